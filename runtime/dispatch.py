@@ -1,0 +1,145 @@
+"""``apply(op_type, *inputs, **attrs)``: the single door every op goes through.
+
+Eager mode runs the registered kernel (recording a tape node only when an
+input needs a gradient); static mode (``enable_static()``, a converter trace,
+or any input being a ``Variable``) appends an Operator to the current block and
+returns new Variables whose shape/dtype come from the op's ``infer`` rule.
+"""
+import numpy as np
+
+from . import framework
+from .framework import Variable
+from .registry import Meta, get_op
+from .tensor import Node, Tensor, _grad_mode
+
+_mode = framework._mode
+
+
+def _any_variable(inputs):
+    for x in inputs:
+        if isinstance(x, Variable):
+            return True
+        if isinstance(x, (list, tuple)) and any(isinstance(v, Variable) for v in x):
+            return True
+    return False
+
+
+def apply(type, *inputs, **attrs):
+    opdef = get_op(type)
+    if _mode.static or _any_variable(inputs):
+        return append_op(opdef, inputs, attrs)
+    return run_eager(opdef, inputs, attrs)
+
+
+# -- eager ---------------------------------------------------------------------
+def _value(x, opdef):
+    if isinstance(x, Tensor):
+        return x._value
+    if isinstance(x, (list, tuple)):
+        return [_value(v, opdef) for v in x]
+    if x is None:
+        return None
+    raise TypeError(f"op '{opdef.type}' expects Tensors as inputs, got {type(x).__name__}")
+
+
+def _needs_grad(inputs):
+    for x in inputs:
+        if isinstance(x, Tensor):
+            if not x.stop_gradient:
+                return True
+        elif isinstance(x, (list, tuple)):
+            if any(isinstance(v, Tensor) and not v.stop_gradient for v in x):
+                return True
+    return False
+
+
+def run_eager(opdef, inputs, attrs):
+    vals = [_value(x, opdef) for x in inputs]
+    out = opdef.kernel(*vals, **attrs)
+    multi = len(opdef.outputs) > 1 or opdef.outputs[0].endswith("*")
+    outs = list(out) if multi else [out]
+    outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
+    node = None
+    if opdef.grad is not None and _grad_mode.enabled and _needs_grad(inputs):
+        node = Node(opdef, list(inputs), opdef.full_attrs(attrs), outs)
+    if not multi:
+        return Tensor._wrap(outs[0], None if node is None else (node, 0))
+    tensors = [Tensor._wrap(o, None if node is None else (node, i)) for i, o in enumerate(outs)]
+    if len(opdef.outputs) == 1:  # one variadic output slot: a list
+        return tensors
+    return tuple(tensors)
+
+
+# -- static ----------------------------------------------------------------------
+def to_variable(x, block=None):
+    """The Variable for ``x`` in the current Program; eager Tensors are bound by reference.
+
+    A Parameter keeps its name and stays live: the executor reads its current
+    value at every run, so an optimizer step on the eager parameter is seen by
+    the next run without copying.
+    """
+    if isinstance(x, Variable):
+        return x
+    if not isinstance(x, Tensor):
+        raise TypeError(f"expected a Tensor or Variable, got {type(x).__name__}")
+    program = framework.default_main_program()
+    gblock = program.global_block()
+    bound = program.bound_tensors
+    for name, t in bound.items():
+        if t is x:
+            return gblock.vars[name]
+    name = x.name if x.name and not gblock.has_var(x.name) else program.unique_name("eager_const")
+    var = gblock.create_var(name=name, shape=x.shape, dtype=x.dtype, persistable=True,
+                            stop_gradient=x.stop_gradient)
+    var.trainable = bool(getattr(x, "trainable", False))
+    bound[name] = x
+    return var
+
+
+def _as_var(x, opdef):
+    if isinstance(x, (Variable, Tensor)):
+        return to_variable(x)
+    if isinstance(x, (list, tuple)):
+        return [_as_var(v, opdef) for v in x]
+    if x is None:
+        return None
+    raise TypeError(f"op '{opdef.type}' expects Tensors or Variables as inputs, got {type(x).__name__}")
+
+
+def _meta(v):
+    if isinstance(v, list):
+        return [_meta(x) for x in v]
+    return None if v is None else Meta(tuple(v.shape), v.dtype)
+
+
+def append_op(opdef, inputs, attrs, block=None):
+    block = block or framework.current_block()
+    vars_in = [_as_var(x, opdef) for x in inputs]
+    full = opdef.full_attrs(attrs)
+    if opdef.infer is None:
+        raise NotImplementedError(f"op '{opdef.type}' cannot be used in a static Program (no infer rule)")
+    metas = opdef.infer(*[_meta(v) for v in vars_in], **full)
+    per_slot = [metas] if len(opdef.outputs) == 1 else list(metas)
+    stop = all(v.stop_gradient for v in _flat(vars_in)) or opdef.grad is None
+    in_slots = {}
+    for slot, v in zip(opdef.input_slots, vars_in):
+        if v is None:
+            continue
+        in_slots[slot] = [x.name for x in v] if isinstance(v, list) else [v.name]
+    out_vars, out_slots = [], {}
+    for slot, m in zip(opdef.output_slots, per_slot):
+        group = m if isinstance(m, list) else [m]
+        vs = [block.create_var(name=block.program.unique_name(opdef.type), shape=g.shape,
+                               dtype=g.dtype, stop_gradient=stop) for g in group]
+        out_slots[slot] = [v.name for v in vs]
+        out_vars.append(vs if isinstance(m, list) else vs[0])
+    block.append_op(opdef.type, in_slots, out_slots, full)
+    return out_vars[0] if len(out_vars) == 1 else tuple(out_vars)
+
+
+def _flat(vs):
+    for v in vs:
+        if isinstance(v, list):
+            yield from (x for x in v if x is not None)
+        elif v is not None:
+            yield v

@@ -1,0 +1,116 @@
+"""Dtype names and promotion rules shared by eager and static mode.
+
+A dtype is a ``DType``: a ``str`` subclass, so ``x.dtype == 'float32'`` holds,
+and it also compares equal to the matching numpy dtype (``x.dtype == np.float32``).
+"""
+import numpy as np
+
+_CANONICAL = {
+    "float16": "float16", "float32": "float32", "float64": "float64",
+    "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
+    "uint8": "uint8", "bool": "bool",
+    "float": "float32", "int": "int64", "double": "float64", "half": "float16",
+}
+
+FLOATS = ("float16", "float32", "float64")
+INTS = ("uint8", "int8", "int16", "int32", "int64")
+
+
+class DType(str):
+    """A dtype name that compares equal to its string and its numpy dtype."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        try:
+            return str.__eq__(self, convert_dtype(other))
+        except (TypeError, ValueError):
+            return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+    def __repr__(self):
+        return "rt." + str(self)
+
+    @property
+    def np(self):
+        return np.dtype(str(self))
+
+
+_DTYPES = {name: DType(name) for name in set(_CANONICAL.values())}
+float16, float32, float64 = _DTYPES["float16"], _DTYPES["float32"], _DTYPES["float64"]
+int8, int16, int32, int64 = _DTYPES["int8"], _DTYPES["int16"], _DTYPES["int32"], _DTYPES["int64"]
+uint8, bool_ = _DTYPES["uint8"], _DTYPES["bool"]
+
+
+def convert_dtype(dtype):
+    """Normalise a dtype given as str, numpy dtype, numpy type or DType to a DType."""
+    if isinstance(dtype, DType):
+        return dtype
+    if isinstance(dtype, str):
+        name = _CANONICAL.get(dtype.replace("paddle.", "").replace("rt.", ""))
+        if name is None:
+            raise TypeError(f"unknown dtype {dtype!r}; expected one of {sorted(_DTYPES)}")
+        return _DTYPES[name]
+    if dtype is bool:
+        return bool_
+    if dtype is float:
+        return float32
+    if dtype is int:
+        return int64
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        raise TypeError(f"unknown dtype {dtype!r}; expected one of {sorted(_DTYPES)}") from None
+    if name not in _DTYPES:
+        raise TypeError(f"dtype {name!r} is not supported; expected one of {sorted(_DTYPES)}")
+    return _DTYPES[name]
+
+
+def is_float(dtype):
+    return str(dtype) in FLOATS
+
+
+def is_int(dtype):
+    return str(dtype) in INTS
+
+
+def promote(a, b):
+    """Result dtype of a binary op between two tensors (PyTorch-style category promotion)."""
+    a, b = convert_dtype(a), convert_dtype(b)
+    if a == b:
+        return a
+    return convert_dtype(np.promote_types(a.np, b.np))
+
+
+def scalar_dtype(value, tensor_dtype):
+    """Dtype a Python scalar takes when it meets a tensor of ``tensor_dtype``.
+
+    The scalar takes the tensor's dtype, except a float meeting an int/bool
+    tensor, which gives float32 (as in PyTorch and Paddle 2.x).
+    """
+    tensor_dtype = convert_dtype(tensor_dtype)
+    if isinstance(value, bool):
+        return tensor_dtype
+    if isinstance(value, float) and not is_float(tensor_dtype):
+        return float32
+    if isinstance(value, int) and tensor_dtype == bool_:
+        return int64
+    return tensor_dtype
+
+
+def default_dtype_of(value):
+    """Dtype ``to_tensor`` gives Python data: floats float32, ints int64, bools bool."""
+    if isinstance(value, np.ndarray) or isinstance(value, np.generic):
+        return convert_dtype(value.dtype)
+    arr = np.asarray(value)
+    if arr.dtype == np.bool_:
+        return bool_
+    if np.issubdtype(arr.dtype, np.integer):
+        return int64
+    if np.issubdtype(arr.dtype, np.floating):
+        return float32
+    raise TypeError(f"cannot make a tensor from {type(value).__name__} data (numpy dtype {arr.dtype})")

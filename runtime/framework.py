@@ -1,0 +1,355 @@
+"""The static IR: Program -> Blocks -> Operators reading and writing named Variables.
+
+Also the mode switch (eager by default, ``enable_static()`` for static) and the
+default main/startup programs that ``program_guard`` swaps.
+"""
+import contextlib
+import itertools
+
+from .dtypes import convert_dtype
+from .registry import get_op
+from .tensor import TensorLike
+from .verify import verify_program
+
+
+class _Mode:
+    static = False
+
+
+_mode = _Mode()
+
+
+def in_dynamic_mode():
+    return not _mode.static
+
+
+def enable_static():
+    _mode.static = True
+
+
+def disable_static():
+    _mode.static = False
+
+
+@contextlib.contextmanager
+def static_mode_guard(on=True):
+    """Switch the mode for a ``with`` body (used while tracing a function)."""
+    old = _mode.static
+    _mode.static = on
+    try:
+        yield
+    finally:
+        _mode.static = old
+
+
+def _fmt_shape(shape):
+    return "[" + ", ".join(str(d) for d in shape) + "]"
+
+
+class Variable(TensorLike):
+    """A named, typed value in a Block.  Operators on it append ops."""
+
+    def __init__(self, block, name, shape, dtype, persistable=False, stop_gradient=True,
+                 is_data=False, kind="tensor"):
+        self.block = block
+        self.name = name
+        self._shape = [int(d) for d in shape]
+        self._dtype = convert_dtype(dtype)
+        self.persistable = persistable
+        self.stop_gradient = stop_gradient
+        self.is_data = is_data
+        # "tensor" for ordinary values, "steps" for the per-iteration states a
+        # forward ``while`` keeps for its gradient.
+        self.kind = kind
+        self.trainable = False
+
+    @property
+    def shape(self):
+        return list(self._shape)
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def __repr__(self):
+        return f"var {self.name} : {self._dtype}{_fmt_shape(self._shape)}"
+
+    def to_string(self):
+        flags = []
+        if self.is_data:
+            flags.append("feed")
+        if self.persistable:
+            flags.append("persistable")
+        if not self.stop_gradient:
+            flags.append("trainable" if self.trainable else "needs_grad")
+        tail = f"  ({', '.join(flags)})" if flags else ""
+        if self.kind != "tensor":
+            return f"var {self.name} : {self.kind}{tail}"
+        return f"var {self.name} : {self._dtype}{_fmt_shape(self._shape)}{tail}"
+
+    def __bool__(self):
+        raise TypeError(
+            f"the truth value of static Variable '{self.name}' is only known when the Program runs; "
+            "use rt.static.nn.cond / while_loop (or @dy2st.to_static, which does this for you)")
+
+    def __len__(self):
+        if self._shape and self._shape[0] >= 0:
+            return self._shape[0]
+        raise TypeError(f"len() of Variable '{self.name}' with unknown first dim; use rt.shape(x)[0]")
+
+    def __iter__(self):
+        raise TypeError(f"cannot iterate over static Variable '{self.name}' in Python; "
+                        "use a while_loop (or @dy2st.to_static)")
+
+    def numpy(self):
+        raise TypeError(f"static Variable '{self.name}' has no value until an Executor runs the Program")
+
+
+class Operator:
+    """One op in a Block: ``type``, named input/output slots of var names, ``attrs``."""
+
+    def __init__(self, block, type, inputs, outputs, attrs):
+        self.block = block
+        self.type = type
+        self.inputs = {k: list(v) for k, v in inputs.items()}
+        self.outputs = {k: list(v) for k, v in outputs.items()}
+        self.attrs = dict(attrs)
+        # Where the op was built: set by a builder that knows (the converter
+        # records the user's file and line) so run-time errors can point there.
+        self.origin = None
+
+    @property
+    def input_names(self):
+        return list(self.inputs)
+
+    @property
+    def output_names(self):
+        return list(self.outputs)
+
+    def input(self, slot):
+        return list(self.inputs[slot])
+
+    def output(self, slot):
+        return list(self.outputs[slot])
+
+    @property
+    def input_arg_names(self):
+        return [n for names in self.inputs.values() for n in names]
+
+    @property
+    def output_arg_names(self):
+        return [n for names in self.outputs.values() for n in names]
+
+    def attr(self, name):
+        return self.attrs[name]
+
+    def sub_blocks(self):
+        return [v for v in self.attrs.values() if isinstance(v, Block)]
+
+    def _fmt_attrs(self):
+        parts = []
+        for k, v in self.attrs.items():
+            if isinstance(v, Block):
+                v = f"block[{v.idx}]"
+            elif hasattr(v, "shape") and hasattr(v, "dtype"):
+                v = f"<{v.dtype}{_fmt_shape(v.shape)}>"
+            parts.append(f"{k}={v!r}" if isinstance(v, str) and not v.startswith("block[") else f"{k}={v}")
+        return ", ".join(parts)
+
+    def to_string(self, indent=""):
+        outs = []
+        for names in self.outputs.values():
+            for n in names:
+                v = self.block._find_var(n)
+                outs.append(f"{n}: {v.dtype}{_fmt_shape(v.shape)}" if v is not None and v.kind == "tensor" else n)
+        ins = ", ".join(f"{slot}={names[0] if len(names) == 1 else '[' + ', '.join(names) + ']'}"
+                        for slot, names in self.inputs.items())
+        attrs = self._fmt_attrs()
+        lhs = ", ".join(outs) if outs else "()"
+        line = f"{indent}{lhs} = {self.type}({ins})" + (f"  {{{attrs}}}" if attrs else "")
+        lines = [line]
+        for key, sub in self.attrs.items():
+            if isinstance(sub, Block):
+                lines.append(f"{indent}    {key}:")
+                lines.append(sub.to_string(indent + "        "))
+        return "\n".join(lines)
+
+    def __repr__(self):
+        return self.to_string()
+
+
+class Block:
+    def __init__(self, program, idx, parent_idx=-1):
+        self.program = program
+        self.idx = idx
+        self.parent_idx = parent_idx
+        self.vars = {}
+        self.ops = []
+
+    @property
+    def parent(self):
+        return None if self.parent_idx < 0 else self.program.blocks[self.parent_idx]
+
+    def create_var(self, name=None, shape=(), dtype="float32", **kwargs):
+        name = name or self.program.unique_name("tmp")
+        if name in self.vars:
+            raise ValueError(f"variable '{name}' already exists in block {self.idx}")
+        var = Variable(self, name, shape, dtype, **kwargs)
+        self.vars[name] = var
+        return var
+
+    def var(self, name):
+        v = self._find_var(name)
+        if v is None:
+            raise ValueError(f"variable '{name}' is not in block {self.idx} or its parents")
+        return v
+
+    def has_var(self, name):
+        return self._find_var(name) is not None
+
+    def _find_var(self, name):
+        blk = self
+        while blk is not None:
+            if name in blk.vars:
+                return blk.vars[name]
+            blk = blk.parent
+        return None
+
+    def append_op(self, type, inputs=None, outputs=None, attrs=None):
+        op = Operator(self, type, inputs or {}, outputs or {}, attrs or {})
+        self.ops.append(op)
+        self.program._version += 1
+        return op
+
+    def all_parameters(self):
+        return [v for v in self.vars.values() if v.persistable and v.trainable]
+
+    def to_string(self, indent=""):
+        head = f"{indent}{{ // block {self.idx}" + (f" (parent {self.parent_idx})" if self.parent_idx >= 0 else "")
+        lines = [head]
+        for v in self.vars.values():
+            lines.append(f"{indent}    {v.to_string()}")
+        for op in self.ops:
+            lines.append(op.to_string(indent + "    "))
+        lines.append(f"{indent}}}")
+        return "\n".join(lines)
+
+
+class Program:
+    """A static graph: a list of Blocks, block 0 global, sub-blocks owned by control-flow ops."""
+
+    _ids = itertools.count()
+
+    def __init__(self):
+        self.blocks = [Block(self, 0)]
+        self._current = 0
+        self._version = 0
+        self._names = {}
+        self.id = next(Program._ids)
+        # Eager tensors whose live value a persistable var reads at every run
+        # (parameters of a Layer traced by the converter): name -> Tensor.
+        self.bound_tensors = {}
+        self.random_seed = None
+
+    def unique_name(self, prefix):
+        n = self._names.get(prefix, 0)
+        self._names[prefix] = n + 1
+        name = f"{prefix}_{n}"
+        while any(name in b.vars for b in self.blocks):
+            n += 1
+            self._names[prefix] = n + 1
+            name = f"{prefix}_{n}"
+        return name
+
+    @property
+    def num_blocks(self):
+        return len(self.blocks)
+
+    def global_block(self):
+        return self.blocks[0]
+
+    def current_block(self):
+        return self.blocks[self._current]
+
+    def block(self, idx):
+        return self.blocks[idx]
+
+    def _create_block(self, parent_idx=None):
+        parent = self._current if parent_idx is None else parent_idx
+        blk = Block(self, len(self.blocks), parent)
+        self.blocks.append(blk)
+        self._current = blk.idx
+        return blk
+
+    def _rollback(self):
+        self._current = self.current_block().parent_idx
+
+    @contextlib.contextmanager
+    def block_guard(self, block):
+        """Append ops to ``block`` for the ``with`` body."""
+        old = self._current
+        self._current = block.idx
+        try:
+            yield block
+        finally:
+            self._current = old
+
+    def all_parameters(self):
+        return self.global_block().all_parameters()
+
+    def list_vars(self):
+        for b in self.blocks:
+            yield from b.vars.values()
+
+    def __str__(self):
+        return self.to_string()
+
+    def to_string(self, throw_on_error=False, with_details=False):
+        return self.global_block().to_string() + "\n"
+
+    def __repr__(self):
+        return f"<Program {self.id}: {len(self.blocks)} blocks, {len(self.global_block().ops)} ops in block 0>"
+
+    def verify(self):
+        """Check def-before-use and that branch outputs / loop carries agree (raises ValueError)."""
+        verify_program(self)
+        return True
+
+
+class _Defaults:
+    main = Program()
+    startup = Program()
+
+
+def default_main_program():
+    return _Defaults.main
+
+
+def default_startup_program():
+    return _Defaults.startup
+
+
+@contextlib.contextmanager
+def program_guard(main_program, startup_program=None):
+    if not isinstance(main_program, Program):
+        raise TypeError(f"program_guard expects a Program as main_program, got {type(main_program).__name__}")
+    old_main, old_startup = _Defaults.main, _Defaults.startup
+    _Defaults.main = main_program
+    if startup_program is not None:
+        _Defaults.startup = startup_program
+    try:
+        yield
+    finally:
+        _Defaults.main, _Defaults.startup = old_main, old_startup
+
+
+def current_block():
+    return _Defaults.main.current_block()
+
+
+def op_def(type):
+    return get_op(type)

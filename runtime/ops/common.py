@@ -1,0 +1,153 @@
+"""Helpers every op module shares: operand conversion, broadcasting, gradient reduction."""
+import numpy as np
+
+from ..dispatch import apply
+from ..dtypes import convert_dtype, default_dtype_of, promote, scalar_dtype
+from ..framework import Variable, _mode
+from ..registry import Meta, def_op
+from ..tensor import Tensor, TensorLike
+
+SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
+
+
+def is_tensor(x):
+    """True for an eager Tensor or a static Variable."""
+    return isinstance(x, TensorLike)
+
+
+def constant(value, dtype):
+    """A constant as a Tensor (eager) or a ``fill_constant``/``assign_value`` op (static)."""
+    dtype = convert_dtype(dtype)
+    arr = np.asarray(value, dtype=dtype.np)
+    if _mode.static:
+        if arr.ndim == 0:
+            return apply("fill_constant", shape=[], value=arr.item(), dtype=str(dtype))
+        return apply("assign_value", shape=list(arr.shape), dtype=str(dtype), values=arr.ravel().tolist())
+    return Tensor._wrap(arr)
+
+
+def as_tensor(x, dtype=None):
+    """Tensors pass through; scalars, lists and arrays become constants."""
+    if isinstance(x, TensorLike):
+        return x if dtype is None or x.dtype == dtype else cast(x, dtype)
+    return constant(x, dtype if dtype is not None else default_dtype_of(x))
+
+
+def cast(x, dtype):
+    dtype = convert_dtype(dtype)
+    if x.dtype == dtype:
+        return x
+    return apply("cast", x, dtype=str(dtype))
+
+
+def binary_operands(x, y):
+    """Bring two operands (Tensor/Variable, Python scalar or ndarray) to one dtype."""
+    xt, yt = isinstance(x, TensorLike), isinstance(y, TensorLike)
+    if xt and yt:
+        dt = promote(x.dtype, y.dtype)
+        return cast(x, dt), cast(y, dt)
+    if xt:
+        return _with_other(x, y)
+    if yt:
+        b, a = _with_other(y, x)
+        return a, b
+    raise TypeError(f"expected at least one Tensor operand, got {type(x).__name__} and {type(y).__name__}")
+
+
+def _with_other(t, other):
+    if isinstance(other, SCALARS):
+        other = other.item() if isinstance(other, np.generic) else other
+        dt = scalar_dtype(other, t.dtype)
+        return cast(t, dt), constant(other, dt)
+    if isinstance(other, (np.ndarray, list, tuple)):
+        o = as_tensor(other)
+        dt = promote(t.dtype, o.dtype)
+        return cast(t, dt), cast(o, dt)
+    raise TypeError(f"unsupported operand type {type(other).__name__} with a Tensor")
+
+
+def broadcast_shape(a, b, what="operands"):
+    """numpy broadcasting with ``-1`` for unknown dims; incompatible shapes raise ValueError."""
+    a, b = tuple(a), tuple(b)
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + a
+    b = (1,) * (n - len(b)) + b
+    out = []
+    for da, db in zip(a, b):
+        if da == db:
+            out.append(da)
+        elif da == 1:
+            out.append(db)
+        elif db == 1:
+            out.append(da)
+        elif da == -1 or db == -1:
+            out.append(max(da, db))
+        else:
+            raise ValueError(f"shapes {list(a)} and {list(b)} of the {what} cannot be broadcast together "
+                             f"(dims {da} and {db} differ and neither is 1)")
+    return tuple(out)
+
+
+def infer_broadcast(x, y, **_):
+    return Meta(broadcast_shape(x.shape, y.shape), x.dtype)
+
+
+def same_as(x, **_):
+    return Meta(x.shape, x.dtype)
+
+
+def reduce_as(g, like):
+    """Sum ``g`` down to the shape of ``like`` (undoing broadcasting) when they differ."""
+    if g is None:
+        return None
+    if isinstance(g, Variable) or isinstance(like, Variable):
+        if list(g.shape) == list(like.shape) and -1 not in g.shape[:-1]:
+            return g
+        return apply("reduce_as", g, like)
+    if g._value.shape == like._value.shape:
+        return g
+    return apply("reduce_as", g, like)
+
+
+def _reduce_as_kernel(g, like):
+    if g.shape == like.shape:
+        return g
+    nlead = g.ndim - like.ndim
+    axes = tuple(range(nlead)) + tuple(i + nlead for i, d in enumerate(like.shape)
+                                       if d == 1 and g.shape[i + nlead] != 1)
+    out = g.sum(axis=axes, keepdims=True) if axes else g
+    return out.reshape(like.shape)
+
+
+def _expand_as_kernel(x, like):
+    return np.broadcast_to(x, like.shape).copy()
+
+
+def_op("reduce_as", ["X", "Target"], ["Out"], kernel=_reduce_as_kernel,
+       infer=lambda x, t, **_: Meta(t.shape, x.dtype),
+       grad=lambda ctx: [apply("expand_as", ctx.out_grads[0], ctx.inputs[0]), None],
+       doc="Sum X over broadcast dims so it has Target's shape (gradient of broadcasting).")
+def_op("expand_as", ["X", "Target"], ["Out"], kernel=_expand_as_kernel,
+       infer=lambda x, t, **_: Meta(t.shape, x.dtype),
+       grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]), None],
+       doc="Broadcast X to Target's shape.")
+def_op("cast", ["X"], ["Out"], attrs={"dtype": "float32"},
+       kernel=lambda x, dtype: x.astype(dtype),
+       infer=lambda x, dtype, **_: Meta(x.shape, dtype),
+       grad=lambda ctx: [cast(ctx.out_grads[0], ctx.inputs[0].dtype)
+                         if ctx.inputs[0].dtype in ("float16", "float32", "float64") else None])
+
+
+def _fill_constant_kernel(shape, value, dtype):
+    return np.full(shape, value, dtype=dtype)
+
+
+def_op("fill_constant", [], ["Out"], attrs={"shape": [], "value": 0.0, "dtype": "float32"},
+       kernel=_fill_constant_kernel,
+       # shape may hold -1 only via fill_constant_like; here it is fixed.
+       infer=lambda shape, value, dtype: Meta(shape, dtype),
+       doc="A constant filled with one value (folded once when a plan is built).")
+def_op("assign_value", [], ["Out"], attrs={"shape": [], "dtype": "float32", "values": []},
+       kernel=lambda shape, dtype, values: np.asarray(values, dtype=dtype).reshape(shape),
+       infer=lambda shape, dtype, values: Meta(shape, dtype),
+       doc="A constant tensor given by its values.")

@@ -1,0 +1,152 @@
+"""Elementwise arithmetic and matmul: kernels, inference, gradients and public functions."""
+import numpy as np
+
+from ..dispatch import apply
+from .common import binary_operands, broadcast_shape, infer_broadcast, reduce_as, same_as
+from ..registry import Meta, def_op
+
+
+def _binary(type):
+    def fn(x, y, name=None):
+        a, b = binary_operands(x, y)
+        return apply(type, a, b)
+    fn.__name__ = type
+    return fn
+
+
+def_op("add", ["X", "Y"], ["Out"], kernel=np.add, infer=infer_broadcast,
+       grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
+                         reduce_as(ctx.out_grads[0], ctx.inputs[1])])
+def_op("subtract", ["X", "Y"], ["Out"], kernel=np.subtract, infer=infer_broadcast,
+       grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
+                         reduce_as(apply("scale", ctx.out_grads[0], scale=-1.0), ctx.inputs[1])])
+def_op("multiply", ["X", "Y"], ["Out"], kernel=np.multiply, infer=infer_broadcast,
+       grad=lambda ctx: [reduce_as(apply("multiply", ctx.out_grads[0], ctx.inputs[1]), ctx.inputs[0]),
+                         reduce_as(apply("multiply", ctx.out_grads[0], ctx.inputs[0]), ctx.inputs[1])])
+
+
+def _divide_kernel(x, y):
+    if x.dtype.kind in "iub":
+        # Paddle 2.x: integer division with `/` truncates toward zero for ints.
+        return np.trunc(np.true_divide(x, y)).astype(x.dtype)
+    return np.true_divide(x, y)
+
+
+def _divide_grad(ctx):
+    x, y = ctx.inputs
+    g = ctx.out_grads[0]
+    gx = apply("divide", g, y)
+    gy = apply("scale", apply("divide", apply("multiply", g, ctx.outputs[0]), y), scale=-1.0)
+    return [reduce_as(gx, x), reduce_as(gy, y)]
+
+
+def_op("divide", ["X", "Y"], ["Out"], kernel=_divide_kernel, infer=infer_broadcast, grad=_divide_grad)
+def_op("scale", ["X"], ["Out"], attrs={"scale": 1.0, "bias": 0.0},
+       kernel=lambda x, scale=1.0, bias=0.0: (x * np.asarray(scale, x.dtype) + np.asarray(bias, x.dtype))
+       if bias else x * np.asarray(scale, x.dtype),
+       infer=same_as,
+       grad=lambda ctx: [apply("scale", ctx.out_grads[0], scale=ctx.attrs["scale"])])
+
+
+def _matmul_kernel(x, y, transpose_x=False, transpose_y=False):
+    if transpose_x:
+        x = np.swapaxes(x, -1, -2) if x.ndim > 1 else x
+    if transpose_y:
+        y = np.swapaxes(y, -1, -2) if y.ndim > 1 else y
+    if x.ndim == 0 or y.ndim == 0:
+        raise ValueError("matmul needs tensors of rank >= 1, got a 0-d tensor")
+    kx = x.shape[-1]
+    ky = y.shape[-2] if y.ndim > 1 else y.shape[0]
+    if kx != ky:
+        raise ValueError(f"matmul: the last dim of x ({kx}, x shape {list(x.shape)}) must equal the "
+                         f"{'second-to-last' if y.ndim > 1 else 'only'} dim of y ({ky}, y shape {list(y.shape)})")
+    return np.matmul(x, y)
+
+
+def _matmul_infer(x, y, transpose_x=False, transpose_y=False):
+    xs, ys = list(x.shape), list(y.shape)
+    if not xs or not ys:
+        raise ValueError("matmul needs tensors of rank >= 1, got a 0-d tensor")
+    if transpose_x and len(xs) > 1:
+        xs[-1], xs[-2] = xs[-2], xs[-1]
+    if transpose_y and len(ys) > 1:
+        ys[-1], ys[-2] = ys[-2], ys[-1]
+    kx, ky = xs[-1], (ys[-2] if len(ys) > 1 else ys[0])
+    if kx != ky and kx != -1 and ky != -1:
+        raise ValueError(f"matmul: the last dim of x ({kx}, x shape {xs}) must equal the "
+                         f"{'second-to-last' if len(ys) > 1 else 'only'} dim of y ({ky}, y shape {ys})")
+    if len(xs) == 1 and len(ys) == 1:
+        return Meta((), x.dtype)
+    if len(xs) == 1:
+        return Meta(tuple(ys[:-2]) + (ys[-1],), x.dtype)
+    if len(ys) == 1:
+        return Meta(tuple(xs[:-1]), x.dtype)
+    batch = broadcast_shape(xs[:-2], ys[:-2], "matmul batch dims")
+    return Meta(tuple(batch) + (xs[-2], ys[-1]), x.dtype)
+
+
+def _matmul_grad(ctx):
+    x, y = ctx.inputs
+    g = ctx.out_grads[0]
+    tx, ty = ctx.attrs["transpose_x"], ctx.attrs["transpose_y"]
+    if x.ndim < 2 or y.ndim < 2:
+        # Vector cases are rare in models; promote to matrices so one rule serves.
+        x2 = apply("unsqueeze", x, axis=[0]) if x.ndim == 1 else x
+        y2 = apply("unsqueeze", y, axis=[-1]) if y.ndim == 1 else y
+        g2 = g
+        if x.ndim == 1:
+            g2 = apply("unsqueeze", g2, axis=[-2])
+        if y.ndim == 1:
+            g2 = apply("unsqueeze", g2, axis=[-1])
+        gx = apply("matmul", g2, y2, transpose_x=False, transpose_y=True)
+        gy = apply("matmul", x2, g2, transpose_x=True, transpose_y=False)
+        if x.ndim == 1:
+            gx = apply("reshape", reduce_as(gx, apply("unsqueeze", x, axis=[0])), shape=list(x.shape))
+        if y.ndim == 1:
+            gy = apply("reshape", reduce_as(gy, apply("unsqueeze", y, axis=[-1])), shape=list(y.shape))
+        return [reduce_as(gx, x), reduce_as(gy, y)]
+    if not tx and not ty:
+        gx = apply("matmul", g, y, transpose_y=True)
+        gy = apply("matmul", x, g, transpose_x=True)
+    elif tx and not ty:
+        gx = apply("matmul", y, g, transpose_y=True)
+        gy = apply("matmul", x, g)
+    elif not tx and ty:
+        gx = apply("matmul", g, y)
+        gy = apply("matmul", g, x, transpose_x=True)
+    else:
+        gx = apply("matmul", y, g, transpose_x=True, transpose_y=True)
+        gy = apply("matmul", g, x, transpose_x=True, transpose_y=True)
+    return [reduce_as(gx, x), reduce_as(gy, y)]
+
+
+def_op("matmul", ["X", "Y"], ["Out"], attrs={"transpose_x": False, "transpose_y": False},
+       kernel=_matmul_kernel, infer=_matmul_infer, grad=_matmul_grad)
+
+
+def _relu_grad_kernel(out, g):
+    return g * (out > 0)
+
+
+def_op("relu", ["X"], ["Out"], kernel=lambda x: np.maximum(x, 0), infer=same_as,
+       grad=lambda ctx: [apply("relu_grad", ctx.outputs[0], ctx.out_grads[0])])
+def_op("relu_grad", ["Out", "OutGrad"], ["XGrad"], kernel=_relu_grad_kernel,
+       infer=lambda out, g, **_: Meta(g.shape, g.dtype))
+
+add = _binary("add")
+subtract = _binary("subtract")
+multiply = _binary("multiply")
+divide = _binary("divide")
+
+
+def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+    a, b = binary_operands(x, y)
+    return apply("matmul", a, b, transpose_x=transpose_x, transpose_y=transpose_y)
+
+
+def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
+    return apply("scale", x, scale=float(scale), bias=float(bias))
+
+
+def relu(x, name=None):
+    return apply("relu", x)

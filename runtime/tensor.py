@@ -1,0 +1,299 @@
+"""Eager tensors and their autograd tape.
+
+``Tensor`` wraps a numpy array.  An op records a tape ``Node`` only when some
+input needs a gradient (``stop_gradient=False``) and gradients are enabled, so
+inference code pays nothing for autograd.  ``backward()`` walks the tape in
+reverse topological order and calls each op's registered gradient rule.
+
+``TensorLike`` is the shared base of ``Tensor`` and the static ``Variable``:
+operators and methods are attached to it once (``tensor_methods.py``), so
+``x + y`` computes on Tensors and appends an op on Variables.
+"""
+import contextlib
+import itertools
+
+import numpy as np
+
+from .dtypes import convert_dtype
+from .registry import GradContext
+
+
+class TensorLike:
+    """Base of Tensor and Variable; operator methods are attached in tensor_methods."""
+
+    __slots__ = ()
+    # Make numpy defer to our operators: ``ndarray + Tensor`` -> Tensor.__radd__.
+    __array_priority__ = 1000
+
+
+class _GradMode:
+    enabled = True
+
+
+_grad_mode = _GradMode()
+
+
+class no_grad(contextlib.ContextDecorator):
+    """Context manager and decorator that stops the tape from recording."""
+
+    def __enter__(self):
+        self._old = _grad_mode.enabled
+        _grad_mode.enabled = False
+        return self
+
+    def __exit__(self, *exc):
+        _grad_mode.enabled = self._old
+        return False
+
+
+class enable_grad(contextlib.ContextDecorator):
+    def __enter__(self):
+        self._old = _grad_mode.enabled
+        _grad_mode.enabled = True
+        return self
+
+    def __exit__(self, *exc):
+        _grad_mode.enabled = self._old
+        return False
+
+
+def is_grad_enabled():
+    return _grad_mode.enabled
+
+
+class Node:
+    """One recorded op: what its gradient rule needs, and nothing that refers back to outputs."""
+
+    __slots__ = ("opdef", "inputs", "attrs", "out_values", "custom_backward", "__weakref__")
+
+    def __init__(self, opdef, inputs, attrs, out_values, custom_backward=None):
+        self.opdef = opdef
+        self.inputs = inputs
+        self.attrs = attrs
+        self.out_values = out_values
+        # Ops recorded by something other than the registry (a converted
+        # function's Program) give their own backward: f(out_grads) -> in_grads.
+        self.custom_backward = custom_backward
+
+
+_tensor_ids = itertools.count()
+
+
+class Tensor(TensorLike):
+    """An eager, numpy-backed tensor."""
+
+    __slots__ = ("_value", "stop_gradient", "grad", "_node", "name", "persistable", "trainable",
+                 "__weakref__")
+
+    def __init__(self, value, stop_gradient=True, name=None):
+        if not isinstance(value, np.ndarray):
+            value = np.asarray(value)
+        convert_dtype(value.dtype)  # rejects object/complex/... arrays with a clear error
+        self._value = value
+        self.stop_gradient = stop_gradient
+        self.grad = None
+        self._node = None
+        self.name = name
+        self.persistable = False
+        self.trainable = False
+
+    @classmethod
+    def _wrap(cls, value, node=None):
+        t = cls.__new__(cls)
+        t._value = value
+        t.stop_gradient = node is None
+        t.grad = None
+        t._node = node
+        t.name = None
+        t.persistable = False
+        t.trainable = False
+        return t
+
+    # -- plain properties -------------------------------------------------
+    @property
+    def shape(self):
+        return list(self._value.shape)
+
+    @property
+    def dtype(self):
+        return convert_dtype(self._value.dtype)
+
+    @property
+    def ndim(self):
+        return self._value.ndim
+
+    @property
+    def size(self):
+        return int(self._value.size)
+
+    def numpy(self):
+        return self._value
+
+    def item(self):
+        if self._value.size != 1:
+            raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
+        return self._value.item()
+
+    def __array__(self, dtype=None, copy=None):
+        return self._value if dtype is None else self._value.astype(dtype)
+
+    def _scalar(self, kind):
+        if self._value.size != 1:
+            raise TypeError(f"{kind}() needs a tensor with one element, got shape {self.shape}")
+        return self._value.reshape(()).item()
+
+    def __float__(self):
+        return float(self._scalar("float"))
+
+    def __int__(self):
+        return int(self._scalar("int"))
+
+    def __bool__(self):
+        return bool(self._scalar("bool"))
+
+    def __index__(self):
+        if self._value.dtype.kind not in "iu":
+            raise TypeError(f"only integer tensors can be used as an index, got {self.dtype}")
+        return int(self._scalar("index"))
+
+    def __len__(self):
+        if self._value.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._value.shape[0]
+
+    def __iter__(self):
+        if self._value.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._value.shape[0]))
+
+    def __repr__(self):
+        body = np.array2string(self._value, separator=", ", prefix="       ")
+        return (f"Tensor(shape={self.shape}, dtype={self.dtype}, stop_gradient={self.stop_gradient},\n"
+                f"       {body})")
+
+    __str__ = __repr__
+
+    def __hash__(self):
+        return id(self)
+
+    # -- autograd -----------------------------------------------------------
+    @property
+    def is_leaf(self):
+        return self._node is None
+
+    def detach(self):
+        return Tensor._wrap(self._value)
+
+    def clear_grad(self):
+        self.grad = None
+
+    clear_gradient = clear_grad
+
+    def backward(self, grad_tensor=None, retain_graph=False):
+        run_backward(self, grad_tensor)
+
+    def register_hook(self, hook):
+        raise NotImplementedError("tensor hooks are not supported")
+
+
+class Parameter(Tensor):
+    """A trainable, persistable tensor owned by a Layer (or an optimizer)."""
+
+    __slots__ = ("optimize_attr",)
+
+    _counter = {}
+
+    def __init__(self, value, name=None, trainable=True):
+        super().__init__(value, stop_gradient=not trainable, name=name)
+        self.persistable = True
+        self.trainable = trainable
+        self.optimize_attr = {"learning_rate": 1.0}
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    __str__ = __repr__
+
+
+def _flat_inputs(inputs):
+    for x in inputs:
+        if isinstance(x, (list, tuple)):
+            yield from x
+        else:
+            yield x
+
+
+def _topo_nodes(root):
+    order, seen = [], set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for t in _flat_inputs(node.inputs):
+            if isinstance(t, Tensor) and t._node is not None and id(t._node[0]) not in seen:
+                stack.append((t._node[0], False))
+    return order  # inputs before users
+
+
+def _accumulate(t, g):
+    if g.shape != t._value.shape:
+        raise RuntimeError(f"internal error: gradient shape {list(g.shape)} does not match tensor "
+                           f"shape {t.shape}")
+    if g.dtype != t._value.dtype:
+        g = g.astype(t._value.dtype)
+    if t.grad is None:
+        t.grad = Tensor._wrap(np.array(g, copy=True))
+    else:
+        t.grad._value = t.grad._value + g
+
+
+def run_backward(root, grad_tensor=None):
+    if root.stop_gradient:
+        raise RuntimeError("backward() on a tensor that does not need a gradient "
+                           "(stop_gradient=True: no input of it requires grad)")
+    if grad_tensor is None:
+        seed = np.ones_like(root._value)
+    else:
+        seed = np.asarray(grad_tensor, dtype=root._value.dtype)
+        if seed.shape != root._value.shape:
+            raise ValueError(f"grad_tensor shape {list(seed.shape)} does not match tensor shape {root.shape}")
+    if root._node is None:
+        _accumulate(root, seed)
+        return
+    pending = {(id(root._node[0]), root._node[1]): seed}
+    with no_grad():
+        for node in reversed(_topo_nodes(root._node[0])):
+            n_out = len(node.out_values)
+            grads = [pending.pop((id(node), i), None) for i in range(n_out)]
+            if all(g is None for g in grads):
+                continue
+            in_grads = _node_grads(node, grads)
+            for slot_in, slot_g in zip(node.inputs, in_grads):
+                pairs = zip(slot_in, slot_g) if isinstance(slot_in, (list, tuple)) else [(slot_in, slot_g)]
+                for t, g in pairs:
+                    if g is None or not isinstance(t, Tensor) or t.stop_gradient:
+                        continue
+                    g = g._value if isinstance(g, Tensor) else np.asarray(g)
+                    if t._node is None:
+                        _accumulate(t, g)
+                    else:
+                        key = (id(t._node[0]), t._node[1])
+                        prev = pending.get(key)
+                        pending[key] = g if prev is None else prev + g
+
+
+def _node_grads(node, grads):
+    if node.custom_backward is not None:
+        return node.custom_backward(grads)
+    if node.opdef.grad is None:
+        return [None] * len(node.inputs)
+    outs = [Tensor._wrap(v) for v in node.out_values]
+    gts = [None if g is None else Tensor._wrap(g) for g in grads]
+    ctx = GradContext(node.inputs, outs, gts, node.attrs)
+    return node.opdef.grad(ctx)
