@@ -1,9 +1,9 @@
 """Helpers every op module shares: operand conversion, broadcasting, gradient reduction."""
 import numpy as np
 
-from ..dispatch import apply
+from ..dispatch import apply, to_variable
 from ..dtypes import convert_dtype, default_dtype_of, promote, scalar_dtype
-from ..framework import Variable, _mode
+from ..framework import Variable, _mode, current_block as _current_block
 from ..registry import Meta, def_op
 from ..tensor import Tensor, TensorLike
 
@@ -151,3 +151,24 @@ def_op("assign_value", [], ["Out"], attrs={"shape": [], "dtype": "float32", "val
        kernel=lambda shape, dtype, values: np.asarray(values, dtype=dtype).reshape(shape),
        infer=lambda shape, dtype, values: Meta(shape, dtype),
        doc="A constant tensor given by its values.")
+
+
+def assign_to(src, dst):
+    """Write ``src`` into the persistable ``dst`` (running stats, optimizer state).
+
+    Eager: replaces dst's value in place of the same Tensor object.  Static: an
+    ``assign`` op whose output *is* dst's var, so the executor writes the new
+    value back to the bound tensor / scope after the run.
+    """
+    if _mode.static or isinstance(src, Variable) or isinstance(dst, Variable):
+        dvar = to_variable(dst)
+        svar = to_variable(src)
+        block = _current_block()
+        block.append_op("assign", {"X": [svar.name]}, {"Out": [dvar.name]}, {})
+        return dvar
+    dst._value = np.array(src._value, dtype=dst._value.dtype, copy=True)
+    return dst
+
+
+def_op("assign", ["X"], ["Out"], kernel=lambda x: x.copy(), infer=same_as,
+       grad=lambda ctx: [ctx.out_grads[0]])
