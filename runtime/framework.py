@@ -42,6 +42,27 @@ def static_mode_guard(on=True):
         _mode.static = old
 
 
+class _Origin:
+    # A builder that knows where ops come from (the converter maps generated
+    # code back to the user's file and line) installs a provider returning an
+    # origin object for the op being appended; runtime never imports it.
+    provider = None
+
+
+_origin = _Origin()
+
+
+@contextlib.contextmanager
+def origin_provider(fn):
+    """Record ``fn()`` as ``op.origin`` of every op appended in the ``with`` body."""
+    old = _origin.provider
+    _origin.provider = fn
+    try:
+        yield
+    finally:
+        _origin.provider = old
+
+
 def _fmt_shape(shape):
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
@@ -221,6 +242,8 @@ class Block:
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None):
         op = Operator(self, type, inputs or {}, outputs or {}, attrs or {})
+        if _origin.provider is not None:
+            op.origin = _origin.provider()
         self.ops.append(op)
         self.program._version += 1
         return op
