@@ -1,0 +1,59 @@
+"""softmax and log_softmax: kernels, inference and gradient ops.
+
+The gradients are ops of their own (``softmax_grad``...), computed from the
+forward *output* where possible so nothing needs recomputing.  (``gelu`` lives with the elementwise ops.)
+"""
+import numpy as np
+
+from ..dispatch import apply
+from ..registry import Meta, def_op
+
+
+def _check_axis(axis, ndim, what):
+    if not -max(ndim, 1) <= axis < max(ndim, 1):
+        raise ValueError(f"{what}: axis {axis} is out of range for a tensor of rank {ndim}")
+
+
+def _softmax_kernel(x, axis=-1):
+    _check_axis(axis, x.ndim, "softmax")
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return (e / e.sum(axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+
+
+def _log_softmax_kernel(x, axis=-1):
+    _check_axis(axis, x.ndim, "log_softmax")
+    shifted = x - x.max(axis=axis, keepdims=True)
+    return (shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))).astype(x.dtype, copy=False)
+
+
+def _softmax_grad_kernel(out, g, axis=-1):
+    return (out * (g - (g * out).sum(axis=axis, keepdims=True))).astype(g.dtype, copy=False)
+
+
+def _log_softmax_grad_kernel(out, g, axis=-1):
+    return (g - np.exp(out) * g.sum(axis=axis, keepdims=True)).astype(g.dtype, copy=False)
+
+
+def _float_infer(what):
+    def infer(x, axis=-1):
+        if x.dtype not in ("float16", "float32", "float64"):
+            raise ValueError(f"{what} expects a floating-point tensor, got {x.dtype}")
+        _check_axis(axis, len(x.shape), what)
+        return Meta(x.shape, x.dtype)
+    return infer
+
+
+def _grad_infer(out, g, **_):
+    return Meta(g.shape, g.dtype)
+
+
+def_op("softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_softmax_kernel, infer=_float_infer("softmax"),
+       grad=lambda ctx: [apply("softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])])
+def_op("softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_softmax_grad_kernel,
+       infer=_grad_infer)
+def_op("log_softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_log_softmax_kernel,
+       infer=_float_infer("log_softmax"),
+       grad=lambda ctx: [apply("log_softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])])
+def_op("log_softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_log_softmax_grad_kernel,
+       infer=_grad_infer)
+

@@ -1,0 +1,174 @@
+"""Loss ops: ``cross_entropy`` (softmax fused in, Paddle's default) and ``mse_loss``.
+
+Each loss is one op with the reduction as an attr, so the gradient op can
+compute the logits gradient in closed form (``softmax - one_hot``) instead of
+going through a chain of generic ops.  Labels are checked eagerly: an
+out-of-range class index or a label shape that does not fit the logits is a
+ValueError saying what was expected.
+"""
+import numpy as np
+
+from ..dispatch import apply
+from ..registry import Meta, def_op
+
+_CE_ATTRS = {"soft_label": False, "ignore_index": -100, "reduction": "mean", "axis": -1, "use_softmax": True}
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _check_reduction(reduction, what):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{what}: reduction must be one of {list(_REDUCTIONS)}, got {reduction!r}")
+
+
+def _label_layout(xs, ls, soft_label, axis, what="cross_entropy"):
+    """How the label lines up with the logits: returns whether it keeps a size-1 class dim."""
+    nd = len(xs)
+    ax = axis % nd if nd else 0
+    if soft_label:
+        if len(ls) != nd or any(a != b and a >= 0 and b >= 0 for a, b in zip(xs, ls)):
+            raise ValueError(f"{what}: a soft label must have the logits' shape {list(xs)}, got {list(ls)}")
+        return True
+    rest = list(xs[:ax]) + list(xs[ax + 1:])
+    if len(ls) == nd and (ls[ax] in (1, -1)):
+        keep, lrest = True, list(ls[:ax]) + list(ls[ax + 1:])
+    elif len(ls) == nd - 1:
+        keep, lrest = False, list(ls)
+    else:
+        raise ValueError(f"{what}: label shape {list(ls)} does not fit logits shape {list(xs)}; expected "
+                         f"{rest} or {rest[:ax] + [1] + rest[ax:]} (class axis {axis})")
+    if any(a != b and a >= 0 and b >= 0 for a, b in zip(rest, lrest)):
+        raise ValueError(f"{what}: label shape {list(ls)} does not fit logits shape {list(xs)}; expected "
+                         f"{rest} or {rest[:ax] + [1] + rest[ax:]} (class axis {axis})")
+    return keep
+
+
+def _log_probs(x, use_softmax):
+    if use_softmax:
+        shifted = x - x.max(axis=-1, keepdims=True)
+        return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
+    return np.log(np.maximum(x, np.finfo(x.dtype).tiny))
+
+
+def _prepare(logits, label, soft_label, ignore_index, axis):
+    """Logits moved to class-last, per-sample targets, validity mask."""
+    if logits.dtype.kind != "f":
+        raise ValueError(f"cross_entropy expects floating-point logits, got {logits.dtype}")
+    keep = _label_layout(logits.shape, label.shape, soft_label, axis)
+    x = np.moveaxis(logits, axis, -1)
+    c = x.shape[-1]
+    if soft_label:
+        return x, np.moveaxis(label, axis, -1).astype(x.dtype), None, keep
+    if label.dtype.kind not in "iu":
+        raise ValueError(f"cross_entropy expects an integer label (int64), got {label.dtype}; "
+                         "pass soft_label=True for probability labels")
+    lab = np.moveaxis(label, axis, -1)[..., 0] if keep else label
+    valid = lab != ignore_index
+    bad = valid & ((lab < 0) | (lab >= c))
+    if bad.any():
+        raise ValueError(f"cross_entropy: label value {int(lab[bad].flat[0])} is out of range [0, {c}) "
+                         f"for logits with {c} classes (ignore_index={ignore_index})")
+    return x, np.where(valid, lab, 0), valid, keep
+
+
+def _per_sample_shape(loss, keep, axis):
+    # 'none' gives the loss the label's layout (a size-1 class dim stays).
+    return np.moveaxis(loss[..., None], -1, axis) if keep else loss
+
+
+def _ce_kernel(logits, label, soft_label=False, ignore_index=-100, reduction="mean", axis=-1, use_softmax=True):
+    _check_reduction(reduction, "cross_entropy")
+    x, target, valid, keep = _prepare(logits, label, soft_label, ignore_index, axis)
+    logp = _log_probs(x, use_softmax)
+    if soft_label:
+        loss = -(target * logp).sum(axis=-1)
+        count = loss.size
+    else:
+        loss = -np.take_along_axis(logp, target[..., None], axis=-1)[..., 0] * valid
+        count = int(valid.sum())
+    if reduction == "sum":
+        return np.asarray(loss.sum(), dtype=logits.dtype)
+    if reduction == "mean":
+        return np.asarray(loss.sum() / max(count, 1), dtype=logits.dtype)
+    return _per_sample_shape(loss, keep, axis).astype(logits.dtype, copy=False)
+
+
+def _ce_infer(x, label, soft_label=False, ignore_index=-100, reduction="mean", axis=-1, use_softmax=True):
+    _check_reduction(reduction, "cross_entropy")
+    if not x.shape:
+        raise ValueError("cross_entropy expects logits of rank >= 1, got a 0-d tensor")
+    _label_layout(x.shape, label.shape, soft_label, axis)
+    if reduction != "none":
+        return Meta((), x.dtype)
+    if soft_label:
+        shape = list(x.shape)
+        shape[axis] = 1
+        return Meta(tuple(shape), x.dtype)
+    return Meta(label.shape, x.dtype)
+
+
+def _ce_grad_kernel(logits, label, g, soft_label=False, ignore_index=-100, reduction="mean", axis=-1,
+                    use_softmax=True):
+    x, target, valid, keep = _prepare(logits, label, soft_label, ignore_index, axis)
+    if reduction == "none":
+        gs = np.moveaxis(g, axis, -1)[..., 0] if keep else g
+    else:
+        count = x[..., 0].size if soft_label else max(int(valid.sum()), 1)
+        gs = np.broadcast_to(g / count if reduction == "mean" else g, x.shape[:-1])
+    if soft_label:
+        dlogp = -target * gs[..., None]
+    else:
+        dlogp = np.zeros_like(x)
+        np.put_along_axis(dlogp, target[..., None], (-gs * valid)[..., None], axis=-1)
+    if use_softmax:
+        p = np.exp(_log_probs(x, True))
+        dx = dlogp - p * dlogp.sum(axis=-1, keepdims=True)
+    else:
+        dx = dlogp / np.maximum(x, np.finfo(x.dtype).tiny)
+    return np.ascontiguousarray(np.moveaxis(dx, -1, axis)).astype(logits.dtype, copy=False)
+
+
+def_op("cross_entropy", ["Logits", "Label"], ["Loss"], attrs=dict(_CE_ATTRS), kernel=_ce_kernel,
+       infer=_ce_infer,
+       grad=lambda ctx: [apply("cross_entropy_grad", ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0],
+                               **ctx.attrs), None],
+       doc="Softmax cross entropy of logits against class indices or soft labels, reduced.")
+def_op("cross_entropy_grad", ["Logits", "Label", "LossGrad"], ["LogitsGrad"], attrs=dict(_CE_ATTRS),
+       kernel=_ce_grad_kernel, infer=lambda x, label, g, **_: Meta(x.shape, x.dtype))
+
+
+# -- mse_loss --------------------------------------------------------------------
+def _check_same(xs, ys):
+    if len(xs) != len(ys) or any(a != b and a >= 0 and b >= 0 for a, b in zip(xs, ys)):
+        raise ValueError(f"mse_loss: input shape {list(xs)} and label shape {list(ys)} must be equal")
+
+
+def _mse_kernel(x, y, reduction="mean"):
+    _check_reduction(reduction, "mse_loss")
+    _check_same(x.shape, y.shape)
+    sq = np.square(x - y)
+    if reduction == "mean":
+        return np.asarray(sq.mean(), dtype=x.dtype)
+    if reduction == "sum":
+        return np.asarray(sq.sum(), dtype=x.dtype)
+    return sq.astype(x.dtype, copy=False)
+
+
+def _mse_infer(x, y, reduction="mean"):
+    _check_reduction(reduction, "mse_loss")
+    _check_same(x.shape, y.shape)
+    return Meta(() if reduction != "none" else x.shape, x.dtype)
+
+
+def _mse_grad_kernel(x, y, g, reduction="mean"):
+    scale = 2.0 / max(x.size, 1) if reduction == "mean" else 2.0
+    gx = ((x - y) * (g * scale)).astype(x.dtype, copy=False)
+    return gx, (-gx).astype(y.dtype, copy=False)
+
+
+def_op("mse_loss", ["X", "Label"], ["Loss"], attrs={"reduction": "mean"}, kernel=_mse_kernel, infer=_mse_infer,
+       grad=lambda ctx: list(apply("mse_loss_grad", ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0],
+                                   reduction=ctx.attrs["reduction"])),
+       doc="Squared error (x - label)^2, reduced by mean (default), sum or none.")
+def_op("mse_loss_grad", ["X", "Label", "LossGrad"], ["XGrad", "LabelGrad"], attrs={"reduction": "mean"},
+       kernel=_mse_grad_kernel,
+       infer=lambda x, y, g, **_: (Meta(x.shape, x.dtype), Meta(y.shape, y.dtype)))

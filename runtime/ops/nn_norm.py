@@ -1,0 +1,163 @@
+"""Normalisation ops: ``batch_norm`` and ``layer_norm`` with closed-form gradient ops.
+
+``batch_norm`` returns the updated running statistics as extra outputs
+(``MeanOut``, ``VarianceOut``) instead of writing them itself: ops never mutate
+their inputs, and the caller decides where the new statistics go
+(``assign_to`` of the layer's buffers, which is an ``assign`` op in a Program).
+Running variance is updated with the biased batch variance, as Paddle does.
+"""
+import numpy as np
+
+from ..dispatch import apply
+from ..registry import Meta, def_op
+
+_BN_ATTRS = {"momentum": 0.9, "epsilon": 1e-5, "is_test": False, "data_layout": "NCHW",
+             "use_global_stats": False}
+
+
+def _channel_axis(ndim, data_layout):
+    if ndim < 2:
+        raise ValueError(f"batch_norm expects an input of rank >= 2 ([N, C, ...]), got rank {ndim}")
+    return ndim - 1 if data_layout in ("NHWC", "NLC", "NDHWC") and ndim > 2 else 1
+
+
+def _bshape(ndim, ca):
+    shape = [1] * ndim
+    shape[ca] = -1
+    return shape
+
+
+def _use_batch_stats(is_test, use_global_stats):
+    return not is_test and not use_global_stats
+
+
+def _bn_kernel(x, scale, bias, mean, var, momentum=0.9, epsilon=1e-5, is_test=False, data_layout="NCHW",
+               use_global_stats=False):
+    ca = _channel_axis(x.ndim, data_layout)
+    c = x.shape[ca]
+    for name, p in (("scale", scale), ("bias", bias), ("mean", mean), ("variance", var)):
+        if p.shape != (c,):
+            raise ValueError(f"batch_norm: {name} must have shape [{c}] (channels), got {list(p.shape)}")
+    axes = tuple(i for i in range(x.ndim) if i != ca)
+    if _use_batch_stats(is_test, use_global_stats):
+        bmean = x.mean(axis=axes)
+        bvar = x.var(axis=axes)
+        mean_out = momentum * mean + (1 - momentum) * bmean
+        var_out = momentum * var + (1 - momentum) * bvar
+    else:
+        bmean, bvar, mean_out, var_out = mean, var, mean, var
+    inv = 1.0 / np.sqrt(bvar + epsilon)
+    bs = _bshape(x.ndim, ca)
+    y = (x - bmean.reshape(bs)) * (inv * scale).reshape(bs) + bias.reshape(bs)
+    dt = x.dtype
+    return (y.astype(dt, copy=False), np.array(mean_out, dtype=mean.dtype), np.array(var_out, dtype=var.dtype),
+            np.asarray(bmean, dtype=dt), np.asarray(inv, dtype=dt))
+
+
+def _bn_infer(x, scale, bias, mean, var, data_layout="NCHW", **_):
+    ca = _channel_axis(len(x.shape), data_layout)
+    c = x.shape[ca]
+    for name, p in (("scale", scale), ("bias", bias), ("mean", mean), ("variance", var)):
+        if len(p.shape) != 1 or (c >= 0 and p.shape[0] >= 0 and p.shape[0] != c):
+            raise ValueError(f"batch_norm: {name} must have shape [{c}] (channels), got {list(p.shape)}")
+    stat = Meta((c if c >= 0 else scale.shape[0],), x.dtype)
+    return (Meta(x.shape, x.dtype), Meta(stat.shape, mean.dtype), Meta(stat.shape, var.dtype), stat, stat)
+
+
+def _bn_grad_kernel(x, scale, saved_mean, saved_inv, g, momentum=0.9, epsilon=1e-5, is_test=False,
+                    data_layout="NCHW", use_global_stats=False):
+    ca = _channel_axis(x.ndim, data_layout)
+    axes = tuple(i for i in range(x.ndim) if i != ca)
+    bs = _bshape(x.ndim, ca)
+    inv = saved_inv.reshape(bs)
+    xhat = (x - saved_mean.reshape(bs)) * inv
+    dbias = g.sum(axis=axes)
+    dscale = (g * xhat).sum(axis=axes)
+    if _use_batch_stats(is_test, use_global_stats):
+        m = x.size // x.shape[ca]
+        dx = (scale.reshape(bs) * inv / m) * (m * g - dbias.reshape(bs) - xhat * dscale.reshape(bs))
+    else:
+        dx = g * (scale.reshape(bs) * inv)
+    return dx.astype(x.dtype, copy=False), dscale.astype(scale.dtype), dbias.astype(scale.dtype)
+
+
+def _bn_grad(ctx):
+    g = ctx.out_grads[0]
+    if g is None:  # only the running statistics were used downstream
+        return [None] * 5
+    x, scale = ctx.inputs[0], ctx.inputs[1]
+    dx, dscale, dbias = apply("batch_norm_grad", x, scale, ctx.outputs[3], ctx.outputs[4], g, **ctx.attrs)
+    return [dx, dscale, dbias, None, None]
+
+
+def_op("batch_norm", ["X", "Scale", "Bias", "Mean", "Variance"],
+       ["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedInvStd"], attrs=dict(_BN_ATTRS),
+       kernel=_bn_kernel, infer=_bn_infer, grad=_bn_grad,
+       doc="Batch normalisation over all axes but the channel axis; returns updated running stats.")
+def_op("batch_norm_grad", ["X", "Scale", "SavedMean", "SavedInvStd", "YGrad"], ["XGrad", "ScaleGrad", "BiasGrad"],
+       attrs=dict(_BN_ATTRS), kernel=_bn_grad_kernel,
+       infer=lambda x, scale, m, s, g, **_: (Meta(x.shape, x.dtype), Meta(scale.shape, scale.dtype),
+                                             Meta(scale.shape, scale.dtype)))
+
+
+# -- layer_norm ------------------------------------------------------------------
+def _ln_check(xs, ss, bs_, begin):
+    nd = len(xs)
+    if not 0 <= begin < nd:
+        raise ValueError(f"layer_norm: begin_norm_axis {begin} out of range for input rank {nd}")
+    norm = list(xs[begin:])
+    for name, p in (("scale", ss), ("bias", bs_)):
+        flat = [int(np.prod(norm))] if all(d >= 0 for d in norm) else None
+        if list(p) != norm and (flat is None or list(p) != flat) and -1 not in p:
+            raise ValueError(f"layer_norm: {name} must have the normalized shape {norm}, got {list(p)}")
+
+
+def _ln_stats(x, begin, epsilon):
+    axes = tuple(range(begin, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    inv = 1.0 / np.sqrt(x.var(axis=axes, keepdims=True) + epsilon)
+    return axes, mean, inv
+
+
+def _ln_kernel(x, scale, bias, begin_norm_axis=1, epsilon=1e-5):
+    _ln_check(x.shape, scale.shape, bias.shape, begin_norm_axis)
+    _, mean, inv = _ln_stats(x, begin_norm_axis, epsilon)
+    norm = x.shape[begin_norm_axis:]
+    y = (x - mean) * inv * scale.reshape(norm) + bias.reshape(norm)
+    return y.astype(x.dtype, copy=False), mean.astype(x.dtype), inv.astype(x.dtype)
+
+
+def _ln_infer(x, scale, bias, begin_norm_axis=1, epsilon=1e-5):
+    _ln_check(x.shape, scale.shape, bias.shape, begin_norm_axis)
+    stat = Meta(tuple(x.shape[:begin_norm_axis]) + (1,) * (len(x.shape) - begin_norm_axis), x.dtype)
+    return Meta(x.shape, x.dtype), stat, stat
+
+
+def _ln_grad_kernel(x, scale, mean, inv, g, begin_norm_axis=1, epsilon=1e-5):
+    axes = tuple(range(begin_norm_axis, x.ndim))
+    lead = tuple(range(begin_norm_axis))
+    norm = x.shape[begin_norm_axis:]
+    xhat = (x - mean) * inv
+    dscale = (g * xhat).sum(axis=lead).reshape(scale.shape)
+    dbias = g.sum(axis=lead).reshape(scale.shape)
+    dxhat = g * scale.reshape(norm)
+    dx = inv * (dxhat - dxhat.mean(axis=axes, keepdims=True) - xhat * (dxhat * xhat).mean(axis=axes, keepdims=True))
+    return dx.astype(x.dtype, copy=False), dscale.astype(scale.dtype), dbias.astype(scale.dtype)
+
+
+def _ln_grad(ctx):
+    g = ctx.out_grads[0]
+    if g is None:
+        return [None, None, None]
+    x, scale, _ = ctx.inputs
+    dx, dscale, dbias = apply("layer_norm_grad", x, scale, ctx.outputs[1], ctx.outputs[2], g, **ctx.attrs)
+    return [dx, dscale, dbias]
+
+
+def_op("layer_norm", ["X", "Scale", "Bias"], ["Y", "Mean", "InvStd"],
+       attrs={"begin_norm_axis": 1, "epsilon": 1e-5}, kernel=_ln_kernel, infer=_ln_infer, grad=_ln_grad,
+       doc="Normalise over the axes from begin_norm_axis on, then scale and shift.")
+def_op("layer_norm_grad", ["X", "Scale", "Mean", "InvStd", "YGrad"], ["XGrad", "ScaleGrad", "BiasGrad"],
+       attrs={"begin_norm_axis": 1, "epsilon": 1e-5}, kernel=_ln_grad_kernel,
+       infer=lambda x, scale, m, s, g, **_: (Meta(x.shape, x.dtype), Meta(scale.shape, scale.dtype),
+                                             Meta(scale.shape, scale.dtype)))
