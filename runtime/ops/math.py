@@ -150,3 +150,16 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
 
 def relu(x, name=None):
     return apply("relu", x)
+
+
+def_op("sum_n", ["X*"], ["Out"], kernel=lambda xs: np.sum(np.stack(xs), axis=0, dtype=xs[0].dtype)
+       if len(xs) > 2 else (xs[0] + xs[1] if len(xs) == 2 else xs[0].copy()),
+       infer=lambda xs: Meta(xs[0].shape, xs[0].dtype),
+       grad=lambda ctx: [[ctx.out_grads[0]] * len(ctx.inputs[0])],
+       doc="Sum of same-shaped tensors (gradient accumulation).")
+
+
+def add_n(inputs, name=None):
+    if not isinstance(inputs, (list, tuple)):
+        inputs = [inputs]
+    return apply("sum_n", list(inputs))

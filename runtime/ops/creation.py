@@ -1,0 +1,209 @@
+"""Tensor creation: to_tensor, constants, ``*_like``, ranges, eye and random tensors.
+
+Every function goes through ``apply``, so in static mode it appends an op:
+constants with fixed shapes become ``fill_constant``/``assign_value``, the
+``*_like`` functions take the tensor as an input (``fill_any_like``) so unknown
+(-1) dims are resolved at run time, and random tensors are ``pure=False`` ops
+drawing from ``runtime.random.generator()``.
+"""
+import numpy as np
+
+from ..dispatch import apply
+from ..dtypes import convert_dtype, default_dtype_of, float32, int64
+from ..framework import Variable, _mode
+from ..random import generator
+from ..registry import Meta, def_op
+from ..tensor import Tensor, TensorLike
+from .common import cast, constant
+
+
+def _fill_any_like_kernel(x, value=0.0, dtype=None):
+    return np.full(x.shape, value, dtype=x.dtype if dtype is None else dtype)
+
+
+def_op("fill_any_like", ["X"], ["Out"], attrs={"value": 0.0, "dtype": None}, kernel=_fill_any_like_kernel,
+       infer=lambda x, value=0.0, dtype=None: Meta(x.shape, x.dtype if dtype is None else dtype),
+       doc="A tensor shaped like X (read at run time) filled with value.")
+def_op("arange", [], ["Out"], attrs={"start": 0, "end": 1, "step": 1, "dtype": "int64"},
+       kernel=lambda start=0, end=1, step=1, dtype="int64": np.arange(start, end, step, dtype=dtype),
+       infer=lambda start=0, end=1, step=1, dtype="int64": Meta((_arange_len(start, end, step),), dtype))
+
+
+def _arange_len(start, end, step):
+    if step == 0:
+        raise ValueError("arange: step must not be 0")
+    return max(0, int(np.ceil((end - start) / step)))
+
+
+def _range_kernel(start, end, step, dtype="int64"):
+    return np.arange(start.item(), end.item(), step.item()).astype(dtype)
+
+
+def_op("range", ["Start", "End", "Step"], ["Out"], attrs={"dtype": "int64"}, kernel=_range_kernel,
+       infer=lambda s, e, st, dtype="int64": Meta((-1,), dtype),
+       doc="arange with tensor bounds (length known at run time).")
+def_op("linspace", [], ["Out"], attrs={"start": 0.0, "stop": 1.0, "num": 1, "dtype": "float32"},
+       kernel=lambda start=0.0, stop=1.0, num=1, dtype="float32": np.linspace(start, stop, num).astype(dtype),
+       infer=lambda start=0.0, stop=1.0, num=1, dtype="float32": Meta((num,), dtype))
+def_op("eye", [], ["Out"], attrs={"num_rows": 1, "num_columns": 1, "dtype": "float32"},
+       kernel=lambda num_rows=1, num_columns=1, dtype="float32": np.eye(num_rows, num_columns, dtype=dtype),
+       infer=lambda num_rows=1, num_columns=1, dtype="float32": Meta((num_rows, num_columns), dtype))
+
+
+# -- random -------------------------------------------------------------------------------------------
+def _uniform_kernel(shape=(), min=-1.0, max=1.0, dtype="float32"):  # noqa: A002
+    r = generator().random(tuple(shape), dtype=np.float64 if dtype == "float64" else np.float32)
+    return (r * (max - min) + min).astype(dtype, copy=False)
+
+
+def _gaussian_kernel(shape=(), mean=0.0, std=1.0, dtype="float32"):
+    r = generator().standard_normal(tuple(shape), dtype=np.float64 if dtype == "float64" else np.float32)
+    return (r * std + mean).astype(dtype, copy=False)
+
+
+def _randint_kernel(shape=(), low=0, high=2, dtype="int64"):
+    if high <= low:
+        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    return generator().integers(low, high, size=tuple(shape)).astype(dtype)
+
+
+def _shape_infer(shape=(), dtype="float32", **_):
+    return Meta(tuple(shape), dtype)
+
+
+def_op("uniform_random", [], ["Out"], attrs={"shape": [], "min": -1.0, "max": 1.0, "dtype": "float32"},
+       kernel=_uniform_kernel, infer=_shape_infer, pure=False)
+def_op("gaussian_random", [], ["Out"], attrs={"shape": [], "mean": 0.0, "std": 1.0, "dtype": "float32"},
+       kernel=_gaussian_kernel, infer=_shape_infer, pure=False)
+def_op("randint", [], ["Out"], attrs={"shape": [], "low": 0, "high": 2, "dtype": "int64"},
+       kernel=_randint_kernel, infer=_shape_infer, pure=False)
+def_op("randperm", [], ["Out"], attrs={"n": 1, "dtype": "int64"},
+       kernel=lambda n=1, dtype="int64": generator().permutation(n).astype(dtype),
+       infer=lambda n=1, dtype="int64": Meta((n,), dtype), pure=False)
+
+
+# -- public ----------------------------------------------------------------------------------------------
+def _shape_list(shape):
+    if isinstance(shape, TensorLike):
+        shape = shape.numpy().tolist()  # eager only: a Variable raises a clear error here
+    if isinstance(shape, (int, np.integer)):
+        return [int(shape)]
+    return [int(d) for d in shape]
+
+
+def _dtype(dtype, default):
+    return str(convert_dtype(default if dtype is None else dtype))
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """A Tensor from Python/numpy data: floats float32, ints int64, bools bool, ndarrays keep their dtype."""
+    if isinstance(data, TensorLike):
+        out = data if dtype is None else cast(data, dtype)
+        if isinstance(out, Variable):
+            return out
+        out = Tensor(np.array(out._value, copy=True), stop_gradient=stop_gradient)
+        return out
+    dt = convert_dtype(dtype) if dtype is not None else default_dtype_of(data)
+    if _mode.static:
+        return constant(data, dt)
+    return Tensor(np.array(data, dtype=dt.np), stop_gradient=stop_gradient)
+
+
+def full(shape, fill_value, dtype=None, name=None):
+    if isinstance(fill_value, Tensor):
+        fill_value = fill_value.item()
+    dt = _dtype(dtype, float32)
+    value = bool(fill_value) if dt == "bool" else fill_value
+    return apply("fill_constant", shape=_shape_list(shape), value=value, dtype=dt)
+
+
+def zeros(shape, dtype=None, name=None):
+    return apply("fill_constant", shape=_shape_list(shape), value=0.0, dtype=_dtype(dtype, float32))
+
+
+def ones(shape, dtype=None, name=None):
+    return apply("fill_constant", shape=_shape_list(shape), value=1.0, dtype=_dtype(dtype, float32))
+
+
+def full_like(x, fill_value, dtype=None, name=None):
+    return apply("fill_any_like", x, value=fill_value, dtype=_dtype(dtype, x.dtype))
+
+
+def zeros_like(x, dtype=None, name=None):
+    return apply("fill_any_like", x, value=0.0, dtype=_dtype(dtype, x.dtype))
+
+
+def ones_like(x, dtype=None, name=None):
+    return apply("fill_any_like", x, value=1.0, dtype=_dtype(dtype, x.dtype))
+
+
+def empty(shape, dtype=None, name=None):
+    return zeros(shape, dtype)
+
+
+def empty_like(x, dtype=None, name=None):
+    return zeros_like(x, dtype)
+
+
+def _number(v):
+    return v.item() if isinstance(v, Tensor) else v
+
+
+def arange(start=0, end=None, step=1, dtype=None, name=None):
+    if end is None:
+        start, end = 0, start
+    if any(isinstance(v, Variable) for v in (start, end, step)):
+        dt = _dtype(dtype, int64 if all(_is_int(v) for v in (start, end, step)) else float32)
+        bounds = [cast(v, dt) if isinstance(v, TensorLike) else constant(v, dt) for v in (start, end, step)]
+        return apply("range", *bounds, dtype=dt)
+    start, end, step = _number(start), _number(end), _number(step)
+    dt = _dtype(dtype, int64 if all(_is_int(v) for v in (start, end, step)) else float32)
+    return apply("arange", start=start, end=end, step=step, dtype=dt)
+
+
+def _is_int(v):
+    if isinstance(v, TensorLike):
+        return v.dtype in ("int8", "int16", "int32", "int64", "uint8")
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
+
+
+def linspace(start, stop, num, dtype=None, name=None):
+    return apply("linspace", start=float(_number(start)), stop=float(_number(stop)), num=int(_number(num)),
+                 dtype=_dtype(dtype, float32))
+
+
+def eye(num_rows, num_columns=None, dtype=None, name=None):
+    return apply("eye", num_rows=int(num_rows), num_columns=int(num_rows if num_columns is None else num_columns),
+                 dtype=_dtype(dtype, float32))
+
+
+def rand(shape, dtype=None, name=None):
+    return apply("uniform_random", shape=_shape_list(shape), min=0.0, max=1.0, dtype=_dtype(dtype, float32))
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
+    return apply("uniform_random", shape=_shape_list(shape), min=float(min), max=float(max),
+                 dtype=_dtype(dtype, float32))
+
+
+def randn(shape, dtype=None, name=None):
+    return apply("gaussian_random", shape=_shape_list(shape), mean=0.0, std=1.0, dtype=_dtype(dtype, float32))
+
+
+def normal(mean=0.0, std=1.0, shape=None, name=None):
+    return apply("gaussian_random", shape=_shape_list([1] if shape is None else shape), mean=float(mean),
+                 std=float(std), dtype="float32")
+
+
+def standard_normal(shape, dtype=None, name=None):
+    return randn(shape, dtype)
+
+
+def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+    if high is None:
+        low, high = 0, low
+    return apply("randint", shape=_shape_list(shape), low=int(low), high=int(high), dtype=_dtype(dtype, int64))
+
+
+def randperm(n, dtype="int64", name=None):
+    return apply("randperm", n=int(n), dtype=_dtype(dtype, int64))

@@ -1,0 +1,246 @@
+"""Elementwise math: unary functions, powers, min/max, clipping, integer division.
+
+Gradients of the smooth unary functions go through small ``*_grad`` ops that
+read the forward output (``tanh_grad(out, g)``), so the backward pass is one
+kernel per op rather than a chain of arithmetic.
+"""
+import numpy as np
+
+from ..dispatch import apply
+from ..dtypes import FLOATS, float32
+from ..registry import Meta, def_op
+from .common import binary_operands, cast, infer_broadcast, reduce_as, same_as
+
+
+def _grad_infer(a, g, **_):
+    return Meta(g.shape, g.dtype)
+
+
+def _floating(x):
+    """Float functions of an int/bool tensor compute in float32 (numpy would give float64)."""
+    return x if x.dtype in FLOATS else cast(x, float32)
+
+
+# -- smooth unary functions ----------------------------------------------------------------
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+_SQRT_2_PI = float(np.sqrt(2 / np.pi))  # a Python float keeps float32 inputs float32
+
+
+def _erf(x):
+    """erf to ~1e-7 (Abramowitz & Stegun 7.1.26): numpy has no erf and scipy is not a dependency."""
+    s = np.sign(x)
+    a = np.abs(x)
+    t = 1 / (1 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return s * (1 - poly * np.exp(-a * a))
+
+
+def _gelu_kernel(x, approximate=False):
+    if approximate:
+        return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3)))
+    return (0.5 * x * (1 + _erf(x / np.sqrt(2).astype(x.dtype)))).astype(x.dtype)
+
+
+def _gelu_grad_kernel(x, g, approximate=False):
+    if approximate:
+        inner = _SQRT_2_PI * (x + 0.044715 * x ** 3)
+        t = np.tanh(inner)
+        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
+        return (g * d).astype(g.dtype)
+    cdf = 0.5 * (1 + _erf(x / np.sqrt(2).astype(x.dtype)))
+    pdf = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi).astype(x.dtype)
+    return (g * (cdf + x * pdf)).astype(g.dtype)
+
+
+def _unary(type, kernel, grad=None, doc=""):
+    def_op(type, ["X"], ["Out"], kernel=kernel, infer=same_as, grad=grad, doc=doc)
+
+
+def _helper(type, kernel, doc=""):
+    def_op(type, ["A", "OutGrad"], ["XGrad"], kernel=kernel, infer=_grad_infer, doc=doc)
+
+
+_unary("exp", np.exp, lambda ctx: [apply("multiply", ctx.out_grads[0], ctx.outputs[0])])
+_unary("log", np.log, lambda ctx: [apply("divide", ctx.out_grads[0], ctx.inputs[0])])
+_unary("sqrt", np.sqrt, lambda ctx: [apply("sqrt_grad", ctx.outputs[0], ctx.out_grads[0])])
+_unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda ctx: [apply("rsqrt_grad", ctx.outputs[0], ctx.out_grads[0])])
+_unary("tanh", np.tanh, lambda ctx: [apply("tanh_grad", ctx.outputs[0], ctx.out_grads[0])])
+_unary("sigmoid", _sigmoid, lambda ctx: [apply("sigmoid_grad", ctx.outputs[0], ctx.out_grads[0])])
+_unary("abs", np.abs, lambda ctx: [apply("multiply", ctx.out_grads[0], apply("sign", ctx.inputs[0]))])
+_unary("sign", np.sign, lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)])
+_unary("square", np.square,
+       lambda ctx: [apply("multiply", ctx.out_grads[0], apply("scale", ctx.inputs[0], scale=2.0))])
+_unary("neg", np.negative, lambda ctx: [apply("scale", ctx.out_grads[0], scale=-1.0)])
+_unary("sin", np.sin, lambda ctx: [apply("multiply", ctx.out_grads[0], apply("cos", ctx.inputs[0]))])
+_unary("cos", np.cos, lambda ctx: [apply("multiply", ctx.out_grads[0],
+                                         apply("neg", apply("sin", ctx.inputs[0])))])
+_unary("reciprocal", np.reciprocal,
+       lambda ctx: [apply("neg", apply("multiply", ctx.out_grads[0], apply("square", ctx.outputs[0])))])
+_unary("floor", np.floor, lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)])
+_unary("ceil", np.ceil, lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)])
+_unary("round", np.round, lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)])
+_helper("sqrt_grad", lambda out, g: g / (2 * out), "d sqrt: g / (2 out)")
+_helper("rsqrt_grad", lambda out, g: g * (-0.5) * out * out * out, "d rsqrt: -g out^3 / 2")
+_helper("tanh_grad", lambda out, g: g * (1 - out * out), "d tanh: g (1 - out^2)")
+_helper("sigmoid_grad", lambda out, g: g * out * (1 - out), "d sigmoid: g out (1 - out)")
+def_op("gelu", ["X"], ["Out"], attrs={"approximate": False}, kernel=_gelu_kernel, infer=same_as,
+       grad=lambda ctx: [apply("gelu_grad", ctx.inputs[0], ctx.out_grads[0],
+                               approximate=ctx.attrs["approximate"])])
+def_op("gelu_grad", ["X", "OutGrad"], ["XGrad"], attrs={"approximate": False}, kernel=_gelu_grad_kernel,
+       infer=_grad_infer)
+
+
+# -- powers -----------------------------------------------------------------------------
+def _pow_kernel(x, factor=1.0):
+    if x.dtype.kind in "iub":
+        return np.power(x, x.dtype.type(int(factor)))
+    return np.power(x, x.dtype.type(factor))
+
+
+def _pow_grad(ctx):
+    x, g, f = ctx.inputs[0], ctx.out_grads[0], ctx.attrs["factor"]
+    return [apply("multiply", g, apply("scale", apply("pow", x, factor=f - 1.0), scale=f))]
+
+
+def _elementwise_pow_grad(ctx):
+    x, y = ctx.inputs
+    g, out = ctx.out_grads[0], ctx.outputs[0]
+    gx = apply("multiply", g, apply("multiply", y, apply("elementwise_pow", x, apply("scale", y, bias=-1.0))))
+    gy = apply("multiply", g, apply("multiply", out, apply("log", x)))
+    return [reduce_as(gx, x), reduce_as(gy, y)]
+
+
+def_op("pow", ["X"], ["Out"], attrs={"factor": 1.0}, kernel=_pow_kernel, infer=same_as, grad=_pow_grad,
+       doc="x ** factor for a Python-number exponent.")
+def_op("elementwise_pow", ["X", "Y"], ["Out"], kernel=np.power, infer=infer_broadcast,
+       grad=_elementwise_pow_grad, doc="x ** y for a tensor exponent (broadcasting).")
+
+
+# -- min / max / clip ---------------------------------------------------------------------
+def _select_grad(mask_type):
+    """Gradient of maximum/minimum: x wins ties (as in Paddle)."""
+    def grad(ctx):
+        x, y = ctx.inputs
+        g = ctx.out_grads[0]
+        take_x = apply(mask_type, x, y)
+        zero = apply("fill_any_like", g, value=0.0, dtype=str(g.dtype))
+        gx = apply("where", take_x, g, zero)
+        gy = apply("where", take_x, zero, g)
+        return [reduce_as(gx, x), reduce_as(gy, y)]
+    return grad
+
+
+def_op("maximum", ["X", "Y"], ["Out"], kernel=np.maximum, infer=infer_broadcast,
+       grad=_select_grad("greater_equal"))
+def_op("minimum", ["X", "Y"], ["Out"], kernel=np.minimum, infer=infer_broadcast,
+       grad=_select_grad("less_equal"))
+
+
+def _clip_kernel(x, min=None, max=None):
+    lo = None if min is None else x.dtype.type(min)
+    hi = None if max is None else x.dtype.type(max)
+    if lo is None and hi is None:
+        return x.copy()
+    return np.clip(x, lo, hi)
+
+
+def _clip_grad_kernel(x, g, min=None, max=None):
+    inside = np.ones(x.shape, dtype=bool)
+    if min is not None:
+        inside &= x >= x.dtype.type(min)
+    if max is not None:
+        inside &= x <= x.dtype.type(max)
+    return g * inside
+
+
+def_op("clip", ["X"], ["Out"], attrs={"min": None, "max": None}, kernel=_clip_kernel, infer=same_as,
+       grad=lambda ctx: [apply("clip_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)])
+def_op("clip_grad", ["X", "OutGrad"], ["XGrad"], attrs={"min": None, "max": None}, kernel=_clip_grad_kernel,
+       infer=_grad_infer)
+
+
+# -- integer-style division -------------------------------------------------------------------
+def_op("floor_divide", ["X", "Y"], ["Out"], kernel=np.floor_divide, infer=infer_broadcast,
+       doc="Floor division (Python's //).")
+def_op("remainder", ["X", "Y"], ["Out"], kernel=np.mod, infer=infer_broadcast,
+       grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
+                         reduce_as(apply("multiply", apply("neg", ctx.out_grads[0]),
+                                         apply("floor_divide", ctx.inputs[0], ctx.inputs[1])), ctx.inputs[1])],
+       doc="Python-style modulo (result has the sign of y).")
+
+
+# -- public functions ----------------------------------------------------------------------------
+def _float_unary(type):
+    def fn(x, name=None):
+        return apply(type, x if x.dtype in FLOATS else cast(x, float32))
+    fn.__name__ = type
+    return fn
+
+
+def _same_unary(type):
+    def fn(x, name=None):
+        return apply(type, x)
+    fn.__name__ = type
+    return fn
+
+
+exp = _float_unary("exp")
+log = _float_unary("log")
+sqrt = _float_unary("sqrt")
+rsqrt = _float_unary("rsqrt")
+tanh = _float_unary("tanh")
+sigmoid = _float_unary("sigmoid")
+sin = _float_unary("sin")
+cos = _float_unary("cos")
+reciprocal = _float_unary("reciprocal")
+floor = _float_unary("floor")
+ceil = _float_unary("ceil")
+round = _float_unary("round")  # noqa: A001
+abs = _same_unary("abs")  # noqa: A001
+sign = _same_unary("sign")
+square = _same_unary("square")
+neg = _same_unary("neg")
+
+
+def gelu(x, approximate=False, name=None):
+    return apply("gelu", _floating(x), approximate=bool(approximate))
+
+
+def pow(x, y, name=None):  # noqa: A001
+    """``x ** y``: a Python-number exponent is an attr; a tensor exponent is an input."""
+    if isinstance(y, (int, float)) and not isinstance(y, bool) and not hasattr(y, "dtype"):
+        if isinstance(y, float) and x.dtype not in FLOATS:
+            x = cast(x, float32)
+        return apply("pow", x, factor=float(y))
+    a, b = binary_operands(x, y)
+    return apply("elementwise_pow", a, b)
+
+
+def maximum(x, y, name=None):
+    a, b = binary_operands(x, y)
+    return apply("maximum", a, b)
+
+
+def minimum(x, y, name=None):
+    a, b = binary_operands(x, y)
+    return apply("minimum", a, b)
+
+
+def clip(x, min=None, max=None, name=None):  # noqa: A002
+    return apply("clip", x, min=None if min is None else float(min), max=None if max is None else float(max))
+
+
+def floor_divide(x, y, name=None):
+    a, b = binary_operands(x, y)
+    return apply("floor_divide", a, b)
+
+
+def remainder(x, y, name=None):
+    a, b = binary_operands(x, y)
+    return apply("remainder", a, b)
+
+
+mod = remainder

@@ -1,0 +1,195 @@
+"""``x[key]`` and ``x[key] = v`` as ops.
+
+A key is stored as a printable ``spec`` attr, one entry per key item::
+
+    x[0, 1:3, None, ..., i]  ->  spec [["i", 0], ["s", 1, 3, None], ["n"], ["e"], ["t", 0]], Index* = [i]
+
+Tensor indices (int or bool) are op *inputs*, so ``x[i]`` with an int Variable
+works in a static Program.  The gradient scatters the output gradient back
+with ``np.add.at`` (repeated indices accumulate).
+"""
+import numpy as np
+
+from ..dispatch import apply
+from ..framework import Variable, _mode
+from ..registry import Meta, def_op
+from ..tensor import Tensor, TensorLike
+from .common import as_tensor, cast, reduce_as
+
+
+def _key(spec, idx):
+    out = []
+    for item in spec:
+        tag = item[0]
+        if tag == "i":
+            out.append(item[1])
+        elif tag == "s":
+            out.append(slice(item[1], item[2], item[3]))
+        elif tag == "t":
+            out.append(idx[item[1]])
+        elif tag == "n":
+            out.append(None)
+        else:
+            out.append(Ellipsis)
+    return tuple(out)
+
+
+def _getitem_kernel(x, idx, spec=()):
+    return x[_key(spec, idx)]
+
+
+def _dummy_index(m, sentinel, first_run):
+    shape = [sentinel if d == -1 else d for d in m.shape]
+    if m.dtype == "bool":
+        return np.full(shape, first_run, dtype=bool)  # all vs none selected: the count differs
+    return np.zeros(shape, dtype=np.int64)
+
+
+def _getitem_infer(x, idx, spec=()):
+    """Index zero-cost dummies twice, with two sizes for unknown dims: dims that differ are unknown."""
+    ints = [abs(v) for item in spec for v in item[1:] if isinstance(v, int) and item[0] != "t"]
+    base = (max(ints) if ints else 0) + 11
+    shapes = []
+    for sentinel, first in ((base, True), (base + 7, False)):
+        dummy = np.broadcast_to(np.zeros((), np.int8), [sentinel if d == -1 else d for d in x.shape])
+        try:
+            shapes.append(dummy[_key(spec, [_dummy_index(m, sentinel, first) for m in idx])].shape)
+        except IndexError as e:
+            raise ValueError(f"cannot index a tensor of shape {list(x.shape)} with {_describe(spec)}: {e}") from None
+    a, b = shapes
+    if len(a) != len(b):
+        raise ValueError(f"indexing a tensor of shape {list(x.shape)} with {_describe(spec)} gives a result "
+                         "whose rank depends on unknown dims")
+    return Meta(tuple(da if da == db else -1 for da, db in zip(a, b)), x.dtype)
+
+
+def _describe(spec):
+    parts = []
+    for item in spec:
+        tag = item[0]
+        if tag == "i":
+            parts.append(str(item[1]))
+        elif tag == "s":
+            parts.append(":".join("" if v is None else str(v) for v in item[1:3])
+                         + ("" if item[3] is None else f":{item[3]}"))
+        elif tag == "t":
+            parts.append(f"<tensor {item[1]}>")
+        elif tag == "n":
+            parts.append("None")
+        else:
+            parts.append("...")
+    return "[" + ", ".join(parts) + "]"
+
+
+def _scatter_key(spec, idx):
+    """The key without None entries, bool masks as their nonzero coordinates (for np.add.at)."""
+    key = []
+    for k in _key([s for s in spec if s[0] != "n"], idx):
+        if isinstance(k, np.ndarray) and k.dtype == np.bool_:
+            key.extend(np.nonzero(k))
+        else:
+            key.append(k)
+    return tuple(key)
+
+
+def _getitem_grad_kernel(x, g, idx, spec=()):
+    out = np.zeros(x.shape, dtype=g.dtype)
+    key = _scatter_key(spec, idx)
+    target = out[key].shape
+    if any(item[0] == "t" for item in spec):
+        np.add.at(out, key, g.reshape(target))
+    else:  # basic indexing selects each element at most once
+        out[key] += g.reshape(target)
+    return out
+
+
+def _set_value_kernel(x, value, idx, spec=()):
+    out = x.copy()
+    out[_key(spec, idx)] = value
+    return out
+
+
+def _no_index_grads(idx):
+    return [None] * len(idx)
+
+
+def_op("getitem", ["X", "Index*"], ["Out"], attrs={"spec": []}, kernel=_getitem_kernel, infer=_getitem_infer,
+       grad=lambda ctx: [apply("getitem_grad", ctx.inputs[0], ctx.out_grads[0], ctx.inputs[1], **ctx.attrs),
+                         _no_index_grads(ctx.inputs[1])],
+       doc="x[key]; spec encodes the key, Index* holds tensor indices.")
+def_op("getitem_grad", ["X", "OutGrad", "Index*"], ["XGrad"], attrs={"spec": []}, kernel=_getitem_grad_kernel,
+       infer=lambda x, g, idx, spec=(): Meta(x.shape, g.dtype),
+       grad=lambda ctx: [None, apply("getitem", ctx.out_grads[0], ctx.inputs[2], **ctx.attrs),
+                         _no_index_grads(ctx.inputs[2])],
+       doc="Zeros shaped like X with OutGrad added at key.")
+
+
+def _set_value_grad(ctx):
+    x, value, idx = ctx.inputs
+    g = ctx.out_grads[0]
+    zero = apply("fill_any_like", value, value=0.0, dtype=str(g.dtype))
+    gx = apply("set_value", g, zero, idx, **ctx.attrs)
+    gv = reduce_as(apply("getitem", g, idx, **ctx.attrs), value)
+    return [gx, gv, _no_index_grads(idx)]
+
+
+def_op("set_value", ["X", "Value", "Index*"], ["Out"], attrs={"spec": []}, kernel=_set_value_kernel,
+       infer=lambda x, v, idx, spec=(): Meta(x.shape, x.dtype), grad=_set_value_grad,
+       doc="A copy of X with Value (broadcast) written at key.")
+
+
+# -- public ---------------------------------------------------------------------------------------------
+def _bound(v):
+    if v is None or isinstance(v, int):
+        return v
+    if isinstance(v, Variable):
+        raise TypeError(f"slice bounds must be Python ints when building a static Program, got Variable "
+                        f"'{v.name}'; index with an int tensor (x[i]) or use rt.gather")
+    return int(v.__index__())
+
+
+def parse_key(key):
+    """(spec, tensor indices) for a Python indexing key."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    spec, idx = [], []
+    for k in key:
+        if isinstance(k, slice):
+            spec.append(["s", _bound(k.start), _bound(k.stop), _bound(k.step)])
+        elif isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+            spec.append(["i", int(k)])
+        elif k is None:
+            spec.append(["n"])
+        elif k is Ellipsis:
+            spec.append(["e"])
+        else:
+            t = k if isinstance(k, TensorLike) else as_tensor(np.asarray(k))
+            if t.dtype not in ("bool", "int8", "int16", "int32", "int64", "uint8"):
+                raise TypeError(f"tensor indices must be int or bool, got {t.dtype}")
+            spec.append(["t", len(idx)])
+            idx.append(t)
+    return spec, idx
+
+
+def getitem(x, key):
+    spec, idx = parse_key(key)
+    return apply("getitem", x, idx, spec=spec)
+
+
+def setitem(x, key, value):
+    """``x[key] = value``, in place on an eager Tensor (recorded on the tape like Paddle's inplace ops)."""
+    if _mode.static or isinstance(x, Variable):
+        raise TypeError("item assignment (x[key] = v) is not supported on static Variables; "
+                        "build the new value with rt.where or rt.concat instead")
+    if isinstance(value, Variable):
+        raise TypeError("cannot assign a static Variable into an eager Tensor")
+    if not x.stop_gradient and x._node is None:
+        raise RuntimeError("a leaf Tensor that needs a gradient (stop_gradient=False) cannot be modified "
+                           "in place; assign to a copy (y = x * 1) instead")
+    spec, idx = parse_key(key)
+    value = cast(value, x.dtype) if isinstance(value, Tensor) else as_tensor(np.asarray(value, dtype=x.dtype.np))
+    # The tape node must see the old x, so x's current state moves to an alias.
+    old = Tensor._wrap(x._value, x._node)
+    old.stop_gradient = x.stop_gradient
+    out = apply("set_value", old, value, idx, spec=spec)
+    x._value, x._node, x.stop_gradient = out._value, out._node, out.stop_gradient

@@ -1,0 +1,117 @@
+"""Comparisons, logical and bitwise ops, ``where`` and the isfinite family (all give bool tensors)."""
+import numpy as np
+
+from ..dispatch import apply
+from ..registry import Meta, def_op
+from .common import binary_operands, broadcast_shape, cast, reduce_as
+
+
+def _infer_bool_broadcast(x, y, **_):
+    return Meta(broadcast_shape(x.shape, y.shape), "bool")
+
+
+def _infer_bool(x, **_):
+    return Meta(x.shape, "bool")
+
+
+_COMPARE = {"equal": np.equal, "not_equal": np.not_equal, "less_than": np.less, "less_equal": np.less_equal,
+            "greater_than": np.greater, "greater_equal": np.greater_equal}
+_LOGICAL = {"logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
+            "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
+for _name, _fn in {**_COMPARE, **_LOGICAL}.items():
+    def_op(_name, ["X", "Y"], ["Out"], kernel=_fn,
+           infer=_infer_bool_broadcast if not _name.startswith("bitwise") else
+           (lambda x, y, **_: Meta(broadcast_shape(x.shape, y.shape), x.dtype)))
+def_op("logical_not", ["X"], ["Out"], kernel=np.logical_not, infer=_infer_bool)
+def_op("bitwise_not", ["X"], ["Out"], kernel=np.invert, infer=lambda x: Meta(x.shape, x.dtype))
+def_op("isfinite", ["X"], ["Out"], kernel=np.isfinite, infer=_infer_bool)
+def_op("isnan", ["X"], ["Out"], kernel=np.isnan, infer=_infer_bool)
+def_op("isinf", ["X"], ["Out"], kernel=np.isinf, infer=_infer_bool)
+
+
+def _where_infer(c, x, y):
+    return Meta(broadcast_shape(broadcast_shape(c.shape, x.shape, "where operands"), y.shape, "where operands"),
+                x.dtype)
+
+
+def _where_grad(ctx):
+    c, x, y = ctx.inputs
+    g = ctx.out_grads[0]
+    zero = apply("fill_any_like", g, value=0.0, dtype=str(g.dtype))
+    return [None, reduce_as(apply("where", c, g, zero), x), reduce_as(apply("where", c, zero, g), y)]
+
+
+def_op("where", ["Condition", "X", "Y"], ["Out"], kernel=np.where, infer=_where_infer, grad=_where_grad)
+def_op("nonzero", ["X"], ["Out"], kernel=lambda x: np.argwhere(x).astype(np.int64),
+       infer=lambda x: Meta((-1, len(x.shape)), "int64"),
+       doc="Coordinates of the nonzero elements, one row each (row count known at run time).")
+
+
+# -- public ------------------------------------------------------------------------------------------
+def _compare(type):
+    def fn(x, y, name=None):
+        a, b = binary_operands(x, y)
+        return apply(type, a, b)
+    fn.__name__ = type
+    return fn
+
+
+equal = _compare("equal")
+not_equal = _compare("not_equal")
+less_than = _compare("less_than")
+less_equal = _compare("less_equal")
+greater_than = _compare("greater_than")
+greater_equal = _compare("greater_equal")
+bitwise_and = _compare("bitwise_and")
+bitwise_or = _compare("bitwise_or")
+bitwise_xor = _compare("bitwise_xor")
+
+
+def _logical(type):
+    def fn(x, y, out=None, name=None):
+        a, b = binary_operands(x, y)
+        return apply(type, cast(a, "bool"), cast(b, "bool"))
+    fn.__name__ = type
+    return fn
+
+
+logical_and = _logical("logical_and")
+logical_or = _logical("logical_or")
+logical_xor = _logical("logical_xor")
+
+
+def logical_not(x, out=None, name=None):
+    return apply("logical_not", x if x.dtype == "bool" else cast(x, "bool"))
+
+
+def bitwise_not(x, out=None, name=None):
+    return apply("bitwise_not", x)
+
+
+def isfinite(x, name=None):
+    return apply("isfinite", x)
+
+
+def isnan(x, name=None):
+    return apply("isnan", x)
+
+
+def isinf(x, name=None):
+    return apply("isinf", x)
+
+
+def nonzero(x, as_tuple=False):
+    out = apply("nonzero", x)
+    if not as_tuple:
+        return out
+    return tuple(apply("getitem", out, [], spec=[["s", None, None, None], ["i", i]]) for i in range(x.ndim))
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elementwise select; ``where(cond)`` alone gives ``nonzero(cond, as_tuple=True)``."""
+    if x is None and y is None:
+        return nonzero(condition, as_tuple=True)
+    a, b = binary_operands(x, y)
+    if condition.dtype != "bool":
+        condition = cast(condition, "bool")
+    return apply("where", condition, a, b)

@@ -1,0 +1,231 @@
+"""Reductions (sum mean max min prod all any), arg-reductions, cumsum and numel.
+
+``axis`` is stored as a list of ints or ``None`` (all axes).  Gradients put the
+reduced axes back with ``unsqueeze`` and broadcast with ``expand_as`` against the
+input, so they hold for unknown (-1) dims in static mode.
+"""
+import builtins
+
+import numpy as np
+
+from ..dispatch import apply
+from ..dtypes import FLOATS, float32
+from ..registry import Meta, def_op
+from .common import cast
+
+
+def _axes(axis, ndim):
+    """Normalised, sorted axes (a tuple) or None for all."""
+    if axis is None:
+        return None
+    out = []
+    for a in axis:  # (this module's max/min/sum/all/any are the tensor functions: use builtins)
+        if not -builtins.max(ndim, 1) <= a < builtins.max(ndim, 1):
+            raise ValueError(f"axis {a} is out of range for a tensor of rank {ndim}")
+        out.append(a % ndim if ndim else 0)
+    return tuple(sorted(set(out)))
+
+
+def _reduced_shape(shape, axis, keepdim):
+    axes = _axes(axis, len(shape))
+    if axes is None:
+        axes = tuple(range(len(shape)))
+    if keepdim:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _np_axis(x, axis):
+    if axis is None or x.ndim == 0:
+        return None
+    return tuple(a % x.ndim for a in axis)
+
+
+def _infer_reduce(dtype_rule):
+    def infer(x, axis=None, keepdim=False):
+        return Meta(_reduced_shape(x.shape, axis, keepdim), dtype_rule(x.dtype))
+    return infer
+
+
+def _keep(x):
+    return x
+
+
+def _sum_dtype(dt):
+    # Paddle: summing bool/int32 gives int64.
+    return "int64" if dt in ("bool", "int32", "int16", "int8", "uint8") else dt
+
+
+def _sum_kernel(x, axis=None, keepdim=False):
+    return np.sum(x, axis=_np_axis(x, axis), keepdims=keepdim, dtype=_sum_dtype(x.dtype.name))
+
+
+def _mean_kernel(x, axis=None, keepdim=False):
+    return np.mean(x, axis=_np_axis(x, axis), keepdims=keepdim, dtype=x.dtype)
+
+
+def _max_kernel(x, axis=None, keepdim=False):
+    return np.max(x, axis=_np_axis(x, axis), keepdims=keepdim)
+
+
+def _min_kernel(x, axis=None, keepdim=False):
+    return np.min(x, axis=_np_axis(x, axis), keepdims=keepdim)
+
+
+def _prod_kernel(x, axis=None, keepdim=False):
+    return np.prod(x, axis=_np_axis(x, axis), keepdims=keepdim, dtype=x.dtype)
+
+
+def _all_kernel(x, axis=None, keepdim=False):
+    return np.all(x, axis=_np_axis(x, axis), keepdims=keepdim)
+
+
+def _any_kernel(x, axis=None, keepdim=False):
+    return np.any(x, axis=_np_axis(x, axis), keepdims=keepdim)
+
+
+def _restore(t, x, attrs):
+    """Broadcast a reduced tensor back to x's shape (undoing the reduction's dims)."""
+    axes = _axes(attrs["axis"], x.ndim)
+    if not attrs["keepdim"] and x.ndim:
+        axes = tuple(range(x.ndim)) if axes is None else axes
+        if axes:
+            t = apply("unsqueeze", t, axis=list(axes))
+    return apply("expand_as", t, x)
+
+
+def _sum_grad(ctx):
+    return [_restore(ctx.out_grads[0], ctx.inputs[0], ctx.attrs)]
+
+
+def _mean_grad(ctx):
+    x, g = ctx.inputs[0], ctx.out_grads[0]
+    count = apply("divide", apply("numel", x), apply("numel", g))  # exact: an integer ratio
+    return [apply("divide", _restore(g, x, ctx.attrs), apply("cast", count, dtype=str(x.dtype)))]
+
+
+def _extreme_grad(ctx):
+    x, g = ctx.inputs[0], ctx.out_grads[0]
+    hit = apply("equal", x, _restore(ctx.outputs[0], x, ctx.attrs))
+    zero = apply("fill_any_like", x, value=0.0, dtype=str(x.dtype))
+    return [apply("where", hit, _restore(g, x, ctx.attrs), zero)]
+
+
+def _prod_grad(ctx):
+    x, g = ctx.inputs[0], ctx.out_grads[0]
+    gout = apply("multiply", g, ctx.outputs[0])
+    return [apply("divide", _restore(gout, x, ctx.attrs), x)]
+
+
+_REDUCE_ATTRS = {"axis": None, "keepdim": False}
+def_op("reduce_sum", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_sum_kernel, infer=_infer_reduce(_sum_dtype),
+       grad=_sum_grad)
+def_op("reduce_mean", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_mean_kernel, infer=_infer_reduce(_keep),
+       grad=_mean_grad)
+def_op("reduce_max", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_max_kernel, infer=_infer_reduce(_keep),
+       grad=_extreme_grad)
+def_op("reduce_min", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_min_kernel, infer=_infer_reduce(_keep),
+       grad=_extreme_grad)
+def_op("reduce_prod", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_prod_kernel, infer=_infer_reduce(_keep),
+       grad=_prod_grad, doc="Product; its gradient divides by x, so zeros in x give nan/inf gradients.")
+def_op("reduce_all", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_all_kernel,
+       infer=_infer_reduce(lambda dt: "bool"))
+def_op("reduce_any", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_any_kernel,
+       infer=_infer_reduce(lambda dt: "bool"))
+
+
+# -- arg reductions, cumsum, numel ---------------------------------------------------------------
+def _arg_kernel(fn):
+    def kernel(x, axis=None, keepdim=False, dtype="int64"):
+        if axis is None:
+            out = fn(x.reshape(-1)).astype(dtype)
+            return out.reshape((1,) * x.ndim) if keepdim else out
+        return fn(x, axis=axis, keepdims=keepdim).astype(dtype)
+    return kernel
+
+
+def _arg_infer(x, axis=None, keepdim=False, dtype="int64"):
+    return Meta(_reduced_shape(x.shape, None if axis is None else [axis], keepdim), dtype)
+
+
+_ARG_ATTRS = {"axis": None, "keepdim": False, "dtype": "int64"}
+def_op("arg_max", ["X"], ["Out"], attrs=_ARG_ATTRS, kernel=_arg_kernel(np.argmax), infer=_arg_infer)
+def_op("arg_min", ["X"], ["Out"], attrs=_ARG_ATTRS, kernel=_arg_kernel(np.argmin), infer=_arg_infer)
+
+
+def _cumsum_kernel(x, axis=-1, reverse=False):
+    if reverse:
+        return np.flip(np.cumsum(np.flip(x, axis), axis=axis, dtype=x.dtype), axis)
+    return np.cumsum(x, axis=axis, dtype=x.dtype)
+
+
+def_op("cumsum", ["X"], ["Out"], attrs={"axis": -1, "reverse": False}, kernel=_cumsum_kernel,
+       infer=lambda x, axis=-1, reverse=False: Meta(x.shape, x.dtype),
+       grad=lambda ctx: [apply("cumsum", ctx.out_grads[0], axis=ctx.attrs["axis"],
+                               reverse=not ctx.attrs["reverse"])])
+def_op("numel", ["X"], ["Out"], kernel=lambda x: np.asarray(x.size, dtype=np.int64),
+       infer=lambda x: Meta((), "int64"), doc="Number of elements, as a 0-d int64 tensor (known at run time).")
+
+
+# -- public functions ------------------------------------------------------------------------------
+def _axis_attr(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, (list, tuple)):
+        return [int(a) for a in axis] if axis else None
+    return [int(axis)]
+
+
+def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
+    out = apply("reduce_sum", x, axis=_axis_attr(axis), keepdim=keepdim)
+    return out if dtype is None else cast(out, dtype)
+
+
+def mean(x, axis=None, keepdim=False, name=None):
+    if x.dtype not in FLOATS:
+        x = cast(x, float32)
+    return apply("reduce_mean", x, axis=_axis_attr(axis), keepdim=keepdim)
+
+
+def max(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    return apply("reduce_max", x, axis=_axis_attr(axis), keepdim=keepdim)
+
+
+def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    return apply("reduce_min", x, axis=_axis_attr(axis), keepdim=keepdim)
+
+
+def prod(x, axis=None, keepdim=False, dtype=None, name=None):
+    if dtype is not None:
+        x = cast(x, dtype)
+    return apply("reduce_prod", x, axis=_axis_attr(axis), keepdim=keepdim)
+
+
+def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    return apply("reduce_all", x, axis=_axis_attr(axis), keepdim=keepdim)
+
+
+def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    return apply("reduce_any", x, axis=_axis_attr(axis), keepdim=keepdim)
+
+
+def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
+    return apply("arg_max", x, axis=None if axis is None else int(axis), keepdim=keepdim, dtype=str(dtype))
+
+
+def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
+    return apply("arg_min", x, axis=None if axis is None else int(axis), keepdim=keepdim, dtype=str(dtype))
+
+
+def cumsum(x, axis=None, dtype=None, name=None):
+    if dtype is not None:
+        x = cast(x, dtype)
+    if axis is None:
+        x = apply("flatten", x, start_axis=0, stop_axis=-1)
+        axis = 0
+    return apply("cumsum", x, axis=int(axis))
+
+
+def numel(x, name=None):
+    return apply("numel", x)
+

@@ -1,0 +1,405 @@
+"""Shape ops: reshape transpose squeeze unsqueeze flatten concat stack split gather expand tile shape.
+
+Shape-only ops take their gradient with ``reshape_as(g, x)``, which reads the
+target shape at run time, so a static Program with unknown (-1) dims works.
+"""
+import numpy as np
+
+from ..dispatch import apply
+from ..registry import Meta, def_op
+from .common import reduce_as
+from ..tensor import TensorLike
+
+
+def _norm_axis(axis, ndim, what):
+    if not -ndim <= axis < max(ndim, 1):
+        raise ValueError(f"{what}: axis {axis} is out of range for a tensor of rank {ndim}")
+    return axis % ndim if ndim else 0
+
+
+def _prod(dims):
+    n = 1
+    for d in dims:
+        if d < 0:
+            return -1
+        n *= d
+    return n
+
+
+# -- reshape ---------------------------------------------------------------------------------
+def _resolve_shape(in_shape, shape):
+    """Target shape with 0 (copy the input dim) and one -1 (inferred) resolved where known."""
+    out = []
+    for i, d in enumerate(shape):
+        if d == 0:
+            if i >= len(in_shape):
+                raise ValueError(f"reshape: 0 at position {i} of shape {list(shape)} copies an input dim, "
+                                 f"but the input shape {list(in_shape)} has only {len(in_shape)} dims")
+            out.append(in_shape[i])
+        elif d < -1:
+            raise ValueError(f"reshape: invalid dim {d} in shape {list(shape)}")
+        else:
+            out.append(d)
+    if out.count(-1) - sum(1 for i, d in enumerate(shape) if d == 0 and in_shape[i] == -1) > 1:
+        raise ValueError(f"reshape: shape {list(shape)} has more than one -1")
+    total, known = _prod(in_shape), _prod([d for d in out if d != -1])
+    if -1 in out:
+        if total >= 0 and known >= 0 and -1 not in [in_shape[i] for i, d in enumerate(shape) if d == 0]:
+            if known == 0 or total % known:
+                raise ValueError(f"reshape: cannot reshape a tensor of shape {list(in_shape)} ({total} elements) "
+                                 f"into shape {list(shape)}")
+            out[out.index(-1)] = total // known
+    elif total >= 0 and known != total:
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {list(in_shape)} ({total} elements) "
+                         f"into shape {list(shape)} ({known} elements)")
+    return tuple(out)
+
+
+def _reshape_kernel(x, shape=()):
+    return x.reshape(_resolve_shape(x.shape, shape))
+
+
+def_op("reshape", ["X"], ["Out"], attrs={"shape": []}, kernel=_reshape_kernel,
+       infer=lambda x, shape=(): Meta(_resolve_shape(x.shape, shape), x.dtype),
+       grad=lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0])],
+       doc="Reshape; 0 copies the input dim at that position, one -1 is inferred.")
+def_op("reshape_as", ["X", "Target"], ["Out"], kernel=lambda x, t: x.reshape(t.shape),
+       infer=lambda x, t: Meta(t.shape, x.dtype),
+       grad=lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0]), None],
+       doc="Reshape X to Target's run-time shape (the gradient of every shape-only op).")
+
+
+def _transpose_infer(x, perm=()):
+    if sorted(perm) != list(range(len(x.shape))):
+        raise ValueError(f"transpose: perm {list(perm)} is not a permutation of the {len(x.shape)} dims "
+                         f"of a tensor of shape {list(x.shape)}")
+    return Meta(tuple(x.shape[p] for p in perm), x.dtype)
+
+
+def _transpose_kernel(x, perm=()):
+    if len(perm) != x.ndim:
+        raise ValueError(f"transpose: perm {list(perm)} does not match a tensor of shape {list(x.shape)}")
+    return np.transpose(x, perm)
+
+
+def_op("transpose", ["X"], ["Out"], attrs={"perm": []}, kernel=_transpose_kernel, infer=_transpose_infer,
+       grad=lambda ctx: [apply("transpose", ctx.out_grads[0],
+                               perm=[int(i) for i in np.argsort(ctx.attrs["perm"])])])
+
+
+def _squeeze_axes(shape, axis):
+    if not axis:
+        return [i for i, d in enumerate(shape) if d == 1]
+    axes = {_norm_axis(a, len(shape), "squeeze") for a in axis}
+    return [i for i in sorted(axes) if shape[i] in (1, -1)]
+
+
+def _squeeze_kernel(x, axis=()):
+    return x.reshape(tuple(d for i, d in enumerate(x.shape) if i not in _squeeze_axes(x.shape, axis)))
+
+
+def _squeeze_infer(x, axis=()):
+    drop = _squeeze_axes(x.shape, axis)
+    return Meta(tuple(d for i, d in enumerate(x.shape) if i not in drop), x.dtype)
+
+
+def _unsqueeze_shape(shape, axis):
+    cur = list(shape)
+    for a in axis:
+        n = len(cur) + 1
+        if not -n <= a < n:
+            raise ValueError(f"unsqueeze: axis {a} is out of range for a result of rank {n}")
+        cur.insert(a % n, 1)
+    return tuple(cur)
+
+
+def _flatten_shape(shape, start_axis, stop_axis):
+    if not shape:
+        return (1,)
+    s = _norm_axis(start_axis, len(shape), "flatten")
+    e = _norm_axis(stop_axis, len(shape), "flatten")
+    if s > e:
+        raise ValueError(f"flatten: start_axis {start_axis} is after stop_axis {stop_axis}")
+    return tuple(shape[:s]) + (_prod(shape[s:e + 1]),) + tuple(shape[e + 1:])
+
+
+_reshape_back = lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0])]  # noqa: E731
+def_op("squeeze", ["X"], ["Out"], attrs={"axis": []}, kernel=_squeeze_kernel, infer=_squeeze_infer,
+       grad=_reshape_back, doc="Drop size-1 dims (all of them, or those in axis that are 1).")
+def_op("unsqueeze", ["X"], ["Out"], attrs={"axis": []},
+       kernel=lambda x, axis=(): x.reshape(_unsqueeze_shape(x.shape, axis)),
+       infer=lambda x, axis=(): Meta(_unsqueeze_shape(x.shape, axis), x.dtype), grad=_reshape_back)
+def_op("flatten", ["X"], ["Out"], attrs={"start_axis": 0, "stop_axis": -1},
+       kernel=lambda x, start_axis=0, stop_axis=-1: x.reshape(_flatten_shape(x.shape, start_axis, stop_axis)),
+       infer=lambda x, start_axis=0, stop_axis=-1: Meta(_flatten_shape(x.shape, start_axis, stop_axis), x.dtype),
+       grad=_reshape_back)
+
+
+# -- concat / stack / split ------------------------------------------------------------------------
+def _check_same_dims(shapes, skip, what):
+    ref = shapes[0]
+    for s in shapes[1:]:
+        if len(s) != len(ref) or any(a != b and a != -1 and b != -1 for i, (a, b) in enumerate(zip(s, ref))
+                                     if i != skip):
+            raise ValueError(f"{what}: input shapes {[list(x) for x in shapes]} must agree except on axis {skip}")
+
+
+def _concat_kernel(xs, axis=0):
+    if not xs:
+        raise ValueError("concat needs at least one tensor")
+    _check_same_dims([x.shape for x in xs], _norm_axis(axis, xs[0].ndim, "concat"), "concat")
+    return np.concatenate(xs, axis=axis)
+
+
+def _concat_infer(xs, axis=0):
+    shapes = [x.shape for x in xs]
+    a = _norm_axis(axis, len(shapes[0]), "concat")
+    _check_same_dims(shapes, a, "concat")
+    out = list(shapes[0])
+    for i in range(len(out)):
+        if out[i] == -1:
+            out[i] = next((s[i] for s in shapes if s[i] != -1), -1)
+    out[a] = _prod([s[a] for s in shapes]) if -1 in [s[a] for s in shapes] else int(np.sum([s[a] for s in shapes]))
+    return Meta(tuple(out), xs[0].dtype)
+
+
+def _concat_grad_kernel(g, xs, axis=0):
+    cuts = np.cumsum([x.shape[axis] for x in xs])[:-1]
+    return list(np.split(g, cuts, axis=axis))
+
+
+def_op("concat", ["X*"], ["Out"], attrs={"axis": 0}, kernel=_concat_kernel, infer=_concat_infer,
+       grad=lambda ctx: [apply("concat_grad", ctx.out_grads[0], ctx.inputs[0], axis=ctx.attrs["axis"])])
+def_op("concat_grad", ["OutGrad", "X*"], ["XGrad*"], attrs={"axis": 0}, kernel=_concat_grad_kernel,
+       infer=lambda g, xs, axis=0: [Meta(x.shape, g.dtype) for x in xs],
+       doc="Split OutGrad into pieces shaped like the concatenated inputs.")
+
+
+def _stack_infer(xs, axis=0):
+    shapes = [x.shape for x in xs]
+    _check_same_dims(shapes, -1, "stack")
+    a = _norm_axis(axis, len(shapes[0]) + 1, "stack")
+    out = list(shapes[0])
+    out.insert(a, len(xs))
+    return Meta(tuple(out), xs[0].dtype)
+
+
+def _stack_kernel(xs, axis=0):
+    if not xs:
+        raise ValueError("stack needs at least one tensor")
+    _check_same_dims([x.shape for x in xs], -1, "stack")
+    return np.stack(xs, axis=axis)
+
+
+def _unstack_infer(x, axis=0, num=1):
+    a = _norm_axis(axis, len(x.shape), "unstack")
+    return [Meta(tuple(d for i, d in enumerate(x.shape) if i != a), x.dtype) for _ in range(num)]
+
+
+def_op("stack", ["X*"], ["Out"], attrs={"axis": 0}, kernel=_stack_kernel, infer=_stack_infer,
+       grad=lambda ctx: [apply("unstack", ctx.out_grads[0], axis=ctx.attrs["axis"], num=len(ctx.inputs[0]))])
+def_op("unstack", ["X"], ["Out*"], attrs={"axis": 0, "num": 1},
+       kernel=lambda x, axis=0, num=1: [np.take(x, i, axis=axis) for i in range(x.shape[axis])],
+       infer=_unstack_infer,
+       grad=lambda ctx: [apply("stack", _fill_none(ctx.out_grads, ctx.outputs), axis=ctx.attrs["axis"])])
+
+
+def _fill_none(grads, outputs):
+    """Outputs that got no gradient contribute zeros."""
+    return [g if g is not None else apply("fill_any_like", o, value=0.0, dtype=str(o.dtype))
+            for g, o in zip(grads, outputs)]
+
+
+def _split_sizes(dim, num, sections, what="split"):
+    if num:
+        if dim >= 0 and dim % num:
+            raise ValueError(f"{what}: a dim of size {dim} cannot be split into {num} equal parts")
+        return [dim // num if dim >= 0 else -1] * num
+    sizes = list(sections)
+    if sizes.count(-1) > 1:
+        raise ValueError(f"{what}: sections {sizes} may hold at most one -1")
+    if -1 in sizes and dim >= 0:
+        sizes[sizes.index(-1)] = dim - int(np.sum([s for s in sizes if s != -1]))
+    if dim >= 0 and -1 not in sizes and int(np.sum(sizes)) != dim:
+        raise ValueError(f"{what}: sections {list(sections)} do not add up to the dim size {dim}")
+    return sizes
+
+
+def _split_kernel(x, num=0, sections=(), axis=0):
+    sizes = _split_sizes(x.shape[axis], num, sections)
+    return list(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
+
+
+def _split_infer(x, num=0, sections=(), axis=0):
+    a = _norm_axis(axis, len(x.shape), "split")
+    out = []
+    for s in _split_sizes(x.shape[a], num, sections):
+        shape = list(x.shape)
+        shape[a] = s
+        out.append(Meta(tuple(shape), x.dtype))
+    return out
+
+
+def_op("split", ["X"], ["Out*"], attrs={"num": 0, "sections": [], "axis": 0}, kernel=_split_kernel,
+       infer=_split_infer,
+       grad=lambda ctx: [apply("concat", _fill_none(ctx.out_grads, ctx.outputs), axis=ctx.attrs["axis"])])
+
+
+# -- gather / index_add ---------------------------------------------------------------------------
+def _gather_infer(x, index, axis=0):
+    a = _norm_axis(axis, len(x.shape), "gather")
+    return Meta(tuple(x.shape[:a]) + tuple(index.shape) + tuple(x.shape[a + 1:]), x.dtype)
+
+
+def _gather_kernel(x, index, axis=0):
+    n = x.shape[axis]
+    if index.size and (index.max() >= n or index.min() < -n):
+        raise ValueError(f"gather: index values must be in [-{n}, {n}) for axis {axis} of shape "
+                         f"{list(x.shape)}, got min {index.min()} max {index.max()}")
+    return np.take(x, index, axis=axis)
+
+
+def _index_add_kernel(x, index, updates, axis=0):
+    out = x.copy()
+    np.add.at(out, (slice(None),) * (axis % x.ndim) + (index,), updates)
+    return out
+
+
+def_op("gather", ["X", "Index"], ["Out"], attrs={"axis": 0}, kernel=_gather_kernel, infer=_gather_infer,
+       grad=lambda ctx: [apply("index_add", apply("fill_any_like", ctx.inputs[0], value=0.0,
+                                                  dtype=str(ctx.inputs[0].dtype)),
+                               ctx.inputs[1], ctx.out_grads[0], axis=ctx.attrs["axis"]), None])
+def_op("index_add", ["X", "Index", "Updates"], ["Out"], attrs={"axis": 0}, kernel=_index_add_kernel,
+       infer=lambda x, i, u, axis=0: Meta(x.shape, x.dtype),
+       grad=lambda ctx: [ctx.out_grads[0], None,
+                         apply("gather", ctx.out_grads[0], ctx.inputs[1], axis=ctx.attrs["axis"])],
+       doc="x with updates added at index along axis (repeated indices accumulate): gather's gradient.")
+
+
+# -- expand / tile / shape ------------------------------------------------------------------------------
+def _expand_shape(in_shape, shape):
+    n = len(shape)
+    if n < len(in_shape):
+        raise ValueError(f"expand: target shape {list(shape)} has fewer dims than the input shape {list(in_shape)}")
+    padded = (1,) * (n - len(in_shape)) + tuple(in_shape)
+    out = []
+    for d, t in zip(padded, shape):
+        if t == -1:
+            out.append(d)
+        elif d in (1, -1) or d == t:
+            out.append(t)
+        else:
+            raise ValueError(f"expand: cannot broadcast shape {list(in_shape)} to {list(shape)} "
+                             f"(dim {d} is not 1 and differs from {t})")
+    return tuple(out)
+
+
+def _tile_shape(in_shape, reps):
+    n = max(len(in_shape), len(reps))
+    s = (1,) * (n - len(in_shape)) + tuple(in_shape)
+    r = (1,) * (n - len(reps)) + tuple(reps)
+    return tuple(-1 if d == -1 else d * k for d, k in zip(s, r))
+
+
+def _tile_grad_kernel(x, g, repeat_times=()):
+    n = g.ndim
+    s = (1,) * (n - x.ndim) + x.shape
+    r = (1,) * (n - len(repeat_times)) + tuple(repeat_times)
+    inter = [v for pair in zip(r, s) for v in pair]
+    return g.reshape(inter).sum(axis=tuple(range(0, 2 * n, 2))).reshape(x.shape)
+
+
+def_op("expand", ["X"], ["Out"], attrs={"shape": []},
+       kernel=lambda x, shape=(): np.broadcast_to(x, _expand_shape(x.shape, shape)).copy(),
+       infer=lambda x, shape=(): Meta(_expand_shape(x.shape, shape), x.dtype),
+       grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0])])
+def_op("tile", ["X"], ["Out"], attrs={"repeat_times": []},
+       kernel=lambda x, repeat_times=(): np.tile(x, repeat_times),
+       infer=lambda x, repeat_times=(): Meta(_tile_shape(x.shape, repeat_times), x.dtype),
+       grad=lambda ctx: [apply("tile_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)])
+def_op("tile_grad", ["X", "OutGrad"], ["XGrad"], attrs={"repeat_times": []}, kernel=_tile_grad_kernel,
+       infer=lambda x, g, repeat_times=(): Meta(x.shape, g.dtype))
+def_op("shape", ["X"], ["Out"], kernel=lambda x: np.asarray(x.shape, dtype=np.int64),
+       infer=lambda x: Meta((len(x.shape),), "int64"), doc="The run-time shape as a 1-D int64 tensor.")
+
+
+# -- public functions -------------------------------------------------------------------------------------
+def _int_list(v, what):
+    if isinstance(v, TensorLike):
+        v = v.numpy().tolist()  # eager only: a Variable raises a clear error here
+    if isinstance(v, (int, np.integer)):
+        return [int(v)]
+    return [int(d) for d in v]
+
+
+def reshape(x, shape, name=None):
+    return apply("reshape", x, shape=_int_list(shape, "reshape"))
+
+
+def transpose(x, perm, name=None):
+    return apply("transpose", x, perm=[int(p) for p in perm])
+
+
+def squeeze(x, axis=None, name=None):
+    return apply("squeeze", x, axis=[] if axis is None else _int_list(axis, "squeeze"))
+
+
+def unsqueeze(x, axis, name=None):
+    return apply("unsqueeze", x, axis=_int_list(axis, "unsqueeze"))
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))
+
+
+def concat(x, axis=0, name=None):
+    return apply("concat", list(x), axis=int(axis))
+
+
+def stack(x, axis=0, name=None):
+    return apply("stack", list(x), axis=int(axis))
+
+
+def unstack(x, axis=0, num=None):
+    n = x.shape[axis]
+    if n < 0:
+        raise ValueError(f"unstack: the size of axis {axis} is unknown (-1) in shape {x.shape}")
+    return apply("unstack", x, axis=int(axis), num=n)
+
+
+def split(x, num_or_sections, axis=0, name=None):
+    axis = int(axis)
+    if isinstance(num_or_sections, int):
+        return apply("split", x, num=num_or_sections, sections=[], axis=axis)
+    return apply("split", x, num=0, sections=[int(s) for s in num_or_sections], axis=axis)
+
+
+def chunk(x, chunks, axis=0, name=None):
+    return split(x, chunks, axis)
+
+
+def gather(x, index, axis=None, name=None):
+    return apply("gather", x, index, axis=0 if axis is None else int(axis))
+
+
+def index_add(x, index, axis, value, name=None):
+    return apply("index_add", x, index, value, axis=int(axis))
+
+
+def expand(x, shape, name=None):
+    return apply("expand", x, shape=_int_list(shape, "expand"))
+
+
+broadcast_to = expand
+
+
+def expand_as(x, y, name=None):
+    return apply("expand_as", x, y)
+
+
+def tile(x, repeat_times, name=None):
+    return apply("tile", x, repeat_times=_int_list(repeat_times, "tile"))
+
+
+def shape(input):  # noqa: A002  (Paddle's argument name)
+    return apply("shape", input)

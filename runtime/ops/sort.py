@@ -1,0 +1,94 @@
+"""Sorting: topk, sort, argsort, and the along-axis gather/scatter their gradients use."""
+import numpy as np
+
+from ..dispatch import apply
+from ..registry import Meta, def_op
+
+
+def _order(x, axis, descending):
+    if descending:
+        if x.dtype.kind in "fi":
+            return np.argsort(-x, axis=axis, kind="stable")
+        return np.flip(np.argsort(x, axis=axis, kind="stable"), axis)
+    return np.argsort(x, axis=axis, kind="stable")
+
+
+def _argsort_kernel(x, axis=-1, descending=False):
+    if x.ndim == 0:
+        return x.copy(), np.zeros((), np.int64)
+    idx = _order(x, axis, descending)
+    return np.take_along_axis(x, idx, axis), idx.astype(np.int64)
+
+
+def _topk_kernel(x, k=1, axis=-1, largest=True, sorted=True):  # noqa: A002
+    n = x.shape[axis]
+    if not 0 <= k <= n:
+        raise ValueError(f"topk: k={k} must be in [0, {n}] for axis {axis} of shape {list(x.shape)}")
+    idx = np.take(_order(x, axis, largest), np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis), idx.astype(np.int64)
+
+
+def _topk_infer(x, k=1, axis=-1, largest=True, sorted=True):  # noqa: A002
+    shape = list(x.shape)
+    a = axis % len(shape)
+    if shape[a] >= 0 and k > shape[a]:
+        raise ValueError(f"topk: k={k} is larger than dim {a} of shape {shape}")
+    shape[a] = k
+    return Meta(shape, x.dtype), Meta(shape, "int64")
+
+
+def _scatter_back(ctx):
+    """Gradient of a gather along axis by the Indices output: add the grads back where they came from."""
+    x, g, idx = ctx.inputs[0], ctx.out_grads[0], ctx.outputs[1]
+    if g is None:
+        return [None]
+    zero = apply("fill_any_like", x, value=0.0, dtype=str(g.dtype))
+    return [apply("put_along_axis_add", zero, idx, g, axis=ctx.attrs["axis"])]
+
+
+def _put_add_kernel(x, index, updates, axis=-1):
+    out = x.copy()
+    ax = axis % x.ndim
+    grid = list(np.ix_(*[np.arange(d) for d in index.shape]))
+    grid[ax] = index
+    np.add.at(out, tuple(grid), updates)
+    return out
+
+
+def_op("argsort", ["X"], ["Out", "Indices"], attrs={"axis": -1, "descending": False}, kernel=_argsort_kernel,
+       infer=lambda x, axis=-1, descending=False: (Meta(x.shape, x.dtype), Meta(x.shape, "int64")),
+       grad=_scatter_back, doc="Sorted values and their indices along axis.")
+def_op("top_k", ["X"], ["Out", "Indices"], attrs={"k": 1, "axis": -1, "largest": True, "sorted": True},
+       kernel=_topk_kernel, infer=_topk_infer, grad=_scatter_back)
+def_op("take_along_axis", ["X", "Index"], ["Out"], attrs={"axis": -1},
+       kernel=lambda x, index, axis=-1: np.take_along_axis(x, index, axis),
+       infer=lambda x, index, axis=-1: Meta(index.shape, x.dtype),
+       grad=lambda ctx: [apply("put_along_axis_add",
+                               apply("fill_any_like", ctx.inputs[0], value=0.0, dtype=str(ctx.inputs[0].dtype)),
+                               ctx.inputs[1], ctx.out_grads[0], axis=ctx.attrs["axis"]), None])
+def_op("put_along_axis_add", ["X", "Index", "Updates"], ["Out"], attrs={"axis": -1}, kernel=_put_add_kernel,
+       infer=lambda x, i, u, axis=-1: Meta(x.shape, x.dtype),
+       grad=lambda ctx: [ctx.out_grads[0], None,
+                         apply("take_along_axis", ctx.out_grads[0], ctx.inputs[1], axis=ctx.attrs["axis"])],
+       doc="x with updates added at index along axis (repeated indices accumulate).")
+
+
+def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002
+    return apply("top_k", x, k=int(k), axis=-1 if axis is None else int(axis), largest=bool(largest),
+                 sorted=bool(sorted))
+
+
+def sort(x, axis=-1, descending=False, name=None):
+    return apply("argsort", x, axis=int(axis), descending=bool(descending))[0]
+
+
+def argsort(x, axis=-1, descending=False, name=None):
+    return apply("argsort", x, axis=int(axis), descending=bool(descending))[1]
+
+
+def take_along_axis(arr, indices, axis):
+    return apply("take_along_axis", arr, indices, axis=int(axis))
+
+
+def put_along_axis_add(arr, indices, values, axis):
+    return apply("put_along_axis_add", arr, indices, values, axis=int(axis))
