@@ -1,7 +1,7 @@
 """Annotations on AST nodes, stored under documented Enum keys.
 
 Passes never hang ad-hoc attributes on nodes: every piece of extra information lives in one
-dict per node (`node.__dy2st_anno`), keyed by a member of `Basic` or `Static` whose value says
+dict per node (`node._dy2st_anno`), keyed by a member of `Basic` or `Static` whose value says
 what the annotation means.
 """
 import enum

@@ -1,0 +1,116 @@
+"""`_jst.Call(f)`: the converted version of a callable, made on first use and cached.
+
+Converted: user functions, methods (re-bound to their object), lambdas, user `Layer`s (their
+`forward`) and callable user objects (their `__call__`). Left alone: builtins, classes, anything
+from `runtime`, numpy, dy2st or the standard library, and functions marked `not_to_static`.
+A user function dy2st cannot convert (say, a generator) runs as is, with a warning: it was
+not the function the user asked to convert.
+"""
+import inspect
+import types
+import warnings
+import weakref
+
+from dy2st import transform
+from dy2st.pyct import errors
+from dy2st.transformers.call_trees import LIBRARY_ROOTS
+
+NOT_TO_STATIC_ATTR = "_dy2st_not_to_static"
+
+# original function -> converted function; weak so converting never keeps user code alive.
+_CACHE = weakref.WeakKeyDictionary()
+
+
+def not_to_static(fn):
+    """Mark `fn` to be called as is (never converted) from converted code."""
+    target = getattr(fn, "__func__", fn)
+    setattr(target, NOT_TO_STATIC_ATTR, True)
+    return fn
+
+
+def is_not_to_static(fn):
+    return bool(getattr(getattr(fn, "__func__", fn), NOT_TO_STATIC_ATTR, False))
+
+
+def _is_library(obj):
+    module = getattr(obj, "__module__", None) or ""
+    return module.split(".")[0] in LIBRARY_ROOTS
+
+
+def converted_function(fn):
+    """The converted plain function for a plain (user) function, cached."""
+    try:
+        return _CACHE[fn]
+    except (KeyError, TypeError):
+        pass
+    new = transform.transform_function(fn).fn
+    try:
+        _CACHE[fn] = new
+    except TypeError:
+        pass
+    return new
+
+
+def _static_function_target(obj):
+    """The Python function behind a StaticFunction-like wrapper (Paddle's attribute names)."""
+    for attr in ("dygraph_function", "_dygraph_function", "__wrapped__"):
+        inner = getattr(obj, attr, None)
+        if inner is not None and callable(inner):
+            return inner
+    return None
+
+
+def convert_call(fn):
+    """What converted code calls in place of `fn`."""
+    if is_not_to_static(fn) or inspect.isclass(fn) or isinstance(
+            fn, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        return fn
+    if isinstance(fn, types.MethodType):
+        func = fn.__func__
+        if _is_library(func) or is_not_to_static(func) or not isinstance(func, types.FunctionType):
+            return fn
+        return types.MethodType(_convert_or_keep(func), fn.__self__)
+    if isinstance(fn, types.FunctionType):
+        if _is_library(fn):
+            return fn
+        return _convert_or_keep(fn)
+    if not callable(fn) or _is_library(type(fn)) and not hasattr(fn, "forward"):
+        return fn
+    inner = _static_function_target(fn) if not isinstance(fn, types.FunctionType) else None
+    if inner is not None and type(fn).__module__.split(".")[0] == "dy2st":
+        bound = getattr(fn, "__self__", None) or getattr(fn, "_instance", None)
+        converted = _convert_or_keep(getattr(inner, "__func__", inner))
+        return types.MethodType(converted, bound) if bound is not None and \
+            not isinstance(inner, types.MethodType) and _takes_self(inner) else converted
+    forward = getattr(type(fn), "forward", None)
+    if isinstance(forward, types.FunctionType):
+        if _is_library(forward) or is_not_to_static(forward) or _has_hooks(fn):
+            return fn
+        return types.MethodType(_convert_or_keep(forward), fn)
+    call = getattr(type(fn), "__call__", None)
+    if isinstance(call, types.FunctionType) and not _is_library(call):
+        return types.MethodType(_convert_or_keep(call), fn)
+    return fn
+
+
+def _takes_self(fn):
+    params = list(inspect.signature(fn).parameters)
+    return bool(params) and params[0] == "self"
+
+
+def _has_hooks(layer):
+    # Layers with forward hooks must go through __call__ so the hooks run.
+    for attr in ("_forward_pre_hooks", "_forward_post_hooks"):
+        if getattr(layer, attr, None):
+            return True
+    return False
+
+
+def _convert_or_keep(fn):
+    try:
+        return converted_function(fn)
+    except errors.Dy2StError as e:
+        warnings.warn(f"dy2st could not convert {fn.__qualname__} and runs it as is: {e}",
+                      stacklevel=3)
+        _CACHE[fn] = fn
+        return fn

@@ -1,0 +1,83 @@
+"""Where each node came from in user code, and where each generated line maps back to.
+
+`resolve(tree, parsed)` stamps an `OriginInfo` on every node of a freshly parsed function.
+Passes copy it onto the nodes they create (`copy_origin`), and `inherit_origins` fills in the
+rest from the nearest annotated ancestor, so every generated line maps to the user statement it
+was made from. After code generation the loader records a line map per generated file;
+`origin_of(generated_filename, generated_lineno)` answers "which user line is this?" for the
+error-mapping code.
+"""
+import collections
+import linecache
+
+import gast
+
+from dy2st.pyct import anno
+
+OriginInfo = collections.namedtuple(
+    "OriginInfo", ["filename", "lineno", "col_offset", "source_line", "function_name"])
+
+# generated filename -> {generated line number -> OriginInfo}
+_LINE_MAPS = {}
+
+
+def _source_line(filename, lineno, parsed_source, first_lineno):
+    lines = parsed_source.splitlines()
+    idx = lineno - first_lineno
+    if 0 <= idx < len(lines):
+        return lines[idx]
+    return linecache.getline(filename, lineno).rstrip("\n")
+
+
+def resolve(tree, filename, source, first_lineno, function_name):
+    """Annotate every node carrying a line number with its user-code origin."""
+    for node in gast.walk(tree):
+        lineno = getattr(node, "lineno", None)
+        if lineno is None:
+            continue
+        info = OriginInfo(filename, lineno, getattr(node, "col_offset", 0) or 0,
+                          _source_line(filename, lineno, source, first_lineno), function_name)
+        anno.setanno(node, anno.Basic.ORIGIN, info)
+
+
+def copy_origin(src, dst_nodes):
+    """Give generated nodes (and their children lacking one) the origin of `src`."""
+    info = anno.getanno(src, anno.Basic.ORIGIN)
+    if info is None:
+        return dst_nodes
+    nodes = dst_nodes if isinstance(dst_nodes, (list, tuple)) else [dst_nodes]
+    for root in nodes:
+        for node in gast.walk(root):
+            if not anno.hasanno(node, anno.Basic.ORIGIN):
+                anno.setanno(node, anno.Basic.ORIGIN, info)
+    return dst_nodes
+
+
+def inherit_origins(tree):
+    """Nodes without an origin take their closest annotated ancestor's."""
+    def visit(node, inherited):
+        own = anno.getanno(node, anno.Basic.ORIGIN)
+        if own is None and inherited is not None:
+            anno.setanno(node, anno.Basic.ORIGIN, inherited)
+            own = inherited
+        for child in gast.iter_child_nodes(node):
+            visit(child, own)
+    visit(tree, None)
+
+
+def register_line_map(generated_filename, line_map):
+    _LINE_MAPS[generated_filename] = dict(line_map)
+
+
+def origin_of(generated_filename, generated_lineno):
+    """The user-code OriginInfo of a line of generated code, or None if unknown."""
+    return _LINE_MAPS.get(generated_filename, {}).get(generated_lineno)
+
+
+def line_map(generated_filename):
+    """All known {generated line: OriginInfo} for a generated file (a copy)."""
+    return dict(_LINE_MAPS.get(generated_filename, {}))
+
+
+def is_generated(filename):
+    return filename in _LINE_MAPS

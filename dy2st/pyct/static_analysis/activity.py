@@ -1,0 +1,108 @@
+"""Names read and written by statements and expressions.
+
+Nested functions and lambdas count only through what they capture: a nested `def g(y): z = y`
+reads no outer `y` and writes only `g`. Comprehensions have their own scope in Python 3, so
+their loop variables are not writes of the enclosing block.
+"""
+import gast
+
+_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
+_COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def _params(fn):
+    a = fn.args
+    names = [p.id for p in a.posonlyargs + a.args + a.kwonlyargs]
+    for extra in (a.vararg, a.kwarg):
+        if extra is not None:
+            names.append(extra.id)
+    return set(names)
+
+
+def free_reads(fn):
+    """Names a nested function or lambda reads from its enclosing scope."""
+    body = fn.body if isinstance(fn.body, list) else [fn.body]
+    local = _params(fn) if not isinstance(fn, gast.ClassDef) else set()
+    local |= block_writes(body)
+    inner = block_reads(body)
+    defaults = set()
+    if not isinstance(fn, gast.ClassDef):
+        for d in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
+            defaults |= reads(d)
+    else:
+        for b in fn.bases:
+            defaults |= reads(b)
+    for d in getattr(fn, "decorator_list", []):
+        defaults |= reads(d)
+    return (inner - local) | defaults
+
+
+def _comprehension_reads(node):
+    bound = set()
+    found = set()
+    for gen in node.generators:
+        found |= reads(gen.iter) - bound
+        bound |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        for cond in gen.ifs:
+            found |= reads(cond) - bound
+    elts = [node.key, node.value] if isinstance(node, gast.DictComp) else [node.elt]
+    for e in elts:
+        found |= reads(e) - bound
+    return found
+
+
+def reads(node):
+    """Names loaded anywhere in `node` (not descending into nested scopes' locals)."""
+    found = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, _SCOPES):
+            found |= free_reads(n)
+            continue
+        if isinstance(n, _COMPREHENSIONS):
+            found |= _comprehension_reads(n)
+            continue
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+            found.add(n.id)
+        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+            found.add(n.target.id)
+        stack.extend(gast.iter_child_nodes(n))
+    return found
+
+
+def writes(node):
+    """Names a statement binds in its own scope."""
+    found = set()
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+            found.add(n.name)
+            continue
+        if isinstance(n, (gast.Lambda,) + _COMPREHENSIONS):
+            continue
+        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
+            found.add(n.id)
+        elif isinstance(n, (gast.Import, gast.ImportFrom)):
+            found |= {(a.asname or a.name).split(".")[0] for a in n.names}
+        elif isinstance(n, gast.ExceptHandler) and n.name is not None:
+            found.add(n.name.id if isinstance(n.name, gast.Name) else n.name)
+        elif isinstance(n, gast.NamedExpr):
+            found.add(n.target.id)
+        stack.extend(gast.iter_child_nodes(n))
+    return found
+
+
+def block_reads(stmts):
+    out = set()
+    for s in stmts:
+        out |= reads(s)
+    return out
+
+
+def block_writes(stmts):
+    out = set()
+    for s in stmts:
+        out |= writes(s)
+    return out

@@ -1,0 +1,109 @@
+"""The one ordered pipeline: user function -> converted function.
+
+    converted = transform_function(fn)
+    converted.source     # the generated code (what `dy2st convert` prints)
+    converted.passes     # [(pass name, source after it)] for `--passes`
+    converted.fn         # the callable, with fn's globals and closure cells
+    converted.filename   # fake file name of the generated code (see origin_info.origin_of)
+"""
+import builtins
+
+import gast
+
+from dy2st import convert_operators
+from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
+from dy2st.transformers import (assert_print, break_statements, call_trees, ifelse, len_shape,
+                                list_append, logical_expressions, loops, return_statements,
+                                unsupported)
+
+# The name generated code uses for dy2st's runtime interface.
+HELPER_NAME = "_jst"
+
+
+def _pipeline(node, ctx, snapshot):
+    # Refuse what cannot be converted before spending work on it.
+    node = unsupported.transform(node, ctx)
+    # Jumps first: once branches and loops become functions, a `return`/`break` inside them
+    # would leave the wrong function. `return` before `break`: a return inside a loop
+    # becomes a `break` that the next pass turns into a flag.
+    node = return_statements.transform(node, ctx); snapshot("return_statements", node)
+    node = break_statements.transform(node, ctx); snapshot("break_statements", node)
+    # `lst.append(x)` -> `lst = _jst.Append(lst, x)` before loops are analysed, so the list is
+    # seen as written (a loop carry).
+    node = list_append.transform(node, ctx); snapshot("list_append", node)
+    # These rewrite calls the call pass must then leave alone (`print`, `len`, `assert`).
+    node = assert_print.transform(node, ctx); snapshot("assert_print", node)
+    node = len_shape.transform(node, ctx); snapshot("len_shape", node)
+    # Calls before control flow: afterwards, calls to generated branch/loop functions exist
+    # only inside `_jst`, never in user-visible call sites the pass could wrap by mistake.
+    node = call_trees.transform(node, ctx); snapshot("call_trees", node)
+    # `and`/`or`/`not` before `if`/`while`, whose tests they appear in (including the break
+    # flags' `not __break_0 and ...`).
+    node = logical_expressions.transform(node, ctx); snapshot("logical_expressions", node)
+    # Branches before loops: loop carries are then read off the assignments `_jst.IfElse`
+    # makes, which bind exactly the names live after each branch.
+    node = ifelse.transform(node, ctx); snapshot("ifelse", node)
+    node = loops.transform(node, ctx); snapshot("loops", node)
+    return node
+
+
+class ConvertedFunction:
+    def __init__(self, original, fn, source, passes, filename, module_source):
+        self.original = original
+        self.fn = fn
+        self.source = source
+        self.passes = passes
+        self.filename = filename
+        self.module_source = module_source
+
+    @property
+    def line_map(self):
+        """{line of the generated file: OriginInfo of the user line it came from}."""
+        return origin_info.line_map(self.filename)
+
+    def origin_of(self, generated_lineno):
+        return origin_info.origin_of(self.filename, generated_lineno)
+
+
+def _as_function_def(node, namer):
+    """A lambda becomes `def lambda_0(args): return expr`, which every pass understands."""
+    if not isinstance(node, gast.Lambda):
+        return node
+    fn = gast.FunctionDef(name=namer.new("lambda"), args=node.args,
+                          body=[gast.Return(value=node.body)], decorator_list=[], returns=None,
+                          type_comment=None, type_params=[])
+    gast.copy_location(fn, node)
+    return fn
+
+
+def _namespace(fn):
+    names = dict(fn.__globals__)
+    for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+        try:
+            names[var] = cell.cell_contents
+        except ValueError:  # an empty cell: the closed-over name is not bound yet
+            pass
+    return names
+
+
+def transform_function(fn):
+    """Convert a Python function (or method, or lambda) into a ConvertedFunction."""
+    original = parser.unwrap(fn)
+    parsed = parser.parse_function(original)
+    namer = naming.Namer(naming.names_in(parsed.node) | set(vars(builtins)) | {HELPER_NAME})
+    origin_info.resolve(parsed.node, parsed.filename, parsed.source, parsed.first_lineno,
+                        original.__qualname__)
+    node = _as_function_def(parsed.node, namer)
+    ctx = transformer.Context(original.__qualname__, parsed.filename, namer, _namespace(original))
+    passes = [("original", codegen.to_source(node)[0])]
+
+    def snapshot(name, tree):
+        passes.append((name, codegen.to_source(tree)[0]))
+
+    node = _pipeline(node, ctx, snapshot)
+    origin_info.inherit_origins(node)
+    source = codegen.to_source(node)[0]
+    new_fn, filename, module_source = loader.load_function(
+        node, original, {HELPER_NAME: convert_operators})
+    new_fn.__name__ = original.__name__
+    return ConvertedFunction(original, new_fn, source, passes, filename, module_source)

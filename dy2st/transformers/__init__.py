@@ -1,0 +1,1 @@
+"""One pass per file; `dy2st.transform` applies them in order."""

@@ -1,0 +1,87 @@
+"""`break` / `continue` -> flag variables; the rest of the body is guarded by the flag.
+
+A `while` loop's test gets `not __break_n and ...`; a `for` loop gets the same extra test as
+an annotation (`Basic.EXTRA_LOOP_TEST`) that the loop pass folds into its condition, since a
+Python `for` has no test to extend. A loop's `else:` runs after it unless it broke, so it moves
+after the loop (guarded by the break flag): no loop keeps an `else`.
+
+    while i < n:                       __break_0 = False
+        if x[i] < 0:                   while not __break_0 and i < n:
+            break                          if x[i] < 0:
+        i += 1                                 __break_0 = True
+                                           if not __break_0:
+                                               i += 1
+"""
+import gast
+
+from dy2st.pyct import anno, origin_info, templates, transformer
+
+_LOOPS = (gast.For, gast.While)
+_STOP = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef) + _LOOPS
+
+
+def _has(stmts, kind):
+    return transformer.contains(stmts, kind, stop=_STOP)
+
+
+def _rewrite(stmts, kind, flag):
+    """Replace `kind` jumps in `stmts` (not inside nested loops) by setting `flag`."""
+    out = []
+    for i, s in enumerate(stmts):
+        if isinstance(s, kind):
+            out.extend(origin_info.copy_origin(s, templates.replace("flag = True", flag=flag)))
+            return out
+        if not _has([s], kind):
+            out.append(s)
+            continue
+        if isinstance(s, gast.If):
+            s.body, s.orelse = _rewrite(s.body, kind, flag), _rewrite(s.orelse, kind, flag)
+        elif isinstance(s, gast.With):
+            s.body = _rewrite(s.body, kind, flag)
+        elif isinstance(s, gast.Try):
+            s.body = _rewrite(s.body, kind, flag)
+            for h in s.handlers:
+                h.body = _rewrite(h.body, kind, flag)
+            s.orelse = _rewrite(s.orelse, kind, flag)
+            s.finalbody = _rewrite(s.finalbody, kind, flag)
+        out.append(s)
+        rest = stmts[i + 1:]
+        if rest:
+            guard = templates.replace("if not flag:\n    rest", flag=flag, rest=_rewrite(rest, kind, flag))
+            out.extend(origin_info.copy_origin(rest[0], guard))
+        return out
+    return out
+
+
+class BreakContinueTransformer(transformer.Transformer):
+    def _loop(self, node):
+        node.body = self.visit_block(node.body)  # inner loops first: their jumps are their own
+        node.orelse = self.visit_block(node.orelse)
+        pre, post = [], []
+        if _has(node.body, gast.Continue):
+            flag = self.ctx.namer.new("__continue")
+            node.body = (origin_info.copy_origin(node, templates.replace("flag = False", flag=flag))
+                         + _rewrite(node.body, gast.Continue, flag))
+        if _has(node.body, gast.Break):
+            flag = self.ctx.namer.new("__break")
+            node.body = _rewrite(node.body, gast.Break, flag)
+            pre = templates.replace("flag = False", flag=flag)
+            if isinstance(node, gast.While):
+                node.test = templates.replace_as_expression("not flag and test", flag=flag, test=node.test)
+            else:
+                # Stored already converted: the logical pass never sees annotations.
+                extra = templates.replace_as_expression("_jst.Not(flag)", flag=flag)
+                anno.setanno(node, anno.Basic.EXTRA_LOOP_TEST, origin_info.copy_origin(node, extra))
+            if node.orelse:
+                post = templates.replace("if not flag:\n    orelse", flag=flag, orelse=node.orelse)
+        else:
+            post = node.orelse
+        node.orelse = []
+        return origin_info.copy_origin(node, pre) + [node] + origin_info.copy_origin(node, post)
+
+    visit_While = _loop
+    visit_For = _loop
+
+
+def transform(node, ctx):
+    return BreakContinueTransformer(ctx).visit(node)

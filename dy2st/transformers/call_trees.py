@@ -1,0 +1,102 @@
+"""Calls into user code -> `_jst.Call(f)(args)`, converted recursively (and cached) when called.
+
+What is left alone, to keep the output readable and the calls fast: builtins (`range`, `len`,
+`print`, `isinstance`... some have their own pass), `_jst` itself, anything the function's
+globals/closure show to be a class or to come from `runtime`, numpy or the standard library,
+and method calls whose name is a Tensor/list/dict/str method (`x.sum()`, `out.append(y)`).
+Everything else (user functions, `self.layer(x)`, `self.helper(x)`, functions passed in as
+arguments) is wrapped; `_jst.Call` decides at run time.
+
+    y = self.fc(x)                     y = _jst.Call(self.fc)(x)
+    z = helper(y) + rt.relu(y)         z = _jst.Call(helper)(y) + rt.relu(y)
+"""
+import builtins
+import inspect
+import sys
+import types
+
+import gast
+
+from dy2st.pyct import templates, transformer
+
+LIBRARY_ROOTS = frozenset({"runtime", "numpy", "dy2st", "gast", "astor"}) | frozenset(sys.stdlib_module_names)
+
+# Methods of tensors and Python containers: calling them never needs conversion.
+PLAIN_METHODS = frozenset("""
+numpy item astype detach backward clear_grad clear_gradient tolist reshape transpose squeeze
+unsqueeze flatten sum mean max min prod argmax argmin cumsum abs exp log sqrt tanh sigmoid pow
+matmul add subtract multiply divide maximum minimum clip cast gather split topk sort argsort
+all any isfinite numel equal not_equal less_than less_equal greater_than greater_equal
+logical_and logical_or logical_not where dim size expand tile norm
+append extend insert pop remove clear copy index count keys values items get update setdefault
+format join split strip startswith endswith replace lower upper encode decode
+""".split())
+
+
+def _is_library(obj):
+    if isinstance(obj, types.ModuleType):
+        return obj.__name__.split(".")[0] in LIBRARY_ROOTS
+    if inspect.isclass(obj):
+        return True  # constructing a Layer or any object runs its __init__ eagerly, as Paddle does
+    module = getattr(obj, "__module__", None) or ""
+    if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)):
+        return True
+    return module.split(".")[0] in LIBRARY_ROOTS
+
+
+def _resolve(node, namespace):
+    """The object an expression names, if globals/closure pin it down; else a sentinel."""
+    if isinstance(node, gast.Name):
+        if node.id in namespace:
+            return namespace[node.id]
+        if hasattr(builtins, node.id):
+            return getattr(builtins, node.id)
+        return _UNKNOWN
+    if isinstance(node, gast.Attribute):
+        base = _resolve(node.value, namespace)
+        if isinstance(base, types.ModuleType):
+            return getattr(base, node.attr, _UNKNOWN)
+    return _UNKNOWN
+
+
+_UNKNOWN = object()
+
+
+class CallTreeTransformer(transformer.Transformer):
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.local_names = set()
+
+    def visit_FunctionDef(self, node):
+        # Names bound inside the converted function shadow globals of the same name.
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+                self.local_names.add(n.id)
+            elif isinstance(n, gast.FunctionDef):
+                self.local_names.add(n.name)
+        self.generic_visit(node)
+        return node
+
+    def _leave_alone(self, func):
+        root = func
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        if isinstance(root, gast.Name) and root.id == "_jst":
+            return True
+        if isinstance(root, gast.Name) and root.id in self.local_names:
+            return isinstance(func, gast.Attribute) and func.attr in PLAIN_METHODS
+        target = _resolve(func, self.ctx.namespace)
+        if target is not _UNKNOWN:
+            return _is_library(target)
+        return isinstance(func, gast.Attribute) and func.attr in PLAIN_METHODS
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self._leave_alone(node.func):
+            return node
+        node.func = templates.replace_as_expression("_jst.Call(f)", f=node.func)
+        return node
+
+
+def transform(node, ctx):
+    return CallTreeTransformer(ctx).visit(node)

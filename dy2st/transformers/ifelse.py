@@ -1,0 +1,91 @@
+"""`if`/`elif`/`else` and `x if c else y` -> branch functions and `_jst.IfElse`.
+
+Each branch becomes a function taking the names it may need (read before written, or passed
+through unchanged) and returning the names written in either branch that are live afterwards.
+Names it takes that may not be bound yet start as `_jst.UndefinedVar`.
+
+    if x > 0:                          def true_fn_0(y):
+        y = x + 1                          y = x + 1
+    z = y * 2                              return y
+                                       def false_fn_0(y):
+                                           return y
+                                       y = _jst.UndefinedVar('y')
+                                       y = _jst.IfElse(x > 0, true_fn_0, false_fn_0, (y,), ('y',))
+                                       z = y * 2
+
+    a = b if c else d                  a = _jst.IfElse(c, lambda: b, lambda: d)
+"""
+import gast
+
+from dy2st.pyct import anno, origin_info, templates, transformer
+from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, block_writes, live_in
+
+
+def branch_function(name, params, body, outputs):
+    """`def name(params): body; return outputs` (no return when there are no outputs)."""
+    if outputs:
+        return templates.replace("def fn(params):\n    body\n    return outs", fn=name,
+                                 params=params, body=body, outs=templates.names_tuple(outputs))[0]
+    return templates.replace("def fn(params):\n    body", fn=name, params=params,
+                             body=body or [gast.Pass()])[0]
+
+
+def undefined_inits(names):
+    return [templates.replace("var = _jst.UndefinedVar(label)", var=n,
+                              label=gast.Constant(value=n, kind=None))[0] for n in names]
+
+
+def call_statement(call, outputs):
+    """`outs = call` (or a bare `call` when nothing comes out)."""
+    if outputs:
+        return templates.replace("outs = call", outs=templates.names_tuple(outputs, gast.Store()),
+                                 call=call)[0]
+    return gast.Expr(value=call)
+
+
+def args_tuple(names):
+    return gast.Tuple(elts=[templates.name(n) for n in names], ctx=gast.Load())
+
+
+class IfElseTransformer(transformer.Transformer):
+    def visit_FunctionDef(self, node):
+        # Each function scope gets its own analysis: liveness stops at its boundary.
+        annotate_liveness(node)
+        annotate_defined(node)
+        node.body = self.visit_block(node.body)
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        new = templates.replace_as_expression(
+            "_jst.IfElse(test, lambda: body, lambda: orelse)",
+            test=node.test, body=node.body, orelse=node.orelse)
+        return origin_info.copy_origin(node, new)
+
+    def visit_If(self, node):
+        live_out = anno.getanno(node, anno.Static.LIVE_VARS_OUT, frozenset())
+        defined = anno.getanno(node, anno.Static.DEFINED_VARS_IN, frozenset())
+        test = self.visit(node.test)
+        body = self.visit_block(node.body)
+        orelse = self.visit_block(node.orelse)
+
+        body_w, else_w = block_writes(body), block_writes(orelse)
+        modified = body_w | else_w
+        outputs = sorted(modified & live_out)
+        read_first = live_in(body) | live_in(orelse)
+        passed_through = set(outputs) - (body_w & else_w)
+        params = sorted(modified & (read_first | passed_through))
+
+        true_name, false_name = self.ctx.namer.new_group("true_fn", "false_fn")
+        new = [branch_function(true_name, params, body, outputs),
+               branch_function(false_name, params, orelse, outputs)]
+        new += undefined_inits([p for p in params if p not in defined])
+        call = templates.replace_as_expression(
+            "_jst.IfElse(test, true_fn, false_fn, args, names)", test=test, true_fn=true_name,
+            false_fn=false_name, args=args_tuple(params), names=templates.str_tuple(outputs))
+        new.append(call_statement(call, outputs))
+        return origin_info.copy_origin(node, new)
+
+
+def transform(node, ctx):
+    return IfElseTransformer(ctx).visit(node)

@@ -1,0 +1,30 @@
+"""`len(x)` -> `_jst.Len(x)`, `x.shape` -> `_jst.Shape(x)`.
+
+A Variable's static shape may hold -1 (unknown until run); these return a shape op's result for
+such dims and plain ints otherwise, so Python code that branches on known sizes stays Python.
+
+    n = len(x)                          n = _jst.Len(x)
+    b = x.shape[0]                      b = _jst.Shape(x)[0]
+"""
+import gast
+
+from dy2st.pyct import templates, transformer
+
+
+class LenShapeTransformer(transformer.Transformer):
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if (isinstance(node.func, gast.Name) and node.func.id == "len"
+                and len(node.args) == 1 and not node.keywords):
+            return templates.replace_as_expression("_jst.Len(x)", x=node.args[0])
+        return node
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr == "shape" and isinstance(node.ctx, gast.Load):
+            return templates.replace_as_expression("_jst.Shape(x)", x=node.value)
+        return node
+
+
+def transform(node, ctx):
+    return LenShapeTransformer(ctx).visit(node)

@@ -1,0 +1,31 @@
+"""`and` / `or` / `not` -> `_jst.And` / `_jst.Or` / `_jst.Not`.
+
+Operands after the first are wrapped in lambdas so Python short-circuiting survives: with
+Python values the result is exactly Python's; with a symbolic tensor the rest is evaluated
+and combined with `logical_and`/`logical_or`.
+
+    if x > 0 and y < 1:                if _jst.And(lambda: x > 0, lambda: y < 1):
+    z = not flag                       z = _jst.Not(flag)
+"""
+import gast
+
+from dy2st.pyct import templates, transformer
+
+
+class LogicalTransformer(transformer.Transformer):
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        fn = "_jst.And" if isinstance(node.op, gast.And) else "_jst.Or"
+        thunks = [templates.replace_as_expression("lambda: value", value=v) for v in node.values]
+        return templates.replace_as_expression("fn(thunks)", fn=templates.replace_as_expression(fn),
+                                               thunks=thunks)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, gast.Not):
+            return templates.replace_as_expression("_jst.Not(x)", x=node.operand)
+        return node
+
+
+def transform(node, ctx):
+    return LogicalTransformer(ctx).visit(node)

@@ -1,0 +1,101 @@
+"""`while` and `for` -> loop functions and `_jst.While` / `_jst.For`.
+
+The loop carries the names its body writes that are live at the loop head or after the loop.
+`_jst.While`/`_jst.For` run a Python loop for Python conditions and iterables (unrolled into the
+Program) and build a `while` op for symbolic ones. `range`/`enumerate`/`zip` become
+`_jst.Range`/`_jst.Enumerate`/`_jst.Zip`, which stay builtins unless given symbolic tensors.
+
+    while i < n:                       def loop_cond_0(i, s):
+        s = s + i                          return i < n
+        i += 1                         def loop_body_0(i, s):
+                                           s = s + i
+                                           i += 1
+                                           return i, s
+                                       i, s = _jst.While(loop_cond_0, loop_body_0, (i, s), ('i', 's'))
+
+    for i in range(n):                 def loop_body_0(i, s):
+        s = s + i                          s = s + i
+                                           return s
+                                       s = _jst.For(_jst.Range(n), loop_body_0, (s,), ('s',))
+"""
+import gast
+
+from dy2st.pyct import anno, origin_info, templates, transformer
+from dy2st.pyct.static_analysis import (annotate_defined, annotate_liveness, block_writes,
+                                        reads, writes)
+from dy2st.transformers.ifelse import (args_tuple, branch_function, call_statement,
+                                       undefined_inits)
+
+_ITERATORS = {"range": "_jst.Range", "enumerate": "_jst.Enumerate", "zip": "_jst.Zip"}
+
+
+class _IterRewriter(gast.NodeTransformer):
+    """range/enumerate/zip in a loop's iterable -> their `_jst` versions (nested ones too)."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, gast.Name) and node.func.id in _ITERATORS:
+            node.func = templates.replace_as_expression(_ITERATORS[node.func.id])
+        return node
+
+
+class LoopTransformer(transformer.Transformer):
+    def visit_FunctionDef(self, node):
+        annotate_liveness(node)
+        annotate_defined(node)
+        node.body = self.visit_block(node.body)
+        return node
+
+    def _carries(self, node, body, extra_reads=frozenset(), target=frozenset()):
+        head = anno.getanno(node, anno.Static.LIVE_VARS_IN, frozenset())
+        live_out = anno.getanno(node, anno.Static.LIVE_VARS_OUT, frozenset())
+        return sorted((block_writes(body) | target) & (head | live_out | extra_reads))
+
+    def visit_While(self, node):
+        defined = anno.getanno(node, anno.Static.DEFINED_VARS_IN, frozenset())
+        test = self.visit(node.test)
+        body = self.visit_block(node.body)
+        carries = self._carries(node, body)
+        cond_name, body_name = self.ctx.namer.new_group("loop_cond", "loop_body")
+        cond_fn = templates.replace("def fn(params):\n    return test", fn=cond_name,
+                                    params=carries, test=test)[0]
+        new = [cond_fn, branch_function(body_name, carries, body, carries)]
+        new += undefined_inits([c for c in carries if c not in defined])
+        call = templates.replace_as_expression(
+            "_jst.While(cond, body, args, names)", cond=cond_name, body=body_name,
+            args=args_tuple(carries), names=templates.str_tuple(carries))
+        new.append(call_statement(call, carries))
+        return origin_info.copy_origin(node, new)
+
+    def visit_For(self, node):
+        defined = anno.getanno(node, anno.Static.DEFINED_VARS_IN, frozenset())
+        extra = anno.getanno(node, anno.Basic.EXTRA_LOOP_TEST)
+        iterable = _IterRewriter().visit(self.visit(node.iter))
+        body = self.visit_block(node.body)
+        target_names = writes(node.target)
+        carries = self._carries(node, body, frozenset(reads(extra)) if extra is not None else frozenset(),
+                                target_names)
+        body_name = self.ctx.namer.new("loop_body")
+        if isinstance(node.target, gast.Name) and node.target.id not in carries:
+            item = node.target.id
+        else:
+            item = self.ctx.namer.new("item")
+            body = templates.replace("target = item", target=node.target, item=item) + body
+        new = []
+        call_template = "_jst.For(iterable, body, args, names)"
+        subs = dict(iterable=iterable, body=body_name, args=args_tuple(carries),
+                    names=templates.str_tuple(carries))
+        if extra is not None:
+            cond_name = self.ctx.namer.new("loop_cond")
+            new.append(templates.replace("def fn(params):\n    return test", fn=cond_name,
+                                         params=carries, test=extra)[0])
+            call_template = "_jst.For(iterable, body, args, names, extra_test=cond)"
+            subs["cond"] = cond_name
+        new.append(branch_function(body_name, [item] + carries, body, carries))
+        new += undefined_inits([c for c in carries if c not in defined])
+        new.append(call_statement(templates.replace_as_expression(call_template, **subs), carries))
+        return origin_info.copy_origin(node, new)
+
+
+def transform(node, ctx):
+    return LoopTransformer(ctx).visit(node)
