@@ -16,6 +16,7 @@ from dy2st.pyct import codegen, origin_info, templates
 
 _COUNTER = itertools.count()
 FACTORY_NAME = "__dy2st_factory"
+INNER_NAME = "__dy2st_converted"
 
 
 def _find_code(code, name):
@@ -33,13 +34,20 @@ def load_function(fn_node, original, injected):
     Returns (function, generated_filename, factory_source).
     """
     name = fn_node.name
+    # Inside the factory the def must not bind the function's own name: recursive calls by
+    # that name must reach the globals (or the original cell), as they do in the original.
+    fn_node.name = INNER_NAME
     filename = f"<dy2st generated: {original.__qualname__}#{next(_COUNTER)}>"
     free = list(injected) + [v for v in original.__code__.co_freevars if v not in injected]
     factory = templates.replace("def factory(params):\n    fn_def\n    return fn_name",
-                                factory=FACTORY_NAME, params=free, fn_def=[fn_node], fn_name=name)
-    text, line_map = codegen.source_with_origins(gast.Module(body=factory, type_ignores=[]))
+                                factory=FACTORY_NAME, params=free, fn_def=[fn_node], fn_name=INNER_NAME)
+    try:
+        text, line_map = codegen.source_with_origins(gast.Module(body=factory, type_ignores=[]))
+    finally:
+        fn_node.name = name
     code = compile(text, filename, "exec")
-    fn_code = _find_code(_find_code(code, FACTORY_NAME), name)
+    fn_code = _find_code(_find_code(code, FACTORY_NAME), INNER_NAME)
+    fn_code = fn_code.replace(co_name=name, co_qualname=original.__qualname__)
 
     cells = dict(zip(original.__code__.co_freevars, original.__closure__ or ()))
     closure = []
