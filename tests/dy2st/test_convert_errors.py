@@ -1,0 +1,95 @@
+"""Unsupported constructs raise a dy2st error naming the construct and the user's file/line."""
+import inspect
+
+import pytest
+
+from dy2st.pyct.errors import Dy2StError, Dy2StSyntaxError
+from dy2st.transform import transform_function
+
+COUNTER = 0
+
+
+def gen(n):
+    for i in range(n):
+        yield i
+
+
+def rebinds_global(x):
+    global COUNTER
+    COUNTER = COUNTER + x
+    return COUNTER
+
+
+def reads_global(x):
+    return COUNTER + x
+
+
+def _line_of(fn, text):
+    lines, start = inspect.getsourcelines(fn)
+    for offset, line in enumerate(lines):
+        if text in line:
+            return start + offset
+    raise AssertionError(text)
+
+
+def test_yield_is_rejected_with_line():
+    with pytest.raises(Dy2StSyntaxError) as info:
+        transform_function(gen)
+    err = info.value
+    assert isinstance(err, Dy2StError) and isinstance(err, SyntaxError)
+    assert err.lineno == _line_of(gen, "yield i")
+    assert err.filename == __file__
+    assert "yield" in str(err) and "yield i" in str(err)
+
+
+def test_global_rebinding_is_rejected_with_line():
+    with pytest.raises(Dy2StSyntaxError) as info:
+        transform_function(rebinds_global)
+    assert info.value.lineno == _line_of(rebinds_global, "global COUNTER")
+    assert "global COUNTER" in str(info.value)
+
+
+def test_reading_a_global_is_fine():
+    assert transform_function(reads_global).fn(2) == COUNTER + 2
+
+
+def test_nonlocal_rebinding_is_rejected():
+    def outer():
+        total = 0
+
+        def add(v):
+            nonlocal total
+            total += v
+            return total
+        return add
+
+    with pytest.raises(Dy2StSyntaxError, match="nonlocal total"):
+        transform_function(outer)
+
+
+def test_nested_generator_call_runs_unconverted_with_warning():
+    def uses_gen(n):
+        return sum(gen(n))
+
+    with pytest.warns(UserWarning, match="could not convert"):
+        assert transform_function(uses_gen).fn(4) == 6
+
+
+def test_runtime_errors_point_at_user_lines():
+    def divide(x):
+        s = 0
+        for i in range(x):
+            s += 1 / (i - 2)
+        return s
+
+    converted = transform_function(divide)
+    with pytest.raises(ZeroDivisionError) as info:
+        converted.fn(5)
+    tb = info.tb
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    origin = converted.origin_of(tb.tb_lineno)
+    assert tb.tb_frame.f_code.co_filename == converted.filename
+    assert origin.filename == __file__
+    assert origin.lineno == _line_of(divide, "s += 1 / (i - 2)")
+    assert origin.source_line.strip() == "s += 1 / (i - 2)"

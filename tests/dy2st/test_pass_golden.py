@@ -1,0 +1,133 @@
+"""Golden tests: the generated source of small functions, so readability regressions show.
+
+Update an expected string only after reading the new output and finding it better.
+"""
+import ast
+
+import pytest
+
+from dy2st.transform import transform_function
+
+
+def if_else(x):
+    if x > 0:
+        y = x + 1
+    else:
+        y = -x
+    return y * 2
+
+def while_break(x, n):
+    i = 0
+    while i < n:
+        if x[i] < 0:
+            break
+        i += 1
+    return i
+
+def first_positive(x):
+    for v in x:
+        if v > 0:
+            return v
+    return 0
+
+
+EXPECTED_IF_ELSE = """\
+def if_else(x):
+
+    def true_fn_0():
+        y = x + 1
+        return y
+
+    def false_fn_0():
+        y = -x
+        return y
+    y = _jst.IfElse(x > 0, true_fn_0, false_fn_0, (), ('y',))
+    return y * 2
+"""
+
+
+EXPECTED_WHILE_BREAK = """\
+def while_break(x, n):
+    i = 0
+    __break_0 = False
+
+    def loop_cond_0(__break_0, i):
+        return _jst.And(lambda : _jst.Not(__break_0), lambda : i < n)
+
+    def loop_body_0(__break_0, i):
+
+        def true_fn_0(__break_0):
+            __break_0 = True
+            return __break_0
+
+        def false_fn_0(__break_0):
+            return __break_0
+        __break_0 = _jst.IfElse(x[i] < 0, true_fn_0, false_fn_0, (__break_0,), ('__break_0',))
+
+        def true_fn_1(i):
+            i += 1
+            return i
+
+        def false_fn_1(i):
+            return i
+        i = _jst.IfElse(_jst.Not(__break_0), true_fn_1, false_fn_1, (i,), ('i',))
+        return __break_0, i
+    __break_0, i = _jst.While(loop_cond_0, loop_body_0, (__break_0, i), ('__break_0', 'i'))
+    return i
+"""
+
+
+EXPECTED_FIRST_POSITIVE = """\
+def first_positive(x):
+    __return_0 = False
+    __return_value_0 = _jst.RETURN_NO_VALUE
+    __break_0 = False
+
+    def loop_cond_0(__break_0, __return_0, __return_value_0):
+        return _jst.Not(__break_0)
+
+    def loop_body_0(v, __break_0, __return_0, __return_value_0):
+
+        def true_fn_0(__break_0, __return_0, __return_value_0):
+            __return_0 = True
+            __return_value_0 = v
+            __break_0 = True
+            return __break_0, __return_0, __return_value_0
+
+        def false_fn_0(__break_0, __return_0, __return_value_0):
+            return __break_0, __return_0, __return_value_0
+        __break_0, __return_0, __return_value_0 = _jst.IfElse(v > 0, true_fn_0, false_fn_0, (__break_0, __return_0, __return_value_0), ('__break_0', '__return_0', '__return_value_0'))
+        return __break_0, __return_0, __return_value_0
+    __break_0, __return_0, __return_value_0 = _jst.For(x, loop_body_0, (__break_0, __return_0, __return_value_0), ('__break_0', '__return_0', '__return_value_0'), extra_test=loop_cond_0)
+
+    def true_fn_1(__return_value_0):
+        __return_0 = True
+        __return_value_0 = 0
+        return __return_value_0
+
+    def false_fn_1(__return_value_0):
+        return __return_value_0
+    __return_value_0 = _jst.IfElse(_jst.Not(__return_0), true_fn_1, false_fn_1, (__return_value_0,), ('__return_value_0',))
+    return __return_value_0
+"""
+
+
+
+@pytest.mark.parametrize("fn,expected", [
+    (if_else, EXPECTED_IF_ELSE),
+    (while_break, EXPECTED_WHILE_BREAK),
+    (first_positive, EXPECTED_FIRST_POSITIVE),
+])
+def test_generated_source(fn, expected):
+    source = transform_function(fn).source
+    assert source == expected
+    ast.parse(source)  # valid Python
+
+
+def test_passes_snapshots_are_in_order_and_valid():
+    passes = transform_function(first_positive).passes
+    names = [name for name, _ in passes]
+    assert names[0] == "original" and names[-1] == "loops"
+    assert names.index("return_statements") < names.index("break_statements") < names.index("ifelse")
+    for _, source in passes:
+        ast.parse(source)
