@@ -22,3 +22,7 @@ from .ops.creation import (arange, empty, empty_like, eye, full, full_like, lins
                            zeros_like)
 from .random import seed
 from . import tensor_methods  # noqa: F401  (attaches operators to Tensor/Variable)
+from . import nn, optimizer  # noqa: E402  (layers and optimizers build on the ops above)
+from .nn import ParamAttr  # noqa: E402
+from .serialization import load, save  # noqa: E402
+from . import static  # noqa: E402,F401

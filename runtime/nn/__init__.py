@@ -1,0 +1,19 @@
+"""``rt.nn``: layers, ``functional`` and ``initializer`` (Paddle's ``paddle.nn``)."""
+from . import functional, initializer
+from .container import LayerList, Sequential
+from .layer import Layer
+from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax,
+                           Tanh)
+from .layers_conv import AvgPool2D, Conv2D, MaxPool2D
+from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, LayerNorm
+from .loss import CrossEntropyLoss, MSELoss
+from .param_attr import ParamAttr
+from .rnn import GRUCell, LSTMCell
+from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
+from ..tensor import Parameter
+
+__all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "Linear", "Embedding", "Dropout",
+           "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Conv2D", "MaxPool2D",
+           "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
+           "ParamAttr", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
+           "ClipGradByNorm", "ClipGradByValue"]

@@ -1,0 +1,204 @@
+"""``rt.nn.functional`` (Paddle's ``paddle.nn.functional``): thin wrappers over registered ops.
+
+Each function normalises Paddle's flexible arguments (an int or a pair or four
+paddings, ``stride=None`` meaning the kernel size, negative ``padding_idx``)
+into the op's fixed attrs, then goes through ``dispatch.apply`` so it works on
+eager Tensors and inside static Programs alike.
+"""
+from ..dispatch import apply
+from ..dtypes import FLOATS, float32
+from ..ops.common import assign_to, cast, constant, is_tensor
+from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
+
+_REDUCTIONS = ("mean", "sum", "none")
+
+
+def _pair(v, what):
+    if isinstance(v, int):
+        return [v, v]
+    v = [int(d) for d in v]
+    if len(v) != 2:
+        raise ValueError(f"{what} must be an int or a pair of ints, got {v}")
+    return v
+
+
+def _paddings(padding):
+    """Paddle's conv/pool ``padding`` forms -> ([top, bottom, left, right], padding_algorithm)."""
+    if isinstance(padding, str):
+        algo = padding.upper()
+        if algo not in ("SAME", "VALID"):
+            raise ValueError(f"padding must be 'SAME', 'VALID', an int or a list, got {padding!r}")
+        return [0, 0, 0, 0], algo
+    if isinstance(padding, int):
+        return [padding] * 4, "EXPLICIT"
+    pads = list(padding)
+    if pads and isinstance(pads[0], (list, tuple)):  # [[0,0],[0,0],[t,b],[l,r]] (NCHW)
+        pads = [int(d) for pair in pads[2:] for d in pair]
+    pads = [int(d) for d in pads]
+    if len(pads) == 2:
+        return [pads[0], pads[0], pads[1], pads[1]], "EXPLICIT"
+    if len(pads) == 4:
+        return pads, "EXPLICIT"
+    raise ValueError(f"padding must be an int, 2 or 4 ints, got {padding!r}")
+
+
+def _float(x):
+    return x if x.dtype in FLOATS else cast(x, float32)
+
+
+def _check_nchw(data_format, what):
+    if data_format != "NCHW":
+        raise NotImplementedError(f"{what}: only data_format='NCHW' is supported, got {data_format!r}")
+
+
+# -- activations ---------------------------------------------------------------------
+def sigmoid(x, name=None):
+    return apply("sigmoid", _float(x))
+
+
+def tanh(x, name=None):
+    return apply("tanh", _float(x))
+
+
+def gelu(x, approximate=False, name=None):
+    return apply("gelu", _float(x), approximate=bool(approximate))
+
+
+def softmax(x, axis=-1, dtype=None, name=None):
+    x = cast(x, dtype) if dtype is not None else _float(x)
+    return apply("softmax", x, axis=int(axis))
+
+
+def log_softmax(x, axis=-1, dtype=None, name=None):
+    x = cast(x, dtype) if dtype is not None else _float(x)
+    return apply("log_softmax", x, axis=int(axis))
+
+
+# -- linear and convolution -------------------------------------------------------------
+def linear(x, weight, bias=None, name=None):
+    """``x @ weight + bias`` with weight ``[in_features, out_features]`` (Paddle layout)."""
+    out = matmul(x, weight)
+    return out if bias is None else add(out, bias)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW", name=None):
+    _check_nchw(data_format, "conv2d")
+    pads, algo = _paddings(padding)
+    out = apply("conv2d", x, weight, strides=_pair(stride, "stride"), paddings=pads,
+                dilations=_pair(dilation, "dilation"), groups=int(groups), padding_algorithm=algo)
+    if bias is None:
+        return out
+    return add(out, apply("reshape", bias, shape=[1, -1, 1, 1]))
+
+
+def _pool(op, x, kernel_size, stride, padding, ceil_mode, exclusive, data_format):
+    _check_nchw(data_format, op)
+    ksize = _pair(kernel_size, "kernel_size")
+    strides = ksize if stride is None else _pair(stride, "stride")
+    pads, algo = _paddings(padding)
+    if algo == "SAME":
+        raise NotImplementedError(f"{op}: padding='SAME' is not supported; give explicit paddings")
+    return apply(op, x, ksize=ksize, strides=strides, paddings=pads, ceil_mode=bool(ceil_mode),
+                 exclusive=bool(exclusive))
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False, data_format="NCHW",
+               name=None):
+    if return_mask:
+        raise NotImplementedError("max_pool2d(return_mask=True) is not supported")
+    return _pool("max_pool2d", x, kernel_size, stride, padding, ceil_mode, True, data_format)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
+               data_format="NCHW", name=None):
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool2d(divisor_override=...) is not supported")
+    return _pool("avg_pool2d", x, kernel_size, stride, padding, ceil_mode, exclusive, data_format)
+
+
+# -- regularisation and normalisation ---------------------------------------------------------
+def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+    if not isinstance(p, (int, float)) or not 0 <= p <= 1:
+        raise ValueError(f"dropout probability p must be a number in [0, 1], got {p!r}")
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ValueError(f"dropout mode must be 'upscale_in_train' or 'downscale_in_infer', got {mode!r}")
+    if axis is not None:
+        raise NotImplementedError("dropout(axis=...) is not supported")
+    if p == 0 or (not training and mode == "upscale_in_train"):
+        return x
+    out, _ = apply("dropout", x, dropout_prob=float(p), is_test=not training, mode=mode)
+    return out
+
+
+def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9, epsilon=1e-05,
+               data_format="NCHW", use_global_stats=None, name=None):
+    """Normalise with batch statistics (training) or the running ones; training updates the running stats."""
+    use_global = bool(use_global_stats) if use_global_stats is not None else not training
+    y, mean_out, var_out, _, _ = apply("batch_norm", x, weight, bias, running_mean, running_var,
+                                       momentum=float(momentum), epsilon=float(epsilon), is_test=not training,
+                                       data_layout=data_format, use_global_stats=use_global)
+    if not use_global:
+        assign_to(mean_out, running_mean)
+        assign_to(var_out, running_var)
+    return y
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    norm = [normalized_shape] if isinstance(normalized_shape, int) else [int(d) for d in normalized_shape]
+    if list(x.shape[len(x.shape) - len(norm):]) != norm and -1 not in x.shape[len(x.shape) - len(norm):]:
+        raise ValueError(f"layer_norm: the input's last dims {list(x.shape)[-len(norm):]} must equal "
+                         f"normalized_shape {norm}")
+    weight = constant(1.0, x.dtype) if weight is None else weight
+    bias = constant(0.0, x.dtype) if bias is None else bias
+    if len(weight.shape) == 0:  # no affine parameters: broadcast a constant over the normalized shape
+        weight = apply("expand", weight, shape=norm)
+    if len(bias.shape) == 0:
+        bias = apply("expand", bias, shape=norm)
+    y, _, _ = apply("layer_norm", x, weight, bias, begin_norm_axis=len(x.shape) - len(norm),
+                    epsilon=float(epsilon))
+    return y
+
+
+# -- embeddings and encodings --------------------------------------------------------------
+def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+    num = weight.shape[0]
+    if padding_idx is None:
+        pid = -1
+    else:
+        pid = int(padding_idx)
+        if not -num <= pid < num:
+            raise ValueError(f"embedding: padding_idx {padding_idx} out of range [-{num}, {num})")
+        pid = pid + num if pid < 0 else pid
+    return apply("embedding", x, weight, padding_idx=pid)
+
+
+def one_hot(x, num_classes, name=None):
+    return apply("one_hot", x, num_classes=int(num_classes))
+
+
+# -- losses ---------------------------------------------------------------------------------
+def _check_reduction(reduction, what):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{what}: reduction must be one of {list(_REDUCTIONS)}, got {reduction!r}")
+
+
+def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
+                  use_softmax=True, name=None):
+    _check_reduction(reduction, "cross_entropy")
+    if weight is not None:
+        raise NotImplementedError("cross_entropy(weight=...) is not supported")
+    if not is_tensor(label):
+        label = constant(label, "float32" if soft_label else "int64")
+    return apply("cross_entropy", _float(input), label, soft_label=bool(soft_label),
+                 ignore_index=int(ignore_index), reduction=reduction, axis=int(axis), use_softmax=bool(use_softmax))
+
+
+def mse_loss(input, label, reduction="mean", name=None):
+    _check_reduction(reduction, "mse_loss")
+    if not is_tensor(label):
+        label = constant(label, input.dtype)
+    return apply("mse_loss", input, cast(label, input.dtype), reduction=reduction)
+
+
+def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))

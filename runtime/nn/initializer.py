@@ -1,0 +1,151 @@
+"""Parameter initializers (Paddle's ``paddle.nn.initializer``), drawing from ``runtime.random``.
+
+An initializer is called with a shape and dtype and returns a numpy array;
+called with a Tensor it fills that tensor in place (Paddle's ``init(param)``).
+Fans follow Paddle: a ``[in, out]`` matrix has fan_in=in, fan_out=out; a conv
+filter ``[out, in, kh, kw]`` has fan_in=in*kh*kw, fan_out=out*kh*kw.
+"""
+import math
+
+import numpy as np
+
+from ..dtypes import convert_dtype
+from ..random import generator
+from ..tensor import Tensor
+
+
+def compute_fans(shape):
+    shape = list(shape)
+    if not shape:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    receptive = int(np.prod(shape[2:]))
+    return shape[1] * receptive, shape[0] * receptive
+
+
+class Initializer:
+    def __call__(self, target, block=None, dtype="float32"):
+        if isinstance(target, Tensor):
+            target._value = self.generate(target.shape, target.dtype)
+            return target
+        return self.generate(list(target), dtype)
+
+    def generate(self, shape, dtype):
+        arr = self._draw(tuple(int(d) for d in shape))
+        return np.asarray(arr, dtype=convert_dtype(dtype).np)
+
+    def _draw(self, shape):
+        raise NotImplementedError
+
+    def __repr__(self):
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({fields})"
+
+
+class Constant(Initializer):
+    def __init__(self, value=0.0):
+        self.value = value
+
+    def _draw(self, shape):
+        return np.full(shape, self.value)
+
+
+class Normal(Initializer):
+    def __init__(self, mean=0.0, std=1.0, name=None):
+        self.mean, self.std = mean, std
+
+    def _draw(self, shape):
+        return generator().normal(self.mean, self.std, shape)
+
+
+class TruncatedNormal(Initializer):
+    """Normal redrawn outside two standard deviations (Paddle's truncation)."""
+
+    def __init__(self, mean=0.0, std=1.0, name=None):
+        self.mean, self.std = mean, std
+
+    def _draw(self, shape):
+        z = generator().standard_normal(shape)
+        bad = np.abs(z) > 2
+        while bad.any():
+            z[bad] = generator().standard_normal(int(bad.sum()))
+            bad = np.abs(z) > 2
+        return self.mean + self.std * z
+
+
+class Uniform(Initializer):
+    def __init__(self, low=-1.0, high=1.0, name=None):
+        self.low, self.high = low, high
+
+    def _draw(self, shape):
+        return generator().uniform(self.low, self.high, shape)
+
+
+class XavierUniform(Initializer):
+    def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
+        self.fan_in, self.fan_out, self.gain = fan_in, fan_out, gain
+
+    def _draw(self, shape):
+        fi, fo = compute_fans(shape)
+        fi, fo = self.fan_in or fi, self.fan_out or fo
+        limit = self.gain * math.sqrt(6.0 / (fi + fo))
+        return generator().uniform(-limit, limit, shape)
+
+
+class XavierNormal(Initializer):
+    def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
+        self.fan_in, self.fan_out, self.gain = fan_in, fan_out, gain
+
+    def _draw(self, shape):
+        fi, fo = compute_fans(shape)
+        fi, fo = self.fan_in or fi, self.fan_out or fo
+        return generator().normal(0.0, self.gain * math.sqrt(2.0 / (fi + fo)), shape)
+
+
+def _kaiming_gain(nonlinearity, negative_slope):
+    if nonlinearity in ("relu", None):
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        return math.sqrt(2.0 / (1 + negative_slope ** 2))
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    return 1.0
+
+
+class KaimingNormal(Initializer):
+    def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu", name=None):
+        self.fan_in, self.negative_slope, self.nonlinearity = fan_in, negative_slope, nonlinearity
+
+    def _draw(self, shape):
+        fi = self.fan_in or compute_fans(shape)[0]
+        return generator().normal(0.0, _kaiming_gain(self.nonlinearity, self.negative_slope) / math.sqrt(fi), shape)
+
+
+class KaimingUniform(Initializer):
+    def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu", name=None):
+        self.fan_in, self.negative_slope, self.nonlinearity = fan_in, negative_slope, nonlinearity
+
+    def _draw(self, shape):
+        fi = self.fan_in or compute_fans(shape)[0]
+        limit = _kaiming_gain(self.nonlinearity, self.negative_slope) * math.sqrt(3.0 / fi)
+        return generator().uniform(-limit, limit, shape)
+
+
+class Assign(Initializer):
+    """Initialise from given values (an array, list or Tensor)."""
+
+    def __init__(self, value, name=None):
+        self.value = np.asarray(value)
+
+    def _draw(self, shape):
+        if tuple(self.value.shape) != tuple(shape):
+            raise ValueError(f"Assign initializer holds shape {list(self.value.shape)}, parameter needs {list(shape)}")
+        return self.value.copy()
+
+
+# Paddle's fluid-era aliases.
+MSRA = KaimingNormal
+Xavier = XavierUniform

@@ -1,0 +1,311 @@
+"""``Layer``: the base of every model, holding parameters, buffers and sublayers.
+
+Assigning a ``Parameter`` or a ``Layer`` to an attribute registers it, so
+``self.fc = Linear(2, 3)`` is enough.  Parameters get unique Paddle-style names
+(``linear_0.w_0``) that identify them in static Programs and optimizer state;
+``state_dict()`` uses structured names instead (``fc.weight``) so a checkpoint
+does not depend on how many layers were built before.
+"""
+import collections
+import re
+
+import numpy as np
+
+from ..dtypes import convert_dtype
+from ..tensor import Parameter, Tensor
+from .initializer import Constant, XavierUniform
+from .param_attr import ParamAttr
+
+_name_counts = collections.defaultdict(int)
+
+
+def _unique_layer_name(prefix):
+    n = _name_counts[prefix]
+    _name_counts[prefix] += 1
+    return f"{prefix}_{n}"
+
+
+def _snake(name):
+    return re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", name).lower()
+
+
+class Layer:
+    def __init__(self, name_scope=None, dtype="float32"):
+        object.__setattr__(self, "_parameters", collections.OrderedDict())
+        object.__setattr__(self, "_sub_layers", collections.OrderedDict())
+        object.__setattr__(self, "_buffers", collections.OrderedDict())
+        object.__setattr__(self, "_non_persistable_buffer_names", set())
+        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_forward_post_hooks", [])
+        self.training = True
+        self._dtype = convert_dtype(dtype)
+        self._full_name = _unique_layer_name(name_scope or _snake(type(self).__name__))
+        self._param_counts = collections.defaultdict(int)
+
+    # -- attribute registration ------------------------------------------------
+    def _ensure_init(self):
+        if "_parameters" not in self.__dict__:
+            raise RuntimeError(f"{type(self).__name__}.__init__ must call super().__init__() before "
+                               "assigning parameters or sublayers")
+
+    def __setattr__(self, name, value):
+        d = self.__dict__
+        if isinstance(value, Parameter):
+            self._ensure_init()
+            self._drop(name)
+            d["_parameters"][name] = value
+        elif isinstance(value, Layer):
+            self._ensure_init()
+            self._drop(name)
+            d["_sub_layers"][name] = value
+        elif "_parameters" in d and name in d["_parameters"]:
+            if value is not None:
+                raise TypeError(f"cannot assign {type(value).__name__} to parameter '{name}' "
+                                "(expected a Parameter or None)")
+            d["_parameters"][name] = None
+        elif "_buffers" in d and name in d["_buffers"]:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign {type(value).__name__} to buffer '{name}' (expected a Tensor)")
+            d["_buffers"][name] = value
+        elif "_sub_layers" in d and name in d["_sub_layers"]:
+            if value is not None:
+                raise TypeError(f"cannot assign {type(value).__name__} to sublayer '{name}'")
+            d["_sub_layers"][name] = None
+        else:
+            object.__setattr__(self, name, value)
+
+    def _drop(self, name):
+        for key in ("_parameters", "_sub_layers", "_buffers"):
+            self.__dict__[key].pop(name, None)
+        self.__dict__.pop(name, None)
+
+    def __getattr__(self, name):
+        d = self.__dict__
+        for key in ("_parameters", "_sub_layers", "_buffers"):
+            table = d.get(key)
+            if table is not None and name in table:
+                return table[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for key in ("_parameters", "_sub_layers", "_buffers"):
+            if name in self.__dict__[key]:
+                del self.__dict__[key][name]
+                return
+        object.__delattr__(self, name)
+
+    # -- creation ------------------------------------------------------------------
+    def full_name(self):
+        return self._full_name
+
+    def create_parameter(self, shape, attr=None, dtype=None, is_bias=False, default_initializer=None):
+        attr = ParamAttr.resolve(attr)
+        if attr is False:
+            return None
+        shape = [int(d) for d in shape]
+        if any(d <= 0 for d in shape):
+            raise ValueError(f"parameter shape must have positive dims, got {shape}")
+        init = attr.initializer or default_initializer or (Constant(0.0) if is_bias else XavierUniform())
+        kind = "b" if is_bias else "w"
+        name = attr.name
+        if name is None:
+            name = f"{self._full_name}.{kind}_{self._param_counts[kind]}"
+            self._param_counts[kind] += 1
+        value = init.generate(shape, dtype or self._dtype)
+        p = Parameter(value, name=name, trainable=attr.trainable)
+        p.optimize_attr["learning_rate"] = attr.learning_rate
+        return p
+
+    def add_parameter(self, name, parameter):
+        if parameter is not None and not isinstance(parameter, Parameter):
+            raise TypeError(f"add_parameter('{name}') expects a Parameter, got {type(parameter).__name__}")
+        self._ensure_init()
+        self._drop(name)
+        self._parameters[name] = parameter
+        return parameter
+
+    def add_sublayer(self, name, sublayer):
+        if sublayer is not None and not isinstance(sublayer, Layer):
+            raise TypeError(f"add_sublayer('{name}') expects a Layer, got {type(sublayer).__name__}")
+        self._ensure_init()
+        self._drop(name)
+        self._sub_layers[str(name)] = sublayer
+        return sublayer
+
+    def register_buffer(self, name, tensor, persistable=True):
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"register_buffer('{name}') expects a Tensor, got {type(tensor).__name__}")
+        self._ensure_init()
+        self._drop(name)
+        if tensor is not None:
+            if tensor.name is None:
+                tensor.name = f"{self._full_name}.{name}"
+            tensor.persistable = persistable
+        self._buffers[name] = tensor
+        if persistable:
+            self._non_persistable_buffer_names.discard(name)
+        else:
+            self._non_persistable_buffer_names.add(name)
+
+    # -- traversal ---------------------------------------------------------------
+    def named_sublayers(self, prefix="", include_self=False, layers_set=None):
+        layers_set = set() if layers_set is None else layers_set
+        if include_self and id(self) not in layers_set:
+            layers_set.add(id(self))
+            yield prefix, self
+        for key, layer in self._sub_layers.items():
+            if layer is None or id(layer) in layers_set:
+                continue
+            sub = f"{prefix}.{key}" if prefix else key
+            layers_set.add(id(layer))
+            yield sub, layer
+            yield from layer.named_sublayers(prefix=sub, include_self=False, layers_set=layers_set)
+
+    def sublayers(self, include_self=False):
+        return [layer for _, layer in self.named_sublayers(include_self=include_self)]
+
+    def named_children(self):
+        seen = set()
+        for name, layer in self._sub_layers.items():
+            if layer is not None and id(layer) not in seen:
+                seen.add(id(layer))
+                yield name, layer
+
+    def children(self):
+        return [layer for _, layer in self.named_children()]
+
+    def _walk(self, table, prefix, include_sublayers):
+        layers = self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers else [(prefix, self)]
+        for lp, layer in layers:
+            for name, t in getattr(layer, table).items():
+                if t is not None:
+                    yield layer, (f"{lp}.{name}" if lp else name), name, t
+
+    def named_parameters(self, prefix="", include_sublayers=True):
+        seen = set()
+        for _, full, _, p in self._walk("_parameters", prefix, include_sublayers):
+            if id(p) not in seen:
+                seen.add(id(p))
+                yield full, p
+
+    def parameters(self, include_sublayers=True):
+        return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
+
+    def named_buffers(self, prefix="", include_sublayers=True):
+        seen = set()
+        for _, full, _, b in self._walk("_buffers", prefix, include_sublayers):
+            if id(b) not in seen:
+                seen.add(id(b))
+                yield full, b
+
+    def buffers(self, include_sublayers=True):
+        return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
+
+    # -- state -------------------------------------------------------------------
+    def state_dict(self, destination=None, include_sublayers=True, structured_name_prefix="", use_hook=True):
+        """Parameters and persistable buffers under structured names, layer by layer (Paddle's order)."""
+        out = collections.OrderedDict() if destination is None else destination
+        prefix = structured_name_prefix.rstrip(".")
+        layers = (self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers
+                  else [(prefix, self)])
+        seen = set()
+        for lp, layer in layers:
+            entries = list(layer._parameters.items()) + [
+                (k, b) for k, b in layer._buffers.items() if k not in layer._non_persistable_buffer_names]
+            for name, t in entries:
+                if t is not None and id(t) not in seen:
+                    seen.add(id(t))
+                    out[f"{lp}.{name}" if lp else name] = t
+        return out
+
+    def set_state_dict(self, state_dict, use_structured_name=True, strict=True):
+        """Copy values into this layer's parameters and buffers (in place, so bound Programs see them).
+
+        Missing or unexpected keys raise ValueError when ``strict`` (the default);
+        with ``strict=False`` they are skipped and returned as ``(missing, unexpected)``.
+        A shape mismatch always raises.
+        """
+        own = self.state_dict()
+        if not use_structured_name:
+            own = collections.OrderedDict((t.name, t) for t in own.values())
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        if strict and (missing or unexpected):
+            raise ValueError(f"set_state_dict of {type(self).__name__}: missing keys {missing}, "
+                             f"unexpected keys {unexpected}")
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            arr = value._value if isinstance(value, Tensor) else np.asarray(value)
+            if tuple(arr.shape) != tuple(target._value.shape):
+                raise ValueError(f"set_state_dict of {type(self).__name__}: '{key}' has shape {list(arr.shape)} "
+                                 f"in the state dict but {target.shape} in the layer")
+            target._value = np.array(arr, dtype=target._value.dtype, copy=True)
+        return missing, unexpected
+
+    set_dict = set_state_dict
+    load_dict = set_state_dict
+
+    # -- modes and calling ---------------------------------------------------------
+    def train(self):
+        for layer in self.sublayers(include_self=True):
+            layer.training = True
+        return self
+
+    def eval(self):
+        for layer in self.sublayers(include_self=True):
+            layer.training = False
+        return self
+
+    def clear_gradients(self):
+        for p in self.parameters():
+            p.clear_grad()
+
+    def apply(self, fn):
+        for layer in self.children():
+            layer.apply(fn)
+        fn(self)
+        return self
+
+    def register_forward_pre_hook(self, hook):
+        self._forward_pre_hooks.append(hook)
+        return _HookHandle(self._forward_pre_hooks, hook)
+
+    def register_forward_post_hook(self, hook):
+        self._forward_post_hooks.append(hook)
+        return _HookHandle(self._forward_post_hooks, hook)
+
+    def forward(self, *inputs, **kwargs):
+        raise NotImplementedError(f"{type(self).__name__} does not define forward()")
+
+    def __call__(self, *inputs, **kwargs):
+        for hook in self._forward_pre_hooks:
+            result = hook(self, inputs)
+            if result is not None:
+                inputs = result if isinstance(result, tuple) else (result,)
+        out = self.forward(*inputs, **kwargs)
+        for hook in self._forward_post_hooks:
+            result = hook(self, inputs, out)
+            if result is not None:
+                out = result
+        return out
+
+    def extra_repr(self):
+        return ""
+
+    def __repr__(self):
+        lines = [f"({name}): " + repr(layer).replace("\n", "\n  ") for name, layer in self.named_children()]
+        head = f"{type(self).__name__}({self.extra_repr()}"
+        if not lines:
+            return head + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+class _HookHandle:
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)

@@ -1,0 +1,79 @@
+"""Normalisation layers.  BatchNorm keeps running mean/variance as persistable buffers.
+
+The running statistics are updated through ``assign_to`` (inside
+``F.batch_norm``), so a converted (static) forward writes them back too; and
+``self.training`` is read at call time, so ``train()``/``eval()`` switch the
+behaviour of the next call.
+"""
+import numpy as np
+
+from ..tensor import Tensor
+from . import functional as F
+from .initializer import Constant
+from .layer import Layer
+
+
+class _BatchNormBase(Layer):
+    _expected_ranks = (2, 3, 4, 5)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCHW", use_global_stats=None, name=None):
+        super().__init__()
+        self._num_features = int(num_features)
+        self._momentum, self._epsilon = momentum, epsilon
+        self._data_format, self._use_global_stats = data_format, use_global_stats
+        self.weight = self.create_parameter([num_features], attr=weight_attr, default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True)
+        self.register_buffer("_mean", Tensor(np.zeros(num_features, dtype=self._dtype.np)))
+        self.register_buffer("_variance", Tensor(np.ones(num_features, dtype=self._dtype.np)))
+
+    def forward(self, x):
+        if len(x.shape) not in self._expected_ranks:
+            raise ValueError(f"{type(self).__name__} expects an input of rank {self._expected_ranks}, "
+                             f"got shape {list(x.shape)}")
+        return F.batch_norm(x, self._mean, self._variance, self.weight, self.bias, training=self.training,
+                            momentum=self._momentum, epsilon=self._epsilon, data_format=self._data_format,
+                            use_global_stats=self._use_global_stats)
+
+    def extra_repr(self):
+        return f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}"
+
+
+class BatchNorm1D(_BatchNormBase):
+    """Input ``[N, C]`` or ``[N, C, L]`` (``data_format='NCL'``) or ``[N, L, C]`` (``'NLC'``)."""
+
+    _expected_ranks = (2, 3)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 data_format="NCL", use_global_stats=None, name=None):
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats)
+
+
+class BatchNorm2D(_BatchNormBase):
+    _expected_ranks = (4,)
+
+
+class BatchNorm(_BatchNormBase):
+    """Paddle's rank-agnostic BatchNorm(num_channels, ...)."""
+
+    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
+                 bias_attr=None, dtype="float32", data_layout="NCHW", use_global_stats=False, name=None):
+        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats)
+        if act is not None:
+            raise NotImplementedError("BatchNorm(act=...) is not supported; apply the activation after it")
+
+
+class LayerNorm(Layer):
+    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None):
+        super().__init__()
+        self._normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+        self._epsilon = epsilon
+        self.weight = self.create_parameter(self._normalized_shape, attr=weight_attr,
+                                            default_initializer=Constant(1.0))
+        self.bias = self.create_parameter(self._normalized_shape, attr=bias_attr, is_bias=True)
+
+    def forward(self, x):
+        return F.layer_norm(x, self._normalized_shape, self.weight, self.bias, self._epsilon)
+
+    def extra_repr(self):
+        return f"normalized_shape={self._normalized_shape}, epsilon={self._epsilon}"

@@ -1,0 +1,27 @@
+"""Loss layers wrapping ``F.cross_entropy`` and ``F.mse_loss``."""
+from . import functional as F
+from .layer import Layer
+
+
+class CrossEntropyLoss(Layer):
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
+                 use_softmax=True, name=None):
+        super().__init__()
+        F._check_reduction(reduction, "CrossEntropyLoss")
+        self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
+        self.soft_label, self.axis, self.use_softmax = soft_label, axis, use_softmax
+
+    def forward(self, input, label):
+        return F.cross_entropy(input, label, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, soft_label=self.soft_label, axis=self.axis,
+                               use_softmax=self.use_softmax)
+
+
+class MSELoss(Layer):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        F._check_reduction(reduction, "MSELoss")
+        self.reduction = reduction
+
+    def forward(self, input, label):
+        return F.mse_loss(input, label, reduction=self.reduction)

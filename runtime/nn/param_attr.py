@@ -1,0 +1,30 @@
+"""``ParamAttr``: how a layer should create one parameter (name, initializer, lr, trainable)."""
+from .initializer import Initializer
+
+
+class ParamAttr:
+    def __init__(self, name=None, initializer=None, learning_rate=1.0, regularizer=None, trainable=True,
+                 do_model_average=False, need_clip=True):
+        if initializer is not None and not isinstance(initializer, Initializer):
+            raise TypeError(f"ParamAttr initializer must be an Initializer, got {type(initializer).__name__}")
+        self.name = name
+        self.initializer = initializer
+        self.learning_rate = learning_rate
+        self.regularizer = regularizer
+        self.trainable = trainable
+        self.need_clip = need_clip
+
+    @staticmethod
+    def resolve(attr):
+        """Normalise what layers accept: None, False (no parameter), str name, Initializer, ParamAttr."""
+        if attr is None or attr is True:
+            return ParamAttr()
+        if attr is False:
+            return False
+        if isinstance(attr, ParamAttr):
+            return attr
+        if isinstance(attr, str):
+            return ParamAttr(name=attr)
+        if isinstance(attr, Initializer):
+            return ParamAttr(initializer=attr)
+        raise TypeError(f"expected a ParamAttr, Initializer, name, None or False, got {type(attr).__name__}")

@@ -1,0 +1,81 @@
+"""Single-step recurrent cells (Paddle's LSTMCell and GRUCell, same gate order and init).
+
+Weights: ``weight_ih [G * hidden, input]``, ``weight_hh [G * hidden, hidden]``,
+two biases, all Uniform(-1/sqrt(hidden), 1/sqrt(hidden)).  Zero initial states
+are built from the input's projection scaled by 0, so they take the batch size
+of the input even when it is unknown (-1) in a static Program.
+"""
+import math
+
+from ..dispatch import apply
+from ..ops.math import add, matmul, multiply, scale, subtract
+from . import functional as F
+from .initializer import Uniform
+from .layer import Layer
+
+
+class _RNNCellBase(Layer):
+    _gates = 1
+
+    def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
+                 bias_hh_attr=None, name=None):
+        super().__init__()
+        self.input_size, self.hidden_size = int(input_size), int(hidden_size)
+        init = Uniform(-1.0 / math.sqrt(hidden_size), 1.0 / math.sqrt(hidden_size))
+        g = self._gates * self.hidden_size
+        self.weight_ih = self.create_parameter([g, self.input_size], weight_ih_attr, default_initializer=init)
+        self.weight_hh = self.create_parameter([g, self.hidden_size], weight_hh_attr, default_initializer=init)
+        self.bias_ih = self.create_parameter([g], bias_ih_attr, is_bias=True, default_initializer=init)
+        self.bias_hh = self.create_parameter([g], bias_hh_attr, is_bias=True, default_initializer=init)
+
+    def _proj(self, x, w, b):
+        out = matmul(x, w, transpose_y=True)
+        return out if b is None else add(out, b)
+
+    def _split(self, t):
+        return apply("split", t, num=self._gates, axis=-1)
+
+    def extra_repr(self):
+        return f"{self.input_size}, {self.hidden_size}"
+
+
+class LSTMCell(_RNNCellBase):
+    """``forward(inputs, states=None)`` -> ``(h, (h, c))``; gates i, f, g, o."""
+
+    _gates = 4
+
+    def forward(self, inputs, states=None):
+        xg = self._proj(inputs, self.weight_ih, self.bias_ih)
+        if states is None:
+            zero = scale(self._split(xg)[0], 0.0)
+            states = (zero, zero)
+        h, c = states
+        i, f, cand, o = self._split(add(xg, self._proj(h, self.weight_hh, self.bias_hh)))
+        c = add(multiply(F.sigmoid(f), c), multiply(F.sigmoid(i), F.tanh(cand)))
+        h = multiply(F.sigmoid(o), F.tanh(c))
+        return h, (h, c)
+
+    @property
+    def state_shape(self):
+        return ((self.hidden_size,), (self.hidden_size,))
+
+
+class GRUCell(_RNNCellBase):
+    """``forward(inputs, states=None)`` -> ``(h, h)``; gates r, z, c as in Paddle."""
+
+    _gates = 3
+
+    def forward(self, inputs, states=None):
+        xg = self._proj(inputs, self.weight_ih, self.bias_ih)
+        x_r, x_z, x_c = self._split(xg)
+        h = scale(x_r, 0.0) if states is None else states
+        h_r, h_z, h_c = self._split(self._proj(h, self.weight_hh, self.bias_hh))
+        r = F.sigmoid(add(x_r, h_r))
+        z = F.sigmoid(add(x_z, h_z))
+        cand = F.tanh(add(x_c, multiply(r, h_c)))
+        h = add(multiply(subtract(h, cand), z), cand)
+        return h, h
+
+    @property
+    def state_shape(self):
+        return (self.hidden_size,)

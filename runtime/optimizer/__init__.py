@@ -1,0 +1,8 @@
+"""``rt.optimizer`` (Paddle's ``paddle.optimizer``): eager, numpy, in-place update rules."""
+from . import lr
+from .algorithms import SGD, Adagrad, Adam, AdamW, Momentum, RMSProp
+from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
+from .optimizer import L2Decay, Optimizer
+
+__all__ = ["lr", "Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "L2Decay",
+           "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]

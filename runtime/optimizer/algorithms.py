@@ -1,0 +1,140 @@
+"""The update rules: SGD, Momentum, Adam, AdamW, RMSProp, Adagrad (Paddle's formulas)."""
+import numpy as np
+
+from .optimizer import Optimizer
+
+
+class SGD(Optimizer):
+    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _update(self, p, g, lr, group):
+        self._write(p, p._value - np.asarray(lr, g.dtype) * g)
+
+
+class Momentum(Optimizer):
+    _accumulator_names = ("velocity",)
+
+    def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False, weight_decay=None,
+                 grad_clip=None, rescale_grad=1.0, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._momentum, self._use_nesterov, self._rescale = momentum, use_nesterov, rescale_grad
+
+    def _update(self, p, g, lr, group):
+        if self._rescale != 1.0:
+            g = g * np.asarray(self._rescale, g.dtype)
+        v = self._acc("velocity", p)
+        v *= np.asarray(self._momentum, v.dtype)
+        v += g
+        lr = np.asarray(lr, g.dtype)
+        step = (g + np.asarray(self._momentum, g.dtype) * v) if self._use_nesterov else v
+        self._write(p, p._value - lr * step)
+
+
+class Adam(Optimizer):
+    """Paddle's Adam: ``p -= lr_t * m / (sqrt(v) + eps * sqrt(1 - beta2^t))`` with bias-corrected ``lr_t``."""
+
+    _accumulator_names = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, parameters=None,
+                 weight_decay=None, grad_clip=None, lazy_mode=False, multi_precision=False, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        for what, v in (("beta1", beta1), ("beta2", beta2)):
+            if not 0 <= v < 1:
+                raise ValueError(f"{type(self).__name__}: {what} must be in [0, 1), got {v}")
+        if epsilon < 0:
+            raise ValueError(f"{type(self).__name__}: epsilon must be >= 0, got {epsilon}")
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
+
+    def _acc_spec(self, acc):
+        if acc == "beta1_pow_acc":
+            return {"init": self._beta1, "shape": (1,)}
+        if acc == "beta2_pow_acc":
+            return {"init": self._beta2, "shape": (1,)}
+        return {}
+
+    def _adam(self, p, g, lr):
+        m = self._acc("moment1", p)
+        v = self._acc("moment2", p)
+        b1p = self._acc("beta1_pow_acc", p, **self._acc_spec("beta1_pow_acc"))
+        b2p = self._acc("beta2_pow_acc", p, **self._acc_spec("beta2_pow_acc"))
+        dt = g.dtype
+        b1, b2 = np.asarray(self._beta1, dt), np.asarray(self._beta2, dt)
+        m *= b1
+        m += (1 - b1) * g
+        v *= b2
+        v += (1 - b2) * np.square(g)
+        corr2 = float(np.sqrt(1 - b2p[0]))
+        lr_t = np.asarray(lr * corr2 / (1 - b1p[0]), dt)
+        denom = np.sqrt(v) + np.asarray(self._epsilon * corr2, dt)
+        self._write(p, p._value - lr_t * m / denom)
+        b1p *= b1
+        b2p *= b2
+
+    def _update(self, p, g, lr, group):
+        self._adam(p, g, lr)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: ``p *= 1 - lr * coeff`` before the Adam step (default coeff 0.01)."""
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, parameters=None,
+                 weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None, grad_clip=None, lazy_mode=False,
+                 multi_precision=False, name=None):
+        if not isinstance(weight_decay, (int, float)):
+            raise TypeError(f"AdamW weight_decay must be a float, got {type(weight_decay).__name__}")
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip, name=name)
+        self._coeff = float(weight_decay)
+        self._apply_decay = apply_decay_param_fun
+        self._lr_ratio = lr_ratio
+
+    def _group_decay(self, group):
+        return 0.0  # decoupled: never added to the gradient
+
+    def _update(self, p, g, lr, group):
+        if self._lr_ratio is not None:
+            lr = lr * self._lr_ratio(p)
+        coeff = group["weight_decay"] if group["weight_decay"] is not None else self._coeff
+        if coeff and (self._apply_decay is None or self._apply_decay(p.name)):
+            self._write(p, p._value * np.asarray(1.0 - lr * float(coeff), p._value.dtype))
+        self._adam(p, g, lr)
+
+
+class RMSProp(Optimizer):
+    _accumulator_names = ("mean_square", "mean_grad", "momentum")
+
+    def __init__(self, learning_rate, rho=0.95, epsilon=1e-06, momentum=0.0, centered=False, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._rho, self._epsilon, self._momentum, self._centered = rho, epsilon, momentum, centered
+
+    def _update(self, p, g, lr, group):
+        dt = g.dtype
+        ms = self._acc("mean_square", p)
+        ms[...] = self._rho * ms + (1 - self._rho) * np.square(g)
+        if self._centered:
+            mg = self._acc("mean_grad", p)
+            mg[...] = self._rho * mg + (1 - self._rho) * g
+            denom = np.sqrt(ms - np.square(mg) + np.asarray(self._epsilon, dt))
+        else:
+            denom = np.sqrt(ms + np.asarray(self._epsilon, dt))
+        mom = self._acc("momentum", p)
+        mom[...] = self._momentum * mom + np.asarray(lr, dt) * g / denom
+        self._write(p, p._value - mom)
+
+
+class Adagrad(Optimizer):
+    _accumulator_names = ("moment",)
+
+    def __init__(self, learning_rate, epsilon=1e-06, parameters=None, weight_decay=None, grad_clip=None,
+                 initial_accumulator_value=0.0, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._epsilon, self._init = epsilon, initial_accumulator_value
+
+    def _acc_spec(self, acc):
+        return {"init": self._init}
+
+    def _update(self, p, g, lr, group):
+        mom = self._acc("moment", p, init=self._init)
+        mom += np.square(g)
+        self._write(p, p._value - np.asarray(lr, g.dtype) * g / (np.sqrt(mom) + np.asarray(self._epsilon, g.dtype)))

@@ -1,0 +1,114 @@
+"""Learning-rate schedulers (Paddle's ``paddle.optimizer.lr``).
+
+A scheduler holds ``last_epoch`` and ``last_lr``; ``step()`` advances it and an
+optimizer reads ``scheduler()`` at every ``step()``.
+"""
+import math
+
+
+class LRScheduler:
+    def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
+        if not isinstance(learning_rate, (int, float)):
+            raise TypeError(f"learning_rate must be a number, got {type(learning_rate).__name__}")
+        self.base_lr = float(learning_rate)
+        self.last_lr = float(learning_rate)
+        self.last_epoch = last_epoch
+        self.verbose = verbose
+        self.step()
+
+    def __call__(self):
+        return self.last_lr
+
+    def step(self, epoch=None):
+        self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
+        self.last_lr = float(self.get_lr())
+
+    def get_lr(self):
+        raise NotImplementedError
+
+    def state_dict(self):
+        return {"last_epoch": self.last_epoch, "last_lr": self.last_lr}
+
+    def set_state_dict(self, state_dict):
+        self.last_epoch = int(state_dict["last_epoch"])
+        self.last_lr = float(state_dict["last_lr"])
+
+    set_dict = set_state_dict
+
+
+class StepDecay(LRScheduler):
+    def __init__(self, learning_rate, step_size, gamma=0.1, last_epoch=-1, verbose=False):
+        self.step_size, self.gamma = int(step_size), gamma
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr * self.gamma ** (self.last_epoch // self.step_size)
+
+
+class MultiStepDecay(LRScheduler):
+    def __init__(self, learning_rate, milestones, gamma=0.1, last_epoch=-1, verbose=False):
+        self.milestones, self.gamma = sorted(milestones), gamma
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr * self.gamma ** sum(1 for m in self.milestones if self.last_epoch >= m)
+
+
+class ExponentialDecay(LRScheduler):
+    def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
+        self.gamma = gamma
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr * self.gamma ** self.last_epoch
+
+
+class CosineAnnealingDecay(LRScheduler):
+    def __init__(self, learning_rate, T_max, eta_min=0, last_epoch=-1, verbose=False):
+        self.T_max, self.eta_min = int(T_max), float(eta_min)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        cos = math.cos(math.pi * self.last_epoch / self.T_max)
+        return self.eta_min + (self.base_lr - self.eta_min) * (1 + cos) / 2
+
+
+class LambdaDecay(LRScheduler):
+    def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
+        self.lr_lambda = lr_lambda
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr * self.lr_lambda(self.last_epoch)
+
+
+class PiecewiseDecay(LRScheduler):
+    def __init__(self, boundaries, values, last_epoch=-1, verbose=False):
+        if len(values) != len(boundaries) + 1:
+            raise ValueError(f"PiecewiseDecay needs len(values) == len(boundaries) + 1, got {len(values)} values "
+                             f"and {len(boundaries)} boundaries")
+        self.boundaries, self.values = list(boundaries), list(values)
+        super().__init__(values[0], last_epoch, verbose)
+
+    def get_lr(self):
+        for b, v in zip(self.boundaries, self.values):
+            if self.last_epoch < b:
+                return v
+        return self.values[-1]
+
+
+class LinearWarmup(LRScheduler):
+    """Linear ramp from start_lr to end_lr over warmup_steps, then the wrapped lr (number or scheduler)."""
+
+    def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, last_epoch=-1, verbose=False):
+        self.inner = learning_rate if isinstance(learning_rate, LRScheduler) else None
+        self.warmup_steps, self.start_lr, self.end_lr = int(warmup_steps), float(start_lr), float(end_lr)
+        super().__init__(end_lr if self.inner else learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        if self.last_epoch < self.warmup_steps:
+            return self.start_lr + (self.end_lr - self.start_lr) * self.last_epoch / self.warmup_steps
+        if self.inner is not None:
+            self.inner.step(self.last_epoch - self.warmup_steps)
+            return self.inner()
+        return self.base_lr

@@ -1,0 +1,167 @@
+"""``Optimizer``: the shared machinery of every update rule (eager, numpy, in place).
+
+``step()`` reads each trainable parameter's ``.grad`` (parameters without a
+gradient are skipped), clips, adds L2 weight decay, and hands the numpy arrays
+to the subclass's ``_update``, which writes the parameter's ``_value`` in place:
+a static Program bound to the parameter sees the new value at its next run.
+
+State (``state_dict``) is Paddle-shaped: one entry per accumulator named
+``{param.name}_{accumulator}_0`` (e.g. ``linear_0.w_0_moment1_0``), plus
+``global_step`` and ``LR_Scheduler`` when a scheduler drives the learning rate.
+"""
+import numpy as np
+
+from ..tensor import Tensor
+from .lr import LRScheduler
+
+
+class L2Decay:
+    """L2 regularisation ``coeff * param`` added to the gradient (Paddle's ``regularizer.L2Decay``)."""
+
+    def __init__(self, coeff=0.0):
+        self.coeff = float(coeff)
+
+
+def _decay_coeff(weight_decay):
+    if weight_decay is None:
+        return 0.0
+    if isinstance(weight_decay, L2Decay):
+        return weight_decay.coeff
+    if isinstance(weight_decay, (int, float)):
+        return float(weight_decay)
+    raise TypeError(f"weight_decay must be a float or L2Decay, got {type(weight_decay).__name__}")
+
+
+class Optimizer:
+    _accumulator_names = ()
+
+    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None, name=None):
+        if parameters is None:
+            raise ValueError(f"{type(self).__name__} needs `parameters` (e.g. model.parameters()) in dynamic mode")
+        if not isinstance(learning_rate, (int, float, LRScheduler)):
+            raise TypeError(f"learning_rate must be a float or an LRScheduler, got {type(learning_rate).__name__}")
+        self._learning_rate = learning_rate
+        self._grad_clip = grad_clip
+        self._default_decay = weight_decay
+        self._param_groups = []
+        params = list(parameters)
+        if params and isinstance(params[0], dict):
+            for group in params:
+                self._add_param_group(group)
+        else:
+            self._add_param_group({"params": params})
+        self._accumulators = {name: {} for name in self._accumulator_names}
+        self._step_count = 0
+
+    def _add_param_group(self, group):
+        params = list(group["params"])
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer parameters must be Tensors/Parameters, got {type(p).__name__}")
+        full = dict(group)
+        full["params"] = params
+        full.setdefault("weight_decay", self._default_decay)
+        full.setdefault("learning_rate", 1.0)
+        self._param_groups.append(full)
+
+    @property
+    def _parameter_list(self):
+        return [p for group in self._param_groups for p in group["params"]]
+
+    # -- learning rate -------------------------------------------------------------
+    def get_lr(self):
+        lr = self._learning_rate
+        return float(lr()) if isinstance(lr, LRScheduler) else float(lr)
+
+    def set_lr(self, value):
+        if isinstance(self._learning_rate, LRScheduler):
+            raise RuntimeError("set_lr() cannot override an LRScheduler; call scheduler.step() instead")
+        self._learning_rate = float(value)
+
+    def set_lr_scheduler(self, scheduler):
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError(f"expected an LRScheduler, got {type(scheduler).__name__}")
+        self._learning_rate = scheduler
+
+    # -- the update ------------------------------------------------------------------
+    def _acc(self, name, p, init=0.0, shape=None):
+        table = self._accumulators[name]
+        arr = table.get(p.name)
+        if arr is None:
+            arr = np.full(p._value.shape if shape is None else shape, init, dtype=p._value.dtype)
+            table[p.name] = arr
+        return arr
+
+    def step(self):
+        base_lr = self.get_lr()
+        self._step_count += 1
+        for group in self._param_groups:
+            pairs = [(p, p.grad._value) for p in group["params"]
+                     if p.grad is not None and not p.stop_gradient]
+            if self._grad_clip is not None:
+                pairs = self._grad_clip(pairs)
+            coeff = self._group_decay(group)
+            for p, g in pairs:
+                if g.shape != p._value.shape:
+                    raise ValueError(f"gradient of '{p.name}' has shape {list(g.shape)}, parameter {p.shape}")
+                if coeff:
+                    g = g + np.asarray(coeff, g.dtype) * p._value
+                lr = base_lr * group["learning_rate"] * getattr(p, "optimize_attr", {}).get("learning_rate", 1.0)
+                self._update(p, g.astype(p._value.dtype, copy=False), lr, group)
+
+    def _group_decay(self, group):
+        return _decay_coeff(group["weight_decay"])
+
+    def _update(self, p, g, lr, group):
+        raise NotImplementedError
+
+    @staticmethod
+    def _write(p, new):
+        if p._value.flags.writeable and p._value.dtype == new.dtype:
+            p._value[...] = new
+        else:
+            p._value = np.array(new, dtype=p._value.dtype)
+
+    def clear_grad(self, set_to_zero=True):
+        for p in self._parameter_list:
+            p.clear_grad()
+
+    clear_gradients = clear_grad
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        loss.backward()
+        self.step()
+        return None, None
+
+    # -- state -------------------------------------------------------------------------
+    def state_dict(self):
+        state = {}
+        for acc, table in self._accumulators.items():
+            for pname, arr in table.items():
+                state[f"{pname}_{acc}_0"] = Tensor(arr.copy())
+        state["global_step"] = self._step_count
+        if isinstance(self._learning_rate, LRScheduler):
+            state["LR_Scheduler"] = self._learning_rate.state_dict()
+        return state
+
+    def set_state_dict(self, state_dict):
+        if isinstance(self._learning_rate, LRScheduler) and "LR_Scheduler" in state_dict:
+            self._learning_rate.set_state_dict(state_dict["LR_Scheduler"])
+        self._step_count = int(state_dict.get("global_step", self._step_count))
+        for p in self._parameter_list:
+            for acc in self._accumulator_names:
+                key = f"{p.name}_{acc}_0"
+                if key not in state_dict:
+                    continue
+                value = state_dict[key]
+                arr = value._value if isinstance(value, Tensor) else np.asarray(value)
+                expected = self._acc(acc, p, **self._acc_spec(acc)).shape
+                if tuple(arr.shape) != tuple(expected):
+                    raise ValueError(f"optimizer state '{key}' has shape {list(arr.shape)}, expected {list(expected)}")
+                self._accumulators[acc][p.name] = np.array(arr, dtype=p._value.dtype, copy=True)
+
+    set_dict = set_state_dict
+
+    def _acc_spec(self, acc):
+        """How an accumulator is created (its init value and shape) for ``set_state_dict``."""
+        return {}

@@ -1,0 +1,193 @@
+"""``rt.save`` / ``rt.load``: nested containers of Tensors, arrays and plain values, without pickle.
+
+The file is a numpy ``.npz`` archive: each array is a member ``a0, a1, ...``
+and the member ``__header__`` is a uint8 array holding UTF-8 JSON that
+describes the structure::
+
+    {"format": "runtime.save", "version": 1,
+     "root": {"t": "dict", "items": [["fc.weight", {"t": "tensor", "ref": "a0", "name": "linear_0.w_0"}], ...]}}
+
+Loading uses ``np.load(allow_pickle=False)`` and only JSON, so reading a file
+never executes code; anything that is not this format (a pickle, a truncated
+or corrupted archive, random bytes) raises ``SerializationError``, a
+``ValueError`` naming the file and the problem.  Saving writes a temporary
+file in the target directory and ``os.replace``s it, so a failed save leaves
+the previous file intact.
+"""
+import json
+import os
+import tempfile
+import zipfile
+import zlib
+
+import numpy as np
+
+from .dtypes import convert_dtype
+from .tensor import Tensor
+
+FORMAT = "runtime.save"
+VERSION = 1
+_HEADER = "__header__"
+_ZIP_MAGIC = b"PK\x03\x04"
+_EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+
+
+class SerializationError(ValueError):
+    """A file given to ``rt.load`` is not a readable ``rt.save`` file."""
+
+
+# -- encoding ------------------------------------------------------------------
+class _Encoder:
+    def __init__(self):
+        self.arrays = {}
+
+    def _array(self, arr):
+        arr = np.asarray(arr)
+        convert_dtype(arr.dtype)  # object/complex/str arrays cannot be stored without pickle
+        key = f"a{len(self.arrays)}"
+        self.arrays[key] = np.ascontiguousarray(arr)
+        return key
+
+    def encode(self, obj, path="root"):
+        if isinstance(obj, Tensor):
+            node = {"t": "tensor", "ref": self._array(obj._value), "stop_gradient": bool(obj.stop_gradient)}
+            if obj.name is not None:
+                node["name"] = obj.name
+            return node
+        if isinstance(obj, np.ndarray):
+            return {"t": "ndarray", "ref": self._array(obj)}
+        if isinstance(obj, np.generic):
+            return {"t": "npscalar", "ref": self._array(np.asarray(obj))}
+        if obj is None or isinstance(obj, (bool, str)):
+            return {"t": "value", "v": obj}
+        if isinstance(obj, int):
+            return {"t": "value", "v": int(obj)}
+        if isinstance(obj, float):
+            return {"t": "float", "v": repr(obj)}  # repr keeps nan/inf and every digit
+        if isinstance(obj, dict):
+            items = []
+            for k, v in obj.items():
+                if not isinstance(k, (str, int)) or isinstance(k, bool):
+                    raise TypeError(f"rt.save: dict keys must be str or int, got {type(k).__name__} at {path}")
+                items.append([k, self.encode(v, f"{path}[{k!r}]")])
+            return {"t": "dict", "items": items}
+        if isinstance(obj, (list, tuple)):
+            return {"t": "list" if isinstance(obj, list) else "tuple",
+                    "items": [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]}
+        raise TypeError(f"rt.save cannot store {type(obj).__name__} at {path}: only Tensors, numpy arrays, "
+                        "dicts, lists, tuples, str, int, float, bool and None are supported (no pickle)")
+
+
+def save(obj, path, protocol=4, **configs):
+    """Write ``obj`` to ``path`` atomically (temp file in the same directory, then ``os.replace``)."""
+    path = os.fspath(path)
+    enc = _Encoder()
+    header = {"format": FORMAT, "version": VERSION, "root": enc.encode(obj)}
+    blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
+    directory = os.path.dirname(os.path.abspath(path))
+    os.makedirs(directory, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path) + "-", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **{_HEADER: blob}, **enc.arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+
+
+# -- decoding ------------------------------------------------------------------
+class _Decoder:
+    def __init__(self, archive, path, return_numpy):
+        self.archive, self.path, self.return_numpy = archive, path, return_numpy
+
+    def fail(self, what):
+        raise SerializationError(f"rt.load('{self.path}'): {what}")
+
+    def _array(self, node):
+        ref = node.get("ref")
+        if not isinstance(ref, str) or ref == _HEADER or ref not in self.archive.files:
+            self.fail(f"the header refers to a missing array {ref!r}")
+        return self.archive[ref]
+
+    def decode(self, node):
+        if not isinstance(node, dict) or "t" not in node:
+            self.fail(f"malformed header entry {str(node)[:80]!r}")
+        t = node["t"]
+        if t == "tensor":
+            arr = self._array(node)
+            if self.return_numpy:
+                return arr
+            out = Tensor(arr, stop_gradient=bool(node.get("stop_gradient", True)))
+            out.name = node.get("name")
+            return out
+        if t == "ndarray":
+            return self._array(node)
+        if t == "npscalar":
+            return self._array(node)[()]
+        if t == "value":
+            return node.get("v")
+        if t == "float":
+            try:
+                return float(node["v"])
+            except (KeyError, TypeError, ValueError):
+                self.fail(f"bad float entry {node!r}")
+        if t in ("list", "tuple"):
+            items = [self.decode(v) for v in self._items(node)]
+            return items if t == "list" else tuple(items)
+        if t == "dict":
+            out = {}
+            for pair in self._items(node):
+                if not isinstance(pair, list) or len(pair) != 2:
+                    self.fail(f"malformed dict item {str(pair)[:80]!r}")
+                out[pair[0]] = self.decode(pair[1])
+            return out
+        self.fail(f"unknown entry type {t!r}")
+
+    def _items(self, node):
+        items = node.get("items")
+        if not isinstance(items, list):
+            self.fail(f"malformed container entry {str(node)[:80]!r}")
+        return items
+
+
+def _check_magic(path):
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except FileNotFoundError:
+        raise FileNotFoundError(f"rt.load: no such file '{path}'") from None
+    if head not in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
+        kind = "a pickle" if head[:1] == b"\x80" else ("empty" if not head else "not an rt.save archive")
+        raise SerializationError(f"rt.load('{path}'): the file is {kind} (expected an .npz archive written by "
+                                 "rt.save; pickle files are never loaded)")
+
+
+def load(path, return_numpy=False, **configs):
+    """Read a file written by ``rt.save``; Tensors come back as Tensors (arrays with ``return_numpy``)."""
+    path = os.fspath(path)
+    _check_magic(path)
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            if _HEADER not in archive.files:
+                raise SerializationError(f"rt.load('{path}'): the archive has no '{_HEADER}' entry; "
+                                         "it was not written by rt.save")
+            try:
+                header = json.loads(archive[_HEADER].tobytes().decode("utf-8"))
+            except (UnicodeDecodeError, json.JSONDecodeError) as e:
+                raise SerializationError(f"rt.load('{path}'): the header is not valid JSON ({e})") from None
+            if not isinstance(header, dict) or header.get("format") != FORMAT:
+                raise SerializationError(f"rt.load('{path}'): unknown format "
+                                         f"{header.get('format') if isinstance(header, dict) else header!r}")
+            if header.get("version") != VERSION:
+                raise SerializationError(f"rt.load('{path}'): unsupported format version {header.get('version')!r} "
+                                         f"(this runtime reads version {VERSION})")
+            return _Decoder(archive, path, return_numpy).decode(header.get("root"))
+    except SerializationError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as e:
+        raise SerializationError(f"rt.load('{path}'): the file is truncated or corrupted "
+                                 f"({type(e).__name__}: {e})") from None
