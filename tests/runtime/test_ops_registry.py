@@ -1,0 +1,204 @@
+"""One test that walks the whole op registry (rows in op_cases.py).
+
+For every registered op: forward against the numpy reference; ``infer`` against the
+kernel's real output (and again with an unknown -1 first dim); and, for ops with a
+gradient rule, eager ``backward()`` of a random weighted sum of the outputs against
+central finite differences in float64.
+"""
+import inspect
+
+import numpy as np
+import pytest
+
+import runtime as rt
+from runtime.dispatch import apply
+from runtime.registry import Meta, all_ops, get_op
+
+from op_cases import CASES, SKIP
+
+OPS = sorted(all_ops())
+
+
+def _listify(out, opdef):
+    if len(opdef.outputs) > 1:
+        return list(out)
+    if opdef.outputs[0].endswith("*"):
+        return [list(out)]
+    return [out]
+
+
+def _flat(slots):
+    for s in slots:
+        if isinstance(s, list):
+            yield from s
+        else:
+            yield s
+
+
+def _meta(x, unknown_first=False):
+    if x is None:
+        return None
+    if isinstance(x, list):
+        return [_meta(v, unknown_first) for v in x]
+    shape = tuple(x.shape)
+    if unknown_first and shape:
+        shape = (-1,) + shape[1:]
+    return Meta(shape, str(x.dtype))
+
+
+def _full_attrs(opdef, attrs):
+    merged = dict(opdef.attrs)
+    merged.update(attrs)
+    return merged
+
+
+def test_every_op_has_a_case():
+    missing = [op for op in OPS if op not in CASES and op not in SKIP]
+    assert not missing, (f"ops registered without a row in tests/runtime/op_cases.py CASES "
+                         f"(or a reason in SKIP): {missing}")
+    stale = [op for op in list(CASES) + list(SKIP) if op not in all_ops()]
+    assert not stale, f"rows for ops that are not registered: {stale}"
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_kernel_defaults_match_attrs(op):
+    opdef = get_op(op)
+    if opdef.kernel is None:
+        pytest.skip("no kernel (built by the executor)")
+    try:
+        params = inspect.signature(opdef.kernel).parameters
+    except (TypeError, ValueError):
+        pytest.skip("builtin kernel")
+    for name, p in params.items():
+        if name in opdef.attrs and p.default is not inspect.Parameter.empty:
+            assert p.default == opdef.attrs[name] or (list(p.default) == list(opdef.attrs[name])
+                                                      if isinstance(p.default, (list, tuple)) else False), \
+                f"{op}: kernel default {name}={p.default!r} differs from the OpDef attr default {opdef.attrs[name]!r}"
+
+
+@pytest.mark.parametrize("op", [o for o in OPS if o not in SKIP])
+def test_op(op):
+    if op not in CASES:
+        pytest.fail(f"op '{op}' has no row in tests/runtime/op_cases.py")
+    opdef, c = get_op(op), CASES[op]
+    unknown = set(c.attrs) - set(opdef.attrs)
+    assert not unknown, f"{op}: case uses attrs {unknown} the op does not declare"
+    attrs = _full_attrs(opdef, c.attrs)
+
+    outs = _listify(opdef.kernel(*c.inputs, **attrs), opdef)
+    for o in _flat(outs):
+        assert isinstance(o, np.ndarray) or np.isscalar(o), f"{op}: kernel returned {type(o).__name__}"
+    _check_forward(op, c, outs, attrs)
+    _check_infer(op, opdef, c, outs, attrs)
+    if opdef.grad is not None and c.grad is not False:
+        _check_grad(op, opdef, c, attrs)
+
+
+def _check_forward(op, c, outs, attrs):
+    if c.ref is None:
+        return
+    ref = c.ref(*c.inputs, **c.attrs)
+    refs = list(ref) if isinstance(ref, (tuple, list)) and len(outs) > 1 else [ref]
+    if len(outs) == 1 and isinstance(outs[0], list):
+        outs, refs = outs[0], list(ref)
+    assert len(outs) == len(refs), f"{op}: {len(outs)} outputs, reference gives {len(refs)}"
+    for i, (o, r) in enumerate(zip(outs, refs)):
+        o = np.asarray(o)
+        r = np.asarray(r)
+        assert o.shape == r.shape, f"{op} output {i}: shape {o.shape} != reference {r.shape}"
+        if o.dtype.kind in "fc":
+            np.testing.assert_allclose(o, r, rtol=c.tol, atol=c.tol, err_msg=f"{op} output {i}")
+        else:
+            np.testing.assert_array_equal(o, r, err_msg=f"{op} output {i}")
+
+
+def _check_infer(op, opdef, c, outs, attrs):
+    metas = opdef.infer(*[_meta(x) for x in c.inputs], **attrs)
+    metas = _listify(metas, opdef)
+    for slot, (m, o) in enumerate(zip(metas, outs)):
+        pairs = zip(m, o) if isinstance(m, list) else [(m, o)]
+        if isinstance(m, list):
+            assert len(m) == len(o), f"{op} slot {slot}: infer gives {len(m)} outputs, kernel {len(o)}"
+        for mi, oi in pairs:
+            oi = np.asarray(oi)
+            if c.shape_known:
+                assert tuple(mi.shape) == oi.shape, f"{op} slot {slot}: infer shape {mi.shape} != kernel {oi.shape}"
+            else:
+                assert len(mi.shape) == oi.ndim and all(d in (-1, r) for d, r in zip(mi.shape, oi.shape)), \
+                    f"{op} slot {slot}: infer shape {mi.shape} does not fit kernel {oi.shape}"
+            assert str(mi.dtype) == oi.dtype.name, f"{op} slot {slot}: infer dtype {mi.dtype} != kernel {oi.dtype}"
+    if c.dyn is False:
+        return
+    dyn_in = [_meta(x, unknown_first=i in c.dyn) for i, x in enumerate(c.inputs)]
+    if not any(isinstance(m, Meta) and m.shape and m.shape[0] == -1 for m in dyn_in):
+        return
+    metas = _listify(opdef.infer(*dyn_in, **attrs), opdef)
+    for slot, (m, o) in enumerate(zip(metas, outs)):
+        for mi, oi in (zip(m, o) if isinstance(m, list) else [(m, o)]):
+            oi = np.asarray(oi)
+            assert len(mi.shape) == oi.ndim, f"{op} slot {slot}: -1 infer rank {mi.shape} vs kernel {oi.shape}"
+            assert all(d in (-1, r) for d, r in zip(mi.shape, oi.shape)), \
+                f"{op} slot {slot}: with an unknown first dim infer gives {mi.shape}, kernel {oi.shape}"
+            assert str(mi.dtype) == oi.dtype.name
+
+
+def _to64(x):
+    if isinstance(x, list):
+        return [_to64(v) for v in x]
+    if x is not None and x.dtype.kind == "f":
+        return x.astype(np.float64)
+    return x
+
+
+def _check_grad(op, opdef, c, attrs):
+    rng = np.random.default_rng(7)
+    inputs = _to64(c.inputs)
+    flat_pos = [(i, j) for i, x in enumerate(inputs)
+                for j in (range(len(x)) if isinstance(x, list) else [None])]
+
+    def get(ins, i, j):
+        return ins[i] if j is None else ins[i][j]
+
+    check = [p for p in flat_pos if get(inputs, *p) is not None and get(inputs, *p).dtype.kind == "f"
+             and (c.grad is None or p[0] in c.grad)]
+    if not check:
+        return
+    outs = _listify(opdef.kernel(*inputs, **attrs), opdef)
+    weights = [rng.standard_normal(np.shape(o))
+               if np.asarray(o).dtype.kind == "f" and (c.grad_outs is None or k in c.grad_outs) else None
+               for k, o in enumerate(_flat(outs))]
+
+    def loss_np(ins):
+        vals = list(_flat(_listify(opdef.kernel(*ins, **attrs), opdef)))
+        return sum(float(np.sum(np.asarray(v) * w)) for v, w in zip(vals, weights) if w is not None)
+
+    tensors = []
+    for i, x in enumerate(inputs):
+        def wrap(v, p):
+            return None if v is None else rt.Tensor(v.copy(), stop_gradient=p not in check)
+        tensors.append([wrap(v, (i, j)) for j, v in enumerate(x)] if isinstance(x, list) else wrap(x, (i, None)))
+    out_t = list(_flat(_listify(apply(op, *tensors, **c.attrs), opdef)))
+    total = None
+    for t, w in zip(out_t, weights):
+        if w is None:
+            continue
+        term = rt.sum(t * rt.to_tensor(w))
+        total = term if total is None else total + term
+    total.backward()
+
+    eps = 1e-6
+    for p in check:
+        x = get(inputs, *p)
+        num = np.zeros_like(x)
+        for k in range(x.size):
+            orig = x.flat[k]
+            x.flat[k] = orig + eps
+            hi = loss_np(inputs)
+            x.flat[k] = orig - eps
+            lo = loss_np(inputs)
+            x.flat[k] = orig
+            num.flat[k] = (hi - lo) / (2 * eps)
+        t = get(tensors, *p)
+        got = np.zeros_like(x) if t.grad is None else t.grad.numpy()
+        assert got.shape == x.shape, f"{op} input {p}: grad shape {got.shape} != {x.shape}"
+        np.testing.assert_allclose(got, num, rtol=1e-4, atol=1e-5, err_msg=f"{op}: gradient of input {p}")
