@@ -1,0 +1,255 @@
+"""``append_backward`` and ``gradients``: grad ops appended to the Program itself.
+
+Ops are walked in reverse; each relevant op's registered ``grad(ctx)`` runs with
+Variables while its block is the current block, so the gradient rules (the same
+ones eager autograd uses) append ops.  Several contributions to one var are
+summed with ``add``; the result is named ``X@GRAD``.  Control-flow ops have grad
+rules too (control_flow_grad.py) that build backward sub-blocks with
+``backward_ops`` again.
+"""
+import contextlib
+
+from ..dispatch import apply, to_variable
+from ..framework import Variable, program_guard, static_mode_guard
+from ..registry import GradContext, get_op
+from ..tensor import Tensor
+from .blocks import is_float_var
+from .codegen import effective_attrs
+
+
+class _Requires:
+    """The names that need a gradient in the backward pass being built (a stack for nesting)."""
+
+    stack = []
+
+
+def current_requires():
+    """Names needing a gradient in the innermost pass being built, or None outside one."""
+    return _Requires.stack[-1] if _Requires.stack else None
+
+
+@contextlib.contextmanager
+def building(block):
+    program = block.program
+    with static_mode_guard(True), program_guard(program), program.block_guard(block):
+        yield
+
+
+def _persistable_write(block, op):
+    prog = block.program
+    return any(n in prog.bound_tensors or getattr(block._find_var(n), "persistable", False)
+               for n in op.output_arg_names)
+
+
+def _unique_grad_name(block, name):
+    base = f"{name}@GRAD"
+    prog, cand, k = block.program, base, 1
+    while any(cand in b.vars for b in prog.blocks):
+        cand, k = f"{base}@{k}", k + 1
+    return cand
+
+
+def _rename_in_op(op, old, new):
+    for slots in (op.inputs, op.outputs):
+        for names in slots.values():
+            for j, n in enumerate(names):
+                if n == old:
+                    names[j] = new
+    for k, v in op.attrs.items():
+        if isinstance(v, list) and old in v:
+            op.attrs[k] = [new if x == old else x for x in v]
+        elif v == old and isinstance(v, str):
+            op.attrs[k] = new
+    for sub in op.sub_blocks():
+        for sop in sub.ops:
+            _rename_in_op(sop, old, new)
+
+
+class _Pass:
+    """One backward pass over ``ops`` of ``block``, appending grad ops to ``block``."""
+
+    def __init__(self, block, ops, seeds, wrt, no_grad):
+        self.block, self.ops = block, ops
+        self.grads = {n: list(gs) for n, gs in seeds.items()}
+        self.final = {}
+        self.forward_names = set(block.vars)
+        self.named = set()
+        self.start = len(block.ops)
+        self.no_grad = set(no_grad)
+        self.req = self._requires(wrt)
+        self.wrt = wrt
+
+    def _var(self, n):
+        return self.block._find_var(n)
+
+    def _requires(self, wrt):
+        req = {n for n in wrt if n not in self.no_grad and is_float_var(self._var(n))}
+        for op in self.ops:
+            if get_op(op.type).grad is None or _persistable_write(self.block, op):
+                continue
+            if any(n in req for n in op.input_arg_names):
+                req.update(n for n in op.output_arg_names
+                           if n not in self.no_grad and is_float_var(self._var(n)))
+        return req
+
+    def _relevant(self):
+        reach = set(self.grads)
+        out = []
+        for op in reversed(self.ops):
+            if get_op(op.type).grad is None or _persistable_write(self.block, op):
+                continue
+            if any(n in reach and n in self.req for n in op.output_arg_names) and \
+                    any(n in self.req for n in op.input_arg_names):
+                out.append(op)
+                reach.update(n for n in op.input_arg_names if n in self.req)
+        return out
+
+    def finalize(self, n):
+        if n in self.final:
+            return self.final[n]
+        gs = self.grads.get(n)
+        if not gs:
+            self.final[n] = None
+            return None
+        g = gs[0]
+        for other in gs[1:]:
+            g = apply("add", g, other)
+        if g.name in self.block.vars and g.name not in self.forward_names and g.name not in self.named:
+            new = _unique_grad_name(self.block, n)
+            del self.block.vars[g.name]
+            for op in self.block.ops[self.start:]:
+                _rename_in_op(op, g.name, new)
+            g.name = new
+            self.block.vars[new] = g
+        self.named.add(g.name)
+        self.final[n] = g
+        return g
+
+    def _structured(self, opdef, slots, names_of, fn, flat_single):
+        """Per-slot values (a list for a variadic slot); a lone variadic output slot is flattened."""
+        out = []
+        for j, slot in enumerate(slots):
+            ns = names_of.get(slot)
+            if ns is None:
+                out.append(None)
+            elif (opdef.is_variadic_input(j) if not flat_single else opdef.is_variadic_output(j)):
+                out.append([fn(n) for n in ns])
+            else:
+                out.append(fn(ns[0]))
+        if flat_single and len(slots) == 1 and opdef.is_variadic_output(0):
+            return out[0] or []
+        return out
+
+    def run(self):
+        _Requires.stack.append(self.req)
+        try:
+            with building(self.block):
+                for op in self._relevant():
+                    self._op_grad(op)
+                return {n: self.finalize(n) for n in self.wrt}
+        finally:
+            _Requires.stack.pop()
+
+    def _op_grad(self, op):
+        opdef = get_op(op.type)
+        ogs = self._structured(opdef, opdef.output_slots, op.outputs,
+                               lambda n: self.finalize(n) if n in self.req else None, True)
+        flat = [g for x in ogs for g in (x if isinstance(x, list) else [x])]
+        if all(g is None for g in flat):
+            return
+        ins = self._structured(opdef, opdef.input_slots, op.inputs, self.block.var, False)
+        outs = self._structured(opdef, opdef.output_slots, op.outputs, self.block.var, True)
+        ctx = GradContext(ins, outs, ogs, effective_attrs(opdef, op), op=op)
+        in_grads = opdef.grad(ctx)
+        for j, slot in enumerate(opdef.input_slots):
+            ns = op.inputs.get(slot)
+            if ns is None or j >= len(in_grads) or in_grads[j] is None:
+                continue
+            gs = in_grads[j] if opdef.is_variadic_input(j) else [in_grads[j]]
+            for n, g in zip(ns, gs):
+                if g is None or n not in self.req:
+                    continue
+                if isinstance(g, Tensor):  # a rule returned an eager constant
+                    g = to_variable(g)
+                self.grads.setdefault(n, []).append(g)
+
+
+def backward_ops(block, ops, seeds, wrt, no_grad=()):
+    """Append the backward of ``ops`` (ops of ``block``) to ``block``.
+
+    ``seeds``: name -> list of grad Variables of that name; ``wrt``: names whose
+    gradients are wanted.  Returns name -> grad Variable (None: no path).
+    """
+    return _Pass(block, list(ops), seeds, list(wrt), no_grad).run()
+
+
+def _names(xs, what):
+    out = []
+    for x in xs or ():
+        if isinstance(x, Variable):
+            out.append(x.name)
+        elif isinstance(x, str):
+            out.append(x)
+        elif isinstance(x, Tensor) and x.name:
+            out.append(x.name)
+        else:
+            raise TypeError(f"{what} entries must be Variables or names, got {type(x).__name__}")
+    return out
+
+
+def _seed(block, target, value=1.0):
+    with building(block):
+        return apply("fill_constant_like", target, value=value)
+
+
+def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None, checkpoints=None):
+    """Append the backward of ``loss`` to its Program; returns [(param Variable, grad Variable)]."""
+    if not isinstance(loss, Variable):
+        raise TypeError(f"append_backward expects a static Variable loss, got {type(loss).__name__}")
+    block = loss.block
+    program = block.program
+    if block is not program.global_block():
+        raise ValueError(f"append_backward: loss '{loss.name}' must be in the global block, not block {block.idx}")
+    if parameter_list is not None:
+        params = _names(parameter_list, "parameter_list")
+    else:
+        params = [v.name for v in block.vars.values()
+                  if v.persistable and (v.trainable or not v.stop_gradient) and is_float_var(v)]
+    ops = list(block.ops)
+    seed = _seed(block, loss)
+    res = backward_ops(block, ops, {loss.name: [seed]}, params, _names(no_grad_set, "no_grad_set"))
+    _name_seed(block, seed, loss.name)
+    return [(block.var(p), res[p]) for p in params if res[p] is not None]
+
+
+def _name_seed(block, seed, name):
+    if seed.name in block.vars and not seed.name.endswith("@GRAD"):
+        new = _unique_grad_name(block, name)
+        del block.vars[seed.name]
+        for op in block.ops:
+            _rename_in_op(op, seed.name, new)
+        seed.name = new
+        block.vars[new] = seed
+
+
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+    """Grad Variables of ``sum(targets * target_gradients)`` w.r.t. ``inputs`` (None where no path)."""
+    targets = [targets] if isinstance(targets, Variable) else list(targets)
+    single = isinstance(inputs, Variable)
+    inputs = [inputs] if single else list(inputs)
+    if target_gradients is None:
+        target_gradients = [None] * len(targets)
+    elif isinstance(target_gradients, Variable):
+        target_gradients = [target_gradients]
+    if len(target_gradients) != len(targets):
+        raise ValueError(f"gradients: {len(targets)} targets but {len(target_gradients)} target_gradients")
+    block = targets[0].block
+    ops = list(block.ops)
+    seeds = {}
+    for t, g in zip(targets, target_gradients):
+        if g is None:
+            g = _seed(block, t)
+            _name_seed(block, g, t.name)
+        seeds.setdefault(t.name, []).append(g)
+    res = backward_ops(block, ops, seeds, [x.name for x in inputs], _names(no_grad_set, "no_grad_set"))
+    return [res[x.name] for x in inputs]

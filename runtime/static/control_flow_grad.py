@@ -1,0 +1,180 @@
+"""Gradients of ``cond`` and ``while``, built with the same ``backward_ops`` as everything else.
+
+A branch or loop body's values exist only while its op runs, so each backward
+sub-block first *recomputes* the forward sub-block (a copy of its ops, minus
+prints, asserts and persistable writes) and then holds that copy's backward:
+
+- ``cond`` -> a ``cond`` on the same predicate whose branches are the backward of each
+  branch (zeros via ``fill_constant_like`` where a branch does not touch an input).
+- ``while`` -> the forward op also outputs 'StepScopes' (each iteration's carries); a
+  ``while_grad`` op replays the steps in reverse, feeding each step's carries, the
+  Params and the carries' grads to the body's backward block, accumulating the
+  Params' grads over the iterations.
+"""
+import numpy as np
+
+from ..dispatch import apply
+from ..registry import def_op
+from .backward import backward_ops, building, current_requires
+from .blocks import copy_var, external_reads, has_side_effect, is_float_var, new_block
+
+
+def grad_block(parent, fwd, targets, wrt, declare_seeds=False):
+    """A block (child of ``parent``) recomputing ``fwd`` then back-propagating ``targets``.
+
+    ``targets``: list of (name in fwd, grad Variable or None); with ``declare_seeds`` the
+    grads are fresh vars declared in the new block (inputs of the compiled block).
+    Returns (block, [grad Variable or None per wrt name], [seed names]).
+    """
+    program = parent.program
+    gb = new_block(program, parent.idx)
+    for v in fwd.vars.values():
+        copy_var(gb, v)
+    for op in fwd.ops:
+        if not has_side_effect(fwd, op):
+            gb.append_op(op.type, op.inputs, op.outputs, op.attrs).origin = op.origin
+    seeds, seed_names = {}, []
+    for name, g in targets:
+        if declare_seeds:
+            v = gb.var(name)
+            g = gb.create_var(name=program.unique_name(f"{name}@GRAD_in"), shape=v.shape, dtype=v.dtype,
+                              stop_gradient=False)
+            seed_names.append(g.name)
+        seeds.setdefault(name, []).append(g)
+    res = backward_ops(gb, list(gb.ops), seeds, wrt)
+    return gb, [res[n] for n in wrt], seed_names
+
+
+def _zeros_in(block, name):
+    with building(block):
+        return apply("fill_constant_like", block.var(name), value=0.0)
+
+
+def _wanted(block, names):
+    req = current_requires()
+    return [n for n in dict.fromkeys(names) if is_float_var(block._find_var(n)) and (req is None or n in req)]
+
+
+def cond_grad(ctx):
+    op = ctx.op
+    if op is None:
+        raise NotImplementedError("cond gradients exist only in static Programs (eager cond runs Python)")
+    block, a = op.block, op.attrs
+    ins = op.input("Input")
+    wrt = _wanted(block, ins)
+    if not wrt:
+        return [None, [None] * len(ins)]
+    pairs = [(i, g) for i, g in enumerate(ctx.out_grads) if g is not None]
+    tb, tg, _ = grad_block(block, a["true_block"], [(a["true_outs"][i], g) for i, g in pairs], wrt)
+    fb, fg, _ = grad_block(block, a["false_block"], [(a["false_outs"][i], g) for i, g in pairs], wrt)
+    keep = [j for j in range(len(wrt)) if tg[j] is not None or fg[j] is not None]
+    t_outs, f_outs, outs = [], [], []
+    for j in keep:
+        t = tg[j] if tg[j] is not None else _zeros_in(tb, wrt[j])
+        f = fg[j] if fg[j] is not None else _zeros_in(fb, wrt[j])
+        t_outs.append(t.name)
+        f_outs.append(f.name)
+        src = block.var(wrt[j])
+        outs.append(block.create_var(name=block.program.unique_name(f"{wrt[j]}@GRAD_cond"), shape=src.shape,
+                                     dtype=src.dtype, stop_gradient=False))
+    if not keep:
+        return [None, [None] * len(ins)]
+    inputs = list(dict.fromkeys(external_reads(tb, extra_reads=t_outs) + external_reads(fb, extra_reads=f_outs)))
+    block.append_op("cond", {"Cond": op.input("Cond"), "Input": inputs}, {"Out": [v.name for v in outs]},
+                    {"true_block": tb, "false_block": fb, "true_outs": t_outs, "false_outs": f_outs})
+    by_name = {wrt[j]: v for j, v in zip(keep, outs)}
+    seen, grads = set(), []
+    for n in ins:  # a name listed twice gets its gradient once
+        grads.append(by_name.get(n) if n not in seen else None)
+        seen.add(n)
+    return [None, grads]
+
+
+def while_grad(ctx):
+    op = ctx.op
+    if op is None:
+        raise NotImplementedError("while gradients exist only in static Programs (eager while_loop runs Python)")
+    block, a = op.block, op.attrs
+    program = block.program
+    sub = a["sub_block"]
+    carry_in, carry_out = list(a["carry_in"]), list(a["carry_out"])
+    xs, outs, params = op.input("X"), op.output("Out"), op.input("Params")
+    req = current_requires()
+    fl = [i for i, n in enumerate(carry_in) if is_float_var(sub.var(n))]
+    wrt_p = _wanted(block, params)
+    if not wrt_p and not any(req is None or xs[i] in req for i in fl):
+        return [None, [None] * len(xs), [None] * len(params)]
+    if "StepScopes" not in op.outputs:
+        sv = block.create_var(name=program.unique_name("while_steps"), shape=(), dtype="float32", kind="steps")
+        op.outputs["StepScopes"] = [sv.name]
+        program._version += 1
+    gb, grads, seeds = grad_block(block, sub, [(carry_out[i], None) for i in fl],
+                                  [carry_in[i] for i in fl] + wrt_p, declare_seeds=True)
+    og = ctx.out_grads[0] or [None] * len(outs)
+    og_names = []
+    with building(block):
+        for i in fl:
+            g = og[i] if og[i] is not None else apply("fill_constant_like", block.var(outs[i]), value=0.0)
+            og_names.append(g.name)
+    x_grads = [block.create_var(name=program.unique_name(f"{xs[i]}@GRAD_while"), shape=block.var(xs[i]).shape,
+                                dtype=block.var(xs[i]).dtype, stop_gradient=False) for i in fl]
+    p_grads = [block.create_var(name=program.unique_name(f"{p}@GRAD_while"), shape=block.var(p).shape,
+                                dtype=block.var(p).dtype, stop_gradient=False) for p in wrt_p]
+    block.append_op(
+        "while_grad",
+        {"Out@GRAD": og_names, "Params": params, "StepScopes": op.output("StepScopes")},
+        {"X@GRAD": [v.name for v in x_grads], "Params@GRAD": [v.name for v in p_grads]},
+        {"sub_block": sub, "grad_block": gb, "carry_in": carry_in, "params": params, "float_carries": fl,
+         "seed_names": seeds, "grad_outs": [g.name if g is not None else "" for g in grads],
+         "grad_params": wrt_p})
+    xg = [None] * len(xs)
+    for k, i in enumerate(fl):
+        if xg[i] is None and xs[i] not in xs[:i]:
+            xg[i] = x_grads[k]
+    pg_by = dict(zip(wrt_p, p_grads))
+    seen, pg = set(), []
+    for p in params:
+        pg.append(pg_by.get(p) if p not in seen else None)
+        seen.add(p)
+    return [None, xg, pg]
+
+
+def _build_while_grad(op, compiler):
+    a = op.attrs
+    gb = a["grad_block"]
+    fl, carry_in, params = a["float_carries"], a["carry_in"], a["params"]
+    grad_outs = a["grad_outs"]
+    present = [n for n in grad_outs if n]
+    fn = compiler.compile(gb, list(carry_in) + list(params) + list(a["seed_names"]), present,
+                          name=f"while_grad_body{gb.idx}")
+    nfl = len(fl)
+    pidx = [params.index(p) for p in a["grad_params"]]
+
+    def run_while_grad(ogs, ps, steps_list):
+        g = list(ogs)
+        gp = [None] * len(pidx)
+        for xs in reversed(steps_list[0]):
+            res = iter(fn(*xs, *ps, *g))
+            new_g = []
+            for k, i in enumerate(fl):
+                new_g.append(next(res) if grad_outs[k] else np.zeros_like(xs[i]))
+            for k in range(len(pidx)):
+                if grad_outs[nfl + k]:
+                    r = next(res)
+                    gp[k] = r if gp[k] is None else gp[k] + r
+            g = new_g
+        gp = [v if v is not None else np.zeros_like(ps[j]) for v, j in zip(gp, pidx)]
+        return g, gp
+    return run_while_grad
+
+
+def _while_grad_infer(ogs, params, steps, **attrs):
+    names = list(attrs["params"])
+    return list(ogs), [params[names.index(p)] for p in attrs["grad_params"]]
+
+
+def_op("while_grad", ["Out@GRAD*", "Params*", "StepScopes*"], ["X@GRAD*", "Params@GRAD*"],
+       attrs={"sub_block": None, "grad_block": None, "carry_in": [], "params": [], "float_carries": [],
+              "seed_names": [], "grad_outs": [], "grad_params": []},
+       build_kernel=_build_while_grad, infer=_while_grad_infer,
+       doc="Replay a while loop's saved steps in reverse through the body's backward block.")

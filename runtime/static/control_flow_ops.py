@@ -1,0 +1,133 @@
+"""The ``cond`` and ``while`` ops (and ``assert``, ``print``, ``fill_constant_like``) in the registry.
+
+Formats (fixed; the converter and backward rely on them):
+
+- ``cond``: inputs {'Cond': [pred], 'Input': [outer names read inside either branch]},
+  outputs {'Out': [...]}, attrs {'true_block', 'false_block', 'true_outs', 'false_outs'}.
+- ``while``: inputs {'Condition': [pred], 'X': [initial carries], 'Params': [outer names read inside]},
+  outputs {'Out': [final carries]} (+ 'StepScopes': [name] when a gradient needs the
+  per-iteration carries), attrs {'sub_block', 'carry_in', 'carry_out', 'cond_out'}.
+
+Their run-time callables come from ``build_kernel(op, compiler)``: each sub-block is
+compiled once, with the same compiler, into a plain Python function.
+"""
+import numpy as np
+
+from ..registry import Meta, def_op
+from .control_flow_grad import cond_grad, while_grad
+
+
+def _merge_meta(a, b):
+    if len(a.shape) != len(b.shape):
+        return Meta(a.shape, a.dtype)
+    return Meta(tuple(x if x == y else -1 for x, y in zip(a.shape, b.shape)), a.dtype)
+
+
+def _var_meta(block, name):
+    v = block.var(name)
+    return Meta(v.shape, v.dtype)
+
+
+def _cond_infer(pred, inputs, true_block=None, false_block=None, true_outs=(), false_outs=()):
+    return [_merge_meta(_var_meta(true_block, t), _var_meta(false_block, f))
+            for t, f in zip(true_outs, false_outs)]
+
+
+def _check_pred(pred, what):
+    if pred.size != 1:
+        raise ValueError(f"{what}: the predicate must have exactly one element, got shape {list(pred.shape)}")
+
+
+def _build_cond(op, compiler):
+    inputs = op.input("Input")
+    a = op.attrs
+    true_fn = compiler.compile(a["true_block"], inputs, a["true_outs"], name=f"true_block{a['true_block'].idx}")
+    false_fn = compiler.compile(a["false_block"], inputs, a["false_outs"],
+                                name=f"false_block{a['false_block'].idx}")
+
+    def run_cond(pred, xs):
+        if pred.size != 1:
+            _check_pred(pred, "cond")
+        return true_fn(*xs) if pred else false_fn(*xs)
+    return run_cond
+
+
+def_op("cond", ["Cond", "Input*"], ["Out*"],
+       attrs={"true_block": None, "false_block": None, "true_outs": [], "false_outs": []},
+       build_kernel=_build_cond, infer=_cond_infer, grad=cond_grad,
+       doc="Run true_block or false_block (sub-blocks reading 'Input') by the one-element bool 'Cond'.")
+
+
+def _while_infer(pred, xs, params, sub_block=None, carry_in=(), carry_out=(), cond_out=""):
+    return [_merge_meta(_var_meta(sub_block, i), _var_meta(sub_block, o)) for i, o in zip(carry_in, carry_out)], []
+
+
+def _build_while(op, compiler):
+    a = op.attrs
+    params = op.input("Params")
+    n = len(a["carry_in"])
+    body = compiler.compile(a["sub_block"], list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
+                            name=f"while_body{a['sub_block'].idx}")
+    save = "StepScopes" in op.outputs
+
+    def run_while(pred, xs, ps):
+        xs = tuple(xs)
+        if pred.size != 1:
+            _check_pred(pred, "while_loop")
+        steps = [] if save else None
+        while pred:
+            if save:
+                steps.append(xs)
+            res = body(*xs, *ps)
+            xs, pred = res[:n], res[n]
+        return list(xs), ([steps] if save else [])
+    return run_while
+
+
+def_op("while", ["Condition", "X*", "Params*"], ["Out*", "StepScopes*"],
+       attrs={"sub_block": None, "carry_in": [], "carry_out": [], "cond_out": ""},
+       build_kernel=_build_while, infer=_while_infer, grad=while_grad,
+       doc="Run sub_block while its predicate holds, carrying X; 'StepScopes' keeps each step's carries.")
+
+
+# -- helpers the builders and gradients use ------------------------------------------------
+def _fill_like_kernel(x, value=0.0, dtype=None):
+    return np.full(np.shape(x), value, dtype=x.dtype if dtype is None else dtype)
+
+
+def_op("fill_constant_like", ["X"], ["Out"], attrs={"value": 0.0, "dtype": None},
+       kernel=_fill_like_kernel,
+       infer=lambda x, value=0.0, dtype=None: Meta(x.shape, x.dtype if dtype is None else dtype),
+       doc="A tensor of X's (run-time) shape filled with one value (gradient seeds and zeros).")
+
+
+def _assert_kernel(cond, data, message="", summarize=20):
+    if not np.all(cond):
+        msg = message or "Assert failed"
+        if data:
+            msg += " " + " ".join(np.array2string(np.asarray(d).ravel()[:summarize], separator=", ") for d in data)
+        raise AssertionError(msg)
+
+
+def_op("assert", ["Cond", "Data*"], [], attrs={"message": "", "summarize": 20},
+       kernel=_assert_kernel, infer=lambda cond, data, **_: (), pure=False,
+       doc="Raise AssertionError(message) at run time when Cond is False.")
+
+
+def format_values(values, names, message, summarize=20):
+    lines = [message] if message else []
+    for i, v in enumerate(values):
+        v = np.asarray(v)
+        label = names[i] if i < len(names) else f"arg{i}"
+        body = np.array2string(v.ravel()[:summarize] if summarize >= 0 else v.ravel(), separator=", ")
+        lines.append(f"{label}: shape={list(v.shape)} dtype={v.dtype} data={body}")
+    return "\n".join(lines)
+
+
+def _print_kernel(xs, message="", names=(), summarize=20):
+    print(format_values(xs, names, message, summarize), flush=True)
+
+
+def_op("print", ["X*"], [], attrs={"message": "", "names": [], "summarize": 20},
+       kernel=_print_kernel, infer=lambda xs, **_: (), pure=False,
+       doc="Print the values of X at every run.")

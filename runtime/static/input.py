@@ -1,0 +1,86 @@
+"""Program inputs: ``data`` (a feed var) and ``InputSpec`` (a signature the converter caches on)."""
+import numpy as np
+
+from ..dtypes import convert_dtype
+from ..framework import default_main_program
+from ..tensor import Tensor
+
+
+def _norm_shape(shape, what):
+    if isinstance(shape, int):
+        shape = [shape]
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"{what}: shape must be a list or tuple, got {type(shape).__name__}")
+    out = []
+    for d in shape:
+        if d is None:
+            out.append(-1)
+        elif isinstance(d, (int, np.integer)) and d >= -1:
+            out.append(int(d))
+        else:
+            raise ValueError(f"{what}: bad dim {d!r} in shape {list(shape)} (use None or -1 for unknown)")
+    return tuple(out)
+
+
+def data(name, shape, dtype="float32", lod_level=0):
+    """A feed variable in the current main program's global block (None/-1 dims are unknown)."""
+    block = default_main_program().global_block()
+    shape = _norm_shape(shape, f"data('{name}')")
+    dtype = convert_dtype(dtype)
+    if name in block.vars:
+        v = block.vars[name]
+        if tuple(v.shape) == shape and v.dtype == dtype and v.is_data:
+            return v
+        raise ValueError(f"data('{name}'): the Program already has a variable '{name}' "
+                         f"({v.dtype}{list(v.shape)}), asked for {dtype}{list(shape)}")
+    return block.create_var(name=name, shape=shape, dtype=dtype, is_data=True, stop_gradient=True)
+
+
+class InputSpec:
+    """The shape (-1 for unknown dims), dtype and name of one input of a converted function."""
+
+    def __init__(self, shape, dtype="float32", name=None, stop_gradient=False):
+        self.shape = _norm_shape(shape, "InputSpec")
+        self.dtype = convert_dtype(dtype)
+        self.name = name
+        self.stop_gradient = stop_gradient
+
+    @classmethod
+    def from_tensor(cls, tensor, name=None):
+        if isinstance(tensor, Tensor):
+            return cls(tensor.shape, tensor.dtype, name if name is not None else tensor.name)
+        if isinstance(tensor, np.ndarray):
+            return cls.from_numpy(tensor, name)
+        raise TypeError(f"InputSpec.from_tensor expects a Tensor, got {type(tensor).__name__}")
+
+    @classmethod
+    def from_numpy(cls, ndarray, name=None):
+        return cls(ndarray.shape, ndarray.dtype, name)
+
+    def batch(self, batch_size):
+        return InputSpec((batch_size,) + self.shape, self.dtype, self.name)
+
+    def unbatch(self):
+        if not self.shape:
+            raise ValueError("unbatch() of an InputSpec with rank 0")
+        return InputSpec(self.shape[1:], self.dtype, self.name)
+
+    def matches(self, shape, dtype):
+        """True when a value of ``shape``/``dtype`` fits this spec (-1 dims match anything)."""
+        return (convert_dtype(dtype) == self.dtype and len(shape) == len(self.shape)
+                and all(s < 0 or s == d for s, d in zip(self.shape, shape)))
+
+    def _key(self):
+        return (self.shape, str(self.dtype), self.name, self.stop_gradient)
+
+    def __eq__(self, other):
+        return isinstance(other, InputSpec) and self._key() == other._key()
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return f"InputSpec(shape={self.shape}, dtype={self.dtype}, name={self.name})"

@@ -1,0 +1,86 @@
+"""``rt.static.nn``: layers and control flow for hand-built Programs (fc, cond, while_loop, Assert, Print)."""
+import math
+
+import numpy as np
+
+from ..dispatch import apply, to_variable
+from ..framework import Variable, default_main_program, default_startup_program, in_dynamic_mode
+from ..tensor import Tensor
+from .control_flow import cond, while_loop
+from .control_flow_ops import format_values
+
+__all__ = ["fc", "cond", "while_loop", "Assert", "Print"]
+
+_ACTIVATIONS = {"relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "softmax": "softmax", "gelu": "gelu"}
+
+
+def _parameter(name, shape, dtype, init_op, init_attrs):
+    """A persistable trainable var in the main program, initialised by an op in the startup program."""
+    main = default_main_program().global_block()
+    startup = default_startup_program().global_block()
+    p = main.create_var(name=name, shape=shape, dtype=dtype, persistable=True, stop_gradient=False)
+    p.trainable = True
+    s = startup.create_var(name=name, shape=shape, dtype=dtype, persistable=True, stop_gradient=False)
+    s.trainable = True
+    startup.append_op(init_op, {}, {"Out": [name]}, dict(init_attrs, shape=list(shape), dtype=str(dtype)))
+    return p
+
+
+def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation=None, name=None):
+    """``activation(x @ W + b)`` with W Xavier-uniform and b zero (initialised by the startup program)."""
+    if not isinstance(x, Variable):
+        raise TypeError(f"static.nn.fc expects a static Variable, got {type(x).__name__}")
+    if num_flatten_dims != len(x.shape) - 1:
+        x = apply("flatten", x, start_axis=num_flatten_dims, stop_axis=-1) if len(x.shape) > 2 else x
+    in_features = x.shape[-1]
+    if in_features < 0:
+        raise ValueError(f"static.nn.fc: the last dim of '{x.name}' must be known, got shape {x.shape}")
+    prefix = default_main_program().unique_name(name or "fc")
+    limit = math.sqrt(6.0 / (in_features + size))
+    w = _parameter(f"{prefix}.w_0", [in_features, size], x.dtype, "uniform_random", {"min": -limit, "max": limit})
+    out = apply("matmul", x, w)
+    if bias_attr is not False:
+        b = _parameter(f"{prefix}.b_0", [size], x.dtype, "fill_constant", {"value": 0.0})
+        out = apply("add", out, b)
+    if activation is not None:
+        if activation not in _ACTIVATIONS:
+            raise ValueError(f"static.nn.fc: unknown activation {activation!r}; expected one of "
+                             f"{sorted(_ACTIVATIONS)}")
+        out = apply(_ACTIVATIONS[activation], out)
+    return out
+
+
+def _static(*xs):
+    return not in_dynamic_mode() or any(isinstance(x, Variable) for x in xs)
+
+
+def Assert(cond, message=None, data=None, summarize=20, name=None):  # noqa: N802 (Paddle's name)
+    """Raise AssertionError(message) when ``cond`` is False (at run time for a static ``cond``)."""
+    data = list(data or [])
+    if not _static(cond, *data):
+        if not np.all(np.asarray(cond._value if isinstance(cond, Tensor) else cond)):
+            msg = message or "Assert failed"
+            if data:
+                msg += " " + format_values([np.asarray(d) for d in data], [], "", summarize)
+            raise AssertionError(msg)
+        return None
+    block = default_main_program().current_block()
+    c = to_variable(cond)
+    ds = [to_variable(d) for d in data]
+    block.append_op("assert", {"Cond": [c.name], "Data": [d.name for d in ds]}, {},
+                    {"message": message or "", "summarize": summarize})
+    return None
+
+
+def Print(*inputs, message=None, summarize=20, name=None):  # noqa: N802 (Paddle's name)
+    """Print the inputs' values (at every run of the Program when static); returns the inputs."""
+    if not _static(*inputs):
+        print(format_values([np.asarray(x) for x in inputs], [getattr(x, "name", None) or f"arg{i}"
+                                                               for i, x in enumerate(inputs)],
+                            message or "", summarize), flush=True)
+    else:
+        block = default_main_program().current_block()
+        vs = [to_variable(x) for x in inputs]
+        block.append_op("print", {"X": [v.name for v in vs]}, {},
+                        {"message": message or "", "names": [v.name for v in vs], "summarize": summarize})
+    return inputs[0] if len(inputs) == 1 else inputs

@@ -1,0 +1,88 @@
+"""``Program.clone(for_test=False)`` and ``Program.to_dot()``, attached to Program by ``install()``."""
+from ..framework import Block, Program
+from .blocks import copy_var
+
+# attrs that switch an op between training and inference behaviour
+_TEST_ATTRS = {"is_test": True, "training": False}
+
+
+def clone(program, for_test=False):
+    """A deep copy of the IR (blocks, vars, ops); bound eager tensors stay shared by reference.
+
+    ``for_test=True`` turns training-only behaviour off in ops that have such an
+    attr (``is_test``/``training``: dropout, batch_norm).
+    """
+    new = Program()
+    new.blocks = []
+    for b in program.blocks:
+        nb = Block(new, b.idx, b.parent_idx)
+        new.blocks.append(nb)
+        for v in b.vars.values():
+            copy_var(nb, v)
+    for b, nb in zip(program.blocks, new.blocks):
+        for op in b.ops:
+            attrs = {}
+            for k, v in op.attrs.items():
+                if isinstance(v, Block):
+                    v = new.blocks[v.idx]
+                elif isinstance(v, list):
+                    v = list(v)
+                if for_test and k in _TEST_ATTRS:
+                    v = _TEST_ATTRS[k]
+                attrs[k] = v
+            nop = nb.append_op(op.type, op.inputs, op.outputs, attrs)
+            nop.origin = op.origin
+    new._names = dict(program._names)
+    new.bound_tensors = dict(program.bound_tensors)
+    new.random_seed = program.random_seed
+    new._current = 0
+    return new
+
+
+def _q(s):
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def to_dot(program):
+    """Graphviz source: ops as boxes, vars as ellipses, each sub-block a cluster."""
+    lines = ["digraph Program {", "  rankdir=TB;", "  node [fontname=Helvetica fontsize=10];"]
+    var_nodes = {}
+
+    def var_node(block, name):
+        key = (block.idx, name)
+        if key not in var_nodes:
+            v = block._find_var(name)
+            nid = f"v{block.idx}_{len(var_nodes)}"
+            label = name if v is None else (f"{name}\\n{v.dtype}{list(v.shape)}" if v.kind == "tensor" else name)
+            shape = "ellipse" if v is None or not v.persistable else "doubleoctagon"
+            var_nodes[key] = nid
+            lines.append(f"    {nid} [label={_q(label)} shape={shape}];")
+        return var_nodes[key]
+
+    def emit(block, indent):
+        for i, op in enumerate(block.ops):
+            oid = f"op{block.idx}_{i}"
+            lines.append(f"{indent}{oid} [label={_q(op.type)} shape=box style=filled fillcolor=lightgrey];")
+            for slot, names in op.inputs.items():
+                for n in names:
+                    lines.append(f"{indent}{var_node(block, n)} -> {oid} [label={_q(slot)}];")
+            for slot, names in op.outputs.items():
+                for n in names:
+                    lines.append(f"{indent}{oid} -> {var_node(block, n)};")
+            for key, sub in op.attrs.items():
+                if isinstance(sub, Block):
+                    lines.append(f"{indent}subgraph cluster_{block.idx}_{i}_{key} {{")
+                    lines.append(f"{indent}  label={_q(f'{op.type}.{key} (block {sub.idx})')}; style=dashed;")
+                    emit(sub, indent + "  ")
+                    lines.append(f"{indent}}}")
+                    if sub.ops:
+                        lines.append(f"{indent}{oid} -> op{sub.idx}_0 [style=dotted lhead=cluster_{block.idx}_{i}_{key}];")
+
+    emit(program.global_block(), "  ")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def install():
+    Program.clone = clone
+    Program.to_dot = to_dot
