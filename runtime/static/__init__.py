@@ -12,9 +12,9 @@ from . import control_flow_ops  # noqa: F401  (registers cond/while/while_grad/a
 from . import nn
 from .backward import append_backward, gradients
 from .control_flow import cond, while_loop
-from .executor import Executor, compile_block
+from .executor import Executor, compile_block, segment_inputs
 from .input import InputSpec, data
-from .io import load_inference_model, save_inference_model
+from .io import save_inference_model, load_inference_model, serialize_program, deserialize_program
 from .program_tools import install as _install_program_tools
 from .scope import Scope, global_scope, scope_guard
 
@@ -22,5 +22,5 @@ _install_program_tools()
 
 __all__ = ["Block", "Operator", "Program", "Variable", "default_main_program", "default_startup_program",
            "program_guard", "nn", "append_backward", "gradients", "cond", "while_loop", "Executor",
-           "compile_block", "InputSpec", "data", "Scope", "global_scope", "scope_guard",
+           "compile_block", "segment_inputs", "InputSpec", "data", "Scope", "global_scope", "scope_guard",
            "save_inference_model", "load_inference_model"]

@@ -113,6 +113,25 @@ class Executor:
         pass
 
 
+def segment_inputs(block, output_names, op_range=None, scope=None):
+    """Names ``block.ops[op_range]`` must be given to produce ``output_names`` (persistables excluded).
+
+    For a backward segment these are the forward values it reads (the converter
+    asks the forward segment to return exactly these).
+    """
+    compiler = BlockCompiler(block.program, global_scope() if scope is None else scope)
+    ops = block.ops if op_range is None else block.ops[op_range[0]:op_range[1]]
+    defined, need = set(), []
+    for op in compiler.live_ops(block, ops, output_names):
+        for n in op.input_arg_names:
+            if n not in defined and not compiler.persistable(block, n) and n not in need:
+                need.append(n)
+        defined.update(op.output_arg_names)
+    need.extend(n for n in output_names if n not in defined and n not in need
+                and not compiler.persistable(block, n))
+    return need
+
+
 def compile_block(block, input_names, output_names, op_range=None, scope=None):
     """A callable ``f(*arrays) -> tuple of arrays`` running ``block.ops[op_range]``.
 
