@@ -14,13 +14,26 @@ def _binary(type):
     return fn
 
 
-def_op("add", ["X", "Y"], ["Out"], kernel=np.add, infer=infer_broadcast,
+def broadcasting(fn, what):
+    """A binary kernel whose broadcast failure names both shapes the way ``infer`` does."""
+    def kernel(x, y):
+        try:
+            return fn(x, y)
+        except ValueError:
+            if x.shape != y.shape:
+                broadcast_shape(x.shape, y.shape, f"operands of {what}")  # raises the clear error
+            raise
+    kernel.__name__ = f"{what}_kernel"
+    return kernel
+
+
+def_op("add", ["X", "Y"], ["Out"], kernel=broadcasting(np.add, "add"), infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
                          reduce_as(ctx.out_grads[0], ctx.inputs[1])])
-def_op("subtract", ["X", "Y"], ["Out"], kernel=np.subtract, infer=infer_broadcast,
+def_op("subtract", ["X", "Y"], ["Out"], kernel=broadcasting(np.subtract, "subtract"), infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
                          reduce_as(apply("scale", ctx.out_grads[0], scale=-1.0), ctx.inputs[1])])
-def_op("multiply", ["X", "Y"], ["Out"], kernel=np.multiply, infer=infer_broadcast,
+def_op("multiply", ["X", "Y"], ["Out"], kernel=broadcasting(np.multiply, "multiply"), infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(apply("multiply", ctx.out_grads[0], ctx.inputs[1]), ctx.inputs[0]),
                          reduce_as(apply("multiply", ctx.out_grads[0], ctx.inputs[0]), ctx.inputs[1])])
 
@@ -40,7 +53,7 @@ def _divide_grad(ctx):
     return [reduce_as(gx, x), reduce_as(gy, y)]
 
 
-def_op("divide", ["X", "Y"], ["Out"], kernel=_divide_kernel, infer=infer_broadcast, grad=_divide_grad)
+def_op("divide", ["X", "Y"], ["Out"], kernel=broadcasting(_divide_kernel, "divide"), infer=infer_broadcast, grad=_divide_grad)
 def_op("scale", ["X"], ["Out"], attrs={"scale": 1.0, "bias": 0.0},
        kernel=lambda x, scale=1.0, bias=0.0: (x * np.asarray(scale, x.dtype) + np.asarray(bias, x.dtype))
        if bias else x * np.asarray(scale, x.dtype),

@@ -188,6 +188,7 @@ CASES = {
     "set_value": case(F(4, 3), F(3), [np.array([2, 0])], spec=[["t", 0]],
                       ref=lambda x, v, idx, spec: _set(x, (idx[0],), v)),
     # -- creation.py -----------------------------------------------------------------------------------------------
+    "fill_constant_like": case(F(2, 3), value=2.0, ref=lambda x, value: np.full((2, 3), 2.0, np.float32)),
     "fill_any_like": case(F(2, 3), value=2.0, dtype="int64", ref=lambda x, value, dtype: np.full((2, 3), 2)),
     "arange": case(start=1, end=10, step=3, dtype="int64", ref=lambda **a: np.arange(1, 10, 3)),
     "range": case(np.array(0.5), np.array(3.0), np.array(0.5), dtype="float32",
@@ -283,4 +284,9 @@ SKIP = {
     "randint": "random: values differ per draw",
     "randperm": "random: values differ per draw",
     "dropout": "random mask; dropout_grad is checked with a fixed mask",
+    "cond": "control flow: runs sub-blocks through the executor (tests/runtime static control-flow tests)",
+    "while": "control flow: runs a sub-block through the executor",
+    "while_grad": "control flow: replays a while loop's saved steps through the executor",
+    "print": "side effect only (no outputs)",
+    "assert": "side effect only (no outputs): raises at run time",
 }
