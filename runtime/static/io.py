@@ -9,8 +9,9 @@ A Program is written as plain JSON (format ``"dy2st.program"``, version 1)::
                  "ops":  [{"type": "matmul", "inputs": {"X": ["x"], "Y": ["w"]},
                            "outputs": {"Out": ["matmul_0"]}, "attrs": {"transpose_x": false}}]}]}
 
-Attribute values are JSON scalars and lists; a JSON object is always a tagged value:
-``{"block": idx}`` (a sub-block), ``{"ndarray": {"dtype", "shape", "data"}}``,
+An op may carry ``"origin"``: the text of the user's line that built it (or null), so
+errors from a loaded model still point there.  Attribute values are JSON scalars and
+lists; a JSON object is always a tagged value: ``{"block": idx}`` (a sub-block), ``{"ndarray": {"dtype", "shape", "data"}}``,
 ``{"float": "nan" | "inf" | "-inf"}`` (JSON has no non-finite numbers) and ``{"dict": {...}}``.
 Tuples come back as lists.  Loading checks every field's type, that the format and
 version are known, that every op type is registered and that every var name an op
@@ -42,6 +43,7 @@ from ..dtypes import convert_dtype
 from ..framework import Block, Program, Variable, default_main_program
 from ..registry import has_op
 from ..tensor import Parameter, Tensor
+from .scope import global_scope
 
 PROGRAM_FORMAT = "dy2st.program"
 PROGRAM_VERSION = 1
@@ -124,8 +126,10 @@ def serialize_program(program):
         for i, op in enumerate(blk.ops):
             where = f"block {blk.idx}, op #{i} '{op.type}'"
             attrs = {k: _encode_attr(v, f"{where} attribute '{k}'") for k, v in op.attrs.items()}
+            origin = getattr(op, "origin", None)
             ops.append({"type": op.type, "inputs": {k: list(v) for k, v in op.inputs.items()},
-                        "outputs": {k: list(v) for k, v in op.outputs.items()}, "attrs": attrs})
+                        "outputs": {k: list(v) for k, v in op.outputs.items()}, "attrs": attrs,
+                        "origin": None if origin is None else str(origin)})
         blocks.append({"idx": blk.idx, "parent": blk.parent_idx, "vars": vars_, "ops": ops})
     seed = program.random_seed
     return {"format": PROGRAM_FORMAT, "version": PROGRAM_VERSION,
@@ -214,7 +218,10 @@ def deserialize_program(data):
                                                      f"block {i} or its parents")
             attrs = {k: _decode_attr(v, prog.blocks, f"{where} attribute '{k}'")
                      for k, v in _need(ro, "attrs", dict, where).items()}
-            blk.append_op(typ, ins, outs, attrs)
+            origin = ro.get("origin")
+            if origin is not None and not isinstance(origin, str):
+                raise ProgramFormatError(f"{where}: field 'origin' should be str or null")
+            blk.append_op(typ, ins, outs, attrs).origin = origin
     return prog
 
 
@@ -454,14 +461,12 @@ def _value_of(name, params, program, executor):
         return np.asarray(params[name])
     if name in program.bound_tensors:
         return np.asarray(program.bound_tensors[name]._value)
-    scope = getattr(executor, "scope", None) or getattr(executor, "_scope", None)
-    if scope is not None:
-        finder = getattr(scope, "find_var", None) or getattr(scope, "get", None)
-        value = finder(name) if finder is not None else None
-        if value is not None:
-            return np.asarray(getattr(value, "_value", value))
+    scope = getattr(executor, "scope", None) or getattr(executor, "_scope", None) or global_scope()
+    value = scope.find_var(name) if hasattr(scope, "find_var") else None
+    if value is not None:
+        return np.asarray(getattr(value, "_value", value))
     raise ValueError(f"save_inference_model: no value for persistable variable '{name}' (give it in params=, "
-                     "or bind an eager tensor to it)")
+                     "bind an eager tensor to it, or run the startup program so the scope holds it)")
 
 
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor=None, program=None, params=None,
@@ -569,9 +574,9 @@ def read_inference_model(path_prefix):
             raise ProgramFormatError(f"{model_path}: feed/fetch name {n!r} is not a variable of the Program")
     params_bytes, info_bytes = _read(params_path), _read(info_path)
     params = params_from_bytes(params_bytes, params_path)
+    _check_params(program, params, params_path)
     info = _read_json(info_path)
     _check_info(info, params, info_path)
-    _check_params(program, params, params_path)
     for path, payload, key in ((params_path, params_bytes, "params_sha256"), (info_path, info_bytes, "info_sha256")):
         want = meta.get(key)
         if want is not None and hashlib.sha256(payload).hexdigest() != want:
