@@ -537,6 +537,9 @@ def _check_info(info, params, path):
         if entry["shape"] != list(arr.shape) or convert_dtype(arr.dtype) != entry["dtype"]:
             raise ProgramFormatError(f"{path}: parameter '{entry['name']}' is listed as {entry['dtype']}"
                                      f"{entry['shape']} but the archive holds {arr.dtype}{list(arr.shape)}")
+    unlisted = sorted(set(params) - {e["name"] for e in info})
+    if unlisted:
+        raise ProgramFormatError(f"{path}: parameters {unlisted} of the archive are not listed")
 
 
 def _check_params(program, params, path):

@@ -1,0 +1,106 @@
+"""``dy2st.save`` / ``dy2st.load``: a converted Layer or function as an inference model.
+
+``save(layer, path, input_spec=[InputSpec([None, 8], 'float32', 'x')])`` writes
+``path.pdmodel`` / ``.pdiparams`` / ``.pdiparams.info`` (format: ``runtime.static.io``);
+``load(path)`` gives back a ``TranslatedLayer`` built only from those files.
+
+Which Program is saved: a Layer is traced in ``eval()`` mode (dropout off,
+batch-norm on running statistics), because the files are an inference model;
+the Layer's own mode is restored afterwards.  A TranslatedLayer fine-tuned with
+``train()`` therefore runs that eval-mode Program too.  Paddle saves whatever mode
+the Layer is in; we prefer a model that predicts the same way every time.
+"""
+import runtime as rt
+from runtime.static import InputSpec
+from runtime.static.io import save_inference_model
+
+from .static_function import StaticFunction
+from .translated_layer import TranslatedLayer, encode_structure
+
+__all__ = ["save", "load", "TranslatedLayer"]
+
+
+def _static_function_of(target, input_spec):
+    """The StaticFunction that traces ``target`` (without changing the Layer or function)."""
+    if isinstance(target, rt.nn.Layer):
+        forward = target.forward
+        if isinstance(forward, StaticFunction):
+            return forward
+        fn = type(target).forward
+        if isinstance(fn, StaticFunction):
+            fn = fn.dygraph_function
+        return StaticFunction(fn, input_spec=input_spec, instance=target)
+    if isinstance(target, StaticFunction):
+        return target
+    if callable(target):
+        return StaticFunction(target, input_spec=input_spec)
+    raise TypeError(f"dy2st.save expects a Layer, a to_static function or a function, got {type(target).__name__}")
+
+
+def _specs(sf, input_spec):
+    """InputSpecs to trace from: the given ones, the function's own, or the last Program's feeds."""
+    if input_spec is None:
+        input_spec = sf._input_spec
+    if input_spec is None:
+        if not len(sf.program_cache):
+            raise ValueError("dy2st.save needs input_spec=[InputSpec(...)] (or a to_static function that has "
+                             "already run once, or was declared with input_spec)")
+        last = sf.program_cache.last()
+        return [InputSpec(v.shape, v.dtype, v.name) for v in last.inputs]
+    specs = []
+    for s in input_spec:
+        if isinstance(s, InputSpec):
+            specs.append(s)
+        elif isinstance(s, rt.Tensor):
+            specs.append(InputSpec.from_tensor(s))
+        else:
+            raise TypeError(f"dy2st.save: input_spec entries must be InputSpec or Tensor, got {type(s).__name__}")
+    return specs
+
+
+def _structured_names(layer, program):
+    """Var name -> ``state_dict`` key for every bound tensor that belongs to ``layer``."""
+    if layer is None:
+        return {}
+    by_id = {}
+    for key, t in layer.state_dict().items():
+        by_id.setdefault(id(t), key)
+    for key, t in layer.named_parameters():
+        by_id.setdefault(id(t), key)
+    return {name: by_id[id(t)] for name, t in program.bound_tensors.items() if id(t) in by_id}
+
+
+def save(layer, path, input_spec=None, **configs):
+    """Save ``layer`` (a Layer, a to_static function or a TranslatedLayer) as an inference model.
+
+    ``input_spec``: list of ``InputSpec`` (``None`` dims for any size); their names
+    become the feed names.  Without it, the function's own input_spec or the
+    signature of its last traced Program is used.  ``configs`` are accepted for
+    Paddle compatibility (``output_spec`` is not supported yet).
+    """
+    if configs.get("output_spec") is not None:
+        raise NotImplementedError("dy2st.save: output_spec is not supported; the model returns all outputs")
+    if isinstance(layer, TranslatedLayer):
+        layer._save(path)
+        return
+    sf = _static_function_of(layer, input_spec)
+    instance = layer if isinstance(layer, rt.nn.Layer) else sf._instance
+    specs = _specs(sf, input_spec)
+    was_training = bool(getattr(instance, "training", False))
+    if instance is not None:
+        instance.eval()
+    try:
+        concrete = sf.get_concrete_program(*specs)
+    finally:
+        if instance is not None and was_training:
+            instance.train()
+    program = concrete.main_program
+    metadata = {"output_structure": encode_structure(concrete.out_skeleton),
+                "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}
+    save_inference_model(path, concrete.inputs, concrete.outputs, program=program,
+                         structured_names=_structured_names(instance, program), metadata=metadata)
+
+
+def load(path, **configs):
+    """A ``TranslatedLayer`` from ``path.pdmodel``/``.pdiparams``/``.pdiparams.info`` (no user code needed)."""
+    return TranslatedLayer.load(path)
