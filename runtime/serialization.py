@@ -111,7 +111,10 @@ class _Decoder:
         ref = node.get("ref")
         if not isinstance(ref, str) or ref == _HEADER or ref not in self.archive.files:
             self.fail(f"the header refers to a missing array {ref!r}")
-        return self.archive[ref]
+        arr = self.archive[ref]
+        if not isinstance(arr, np.ndarray):  # a member that is not .npy data comes back as raw bytes
+            self.fail(f"the entry {ref!r} is not a numpy array")
+        return arr
 
     def decode(self, node):
         if not isinstance(node, dict) or "t" not in node:
@@ -175,8 +178,12 @@ def load(path, return_numpy=False, **configs):
             if _HEADER not in archive.files:
                 raise SerializationError(f"rt.load('{path}'): the archive has no '{_HEADER}' entry; "
                                          "it was not written by rt.save")
+            raw = archive[_HEADER]
+            if not isinstance(raw, np.ndarray) or raw.dtype != np.uint8 or raw.ndim != 1:
+                raise SerializationError(f"rt.load('{path}'): the '{_HEADER}' entry is not a uint8 array "
+                                         "(not written by rt.save)")
             try:
-                header = json.loads(archive[_HEADER].tobytes().decode("utf-8"))
+                header = json.loads(raw.tobytes().decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError) as e:
                 raise SerializationError(f"rt.load('{path}'): the header is not valid JSON ({e})") from None
             if not isinstance(header, dict) or header.get("format") != FORMAT:
