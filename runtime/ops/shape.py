@@ -40,18 +40,21 @@ def _resolve_shape(in_shape, shape):
             raise ValueError(f"reshape: invalid dim {d} in shape {list(shape)}")
         else:
             out.append(d)
-    if out.count(-1) - sum(1 for i, d in enumerate(shape) if d == 0 and in_shape[i] == -1) > 1:
+    # An unknown input dim copied by 0 cancels against itself: [-1, 3, 4] -> [0, -1] is [-1, 12].
+    copied = {i for i, d in enumerate(shape) if d == 0 and in_shape[i] == -1}
+    if list(shape).count(-1) > 1:
         raise ValueError(f"reshape: shape {list(shape)} has more than one -1")
-    total, known = _prod(in_shape), _prod([d for d in out if d != -1])
-    if -1 in out:
-        if total >= 0 and known >= 0 and -1 not in [in_shape[i] for i, d in enumerate(shape) if d == 0]:
+    total = _prod([d for i, d in enumerate(in_shape) if i not in copied])
+    known = _prod([d for i, d in enumerate(out) if i not in copied and d != -1])
+    if -1 in shape:
+        if total >= 0 and known >= 0:
             if known == 0 or total % known:
                 raise ValueError(f"reshape: cannot reshape a tensor of shape {list(in_shape)} ({total} elements) "
                                  f"into shape {list(shape)}")
-            out[out.index(-1)] = total // known
+            out[list(shape).index(-1)] = total // known
     elif total >= 0 and known != total:
-        raise ValueError(f"reshape: cannot reshape a tensor of shape {list(in_shape)} ({total} elements) "
-                         f"into shape {list(shape)} ({known} elements)")
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {list(in_shape)} into shape {list(shape)} "
+                         f"(the element counts differ: {total} vs {known})")
     return tuple(out)
 
 
