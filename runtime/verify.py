@@ -24,6 +24,9 @@ def _check_block(block, defined):
             _check_cond(op, defined)
         elif op.type == "while":
             _check_while(op, defined)
+        elif op.type == "while_grad":
+            given = set(op.attrs.get("carry_in", ())) | set(op.attrs.get("seed_names", ()))
+            _check_block(op.attrs["grad_block"], defined | set(op.input_arg_names) | given)
         else:
             for sub in op.sub_blocks():
                 _check_block(sub, defined | set(op.input_arg_names))

@@ -15,6 +15,8 @@ def _sub_defined(op, sub):
     """Names a nested sub-block gets from its op rather than from outside (a while's carries)."""
     if op.type == "while" and sub is op.attrs.get("sub_block"):
         return set(op.attrs.get("carry_in", ()))
+    if op.type == "while_grad":  # both blocks get each step's carries (and the grad seeds)
+        return set(op.attrs.get("carry_in", ())) | set(op.attrs.get("seed_names", ()))
     return set()
 
 
