@@ -152,8 +152,10 @@ def _conv2d_grad_filter_kernel(x, g, w, strides=(1, 1), paddings=(0, 0, 0, 0), d
 def _conv2d_grad(ctx):
     x, w = ctx.inputs
     g = ctx.out_grads[0]
-    return [apply("conv2d_grad_input", g, w, x, **ctx.attrs),
-            apply("conv2d_grad_filter", x, g, w, **ctx.attrs)]
+    # A network's input rarely needs a gradient; skipping its col2im halves the first layer's backward.
+    gx = None if x.stop_gradient else apply("conv2d_grad_input", g, w, x, **ctx.attrs)
+    gw = None if w.stop_gradient else apply("conv2d_grad_filter", x, g, w, **ctx.attrs)
+    return [gx, gw]
 
 
 def_op("conv2d", ["Input", "Filter"], ["Output"], attrs=dict(_CONV_ATTRS),
