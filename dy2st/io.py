@@ -86,14 +86,14 @@ def save(layer, path, input_spec=None, **configs):
     sf = _static_function_of(layer, input_spec)
     instance = layer if isinstance(layer, rt.nn.Layer) else sf._instance
     specs = _specs(sf, input_spec)
-    was_training = bool(getattr(instance, "training", False))
+    modes = [(sub, sub.training) for sub in instance.sublayers(include_self=True)] if instance is not None else []
     if instance is not None:
         instance.eval()
     try:
         concrete = sf.get_concrete_program(*specs)
     finally:
-        if instance is not None and was_training:
-            instance.train()
+        for sub, training in modes:  # each sub-layer's own mode, not just the top one's
+            sub.training = training
     program = concrete.main_program
     metadata = {"output_structure": encode_structure(concrete.out_skeleton),
                 "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}

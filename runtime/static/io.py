@@ -169,6 +169,13 @@ def _slots(op, key, where):
 
 def deserialize_program(data):
     """Rebuild a Program from ``serialize_program``'s dict, validating everything (ProgramFormatError)."""
+    try:
+        return _deserialize(data)
+    except RecursionError:
+        raise ProgramFormatError("program: attributes are nested too deeply") from None
+
+
+def _deserialize(data):
     _check_header(data, PROGRAM_FORMAT, PROGRAM_VERSION, "program")
     raw_blocks = _need(data, "blocks", list, "program")
     if not raw_blocks:
@@ -234,6 +241,8 @@ def program_from_json(text):
         data = json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as e:
         raise ProgramFormatError(f"program: not valid JSON ({e})") from None
+    except RecursionError:
+        raise ProgramFormatError("program: JSON nested too deeply") from None
     return deserialize_program(data)
 
 
@@ -521,6 +530,8 @@ def _read_json(path):
         raise ProgramFormatError(f"{path}: not a text (UTF-8 JSON) file: {e}") from None
     except json.JSONDecodeError as e:
         raise ProgramFormatError(f"{path}: truncated or corrupted JSON ({e})") from None
+    except RecursionError:
+        raise ProgramFormatError(f"{path}: JSON nested too deeply") from None
 
 
 def _check_info(info, params, path):

@@ -389,3 +389,22 @@ def test_mixed_files_from_two_saves_are_detected(saved, built, monkeypatch):
     monkeypatch.undo()
     with pytest.raises(sio.ProgramFormatError, match="different saves"):
         sio.load_inference_model(prefix)
+
+
+def test_hostile_names_and_deep_nesting_do_not_run_code(saved, tmp_path):
+    """The executor generates Python from a Program: names from a file must never become code."""
+    prefix, feed, ref = saved
+    marker = tmp_path / "pwned.txt"
+    model = json.load(open(prefix + ".pdmodel"))
+    victim = model["program"]["blocks"][0]["ops"][0]["outputs"]["Out"][0]
+    evil = f"a'); open({str(marker)!r}, 'w'); ('"
+    text = json.dumps(model).replace(json.dumps(victim), json.dumps(evil))
+    open(prefix + ".pdmodel", "w").write(text)
+    program, _, fetch = sio.load_inference_model(prefix)
+    assert program.global_block().ops[0].output_arg_names == [evil]
+    got = rt.static.Executor().run(program, feed=feed, fetch_list=fetch)[0]
+    np.testing.assert_allclose(got, ref, rtol=1e-6)
+    assert not marker.exists()
+    open(prefix + ".pdmodel", "w").write("[" * 100000 + "]" * 100000)
+    with pytest.raises(sio.ProgramFormatError, match="nested too deeply"):
+        sio.load_inference_model(prefix)
