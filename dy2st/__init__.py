@@ -1,0 +1,20 @@
+"""dy2st: convert Python deep learning code into static Programs (``paddle.jit``-style API).
+
+    import runtime as rt
+    import dy2st
+
+    @dy2st.to_static
+    def f(x):
+        if x.mean() > 0:      # becomes a `cond` op
+            x = x * 2
+        return x
+"""
+from runtime.static import InputSpec
+
+from .api import enable_to_static, not_to_static, set_code_level, set_verbosity, to_code, to_static
+from .io import load, save
+from .static_function import ConcreteProgram, StaticFunction
+from .translated_layer import TranslatedLayer
+
+__all__ = ["to_static", "not_to_static", "enable_to_static", "to_code", "set_code_level", "set_verbosity",
+           "save", "load", "InputSpec", "StaticFunction", "ConcreteProgram", "TranslatedLayer"]

@@ -1,0 +1,261 @@
+"""The ``dy2st`` command line: ``convert``, ``inspect`` and ``demo``.
+
+``dy2st convert FILE.py`` shows what the converter makes of the ``@to_static``
+functions in FILE without running the file: only the function definitions are
+compiled (decorators and defaults dropped), then converted.  ``--program`` and
+``--explain`` need the input specs, so they import the file (with a
+``__name__`` other than ``__main__``) and build the Programs.
+"""
+import argparse
+import ast
+import difflib
+import importlib.util
+import os
+import sys
+import textwrap
+
+from . import config
+
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """A one-line error for the user; printed without a traceback, exit status 2."""
+
+
+def _colour(text, lexer_name):
+    if not sys.stdout.isatty() or os.environ.get("NO_COLOR"):
+        return text
+    try:
+        from pygments import highlight
+        from pygments.formatters import TerminalFormatter
+        from pygments.lexers import get_lexer_by_name
+    except ImportError:
+        return text
+    return highlight(text, get_lexer_by_name(lexer_name), TerminalFormatter()).rstrip("\n")
+
+
+def _read_module(path):
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such file")
+    if os.path.isdir(path):
+        raise CliError(f"{path}: is a directory, expected a Python file")
+    try:
+        with open(path, encoding="utf-8") as f:
+            source = f.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CliError(f"{path}: cannot read: {exc}") from None
+    try:
+        tree = ast.parse(source, filename=path)
+    except SyntaxError as exc:
+        raise CliError(f"{path}:{exc.lineno}: syntax error: {exc.msg}") from None
+    return source, tree
+
+
+def _is_to_static(dec):
+    target = dec.func if isinstance(dec, ast.Call) else dec
+    if isinstance(target, ast.Name):
+        return target.id == "to_static"
+    if isinstance(target, ast.Attribute):
+        return target.attr == "to_static"
+    return False
+
+
+def find_functions(tree, everything=False, name=None):
+    """(qualname, FunctionDef) for the functions ``convert`` should show."""
+    found = []
+
+    def visit(body, prefix):
+        for node in body:
+            if isinstance(node, ast.ClassDef):
+                visit(node.body, prefix + node.name + ".")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                qual = prefix + node.name
+                wanted = (name is not None and name in (node.name, qual)) or \
+                         (name is None and (everything or any(_is_to_static(d) for d in node.decorator_list)))
+                if wanted:
+                    found.append((qual, node))
+                visit(node.body, qual + ".")
+    visit(tree.body, "")
+    return found
+
+
+def _stub_function(node, path):
+    """Compile just this def (no decorators, defaults, annotations) with its real file and line."""
+    stub = ast.parse(textwrap.dedent(ast.unparse(node)))
+    fdef = stub.body[0]
+    fdef.decorator_list = []
+    args = fdef.args
+    args.defaults = [ast.Constant(None) for _ in args.defaults]
+    args.kw_defaults = [None if d is None else ast.Constant(None) for d in args.kw_defaults]
+    fdef.returns = None
+    for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if a is not None:
+            a.annotation = None
+    # Keep the user's file and line so the converter reads the real source.
+    ast.increment_lineno(stub, node.lineno - 1)
+    namespace = {}
+    exec(compile(stub, path, "exec"), namespace)  # defines the function only; its body does not run
+    fn = namespace[fdef.name]
+    return fn
+
+
+def _convert_one(qual, node, path, source, args, out):
+    from .transform import transform_function
+    fn = _stub_function(node, path)
+    try:
+        converted = transform_function(fn)
+    except Exception as exc:  # noqa: BLE001  (report per function, keep going)
+        out.append(f"# {qual} ({path}:{node.lineno}): cannot convert: {exc}")
+        return False
+    header = f"# ---- {qual}  ({path}:{node.lineno}) ----"
+    if args.passes:
+        out.append(header)
+        for i, (pass_name, code) in enumerate(converted.passes):
+            out.append(f"# after pass {i}: {pass_name}")
+            out.append(_colour(code.rstrip("\n"), "python"))
+            out.append("")
+    elif args.diff:
+        start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
+        original = "\n".join(source.splitlines()[start - 1:node.end_lineno])
+        diff = difflib.unified_diff(textwrap.dedent(original).splitlines(), converted.source.splitlines(),
+                                    fromfile=f"{path}:{qual}", tofile=f"{qual} (converted)", lineterm="")
+        out.append(_colour("\n".join(diff), "diff"))
+    else:
+        out.append(header)
+        out.append(_colour(converted.source.rstrip("\n"), "python"))
+        out.append("")
+    return True
+
+
+def _import_file(path):
+    name = "_dy2st_cli_" + os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001
+        raise CliError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from None
+    finally:
+        sys.path.pop(0)
+    return module
+
+
+def _static_functions(module, wanted):
+    from .static_function import StaticFunction
+    import runtime as rt
+    for attr, value in vars(module).items():
+        if isinstance(value, StaticFunction) and getattr(value, "__module__", module.__name__) in (module.__name__, None):
+            if wanted(attr):
+                yield attr, value
+        elif isinstance(value, type) and issubclass(value, rt.nn.Layer) and value.__module__ == module.__name__:
+            for mname, member in vars(value).items():
+                if isinstance(member, StaticFunction) and wanted(f"{attr}.{mname}"):
+                    try:
+                        instance = value()
+                    except Exception as exc:  # noqa: BLE001
+                        raise CliError(f"{attr}.{mname}: cannot build a {attr}() with no arguments to trace "
+                                       f"it ({exc})") from None
+                    yield f"{attr}.{mname}", getattr(instance, mname)
+
+
+def _programs(path, args, out):
+    module = _import_file(path)
+
+    def wanted(qual):
+        return args.function is None or args.function in (qual, qual.split(".")[-1])
+    shown = 0
+    for qual, sf in _static_functions(module, wanted):
+        if sf._input_spec is None:
+            out.append(f"# {qual}: no input_spec, so its Program cannot be built without a call "
+                       "(give @to_static(input_spec=[...]))")
+            continue
+        shown += 1
+        if args.explain:
+            out.append(f"# ---- staging report: {qual} ----")
+            out.append(sf.explain(*sf._input_spec))
+        if args.program:
+            program = sf.get_concrete_program().main_program
+            out.append(f"# ---- Program of {qual} ----")
+            out.append(_colour(str(program).rstrip("\n"), "javascript"))
+    if not shown and not out:
+        raise CliError(f"{path}: no @to_static function with an input_spec was found")
+
+
+def cmd_convert(args):
+    source, tree = _read_module(args.file)
+    out = []
+    if args.program or args.explain:
+        _programs(args.file, args, out)
+    else:
+        targets = find_functions(tree, everything=args.all, name=args.function)
+        if not targets:
+            what = f"no function named {args.function!r}" if args.function else "no @to_static function"
+            raise CliError(f"{args.file}: {what} found (use --all for every function)")
+        for qual, node in targets:
+            _convert_one(qual, node, args.file, source, args, out)
+    print("\n".join(out))
+    return 0
+
+
+def cmd_inspect(args):
+    from .io import load
+    prefix = args.model[:-len(".pdmodel")] if args.model.endswith(".pdmodel") else args.model
+    try:
+        layer = load(prefix)
+    except (OSError, ValueError) as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    print(layer.summary() if hasattr(layer, "summary") else repr(layer))
+    print(_colour(str(layer.program()).rstrip("\n"), "javascript"))
+    return 0
+
+
+def cmd_demo(args):
+    from . import demo
+    demo.run(args.epochs, args.out_dir, args.batch_size, args.lr, progress=not args.no_progress)
+    return 0
+
+
+def build_parser():
+    from . import demo
+    parser = argparse.ArgumentParser(prog="dy2st", description="Convert Python deep learning code to static "
+                                                               "Programs, inspect models, run the demo.")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="log what gets converted and why")
+    sub = parser.add_subparsers(dest="command", required=True)
+    conv = sub.add_parser("convert", help="print the converted source of @to_static functions in a file")
+    conv.add_argument("file", help="a Python file")
+    conv.add_argument("--function", metavar="NAME", help="only this function (name or Class.method)")
+    conv.add_argument("--all", action="store_true", help="every function in the file, decorated or not")
+    mode = conv.add_mutually_exclusive_group()
+    mode.add_argument("--passes", action="store_true", help="the code after each pass, in pipeline order")
+    mode.add_argument("--diff", action="store_true", help="a unified diff against the original source")
+    conv.add_argument("--program", action="store_true",
+                      help="import the file and print the static Program of each function with an input_spec")
+    conv.add_argument("--explain", action="store_true",
+                      help="import the file and print the staging report of each function with an input_spec")
+    conv.set_defaults(run=cmd_convert)
+    insp = sub.add_parser("inspect", help="show a saved inference model: inputs, outputs, parameters, Program")
+    insp.add_argument("model", help="the path prefix given to dy2st.save (or the .pdmodel file)")
+    insp.set_defaults(run=cmd_inspect)
+    dem = sub.add_parser("demo", help="train, convert, save, reload and time a digits classifier")
+    demo.add_arguments(dem)
+    dem.set_defaults(run=cmd_demo)
+    return parser
+
+
+def main(argv=None):
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.verbose:
+        config.set_verbosity(args.verbose)
+    try:
+        return args.run(args)
+    except CliError as exc:
+        print(f"dy2st: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

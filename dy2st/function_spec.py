@@ -1,0 +1,112 @@
+"""Input signatures: which Program in the cache serves a call.
+
+Tensor arguments are described by dtype and shape (``InputSpec`` ``None``/-1
+dims match any size); every other argument is part of the key by value, so a
+Python ``flag=True`` and ``flag=False`` get separate Programs, while two
+tensors of the same dtype and shape share one.
+"""
+import numpy as np
+
+import runtime as rt
+from runtime.static import InputSpec
+
+
+class _TensorSlot:
+    """Marks where a tensor sat in the flattened arguments."""
+
+    __slots__ = ("index",)
+
+    def __init__(self, index):
+        self.index = index
+
+    def __repr__(self):
+        return f"<tensor #{self.index}>"
+
+
+def flatten(obj, tensors):
+    """Replace tensors in a nested structure with slots; return a hashable skeleton."""
+    if isinstance(obj, rt.Tensor):
+        tensors.append(obj)
+        return ("T", len(tensors) - 1)
+    if isinstance(obj, np.ndarray):
+        tensors.append(rt.to_tensor(obj))
+        return ("T", len(tensors) - 1)
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, tuple(flatten(v, tensors) for v in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((k, flatten(obj[k], tensors)) for k in sorted(obj, key=repr)))
+    try:
+        hash(obj)
+    except TypeError:
+        raise TypeError(f"a to_static function argument of type {type(obj).__name__} is neither a Tensor nor "
+                        "hashable, so it cannot be part of the Program cache key") from None
+    return ("V", type(obj).__name__, obj)
+
+
+def unflatten(skeleton, values):
+    """Rebuild a structure from a skeleton, filling tensor slots from ``values``."""
+    kind = skeleton[0]
+    if kind == "T":
+        return values[skeleton[1]]
+    if kind in ("list", "tuple"):
+        items = [unflatten(s, values) for s in skeleton[1]]
+        return items if kind == "list" else tuple(items)
+    if kind == "dict":
+        return {k: unflatten(s, values) for k, s in skeleton[1]}
+    return skeleton[2]
+
+
+def _spec_list(input_spec):
+    flat = []
+
+    def walk(s):
+        if isinstance(s, (list, tuple)):
+            for v in s:
+                walk(v)
+        else:
+            flat.append(s)
+    walk(input_spec)
+    return flat
+
+
+def check_against_spec(tensors, input_spec, fn_name):
+    """Validate tensors against ``input_spec``; return the shapes to trace with (-1 for None dims)."""
+    specs = [s for s in _spec_list(input_spec) if isinstance(s, InputSpec)]
+    if len(specs) < len(tensors):
+        raise ValueError(f"{fn_name}() got {len(tensors)} tensor arguments but input_spec describes "
+                         f"{len(specs)}: {specs}")
+    shapes = []
+    for i, (t, spec) in enumerate(zip(tensors, specs)):
+        want = [(-1 if d is None else int(d)) for d in spec.shape]
+        got = t.shape
+        label = spec.name or f"argument {i}"
+        if t.dtype != spec.dtype:
+            raise ValueError(f"{fn_name}(): input '{label}' expects dtype {spec.dtype} (InputSpec shape {want}), "
+                             f"got dtype {t.dtype} with shape {got}")
+        if len(got) != len(want) or any(w not in (-1, g) for w, g in zip(want, got)):
+            raise ValueError(f"{fn_name}(): input '{label}' expects shape {want} (None/-1 = any size), "
+                             f"got shape {got}")
+        shapes.append(want)
+    return shapes
+
+
+def cache_key(skeleton, tensors, traced_shapes, training):
+    metas = tuple((str(t.dtype), tuple(s)) for t, s in zip(tensors, traced_shapes))
+    return (skeleton, metas, training)
+
+
+def specs_to_placeholders(input_spec):
+    """Turn an input_spec (possibly nested) into (skeleton, specs) for tracing without a call."""
+    tensors = []
+
+    def walk(s):
+        if isinstance(s, (list, tuple)):
+            return (type(s).__name__, tuple(walk(v) for v in s))
+        if isinstance(s, InputSpec):
+            tensors.append(s)
+            return ("T", len(tensors) - 1)
+        if isinstance(s, rt.Tensor):
+            tensors.append(InputSpec.from_tensor(s))
+            return ("T", len(tensors) - 1)
+        return ("V", type(s).__name__, s)
+    return ("tuple", tuple(walk(v) for v in input_spec)), tensors

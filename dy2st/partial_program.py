@@ -1,0 +1,108 @@
+"""Running a traced Program from eager code, forward now and backward later.
+
+A converted function's Program is compiled once into a plain Python function
+(the executor's ``compile_block``).  Without gradients a call just runs it.
+When an input or a bound parameter needs a gradient, a second Program (a clone
+with backward ops appended by ``rt.static.gradients``) is split in two
+segments: the forward segment also returns the intermediates the backward
+needs, and the outputs get one eager tape node whose backward runs the
+backward segment.  So ``loss.backward()`` in an unchanged training loop fills
+``.grad`` of the Layer's own parameters (Paddle's "partial program").
+"""
+import numpy as np
+
+import runtime as rt
+from runtime.framework import program_guard, static_mode_guard
+from runtime.static.executor import compile_block
+from runtime.tensor import Node, Tensor, is_grad_enabled
+
+_FLOATS = ("float16", "float32", "float64")
+
+
+class PartialProgram:
+    def __init__(self, program, inputs, outputs):
+        self.program = program
+        self.inputs = list(inputs)     # feed Variables, in argument order
+        self.outputs = list(outputs)   # output Variables (flattened)
+        block = program.global_block()
+        self._infer = compile_block(block, [v.name for v in self.inputs], [v.name for v in self.outputs])
+        self._train = None
+
+    # -- which eager tensors can receive gradients --------------------------------
+    def _trainable_bound(self):
+        return [(name, t) for name, t in self.program.bound_tensors.items()
+                if not t.stop_gradient and t.dtype in _FLOATS]
+
+    def _needs_grad(self, tensors):
+        if not is_grad_enabled():
+            return False
+        return any(not t.stop_gradient for t in tensors) or bool(self._trainable_bound())
+
+    def __call__(self, tensors):
+        arrays = [t._value for t in tensors]
+        if not self._needs_grad(tensors):
+            return [Tensor._wrap(v) for v in self._infer(*arrays)]
+        if self._train is None:
+            self._train = _TrainStep(self)
+        return self._train.run(tensors, arrays)
+
+
+class _TrainStep:
+    """The forward+backward clone of a PartialProgram's Program, split into two segments."""
+
+    def __init__(self, pp):
+        prog = pp.program.clone()
+        block = prog.global_block()
+        n_fwd = len(block.ops)
+        outs = [block.var(v.name) for v in pp.outputs]
+        self.diff_out = [i for i, v in enumerate(outs) if v.dtype in _FLOATS]
+        input_names = [v.name for v in pp.inputs]
+        float_inputs = [block.var(n) for n in input_names if block.var(n).dtype in _FLOATS]
+        self.bound = pp._trainable_bound()
+        wrt = float_inputs + [block.var(name) for name, _ in self.bound]
+        with program_guard(prog), static_mode_guard(True):
+            for v in wrt:
+                v.stop_gradient = False
+            seeds = [rt.static.data(prog.unique_name(f"{outs[i].name}@GRAD_OUT"), outs[i].shape, outs[i].dtype)
+                     for i in self.diff_out]
+            grads = rt.static.gradients([outs[i] for i in self.diff_out], wrt, target_gradients=seeds)
+        self.input_pos = [input_names.index(v.name) for v in float_inputs]
+        self.grad_slots = [(k, g.name) for k, g in enumerate(grads) if g is not None]
+        defined_fwd = set(input_names)
+        for op in block.ops[:n_fwd]:
+            defined_fwd.update(op.output_arg_names)
+        needed = []
+        for op in block.ops[n_fwd:]:
+            for n in op.input_arg_names:
+                if n in defined_fwd and n not in needed:
+                    needed.append(n)
+        out_names = [v.name for v in outs]
+        self.n_out = len(out_names)
+        self.saved = needed
+        self.forward = compile_block(block, input_names, out_names + needed, op_range=(0, n_fwd))
+        self.backward = compile_block(block, needed + [s.name for s in seeds], [g for _, g in self.grad_slots],
+                                      op_range=(n_fwd, len(block.ops)))
+        self.n_wrt = len(wrt)
+
+    def run(self, tensors, arrays):
+        res = self.forward(*arrays)
+        outs, saved = res[:self.n_out], res[self.n_out:]
+        wrt_tensors = [tensors[i] for i in self.input_pos] + [t for _, t in self.bound]
+        diff_out = self.diff_out
+
+        def backward(out_grads):
+            seeds = [out_grads[i] if out_grads[i] is not None else np.zeros_like(outs[i]) for i in diff_out]
+            got = self.backward(*saved, *seeds)
+            grads = [None] * self.n_wrt
+            for (k, _), g in zip(self.grad_slots, got):
+                grads[k] = Tensor._wrap(g)
+            return grads
+
+        node = Node(None, wrt_tensors, {}, list(outs), custom_backward=backward)
+        result = []
+        for i, v in enumerate(outs):
+            if i in diff_out:
+                result.append(Tensor._wrap(v, (node, i)))
+            else:
+                result.append(Tensor._wrap(v))
+        return result

@@ -1,0 +1,242 @@
+"""``StaticFunction``: what ``@to_static`` returns.
+
+One Program per input signature, built by running the converted function once
+with feed Variables in place of tensors; every later call with the same
+signature runs the cached Program (through ``PartialProgram``, so training
+works too).  Methods bind per instance; a Layer's ``training`` flag is part of
+the signature, so ``train()``/``eval()`` switch dropout/batch-norm behaviour.
+"""
+import inspect
+import warnings
+import weakref
+
+import runtime as rt
+from runtime.dispatch import to_variable
+from runtime.framework import Program, Variable, program_guard, static_mode_guard
+from runtime.static import InputSpec
+
+from . import config
+from .transform import transform_function
+from .convert_call import is_not_to_static
+from .function_spec import cache_key, check_against_spec, flatten, specs_to_placeholders, unflatten
+from .partial_program import PartialProgram
+
+
+class ConcreteProgram:
+    """A traced Program with its feeds, outputs and the function it came from."""
+
+    def __init__(self, main_program, startup_program, inputs, outputs, out_skeleton, function):
+        self.main_program = main_program
+        self.startup_program = startup_program
+        self.inputs = inputs
+        self.outputs = outputs
+        self.out_skeleton = out_skeleton
+        self.function = function
+        self._partial = None
+
+    @property
+    def parameters(self):
+        return list(self.main_program.bound_tensors.values())
+
+    @property
+    def partial_program(self):
+        if self._partial is None:
+            self._partial = PartialProgram(self.main_program, self.inputs, self.outputs)
+        return self._partial
+
+    def __repr__(self):
+        return (f"<ConcreteProgram inputs={[v.name for v in self.inputs]} "
+                f"outputs={[v.name for v in self.outputs]}>")
+
+
+class ProgramCache:
+    """Signature -> ConcreteProgram; ``len()`` counts the Programs built."""
+
+    def __init__(self):
+        self._programs = {}
+
+    def __len__(self):
+        return len(self._programs)
+
+    def __contains__(self, key):
+        return key in self._programs
+
+    def __getitem__(self, key):
+        return self._programs[key]
+
+    def __setitem__(self, key, value):
+        self._programs[key] = value
+
+    def concrete_programs(self):
+        return list(self._programs.values())
+
+    def last(self):
+        if not self._programs:
+            raise RuntimeError("no Program has been built yet: call the function or get_concrete_program() first")
+        return next(reversed(self._programs.values()))
+
+    def clear(self):
+        self._programs.clear()
+
+
+def _flatten_outputs(obj, out_vars):
+    if isinstance(obj, Variable):
+        out_vars.append(obj)
+        return ("T", len(out_vars) - 1)
+    if isinstance(obj, rt.Tensor):
+        out_vars.append(to_variable(obj))
+        return ("T", len(out_vars) - 1)
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, tuple(_flatten_outputs(v, out_vars) for v in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((k, _flatten_outputs(v, out_vars)) for k, v in obj.items()))
+    return ("V", type(obj).__name__, obj)
+
+
+class StaticFunction:
+    def __init__(self, function, input_spec=None, full_graph=True, instance=None, **kwargs):
+        if isinstance(function, StaticFunction):
+            function = function.dygraph_function
+        self.dygraph_function = function
+        self._input_spec = list(input_spec) if input_spec is not None else None
+        self._full_graph = full_graph
+        self._instance = instance
+        self.program_cache = ProgramCache()
+        self._converted = None
+        self._bound = weakref.WeakKeyDictionary()
+        self._fell_back = False
+        self.__name__ = getattr(function, "__name__", "function")
+        self.__doc__ = getattr(function, "__doc__", None)
+        self.__wrapped__ = function
+
+    # -- descriptor: methods bind per instance -----------------------------------
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        bound = self._bound.get(instance)
+        if bound is None:
+            bound = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance)
+            self._bound[instance] = bound
+        return bound
+
+    # -- conversion ----------------------------------------------------------
+    @property
+    def converted(self):
+        if self._converted is None:
+            self._converted = transform_function(self.dygraph_function)
+        return self._converted
+
+    @property
+    def code(self):
+        return self.converted.source
+
+    def rollback(self):
+        """The original Python function (bound to the instance for methods)."""
+        fn = self.dygraph_function
+        if self._instance is not None:
+            if getattr(self._instance, "forward", None) is self:
+                try:
+                    del self._instance.__dict__["forward"]
+                except KeyError:
+                    pass
+            return fn.__get__(self._instance)
+        return fn
+
+    # -- calls ---------------------------------------------------------------
+    def _args_with_self(self, args):
+        return args if self._instance is None else (self._instance,) + tuple(args)
+
+    def __call__(self, *args, **kwargs):
+        if not config.to_static_enabled() or is_not_to_static(self.dygraph_function) or self._fell_back:
+            return self.dygraph_function(*self._args_with_self(args), **kwargs)
+        if not rt.in_dynamic_mode():
+            # Called while another Program is being built: inline the converted code.
+            return self.converted.fn(*self._args_with_self(args), **kwargs)
+        try:
+            concrete, tensors = self._concrete_for_call(args, kwargs)
+        except Exception as exc:  # noqa: BLE001  (full_graph=False: any build failure falls back)
+            if self._full_graph:
+                raise
+            warnings.warn(f"dy2st: {self.__name__} could not be converted ({type(exc).__name__}: {exc}); "
+                          "running it eagerly (full_graph=False)", stacklevel=2)
+            self._fell_back = True
+            return self.dygraph_function(*self._args_with_self(args), **kwargs)
+        outs = concrete.partial_program(tensors)
+        return unflatten(concrete.out_skeleton, outs)
+
+    def _training(self):
+        inst = self._instance
+        return bool(getattr(inst, "training", False)) if inst is not None else None
+
+    def _concrete_for_call(self, args, kwargs):
+        tensors = []
+        skeleton = flatten((tuple(args), kwargs), tensors)
+        if self._input_spec is not None:
+            shapes = check_against_spec(tensors, self._input_spec, self.__name__)
+            names = [s.name for s in self._input_spec if isinstance(s, InputSpec)]
+        else:
+            shapes = [t.shape for t in tensors]
+            names = [None] * len(tensors)
+        key = cache_key(skeleton, tensors, shapes, self._training())
+        if key not in self.program_cache:
+            metas = [(n, s, t.dtype) for n, s, t in zip(names, shapes, tensors)]
+            self.program_cache[key] = self._trace(skeleton, metas)
+        return self.program_cache[key], tensors
+
+    def get_concrete_program(self, *args, **kwargs):
+        """The ConcreteProgram for these arguments (InputSpecs allowed), building it if needed."""
+        if args and all(isinstance(a, InputSpec) for a in args) and not kwargs:
+            return self._concrete_from_specs(args)
+        if not args and not kwargs and self._input_spec is not None:
+            return self._concrete_from_specs(self._input_spec)
+        return self._concrete_for_call(args, kwargs)[0]
+
+    def _concrete_from_specs(self, specs):
+        skeleton_args, spec_list = specs_to_placeholders(specs)
+        skeleton = ("tuple", (skeleton_args, ("dict", ())))
+        metas = [(s.name, [(-1 if d is None else d) for d in s.shape], s.dtype) for s in spec_list]
+        key = ("spec", skeleton, tuple((str(d), tuple(s)) for _, s, d in metas), self._training())
+        if key not in self.program_cache:
+            self.program_cache[key] = self._trace(skeleton, metas)
+        return self.program_cache[key]
+
+    @property
+    def concrete_program(self):
+        return self.program_cache.last()
+
+    @property
+    def main_program(self):
+        return self.concrete_program.main_program
+
+    def _feed_names(self, metas):
+        try:
+            params = [p for p in inspect.signature(self.dygraph_function).parameters]
+        except (TypeError, ValueError):
+            params = []
+        if self._instance is not None and params:
+            params = params[1:]
+        names, used = [], set()
+        for i, (given, _, _) in enumerate(metas):
+            name = given or (params[i] if i < len(params) else f"input_{i}")
+            while name in used:
+                name = f"{name}_{i}"
+            used.add(name)
+            names.append(name)
+        return names
+
+    def _trace(self, skeleton, metas):
+        main, startup = Program(), Program()
+        fn = self.converted.fn
+        with program_guard(main, startup), static_mode_guard(True):
+            feeds = [rt.static.data(name, shape, dtype)
+                     for name, (_, shape, dtype) in zip(self._feed_names(metas), metas)]
+            args, kwargs = unflatten(skeleton, feeds)
+            out = fn(*self._args_with_self(args), **kwargs)
+            out_vars = []
+            out_skeleton = _flatten_outputs(out, out_vars)
+        config.log(1, f"built a Program for {self.__name__}: {len(main.global_block().ops)} ops, "
+                      f"{main.num_blocks} blocks")
+        return ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn)
+
+    def __repr__(self):
+        return f"<StaticFunction {self.__name__}: {len(self.program_cache)} Program(s)>"
