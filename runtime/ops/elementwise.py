@@ -9,16 +9,23 @@ import numpy as np
 from ..dispatch import apply
 from ..dtypes import FLOATS, float32
 from ..registry import Meta, def_op
-from .common import binary_operands, cast, infer_broadcast, reduce_as, same_as
+from .math import operands
+from ..tensor import Tensor
+from .common import cast, infer_broadcast, reduce_as, same_as
 
 
 def _grad_infer(a, g, **_):
     return Meta(g.shape, g.dtype)
 
 
+def is_floating(x):
+    # Reading the numpy dtype directly keeps the eager hot path cheap.
+    return x._value.dtype.kind == "f" if isinstance(x, Tensor) else x.dtype in FLOATS
+
+
 def _floating(x):
     """Float functions of an int/bool tensor compute in float32 (numpy would give float64)."""
-    return x if x.dtype in FLOATS else cast(x, float32)
+    return x if is_floating(x) else cast(x, float32)
 
 
 # -- smooth unary functions ----------------------------------------------------------------
@@ -175,7 +182,7 @@ def_op("remainder", ["X", "Y"], ["Out"], kernel=np.mod, infer=infer_broadcast,
 # -- public functions ----------------------------------------------------------------------------
 def _float_unary(type):
     def fn(x, name=None):
-        return apply(type, x if x.dtype in FLOATS else cast(x, float32))
+        return apply(type, x if is_floating(x) else cast(x, float32))
     fn.__name__ = type
     return fn
 
@@ -215,17 +222,17 @@ def pow(x, y, name=None):  # noqa: A001
         if isinstance(y, float) and x.dtype not in FLOATS:
             x = cast(x, float32)
         return apply("pow", x, factor=float(y))
-    a, b = binary_operands(x, y)
+    a, b = operands(x, y)
     return apply("elementwise_pow", a, b)
 
 
 def maximum(x, y, name=None):
-    a, b = binary_operands(x, y)
+    a, b = operands(x, y)
     return apply("maximum", a, b)
 
 
 def minimum(x, y, name=None):
-    a, b = binary_operands(x, y)
+    a, b = operands(x, y)
     return apply("minimum", a, b)
 
 
@@ -234,12 +241,12 @@ def clip(x, min=None, max=None, name=None):  # noqa: A002
 
 
 def floor_divide(x, y, name=None):
-    a, b = binary_operands(x, y)
+    a, b = operands(x, y)
     return apply("floor_divide", a, b)
 
 
 def remainder(x, y, name=None):
-    a, b = binary_operands(x, y)
+    a, b = operands(x, y)
     return apply("remainder", a, b)
 
 

@@ -3,7 +3,8 @@ import numpy as np
 
 from ..dispatch import apply
 from ..registry import Meta, def_op
-from .common import binary_operands, broadcast_shape, cast, reduce_as
+from .math import operands
+from .common import broadcast_shape, cast, reduce_as
 
 
 def _infer_bool_broadcast(x, y, **_):
@@ -50,7 +51,7 @@ def_op("nonzero", ["X"], ["Out"], kernel=lambda x: np.argwhere(x).astype(np.int6
 # -- public ------------------------------------------------------------------------------------------
 def _compare(type):
     def fn(x, y, name=None):
-        a, b = binary_operands(x, y)
+        a, b = operands(x, y)
         return apply(type, a, b)
     fn.__name__ = type
     return fn
@@ -69,7 +70,7 @@ bitwise_xor = _compare("bitwise_xor")
 
 def _logical(type):
     def fn(x, y, out=None, name=None):
-        a, b = binary_operands(x, y)
+        a, b = operands(x, y)
         return apply(type, cast(a, "bool"), cast(b, "bool"))
     fn.__name__ = type
     return fn
@@ -111,7 +112,7 @@ def where(condition, x=None, y=None, name=None):
     """Elementwise select; ``where(cond)`` alone gives ``nonzero(cond, as_tuple=True)``."""
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)
-    a, b = binary_operands(x, y)
+    a, b = operands(x, y)
     if condition.dtype != "bool":
         condition = cast(condition, "bool")
     return apply("where", condition, a, b)

@@ -4,11 +4,28 @@ import numpy as np
 from ..dispatch import apply
 from .common import binary_operands, broadcast_shape, infer_broadcast, reduce_as, same_as
 from ..registry import Meta, def_op
+from ..tensor import Tensor
+
+
+def operands(x, y):
+    """``binary_operands`` with a fast path for the eager hot cases (no dtype change needed)."""
+    if isinstance(x, Tensor):
+        xd = x._value.dtype
+        if isinstance(y, Tensor):
+            if xd == y._value.dtype:
+                return x, y
+        elif (y.__class__ is float and xd.kind == "f") or (y.__class__ is int and xd.kind in "fi"):
+            return x, Tensor._wrap(np.asarray(y, dtype=xd))
+    elif isinstance(y, Tensor):
+        yd = y._value.dtype
+        if (x.__class__ is float and yd.kind == "f") or (x.__class__ is int and yd.kind in "fi"):
+            return Tensor._wrap(np.asarray(x, dtype=yd)), y
+    return binary_operands(x, y)
 
 
 def _binary(type):
     def fn(x, y, name=None):
-        a, b = binary_operands(x, y)
+        a, b = operands(x, y)
         return apply(type, a, b)
     fn.__name__ = type
     return fn
@@ -153,7 +170,7 @@ divide = _binary("divide")
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
-    a, b = binary_operands(x, y)
+    a, b = operands(x, y)
     return apply("matmul", a, b, transpose_x=transpose_x, transpose_y=transpose_y)
 
 

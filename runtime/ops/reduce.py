@@ -9,9 +9,10 @@ import builtins
 import numpy as np
 
 from ..dispatch import apply
-from ..dtypes import FLOATS, float32
+from ..dtypes import float32
 from ..registry import Meta, def_op
 from .common import cast
+from .elementwise import is_floating
 
 
 def _axes(axis, ndim):
@@ -182,7 +183,7 @@ def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
 
 
 def mean(x, axis=None, keepdim=False, name=None):
-    if x.dtype not in FLOATS:
+    if not is_floating(x):
         x = cast(x, float32)
     return apply("reduce_mean", x, axis=_axis_attr(axis), keepdim=keepdim)
 
