@@ -62,10 +62,13 @@ class ProgramFormatError(ValueError):
 def _encode_attr(value, where):
     if isinstance(value, Block):
         return {"block": value.idx}
-    if value is None or isinstance(value, (bool, str, int)):
-        return str(value) if isinstance(value, str) else value
+    if value is None:
+        return None
+    for exact in (bool, str, int):  # subclasses (IntEnum, DType...) are stored as the plain value
+        if isinstance(value, exact):
+            return exact(value)
     if isinstance(value, float):
-        return value if math.isfinite(value) else {"float": repr(value)}
+        return float(value) if math.isfinite(value) else {"float": repr(float(value))}
     if isinstance(value, np.generic):
         if isinstance(value, (np.bool_, np.integer, np.floating)):
             return _encode_attr(value.item(), where)
@@ -580,6 +583,10 @@ def read_inference_model(path_prefix):
     except ProgramFormatError as e:
         msg = str(e)
         raise ProgramFormatError(msg if msg.startswith(model_path) else f"{model_path}: {msg}") from None
+    try:
+        program.verify()  # def-before-use, branch/carry agreement: a well-formed file is a well-formed Program
+    except ValueError as e:
+        raise ProgramFormatError(f"{model_path}: the Program is not well formed: {e}") from None
     feeds, fetches = _need(model, "feed", list, model_path), _need(model, "fetch", list, model_path)
     meta = _need(model, "metadata", dict, model_path)
     gb = program.global_block()

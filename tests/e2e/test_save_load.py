@@ -13,8 +13,11 @@ import pytest
 
 import dy2st
 import runtime as rt
+from dy2st.translated_layer import TranslatedLayer
+from runtime.framework import static_mode_guard
+from runtime.static import io as sio
 
-pytestmark = pytest.mark.skipif(not hasattr(dy2st, "to_static"), reason="dy2st.to_static is not available yet")
+needs_to_static = pytest.mark.skipif(not hasattr(dy2st, "to_static"), reason="dy2st.to_static is not available yet")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 D = 6
@@ -101,6 +104,7 @@ def _import_model(src_dir):
         sys.path.remove(str(src_dir))
 
 
+@needs_to_static
 def test_save_then_load_in_fresh_process(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
@@ -141,6 +145,7 @@ def test_save_then_load_in_fresh_process(tmp_path):
     assert "CHILD OK" in res.stdout
 
 
+@needs_to_static
 def test_saved_program_is_eval_mode_and_layer_mode_is_restored(tmp_path):
     class Drop(rt.nn.Layer):
         def __init__(self):
@@ -166,6 +171,7 @@ def test_saved_program_is_eval_mode_and_layer_mode_is_restored(tmp_path):
     assert loaded.feed_names == ["inp"]
 
 
+@needs_to_static
 def test_save_plain_function_with_structure(tmp_path):
     @dy2st.to_static
     def f(x, y):
@@ -185,3 +191,59 @@ def test_save_plain_function_with_structure(tmp_path):
     np.testing.assert_allclose(d["neg"].numpy(), -(a + b) * 2)
     with pytest.raises(ValueError, match=r"input 'a' expects shape \[-1, 2\]"):
         loaded(rt.to_tensor(np.zeros((2, 3), "float32")), rt.to_tensor(b))
+
+
+def test_translated_layer_from_hand_built_program_fine_tunes_like_eager(tmp_path):
+    """No converter needed: a Program built with rt.static (cond + while_loop) loads as a
+    TranslatedLayer whose gradients match the same model run eagerly."""
+    rt.seed(2)
+    fc1, fc2 = rt.nn.Linear(D, 5), rt.nn.Linear(5, 2)
+
+    def eager(x):
+        h = rt.tanh(fc1(x))
+        h = h * 2.0 if float(h.mean()) > 0 else h - 1.0
+        while float(rt.abs(h).sum()) > 4.0:
+            h = h * 0.5
+        return fc2(h)
+
+    main = rt.static.Program()
+    with rt.static.program_guard(main), static_mode_guard(True):
+        x = rt.static.data("x", [None, D], "float32")
+        h0 = rt.tanh(fc1(x))
+        h1 = rt.static.nn.cond(rt.mean(h0) > 0.0, lambda: h0 * 2.0, lambda: h0 - 1.0)
+        h2, = rt.static.nn.while_loop(lambda h: rt.abs(h).sum() > 4.0, lambda h: [h * 0.5], [h1])
+        out = fc2(h2)
+    names = {p.name: f"{owner}.{attr}" for owner, layer in (("fc1", fc1), ("fc2", fc2))
+             for attr, p in layer.named_parameters()}
+    prefix = str(tmp_path / "hand")
+    sio.save_inference_model(prefix, [x], [out], program=main, structured_names=names)
+
+    layer = TranslatedLayer.load(prefix)
+    assert sorted(layer.state_dict()) == sorted(names.values())
+    rng = np.random.default_rng(1)
+    for n in (2, 9):
+        xs = rng.normal(size=(n, D)).astype("float32")
+        layer.eval()
+        np.testing.assert_allclose(layer(rt.to_tensor(xs)).numpy(), eager(rt.to_tensor(xs)).numpy(), rtol=1e-5)
+        layer.train()
+        loss = (layer(rt.to_tensor(xs)) ** 2).mean()
+        loss.backward()
+        ref = (eager(rt.to_tensor(xs)) ** 2).mean()
+        ref.backward()
+        np.testing.assert_allclose(float(loss), float(ref), rtol=1e-5)
+        params = dict(layer.named_parameters())
+        for owner, orig in (("fc1", fc1), ("fc2", fc2)):
+            for attr, p in orig.named_parameters():
+                np.testing.assert_allclose(params[f"{owner}.{attr}"].grad.numpy(), p.grad.numpy(),
+                                           rtol=1e-4, atol=1e-6)
+        layer.clear_gradients()
+        fc1.clear_gradients()
+        fc2.clear_gradients()
+    opt = rt.optimizer.SGD(learning_rate=0.1, parameters=layer.parameters())
+    before = {k: v.numpy().copy() for k, v in layer.state_dict().items()}
+    (layer(rt.to_tensor(xs)) ** 2).mean().backward()
+    opt.step()
+    assert all(not np.array_equal(before[k], v.numpy()) for k, v in layer.state_dict().items())
+    layer.eval()
+    after = layer(rt.to_tensor(xs)).numpy()  # the next run reads the updated parameters
+    assert not np.allclose(after, eager(rt.to_tensor(xs)).numpy())
