@@ -22,6 +22,8 @@ import keyword
 import linecache
 import re
 
+import numpy as np
+
 from ..registry import get_op
 
 # generated filename -> {line number: Operator}; read when an error is annotated.
@@ -161,8 +163,8 @@ class BlockCompiler:
         bound = self.program.bound_tensors
         for n, _ in free:
             if n in bound:
-                g[f"_B_{ident(n)}"] = bound[n]
-                lines.append(f"    {ident(n)} = _B_{ident(n)}._value")
+                g["_B" + ident(n)[1:]] = bound[n]
+                lines.append(f"    {ident(n)} = _B{ident(n)[1:]}._value")
             else:
                 lines.append(f"    {ident(n)} = _rs({n!r})")
         for n in input_names:  # inputs nothing reads: drop their reference early
@@ -180,8 +182,8 @@ class BlockCompiler:
                 lines.append(f"    del {', '.join(dead)}")
         for n in written:
             if n in bound:
-                g[f"_B_{ident(n)}"] = bound[n]
-                lines.append(f"    _B_{ident(n)}._value = {ident(n)}")
+                g["_B" + ident(n)[1:]] = bound[n]
+                lines.append(f"    _B{ident(n)[1:]}._value = {ident(n)}")
             else:
                 lines.append(f"    _S[{n!r}] = {ident(n)}")
         outs = [f"{cnames[n]}.copy()" if n in cnames else ident(n) for n in output_names]
@@ -234,8 +236,23 @@ class BlockCompiler:
                 args.append(values[ns[0]])
         return args
 
+    def _alias(self, block, op):
+        """The input an op returns unchanged, judging by static shapes/dtypes (its call is skipped)."""
+        if op.type in ("reduce_as", "expand_as"):
+            x, t = block._find_var(op.input("X")[0]), block._find_var(op.input("Target")[0])
+            if x is not None and t is not None and x.shape == t.shape and -1 not in x.shape:
+                return op.input("X")[0]
+        elif op.type == "cast":
+            x = block._find_var(op.input("X")[0])
+            if x is not None and x.dtype == op.attrs.get("dtype"):
+                return op.input("X")[0]
+        return None
+
     def _call(self, block, op, i, ref, g):
         opdef = get_op(op.type)
+        alias = self._alias(block, op)
+        if alias is not None:
+            return ref(alias)
         args = []
         for j, slot in enumerate(opdef.input_slots):
             ns = op.inputs.get(slot)
@@ -253,6 +270,10 @@ class BlockCompiler:
             return f"{kname}({', '.join(args)})"
         if opdef.kernel is None:
             raise NotImplementedError(f"op '{op.type}' has no kernel and cannot run")
+        fast = _fast_kernel(block, op)
+        if fast is not None:  # ranks known statically: numpy directly, checks and attrs resolved now
+            g[kname] = fast
+            return f"{kname}({', '.join(args)})"
         g[kname] = opdef.kernel
         for k, v in effective_attrs(opdef, op).items():
             if _is_literal(v) and k.isidentifier() and not keyword.iskeyword(k):
@@ -276,6 +297,34 @@ class BlockCompiler:
             else:
                 parts.append(tgt(ns[0]))
         return ", ".join(parts)
+
+
+def _mm_tx(x, y):
+    return np.matmul(x.T, y)
+
+
+def _mm_ty(x, y):
+    return np.matmul(x, y.T)
+
+
+def _mm_txy(x, y):
+    return np.matmul(x.T, y.T)
+
+
+def _fast_kernel(block, op):
+    """A direct numpy callable for an op whose attrs and static ranks make the generic kernel's
+    dispatching moot (numpy still raises ValueError on a bad shape; the executor names the op)."""
+    if op.type != "matmul":
+        return None
+    x, y = block._find_var(op.input("X")[0]), block._find_var(op.input("Y")[0])
+    if x is None or y is None or x.ndim < 2 or y.ndim < 2:
+        return None
+    tx, ty = op.attrs.get("transpose_x", False), op.attrs.get("transpose_y", False)
+    if not tx and not ty:
+        return np.matmul
+    if x.ndim != 2 or y.ndim != 2:
+        return None
+    return _mm_txy if tx and ty else (_mm_tx if tx else _mm_ty)
 
 
 def _flat_outputs(opdef, res):
