@@ -100,6 +100,7 @@ class TranslatedLayer(rt.nn.Layer):
         self._inputs = [gb.var(n) for n in self._feed_names]
         self._outputs = [gb.var(n) for n in self._fetch_names]
         self._partial = PartialProgram(program, self._inputs, self._outputs)
+        self._input_checks = [(v.name, np.dtype(str(v.dtype)), tuple(v.shape)) for v in self._inputs]
         structure = self._metadata.get("output_structure")
         self._structure = structure if _valid_structure(structure) else None
 
@@ -139,18 +140,18 @@ class TranslatedLayer(rt.nn.Layer):
         return list(self._fetch_names)
 
     def _check_inputs(self, inputs):
-        if len(inputs) != len(self._inputs):
-            raise TypeError(f"TranslatedLayer.forward() takes {len(self._inputs)} inputs "
+        """Tensors for the feeds: dtype exact, rank and fixed dims checked (-1 dims take any size)."""
+        checks = self._input_checks
+        if len(inputs) != len(checks):
+            raise TypeError(f"TranslatedLayer.forward() takes {len(checks)} inputs "
                             f"({', '.join(self._feed_names)}), got {len(inputs)}")
         tensors = []
-        for x, var in zip(inputs, self._inputs):
-            t = x if isinstance(x, rt.Tensor) else rt.to_tensor(np.asarray(x), dtype=var.dtype)
-            want = var.shape
-            if t.dtype != var.dtype:
-                raise ValueError(f"input '{var.name}' expects dtype {var.dtype} with shape {want} "
-                                 f"(-1 = any size), got dtype {t.dtype} with shape {t.shape}")
-            if len(t.shape) != len(want) or any(w not in (-1, g) for w, g in zip(want, t.shape)):
-                raise ValueError(f"input '{var.name}' expects shape {want} (-1 = any size), got shape {t.shape}")
+        for x, (name, dt, want) in zip(inputs, checks):
+            t = x if isinstance(x, rt.Tensor) else rt.to_tensor(np.asarray(x, dtype=dt))
+            got = t._value.shape
+            if t._value.dtype != dt or len(got) != len(want) or any(w not in (-1, g) for w, g in zip(want, got)):
+                raise ValueError(f"input '{name}' expects dtype {dt.name} with shape {list(want)} (-1 = any size), "
+                                 f"got dtype {t.dtype} with shape {list(got)}")
             tensors.append(t)
         return tensors
 

@@ -189,7 +189,7 @@ def test_save_plain_function_with_structure(tmp_path):
     s, d = loaded(rt.to_tensor(a), rt.to_tensor(b))
     np.testing.assert_allclose(s.numpy(), (a + b) * 2)
     np.testing.assert_allclose(d["neg"].numpy(), -(a + b) * 2)
-    with pytest.raises(ValueError, match=r"input 'a' expects shape \[-1, 2\]"):
+    with pytest.raises(ValueError, match=r"input 'a' expects dtype float32 with shape \[-1, 2\]"):
         loaded(rt.to_tensor(np.zeros((2, 3), "float32")), rt.to_tensor(b))
 
 
