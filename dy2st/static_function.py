@@ -12,14 +12,24 @@ import weakref
 
 import runtime as rt
 from runtime.dispatch import to_variable
-from runtime.framework import Program, Variable, program_guard, static_mode_guard
+from runtime.framework import Program, Variable, origin_provider, program_guard, static_mode_guard
 from runtime.static import InputSpec
 
 from . import config
+from .error import current_origin, show_internals, to_user_error
 from .transform import transform_function
 from .convert_call import is_not_to_static
 from .function_spec import cache_key, check_against_spec, flatten, specs_to_placeholders, unflatten
 from .partial_program import PartialProgram
+
+
+def _reraise(exc, phase):
+    new = to_user_error(exc, phase)
+    if new is exc:
+        raise exc
+    if show_internals():
+        raise new from exc
+    raise new.with_traceback(None) from None
 
 
 class ConcreteProgram:
@@ -156,12 +166,15 @@ class StaticFunction:
             concrete, tensors = self._concrete_for_call(args, kwargs)
         except Exception as exc:  # noqa: BLE001  (full_graph=False: any build failure falls back)
             if self._full_graph:
-                raise
+                _reraise(exc, "while building the Program")
             warnings.warn(f"dy2st: {self.__name__} could not be converted ({type(exc).__name__}: {exc}); "
                           "running it eagerly (full_graph=False)", stacklevel=2)
             self._fell_back = True
             return self.dygraph_function(*self._args_with_self(args), **kwargs)
-        outs = concrete.partial_program(tensors)
+        try:
+            outs = concrete.partial_program(tensors)
+        except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
+            _reraise(exc, "while running the Program")
         return unflatten(concrete.out_skeleton, outs)
 
     def _training(self):
@@ -227,7 +240,7 @@ class StaticFunction:
     def _trace(self, skeleton, metas):
         main, startup = Program(), Program()
         fn = self.converted.fn
-        with program_guard(main, startup), static_mode_guard(True):
+        with program_guard(main, startup), static_mode_guard(True), origin_provider(current_origin):
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype) in zip(self._feed_names(metas), metas)]
             args, kwargs = unflatten(skeleton, feeds)

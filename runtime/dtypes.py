@@ -46,10 +46,27 @@ int8, int16, int32, int64 = _DTYPES["int8"], _DTYPES["int16"], _DTYPES["int32"],
 uint8, bool_ = _DTYPES["uint8"], _DTYPES["bool"]
 
 
+_NP_CACHE = {}
+
+
 def convert_dtype(dtype):
     """Normalise a dtype given as str, numpy dtype, numpy type or DType to a DType."""
     if isinstance(dtype, DType):
         return dtype
+    # numpy's dtype.name is slow and this sits on the eager hot path (x.dtype).
+    try:
+        hit = _NP_CACHE.get(dtype)
+    except TypeError:
+        hit = None
+    if hit is not None:
+        return hit
+    result = _convert_dtype(dtype)
+    if isinstance(dtype, np.dtype) or isinstance(dtype, type):
+        _NP_CACHE[dtype] = result
+    return result
+
+
+def _convert_dtype(dtype):
     if isinstance(dtype, str):
         name = _CANONICAL.get(dtype.replace("paddle.", "").replace("rt.", ""))
         if name is None:
@@ -83,6 +100,12 @@ def promote(a, b):
     a, b = convert_dtype(a), convert_dtype(b)
     if a == b:
         return a
+    # A float meeting an int/bool keeps the float's width (float32 + int64 -> float32),
+    # unlike numpy, which widens to float64.
+    if is_float(a) and not is_float(b):
+        return a
+    if is_float(b) and not is_float(a):
+        return b
     return convert_dtype(np.promote_types(a.np, b.np))
 
 

@@ -29,9 +29,7 @@ def test_to_tensor_copies_and_casts():
     (rt.to_tensor([1, 2]), 2.5, "float32"),
     (rt.to_tensor([1.0, 2.0], dtype="float64"), 2.5, "float64"),
     (rt.to_tensor([1.0, 2.0]), 3, "float32"),
-    pytest.param(rt.to_tensor([1.0]), rt.to_tensor([1]), "float32",
-                 marks=pytest.mark.xfail(strict=True, reason="runtime/dtypes.promote uses numpy promotion "
-                                         "(float32+int64 -> float64), not category promotion")),
+    (rt.to_tensor([1.0]), rt.to_tensor([1]), "float32"),
     (rt.to_tensor([1], dtype="int32"), rt.to_tensor([1]), "int64"),
     (rt.to_tensor([1], dtype="int32"), 7, "int32"),
 ])

@@ -1,0 +1,134 @@
+"""Errors against the user's own source.
+
+While a Program is built, every appended op records the user line that made
+it (``op.origin``, found by walking the stack to the generated code's frame and
+mapping it back).  Any exception raised while building or running a converted
+function is re-raised with the same type and a message that ends with the
+user's file, line and a few lines of context::
+
+    ValueError: matmul: the last dim of x (3, x shape [2, 3]) must equal ...
+
+      In user code, while running op 'matmul':
+        File "model.py", line 12, in forward
+           10 |         h = self.fc(x)
+           11 |         if h.mean() > 0:
+        >  12 |             h = h @ self.w
+           13 |         return h
+
+Generated code and framework frames are dropped from the chain unless
+``DY2ST_SHOW_INTERNALS=1`` or ``dy2st.set_verbosity(>=2)``.
+"""
+import linecache
+import os
+import sys
+
+from . import config
+from .pyct import origin_info
+from .pyct.errors import Dy2StError
+
+CONTEXT_LINES = 2
+
+
+class UserOrigin:
+    """A user source location; ``str()`` is ``file:line`` (what the Program keeps)."""
+
+    __slots__ = ("filename", "lineno", "source_line", "function_name")
+
+    def __init__(self, filename, lineno, source_line="", function_name=""):
+        self.filename = filename
+        self.lineno = lineno
+        self.source_line = source_line
+        self.function_name = function_name
+
+    def __str__(self):
+        return f"{self.filename}:{self.lineno}"
+
+    __repr__ = __str__
+
+
+def _from_info(info):
+    if info is None:
+        return None
+    return UserOrigin(info.filename, info.lineno, info.source_line, info.function_name)
+
+
+def current_origin():
+    """The user line whose generated code is executing now (innermost), or None."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if origin_info.is_generated(filename):
+            return _from_info(origin_info.origin_of(filename, frame.f_lineno))
+        frame = frame.f_back
+    return None
+
+
+def origin_in_traceback(tb):
+    """The innermost generated-code frame of a traceback, mapped to the user's line."""
+    found = None
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if origin_info.is_generated(filename):
+            info = origin_info.origin_of(filename, tb.tb_lineno)
+            if info is not None:
+                found = _from_info(info)
+        tb = tb.tb_next
+    return found
+
+
+def _parse_origin(text):
+    """An origin loaded from a saved model is the string ``file:line``."""
+    filename, _, line = str(text).rpartition(":")
+    if filename and line.isdigit():
+        return UserOrigin(filename, int(line))
+    return None
+
+
+def format_location(origin, context=CONTEXT_LINES):
+    """``File "...", line N, in fn`` plus numbered source lines with a marker."""
+    head = f'  File "{origin.filename}", line {origin.lineno}' + \
+        (f", in {origin.function_name.split('.')[-1]}" if origin.function_name else "")
+    lines = [head]
+    start = max(1, origin.lineno - context)
+    width = len(str(origin.lineno + context))
+    body = []
+    for n in range(start, origin.lineno + context + 1):
+        text = linecache.getline(origin.filename, n)
+        if not text:
+            continue
+        marker = ">" if n == origin.lineno else " "
+        body.append(f"    {marker} {n:>{width}} | {text.rstrip()}")
+    if not body and origin.source_line:
+        body.append(f"    > {origin.lineno} | {origin.source_line.strip()}")
+    return "\n".join(lines + body)
+
+
+def show_internals():
+    return os.environ.get("DY2ST_SHOW_INTERNALS") == "1" or config.verbosity() >= 2
+
+
+def to_user_error(exc, phase):
+    """Return an exception of the same type whose message points at the user's line (or ``exc``)."""
+    if isinstance(exc, Dy2StError) or getattr(exc, "_dy2st_mapped", False):
+        return exc
+    op = getattr(exc, "op", None)
+    origin = None
+    if op is not None and getattr(op, "origin", None) is not None:
+        origin = op.origin if isinstance(op.origin, UserOrigin) else _parse_origin(op.origin)
+    if origin is None:
+        origin = origin_in_traceback(exc.__traceback__)
+    if origin is None:
+        return exc
+    what = f"{phase}, while running op '{op.type}'" if op is not None else phase
+    note = f"\n\n  In user code, {what}:\n{format_location(origin)}"
+    msg = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+    try:
+        new = type(exc)(msg + note)
+    except Exception:  # noqa: BLE001  (unusual constructors: keep the object, add a note)
+        exc.add_note(note.strip("\n"))
+        new = exc
+    new._dy2st_mapped = True
+    new.user_origin = origin
+    if op is not None:
+        new.op = op
+    return new
