@@ -71,3 +71,13 @@ def is_float_var(v):
 
 def opdef_of(op):
     return get_op(op.type)
+
+
+def has_random_ops(block):
+    """True when ``block`` (or a nested sub-block) holds an impure op other than print/assert."""
+    for op in block.ops:
+        if not get_op(op.type).pure and op.type not in ("print", "assert"):
+            return True
+        if any(has_random_ops(sub) for sub in op.sub_blocks()):
+            return True
+    return False

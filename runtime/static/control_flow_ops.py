@@ -13,7 +13,9 @@ compiled once, with the same compiler, into a plain Python function.
 """
 import numpy as np
 
+from ..random import generator
 from ..registry import Meta, def_op
+from .blocks import has_random_ops
 from .control_flow_grad import cond_grad, while_grad
 
 
@@ -69,6 +71,8 @@ def _build_while(op, compiler):
     body = compiler.compile(a["sub_block"], list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
                             name=f"while_body{a['sub_block'].idx}")
     save = "StepScopes" in op.outputs
+    # The backward recomputes each step: random ops must draw the same numbers again.
+    rng = save and has_random_ops(a["sub_block"])
 
     def run_while(pred, xs, ps):
         xs = tuple(xs)
@@ -77,7 +81,7 @@ def _build_while(op, compiler):
         steps = [] if save else None
         while pred:
             if save:
-                steps.append(xs)
+                steps.append((xs, generator().bit_generator.state if rng else None))
             res = body(*xs, *ps)
             xs, pred = res[:n], res[n]
         return list(xs), ([steps] if save else [])

@@ -187,3 +187,21 @@ def test_training_with_bound_parameters_updates_live_tensors():
         first = lv if first is None else first
         w._value = w._value - 0.1 * gv
     assert lv < first
+
+
+def test_while_backward_replays_dropout_masks():
+    rt.seed(5)
+    rt.enable_static()
+    prog = rt.static.Program()
+    with rt.static.program_guard(prog, rt.static.Program()):
+        x = rt.static.data("x", [50], "float64")
+        _, h = nn.while_loop(lambda i, h: i < 3,
+                             lambda i, h: [i + 1, rt.nn.functional.dropout(h, 0.5, training=True) * 1.5],
+                             [rt.zeros([1], "int64"), x])
+        gx, = rt.static.gradients(h.sum(), [x])
+    rt.disable_static()
+    xa = np.ones(50)
+    hv, g = rt.static.Executor().run(prog, feed={"x": xa}, fetch_list=[h, gx])
+    # d(sum h)/dx is exactly h / x when the backward sees the forward's masks
+    np.testing.assert_allclose(g, hv / xa)
+    assert 0 < np.count_nonzero(g) < 50
