@@ -247,3 +247,25 @@ def test_translated_layer_from_hand_built_program_fine_tunes_like_eager(tmp_path
     layer.eval()
     after = layer(rt.to_tensor(xs)).numpy()  # the next run reads the updated parameters
     assert not np.allclose(after, eager(rt.to_tensor(xs)).numpy())
+
+
+@needs_to_static
+def test_save_without_input_spec_uses_declared_or_last_traced_signature(tmp_path):
+    @dy2st.to_static(input_spec=[rt.static.InputSpec([None, 3], "float32", "v")])
+    def declared(v):
+        return v * 3.0
+
+    dy2st.save(declared, str(tmp_path / "declared"))
+    loaded = dy2st.load(str(tmp_path / "declared"))
+    assert loaded.feed_names == ["v"]
+    np.testing.assert_allclose(loaded(rt.to_tensor(np.ones((5, 3), "float32"))).numpy(), 3.0)
+
+    @dy2st.to_static
+    def traced(v):
+        return v - 1.0
+
+    with pytest.raises(ValueError, match="needs input_spec"):
+        dy2st.save(traced, str(tmp_path / "traced"))
+    traced(rt.to_tensor(np.zeros((2, 2), "float32")))
+    dy2st.save(traced, str(tmp_path / "traced"))
+    np.testing.assert_allclose(dy2st.load(str(tmp_path / "traced"))(np.zeros((2, 2), "float32")).numpy(), -1.0)
