@@ -13,6 +13,7 @@ from .registry import Meta, get_op
 from .tensor import Node, Tensor, _grad_mode
 
 _mode = framework._mode
+_FLOATS = ("float16", "float32", "float64")
 
 
 def _any_variable(inputs):
@@ -63,8 +64,10 @@ def run_eager(opdef, inputs, attrs):
     if opdef.grad is not None and _grad_mode.enabled and _needs_grad(inputs):
         node = Node(opdef, list(inputs), opdef.full_attrs(attrs), outs)
     if not multi:
-        return Tensor._wrap(outs[0], None if node is None else (node, 0))
-    tensors = [Tensor._wrap(o, None if node is None else (node, i)) for i, o in enumerate(outs)]
+        return Tensor._wrap(outs[0], None if node is None or outs[0].dtype.kind not in "fc" else (node, 0))
+    # Integer outputs (indices, masks) never carry a gradient.
+    tensors = [Tensor._wrap(o, None if node is None or o.dtype.kind not in "fc" else (node, i))
+               for i, o in enumerate(outs)]
     if len(opdef.outputs) == 1:  # one variadic output slot: a list
         return tensors
     return tuple(tensors)
@@ -129,8 +132,8 @@ def append_op(opdef, inputs, attrs, block=None):
     out_vars, out_slots = [], {}
     for slot, m in zip(opdef.output_slots, per_slot):
         group = m if isinstance(m, list) else [m]
-        vs = [block.create_var(name=block.program.unique_name(opdef.type), shape=g.shape,
-                               dtype=g.dtype, stop_gradient=stop) for g in group]
+        vs = [block.create_var(name=block.program.unique_name(opdef.type), shape=g.shape, dtype=g.dtype,
+                               stop_gradient=stop or str(g.dtype) not in _FLOATS) for g in group]
         out_slots[slot] = [v.name for v in vs]
         out_vars.append(vs if isinstance(m, list) else vs[0])
     block.append_op(opdef.type, in_slots, out_slots, full)
