@@ -311,9 +311,18 @@ def _mm_txy(x, y):
     return np.matmul(x.T, y.T)
 
 
+_UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.true_divide}
+
+
 def _fast_kernel(block, op):
     """A direct numpy callable for an op whose attrs and static ranks make the generic kernel's
     dispatching moot (numpy still raises ValueError on a bad shape; the executor names the op)."""
+    if op.type in _UFUNCS:
+        x, y = block._find_var(op.input("X")[0]), block._find_var(op.input("Y")[0])
+        if x is not None and y is not None and x.dtype == y.dtype and \
+                (op.type != "divide" or str(x.dtype).startswith("float")):
+            return _UFUNCS[op.type]
+        return None
     if op.type != "matmul":
         return None
     x, y = block._find_var(op.input("X")[0]), block._find_var(op.input("Y")[0])
