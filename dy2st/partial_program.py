@@ -31,12 +31,13 @@ class PartialProgram:
     # -- which eager tensors can receive gradients --------------------------------
     def _trainable_bound(self):
         return [(name, t) for name, t in self.program.bound_tensors.items()
-                if not t.stop_gradient and t.dtype in _FLOATS]
+                if not t.stop_gradient and t._value.dtype.kind == "f"]
 
     def _needs_grad(self, tensors):
         if not is_grad_enabled():
             return False
-        return any(not t.stop_gradient for t in tensors) or bool(self._trainable_bound())
+        return any(not t.stop_gradient for t in tensors) or \
+            any(not t.stop_gradient for t in self.program.bound_tensors.values())
 
     def __call__(self, tensors):
         arrays = [t._value for t in tensors]

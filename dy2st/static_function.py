@@ -112,6 +112,7 @@ class StaticFunction:
         self._full_graph = full_graph
         self._instance = instance
         self.program_cache = ProgramCache()
+        self._fast_cache = {}
         self._converted = None
         self._bound = weakref.WeakKeyDictionary()
         self._fell_back = False
@@ -182,6 +183,14 @@ class StaticFunction:
         return bool(getattr(inst, "training", False)) if inst is not None else None
 
     def _concrete_for_call(self, args, kwargs):
+        # Fast path for the common call (only tensors, positional): a cheap key
+        # into the same ConcreteProgram the full signature selected before.
+        fast = None
+        if not kwargs and all(type(a) is rt.Tensor for a in args):
+            fast = (tuple((a._value.dtype, a._value.shape) for a in args), self._training())
+            hit = self._fast_cache.get(fast)
+            if hit is not None:
+                return hit, list(args)
         tensors = []
         skeleton = flatten((tuple(args), kwargs), tensors)
         if self._input_spec is not None:
@@ -194,7 +203,10 @@ class StaticFunction:
         if key not in self.program_cache:
             metas = [(n, s, t.dtype) for n, s, t in zip(names, shapes, tensors)]
             self.program_cache[key] = self._trace(skeleton, metas)
-        return self.program_cache[key], tensors
+        concrete = self.program_cache[key]
+        if fast is not None:
+            self._fast_cache[fast] = concrete
+        return concrete, tensors
 
     def get_concrete_program(self, *args, **kwargs):
         """The ConcreteProgram for these arguments (InputSpecs allowed), building it if needed."""
