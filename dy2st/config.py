@@ -8,6 +8,7 @@ class _Config:
     enabled = True
     code_level = int(os.environ.get("DY2ST_CODE_LEVEL", "-1"))
     verbosity = int(os.environ.get("DY2ST_VERBOSITY", "0"))
+    verbosity_to_stdout = False
 
 
 _config = _Config()
@@ -26,7 +27,12 @@ def to_static_enabled():
 
 
 def set_code_level(level=100, also_to_stdout=False):
-    """Log the transformed code after pass number ``level`` (100: after the last pass)."""
+    """Print the transformed code after pass number ``level`` to stdout whenever a function is converted.
+
+    Pass 0 is the original source, pass 1 the first rewrite, and so on; a level at
+    or past the last pass (100, the default) prints the final code; -1 turns it off.
+    ``also_to_stdout`` is accepted for Paddle compatibility (the code always goes to stdout).
+    """
     _config.code_level = int(level)
 
 
@@ -35,8 +41,13 @@ def code_level():
 
 
 def set_verbosity(level=0, also_to_stdout=False):
-    """Log what gets converted and why (0: silent; higher: more)."""
+    """Log what gets converted and why, to stderr (and stdout with ``also_to_stdout``).
+
+    0: silent; 1: each function converted, each Program built (with its signature),
+    eager fallbacks; 2: also every Program-cache hit and miss.
+    """
     _config.verbosity = int(level)
+    _config.verbosity_to_stdout = bool(also_to_stdout)
 
 
 def verbosity():
@@ -45,4 +56,15 @@ def verbosity():
 
 def log(level, message):
     if _config.verbosity >= level:
-        print(f"[dy2st] {message}", file=sys.stderr)
+        stream = sys.stdout if _config.verbosity_to_stdout else sys.stderr
+        print(f"[dy2st] {message}", file=stream)
+
+
+def log_code(name, passes):
+    """Print the code after pass ``code_level`` (see ``set_code_level``) of a just-converted function."""
+    level = _config.code_level
+    if level < 0 or not passes:
+        return
+    index = min(level, len(passes) - 1)
+    pass_name, source = passes[index]
+    print(f"[dy2st] {name}: code after pass {index} ({pass_name}):\n{source.rstrip()}\n", file=sys.stdout)

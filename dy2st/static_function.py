@@ -89,6 +89,28 @@ class ProgramCache:
         self._programs.clear()
 
 
+def _where(fn):
+    code = getattr(fn, "__code__", None)
+    return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+
+
+def _signature_text(inputs):
+    return "(" + ", ".join(f"{v.name}: {v.dtype}{list(v.shape)}" for v in inputs) + ")"
+
+
+def _skeleton_text(skeleton):
+    """The non-tensor parts of a call's arguments (they select the Program), for the log."""
+    kind = skeleton[0]
+    if kind == "T":
+        return "<tensor>"
+    if kind in ("list", "tuple"):
+        inner = ", ".join(_skeleton_text(s) for s in skeleton[1])
+        return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(skeleton[1]) == 1 else ''})"
+    if kind == "dict":
+        return "{" + ", ".join(f"{k!r}: {_skeleton_text(s)}" for k, s in skeleton[1]) + "}"
+    return repr(skeleton[2])
+
+
 def _flatten_outputs(obj, out_vars):
     if isinstance(obj, Variable):
         out_vars.append(obj)
@@ -134,8 +156,17 @@ class StaticFunction:
     @property
     def converted(self):
         if self._converted is None:
-            self._converted = transform_function(self.dygraph_function)
+            fn = self.dygraph_function
+            where = _where(fn)
+            config.log(1, f"converting {self._qualname()}{where}")
+            self._converted = transform_function(fn)
+            config.log(1, f"converted {self._qualname()}: {len(self._converted.passes) - 1} passes, "
+                          f"generated code in {self._converted.filename}")
+            config.log_code(self._qualname(), self._converted.passes)
         return self._converted
+
+    def _qualname(self):
+        return getattr(self.dygraph_function, "__qualname__", self.__name__)
 
     @property
     def code(self):
@@ -159,6 +190,11 @@ class StaticFunction:
 
     def __call__(self, *args, **kwargs):
         if not config.to_static_enabled() or is_not_to_static(self.dygraph_function) or self._fell_back:
+            if config.verbosity() >= 2:
+                why = ("enable_to_static(False)" if not config.to_static_enabled() else
+                       "not_to_static" if is_not_to_static(self.dygraph_function) else
+                       "it could not be converted (full_graph=False)")
+                config.log(2, f"running {self._qualname()} eagerly: {why}")
             return self.dygraph_function(*self._args_with_self(args), **kwargs)
         if not rt.in_dynamic_mode():
             # Called while another Program is being built: inline the converted code.
@@ -168,8 +204,10 @@ class StaticFunction:
         except Exception as exc:  # noqa: BLE001  (full_graph=False: any build failure falls back)
             if self._full_graph:
                 _reraise(exc, "while building the Program")
-            warnings.warn(f"dy2st: {self.__name__} could not be converted ({type(exc).__name__}: {exc}); "
+            reason = str(exc).splitlines()[0] if str(exc) else ""
+            warnings.warn(f"dy2st: {self.__name__} could not be converted ({type(exc).__name__}: {reason}); "
                           "running it eagerly (full_graph=False)", stacklevel=2)
+            config.log(1, f"falling back to eager for {self._qualname()}: {type(exc).__name__}: {reason}")
             self._fell_back = True
             return self.dygraph_function(*self._args_with_self(args), **kwargs)
         try:
@@ -190,6 +228,8 @@ class StaticFunction:
             fast = (tuple((a._value.dtype, a._value.shape) for a in args), self._training())
             hit = self._fast_cache.get(fast)
             if hit is not None:
+                if config.verbosity() >= 2:
+                    config.log(2, f"cache hit for {self._qualname()}: {_signature_text(hit.inputs)}")
                 return hit, list(args)
         tensors = []
         skeleton = flatten((tuple(args), kwargs), tensors)
@@ -202,7 +242,10 @@ class StaticFunction:
         key = cache_key(skeleton, tensors, shapes, self._training())
         if key not in self.program_cache:
             metas = [(n, s, t.dtype) for n, s, t in zip(names, shapes, tensors)]
-            self.program_cache[key] = self._trace(skeleton, metas)
+            config.log(2, f"cache miss for {self._qualname()} ({len(self.program_cache)} Program(s) cached)")
+            self.program_cache[key] = self._trace(skeleton, metas, skeleton_text=_skeleton_text(skeleton))
+        elif config.verbosity() >= 2:
+            config.log(2, f"cache hit for {self._qualname()}: {_signature_text(self.program_cache[key].inputs)}")
         concrete = self.program_cache[key]
         if fast is not None:
             self._fast_cache[fast] = concrete
@@ -222,7 +265,8 @@ class StaticFunction:
         metas = [(s.name, [(-1 if d is None else d) for d in s.shape], s.dtype) for s in spec_list]
         key = ("spec", skeleton, tuple((str(d), tuple(s)) for _, s, d in metas), self._training())
         if key not in self.program_cache:
-            self.program_cache[key] = self._trace(skeleton, metas)
+            config.log(2, f"cache miss for {self._qualname()} (from InputSpecs)")
+            self.program_cache[key] = self._trace(skeleton, metas, skeleton_text="InputSpec")
         return self.program_cache[key]
 
     @property
@@ -249,9 +293,13 @@ class StaticFunction:
             names.append(name)
         return names
 
-    def _trace(self, skeleton, metas):
+    def _trace(self, skeleton, metas, skeleton_text=""):
         main, startup = Program(), Program()
         fn = self.converted.fn
+        sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d) in zip(self._feed_names(metas), metas))
+        mode = "" if self._instance is None else f", training={self._training()}"
+        config.log(1, f"building a Program for {self._qualname()}({sig}{mode})"
+                      + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
         with program_guard(main, startup), static_mode_guard(True), origin_provider(current_origin):
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype) in zip(self._feed_names(metas), metas)]
