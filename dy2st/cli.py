@@ -14,9 +14,12 @@ import os
 import sys
 import textwrap
 
+import numpy as np
+
 from . import config
 
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool killed by a closed pipe
 
 
 class CliError(Exception):
@@ -174,6 +177,8 @@ def _programs(path, args, out):
             continue
         shown += 1
         if args.explain:
+            if not hasattr(sf, "explain"):
+                raise CliError("--explain is not available in this version of dy2st (no StaticFunction.explain)")
             out.append(f"# ---- staging report: {qual} ----")
             out.append(sf.explain(*sf._input_spec))
         if args.program:
@@ -207,9 +212,32 @@ def cmd_inspect(args):
         layer = load(prefix)
     except (OSError, ValueError) as exc:
         raise CliError(str(exc).splitlines()[0]) from None
-    print(layer.summary() if hasattr(layer, "summary") else repr(layer))
-    print(_colour(str(layer.program()).rstrip("\n"), "javascript"))
+    print(layer.summary() if hasattr(layer, "summary") else model_summary(layer, prefix))
+    print()
+    print(_colour(str(layer.program).rstrip("\n"), "javascript"))
     return 0
+
+
+def model_summary(layer, prefix):
+    """Inputs (name, shape, dtype), outputs, and parameter count of a loaded model."""
+    block = layer.program.global_block()
+
+    def describe(name):
+        v = block.var(name)
+        shape = ["None" if d is None or d < 0 else str(d) for d in v.shape]
+        return f"    {name}: {v.dtype}[{', '.join(shape)}]"
+    params = list(layer.parameters())
+    buffers = [b for b in getattr(layer, "buffers", lambda: [])() if b is not None]
+    n_elems = sum(int(np.prod(p.shape)) for p in params)
+    lines = [f"model: {prefix}", "inputs:"]
+    lines += [describe(n) for n in layer.feed_names]
+    lines.append("outputs:")
+    lines += [describe(n) for n in layer.fetch_names]
+    lines.append(f"parameters: {len(params)} tensors, {n_elems:,} elements")
+    if buffers:
+        lines.append(f"buffers: {len(buffers)} tensors, {sum(int(np.prod(b.shape)) for b in buffers):,} elements")
+    lines.append(f"program: {layer.program.num_blocks} block(s), {len(block.ops)} ops in block 0")
+    return "\n".join(lines)
 
 
 def cmd_demo(args):
@@ -255,6 +283,12 @@ def main(argv=None):
     except CliError as exc:
         print(f"dy2st: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        # The reader went away (`dy2st convert f.py | head`): stop quietly, like cat does.
+        # Point stdout at devnull so the interpreter's final flush cannot raise again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
 
 
 if __name__ == "__main__":
