@@ -9,6 +9,7 @@ Branch/loop functions return their outputs as: nothing (no names), the value (on
 tuple (several), matching the assignment the loop/branch pass writes.
 """
 import runtime as rt
+import runtime.static  # noqa: F401  (rt.static: Variable, nn.cond, nn.while_loop)
 
 from dy2st import convert_call as _convert_call
 from dy2st.pyct import origin_info
@@ -18,12 +19,14 @@ __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfEls
            "For", "Range", "Enumerate", "Zip", "Assert", "Print", "Len", "Shape", "Append",
            "Stack", "Concat", "TensorArray"]
 
-Call = _convert_call.convert_call
+def Call(fn):
+    """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""
+    # Looked up at call time: convert_call imports the pipeline, which imports this module.
+    return _convert_call.convert_call(fn)
 
 
 def is_symbolic(x):
-    static = getattr(rt, "static", None)
-    return static is not None and isinstance(x, static.Variable)
+    return isinstance(x, rt.static.Variable)
 
 
 def truth(x):
@@ -306,6 +309,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     names = list(names)
     carried = [i for i, v in enumerate(values) if not (_plain(v) and not isinstance(v, (bool, int, float)))
                and not _is_static_object(v)]
+    values = _initialise_unknown_carries(body, prefix, values, carried)
     loop_vars = list(prefix) + [_to_tensor(values[i], names[i]) for i in carried]
     arrays = {k: type(v) for k, v in enumerate(loop_vars) if isinstance(v, TensorArray)}
     p = len(prefix)
@@ -352,6 +356,37 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             f"the tensor-dependent loop changes the dtype or rank of one of {', '.join(names)}: {e}")) from e
     hidden, full = rebuild(list(results))
     return tuple(full)
+
+
+def _needs_probe(v):
+    return isinstance(v, UndefinedVar) or (isinstance(v, list) and not v)
+
+
+def _initialise_unknown_carries(body, prefix, values, carried):
+    """Give carries with no value yet (a `return` value, a name first assigned in the loop, an
+    empty list appended to) a start value of the dtype/rank the body gives them.
+
+    The body is traced once into a scratch Program, thrown away, to see what comes out; the
+    start value is a zero constant (or an empty tensor array) that the loop overwrites.
+    """
+    if not any(_needs_probe(values[i]) for i in carried):
+        return values
+    probe_values = [list(v) if isinstance(v, list) else
+                    (_to_tensor(v, "") if isinstance(v, (bool, int, float)) else v) for v in values]
+    with rt.static.program_guard(rt.static.Program()):
+        _, outs = body(*prefix, *probe_values)
+    values = list(values)
+    for i in carried:
+        if not _needs_probe(values[i]):
+            continue
+        out = outs[i]
+        if isinstance(values[i], list) and isinstance(out, list) and out and rt.is_tensor(out[-1]):
+            item = out[-1]
+            if all(d >= 0 for d in item.shape):
+                values[i] = TensorArray(rt.zeros([0] + list(item.shape), item.dtype))
+        elif isinstance(values[i], UndefinedVar) and _tensorizable(out):
+            values[i] = _dummy_like(out)
+    return tuple(values)
 
 
 def _is_static_object(v):
@@ -504,6 +539,10 @@ class TensorArray:
 
     def __getitem__(self, index):
         return self.tensor[index]
+
+    def __iter__(self):
+        raise TypeError("a list built in a tensor-dependent loop has a length known only when the "
+                        "Program runs; index it, or use rt.stack / rt.concat on it")
 
     def __repr__(self):
         return f"TensorArray({self.tensor!r})"

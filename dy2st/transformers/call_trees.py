@@ -9,6 +9,7 @@ arguments) is wrapped; `_jst.Call` decides at run time.
 
     y = self.fc(x)                     y = _jst.Call(self.fc)(x)
     z = helper(y) + rt.relu(y)         z = _jst.Call(helper)(y) + rt.relu(y)
+    h = rt.stack(outs)                 h = _jst.Stack(outs)
 """
 import builtins
 import inspect
@@ -61,6 +62,10 @@ def _resolve(node, namespace):
 
 _UNKNOWN = object()
 
+# runtime functions taking a list of tensors: a list built in a tensor loop is a TensorArray,
+# which these `_jst` versions accept (and pass plain lists through).
+_LIST_CONSUMERS = {"runtime.stack": "_jst.Stack", "runtime.concat": "_jst.Concat"}
+
 
 class CallTreeTransformer(transformer.Transformer):
     def __init__(self, ctx):
@@ -92,6 +97,12 @@ class CallTreeTransformer(transformer.Transformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        target = _resolve(node.func, self.ctx.namespace)
+        helper = _LIST_CONSUMERS.get((getattr(target, "__module__", "") or "").split(".")[0] + "."
+                                     + getattr(target, "__name__", ""))
+        if helper is not None:
+            node.func = templates.replace_as_expression(helper)
+            return node
         if self._leave_alone(node.func):
             return node
         node.func = templates.replace_as_expression("_jst.Call(f)", f=node.func)
