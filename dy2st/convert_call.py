@@ -12,7 +12,7 @@ import warnings
 import weakref
 
 from dy2st import transform
-from dy2st.pyct import errors
+from dy2st.pyct import errors, parser
 from dy2st.transformers.call_trees import LIBRARY_ROOTS
 
 NOT_TO_STATIC_ATTR = "_dy2st_not_to_static"
@@ -51,13 +51,20 @@ def converted_function(fn):
     return new
 
 
-def _static_function_target(obj):
-    """The Python function behind a StaticFunction-like wrapper (Paddle's attribute names)."""
-    for attr in ("dygraph_function", "_dygraph_function", "__wrapped__"):
-        inner = getattr(obj, attr, None)
-        if inner is not None and callable(inner):
-            return inner
-    return None
+def _static_function_parts(obj):
+    """(python function, bound instance or None) of a StaticFunction, else None.
+
+    Inside a converted function a nested `to_static` function is traced inline, as Paddle does,
+    not as a separate Program.
+    """
+    inner = getattr(obj, "dygraph_function", None)
+    if inner is None or not (type(obj).__module__ or "").startswith("dy2st"):
+        return None
+    return inner, getattr(obj, "_instance", None)
+
+
+def _bind(fn, instance):
+    return fn if instance is None else types.MethodType(fn, instance)
 
 
 def convert_call(fn):
@@ -67,35 +74,29 @@ def convert_call(fn):
         return fn
     if isinstance(fn, types.MethodType):
         func = fn.__func__
-        if _is_library(func) or is_not_to_static(func) or not isinstance(func, types.FunctionType):
+        if not isinstance(func, types.FunctionType) or _is_library(func) or is_not_to_static(func):
             return fn
         return types.MethodType(_convert_or_keep(func), fn.__self__)
     if isinstance(fn, types.FunctionType):
-        if _is_library(fn):
-            return fn
-        return _convert_or_keep(fn)
-    if not callable(fn) or _is_library(type(fn)) and not hasattr(fn, "forward"):
-        return fn
-    inner = _static_function_target(fn) if not isinstance(fn, types.FunctionType) else None
-    if inner is not None and type(fn).__module__.split(".")[0] == "dy2st":
-        bound = getattr(fn, "__self__", None) or getattr(fn, "_instance", None)
-        converted = _convert_or_keep(getattr(inner, "__func__", inner))
-        return types.MethodType(converted, bound) if bound is not None and \
-            not isinstance(inner, types.MethodType) and _takes_self(inner) else converted
+        return fn if _is_library(fn) else _convert_or_keep(fn)
+    static = _static_function_parts(fn)
+    if static is not None:
+        inner, instance = static
+        return _bind(_convert_or_keep(parser.unwrap(inner)), instance)
+    if _is_library(type(fn)) and not hasattr(fn, "forward"):
+        return fn  # numpy ufuncs, functools.partial and other library callables
     forward = getattr(type(fn), "forward", None)
+    static = _static_function_parts(forward) if forward is not None else None
+    if static is not None:
+        return types.MethodType(_convert_or_keep(parser.unwrap(static[0])), fn)
     if isinstance(forward, types.FunctionType):
         if _is_library(forward) or is_not_to_static(forward) or _has_hooks(fn):
-            return fn
+            return fn  # runtime layers run as they are; hooks need Layer.__call__
         return types.MethodType(_convert_or_keep(forward), fn)
     call = getattr(type(fn), "__call__", None)
-    if isinstance(call, types.FunctionType) and not _is_library(call):
+    if isinstance(call, types.FunctionType) and not _is_library(call) and not is_not_to_static(call):
         return types.MethodType(_convert_or_keep(call), fn)
     return fn
-
-
-def _takes_self(fn):
-    params = list(inspect.signature(fn).parameters)
-    return bool(params) and params[0] == "self"
 
 
 def _has_hooks(layer):
