@@ -267,7 +267,8 @@ def build_parser():
     insp = sub.add_parser("inspect", help="show a saved inference model: inputs, outputs, parameters, Program")
     insp.add_argument("model", help="the path prefix given to dy2st.save (or the .pdmodel file)")
     insp.set_defaults(run=cmd_inspect)
-    dem = sub.add_parser("demo", help="train, convert, save, reload and time a digits classifier")
+    dem = sub.add_parser("demo", help="train, convert, save, reload and time a digits classifier",
+                         description=demo.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     demo.add_arguments(dem)
     dem.set_defaults(run=cmd_demo)
     return parser

@@ -152,16 +152,26 @@ def run(epochs=10, out_dir="dy2st_demo_out", batch_size=32, lr=0.01, progress=Tr
             "t_eager": t_eager, "t_static": t_static, "tput_eager": eager_tput, "tput_static": static_tput}
 
 
+DESCRIPTION = """\
+Train the same digits classifier (scikit-learn's bundled 8x8 digits, no download)
+eagerly and with @to_static using one training loop, print both test accuracies and
+the largest per-step loss difference, show the converted forward, save an inference
+model to OUT_DIR/digits.{pdmodel,pdiparams,pdiparams.info}, reload it with dy2st.load,
+check its predictions, and print an eager-vs-static timing table.
+Takes a few seconds; the default 10 epochs reach about 96% test accuracy."""
+
+
 def add_arguments(parser):
     parser.add_argument("--epochs", type=int, default=10, help="training epochs for each model (default 10)")
-    parser.add_argument("--out-dir", default="dy2st_demo_out", help="where the inference model is saved")
+    parser.add_argument("--out-dir", default="dy2st_demo_out", help="where the inference model is saved (default dy2st_demo_out)")
     parser.add_argument("--batch-size", type=int, default=32, help="training batch size (default 32)")
     parser.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (default 0.01)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="dy2st demo", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="dy2st demo", description=DESCRIPTION,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     add_arguments(parser)
     args = parser.parse_args(argv)
     run(args.epochs, args.out_dir, args.batch_size, args.lr, progress=not args.no_progress)
