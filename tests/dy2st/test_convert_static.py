@@ -172,3 +172,69 @@ def test_eager_tensors_run_as_python():
     converted = transform_function(if_else).fn
     x = rt.to_tensor(f32(1, 2))
     np.testing.assert_allclose(converted(x).numpy(), if_else(f32(1, 2)))
+
+
+def enumerate_zip_rows(x, y):
+    s = x[0] * 0.0
+    for i, (a, b) in enumerate(zip(x, y)):
+        s = s + a * b + 1.0
+    return s
+
+
+def test_for_over_enumerate_zip_of_tensors():
+    main, out = build(enumerate_zip_rows, [([-1, 2], "float32"), ([-1, 2], "float32")])
+    assert "while" in op_types(main)
+    for rows in (1, 3):
+        x = np.arange(rows * 2, dtype="float32").reshape(rows, 2)
+        y = x + 1.0
+        np.testing.assert_allclose(run(main, out, x, y)[0], enumerate_zip_rows(x, y))
+
+
+def len_and_shape(x):
+    n = len(x)
+    b = x.shape[0]
+    return x.sum() * 0.0 + n + b + x.shape[1]
+
+
+def test_len_and_shape_with_unknown_dims():
+    main, out = build(len_and_shape, [([-1, 3], "float32")])
+    for rows in (2, 5):
+        x = np.ones([rows, 3], "float32")
+        np.testing.assert_allclose(run(main, out, x)[0], 2 * rows + 3)
+
+
+def test_assert_op_checks_every_run():
+    def f(x):
+        assert x.sum() > 0, "sum must be positive"
+        return x * 2.0
+
+    main, out = build(f, [([2], "float32")])
+    assert "assert" in op_types(main)
+    np.testing.assert_allclose(run(main, out, f32(1, 2))[0], f32(2, 4))
+    with pytest.raises(AssertionError, match="sum must be positive"):
+        run(main, out, f32(-1, -2))
+
+
+def test_print_op_prints_every_run(capsys):
+    def f(x):
+        print("value:", x)
+        return x + 1.0
+
+    main, out = build(f, [([2], "float32")])
+    assert "print" in op_types(main)
+    capsys.readouterr()
+    run(main, out, f32(1, 2))
+    run(main, out, f32(3, 4))
+    printed = capsys.readouterr().out
+    assert "3" in printed and "1" in printed
+
+
+def test_variable_defined_in_one_tensor_branch_is_undefined_after():
+    def f(x):
+        if x.sum() > 0:
+            y = x * 2.0
+        return y + 1.0
+
+    with pytest.raises(NameError, match="'y'") as info:
+        build(f, [([2], "float32")])
+    assert "return y + 1.0" in str(info.value)  # the user's line, not generated code
