@@ -94,7 +94,8 @@ def transform_function(fn):
     origin_info.resolve(parsed.node, parsed.filename, parsed.source, parsed.first_lineno,
                         original.__qualname__)
     node = _as_function_def(parsed.node, namer)
-    ctx = transformer.Context(original.__qualname__, parsed.filename, namer, _namespace(original))
+    ctx = transformer.Context(original.__qualname__, parsed.filename, namer, _namespace(original),
+                              original.__code__.co_freevars)
     passes = [("original", codegen.to_source(node)[0])]
 
     def snapshot(name, tree):

@@ -8,12 +8,14 @@ from dy2st.pyct import anno, errors, naming
 class Context:
     """What every pass of one conversion shares."""
 
-    def __init__(self, fn_name, filename, namer=None, namespace=None):
+    def __init__(self, fn_name, filename, namer=None, namespace=None, free_vars=()):
         self.fn_name = fn_name
         self.filename = filename
         self.namer = namer or naming.Namer()
         # The function's globals plus closure values: lets the call pass see what a name is.
         self.namespace = namespace or {}
+        # The original's closure variables (`__class__` among them in methods using super()).
+        self.namespace_free_vars = frozenset(free_vars)
 
 
 class Transformer(gast.NodeTransformer):

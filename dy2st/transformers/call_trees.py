@@ -71,8 +71,11 @@ class CallTreeTransformer(transformer.Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
+        self.self_name = None
 
     def visit_FunctionDef(self, node):
+        if self.self_name is None and node.args.args:
+            self.self_name = node.args.args[0].id
         # Names bound inside the converted function shadow globals of the same name.
         for n in gast.walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
@@ -97,6 +100,12 @@ class CallTreeTransformer(transformer.Transformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        if (isinstance(node.func, gast.Name) and node.func.id == "super" and not node.args
+                and self.self_name is not None and "__class__" in self.ctx.namespace_free_vars):
+            # Zero-argument super() finds its class through a `__class__` cell the compiler adds
+            # only inside a class body; generated code is compiled outside one, so say it.
+            node.args = [templates.name("__class__"), templates.name(self.self_name)]
+            return node
         target = _resolve(node.func, self.ctx.namespace)
         helper = _LIST_CONSUMERS.get((getattr(target, "__module__", "") or "").split(".")[0] + "."
                                      + getattr(target, "__name__", ""))

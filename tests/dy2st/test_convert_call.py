@@ -73,3 +73,19 @@ def test_generated_code_wraps_user_calls_only():
     assert "_jst.Call(user_fn)" in source
     assert "rt.relu(x)" in source and "np.sum(y.numpy())" in source
     assert "_jst.Call(len" not in source and "_jst.Len([1, 2])" in source
+
+
+def test_zero_argument_super_in_converted_method():
+    class Base(rt.nn.Layer):
+        def forward(self, x):
+            return x * 2
+
+    class Child(Base):
+        def forward(self, x):
+            if x > 0:
+                return super().forward(x) + 1
+            return x
+
+    child = Child()
+    converted = cc.convert_call(child)
+    assert converted(3) == 7 and converted(-1) == -1
