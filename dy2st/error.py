@@ -76,6 +76,26 @@ def origin_in_traceback(tb):
     return found
 
 
+def innermost_origin(exc):
+    """The innermost user line over ``exc`` and its explicit causes (``raise ... from e``).
+
+    A wrapper raised at an outer line (the ``if`` that builds a cond) keeps the real
+    failure in its ``__cause__``, whose traceback reaches the line inside the branch.
+    """
+    found, seen = None, set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        op = getattr(exc, "op", None)
+        origin = None
+        if op is not None and getattr(op, "origin", None) is not None:
+            origin = op.origin if isinstance(op.origin, UserOrigin) else _parse_origin(op.origin)
+        origin = origin or origin_in_traceback(exc.__traceback__)
+        if origin is not None:
+            found = origin
+        exc = exc.__cause__
+    return found
+
+
 def _parse_origin(text):
     """An origin loaded from a saved model is the string ``file:line``."""
     filename, _, line = str(text).rpartition(":")
@@ -116,7 +136,7 @@ def to_user_error(exc, phase):
     if op is not None and getattr(op, "origin", None) is not None:
         origin = op.origin if isinstance(op.origin, UserOrigin) else _parse_origin(op.origin)
     if origin is None:
-        origin = origin_in_traceback(exc.__traceback__)
+        origin = innermost_origin(exc)
     if origin is None:
         return exc
     what = f"{phase}, while running op '{op.type}'" if op is not None else phase

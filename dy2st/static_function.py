@@ -6,7 +6,9 @@ signature runs the cached Program (through ``PartialProgram``, so training
 works too).  Methods bind per instance; a Layer's ``training`` flag is part of
 the signature, so ``train()``/``eval()`` switch dropout/batch-norm behaviour.
 """
+import ast
 import inspect
+import textwrap
 import warnings
 import weakref
 
@@ -16,7 +18,8 @@ from runtime.framework import Program, Variable, origin_provider, program_guard,
 from runtime.static import InputSpec
 
 from . import config
-from .error import current_origin, show_internals, to_user_error
+from .error import UserOrigin, current_origin, format_location, show_internals, to_user_error
+from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from .transform import transform_function
 from .convert_call import is_not_to_static
 from .function_spec import cache_key, check_against_spec, flatten, specs_to_placeholders, unflatten
@@ -26,6 +29,8 @@ from .partial_program import PartialProgram
 def _reraise(exc, phase):
     new = to_user_error(exc, phase)
     if new is exc:
+        if getattr(exc, "_dy2st_mapped", False) and not show_internals():
+            raise exc.with_traceback(None) from None  # already points at the user's line
         raise exc
     if show_internals():
         raise new from exc
@@ -89,6 +94,25 @@ class ProgramCache:
         self._programs.clear()
 
 
+def _return_origin(fn, name):
+    """The user's last ``return`` mentioning ``name`` (else the ``def`` line), as a UserOrigin."""
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    line = code.co_firstlineno
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        hits = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None
+                and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.value))]
+        if hits:
+            line = first + max(hits) - 1
+    except (OSError, TypeError, SyntaxError):
+        pass
+    return UserOrigin(code.co_filename, line, "", fn.__qualname__)
+
+
 def _where(fn):
     code = getattr(fn, "__code__", None)
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
@@ -111,7 +135,16 @@ def _skeleton_text(skeleton):
     return repr(skeleton[2])
 
 
-def _flatten_outputs(obj, out_vars):
+def _flatten_outputs(obj, out_vars, fn=None):
+    if isinstance(obj, UndefinedVar) and obj is not RETURN_NO_VALUE:
+        origin = _return_origin(fn, obj.var_name)
+        where = f"\n\n  In user code, while building the Program:\n{format_location(origin)}" if origin else ""
+        err = NameError(f"{getattr(fn, '__name__', 'the function')} returns '{obj.var_name}', which is not "
+                        "defined on every path (it is assigned only in some branches of a tensor-dependent "
+                        f"`if` or in a loop that may not run){where}")
+        err._dy2st_mapped = True
+        err.user_origin = origin
+        raise err
     if isinstance(obj, Variable):
         out_vars.append(obj)
         return ("T", len(out_vars) - 1)
@@ -119,9 +152,9 @@ def _flatten_outputs(obj, out_vars):
         out_vars.append(to_variable(obj))
         return ("T", len(out_vars) - 1)
     if isinstance(obj, (list, tuple)):
-        return (type(obj).__name__, tuple(_flatten_outputs(v, out_vars) for v in obj))
+        return (type(obj).__name__, tuple(_flatten_outputs(v, out_vars, fn) for v in obj))
     if isinstance(obj, dict):
-        return ("dict", tuple((k, _flatten_outputs(v, out_vars)) for k, v in obj.items()))
+        return ("dict", tuple((k, _flatten_outputs(v, out_vars, fn)) for k, v in obj.items()))
     return ("V", type(obj).__name__, obj)
 
 
@@ -306,7 +339,7 @@ class StaticFunction:
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
             out_vars = []
-            out_skeleton = _flatten_outputs(out, out_vars)
+            out_skeleton = _flatten_outputs(out, out_vars, self.dygraph_function)
         config.log(1, f"built a Program for {self.__name__}: {len(main.global_block().ops)} ops, "
                       f"{main.num_blocks} blocks")
         return ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn)
