@@ -53,10 +53,11 @@ class _FunctionReturns:
             if not _has_return(s):
                 out.append(s)
                 continue
+            nested_loop_returns = _return_in_loop(s)  # before compound() rewrites the returns
             out.append(self.compound(s, in_loop))
             rest = stmts[i + 1:]
             if in_loop:
-                if _return_in_loop(s):
+                if nested_loop_returns:
                     out.extend(origin_info.copy_origin(
                         s, templates.replace("if flag:\n    break", flag=self.flag)))
                 out.extend(self.block(rest, in_loop))

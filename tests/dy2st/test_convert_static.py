@@ -238,3 +238,27 @@ def test_variable_defined_in_one_tensor_branch_is_undefined_after():
     with pytest.raises(NameError, match="'y'") as info:
         build(f, [([2], "float32")])
     assert "return y + 1.0" in str(info.value)  # the user's line, not generated code
+
+
+def return_from_inner_loop(x, n):
+    s = x.sum() * 0.0
+    i = 0
+    while i < n:
+        j = 0
+        while j < n:
+            if j > i:
+                break
+            s = s + x[j]
+            if s > 6.0:
+                return s * -1.0
+            j += 1
+        i += 1
+    return s
+
+
+def test_return_from_nested_tensor_loops():
+    main, out = build(return_from_inner_loop, [([4], "float32"), ([], "int64")])
+    assert op_types(main).count("while") >= 2
+    x = f32(1, 2, 3, 4)
+    for n in range(5):
+        np.testing.assert_allclose(run(main, out, x, np.int64(n))[0], return_from_inner_loop(x, n))

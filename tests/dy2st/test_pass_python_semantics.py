@@ -2,6 +2,7 @@
 import itertools
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from dy2st.transform import transform_function
 
@@ -19,6 +20,22 @@ def early_return_nested(x, n):
                 return -j
             j += 1
         s += i
+    return s
+
+
+def return_from_inner_loop(xs, n):
+    s = 0
+    i = 0
+    while i < n:
+        j = 0
+        while j < n:
+            if j > i:
+                break
+            s = s + xs[j]
+            if s > 6:
+                return -s
+            j += 1
+        i += 1
     return s
 
 
@@ -140,6 +157,7 @@ class Model:
 
 CASES = [
     (early_return_nested, list(itertools.product(range(-1, 6), range(0, 9)))),
+    (return_from_inner_loop, [([1, 2, 3, 4], n) for n in range(5)]),
     (break_continue_nested, list(itertools.product(range(0, 10), range(0, 6)))),
     (while_else, [(n,) for n in range(7)]),
     (fall_off_end, [(-2,), (0,), (3,)]),
@@ -222,3 +240,23 @@ def test_undefined_variable_names_variable():
     assert converted(1) == 2
     with pytest.raises(NameError, match="'y'"):
         converted(-1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-5, 9), min_size=4, max_size=4), st.integers(0, 5),
+       st.integers(-3, 8), st.integers(0, 7))
+def test_random_inputs_match_python(xs, n, x, m):
+    converted = _converted(return_from_inner_loop, early_return_nested, break_continue_nested)
+    assert converted[0](xs, n) == return_from_inner_loop(xs, n)
+    assert converted[1](x, n) == early_return_nested(x, n)
+    assert converted[2](m, n) == break_continue_nested(m, n)
+
+
+_CONVERTED = {}
+
+
+def _converted(*fns):
+    for fn in fns:
+        if fn not in _CONVERTED:
+            _CONVERTED[fn] = transform_function(fn).fn
+    return [_CONVERTED[fn] for fn in fns]
