@@ -243,7 +243,7 @@ def test_undefined_variable_names_variable():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.integers(-5, 9), min_size=4, max_size=4), st.integers(0, 5),
+@given(st.lists(st.integers(-5, 9), min_size=4, max_size=4), st.integers(0, 4),
        st.integers(-3, 8), st.integers(0, 7))
 def test_random_inputs_match_python(xs, n, x, m):
     converted = _converted(return_from_inner_loop, early_return_nested, break_continue_nested)
