@@ -58,7 +58,10 @@ class _Replacer:
         if isinstance(node, (gast.FunctionDef, gast.ClassDef)) and isinstance(self.subs.get(node.name), str):
             node.name = self.subs[node.name]
         if isinstance(node, gast.arguments):
+            # Substituted parameters are final: visiting them again would substitute a user's
+            # parameter that happens to share a placeholder's name.
             node.args = self._expand_args(node.args)
+            return node
         for field, value in gast.iter_fields(node):
             if isinstance(value, list):
                 new = []

@@ -260,3 +260,16 @@ def _converted(*fns):
         if fn not in _CONVERTED:
             _CONVERTED[fn] = transform_function(fn).fn
     return [_CONVERTED[fn] for fn in fns]
+
+
+def test_user_names_equal_to_template_placeholders():
+    def f(outs, params, body, fn):
+        for item in range(3):
+            outs = outs + item
+            if outs > params:
+                body = body + 1
+        fn = outs if body else fn
+        return outs, params, body, fn
+
+    assert transform_function(f).fn(1, 2, 0, 9) == f(1, 2, 0, 9)
+    assert transform_function(f).fn(0, 100, 0, 9) == f(0, 100, 0, 9)
