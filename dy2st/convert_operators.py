@@ -140,6 +140,8 @@ def Assert(cond, message=None):
 
 def Print(*values, **kwargs):
     """Python values print now; symbolic tensors through a `print` op at every run."""
+    # A shape with unknown dims prints as the `shape` op's value, at run time.
+    values = [v.as_tensor() if isinstance(v, _SymbolicShape) else v for v in values]
     if any(is_symbolic(v) for v in values):
         message = " ".join(str(v) for v in values if not is_symbolic(v)) or None
         return rt.static.nn.Print(*[v for v in values if is_symbolic(v)], message=message)
@@ -166,6 +168,9 @@ class _SymbolicShape(list):
         dims = var.shape
         self._runtime = rt.shape(var) if any(d < 0 for d in dims) else None
         super().__init__(d if d >= 0 else self._runtime[i] for i, d in enumerate(dims))
+
+    def as_tensor(self):
+        return self._runtime
 
 
 def Shape(x):
