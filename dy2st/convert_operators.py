@@ -532,8 +532,9 @@ class TensorArray:
         if not items:
             raise ValueError(_with_location(
                 f"list '{name}' is appended to in a tensor-dependent loop but is empty before "
-                "it, so the dtype and shape of its items are unknown: start it with one item "
-                "(and drop it after), or build it with a Python loop"))
+                "it, and its items' dtype and shape could not be fixed (the loop appends nothing "
+                "recognisable, or items have dims known only at run time): start it with one "
+                "item (and drop it after), or build it with a Python loop"))
         return cls(rt.stack([i if rt.is_tensor(i) else rt.to_tensor(i) for i in items], axis=0))
 
     def append(self, item):
