@@ -365,6 +365,7 @@ def _write_files_atomically(files):
     try:
         for path, payload in files:
             folder = os.path.dirname(os.path.abspath(path))
+            os.makedirs(folder, exist_ok=True)  # as paddle.jit.save does for a new output folder
             fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
             temps.append((tmp, path))
             with os.fdopen(fd, "wb") as f:
