@@ -12,6 +12,7 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable, nn.cond, nn.while_loop)
 
 from dy2st import convert_call as _convert_call
+from dy2st import staging
 from dy2st.pyct import origin_info
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar, user_location
 
@@ -99,11 +100,14 @@ def And(*thunks):
     value = thunks[0]()
     for i in range(1, len(thunks)):
         if is_symbolic(value):
+            staging.record("and", "logical_and op", f"operand {i} is {staging.describe(value)}")
             rest = And(*thunks[i:])
             return rt.logical_and(_bool_var(value), _as_bool_var(rest))
         if not truth(value):
+            staging.record("and", None, f"operand {i} is {staging.describe(value)}: short-circuits at trace time")
             return value
         value = thunks[i]()
+    staging.record("and", None, "operands are Python values: evaluated at trace time")
     return value
 
 
@@ -112,17 +116,22 @@ def Or(*thunks):
     value = thunks[0]()
     for i in range(1, len(thunks)):
         if is_symbolic(value):
+            staging.record("or", "logical_or op", f"operand {i} is {staging.describe(value)}")
             rest = Or(*thunks[i:])
             return rt.logical_or(_bool_var(value), _as_bool_var(rest))
         if truth(value):
+            staging.record("or", None, f"operand {i} is {staging.describe(value)}: short-circuits at trace time")
             return value
         value = thunks[i]()
+    staging.record("or", None, "operands are Python values: evaluated at trace time")
     return value
 
 
 def Not(x):
     if is_symbolic(x):
+        staging.record("not", "logical_not op", f"operand is {staging.describe(x)}")
         return rt.logical_not(_bool_var(x))
+    staging.record("not", None, f"operand is {staging.describe(x)}: evaluated at trace time")
     return not truth(x)
 
 
@@ -132,7 +141,9 @@ def Assert(cond, message=None):
         file, line, text = user_location()
         if file is not None:
             msg = f"{msg} ({file}, line {line}: {text.strip()})"
+        staging.record("assert", "assert op", f"condition is {staging.describe(cond)}: checked at every run")
         return rt.static.nn.Assert(_bool_var(cond), msg)
+    staging.record("assert", None, f"condition is {staging.describe(cond)}: checked once at trace time")
     if not truth(cond):
         raise AssertionError(message) if message is not None else AssertionError()
     return None
@@ -144,7 +155,9 @@ def Print(*values, **kwargs):
     values = [v.as_tensor() if isinstance(v, _SymbolicShape) else v for v in values]
     if any(is_symbolic(v) for v in values):
         message = " ".join(str(v) for v in values if not is_symbolic(v)) or None
+        staging.record("print", "print op", "prints Tensor values at every run")
         return rt.static.nn.Print(*[v for v in values if is_symbolic(v)], message=message)
+    staging.record("print", None, "only Python values: printed once at trace time")
     print(*values, **kwargs)
     return None
 
@@ -208,7 +221,10 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None):
     names: the output variable names, or None for one unnamed value (a ternary).
     """
     if not is_symbolic(pred):
-        return (true_fn if truth(pred) else false_fn)(*args)
+        taken = bool(truth(pred))
+        staging.record("if", None, f"condition is {staging.describe(pred)}: decided at trace time")
+        return (true_fn if taken else false_fn)(*args)
+    staging.record("if", "cond op", f"condition is {staging.describe(pred)}")
     labels = list(names) if names is not None else ["<value of the conditional expression>"]
     n = len(labels)
     single = names is None or n == 1
@@ -222,17 +238,35 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None):
     return None if n == 0 else tuple(outs)
 
 
+class _InBranch(Exception):
+    """Carries an exception raised by user code inside a branch or loop body past the
+    wrappers that explain genuine branch/loop disagreements."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
+
+
+def _user_code(fn, *args):
+    try:
+        return fn(*args)
+    except _InBranch:
+        raise
+    except Exception as e:  # noqa: BLE001  (re-raised unchanged by the caller)
+        raise _InBranch(e) from None
+
+
 def _build_cond(pred, first_fn, second_fn, args, labels, pack):
     state = {}
 
     def first():
-        outs = pack(first_fn(*args))
+        outs = pack(_user_code(first_fn, *args))
         state["first"] = outs
         state["keep"] = [i for i, v in enumerate(outs) if _tensorizable(v)]
         return [outs[i] for i in state["keep"]]
 
     def second():
-        outs = pack(second_fn(*args))
+        outs = pack(_user_code(second_fn, *args))
         state["second"] = outs
         ret = []
         for i in state["keep"]:
@@ -248,6 +282,8 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack):
 
     try:
         results = rt.static.nn.cond(pred, first, second)
+    except _InBranch as wrapped:
+        raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
     except ValueError as e:
         raise ValueError(_with_location(
             f"the branches of a tensor-dependent `if` disagree about {', '.join(labels)}: {e}")) from e
@@ -258,6 +294,8 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack):
         if i in kept:
             if b is RETURN_NO_VALUE or (isinstance(b, UndefinedVar) and a is not RETURN_NO_VALUE
                                         and not isinstance(a, UndefinedVar) and b is not a):
+                if b is not RETURN_NO_VALUE:
+                    staging.record("undefined", None, labels[i])
                 merged.append(kept[i] if b is RETURN_NO_VALUE else UndefinedVar(labels[i]))
             elif type(a) in (bool, int, float) and type(a) is type(b) and a == b:
                 merged.append(a)  # unchanged Python values stay Python
@@ -268,6 +306,7 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack):
         elif a is RETURN_NO_VALUE and _tensorizable(b):
             return None
         elif isinstance(a, UndefinedVar) or isinstance(b, UndefinedVar):
+            staging.record("undefined", None, labels[i])
             merged.append(UndefinedVar(labels[i]))
         else:
             raise ValueError(_with_location(
@@ -293,15 +332,21 @@ def While(cond, body, args, names):
     """Python loop while the condition is a Python value; a `while` op once it is symbolic."""
     n = len(names)
     values = tuple(args)
+    iterations = 0
     while True:
         c = cond(*values)
         if is_symbolic(c):
+            staging.record("while", "while op", f"condition is {staging.describe(c)}"
+                           + (f" (after {iterations} Python iterations)" if iterations else ""))
             def loop_body(*vals):
                 return (), _pack(body(*vals), n)
             return _unpack(_symbolic_while(cond, loop_body, values, names), n)
         if not truth(c):
+            staging.record("while", None, f"condition is {staging.describe(c)}: "
+                                          f"unrolled at trace time ({iterations} iterations)")
             return _unpack(values, n)
         values = _pack(body(*values), n)
+        iterations += 1
 
 
 def _symbolic_while(cond, body, values, names, prefix=()):
@@ -336,7 +381,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
 
     def body_fn(*flat):
         hidden, full = rebuild(flat)
-        new_hidden, outs = body(*hidden, *full)
+        new_hidden, outs = _user_code(body, *hidden, *full)
         outs = list(outs)
         for i, v in enumerate(outs):
             if i not in carried and v is not values[i] and not (_plain(v) and v == values[i]):
@@ -356,6 +401,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
 
     try:
         results = rt.static.nn.while_loop(cond_fn, body_fn, flatten(loop_vars))
+    except _InBranch as wrapped:
+        raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
     except ValueError as e:
         raise ValueError(_with_location(
             f"the tensor-dependent loop changes the dtype or rank of one of {', '.join(names)}: {e}")) from e
@@ -403,8 +450,10 @@ def For(iterable, body, args, names, extra_test=None):
     n = len(names)
     if isinstance(iterable, _TensorSequence) or is_symbolic(iterable):
         seq = iterable if isinstance(iterable, _TensorSequence) else _TensorRows(iterable)
+        staging.record("for", "while op", f"iterates over {_describe_sequence(seq)}")
         return _unpack(_symbolic_for(seq, body, tuple(args), names, extra_test), n)
     values = tuple(args)
+    staging.record("for", None, f"iterates over a Python {type(iterable).__name__}: unrolled at trace time")
     for item in _py_items(iterable):
         if extra_test is not None:
             go = extra_test(*values)
@@ -417,6 +466,14 @@ def For(iterable, body, args, names, extra_test=None):
                 break
         values = _pack(body(item, *values), n)
     return _unpack(values, n)
+
+
+def _describe_sequence(seq):
+    if isinstance(seq, _TensorRange):
+        return "a range with Tensor bounds"
+    if isinstance(seq, _TensorRows):
+        return f"the rows of {staging.describe(seq.x)}"
+    return f"a Tensor-backed {type(seq).__name__.lstrip('_').replace('Tensor', '').lower() or 'sequence'}"
 
 
 def _symbolic_for(seq, body, values, names, extra_test):

@@ -17,7 +17,7 @@ from runtime.dispatch import to_variable
 from runtime.framework import Program, Variable, origin_provider, program_guard, static_mode_guard
 from runtime.static import InputSpec
 
-from . import config
+from . import config, staging
 from .error import UserOrigin, current_origin, format_location, show_internals, to_user_error
 from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from .transform import transform_function
@@ -264,17 +264,8 @@ class StaticFunction:
                 if config.verbosity() >= 2:
                     config.log(2, f"cache hit for {self._qualname()}: {_signature_text(hit.inputs)}")
                 return hit, list(args)
-        tensors = []
-        skeleton = flatten((tuple(args), kwargs), tensors)
-        if self._input_spec is not None:
-            shapes = check_against_spec(tensors, self._input_spec, self.__name__)
-            names = [s.name for s in self._input_spec if isinstance(s, InputSpec)]
-        else:
-            shapes = [t.shape for t in tensors]
-            names = [None] * len(tensors)
-        key = cache_key(skeleton, tensors, shapes, self._training())
+        key, skeleton, metas, tensors = self._call_signature(args, kwargs)
         if key not in self.program_cache:
-            metas = [(n, s, t.dtype) for n, s, t in zip(names, shapes, tensors)]
             config.log(2, f"cache miss for {self._qualname()} ({len(self.program_cache)} Program(s) cached)")
             self.program_cache[key] = self._trace(skeleton, metas, skeleton_text=_skeleton_text(skeleton))
         elif config.verbosity() >= 2:
@@ -284,19 +275,61 @@ class StaticFunction:
             self._fast_cache[fast] = concrete
         return concrete, tensors
 
-    def get_concrete_program(self, *args, **kwargs):
-        """The ConcreteProgram for these arguments (InputSpecs allowed), building it if needed."""
-        if args and all(isinstance(a, InputSpec) for a in args) and not kwargs:
-            return self._concrete_from_specs(args)
-        if not args and not kwargs and self._input_spec is not None:
-            return self._concrete_from_specs(self._input_spec)
-        return self._concrete_for_call(args, kwargs)[0]
+    def _call_signature(self, args, kwargs):
+        """(cache key, argument skeleton, feed metas, tensors) of a call."""
+        tensors = []
+        skeleton = flatten((tuple(args), kwargs), tensors)
+        if self._input_spec is not None:
+            shapes = check_against_spec(tensors, self._input_spec, self.__name__)
+            names = [s.name for s in self._input_spec if isinstance(s, InputSpec)]
+        else:
+            shapes = [t.shape for t in tensors]
+            names = [None] * len(tensors)
+        key = cache_key(skeleton, tensors, shapes, self._training())
+        metas = [(n, s, t.dtype) for n, s, t in zip(names, shapes, tensors)]
+        return key, skeleton, metas, tensors
 
-    def _concrete_from_specs(self, specs):
+    def _spec_signature(self, specs):
+        """(cache key, argument skeleton, feed metas) of a list of InputSpecs."""
         skeleton_args, spec_list = specs_to_placeholders(specs)
         skeleton = ("tuple", (skeleton_args, ("dict", ())))
         metas = [(s.name, [(-1 if d is None else d) for d in s.shape], s.dtype) for s in spec_list]
         key = ("spec", skeleton, tuple((str(d), tuple(s)) for _, s, d in metas), self._training())
+        return key, skeleton, metas
+
+    def _specs_given(self, args, kwargs):
+        if args and all(isinstance(a, InputSpec) for a in args) and not kwargs:
+            return list(args)
+        if not args and not kwargs and self._input_spec is not None:
+            return self._input_spec
+        return None
+
+    def explain(self, *args, **kwargs):
+        """The staging report for these arguments (or InputSpecs) as text.
+
+        Lists each if/while/for/ternary/and/or/not/assert/print of the function
+        with its line, whether it became a graph op or stayed Python and why, and
+        the variables undefined on some path.  Traces a fresh Program; the cache
+        is left as it was.
+        """
+        specs = self._specs_given(args, kwargs)
+        if specs is not None:
+            _, skeleton, metas = self._spec_signature(specs)
+        else:
+            _, skeleton, metas, _ = self._call_signature(args, kwargs)
+        with staging.recording() as decisions:
+            self._trace(skeleton, metas)
+        return staging.format_report(self.dygraph_function, decisions, self._qualname())
+
+    def get_concrete_program(self, *args, **kwargs):
+        """The ConcreteProgram for these arguments (InputSpecs allowed), building it if needed."""
+        specs = self._specs_given(args, kwargs)
+        if specs is not None:
+            return self._concrete_from_specs(specs)
+        return self._concrete_for_call(args, kwargs)[0]
+
+    def _concrete_from_specs(self, specs):
+        key, skeleton, metas = self._spec_signature(specs)
         if key not in self.program_cache:
             config.log(2, f"cache miss for {self._qualname()} (from InputSpecs)")
             self.program_cache[key] = self._trace(skeleton, metas, skeleton_text="InputSpec")

@@ -50,8 +50,9 @@ def source_with_origins(node):
     saved = []
     for n in gast.walk(node):
         info = anno.getanno(n, anno.Basic.ORIGIN)
-        if hasattr(n, "lineno"):
-            saved.append((n, n.lineno, getattr(n, "end_lineno", None)))
+        # Nodes built by passes may lack a location attribute; they still carry an origin.
+        if "lineno" in getattr(n, "_attributes", ()):
+            saved.append((n, getattr(n, "lineno", None), getattr(n, "end_lineno", None)))
             n.lineno = len(table) + 1 if info is not None else 0
             n.end_lineno = n.lineno
             table.append(info)
