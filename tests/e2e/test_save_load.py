@@ -17,7 +17,6 @@ from dy2st.translated_layer import TranslatedLayer
 from runtime.framework import static_mode_guard
 from runtime.static import io as sio
 
-needs_to_static = pytest.mark.skipif(not hasattr(dy2st, "to_static"), reason="dy2st.to_static is not available yet")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 D = 6
@@ -104,7 +103,6 @@ def _import_model(src_dir):
         sys.path.remove(str(src_dir))
 
 
-@needs_to_static
 def test_save_then_load_in_fresh_process(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
@@ -145,7 +143,6 @@ def test_save_then_load_in_fresh_process(tmp_path):
     assert "CHILD OK" in res.stdout
 
 
-@needs_to_static
 def test_saved_program_is_eval_mode_and_layer_mode_is_restored(tmp_path):
     class Drop(rt.nn.Layer):
         def __init__(self):
@@ -171,7 +168,6 @@ def test_saved_program_is_eval_mode_and_layer_mode_is_restored(tmp_path):
     assert loaded.feed_names == ["inp"]
 
 
-@needs_to_static
 def test_save_plain_function_with_structure(tmp_path):
     @dy2st.to_static
     def f(x, y):
@@ -249,7 +245,6 @@ def test_translated_layer_from_hand_built_program_fine_tunes_like_eager(tmp_path
     assert not np.allclose(after, eager(rt.to_tensor(xs)).numpy())
 
 
-@needs_to_static
 def test_save_without_input_spec_uses_declared_or_last_traced_signature(tmp_path):
     @dy2st.to_static(input_spec=[rt.static.InputSpec([None, 3], "float32", "v")])
     def declared(v):
