@@ -17,6 +17,7 @@ import ast
 import collections
 import contextlib
 import inspect
+import os
 import textwrap
 
 from .error import current_origin
@@ -127,6 +128,8 @@ def _verdict(matches):
 def format_report(fn, decisions, title):
     """The report text from the source constructs and the recorded decisions."""
     filename = inspect.getsourcefile(fn) or "<unknown>"
+    if os.path.isabs(filename) and not os.path.relpath(filename).startswith(".."):
+        filename = os.path.relpath(filename)  # shorter, and still opens from here
     by_line = collections.defaultdict(list)
     undefined = []
     for d in decisions:
