@@ -1,0 +1,101 @@
+"""Helpers every operator shares: is a value symbolic (-> graph op) or Python (-> plain Python)?
+
+Also the calling convention of branch/loop functions (`_pack`/`_unpack`), the user's line for
+error messages, and the wrapper that lets an error raised by user code inside a branch or loop
+body pass the operators' own explanations unchanged.
+"""
+import runtime as rt
+import runtime.static  # noqa: F401  (rt.static: Variable)
+
+from dy2st.pyct.undefined import UndefinedVar, user_location
+
+
+def is_symbolic(x):
+    return isinstance(x, rt.static.Variable)
+
+
+def truth(x):
+    """Python truth of a Python value or an eager (one-element) tensor."""
+    return bool(x)
+
+
+def _pack(result, n):
+    if n == 0:
+        return ()
+    if n == 1:
+        return (result,)
+    return tuple(result)
+
+
+def _unpack(values, n):
+    if n == 0:
+        return None
+    if n == 1:
+        return values[0]
+    return tuple(values)
+
+
+def _with_location(message):
+    file, line, text = user_location()
+    if file is None:
+        return message
+    return f'{message}\n  File "{file}", line {line}\n    {text.strip()}'
+
+
+def _py_items(x):
+    """Iterate an eager tensor along its first dim; anything else as Python does."""
+    if rt.is_tensor(x) and not is_symbolic(x):
+        return [x[k] for k in range(x.shape[0])]
+    return x
+
+
+def _bool_var(x):
+    return x if x.dtype == "bool" else rt.cast(x, "bool")
+
+
+def _as_bool_var(x):
+    if is_symbolic(x):
+        return _bool_var(x)
+    return rt.full([], bool(truth(x)), "bool")
+
+
+def _length(x):
+    """`len(x)` of a symbolic tensor (a known first dim as an int, an unknown one from a `shape`
+    op) or of a Python value; `Len` adds TensorArray."""
+    if is_symbolic(x):
+        if x.ndim == 0:
+            raise TypeError(f"len() of a 0-d tensor '{x.name}'")
+        if x.shape[0] >= 0:
+            return x.shape[0]
+        return rt.shape(x)[0]
+    return len(x)
+
+
+def _plain(v):
+    return v is None or isinstance(v, (str, bool, int, float))
+
+
+def _describe(v):
+    if isinstance(v, UndefinedVar):
+        return "undefined"
+    if rt.is_tensor(v):
+        return f"a {v.dtype} tensor of shape {list(v.shape)}"
+    return f"{type(v).__name__} {v!r}"
+
+
+class _InBranch(Exception):
+    """Carries an exception raised by user code inside a branch or loop body past the
+    wrappers that explain genuine branch/loop disagreements."""
+
+    def __init__(self, error):
+        super().__init__(error)
+        self.error = error
+
+
+def _user_code(fn, *args):
+    try:
+        return fn(*args)
+    except _InBranch:
+        raise
+    except Exception as e:  # noqa: BLE001  (re-raised unchanged by the caller)
+        raise _InBranch(e) from None

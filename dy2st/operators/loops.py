@@ -1,0 +1,196 @@
+"""`_jst.While` / `_jst.For`: a symbolic condition or iterable -> a `while` op; Python conditions
+and iterables -> a Python loop, unrolled at trace time.
+
+Carries with no value before a tensor loop are probed: the body is traced once into a scratch
+Program to learn their dtype and rank.
+"""
+import runtime as rt
+import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
+
+from dy2st import staging
+from dy2st.operators.common import (_as_bool_var, _describe, _InBranch, _pack, _plain, _py_items,
+                                    _unpack, _user_code, _with_location, is_symbolic, truth)
+from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
+from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
+from dy2st.operators.tensor_array import TensorArray
+from dy2st.pyct.undefined import UndefinedVar
+
+
+_PY_DTYPE = ((bool, "bool"), (int, "int64"), (float, "float32"))
+
+
+def _to_tensor(value, name):
+    """A loop carry as a Variable: Python bool/int/float -> 0-d constant of the API's dtype."""
+    if rt.is_tensor(value) or isinstance(value, TensorArray):
+        return value
+    for py_type, dtype in _PY_DTYPE:
+        if isinstance(value, py_type):
+            return rt.full([], value, dtype)
+    if isinstance(value, UndefinedVar):
+        raise ValueError(_with_location(
+            f"variable '{name}' is carried by a tensor-dependent loop but has no value before "
+            "it (it is first assigned inside the loop, or a `return` sits inside the loop): "
+            "give it an initial value of the right dtype and shape before the loop"))
+    if isinstance(value, list):
+        return TensorArray.from_list(value, name)
+    raise ValueError(_with_location(
+        f"variable '{name}' is changed by a tensor-dependent loop but holds "
+        f"{type(value).__name__} {value!r}, which cannot be a loop variable of a Program"))
+
+
+def While(cond, body, args, names):
+    """Python loop while the condition is a Python value; a `while` op once it is symbolic."""
+    n = len(names)
+    values = tuple(args)
+    iterations = 0
+    while True:
+        c = cond(*values)
+        if is_symbolic(c):
+            staging.record("while", "while op", f"condition is {staging.describe(c)}"
+                           + (f" (after {iterations} Python iterations)" if iterations else ""))
+            def loop_body(*vals):
+                return (), _pack(body(*vals), n)
+            return _unpack(_symbolic_while(cond, loop_body, values, names), n)
+        if not truth(c):
+            staging.record("while", None, f"condition is {staging.describe(c)}: "
+                                          f"unrolled at trace time ({iterations} iterations)")
+            return _unpack(values, n)
+        values = _pack(body(*values), n)
+        iterations += 1
+
+
+def _symbolic_while(cond, body, values, names, prefix=()):
+    """Build a `while` op. `prefix`: hidden carries (e.g. a for loop's counter) before `values`.
+
+    Python numbers become 0-d tensors; values that are not numbers or tensors (None, strings,
+    modules...) must come out of the body unchanged and are kept out of the op.
+    """
+    n = len(names)
+    names = list(names)
+    carried = [i for i, v in enumerate(values) if not (_plain(v) and not isinstance(v, (bool, int, float)))
+               and not _is_static_object(v)]
+    values = _initialise_unknown_carries(body, prefix, values, carried)
+    loop_vars = list(prefix) + [_to_tensor(values[i], names[i]) for i in carried]
+    arrays = {k: type(v) for k, v in enumerate(loop_vars) if isinstance(v, TensorArray)}
+    p = len(prefix)
+
+    def rebuild(flat):
+        flat = [TensorArray(v) if k in arrays else v for k, v in enumerate(flat)]
+        full = list(values)
+        for k, i in enumerate(carried):
+            full[i] = flat[p + k]
+        return flat[:p], full
+
+    def flatten(vals):
+        return [v.tensor if isinstance(v, TensorArray) else v for v in vals]
+
+    def cond_fn(*flat):
+        hidden, full = rebuild(flat)
+        c = cond(*hidden, *full)
+        return c if is_symbolic(c) else rt.full([], bool(truth(c)), "bool")
+
+    def body_fn(*flat):
+        hidden, full = rebuild(flat)
+        new_hidden, outs = _user_code(body, *hidden, *full)
+        outs = list(outs)
+        for i, v in enumerate(outs):
+            if i not in carried and v is not values[i] and not (_plain(v) and v == values[i]):
+                raise ValueError(_with_location(
+                    f"variable '{names[i]}' holds {_describe(values[i])} and a tensor-dependent "
+                    f"loop changes it to {_describe(v)}; only tensors and numbers can change in such a loop"))
+        new = []
+        for k, i in enumerate(carried):
+            v = outs[i]
+            if isinstance(v, list):
+                v = TensorArray.from_list(v, names[i])
+            elif not rt.is_tensor(v) and not isinstance(v, TensorArray) and isinstance(v, (bool, int, float)):
+                old = loop_vars[p + k]
+                v = rt.full([], v, old.dtype if rt.is_tensor(old) else _PY_DTYPE[2][1])
+            new.append(v)
+        return flatten(list(new_hidden) + new)
+
+    try:
+        results = rt.static.nn.while_loop(cond_fn, body_fn, flatten(loop_vars))
+    except _InBranch as wrapped:
+        raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
+    except ValueError as e:
+        raise ValueError(_with_location(
+            f"the tensor-dependent loop changes the dtype or rank of one of {', '.join(names)}: {e}")) from e
+    hidden, full = rebuild(list(results))
+    return tuple(full)
+
+
+def _needs_probe(v):
+    return isinstance(v, UndefinedVar) or (isinstance(v, list) and not v)
+
+
+def _initialise_unknown_carries(body, prefix, values, carried):
+    """Give carries with no value yet (a `return` value, a name first assigned in the loop, an
+    empty list appended to) a start value of the dtype/rank the body gives them.
+
+    The body is traced once into a scratch Program, thrown away, to see what comes out; the
+    start value is a zero constant (or an empty tensor array) that the loop overwrites.
+    """
+    if not any(_needs_probe(values[i]) for i in carried):
+        return values
+    probe_values = [list(v) if isinstance(v, list) else
+                    (_to_tensor(v, "") if isinstance(v, (bool, int, float)) else v) for v in values]
+    with rt.static.program_guard(rt.static.Program()):
+        _, outs = body(*prefix, *probe_values)
+    values = list(values)
+    for i in carried:
+        if not _needs_probe(values[i]):
+            continue
+        out = outs[i]
+        if isinstance(values[i], list) and isinstance(out, list) and out and rt.is_tensor(out[-1]):
+            item = out[-1]
+            if all(d >= 0 for d in item.shape):
+                values[i] = TensorArray(rt.zeros([0] + list(item.shape), item.dtype))
+        elif isinstance(values[i], UndefinedVar) and _tensorizable(out):
+            values[i] = _dummy_like(out)
+    return tuple(values)
+
+
+def _is_static_object(v):
+    return not (rt.is_tensor(v) or isinstance(v, (bool, int, float, list, UndefinedVar, TensorArray)))
+
+
+def For(iterable, body, args, names, extra_test=None):
+    """`for` over Python iterables (run now, per item) or tensors/tensor ranges (a `while` op)."""
+    n = len(names)
+    if isinstance(iterable, _TensorSequence) or is_symbolic(iterable):
+        seq = iterable if isinstance(iterable, _TensorSequence) else _TensorRows(iterable)
+        staging.record("for", "while op", f"iterates over {_describe_sequence(seq)}")
+        return _unpack(_symbolic_for(seq, body, tuple(args), names, extra_test), n)
+    values = tuple(args)
+    staging.record("for", None, f"iterates over a Python {type(iterable).__name__}: unrolled at trace time")
+    for item in _py_items(iterable):
+        if extra_test is not None:
+            go = extra_test(*values)
+            if is_symbolic(go):
+                # A tensor-valued `break` happened: later iterations run only where it did not.
+                values = _pack(IfElse(go, lambda *v: body(item, *v), lambda *v: _unpack(v, n),
+                                      values, names), n)
+                continue
+            if not truth(go):
+                break
+        values = _pack(body(item, *values), n)
+    return _unpack(values, n)
+
+
+def _symbolic_for(seq, body, values, names, extra_test):
+    n = len(names)
+    length = seq.length()
+    counter = rt.full([], 0, "int64")
+
+    def cond(k, *vals):
+        more = rt.less_than(k, length if is_symbolic(length) else rt.full([], length, "int64"))
+        if extra_test is None:
+            return more
+        return rt.logical_and(more, _as_bool_var(extra_test(*vals)))
+
+    def loop_body(k, *vals):
+        outs = _pack(body(seq.item(k), *vals), n)
+        return (k + 1,), outs
+
+    return _symbolic_while(cond, loop_body, values, names, prefix=(counter,))

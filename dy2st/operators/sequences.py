@@ -1,0 +1,97 @@
+"""`_jst.Range` / `_jst.Enumerate` / `_jst.Zip`: symbolic arguments -> a sequence a `while` op
+walks by index (`_Tensor*`); Python arguments -> the builtins `range` / `enumerate` / `zip`."""
+import runtime as rt
+
+from dy2st import staging
+from dy2st.operators.common import _py_items, is_symbolic
+from dy2st.operators.shapes import Len
+
+
+class _TensorSequence:
+    """Something a symbolic `for` walks by index: `length()` and `item(k)` (k an int64 tensor)."""
+
+
+class _TensorRows(_TensorSequence):
+    def __init__(self, x):
+        self.x = x
+
+    def length(self):
+        return Len(self.x)
+
+    def item(self, k):
+        return self.x[k]
+
+
+class _TensorRange(_TensorSequence):
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+    def length(self):
+        span = self.stop - self.start
+        if isinstance(self.step, int) and self.step > 0:
+            return (span + (self.step - 1)) // self.step
+        return rt.maximum((span + self.step - rt.sign(self.step)) // self.step, rt.full([], 0, "int64"))
+
+    def item(self, k):
+        return self.start + k * self.step
+
+
+class _TensorEnumerate(_TensorSequence):
+    def __init__(self, inner, start):
+        self.inner, self.start = inner, start
+
+    def length(self):
+        return self.inner.length()
+
+    def item(self, k):
+        return (k + self.start, self.inner.item(k))
+
+
+class _TensorZip(_TensorSequence):
+    def __init__(self, parts):
+        self.parts = parts
+
+    def length(self):
+        lengths = [p.length() for p in self.parts]
+        out = lengths[0]
+        for other in lengths[1:]:
+            out = rt.minimum(_as_int_var(out), _as_int_var(other))
+        return out
+
+    def item(self, k):
+        return tuple(p.item(k) for p in self.parts)
+
+
+def _as_int_var(x):
+    return x if rt.is_tensor(x) else rt.full([], x, "int64")
+
+
+def _as_sequence(x):
+    return x if isinstance(x, _TensorSequence) else _TensorRows(x)
+
+
+def Range(*args):
+    if any(is_symbolic(a) for a in args):
+        start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
+        return _TensorRange(start, stop, step)
+    return range(*[int(a) if rt.is_tensor(a) else a for a in args])
+
+
+def Enumerate(x, start=0):
+    if isinstance(x, _TensorSequence) or is_symbolic(x):
+        return _TensorEnumerate(_as_sequence(x), start)
+    return enumerate(_py_items(x), start)
+
+
+def Zip(*xs):
+    if any(isinstance(x, _TensorSequence) or is_symbolic(x) for x in xs):
+        return _TensorZip([_as_sequence(x) for x in xs])
+    return zip(*[_py_items(x) for x in xs])
+
+
+def _describe_sequence(seq):
+    if isinstance(seq, _TensorRange):
+        return "a range with Tensor bounds"
+    if isinstance(seq, _TensorRows):
+        return f"the rows of {staging.describe(seq.x)}"
+    return f"a Tensor-backed {type(seq).__name__.lstrip('_').replace('Tensor', '').lower() or 'sequence'}"

@@ -1,0 +1,30 @@
+"""`_jst.Len` / `_jst.Shape`: unknown dims of a symbolic tensor -> a `shape` op; known dims and
+Python values -> plain ints (Python's `len` / `.shape`)."""
+import runtime as rt
+
+from dy2st.operators.common import _length, is_symbolic
+from dy2st.operators.tensor_array import TensorArray
+
+
+def Len(x):
+    if isinstance(x, TensorArray):
+        return x.length()
+    return _length(x)
+
+
+class _SymbolicShape(list):
+    """A Variable's shape: known dims as ints, unknown ones as elements of a `shape` op."""
+
+    def __init__(self, var):
+        dims = var.shape
+        self._runtime = rt.shape(var) if any(d < 0 for d in dims) else None
+        super().__init__(d if d >= 0 else self._runtime[i] for i, d in enumerate(dims))
+
+    def as_tensor(self):
+        return self._runtime
+
+
+def Shape(x):
+    if is_symbolic(x) and any(d < 0 for d in x.shape):
+        return _SymbolicShape(x)
+    return x.shape

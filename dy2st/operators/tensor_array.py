@@ -1,0 +1,67 @@
+"""Lists in loops: `_jst.Append` / `_jst.Stack` / `_jst.Concat` and `TensorArray`. A list built
+in a tensor loop -> one stacked tensor (a `while` carry); a Python list -> plain Python."""
+import runtime as rt
+
+from dy2st.operators.common import _length, _with_location
+
+
+class TensorArray:
+    """A Python list of same-shaped tensors inside a tensor loop: one tensor, items stacked on
+    a dynamic first dim, so its rank is fixed and it can be a `while` carry."""
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    @classmethod
+    def from_list(cls, items, name):
+        if not items:
+            raise ValueError(_with_location(
+                f"list '{name}' is appended to in a tensor-dependent loop but is empty before "
+                "it, and its items' dtype and shape could not be fixed (the loop appends nothing "
+                "recognisable, or items have dims known only at run time): start it with one "
+                "item (and drop it after), or build it with a Python loop"))
+        return cls(rt.stack([i if rt.is_tensor(i) else rt.to_tensor(i) for i in items], axis=0))
+
+    def append(self, item):
+        return TensorArray(rt.concat([self.tensor, rt.unsqueeze(item, 0)], axis=0))
+
+    def length(self):
+        return _length(self.tensor)
+
+    def __getitem__(self, index):
+        return self.tensor[index]
+
+    def __iter__(self):
+        raise TypeError("a list built in a tensor-dependent loop has a length known only when the "
+                        "Program runs; index it, or use rt.stack / rt.concat on it")
+
+    def __repr__(self):
+        return f"TensorArray({self.tensor!r})"
+
+
+def Append(lst, item):
+    """`lst.append(item)`, written back: the same Python list, or a new TensorArray."""
+    if isinstance(lst, TensorArray):
+        return lst.append(item)
+    lst.append(item)
+    return lst
+
+
+def Stack(items, axis=0, **kwargs):
+    if isinstance(items, TensorArray):
+        t = items.tensor
+        if axis in (0, -t.ndim):
+            return t
+        perm = list(range(1, t.ndim))
+        perm.insert(axis if axis >= 0 else t.ndim + axis, 0)
+        return rt.transpose(t, perm)
+    return rt.stack(items, axis=axis, **kwargs)
+
+
+def Concat(items, axis=0, **kwargs):
+    if isinstance(items, TensorArray):
+        t = items.tensor
+        if axis != 0 or any(d < 0 for d in t.shape[2:]):
+            raise ValueError("concat of a list built in a tensor loop supports axis=0 with known item dims")
+        return rt.reshape(t, [-1] + list(t.shape[2:]))
+    return rt.concat(items, axis=axis, **kwargs)
