@@ -12,9 +12,10 @@
 from runtime.static import InputSpec
 
 from .api import enable_to_static, not_to_static, set_code_level, set_verbosity, to_code, to_static
+from .export import export_onnx
 from .io import load, save
 from .static_function import ConcreteProgram, StaticFunction
 from .translated_layer import TranslatedLayer
 
 __all__ = ["to_static", "not_to_static", "enable_to_static", "to_code", "set_code_level", "set_verbosity",
-           "save", "load", "InputSpec", "StaticFunction", "ConcreteProgram", "TranslatedLayer"]
+           "save", "load", "InputSpec", "StaticFunction", "ConcreteProgram", "TranslatedLayer", "export_onnx"]

@@ -1,4 +1,4 @@
-"""The ``dy2st`` command line: ``convert``, ``inspect`` and ``demo``.
+"""The ``dy2st`` command line: ``convert``, ``inspect``, ``export`` and ``demo``.
 
 ``dy2st convert FILE.py`` shows what the converter makes of the ``@to_static``
 functions in FILE without running the file: only the function definitions are
@@ -218,6 +218,23 @@ def cmd_inspect(args):
     return 0
 
 
+def cmd_export(args):
+    from .export import export_onnx
+    prefix = args.model[:-len(".pdmodel")] if args.model.endswith(".pdmodel") else args.model
+    try:
+        model = export_onnx(prefix, args.out, opset=args.opset)
+    except ImportError as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    except NotImplementedError as exc:
+        raise CliError(f"{prefix}: cannot export to ONNX: {str(exc).split('; supported:')[0]}") from None
+    except (OSError, ValueError) as exc:
+        raise CliError(str(exc).splitlines()[0]) from None
+    graph = model.graph
+    print(f"wrote {args.out}: opset {args.opset}, {len(graph.node)} nodes, {len(graph.initializer)} initializers, "
+          f"inputs {[i.name for i in graph.input]}, outputs {[o.name for o in graph.output]}")
+    return 0
+
+
 def model_summary(layer, prefix):
     """Inputs (name, shape, dtype), outputs, and parameter count of a loaded model."""
     block = layer.program.global_block()
@@ -267,6 +284,11 @@ def build_parser():
     insp = sub.add_parser("inspect", help="show a saved inference model: inputs, outputs, parameters, Program")
     insp.add_argument("model", help="the path prefix given to dy2st.save (or the .pdmodel file)")
     insp.set_defaults(run=cmd_inspect)
+    exp = sub.add_parser("export", help="convert a saved inference model to ONNX (needs 'dy2st[onnx]')")
+    exp.add_argument("model", help="the path prefix given to dy2st.save (or the .pdmodel file)")
+    exp.add_argument("out", help="the .onnx file to write")
+    exp.add_argument("--opset", type=int, default=17, help="ONNX opset version (default 17)")
+    exp.set_defaults(run=cmd_export)
     dem = sub.add_parser("demo", help="train, convert, save, reload and time a digits classifier",
                          description=demo.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     demo.add_arguments(dem)

@@ -1,0 +1,535 @@
+"""The op table of the ONNX exporter: runtime op type -> function adding ONNX nodes.
+
+Each function is ``fn(ex, op)``: ``ex`` is the ``onnx_export.Exporter`` (``ex.i(slot)`` /
+``ex.o(slot)`` give ONNX names of the op's inputs / new outputs, ``ex.node`` appends a
+node, ``ex.const`` adds an initializer, ``ex.var(slot)`` is the Program Variable for
+shapes and dtypes).  Semantics follow the kernels in ``runtime/ops``; where ONNX
+differs (numpy-style floor modulo, sequential unsqueeze, Paddle's pad order) the
+mapping composes nodes to match the kernel, not the ONNX op of the same name.
+Ops with no inputs and a deterministic kernel (``fill_constant``, ``arange``...)
+are folded to initializers by running the kernel at export time.
+"""
+import numpy as np
+from onnx import TensorProto, helper
+
+from ..registry import get_op
+
+INT64_MAX = np.iinfo(np.int64).max
+INT64_MIN = np.iinfo(np.int64).min
+
+
+def onnx_dtype(dtype):
+    """The TensorProto element type of a runtime dtype name (``'float32'``, ``'bool'``...)."""
+    return helper.np_dtype_to_tensor_dtype(np.dtype(str(dtype)))
+
+
+def _norm(axis, rank):
+    return axis + rank if axis < 0 else axis
+
+
+def _ints(ex, values):
+    return ex.const(np.asarray(values, dtype=np.int64))
+
+
+OPS = {}
+
+
+def _op(*types):
+    def register(fn):
+        for t in types:
+            OPS[t] = fn
+        return fn
+    return register
+
+
+def _simple(type_, onnx_type, slots=("X",)):
+    def fn(ex, op):
+        ex.node(onnx_type, [ex.i(s) for s in slots], ex.o("Out"))
+    OPS[type_] = fn
+
+
+for _t, _o in {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp", "log": "Log", "sqrt": "Sqrt",
+               "abs": "Abs", "neg": "Neg", "floor": "Floor", "ceil": "Ceil", "round": "Round", "sign": "Sign",
+               "sin": "Sin", "cos": "Cos", "reciprocal": "Reciprocal", "logical_not": "Not", "isnan": "IsNaN",
+               "isinf": "IsInf", "assign": "Identity", "shape": "Shape", "numel": "Size"}.items():
+    _simple(_t, _o)
+for _t, _o in {"add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "maximum": "Max",
+               "minimum": "Min", "elementwise_pow": "Pow", "equal": "Equal", "greater_than": "Greater",
+               "greater_equal": "GreaterOrEqual", "less_than": "Less", "less_equal": "LessOrEqual",
+               "logical_and": "And", "logical_or": "Or", "logical_xor": "Xor"}.items():
+    _simple(_t, _o, ("X", "Y"))
+_simple("where", "Where", ("Condition", "X", "Y"))
+OPS["sum_n"] = lambda ex, op: ex.node("Sum", ex.ins("X"), ex.o("Out"))
+
+
+@_op("not_equal")
+def _not_equal(ex, op):
+    ex.node("Not", [ex.node("Equal", [ex.i("X"), ex.i("Y")])], ex.o("Out"))
+
+
+@_op("isfinite")
+def _isfinite(ex, op):
+    x = ex.i("X")
+    ex.node("Not", [ex.node("Or", [ex.node("IsNaN", [x]), ex.node("IsInf", [x])])], ex.o("Out"))
+
+
+@_op("floor_divide", "remainder")
+def _floor_div_mod(ex, op):
+    x, y, dt = ex.i("X"), ex.i("Y"), ex.var("X").dtype
+    if dt.startswith("float"):  # numpy: floor(x / y), x - floor(x / y) * y
+        q = ex.node("Floor", [ex.node("Div", [x, y])])
+        out = q if op.type == "floor_divide" else ex.node("Sub", [x, ex.node("Mul", [q, y])])
+        ex.node("Identity", [out], ex.o("Out"))
+        return
+    mod = ex.node("Mod", [x, y], fmod=0)  # integer Mod with fmod=0 has the divisor's sign, like numpy
+    if op.type == "remainder":
+        ex.node("Identity", [mod], ex.o("Out"))
+    else:
+        ex.node("Div", [ex.node("Sub", [x, mod]), y], ex.o("Out"))
+
+
+@_op("scale")
+def _scale(ex, op):
+    dt = ex.var("X").dtype
+    out = ex.node("Mul", [ex.i("X"), ex.const(op.attrs.get("scale", 1.0), dt)])
+    bias = op.attrs.get("bias", 0.0)
+    if bias:
+        out = ex.node("Add", [out, ex.const(bias, dt)])
+    ex.node("Identity", [out], ex.o("Out"))
+
+
+@_op("pow")
+def _pow(ex, op):
+    dt = ex.var("X").dtype
+    factor = op.attrs.get("factor", 1.0)
+    ex.node("Pow", [ex.i("X"), ex.const(int(factor) if dt[0] in "iub" else factor, dt)], ex.o("Out"))
+
+
+@_op("square")
+def _square(ex, op):
+    ex.node("Mul", [ex.i("X"), ex.i("X")], ex.o("Out"))
+
+
+@_op("rsqrt")
+def _rsqrt(ex, op):
+    ex.node("Reciprocal", [ex.node("Sqrt", [ex.i("X")])], ex.o("Out"))
+
+
+@_op("gelu")
+def _gelu(ex, op):
+    x, dt = ex.i("X"), ex.var("X").dtype
+    half = ex.node("Mul", [x, ex.const(0.5, dt)])
+    if op.attrs.get("approximate"):
+        cube = ex.node("Mul", [ex.node("Mul", [x, x]), x])
+        inner = ex.node("Add", [x, ex.node("Mul", [cube, ex.const(0.044715, dt)])])
+        t = ex.node("Tanh", [ex.node("Mul", [inner, ex.const(np.sqrt(2 / np.pi), dt)])])
+    else:
+        t = ex.node("Erf", [ex.node("Div", [x, ex.const(np.sqrt(2.0), dt)])])
+    ex.node("Mul", [half, ex.node("Add", [t, ex.const(1.0, dt)])], ex.o("Out"))
+
+
+@_op("clip")
+def _clip(ex, op):
+    dt = ex.var("X").dtype
+    lo, hi = op.attrs.get("min"), op.attrs.get("max")
+    ex.node("Clip", [ex.i("X"), "" if lo is None else ex.const(lo, dt), "" if hi is None else ex.const(hi, dt)],
+            ex.o("Out"))
+
+
+@_op("softmax", "log_softmax")
+def _softmax(ex, op):
+    ex.node("Softmax" if op.type == "softmax" else "LogSoftmax", [ex.i("X")], ex.o("Out"),
+            axis=int(op.attrs.get("axis", -1)))
+
+
+@_op("matmul")
+def _matmul(ex, op):
+    args = []
+    for slot, flag in (("X", "transpose_x"), ("Y", "transpose_y")):
+        name, rank = ex.i(slot), ex.var(slot).ndim
+        if op.attrs.get(flag) and rank > 1:
+            perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+            name = ex.node("Transpose", [name], perm=perm)
+        args.append(name)
+    ex.node("MatMul", args, ex.o("Out"))
+
+
+@_op("cast")
+def _cast(ex, op):
+    ex.node("Cast", [ex.i("X")], ex.o("Out"), to=onnx_dtype(op.attrs["dtype"]))
+
+
+# -- reductions ---------------------------------------------------------------------------------
+def reduce(ex, onnx_type, x, axes, keepdims, out=None):
+    """``onnx_type`` over ``axes`` (None: all); axes are an input from opset 18 (ReduceSum: 13)."""
+    if axes is None:
+        return ex.node(onnx_type, [x], out, keepdims=int(keepdims))
+    axes = [int(a) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
+    if onnx_type == "ReduceSum" or ex.opset >= 18:
+        return ex.node(onnx_type, [x, _ints(ex, axes)], out, keepdims=int(keepdims))
+    return ex.node(onnx_type, [x], out, axes=axes, keepdims=int(keepdims))
+
+
+@_op("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
+def _reduce(ex, op):
+    onnx_type = {"reduce_sum": "ReduceSum", "reduce_mean": "ReduceMean", "reduce_max": "ReduceMax",
+                 "reduce_min": "ReduceMin", "reduce_prod": "ReduceProd"}[op.type]
+    x, want = ex.i("X"), ex.var("Out", outputs=True).dtype
+    x = ex.cast(x, ex.var("X").dtype, want)  # sum of bools/ints: the kernel's output dtype
+    reduce(ex, onnx_type, x, op.attrs.get("axis"), op.attrs.get("keepdim", False), ex.o("Out"))
+
+
+@_op("reduce_all", "reduce_any")
+def _reduce_bool(ex, op):
+    x = ex.node("Cast", [ex.i("X")], to=TensorProto.INT32)
+    r = reduce(ex, "ReduceMin" if op.type == "reduce_all" else "ReduceMax", x, op.attrs.get("axis"),
+               op.attrs.get("keepdim", False))
+    ex.node("Cast", [r], ex.o("Out"), to=TensorProto.BOOL)
+
+
+@_op("arg_max", "arg_min")
+def _arg(ex, op):
+    x, axis, keep = ex.i("X"), op.attrs.get("axis"), int(bool(op.attrs.get("keepdim")))
+    if axis is None:  # over the flattened tensor
+        x, axis, keep = ex.node("Reshape", [x, _ints(ex, [-1])]), 0, 0
+    r = ex.node("ArgMax" if op.type == "arg_max" else "ArgMin", [x], axis=int(axis), keepdims=keep)
+    ex.node("Cast", [r], ex.o("Out"), to=onnx_dtype(op.attrs.get("dtype", "int64")))
+
+
+@_op("cumsum")
+def _cumsum(ex, op):
+    ex.node("CumSum", [ex.i("X"), _ints(ex, int(op.attrs.get("axis", -1)))], ex.o("Out"),
+            reverse=int(bool(op.attrs.get("reverse"))))
+
+
+# -- constants ----------------------------------------------------------------------------------
+@_op("fill_constant", "assign_value", "arange", "linspace", "eye")
+def _fold(ex, op):
+    """No inputs, deterministic kernel: run it now and store the value as an initializer."""
+    opdef = get_op(op.type)
+    value = opdef.kernel(**opdef.full_attrs(op.attrs))
+    value = np.asarray(value).astype(str(ex.var("Out", outputs=True).dtype), copy=False)
+    ex.node("Identity", [ex.const(value)], ex.o("Out"))
+
+
+@_op("fill_any_like", "fill_constant_like")
+def _fill_like(ex, op):
+    dt = op.attrs.get("dtype") or ex.var("X").dtype
+    value = helper.make_tensor("value", onnx_dtype(dt), [1], [np.asarray(op.attrs.get("value", 0.0), dt).item()])
+    ex.node("ConstantOfShape", [ex.node("Shape", [ex.i("X")])], ex.o("Out"), value=value)
+
+
+@_op("range")
+def _range(ex, op):
+    dt = op.attrs.get("dtype", "int64")
+    args = [ex.node("Cast", [ex.node("Reshape", [ex.i(s), _ints(ex, [])])], to=onnx_dtype(dt))
+            for s in ("Start", "End", "Step")]
+    ex.node("Range", args, ex.o("Out"))
+
+
+# -- shapes -------------------------------------------------------------------------------------
+@_op("reshape")
+def _reshape(ex, op):  # 0 copies the input dim, one -1 is inferred: the same rule as ONNX Reshape
+    ex.node("Reshape", [ex.i("X"), _ints(ex, op.attrs.get("shape", []))], ex.o("Out"))
+
+
+@_op("reshape_as")
+def _reshape_as(ex, op):
+    ex.node("Reshape", [ex.i("X"), ex.node("Shape", [ex.i("Target")])], ex.o("Out"))
+
+
+@_op("expand_as")
+def _expand_as(ex, op):
+    ex.node("Expand", [ex.i("X"), ex.node("Shape", [ex.i("Target")])], ex.o("Out"))
+
+
+@_op("expand")
+def _expand(ex, op):
+    out_shape = ex.var("Out", outputs=True).shape
+    if any(d < 0 for d in out_shape):  # -1 keeps the input dim: ONNX Expand broadcasts a 1 the same way
+        out_shape = [1 if d < 0 else d for d in op.attrs.get("shape", [])]
+    ex.node("Expand", [ex.i("X"), _ints(ex, out_shape)], ex.o("Out"))
+
+
+@_op("tile")
+def _tile(ex, op):
+    reps, rank = list(op.attrs.get("repeat_times", [])), ex.var("X").ndim
+    x = ex.i("X")
+    if len(reps) > rank:  # np.tile prepends ones to the input's shape
+        x = ex.node("Reshape", [x, _ints(ex, [1] * (len(reps) - rank) + [0] * rank)])
+    reps = [1] * (rank - len(reps)) + reps
+    ex.node("Tile", [x, _ints(ex, reps)], ex.o("Out"))
+
+
+@_op("transpose")
+def _transpose(ex, op):
+    ex.node("Transpose", [ex.i("X")], ex.o("Out"), perm=[int(p) for p in op.attrs["perm"]])
+
+
+@_op("squeeze")
+def _squeeze(ex, op):
+    shape, axis = ex.var("X").shape, op.attrs.get("axis") or []
+    if axis:
+        axes = sorted({_norm(a, len(shape)) for a in axis if shape[_norm(a, len(shape))] in (1, -1)})
+    else:
+        axes = [i for i, d in enumerate(shape) if d == 1]
+    ex.node("Squeeze", [ex.i("X"), _ints(ex, axes)] if axes else [ex.i("X")], ex.o("Out"))
+
+
+@_op("unsqueeze")
+def _unsqueeze(ex, op):
+    x, rank = ex.i("X"), ex.var("X").ndim
+    axes = list(op.attrs.get("axis") or [])
+    for k, a in enumerate(axes):  # one at a time: the kernel inserts them in order
+        rank += 1
+        x = ex.node("Unsqueeze", [x, _ints(ex, [a % rank])], ex.o("Out") if k == len(axes) - 1 else None)
+    if not axes:
+        ex.node("Identity", [x], ex.o("Out"))
+
+
+@_op("flatten")
+def _flatten(ex, op):
+    x, rank = ex.i("X"), ex.var("X").ndim
+    if rank == 0:
+        ex.node("Reshape", [x, _ints(ex, [1])], ex.o("Out"))
+        return
+    s, e = _norm(op.attrs.get("start_axis", 0), rank), _norm(op.attrs.get("stop_axis", -1), rank)
+    shape = ex.node("Shape", [x])
+    parts = [ex.node("Slice", [shape, _ints(ex, [0]), _ints(ex, [s])]), _ints(ex, [-1]),
+             ex.node("Slice", [shape, _ints(ex, [e + 1]), _ints(ex, [INT64_MAX])])]
+    ex.node("Reshape", [x, ex.node("Concat", parts, axis=0)], ex.o("Out"))
+
+
+@_op("concat")
+def _concat(ex, op):
+    ex.node("Concat", ex.ins("X"), ex.o("Out"), axis=int(op.attrs.get("axis", 0)))
+
+
+@_op("stack")
+def _stack(ex, op):
+    axis = int(op.attrs.get("axis", 0)) % (ex.var("X").ndim + 1)
+    ex.node("Concat", [ex.node("Unsqueeze", [x, _ints(ex, [axis])]) for x in ex.ins("X")], ex.o("Out"), axis=axis)
+
+
+def _split_nodes(ex, op, x, axis, n_out):
+    sizes = [ex.var("Out", k, outputs=True).shape[axis] for k in range(n_out)]
+    if all(d >= 0 for d in sizes):
+        return ex.node("Split", [x, _ints(ex, sizes)], [ex.fresh("split") for _ in range(n_out)], axis=axis)
+    if op.attrs.get("num") or op.type == "unstack":
+        extra = {"num_outputs": n_out} if ex.opset >= 18 else {}
+        return ex.node("Split", [x], [ex.fresh("split") for _ in range(n_out)], axis=axis, **extra)
+    raise NotImplementedError(f"ONNX export: split of an unknown-size dim into sections {op.attrs.get('sections')}")
+
+
+@_op("split")
+def _split(ex, op):
+    rank, n_out = ex.var("X").ndim, len(op.outputs["Out"])
+    parts = _split_nodes(ex, op, ex.i("X"), _norm(op.attrs.get("axis", 0), rank), n_out)
+    parts = [parts] if isinstance(parts, str) else parts
+    for k, p in enumerate(parts):
+        ex.node("Identity", [p], ex.o("Out", k))
+
+
+@_op("unstack")
+def _unstack(ex, op):
+    rank, n_out = ex.var("X").ndim, len(op.outputs["Out"])
+    axis = _norm(op.attrs.get("axis", 0), rank)
+    parts = _split_nodes(ex, op, ex.i("X"), axis, n_out)
+    parts = [parts] if isinstance(parts, str) else parts
+    for k, p in enumerate(parts):
+        ex.node("Squeeze", [p, _ints(ex, [axis])], ex.o("Out", k))
+
+
+@_op("gather")
+def _gather(ex, op):
+    ex.node("Gather", [ex.i("X"), ex.i("Index")], ex.o("Out"), axis=int(op.attrs.get("axis", 0)))
+
+
+@_op("take_along_axis")
+def _take_along_axis(ex, op):
+    ex.node("GatherElements", [ex.i("X"), ex.i("Index")], ex.o("Out"), axis=int(op.attrs.get("axis", -1)))
+
+
+@_op("getitem")
+def _getitem(ex, op):
+    """``x[key]`` one key item at a time, tracking which axis of the partial result it applies to."""
+    spec, x, rank = [list(s) for s in op.attrs.get("spec", [])], ex.i("X"), ex.var("X").ndim
+    tensors = [s for s in spec if s[0] == "t"]
+    if tensors and (len(tensors) > 1 or any(s[0] == "i" for s in spec)
+                    or ex.var("Index", tensors[0][1]).dtype == "bool"):
+        raise NotImplementedError("ONNX export: getitem with bool masks or several tensor/int indices mixed "
+                                  f"(numpy advanced indexing) is not supported: spec {spec}")
+    if any(s[0] == "e" for s in spec):
+        used = sum(1 for s in spec if s[0] in "ist")
+        k = next(j for j, s in enumerate(spec) if s[0] == "e")
+        spec = spec[:k] + [["s", None, None, None]] * (rank - used) + [s for s in spec[k + 1:] if s[0] != "e"]
+    axis = 0
+    for item in spec:
+        tag = item[0]
+        if tag == "i":  # a scalar Gather drops the axis, negative indices count from the end
+            x = ex.node("Gather", [x, ex.const(np.int64(item[1]))], axis=axis)
+        elif tag == "t":
+            x = ex.node("Gather", [x, ex.ins("Index")[item[1]]], axis=axis)
+            axis += ex.var("Index", item[1]).ndim
+        elif tag == "n":
+            x = ex.node("Unsqueeze", [x, _ints(ex, [axis])])
+            axis += 1
+        else:
+            start, stop, step = item[1], item[2], 1 if item[3] is None else item[3]
+            if (start, stop, step) != (None, None, 1):
+                start = (0 if step > 0 else INT64_MAX) if start is None else start
+                stop = (INT64_MAX if step > 0 else INT64_MIN) if stop is None else stop
+                x = ex.node("Slice", [x, _ints(ex, [start]), _ints(ex, [stop]), _ints(ex, [axis]),
+                                      _ints(ex, [step])])
+            axis += 1
+    ex.node("Identity", [x], ex.o("Out"))
+
+
+# -- neural-network ops -------------------------------------------------------------------------
+def _onnx_pads(p):  # runtime [top, bottom, left, right] -> ONNX [top, left, bottom, right]
+    return [int(p[0]), int(p[2]), int(p[1]), int(p[3])]
+
+
+@_op("conv2d")
+def _conv2d(ex, op):
+    a = op.attrs
+    xs, ws = ex.var("Input").shape, ex.var("Filter").shape
+    pads = list(a.get("paddings", [0, 0, 0, 0]))
+    algo = a.get("padding_algorithm", "EXPLICIT")
+    extra = {}
+    if algo == "VALID":
+        pads = [0, 0, 0, 0]
+    elif algo == "SAME":
+        if min(xs[2:]) < 0:
+            extra["auto_pad"] = "SAME_UPPER"  # Paddle puts the odd pixel at the end, as SAME_UPPER does
+        else:
+            pads = []
+            for size, k, s, d in zip(xs[2:], ws[2:], a["strides"], a["dilations"]):
+                total = max((-(-size // s) - 1) * s + d * (k - 1) + 1 - size, 0)
+                pads += [total // 2, total - total // 2]
+    if not extra:
+        extra["pads"] = _onnx_pads(pads)
+    ex.node("Conv", [ex.i("Input"), ex.i("Filter")], ex.o("Output"), strides=list(a.get("strides", [1, 1])),
+            dilations=list(a.get("dilations", [1, 1])), group=int(a.get("groups", 1)),
+            kernel_shape=[int(k) for k in ws[2:]], **extra)
+
+
+@_op("max_pool2d", "avg_pool2d")
+def _pool(ex, op):
+    a = op.attrs
+    extra = {} if op.type == "max_pool2d" else {"count_include_pad": 0 if a.get("exclusive", True) else 1}
+    ex.node("MaxPool" if op.type == "max_pool2d" else "AveragePool", [ex.i("X")], ex.o("Out"),
+            kernel_shape=list(a["ksize"]), strides=list(a["strides"]), pads=_onnx_pads(a["paddings"]),
+            ceil_mode=int(bool(a.get("ceil_mode"))), **extra)
+
+
+@_op("batch_norm")
+def _batch_norm(ex, op):
+    a = op.attrs
+    if not (a.get("is_test") or a.get("use_global_stats")):
+        raise NotImplementedError("ONNX export: batch_norm in training mode (batch statistics); export the "
+                                  "model traced in eval() mode")
+    x, rank = ex.i("X"), ex.var("X").ndim
+    nhwc = a.get("data_layout", "NCHW") in ("NHWC", "NLC", "NDHWC") and rank > 2
+    if nhwc:
+        x = ex.node("Transpose", [x], perm=[0, rank - 1] + list(range(1, rank - 1)))
+    y = ex.node("BatchNormalization", [x, ex.i("Scale"), ex.i("Bias"), ex.i("Mean"), ex.i("Variance")],
+                epsilon=float(a.get("epsilon", 1e-5)))
+    if nhwc:
+        y = ex.node("Transpose", [y], perm=[0] + list(range(2, rank)) + [1])
+    ex.node("Identity", [y], ex.o("Y"))
+    for slot, src in (("MeanOut", "Mean"), ("VarianceOut", "Variance"), ("SavedMean", "Mean")):
+        if ex.has_out(slot):  # eval mode: the running statistics pass through unchanged
+            ex.node("Identity", [ex.i(src)], ex.o(slot))
+
+
+@_op("layer_norm")
+def _layer_norm(ex, op):
+    x, xv = ex.i("X"), ex.var("X")
+    axis = int(op.attrs.get("begin_norm_axis", 1))
+    norm = xv.shape[axis:]
+    args = [x]
+    for slot, fill in (("Scale", 1.0), ("Bias", 0.0)):
+        name = ex.i(slot)
+        if name is None:
+            if min(norm) < 0:
+                raise NotImplementedError("ONNX export: layer_norm without weight over unknown dims")
+            name = ex.const(np.full(norm, fill, dtype=xv.dtype))
+        elif ex.var(slot).shape != norm:
+            name = ex.node("Reshape", [name, ex.node("Shape", [x], start=axis)])
+        args.append(name)
+    outs = [ex.o("Y"), ex.o("Mean"), ex.o("InvStd")]
+    ex.node("LayerNormalization", args, outs, axis=axis, epsilon=float(op.attrs.get("epsilon", 1e-5)))
+
+
+@_op("dropout")
+def _dropout(ex, op):
+    a = op.attrs
+    if not a.get("is_test"):
+        raise NotImplementedError("ONNX export: dropout in training mode; export the model traced in eval() mode")
+    x = ex.i("X")
+    if a.get("mode", "upscale_in_train") != "upscale_in_train":
+        x = ex.node("Mul", [x, ex.const(1.0 - a.get("dropout_prob", 0.5), ex.var("X").dtype)])
+    ex.node("Identity", [x], ex.o("Out"))
+
+
+@_op("embedding")
+def _embedding(ex, op):
+    ids, pad = ex.i("Ids"), int(op.attrs.get("padding_idx", -1))
+    out = ex.node("Gather", [ex.i("W"), ids], axis=0)
+    if pad >= 0:  # rows looked up at padding_idx read as zeros
+        keep = ex.node("Not", [ex.node("Equal", [ids, ex.const(pad, ex.var("Ids").dtype)])])
+        keep = ex.node("Unsqueeze", [ex.node("Cast", [keep], to=onnx_dtype(ex.var("W").dtype)), _ints(ex, [-1])])
+        out = ex.node("Mul", [out, keep])
+    ex.node("Identity", [out], ex.o("Out"))
+
+
+@_op("one_hot")
+def _one_hot(ex, op):
+    depth = ex.const(np.int64(op.attrs.get("num_classes", 1)))
+    ex.node("OneHot", [ex.i("X"), depth, ex.const(np.asarray([0, 1], np.float32))], ex.o("Out"), axis=-1)
+
+
+@_op("top_k")
+def _top_k(ex, op):
+    a = op.attrs
+    ex.node("TopK", [ex.i("X"), _ints(ex, [a.get("k", 1)])], [ex.o("Out"), ex.o("Indices")],
+            axis=int(a.get("axis", -1)), largest=int(bool(a.get("largest", True))),
+            sorted=int(bool(a.get("sorted", True))))
+
+
+@_op("assert", "print")
+def _side_effect(ex, op):
+    """Run-time checks and prints have no ONNX counterpart; an inference graph drops them."""
+
+
+# -- control flow -------------------------------------------------------------------------------
+@_op("cond")
+def _cond(ex, op):
+    a = op.attrs
+    outs = op.outputs.get("Out", [])
+    elems = [onnx_dtype(op.block.var(n).dtype) for n in outs]
+    pred = ex.i("Cond")
+    if ex.var("Cond").ndim:  # If wants a single-element condition
+        pred = ex.node("Reshape", [pred, _ints(ex, [])])
+    then_g = ex.subgraph(a["true_block"], f"then_{a['true_block'].idx}", [], list(zip(a["true_outs"], elems)))
+    else_g = ex.subgraph(a["false_block"], f"else_{a['false_block'].idx}", [], list(zip(a["false_outs"], elems)))
+    ex.node("If", [pred], [ex.define(n) for n in outs] or [ex.fresh("if")], then_branch=then_g,
+            else_branch=else_g)
+
+
+@_op("while")
+def _while(ex, op):
+    a = op.attrs
+    sub = a["sub_block"]
+    carries = ex.ins("X")
+    elems = [onnx_dtype(ex.var("X", k).dtype) for k in range(len(carries))]
+    pred = ex.i("Condition")
+    if ex.var("Condition").ndim:
+        pred = ex.node("Reshape", [pred, _ints(ex, [])])
+    body_in = [(None, TensorProto.INT64, []), (None, TensorProto.BOOL, [])]
+    body_in += [(n, e, None) for n, e in zip(a["carry_in"], elems)]
+    body_out = [(a["cond_out"], TensorProto.BOOL)] + list(zip(a["carry_out"], elems))
+    body = ex.subgraph(sub, f"loop_{sub.idx}", body_in, body_out)
+    outs = [ex.define(n) for n in op.outputs.get("Out", [])]
+    ex.node("Loop", ["", pred] + carries, outs, body=body)
