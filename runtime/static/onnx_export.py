@@ -31,6 +31,7 @@ try:
 except ImportError as _e:  # keep the message actionable: the extra installs both onnx and onnxruntime
     raise ImportError(f"ONNX export needs the onnx package: pip install 'dy2st[onnx]' ({_e})") from None
 
+from . import onnx_nn_ops  # noqa: F401  (adds the nn ops' entries to OPS)
 from .onnx_ops import OPS, onnx_dtype
 from .prune import prune
 

@@ -7,7 +7,9 @@ shapes and dtypes).  Semantics follow the kernels in ``runtime/ops``; where ONNX
 differs (numpy-style floor modulo, sequential unsqueeze, Paddle's pad order) the
 mapping composes nodes to match the kernel, not the ONNX op of the same name.
 Ops with no inputs and a deterministic kernel (``fill_constant``, ``arange``...)
-are folded to initializers by running the kernel at export time.
+are folded to initializers by running the kernel at export time.  The
+neural-network ops (conv, pooling, normalisation...) live in ``onnx_nn_ops``,
+which adds its entries to this same table when ``onnx_export`` imports it.
 """
 import numpy as np
 from onnx import TensorProto, helper
@@ -27,14 +29,14 @@ def _norm(axis, rank):
     return axis + rank if axis < 0 else axis
 
 
-def _ints(ex, values):
+def ints(ex, values):
     return ex.const(np.asarray(values, dtype=np.int64))
 
 
 OPS = {}
 
 
-def _op(*types):
+def op_mapping(*types):
     def register(fn):
         for t in types:
             OPS[t] = fn
@@ -62,18 +64,18 @@ _simple("where", "Where", ("Condition", "X", "Y"))
 OPS["sum_n"] = lambda ex, op: ex.node("Sum", ex.ins("X"), ex.o("Out"))
 
 
-@_op("not_equal")
+@op_mapping("not_equal")
 def _not_equal(ex, op):
     ex.node("Not", [ex.node("Equal", [ex.i("X"), ex.i("Y")])], ex.o("Out"))
 
 
-@_op("isfinite")
+@op_mapping("isfinite")
 def _isfinite(ex, op):
     x = ex.i("X")
     ex.node("Not", [ex.node("Or", [ex.node("IsNaN", [x]), ex.node("IsInf", [x])])], ex.o("Out"))
 
 
-@_op("floor_divide", "remainder")
+@op_mapping("floor_divide", "remainder")
 def _floor_div_mod(ex, op):
     x, y, dt = ex.i("X"), ex.i("Y"), ex.var("X").dtype
     if dt.startswith("float"):  # numpy: floor(x / y), x - floor(x / y) * y
@@ -88,7 +90,7 @@ def _floor_div_mod(ex, op):
         ex.node("Div", [ex.node("Sub", [x, mod]), y], ex.o("Out"))
 
 
-@_op("scale")
+@op_mapping("scale")
 def _scale(ex, op):
     dt = ex.var("X").dtype
     out = ex.node("Mul", [ex.i("X"), ex.const(op.attrs.get("scale", 1.0), dt)])
@@ -98,24 +100,24 @@ def _scale(ex, op):
     ex.node("Identity", [out], ex.o("Out"))
 
 
-@_op("pow")
+@op_mapping("pow")
 def _pow(ex, op):
     dt = ex.var("X").dtype
     factor = op.attrs.get("factor", 1.0)
     ex.node("Pow", [ex.i("X"), ex.const(int(factor) if dt[0] in "iub" else factor, dt)], ex.o("Out"))
 
 
-@_op("square")
+@op_mapping("square")
 def _square(ex, op):
     ex.node("Mul", [ex.i("X"), ex.i("X")], ex.o("Out"))
 
 
-@_op("rsqrt")
+@op_mapping("rsqrt")
 def _rsqrt(ex, op):
     ex.node("Reciprocal", [ex.node("Sqrt", [ex.i("X")])], ex.o("Out"))
 
 
-@_op("gelu")
+@op_mapping("gelu")
 def _gelu(ex, op):
     x, dt = ex.i("X"), ex.var("X").dtype
     half = ex.node("Mul", [x, ex.const(0.5, dt)])
@@ -128,7 +130,7 @@ def _gelu(ex, op):
     ex.node("Mul", [half, ex.node("Add", [t, ex.const(1.0, dt)])], ex.o("Out"))
 
 
-@_op("clip")
+@op_mapping("clip")
 def _clip(ex, op):
     dt = ex.var("X").dtype
     lo, hi = op.attrs.get("min"), op.attrs.get("max")
@@ -136,13 +138,13 @@ def _clip(ex, op):
             ex.o("Out"))
 
 
-@_op("softmax", "log_softmax")
+@op_mapping("softmax", "log_softmax")
 def _softmax(ex, op):
     ex.node("Softmax" if op.type == "softmax" else "LogSoftmax", [ex.i("X")], ex.o("Out"),
             axis=int(op.attrs.get("axis", -1)))
 
 
-@_op("matmul")
+@op_mapping("matmul")
 def _matmul(ex, op):
     args = []
     for slot, flag in (("X", "transpose_x"), ("Y", "transpose_y")):
@@ -154,7 +156,7 @@ def _matmul(ex, op):
     ex.node("MatMul", args, ex.o("Out"))
 
 
-@_op("cast")
+@op_mapping("cast")
 def _cast(ex, op):
     ex.node("Cast", [ex.i("X")], ex.o("Out"), to=onnx_dtype(op.attrs["dtype"]))
 
@@ -166,11 +168,11 @@ def reduce(ex, onnx_type, x, axes, keepdims, out=None):
         return ex.node(onnx_type, [x], out, keepdims=int(keepdims))
     axes = [int(a) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
     if onnx_type == "ReduceSum" or ex.opset >= 18:
-        return ex.node(onnx_type, [x, _ints(ex, axes)], out, keepdims=int(keepdims))
+        return ex.node(onnx_type, [x, ints(ex, axes)], out, keepdims=int(keepdims))
     return ex.node(onnx_type, [x], out, axes=axes, keepdims=int(keepdims))
 
 
-@_op("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
+@op_mapping("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
 def _reduce(ex, op):
     onnx_type = {"reduce_sum": "ReduceSum", "reduce_mean": "ReduceMean", "reduce_max": "ReduceMax",
                  "reduce_min": "ReduceMin", "reduce_prod": "ReduceProd"}[op.type]
@@ -179,7 +181,7 @@ def _reduce(ex, op):
     reduce(ex, onnx_type, x, op.attrs.get("axis"), op.attrs.get("keepdim", False), ex.o("Out"))
 
 
-@_op("reduce_all", "reduce_any")
+@op_mapping("reduce_all", "reduce_any")
 def _reduce_bool(ex, op):
     x = ex.node("Cast", [ex.i("X")], to=TensorProto.INT32)
     r = reduce(ex, "ReduceMin" if op.type == "reduce_all" else "ReduceMax", x, op.attrs.get("axis"),
@@ -187,23 +189,23 @@ def _reduce_bool(ex, op):
     ex.node("Cast", [r], ex.o("Out"), to=TensorProto.BOOL)
 
 
-@_op("arg_max", "arg_min")
+@op_mapping("arg_max", "arg_min")
 def _arg(ex, op):
     x, axis, keep = ex.i("X"), op.attrs.get("axis"), int(bool(op.attrs.get("keepdim")))
     if axis is None:  # over the flattened tensor
-        x, axis, keep = ex.node("Reshape", [x, _ints(ex, [-1])]), 0, 0
+        x, axis, keep = ex.node("Reshape", [x, ints(ex, [-1])]), 0, 0
     r = ex.node("ArgMax" if op.type == "arg_max" else "ArgMin", [x], axis=int(axis), keepdims=keep)
     ex.node("Cast", [r], ex.o("Out"), to=onnx_dtype(op.attrs.get("dtype", "int64")))
 
 
-@_op("cumsum")
+@op_mapping("cumsum")
 def _cumsum(ex, op):
-    ex.node("CumSum", [ex.i("X"), _ints(ex, int(op.attrs.get("axis", -1)))], ex.o("Out"),
+    ex.node("CumSum", [ex.i("X"), ints(ex, int(op.attrs.get("axis", -1)))], ex.o("Out"),
             reverse=int(bool(op.attrs.get("reverse"))))
 
 
 # -- constants ----------------------------------------------------------------------------------
-@_op("fill_constant", "assign_value", "arange", "linspace", "eye")
+@op_mapping("fill_constant", "assign_value", "arange", "linspace", "eye")
 def _fold(ex, op):
     """No inputs, deterministic kernel: run it now and store the value as an initializer."""
     opdef = get_op(op.type)
@@ -212,116 +214,116 @@ def _fold(ex, op):
     ex.node("Identity", [ex.const(value)], ex.o("Out"))
 
 
-@_op("fill_any_like", "fill_constant_like")
+@op_mapping("fill_any_like", "fill_constant_like")
 def _fill_like(ex, op):
     dt = op.attrs.get("dtype") or ex.var("X").dtype
     value = helper.make_tensor("value", onnx_dtype(dt), [1], [np.asarray(op.attrs.get("value", 0.0), dt).item()])
     ex.node("ConstantOfShape", [ex.node("Shape", [ex.i("X")])], ex.o("Out"), value=value)
 
 
-@_op("range")
+@op_mapping("range")
 def _range(ex, op):
     dt = op.attrs.get("dtype", "int64")
-    args = [ex.node("Cast", [ex.node("Reshape", [ex.i(s), _ints(ex, [])])], to=onnx_dtype(dt))
+    args = [ex.node("Cast", [ex.node("Reshape", [ex.i(s), ints(ex, [])])], to=onnx_dtype(dt))
             for s in ("Start", "End", "Step")]
     ex.node("Range", args, ex.o("Out"))
 
 
 # -- shapes -------------------------------------------------------------------------------------
-@_op("reshape")
+@op_mapping("reshape")
 def _reshape(ex, op):  # 0 copies the input dim, one -1 is inferred: the same rule as ONNX Reshape
-    ex.node("Reshape", [ex.i("X"), _ints(ex, op.attrs.get("shape", []))], ex.o("Out"))
+    ex.node("Reshape", [ex.i("X"), ints(ex, op.attrs.get("shape", []))], ex.o("Out"))
 
 
-@_op("reshape_as")
+@op_mapping("reshape_as")
 def _reshape_as(ex, op):
     ex.node("Reshape", [ex.i("X"), ex.node("Shape", [ex.i("Target")])], ex.o("Out"))
 
 
-@_op("expand_as")
+@op_mapping("expand_as")
 def _expand_as(ex, op):
     ex.node("Expand", [ex.i("X"), ex.node("Shape", [ex.i("Target")])], ex.o("Out"))
 
 
-@_op("expand")
+@op_mapping("expand")
 def _expand(ex, op):
     out_shape = ex.var("Out", outputs=True).shape
     if any(d < 0 for d in out_shape):  # -1 keeps the input dim: ONNX Expand broadcasts a 1 the same way
         out_shape = [1 if d < 0 else d for d in op.attrs.get("shape", [])]
-    ex.node("Expand", [ex.i("X"), _ints(ex, out_shape)], ex.o("Out"))
+    ex.node("Expand", [ex.i("X"), ints(ex, out_shape)], ex.o("Out"))
 
 
-@_op("tile")
+@op_mapping("tile")
 def _tile(ex, op):
     reps, rank = list(op.attrs.get("repeat_times", [])), ex.var("X").ndim
     x = ex.i("X")
     if len(reps) > rank:  # np.tile prepends ones to the input's shape
-        x = ex.node("Reshape", [x, _ints(ex, [1] * (len(reps) - rank) + [0] * rank)])
+        x = ex.node("Reshape", [x, ints(ex, [1] * (len(reps) - rank) + [0] * rank)])
     reps = [1] * (rank - len(reps)) + reps
-    ex.node("Tile", [x, _ints(ex, reps)], ex.o("Out"))
+    ex.node("Tile", [x, ints(ex, reps)], ex.o("Out"))
 
 
-@_op("transpose")
+@op_mapping("transpose")
 def _transpose(ex, op):
     ex.node("Transpose", [ex.i("X")], ex.o("Out"), perm=[int(p) for p in op.attrs["perm"]])
 
 
-@_op("squeeze")
+@op_mapping("squeeze")
 def _squeeze(ex, op):
     shape, axis = ex.var("X").shape, op.attrs.get("axis") or []
     if axis:
         axes = sorted({_norm(a, len(shape)) for a in axis if shape[_norm(a, len(shape))] in (1, -1)})
     else:
         axes = [i for i, d in enumerate(shape) if d == 1]
-    ex.node("Squeeze", [ex.i("X"), _ints(ex, axes)] if axes else [ex.i("X")], ex.o("Out"))
+    ex.node("Squeeze", [ex.i("X"), ints(ex, axes)] if axes else [ex.i("X")], ex.o("Out"))
 
 
-@_op("unsqueeze")
+@op_mapping("unsqueeze")
 def _unsqueeze(ex, op):
     x, rank = ex.i("X"), ex.var("X").ndim
     axes = list(op.attrs.get("axis") or [])
     for k, a in enumerate(axes):  # one at a time: the kernel inserts them in order
         rank += 1
-        x = ex.node("Unsqueeze", [x, _ints(ex, [a % rank])], ex.o("Out") if k == len(axes) - 1 else None)
+        x = ex.node("Unsqueeze", [x, ints(ex, [a % rank])], ex.o("Out") if k == len(axes) - 1 else None)
     if not axes:
         ex.node("Identity", [x], ex.o("Out"))
 
 
-@_op("flatten")
+@op_mapping("flatten")
 def _flatten(ex, op):
     x, rank = ex.i("X"), ex.var("X").ndim
     if rank == 0:
-        ex.node("Reshape", [x, _ints(ex, [1])], ex.o("Out"))
+        ex.node("Reshape", [x, ints(ex, [1])], ex.o("Out"))
         return
     s, e = _norm(op.attrs.get("start_axis", 0), rank), _norm(op.attrs.get("stop_axis", -1), rank)
     shape = ex.node("Shape", [x])
-    parts = [ex.node("Slice", [shape, _ints(ex, [0]), _ints(ex, [s])]), _ints(ex, [-1]),
-             ex.node("Slice", [shape, _ints(ex, [e + 1]), _ints(ex, [INT64_MAX])])]
+    parts = [ex.node("Slice", [shape, ints(ex, [0]), ints(ex, [s])]), ints(ex, [-1]),
+             ex.node("Slice", [shape, ints(ex, [e + 1]), ints(ex, [INT64_MAX])])]
     ex.node("Reshape", [x, ex.node("Concat", parts, axis=0)], ex.o("Out"))
 
 
-@_op("concat")
+@op_mapping("concat")
 def _concat(ex, op):
     ex.node("Concat", ex.ins("X"), ex.o("Out"), axis=int(op.attrs.get("axis", 0)))
 
 
-@_op("stack")
+@op_mapping("stack")
 def _stack(ex, op):
     axis = int(op.attrs.get("axis", 0)) % (ex.var("X").ndim + 1)
-    ex.node("Concat", [ex.node("Unsqueeze", [x, _ints(ex, [axis])]) for x in ex.ins("X")], ex.o("Out"), axis=axis)
+    ex.node("Concat", [ex.node("Unsqueeze", [x, ints(ex, [axis])]) for x in ex.ins("X")], ex.o("Out"), axis=axis)
 
 
 def _split_nodes(ex, op, x, axis, n_out):
     sizes = [ex.var("Out", k, outputs=True).shape[axis] for k in range(n_out)]
     if all(d >= 0 for d in sizes):
-        return ex.node("Split", [x, _ints(ex, sizes)], [ex.fresh("split") for _ in range(n_out)], axis=axis)
+        return ex.node("Split", [x, ints(ex, sizes)], [ex.fresh("split") for _ in range(n_out)], axis=axis)
     if op.attrs.get("num") or op.type == "unstack":
         extra = {"num_outputs": n_out} if ex.opset >= 18 else {}
         return ex.node("Split", [x], [ex.fresh("split") for _ in range(n_out)], axis=axis, **extra)
     raise NotImplementedError(f"ONNX export: split of an unknown-size dim into sections {op.attrs.get('sections')}")
 
 
-@_op("split")
+@op_mapping("split")
 def _split(ex, op):
     rank, n_out = ex.var("X").ndim, len(op.outputs["Out"])
     parts = _split_nodes(ex, op, ex.i("X"), _norm(op.attrs.get("axis", 0), rank), n_out)
@@ -330,27 +332,27 @@ def _split(ex, op):
         ex.node("Identity", [p], ex.o("Out", k))
 
 
-@_op("unstack")
+@op_mapping("unstack")
 def _unstack(ex, op):
     rank, n_out = ex.var("X").ndim, len(op.outputs["Out"])
     axis = _norm(op.attrs.get("axis", 0), rank)
     parts = _split_nodes(ex, op, ex.i("X"), axis, n_out)
     parts = [parts] if isinstance(parts, str) else parts
     for k, p in enumerate(parts):
-        ex.node("Squeeze", [p, _ints(ex, [axis])], ex.o("Out", k))
+        ex.node("Squeeze", [p, ints(ex, [axis])], ex.o("Out", k))
 
 
-@_op("gather")
+@op_mapping("gather")
 def _gather(ex, op):
     ex.node("Gather", [ex.i("X"), ex.i("Index")], ex.o("Out"), axis=int(op.attrs.get("axis", 0)))
 
 
-@_op("take_along_axis")
+@op_mapping("take_along_axis")
 def _take_along_axis(ex, op):
     ex.node("GatherElements", [ex.i("X"), ex.i("Index")], ex.o("Out"), axis=int(op.attrs.get("axis", -1)))
 
 
-@_op("getitem")
+@op_mapping("getitem")
 def _getitem(ex, op):
     """``x[key]`` one key item at a time, tracking which axis of the partial result it applies to."""
     spec, x, rank = [list(s) for s in op.attrs.get("spec", [])], ex.i("X"), ex.var("X").ndim
@@ -372,153 +374,40 @@ def _getitem(ex, op):
             x = ex.node("Gather", [x, ex.ins("Index")[item[1]]], axis=axis)
             axis += ex.var("Index", item[1]).ndim
         elif tag == "n":
-            x = ex.node("Unsqueeze", [x, _ints(ex, [axis])])
+            x = ex.node("Unsqueeze", [x, ints(ex, [axis])])
             axis += 1
         else:
             start, stop, step = item[1], item[2], 1 if item[3] is None else item[3]
             if (start, stop, step) != (None, None, 1):
                 start = (0 if step > 0 else INT64_MAX) if start is None else start
                 stop = (INT64_MAX if step > 0 else INT64_MIN) if stop is None else stop
-                x = ex.node("Slice", [x, _ints(ex, [start]), _ints(ex, [stop]), _ints(ex, [axis]),
-                                      _ints(ex, [step])])
+                x = ex.node("Slice", [x, ints(ex, [start]), ints(ex, [stop]), ints(ex, [axis]),
+                                      ints(ex, [step])])
             axis += 1
     ex.node("Identity", [x], ex.o("Out"))
 
 
-# -- neural-network ops -------------------------------------------------------------------------
-def _onnx_pads(p):  # runtime [top, bottom, left, right] -> ONNX [top, left, bottom, right]
-    return [int(p[0]), int(p[2]), int(p[1]), int(p[3])]
-
-
-@_op("conv2d")
-def _conv2d(ex, op):
-    a = op.attrs
-    xs, ws = ex.var("Input").shape, ex.var("Filter").shape
-    pads = list(a.get("paddings", [0, 0, 0, 0]))
-    algo = a.get("padding_algorithm", "EXPLICIT")
-    extra = {}
-    if algo == "VALID":
-        pads = [0, 0, 0, 0]
-    elif algo == "SAME":
-        if min(xs[2:]) < 0:
-            extra["auto_pad"] = "SAME_UPPER"  # Paddle puts the odd pixel at the end, as SAME_UPPER does
-        else:
-            pads = []
-            for size, k, s, d in zip(xs[2:], ws[2:], a["strides"], a["dilations"]):
-                total = max((-(-size // s) - 1) * s + d * (k - 1) + 1 - size, 0)
-                pads += [total // 2, total - total // 2]
-    if not extra:
-        extra["pads"] = _onnx_pads(pads)
-    ex.node("Conv", [ex.i("Input"), ex.i("Filter")], ex.o("Output"), strides=list(a.get("strides", [1, 1])),
-            dilations=list(a.get("dilations", [1, 1])), group=int(a.get("groups", 1)),
-            kernel_shape=[int(k) for k in ws[2:]], **extra)
-
-
-@_op("max_pool2d", "avg_pool2d")
-def _pool(ex, op):
-    a = op.attrs
-    extra = {} if op.type == "max_pool2d" else {"count_include_pad": 0 if a.get("exclusive", True) else 1}
-    ex.node("MaxPool" if op.type == "max_pool2d" else "AveragePool", [ex.i("X")], ex.o("Out"),
-            kernel_shape=list(a["ksize"]), strides=list(a["strides"]), pads=_onnx_pads(a["paddings"]),
-            ceil_mode=int(bool(a.get("ceil_mode"))), **extra)
-
-
-@_op("batch_norm")
-def _batch_norm(ex, op):
-    a = op.attrs
-    if not (a.get("is_test") or a.get("use_global_stats")):
-        raise NotImplementedError("ONNX export: batch_norm in training mode (batch statistics); export the "
-                                  "model traced in eval() mode")
-    x, rank = ex.i("X"), ex.var("X").ndim
-    nhwc = a.get("data_layout", "NCHW") in ("NHWC", "NLC", "NDHWC") and rank > 2
-    if nhwc:
-        x = ex.node("Transpose", [x], perm=[0, rank - 1] + list(range(1, rank - 1)))
-    y = ex.node("BatchNormalization", [x, ex.i("Scale"), ex.i("Bias"), ex.i("Mean"), ex.i("Variance")],
-                epsilon=float(a.get("epsilon", 1e-5)))
-    if nhwc:
-        y = ex.node("Transpose", [y], perm=[0] + list(range(2, rank)) + [1])
-    ex.node("Identity", [y], ex.o("Y"))
-    for slot, src in (("MeanOut", "Mean"), ("VarianceOut", "Variance"), ("SavedMean", "Mean")):
-        if ex.has_out(slot):  # eval mode: the running statistics pass through unchanged
-            ex.node("Identity", [ex.i(src)], ex.o(slot))
-
-
-@_op("layer_norm")
-def _layer_norm(ex, op):
-    x, xv = ex.i("X"), ex.var("X")
-    axis = int(op.attrs.get("begin_norm_axis", 1))
-    norm = xv.shape[axis:]
-    args = [x]
-    for slot, fill in (("Scale", 1.0), ("Bias", 0.0)):
-        name = ex.i(slot)
-        if name is None:
-            if min(norm) < 0:
-                raise NotImplementedError("ONNX export: layer_norm without weight over unknown dims")
-            name = ex.const(np.full(norm, fill, dtype=xv.dtype))
-        elif ex.var(slot).shape != norm:
-            name = ex.node("Reshape", [name, ex.node("Shape", [x], start=axis)])
-        args.append(name)
-    outs = [ex.o("Y"), ex.o("Mean"), ex.o("InvStd")]
-    ex.node("LayerNormalization", args, outs, axis=axis, epsilon=float(op.attrs.get("epsilon", 1e-5)))
-
-
-@_op("dropout")
-def _dropout(ex, op):
-    a = op.attrs
-    if not a.get("is_test"):
-        raise NotImplementedError("ONNX export: dropout in training mode; export the model traced in eval() mode")
-    x = ex.i("X")
-    if a.get("mode", "upscale_in_train") != "upscale_in_train":
-        x = ex.node("Mul", [x, ex.const(1.0 - a.get("dropout_prob", 0.5), ex.var("X").dtype)])
-    ex.node("Identity", [x], ex.o("Out"))
-
-
-@_op("embedding")
-def _embedding(ex, op):
-    ids, pad = ex.i("Ids"), int(op.attrs.get("padding_idx", -1))
-    out = ex.node("Gather", [ex.i("W"), ids], axis=0)
-    if pad >= 0:  # rows looked up at padding_idx read as zeros
-        keep = ex.node("Not", [ex.node("Equal", [ids, ex.const(pad, ex.var("Ids").dtype)])])
-        keep = ex.node("Unsqueeze", [ex.node("Cast", [keep], to=onnx_dtype(ex.var("W").dtype)), _ints(ex, [-1])])
-        out = ex.node("Mul", [out, keep])
-    ex.node("Identity", [out], ex.o("Out"))
-
-
-@_op("one_hot")
-def _one_hot(ex, op):
-    depth = ex.const(np.int64(op.attrs.get("num_classes", 1)))
-    ex.node("OneHot", [ex.i("X"), depth, ex.const(np.asarray([0, 1], np.float32))], ex.o("Out"), axis=-1)
-
-
-@_op("top_k")
-def _top_k(ex, op):
-    a = op.attrs
-    ex.node("TopK", [ex.i("X"), _ints(ex, [a.get("k", 1)])], [ex.o("Out"), ex.o("Indices")],
-            axis=int(a.get("axis", -1)), largest=int(bool(a.get("largest", True))),
-            sorted=int(bool(a.get("sorted", True))))
-
-
-@_op("assert", "print")
+@op_mapping("assert", "print")
 def _side_effect(ex, op):
     """Run-time checks and prints have no ONNX counterpart; an inference graph drops them."""
 
 
 # -- control flow -------------------------------------------------------------------------------
-@_op("cond")
+@op_mapping("cond")
 def _cond(ex, op):
     a = op.attrs
     outs = op.outputs.get("Out", [])
     elems = [onnx_dtype(op.block.var(n).dtype) for n in outs]
     pred = ex.i("Cond")
     if ex.var("Cond").ndim:  # If wants a single-element condition
-        pred = ex.node("Reshape", [pred, _ints(ex, [])])
+        pred = ex.node("Reshape", [pred, ints(ex, [])])
     then_g = ex.subgraph(a["true_block"], f"then_{a['true_block'].idx}", [], list(zip(a["true_outs"], elems)))
     else_g = ex.subgraph(a["false_block"], f"else_{a['false_block'].idx}", [], list(zip(a["false_outs"], elems)))
     ex.node("If", [pred], [ex.define(n) for n in outs] or [ex.fresh("if")], then_branch=then_g,
             else_branch=else_g)
 
 
-@_op("while")
+@op_mapping("while")
 def _while(ex, op):
     a = op.attrs
     sub = a["sub_block"]
@@ -526,7 +415,7 @@ def _while(ex, op):
     elems = [onnx_dtype(ex.var("X", k).dtype) for k in range(len(carries))]
     pred = ex.i("Condition")
     if ex.var("Condition").ndim:
-        pred = ex.node("Reshape", [pred, _ints(ex, [])])
+        pred = ex.node("Reshape", [pred, ints(ex, [])])
     body_in = [(None, TensorProto.INT64, []), (None, TensorProto.BOOL, [])]
     body_in += [(n, e, None) for n, e in zip(a["carry_in"], elems)]
     body_out = [(a["cond_out"], TensorProto.BOOL)] + list(zip(a["carry_out"], elems))
