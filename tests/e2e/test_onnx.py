@@ -207,3 +207,32 @@ def test_program_api_params_and_missing_param():
 def test_import_dy2st_does_not_import_onnx():
     code = "import sys, dy2st, runtime; assert 'onnx' not in sys.modules and 'onnxruntime' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+class EmbedNet(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4, padding_idx=0)
+
+    def forward(self, ids, x):
+        e = self.emb(ids).sum(axis=1)                                   # [N, 4]
+        q = rt.floor_divide(x, rt.full_like(x, 0.7)) + rt.remainder(x, rt.full_like(x, 0.7))
+        c = rt.cumsum(rt.clip(q, -1.0, 1.0), axis=1)
+        v, i = rt.topk(c, 2, axis=1)
+        am = rt.cast(rt.argmax(c, axis=1, keepdim=True), "float32")
+        t = rt.tile(rt.expand(am, [-1, 2]), [1, 2])                     # [N, 4]
+        ok = rt.cast(rt.all(c > -5.0, axis=1, keepdim=True), "float32")
+        return (e + t) * ok, v, i
+
+
+def test_embedding_and_misc_ops(tmp_path):
+    rt.seed(4)
+    net = EmbedNet()
+    specs = [InputSpec([None, 3], "int64", "ids"), InputSpec([None, 4], "float32", "x")]
+    sess = _session(dy2st.export_onnx(net, str(tmp_path / "emb.onnx"), input_spec=specs))
+    net.eval()
+    for n in (1, 5):
+        rs = np.random.RandomState(n)
+        ids, x = rs.randint(0, 10, size=(n, 3)).astype("int64"), rs.randn(n, 4).astype("float32")
+        ids[0, 0] = 0  # the padding row reads as zeros
+        _close(net(rt.to_tensor(ids), rt.to_tensor(x)), sess.run(None, {"ids": ids, "x": x}))
