@@ -62,27 +62,29 @@ def While(cond, body, args, names):
 def _symbolic_while(cond, body, values, names, prefix=()):
     """Build a `while` op. `prefix`: hidden carries (e.g. a for loop's counter) before `values`.
 
-    Python numbers become 0-d tensors; values that are not numbers or tensors (None, strings,
-    modules...) must come out of the body unchanged and are kept out of the op.
+    Python numbers become 0-d tensors; tuples (a function's `return a, b` value) are carried
+    element by element. Values that are not numbers or tensors (None, strings, modules...)
+    must come out of the body unchanged and are kept out of the op, as are carries with no
+    value that the body leaves unassigned (a `return` or name the trace never reaches).
     """
     n = len(names)
     names = list(names)
     carried = [i for i, v in enumerate(values) if not (_plain(v) and not isinstance(v, (bool, int, float)))
                and not _is_static_object(v)]
-    values = _initialise_unknown_carries(body, prefix, values, carried)
-    loop_vars = list(prefix) + [_to_tensor(values[i], names[i]) for i in carried]
-    arrays = {k: type(v) for k, v in enumerate(loop_vars) if isinstance(v, TensorArray)}
+    values, carried = _initialise_unknown_carries(body, prefix, values, carried)
+    specs, loop_vars = [], list(prefix)
+    for i in carried:
+        spec, flat = _carry_spec(values[i], names[i])
+        specs.append(spec)
+        loop_vars.extend(flat)
     p = len(prefix)
 
     def rebuild(flat):
-        flat = [TensorArray(v) if k in arrays else v for k, v in enumerate(flat)]
+        it = iter(flat[p:])
         full = list(values)
-        for k, i in enumerate(carried):
-            full[i] = flat[p + k]
-        return flat[:p], full
-
-    def flatten(vals):
-        return [v.tensor if isinstance(v, TensorArray) else v for v in vals]
+        for spec, i in zip(specs, carried):
+            full[i] = _rebuild(spec, it)
+        return list(flat[:p]), full
 
     def cond_fn(*flat):
         hidden, full = rebuild(flat)
@@ -98,19 +100,16 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                 raise ValueError(_with_location(
                     f"variable '{names[i]}' holds {_describe(values[i])} and a tensor-dependent "
                     f"loop changes it to {_describe(v)}; only tensors and numbers can change in such a loop"))
-        new = []
-        for k, i in enumerate(carried):
-            v = outs[i]
-            if isinstance(v, list):
-                v = TensorArray.from_list(v, names[i])
-            elif not rt.is_tensor(v) and not isinstance(v, TensorArray) and isinstance(v, (bool, int, float)):
-                old = loop_vars[p + k]
-                v = rt.full([], v, old.dtype if rt.is_tensor(old) else _PY_DTYPE[2][1])
-            new.append(v)
-        return flatten(list(new_hidden) + new)
+        new, pos = list(new_hidden), p
+        for spec, i in zip(specs, carried):
+            size = _spec_size(spec)
+            new.extend(_conform(spec, outs[i], loop_vars[pos:pos + size], names[i]))
+            pos += size
+        return [v.tensor if isinstance(v, TensorArray) else v for v in new]
 
     try:
-        results = rt.static.nn.while_loop(cond_fn, body_fn, flatten(loop_vars))
+        results = rt.static.nn.while_loop(
+            cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])
     except _InBranch as wrapped:
         raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
     except ValueError as e:
@@ -118,6 +117,52 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             f"the tensor-dependent loop changes the dtype or rank of one of {', '.join(names)}: {e}")) from e
     hidden, full = rebuild(list(results))
     return tuple(full)
+
+
+def _carry_spec(value, name):
+    """(spec, flat loop vars) of one carry: "leaf" (a tensor), "array" (a TensorArray) or a
+    tuple of specs (a tuple, flattened element by element)."""
+    if isinstance(value, tuple):
+        specs, flat = [], []
+        for k, e in enumerate(value):
+            spec, f = _carry_spec(e, f"{name}[{k}]")
+            specs.append(spec)
+            flat.extend(f)
+        return tuple(specs), flat
+    v = _to_tensor(value, name)
+    return ("array" if isinstance(v, TensorArray) else "leaf"), [v]
+
+
+def _spec_size(spec):
+    return sum(_spec_size(s) for s in spec) if isinstance(spec, tuple) else 1
+
+
+def _rebuild(spec, it):
+    if isinstance(spec, tuple):
+        return tuple(_rebuild(s, it) for s in spec)
+    v = next(it)
+    return TensorArray(v) if spec == "array" else v
+
+
+def _conform(spec, value, start, name):
+    """The body's new value of a carry as flat loop vars matching `start`, its flat start vars."""
+    if isinstance(spec, tuple):
+        if not isinstance(value, (tuple, list)) or len(value) != len(spec):
+            raise ValueError(_with_location(
+                f"variable '{name}' is a tuple of {len(spec)} before a tensor-dependent loop and "
+                f"the loop changes it to {_describe(value)}"))
+        out, pos = [], 0
+        for k, (s, e) in enumerate(zip(spec, value)):
+            size = _spec_size(s)
+            out.extend(_conform(s, e, start[pos:pos + size], f"{name}[{k}]"))
+            pos += size
+        return out
+    if isinstance(value, list):
+        value = TensorArray.from_list(value, name)
+    elif not rt.is_tensor(value) and isinstance(value, (bool, int, float)):
+        old = start[0]
+        value = rt.full([], value, old.dtype if rt.is_tensor(old) else _PY_DTYPE[2][1])
+    return [value]
 
 
 def _needs_probe(v):
@@ -129,16 +174,20 @@ def _initialise_unknown_carries(body, prefix, values, carried):
     empty list appended to) a start value of the dtype/rank the body gives them.
 
     The body is traced once into a scratch Program, thrown away, to see what comes out; the
-    start value is a zero constant (or an empty tensor array) that the loop overwrites.
+    start value is a zero constant (or an empty tensor array) that the loop overwrites. A
+    carry with no value that the body passes through untouched (its assignment sits on a path
+    this trace does not take) is not carried at all. Returns (values, carried).
     """
     if not any(_needs_probe(values[i]) for i in carried):
-        return values
+        return values, carried
     probe_values = [list(v) if isinstance(v, list) else
                     (_to_tensor(v, "") if isinstance(v, (bool, int, float)) else v) for v in values]
     with rt.static.program_guard(rt.static.Program()):
         _, outs = body(*prefix, *probe_values)
     values = list(values)
+    kept = []
     for i in carried:
+        kept.append(i)
         if not _needs_probe(values[i]):
             continue
         out = outs[i]
@@ -146,12 +195,16 @@ def _initialise_unknown_carries(body, prefix, values, carried):
             item = out[-1]
             if all(d >= 0 for d in item.shape):
                 values[i] = TensorArray(rt.zeros([0] + list(item.shape), item.dtype))
+        elif isinstance(values[i], UndefinedVar) and out is values[i]:
+            kept.pop()
         elif isinstance(values[i], UndefinedVar) and _tensorizable(out):
             values[i] = _dummy_like(out)
-    return tuple(values)
+    return tuple(values), kept
 
 
 def _is_static_object(v):
+    if isinstance(v, tuple):  # carried element by element when every element can be
+        return not v or any(v_ is None or isinstance(v_, str) or _is_static_object(v_) for v_ in v)
     return not (rt.is_tensor(v) or isinstance(v, (bool, int, float, list, UndefinedVar, TensorArray)))
 
 
