@@ -72,7 +72,10 @@ class IfElseTransformer(transformer.Transformer):
         body_w, else_w = block_writes(body), block_writes(orelse)
         modified = body_w | else_w
         outputs = sorted(modified & live_out)
-        read_first = live_in(body) | live_in(orelse)
+        # Live into a branch given what is live after the `if`: a name read before it is
+        # written, or live afterwards and not written on every path through the branch (e.g.
+        # assigned only inside a loop that may run zero times) must come in as a parameter.
+        read_first = live_in(body, live_out) | live_in(orelse, live_out)
         passed_through = set(outputs) - (body_w & else_w)
         params = sorted(modified & (read_first | passed_through))
 

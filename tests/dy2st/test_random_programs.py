@@ -36,7 +36,7 @@ import pytest
 import runtime as rt
 import dy2st
 
-N_PROGRAMS = 80
+N_PROGRAMS = int(__import__("os").environ.get("DY2ST_RANDOM_PROGRAMS", 80))
 N_INPUTS = 4
 FD_EVERY = 4  # finite differences on every FD_EVERY-th program
 
@@ -110,7 +110,7 @@ class _Gen:
                 lambda: f"{a} - {b}.mean() * {self.c(-1, 1)}",
                 lambda: f"{a} * {b}.sum().abs().sqrt() * {self.c(0.1, 0.3)} + {self.c()}"]
         for v, kind in scope["loopvars"]:
-            if kind in ("py_int", "tensor_int"):
+            if kind in ("py_int", "tensor_int", "counter"):
                 opts.append(lambda v=v: f"{a} + {v} * {self.c(-0.3, 0.3)}")
             else:
                 opts.append(lambda v=v: f"{a} * {self.c(0.5, 1.0)} + {v} * {self.c(-0.5, 0.5)}")
@@ -151,6 +151,14 @@ class _Gen:
         kind = r.choice(choices)
         t = self.tv()
         if kind == "assign":
+            form = r.random()
+            if form < 0.1:
+                a, b = self.tvars
+                return [f"{a}, {b} = {b}, {a} * {self.c(0.5, 1.0)}"], False
+            if form < 0.2:
+                return [f"{t} += {self.tv()} * {self.c(-0.5, 0.5)}"], False
+            if form < 0.25:
+                return [f"{t} *= {self.c(0.5, 1.05)}"], False
             return [f"{t} = {self.expr(scope)}"], False
         if kind == "ternary":
             c, tensor = self.cond(scope)
@@ -183,12 +191,15 @@ class _Gen:
             return lines, False
         if kind == "while":
             k = self.fresh("k")
-            t_atom = self.tensor_atom(scope)
-            if always and not self.py_jump:
-                self.tensor_cf = True
-            body_scope = dict(scope, in_loop=True)
+            if r.random() < 0.25:
+                head = f"while {k} < {r.randint(1, 3)}:"
+            else:
+                head = f"while {self.tensor_atom(scope)} and {k} < {r.randint(1, 4)}:"
+                if always and not self.py_jump:
+                    self.tensor_cf = True
+            body_scope = dict(scope, in_loop=True, loopvars=scope["loopvars"] + [(k, "counter")])
             body = [f"{k} += 1"] + self.block(depth + 1, body_scope, always)
-            return [f"{k} = 0", f"while {t_atom} and {k} < {r.randint(1, 4)}:"] + _indent(body), False
+            return [f"{k} = 0", head] + _indent(body), False
         # for
         which = r.choice(["range3", "rangen", "row"] if not self.helper else ["range3", "row"])
         if which == "range3":

@@ -81,3 +81,26 @@ def test_return_not_traced_for_this_flag_inside_a_tensor_loop():
     sf2 = _check(return_under_python_flag_in_tensor_loop, [(x, True) for x in xs])
     assert len(sf2.program_cache) == 1
 
+
+
+def assigned_only_in_a_loop_inside_a_branch(x, n):
+    y = x * 0.5
+    if x.sum() > 0.0:
+        k = 0
+        while y.max() > 2.0 and k < 1:
+            k += 1
+            x = y * 0.8
+        for i in range(n):
+            x = y * 1.5
+    else:
+        x = y - 1.0
+    return x + 0.25
+
+
+def test_name_assigned_only_in_a_loop_inside_a_tensor_branch_keeps_its_value():
+    # was: the branch function did not take `x` (the `if`'s live-out was ignored when asking
+    # what is live into a branch), so a loop that ran zero times returned zeros for it.
+    xs = [np.full((2, 2), v, "float32") for v in (1.0, 6.0, -1.0)]
+    sf = _check(assigned_only_in_a_loop_inside_a_branch,
+                [(x, rt.to_tensor(k, dtype="int64")) for x in xs for k in (0, 2)])
+    assert len(sf.program_cache) == 1
