@@ -78,8 +78,11 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack):
     except _InBranch as wrapped:
         raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
     except ValueError as e:
+        what = ", ".join("the function's return value (every `return` under a tensor-dependent "
+                         "condition must return the same structure)" if lb.startswith("__return_value")
+                         else lb for lb in labels)
         raise ValueError(_with_location(
-            f"the branches of a tensor-dependent `if` disagree about {', '.join(labels)}: {e}")) from e
+            f"the branches of a tensor-dependent `if` disagree about {what}: {e}")) from e
     results = list(results) if results is not None else []
     merged = []
     kept = dict(zip(state["keep"], results))

@@ -10,7 +10,8 @@ depth 3 and about 15 statements:
   `i % 2 == 0` with a tensor counter, `and`/`or`/`not` of those) or Python ones (`flag`, a
   Python loop counter `i % 2 == 0`), mixed too;
 - `while <tensor cond> and k < m:` with `k += 1` first in the body (always bounded);
-- `for i in range(3)`, `for i in range(n)` (n the int64 tensor), `for row in x`;
+- `for i in range(3)`, `for i in range(n)` (n the int64 tensor), `for row in x`,
+  `for j, row in enumerate(x)`; block-local temporaries `t = ...; y = t * c + y * d`;
 - `break` / `continue` under tensor or Python conditions inside those loops, and early
   `return` inside branches and (nested) loops.
 
@@ -165,6 +166,9 @@ class _Gen:
                 return [f"{t} += {self.tv()} * {self.c(-0.5, 0.5)}"], False
             if form < 0.25:
                 return [f"{t} *= {self.c(0.5, 1.05)}"], False
+            if form < 0.35:  # a temporary that lives only in this block
+                tmp = self.fresh("t")
+                return [f"{tmp} = {self.expr(scope)}", f"{t} = {tmp} * {self.c(0.3, 0.9)} + {t} * {self.c(0.1, 0.5)}"], False
             return [f"{t} = {self.expr(scope)}"], False
         if kind == "ternary":
             c, tensor = self.cond(scope)
@@ -216,6 +220,14 @@ class _Gen:
             head, lv = f"for {v} in range(n):", (v, "tensor_int")
             if always and not self.py_jump:
                 self.tensor_cf = True
+        elif r.random() < 0.3:
+            v, j = self.fresh("row"), self.fresh("j")
+            head = f"for {j}, {v} in enumerate({self.tv()}):"
+            lv = (v, "row")
+            if always and not self.py_jump:
+                self.tensor_cf = True
+            body_scope = dict(scope, in_loop=True, loopvars=scope["loopvars"] + [lv, (j, "tensor_int")])
+            return [head] + _indent(self.block(depth + 1, body_scope, always)), False
         else:
             v = self.fresh("row")
             head, lv = f"for {v} in {self.tv()}:", (v, "row")
@@ -345,5 +357,5 @@ def test_generator_covers_the_grammar():
     text = "\n".join(generate(s)[0] for s in range(N_PROGRAMS))
     for needle in ("elif ", "while ", "in range(n):", "in range(", "for row", "break", "continue",
                    "return", " if ", " else ", "helper(", " and ", " or ", "not ", "flag",
-                   "% 2 == 0"):
+                   "% 2 == 0", "enumerate(", " += ", " *= "):
         assert needle in text, needle

@@ -104,3 +104,21 @@ def test_name_assigned_only_in_a_loop_inside_a_tensor_branch_keeps_its_value():
     sf = _check(assigned_only_in_a_loop_inside_a_branch,
                 [(x, rt.to_tensor(k, dtype="int64")) for x in xs for k in (0, 2)])
     assert len(sf.program_cache) == 1
+
+
+def returns_of_different_structure(x):
+    for row in x:
+        if row.sum() > 0:
+            return row
+    return x, x
+
+
+def test_returns_of_different_structure_under_a_tensor_condition_is_a_clear_error():
+    # Not supportable (one Program, one output structure); the random generator therefore
+    # keeps every `return` of a function the same structure.
+    import pytest
+    with pytest.raises(ValueError) as info:
+        dy2st.to_static(returns_of_different_structure)(rt.to_tensor(np.ones((2, 2), "float32")))
+    msg = str(info.value)
+    assert "return value" in msg and "same structure" in msg
+    assert "return x, x" in msg and "test_regressions.py" in msg
