@@ -16,7 +16,11 @@ import textwrap
 
 import numpy as np
 
-from . import config
+import runtime as rt
+
+from . import config, demo, export, io
+from .static_function import StaticFunction
+from .transform import transform_function
 
 EXIT_USAGE = 2
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a tool killed by a closed pipe
@@ -104,7 +108,6 @@ def _stub_function(node, path):
 
 
 def _convert_one(qual, node, path, source, args, out):
-    from .transform import transform_function
     fn = _stub_function(node, path)
     try:
         converted = transform_function(fn)
@@ -147,8 +150,6 @@ def _import_file(path):
 
 
 def _static_functions(module, wanted):
-    from .static_function import StaticFunction
-    import runtime as rt
     for attr, value in vars(module).items():
         if isinstance(value, StaticFunction) and getattr(value, "__module__", module.__name__) in (module.__name__, None):
             if wanted(attr):
@@ -206,10 +207,9 @@ def cmd_convert(args):
 
 
 def cmd_inspect(args):
-    from .io import load
     prefix = args.model[:-len(".pdmodel")] if args.model.endswith(".pdmodel") else args.model
     try:
-        layer = load(prefix)
+        layer = io.load(prefix)
     except (OSError, ValueError) as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     print(layer.summary() if hasattr(layer, "summary") else model_summary(layer, prefix))
@@ -219,10 +219,9 @@ def cmd_inspect(args):
 
 
 def cmd_export(args):
-    from .export import export_onnx
     prefix = args.model[:-len(".pdmodel")] if args.model.endswith(".pdmodel") else args.model
     try:
-        model = export_onnx(prefix, args.out, opset=args.opset)
+        model = export.export_onnx(prefix, args.out, opset=args.opset)
     except ImportError as exc:
         raise CliError(str(exc).splitlines()[0]) from None
     except NotImplementedError as exc:
@@ -258,13 +257,11 @@ def model_summary(layer, prefix):
 
 
 def cmd_demo(args):
-    from . import demo
     demo.run(args.epochs, args.out_dir, args.batch_size, args.lr, progress=not args.no_progress)
     return 0
 
 
 def build_parser():
-    from . import demo
     parser = argparse.ArgumentParser(prog="dy2st", description="Convert Python deep learning code to static "
                                                                "Programs, inspect models, run the demo.")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log what gets converted and why")
