@@ -80,7 +80,14 @@ def parse_function(fn):
     try:
         lines, first_lineno = inspect.getsourcelines(fn)
     except (OSError, TypeError) as e:
-        raise errors.Dy2StError(f"cannot get the source code of {fn!r}: {e}") from e
+        code = getattr(fn, "__code__", None)
+        where = f" (defined in {code.co_filename}, line {code.co_firstlineno})" if code else ""
+        # The chain would only repeat inspect's own frames; the message says what to do.
+        raise errors.Dy2StError(
+            f"dy2st converts a function from its source code, and the source of "
+            f"{getattr(fn, '__qualname__', fn)!r}{where} cannot be found ({e}): functions typed at an "
+            "interactive prompt, piped to python or made by exec() have none. Define it in a .py file, "
+            "or run it eagerly with dy2st.enable_to_static(False)") from None
     source = "".join(lines)
     filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     module, indent = parse_source(source)
