@@ -6,6 +6,9 @@ prints, asserts and persistable writes) and then holds that copy's backward:
 
 - ``cond`` -> a ``cond`` on the same predicate whose branches are the backward of each
   branch (zeros via ``fill_constant_like`` where a branch does not touch an input).
+  When a branch holds random ops (dropout), the forward op also outputs 'RngState'
+  (the generator state at branch entry) and the gradient's ``cond`` reads it, so the
+  recomputed branch draws the forward's masks.
 - ``while`` -> the forward op also outputs 'StepScopes' (each iteration's carries); a
   ``while_grad`` op replays the steps in reverse, feeding each step's carries, the
   Params and the carries' grads to the body's backward block, accumulating the
@@ -17,7 +20,7 @@ from ..dispatch import apply
 from ..random import generator
 from ..registry import def_op
 from .backward import backward_ops, building, current_requires
-from .blocks import copy_var, external_reads, has_side_effect, is_float_var, new_block
+from .blocks import copy_var, external_reads, has_random_ops, has_side_effect, is_float_var, new_block
 
 
 def grad_block(parent, fwd, targets, wrt, declare_seeds=False):
@@ -65,7 +68,7 @@ def cond_grad(ctx):
     wrt = _wanted(block, ins)
     if not wrt:
         return [None, [None] * len(ins)]
-    pairs = [(i, g) for i, g in enumerate(ctx.out_grads) if g is not None]
+    pairs = [(i, g) for i, g in enumerate(ctx.out_grads[0] or []) if g is not None]
     tb, tg, _ = grad_block(block, a["true_block"], [(a["true_outs"][i], g) for i, g in pairs], wrt)
     fb, fg, _ = grad_block(block, a["false_block"], [(a["false_outs"][i], g) for i, g in pairs], wrt)
     keep = [j for j in range(len(wrt)) if tg[j] is not None or fg[j] is not None]
@@ -81,7 +84,11 @@ def cond_grad(ctx):
     if not keep:
         return [None, [None] * len(ins)]
     inputs = list(dict.fromkeys(external_reads(tb, extra_reads=t_outs) + external_reads(fb, extra_reads=f_outs)))
-    block.append_op("cond", {"Cond": op.input("Cond"), "Input": inputs}, {"Out": [v.name for v in outs]},
+    g_ins = {"Cond": op.input("Cond"), "Input": inputs}
+    rng = _rng_state(op)
+    if rng:
+        g_ins["RngState"] = rng
+    block.append_op("cond", g_ins, {"Out": [v.name for v in outs]},
                     {"true_block": tb, "false_block": fb, "true_outs": t_outs, "false_outs": f_outs})
     by_name = {wrt[j]: v for j, v in zip(keep, outs)}
     seen, grads = set(), []
@@ -89,6 +96,25 @@ def cond_grad(ctx):
         grads.append(by_name.get(n) if n not in seen else None)
         seen.add(n)
     return [None, grads]
+
+
+def _rng_state(op):
+    """[name] of the generator state a recomputation of ``op``'s branches must start from, or [].
+
+    A ``cond`` that itself replays (a gradient's) reuses its input; one with random ops
+    gets an 'RngState' output, added only now that a gradient needs it."""
+    if op.inputs.get("RngState"):
+        return op.input("RngState")
+    a = op.attrs
+    if not (has_random_ops(a["true_block"]) or has_random_ops(a["false_block"])):
+        return []
+    if not op.outputs.get("RngState"):
+        program = op.block.program
+        sv = op.block.create_var(name=program.unique_name("cond_rng"), shape=(), dtype="float32",
+                                 kind="rng_state")
+        op.outputs["RngState"] = [sv.name]
+        program._version += 1
+    return op.output("RngState")
 
 
 def while_grad(ctx):

@@ -4,6 +4,10 @@ Formats (fixed; the converter and backward rely on them):
 
 - ``cond``: inputs {'Cond': [pred], 'Input': [outer names read inside either branch]},
   outputs {'Out': [...]}, attrs {'true_block', 'false_block', 'true_outs', 'false_outs'}.
+  When a gradient must replay random branches, the forward op also outputs
+  'RngState': [name] (the generator state at branch entry) and the gradient's
+  ``cond`` reads it as input 'RngState', restoring it while its branch recomputes
+  the forward (so dropout masks match), then putting the stream back.
 - ``while``: inputs {'Condition': [pred], 'X': [initial carries], 'Params': [outer names read inside]},
   outputs {'Out': [final carries]} (+ 'StepScopes': [name] when a gradient needs the
   per-iteration carries), attrs {'sub_block', 'carry_in', 'carry_out', 'cond_out'}.
@@ -30,9 +34,9 @@ def _var_meta(block, name):
     return Meta(v.shape, v.dtype)
 
 
-def _cond_infer(pred, inputs, true_block=None, false_block=None, true_outs=(), false_outs=()):
+def _cond_infer(pred, inputs, rng_state=None, true_block=None, false_block=None, true_outs=(), false_outs=()):
     return [_merge_meta(_var_meta(true_block, t), _var_meta(false_block, f))
-            for t, f in zip(true_outs, false_outs)]
+            for t, f in zip(true_outs, false_outs)], []
 
 
 def _check_pred(pred, what):
@@ -47,17 +51,30 @@ def _build_cond(op, compiler):
     false_fn = compiler.compile(a["false_block"], inputs, a["false_outs"],
                                 name=f"false_block{a['false_block'].idx}")
 
-    def run_cond(pred, xs):
+    # A gradient recomputes the taken branch: its random ops must draw the same numbers again.
+    record = bool(op.outputs.get("RngState"))
+
+    def run_cond(pred, xs, replay):
         if pred.size != 1:
             _check_pred(pred, "cond")
-        return true_fn(*xs) if pred else false_fn(*xs)
+        fn = true_fn if pred else false_fn
+        state = [generator().bit_generator.state] if record else []
+        if not replay:
+            return fn(*xs), state
+        saved = generator().bit_generator.state
+        generator().bit_generator.state = replay[0]
+        try:
+            return fn(*xs), state
+        finally:
+            generator().bit_generator.state = saved
     return run_cond
 
 
-def_op("cond", ["Cond", "Input*"], ["Out*"],
+def_op("cond", ["Cond", "Input*", "RngState*"], ["Out*", "RngState*"],
        attrs={"true_block": None, "false_block": None, "true_outs": [], "false_outs": []},
        build_kernel=_build_cond, infer=_cond_infer, grad=cond_grad,
-       doc="Run true_block or false_block (sub-blocks reading 'Input') by the one-element bool 'Cond'.")
+       doc="Run true_block or false_block (sub-blocks reading 'Input') by the one-element bool 'Cond'; "
+           "'RngState' out records the generator state at branch entry, 'RngState' in replays one.")
 
 
 def _while_infer(pred, xs, params, sub_block=None, carry_in=(), carry_out=(), cond_out=""):

@@ -53,7 +53,9 @@ def prune(program, feed_names, fetch_names):
     Liveness is walked backwards from the fetches, so backward and optimizer ops
     (which only write gradients or update parameters after their last forward
     read) fall away; a cond/while is kept whole, with everything its sub-blocks
-    read from outside.  Feed vars become data vars of the result.
+    read from outside.  Feed vars become data vars of the result.  A cond's
+    'RngState' output (the generator state only a gradient's replay reads) is
+    dropped when no kept op reads it, so an inference Program is the plain one.
     """
     gb = program.global_block()
     feeds, fetches = list(feed_names), list(fetch_names)
@@ -97,6 +99,13 @@ def prune(program, feed_names, fetch_names):
         for raw_op in rb["ops"]:
             raw_op["attrs"] = {k: _remap_blocks(v, mapping) for k, v in raw_op["attrs"].items()}
         blocks.append(rb)
+    reads = {n for rb in blocks for raw_op in rb["ops"] for names in raw_op["inputs"].values() for n in names}
+    for rb in blocks:
+        for raw_op in rb["ops"]:
+            rng = raw_op["outputs"].get("RngState") if raw_op["type"] == "cond" else None
+            if rng and not set(rng) & reads:
+                del raw_op["outputs"]["RngState"]
+                used -= set(rng)
     raw_global["vars"] = [v for v in raw_global["vars"] if v["name"] in used]
     for v in raw_global["vars"]:
         if v["name"] in feed_set:

@@ -97,6 +97,22 @@ class IfNet(nn.Layer):
         return self.fc2(h)
 
 
+class DropIfNet(nn.Layer):
+    """Dropout only in a tensor-dependent branch: the backward replays that branch."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(8, 32)
+        self.drop = nn.Dropout(0.5)
+        self.fc2 = nn.Linear(32, 3)
+
+    def forward(self, x):
+        h = F.relu(self.fc1(x))
+        if x.mean() > 0:
+            h = self.drop(h)
+        return self.fc2(h)
+
+
 class WhileNet(nn.Layer):
     """Residual refinement until the update is small (a tensor `while`), then a tensor-range `for`."""
 
@@ -144,6 +160,25 @@ def test_tensor_if_in_forward_losses_match_eager(opt_name, lr):
 def test_tensor_while_and_for_in_forward_losses_match_eager(opt_name, lr):
     le, _ = compare(WhileNet, classification_batches(6, 16, 8, 3, seed=2), opt_name, lr, F.cross_entropy,
                     ("while",))
+
+
+def test_dropout_in_tensor_if_trains_like_eager():
+    """The gradient's replay of the branch reuses the forward's dropout mask (and leaves the
+    random stream where eager leaves it), so seeded SGD runs give eager's losses."""
+    batches = classification_batches(8, 16, 8, 3, seed=6)
+    # both ways through the `if`: shift half the batches to a negative mean
+    batches = [(x + (1.5 if i % 2 == 0 else -1.5) - x.mean(), y) for i, (x, y) in enumerate(batches)]
+    assert {bool(x.mean() > 0) for x, _ in batches} == {True, False}
+    eager, static = twin(DropIfNet, seed=7)
+    rt.seed(123)
+    le = fit(eager, batches, "sgd", 0.1, F.cross_entropy)
+    rt.seed(123)
+    ls = fit(static, batches, "sgd", 0.1, F.cross_entropy)
+    np.testing.assert_allclose(ls, le, rtol=1e-5, atol=1e-5)
+    for (n, a), (_, b) in zip(eager.named_parameters(), static.named_parameters()):
+        np.testing.assert_allclose(b.numpy(), a.numpy(), rtol=1e-4, atol=1e-5, err_msg=n)
+    types = op_types(static.forward.concrete_program.main_program)
+    assert "cond" in types and "dropout" in types
 
 
 def test_while_net_takes_different_trip_counts():

@@ -9,6 +9,7 @@ import pytest
 
 import runtime as rt
 from runtime.static import nn
+from runtime.static.prune import prune
 
 RNG = np.random.default_rng(3)
 
@@ -205,3 +206,75 @@ def test_while_backward_replays_dropout_masks():
     # d(sum h)/dx is exactly h / x when the backward sees the forward's masks
     np.testing.assert_allclose(g, hv / xa)
     assert 0 < np.count_nonzero(g) < 50
+
+
+def dropout_in_cond(x, w):
+    def noisy():
+        return rt.nn.functional.dropout(rt.tanh(x @ w), 0.5, training=True) * 1.5
+    h = nn.cond(x.sum() > 0, noisy, lambda: x * 2.0)
+    return (h * x).sum()
+
+
+def _build_dropout_cond(with_grad=True):
+    rt.enable_static()
+    prog = rt.static.Program()
+    try:
+        with rt.static.program_guard(prog, rt.static.Program()):
+            x = rt.static.data("x", [40], "float64")
+            w = rt.static.data("w", [40, 40], "float64")
+            loss = dropout_in_cond(x, w)
+            grads = rt.static.gradients(loss, [x, w]) if with_grad else []
+    finally:
+        rt.disable_static()
+    prog.verify()
+    return prog, loss, grads
+
+
+def test_cond_backward_replays_dropout_masks_like_eager():
+    prog, loss, (gx, gw) = _build_dropout_cond()
+    fwd = [op for op in prog.global_block().ops if op.type == "cond"][0]
+    assert "RngState" in fwd.outputs
+    exe = rt.static.Executor()
+    for trial in range(3):
+        xa = np.abs(RNG.normal(size=40)) + 0.1  # x.sum() > 0: the dropout branch
+        wa = RNG.normal(size=(40, 40)) * 0.3
+        rt.seed(11 + trial)
+        lv, sgx, sgw = exe.run(prog, feed={"x": xa, "w": wa}, fetch_list=[loss, gx, gw])
+        after_static = rt.rand([4]).numpy()
+        rt.seed(11 + trial)
+        x = rt.to_tensor(xa, stop_gradient=False)
+        w = rt.to_tensor(wa, stop_gradient=False)
+        el = dropout_in_cond(x, w)
+        el.backward()
+        after_eager = rt.rand([4]).numpy()
+        np.testing.assert_allclose(lv, el.numpy(), rtol=1e-12)
+        np.testing.assert_allclose(sgx, x.grad.numpy(), rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(sgw, w.grad.numpy(), rtol=1e-10, atol=1e-12)
+        # the backward's replay leaves the random stream where the forward left it
+        np.testing.assert_array_equal(after_static, after_eager)
+    # the mask really drops something: zero columns in dW
+    assert 0 < np.count_nonzero(np.abs(sgw).sum(0)) < 40
+
+
+def test_cond_rng_state_only_with_gradients_and_pruned_for_inference():
+    prog, loss, _ = _build_dropout_cond(with_grad=False)
+    fwd = [op for op in prog.global_block().ops if op.type == "cond"][0]
+    assert not fwd.outputs.get("RngState")
+    xa, wa = np.ones(40), np.eye(40)
+    rt.seed(3)
+    plain = rt.static.Executor().run(prog, feed={"x": xa, "w": wa}, fetch_list=[loss])[0]
+    plain_next = rt.rand([3]).numpy()
+
+    prog, loss, _ = _build_dropout_cond()
+    rt.seed(3)
+    trained = rt.static.Executor().run(prog, feed={"x": xa, "w": wa}, fetch_list=[loss])[0]
+    np.testing.assert_array_equal(trained, plain)
+    np.testing.assert_array_equal(rt.rand([3]).numpy(), plain_next)
+    pruned = prune(prog, ["x", "w"], [loss.name])
+    ops = [op for b in pruned.blocks for op in b.ops]
+    assert [op.type for op in ops].count("cond") == 1
+    assert not any(op.outputs.get("RngState") for op in ops)
+    assert not any(v.kind == "rng_state" for v in pruned.list_vars())
+    rt.seed(3)
+    np.testing.assert_array_equal(rt.static.Executor().run(pruned, feed={"x": xa, "w": wa},
+                                                           fetch_list=[loss.name])[0], plain)
