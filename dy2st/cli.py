@@ -207,7 +207,7 @@ def cmd_convert(args):
 
 
 def cmd_inspect(args):
-    prefix = args.model[:-len(".pdmodel")] if args.model.endswith(".pdmodel") else args.model
+    prefix = io.model_prefix(args.model)
     try:
         layer = io.load(prefix)
     except (OSError, ValueError) as exc:
@@ -219,7 +219,7 @@ def cmd_inspect(args):
 
 
 def cmd_export(args):
-    prefix = args.model[:-len(".pdmodel")] if args.model.endswith(".pdmodel") else args.model
+    prefix = io.model_prefix(args.model)
     try:
         model = export.export_onnx(prefix, args.out, opset=args.opset)
     except ImportError as exc:

@@ -15,7 +15,7 @@ import tempfile
 
 from runtime.static.io import read_inference_model
 
-from .io import save
+from .io import model_prefix, save
 from .translated_layer import TranslatedLayer
 
 __all__ = ["export_onnx"]
@@ -28,11 +28,6 @@ def _exporter():
         raise ImportError(f"dy2st.export_onnx needs onnx: pip install 'dy2st[onnx]' ({e})") from None
 
 
-def _prefix(path):
-    path = os.fspath(path)
-    return path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
-
-
 def export_onnx(layer, path, input_spec=None, opset=17):
     """Write ``layer`` as an ONNX model to ``path`` (atomically); returns the ``onnx.ModelProto``.
 
@@ -42,7 +37,7 @@ def export_onnx(layer, path, input_spec=None, opset=17):
     """
     exporter = _exporter()
     if isinstance(layer, (str, os.PathLike)):
-        m = read_inference_model(_prefix(layer))
+        m = read_inference_model(model_prefix(layer))
         return exporter.export_onnx(m.program, m.feed_names, m.fetch_names, path=path, params=m.params,
                                     opset=opset)
     if isinstance(layer, TranslatedLayer):

@@ -10,6 +10,8 @@ the Layer's own mode is restored afterwards.  A TranslatedLayer fine-tuned with
 ``train()`` therefore runs that eval-mode Program too.  Paddle saves whatever mode
 the Layer is in; we prefer a model that predicts the same way every time.
 """
+import os
+
 import runtime as rt
 from runtime.static import InputSpec
 from runtime.static.io import save_inference_model
@@ -101,6 +103,15 @@ def save(layer, path, input_spec=None, **configs):
                          structured_names=_structured_names(instance, program), metadata=metadata)
 
 
+def model_prefix(path):
+    """The path prefix of a saved model, given the prefix or its ``.pdmodel`` file."""
+    path = os.fspath(path)
+    return path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
+
+
 def load(path, **configs):
-    """A ``TranslatedLayer`` from ``path.pdmodel``/``.pdiparams``/``.pdiparams.info`` (no user code needed)."""
-    return TranslatedLayer.load(path)
+    """A ``TranslatedLayer`` from ``path.pdmodel``/``.pdiparams``/``.pdiparams.info`` (no user code needed).
+
+    ``path`` is the prefix given to ``save`` (the ``.pdmodel`` file's path works too).
+    """
+    return TranslatedLayer.load(model_prefix(path))

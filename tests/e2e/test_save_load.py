@@ -264,3 +264,15 @@ def test_save_without_input_spec_uses_declared_or_last_traced_signature(tmp_path
     traced(rt.to_tensor(np.zeros((2, 2), "float32")))
     dy2st.save(traced, str(tmp_path / "traced"))
     np.testing.assert_allclose(dy2st.load(str(tmp_path / "traced"))(np.zeros((2, 2), "float32")).numpy(), -1.0)
+
+
+def test_load_accepts_the_pdmodel_file_path(tmp_path):
+    layer = rt.nn.Linear(3, 2)
+    prefix = str(tmp_path / "lin")
+    dy2st.save(layer, prefix, input_spec=[dy2st.InputSpec([None, 3], "float32", "x")])
+    x = rt.to_tensor(np.ones((2, 3), "float32"))
+    a = dy2st.load(prefix)
+    b = dy2st.load(prefix + ".pdmodel")
+    a.eval()
+    b.eval()
+    np.testing.assert_array_equal(a(x).numpy(), b(x).numpy())
