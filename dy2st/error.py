@@ -54,13 +54,7 @@ def _from_info(info):
 
 def current_origin():
     """The user line whose generated code is executing now (innermost), or None."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if origin_info.is_generated(filename):
-            return _from_info(origin_info.origin_of(filename, frame.f_lineno))
-        frame = frame.f_back
-    return None
+    return _from_info(origin_info.innermost_origin(sys._getframe(1)))
 
 
 def origin_in_traceback(tb):

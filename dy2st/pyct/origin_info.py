@@ -81,3 +81,13 @@ def line_map(generated_filename):
 
 def is_generated(filename):
     return filename in _LINE_MAPS
+
+
+def innermost_origin(frame):
+    """The OriginInfo of the innermost generated-code line running at or above `frame`, or None."""
+    while frame is not None:
+        info = origin_of(frame.f_code.co_filename, frame.f_lineno)
+        if info is not None:
+            return info
+        frame = frame.f_back
+    return None

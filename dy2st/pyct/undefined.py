@@ -12,13 +12,10 @@ from dy2st.pyct import origin_info
 
 def user_location():
     """(file, line, source text) of the innermost user line running generated code, or Nones."""
-    frame = sys._getframe(1)
-    while frame is not None:
-        info = origin_info.origin_of(frame.f_code.co_filename, frame.f_lineno)
-        if info is not None:
-            return info.filename, info.lineno, info.source_line
-        frame = frame.f_back
-    return None, None, ""
+    info = origin_info.innermost_origin(sys._getframe(1))
+    if info is None:
+        return None, None, ""
+    return info.filename, info.lineno, info.source_line
 
 
 class UndefinedVar:
