@@ -362,13 +362,14 @@ class StaticFunction:
     def _trace(self, skeleton, metas, skeleton_text=""):
         main, startup = Program(), Program()
         fn = self.converted.fn
-        sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d) in zip(self._feed_names(metas), metas))
+        feed_names = self._feed_names(metas)
+        sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d) in zip(feed_names, metas))
         mode = "" if self._instance is None else f", training={self._training()}"
         config.log(1, f"building a Program for {self._qualname()}({sig}{mode})"
                       + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
         with program_guard(main, startup), static_mode_guard(True), origin_provider(current_origin):
             feeds = [rt.static.data(name, shape, dtype)
-                     for name, (_, shape, dtype) in zip(self._feed_names(metas), metas)]
+                     for name, (_, shape, dtype) in zip(feed_names, metas)]
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
             out_vars = []
