@@ -311,12 +311,13 @@ def model_summary(layer, prefix):
 
     def describe(name):
         v = block.var(name)
-        shape = ["None" if d is None or d < 0 else str(d) for d in v.shape]
+        # -1 for an unknown dim, as the Program listing below prints it
+        shape = ["-1" if d is None or d < 0 else str(d) for d in v.shape]
         return f"    {name}: {v.dtype}[{', '.join(shape)}]"
     params = list(layer.parameters())
     buffers = [b for b in getattr(layer, "buffers", lambda: [])() if b is not None]
     n_elems = sum(int(np.prod(p.shape)) for p in params)
-    lines = [f"model: {prefix}", "inputs:"]
+    lines = [f"model: {prefix}", "inputs (-1: any size):"]
     lines += [describe(n) for n in layer.feed_names]
     lines.append("outputs:")
     lines += [describe(n) for n in layer.fetch_names]
