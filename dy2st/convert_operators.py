@@ -9,6 +9,7 @@ Branch/loop functions return their outputs as: nothing (no names), the value (on
 tuple (several), matching the assignment the loop/branch pass writes.
 """
 from dy2st import convert_call as _convert_call
+from dy2st import guards as _guards
 from dy2st.operators.assert_print import Assert, Print
 from dy2st.operators.common import is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
@@ -27,6 +28,7 @@ __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfEls
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""
     # Looked up at call time: convert_call imports the pipeline, which imports this module.
+    _guards.note_call(fn)  # what the trace reached: its layers and globals get guarded
     return _convert_call.convert_call(fn)
 
 

@@ -56,7 +56,8 @@ def unflatten(skeleton, values):
     return skeleton[2]
 
 
-def _spec_list(input_spec):
+def spec_list(input_spec):
+    """The InputSpecs (and other leaves) of a possibly nested input_spec, in order."""
     flat = []
 
     def walk(s):
@@ -71,7 +72,7 @@ def _spec_list(input_spec):
 
 def check_against_spec(tensors, input_spec, fn_name):
     """Validate tensors against ``input_spec``; return the shapes to trace with (-1 for None dims)."""
-    specs = [s for s in _spec_list(input_spec) if isinstance(s, InputSpec)]
+    specs = [s for s in spec_list(input_spec) if isinstance(s, InputSpec)]
     if len(specs) < len(tensors):
         raise ValueError(f"{fn_name}() got {len(tensors)} tensor arguments but input_spec describes "
                          f"{len(specs)}: {specs}")
@@ -95,18 +96,49 @@ def cache_key(skeleton, tensors, traced_shapes, training):
     return (skeleton, metas, training)
 
 
-def specs_to_placeholders(input_spec):
-    """Turn an input_spec (possibly nested) into (skeleton, specs) for tracing without a call."""
-    tensors = []
+def has_input_spec(obj):
+    """True when a nested structure of arguments holds an InputSpec."""
+    if isinstance(obj, InputSpec):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(has_input_spec(v) for v in obj)
+    if isinstance(obj, dict):
+        return any(has_input_spec(v) for v in obj.values())
+    return False
+
+
+def skeleton_values(skeleton):
+    """The Python values (not tensors) a skeleton holds, e.g. Layers passed as arguments."""
+    kind = skeleton[0]
+    if kind in ("list", "tuple"):
+        return [v for s in skeleton[1] for v in skeleton_values(s)]
+    if kind == "dict":
+        return [v for _, s in skeleton[1] for v in skeleton_values(s)]
+    return [skeleton[2]] if kind == "V" else []
+
+
+def specs_to_placeholders(structure):
+    """(skeleton, specs) of arguments where InputSpecs (and Tensors) stand for fed tensors.
+
+    Everything else is a Python value and part of the skeleton, as in ``flatten``.
+    """
+    specs = []
 
     def walk(s):
         if isinstance(s, (list, tuple)):
             return (type(s).__name__, tuple(walk(v) for v in s))
+        if isinstance(s, dict):
+            return ("dict", tuple((k, walk(s[k])) for k in sorted(s, key=repr)))
         if isinstance(s, InputSpec):
-            tensors.append(s)
-            return ("T", len(tensors) - 1)
+            specs.append(s)
+            return ("T", len(specs) - 1)
         if isinstance(s, rt.Tensor):
-            tensors.append(InputSpec.from_tensor(s))
-            return ("T", len(tensors) - 1)
+            specs.append(InputSpec.from_tensor(s))
+            return ("T", len(specs) - 1)
+        try:
+            hash(s)
+        except TypeError:
+            raise TypeError(f"a to_static function argument of type {type(s).__name__} is neither an InputSpec, "
+                            "a Tensor nor hashable, so it cannot be part of the Program cache key") from None
         return ("V", type(s).__name__, s)
-    return ("tuple", tuple(walk(v) for v in input_spec)), tensors
+    return walk(structure), specs
