@@ -5,10 +5,19 @@ dims match any size); every other argument is part of the key by value, so a
 Python ``flag=True`` and ``flag=False`` get separate Programs, while two
 tensors of the same dtype and shape share one.
 """
+import ast
+import inspect
+import textwrap
+
 import numpy as np
 
 import runtime as rt
+from runtime.dispatch import to_variable
+from runtime.framework import Variable
 from runtime.static import InputSpec
+
+from .error import UserOrigin, format_location
+from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 
 class _TensorSlot:
@@ -142,3 +151,65 @@ def specs_to_placeholders(structure):
                             "a Tensor nor hashable, so it cannot be part of the Program cache key") from None
         return ("V", type(s).__name__, s)
     return walk(structure), specs
+
+
+# -- outputs ----------------------------------------------------------------------
+def return_origin(fn, name):
+    """The user's last ``return`` mentioning ``name`` (else the ``def`` line), as a UserOrigin."""
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    line = code.co_firstlineno
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        hits = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None
+                and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.value))]
+        if hits:
+            line = first + max(hits) - 1
+    except (OSError, TypeError, SyntaxError):
+        pass
+    return UserOrigin(code.co_filename, line, "", fn.__qualname__)
+
+
+def signature_text(inputs):
+    """A Program's feeds as `(name: dtype[shape], ...)`, for the log."""
+    return "(" + ", ".join(f"{v.name}: {v.dtype}{list(v.shape)}" for v in inputs) + ")"
+
+
+def skeleton_text(skeleton):
+    """The non-tensor parts of a call's arguments (they select the Program), for the log."""
+    kind = skeleton[0]
+    if kind == "T":
+        return "<tensor>"
+    if kind in ("list", "tuple"):
+        inner = ", ".join(skeleton_text(s) for s in skeleton[1])
+        return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(skeleton[1]) == 1 else ''})"
+    if kind == "dict":
+        return "{" + ", ".join(f"{k!r}: {skeleton_text(s)}" for k, s in skeleton[1]) + "}"
+    return repr(skeleton[2])
+
+
+def flatten_outputs(obj, out_vars, fn=None):
+    """A skeleton of what the traced function returned; its tensors appended to ``out_vars``."""
+    if isinstance(obj, UndefinedVar) and obj is not RETURN_NO_VALUE:
+        origin = return_origin(fn, obj.var_name)
+        where = f"\n\n  In user code, while building the Program:\n{format_location(origin)}" if origin else ""
+        err = NameError(f"{getattr(fn, '__name__', 'the function')} returns '{obj.var_name}', which is not "
+                        "defined on every path (it is assigned only in some branches of a tensor-dependent "
+                        f"`if` or in a loop that may not run){where}")
+        err._dy2st_mapped = True
+        err.user_origin = origin
+        raise err
+    if isinstance(obj, Variable):
+        out_vars.append(obj)
+        return ("T", len(out_vars) - 1)
+    if isinstance(obj, rt.Tensor):
+        out_vars.append(to_variable(obj))
+        return ("T", len(out_vars) - 1)
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, tuple(flatten_outputs(v, out_vars, fn) for v in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((k, flatten_outputs(v, out_vars, fn)) for k, v in obj.items()))
+    return ("V", type(obj).__name__, obj)

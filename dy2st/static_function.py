@@ -5,26 +5,24 @@ with feed Variables in place of tensors; every later call with the same
 signature runs the cached Program (through ``PartialProgram``, so training
 works too).  Methods bind per instance; a Layer's ``training`` flag is part of
 the signature, so ``train()``/``eval()`` switch dropout/batch-norm behaviour.
+Everything else a trace read (sub-layers, their modes, parameters, globals...)
+is guarded (``guards.py``): a Program is reused only while its guards hold.
 """
-import ast
 import copy
 import inspect
-import textwrap
 import warnings
 import weakref
 
 import runtime as rt
-from runtime.dispatch import to_variable
-from runtime.framework import Program, Variable, origin_provider, program_guard, static_mode_guard
+from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
 from runtime.static import InputSpec
 
 from . import config, staging
-from .error import UserOrigin, current_origin, format_location, show_internals, to_user_error
-from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
+from .error import current_origin, show_internals, to_user_error
 from .transform import transform_function
 from .convert_call import is_not_to_static
-from .function_spec import (cache_key, check_against_spec, flatten, has_input_spec, skeleton_values, spec_list,
-                            specs_to_placeholders, unflatten)
+from .function_spec import (cache_key, check_against_spec, flatten, flatten_outputs, has_input_spec, signature_text,
+                            skeleton_text, skeleton_values, spec_list, specs_to_placeholders, unflatten)
 from .guards import build as build_guards, recording as recording_calls
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
 
@@ -40,68 +38,9 @@ def _reraise(exc, phase):
     raise new.with_traceback(None) from None
 
 
-def _return_origin(fn, name):
-    """The user's last ``return`` mentioning ``name`` (else the ``def`` line), as a UserOrigin."""
-    fn = inspect.unwrap(fn)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return None
-    line = code.co_firstlineno
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        hits = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None
-                and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.value))]
-        if hits:
-            line = first + max(hits) - 1
-    except (OSError, TypeError, SyntaxError):
-        pass
-    return UserOrigin(code.co_filename, line, "", fn.__qualname__)
-
-
 def _where(fn):
     code = getattr(fn, "__code__", None)
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
-
-
-def _signature_text(inputs):
-    return "(" + ", ".join(f"{v.name}: {v.dtype}{list(v.shape)}" for v in inputs) + ")"
-
-
-def _skeleton_text(skeleton):
-    """The non-tensor parts of a call's arguments (they select the Program), for the log."""
-    kind = skeleton[0]
-    if kind == "T":
-        return "<tensor>"
-    if kind in ("list", "tuple"):
-        inner = ", ".join(_skeleton_text(s) for s in skeleton[1])
-        return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(skeleton[1]) == 1 else ''})"
-    if kind == "dict":
-        return "{" + ", ".join(f"{k!r}: {_skeleton_text(s)}" for k, s in skeleton[1]) + "}"
-    return repr(skeleton[2])
-
-
-def _flatten_outputs(obj, out_vars, fn=None):
-    if isinstance(obj, UndefinedVar) and obj is not RETURN_NO_VALUE:
-        origin = _return_origin(fn, obj.var_name)
-        where = f"\n\n  In user code, while building the Program:\n{format_location(origin)}" if origin else ""
-        err = NameError(f"{getattr(fn, '__name__', 'the function')} returns '{obj.var_name}', which is not "
-                        "defined on every path (it is assigned only in some branches of a tensor-dependent "
-                        f"`if` or in a loop that may not run){where}")
-        err._dy2st_mapped = True
-        err.user_origin = origin
-        raise err
-    if isinstance(obj, Variable):
-        out_vars.append(obj)
-        return ("T", len(out_vars) - 1)
-    if isinstance(obj, rt.Tensor):
-        out_vars.append(to_variable(obj))
-        return ("T", len(out_vars) - 1)
-    if isinstance(obj, (list, tuple)):
-        return (type(obj).__name__, tuple(_flatten_outputs(v, out_vars, fn) for v in obj))
-    if isinstance(obj, dict):
-        return ("dict", tuple((k, _flatten_outputs(v, out_vars, fn)) for k, v in obj.items()))
-    return ("V", type(obj).__name__, obj)
 
 
 _BACKENDS = ("numpy", "onnxruntime")
@@ -270,11 +209,11 @@ class StaticFunction:
             hit = self._fast_cache.get(fast)
             if hit is not None and (hit.guards is None or hit.guards.failure() is None):
                 if config.verbosity() >= 2:
-                    config.log(2, f"cache hit for {self._qualname()}: {_signature_text(hit.inputs)}")
+                    config.log(2, f"cache hit for {self._qualname()}: {signature_text(hit.inputs)}")
                 self.program_cache._last = hit
                 return hit, list(args)
         key, skeleton, metas, tensors = self._call_signature(args, kwargs)
-        concrete = self._lookup_or_trace(key, skeleton, metas, _skeleton_text(skeleton))
+        concrete = self._lookup_or_trace(key, skeleton, metas, skeleton_text(skeleton))
         if fast is not None:
             self._fast_cache[fast] = concrete
         return concrete, tensors
@@ -283,7 +222,7 @@ class StaticFunction:
         concrete, failed = self.program_cache.lookup(key)
         if concrete is not None:
             if config.verbosity() >= 2:
-                config.log(2, f"cache hit for {self._qualname()}: {_signature_text(concrete.inputs)}")
+                config.log(2, f"cache hit for {self._qualname()}: {signature_text(concrete.inputs)}")
             return concrete
         if failed is not None:
             self._last_retrace = failed
@@ -423,7 +362,7 @@ class StaticFunction:
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
             out_vars = []
-            out_skeleton = _flatten_outputs(out, out_vars, self.dygraph_function)
+            out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
         guards = build_guards(self.dygraph_function, self._instance, skeleton_values(skeleton), calls, main)
         if count:
             self._traced_count += 1
