@@ -10,11 +10,12 @@ tuple (several), matching the assignment the loop/branch pass writes.
 """
 from dy2st import convert_call as _convert_call
 from dy2st import guards as _guards
-from dy2st.operators.assert_print import Assert, Print
+from dy2st.operators.assert_print import Assert, Print, RaiseIf
 from dy2st.operators.common import is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
+from dy2st.operators.python_semantics import IsInstance, SetStopGradient, TraceExcept
 from dy2st.operators.sequences import Enumerate, Range, Zip
 from dy2st.operators.shapes import Len, Shape
 from dy2st.operators.tensor_array import Append, Concat, Stack, TensorArray
@@ -23,7 +24,7 @@ from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Assert", "Print", "Len", "Shape", "Append",
-           "Stack", "Concat", "TensorArray"]
+           "Stack", "Concat", "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "TraceExcept"]
 
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""

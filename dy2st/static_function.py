@@ -355,8 +355,10 @@ class StaticFunction:
         mode = "" if self._instance is None else f", training={self._mode()}"
         config.log(1, f"building a Program for {self._qualname()}({sig}{mode})"
                       + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
+        # Gradients are on while building (a first call under `no_grad()` must not build a Program
+        # without them); the user's own `with rt.no_grad():` inside still turns them off.
         with recording_calls() as calls, program_guard(main, startup), static_mode_guard(True), \
-                origin_provider(current_origin):
+                origin_provider(current_origin), rt.enable_grad():
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype) in zip(feed_names, metas)]
             args, kwargs = unflatten(skeleton, feeds)

@@ -23,6 +23,22 @@ def Assert(cond, message=None):
     return None
 
 
+def RaiseIf(cond, error):
+    """`if cond: raise error`: a symbolic condition becomes an `assert` op checked at every run
+    (the error's type and message in its text); a Python one raises now, as Python would."""
+    if isinstance(error, type):
+        error = error()  # `raise ValueError` raises an instance too
+    if is_symbolic(cond):
+        staging.record("if", "assert op", f"`raise` under a condition that is {staging.describe(cond)}: "
+                                          "checked at every run")
+        message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        return Assert(rt.logical_not(_bool_var(cond)), message)
+    staging.record("if", None, f"`raise` under a condition that is {staging.describe(cond)}: decided at trace time")
+    if truth(cond):
+        raise error
+    return None
+
+
 def Print(*values, **kwargs):
     """Python values print now; symbolic tensors through a `print` op at every run."""
     # A shape with unknown dims prints as the `shape` op's value, at run time.
