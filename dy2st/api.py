@@ -1,5 +1,6 @@
 """The decorator and the small functions around it (Paddle's ``paddle.jit`` names)."""
 import functools
+import types
 
 import runtime as rt
 
@@ -8,26 +9,37 @@ from .convert_call import not_to_static  # noqa: F401  (re-exported)
 from .static_function import StaticFunction
 
 
-def to_static(function=None, input_spec=None, full_graph=True, **kwargs):
+def to_static(function=None, input_spec=None, full_graph=True, backend=None):
     """Convert a function, a method or a Layer so it runs as a cached static Program.
 
-    Usable as ``@to_static``, ``@to_static(input_spec=[...])`` or
-    ``to_static(layer)`` (returns the layer, its ``forward`` converted).
+    Usable as ``@to_static``, ``@to_static(input_spec=[...])``, ``to_static(obj.method)``
+    (keeps ``obj`` as ``self``) or ``to_static(layer)`` (returns the layer, its
+    ``forward`` converted).  ``backend`` is "numpy" (the default) or "onnxruntime".
+    Unknown keyword arguments raise TypeError.
     """
+    if backend is not None and backend not in ("numpy", "onnxruntime"):
+        raise ValueError(f"to_static: backend must be 'numpy' or 'onnxruntime', got {backend!r}")
+
     def decorate(fn):
         if isinstance(fn, rt.nn.Layer):
             layer = fn
             forward = type(layer).forward
             if isinstance(forward, StaticFunction):
                 forward = forward.dygraph_function
-            sf = StaticFunction(forward, input_spec=input_spec, full_graph=full_graph)
+            sf = StaticFunction(forward, input_spec=input_spec, full_graph=full_graph, backend=backend)
             layer.__dict__["forward"] = sf.__get__(layer)
             return layer
         if isinstance(fn, StaticFunction):
             return fn
+        if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+            # A bound method: convert the function and keep its object as `self`.
+            sf = StaticFunction(fn.__func__, input_spec=input_spec, full_graph=full_graph,
+                                instance=fn.__self__, backend=backend)
+            functools.update_wrapper(sf, fn.__func__, updated=())
+            return sf
         if not callable(fn):
             raise TypeError(f"to_static expects a function, a method or a Layer, got {type(fn).__name__}")
-        sf = StaticFunction(fn, input_spec=input_spec, full_graph=full_graph)
+        sf = StaticFunction(fn, input_spec=input_spec, full_graph=full_graph, backend=backend)
         functools.update_wrapper(sf, fn, updated=())
         return sf
 

@@ -85,6 +85,9 @@ def convert_call(fn):
         return _bind(_convert_or_keep(parser.unwrap(inner)), instance)
     if _is_library(type(fn)) and not hasattr(fn, "forward"):
         return fn  # numpy ufuncs, functools.partial and other library callables
+    override = getattr(fn, "__dict__", {}).get("forward")
+    if override is not None and hasattr(fn, "_forward_pre_hooks") and not _has_hooks(fn):
+        return convert_call(override)  # `layer.forward = ...` on the instance wins, as in eager
     forward = getattr(type(fn), "forward", None)
     static = _static_function_parts(forward) if forward is not None else None
     if static is not None:

@@ -9,11 +9,13 @@ Branch/loop functions return their outputs as: nothing (no names), the value (on
 tuple (several), matching the assignment the loop/branch pass writes.
 """
 from dy2st import convert_call as _convert_call
-from dy2st.operators.assert_print import Assert, FString, Print
+from dy2st import guards as _guards
+from dy2st.operators.assert_print import Assert, FString, Print, RaiseIf
 from dy2st.operators.common import is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
+from dy2st.operators.python_semantics import IsInstance, SetStopGradient, TraceExcept
 from dy2st.operators.sequences import Enumerate, Range, Zip
 from dy2st.operators.shapes import Len, Shape
 from dy2st.operators.tensor_array import Append, Concat, Stack, TensorArray
@@ -22,11 +24,12 @@ from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Assert", "FString", "Print", "Len", "Shape", "Append",
-           "Stack", "Concat", "TensorArray"]
+           "Stack", "Concat", "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "TraceExcept"]
 
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""
     # Looked up at call time: convert_call imports the pipeline, which imports this module.
+    _guards.note_call(fn)  # what the trace reached: its layers and globals get guarded
     return _convert_call.convert_call(fn)
 
 

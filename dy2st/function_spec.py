@@ -5,10 +5,19 @@ dims match any size); every other argument is part of the key by value, so a
 Python ``flag=True`` and ``flag=False`` get separate Programs, while two
 tensors of the same dtype and shape share one.
 """
+import ast
+import inspect
+import textwrap
+
 import numpy as np
 
 import runtime as rt
+from runtime.dispatch import to_variable
+from runtime.framework import Variable
 from runtime.static import InputSpec
+
+from .error import UserOrigin, format_location
+from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 
 class _TensorSlot:
@@ -56,7 +65,8 @@ def unflatten(skeleton, values):
     return skeleton[2]
 
 
-def _spec_list(input_spec):
+def spec_list(input_spec):
+    """The InputSpecs (and other leaves) of a possibly nested input_spec, in order."""
     flat = []
 
     def walk(s):
@@ -71,7 +81,7 @@ def _spec_list(input_spec):
 
 def check_against_spec(tensors, input_spec, fn_name):
     """Validate tensors against ``input_spec``; return the shapes to trace with (-1 for None dims)."""
-    specs = [s for s in _spec_list(input_spec) if isinstance(s, InputSpec)]
+    specs = [s for s in spec_list(input_spec) if isinstance(s, InputSpec)]
     if len(specs) < len(tensors):
         raise ValueError(f"{fn_name}() got {len(tensors)} tensor arguments but input_spec describes "
                          f"{len(specs)}: {specs}")
@@ -95,18 +105,111 @@ def cache_key(skeleton, tensors, traced_shapes, training):
     return (skeleton, metas, training)
 
 
-def specs_to_placeholders(input_spec):
-    """Turn an input_spec (possibly nested) into (skeleton, specs) for tracing without a call."""
-    tensors = []
+def has_input_spec(obj):
+    """True when a nested structure of arguments holds an InputSpec."""
+    if isinstance(obj, InputSpec):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return any(has_input_spec(v) for v in obj)
+    if isinstance(obj, dict):
+        return any(has_input_spec(v) for v in obj.values())
+    return False
+
+
+def skeleton_values(skeleton):
+    """The Python values (not tensors) a skeleton holds, e.g. Layers passed as arguments."""
+    kind = skeleton[0]
+    if kind in ("list", "tuple"):
+        return [v for s in skeleton[1] for v in skeleton_values(s)]
+    if kind == "dict":
+        return [v for _, s in skeleton[1] for v in skeleton_values(s)]
+    return [skeleton[2]] if kind == "V" else []
+
+
+def specs_to_placeholders(structure):
+    """(skeleton, specs) of arguments where InputSpecs (and Tensors) stand for fed tensors.
+
+    Everything else is a Python value and part of the skeleton, as in ``flatten``.
+    """
+    specs = []
 
     def walk(s):
         if isinstance(s, (list, tuple)):
             return (type(s).__name__, tuple(walk(v) for v in s))
+        if isinstance(s, dict):
+            return ("dict", tuple((k, walk(s[k])) for k in sorted(s, key=repr)))
         if isinstance(s, InputSpec):
-            tensors.append(s)
-            return ("T", len(tensors) - 1)
+            specs.append(s)
+            return ("T", len(specs) - 1)
         if isinstance(s, rt.Tensor):
-            tensors.append(InputSpec.from_tensor(s))
-            return ("T", len(tensors) - 1)
+            specs.append(InputSpec.from_tensor(s))
+            return ("T", len(specs) - 1)
+        try:
+            hash(s)
+        except TypeError:
+            raise TypeError(f"a to_static function argument of type {type(s).__name__} is neither an InputSpec, "
+                            "a Tensor nor hashable, so it cannot be part of the Program cache key") from None
         return ("V", type(s).__name__, s)
-    return ("tuple", tuple(walk(v) for v in input_spec)), tensors
+    return walk(structure), specs
+
+
+# -- outputs ----------------------------------------------------------------------
+def return_origin(fn, name):
+    """The user's last ``return`` mentioning ``name`` (else the ``def`` line), as a UserOrigin."""
+    fn = inspect.unwrap(fn)
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return None
+    line = code.co_firstlineno
+    try:
+        lines, first = inspect.getsourcelines(fn)
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+        hits = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None
+                and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.value))]
+        if hits:
+            line = first + max(hits) - 1
+    except (OSError, TypeError, SyntaxError):
+        pass
+    return UserOrigin(code.co_filename, line, "", fn.__qualname__)
+
+
+def signature_text(inputs):
+    """A Program's feeds as `(name: dtype[shape], ...)`, for the log."""
+    return "(" + ", ".join(f"{v.name}: {v.dtype}{list(v.shape)}" for v in inputs) + ")"
+
+
+def skeleton_text(skeleton):
+    """The non-tensor parts of a call's arguments (they select the Program), for the log."""
+    kind = skeleton[0]
+    if kind == "T":
+        return "<tensor>"
+    if kind in ("list", "tuple"):
+        inner = ", ".join(skeleton_text(s) for s in skeleton[1])
+        return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(skeleton[1]) == 1 else ''})"
+    if kind == "dict":
+        return "{" + ", ".join(f"{k!r}: {skeleton_text(s)}" for k, s in skeleton[1]) + "}"
+    return repr(skeleton[2])
+
+
+def flatten_outputs(obj, out_vars, fn=None):
+    """A skeleton of what the traced function returned; its tensors appended to ``out_vars``."""
+    if isinstance(obj, UndefinedVar) and obj is not RETURN_NO_VALUE:
+        origin = return_origin(fn, obj.var_name)
+        where = f"\n\n  In user code, while building the Program:\n{format_location(origin)}" if origin else ""
+        err = NameError(f"{getattr(fn, '__name__', 'the function')} returns '{obj.var_name}', which is not "
+                        "defined on every path (it is assigned only in some branches of a tensor-dependent "
+                        f"`if` or in a loop that may not run){where}")
+        err._dy2st_mapped = True
+        err.user_origin = origin
+        raise err
+    if isinstance(obj, Variable):
+        out_vars.append(obj)
+        return ("T", len(out_vars) - 1)
+    if isinstance(obj, rt.Tensor):
+        out_vars.append(to_variable(obj))
+        return ("T", len(out_vars) - 1)
+    if isinstance(obj, (list, tuple)):
+        return (type(obj).__name__, tuple(flatten_outputs(v, out_vars, fn) for v in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((k, flatten_outputs(v, out_vars, fn)) for k, v in obj.items()))
+    return ("V", type(obj).__name__, obj)

@@ -72,14 +72,21 @@ def _structured_names(layer, program):
     return {name: by_id[id(t)] for name, t in program.bound_tensors.items() if id(t) in by_id}
 
 
+# Paddle's `configs` keywords of paddle.jit.save that mean nothing here but are harmless.
+_SAVE_CONFIGS = frozenset({"output_spec", "with_hook", "combine_params", "clip_extra", "skip_forward"})
+
+
 def save(layer, path, input_spec=None, **configs):
     """Save ``layer`` (a Layer, a to_static function or a TranslatedLayer) as an inference model.
 
     ``input_spec``: list of ``InputSpec`` (``None`` dims for any size); their names
     become the feed names.  Without it, the function's own input_spec or the
-    signature of its last traced Program is used.  ``configs`` are accepted for
-    Paddle compatibility (``output_spec`` is not supported yet).
+    signature of its last traced Program is used.  Paddle's ``configs`` keywords are
+    accepted (``output_spec`` is not supported yet); any other keyword is a TypeError.
     """
+    unknown = sorted(set(configs) - _SAVE_CONFIGS)
+    if unknown:
+        raise TypeError(f"dy2st.save() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
     if configs.get("output_spec") is not None:
         raise NotImplementedError("dy2st.save: output_spec is not supported; the model returns all outputs")
     if isinstance(layer, TranslatedLayer):
@@ -109,9 +116,14 @@ def model_prefix(path):
     return path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
 
 
-def load(path, **configs):
+def load(path, backend=None, **configs):
     """A ``TranslatedLayer`` from ``path.pdmodel``/``.pdiparams``/``.pdiparams.info`` (no user code needed).
 
     ``path`` is the prefix given to ``save`` (the ``.pdmodel`` file's path works too).
+    ``backend``: "numpy" (the default) or "onnxruntime".  Unknown keywords are a TypeError.
     """
+    if configs:
+        raise TypeError(f"dy2st.load() got unexpected keyword argument(s) {', '.join(map(repr, sorted(configs)))}")
+    if backend is not None and backend not in ("numpy", "onnxruntime"):
+        raise ValueError(f"dy2st.load: backend must be 'numpy' or 'onnxruntime', got {backend!r}")
     return TranslatedLayer.load(model_prefix(path))

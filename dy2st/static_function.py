@@ -5,25 +5,26 @@ with feed Variables in place of tensors; every later call with the same
 signature runs the cached Program (through ``PartialProgram``, so training
 works too).  Methods bind per instance; a Layer's ``training`` flag is part of
 the signature, so ``train()``/``eval()`` switch dropout/batch-norm behaviour.
+Everything else a trace read (sub-layers, their modes, parameters, globals...)
+is guarded (``guards.py``): a Program is reused only while its guards hold.
 """
-import ast
+import copy
 import inspect
-import textwrap
 import warnings
 import weakref
 
 import runtime as rt
-from runtime.dispatch import to_variable
-from runtime.framework import Program, Variable, origin_provider, program_guard, static_mode_guard
+from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
 from runtime.static import InputSpec
 
 from . import config, staging
-from .error import UserOrigin, current_origin, format_location, show_internals, to_user_error
-from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
+from .error import current_origin, show_internals, to_user_error
 from .transform import transform_function
 from .convert_call import is_not_to_static
-from .function_spec import cache_key, check_against_spec, flatten, specs_to_placeholders, unflatten
-from .partial_program import PartialProgram
+from .function_spec import (cache_key, check_against_spec, flatten, flatten_outputs, has_input_spec, signature_text,
+                            skeleton_text, skeleton_values, spec_list, specs_to_placeholders, unflatten)
+from .guards import build as build_guards, recording as recording_calls
+from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
 
 
 def _reraise(exc, phase):
@@ -37,140 +38,38 @@ def _reraise(exc, phase):
     raise new.with_traceback(None) from None
 
 
-class ConcreteProgram:
-    """A traced Program with its feeds, outputs and the function it came from."""
-
-    def __init__(self, main_program, startup_program, inputs, outputs, out_skeleton, function):
-        self.main_program = main_program
-        self.startup_program = startup_program
-        self.inputs = inputs
-        self.outputs = outputs
-        self.out_skeleton = out_skeleton
-        self.function = function
-        self._partial = None
-
-    @property
-    def parameters(self):
-        return list(self.main_program.bound_tensors.values())
-
-    @property
-    def partial_program(self):
-        if self._partial is None:
-            self._partial = PartialProgram(self.main_program, self.inputs, self.outputs)
-        return self._partial
-
-    def __repr__(self):
-        return (f"<ConcreteProgram inputs={[v.name for v in self.inputs]} "
-                f"outputs={[v.name for v in self.outputs]}>")
-
-
-class ProgramCache:
-    """Signature -> ConcreteProgram; ``len()`` counts the Programs built."""
-
-    def __init__(self):
-        self._programs = {}
-
-    def __len__(self):
-        return len(self._programs)
-
-    def __contains__(self, key):
-        return key in self._programs
-
-    def __getitem__(self, key):
-        return self._programs[key]
-
-    def __setitem__(self, key, value):
-        self._programs[key] = value
-
-    def concrete_programs(self):
-        return list(self._programs.values())
-
-    def last(self):
-        if not self._programs:
-            raise RuntimeError("no Program has been built yet: call the function or get_concrete_program() first")
-        return next(reversed(self._programs.values()))
-
-    def clear(self):
-        self._programs.clear()
-
-
-def _return_origin(fn, name):
-    """The user's last ``return`` mentioning ``name`` (else the ``def`` line), as a UserOrigin."""
-    fn = inspect.unwrap(fn)
-    code = getattr(fn, "__code__", None)
-    if code is None:
-        return None
-    line = code.co_firstlineno
-    try:
-        lines, first = inspect.getsourcelines(fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        hits = [n.lineno for n in ast.walk(tree) if isinstance(n, ast.Return) and n.value is not None
-                and any(isinstance(m, ast.Name) and m.id == name for m in ast.walk(n.value))]
-        if hits:
-            line = first + max(hits) - 1
-    except (OSError, TypeError, SyntaxError):
-        pass
-    return UserOrigin(code.co_filename, line, "", fn.__qualname__)
-
-
 def _where(fn):
     code = getattr(fn, "__code__", None)
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
 
 
-def _signature_text(inputs):
-    return "(" + ", ".join(f"{v.name}: {v.dtype}{list(v.shape)}" for v in inputs) + ")"
-
-
-def _skeleton_text(skeleton):
-    """The non-tensor parts of a call's arguments (they select the Program), for the log."""
-    kind = skeleton[0]
-    if kind == "T":
-        return "<tensor>"
-    if kind in ("list", "tuple"):
-        inner = ", ".join(_skeleton_text(s) for s in skeleton[1])
-        return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(skeleton[1]) == 1 else ''})"
-    if kind == "dict":
-        return "{" + ", ".join(f"{k!r}: {_skeleton_text(s)}" for k, s in skeleton[1]) + "}"
-    return repr(skeleton[2])
-
-
-def _flatten_outputs(obj, out_vars, fn=None):
-    if isinstance(obj, UndefinedVar) and obj is not RETURN_NO_VALUE:
-        origin = _return_origin(fn, obj.var_name)
-        where = f"\n\n  In user code, while building the Program:\n{format_location(origin)}" if origin else ""
-        err = NameError(f"{getattr(fn, '__name__', 'the function')} returns '{obj.var_name}', which is not "
-                        "defined on every path (it is assigned only in some branches of a tensor-dependent "
-                        f"`if` or in a loop that may not run){where}")
-        err._dy2st_mapped = True
-        err.user_origin = origin
-        raise err
-    if isinstance(obj, Variable):
-        out_vars.append(obj)
-        return ("T", len(out_vars) - 1)
-    if isinstance(obj, rt.Tensor):
-        out_vars.append(to_variable(obj))
-        return ("T", len(out_vars) - 1)
-    if isinstance(obj, (list, tuple)):
-        return (type(obj).__name__, tuple(_flatten_outputs(v, out_vars, fn) for v in obj))
-    if isinstance(obj, dict):
-        return ("dict", tuple((k, _flatten_outputs(v, out_vars, fn)) for k, v in obj.items()))
-    return ("V", type(obj).__name__, obj)
+_BACKENDS = ("numpy", "onnxruntime")
+# Programs one StaticFunction may trace before it warns that the cache keeps missing (Paddle: 10).
+_MANY_PROGRAMS = 10
 
 
 class StaticFunction:
-    def __init__(self, function, input_spec=None, full_graph=True, instance=None, **kwargs):
+    """A function, method or Layer forward run as cached static Programs (see the module docstring)."""
+
+    def __init__(self, function, input_spec=None, full_graph=True, instance=None, backend=None):
         if isinstance(function, StaticFunction):
             function = function.dygraph_function
+        if backend is not None and backend not in _BACKENDS:
+            raise ValueError(f"to_static: backend must be one of {', '.join(map(repr, _BACKENDS))}, got {backend!r}")
         self.dygraph_function = function
         self._input_spec = list(input_spec) if input_spec is not None else None
         self._full_graph = full_graph
         self._instance = instance
+        self._backend = backend
+        self._training = True
         self.program_cache = ProgramCache()
         self._fast_cache = {}
         self._converted = None
         self._bound = weakref.WeakKeyDictionary()
         self._fell_back = False
+        self._traced_count = 0
+        self._warned_many = False
+        self._last_retrace = None
         self.__name__ = getattr(function, "__name__", "function")
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
@@ -181,9 +80,52 @@ class StaticFunction:
             return self
         bound = self._bound.get(instance)
         if bound is None:
-            bound = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance)
+            bound = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance,
+                                   backend=self._backend)
             self._bound[instance] = bound
         return bound
+
+    def __deepcopy__(self, memo):
+        # A deep copy of a converted Layer (EMA or best-model copies) must trace the COPY's
+        # parameters: share the conversion, never the Programs bound to the original's tensors.
+        instance = self._instance
+        if instance is not None:
+            instance = memo.get(id(instance), instance) if id(instance) in memo else copy.deepcopy(instance, memo)
+        new = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance,
+                             backend=self._backend)
+        new._converted = self._converted
+        new._training = self._training
+        memo[id(self)] = new
+        return new
+
+    # -- modes and the last Program (Paddle's StaticFunction surface) ---------------
+    def train(self):
+        """Trace and run in training mode; on a Layer's method this switches the Layer."""
+        if isinstance(self._instance, rt.nn.Layer):
+            self._instance.train()
+        self._training = True
+        return self
+
+    def eval(self):
+        """Trace and run in inference mode (no gradients); on a Layer's method this switches the Layer."""
+        if isinstance(self._instance, rt.nn.Layer):
+            self._instance.eval()
+        self._training = False
+        return self
+
+    @property
+    def inputs(self):
+        """The feed Variables of the current ``concrete_program``."""
+        return self.concrete_program.inputs
+
+    @property
+    def outputs(self):
+        """The output Variables of the current ``concrete_program``."""
+        return self.concrete_program.outputs
+
+    def get_traced_count(self):
+        """How many Programs this function has traced (retraces after a failed guard included)."""
+        return self._traced_count
 
     # -- conversion ----------------------------------------------------------
     @property
@@ -244,36 +186,64 @@ class StaticFunction:
             self._fell_back = True
             return self.dygraph_function(*self._args_with_self(args), **kwargs)
         try:
-            outs = concrete.partial_program(tensors)
+            if self._training:
+                outs = concrete.partial_program(tensors)
+            else:
+                with rt.no_grad():
+                    outs = concrete.partial_program(tensors)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
         return unflatten(concrete.out_skeleton, outs)
 
-    def _training(self):
+    def _mode(self):
         inst = self._instance
-        return bool(getattr(inst, "training", False)) if inst is not None else None
+        layer_mode = bool(getattr(inst, "training", False)) if inst is not None else None
+        return layer_mode if self._training else (layer_mode, "eval")
 
     def _concrete_for_call(self, args, kwargs):
-        # Fast path for the common call (only tensors, positional): a cheap key
-        # into the same ConcreteProgram the full signature selected before.
+        # Fast path for the common call (only tensors, positional): a cheap key into the same
+        # ConcreteProgram the full signature selected before, still subject to its guards.
         fast = None
         if not kwargs and all(type(a) is rt.Tensor for a in args):
-            fast = (tuple((a._value.dtype, a._value.shape) for a in args), self._training())
+            fast = (tuple((a._value.dtype, a._value.shape) for a in args), self._mode())
             hit = self._fast_cache.get(fast)
-            if hit is not None:
+            if hit is not None and (hit.guards is None or hit.guards.failure() is None):
                 if config.verbosity() >= 2:
-                    config.log(2, f"cache hit for {self._qualname()}: {_signature_text(hit.inputs)}")
+                    config.log(2, f"cache hit for {self._qualname()}: {signature_text(hit.inputs)}")
+                self.program_cache._last = hit
                 return hit, list(args)
         key, skeleton, metas, tensors = self._call_signature(args, kwargs)
-        if key not in self.program_cache:
-            config.log(2, f"cache miss for {self._qualname()} ({len(self.program_cache)} Program(s) cached)")
-            self.program_cache[key] = self._trace(skeleton, metas, skeleton_text=_skeleton_text(skeleton))
-        elif config.verbosity() >= 2:
-            config.log(2, f"cache hit for {self._qualname()}: {_signature_text(self.program_cache[key].inputs)}")
-        concrete = self.program_cache[key]
+        concrete = self._lookup_or_trace(key, skeleton, metas, skeleton_text(skeleton))
         if fast is not None:
             self._fast_cache[fast] = concrete
         return concrete, tensors
+
+    def _lookup_or_trace(self, key, skeleton, metas, skeleton_text):
+        concrete, failed = self.program_cache.lookup(key)
+        if concrete is not None:
+            if config.verbosity() >= 2:
+                config.log(2, f"cache hit for {self._qualname()}: {signature_text(concrete.inputs)}")
+            return concrete
+        if failed is not None:
+            self._last_retrace = failed
+            config.log(1, f"retracing {self._qualname()}: {failed}")
+        else:
+            config.log(2, f"cache miss for {self._qualname()} ({len(self.program_cache)} Program(s) cached)")
+        concrete = self._trace(skeleton, metas, skeleton_text=skeleton_text)
+        self.program_cache[key] = concrete
+        self._warn_if_many(failed)
+        return concrete
+
+    def _warn_if_many(self, failed):
+        if self._traced_count <= _MANY_PROGRAMS or self._warned_many:
+            return
+        self._warned_many = True
+        why = (f"the last one because {failed}" if failed else
+               "calls differ in tensor shapes/dtypes or in the values of Python arguments")
+        warnings.warn(f"dy2st: {self._qualname()} has traced {self._traced_count} Programs ({why}). Each new "
+                      "shape or Python argument value builds another Program: declare "
+                      "input_spec=[InputSpec([None, ...])] with None for dims that vary, and pass values that "
+                      "change per call as Tensors", stacklevel=4)
 
     def _call_signature(self, args, kwargs):
         """(cache key, argument skeleton, feed metas, tensors) of a call."""
@@ -281,27 +251,27 @@ class StaticFunction:
         skeleton = flatten((tuple(args), kwargs), tensors)
         if self._input_spec is not None:
             shapes = check_against_spec(tensors, self._input_spec, self.__name__)
-            names = [s.name for s in self._input_spec if isinstance(s, InputSpec)]
+            names = [s.name for s in spec_list(self._input_spec) if isinstance(s, InputSpec)]
         else:
             shapes = [t.shape for t in tensors]
             names = [None] * len(tensors)
-        key = cache_key(skeleton, tensors, shapes, self._training())
+        key = cache_key(skeleton, tensors, shapes, self._mode())
         metas = [(n, s, t.dtype) for n, s, t in zip(names, shapes, tensors)]
         return key, skeleton, metas, tensors
 
-    def _spec_signature(self, specs):
-        """(cache key, argument skeleton, feed metas) of a list of InputSpecs."""
-        skeleton_args, spec_list = specs_to_placeholders(specs)
-        skeleton = ("tuple", (skeleton_args, ("dict", ())))
-        metas = [(s.name, [(-1 if d is None else d) for d in s.shape], s.dtype) for s in spec_list]
-        key = ("spec", skeleton, tuple((str(d), tuple(s)) for _, s, d in metas), self._training())
+    def _spec_signature(self, args, kwargs):
+        """(cache key, argument skeleton, feed metas) of InputSpecs mixed with Python arguments."""
+        skeleton, spec_objs = specs_to_placeholders((tuple(args), kwargs))
+        metas = [(s.name, [(-1 if d is None else d) for d in s.shape], s.dtype) for s in spec_objs]
+        key = ("spec", skeleton, tuple((n, str(d), tuple(s)) for n, s, d in metas), self._mode())
         return key, skeleton, metas
 
     def _specs_given(self, args, kwargs):
-        if args and all(isinstance(a, InputSpec) for a in args) and not kwargs:
-            return list(args)
-        if not args and not kwargs and self._input_spec is not None:
-            return self._input_spec
+        """(args, kwargs) to trace from InputSpecs, or None when these are call arguments."""
+        if not args and not kwargs:
+            return (tuple(self._input_spec), {}) if self._input_spec is not None else None
+        if has_input_spec((args, kwargs)):
+            return tuple(args), kwargs
         return None
 
     def explain(self, *args, **kwargs):
@@ -309,34 +279,52 @@ class StaticFunction:
 
         Lists each if/while/for/ternary/and/or/not/assert/print of the function
         with its line, whether it became a graph op or stayed Python and why, and
-        the variables undefined on some path.  Traces a fresh Program; the cache
-        is left as it was.
+        the variables undefined on some path; then what the cached Program for
+        these arguments is guarded on and, if a guard no longer holds, which.
+        Traces a fresh Program; the cache is left as it was.
         """
-        specs = self._specs_given(args, kwargs)
-        if specs is not None:
-            _, skeleton, metas = self._spec_signature(specs)
+        given = self._specs_given(args, kwargs)
+        if given is not None:
+            key, skeleton, metas = self._spec_signature(*given)
         else:
-            _, skeleton, metas, _ = self._call_signature(args, kwargs)
+            key, skeleton, metas, _ = self._call_signature(args, kwargs)
         with staging.recording() as decisions:
-            self._trace(skeleton, metas)
-        return staging.format_report(self.dygraph_function, decisions, self._qualname())
+            fresh = self._trace(skeleton, metas, count=False)
+        report = staging.format_report(self.dygraph_function, decisions, self._qualname())
+        return report + "\n" + self._guard_report(key, fresh)
+
+    def _guard_report(self, key, fresh):
+        lines = ["program cache:"]
+        cached, failed = self.program_cache.lookup(key)
+        if cached is not None:
+            lines.append("  the cached Program for these arguments is valid; it is reused while:")
+        elif failed is not None:
+            lines.append(f"  the cached Program for these arguments is stale and will be retraced: {failed}")
+            lines.append("  a new Program would be reused while:")
+        else:
+            lines.append("  no Program cached for these arguments yet; once traced it is reused while:")
+        guards = (cached or fresh).guards
+        lines += [f"    {line}" for line in (guards.summary() if guards is not None else [])] or ["    (no guards)"]
+        if self._last_retrace:
+            lines.append(f"  last retrace: {self._last_retrace}")
+        return "\n".join(lines)
 
     def get_concrete_program(self, *args, **kwargs):
-        """The ConcreteProgram for these arguments (InputSpecs allowed), building it if needed."""
-        specs = self._specs_given(args, kwargs)
-        if specs is not None:
-            return self._concrete_from_specs(specs)
+        """The ConcreteProgram for these arguments (InputSpecs allowed, mixed with Python values)."""
+        given = self._specs_given(args, kwargs)
+        if given is not None:
+            return self._concrete_from_specs(*given)
         return self._concrete_for_call(args, kwargs)[0]
 
-    def _concrete_from_specs(self, specs):
-        key, skeleton, metas = self._spec_signature(specs)
-        if key not in self.program_cache:
-            config.log(2, f"cache miss for {self._qualname()} (from InputSpecs)")
-            self.program_cache[key] = self._trace(skeleton, metas, skeleton_text="InputSpec")
-        return self.program_cache[key]
+    def _concrete_from_specs(self, args, kwargs):
+        key, skeleton, metas = self._spec_signature(args, kwargs)
+        return self._lookup_or_trace(key, skeleton, metas, "InputSpec")
 
     @property
     def concrete_program(self):
+        """The Program of the declared ``input_spec`` if there is one, else the one used last."""
+        if self._input_spec is not None:
+            return self._concrete_from_specs(tuple(self._input_spec), {})
         return self.program_cache.last()
 
     @property
@@ -359,24 +347,30 @@ class StaticFunction:
             names.append(name)
         return names
 
-    def _trace(self, skeleton, metas, skeleton_text=""):
+    def _trace(self, skeleton, metas, skeleton_text="", count=True):
         main, startup = Program(), Program()
         fn = self.converted.fn
         feed_names = self._feed_names(metas)
         sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d) in zip(feed_names, metas))
-        mode = "" if self._instance is None else f", training={self._training()}"
+        mode = "" if self._instance is None else f", training={self._mode()}"
         config.log(1, f"building a Program for {self._qualname()}({sig}{mode})"
                       + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
-        with program_guard(main, startup), static_mode_guard(True), origin_provider(current_origin):
+        # Gradients are on while building (a first call under `no_grad()` must not build a Program
+        # without them); the user's own `with rt.no_grad():` inside still turns them off.
+        with recording_calls() as calls, program_guard(main, startup), static_mode_guard(True), \
+                origin_provider(current_origin), rt.enable_grad():
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype) in zip(feed_names, metas)]
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
             out_vars = []
-            out_skeleton = _flatten_outputs(out, out_vars, self.dygraph_function)
+            out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
+        guards = build_guards(self.dygraph_function, self._instance, skeleton_values(skeleton), calls, main)
+        if count:
+            self._traced_count += 1
         config.log(1, f"built a Program for {self.__name__}: {len(main.global_block().ops)} ops, "
-                      f"{main.num_blocks} blocks")
-        return ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn)
+                      f"{main.num_blocks} blocks, {len(guards)} guards")
+        return ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn, guards)
 
     def __repr__(self):
         return f"<StaticFunction {self.__name__}: {len(self.program_cache)} Program(s)>"

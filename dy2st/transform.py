@@ -12,8 +12,8 @@ import gast
 
 from dy2st import convert_operators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
-from dy2st.transformers import (assert_print, break_statements, call_trees, ifelse, len_shape,
-                                list_append, logical_expressions, loops, return_statements,
+from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, exceptions, ifelse,
+                                len_shape, list_append, logical_expressions, loops, return_statements,
                                 unsupported)
 
 # The name generated code uses for dy2st's runtime interface.
@@ -23,6 +23,11 @@ HELPER_NAME = "_jst"
 def _pipeline(node, ctx, snapshot):
     # Refuse what cannot be converted before spending work on it.
     node = unsupported.transform(node, ctx)
+    # Private names are mangled as the class body would have (the generated code is compiled
+    # outside it), and `x.stop_gradient = ...` becomes a rebinding, before anything reads names.
+    node = attributes.transform(node, ctx); snapshot("attributes", node)
+    # `if cond: raise E` -> a run-time check, before the `if` pass would run both branches.
+    node = exceptions.transform(node, ctx); snapshot("exceptions", node)
     # Jumps first: once branches and loops become functions, a `return`/`break` inside them
     # would leave the wrong function. `return` before `break`: a return inside a loop
     # becomes a `break` that the next pass turns into a flag.

@@ -137,7 +137,19 @@ def append_op(opdef, inputs, attrs, block=None):
         out_slots[slot] = [v.name for v in vs]
         out_vars.append(vs if isinstance(m, list) else vs[0])
     block.append_op(opdef.type, in_slots, out_slots, full)
-    return out_vars[0] if len(out_vars) == 1 else tuple(out_vars)
+    result = out_vars[0] if len(out_vars) == 1 else tuple(out_vars)
+    if not _grad_mode.enabled and opdef.grad is not None:
+        # Built inside `with no_grad():`: like eager, these values take no gradient.
+        result = _stop_gradient(result, block)
+    return result
+
+
+def _stop_gradient(v, block):
+    if isinstance(v, (list, tuple)):
+        return type(v)(_stop_gradient(x, block) for x in v)
+    if v is None or str(v.dtype) not in _FLOATS:
+        return v
+    return append_op(get_op("stop_gradient"), [v], {}, block)
 
 
 def _flat(vs):

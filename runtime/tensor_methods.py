@@ -101,6 +101,8 @@ def install():
         setattr(TensorLike, name, fn)
     for name, fn in _PROPERTIES.items():
         setattr(TensorLike, name, property(fn))
+    # Tensor defines its own eager detach(); a Variable's is a stop_gradient op.
+    TensorLike.detach = common.stop_gradient
     # Elementwise ``==`` would make tensors unhashable; they hash by identity.
     TensorLike.__hash__ = object.__hash__
 

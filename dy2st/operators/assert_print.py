@@ -26,6 +26,22 @@ def Assert(cond, message=None):
     return None
 
 
+def RaiseIf(cond, error):
+    """`if cond: raise error`: a symbolic condition becomes an `assert` op checked at every run
+    (the error's type and message in its text); a Python one raises now, as Python would."""
+    if isinstance(error, type):
+        error = error()  # `raise ValueError` raises an instance too
+    if is_symbolic(cond):
+        staging.record("if", "assert op", f"`raise` under a condition that is {staging.describe(cond)}: "
+                                          "checked at every run")
+        message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+        return Assert(rt.logical_not(_bool_var(cond)), message)
+    staging.record("if", None, f"`raise` under a condition that is {staging.describe(cond)}: decided at trace time")
+    if truth(cond):
+        raise error
+    return None
+
+
 class FString:
     """An f-string inside ``print(...)``: its text pieces and ``(value, conversion, spec)`` pieces.
 

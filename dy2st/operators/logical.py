@@ -1,9 +1,14 @@
-"""`_jst.And` / `_jst.Or` / `_jst.Not`: symbolic operands -> `logical_*` ops; Python operands ->
-Python's own `and`/`or`/`not`, short-circuiting at trace time."""
+"""`_jst.And` / `_jst.Or` / `_jst.Not`: symbolic bool operands -> `logical_*` ops; Python operands ->
+Python's own `and`/`or`/`not`, short-circuiting at trace time.
+
+A symbolic operand that is not a bool tensor keeps Python's meaning, "value or fallback":
+`a or b` is `a` when `a` is true, else `b` (a `cond` op whose false branch evaluates `b`).
+"""
 import runtime as rt
 
 from dy2st import staging
 from dy2st.operators.common import _as_bool_var, _bool_var, is_symbolic, truth
+from dy2st.operators.ifelse import IfElse
 
 
 def _chain(kind, thunks, stops, combine):
@@ -14,6 +19,10 @@ def _chain(kind, thunks, stops, combine):
     """
     value = thunks[0]()
     for i in range(1, len(thunks)):
+        if is_symbolic(value) and value.dtype != "bool":
+            staging.record(kind, "cond op", f"operand {i} is {staging.describe(value)}, not bool: "
+                                            "the result is an operand, as in Python")
+            return _select(kind, value, thunks[i:], stops, combine)
         if is_symbolic(value):
             staging.record(kind, f"logical_{kind} op", f"operand {i} is {staging.describe(value)}")
             rest = _chain(kind, thunks[i:], stops, combine)
@@ -28,6 +37,18 @@ def _chain(kind, thunks, stops, combine):
     else:
         staging.record(kind, None, "operands are Python values: evaluated at trace time")
     return value
+
+
+def _select(kind, value, rest_thunks, stops, combine):
+    """Python's `value or rest` / `value and rest` for a symbolic non-bool ``value``."""
+    def rest():
+        return _chain(kind, rest_thunks, stops, combine)
+
+    def keep():
+        return value
+    if kind == "or":
+        return IfElse(value, keep, rest)
+    return IfElse(value, rest, keep)
 
 
 def And(*thunks):

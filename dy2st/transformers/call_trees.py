@@ -64,7 +64,9 @@ _UNKNOWN = object()
 
 # runtime functions taking a list of tensors: a list built in a tensor loop is a TensorArray,
 # which these `_jst` versions accept (and pass plain lists through).
-_LIST_CONSUMERS = {"runtime.stack": "_jst.Stack", "runtime.concat": "_jst.Concat"}
+_LIST_CONSUMERS = {"runtime.stack": "_jst.Stack", "runtime.concat": "_jst.Concat",
+                   # a traced value is an rt.Tensor to user code
+                   "builtins.isinstance": "_jst.IsInstance"}
 
 
 class CallTreeTransformer(transformer.Transformer):

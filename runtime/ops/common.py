@@ -172,3 +172,11 @@ def assign_to(src, dst):
 
 def_op("assign", ["X"], ["Out"], kernel=lambda x: x.copy(), infer=same_as,
        grad=lambda ctx: [ctx.out_grads[0]])
+# No gradient rule: a Program's `x.detach()`, `with no_grad():` region or `t.stop_gradient = True`.
+def_op("stop_gradient", ["X"], ["Out"], kernel=lambda x: x.copy(), infer=same_as,
+       doc="The value of X; no gradient flows back through it.")
+
+
+def stop_gradient(x):
+    """``x`` cut off from the gradient (``Variable.detach()`` in a Program)."""
+    return apply("stop_gradient", x)

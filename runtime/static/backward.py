@@ -12,7 +12,7 @@ import contextlib
 from ..dispatch import apply, to_variable
 from ..framework import Variable, program_guard, static_mode_guard
 from ..registry import GradContext, get_op
-from ..tensor import Tensor
+from ..tensor import Tensor, enable_grad
 from .blocks import is_float_var
 from .codegen import effective_attrs
 
@@ -31,7 +31,8 @@ def current_requires():
 @contextlib.contextmanager
 def building(block):
     program = block.program
-    with static_mode_guard(True), program_guard(program), program.block_guard(block):
+    # Grad ops are never built as a `no_grad()` region (that would cut them with stop_gradient ops).
+    with static_mode_guard(True), program_guard(program), program.block_guard(block), enable_grad():
         yield
 
 

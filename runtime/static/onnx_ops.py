@@ -53,7 +53,8 @@ def _simple(type_, onnx_type, slots=("X",)):
 for _t, _o in {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp", "log": "Log", "sqrt": "Sqrt",
                "abs": "Abs", "neg": "Neg", "floor": "Floor", "ceil": "Ceil", "round": "Round", "sign": "Sign",
                "sin": "Sin", "cos": "Cos", "reciprocal": "Reciprocal", "logical_not": "Not", "isnan": "IsNaN",
-               "isinf": "IsInf", "assign": "Identity", "shape": "Shape", "numel": "Size"}.items():
+               "isinf": "IsInf", "assign": "Identity", "stop_gradient": "Identity",
+               "shape": "Shape", "numel": "Size"}.items():
     _simple(_t, _o)
 for _t, _o in {"add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "maximum": "Max",
                "minimum": "Min", "elementwise_pow": "Pow", "equal": "Equal", "greater_than": "Greater",

@@ -109,6 +109,7 @@ CASES = {
     "fill_constant": case(shape=[2, 3], value=1.5, dtype="float32", ref=lambda **a: np.full([2, 3], 1.5, "float32")),
     "assign_value": case(shape=[2], dtype="int64", values=[3, 4], ref=lambda **a: np.array([3, 4])),
     "assign": case(F(3, 2), ref=lambda x: x),
+    "stop_gradient": case(F(3, 2), ref=lambda x: x),
     # -- math.py ----------------------------------------------------------------------------------
     "add": case(F(2, 3), F(3), ref=np.add),
     "subtract": case(F(2, 3), F(2, 1), ref=np.subtract),

@@ -1,0 +1,377 @@
+"""Guards: what a trace read besides its arguments, checked before its Program is reused.
+
+A Program is cached by its arguments' signature, but tracing also reads state
+outside the arguments.  While a function is traced, the runtime interface notes
+every callable it reaches (``_jst.Call``); afterwards ``build`` records, as
+torch.compile's guards and TF function's trace keys do:
+
+- the layer tree under every Layer reached (``self``, called sub-layers, layers
+  passed in or read from globals): which sub-layers, parameters and buffers each
+  layer holds (by identity), its ``training`` flag, an instance-level
+  ``forward`` override and its hooks;
+- the plain Python attributes (numbers, strings, tuples...) of those layers that
+  their class's code can read (``self.use_bias``, ``self._M__scale``);
+- the globals and closure cells the traced functions read: plain values by
+  value, everything else by identity (modules are not guarded);
+- ``stop_gradient`` of every tensor the Program binds (parameters), which
+  decides what the backward Program trains.
+
+``Guards.failure()`` checks all of it on every call (a few dict reads and tuple
+compares per layer) and returns None while the Program is still valid, else a
+sentence naming what changed (``"self.head was replaced"``), which the
+StaticFunction logs and ``explain()`` shows before it retraces.
+"""
+import contextlib
+import contextvars
+import copy
+import inspect
+import types
+
+import runtime as rt
+
+_MISSING = object()
+_SIMPLE = (bool, int, float, complex, str, bytes, type(None))
+# Layer bookkeeping that the per-layer state below already covers.
+_LAYER_INTERNALS = frozenset({"_parameters", "_sub_layers", "_buffers", "_non_persistable_buffer_names",
+                              "_forward_pre_hooks", "_forward_post_hooks", "training", "forward",
+                              "_param_counts", "_full_name"})
+
+_calls = contextvars.ContextVar("dy2st_traced_calls", default=None)
+
+
+@contextlib.contextmanager
+def recording():
+    """Collect the callables converted code reaches while the ``with`` body traces."""
+    token = _calls.set([])
+    try:
+        yield _calls.get()
+    finally:
+        _calls.reset(token)
+
+
+def note_call(fn):
+    """Called by ``_jst.Call`` while tracing: remember what was called (no-op otherwise)."""
+    calls = _calls.get()
+    if calls is not None:
+        calls.append(fn)
+
+
+def _plain(value, depth=0):
+    """True for values guarded by equality: numbers, strings, None and small containers of them."""
+    kind = type(value)
+    if kind in _SIMPLE:
+        return True
+    if depth > 2 or kind not in (tuple, list, dict, set, frozenset) or len(value) > 64:
+        return False
+    if kind is dict:
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return all(_plain(v, depth + 1) for v in value)
+
+
+def _same(current, snapshot):
+    # Compare types too: `if flag is True` tells 1 from True.
+    return type(current) is type(snapshot) and current == snapshot
+
+
+def _code_names(code, out=None):
+    """Every name a code object (and the functions nested in it) reads: globals and attributes."""
+    out = set() if out is None else out
+    out.update(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _code_names(const, out)
+    return out
+
+
+def _python_function(obj):
+    """The plain function behind a callable converted code reached, and its Layer if it is one."""
+    if isinstance(obj, rt.nn.Layer):
+        return None, obj
+    if isinstance(obj, types.MethodType):
+        inst = obj.__self__
+        return obj.__func__, inst if isinstance(inst, rt.nn.Layer) else None
+    inner = getattr(obj, "dygraph_function", None)
+    if inner is not None:  # a StaticFunction called inline
+        inst = getattr(obj, "_instance", None)
+        return inner, inst if isinstance(inst, rt.nn.Layer) else None
+    if isinstance(obj, types.FunctionType):
+        return inspect.unwrap(obj), None
+    return None, None
+
+
+_class_names = {}
+
+
+def _class_attr_names(cls):
+    """Attribute names any method of a Layer class (below ``Layer`` itself) may read."""
+    names = _class_names.get(cls)
+    if names is None:
+        names = set()
+        for klass in cls.__mro__:
+            if klass in (rt.nn.Layer, object):
+                continue
+            for member in vars(klass).values():
+                fn = getattr(member, "dygraph_function", member)
+                fn = getattr(fn, "__func__", fn)
+                if isinstance(fn, types.FunctionType):
+                    _code_names(inspect.unwrap(fn).__code__, names)
+        names = frozenset(names - _LAYER_INTERNALS)
+        _class_names[cls] = names
+    return names
+
+
+def _layer_state(d, names):
+    """Everything about one layer a trace depends on, as a tuple compared on each call."""
+    return (tuple(map(id, d["_sub_layers"].values())), tuple(map(id, d["_parameters"].values())),
+            tuple(map(id, d["_buffers"].values())), d.get("training"), id(d.get("forward")),
+            tuple(map(id, d["_forward_pre_hooks"])), tuple(map(id, d["_forward_post_hooks"])),
+            tuple([d.get(n, _MISSING) for n in names]))
+
+
+class _LayerGuard:
+    __slots__ = ("path", "layer", "dict", "names", "state", "pinned")
+
+    def __init__(self, path, layer):
+        self.path = path
+        self.layer = layer
+        self.dict = d = layer.__dict__
+        self.names = tuple(sorted(n for n in _class_attr_names(type(layer)) if n in d and _plain(d[n])))
+        self.state = _layer_state(d, self.names)
+        # Keep what the ids above refer to alive, so no new object can reuse an id.
+        self.pinned = (list(d["_sub_layers"].values()), list(d["_parameters"].values()),
+                       list(d["_buffers"].values()), d.get("forward"), list(d["_forward_pre_hooks"]),
+                       list(d["_forward_post_hooks"]), copy.deepcopy([d.get(n) for n in self.names]))
+
+    def holds(self):
+        state = _layer_state(self.dict, self.names)
+        if state == self.state:
+            return all(map(_same, state[7], self.pinned[6]))
+        return False
+
+    def describe(self):
+        d, (subs, params, bufs, fwd, pre, post, values) = self.dict, self.pinned
+        for table, old, what in (("_sub_layers", subs, "sub-layer"), ("_parameters", params, "parameter"),
+                                 ("_buffers", bufs, "buffer")):
+            now = d[table]
+            if list(map(id, now.values())) != list(map(id, old)):
+                names = [k for k in now if k not in dict(zip(now, old))] or list(now)
+                changed = [k for k, v in now.items() if all(v is not o for o in old)] or names
+                return f"{what} {self.path}.{changed[0] if changed else '?'} was replaced, added or removed"
+        if d.get("training") != self.state[3]:
+            return f"{self.path}.training changed ({self.state[3]} -> {d.get('training')})"
+        if d.get("forward") is not fwd:
+            return f"{self.path}.forward was overridden on the instance"
+        if list(d["_forward_pre_hooks"]) != pre or list(d["_forward_post_hooks"]) != post:
+            return f"the forward hooks of {self.path} changed"
+        for name, old in zip(self.names, values):
+            now = d.get(name, _MISSING)
+            if not _same(now, old):
+                return f"attribute {self.path}.{name} changed ({old!r} -> {'<deleted>' if now is _MISSING else repr(now)})"
+        return f"{self.path} changed"
+
+
+class _ValueGuard:
+    """One global or closure cell: a plain value by equality, anything else by identity."""
+
+    __slots__ = ("label", "read", "value", "plain", "where")
+
+    def __init__(self, label, read, value, where):
+        self.label, self.read, self.where = label, read, where
+        self.plain = _plain(value)
+        self.value = copy.deepcopy(value) if self.plain else value
+
+    def holds(self):
+        now = self.read()
+        return _same(now, self.value) if self.plain else now is self.value
+
+    def source(self, writer):
+        """The expression reading the current value in the generated check."""
+        kind, container, name = self.where
+        if kind == "global":
+            return f"{writer.obj(container)}.get({name!r}, M)"
+        return f"{writer.obj(container)}.cell_contents"
+
+    def describe(self):
+        now = self.read()
+        shown = "<deleted>" if now is _MISSING else repr(now) if _plain(now) else f"another {type(now).__name__}"
+        old = repr(self.value) if self.plain else f"the {type(self.value).__name__} seen while tracing"
+        return f"{self.label} changed ({old} -> {shown})"
+
+
+def _global_reader(namespace, name):
+    return lambda: namespace.get(name, _MISSING)
+
+
+def _cell_reader(cell):
+    def read():
+        try:
+            return cell.cell_contents
+        except ValueError:
+            return _MISSING
+    return read
+
+
+class _CheckWriter:
+    """Writes one straight-line Python function that checks every guard (generated once per trace).
+
+    Looping over guard objects costs several microseconds per layer; the generated
+    function does a handful of dict reads and ``is`` tests per layer instead.
+    """
+
+    def __init__(self):
+        self.lines, self.objects = [], []
+
+    def obj(self, value):
+        self.objects.append(value)
+        return f"O[{len(self.objects) - 1}]"
+
+    def fail_unless(self, condition):
+        self.lines.append(f"    if not ({condition}): return False")
+
+    def same_value(self, expr, value):
+        # Identity first (small ints, interned strings, NaN), then type and equality.
+        ref = self.obj(value)
+        return f"((x := {expr}) is {ref} or (type(x) is {self.obj(type(value))} and x == {ref}))"
+
+    def table(self, dict_expr, table):
+        if not table:
+            return [f"not {dict_expr}"]
+        tests = [f"len(t := {dict_expr}) == {len(table)}"]
+        return tests + [f"t.get({key!r}, M) is {self.obj(value)}" for key, value in table.items()]
+
+    def layer(self, g):
+        # One `and` chain per layer: a few dict reads and `is` tests.
+        d = g.dict
+        self.lines.append(f"    d = {self.obj(d)}")
+        tests = []
+        for name in ("_sub_layers", "_parameters", "_buffers"):
+            tests += self.table(f"d[{name!r}]", dict(d[name]))
+        tests.append(f"d['training'] is {self.obj(d.get('training', _MISSING))}")
+        tests.append("'forward' not in d" if "forward" not in d else
+                     f"d.get('forward', M) is {self.obj(d['forward'])}")
+        for hooks in ("_forward_pre_hooks", "_forward_post_hooks"):
+            tests.append(f"not d[{hooks!r}]" if not d[hooks] else f"d[{hooks!r}] == {self.obj(list(d[hooks]))}")
+        tests += [self.same_value(f"d.get({name!r}, M)", value) for name, value in zip(g.names, g.pinned[6])]
+        self.fail_unless(" and ".join(tests))
+
+    def compile(self):
+        source = "def check(O, M):\n" + "\n".join(self.lines) + "\n    return True\n"
+        namespace = {}
+        exec(compile(source, "<dy2st guards>", "exec"), namespace)  # noqa: S102  (our own generated code)
+        objects = self.objects
+        check = namespace["check"]
+        return lambda: check(objects, _MISSING)
+
+
+class Guards:
+    """The guards of one traced Program; ``failure()`` is None while it may be reused."""
+
+    def __init__(self, layer_guards, value_guards, bound):
+        self.layers = layer_guards
+        self.values = value_guards
+        self.bound = bound  # [(name, tensor)] the Program reads live
+        self.flags = tuple(t.stop_gradient for _, t in bound)
+        w = _CheckWriter()
+        for g in layer_guards:
+            w.layer(g)
+        for g in value_guards:
+            if g.plain:
+                w.fail_unless(w.same_value(g.source(w), g.value))
+            else:
+                w.fail_unless(f"{g.source(w)} is {w.obj(g.value)}")
+        for (_, t), flag in zip(bound, self.flags):
+            w.fail_unless(f"{w.obj(t)}.stop_gradient is {w.obj(flag)}")
+        self._check = w.compile()
+
+    def failure(self):
+        try:
+            if self._check():
+                return None
+        except Exception:  # noqa: BLE001  (e.g. a closure cell emptied: the slow path says what changed)
+            pass
+        for g in self.layers:
+            if not g.holds():
+                return g.describe()
+        for g in self.values:
+            if not g.holds():
+                return g.describe()
+        for (name, t), old in zip(self.bound, self.flags):
+            if t.stop_gradient is not old:
+                return f"stop_gradient of {name} changed ({old} -> {t.stop_gradient})"
+        return "a guarded value changed"
+
+    def __len__(self):
+        return len(self.layers) + len(self.values) + len(self.bound)
+
+    def summary(self):
+        """One line per guard, for ``explain()``."""
+        lines = [f"layer {g.path}: {len(g.state[0])} sub-layers, {len(g.state[1])} parameters, "
+                 f"training={g.state[3]}" + (f", attributes {', '.join(g.names)}" if g.names else "")
+                 for g in self.layers]
+        lines += [f"{g.label} == {g.value!r}" if g.plain else f"{g.label} is the same "
+                  f"{type(g.value).__name__}" for g in self.values]
+        if self.bound:
+            lines.append(f"stop_gradient of {len(self.bound)} bound tensor(s)")
+        return lines
+
+
+def _walk_layers(path, layer, seen, out):
+    if id(layer) in seen:
+        return
+    seen.add(id(layer))
+    out.append(_LayerGuard(path, layer))
+    for name, sub in layer._sub_layers.items():
+        if sub is not None:
+            _walk_layers(f"{path}.{name}", sub, seen, out)
+
+
+def _namespace_guards(fn, seen_code, layers, out, depth=0):
+    """Guards on the globals and closure cells ``fn`` reads; follows user functions it names."""
+    code = getattr(fn, "__code__", None)
+    if code is None or code in seen_code or depth > 4:
+        return
+    seen_code.add(code)
+    names = _code_names(code)
+    namespace = fn.__globals__
+    found = []
+    for name in sorted(names):
+        if name in namespace:
+            found.append((f"global {name}", _global_reader(namespace, name), namespace[name],
+                          ("global", namespace, name)))
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        try:
+            found.append((f"closure variable {name}", _cell_reader(cell), cell.cell_contents,
+                          ("cell", cell, name)))
+        except ValueError:
+            pass
+    for label, read, value, where in found:
+        if isinstance(value, types.ModuleType) or inspect.isclass(value) or label.endswith("__class__"):
+            continue
+        out.append(_ValueGuard(label, read, value, where))
+        if isinstance(value, rt.nn.Layer):
+            layers.append((label.split(" ")[-1], value))
+        elif isinstance(value, types.FunctionType) and not _library(value):
+            _namespace_guards(inspect.unwrap(value), seen_code, layers, out, depth + 1)
+
+
+def _library(fn):
+    return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
+
+
+def build(function, instance, arguments, calls, program):
+    """The Guards of a trace of ``function`` (bound to ``instance``) that reached ``calls``."""
+    roots = [("self", instance)] if isinstance(instance, rt.nn.Layer) else []
+    roots += [(f"argument {i}", a) for i, a in enumerate(arguments) if isinstance(a, rt.nn.Layer)]
+    value_guards, seen_code = [], set()
+    _namespace_guards(inspect.unwrap(function), seen_code, roots, value_guards)
+    for obj in calls:
+        fn, layer = _python_function(obj)
+        if layer is not None:
+            roots.append((type(layer).__name__, layer))
+        if fn is not None and not _library(fn):
+            _namespace_guards(fn, seen_code, roots, value_guards)
+    layer_guards, seen = [], set()
+    for path, layer in roots:
+        _walk_layers(path, layer, seen, layer_guards)
+    bound = list(program.bound_tensors.items())
+    return Guards(layer_guards, value_guards, bound)

@@ -1,0 +1,71 @@
+"""Python builtins and statements whose meaning converted code must keep for traced values.
+
+- `isinstance(v, rt.Tensor)`: the values a converted function sees while its Program is
+  built are static Variables; for user code they are Tensors, as they are eagerly.
+- `x.stop_gradient = True` (rewritten by the attributes pass): the value is cut off from the
+  gradient with a `stop_gradient` op, since a Program value has no flag backward could read.
+- `except` entered while a Program is being built: the exception came from building, not
+  from the values the Program will see; baking the handler in would be silently wrong.
+"""
+import os
+
+import runtime as rt
+import runtime.static  # noqa: F401  (rt.static: Variable)
+
+from dy2st.operators.common import is_symbolic
+from dy2st.pyct.undefined import user_location
+
+
+def _with_variable(classes):
+    """``classes`` with Variable added wherever Tensor (or a base of it) is named."""
+    if isinstance(classes, tuple):
+        return tuple(c for cls in classes for c in _with_variable(cls))
+    if isinstance(classes, type) and issubclass(rt.Tensor, classes) and classes is not object:
+        return (classes, rt.static.Variable)
+    return (classes,)
+
+
+def IsInstance(obj, classes):
+    """`isinstance` where a symbolic value counts as an `rt.Tensor`."""
+    if is_symbolic(obj):
+        return isinstance(obj, _with_variable(classes))
+    return isinstance(obj, classes)
+
+
+def SetStopGradient(x, flag):
+    """`x.stop_gradient = flag`; returns what `x` names afterwards."""
+    if is_symbolic(x):
+        if flag and x.dtype in ("float16", "float32", "float64"):
+            x = x.detach()  # a `stop_gradient` op
+        x.stop_gradient = bool(flag)
+        return x
+    x.stop_gradient = flag
+    return x
+
+
+_LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                      for m in (rt, __import__("dy2st")))
+
+
+def _from_tensor_code(error):
+    """Whether ``error`` was raised inside runtime/dy2st (by tensor code), not by plain Python."""
+    tb = error.__traceback__
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_LIBRARY_DIRS):
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def TraceExcept(error):
+    """First statement of every `except` body: refuse a handler that tensor code entered while
+    the Program was being built (a plain Python exception, e.g. a KeyError, is handled as usual)."""
+    if rt.in_dynamic_mode() or not _from_tensor_code(error):
+        return
+    file, line, text = user_location()
+    where = f' (File "{file}", line {line}: {text.strip()})' if file else ""
+    raise TypeError(
+        f"an exception ({type(error).__name__}: {error}) reached an `except` clause while the Program was "
+        f"being built{where}: dy2st cannot turn try/except around tensor code into a graph, and running "
+        "the handler now would bake it into every call. Move the try/except out of the converted "
+        "function, or mark the function with @dy2st.not_to_static") from error

@@ -1,0 +1,60 @@
+"""Attribute names and writes that mean something else once the code leaves its class or eager mode.
+
+Private names: Python mangles `self.__scale` to `self._Net__scale` inside `class Net`.
+Generated code is compiled outside the class body, so the mangling is done here, by name.
+
+`x.stop_gradient = True` on a traced value: a Program value has no mutable gradient flag
+the backward pass could read later, so the name is rebound to a value the gradient does
+not flow through (a `stop_gradient` op), as eager autograd would treat it.
+
+    h = self.__scale * x               h = self._Net__scale * x
+    z.stop_gradient = True             z = _jst.SetStopGradient(z, True)
+"""
+import gast
+
+from dy2st.pyct import origin_info, templates, transformer
+
+
+def _class_name(qualname):
+    """The class a method was defined in, from its qualified name (None for plain functions)."""
+    parts = [p for p in qualname.split(".") if p != "<locals>"]
+    if len(parts) < 2:
+        return None
+    owner = qualname.split(".")[-2]
+    return None if owner == "<locals>" else owner
+
+
+def mangle(name, class_name):
+    """Python's private-name mangling (`__x` -> `_Class__x`)."""
+    if class_name is None or not name.startswith("__") or name.endswith("__") or "." in name:
+        return name
+    stripped = class_name.lstrip("_")
+    return f"_{stripped}{name}" if stripped else name
+
+
+class AttributesTransformer(transformer.Transformer):
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.class_name = _class_name(ctx.fn_name)
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        node.attr = mangle(node.attr, self.class_name)
+        return node
+
+    def visit_Name(self, node):
+        node.id = mangle(node.id, self.class_name)
+        return node
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        target = node.targets[0] if len(node.targets) == 1 else None
+        if (isinstance(target, gast.Attribute) and target.attr == "stop_gradient"
+                and isinstance(target.value, gast.Name)):
+            new = templates.replace("x = _jst.SetStopGradient(x, value)", x=target.value.id, value=node.value)
+            return origin_info.copy_origin(node, new)
+        return node
+
+
+def transform(node, ctx):
+    return AttributesTransformer(ctx).visit(node)

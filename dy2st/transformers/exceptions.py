@@ -1,0 +1,40 @@
+"""`raise` under a condition, and `except` clauses, in code that builds a Program.
+
+A tensor condition is only known when the Program runs, so `if cond: raise E(msg)` becomes
+a check at every run (an `assert` op), as `assert` does; a Python condition still raises at
+once.  An `except` clause gets a first statement that refuses to run the handler when tensor
+code raised while the Program was being built: the handler would be baked into every call.
+
+    if x.sum() > 100:                   _jst.RaiseIf(x.sum() > 100, ValueError('too big'))
+        raise ValueError("too big")
+    except KeyError:                    except KeyError as error_0:
+        v = 0                               _jst.TraceExcept(error_0)
+                                            v = 0
+"""
+import gast
+
+from dy2st.pyct import origin_info, templates, transformer
+
+
+class ExceptionsTransformer(transformer.Transformer):
+    def visit_If(self, node):
+        self.generic_visit(node)
+        if node.orelse or len(node.body) != 1:
+            return node
+        stmt = node.body[0]
+        if not isinstance(stmt, gast.Raise) or stmt.exc is None or stmt.cause is not None:
+            return node
+        new = templates.replace("_jst.RaiseIf(test, error)", test=node.test, error=stmt.exc)
+        return origin_info.copy_origin(node, new)
+
+    def visit_ExceptHandler(self, node):
+        self.generic_visit(node)
+        if node.name is None:
+            node.name = templates.name(self.ctx.namer.new("error"), gast.Store())
+        check = templates.replace("_jst.TraceExcept(error)", error=node.name.id)
+        node.body = origin_info.copy_origin(node, check) + node.body
+        return node
+
+
+def transform(node, ctx):
+    return ExceptionsTransformer(ctx).visit(node)
