@@ -16,6 +16,7 @@ import pytest
 import runtime as rt
 from runtime.framework import static_mode_guard
 from runtime.static import io as sio
+from runtime.static import program_format
 
 D = 4
 
@@ -102,12 +103,17 @@ def test_numpy_and_special_attrs_round_trip():
         rt.scale(x)
     op = p.global_block().ops[-1]
     op.attrs.update(scale=np.float32(2.5), bias=np.int64(1))
-    op.attrs["note"] = {"arr": np.arange(3, dtype="int32"), "inf": float("-inf"), "t": (1, 2)}
     back = _json_round_trip(p).global_block().ops[-1].attrs
     assert back["scale"] == 2.5 and type(back["bias"]) is int
-    np.testing.assert_array_equal(back["note"]["arr"], np.arange(3, dtype="int32"))
-    assert back["note"]["arr"].dtype == np.int32 and back["note"]["inf"] == float("-inf")
-    assert back["note"]["t"] == [1, 2]
+    note = {"arr": np.arange(3, dtype="int32"), "inf": float("-inf"), "t": (1, 2)}
+    encoded = json.loads(json.dumps(program_format._encode_attr(note, "note"), allow_nan=False))
+    back = program_format._decode_attr(encoded, [], "note")
+    np.testing.assert_array_equal(back["arr"], np.arange(3, dtype="int32"))
+    assert back["arr"].dtype == np.int32 and back["inf"] == float("-inf")
+    assert back["t"] == [1, 2]
+    op.attrs["note"] = note  # an attribute the op does not declare is refused on load
+    with pytest.raises(sio.ProgramFormatError, match=r"op #0 'scale': attributes \['note'\] unknown"):
+        _json_round_trip(p)
 
 
 def test_non_json_attr_is_rejected_by_name():
