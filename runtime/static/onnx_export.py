@@ -143,6 +143,11 @@ class Exporter:
     # -- blocks ---------------------------------------------------------------------------------
     def emit_ops(self, block):
         for op in block.ops:
+            if not op.outputs.get("Out", op.output_arg_names):
+                # An op producing nothing (a `cond` whose branches only ended a loop body with
+                # `continue`, an assert, a print) has no effect an ONNX graph could observe, and an
+                # If with no outputs is not a valid ONNX node: leave it out.
+                continue
             fn = OPS.get(op.type)
             if fn is None:
                 outs = ", ".join(op.output_arg_names) or "no outputs"
