@@ -9,6 +9,7 @@ the signature, so ``train()``/``eval()`` switch dropout/batch-norm behaviour.
 import ast
 import inspect
 import textwrap
+import threading
 import warnings
 import weakref
 
@@ -171,6 +172,7 @@ class StaticFunction:
         self._converted = None
         self._bound = weakref.WeakKeyDictionary()
         self._fell_back = False
+        self._lock = threading.RLock()  # RLock: a recursive function traces itself inline
         self.__name__ = getattr(function, "__name__", "function")
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
@@ -266,8 +268,10 @@ class StaticFunction:
                 return hit, list(args)
         key, skeleton, metas, tensors = self._call_signature(args, kwargs)
         if key not in self.program_cache:
-            config.log(2, f"cache miss for {self._qualname()} ({len(self.program_cache)} Program(s) cached)")
-            self.program_cache[key] = self._trace(skeleton, metas, skeleton_text=_skeleton_text(skeleton))
+            with self._lock:  # concurrent misses: one thread traces, the others wait for its Program
+                if key not in self.program_cache:
+                    config.log(2, f"cache miss for {self._qualname()} ({len(self.program_cache)} Program(s) cached)")
+                    self.program_cache[key] = self._trace(skeleton, metas, skeleton_text=_skeleton_text(skeleton))
         elif config.verbosity() >= 2:
             config.log(2, f"cache hit for {self._qualname()}: {_signature_text(self.program_cache[key].inputs)}")
         concrete = self.program_cache[key]
@@ -330,9 +334,10 @@ class StaticFunction:
 
     def _concrete_from_specs(self, specs):
         key, skeleton, metas = self._spec_signature(specs)
-        if key not in self.program_cache:
-            config.log(2, f"cache miss for {self._qualname()} (from InputSpecs)")
-            self.program_cache[key] = self._trace(skeleton, metas, skeleton_text="InputSpec")
+        with self._lock:
+            if key not in self.program_cache:
+                config.log(2, f"cache miss for {self._qualname()} (from InputSpecs)")
+                self.program_cache[key] = self._trace(skeleton, metas, skeleton_text="InputSpec")
         return self.program_cache[key]
 
     @property
