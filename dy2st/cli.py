@@ -101,16 +101,26 @@ def _stub_function(node, path):
             a.annotation = None
     # Keep the user's file and line so the converter reads the real source.
     ast.increment_lineno(stub, node.lineno - 1)
+    nonlocals = sorted({n for s in ast.walk(fdef) if isinstance(s, ast.Nonlocal) for n in s.names})
+    if nonlocals:
+        # A nested function's `nonlocal x` needs an enclosing function binding x: compile the def
+        # inside one (binding each name to None) and take the function it returns.
+        outer = ast.parse(f"def _enclosing():\n    {', '.join(nonlocals)} = {', '.join(['None'] * len(nonlocals))}\n"
+                          f"    return {fdef.name}").body[0]
+        outer.body.insert(1, fdef)
+        inner = {id(n) for n in ast.walk(fdef)}
+        for n in ast.walk(outer):
+            if id(n) not in inner and "lineno" in n._attributes:
+                ast.copy_location(n, fdef)
+        stub.body = [outer]
     namespace = {}
     exec(compile(stub, path, "exec"), namespace)  # defines the function only; its body does not run
-    fn = namespace[fdef.name]
-    return fn
+    return namespace["_enclosing"]() if nonlocals else namespace[fdef.name]
 
 
 def _convert_one(qual, node, path, source, args, out):
-    fn = _stub_function(node, path)
     try:
-        converted = transform_function(fn)
+        converted = transform_function(_stub_function(node, path))
     except Exception as exc:  # noqa: BLE001  (report per function, keep going)
         out.append(f"# {qual} ({path}:{node.lineno}): cannot convert: {exc}")
         return False

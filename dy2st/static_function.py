@@ -10,6 +10,7 @@ is guarded (``guards.py``): a Program is reused only while its guards hold.
 """
 import copy
 import inspect
+import threading
 import warnings
 import weakref
 
@@ -70,6 +71,7 @@ class StaticFunction:
         self._traced_count = 0
         self._warned_many = False
         self._last_retrace = None
+        self._lock = threading.RLock()  # RLock: a recursive function traces itself inline
         self.__name__ = getattr(function, "__name__", "function")
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
@@ -223,6 +225,13 @@ class StaticFunction:
         if concrete is not None:
             if config.verbosity() >= 2:
                 config.log(2, f"cache hit for {self._qualname()}: {signature_text(concrete.inputs)}")
+            return concrete
+        with self._lock:  # concurrent misses: one thread traces, the others wait for its Program
+            return self._trace_locked(key, skeleton, metas, skeleton_text)
+
+    def _trace_locked(self, key, skeleton, metas, skeleton_text):
+        concrete, failed = self.program_cache.lookup(key)
+        if concrete is not None:  # another thread traced it while this one waited
             return concrete
         if failed is not None:
             self._last_retrace = failed

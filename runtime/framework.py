@@ -2,8 +2,13 @@
 
 Also the mode switch (eager by default, ``enable_static()`` for static) and the
 default main/startup programs that ``program_guard`` swaps.
+
+That trace state is per thread (``contextvars``; every new thread starts eager, with its own
+default Programs): one thread building a Program never turns another thread's eager code into
+Program building, and a server thread never sees a half-built Program of a tracing thread.
 """
 import contextlib
+import contextvars
 import itertools
 
 from .dtypes import convert_dtype
@@ -13,7 +18,17 @@ from .verify import verify_program
 
 
 class _Mode:
-    static = False
+    """``_mode.static``: whether the calling thread builds Programs (reads and writes a ContextVar)."""
+
+    _static = contextvars.ContextVar("runtime_static_mode", default=False)
+
+    @property
+    def static(self):
+        return self._static.get()
+
+    @static.setter
+    def static(self, on):
+        self._static.set(bool(on))
 
 
 _mode = _Mode()
@@ -46,7 +61,15 @@ class _Origin:
     # A builder that knows where ops come from (the converter maps generated
     # code back to the user's file and line) installs a provider returning an
     # origin object for the op being appended; runtime never imports it.
-    provider = None
+    _provider = contextvars.ContextVar("runtime_origin_provider", default=None)
+
+    @property
+    def provider(self):
+        return self._provider.get()
+
+    @provider.setter
+    def provider(self, fn):
+        self._provider.set(fn)
 
 
 _origin = _Origin()
@@ -343,9 +366,36 @@ class Program:
         return True
 
 
-class _Defaults:
-    main = Program()
-    startup = Program()
+class _DefaultPrograms:
+    """The calling thread's default (main, startup) Programs, made on first use in each thread."""
+
+    _pair = contextvars.ContextVar("runtime_default_programs", default=None)
+
+    def _get(self):
+        pair = self._pair.get()
+        if pair is None:
+            pair = (Program(), Program())
+            self._pair.set(pair)
+        return pair
+
+    @property
+    def main(self):
+        return self._get()[0]
+
+    @main.setter
+    def main(self, program):
+        self._pair.set((program, self._get()[1]))
+
+    @property
+    def startup(self):
+        return self._get()[1]
+
+    @startup.setter
+    def startup(self, program):
+        self._pair.set((self._get()[0], program))
+
+
+_Defaults = _DefaultPrograms()
 
 
 def default_main_program():

@@ -7,22 +7,24 @@ describes the structure::
     {"format": "runtime.save", "version": 1,
      "root": {"t": "dict", "items": [["fc.weight", {"t": "tensor", "ref": "a0", "name": "linear_0.w_0"}], ...]}}
 
-Loading uses ``np.load(allow_pickle=False)`` and only JSON, so reading a file
+Loading reads ``.npy`` members (never pickles) and only JSON, so reading a file
 never executes code; anything that is not this format (a pickle, a truncated
 or corrupted archive, random bytes) raises ``SerializationError``, a
-``ValueError`` naming the file and the problem.  Saving writes a temporary
-file in the target directory and ``os.replace``s it, so a failed save leaves
-the previous file intact.
+``ValueError`` naming the file and the problem.  What a file can make ``load``
+allocate is bounded before anything is read (``runtime.files``), and each member
+may back one entry only (``rt.save`` writes every array once), so a small header
+cannot multiply a big member.  0-d arrays stay 0-d.  Saving writes the file
+atomically with the umask's permissions (``runtime.files.write_atomic``), so a
+failed save leaves the previous file intact.
 """
+import io
 import json
 import os
-import tempfile
-import zipfile
-import zlib
 
 import numpy as np
 
 from .dtypes import convert_dtype
+from .files import read_npy_archive, write_atomic
 from .tensor import Tensor
 
 FORMAT = "runtime.save"
@@ -45,7 +47,7 @@ class _Encoder:
         arr = np.asarray(arr)
         convert_dtype(arr.dtype)  # object/complex/str arrays cannot be stored without pickle
         key = f"a{len(self.arrays)}"
-        self.arrays[key] = np.ascontiguousarray(arr)
+        self.arrays[key] = np.require(arr, requirements="C")  # ascontiguousarray would make 0-d 1-d
         return key
 
     def encode(self, obj, path="root"):
@@ -84,37 +86,28 @@ def save(obj, path, protocol=4, **configs):
     enc = _Encoder()
     header = {"format": FORMAT, "version": VERSION, "root": enc.encode(obj)}
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path) + "-", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **{_HEADER: blob}, **enc.arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    buf = io.BytesIO()
+    np.savez(buf, **{_HEADER: blob}, **enc.arrays)
+    write_atomic(path, buf.getvalue())
 
 
 # -- decoding ------------------------------------------------------------------
 class _Decoder:
     def __init__(self, archive, path, return_numpy):
         self.archive, self.path, self.return_numpy = archive, path, return_numpy
+        self.used = set()
 
     def fail(self, what):
         raise SerializationError(f"rt.load('{self.path}'): {what}")
 
     def _array(self, node):
         ref = node.get("ref")
-        if not isinstance(ref, str) or ref == _HEADER or ref not in self.archive.files:
+        if not isinstance(ref, str) or ref == _HEADER or ref not in self.archive:
             self.fail(f"the header refers to a missing array {ref!r}")
-        arr = self.archive[ref]
-        if not isinstance(arr, np.ndarray):  # a member that is not .npy data comes back as raw bytes
-            self.fail(f"the entry {ref!r} is not a numpy array")
-        return arr
+        if ref in self.used:
+            self.fail(f"the header refers to array {ref!r} more than once (rt.save writes each array once)")
+        self.used.add(ref)
+        return self.archive[ref]
 
     def decode(self, node):
         if not isinstance(node, dict) or "t" not in node:
@@ -173,28 +166,27 @@ def load(path, return_numpy=False, **configs):
     """Read a file written by ``rt.save``; Tensors come back as Tensors (arrays with ``return_numpy``)."""
     path = os.fspath(path)
     _check_magic(path)
+    archive = read_npy_archive(path, f"rt.load('{path}')", SerializationError)
+    if _HEADER not in archive:
+        raise SerializationError(f"rt.load('{path}'): the archive has no '{_HEADER}' entry; "
+                                 "it was not written by rt.save")
+    raw = archive.pop(_HEADER)
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise SerializationError(f"rt.load('{path}'): the '{_HEADER}' entry is not a uint8 array "
+                                 "(not written by rt.save)")
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            if _HEADER not in archive.files:
-                raise SerializationError(f"rt.load('{path}'): the archive has no '{_HEADER}' entry; "
-                                         "it was not written by rt.save")
-            raw = archive[_HEADER]
-            if not isinstance(raw, np.ndarray) or raw.dtype != np.uint8 or raw.ndim != 1:
-                raise SerializationError(f"rt.load('{path}'): the '{_HEADER}' entry is not a uint8 array "
-                                         "(not written by rt.save)")
-            try:
-                header = json.loads(raw.tobytes().decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as e:
-                raise SerializationError(f"rt.load('{path}'): the header is not valid JSON ({e})") from None
-            if not isinstance(header, dict) or header.get("format") != FORMAT:
-                raise SerializationError(f"rt.load('{path}'): unknown format "
-                                         f"{header.get('format') if isinstance(header, dict) else header!r}")
-            if header.get("version") != VERSION:
-                raise SerializationError(f"rt.load('{path}'): unsupported format version {header.get('version')!r} "
-                                         f"(this runtime reads version {VERSION})")
-            return _Decoder(archive, path, return_numpy).decode(header.get("root"))
-    except SerializationError:
-        raise
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, KeyError) as e:
-        raise SerializationError(f"rt.load('{path}'): the file is truncated or corrupted "
-                                 f"({type(e).__name__}: {e})") from None
+        header = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise SerializationError(f"rt.load('{path}'): the header is not valid JSON ({e})") from None
+    except RecursionError:
+        raise SerializationError(f"rt.load('{path}'): the header is nested too deeply") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise SerializationError(f"rt.load('{path}'): unknown format "
+                                 f"{header.get('format') if isinstance(header, dict) else header!r}")
+    if header.get("version") != VERSION:
+        raise SerializationError(f"rt.load('{path}'): unsupported format version {header.get('version')!r} "
+                                 f"(this runtime reads version {VERSION})")
+    try:
+        return _Decoder(archive, path, return_numpy).decode(header.get("root"))
+    except RecursionError:
+        raise SerializationError(f"rt.load('{path}'): the header is nested too deeply") from None

@@ -10,6 +10,7 @@ operators and methods are attached to it once (``tensor_methods.py``), so
 ``x + y`` computes on Tensors and appends an op on Variables.
 """
 import contextlib
+import contextvars
 import itertools
 
 import numpy as np
@@ -27,34 +28,50 @@ class TensorLike:
 
 
 class _GradMode:
-    enabled = True
+    """``_grad_mode.enabled`` of the calling thread (a ContextVar: ``no_grad`` in one thread never
+    switches autograd off in another)."""
+
+    _enabled = contextvars.ContextVar("runtime_grad_enabled", default=True)
+
+    @property
+    def enabled(self):
+        return self._enabled.get()
+
+    @enabled.setter
+    def enabled(self, on):
+        self._enabled.set(on)
 
 
 _grad_mode = _GradMode()
 
 
-class no_grad(contextlib.ContextDecorator):
+class _GradSwitch(contextlib.ContextDecorator):
+    _on = True
+
+    def __enter__(self):
+        # a stack, not one saved value: the same instance (a decorator) may be entered by several
+        # threads or recursively at once
+        self.__dict__.setdefault("_tokens", []).append(_GradMode._enabled.set(self._on))
+        return self
+
+    def __exit__(self, *exc):
+        _GradMode._enabled.reset(self._tokens.pop())
+        return False
+
+    def _recreate_cm(self):
+        return type(self)()  # each decorated call gets its own context manager
+
+
+class no_grad(_GradSwitch):
     """Context manager and decorator that stops the tape from recording."""
 
-    def __enter__(self):
-        self._old = _grad_mode.enabled
-        _grad_mode.enabled = False
-        return self
-
-    def __exit__(self, *exc):
-        _grad_mode.enabled = self._old
-        return False
+    _on = False
 
 
-class enable_grad(contextlib.ContextDecorator):
-    def __enter__(self):
-        self._old = _grad_mode.enabled
-        _grad_mode.enabled = True
-        return self
+class enable_grad(_GradSwitch):
+    """Context manager and decorator that records on the tape again (inside ``no_grad``)."""
 
-    def __exit__(self, *exc):
-        _grad_mode.enabled = self._old
-        return False
+    _on = True
 
 
 def is_grad_enabled():

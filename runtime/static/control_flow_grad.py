@@ -17,7 +17,7 @@ prints, asserts and persistable writes) and then holds that copy's backward:
 import numpy as np
 
 from ..dispatch import apply
-from ..random import generator
+from ..random import generator_guard
 from ..registry import def_op
 from .backward import backward_ops, building, current_requires
 from .blocks import copy_var, external_reads, has_random_ops, has_side_effect, is_float_var, new_block
@@ -180,12 +180,12 @@ def _build_while_grad(op, compiler):
     def run_while_grad(ogs, ps, steps_list):
         g = list(ogs)
         gp = [None] * len(pidx)
-        saved_rng = None
         for xs, rng_state in reversed(steps_list[0]):
-            if rng_state is not None:  # replay the step's random draws (dropout masks)
-                saved_rng = saved_rng or generator().bit_generator.state
-                generator().bit_generator.state = rng_state
-            res = iter(fn(*xs, *ps, *g))
+            if rng_state is not None:  # replay the step's random draws (dropout masks), in this thread only
+                with generator_guard(rng_state):
+                    res = iter(fn(*xs, *ps, *g))
+            else:
+                res = iter(fn(*xs, *ps, *g))
             new_g = []
             for k, i in enumerate(fl):
                 new_g.append(next(res) if grad_outs[k] else np.zeros_like(xs[i]))
@@ -194,8 +194,6 @@ def _build_while_grad(op, compiler):
                     r = next(res)
                     gp[k] = r if gp[k] is None else gp[k] + r
             g = new_g
-        if saved_rng is not None:
-            generator().bit_generator.state = saved_rng
         gp = [v if v is not None else np.zeros_like(ps[j]) for v, j in zip(gp, pidx)]
         return g, gp
     return run_while_grad

@@ -17,7 +17,7 @@ compiled once, with the same compiler, into a plain Python function.
 """
 import numpy as np
 
-from ..random import generator
+from ..random import generator, generator_guard
 from ..registry import Meta, def_op
 from ..tensor import format_tensor
 from .blocks import has_random_ops
@@ -62,12 +62,8 @@ def _build_cond(op, compiler):
         state = [generator().bit_generator.state] if record else []
         if not replay:
             return fn(*xs), state
-        saved = generator().bit_generator.state
-        generator().bit_generator.state = replay[0]
-        try:
+        with generator_guard(replay[0]):  # this thread only: others keep drawing from the shared stream
             return fn(*xs), state
-        finally:
-            generator().bit_generator.state = saved
     return run_cond
 
 

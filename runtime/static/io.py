@@ -11,20 +11,24 @@ An inference model is three files next to ``path_prefix``:
   ``allow_pickle=False``: object arrays and pickles are rejected before anything runs);
 - ``.pdiparams.info``: JSON list of ``{name, structured_name, dtype, shape, trainable, stop_gradient}``.
 
-Each file is written to a temp file in the same directory, fsynced, then moved into
-place with ``os.replace``; the params' checksum in ``.pdmodel`` detects a set of files
-mixed from two saves (a crash between the moves).
+The three files are written by ``runtime.files.write_set_atomic``: temp files first, the
+previous complete set kept as hidden hard links (``.<name>.previous.pdmodel`` ...) while the new
+files move into place (``.pdmodel`` last), then the backup removed.  The checksums in ``.pdmodel``
+detect a set mixed from two saves (a crash between the moves); ``read_inference_model`` then reads
+the previous complete set, with a warning.  Files get the umask's permissions.  Reading bounds
+what the archive can make us allocate, and checks every op against the registry.
 """
 import hashlib
 import io
 import json
 import os
-import tempfile
+import warnings
 import zipfile
 
 import numpy as np
 
 from ..dtypes import convert_dtype
+from ..files import read_npy_archive, write_set_atomic
 from ..framework import Variable, default_main_program
 from ..tensor import Parameter, Tensor
 # PROGRAM_*, program_to_json/program_from_json and prune are re-exported: callers import them from here
@@ -39,47 +43,13 @@ MODEL_VERSION = 1
 
 
 # -- files -----------------------------------------------------------------------
-def _write_files_atomically(files):
-    """Write every (path, bytes) to a temp file first, then move them all into place.
-
-    A failure while writing leaves every previous file untouched; the moves come
-    last, params before the model (whose checksum then ties the set together).
-    """
-    temps = []
-    try:
-        for path, payload in files:
-            folder = os.path.dirname(os.path.abspath(path))
-            os.makedirs(folder, exist_ok=True)  # as paddle.jit.save does for a new output folder
-            fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-            temps.append((tmp, path))
-            with os.fdopen(fd, "wb") as f:
-                f.write(payload)
-                f.flush()
-                os.fsync(f.fileno())
-        while temps:
-            tmp, path = temps[0]
-            os.replace(tmp, path)
-            temps.pop(0)
-        _fsync_dir(os.path.dirname(os.path.abspath(files[0][0])))
-    finally:
-        for tmp, _ in temps:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
+_SUFFIXES = (".pdiparams", ".pdiparams.info", ".pdmodel")  # the .pdmodel (checksums) commits the set
 
 
-def _fsync_dir(folder):
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some filesystems cannot fsync a directory; the files themselves are synced
-    finally:
-        os.close(fd)
+def backup_prefix(path_prefix):
+    """Where the previous complete save of ``path_prefix`` is kept while a new one replaces it."""
+    folder, base = os.path.split(os.path.abspath(path_prefix))
+    return os.path.join(folder, f".{base}.previous")
 
 
 def params_to_bytes(values):
@@ -87,7 +57,7 @@ def params_to_bytes(values):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
         for name in sorted(values):
-            arr = np.ascontiguousarray(values[name])
+            arr = np.require(values[name], requirements="C")  # ascontiguousarray would make 0-d 1-d
             convert_dtype(arr.dtype)  # object/complex arrays cannot be saved
             member = io.BytesIO()
             np.lib.format.write_array(member, arr, allow_pickle=False)
@@ -96,29 +66,16 @@ def params_to_bytes(values):
 
 
 def params_from_bytes(payload, filename):
-    """``{name: ndarray}`` from an archive; pickles and object arrays are refused unread."""
+    """``{name: ndarray}`` from an archive; pickles and object arrays are refused unread, sizes bounded."""
     if not zipfile.is_zipfile(io.BytesIO(payload)):
         raise ProgramFormatError(f"{filename}: not a parameter archive (expected an np.savez zip file; "
                                  "the file is truncated, corrupted or of another kind)")
-    out = {}
-    try:
-        with zipfile.ZipFile(io.BytesIO(payload)) as zf:
-            for member in zf.namelist():
-                if not member.endswith(".npy"):
-                    raise ProgramFormatError(f"{filename}: unexpected member '{member}' (only .npy arrays allowed)")
-                with zf.open(member) as f:
-                    try:
-                        arr = np.lib.format.read_array(f, allow_pickle=False)
-                    except ValueError as e:
-                        raise ProgramFormatError(f"{filename}: array '{member[:-4]}' cannot be loaded safely "
-                                                 f"({e}); pickled/object data is never loaded") from None
-                try:
-                    convert_dtype(arr.dtype)
-                except TypeError as e:
-                    raise ProgramFormatError(f"{filename}: array '{member[:-4]}': {e}") from None
-                out[member[:-4]] = arr
-    except (zipfile.BadZipFile, EOFError, OSError) as e:
-        raise ProgramFormatError(f"{filename}: corrupted or truncated parameter archive ({e})") from None
+    out = read_npy_archive(payload, filename, ProgramFormatError)
+    for name, arr in out.items():
+        try:
+            convert_dtype(arr.dtype)
+        except TypeError as e:
+            raise ProgramFormatError(f"{filename}: array '{name}': {e}") from None
     return out
 
 
@@ -196,9 +153,9 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor=None, prog
     model = {"format": MODEL_FORMAT, "version": MODEL_VERSION, "program": serialize_program(pruned),
              "feed": feeds, "fetch": fetches, "metadata": meta}
     model_bytes = json.dumps(model, allow_nan=False).encode()
-    _write_files_atomically([(path_prefix + ".pdiparams", params_bytes),
-                             (path_prefix + ".pdiparams.info", info_bytes),
-                             (path_prefix + ".pdmodel", model_bytes)])
+    path_prefix = os.fspath(path_prefix)
+    payloads = dict(zip(_SUFFIXES, (params_bytes, info_bytes, model_bytes)))
+    write_set_atomic([(path_prefix + s, payloads[s]) for s in _SUFFIXES], path_prefix, backup_prefix(path_prefix))
     return pruned
 
 
@@ -258,7 +215,28 @@ def _check_params(program, params, path):
 
 
 def read_inference_model(path_prefix):
-    """Read and validate the three files into an ``InferenceModel`` (nothing is bound or run)."""
+    """Read and validate the three files into an ``InferenceModel`` (nothing is bound or run).
+
+    When the files are a mix of two saves or one is missing (a save was interrupted between its
+    moves) and the previous complete set is still kept beside them, that set is read instead.
+    """
+    path_prefix = os.fspath(path_prefix)
+    try:
+        return _read_model_files(path_prefix)
+    except (ProgramFormatError, FileNotFoundError) as e:
+        previous = backup_prefix(path_prefix)
+        if not os.path.exists(previous + ".pdmodel"):
+            raise
+        try:
+            model = _read_model_files(previous)
+        except (ProgramFormatError, FileNotFoundError):
+            raise e from None
+        warnings.warn(f"{path_prefix}: the newest save is incomplete ({e}); loaded the previous complete save",
+                      RuntimeWarning, stacklevel=2)
+        return model
+
+
+def _read_model_files(path_prefix):
     model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
     info_path = params_path + ".info"
     model = _read_json(model_path)

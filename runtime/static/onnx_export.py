@@ -21,7 +21,6 @@ renamed on redefinition through a per-graph environment (Program name -> ONNX
 name) chained to the enclosing graph's.
 """
 import os
-import tempfile
 
 import numpy as np
 
@@ -32,6 +31,7 @@ except ImportError as _e:  # keep the message actionable: the extra installs bot
     raise ImportError(f"ONNX export needs the onnx package: pip install onnx onnxruntime, or from the project folder: pip install '.[onnx]' ({_e})") from None
 
 from . import onnx_nn_ops  # noqa: F401  (adds the nn ops' entries to OPS)
+from ..files import write_atomic
 from .onnx_ops import OPS, onnx_dtype
 from .prune import prune
 
@@ -143,6 +143,11 @@ class Exporter:
     # -- blocks ---------------------------------------------------------------------------------
     def emit_ops(self, block):
         for op in block.ops:
+            if not op.outputs.get("Out", op.output_arg_names):
+                # An op producing nothing (a `cond` whose branches only ended a loop body with
+                # `continue`, an assert, a print) has no effect an ONNX graph could observe, and an
+                # If with no outputs is not a valid ONNX node: leave it out.
+                continue
             fn = OPS.get(op.type)
             if fn is None:
                 outs = ", ".join(op.output_arg_names) or "no outputs"
@@ -230,24 +235,6 @@ def build_model(program, feed_names, fetch_names, params=None, opset=DEFAULT_OPS
     return model
 
 
-def _write_atomically(path, payload):
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def export_onnx(program, feed_names, fetch_names, path=None, params=None, opset=DEFAULT_OPSET):
     """Convert an inference Program to an ``onnx.ModelProto``; with ``path``, also write it (atomically).
 
@@ -258,7 +245,7 @@ def export_onnx(program, feed_names, fetch_names, path=None, params=None, opset=
         raise ValueError(f"ONNX export needs opset >= 17 (LayerNormalization), got {opset}")
     model = build_model(program, feed_names, fetch_names, params=params, opset=opset)
     if path is not None:
-        _write_atomically(os.fspath(path), model.SerializeToString())
+        write_atomic(os.fspath(path), model.SerializeToString())
     return model
 
 

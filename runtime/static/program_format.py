@@ -15,7 +15,9 @@ lists; a JSON object is always a tagged value: ``{"block": idx}`` (a sub-block),
 ``{"float": "nan" | "inf" | "-inf"}`` (JSON has no non-finite numbers) and ``{"dict": {...}}``.
 Tuples come back as lists.  Loading checks every field's type, that the format and
 version are known, that every op type is registered and that every var name an op
-reads or writes resolves; it never evaluates, unpickles or imports anything.
+reads or writes resolves, and every op agrees with its registry declaration (slots,
+attributes, shape/dtype inference: ``program_check``); it never evaluates, unpickles or
+imports anything.
 """
 import json
 import math
@@ -25,16 +27,13 @@ import numpy as np
 from ..dtypes import convert_dtype
 from ..framework import Block, Program
 from ..registry import has_op
+from .program_check import ProgramFormatError, check_op
 
 PROGRAM_FORMAT = "dy2st.program"
 PROGRAM_VERSION = 1
 
 _VAR_FIELDS = {"name": str, "shape": list, "dtype": str, "persistable": bool, "stop_gradient": bool,
                "is_data": bool, "trainable": bool, "kind": str}
-
-
-class ProgramFormatError(ValueError):
-    """A saved Program or model is malformed; the message says which file/field and what is wrong."""
 
 
 # -- attrs <-> JSON --------------------------------------------------------------
@@ -210,6 +209,7 @@ def _deserialize(data):
             origin = ro.get("origin")
             if origin is not None and not isinstance(origin, str):
                 raise ProgramFormatError(f"{where}: field 'origin' should be str or null")
+            check_op(typ, ins, outs, attrs, blk, where)
             blk.append_op(typ, ins, outs, attrs).origin = origin
     return prog
 

@@ -16,6 +16,7 @@ import pytest
 import runtime as rt
 from runtime.framework import static_mode_guard
 from runtime.static import io as sio
+from runtime.static import program_format
 
 D = 4
 
@@ -102,12 +103,17 @@ def test_numpy_and_special_attrs_round_trip():
         rt.scale(x)
     op = p.global_block().ops[-1]
     op.attrs.update(scale=np.float32(2.5), bias=np.int64(1))
-    op.attrs["note"] = {"arr": np.arange(3, dtype="int32"), "inf": float("-inf"), "t": (1, 2)}
     back = _json_round_trip(p).global_block().ops[-1].attrs
     assert back["scale"] == 2.5 and type(back["bias"]) is int
-    np.testing.assert_array_equal(back["note"]["arr"], np.arange(3, dtype="int32"))
-    assert back["note"]["arr"].dtype == np.int32 and back["note"]["inf"] == float("-inf")
-    assert back["note"]["t"] == [1, 2]
+    note = {"arr": np.arange(3, dtype="int32"), "inf": float("-inf"), "t": (1, 2)}
+    encoded = json.loads(json.dumps(program_format._encode_attr(note, "note"), allow_nan=False))
+    back = program_format._decode_attr(encoded, [], "note")
+    np.testing.assert_array_equal(back["arr"], np.arange(3, dtype="int32"))
+    assert back["arr"].dtype == np.int32 and back["inf"] == float("-inf")
+    assert back["t"] == [1, 2]
+    op.attrs["note"] = note  # an attribute the op does not declare is refused on load
+    with pytest.raises(sio.ProgramFormatError, match=r"op #0 'scale': attributes \['note'\] unknown"):
+        _json_round_trip(p)
 
 
 def test_non_json_attr_is_rejected_by_name():
@@ -375,8 +381,8 @@ def test_crash_while_writing_keeps_previous_model(saved, built, monkeypatch):
     assert not [f for f in os.listdir(os.path.dirname(prefix)) if f.endswith(".tmp")]
 
 
-def test_mixed_files_from_two_saves_are_detected(saved, built, monkeypatch):
-    prefix = saved[0]
+def test_crash_between_renames_keeps_the_previous_model_loadable(saved, built, monkeypatch):
+    prefix, feed, ref = saved
     real_replace = os.replace
 
     def crash_before_model(src, dst):
@@ -387,8 +393,24 @@ def test_mixed_files_from_two_saves_are_detected(saved, built, monkeypatch):
     with pytest.raises(OSError):
         _resave_changed(built, prefix)
     monkeypatch.undo()
+    # the main set is mixed (new params, old model): the kept previous set is read instead
+    with pytest.warns(RuntimeWarning, match="different saves.*previous complete save"):
+        program, _, fetch = sio.load_inference_model(prefix)
+    np.testing.assert_allclose(rt.static.Executor().run(program, feed=feed, fetch_list=fetch)[0], ref, rtol=1e-6)
+    # without the kept set, the mix is still detected, never loaded
+    hidden = [f for f in os.listdir(os.path.dirname(prefix)) if f.startswith(".model.previous")]
+    assert sorted(hidden) == [".model.previous.pdiparams", ".model.previous.pdiparams.info",
+                              ".model.previous.pdmodel"]
+    backup = sio.backup_prefix(prefix)
+    os.rename(backup + ".pdmodel", backup + ".moved")
     with pytest.raises(sio.ProgramFormatError, match="different saves"):
         sio.load_inference_model(prefix)
+    os.rename(backup + ".moved", backup + ".pdmodel")
+    # the next complete save replaces the mix and removes the kept set
+    _resave_changed(built, prefix)
+    assert sorted(os.listdir(os.path.dirname(prefix))) == ["model.pdiparams", "model.pdiparams.info", "model.pdmodel"]
+    program, _, fetch = sio.load_inference_model(prefix)
+    assert not np.allclose(rt.static.Executor().run(program, feed=feed, fetch_list=fetch)[0], ref)
 
 
 def test_hostile_names_and_deep_nesting_do_not_run_code(saved, tmp_path):

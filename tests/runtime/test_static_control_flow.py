@@ -9,12 +9,8 @@ RNG = np.random.default_rng(7)
 
 
 @pytest.fixture
-def main():
-    rt.enable_static()
-    prog = rt.static.Program()
-    with rt.static.program_guard(prog, rt.static.Program()):
-        yield prog
-    rt.disable_static()
+def main(static_mode):
+    return static_mode
 
 
 def run(prog, feed, fetch):

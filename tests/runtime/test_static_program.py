@@ -7,13 +7,8 @@ from runtime.static import InputSpec
 
 
 @pytest.fixture
-def progs():
-    rt.enable_static()
-    main, startup = rt.static.Program(), rt.static.Program()
-    scope = rt.static.Scope()
-    with rt.static.program_guard(main, startup), rt.static.scope_guard(scope):
-        yield main, startup
-    rt.disable_static()
+def progs(static_programs):
+    return static_programs
 
 
 def test_data_unknown_dims_and_operators_append_ops(progs):
