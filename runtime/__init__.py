@@ -26,3 +26,9 @@ from . import nn, optimizer  # noqa: E402  (layers and optimizers build on the o
 from .nn import ParamAttr  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import static  # noqa: E402,F401
+
+# -- Paddle 2.x surface: trees, custom autograd, functional grads, devices (one block) --------------
+from . import autograd, pytree, utils  # noqa: E402
+from .assign import assign, increment  # noqa: E402
+from .autograd import grad  # noqa: E402
+from .device import CPUPlace, get_device, is_compiled_with_cuda, set_device  # noqa: E402
