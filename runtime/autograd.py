@@ -30,11 +30,11 @@ import numpy as np
 from . import framework
 from .dispatch import to_variable
 from .framework import Variable
-from .registry import GradContext
+from .registry import GradContext, get_op, has_op
 from .static.backward import gradients
 from .tensor import Node, Tensor, TensorLike, _flat_inputs, _grad_mode, _node_grads, _topo_nodes, enable_grad, no_grad
 
-__all__ = ["PyLayer", "PyLayerContext", "grad", "backward"]
+__all__ = ["PyLayer", "PyLayerContext", "grad", "backward", "once_differentiable"]
 
 
 class PyLayerContext:
@@ -277,9 +277,35 @@ def _consumers_first(nodes):
     return order
 
 
+def once_differentiable(backward):
+    """Mark a PyLayer's ``backward`` as not differentiable itself: ``rt.grad(..., create_graph=True)``
+    through it raises instead of silently dropping second-order terms."""
+    backward.once_differentiable = True
+    return backward
+
+
+def _no_second_order(node):
+    """Why the gradient of ``node`` cannot itself be differentiated, or None."""
+    fn = node.custom_backward
+    if fn is not None:
+        if isinstance(fn, _Backward):
+            if getattr(fn.cls.backward, "once_differentiable", False):
+                return f"PyLayer {fn.cls.__name__}'s backward is marked once_differentiable"
+            return None
+        return "it was recorded with a backward function that is not made of ops"
+    helper = f"{node.opdef.type}_grad"
+    if has_op(helper) and get_op(helper).grad is None:
+        return f"op '{node.opdef.type}' computes its gradient with '{helper}', which has no gradient"
+    return None
+
+
 def _grads_of(node, gs, create_graph):
     if not create_graph:
         return _node_grads(node, [None if g is None else g._value for g in gs])
+    why = _no_second_order(node)
+    if why is not None:
+        raise NotImplementedError(f"grad(create_graph=True): the gradient cannot be differentiated again "
+                                  f"because {why}; use create_graph=False")
     if node.custom_backward is not None:
         return node.custom_backward(gs)
     if node.opdef.grad is None:
