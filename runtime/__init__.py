@@ -32,3 +32,4 @@ from . import autograd, pytree, utils  # noqa: E402
 from .assign import assign, increment  # noqa: E402
 from .autograd import grad  # noqa: E402
 from .device import CPUPlace, get_device, is_compiled_with_cuda, set_device  # noqa: E402
+from . import io, metric  # noqa: E402
