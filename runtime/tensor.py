@@ -15,7 +15,7 @@ import itertools
 import numpy as np
 
 from .dtypes import convert_dtype
-from .registry import GradContext, get_op
+from .registry import GradContext
 
 
 class TensorLike:
@@ -191,16 +191,6 @@ class Tensor(TensorLike):
 
     def backward(self, grad_tensor=None, retain_graph=False):
         run_backward(self, grad_tensor)
-
-    def clone(self):
-        """A copy of the value that stays on the tape: gradients of the copy flow back to this tensor."""
-        value = self._value.copy()
-        if self.stop_gradient or not _grad_mode.enabled:
-            out = Tensor._wrap(value)
-            out.stop_gradient = self.stop_gradient
-            return out
-        node = Node(get_op("assign"), [self], {}, [value])
-        return Tensor._wrap(value, (node, 0))
 
     def gradient(self):
         """The gradient as a numpy array, or None before any backward reached this tensor."""
