@@ -27,3 +27,12 @@ from . import nn, optimizer  # noqa: E402  (layers and optimizers build on the o
 from .nn import ParamAttr  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import static  # noqa: E402,F401
+
+# -- Paddle 2.x surface: trees, custom autograd, functional grads, devices (one block) --------------
+from . import autograd, pytree, utils  # noqa: E402
+from .assign import assign, clone, increment  # noqa: E402
+from .autograd import grad  # noqa: E402
+from .device import CPUPlace, get_device, is_compiled_with_cuda, set_device  # noqa: E402
+from . import io, metric  # noqa: E402
+from .static import program_state as _program_state  # noqa: E402
+_program_state.install()  # Program.state_dict/set_state_dict; rt.save/rt.load of a Program

@@ -38,6 +38,15 @@ class SerializationError(ValueError):
     """A file given to ``rt.load`` is not a readable ``rt.save`` file."""
 
 
+# Other objects stored as JSON (a Program's structure): class -> (tag, to_json, from_json).
+_EXTRA_TYPES = {}
+
+
+def register_type(cls, tag, to_json, from_json):
+    """Store instances of ``cls`` as ``{"t": tag, "v": to_json(obj)}``; ``from_json`` rebuilds them on load."""
+    _EXTRA_TYPES[cls] = (tag, to_json, from_json)
+
+
 # -- encoding ------------------------------------------------------------------
 class _Encoder:
     def __init__(self):
@@ -58,6 +67,9 @@ class _Encoder:
             return node
         if isinstance(obj, np.ndarray):
             return {"t": "ndarray", "ref": self._array(obj)}
+        if type(obj) in _EXTRA_TYPES:
+            tag, to_json, _ = _EXTRA_TYPES[type(obj)]
+            return {"t": tag, "v": to_json(obj)}
         if isinstance(obj, np.generic):
             return {"t": "npscalar", "ref": self._array(np.asarray(obj))}
         if obj is None or isinstance(obj, (bool, str)):
@@ -131,6 +143,12 @@ class _Decoder:
                 return float(node["v"])
             except (KeyError, TypeError, ValueError):
                 self.fail(f"bad float entry {node!r}")
+        for tag, _, from_json in _EXTRA_TYPES.values():
+            if t == tag:
+                try:
+                    return from_json(node.get("v"))
+                except ValueError as e:
+                    self.fail(f"bad {tag} entry ({e})")
         if t in ("list", "tuple"):
             items = [self.decode(v) for v in self._items(node)]
             return items if t == "list" else tuple(items)

@@ -215,6 +215,28 @@ class Tensor(TensorLike):
     def backward(self, grad_tensor=None, retain_graph=False):
         run_backward(self, grad_tensor)
 
+    def gradient(self):
+        """The gradient as a numpy array, or None before any backward reached this tensor."""
+        return None if self.grad is None else self.grad._value
+
+    def set_value(self, value):
+        """Replace the value in place (Paddle's set_value): same shape and dtype required, not recorded on the tape."""
+        if isinstance(value, Tensor):
+            arr = value._value
+        elif isinstance(value, np.ndarray):
+            arr = value
+        else:
+            raise TypeError(f"set_value expects a numpy array or a Tensor, got {type(value).__name__}")
+        if arr.shape != self._value.shape:
+            raise ValueError(f"set_value: the tensor{' ' + repr(self.name) if self.name else ''} has shape "
+                             f"{self.shape}, the new value has shape {list(arr.shape)}")
+        if arr.dtype != self._value.dtype:
+            raise ValueError(f"set_value: the tensor{' ' + repr(self.name) if self.name else ''} has dtype "
+                             f"{self.dtype}, the new value has dtype {convert_dtype(arr.dtype)}; cast it first "
+                             f"(value.astype('{self.dtype}'))")
+        self._value = np.array(arr, copy=True)
+        return self
+
     def register_hook(self, hook):
         raise NotImplementedError("tensor hooks are not supported")
 

@@ -3,6 +3,7 @@
 The same method works in both modes because it calls the public function,
 which routes through ``dispatch.apply``.  ``x.sum(axis=1)`` is ``rt.sum(x, axis=1)``.
 """
+from .assign import clone
 from .ops import common, creation, elementwise, indexing, logic, math, reduce, shape, sort
 from .tensor import TensorLike
 
@@ -87,7 +88,7 @@ _METHODS = {
     # sorting
     "topk": sort.topk, "sort": sort.sort, "argsort": sort.argsort, "take_along_axis": sort.take_along_axis,
     # dtype / creation
-    "astype": common.cast, "cast": common.cast,
+    "astype": common.cast, "cast": common.cast, "clone": clone,
     "zeros_like": creation.zeros_like, "ones_like": creation.ones_like, "full_like": creation.full_like,
 }
 

@@ -8,7 +8,8 @@ from .layers_conv import AvgPool2D, Conv2D, MaxPool2D
 from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, LayerNorm
 from .loss import CrossEntropyLoss, MSELoss
 from .param_attr import ParamAttr
-from .rnn import GRUCell, LSTMCell
+from .rnn import GRUCell, LSTMCell, SimpleRNNCell
+from .rnn_layers import GRU, LSTM, RNN, BiRNN, SimpleRNN
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from ..tensor import Parameter
 
@@ -16,4 +17,4 @@ __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "Lin
            "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Conv2D", "MaxPool2D",
            "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
            "ParamAttr", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
-           "ClipGradByNorm", "ClipGradByValue"]
+           "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]

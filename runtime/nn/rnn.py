@@ -1,4 +1,4 @@
-"""Single-step recurrent cells (Paddle's LSTMCell and GRUCell, same gate order and init).
+"""Single-step recurrent cells (Paddle's SimpleRNNCell, LSTMCell and GRUCell, same gate order and init).
 
 Weights: ``weight_ih [G * hidden, input]``, ``weight_hh [G * hidden, hidden]``,
 two biases, all Uniform(-1/sqrt(hidden), 1/sqrt(hidden)).  Zero initial states
@@ -74,6 +74,30 @@ class GRUCell(_RNNCellBase):
         z = F.sigmoid(add(x_z, h_z))
         cand = F.tanh(add(x_c, multiply(r, h_c)))
         h = add(multiply(subtract(h, cand), z), cand)
+        return h, h
+
+    @property
+    def state_shape(self):
+        return (self.hidden_size,)
+
+
+class SimpleRNNCell(_RNNCellBase):
+    """``forward(inputs, states=None)`` -> ``(h, h)`` with ``h = act(x W_ih^T + b_ih + h W_hh^T + b_hh)``."""
+
+    _gates = 1
+
+    def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None, weight_hh_attr=None,
+                 bias_ih_attr=None, bias_hh_attr=None, name=None):
+        if activation not in ("tanh", "relu"):
+            raise ValueError(f"SimpleRNNCell activation must be 'tanh' or 'relu', got {activation!r}")
+        super().__init__(input_size, hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+        self.activation = activation
+
+    def forward(self, inputs, states=None):
+        xg = self._proj(inputs, self.weight_ih, self.bias_ih)
+        h = scale(xg, 0.0) if states is None else states
+        pre = add(xg, self._proj(h, self.weight_hh, self.bias_hh))
+        h = F.tanh(pre) if self.activation == "tanh" else F.relu(pre)
         return h, h
 
     @property

@@ -1,0 +1,323 @@
+"""``rt.autograd``: user-defined differentiable ops (``PyLayer``) and functional gradients (``grad``).
+
+A PyLayer is an op whose forward and backward are Python code::
+
+    class Cube(rt.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, dy):
+            x, = ctx.saved_tensor()
+            return 3 * x ** 2 * dy
+
+    y = Cube.apply(x)        # one tape node; y.backward() calls Cube.backward
+
+``forward`` runs with the tape off; when an input Tensor needs a gradient the
+outputs get one tape node whose backward calls ``backward`` with one gradient
+per output and expects one per Tensor input (``None`` where none flows).
+This is also how a compiled Program runs as one differentiable op from eager
+code: forward runs the Program, backward runs its gradient Program.
+
+A PyLayer has no form inside a static Program (its backward is Python code a
+Program cannot hold), so calling ``apply`` on static Variables, or while a
+Program is being built, raises a TypeError saying so.
+"""
+import numpy as np
+
+from . import framework
+from .dispatch import to_variable
+from .framework import Variable
+from .registry import GradContext, get_op, has_op
+from .static.backward import gradients
+from .tensor import Node, Tensor, TensorLike, _flat_inputs, _grad_mode, _node_grads, _topo_nodes, enable_grad, no_grad
+
+__all__ = ["PyLayer", "PyLayerContext", "grad", "backward", "once_differentiable"]
+
+
+class PyLayerContext:
+    """The ``ctx`` a PyLayer's forward fills and its backward reads; any attribute may be set on it."""
+
+    def __init__(self):
+        self._saved = ()
+        self._non_diff = set()
+        self.materialize_grads = True
+        self.needs_input_grad = ()
+
+    def save_for_backward(self, *tensors):
+        """Keep values (Tensors or anything else) for ``backward``; read them with ``saved_tensor()``."""
+        self._saved = tensors
+
+    def saved_tensor(self):
+        """The values given to ``save_for_backward``, as a tuple."""
+        return self._saved
+
+    def mark_non_differentiable(self, *tensors):
+        """Outputs that get no gradient (their grads reach ``backward`` as zeros, or None)."""
+        self._non_diff.update(id(t) for t in tensors)
+
+    def mark_not_inplace(self, *tensors):
+        """Accepted for Paddle compatibility: outputs are always new Tensors here."""
+
+    def set_materialize_grads(self, value):
+        """False: outputs that received no gradient reach ``backward`` as None instead of zeros."""
+        self.materialize_grads = bool(value)
+
+
+class PyLayer:
+    """Base class of a user-defined op: subclass it with static ``forward(ctx, ...)`` and ``backward(ctx, ...)``."""
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("a PyLayer subclass must define a static forward(ctx, ...)")
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("a PyLayer subclass must define a static backward(ctx, *grads)")
+
+    @classmethod
+    def apply(cls, *args, **kwargs):
+        """Run ``forward`` and, when an input needs a gradient, record one tape node for ``backward``."""
+        inputs = [t for t in _flat_inputs(args) if isinstance(t, TensorLike)]
+        if framework._mode.static or any(isinstance(t, Variable) for t in inputs) or \
+                any(isinstance(v, Variable) for v in kwargs.values()):
+            raise TypeError(
+                f"PyLayer {cls.__name__}.apply cannot become part of a static Program: its backward is Python "
+                "code a Program cannot hold. Call it from eager code (outside the @to_static function, or in a "
+                "function marked @dy2st.not_to_static)")
+        ctx = PyLayerContext()
+        ctx.needs_input_grad = tuple(not t.stop_gradient for t in inputs)
+        with no_grad():
+            result = cls.forward(ctx, *args, **kwargs)
+        single = not isinstance(result, (tuple, list))
+        outs = [result] if single else list(result)
+        for i, o in enumerate(outs):
+            if not isinstance(o, Tensor):
+                raise TypeError(f"{cls.__name__}.forward must return Tensors (or a tuple/list of them); "
+                                f"output {i} is {type(o).__name__}")
+        if not (_grad_mode.enabled and any(not t.stop_gradient for t in inputs)):
+            return result
+        values = [o._value for o in outs]
+        node = Node(None, inputs, {}, values, custom_backward=_Backward(cls, ctx, inputs, values))
+        wrapped = [Tensor._wrap(o._value, (node, i))
+                   if o._value.dtype.kind == "f" and id(o) not in ctx._non_diff else o
+                   for i, o in enumerate(outs)]
+        if single:
+            return wrapped[0]
+        return tuple(wrapped) if isinstance(result, tuple) else wrapped
+
+
+class _Backward:
+    """The tape node's backward: output grads (arrays or None) -> one grad per Tensor input."""
+
+    __slots__ = ("cls", "ctx", "inputs", "values")
+
+    def __init__(self, cls, ctx, inputs, values):
+        self.cls, self.ctx, self.inputs, self.values = cls, ctx, inputs, values
+
+    def __call__(self, out_grads):
+        grads = []
+        for g, v in zip(out_grads, self.values):
+            if g is None:
+                grads.append(Tensor._wrap(np.zeros_like(v)) if self.ctx.materialize_grads else None)
+            else:
+                grads.append(g if isinstance(g, Tensor) else Tensor._wrap(g))
+        res = self.cls.backward(self.ctx, *grads)
+        res = list(res) if isinstance(res, (tuple, list)) else [res]
+        name = self.cls.__name__
+        if len(res) != len(self.inputs):
+            raise ValueError(f"{name}.backward returned {len(res)} gradients; forward took {len(self.inputs)} "
+                             "Tensor inputs and needs one gradient (or None) for each")
+        out = []
+        for i, (g, t) in enumerate(zip(res, self.inputs)):
+            if g is None:
+                out.append(None)
+                continue
+            if not isinstance(g, Tensor):
+                g = Tensor._wrap(np.asarray(g, dtype=t._value.dtype))
+            if g._value.shape != t._value.shape:
+                raise ValueError(f"{name}.backward: the gradient of input {i} has shape {g.shape}, "
+                                 f"the input has shape {t.shape}")
+            out.append(g)
+        return out
+
+
+# -- functional gradients -------------------------------------------------------------
+def _as_list(x, what):
+    if isinstance(x, TensorLike):
+        return [x], True
+    if isinstance(x, (list, tuple)) and all(isinstance(v, TensorLike) for v in x):
+        return list(x), False
+    raise TypeError(f"grad: {what} must be a Tensor or a list of Tensors, got {type(x).__name__}")
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=False, no_grad_vars=None):
+    """Gradients of ``sum(outputs * grad_outputs)`` w.r.t. each of ``inputs`` (a list, like Paddle).
+
+    Eager: walks the tape without touching any ``.grad``; ``create_graph=True``
+    records the gradient computation so it can be differentiated again.  On
+    static Variables: appends the gradient ops to the Program (``rt.static.gradients``).
+    An input no output depends on raises, or gives None with ``allow_unused=True``.
+    """
+    outs, _ = _as_list(outputs, "outputs")
+    ins, _ = _as_list(inputs, "inputs")
+    if grad_outputs is None:
+        seeds = [None] * len(outs)
+    else:
+        seeds, _ = ([grad_outputs], True) if isinstance(grad_outputs, TensorLike) else (list(grad_outputs), False)
+        if len(seeds) != len(outs):
+            raise ValueError(f"grad: {len(outs)} outputs but {len(seeds)} grad_outputs")
+    if framework._mode.static or any(isinstance(t, Variable) for t in outs + ins):
+        return _static_grad(outs, ins, seeds, allow_unused, no_grad_vars)
+    skip = {id(t) for t in (no_grad_vars or [])}
+    grads = _eager_grad(outs, ins, seeds, create_graph, skip)
+    for i, g in enumerate(grads):
+        if g is None and not allow_unused:
+            raise RuntimeError(f"grad: input {i} (shape {ins[i].shape}) is not reached from the outputs; "
+                               "pass allow_unused=True to get None for it")
+    return grads
+
+
+def _static_grad(outs, ins, seeds, allow_unused, no_grad_vars):
+    outs = [to_variable(o) for o in outs]
+    ins = [to_variable(i) for i in ins]
+    seeds = [None if s is None else to_variable(s) for s in seeds]
+    res = gradients(outs, ins, target_gradients=seeds if any(s is not None for s in seeds) else None,
+                    no_grad_set=[to_variable(v) for v in no_grad_vars] if no_grad_vars else None)
+    for i, g in enumerate(res):
+        if g is None and not allow_unused:
+            raise RuntimeError(f"grad: input {i} ('{ins[i].name}') is not reached from the outputs; "
+                               "pass allow_unused=True to get None for it")
+    return res
+
+
+def _key(t):
+    return ("node", id(t._node[0]), t._node[1]) if t._node is not None else ("leaf", id(t))
+
+
+def _add(a, b):
+    if a is None:
+        return b
+    return a + b
+
+
+def _eager_grad(outs, ins, seeds, create_graph, skip):
+    pending = {}
+    roots = []
+    for o, s in zip(outs, seeds):
+        if o.stop_gradient:
+            raise RuntimeError("grad: an output does not need a gradient (stop_gradient=True: no input "
+                               "of it requires grad)")
+        if s is None:
+            s = Tensor._wrap(np.ones_like(o._value))
+        elif not isinstance(s, Tensor):
+            s = Tensor._wrap(np.asarray(s, dtype=o._value.dtype))
+        if s._value.shape != o._value.shape:
+            raise ValueError(f"grad: grad_outputs shape {s.shape} does not match output shape {o.shape}")
+        pending[_key(o)] = _add(pending.get(_key(o)), s)
+        if o._node is not None:
+            roots.append(o._node[0])
+    order, seen = [], set()
+    for r in roots:
+        for n in _topo_nodes(r):
+            if id(n) not in seen:
+                seen.add(id(n))
+                order.append(n)
+    # _topo_nodes gives each root's nodes inputs-first; merge into one consumer-first order.
+    order = _consumers_first(order)
+    mode = enable_grad() if create_graph else no_grad()
+    with mode:
+        for node in order:
+            n_out = len(node.out_values)
+            gs = [pending.get(("node", id(node), i)) for i in range(n_out)]
+            if all(g is None for g in gs):
+                continue
+            in_grads = _grads_of(node, gs, create_graph)
+            for slot_in, slot_g in zip(node.inputs, in_grads):
+                pairs = zip(slot_in, slot_g) if isinstance(slot_in, (list, tuple)) else [(slot_in, slot_g)]
+                for t, g in pairs:
+                    if g is None or not isinstance(t, Tensor) or t.stop_gradient or id(t) in skip:
+                        continue
+                    g = g if isinstance(g, Tensor) else Tensor._wrap(np.asarray(g))
+                    if g._value.dtype != t._value.dtype:
+                        g = Tensor._wrap(g._value.astype(t._value.dtype))
+                    k = _key(t)
+                    pending[k] = _add(pending.get(k), g)
+    res = []
+    for t in ins:
+        g = pending.get(_key(t))
+        if g is not None and not create_graph:
+            g = Tensor._wrap(np.array(g._value, copy=True))
+        res.append(g)
+    return res
+
+
+def _consumers_first(nodes):
+    """Order tape nodes so every node comes before the nodes that produced its inputs."""
+    index = {id(n): n for n in nodes}
+    users = {id(n): 0 for n in nodes}
+    for n in nodes:
+        for t in _flat_inputs(n.inputs):
+            if isinstance(t, Tensor) and t._node is not None and id(t._node[0]) in index:
+                users[id(t._node[0])] += 1
+    ready = [n for n in nodes if users[id(n)] == 0]
+    order = []
+    while ready:
+        n = ready.pop()
+        order.append(n)
+        for t in _flat_inputs(n.inputs):
+            if isinstance(t, Tensor) and t._node is not None and id(t._node[0]) in index:
+                p = id(t._node[0])
+                users[p] -= 1
+                if users[p] == 0:
+                    ready.append(index[p])
+    return order
+
+
+def once_differentiable(backward):
+    """Mark a PyLayer's ``backward`` as not differentiable itself: ``rt.grad(..., create_graph=True)``
+    through it raises instead of silently dropping second-order terms."""
+    backward.once_differentiable = True
+    return backward
+
+
+def _no_second_order(node):
+    """Why the gradient of ``node`` cannot itself be differentiated, or None."""
+    fn = node.custom_backward
+    if fn is not None:
+        if isinstance(fn, _Backward):
+            if getattr(fn.cls.backward, "once_differentiable", False):
+                return f"PyLayer {fn.cls.__name__}'s backward is marked once_differentiable"
+            return None
+        return "it was recorded with a backward function that is not made of ops"
+    helper = f"{node.opdef.type}_grad"
+    if has_op(helper) and get_op(helper).grad is None:
+        return f"op '{node.opdef.type}' computes its gradient with '{helper}', which has no gradient"
+    return None
+
+
+def _grads_of(node, gs, create_graph):
+    if not create_graph:
+        return _node_grads(node, [None if g is None else g._value for g in gs])
+    why = _no_second_order(node)
+    if why is not None:
+        raise NotImplementedError(f"grad(create_graph=True): the gradient cannot be differentiated again "
+                                  f"because {why}; use create_graph=False")
+    if node.custom_backward is not None:
+        return node.custom_backward(gs)
+    if node.opdef.grad is None:
+        return [None] * len(node.inputs)
+    # The outputs stay attached to the node so second derivatives see their dependence on the inputs.
+    outs = [Tensor._wrap(v, (node, i)) for i, v in enumerate(node.out_values)]
+    return node.opdef.grad(GradContext(node.inputs, outs, gs, node.attrs))
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """``paddle.autograd.backward``: accumulate gradients of several tensors into the leaves' ``.grad``."""
+    tensors, _ = _as_list(tensors, "tensors")
+    grad_tensors = [None] * len(tensors) if grad_tensors is None else list(grad_tensors)
+    for t, g in zip(tensors, grad_tensors):
+        t.backward(g)

@@ -1,0 +1,36 @@
+"""Devices: runtime computes with numpy on the CPU, so "cpu" is the one device (Paddle's set_device/get_device)."""
+
+__all__ = ["CPUPlace", "set_device", "get_device", "is_compiled_with_cuda"]
+
+
+class CPUPlace:
+    """The CPU, the only place a runtime Tensor lives."""
+
+    def __repr__(self):
+        return "Place(cpu)"
+
+    def __eq__(self, other):
+        return isinstance(other, CPUPlace)
+
+    def __hash__(self):
+        return hash("cpu")
+
+
+def set_device(device):
+    """Select the device for new tensors; only ``"cpu"`` exists here. Returns its place."""
+    if not isinstance(device, str):
+        raise TypeError(f"set_device expects a device name such as 'cpu', got {type(device).__name__}")
+    if device.strip().lower() != "cpu":
+        raise ValueError(f"device {device!r} is not available: runtime computes with numpy on the CPU, "
+                         "so the only device is 'cpu'")
+    return CPUPlace()
+
+
+def get_device():
+    """The current device name: always ``"cpu"``."""
+    return "cpu"
+
+
+def is_compiled_with_cuda():
+    """False: there is no GPU support."""
+    return False

@@ -1,0 +1,191 @@
+"""Recurrent layers over whole sequences (Paddle's RNN, BiRNN, SimpleRNN, LSTM, GRU).
+
+Shapes follow Paddle: inputs ``[batch, time, input]`` (``[time, batch, input]``
+with ``time_major=True``); ``forward(inputs, initial_states=None,
+sequence_length=None)`` returns ``(outputs, final_states)`` with outputs
+``[batch, time, num_directions * hidden]`` and final states
+``[num_layers * num_directions, batch, hidden]`` (a pair ``(h, c)`` for LSTM),
+state ``i * num_directions + d`` belonging to layer ``i``, direction ``d``.
+
+With ``sequence_length``, steps past a sequence's length leave its state
+unchanged and output zeros; the backward direction starts at each sequence's
+own last step (as Paddle's ``rnn`` op does).
+
+The time loop is unrolled over the time dim, which must therefore be known
+when a Program is built (eagerly it always is).  Unrolling keeps every step a
+plain op, so gradients, ONNX export and the executor need nothing special,
+and the executor runs it as straight-line code; a variable time dim (an
+``InputSpec`` with ``None`` there) raises a ValueError saying so.
+"""
+from .. import pytree
+from ..ops.common import cast
+from ..ops.creation import arange, full_like, zeros
+from ..ops.logic import less_than
+from ..ops.math import add, multiply
+from ..ops.shape import concat, reshape, stack, transpose, unsqueeze
+from . import functional as F
+from .container import LayerList
+from .layer import Layer
+from .rnn import GRUCell, LSTMCell, SimpleRNNCell
+
+__all__ = ["RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]
+
+
+def _zero_state(x_t, hidden):
+    """Zeros [batch, hidden] taking batch from the step input x_t (it may be unknown in a Program)."""
+    return add(full_like(x_t[:, :1], 0.0), zeros([1, hidden], dtype=x_t.dtype))
+
+
+def _initial_states(cell, x_t):
+    h = _zero_state(x_t, cell.hidden_size)
+    return (h, _zero_state(x_t, cell.hidden_size)) if isinstance(cell, LSTMCell) else h
+
+
+def _step_mask(sequence_length, steps, dtype):
+    """[time, batch, 1]: 1 where step t is inside sequence b, else 0."""
+    t = reshape(arange(steps, dtype="int64"), [steps, 1])
+    lens = reshape(cast(sequence_length, "int64"), [1, -1])
+    return unsqueeze(cast(less_than(t, lens), dtype), [-1])
+
+
+def _time_steps(x):
+    steps = x.shape[0]
+    if steps < 0:
+        raise ValueError("a recurrent layer unrolls its time loop, so the time dim must be known when the "
+                         f"Program is built; the input has time-major shape {x.shape}. Give the InputSpec a "
+                         "fixed time dim (e.g. [None, 20, 8] for batch-major inputs)")
+    return steps
+
+
+def _run_cell(cell, x, states, mask, reverse):
+    """Run ``cell`` over time-major ``x``; returns outputs [time, batch, hidden] and the final states."""
+    steps = _time_steps(x)
+    if states is None:
+        states = _initial_states(cell, x[0])
+    outs = [None] * steps
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        y, new = cell(x[t], states)
+        if mask is not None:
+            m = mask[t]
+            keep = 1.0 - m
+            new = pytree.map_structure(lambda n, o: add(multiply(n, m), multiply(o, keep)), new, states)
+            y = multiply(y, m)
+        states = new
+        outs[t] = y
+    return stack(outs, axis=0), states
+
+
+class RNN(Layer):
+    """Run one cell over a sequence: ``forward(inputs, initial_states=None, sequence_length=None)``."""
+
+    def __init__(self, cell, is_reverse=False, time_major=False):
+        super().__init__()
+        self.cell, self.is_reverse, self.time_major = cell, bool(is_reverse), bool(time_major)
+
+    def forward(self, inputs, initial_states=None, sequence_length=None):
+        x = inputs if self.time_major else transpose(inputs, [1, 0, 2])
+        mask = None if sequence_length is None else _step_mask(sequence_length, _time_steps(x), x.dtype)
+        out, states = _run_cell(self.cell, x, initial_states, mask, self.is_reverse)
+        return (out if self.time_major else transpose(out, [1, 0, 2])), states
+
+
+class BiRNN(Layer):
+    """A forward and a backward cell over one sequence; outputs concatenated on the last axis."""
+
+    def __init__(self, cell_fw, cell_bw, time_major=False):
+        super().__init__()
+        self.cell_fw, self.cell_bw, self.time_major = cell_fw, cell_bw, bool(time_major)
+
+    def forward(self, inputs, initial_states=None, sequence_length=None):
+        x = inputs if self.time_major else transpose(inputs, [1, 0, 2])
+        mask = None if sequence_length is None else _step_mask(sequence_length, _time_steps(x), x.dtype)
+        fw0, bw0 = (None, None) if initial_states is None else initial_states
+        out_fw, st_fw = _run_cell(self.cell_fw, x, fw0, mask, False)
+        out_bw, st_bw = _run_cell(self.cell_bw, x, bw0, mask, True)
+        out = concat([out_fw, out_bw], axis=-1)
+        return (out if self.time_major else transpose(out, [1, 0, 2])), (st_fw, st_bw)
+
+
+_DIRECTIONS = {"forward": 1, "bidirect": 2, "bidirectional": 2}
+
+
+class _RNNBase(LayerList):
+    """Stacked (and optionally bidirectional) recurrent layers; see the module docstring for shapes."""
+
+    _cell = None
+
+    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward", time_major=False, dropout=0.0,
+                 weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None,
+                 **cell_kwargs):
+        super().__init__()
+        if direction not in _DIRECTIONS:
+            raise ValueError(f"direction must be 'forward', 'bidirect' or 'bidirectional', got {direction!r}")
+        if not isinstance(num_layers, int) or num_layers < 1:
+            raise ValueError(f"num_layers must be a positive int, got {num_layers!r}")
+        self.input_size, self.hidden_size, self.num_layers = int(input_size), int(hidden_size), num_layers
+        self.direction, self.num_directions = direction, _DIRECTIONS[direction]
+        self.time_major, self.dropout = bool(time_major), float(dropout)
+        attrs = dict(weight_ih_attr=weight_ih_attr, weight_hh_attr=weight_hh_attr, bias_ih_attr=bias_ih_attr,
+                     bias_hh_attr=bias_hh_attr, **cell_kwargs)
+        for i in range(num_layers):
+            size = self.input_size if i == 0 else self.hidden_size * self.num_directions
+            if self.num_directions == 1:
+                self.append(RNN(self._cell(size, self.hidden_size, **attrs), time_major=True))
+            else:
+                self.append(BiRNN(self._cell(size, self.hidden_size, **attrs),
+                                  self._cell(size, self.hidden_size, **attrs), time_major=True))
+
+    def _split_states(self, initial_states):
+        """Per layer: a cell state (or a (fw, bw) pair) from [layers * directions, batch, hidden] tensors."""
+        if initial_states is None:
+            return [None] * self.num_layers
+        parts = initial_states if isinstance(initial_states, (list, tuple)) else (initial_states,)
+        per = []
+        for i in range(self.num_layers):
+            def pick(d):
+                got = [p[i * self.num_directions + d] for p in parts]
+                return tuple(got) if len(got) > 1 else got[0]
+            per.append(pick(0) if self.num_directions == 1 else (pick(0), pick(1)))
+        return per
+
+    def forward(self, inputs, initial_states=None, sequence_length=None):
+        x = inputs if self.time_major else transpose(inputs, [1, 0, 2])
+        finals = []
+        for i, (layer, init) in enumerate(zip(self, self._split_states(initial_states))):
+            if i > 0 and self.dropout > 0:
+                x = F.dropout(x, self.dropout, training=self.training)
+            x, states = layer(x, init, sequence_length)
+            finals.extend(states if self.num_directions == 2 else [states])
+        out = x if self.time_major else transpose(x, [1, 0, 2])
+        if isinstance(finals[0], tuple):  # LSTM: (h, c) per cell
+            return out, (stack([s[0] for s in finals], axis=0), stack([s[1] for s in finals], axis=0))
+        return out, stack(finals, axis=0)
+
+    def extra_repr(self):
+        return (f"{self.input_size}, {self.hidden_size}, num_layers={self.num_layers}, "
+                f"direction={self.direction!r}, time_major={self.time_major}, dropout={self.dropout}")
+
+
+class SimpleRNN(_RNNBase):
+    """Elman RNN layers (``activation`` 'tanh' or 'relu'); final states ``h``."""
+
+    _cell = SimpleRNNCell
+
+    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward", time_major=False, dropout=0.0,
+                 activation="tanh", weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None,
+                 name=None):
+        super().__init__(input_size, hidden_size, num_layers, direction, time_major, dropout, weight_ih_attr,
+                         weight_hh_attr, bias_ih_attr, bias_hh_attr, activation=activation)
+
+
+class LSTM(_RNNBase):
+    """LSTM layers; final states ``(h, c)``."""
+
+    _cell = LSTMCell
+
+
+class GRU(_RNNBase):
+    """GRU layers; final states ``h``."""
+
+    _cell = GRUCell
+

@@ -1,0 +1,220 @@
+"""Trees of values: flatten to leaves plus a structure, rebuild, map.
+
+A tree is made of lists, tuples (named tuples too), dicts and leaves::
+
+    >>> leaves, spec = flatten({"b": [x, 2], "a": (y, None)})
+    >>> leaves                      # dict keys visited in sorted order, as in Paddle's nest
+    [y, None, x, 2]
+    >>> unflatten(spec, [1, 2, 3, 4])
+    {'b': [3, 4], 'a': (1, 2)}
+    >>> spec.to_json()
+    ['dict', [['b', ['list', [['leaf'], ['leaf']]]], ['a', ['tuple', [['leaf'], ['leaf']]]]], ['a', 'b']]
+
+By default every non-container value (None included) is a leaf.  With
+``leaf_types=(rt.Tensor,)`` only those are leaves and any other value is kept
+in the structure itself as a constant (``['const', value]``): that is the form
+a converted function's arguments and outputs take, where Tensors are fed to a
+Program and Python values are part of the cache key.
+
+A ``TreeSpec`` is hashable (when its constants are), compares by structure,
+and round-trips through JSON (``to_json``/``from_json``) when its constants
+and dict keys are JSON scalars, so a saved model can record its output
+structure without pickle.
+"""
+__all__ = ["TreeSpec", "flatten", "unflatten", "map_structure", "assert_same_structure", "is_container"]
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+
+
+def is_container(value):
+    """True for the values a tree descends into: list, tuple (named tuples too) and dict."""
+    return isinstance(value, (list, tuple, dict))
+
+
+def _key_order(keys):
+    try:
+        return sorted(keys)
+    except TypeError:  # mixed key types: still deterministic
+        return sorted(keys, key=lambda k: (type(k).__name__, repr(k)))
+
+
+class TreeSpec:
+    """The structure of a tree: ``kind`` is 'leaf', 'const', 'list', 'tuple', 'namedtuple' or 'dict'.
+
+    ``children`` holds sub-specs in the order their leaves are visited;
+    ``meta`` is the constant (for 'const'), the named tuple class, or for 'dict'
+    a pair (visit-order keys, insertion-order keys) so a rebuilt dict keeps the
+    user's key order while leaves follow the sorted order.
+    """
+
+    __slots__ = ("kind", "children", "meta", "num_leaves", "_dict_type")
+
+    def __init__(self, kind, children=(), meta=None, dict_type=dict):
+        self.kind = kind
+        self.children = tuple(children)
+        self.meta = meta
+        self._dict_type = dict_type
+        self.num_leaves = 1 if kind == "leaf" else sum(c.num_leaves for c in self.children)
+
+    # -- identity ------------------------------------------------------------------
+    def _key(self):
+        meta = self.meta
+        if self.kind == "namedtuple":
+            meta = (meta.__module__, meta.__qualname__)
+        elif self.kind == "const":
+            meta = (type(meta).__name__, meta)
+        return (self.kind, meta, self.children)
+
+    def __eq__(self, other):
+        return isinstance(other, TreeSpec) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+    def __repr__(self):
+        return f"TreeSpec({self._text()})"
+
+    def _text(self):
+        if self.kind == "leaf":
+            return "*"
+        if self.kind == "const":
+            return repr(self.meta)
+        inner = [c._text() for c in self.children]
+        if self.kind == "list":
+            return "[" + ", ".join(inner) + "]"
+        if self.kind == "tuple":
+            return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
+        if self.kind == "namedtuple":
+            return f"{self.meta.__name__}(" + ", ".join(inner) + ")"
+        return "{" + ", ".join(f"{k!r}: {t}" for k, t in zip(self.meta[0], inner)) + "}"
+
+    # -- JSON ------------------------------------------------------------------------
+    def to_json(self):
+        """A JSON-able description; ValueError names the part that has no JSON form."""
+        if self.kind == "leaf":
+            return ["leaf"]
+        if self.kind == "const":
+            if not isinstance(self.meta, _JSON_SCALARS):
+                raise ValueError(f"a constant of type {type(self.meta).__name__} ({self.meta!r}) in the tree "
+                                 "has no JSON form; only str, int, float, bool and None do")
+            return ["const", self.meta]
+        if self.kind == "namedtuple":
+            raise ValueError(f"the named tuple {self.meta.__name__} in the tree has no JSON form; "
+                             "use a tuple or a dict")
+        if self.kind in ("list", "tuple"):
+            return [self.kind, [c.to_json() for c in self.children]]
+        visit, insertion = self.meta
+        for k in visit:
+            if not isinstance(k, _JSON_SCALARS):
+                raise ValueError(f"the dict key {k!r} ({type(k).__name__}) in the tree has no JSON form")
+        return ["dict", [[k, c.to_json()] for k, c in zip(visit, self.children)], list(insertion)]
+
+    @classmethod
+    def from_json(cls, data):
+        """Rebuild a TreeSpec from ``to_json()``'s output (ValueError on anything else)."""
+        if not isinstance(data, list) or not data or data[0] not in ("leaf", "const", "list", "tuple", "dict"):
+            raise ValueError(f"not a tree description: {data!r}")
+        kind = data[0]
+        if kind == "leaf":
+            return cls("leaf")
+        if kind == "const":
+            return cls("const", meta=data[1])
+        if kind in ("list", "tuple"):
+            return cls(kind, [cls.from_json(c) for c in data[1]])
+        pairs = data[1]
+        visit = tuple(_hashable(k) for k, _ in pairs)
+        insertion = tuple(_hashable(k) for k in data[2]) if len(data) > 2 else visit
+        if sorted(map(repr, visit)) != sorted(map(repr, insertion)):
+            raise ValueError(f"dict description lists keys {list(visit)} but orders {list(insertion)}")
+        return cls("dict", [cls.from_json(c) for _, c in pairs], meta=(visit, insertion))
+
+
+def _hashable(key):
+    if isinstance(key, list):  # JSON has no tuples; a list key can only have been a tuple
+        return tuple(_hashable(k) for k in key)
+    return key
+
+
+# -- flatten / unflatten --------------------------------------------------------------
+def flatten(tree, leaf_types=None):
+    """``(leaves, spec)``: the leaves of ``tree`` in visiting order and its structure.
+
+    ``leaf_types``: None (every non-container is a leaf) or a type / tuple of
+    types (only those are leaves; other values become constants in ``spec``).
+    """
+    leaves = []
+    spec = _flatten(tree, leaves, leaf_types)
+    return leaves, spec
+
+
+def _flatten(node, leaves, leaf_types):
+    if isinstance(node, dict):
+        visit = tuple(_key_order(node))
+        return TreeSpec("dict", [_flatten(node[k], leaves, leaf_types) for k in visit],
+                        meta=(visit, tuple(node)), dict_type=type(node))
+    if isinstance(node, tuple) and hasattr(type(node), "_fields"):
+        return TreeSpec("namedtuple", [_flatten(v, leaves, leaf_types) for v in node], meta=type(node))
+    if isinstance(node, (list, tuple)):
+        kind = "list" if isinstance(node, list) else "tuple"
+        return TreeSpec(kind, [_flatten(v, leaves, leaf_types) for v in node])
+    if leaf_types is None or isinstance(node, leaf_types):
+        leaves.append(node)
+        return TreeSpec("leaf")
+    return TreeSpec("const", meta=node)
+
+
+def unflatten(spec, leaves):
+    """Rebuild the tree ``spec`` describes, taking its leaves from ``leaves`` in order."""
+    leaves = list(leaves)
+    if len(leaves) != spec.num_leaves:
+        raise ValueError(f"the structure {spec._text()} has {spec.num_leaves} leaves, got {len(leaves)} values")
+    it = iter(leaves)
+    return _unflatten(spec, it)
+
+
+def _unflatten(spec, it):
+    kind = spec.kind
+    if kind == "leaf":
+        return next(it)
+    if kind == "const":
+        return spec.meta
+    items = [_unflatten(c, it) for c in spec.children]
+    if kind == "list":
+        return items
+    if kind == "tuple":
+        return tuple(items)
+    if kind == "namedtuple":
+        return spec.meta(*items)
+    visit, insertion = spec.meta
+    by_key = dict(zip(visit, items))
+    return spec._dict_type((k, by_key[k]) for k in insertion)
+
+
+def _same(spec_a, spec_b):
+    if spec_a.kind != spec_b.kind or len(spec_a.children) != len(spec_b.children):
+        return False
+    if spec_a.kind == "dict" and set(spec_a.meta[0]) != set(spec_b.meta[0]):
+        return False
+    if spec_a.kind == "namedtuple" and spec_a.meta is not spec_b.meta:
+        return False
+    return all(_same(a, b) for a, b in zip(spec_a.children, spec_b.children))
+
+
+def assert_same_structure(*trees, leaf_types=None):
+    """Raise ValueError naming both structures when the trees differ in shape (leaf values may differ)."""
+    specs = [flatten(t, leaf_types)[1] for t in trees]
+    for i, s in enumerate(specs[1:], 1):
+        if not _same(specs[0], s):
+            raise ValueError(f"the structures differ: argument 0 is {specs[0]._text()}, "
+                             f"argument {i} is {s._text()}")
+    return specs
+
+
+def map_structure(fn, *trees, leaf_types=None):
+    """``fn`` applied leaf-wise across trees of the same structure; the result has the first's structure."""
+    if not trees:
+        raise TypeError("map_structure needs at least one tree")
+    specs = assert_same_structure(*trees, leaf_types=leaf_types)
+    flats = [flatten(t, leaf_types)[0] for t in trees]
+    return unflatten(specs[0], [fn(*vals) for vals in zip(*flats)])
+

@@ -1,0 +1,363 @@
+"""rt.autograd.PyLayer, rt.grad, rt.assign/increment, Tensor.clone/gradient/set_value, devices."""
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as rt
+
+
+def _fd(f, x, eps=1e-3):
+    """Central finite differences of the scalar f at float64 array x."""
+    g = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        d = np.zeros_like(x)
+        d[i] = eps
+        g[i] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+class Cube(rt.autograd.PyLayer):
+    @staticmethod
+    def forward(ctx, x, scale=1.0):
+        ctx.save_for_backward(x)
+        ctx.scale = scale
+        return x ** 3 * scale
+
+    @staticmethod
+    def backward(ctx, dy):
+        x, = ctx.saved_tensor()
+        return 3 * x ** 2 * dy * ctx.scale
+
+
+class SplitSum(rt.autograd.PyLayer):
+    """Two inputs, two outputs (one integer): gradients route per input."""
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        return a * b, rt.argmax(a, axis=-1)
+
+    @staticmethod
+    def backward(ctx, dy, didx):
+        a, b = ctx.saved_tensor()
+        return dy * b, dy * a
+
+
+class StraightThrough(rt.autograd.PyLayer):
+    @staticmethod
+    def forward(ctx, x):
+        return rt.round(x)
+
+    @staticmethod
+    def backward(ctx, dy):
+        return dy
+
+
+def test_pylayer_gradient_matches_finite_differences():
+    x0 = np.array([[0.5, -1.2], [2.0, 0.3]])
+    x = rt.to_tensor(x0, stop_gradient=False)
+    y = Cube.apply(x, scale=2.0)
+    np.testing.assert_allclose(y.numpy(), 2 * x0 ** 3)
+    (y * rt.to_tensor(np.array([[1.0, 2.0], [3.0, 4.0]]))).sum().backward()
+    w = np.array([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_allclose(x.gradient(), _fd(lambda v: (2 * v ** 3 * w).sum(), x0), rtol=1e-5)
+
+
+def test_pylayer_flows_into_parameters_and_custom_rule_is_used():
+    rt.seed(0)
+    lin = rt.nn.Linear(3, 2)
+    x = rt.to_tensor(np.array([[0.2, 0.7, -1.4]], np.float32))
+    out = StraightThrough.apply(lin(x) * 3)
+    out.sum().backward()
+    # straight-through: d out/d lin = 3 everywhere, so weight grad = 3 * x^T 1
+    np.testing.assert_allclose(lin.weight.gradient(), 3 * np.tile(x.numpy().T, (1, 2)), rtol=1e-6)
+    np.testing.assert_allclose(lin.bias.gradient(), [3.0, 3.0])
+
+
+def test_pylayer_multiple_inputs_outputs_and_no_grad_input():
+    a = rt.to_tensor([[1.0, 4.0], [3.0, 2.0]], stop_gradient=False)
+    b = rt.to_tensor([[5.0, 6.0], [7.0, 8.0]])
+    y, idx = SplitSum.apply(a, b)
+    assert idx.dtype == "int64" and idx.stop_gradient and idx.numpy().tolist() == [1, 0]
+    y.sum().backward()
+    np.testing.assert_allclose(a.gradient(), b.numpy())
+    assert b.gradient() is None
+
+
+def test_pylayer_without_grad_is_plain_and_errors_are_clear():
+    x = rt.to_tensor([1.0, 2.0])
+    y = Cube.apply(x)
+    assert y.stop_gradient and y.numpy().tolist() == [1.0, 8.0]
+
+    class Bad(rt.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x, y):
+            return x + y
+
+        @staticmethod
+        def backward(ctx, dy):
+            return dy
+
+    p = rt.to_tensor([1.0], stop_gradient=False)
+    with pytest.raises(ValueError, match="Bad.backward returned 1 gradients.*2"):
+        Bad.apply(p, p * 2).sum().backward()
+
+
+def test_pylayer_materialize_grads_off_passes_none():
+    seen = []
+
+    class Two(rt.autograd.PyLayer):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.set_materialize_grads(False)
+            return x * 2, x * 3
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            seen.append((g1 is None, g2 is None))
+            return g1 * 2
+
+    x = rt.to_tensor([1.0], stop_gradient=False)
+    a, _ = Two.apply(x)
+    a.backward()
+    assert seen == [(False, True)] and x.gradient().tolist() == [2.0]
+
+
+def test_pylayer_inside_to_static_is_a_clear_error():
+    @dy2st.to_static
+    def f(x):
+        return Cube.apply(x) + 1
+
+    with pytest.raises(TypeError, match="PyLayer Cube.apply cannot become part of a static Program"):
+        f(rt.to_tensor([1.0, 2.0]))
+
+
+# -- rt.grad ---------------------------------------------------------------------------------------
+def test_grad_eager_matches_finite_differences_and_leaves_grad_untouched():
+    x0 = np.array([0.3, -0.7, 1.1])
+    x = rt.to_tensor(x0, stop_gradient=False)
+    y = (rt.tanh(x) * x).sum()
+    g, = rt.grad(y, x)
+    np.testing.assert_allclose(g.numpy(), _fd(lambda v: (np.tanh(v) * v).sum(), x0), rtol=1e-5)
+    assert x.grad is None and g.stop_gradient
+
+
+def test_grad_outputs_multiple_inputs_and_intermediate():
+    x = rt.to_tensor([1.0, 2.0], stop_gradient=False)
+    w = rt.to_tensor([3.0, -1.0], stop_gradient=False)
+    h = x * w
+    y = h * h
+    gx, gw, gh = rt.grad([y], [x, w, h], grad_outputs=[rt.to_tensor([1.0, 0.5])])
+    np.testing.assert_allclose(gh.numpy(), 2 * h.numpy() * [1.0, 0.5])
+    np.testing.assert_allclose(gx.numpy(), 2 * h.numpy() * w.numpy() * [1.0, 0.5])
+    np.testing.assert_allclose(gw.numpy(), 2 * h.numpy() * x.numpy() * [1.0, 0.5])
+
+
+def test_grad_create_graph_gives_second_derivatives():
+    x0 = np.array([0.4, -0.9])
+    x = rt.to_tensor(x0, stop_gradient=False)
+    y = (rt.sin(x) * x * x).sum()
+    g, = rt.grad(y, x, create_graph=True)
+    assert not g.stop_gradient
+    gg, = rt.grad(g.sum(), x)
+    want = _fd(lambda v: (np.cos(v) * v * v + 2 * v * np.sin(v)).sum(), x0)
+    np.testing.assert_allclose(gg.numpy(), want, rtol=1e-5)
+    # an op whose gradient op has no gradient refuses instead of dropping terms
+    g2, = rt.grad(rt.tanh(x).sum(), x, create_graph=False)
+    np.testing.assert_allclose(g2.numpy(), 1 - np.tanh(x0) ** 2)
+    with pytest.raises(NotImplementedError, match="'tanh_grad', which has no gradient"):
+        rt.grad(rt.tanh(x).sum(), x, create_graph=True)
+
+
+def test_grad_unused_input():
+    x = rt.to_tensor([1.0], stop_gradient=False)
+    z = rt.to_tensor([2.0], stop_gradient=False)
+    y = x * 2
+    with pytest.raises(RuntimeError, match="allow_unused=True"):
+        rt.grad(y, [x, z])
+    gx, gz = rt.grad(y, [x, z], allow_unused=True)
+    assert gz is None and gx.numpy().tolist() == [2.0]
+
+
+def test_grad_in_static_program_and_under_to_static():
+    main = rt.static.Program()
+    with rt.static.program_guard(main):
+        rt.enable_static()
+        try:
+            x = rt.static.data("x", [3], "float32")
+            y = (x * x * x).sum()
+            g, = rt.grad(y, x)
+        finally:
+            rt.disable_static()
+    x0 = np.array([1.0, -2.0, 0.5], np.float32)
+    got, = rt.static.Executor().run(main, feed={"x": x0}, fetch_list=[g])
+    np.testing.assert_allclose(got, 3 * x0 ** 2)
+
+    def f(x):
+        y = (rt.sin(x) * x).sum()
+        return rt.grad(y, x)[0]
+
+    sf = dy2st.to_static(f)
+    for v in ([0.1, 0.2], [1.5, -3.0]):
+        xe = rt.to_tensor(v, stop_gradient=False)
+        np.testing.assert_allclose(sf(rt.to_tensor(v)).numpy(), f(xe).numpy(), rtol=1e-6)
+
+
+# -- assign / increment / clone / gradient / set_value / devices ---------------------------------
+def test_assign_copies_keeps_tape_and_writes_output():
+    x = rt.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = rt.assign(x)
+    (y * 3).sum().backward()
+    assert x.gradient().tolist() == [3.0, 3.0]
+    assert rt.assign([1.5, 2.0]).dtype == "float32"
+    assert rt.assign(np.ones(2)).dtype == "float64"
+    out = rt.zeros([2])
+    r = rt.assign(np.array([4.0, 5.0], np.float32), out)
+    assert r is out and out.numpy().tolist() == [4.0, 5.0]
+    rt.assign(np.ones(3), out)  # output takes x's value, shape and dtype (Paddle)
+    assert out.shape == [3] and out.dtype == "float64"
+
+
+def test_increment_in_place_and_in_static_loop():
+    i = rt.to_tensor([3])
+    j = rt.increment(i)
+    assert j is i and i.numpy().tolist() == [4] and i.dtype == "int64"
+    f = rt.to_tensor([1.5])
+    rt.increment(f, 2.0)
+    assert f.numpy().tolist() == [3.5]
+    with pytest.raises(ValueError, match="one-element"):
+        rt.increment(rt.to_tensor([1, 2]))
+
+    def loop(n):
+        i = rt.zeros([1], "int64")
+        s = rt.zeros([1], "int64")
+        while i < n:
+            s = s + i
+            i = rt.increment(i)
+        return s
+
+    sf = dy2st.to_static(loop)
+    for n in (0, 4, 7):
+        assert sf(rt.to_tensor([n])).numpy().tolist() == loop(rt.to_tensor([n])).numpy().tolist()
+
+
+def test_clone_is_differentiable_and_independent():
+    x = rt.to_tensor([1.0, 2.0], stop_gradient=False)
+    c = x.clone()
+    assert not c.stop_gradient and c.numpy() is not x.numpy()
+    (c * c).sum().backward()
+    assert x.gradient().tolist() == [2.0, 4.0]
+    d = rt.to_tensor([1.0]).clone()
+    assert d.stop_gradient
+
+
+def test_gradient_and_set_value():
+    p = rt.nn.Linear(2, 2).weight
+    assert p.gradient() is None
+    p.set_value(np.full([2, 2], 0.5, np.float32))
+    assert p.numpy().tolist() == [[0.5, 0.5], [0.5, 0.5]] and not p.stop_gradient
+    p.set_value(rt.ones([2, 2]))
+    assert p.numpy().sum() == 4
+    with pytest.raises(ValueError, match=r"shape \[2, 2\].*\[3\]"):
+        p.set_value(np.ones(3, np.float32))
+    with pytest.raises(ValueError, match="dtype float32.*float64"):
+        p.set_value(np.ones([2, 2]))
+    with pytest.raises(TypeError, match="numpy array or a Tensor"):
+        p.set_value([[1.0, 2.0], [3.0, 4.0]])
+
+
+def test_devices():
+    assert rt.get_device() == "cpu"
+    assert rt.set_device("cpu") == rt.CPUPlace()
+    with pytest.raises(ValueError, match="'gpu:0' is not available"):
+        rt.set_device("gpu:0")
+    assert not rt.is_compiled_with_cuda()
+
+
+# -- the seam a converter uses: a compiled Program as one differentiable op ---------------------------
+class ProgramOp(rt.autograd.PyLayer):
+    """Forward runs the forward segment of a Program, backward its gradient segment."""
+
+    @staticmethod
+    def forward(ctx, step, *tensors):
+        res = step["forward"](*[t.numpy() for t in tensors])
+        ctx.step, ctx.saved = step, res[1:]
+        ctx.set_materialize_grads(True)
+        return rt.Tensor(res[0])
+
+    @staticmethod
+    @rt.autograd.once_differentiable
+    def backward(ctx, dy):
+        return tuple(rt.Tensor(g) for g in ctx.step["backward"](*ctx.saved, dy.numpy()))
+
+
+def test_program_runs_as_one_differentiable_op():
+    rt.seed(1)
+    w0 = np.random.RandomState(0).randn(3, 2).astype(np.float32)
+    prog = rt.static.Program()
+    with rt.static.program_guard(prog):
+        rt.enable_static()
+        try:
+            x = rt.static.data("x", [-1, 3], "float32")
+            w = rt.static.data("w", [3, 2], "float32")
+            y = rt.tanh(rt.matmul(x, w)).sum()
+            n_fwd = len(prog.global_block().ops)
+            seed = rt.static.data("seed", [], "float32")
+            gx, gw = rt.static.gradients([y], [x, w], target_gradients=[seed])
+        finally:
+            rt.disable_static()
+    block = prog.global_block()
+    fwd_names = {n for op in block.ops[:n_fwd] for n in op.output_arg_names} | {"x", "w"}
+    saved = sorted({n for op in block.ops[n_fwd:] for n in op.input_arg_names if n in fwd_names})
+    step = {"forward": rt.static.compile_block(block, ["x", "w"], [y.name] + saved, op_range=(0, n_fwd)),
+            "backward": rt.static.compile_block(block, saved + ["seed"], [gx.name, gw.name],
+                                                op_range=(n_fwd, len(block.ops)))}
+    for batch in (2, 5):
+        x0 = np.random.RandomState(batch).randn(batch, 3).astype(np.float32)
+        xs, ws = rt.to_tensor(x0, stop_gradient=False), rt.to_tensor(w0, stop_gradient=False)
+        out = ProgramOp.apply(step, xs, ws)
+        (out * 2).backward()
+        xe, we = rt.to_tensor(x0, stop_gradient=False), rt.to_tensor(w0, stop_gradient=False)
+        ref = rt.tanh(rt.matmul(xe, we)).sum()
+        (ref * 2).backward()
+        np.testing.assert_allclose(out.numpy(), ref.numpy(), rtol=1e-5)
+        np.testing.assert_allclose(xs.gradient(), xe.gradient(), rtol=1e-5)
+        np.testing.assert_allclose(ws.gradient(), we.gradient(), rtol=1e-5)
+    with pytest.raises(NotImplementedError, match="once_differentiable"):
+        rt.grad(ProgramOp.apply(step, xs, ws), xs, create_graph=True)
+
+
+def test_in_place_writes_in_converted_code_match_eager():
+    def f(x):
+        y = x[0:1] * 1
+        rt.increment(y, 2.0)
+        z = rt.zeros([2])
+        rt.assign(y * 3, output=z)
+        return y + z.clone()
+
+    sf = dy2st.to_static(f)
+    for v in ([1.0, 2.0], [-4.0, 0.5]):
+        np.testing.assert_allclose(sf(rt.to_tensor(v)).numpy(), f(rt.to_tensor(v)).numpy())
+
+    def loop(n):
+        i = rt.zeros([1], "int64")
+        s = rt.zeros([1], "int64")
+        while i < n:
+            s = s + i
+            rt.increment(i)
+        return s
+
+    with pytest.raises(TypeError, match=r"in place into a value from an enclosing block.*x = rt.increment"):
+        dy2st.to_static(loop)(rt.to_tensor([3]))
+
+
+def test_clone_under_to_static_carries_gradients():
+    def f(x):
+        c = x.clone()
+        return (c * c).sum()
+
+    sf = dy2st.to_static(f)
+    xs = rt.to_tensor([1.0, -3.0], stop_gradient=False)
+    sf(xs).backward()
+    np.testing.assert_allclose(xs.gradient(), [2.0, -6.0])
+    assert rt.clone(rt.to_tensor([1.0])).stop_gradient
