@@ -8,11 +8,12 @@ from .convert_call import not_to_static  # noqa: F401  (re-exported)
 from .static_function import StaticFunction
 
 
-def to_static(function=None, input_spec=None, full_graph=True, **kwargs):
+def to_static(function=None, input_spec=None, full_graph=True, backend="numpy", **kwargs):
     """Convert a function, a method or a Layer so it runs as a cached static Program.
 
     Usable as ``@to_static``, ``@to_static(input_spec=[...])`` or
-    ``to_static(layer)`` (returns the layer, its ``forward`` converted).
+    ``to_static(layer)`` (returns the layer, its ``forward`` converted).  ``backend``
+    ("numpy" or "onnxruntime") runs inference; training always runs on numpy.
     """
     def decorate(fn):
         if isinstance(fn, rt.nn.Layer):
@@ -20,14 +21,14 @@ def to_static(function=None, input_spec=None, full_graph=True, **kwargs):
             forward = type(layer).forward
             if isinstance(forward, StaticFunction):
                 forward = forward.dygraph_function
-            sf = StaticFunction(forward, input_spec=input_spec, full_graph=full_graph)
+            sf = StaticFunction(forward, input_spec=input_spec, full_graph=full_graph, backend=backend)
             layer.__dict__["forward"] = sf.__get__(layer)
             return layer
         if isinstance(fn, StaticFunction):
             return fn
         if not callable(fn):
             raise TypeError(f"to_static expects a function, a method or a Layer, got {type(fn).__name__}")
-        sf = StaticFunction(fn, input_spec=input_spec, full_graph=full_graph)
+        sf = StaticFunction(fn, input_spec=input_spec, full_graph=full_graph, backend=backend)
         functools.update_wrapper(sf, fn, updated=())
         return sf
 

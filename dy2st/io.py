@@ -109,9 +109,10 @@ def model_prefix(path):
     return path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
 
 
-def load(path, **configs):
+def load(path, backend="numpy", **configs):
     """A ``TranslatedLayer`` from ``path.pdmodel``/``.pdiparams``/``.pdiparams.info`` (no user code needed).
 
-    ``path`` is the prefix given to ``save`` (the ``.pdmodel`` file's path works too).
+    ``path`` is the prefix given to ``save`` (the ``.pdmodel`` file's path works too);
+    ``backend`` ("numpy" or "onnxruntime") runs its inference.
     """
-    return TranslatedLayer.load(model_prefix(path))
+    return TranslatedLayer.load(model_prefix(path), backend=backend)

@@ -8,11 +8,18 @@ segments: the forward segment also returns the intermediates the backward
 needs, and the outputs get one eager tape node whose backward runs the
 backward segment.  So ``loss.backward()`` in an unchanged training loop fills
 ``.grad`` of the Layer's own parameters (Paddle's "partial program").
+
+Inference (no gradient needed) runs on the chosen backend (``"numpy"``, the
+reference, or ``"onnxruntime"``); what a backend cannot lower, and every call
+that needs gradients, runs on the numpy executor, said once per Program.
 """
+import warnings
+
 import numpy as np
 
 import runtime as rt
 from runtime.framework import program_guard, static_mode_guard
+from runtime.static.backends import NotLowerable, check_backend, make_runner
 from runtime.static.executor import compile_block
 from runtime.tensor import Node, Tensor, is_grad_enabled
 
@@ -20,13 +27,33 @@ _FLOATS = ("float16", "float32", "float64")
 
 
 class PartialProgram:
-    def __init__(self, program, inputs, outputs):
+    """A traced Program run from eager code: inference on ``backend``, training on numpy.
+
+    ``what`` names the function in the one-time fallback messages.
+    """
+
+    def __init__(self, program, inputs, outputs, backend="numpy", what="the function"):
         self.program = program
         self.inputs = list(inputs)     # feed Variables, in argument order
         self.outputs = list(outputs)   # output Variables (flattened)
-        block = program.global_block()
-        self._infer = compile_block(block, [v.name for v in self.inputs], [v.name for v in self.outputs])
+        self.backend = check_backend(backend)
+        self.what = what
+        self._names = ([v.name for v in self.inputs], [v.name for v in self.outputs])
+        self._infer = make_runner("numpy", program, *self._names) if backend == "numpy" else None
         self._train = None
+        self._said_training = False
+
+    @property
+    def runner(self):
+        """The inference runner (built on first use; the numpy one when the backend cannot lower)."""
+        if self._infer is None:
+            try:
+                self._infer = make_runner(self.backend, self.program, *self._names)
+            except NotLowerable as e:
+                warnings.warn(f"dy2st: backend={self.backend!r} cannot run {self.what}: {e}; "
+                              "running it on the numpy executor", RuntimeWarning, stacklevel=4)
+                self._infer = make_runner("numpy", self.program, *self._names)
+        return self._infer
 
     # -- which eager tensors can receive gradients --------------------------------
     def _trainable_bound(self):
@@ -42,7 +69,13 @@ class PartialProgram:
     def __call__(self, tensors):
         arrays = [t._value for t in tensors]
         if not self._needs_grad(tensors):
-            return [Tensor._wrap(v) for v in self._infer(*arrays)]
+            infer = self._infer if self._infer is not None else self.runner
+            return [Tensor._wrap(v) for v in infer(*arrays)]
+        if self.backend != "numpy" and not self._said_training:
+            self._said_training = True
+            warnings.warn(f"dy2st: backend={self.backend!r} runs inference only; this call of {self.what} "
+                          "needs gradients, so it runs forward and backward on the numpy executor (call it "
+                          "under rt.no_grad() to run it on the backend)", RuntimeWarning, stacklevel=4)
         if self._train is None:
             self._train = _TrainStep(self)
         return self._train.run(tensors, arrays)

@@ -16,6 +16,7 @@ import runtime as rt
 from runtime.dispatch import to_variable
 from runtime.framework import Program, Variable, origin_provider, program_guard, static_mode_guard
 from runtime.static import InputSpec
+from runtime.static.backends import check_backend
 
 from . import config, staging
 from .error import UserOrigin, current_origin, format_location, show_internals, to_user_error
@@ -47,6 +48,7 @@ class ConcreteProgram:
         self.outputs = outputs
         self.out_skeleton = out_skeleton
         self.function = function
+        self.backend = "numpy"  # the StaticFunction's backend for inference runs
         self._partial = None
 
     @property
@@ -56,7 +58,8 @@ class ConcreteProgram:
     @property
     def partial_program(self):
         if self._partial is None:
-            self._partial = PartialProgram(self.main_program, self.inputs, self.outputs)
+            what = getattr(self.function, "__qualname__", "the function")
+            self._partial = PartialProgram(self.main_program, self.inputs, self.outputs, self.backend, what)
         return self._partial
 
     def __repr__(self):
@@ -159,13 +162,14 @@ def _flatten_outputs(obj, out_vars, fn=None):
 
 
 class StaticFunction:
-    def __init__(self, function, input_spec=None, full_graph=True, instance=None, **kwargs):
+    def __init__(self, function, input_spec=None, full_graph=True, instance=None, backend="numpy", **kwargs):
         if isinstance(function, StaticFunction):
             function = function.dygraph_function
         self.dygraph_function = function
         self._input_spec = list(input_spec) if input_spec is not None else None
         self._full_graph = full_graph
         self._instance = instance
+        self._backend = check_backend(backend)
         self.program_cache = ProgramCache()
         self._fast_cache = {}
         self._converted = None
@@ -181,7 +185,8 @@ class StaticFunction:
             return self
         bound = self._bound.get(instance)
         if bound is None:
-            bound = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance)
+            bound = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance,
+                                   backend=self._backend)
             self._bound[instance] = bound
         return bound
 
@@ -376,7 +381,9 @@ class StaticFunction:
             out_skeleton = _flatten_outputs(out, out_vars, self.dygraph_function)
         config.log(1, f"built a Program for {self.__name__}: {len(main.global_block().ops)} ops, "
                       f"{main.num_blocks} blocks")
-        return ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn)
+        concrete = ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn)
+        concrete.backend = self._backend
+        return concrete
 
     def __repr__(self):
         return f"<StaticFunction {self.__name__}: {len(self.program_cache)} Program(s)>"
