@@ -70,7 +70,8 @@ class PartialProgram:
         arrays = [t._value for t in tensors]
         if not self._needs_grad(tensors):
             infer = self._infer if self._infer is not None else self.runner
-            return [Tensor._wrap(v) for v in infer(*arrays)]
+            wrap = Tensor._wrap
+            return [wrap(v) for v in infer(*arrays)]
         if self.backend != "numpy" and not self._said_training:
             self._said_training = True
             warnings.warn(f"dy2st: backend={self.backend!r} runs inference only; this call of {self.what} "

@@ -15,6 +15,8 @@ Parameters are copied into the session, so a call first checks they are the
 ones it was built with: a replaced ``_value`` (identity) or, after a
 ``weights_changed()`` announcement, different contents rebuild the session.
 """
+from operator import attrgetter
+
 import numpy as np
 
 try:
@@ -29,6 +31,7 @@ from .base import NotLowerable, _EPOCH
 # SessionOptions fields for new sessions (``runtime.static.backends.onnxruntime_options``).
 SESSION_OPTIONS = {"intra_op_num_threads": None, "inter_op_num_threads": None}
 
+_VALUE = attrgetter("_value")
 _SIDE_EFFECTS = {"print": "print (a side effect onnxruntime cannot perform)",
                  "assert": "assert (a run-time check onnxruntime cannot raise)"}
 
@@ -102,19 +105,35 @@ class OrtRunner:
         self._values = values                       # keeps the ids above from being reused
         self._copies = [v.copy() for v in values]   # what the session holds, to compare after an announcement
         self._epoch = _EPOCH[0]
+        self.run = self._make_run()
 
     def _weights_current(self):
-        if tuple(id(t._value) for t in self._tensors) != self._ids:
+        if tuple(map(id, map(_VALUE, self._tensors))) != self._ids:
             return False
         if self._epoch != _EPOCH[0]:
             # Something was updated in place somewhere; compare contents once per announcement.
             if not all(np.array_equal(a, c) for a, c in zip(self._values, self._copies)):
                 return False
             self._epoch = _EPOCH[0]
+            self.run = self._make_run()
         return True
 
     def __call__(self, *arrays):
-        if self._epoch != _EPOCH[0] or tuple(id(t._value) for t in self._tensors) != self._ids:
-            if not self._weights_current():
-                self._build()
-        return self._run(self._out_names, dict(zip(self.feed_names, arrays)), None)
+        return self.run(*arrays)
+
+    def _make_run(self):
+        """The per-call function: guards as two comparisons, then the session's C entry point."""
+        raw, out_names, feed_names = self._run, self._out_names, self.feed_names
+        tensors, ids, epoch = self._tensors, self._ids, _EPOCH
+        seen = self._epoch
+        one = feed_names[0] if len(feed_names) == 1 else None
+
+        def run(*arrays):
+            if epoch[0] != seen or tuple(map(id, map(_VALUE, tensors))) != ids:
+                if not self._weights_current():
+                    self._build()
+                return self.run(*arrays)
+            if one is not None:
+                return raw(out_names, {one: arrays[0]}, None)
+            return raw(out_names, dict(zip(feed_names, arrays)), None)
+        return run
