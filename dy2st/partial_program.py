@@ -40,7 +40,7 @@ class PartialProgram:
         self.what = what
         self._names = ([v.name for v in self.inputs], [v.name for v in self.outputs])
         self._infer = make_runner("numpy", program, *self._names) if backend == "numpy" else None
-        self._train = None
+        self._train = {}
         self._said_training = False
 
     @property
@@ -77,22 +77,29 @@ class PartialProgram:
             warnings.warn(f"dy2st: backend={self.backend!r} runs inference only; this call of {self.what} "
                           "needs gradients, so it runs forward and backward on the numpy executor (call it "
                           "under rt.no_grad() to run it on the backend)", RuntimeWarning, stacklevel=4)
-        if self._train is None:
-            self._train = _TrainStep(self)
-        return self._train.run(tensors, arrays)
+        # One backward Program per set of inputs that need gradients: an input
+        # with stop_gradient=True (the usual data batch) costs no gradient matmul.
+        mask = tuple(not t.stop_gradient for t in tensors)
+        train = self._train.get(mask)
+        if train is None:
+            train = self._train[mask] = _TrainStep(self, mask)
+        return train.run(tensors, arrays)
 
 
 class _TrainStep:
-    """The forward+backward clone of a PartialProgram's Program, split into two segments."""
+    """The forward+backward clone of a PartialProgram's Program, split into two segments.
 
-    def __init__(self, pp):
+    ``mask[i]``: whether input ``i`` needs a gradient (float inputs only get one).
+    """
+
+    def __init__(self, pp, mask):
         prog = pp.program.clone()
         block = prog.global_block()
         n_fwd = len(block.ops)
         outs = [block.var(v.name) for v in pp.outputs]
         self.diff_out = [i for i, v in enumerate(outs) if v.dtype in _FLOATS]
         input_names = [v.name for v in pp.inputs]
-        float_inputs = [block.var(n) for n in input_names if block.var(n).dtype in _FLOATS]
+        float_inputs = [block.var(n) for n, m in zip(input_names, mask) if m and block.var(n).dtype in _FLOATS]
         self.bound = pp._trainable_bound()
         wrt = float_inputs + [block.var(name) for name, _ in self.bound]
         with program_guard(prog), static_mode_guard(True):

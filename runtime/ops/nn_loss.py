@@ -105,13 +105,20 @@ def _shifted(x2):
     return s, e, np.log(e.sum(axis=1))
 
 
+# The last fast-path forward's (logits, label, exp(shifted), row sums): its gradient
+# reuses them instead of recomputing the log-softmax and re-checking the labels.
+# Matched by identity of both arrays, so a gradient of other values never sees it.
+_LAST_CE = [None]
+
+
 def _ce_kernel(logits, label, soft_label=False, ignore_index=-100, reduction="mean", axis=-1, use_softmax=True):
     _check_reduction(reduction, "cross_entropy")
     rows = _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax)
     if rows is not None:
         x2, lab = rows
-        s, _, lse = _shifted(x2)
+        s, e, lse = _shifted(x2)
         loss = lse - s[np.arange(lab.size), lab]
+        _LAST_CE[0] = (logits, label, lab, e, (ignore_index, axis))
         if reduction == "none":
             return loss.reshape(label.shape).astype(logits.dtype, copy=False)
         total = loss.sum()
@@ -147,11 +154,17 @@ def _ce_infer(x, label, soft_label=False, ignore_index=-100, reduction="mean", a
 
 def _ce_grad_kernel(logits, label, g, soft_label=False, ignore_index=-100, reduction="mean", axis=-1,
                     use_softmax=True):
-    rows = _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax)
+    last = _LAST_CE[0]
+    if last is not None and last[0] is logits and last[1] is label and last[4] == (ignore_index, axis) \
+            and use_softmax and not soft_label:
+        _LAST_CE[0] = None  # used once: the gradient below writes into it
+        rows, e = (None, last[2]), last[3]
+    else:
+        rows = _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax)
+        e = _shifted(rows[0])[1] if rows is not None else None
     if rows is not None:
         # d loss / d logits = (softmax - one_hot) * upstream, from one log-softmax.
-        x2, lab = rows
-        _, e, _ = _shifted(x2)
+        lab = rows[1]
         e /= e.sum(axis=1, keepdims=True)
         e[np.arange(lab.size), lab] -= 1
         if reduction == "none":

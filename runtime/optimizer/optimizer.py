@@ -1,5 +1,9 @@
 """``Optimizer``: the shared machinery of every update rule (eager, numpy, in place).
 
+Updates are fused in place: each rule computes its step into one temporary and
+subtracts it from the parameter's array (``p -= step``), the same float
+arithmetic as ``p - step`` without a second full-size array.
+
 ``step()`` reads each trainable parameter's ``.grad`` (parameters without a
 gradient are skipped), clips, adds L2 weight decay, and hands the numpy arrays
 to the subclass's ``_update``, which writes the parameter's ``_value`` in place:
@@ -116,6 +120,15 @@ class Optimizer:
 
     def _update(self, p, g, lr, group):
         raise NotImplementedError
+
+    @staticmethod
+    def _write_sub(p, step):
+        """``p -= step`` in place (same arithmetic as ``p - step``); False when it cannot be done in place."""
+        value = p._value
+        if value.flags.writeable and value.dtype == step.dtype and value.shape == step.shape:
+            value -= step
+            return True
+        return False
 
     @staticmethod
     def _write(p, new):
