@@ -7,8 +7,11 @@ Measures, in one process:
   if/while/for/break/continue/return (``transform_function``, nothing cached);
 - first call: conversion, then tracing the Program + compiling its plan + running it;
 - cache hit: a later call of the StaticFunction with new values, against running
-  the cached compiled Program directly (the floor) and the same function eagerly.
+  the cached compiled Program directly (the floor) and the same function eagerly;
+- the first call of the seed MNIST model (class defined, converted, traced, run).
 """
+import importlib.util
+import inspect
 import os
 import statistics
 import sys
@@ -82,9 +85,22 @@ def median_time(fn, repeat, runs=5):
     return statistics.median(times)
 
 
-def main():
-    lines = len(__import__("inspect").getsource(nested).splitlines())
-    t_convert = median_time(lambda: transform_function(nested), 10)
+def mnist_first_call():
+    """Seconds to the first result of the seed MNIST model (``examples/seed_mnist_port.py``), fresh class."""
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
+    spec = importlib.util.spec_from_file_location("seed_mnist_port_bench", os.path.join(root, "seed_mnist_port.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = rt.to_tensor(np.random.default_rng(0).normal(size=(16, 64)).astype("float32"))
+    t0 = time.perf_counter()
+    model = module.MNIST()
+    model(x)
+    return time.perf_counter() - t0
+
+
+def measure(quick=False):
+    """The conversion figures as {label with unit: value}."""
+    t_convert = median_time(lambda: transform_function(nested), 3 if quick else 10)
 
     x = rt.to_tensor(np.random.default_rng(0).normal(size=(4, 8)).astype("float32"))
     n = rt.to_tensor(3)
@@ -103,23 +119,32 @@ def main():
         state["i"] += 1
         sf(xs[state["i"] % 8], n)
 
+    repeat = 300 if quick else 2000
     with rt.no_grad():
-        t_hit = median_time(hit, 2000)
-        pp = sf.concrete_program.partial_program
+        t_hit = median_time(hit, repeat)
+        run = sf.concrete_program.partial_program.runner
         arrays = [xs[0]._value, n._value]
-        t_floor = median_time(lambda: pp._infer(*arrays), 2000)
-        t_eager = median_time(lambda: nested(xs[1], n), 200)
+        t_floor = median_time(lambda: run(*arrays), repeat)
+        t_eager = median_time(lambda: nested(xs[1], n), repeat // 10)
     assert len(sf.program_cache) == 1
+    return {
+        "convert (parse, passes, codegen, load), ms": t_convert * 1e3,
+        "trace + compile + run, first call after conversion, ms": t_trace * 1e3,
+        "first call in all (convert + trace + compile + run), ms": t_first * 1e3,
+        "first call of the seed MNIST model (examples/seed_mnist_port.py), ms": mnist_first_call() * 1e3,
+        "cache hit, whole call, µs": t_hit * 1e6,
+        "compiled Program alone (floor), µs": t_floor * 1e6,
+        "per-call overhead of a cache hit, µs": (t_hit - t_floor) * 1e6,
+        "same function run eagerly, µs": t_eager * 1e6,
+    }
 
-    print(f"function: {lines} lines, {sf.main_program.num_blocks} blocks in its Program\n")
-    print("| measure | time |\n|---|---:|")
-    print(f"| convert (parse, passes, codegen, load) | {t_convert * 1e3:.2f} ms |")
-    print(f"| trace + compile + run, first call after conversion | {t_trace * 1e3:.2f} ms |")
-    print(f"| first call in all (convert + trace + compile + run) | {t_first * 1e3:.2f} ms |")
-    print(f"| cache hit, whole call | {t_hit * 1e6:.1f} µs |")
-    print(f"| compiled Program alone (floor) | {t_floor * 1e6:.1f} µs |")
-    print(f"| per-call overhead of a cache hit | {(t_hit - t_floor) * 1e6:.1f} µs |")
-    print(f"| same function run eagerly | {t_eager * 1e6:.1f} µs |")
+
+def main():
+    lines = len(inspect.getsource(nested).splitlines())
+    print(f"function: {lines} lines\n")
+    print("| measure | value |\n|---|---:|")
+    for label, value in measure(quick="--quick" in sys.argv).items():
+        print(f"| {label} | {value:.2f} |")
 
 
 if __name__ == "__main__":

@@ -126,4 +126,4 @@ def load(path, backend=None, **configs):
         raise TypeError(f"dy2st.load() got unexpected keyword argument(s) {', '.join(map(repr, sorted(configs)))}")
     if backend is not None and backend not in ("numpy", "onnxruntime"):
         raise ValueError(f"dy2st.load: backend must be 'numpy' or 'onnxruntime', got {backend!r}")
-    return TranslatedLayer.load(model_prefix(path))
+    return TranslatedLayer.load(model_prefix(path), backend=backend or "numpy")

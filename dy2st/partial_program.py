@@ -8,11 +8,18 @@ segments: the forward segment also returns the intermediates the backward
 needs, and the outputs get one eager tape node whose backward runs the
 backward segment.  So ``loss.backward()`` in an unchanged training loop fills
 ``.grad`` of the Layer's own parameters (Paddle's "partial program").
+
+Inference (no gradient needed) runs on the chosen backend (``"numpy"``, the
+reference, or ``"onnxruntime"``); what a backend cannot lower, and every call
+that needs gradients, runs on the numpy executor, said once per Program.
 """
+import warnings
+
 import numpy as np
 
 import runtime as rt
 from runtime.framework import program_guard, static_mode_guard
+from runtime.static.backends import NotLowerable, check_backend, make_runner
 from runtime.static.executor import compile_block
 from runtime.tensor import Node, Tensor, is_grad_enabled
 
@@ -20,13 +27,33 @@ _FLOATS = ("float16", "float32", "float64")
 
 
 class PartialProgram:
-    def __init__(self, program, inputs, outputs):
+    """A traced Program run from eager code: inference on ``backend``, training on numpy.
+
+    ``what`` names the function in the one-time fallback messages.
+    """
+
+    def __init__(self, program, inputs, outputs, backend="numpy", what="the function"):
         self.program = program
         self.inputs = list(inputs)     # feed Variables, in argument order
         self.outputs = list(outputs)   # output Variables (flattened)
-        block = program.global_block()
-        self._infer = compile_block(block, [v.name for v in self.inputs], [v.name for v in self.outputs])
-        self._train = None
+        self.backend = check_backend(backend)
+        self.what = what
+        self._names = ([v.name for v in self.inputs], [v.name for v in self.outputs])
+        self._infer = make_runner("numpy", program, *self._names) if backend == "numpy" else None
+        self._train = {}
+        self._said_training = False
+
+    @property
+    def runner(self):
+        """The inference runner (built on first use; the numpy one when the backend cannot lower)."""
+        if self._infer is None:
+            try:
+                self._infer = make_runner(self.backend, self.program, *self._names)
+            except NotLowerable as e:
+                warnings.warn(f"dy2st: backend={self.backend!r} cannot run {self.what}: {e}; "
+                              "running it on the numpy executor", RuntimeWarning, stacklevel=4)
+                self._infer = make_runner("numpy", self.program, *self._names)
+        return self._infer
 
     # -- which eager tensors can receive gradients --------------------------------
     def _trainable_bound(self):
@@ -42,23 +69,37 @@ class PartialProgram:
     def __call__(self, tensors):
         arrays = [t._value for t in tensors]
         if not self._needs_grad(tensors):
-            return [Tensor._wrap(v) for v in self._infer(*arrays)]
-        if self._train is None:
-            self._train = _TrainStep(self)
-        return self._train.run(tensors, arrays)
+            infer = self._infer if self._infer is not None else self.runner
+            wrap = Tensor._wrap
+            return [wrap(v) for v in infer(*arrays)]
+        if self.backend != "numpy" and not self._said_training:
+            self._said_training = True
+            warnings.warn(f"dy2st: backend={self.backend!r} runs inference only; this call of {self.what} "
+                          "needs gradients, so it runs forward and backward on the numpy executor (call it "
+                          "under rt.no_grad() to run it on the backend)", RuntimeWarning, stacklevel=4)
+        # One backward Program per set of inputs that need gradients: an input
+        # with stop_gradient=True (the usual data batch) costs no gradient matmul.
+        mask = tuple(not t.stop_gradient for t in tensors)
+        train = self._train.get(mask)
+        if train is None:
+            train = self._train[mask] = _TrainStep(self, mask)
+        return train.run(tensors, arrays)
 
 
 class _TrainStep:
-    """The forward+backward clone of a PartialProgram's Program, split into two segments."""
+    """The forward+backward clone of a PartialProgram's Program, split into two segments.
 
-    def __init__(self, pp):
+    ``mask[i]``: whether input ``i`` needs a gradient (float inputs only get one).
+    """
+
+    def __init__(self, pp, mask):
         prog = pp.program.clone()
         block = prog.global_block()
         n_fwd = len(block.ops)
         outs = [block.var(v.name) for v in pp.outputs]
         self.diff_out = [i for i, v in enumerate(outs) if v.dtype in _FLOATS]
         input_names = [v.name for v in pp.inputs]
-        float_inputs = [block.var(n) for n in input_names if block.var(n).dtype in _FLOATS]
+        float_inputs = [block.var(n) for n, m in zip(input_names, mask) if m and block.var(n).dtype in _FLOATS]
         self.bound = pp._trainable_bound()
         wrt = float_inputs + [block.var(name) for name, _ in self.bound]
         with program_guard(prog), static_mode_guard(True):

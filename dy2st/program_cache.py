@@ -22,6 +22,7 @@ class ConcreteProgram:
         self.out_skeleton = out_skeleton
         self.function = function
         self.guards = guards
+        self.backend = "numpy"  # the StaticFunction's backend for inference runs
         self._partial = None
 
     @property
@@ -31,7 +32,8 @@ class ConcreteProgram:
     @property
     def partial_program(self):
         if self._partial is None:
-            self._partial = PartialProgram(self.main_program, self.inputs, self.outputs)
+            what = getattr(self.function, "__qualname__", "the function")
+            self._partial = PartialProgram(self.main_program, self.inputs, self.outputs, self.backend, what)
         return self._partial
 
     def guard_failure(self):

@@ -17,6 +17,7 @@ import weakref
 import runtime as rt
 from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
 from runtime.static import InputSpec
+from runtime.static.backends import check_backend
 
 from . import config, staging
 from .error import current_origin, show_internals, to_user_error
@@ -44,7 +45,6 @@ def _where(fn):
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
 
 
-_BACKENDS = ("numpy", "onnxruntime")
 # Programs one StaticFunction may trace before it warns that the cache keeps missing (Paddle: 10).
 _MANY_PROGRAMS = 10
 
@@ -55,13 +55,11 @@ class StaticFunction:
     def __init__(self, function, input_spec=None, full_graph=True, instance=None, backend=None):
         if isinstance(function, StaticFunction):
             function = function.dygraph_function
-        if backend is not None and backend not in _BACKENDS:
-            raise ValueError(f"to_static: backend must be one of {', '.join(map(repr, _BACKENDS))}, got {backend!r}")
         self.dygraph_function = function
         self._input_spec = list(input_spec) if input_spec is not None else None
         self._full_graph = full_graph
         self._instance = instance
-        self._backend = backend
+        self._backend = check_backend(backend or "numpy")
         self._training = True
         self.program_cache = ProgramCache()
         self._fast_cache = {}
@@ -379,7 +377,9 @@ class StaticFunction:
             self._traced_count += 1
         config.log(1, f"built a Program for {self.__name__}: {len(main.global_block().ops)} ops, "
                       f"{main.num_blocks} blocks, {len(guards)} guards")
-        return ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn, guards)
+        concrete = ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn, guards)
+        concrete.backend = self._backend
+        return concrete
 
     def __repr__(self):
         return f"<StaticFunction {self.__name__}: {len(self.program_cache)} Program(s)>"

@@ -8,7 +8,7 @@ original Layer's) and are bound into the Program by reference: an optimizer step
 on them is seen by the next run.
 
 Running reuses the converter's ``PartialProgram``: without gradients it runs the
-compiled Program; when a parameter or an input needs a gradient, the outputs get
+compiled Program on the chosen backend (numpy, or onnxruntime for inference); when a parameter or an input needs a gradient, the outputs get
 one eager tape node whose backward runs the Program's backward (built with
 ``rt.static.gradients``, through cond/while), so ``loss.backward()`` and any
 ``rt.optimizer`` fine-tune the loaded model.
@@ -17,6 +17,7 @@ import numpy as np
 
 import runtime as rt
 from runtime.framework import Program
+from runtime.static.backends import check_backend
 from runtime.static.io import bind_params, read_inference_model, save_inference_model
 
 from .partial_program import PartialProgram
@@ -84,7 +85,7 @@ def _valid_structure(enc):
 class TranslatedLayer(rt.nn.Layer):
     """A Layer running a loaded Program; ``eval()`` for inference, ``train()`` + ``parameters()`` to fine-tune."""
 
-    def __init__(self, model):
+    def __init__(self, model, backend="numpy"):
         super().__init__()
         program = model.program
         program.__class__ = LoadedProgram
@@ -99,14 +100,16 @@ class TranslatedLayer(rt.nn.Layer):
         gb = program.global_block()
         self._inputs = [gb.var(n) for n in self._feed_names]
         self._outputs = [gb.var(n) for n in self._fetch_names]
-        self._partial = PartialProgram(program, self._inputs, self._outputs)
+        self._partial = PartialProgram(program, self._inputs, self._outputs, backend, "the loaded model")
         self._input_checks = [(v.name, np.dtype(str(v.dtype)), tuple(v.shape)) for v in self._inputs]
         structure = self._metadata.get("output_structure")
         self._structure = structure if _valid_structure(structure) else None
 
     @classmethod
-    def load(cls, path):
-        return cls(read_inference_model(path))
+    def load(cls, path, backend="numpy"):
+        """The model saved at ``path`` (a prefix), its inference run on ``backend``."""
+        check_backend(backend)  # before reading files: a typo is reported as such
+        return cls(read_inference_model(path), backend=backend)
 
     def _register(self, structured_name, tensor):
         """Put ``tensor`` at ``structured_name`` ('a.b.w' -> sub-layer a, its sub-layer b, its 'w')."""

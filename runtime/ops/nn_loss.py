@@ -75,8 +75,54 @@ def _per_sample_shape(loss, keep, axis):
     return np.moveaxis(loss[..., None], -1, axis) if keep else loss
 
 
+def _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax):
+    """(2-D logits, 1-D labels) for the common case, or None.
+
+    The common case: class indices (not soft labels) on the last axis of float
+    logits, softmax fused, every label a valid class and ``ignore_index`` none of them.  Anything else (ignore_index
+    hits, out-of-range labels that must be reported, other axes) takes the general path.
+    """
+    nd = logits.ndim
+    if soft_label or not use_softmax or nd == 0 or axis not in (-1, nd - 1) or logits.dtype.kind != "f" \
+            or label.dtype.kind not in "iu":
+        return None
+    lead = logits.shape[:-1]
+    if label.shape != lead and label.shape != lead + (1,):
+        return None
+    c = logits.shape[-1]
+    if 0 <= ignore_index < c:  # an ignored class that is also a valid index needs the mask
+        return None
+    lab = label.reshape(-1)
+    if lab.size and (lab.min() < 0 or lab.max() >= c):
+        return None
+    return logits.reshape(-1, c), lab
+
+
+def _shifted(x2):
+    """Row-wise ``x - max`` and ``log(sum(exp(x - max)))`` (one log-softmax, kept in float)."""
+    s = x2 - x2.max(axis=1, keepdims=True)
+    e = np.exp(s)
+    return s, e, np.log(e.sum(axis=1))
+
+
+# The last fast-path forward's (logits, label, exp(shifted), row sums): its gradient
+# reuses them instead of recomputing the log-softmax and re-checking the labels.
+# Matched by identity of both arrays, so a gradient of other values never sees it.
+_LAST_CE = [None]
+
+
 def _ce_kernel(logits, label, soft_label=False, ignore_index=-100, reduction="mean", axis=-1, use_softmax=True):
     _check_reduction(reduction, "cross_entropy")
+    rows = _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax)
+    if rows is not None:
+        x2, lab = rows
+        s, e, lse = _shifted(x2)
+        loss = lse - s[np.arange(lab.size), lab]
+        _LAST_CE[0] = (logits, label, lab, e, (ignore_index, axis))
+        if reduction == "none":
+            return loss.reshape(label.shape).astype(logits.dtype, copy=False)
+        total = loss.sum()
+        return np.asarray(total / max(lab.size, 1) if reduction == "mean" else total, dtype=logits.dtype)
     x, target, valid, keep = _prepare(logits, label, soft_label, ignore_index, axis)
     logp = _log_probs(x, use_softmax)
     if soft_label:
@@ -108,6 +154,24 @@ def _ce_infer(x, label, soft_label=False, ignore_index=-100, reduction="mean", a
 
 def _ce_grad_kernel(logits, label, g, soft_label=False, ignore_index=-100, reduction="mean", axis=-1,
                     use_softmax=True):
+    last = _LAST_CE[0]
+    if last is not None and last[0] is logits and last[1] is label and last[4] == (ignore_index, axis) \
+            and use_softmax and not soft_label:
+        _LAST_CE[0] = None  # used once: the gradient below writes into it
+        rows, e = (None, last[2]), last[3]
+    else:
+        rows = _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax)
+        e = _shifted(rows[0])[1] if rows is not None else None
+    if rows is not None:
+        # d loss / d logits = (softmax - one_hot) * upstream, from one log-softmax.
+        lab = rows[1]
+        e /= e.sum(axis=1, keepdims=True)
+        e[np.arange(lab.size), lab] -= 1
+        if reduction == "none":
+            e *= g.reshape(-1, 1)
+        else:
+            e *= (g / max(lab.size, 1)) if reduction == "mean" else g
+        return e.reshape(logits.shape).astype(logits.dtype, copy=False)
     x, target, valid, keep = _prepare(logits, label, soft_label, ignore_index, axis)
     if reduction == "none":
         gs = np.moveaxis(g, axis, -1)[..., 0] if keep else g

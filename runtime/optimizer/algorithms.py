@@ -9,7 +9,9 @@ class SGD(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _update(self, p, g, lr, group):
-        self._write(p, p._value - np.asarray(lr, g.dtype) * g)
+        step = np.asarray(lr, g.dtype) * g
+        if not self._write_sub(p, step):
+            self._write(p, p._value - step)
 
 
 class Momentum(Optimizer):
@@ -28,7 +30,9 @@ class Momentum(Optimizer):
         v += g
         lr = np.asarray(lr, g.dtype)
         step = (g + np.asarray(self._momentum, g.dtype) * v) if self._use_nesterov else v
-        self._write(p, p._value - lr * step)
+        step = lr * step
+        if not self._write_sub(p, step):
+            self._write(p, p._value - step)
 
 
 class Adam(Optimizer):
@@ -66,8 +70,12 @@ class Adam(Optimizer):
         v += (1 - b2) * np.square(g)
         corr2 = float(np.sqrt(1 - b2p[0]))
         lr_t = np.asarray(lr * corr2 / (1 - b1p[0]), dt)
-        denom = np.sqrt(v) + np.asarray(self._epsilon * corr2, dt)
-        self._write(p, p._value - lr_t * m / denom)
+        denom = np.sqrt(v)
+        denom += np.asarray(self._epsilon * corr2, dt)
+        step = lr_t * m
+        step /= denom
+        if not self._write_sub(p, step):
+            self._write(p, p._value - step)
         b1p *= b1
         b2p *= b2
 
@@ -96,7 +104,11 @@ class AdamW(Adam):
             lr = lr * self._lr_ratio(p)
         coeff = group["weight_decay"] if group["weight_decay"] is not None else self._coeff
         if coeff and (self._apply_decay is None or self._apply_decay(p.name)):
-            self._write(p, p._value * np.asarray(1.0 - lr * float(coeff), p._value.dtype))
+            factor = np.asarray(1.0 - lr * float(coeff), p._value.dtype)
+            if p._value.flags.writeable:
+                p._value *= factor
+            else:
+                self._write(p, p._value * factor)
         self._adam(p, g, lr)
 
 

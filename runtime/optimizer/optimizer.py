@@ -1,5 +1,9 @@
 """``Optimizer``: the shared machinery of every update rule (eager, numpy, in place).
 
+Updates are fused in place: each rule computes its step into one temporary and
+subtracts it from the parameter's array (``p -= step``), the same float
+arithmetic as ``p - step`` without a second full-size array.
+
 ``step()`` reads each trainable parameter's ``.grad`` (parameters without a
 gradient are skipped), clips, adds L2 weight decay, and hands the numpy arrays
 to the subclass's ``_update``, which writes the parameter's ``_value`` in place:
@@ -11,6 +15,7 @@ State (``state_dict``) is Paddle-shaped: one entry per accumulator named
 """
 import numpy as np
 
+from ..static.backends import weights_changed
 from ..tensor import Tensor
 from .lr import LRScheduler
 
@@ -108,12 +113,22 @@ class Optimizer:
                     g = g + np.asarray(coeff, g.dtype) * p._value
                 lr = base_lr * group["learning_rate"] * getattr(p, "optimize_attr", {}).get("learning_rate", 1.0)
                 self._update(p, g.astype(p._value.dtype, copy=False), lr, group)
+        weights_changed()  # parameters were written in place: copies held by backends are stale
 
     def _group_decay(self, group):
         return _decay_coeff(group["weight_decay"])
 
     def _update(self, p, g, lr, group):
         raise NotImplementedError
+
+    @staticmethod
+    def _write_sub(p, step):
+        """``p -= step`` in place (same arithmetic as ``p - step``); False when it cannot be done in place."""
+        value = p._value
+        if value.flags.writeable and value.dtype == step.dtype and value.shape == step.shape:
+            value -= step
+            return True
+        return False
 
     @staticmethod
     def _write(p, new):

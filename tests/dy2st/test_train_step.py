@@ -1,0 +1,138 @@
+"""A training step under ``to_static`` gives eager's parameter trajectory, step by step.
+
+The ordinary loop (``loss = F.cross_entropy(model(x), y); loss.backward();
+opt.step(); opt.clear_grad()``) runs on an eager model and on the same model
+converted, from the same start, for SGD, Momentum, Adam and AdamW, with and
+without weight decay and gradient clipping and under an LR scheduler; every
+parameter is compared after every step, then the optimizer states.
+"""
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as rt
+import runtime.nn.functional as F
+from runtime import nn
+from runtime.optimizer import lr as lr_sched
+
+
+class Net(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(6, 16)
+        self.fc2 = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.fc1(x)))
+
+
+def _optimizer(kind, params, decay, clip):
+    clip = rt.optimizer.ClipGradByGlobalNorm(0.05) if clip else None
+    if kind == "sgd":
+        return rt.optimizer.SGD(0.1, parameters=params, weight_decay=0.01 if decay else None, grad_clip=clip)
+    if kind == "momentum":
+        return rt.optimizer.Momentum(0.1, momentum=0.9, parameters=params, weight_decay=0.01 if decay else None,
+                                     grad_clip=clip)
+    if kind == "adam":
+        return rt.optimizer.Adam(0.01, parameters=params, weight_decay=0.01 if decay else None, grad_clip=clip)
+    if kind == "adamw":
+        return rt.optimizer.AdamW(0.01, parameters=params, weight_decay=0.05 if decay else 0.0, grad_clip=clip)
+    sched = lr_sched.StepDecay(0.1, step_size=2, gamma=0.5)
+    return rt.optimizer.Momentum(sched, momentum=0.5, parameters=params, grad_clip=clip), sched
+
+
+def _trajectory(model, kind, decay, clip, steps=5):
+    opt = _optimizer(kind, model.parameters(), decay, clip)
+    sched = None
+    if isinstance(opt, tuple):
+        opt, sched = opt
+    rng = np.random.RandomState(0)
+    seen = []
+    for _ in range(steps):
+        x = rt.to_tensor(rng.randn(8, 6).astype("float32"))
+        y = rt.to_tensor(rng.randint(0, 4, size=(8,)))
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        if sched is not None:
+            sched.step()
+        assert all(p.grad is None or not np.any(p.grad.numpy()) for p in model.parameters())
+        seen.append((float(loss), [p.numpy().copy() for p in model.parameters()]))
+    return seen, opt.state_dict()
+
+
+@pytest.mark.parametrize("kind", ["sgd", "momentum", "adam", "adamw", "scheduled"])
+@pytest.mark.parametrize("decay,clip", [(False, False), (True, False), (False, True), (True, True)])
+def test_static_training_matches_eager(kind, decay, clip):
+    rt.seed(1)
+    eager = Net()
+    static = Net()
+    static.set_state_dict(eager.state_dict())
+    static = dy2st.to_static(static)
+    want, want_state = _trajectory(eager, kind, decay, clip)
+    got, got_state = _trajectory(static, kind, decay, clip)
+    for step, ((lw, pw), (lg, pg)) in enumerate(zip(want, got)):
+        np.testing.assert_allclose(lg, lw, rtol=1e-6, err_msg=f"loss at step {step}")
+        for a, b in zip(pg, pw):
+            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7, err_msg=f"parameters after step {step}")
+    rename = {p.name: q.name for p, q in zip(eager.parameters(), static.parameters())}
+
+    def static_key(key):
+        for old, new in rename.items():
+            if key.startswith(old + "_"):
+                return new + key[len(old):]
+        return key
+    assert sorted(got_state) == sorted(static_key(k) for k in want_state)
+    for key, value in want_state.items():
+        if isinstance(value, rt.Tensor):
+            np.testing.assert_allclose(got_state[static_key(key)].numpy(), value.numpy(), rtol=1e-6, atol=1e-7)
+        else:
+            assert got_state[key] == value
+    assert len(static.forward.program_cache) == 1
+
+
+def test_input_gradient_when_asked():
+    rt.seed(2)
+    eager = Net()
+    static = Net()
+    static.set_state_dict(eager.state_dict())
+    static = dy2st.to_static(static)
+    xa = np.random.RandomState(3).randn(5, 6).astype("float32")
+    y = rt.to_tensor(np.array([0, 1, 2, 3, 0]))
+    grads = []
+    for model in (eager, static):
+        x = rt.to_tensor(xa, stop_gradient=False)
+        F.cross_entropy(model(x), y).backward()
+        grads.append(x.grad.numpy())
+        xs = rt.to_tensor(xa)  # the same Program, now without an input gradient
+        F.cross_entropy(model(xs), y).backward()
+        assert xs.grad is None
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-6, atol=1e-7)
+
+
+def test_cross_entropy_fast_path_matches_general_path():
+    rng = np.random.RandomState(4)
+    logits = rng.randn(7, 5).astype("float32")
+    labels = rng.randint(0, 5, size=(7,))
+    for reduction in ("mean", "sum", "none"):
+        x = rt.to_tensor(logits, stop_gradient=False)
+        fast = F.cross_entropy(x, rt.to_tensor(labels), reduction=reduction)
+        fast.sum().backward()
+        # ignore_index=3 is a valid class: the general (masked) path, with nothing ignored here
+        # once label 3 is remapped away.
+        lab = np.where(labels == 3, 4, labels)
+        x2 = rt.to_tensor(logits, stop_gradient=False)
+        F.cross_entropy(x2, rt.to_tensor(lab), reduction=reduction, ignore_index=3).sum().backward()
+        x3 = rt.to_tensor(logits, stop_gradient=False)
+        F.cross_entropy(x3, rt.to_tensor(lab), reduction=reduction).sum().backward()
+        np.testing.assert_allclose(x2.grad.numpy(), x3.grad.numpy(), rtol=1e-6, atol=1e-7)
+        logp = logits - logits.max(1, keepdims=True)
+        logp = logp - np.log(np.exp(logp).sum(1, keepdims=True))
+        per = -logp[np.arange(7), labels]
+        want = {"mean": per.mean(), "sum": per.sum(), "none": per}[reduction]
+        np.testing.assert_allclose(fast.numpy(), want, rtol=1e-5)
+        p = np.exp(logp)
+        p[np.arange(7), labels] -= 1
+        scale = 1 / 7 if reduction == "mean" else 1.0
+        np.testing.assert_allclose(x.grad.numpy(), p * scale, rtol=1e-5, atol=1e-7)
