@@ -6,7 +6,7 @@ forward *output* where possible so nothing needs recomputing.  (``gelu`` lives w
 import numpy as np
 
 from ..dispatch import apply
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, def_op
 
 
 def _check_axis(axis, ndim, what):
@@ -48,12 +48,14 @@ def _grad_infer(out, g, **_):
 
 
 def_op("softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_softmax_kernel, infer=_float_infer("softmax"),
-       grad=lambda ctx: [apply("softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])])
+       grad=lambda ctx: [apply("softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])],
+       onnx="softmax", functional=["softmax"], activation=True)
 def_op("softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_softmax_grad_kernel,
-       infer=_grad_infer)
+       infer=_grad_infer, no_onnx=GRAD_ONLY)
 def_op("log_softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_log_softmax_kernel,
        infer=_float_infer("log_softmax"),
-       grad=lambda ctx: [apply("log_softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])])
+       grad=lambda ctx: [apply("log_softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])],
+       onnx="softmax", functional=["log_softmax"])
 def_op("log_softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_log_softmax_grad_kernel,
-       infer=_grad_infer)
+       infer=_grad_infer, no_onnx=GRAD_ONLY)
 
