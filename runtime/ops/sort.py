@@ -6,10 +6,14 @@ from ..registry import Meta, def_op
 
 
 def _order(x, axis, descending):
+    """Stable order: equal values keep their index order, descending too (as ONNX TopK breaks ties)."""
     if descending:
-        if x.dtype.kind in "fi":
+        if x.dtype.kind == "f":
             return np.argsort(-x, axis=axis, kind="stable")
-        return np.flip(np.argsort(x, axis=axis, kind="stable"), axis)
+        # -x overflows at the smallest int and is wrong for bool/unsigned: sort the reversed axis
+        # ascending, read it backwards, and map the positions back.
+        rev = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+        return x.shape[axis] - 1 - np.flip(rev, axis)
     return np.argsort(x, axis=axis, kind="stable")
 
 
