@@ -9,7 +9,7 @@ from ..dispatch import apply
 from ..dtypes import FLOATS, float32
 from ..ops.common import assign_to, cast, constant, is_tensor
 from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
-from ..registry import composite_functions
+from ..registry import composite, composite_functions
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -76,6 +76,7 @@ def log_softmax(x, axis=-1, dtype=None, name=None):
 
 
 # -- linear and convolution -------------------------------------------------------------
+@composite("linear", functional=["linear"])
 def linear(x, weight, bias=None, name=None):
     """``x @ weight + bias`` with weight ``[in_features, out_features]`` (Paddle layout)."""
     out = matmul(x, weight)

@@ -5,7 +5,7 @@ Registered in ``onnx_ops.LOWERINGS`` under the names the op declarations give
 """
 import numpy as np
 
-from .onnx_ops import ints, lowering, reduce
+from .onnx_lowering import ints, lowering, reduce
 
 _BITWISE = {"bitwise_and": "And", "bitwise_or": "Or", "bitwise_xor": "Xor", "bitwise_not": "Not"}
 

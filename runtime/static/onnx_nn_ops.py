@@ -7,7 +7,7 @@ inference semantics are mapped: batch_norm and dropout in training mode raise
 """
 import numpy as np
 
-from .onnx_ops import ints, lowering, onnx_dtype, reduce
+from .onnx_lowering import ints, lowering, onnx_dtype, reduce
 
 
 def _onnx_pads(p):  # runtime [top, bottom, left, right] -> ONNX [top, left, bottom, right]

@@ -2,9 +2,10 @@
 
 Each op declares its lowering (``def_op(..., onnx=...)``): an ONNX op type such as
 ``"Tanh"`` is one node reading the op's input slots in order; a lower-case name
-such as ``"gelu"`` is a function registered here (or in ``onnx_nn_ops``) with
-``@lowering("gelu")``; ``no_onnx="why"`` states that there is none.  ``OPS``
-(op type -> lowering) is built from those declarations once both modules are loaded.
+such as ``"gelu"`` is a function registered here (or in ``onnx_nn_ops``,
+``onnx_index_ops``) with ``@lowering("gelu")``; ``no_onnx="why"`` states that there is
+none.  ``OPS`` (op type -> lowering), the exporter's table, is built from those
+declarations (``onnx_lowering.exporter_table``) at the end of this module.
 
 A lowering is ``fn(ex, op)``: ``ex`` is the ``onnx_export.Exporter`` (``ex.i(slot)`` /
 ``ex.o(slot)`` give ONNX names of the op's inputs / new outputs, ``ex.node`` appends a
@@ -18,88 +19,10 @@ are folded to initializers by running the kernel at export time.
 import numpy as np
 from onnx import TensorProto, helper
 
-from ..registry import all_ops, get_op
-
-INT64_MAX = np.iinfo(np.int64).max
-INT64_MIN = np.iinfo(np.int64).min
-
-
-def onnx_dtype(dtype):
-    """The TensorProto element type of a runtime dtype name (``'float32'``, ``'bool'``...)."""
-    return helper.np_dtype_to_tensor_dtype(np.dtype(str(dtype)))
-
-
-def _norm(axis, rank):
-    return axis + rank if axis < 0 else axis
-
-
-def ints(ex, values):
-    return ex.const(np.asarray(values, dtype=np.int64))
-
-
-LOWERINGS = {}
-
-
-def lowering(*names):
-    """Register ``fn(ex, op)`` under the names op declarations give as ``onnx="<name>"``."""
-    def register(fn):
-        for n in names:
-            if n in LOWERINGS:
-                raise ValueError(f"ONNX lowering '{n}' is registered twice")
-            LOWERINGS[n] = fn
-        return fn
-    return register
-
-
-def one_node(onnx_type):
-    """The lowering of an op that is one ONNX node: inputs in slot order, outputs in slot order."""
-    def fn(ex, op):
-        opdef = get_op(op.type)
-        ins = []
-        for k, slot in enumerate(opdef.input_slots):
-            ins.extend(ex.ins(slot) if opdef.is_variadic_input(k) else [ex.i(slot) or ""])
-        outs = []
-        for k, slot in enumerate(opdef.output_slots):
-            outs.extend(ex.outs(slot) if opdef.is_variadic_output(k) else [ex.o(slot)])
-        ex.node(onnx_type, ins, outs)
-    fn.__name__ = f"one_node_{onnx_type}"
-    return fn
-
-
-def no_lowering(type_, reason):
-    def fn(ex, op):
-        raise NotImplementedError(f"ONNX export: op '{type_}' has no ONNX lowering: {reason} (block {op.block.idx}, "
-                                  f"outputs {', '.join(op.output_arg_names) or 'none'})")
-    return fn
-
-
-def resolve(opdef):
-    """The lowering function of a declared op (a raising one for ``no_onnx`` ops); None if undeclared."""
-    if opdef.no_onnx:
-        return no_lowering(opdef.type, opdef.no_onnx)
-    if not opdef.onnx:
-        return None
-    if opdef.onnx[0].isupper():
-        return one_node(opdef.onnx)
-    try:
-        return LOWERINGS[opdef.onnx]
-    except KeyError:
-        raise LookupError(f"op '{opdef.type}' declares ONNX lowering '{opdef.onnx}', which is not registered in "
-                          "runtime/static/onnx_ops.py or onnx_nn_ops.py") from None
-
-
-def exporter_table():
-    """op type -> lowering, for every registered op that declares one (or a reason for none)."""
-    table = {}
-    for type_, opdef in all_ops().items():
-        fn = resolve(opdef)
-        if fn is not None:
-            table[type_] = fn
-    return table
-
-
-# The exporter's table (filled at the end of this module, once every lowering is registered).
-OPS = {}
+from ..registry import get_op
+from . import onnx_index_ops, onnx_nn_ops  # noqa: F401  (their lowerings join LOWERINGS)
+from .onnx_lowering import (INT64_MAX, INT64_MIN, LOWERINGS, _norm, exporter_table, ints, lowering,  # noqa: F401
+                            onnx_dtype, reduce)
 
 
 @lowering("not_equal")
@@ -200,16 +123,6 @@ def _cast(ex, op):
 
 
 # -- reductions ---------------------------------------------------------------------------------
-def reduce(ex, onnx_type, x, axes, keepdims, out=None):
-    """``onnx_type`` over ``axes`` (None: all); axes are an input from opset 18 (ReduceSum: 13)."""
-    if axes is None:
-        return ex.node(onnx_type, [x], out, keepdims=int(keepdims))
-    axes = [int(a) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
-    if onnx_type == "ReduceSum" or ex.opset >= 18:
-        return ex.node(onnx_type, [x, ints(ex, axes)], out, keepdims=int(keepdims))
-    return ex.node(onnx_type, [x], out, axes=axes, keepdims=int(keepdims))
-
-
 @lowering("reduce")
 def _reduce(ex, op):
     onnx_type = {"reduce_sum": "ReduceSum", "reduce_mean": "ReduceMean", "reduce_max": "ReduceMax",
@@ -295,8 +208,8 @@ def _expand(ex, op):
 def _tile(ex, op):
     reps, rank = list(op.attrs.get("repeat_times", [])), ex.var("X").ndim
     x = ex.i("X")
-    if len(reps) > rank:  # np.tile prepends ones to the input's shape
-        x = ex.node("Reshape", [x, ints(ex, [1] * (len(reps) - rank) + [0] * rank)])
+    if len(reps) > rank:  # np.tile prepends ones to the input's shape (a Reshape's 0s would copy wrong dims)
+        x = ex.node("Unsqueeze", [x, ints(ex, list(range(len(reps) - rank)))])
     reps = [1] * (rank - len(reps)) + reps
     ex.node("Tile", [x, ints(ex, reps)], ex.o("Out"))
 
@@ -352,7 +265,10 @@ def _stack(ex, op):
 
 
 def _split_nodes(ex, op, x, axis, n_out):
-    sizes = [ex.var("Out", k, outputs=True).shape[axis] for k in range(n_out)]
+    if op.type == "unstack":  # its outputs have lost the axis: every piece is one slice
+        sizes = [1] * n_out
+    else:
+        sizes = [ex.var("Out", k, outputs=True).shape[axis] for k in range(n_out)]
     if all(d >= 0 for d in sizes):
         return ex.node("Split", [x, ints(ex, sizes)], [ex.fresh("split") for _ in range(n_out)], axis=axis)
     if op.attrs.get("num") or op.type == "unstack":
@@ -462,6 +378,5 @@ def _while(ex, op):
     ex.node("Loop", ["", pred] + carries, outs, body=body)
 
 
-from . import onnx_index_ops, onnx_nn_ops  # noqa: E402,F401  (their lowerings join LOWERINGS first)
-
-OPS.update(exporter_table())
+# The exporter's table: op type -> lowering, from the op declarations (every lowering is registered now).
+OPS = exporter_table()
