@@ -57,9 +57,11 @@ def one_node(onnx_type):
 
 
 def no_lowering(type_, reason):
+    """The table entry of an op declared ``no_onnx=reason``: exporting it raises, saying why."""
     def fn(ex, op):
-        raise NotImplementedError(f"ONNX export: op '{type_}' has no ONNX lowering: {reason} (block {op.block.idx}, "
-                                  f"outputs {', '.join(op.output_arg_names) or 'none'})")
+        outs = ", ".join(op.output_arg_names) or "no outputs"
+        raise NotImplementedError(f"ONNX export: op type '{type_}' has no ONNX mapping (block {op.block.idx}, "
+                                  f"output {outs}): {reason}")
     return fn
 
 
