@@ -131,7 +131,8 @@ def _elementwise_pow_grad(ctx):
 def_op("pow", ["X"], ["Out"], attrs={"factor": 1.0}, kernel=_pow_kernel, infer=same_as, grad=_pow_grad,
        onnx="pow", api=["pow"], methods=["pow"], doc="x ** factor for a Python-number exponent.")
 def_op("elementwise_pow", ["X", "Y"], ["Out"], kernel=np.power, infer=infer_broadcast,
-       grad=_elementwise_pow_grad, onnx="Pow", api=["pow"], methods=["pow"], doc="x ** y for a tensor exponent (broadcasting).")
+       grad=_elementwise_pow_grad, onnx="Pow", api=["pow"], methods=["pow"],
+       doc="x ** y for a tensor exponent (broadcasting).")
 
 
 # -- min / max / clip ---------------------------------------------------------------------

@@ -30,7 +30,8 @@ for _name, (_fn, _onnx) in _COMPARE.items():
     def_op(_name, ["X", "Y"], ["Out"], kernel=_fn, infer=_infer_bool_broadcast, onnx=_onnx,
            api=[_name], methods=[_name])
 for _name, _fn in _BITWISE.items():
-    def_op(_name, ["X", "Y"], ["Out"], kernel=_fn, infer=_infer_broadcast_keep, onnx="bitwise", api=[_name], methods=[_name])
+    def_op(_name, ["X", "Y"], ["Out"], kernel=_fn, infer=_infer_broadcast_keep, onnx="bitwise",
+           api=[_name], methods=[_name])
 def_op("logical_not", ["X"], ["Out"], kernel=np.logical_not, infer=_infer_bool, onnx="Not",
        api=["logical_not"], methods=["logical_not"])
 def_op("bitwise_not", ["X"], ["Out"], kernel=np.invert, infer=lambda x: Meta(x.shape, x.dtype), onnx="bitwise",

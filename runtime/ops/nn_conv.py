@@ -243,11 +243,13 @@ def_op("max_pool2d", ["X"], ["Out"], attrs=dict(_POOL_ATTRS), kernel=_max_pool_k
        grad=lambda ctx: [apply("max_pool2d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
        onnx="pool", functional=["max_pool2d"], doc="2-D max pooling, NCHW.")
 def_op("max_pool2d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_POOL_ATTRS), kernel=_max_pool_grad_kernel,
-       infer=lambda x, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY, doc="Routes each window's gradient to its maximum.")
+       infer=lambda x, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY,
+       doc="Routes each window's gradient to its maximum.")
 def_op("avg_pool2d", ["X"], ["Out"], attrs=dict(_POOL_ATTRS), kernel=_avg_pool_kernel,
        infer=_pool_infer("avg_pool2d"),
        grad=lambda ctx: [apply("avg_pool2d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
-       onnx="pool", functional=["avg_pool2d"], doc="2-D average pooling, NCHW (exclusive: padding is not counted, Paddle's default).")
+       onnx="pool", functional=["avg_pool2d"],
+       doc="2-D average pooling, NCHW (exclusive: padding is not counted, Paddle's default).")
 def_op("avg_pool2d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_POOL_ATTRS), kernel=_avg_pool_grad_kernel,
        infer=lambda x, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY, doc="Spreads each window's gradient evenly.")
 

@@ -131,7 +131,8 @@ def_op("cross_entropy", ["Logits", "Label"], ["Loss"], attrs=dict(_CE_ATTRS), ke
        infer=_ce_infer,
        grad=lambda ctx: [apply("cross_entropy_grad", ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0],
                                **ctx.attrs), None],
-       onnx="cross_entropy", functional=["cross_entropy"], doc="Softmax cross entropy of logits against class indices or soft labels, reduced.")
+       onnx="cross_entropy", functional=["cross_entropy"],
+       doc="Softmax cross entropy of logits against class indices or soft labels, reduced.")
 def_op("cross_entropy_grad", ["Logits", "Label", "LossGrad"], ["LogitsGrad"], attrs=dict(_CE_ATTRS),
        kernel=_ce_grad_kernel, infer=lambda x, label, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY)
 
@@ -168,7 +169,8 @@ def _mse_grad_kernel(x, y, g, reduction="mean"):
 def_op("mse_loss", ["X", "Label"], ["Loss"], attrs={"reduction": "mean"}, kernel=_mse_kernel, infer=_mse_infer,
        grad=lambda ctx: list(apply("mse_loss_grad", ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0],
                                    reduction=ctx.attrs["reduction"])),
-       onnx="mse_loss", functional=["mse_loss"], doc="Squared error (x - label)^2, reduced by mean (default), sum or none.")
+       onnx="mse_loss", functional=["mse_loss"],
+       doc="Squared error (x - label)^2, reduced by mean (default), sum or none.")
 def_op("mse_loss_grad", ["X", "Label", "LossGrad"], ["XGrad", "LabelGrad"], attrs={"reduction": "mean"},
        kernel=_mse_grad_kernel, no_onnx=GRAD_ONLY,
        infer=lambda x, y, g, **_: (Meta(x.shape, x.dtype), Meta(y.shape, y.dtype)))

@@ -100,7 +100,8 @@ def_op("embedding", ["Ids", "W"], ["Out"], attrs={"padding_idx": -1}, kernel=_em
        infer=_embedding_infer,
        grad=lambda ctx: [None, apply("embedding_grad", ctx.inputs[0], ctx.out_grads[0], ctx.inputs[1],
                                      padding_idx=ctx.attrs["padding_idx"])],
-       onnx="embedding", functional=["embedding"], doc="Row lookup W[Ids]; padding_idx (>= 0) rows read as zeros and get no gradient.")
+       onnx="embedding", functional=["embedding"],
+       doc="Row lookup W[Ids]; padding_idx (>= 0) rows read as zeros and get no gradient.")
 def_op("embedding_grad", ["Ids", "OutGrad", "W"], ["WGrad"], attrs={"padding_idx": -1},
        kernel=_embedding_grad_kernel, infer=lambda ids, g, w, **_: Meta(w.shape, w.dtype), no_onnx=GRAD_ONLY)
 

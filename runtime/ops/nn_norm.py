@@ -156,7 +156,8 @@ def _ln_grad(ctx):
 
 def_op("layer_norm", ["X", "Scale", "Bias"], ["Y", "Mean", "InvStd"],
        attrs={"begin_norm_axis": 1, "epsilon": 1e-5}, kernel=_ln_kernel, infer=_ln_infer, grad=_ln_grad,
-       onnx="layer_norm", functional=["layer_norm"], doc="Normalise over the axes from begin_norm_axis on, then scale and shift.")
+       onnx="layer_norm", functional=["layer_norm"],
+       doc="Normalise over the axes from begin_norm_axis on, then scale and shift.")
 def_op("layer_norm_grad", ["X", "Scale", "Mean", "InvStd", "YGrad"], ["XGrad", "ScaleGrad", "BiasGrad"],
        attrs={"begin_norm_axis": 1, "epsilon": 1e-5}, kernel=_ln_grad_kernel, no_onnx=GRAD_ONLY,
        infer=lambda x, scale, m, s, g, **_: (Meta(x.shape, x.dtype), Meta(scale.shape, scale.dtype),

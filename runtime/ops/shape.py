@@ -130,7 +130,8 @@ def _flatten_shape(shape, start_axis, stop_axis):
 
 _reshape_back = lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0])]  # noqa: E731
 def_op("squeeze", ["X"], ["Out"], attrs={"axis": []}, kernel=_squeeze_kernel, infer=_squeeze_infer,
-       grad=_reshape_back, onnx="squeeze", api=["squeeze"], methods=["squeeze"], doc="Drop size-1 dims (all of them, or those in axis that are 1).")
+       grad=_reshape_back, onnx="squeeze", api=["squeeze"], methods=["squeeze"],
+       doc="Drop size-1 dims (all of them, or those in axis that are 1).")
 def_op("unsqueeze", ["X"], ["Out"], attrs={"axis": []},
        kernel=lambda x, axis=(): x.reshape(_unsqueeze_shape(x.shape, axis)),
        infer=lambda x, axis=(): Meta(_unsqueeze_shape(x.shape, axis), x.dtype), grad=_reshape_back,
@@ -334,7 +335,8 @@ def_op("tile", ["X"], ["Out"], attrs={"repeat_times": []},
 def_op("tile_grad", ["X", "OutGrad"], ["XGrad"], attrs={"repeat_times": []}, kernel=_tile_grad_kernel,
        infer=lambda x, g, repeat_times=(): Meta(x.shape, g.dtype), no_onnx=GRAD_ONLY)
 def_op("shape", ["X"], ["Out"], kernel=lambda x: np.asarray(x.shape, dtype=np.int64),
-       infer=lambda x: Meta((len(x.shape),), "int64"), onnx="Shape", api=["shape"], doc="The run-time shape as a 1-D int64 tensor.")
+       infer=lambda x: Meta((len(x.shape),), "int64"), onnx="Shape", api=["shape"],
+       doc="The run-time shape as a 1-D int64 tensor.")
 
 
 # -- public functions -------------------------------------------------------------------------------------

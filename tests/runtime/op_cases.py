@@ -302,7 +302,8 @@ CASES.update({
 # -- composite ops (@composite): eager vs numpy, one-op Program, ONNX, finite differences -----------------
 COMPOSITES = {
     "softplus": case(F(3, 4) * 3, beta=2.0, threshold=5.0,
-                     ref=lambda x, beta, threshold: np.where(beta * x > threshold, x, np.log1p(np.exp(beta * x)) / beta)),
+                     ref=lambda x, beta, threshold: np.where(beta * x > threshold, x,
+                                                             np.log1p(np.exp(beta * x)) / beta)),
     "linear": case(F(2, 3), F(3, 4), F(4), ref=lambda x, w, b: x @ w + b),
 }
 
