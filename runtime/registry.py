@@ -1,24 +1,42 @@
 """The one op registry: every op is declared once, here, and read by everything else.
 
-An ``OpDef`` carries the numpy kernel, the shape/dtype inference (``-1`` for an
-unknown dim) and the gradient rule.  Eager mode calls the kernel, the static
-builder calls ``infer``, the executor binds kernels into a plan, ``backward``
-and ``append_backward`` call ``grad``, the printer reads the slot names.
+An ``OpDef`` carries everything about an op: the numpy kernel, the shape/dtype
+inference (``-1`` for an unknown dim), the gradient rule, its ONNX lowering (or
+why it has none), the public names it is reached by, the Tensor methods it
+backs, whether it draws random numbers or has side effects, and any fast form
+the compiled executor may call instead of the generic kernel.  Eager mode calls
+the kernel, the static builder calls ``infer``, the executor binds kernels into
+a plan, ``append_backward`` calls ``grad``, the ONNX exporter builds its table
+from ``onnx``/``no_onnx``, and ``rt.*``, the Tensor's methods and the
+converter's set of plain methods are built from the names.
 
-Declaring an op::
+Declaring an op (one block)::
 
-    def_op("relu", inputs=["X"], outputs=["Out"],
-           kernel=lambda x: np.maximum(x, 0),
-           infer=same_as_input,
-           grad=lambda ctx: [relu_grad(ctx.outputs[0], ctx.out_grads[0])])
+    def_op("tanh", ["X"], ["Out"], kernel=np.tanh, infer=same_as,
+           grad=lambda ctx: [apply("tanh_grad", ctx.outputs[0], ctx.out_grads[0])],
+           onnx="Tanh",               # one ONNX node; a lower-case name is a lowering function
+           api=["tanh"],              # rt.tanh: the function ``tanh`` of this module
+           functional=["tanh"],       # rt.nn.functional.tanh (defined in runtime/nn/functional.py)
+           methods=["tanh"],          # Tensor.tanh: this module's ``tanh``
+           activation=True)           # accepted by static.nn.fc(activation="tanh")
 
 Slot names ending in ``*`` are variadic: the kernel gets (or returns) a list
 there.  ``grad(ctx)`` builds input gradients with other registered ops (so it
 works on eager Tensors and on static Variables alike) and returns one entry per
 input slot (``None`` where no gradient flows).
+
+A *composite* op is a Python function of registered ops (``softplus``): it is
+never an op type in a Program, so its gradient, static form and ONNX export
+come from the ops it is made of.  ``@composite(...)`` declares it with its
+names, and the op walker tests it like any other op.
 """
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Optional
+
+# The reason every gradient-only op gives for having no ONNX lowering.
+GRAD_ONLY = "gradient op: only training Programs hold it, and ONNX export takes inference Programs"
+RANDOM = "random: draws from runtime's generator, which no ONNX random op reproduces value for value"
 
 
 @dataclass
@@ -32,8 +50,21 @@ class Meta:
         self.shape = tuple(int(d) for d in self.shape)
 
 
+def _method_map(methods):
+    """``["sum", "astype=cast"]`` or ``{"astype": "cast"}`` -> {method name: function name}."""
+    if isinstance(methods, dict):
+        return dict(methods)
+    out = {}
+    for m in methods:
+        name, _, fn = m.partition("=")
+        out[name] = fn or name
+    return out
+
+
 @dataclass
 class OpDef:
+    """Everything about one op type (see the module docstring)."""
+
     type: str
     inputs: list
     outputs: list
@@ -44,9 +75,34 @@ class OpDef:
     # Builds a run-time callable from an Operator (for ops whose kernel needs
     # the executor, e.g. control flow running sub-blocks).
     build_kernel: Optional[Callable] = None
-    # A kernel with side effects or randomness must never be constant-folded.
-    pure: bool = True
+    # Draws from runtime's generator: never folded, replayed by cond/while gradients.
+    random: bool = False
+    # Prints, raises or writes outside its outputs: never dropped, never folded.
+    side_effect: bool = False
+    # "Tanh": one ONNX node reading the input slots in order and writing the output slots;
+    # "gelu": the lowering function registered under that name in runtime/static/onnx_*ops.py.
+    onnx: Optional[str] = None
+    no_onnx: str = ""                      # why there is no lowering (exactly one of onnx/no_onnx)
+    api: tuple = ()                        # names in ``runtime`` (functions of ``module``)
+    functional: tuple = ()                 # names in ``runtime.nn.functional``
+    methods: dict = field(default_factory=dict)  # Tensor method name -> function name in ``module``
+    activation: bool = False               # usable as ``static.nn.fc(activation=<functional name>)``
+    # fast(block, op) -> a numpy callable taking the input values (no attrs), or None: what the
+    # compiled executor calls when static dtypes/ranks make the generic kernel's checks moot.
+    fast: Optional[Callable] = None
+    module: str = ""                       # where ``api``/``methods`` functions are defined
     doc: str = ""
+
+    def __post_init__(self):
+        self.methods = _method_map(self.methods)
+        self.api, self.functional = tuple(self.api), tuple(self.functional)
+        if self.onnx and self.no_onnx:
+            raise ValueError(f"op '{self.type}' declares both an ONNX lowering and a reason for none")
+
+    @property
+    def pure(self):
+        """Same inputs, same outputs, nothing else touched: safe to fold and to drop when unused."""
+        return not (self.random or self.side_effect)
 
     def slot(self, name):
         return name.rstrip("*")
@@ -88,15 +144,57 @@ class GradContext:
         self.op = op
 
 
+@dataclass
+class CompositeDef:
+    """A public function made of registered ops, declared with its names like an op."""
+
+    name: str
+    fn: Callable
+    api: tuple = ()
+    functional: tuple = ()
+    methods: dict = field(default_factory=dict)
+    activation: bool = False
+    module: str = ""
+    doc: str = ""
+
+    def __post_init__(self):
+        self.methods = _method_map(self.methods)
+        self.api, self.functional = tuple(self.api), tuple(self.functional)
+
+
 _REGISTRY = {}
+_COMPOSITES = {}
 
 
-def def_op(type, inputs, outputs, **kwargs):
+def _caller_module(depth=2):
+    return sys._getframe(depth).f_globals.get("__name__", "")
+
+
+def def_op(type, inputs, outputs, pure=True, **kwargs):
+    """Register an op; ``module`` defaults to the declaring module (where its public functions live).
+
+    ``pure=False`` (the older spelling) means ``side_effect=True``.
+    """
     if type in _REGISTRY:
         raise ValueError(f"op '{type}' is registered twice")
+    if not pure and not kwargs.get("random"):
+        kwargs["side_effect"] = True
+    kwargs.setdefault("module", _caller_module())
     op = OpDef(type=type, inputs=list(inputs), outputs=list(outputs), **kwargs)
     _REGISTRY[type] = op
     return op
+
+
+def composite(name, **kwargs):
+    """Decorator declaring a composite op: ``@composite("softplus", functional=["softplus"])``."""
+    def register(fn):
+        if name in _COMPOSITES or name in _REGISTRY:
+            raise ValueError(f"op '{name}' is registered twice")
+        kwargs.setdefault("module", fn.__module__)
+        kwargs.setdefault("doc", (fn.__doc__ or "").strip().split("\n")[0])
+        _COMPOSITES[name] = CompositeDef(name=name, fn=fn, **kwargs)
+        return fn
+    return register
 
 
 def get_op(type):
@@ -112,3 +210,71 @@ def has_op(type):
 
 def all_ops():
     return dict(_REGISTRY)
+
+
+def all_composites():
+    return dict(_COMPOSITES)
+
+
+# -- what the declarations build -------------------------------------------------------------
+def _declarations():
+    yield from _REGISTRY.values()
+    yield from _COMPOSITES.values()
+
+
+def _resolve(decl, module, fn_name, what):
+    mod = sys.modules.get(module)
+    fn = getattr(mod, fn_name, None) if mod is not None else None
+    if fn is None:
+        name = getattr(decl, "type", None) or decl.name
+        raise LookupError(f"op '{name}' declares {what} '{fn_name}', but module {module} defines no such function")
+    return fn
+
+
+def _collect(kind):
+    out, owner = {}, {}
+    for d in _declarations():
+        if kind == "api":
+            pairs = [(n, n) for n in d.api]
+        elif kind == "methods":
+            pairs = list(d.methods.items())
+        else:
+            pairs = [(n, n) for n in d.functional]
+        for public, fn_name in pairs:
+            module = "runtime.nn.functional" if kind == "functional" and isinstance(d, OpDef) else d.module
+            fn = _resolve(d, module, fn_name, kind)
+            if public in out and out[public] is not fn:
+                raise ValueError(f"{kind} name '{public}' is declared by '{owner[public]}' and by "
+                                 f"'{getattr(d, 'type', None) or d.name}' with different functions")
+            out[public] = fn
+            owner[public] = getattr(d, "type", None) or d.name
+    return out
+
+
+def public_functions():
+    """{name: function} of ``runtime``'s op functions (``rt.sum``, ``rt.zeros``...)."""
+    return _collect("api")
+
+
+def tensor_methods():
+    """{method name: function} of the Tensor/Variable methods backed by ops (``x.sum()``...)."""
+    return _collect("methods")
+
+
+def functional_functions():
+    """{name: function} of ``runtime.nn.functional`` names declared by ops and composites."""
+    return _collect("functional")
+
+
+def composite_functions(kind):
+    """{name: function} that composites declare for ``kind`` ("api" or "functional")."""
+    out = {}
+    for c in _COMPOSITES.values():
+        for n in (c.api if kind == "api" else c.functional):
+            out[n] = c.fn
+    return out
+
+
+def activation_names():
+    """The ``runtime.nn.functional`` names that ``static.nn.fc(activation=...)`` accepts."""
+    return sorted(n for d in _declarations() if d.activation for n in d.functional)

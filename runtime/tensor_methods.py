@@ -1,10 +1,14 @@
-"""Operators and methods of Tensor and Variable: the one table, attached once to their shared base.
+"""Operators and methods of Tensor and Variable, attached once to their shared base.
 
-The same method works in both modes because it calls the public function,
-which routes through ``dispatch.apply``.  ``x.sum(axis=1)`` is ``rt.sum(x, axis=1)``.
+The methods are built from the op registry (each op declares the Tensor methods
+it backs); the operators (``+``, ``[]``, ``&``...) are Python's protocol and are
+listed here.  The same method works in both modes because it calls the public
+function, which routes through ``dispatch.apply``.  ``x.sum(axis=1)`` is
+``rt.sum(x, axis=1)``.
 """
 from .assign import clone
-from .ops import common, creation, elementwise, indexing, logic, math, reduce, shape, sort
+from .ops import common, elementwise, indexing, logic, math, shape
+from .registry import tensor_methods
 from .tensor import TensorLike
 
 
@@ -57,40 +61,10 @@ _OPERATORS = {
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
 }
 
-_METHODS = {
-    # arithmetic
-    "add": math.add, "subtract": math.subtract, "multiply": math.multiply, "divide": math.divide,
-    "matmul": math.matmul, "mm": math.matmul, "scale": math.scale, "relu": math.relu,
-    "floor_divide": elementwise.floor_divide, "remainder": elementwise.remainder, "mod": elementwise.remainder,
-    "pow": elementwise.pow, "maximum": elementwise.maximum, "minimum": elementwise.minimum,
-    "clip": elementwise.clip, "exp": elementwise.exp, "log": elementwise.log, "sqrt": elementwise.sqrt,
-    "rsqrt": elementwise.rsqrt, "abs": elementwise.abs, "tanh": elementwise.tanh, "sigmoid": elementwise.sigmoid,
-    "square": elementwise.square, "neg": elementwise.neg, "sign": elementwise.sign, "sin": elementwise.sin,
-    "cos": elementwise.cos, "reciprocal": elementwise.reciprocal, "floor": elementwise.floor,
-    "ceil": elementwise.ceil, "round": elementwise.round,
-    # reductions
-    "sum": reduce.sum, "mean": reduce.mean, "max": reduce.max, "min": reduce.min, "prod": reduce.prod,
-    "all": reduce.all, "any": reduce.any, "argmax": reduce.argmax, "argmin": reduce.argmin,
-    "cumsum": reduce.cumsum, "numel": reduce.numel,
-    # shapes
-    "reshape": shape.reshape, "transpose": shape.transpose, "squeeze": shape.squeeze,
-    "unsqueeze": shape.unsqueeze, "flatten": shape.flatten, "split": shape.split, "chunk": shape.chunk,
-    "unstack": shape.unstack, "gather": shape.gather, "expand": shape.expand, "broadcast_to": shape.broadcast_to,
-    "expand_as": shape.expand_as, "tile": shape.tile, "index_add": shape.index_add,
-    # logic
-    "equal": logic.equal, "not_equal": logic.not_equal, "less_than": logic.less_than,
-    "less_equal": logic.less_equal, "greater_than": logic.greater_than, "greater_equal": logic.greater_equal,
-    "logical_and": logic.logical_and, "logical_or": logic.logical_or, "logical_not": logic.logical_not,
-    "logical_xor": logic.logical_xor, "isfinite": logic.isfinite, "isnan": logic.isnan, "isinf": logic.isinf,
-    "nonzero": logic.nonzero, "bitwise_and": logic.bitwise_and, "bitwise_or": logic.bitwise_or,
-    "bitwise_xor": logic.bitwise_xor, "bitwise_not": logic.bitwise_not,
-    "where": lambda x, condition, y: logic.where(condition, x, y),
-    # sorting
-    "topk": sort.topk, "sort": sort.sort, "argsort": sort.argsort, "take_along_axis": sort.take_along_axis,
-    # dtype / creation
-    "astype": common.cast, "cast": common.cast, "clone": clone,
-    "zeros_like": creation.zeros_like, "ones_like": creation.ones_like, "full_like": creation.full_like,
-}
+# Every op-backed method comes from the op declarations (``def_op(..., methods=[...])``);
+# ``clone`` is a composite of ``assign`` defined with the public API (runtime/assign.py).
+_METHODS = tensor_methods()
+_METHODS["clone"] = clone
 
 _PROPERTIES = {
     "T": _transposed,

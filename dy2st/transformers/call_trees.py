@@ -18,20 +18,20 @@ import types
 
 import gast
 
+import runtime as rt
 from dy2st.pyct import templates, transformer
 
 LIBRARY_ROOTS = frozenset({"runtime", "numpy", "dy2st", "gast", "astor"}) | frozenset(sys.stdlib_module_names)
 
-# Methods of tensors and Python containers: calling them never needs conversion.
-PLAIN_METHODS = frozenset("""
-numpy item astype detach backward clear_grad clear_gradient tolist reshape transpose squeeze
-unsqueeze flatten sum mean max min prod argmax argmin cumsum abs exp log sqrt tanh sigmoid pow
-matmul add subtract multiply divide maximum minimum clip cast gather split topk sort argsort
-all any isfinite numel equal not_equal less_than less_equal greater_than greater_equal
-logical_and logical_or logical_not where dim size expand tile norm
+# Methods of tensors and Python containers: calling them never needs conversion.  The Tensor's
+# methods are read off the class (the op-backed ones come from the op registry), so a method
+# added to an op declaration is plain here too.
+TENSOR_METHODS = frozenset(n for n in dir(rt.Tensor) if not n.startswith("_") and callable(getattr(rt.Tensor, n)))
+CONTAINER_METHODS = frozenset("""
 append extend insert pop remove clear copy index count keys values items get update setdefault
-format join split strip startswith endswith replace lower upper encode decode
+format join split strip startswith endswith replace lower upper encode decode dim size norm tolist
 """.split())
+PLAIN_METHODS = TENSOR_METHODS | CONTAINER_METHODS
 
 
 def _is_library(obj):

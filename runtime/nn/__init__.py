@@ -3,7 +3,7 @@ from . import functional, initializer
 from .container import LayerList, Sequential
 from .layer import Layer
 from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax,
-                           Tanh)
+                           Softplus, Tanh)
 from .layers_conv import AvgPool2D, Conv2D, MaxPool2D
 from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, LayerNorm
 from .loss import CrossEntropyLoss, MSELoss
@@ -14,7 +14,7 @@ from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByVal
 from ..tensor import Parameter
 
 __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "Linear", "Embedding", "Dropout",
-           "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Conv2D", "MaxPool2D",
+           "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Softplus", "Conv2D", "MaxPool2D",
            "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
            "ParamAttr", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
            "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]

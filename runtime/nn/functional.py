@@ -9,6 +9,7 @@ from ..dispatch import apply
 from ..dtypes import FLOATS, float32
 from ..ops.common import assign_to, cast, constant, is_tensor
 from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
+from ..registry import composite, composite_functions
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -75,6 +76,7 @@ def log_softmax(x, axis=-1, dtype=None, name=None):
 
 
 # -- linear and convolution -------------------------------------------------------------
+@composite("linear", functional=["linear"])
 def linear(x, weight, bias=None, name=None):
     """``x @ weight + bias`` with weight ``[in_features, out_features]`` (Paddle layout)."""
     out = matmul(x, weight)
@@ -202,3 +204,7 @@ def mse_loss(input, label, reduction="mean", name=None):
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))
+
+
+# Composite ops (``@composite(..., functional=[...])``, e.g. softplus) join this namespace from their declarations.
+globals().update(composite_functions("functional"))

@@ -125,17 +125,19 @@ def _expand_as_kernel(x, like):
 
 def_op("reduce_as", ["X", "Target"], ["Out"], kernel=_reduce_as_kernel,
        infer=lambda x, t, **_: Meta(t.shape, x.dtype),
-       grad=lambda ctx: [apply("expand_as", ctx.out_grads[0], ctx.inputs[0]), None],
+       grad=lambda ctx: [apply("expand_as", ctx.out_grads[0], ctx.inputs[0]), None], onnx="reduce_as",
        doc="Sum X over broadcast dims so it has Target's shape (gradient of broadcasting).")
 def_op("expand_as", ["X", "Target"], ["Out"], kernel=_expand_as_kernel,
        infer=lambda x, t, **_: Meta(t.shape, x.dtype),
-       grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]), None],
+       grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]), None], onnx="expand_as",
+       api=["expand_as"], methods=["expand_as"], module="runtime.ops.shape",
        doc="Broadcast X to Target's shape.")
 def_op("cast", ["X"], ["Out"], attrs={"dtype": "float32"},
        kernel=lambda x, dtype: x.astype(dtype),
        infer=lambda x, dtype, **_: Meta(x.shape, dtype),
        grad=lambda ctx: [cast(ctx.out_grads[0], ctx.inputs[0].dtype)
-                         if ctx.inputs[0].dtype in ("float16", "float32", "float64") else None])
+                         if ctx.inputs[0].dtype in ("float16", "float32", "float64") else None],
+       onnx="cast", api=["cast"], methods=["astype=cast", "cast"])
 
 
 def _fill_constant_kernel(shape, value, dtype):
@@ -145,11 +147,12 @@ def _fill_constant_kernel(shape, value, dtype):
 def_op("fill_constant", [], ["Out"], attrs={"shape": [], "value": 0.0, "dtype": "float32"},
        kernel=_fill_constant_kernel,
        # shape may hold -1 only via fill_constant_like; here it is fixed.
-       infer=lambda shape, value, dtype: Meta(shape, dtype),
+       infer=lambda shape, value, dtype: Meta(shape, dtype), onnx="fold",
+       api=["zeros", "ones", "full", "empty"], module="runtime.ops.creation",
        doc="A constant filled with one value (folded once when a plan is built).")
 def_op("assign_value", [], ["Out"], attrs={"shape": [], "dtype": "float32", "values": []},
        kernel=lambda shape, dtype, values: np.asarray(values, dtype=dtype).reshape(shape),
-       infer=lambda shape, dtype, values: Meta(shape, dtype),
+       infer=lambda shape, dtype, values: Meta(shape, dtype), onnx="fold",
        doc="A constant tensor given by its values.")
 
 
@@ -171,9 +174,9 @@ def assign_to(src, dst):
 
 
 def_op("assign", ["X"], ["Out"], kernel=lambda x: x.copy(), infer=same_as,
-       grad=lambda ctx: [ctx.out_grads[0]])
+       grad=lambda ctx: [ctx.out_grads[0]], onnx="Identity")
 # No gradient rule: a Program's `x.detach()`, `with no_grad():` region or `t.stop_gradient = True`.
-def_op("stop_gradient", ["X"], ["Out"], kernel=lambda x: x.copy(), infer=same_as,
+def_op("stop_gradient", ["X"], ["Out"], kernel=lambda x: x.copy(), infer=same_as, onnx="Identity",
        doc="The value of X; no gradient flows back through it.")
 
 

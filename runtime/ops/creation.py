@@ -3,7 +3,7 @@
 Every function goes through ``apply``, so in static mode it appends an op:
 constants with fixed shapes become ``fill_constant``/``assign_value``, the
 ``*_like`` functions take the tensor as an input (``fill_any_like``) so unknown
-(-1) dims are resolved at run time, and random tensors are ``pure=False`` ops
+(-1) dims are resolved at run time, and random tensors are ``random=True`` ops
 drawing from ``runtime.random.generator()``.
 """
 import numpy as np
@@ -12,7 +12,7 @@ from ..dispatch import apply
 from ..dtypes import convert_dtype, default_dtype_of, float32, int64
 from ..framework import Variable, _mode
 from ..random import generator
-from ..registry import Meta, def_op
+from ..registry import RANDOM, Meta, def_op
 from ..tensor import Tensor, TensorLike
 from .common import cast, constant
 
@@ -23,10 +23,13 @@ def _fill_any_like_kernel(x, value=0.0, dtype=None):
 
 def_op("fill_any_like", ["X"], ["Out"], attrs={"value": 0.0, "dtype": None}, kernel=_fill_any_like_kernel,
        infer=lambda x, value=0.0, dtype=None: Meta(x.shape, x.dtype if dtype is None else dtype),
+       onnx="fill_like", api=["full_like", "zeros_like", "ones_like", "empty_like"],
+       methods=["zeros_like", "ones_like", "full_like"],
        doc="A tensor shaped like X (read at run time) filled with value.")
 def_op("arange", [], ["Out"], attrs={"start": 0, "end": 1, "step": 1, "dtype": "int64"},
        kernel=lambda start=0, end=1, step=1, dtype="int64": np.arange(start, end, step, dtype=dtype),
-       infer=lambda start=0, end=1, step=1, dtype="int64": Meta((_arange_len(start, end, step),), dtype))
+       infer=lambda start=0, end=1, step=1, dtype="int64": Meta((_arange_len(start, end, step),), dtype),
+       onnx="fold", api=["arange"])
 
 
 def _arange_len(start, end, step):
@@ -41,13 +44,14 @@ def _range_kernel(start, end, step, dtype="int64"):
 
 def_op("range", ["Start", "End", "Step"], ["Out"], attrs={"dtype": "int64"}, kernel=_range_kernel,
        infer=lambda s, e, st, dtype="int64": Meta((-1,), dtype),
-       doc="arange with tensor bounds (length known at run time).")
+       onnx="range", api=["arange"], doc="arange with tensor bounds (length known at run time).")
 def_op("linspace", [], ["Out"], attrs={"start": 0.0, "stop": 1.0, "num": 1, "dtype": "float32"},
        kernel=lambda start=0.0, stop=1.0, num=1, dtype="float32": np.linspace(start, stop, num).astype(dtype),
-       infer=lambda start=0.0, stop=1.0, num=1, dtype="float32": Meta((num,), dtype))
+       infer=lambda start=0.0, stop=1.0, num=1, dtype="float32": Meta((num,), dtype), onnx="fold", api=["linspace"])
 def_op("eye", [], ["Out"], attrs={"num_rows": 1, "num_columns": 1, "dtype": "float32"},
        kernel=lambda num_rows=1, num_columns=1, dtype="float32": np.eye(num_rows, num_columns, dtype=dtype),
-       infer=lambda num_rows=1, num_columns=1, dtype="float32": Meta((num_rows, num_columns), dtype))
+       infer=lambda num_rows=1, num_columns=1, dtype="float32": Meta((num_rows, num_columns), dtype),
+       onnx="fold", api=["eye"])
 
 
 # -- random -------------------------------------------------------------------------------------------
@@ -72,14 +76,15 @@ def _shape_infer(shape=(), dtype="float32", **_):
 
 
 def_op("uniform_random", [], ["Out"], attrs={"shape": [], "min": -1.0, "max": 1.0, "dtype": "float32"},
-       kernel=_uniform_kernel, infer=_shape_infer, pure=False)
+       kernel=_uniform_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM, api=["rand", "uniform"])
 def_op("gaussian_random", [], ["Out"], attrs={"shape": [], "mean": 0.0, "std": 1.0, "dtype": "float32"},
-       kernel=_gaussian_kernel, infer=_shape_infer, pure=False)
+       kernel=_gaussian_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM,
+       api=["randn", "normal", "standard_normal"])
 def_op("randint", [], ["Out"], attrs={"shape": [], "low": 0, "high": 2, "dtype": "int64"},
-       kernel=_randint_kernel, infer=_shape_infer, pure=False)
+       kernel=_randint_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM, api=["randint"])
 def_op("randperm", [], ["Out"], attrs={"n": 1, "dtype": "int64"},
        kernel=lambda n=1, dtype="int64": generator().permutation(n).astype(dtype),
-       infer=lambda n=1, dtype="int64": Meta((n,), dtype), pure=False)
+       infer=lambda n=1, dtype="int64": Meta((n,), dtype), random=True, no_onnx=RANDOM, api=["randperm"])
 
 
 # -- public ----------------------------------------------------------------------------------------------

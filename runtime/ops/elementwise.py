@@ -8,7 +8,7 @@ import numpy as np
 
 from ..dispatch import apply
 from ..dtypes import FLOATS, float32
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, def_op
 from .math import operands
 from ..tensor import Tensor
 from .common import cast, infer_broadcast, reduce_as, same_as
@@ -62,42 +62,50 @@ def _gelu_grad_kernel(x, g, approximate=False):
     return (g * (cdf + x * pdf)).astype(g.dtype)
 
 
-def _unary(type, kernel, grad=None, doc=""):
-    def_op(type, ["X"], ["Out"], kernel=kernel, infer=same_as, grad=grad, doc=doc)
+def _unary(type, kernel, grad=None, onnx=None, doc="", **names):
+    """A float/same-dtype unary op, public as ``rt.<type>`` and ``Tensor.<type>`` (this module's function)."""
+    def_op(type, ["X"], ["Out"], kernel=kernel, infer=same_as, grad=grad, onnx=onnx, doc=doc,
+           api=[type], methods=[type], **names)
 
 
 def _helper(type, kernel, doc=""):
-    def_op(type, ["A", "OutGrad"], ["XGrad"], kernel=kernel, infer=_grad_infer, doc=doc)
+    def_op(type, ["A", "OutGrad"], ["XGrad"], kernel=kernel, infer=_grad_infer, doc=doc, no_onnx=GRAD_ONLY)
 
 
-_unary("exp", np.exp, lambda ctx: [apply("multiply", ctx.out_grads[0], ctx.outputs[0])])
-_unary("log", np.log, lambda ctx: [apply("divide", ctx.out_grads[0], ctx.inputs[0])])
-_unary("sqrt", np.sqrt, lambda ctx: [apply("sqrt_grad", ctx.outputs[0], ctx.out_grads[0])])
-_unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda ctx: [apply("rsqrt_grad", ctx.outputs[0], ctx.out_grads[0])])
-_unary("tanh", np.tanh, lambda ctx: [apply("tanh_grad", ctx.outputs[0], ctx.out_grads[0])])
-_unary("sigmoid", _sigmoid, lambda ctx: [apply("sigmoid_grad", ctx.outputs[0], ctx.out_grads[0])])
-_unary("abs", np.abs, lambda ctx: [apply("multiply", ctx.out_grads[0], apply("sign", ctx.inputs[0]))])
-_unary("sign", np.sign, lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)])
+_ZERO_GRAD = lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)]  # noqa: E731  (piecewise constant)
+_unary("exp", np.exp, lambda ctx: [apply("multiply", ctx.out_grads[0], ctx.outputs[0])], "Exp")
+_unary("log", np.log, lambda ctx: [apply("divide", ctx.out_grads[0], ctx.inputs[0])], "Log")
+_unary("sqrt", np.sqrt, lambda ctx: [apply("sqrt_grad", ctx.outputs[0], ctx.out_grads[0])], "Sqrt")
+_unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda ctx: [apply("rsqrt_grad", ctx.outputs[0], ctx.out_grads[0])],
+       "rsqrt")
+_unary("tanh", np.tanh, lambda ctx: [apply("tanh_grad", ctx.outputs[0], ctx.out_grads[0])], "Tanh",
+       functional=["tanh"], activation=True)
+_unary("sigmoid", _sigmoid, lambda ctx: [apply("sigmoid_grad", ctx.outputs[0], ctx.out_grads[0])], "Sigmoid",
+       functional=["sigmoid"], activation=True)
+_unary("abs", np.abs, lambda ctx: [apply("multiply", ctx.out_grads[0], apply("sign", ctx.inputs[0]))], "Abs")
+_unary("sign", np.sign, _ZERO_GRAD, "Sign")
 _unary("square", np.square,
-       lambda ctx: [apply("multiply", ctx.out_grads[0], apply("scale", ctx.inputs[0], scale=2.0))])
-_unary("neg", np.negative, lambda ctx: [apply("scale", ctx.out_grads[0], scale=-1.0)])
-_unary("sin", np.sin, lambda ctx: [apply("multiply", ctx.out_grads[0], apply("cos", ctx.inputs[0]))])
+       lambda ctx: [apply("multiply", ctx.out_grads[0], apply("scale", ctx.inputs[0], scale=2.0))], "square")
+_unary("neg", np.negative, lambda ctx: [apply("scale", ctx.out_grads[0], scale=-1.0)], "Neg")
+_unary("sin", np.sin, lambda ctx: [apply("multiply", ctx.out_grads[0], apply("cos", ctx.inputs[0]))], "Sin")
 _unary("cos", np.cos, lambda ctx: [apply("multiply", ctx.out_grads[0],
-                                         apply("neg", apply("sin", ctx.inputs[0])))])
+                                         apply("neg", apply("sin", ctx.inputs[0])))], "Cos")
 _unary("reciprocal", np.reciprocal,
-       lambda ctx: [apply("neg", apply("multiply", ctx.out_grads[0], apply("square", ctx.outputs[0])))])
-_unary("floor", np.floor, lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)])
-_unary("ceil", np.ceil, lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)])
-_unary("round", np.round, lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)])
+       lambda ctx: [apply("neg", apply("multiply", ctx.out_grads[0], apply("square", ctx.outputs[0])))],
+       "Reciprocal")
+_unary("floor", np.floor, _ZERO_GRAD, "Floor")
+_unary("ceil", np.ceil, _ZERO_GRAD, "Ceil")
+_unary("round", np.round, _ZERO_GRAD, "Round")
 _helper("sqrt_grad", lambda out, g: g / (2 * out), "d sqrt: g / (2 out)")
 _helper("rsqrt_grad", lambda out, g: g * (-0.5) * out * out * out, "d rsqrt: -g out^3 / 2")
 _helper("tanh_grad", lambda out, g: g * (1 - out * out), "d tanh: g (1 - out^2)")
 _helper("sigmoid_grad", lambda out, g: g * out * (1 - out), "d sigmoid: g out (1 - out)")
 def_op("gelu", ["X"], ["Out"], attrs={"approximate": False}, kernel=_gelu_kernel, infer=same_as,
        grad=lambda ctx: [apply("gelu_grad", ctx.inputs[0], ctx.out_grads[0],
-                               approximate=ctx.attrs["approximate"])])
+                               approximate=ctx.attrs["approximate"])],
+       onnx="gelu", api=["gelu"], functional=["gelu"], activation=True)
 def_op("gelu_grad", ["X", "OutGrad"], ["XGrad"], attrs={"approximate": False}, kernel=_gelu_grad_kernel,
-       infer=_grad_infer)
+       infer=_grad_infer, no_onnx=GRAD_ONLY)
 
 
 # -- powers -----------------------------------------------------------------------------
@@ -121,9 +129,10 @@ def _elementwise_pow_grad(ctx):
 
 
 def_op("pow", ["X"], ["Out"], attrs={"factor": 1.0}, kernel=_pow_kernel, infer=same_as, grad=_pow_grad,
-       doc="x ** factor for a Python-number exponent.")
+       onnx="pow", api=["pow"], methods=["pow"], doc="x ** factor for a Python-number exponent.")
 def_op("elementwise_pow", ["X", "Y"], ["Out"], kernel=np.power, infer=infer_broadcast,
-       grad=_elementwise_pow_grad, doc="x ** y for a tensor exponent (broadcasting).")
+       grad=_elementwise_pow_grad, onnx="Pow", api=["pow"], methods=["pow"],
+       doc="x ** y for a tensor exponent (broadcasting).")
 
 
 # -- min / max / clip ---------------------------------------------------------------------
@@ -141,9 +150,9 @@ def _select_grad(mask_type):
 
 
 def_op("maximum", ["X", "Y"], ["Out"], kernel=np.maximum, infer=infer_broadcast,
-       grad=_select_grad("greater_equal"))
+       grad=_select_grad("greater_equal"), onnx="Max", api=["maximum"], methods=["maximum"])
 def_op("minimum", ["X", "Y"], ["Out"], kernel=np.minimum, infer=infer_broadcast,
-       grad=_select_grad("less_equal"))
+       grad=_select_grad("less_equal"), onnx="Min", api=["minimum"], methods=["minimum"])
 
 
 def _clip_kernel(x, min=None, max=None):
@@ -164,18 +173,20 @@ def _clip_grad_kernel(x, g, min=None, max=None):
 
 
 def_op("clip", ["X"], ["Out"], attrs={"min": None, "max": None}, kernel=_clip_kernel, infer=same_as,
-       grad=lambda ctx: [apply("clip_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)])
+       grad=lambda ctx: [apply("clip_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
+       onnx="clip", api=["clip"], methods=["clip"])
 def_op("clip_grad", ["X", "OutGrad"], ["XGrad"], attrs={"min": None, "max": None}, kernel=_clip_grad_kernel,
-       infer=_grad_infer)
+       infer=_grad_infer, no_onnx=GRAD_ONLY)
 
 
 # -- integer-style division -------------------------------------------------------------------
 def_op("floor_divide", ["X", "Y"], ["Out"], kernel=np.floor_divide, infer=infer_broadcast,
-       doc="Floor division (Python's //).")
+       onnx="floor_div_mod", api=["floor_divide"], methods=["floor_divide"], doc="Floor division (Python's //).")
 def_op("remainder", ["X", "Y"], ["Out"], kernel=np.mod, infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
                          reduce_as(apply("multiply", apply("neg", ctx.out_grads[0]),
                                          apply("floor_divide", ctx.inputs[0], ctx.inputs[1])), ctx.inputs[1])],
+       onnx="floor_div_mod", api=["remainder", "mod"], methods=["remainder", "mod"],
        doc="Python-style modulo (result has the sign of y).")
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..dispatch import apply
 from ..framework import Variable, _mode
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, def_op
 from ..tensor import Tensor, TensorLike
 from .common import as_tensor, cast, reduce_as
 
@@ -116,12 +116,12 @@ def _no_index_grads(idx):
 def_op("getitem", ["X", "Index*"], ["Out"], attrs={"spec": []}, kernel=_getitem_kernel, infer=_getitem_infer,
        grad=lambda ctx: [apply("getitem_grad", ctx.inputs[0], ctx.out_grads[0], ctx.inputs[1], **ctx.attrs),
                          _no_index_grads(ctx.inputs[1])],
-       doc="x[key]; spec encodes the key, Index* holds tensor indices.")
+       onnx="getitem", doc="x[key]; spec encodes the key, Index* holds tensor indices.")
 def_op("getitem_grad", ["X", "OutGrad", "Index*"], ["XGrad"], attrs={"spec": []}, kernel=_getitem_grad_kernel,
        infer=lambda x, g, idx, spec=(): Meta(x.shape, g.dtype),
        grad=lambda ctx: [None, apply("getitem", ctx.out_grads[0], ctx.inputs[2], **ctx.attrs),
                          _no_index_grads(ctx.inputs[2])],
-       doc="Zeros shaped like X with OutGrad added at key.")
+       no_onnx=GRAD_ONLY, doc="Zeros shaped like X with OutGrad added at key.")
 
 
 def _set_value_grad(ctx):
@@ -135,6 +135,7 @@ def _set_value_grad(ctx):
 
 def_op("set_value", ["X", "Value", "Index*"], ["Out"], attrs={"spec": []}, kernel=_set_value_kernel,
        infer=lambda x, v, idx, spec=(): Meta(x.shape, x.dtype), grad=_set_value_grad,
+       no_onnx="eager in-place assignment (x[key] = v): static Programs never hold it",
        doc="A copy of X with Value (broadcast) written at key.")
 
 

@@ -11,23 +11,35 @@ def _infer_bool_broadcast(x, y, **_):
     return Meta(broadcast_shape(x.shape, y.shape), "bool")
 
 
+def _infer_broadcast_keep(x, y, **_):
+    return Meta(broadcast_shape(x.shape, y.shape), x.dtype)
+
+
 def _infer_bool(x, **_):
     return Meta(x.shape, "bool")
 
 
-_COMPARE = {"equal": np.equal, "not_equal": np.not_equal, "less_than": np.less, "less_equal": np.less_equal,
-            "greater_than": np.greater, "greater_equal": np.greater_equal}
-_LOGICAL = {"logical_and": np.logical_and, "logical_or": np.logical_or, "logical_xor": np.logical_xor,
-            "bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
-for _name, _fn in {**_COMPARE, **_LOGICAL}.items():
-    def_op(_name, ["X", "Y"], ["Out"], kernel=_fn,
-           infer=_infer_bool_broadcast if not _name.startswith("bitwise") else
-           (lambda x, y, **_: Meta(broadcast_shape(x.shape, y.shape), x.dtype)))
-def_op("logical_not", ["X"], ["Out"], kernel=np.logical_not, infer=_infer_bool)
-def_op("bitwise_not", ["X"], ["Out"], kernel=np.invert, infer=lambda x: Meta(x.shape, x.dtype))
-def_op("isfinite", ["X"], ["Out"], kernel=np.isfinite, infer=_infer_bool)
-def_op("isnan", ["X"], ["Out"], kernel=np.isnan, infer=_infer_bool)
-def_op("isinf", ["X"], ["Out"], kernel=np.isinf, infer=_infer_bool)
+# op type: (kernel, ONNX lowering); each is public as rt.<type> and Tensor.<type>.
+_COMPARE = {"equal": (np.equal, "Equal"), "not_equal": (np.not_equal, "not_equal"),
+            "less_than": (np.less, "Less"), "less_equal": (np.less_equal, "LessOrEqual"),
+            "greater_than": (np.greater, "Greater"), "greater_equal": (np.greater_equal, "GreaterOrEqual"),
+            "logical_and": (np.logical_and, "And"), "logical_or": (np.logical_or, "Or"),
+            "logical_xor": (np.logical_xor, "Xor")}
+_BITWISE = {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "bitwise_xor": np.bitwise_xor}
+for _name, (_fn, _onnx) in _COMPARE.items():
+    def_op(_name, ["X", "Y"], ["Out"], kernel=_fn, infer=_infer_bool_broadcast, onnx=_onnx,
+           api=[_name], methods=[_name])
+for _name, _fn in _BITWISE.items():
+    def_op(_name, ["X", "Y"], ["Out"], kernel=_fn, infer=_infer_broadcast_keep, onnx="bitwise",
+           api=[_name], methods=[_name])
+def_op("logical_not", ["X"], ["Out"], kernel=np.logical_not, infer=_infer_bool, onnx="Not",
+       api=["logical_not"], methods=["logical_not"])
+def_op("bitwise_not", ["X"], ["Out"], kernel=np.invert, infer=lambda x: Meta(x.shape, x.dtype), onnx="bitwise",
+       api=["bitwise_not"], methods=["bitwise_not"])
+def_op("isfinite", ["X"], ["Out"], kernel=np.isfinite, infer=_infer_bool, onnx="isfinite",
+       api=["isfinite"], methods=["isfinite"])
+def_op("isnan", ["X"], ["Out"], kernel=np.isnan, infer=_infer_bool, onnx="IsNaN", api=["isnan"], methods=["isnan"])
+def_op("isinf", ["X"], ["Out"], kernel=np.isinf, infer=_infer_bool, onnx="IsInf", api=["isinf"], methods=["isinf"])
 
 
 def _where_infer(c, x, y):
@@ -42,9 +54,10 @@ def _where_grad(ctx):
     return [None, reduce_as(apply("where", c, g, zero), x), reduce_as(apply("where", c, zero, g), y)]
 
 
-def_op("where", ["Condition", "X", "Y"], ["Out"], kernel=np.where, infer=_where_infer, grad=_where_grad)
+def_op("where", ["Condition", "X", "Y"], ["Out"], kernel=np.where, infer=_where_infer, grad=_where_grad,
+       onnx="Where", api=["where"], methods=["where=where_method"])
 def_op("nonzero", ["X"], ["Out"], kernel=lambda x: np.argwhere(x).astype(np.int64),
-       infer=lambda x: Meta((-1, len(x.shape)), "int64"),
+       infer=lambda x: Meta((-1, len(x.shape)), "int64"), onnx="nonzero", api=["nonzero"], methods=["nonzero"],
        doc="Coordinates of the nonzero elements, one row each (row count known at run time).")
 
 
@@ -116,3 +129,8 @@ def where(condition, x=None, y=None, name=None):
     if condition.dtype != "bool":
         condition = cast(condition, "bool")
     return apply("where", condition, a, b)
+
+
+def where_method(x, condition, y, name=None):
+    """``x.where(condition, y)``: ``where(condition, x, y)`` with the Tensor first (Paddle's method)."""
+    return where(condition, x, y)

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..dispatch import apply
 from .common import binary_operands, broadcast_shape, infer_broadcast, reduce_as, same_as
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, def_op
 from ..tensor import Tensor
 
 
@@ -44,15 +44,33 @@ def broadcasting(fn, what):
     return kernel
 
 
+def _static_var(block, op, slot):
+    return block._find_var(op.input(slot)[0])
+
+
+def _ufunc_fast(ufunc, floats_only=False):
+    """The codegen form of a broadcasting binary op: the bare ufunc once both dtypes agree."""
+    def fast(block, op):
+        x, y = _static_var(block, op, "X"), _static_var(block, op, "Y")
+        if x is not None and y is not None and x.dtype == y.dtype and \
+                (not floats_only or str(x.dtype).startswith("float")):
+            return ufunc
+        return None
+    return fast
+
+
 def_op("add", ["X", "Y"], ["Out"], kernel=broadcasting(np.add, "add"), infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
-                         reduce_as(ctx.out_grads[0], ctx.inputs[1])])
+                         reduce_as(ctx.out_grads[0], ctx.inputs[1])],
+       onnx="Add", api=["add"], methods=["add"], fast=_ufunc_fast(np.add))
 def_op("subtract", ["X", "Y"], ["Out"], kernel=broadcasting(np.subtract, "subtract"), infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
-                         reduce_as(apply("scale", ctx.out_grads[0], scale=-1.0), ctx.inputs[1])])
+                         reduce_as(apply("scale", ctx.out_grads[0], scale=-1.0), ctx.inputs[1])],
+       onnx="Sub", api=["subtract"], methods=["subtract"], fast=_ufunc_fast(np.subtract))
 def_op("multiply", ["X", "Y"], ["Out"], kernel=broadcasting(np.multiply, "multiply"), infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(apply("multiply", ctx.out_grads[0], ctx.inputs[1]), ctx.inputs[0]),
-                         reduce_as(apply("multiply", ctx.out_grads[0], ctx.inputs[0]), ctx.inputs[1])])
+                         reduce_as(apply("multiply", ctx.out_grads[0], ctx.inputs[0]), ctx.inputs[1])],
+       onnx="Mul", api=["multiply"], methods=["multiply"], fast=_ufunc_fast(np.multiply))
 
 
 def _divide_kernel(x, y):
@@ -70,12 +88,16 @@ def _divide_grad(ctx):
     return [reduce_as(gx, x), reduce_as(gy, y)]
 
 
-def_op("divide", ["X", "Y"], ["Out"], kernel=broadcasting(_divide_kernel, "divide"), infer=infer_broadcast, grad=_divide_grad)
+# (integer division truncates: only float operands may call np.true_divide directly)
+def_op("divide", ["X", "Y"], ["Out"], kernel=broadcasting(_divide_kernel, "divide"), infer=infer_broadcast,
+       grad=_divide_grad, onnx="Div", api=["divide"], methods=["divide"],
+       fast=_ufunc_fast(np.true_divide, floats_only=True))
 def_op("scale", ["X"], ["Out"], attrs={"scale": 1.0, "bias": 0.0},
        kernel=lambda x, scale=1.0, bias=0.0: (x * np.asarray(scale, x.dtype) + np.asarray(bias, x.dtype))
        if bias else x * np.asarray(scale, x.dtype),
        infer=same_as,
-       grad=lambda ctx: [apply("scale", ctx.out_grads[0], scale=ctx.attrs["scale"])])
+       grad=lambda ctx: [apply("scale", ctx.out_grads[0], scale=ctx.attrs["scale"])],
+       onnx="scale", api=["scale"], methods=["scale"])
 
 
 def _matmul_kernel(x, y, transpose_x=False, transpose_y=False):
@@ -150,8 +172,34 @@ def _matmul_grad(ctx):
     return [reduce_as(gx, x), reduce_as(gy, y)]
 
 
+def _mm_tx(x, y):
+    return np.matmul(x.T, y)
+
+
+def _mm_ty(x, y):
+    return np.matmul(x, y.T)
+
+
+def _mm_txy(x, y):
+    return np.matmul(x.T, y.T)
+
+
+def _matmul_fast(block, op):
+    """np.matmul itself (or with .T views) once both static ranks are >= 2."""
+    x, y = _static_var(block, op, "X"), _static_var(block, op, "Y")
+    if x is None or y is None or x.ndim < 2 or y.ndim < 2:
+        return None
+    tx, ty = op.attrs.get("transpose_x", False), op.attrs.get("transpose_y", False)
+    if not tx and not ty:
+        return np.matmul
+    if x.ndim != 2 or y.ndim != 2:
+        return None
+    return _mm_txy if tx and ty else (_mm_tx if tx else _mm_ty)
+
+
 def_op("matmul", ["X", "Y"], ["Out"], attrs={"transpose_x": False, "transpose_y": False},
-       kernel=_matmul_kernel, infer=_matmul_infer, grad=_matmul_grad)
+       kernel=_matmul_kernel, infer=_matmul_infer, grad=_matmul_grad, onnx="matmul",
+       api=["matmul"], methods=["matmul", "mm=matmul"], fast=_matmul_fast)
 
 
 def _relu_grad_kernel(out, g):
@@ -159,9 +207,10 @@ def _relu_grad_kernel(out, g):
 
 
 def_op("relu", ["X"], ["Out"], kernel=lambda x: np.maximum(x, 0), infer=same_as,
-       grad=lambda ctx: [apply("relu_grad", ctx.outputs[0], ctx.out_grads[0])])
+       grad=lambda ctx: [apply("relu_grad", ctx.outputs[0], ctx.out_grads[0])],
+       onnx="Relu", api=["relu"], functional=["relu"], methods=["relu"], activation=True)
 def_op("relu_grad", ["Out", "OutGrad"], ["XGrad"], kernel=_relu_grad_kernel,
-       infer=lambda out, g, **_: Meta(g.shape, g.dtype))
+       infer=lambda out, g, **_: Meta(g.shape, g.dtype), no_onnx=GRAD_ONLY)
 
 add = _binary("add")
 subtract = _binary("subtract")
@@ -185,7 +234,7 @@ def relu(x, name=None):
 def_op("sum_n", ["X*"], ["Out"], kernel=lambda xs: np.sum(np.stack(xs), axis=0, dtype=xs[0].dtype)
        if len(xs) > 2 else (xs[0] + xs[1] if len(xs) == 2 else xs[0].copy()),
        infer=lambda xs: Meta(xs[0].shape, xs[0].dtype),
-       grad=lambda ctx: [[ctx.out_grads[0]] * len(ctx.inputs[0])],
+       grad=lambda ctx: [[ctx.out_grads[0]] * len(ctx.inputs[0])], onnx="Sum", api=["add_n"],
        doc="Sum of same-shaped tensors (gradient accumulation).")
 
 

@@ -1,12 +1,17 @@
-"""softmax and log_softmax: kernels, inference and gradient ops.
+"""softmax and log_softmax (kernels, inference and gradient ops) and composite activations.
 
 The gradients are ops of their own (``softmax_grad``...), computed from the
 forward *output* where possible so nothing needs recomputing.  (``gelu`` lives with the elementwise ops.)
+``softplus`` is a composite: a function of registered ops, so its gradient,
+static form and ONNX export are those of the ops it is made of.
 """
 import numpy as np
 
 from ..dispatch import apply
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, composite, def_op
+from .elementwise import _floating, exp, log
+from .logic import greater_than, where
+from .math import add, relu, scale, subtract
 
 
 def _check_axis(axis, ndim, what):
@@ -48,12 +53,28 @@ def _grad_infer(out, g, **_):
 
 
 def_op("softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_softmax_kernel, infer=_float_infer("softmax"),
-       grad=lambda ctx: [apply("softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])])
+       grad=lambda ctx: [apply("softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])],
+       onnx="softmax", functional=["softmax"], activation=True)
 def_op("softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_softmax_grad_kernel,
-       infer=_grad_infer)
+       infer=_grad_infer, no_onnx=GRAD_ONLY)
 def_op("log_softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_log_softmax_kernel,
        infer=_float_infer("log_softmax"),
-       grad=lambda ctx: [apply("log_softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])])
+       grad=lambda ctx: [apply("log_softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])],
+       onnx="softmax", functional=["log_softmax"])
 def_op("log_softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_log_softmax_grad_kernel,
-       infer=_grad_infer)
+       infer=_grad_infer, no_onnx=GRAD_ONLY)
 
+
+
+@composite("softplus", functional=["softplus"], activation=True)
+def softplus(x, beta=1, threshold=20, name=None):
+    """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold`` (Paddle's F.softplus)."""
+    x = _floating(x)
+    z = x if beta == 1 else scale(x, float(beta))
+    # m + log(exp(-m) + exp(z - m)) with m = max(z, 0): no overflow, and its gradient is
+    # exactly sigmoid(z) whatever the gradient of m is (the m terms cancel).
+    m = relu(z)
+    out = add(m, log(add(exp(scale(m, -1.0)), exp(subtract(z, m)))))
+    if beta != 1:
+        out = scale(out, 1.0 / float(beta))
+    return where(greater_than(z, float(threshold)), x, out)

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dispatch import apply
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, def_op
 
 _CONV_ATTRS = {"strides": [1, 1], "paddings": [0, 0, 0, 0], "dilations": [1, 1], "groups": 1,
                "padding_algorithm": "EXPLICIT"}
@@ -159,14 +159,14 @@ def _conv2d_grad(ctx):
 
 
 def_op("conv2d", ["Input", "Filter"], ["Output"], attrs=dict(_CONV_ATTRS),
-       kernel=_conv2d_kernel, infer=_conv2d_infer, grad=_conv2d_grad,
+       kernel=_conv2d_kernel, infer=_conv2d_infer, grad=_conv2d_grad, onnx="conv2d", functional=["conv2d"],
        doc="2-D convolution, NCHW input and [out, in/groups, kh, kw] filter.")
 def_op("conv2d_grad_input", ["OutGrad", "Filter", "Input"], ["InputGrad"], attrs=dict(_CONV_ATTRS),
        kernel=_conv2d_grad_input_kernel, infer=lambda g, w, x, **_: Meta(x.shape, x.dtype),
-       doc="Gradient of conv2d with respect to its input (col2im of OutGrad x Filter).")
+       no_onnx=GRAD_ONLY, doc="Gradient of conv2d with respect to its input (col2im of OutGrad x Filter).")
 def_op("conv2d_grad_filter", ["Input", "OutGrad", "Filter"], ["FilterGrad"], attrs=dict(_CONV_ATTRS),
        kernel=_conv2d_grad_filter_kernel, infer=lambda x, g, w, **_: Meta(w.shape, w.dtype),
-       doc="Gradient of conv2d with respect to its filter (OutGrad x im2col(Input)).")
+       no_onnx=GRAD_ONLY, doc="Gradient of conv2d with respect to its filter (OutGrad x im2col(Input)).")
 
 
 # -- pooling ---------------------------------------------------------------------
@@ -241,13 +241,15 @@ def _avg_pool_grad_kernel(x, g, ksize=(2, 2), strides=(2, 2), paddings=(0, 0, 0,
 def_op("max_pool2d", ["X"], ["Out"], attrs=dict(_POOL_ATTRS), kernel=_max_pool_kernel,
        infer=_pool_infer("max_pool2d"),
        grad=lambda ctx: [apply("max_pool2d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
-       doc="2-D max pooling, NCHW.")
+       onnx="pool", functional=["max_pool2d"], doc="2-D max pooling, NCHW.")
 def_op("max_pool2d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_POOL_ATTRS), kernel=_max_pool_grad_kernel,
-       infer=lambda x, g, **_: Meta(x.shape, x.dtype), doc="Routes each window's gradient to its maximum.")
+       infer=lambda x, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY,
+       doc="Routes each window's gradient to its maximum.")
 def_op("avg_pool2d", ["X"], ["Out"], attrs=dict(_POOL_ATTRS), kernel=_avg_pool_kernel,
        infer=_pool_infer("avg_pool2d"),
        grad=lambda ctx: [apply("avg_pool2d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
+       onnx="pool", functional=["avg_pool2d"],
        doc="2-D average pooling, NCHW (exclusive: padding is not counted, Paddle's default).")
 def_op("avg_pool2d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_POOL_ATTRS), kernel=_avg_pool_grad_kernel,
-       infer=lambda x, g, **_: Meta(x.shape, x.dtype), doc="Spreads each window's gradient evenly.")
+       infer=lambda x, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY, doc="Spreads each window's gradient evenly.")
 

@@ -9,7 +9,7 @@ ValueError saying what was expected.
 import numpy as np
 
 from ..dispatch import apply
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, def_op
 
 _CE_ATTRS = {"soft_label": False, "ignore_index": -100, "reduction": "mean", "axis": -1, "use_softmax": True}
 _REDUCTIONS = ("mean", "sum", "none")
@@ -195,9 +195,10 @@ def_op("cross_entropy", ["Logits", "Label"], ["Loss"], attrs=dict(_CE_ATTRS), ke
        infer=_ce_infer,
        grad=lambda ctx: [apply("cross_entropy_grad", ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0],
                                **ctx.attrs), None],
+       onnx="cross_entropy", functional=["cross_entropy"],
        doc="Softmax cross entropy of logits against class indices or soft labels, reduced.")
 def_op("cross_entropy_grad", ["Logits", "Label", "LossGrad"], ["LogitsGrad"], attrs=dict(_CE_ATTRS),
-       kernel=_ce_grad_kernel, infer=lambda x, label, g, **_: Meta(x.shape, x.dtype))
+       kernel=_ce_grad_kernel, infer=lambda x, label, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY)
 
 
 # -- mse_loss --------------------------------------------------------------------
@@ -232,7 +233,8 @@ def _mse_grad_kernel(x, y, g, reduction="mean"):
 def_op("mse_loss", ["X", "Label"], ["Loss"], attrs={"reduction": "mean"}, kernel=_mse_kernel, infer=_mse_infer,
        grad=lambda ctx: list(apply("mse_loss_grad", ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0],
                                    reduction=ctx.attrs["reduction"])),
+       onnx="mse_loss", functional=["mse_loss"],
        doc="Squared error (x - label)^2, reduced by mean (default), sum or none.")
 def_op("mse_loss_grad", ["X", "Label", "LossGrad"], ["XGrad", "LabelGrad"], attrs={"reduction": "mean"},
-       kernel=_mse_grad_kernel,
+       kernel=_mse_grad_kernel, no_onnx=GRAD_ONLY,
        infer=lambda x, y, g, **_: (Meta(x.shape, x.dtype), Meta(y.shape, y.dtype)))

@@ -1,7 +1,7 @@
 """dropout, embedding lookup and one_hot.
 
 ``dropout`` draws its mask from ``runtime.random.generator()`` inside the
-kernel (``pure=False``), so a static Program draws a fresh mask at every run
+kernel (``random=True``), so a static Program draws a fresh mask at every run
 and the executor never constant-folds it.  The mask is an output, which the
 gradient op reuses.  ``embedding``'s gradient is a dense scatter-add into a
 table-shaped zero array (rows of ``padding_idx`` get none).
@@ -10,7 +10,7 @@ import numpy as np
 
 from ..dispatch import apply
 from ..random import generator
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, def_op
 
 _DROPOUT_ATTRS = {"dropout_prob": 0.5, "is_test": False, "mode": "upscale_in_train"}
 _MODES = ("upscale_in_train", "downscale_in_infer")
@@ -50,12 +50,12 @@ def _dropout_infer(x, dropout_prob=0.5, is_test=False, mode="upscale_in_train"):
 
 
 def_op("dropout", ["X"], ["Out", "Mask"], attrs=dict(_DROPOUT_ATTRS), kernel=_dropout_kernel,
-       infer=_dropout_infer, pure=False,
+       infer=_dropout_infer, random=True, onnx="dropout", functional=["dropout"],
        grad=lambda ctx: [None if ctx.out_grads[0] is None else
                          apply("dropout_grad", ctx.outputs[1], ctx.out_grads[0], **ctx.attrs)],
        doc="Zero each element with probability dropout_prob (mask drawn at run time).")
 def_op("dropout_grad", ["Mask", "OutGrad"], ["XGrad"], attrs=dict(_DROPOUT_ATTRS), kernel=_dropout_grad_kernel,
-       infer=lambda m, g, **_: Meta(g.shape, g.dtype))
+       infer=lambda m, g, **_: Meta(g.shape, g.dtype), no_onnx=GRAD_ONLY)
 
 
 # -- embedding -----------------------------------------------------------------------
@@ -100,9 +100,10 @@ def_op("embedding", ["Ids", "W"], ["Out"], attrs={"padding_idx": -1}, kernel=_em
        infer=_embedding_infer,
        grad=lambda ctx: [None, apply("embedding_grad", ctx.inputs[0], ctx.out_grads[0], ctx.inputs[1],
                                      padding_idx=ctx.attrs["padding_idx"])],
+       onnx="embedding", functional=["embedding"],
        doc="Row lookup W[Ids]; padding_idx (>= 0) rows read as zeros and get no gradient.")
 def_op("embedding_grad", ["Ids", "OutGrad", "W"], ["WGrad"], attrs={"padding_idx": -1},
-       kernel=_embedding_grad_kernel, infer=lambda ids, g, w, **_: Meta(w.shape, w.dtype))
+       kernel=_embedding_grad_kernel, infer=lambda ids, g, w, **_: Meta(w.shape, w.dtype), no_onnx=GRAD_ONLY)
 
 
 # -- one_hot -----------------------------------------------------------------------
@@ -120,4 +121,5 @@ def _one_hot_infer(x, num_classes=1):
 
 
 def_op("one_hot", ["X"], ["Out"], attrs={"num_classes": 1}, kernel=_one_hot_kernel, infer=_one_hot_infer,
+       onnx="one_hot", functional=["one_hot"],
        doc="float32 one-hot encoding along a new last axis.")

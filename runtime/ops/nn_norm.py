@@ -9,7 +9,7 @@ Running variance is updated with the biased batch variance, as Paddle does.
 import numpy as np
 
 from ..dispatch import apply
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, def_op
 
 _BN_ATTRS = {"momentum": 0.9, "epsilon": 1e-5, "is_test": False, "data_layout": "NCHW",
              "use_global_stats": False}
@@ -92,10 +92,10 @@ def _bn_grad(ctx):
 
 def_op("batch_norm", ["X", "Scale", "Bias", "Mean", "Variance"],
        ["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedInvStd"], attrs=dict(_BN_ATTRS),
-       kernel=_bn_kernel, infer=_bn_infer, grad=_bn_grad,
+       kernel=_bn_kernel, infer=_bn_infer, grad=_bn_grad, onnx="batch_norm", functional=["batch_norm"],
        doc="Batch normalisation over all axes but the channel axis; returns updated running stats.")
 def_op("batch_norm_grad", ["X", "Scale", "SavedMean", "SavedInvStd", "YGrad"], ["XGrad", "ScaleGrad", "BiasGrad"],
-       attrs=dict(_BN_ATTRS), kernel=_bn_grad_kernel,
+       attrs=dict(_BN_ATTRS), kernel=_bn_grad_kernel, no_onnx=GRAD_ONLY,
        infer=lambda x, scale, m, s, g, **_: (Meta(x.shape, x.dtype), Meta(scale.shape, scale.dtype),
                                              Meta(scale.shape, scale.dtype)))
 
@@ -156,8 +156,9 @@ def _ln_grad(ctx):
 
 def_op("layer_norm", ["X", "Scale", "Bias"], ["Y", "Mean", "InvStd"],
        attrs={"begin_norm_axis": 1, "epsilon": 1e-5}, kernel=_ln_kernel, infer=_ln_infer, grad=_ln_grad,
+       onnx="layer_norm", functional=["layer_norm"],
        doc="Normalise over the axes from begin_norm_axis on, then scale and shift.")
 def_op("layer_norm_grad", ["X", "Scale", "Mean", "InvStd", "YGrad"], ["XGrad", "ScaleGrad", "BiasGrad"],
-       attrs={"begin_norm_axis": 1, "epsilon": 1e-5}, kernel=_ln_grad_kernel,
+       attrs={"begin_norm_axis": 1, "epsilon": 1e-5}, kernel=_ln_grad_kernel, no_onnx=GRAD_ONLY,
        infer=lambda x, scale, m, s, g, **_: (Meta(x.shape, x.dtype), Meta(scale.shape, scale.dtype),
                                              Meta(scale.shape, scale.dtype)))

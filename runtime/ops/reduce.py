@@ -120,19 +120,20 @@ def _prod_grad(ctx):
 
 _REDUCE_ATTRS = {"axis": None, "keepdim": False}
 def_op("reduce_sum", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_sum_kernel, infer=_infer_reduce(_sum_dtype),
-       grad=_sum_grad)
+       grad=_sum_grad, onnx="reduce", api=["sum"], methods=["sum"])
 def_op("reduce_mean", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_mean_kernel, infer=_infer_reduce(_keep),
-       grad=_mean_grad)
+       grad=_mean_grad, onnx="reduce", api=["mean"], methods=["mean"])
 def_op("reduce_max", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_max_kernel, infer=_infer_reduce(_keep),
-       grad=_extreme_grad)
+       grad=_extreme_grad, onnx="reduce", api=["max"], methods=["max"])
 def_op("reduce_min", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_min_kernel, infer=_infer_reduce(_keep),
-       grad=_extreme_grad)
+       grad=_extreme_grad, onnx="reduce", api=["min"], methods=["min"])
 def_op("reduce_prod", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_prod_kernel, infer=_infer_reduce(_keep),
-       grad=_prod_grad, doc="Product; its gradient divides by x, so zeros in x give nan/inf gradients.")
+       grad=_prod_grad, onnx="reduce", api=["prod"], methods=["prod"],
+       doc="Product; its gradient divides by x, so zeros in x give nan/inf gradients.")
 def_op("reduce_all", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_all_kernel,
-       infer=_infer_reduce(lambda dt: "bool"))
+       infer=_infer_reduce(lambda dt: "bool"), onnx="reduce_bool", api=["all"], methods=["all"])
 def_op("reduce_any", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_any_kernel,
-       infer=_infer_reduce(lambda dt: "bool"))
+       infer=_infer_reduce(lambda dt: "bool"), onnx="reduce_bool", api=["any"], methods=["any"])
 
 
 # -- arg reductions, cumsum, numel ---------------------------------------------------------------
@@ -150,8 +151,10 @@ def _arg_infer(x, axis=None, keepdim=False, dtype="int64"):
 
 
 _ARG_ATTRS = {"axis": None, "keepdim": False, "dtype": "int64"}
-def_op("arg_max", ["X"], ["Out"], attrs=_ARG_ATTRS, kernel=_arg_kernel(np.argmax), infer=_arg_infer)
-def_op("arg_min", ["X"], ["Out"], attrs=_ARG_ATTRS, kernel=_arg_kernel(np.argmin), infer=_arg_infer)
+def_op("arg_max", ["X"], ["Out"], attrs=_ARG_ATTRS, kernel=_arg_kernel(np.argmax), infer=_arg_infer,
+       onnx="arg", api=["argmax"], methods=["argmax"])
+def_op("arg_min", ["X"], ["Out"], attrs=_ARG_ATTRS, kernel=_arg_kernel(np.argmin), infer=_arg_infer,
+       onnx="arg", api=["argmin"], methods=["argmin"])
 
 
 def _cumsum_kernel(x, axis=-1, reverse=False):
@@ -163,9 +166,11 @@ def _cumsum_kernel(x, axis=-1, reverse=False):
 def_op("cumsum", ["X"], ["Out"], attrs={"axis": -1, "reverse": False}, kernel=_cumsum_kernel,
        infer=lambda x, axis=-1, reverse=False: Meta(x.shape, x.dtype),
        grad=lambda ctx: [apply("cumsum", ctx.out_grads[0], axis=ctx.attrs["axis"],
-                               reverse=not ctx.attrs["reverse"])])
+                               reverse=not ctx.attrs["reverse"])],
+       onnx="cumsum", api=["cumsum"], methods=["cumsum"])
 def_op("numel", ["X"], ["Out"], kernel=lambda x: np.asarray(x.size, dtype=np.int64),
-       infer=lambda x: Meta((), "int64"), doc="Number of elements, as a 0-d int64 tensor (known at run time).")
+       infer=lambda x: Meta((), "int64"), onnx="Size", api=["numel"], methods=["numel"],
+       doc="Number of elements, as a 0-d int64 tensor (known at run time).")
 
 
 # -- public functions ------------------------------------------------------------------------------

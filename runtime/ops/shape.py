@@ -6,7 +6,7 @@ target shape at run time, so a static Program with unknown (-1) dims works.
 import numpy as np
 
 from ..dispatch import apply
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, def_op
 from .common import reduce_as
 from ..tensor import TensorLike
 
@@ -65,10 +65,11 @@ def _reshape_kernel(x, shape=()):
 def_op("reshape", ["X"], ["Out"], attrs={"shape": []}, kernel=_reshape_kernel,
        infer=lambda x, shape=(): Meta(_resolve_shape(x.shape, shape), x.dtype),
        grad=lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0])],
+       onnx="reshape", api=["reshape"], methods=["reshape"],
        doc="Reshape; 0 copies the input dim at that position, one -1 is inferred.")
 def_op("reshape_as", ["X", "Target"], ["Out"], kernel=lambda x, t: x.reshape(t.shape),
        infer=lambda x, t: Meta(t.shape, x.dtype),
-       grad=lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0]), None],
+       grad=lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0]), None], onnx="reshape_as",
        doc="Reshape X to Target's run-time shape (the gradient of every shape-only op).")
 
 
@@ -87,7 +88,8 @@ def _transpose_kernel(x, perm=()):
 
 def_op("transpose", ["X"], ["Out"], attrs={"perm": []}, kernel=_transpose_kernel, infer=_transpose_infer,
        grad=lambda ctx: [apply("transpose", ctx.out_grads[0],
-                               perm=[int(i) for i in np.argsort(ctx.attrs["perm"])])])
+                               perm=[int(i) for i in np.argsort(ctx.attrs["perm"])])],
+       onnx="transpose", api=["transpose"], methods=["transpose"])
 
 
 def _squeeze_axes(shape, axis):
@@ -128,14 +130,16 @@ def _flatten_shape(shape, start_axis, stop_axis):
 
 _reshape_back = lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0])]  # noqa: E731
 def_op("squeeze", ["X"], ["Out"], attrs={"axis": []}, kernel=_squeeze_kernel, infer=_squeeze_infer,
-       grad=_reshape_back, doc="Drop size-1 dims (all of them, or those in axis that are 1).")
+       grad=_reshape_back, onnx="squeeze", api=["squeeze"], methods=["squeeze"],
+       doc="Drop size-1 dims (all of them, or those in axis that are 1).")
 def_op("unsqueeze", ["X"], ["Out"], attrs={"axis": []},
        kernel=lambda x, axis=(): x.reshape(_unsqueeze_shape(x.shape, axis)),
-       infer=lambda x, axis=(): Meta(_unsqueeze_shape(x.shape, axis), x.dtype), grad=_reshape_back)
+       infer=lambda x, axis=(): Meta(_unsqueeze_shape(x.shape, axis), x.dtype), grad=_reshape_back,
+       onnx="unsqueeze", api=["unsqueeze"], methods=["unsqueeze"])
 def_op("flatten", ["X"], ["Out"], attrs={"start_axis": 0, "stop_axis": -1},
        kernel=lambda x, start_axis=0, stop_axis=-1: x.reshape(_flatten_shape(x.shape, start_axis, stop_axis)),
        infer=lambda x, start_axis=0, stop_axis=-1: Meta(_flatten_shape(x.shape, start_axis, stop_axis), x.dtype),
-       grad=_reshape_back)
+       grad=_reshape_back, onnx="flatten", api=["flatten"], functional=["flatten"], methods=["flatten"])
 
 
 # -- concat / stack / split ------------------------------------------------------------------------
@@ -172,10 +176,11 @@ def _concat_grad_kernel(g, xs, axis=0):
 
 
 def_op("concat", ["X*"], ["Out"], attrs={"axis": 0}, kernel=_concat_kernel, infer=_concat_infer,
-       grad=lambda ctx: [apply("concat_grad", ctx.out_grads[0], ctx.inputs[0], axis=ctx.attrs["axis"])])
+       grad=lambda ctx: [apply("concat_grad", ctx.out_grads[0], ctx.inputs[0], axis=ctx.attrs["axis"])],
+       onnx="concat", api=["concat"])
 def_op("concat_grad", ["OutGrad", "X*"], ["XGrad*"], attrs={"axis": 0}, kernel=_concat_grad_kernel,
        infer=lambda g, xs, axis=0: [Meta(x.shape, g.dtype) for x in xs],
-       doc="Split OutGrad into pieces shaped like the concatenated inputs.")
+       no_onnx=GRAD_ONLY, doc="Split OutGrad into pieces shaped like the concatenated inputs.")
 
 
 def _stack_infer(xs, axis=0):
@@ -200,11 +205,13 @@ def _unstack_infer(x, axis=0, num=1):
 
 
 def_op("stack", ["X*"], ["Out"], attrs={"axis": 0}, kernel=_stack_kernel, infer=_stack_infer,
-       grad=lambda ctx: [apply("unstack", ctx.out_grads[0], axis=ctx.attrs["axis"], num=len(ctx.inputs[0]))])
+       grad=lambda ctx: [apply("unstack", ctx.out_grads[0], axis=ctx.attrs["axis"], num=len(ctx.inputs[0]))],
+       onnx="stack", api=["stack"])
 def_op("unstack", ["X"], ["Out*"], attrs={"axis": 0, "num": 1},
        kernel=lambda x, axis=0, num=1: [np.take(x, i, axis=axis) for i in range(x.shape[axis])],
        infer=_unstack_infer,
-       grad=lambda ctx: [apply("stack", _fill_none(ctx.out_grads, ctx.outputs), axis=ctx.attrs["axis"])])
+       grad=lambda ctx: [apply("stack", _fill_none(ctx.out_grads, ctx.outputs), axis=ctx.attrs["axis"])],
+       onnx="unstack", api=["unstack"], methods=["unstack"])
 
 
 def _fill_none(grads, outputs):
@@ -245,7 +252,8 @@ def _split_infer(x, num=0, sections=(), axis=0):
 
 def_op("split", ["X"], ["Out*"], attrs={"num": 0, "sections": [], "axis": 0}, kernel=_split_kernel,
        infer=_split_infer,
-       grad=lambda ctx: [apply("concat", _fill_none(ctx.out_grads, ctx.outputs), axis=ctx.attrs["axis"])])
+       grad=lambda ctx: [apply("concat", _fill_none(ctx.out_grads, ctx.outputs), axis=ctx.attrs["axis"])],
+       onnx="split", api=["split", "chunk"], methods=["split", "chunk"])
 
 
 # -- gather / index_add ---------------------------------------------------------------------------
@@ -271,11 +279,13 @@ def _index_add_kernel(x, index, updates, axis=0):
 def_op("gather", ["X", "Index"], ["Out"], attrs={"axis": 0}, kernel=_gather_kernel, infer=_gather_infer,
        grad=lambda ctx: [apply("index_add", apply("fill_any_like", ctx.inputs[0], value=0.0,
                                                   dtype=str(ctx.inputs[0].dtype)),
-                               ctx.inputs[1], ctx.out_grads[0], axis=ctx.attrs["axis"]), None])
+                               ctx.inputs[1], ctx.out_grads[0], axis=ctx.attrs["axis"]), None],
+       onnx="gather", api=["gather"], methods=["gather"])
 def_op("index_add", ["X", "Index", "Updates"], ["Out"], attrs={"axis": 0}, kernel=_index_add_kernel,
        infer=lambda x, i, u, axis=0: Meta(x.shape, x.dtype),
        grad=lambda ctx: [ctx.out_grads[0], None,
                          apply("gather", ctx.out_grads[0], ctx.inputs[1], axis=ctx.attrs["axis"])],
+       onnx="scatter_add", api=["index_add"], methods=["index_add"],
        doc="x with updates added at index along axis (repeated indices accumulate): gather's gradient.")
 
 
@@ -315,15 +325,18 @@ def _tile_grad_kernel(x, g, repeat_times=()):
 def_op("expand", ["X"], ["Out"], attrs={"shape": []},
        kernel=lambda x, shape=(): np.broadcast_to(x, _expand_shape(x.shape, shape)).copy(),
        infer=lambda x, shape=(): Meta(_expand_shape(x.shape, shape), x.dtype),
-       grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0])])
+       grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0])],
+       onnx="expand", api=["expand", "broadcast_to"], methods=["expand", "broadcast_to"])
 def_op("tile", ["X"], ["Out"], attrs={"repeat_times": []},
        kernel=lambda x, repeat_times=(): np.tile(x, repeat_times),
        infer=lambda x, repeat_times=(): Meta(_tile_shape(x.shape, repeat_times), x.dtype),
-       grad=lambda ctx: [apply("tile_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)])
+       grad=lambda ctx: [apply("tile_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
+       onnx="tile", api=["tile"], methods=["tile"])
 def_op("tile_grad", ["X", "OutGrad"], ["XGrad"], attrs={"repeat_times": []}, kernel=_tile_grad_kernel,
-       infer=lambda x, g, repeat_times=(): Meta(x.shape, g.dtype))
+       infer=lambda x, g, repeat_times=(): Meta(x.shape, g.dtype), no_onnx=GRAD_ONLY)
 def_op("shape", ["X"], ["Out"], kernel=lambda x: np.asarray(x.shape, dtype=np.int64),
-       infer=lambda x: Meta((len(x.shape),), "int64"), doc="The run-time shape as a 1-D int64 tensor.")
+       infer=lambda x: Meta((len(x.shape),), "int64"), onnx="Shape", api=["shape"],
+       doc="The run-time shape as a 1-D int64 tensor.")
 
 
 # -- public functions -------------------------------------------------------------------------------------

@@ -6,10 +6,14 @@ from ..registry import Meta, def_op
 
 
 def _order(x, axis, descending):
+    """Stable order: equal values keep their index order, descending too (as ONNX TopK breaks ties)."""
     if descending:
-        if x.dtype.kind in "fi":
+        if x.dtype.kind == "f":
             return np.argsort(-x, axis=axis, kind="stable")
-        return np.flip(np.argsort(x, axis=axis, kind="stable"), axis)
+        # -x overflows at the smallest int and is wrong for bool/unsigned: sort the reversed axis
+        # ascending, read it backwards, and map the positions back.
+        rev = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
+        return x.shape[axis] - 1 - np.flip(rev, axis)
     return np.argsort(x, axis=axis, kind="stable")
 
 
@@ -57,19 +61,22 @@ def _put_add_kernel(x, index, updates, axis=-1):
 
 def_op("argsort", ["X"], ["Out", "Indices"], attrs={"axis": -1, "descending": False}, kernel=_argsort_kernel,
        infer=lambda x, axis=-1, descending=False: (Meta(x.shape, x.dtype), Meta(x.shape, "int64")),
-       grad=_scatter_back, doc="Sorted values and their indices along axis.")
+       grad=_scatter_back, onnx="argsort", api=["sort", "argsort"], methods=["sort", "argsort"],
+       doc="Sorted values and their indices along axis.")
 def_op("top_k", ["X"], ["Out", "Indices"], attrs={"k": 1, "axis": -1, "largest": True, "sorted": True},
-       kernel=_topk_kernel, infer=_topk_infer, grad=_scatter_back)
+       kernel=_topk_kernel, infer=_topk_infer, grad=_scatter_back, onnx="top_k", api=["topk"], methods=["topk"])
 def_op("take_along_axis", ["X", "Index"], ["Out"], attrs={"axis": -1},
        kernel=lambda x, index, axis=-1: np.take_along_axis(x, index, axis),
        infer=lambda x, index, axis=-1: Meta(index.shape, x.dtype),
        grad=lambda ctx: [apply("put_along_axis_add",
                                apply("fill_any_like", ctx.inputs[0], value=0.0, dtype=str(ctx.inputs[0].dtype)),
-                               ctx.inputs[1], ctx.out_grads[0], axis=ctx.attrs["axis"]), None])
+                               ctx.inputs[1], ctx.out_grads[0], axis=ctx.attrs["axis"]), None],
+       onnx="take_along_axis", api=["take_along_axis"], methods=["take_along_axis"])
 def_op("put_along_axis_add", ["X", "Index", "Updates"], ["Out"], attrs={"axis": -1}, kernel=_put_add_kernel,
        infer=lambda x, i, u, axis=-1: Meta(x.shape, x.dtype),
        grad=lambda ctx: [ctx.out_grads[0], None,
                          apply("take_along_axis", ctx.out_grads[0], ctx.inputs[1], axis=ctx.attrs["axis"])],
+       onnx="scatter_add", api=["put_along_axis_add"],
        doc="x with updates added at index along axis (repeated indices accumulate).")
 
 

@@ -40,7 +40,7 @@ def external_reads(block, defined=(), extra_reads=()):
 
 def has_side_effect(block, op):
     """Ops a recomputation must not repeat: prints, asserts, writes of persistable state."""
-    if op.type in ("print", "assert"):
+    if get_op(op.type).side_effect:
         return True
     prog = block.program
     for n in op.output_arg_names:
@@ -74,9 +74,9 @@ def opdef_of(op):
 
 
 def has_random_ops(block):
-    """True when ``block`` (or a nested sub-block) holds an impure op other than print/assert."""
+    """True when ``block`` (or a nested sub-block) holds an op drawing random numbers."""
     for op in block.ops:
-        if not get_op(op.type).pure and op.type not in ("print", "assert"):
+        if get_op(op.type).random:
             return True
         if any(has_random_ops(sub) for sub in op.sub_blocks()):
             return True

@@ -280,8 +280,8 @@ class BlockCompiler:
             return f"{kname}({', '.join(args)})"
         if opdef.kernel is None:
             raise NotImplementedError(f"op '{op.type}' has no kernel and cannot run")
-        fast = _fast_kernel(block, op)
-        if fast is not None:  # ranks known statically: numpy directly, checks and attrs resolved now
+        fast = opdef.fast(block, op) if opdef.fast is not None else None
+        if fast is not None:  # the op's declared fast form: numpy directly, checks and attrs resolved now
             g[kname] = fast
             return f"{kname}({', '.join(args)})"
         g[kname] = opdef.kernel
@@ -307,43 +307,6 @@ class BlockCompiler:
             else:
                 parts.append(tgt(ns[0]))
         return ", ".join(parts)
-
-
-def _mm_tx(x, y):
-    return np.matmul(x.T, y)
-
-
-def _mm_ty(x, y):
-    return np.matmul(x, y.T)
-
-
-def _mm_txy(x, y):
-    return np.matmul(x.T, y.T)
-
-
-_UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.true_divide}
-
-
-def _fast_kernel(block, op):
-    """A direct numpy callable for an op whose attrs and static ranks make the generic kernel's
-    dispatching moot (numpy still raises ValueError on a bad shape; the executor names the op)."""
-    if op.type in _UFUNCS:
-        x, y = block._find_var(op.input("X")[0]), block._find_var(op.input("Y")[0])
-        if x is not None and y is not None and x.dtype == y.dtype and \
-                (op.type != "divide" or str(x.dtype).startswith("float")):
-            return _UFUNCS[op.type]
-        return None
-    if op.type != "matmul":
-        return None
-    x, y = block._find_var(op.input("X")[0]), block._find_var(op.input("Y")[0])
-    if x is None or y is None or x.ndim < 2 or y.ndim < 2:
-        return None
-    tx, ty = op.attrs.get("transpose_x", False), op.attrs.get("transpose_y", False)
-    if not tx and not ty:
-        return np.matmul
-    if x.ndim != 2 or y.ndim != 2:
-        return None
-    return _mm_txy if tx and ty else (_mm_tx if tx else _mm_ty)
 
 
 def _flat_outputs(opdef, res):

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..dispatch import apply
 from ..random import generator_guard
-from ..registry import def_op
+from ..registry import GRAD_ONLY, def_op
 from .backward import backward_ops, building, current_requires
 from .blocks import copy_var, external_reads, has_random_ops, has_side_effect, is_float_var, new_block
 
@@ -207,5 +207,5 @@ def _while_grad_infer(ogs, params, steps, **attrs):
 def_op("while_grad", ["Out@GRAD*", "Params*", "StepScopes*"], ["X@GRAD*", "Params@GRAD*"],
        attrs={"sub_block": None, "grad_block": None, "carry_in": [], "params": [], "float_carries": [],
               "seed_names": [], "grad_outs": [], "grad_params": []},
-       build_kernel=_build_while_grad, infer=_while_grad_infer,
+       build_kernel=_build_while_grad, infer=_while_grad_infer, no_onnx=GRAD_ONLY,
        doc="Replay a while loop's saved steps in reverse through the body's backward block.")

@@ -69,7 +69,7 @@ def _build_cond(op, compiler):
 
 def_op("cond", ["Cond", "Input*", "RngState*"], ["Out*", "RngState*"],
        attrs={"true_block": None, "false_block": None, "true_outs": [], "false_outs": []},
-       build_kernel=_build_cond, infer=_cond_infer, grad=cond_grad,
+       build_kernel=_build_cond, infer=_cond_infer, grad=cond_grad, onnx="cond",
        doc="Run true_block or false_block (sub-blocks reading 'Input') by the one-element bool 'Cond'; "
            "'RngState' out records the generator state at branch entry, 'RngState' in replays one.")
 
@@ -104,7 +104,7 @@ def _build_while(op, compiler):
 
 def_op("while", ["Condition", "X*", "Params*"], ["Out*", "StepScopes*"],
        attrs={"sub_block": None, "carry_in": [], "carry_out": [], "cond_out": ""},
-       build_kernel=_build_while, infer=_while_infer, grad=while_grad,
+       build_kernel=_build_while, infer=_while_infer, grad=while_grad, onnx="while",
        doc="Run sub_block while its predicate holds, carrying X; 'StepScopes' keeps each step's carries.")
 
 
@@ -114,7 +114,7 @@ def _fill_like_kernel(x, value=0.0, dtype=None):
 
 
 def_op("fill_constant_like", ["X"], ["Out"], attrs={"value": 0.0, "dtype": None},
-       kernel=_fill_like_kernel,
+       kernel=_fill_like_kernel, onnx="fill_like",
        infer=lambda x, value=0.0, dtype=None: Meta(x.shape, x.dtype if dtype is None else dtype),
        doc="A tensor of X's (run-time) shape filled with one value (gradient seeds and zeros).")
 
@@ -128,7 +128,7 @@ def _assert_kernel(cond, data, message="", summarize=20):
 
 
 def_op("assert", ["Cond", "Data*"], [], attrs={"message": "", "summarize": 20},
-       kernel=_assert_kernel, infer=lambda cond, data, **_: (), pure=False,
+       kernel=_assert_kernel, infer=lambda cond, data, **_: (), side_effect=True, onnx="side_effect",
        doc="Raise AssertionError(message) at run time when Cond is False.")
 
 
@@ -173,5 +173,5 @@ def _print_kernel(xs, message="", names=(), summarize=20, template=(), stop_grad
 
 def_op("print", ["X*"], [], attrs={"message": "", "names": [], "summarize": 20, "template": [],
                                    "stop_gradients": [], "end": "\n"},
-       kernel=_print_kernel, infer=lambda xs, **_: (), pure=False,
+       kernel=_print_kernel, infer=lambda xs, **_: (), side_effect=True, onnx="side_effect",
        doc="Print the values of X at every run (as eager `print` does when `template` is given).")

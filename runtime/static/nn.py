@@ -5,13 +5,16 @@ import numpy as np
 
 from ..dispatch import apply, to_variable
 from ..framework import Variable, default_main_program, default_startup_program, in_dynamic_mode
+from ..registry import activation_names, functional_functions
 from ..tensor import Tensor
 from .control_flow import cond, while_loop
 from .control_flow_ops import format_values
 
 __all__ = ["fc", "cond", "while_loop", "Assert", "Print"]
 
-_ACTIVATIONS = {"relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "softmax": "softmax", "gelu": "gelu"}
+# fc(activation=name): the functional activations the op declarations mark (``activation=True``).
+_FUNCTIONS = functional_functions()
+_ACTIVATIONS = {name: _FUNCTIONS[name] for name in activation_names()}
 
 
 def _parameter(name, shape, dtype, init_op, init_attrs):
@@ -46,7 +49,7 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
         if activation not in _ACTIVATIONS:
             raise ValueError(f"static.nn.fc: unknown activation {activation!r}; expected one of "
                              f"{sorted(_ACTIVATIONS)}")
-        out = apply(_ACTIVATIONS[activation], out)
+        out = _ACTIVATIONS[activation](out)
     return out
 
 

@@ -1,20 +1,20 @@
 """ONNX mappings of the neural-network ops (conv2d, pooling, batch/layer norm, dropout, embedding...).
 
-Entries of the one exporter table, ``onnx_ops.OPS`` (see there for the ``fn(ex, op)``
-contract); ``onnx_export`` imports this module so they are registered.  Only
+Lowerings named by the op declarations (``onnx="conv2d"``); see ``onnx_ops`` for the
+``fn(ex, op)`` contract and how the exporter's table is built from the registry.  Only
 inference semantics are mapped: batch_norm and dropout in training mode raise
 ``NotImplementedError`` (export the model traced in ``eval()`` mode).
 """
 import numpy as np
 
-from .onnx_ops import ints, onnx_dtype, op_mapping
+from .onnx_lowering import ints, lowering, onnx_dtype, reduce
 
 
 def _onnx_pads(p):  # runtime [top, bottom, left, right] -> ONNX [top, left, bottom, right]
     return [int(p[0]), int(p[2]), int(p[1]), int(p[3])]
 
 
-@op_mapping("conv2d")
+@lowering("conv2d")
 def _conv2d(ex, op):
     a = op.attrs
     xs, ws = ex.var("Input").shape, ex.var("Filter").shape
@@ -38,7 +38,7 @@ def _conv2d(ex, op):
             kernel_shape=[int(k) for k in ws[2:]], **extra)
 
 
-@op_mapping("max_pool2d", "avg_pool2d")
+@lowering("pool")
 def _pool(ex, op):
     a = op.attrs
     extra = {} if op.type == "max_pool2d" else {"count_include_pad": 0 if a.get("exclusive", True) else 1}
@@ -47,7 +47,7 @@ def _pool(ex, op):
             ceil_mode=int(bool(a.get("ceil_mode"))), **extra)
 
 
-@op_mapping("batch_norm")
+@lowering("batch_norm")
 def _batch_norm(ex, op):
     a = op.attrs
     if not (a.get("is_test") or a.get("use_global_stats")):
@@ -67,7 +67,7 @@ def _batch_norm(ex, op):
             ex.node("Identity", [ex.i(src)], ex.o(slot))
 
 
-@op_mapping("layer_norm")
+@lowering("layer_norm")
 def _layer_norm(ex, op):
     x, xv = ex.i("X"), ex.var("X")
     axis = int(op.attrs.get("begin_norm_axis", 1))
@@ -86,7 +86,7 @@ def _layer_norm(ex, op):
     ex.node("LayerNormalization", args, outs, axis=axis, epsilon=float(op.attrs.get("epsilon", 1e-5)))
 
 
-@op_mapping("dropout")
+@lowering("dropout")
 def _dropout(ex, op):
     a = op.attrs
     if not a.get("is_test"):
@@ -97,7 +97,7 @@ def _dropout(ex, op):
     ex.node("Identity", [x], ex.o("Out"))
 
 
-@op_mapping("embedding")
+@lowering("embedding")
 def _embedding(ex, op):
     ids, pad = ex.i("Ids"), int(op.attrs.get("padding_idx", -1))
     out = ex.node("Gather", [ex.i("W"), ids], axis=0)
@@ -108,15 +108,63 @@ def _embedding(ex, op):
     ex.node("Identity", [out], ex.o("Out"))
 
 
-@op_mapping("one_hot")
+@lowering("one_hot")
 def _one_hot(ex, op):
     depth = ex.const(np.int64(op.attrs.get("num_classes", 1)))
     ex.node("OneHot", [ex.i("X"), depth, ex.const(np.asarray([0, 1], np.float32))], ex.o("Out"), axis=-1)
 
 
-@op_mapping("top_k")
+@lowering("top_k")
 def _top_k(ex, op):
     a = op.attrs
     ex.node("TopK", [ex.i("X"), ints(ex, [a.get("k", 1)])], [ex.o("Out"), ex.o("Indices")],
             axis=int(a.get("axis", -1)), largest=int(bool(a.get("largest", True))),
             sorted=int(bool(a.get("sorted", True))))
+
+
+# -- losses -----------------------------------------------------------------------
+@lowering("mse_loss")
+def _mse_loss(ex, op):
+    d = ex.node("Sub", [ex.i("X"), ex.i("Label")])
+    sq = ex.node("Mul", [d, d])
+    reduction = op.attrs.get("reduction", "mean")
+    if reduction == "none":
+        ex.node("Identity", [sq], ex.o("Loss"))
+    else:
+        reduce(ex, "ReduceMean" if reduction == "mean" else "ReduceSum", sq, None, False, ex.o("Loss"))
+
+
+@lowering("cross_entropy")
+def _cross_entropy(ex, op):
+    """LogSoftmax, then NegativeLogLikelihoodLoss (hard labels) or -sum(label * logp) (soft labels)."""
+    a = op.attrs
+    xv = ex.var("Logits")
+    if not a.get("use_softmax", True):
+        raise NotImplementedError("ONNX export: cross_entropy(use_softmax=False) (probabilities as input)")
+    rank, reduction = xv.ndim, a.get("reduction", "mean")
+    axis = int(a.get("axis", -1)) % rank
+    logp = ex.node("LogSoftmax", [ex.i("Logits")], axis=axis)
+    if a.get("soft_label"):
+        label = ex.node("Cast", [ex.i("Label")], to=onnx_dtype(xv.dtype))
+        loss = ex.node("Neg", [reduce(ex, "ReduceSum", ex.node("Mul", [logp, label]), [axis], True)])
+        if reduction == "none":
+            ex.node("Identity", [loss], ex.o("Loss"))
+        else:
+            reduce(ex, "ReduceMean" if reduction == "mean" else "ReduceSum", loss, None, False, ex.o("Loss"))
+        return
+    if rank < 2:
+        raise NotImplementedError("ONNX export: cross_entropy of 1-D logits (NegativeLogLikelihoodLoss wants a "
+                                  "batch dim)")
+    label = ex.node("Cast", [ex.i("Label")], to=onnx_dtype("int64"))
+    keep = ex.var("Label").ndim == rank
+    if keep:
+        label = ex.node("Squeeze", [label, ints(ex, [axis])])
+    rest = [d for d in range(rank) if d != axis]
+    perm = [rest[0], axis] + rest[1:]  # the class axis second, the others in order: the label's layout
+    if perm != list(range(rank)):
+        logp = ex.node("Transpose", [logp], perm=perm)
+    loss = ex.node("NegativeLogLikelihoodLoss", [logp, label], reduction=reduction,
+                   ignore_index=int(a.get("ignore_index", -100)))
+    if reduction == "none" and keep:
+        loss = ex.node("Unsqueeze", [loss, ints(ex, [axis])])
+    ex.node("Identity", [loss], ex.o("Loss"))

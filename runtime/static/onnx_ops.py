@@ -1,82 +1,42 @@
-"""The op table of the ONNX exporter: runtime op type -> function adding ONNX nodes.
+"""Lowerings of runtime ops to ONNX, and the exporter's table built from the op declarations.
 
-Each function is ``fn(ex, op)``: ``ex`` is the ``onnx_export.Exporter`` (``ex.i(slot)`` /
+Each op declares its lowering (``def_op(..., onnx=...)``): an ONNX op type such as
+``"Tanh"`` is one node reading the op's input slots in order; a lower-case name
+such as ``"gelu"`` is a function registered here (or in ``onnx_nn_ops``,
+``onnx_index_ops``) with ``@lowering("gelu")``; ``no_onnx="why"`` states that there is
+none.  ``OPS`` (op type -> lowering), the exporter's table, is built from those
+declarations (``onnx_lowering.exporter_table``) at the end of this module.
+
+A lowering is ``fn(ex, op)``: ``ex`` is the ``onnx_export.Exporter`` (``ex.i(slot)`` /
 ``ex.o(slot)`` give ONNX names of the op's inputs / new outputs, ``ex.node`` appends a
 node, ``ex.const`` adds an initializer, ``ex.var(slot)`` is the Program Variable for
 shapes and dtypes).  Semantics follow the kernels in ``runtime/ops``; where ONNX
 differs (numpy-style floor modulo, sequential unsqueeze, Paddle's pad order) the
-mapping composes nodes to match the kernel, not the ONNX op of the same name.
+lowering composes nodes to match the kernel, not the ONNX op of the same name.
 Ops with no inputs and a deterministic kernel (``fill_constant``, ``arange``...)
-are folded to initializers by running the kernel at export time.  The
-neural-network ops (conv, pooling, normalisation...) live in ``onnx_nn_ops``,
-which adds its entries to this same table when ``onnx_export`` imports it.
+are folded to initializers by running the kernel at export time.
 """
 import numpy as np
 from onnx import TensorProto, helper
 
 from ..registry import get_op
-
-INT64_MAX = np.iinfo(np.int64).max
-INT64_MIN = np.iinfo(np.int64).min
-
-
-def onnx_dtype(dtype):
-    """The TensorProto element type of a runtime dtype name (``'float32'``, ``'bool'``...)."""
-    return helper.np_dtype_to_tensor_dtype(np.dtype(str(dtype)))
+from . import onnx_index_ops, onnx_nn_ops  # noqa: F401  (their lowerings join LOWERINGS)
+from .onnx_lowering import (INT64_MAX, INT64_MIN, LOWERINGS, _norm, exporter_table, ints, lowering,  # noqa: F401
+                            onnx_dtype, reduce)
 
 
-def _norm(axis, rank):
-    return axis + rank if axis < 0 else axis
-
-
-def ints(ex, values):
-    return ex.const(np.asarray(values, dtype=np.int64))
-
-
-OPS = {}
-
-
-def op_mapping(*types):
-    def register(fn):
-        for t in types:
-            OPS[t] = fn
-        return fn
-    return register
-
-
-def _simple(type_, onnx_type, slots=("X",)):
-    def fn(ex, op):
-        ex.node(onnx_type, [ex.i(s) for s in slots], ex.o("Out"))
-    OPS[type_] = fn
-
-
-for _t, _o in {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "exp": "Exp", "log": "Log", "sqrt": "Sqrt",
-               "abs": "Abs", "neg": "Neg", "floor": "Floor", "ceil": "Ceil", "round": "Round", "sign": "Sign",
-               "sin": "Sin", "cos": "Cos", "reciprocal": "Reciprocal", "logical_not": "Not", "isnan": "IsNaN",
-               "isinf": "IsInf", "assign": "Identity", "stop_gradient": "Identity",
-               "shape": "Shape", "numel": "Size"}.items():
-    _simple(_t, _o)
-for _t, _o in {"add": "Add", "subtract": "Sub", "multiply": "Mul", "divide": "Div", "maximum": "Max",
-               "minimum": "Min", "elementwise_pow": "Pow", "equal": "Equal", "greater_than": "Greater",
-               "greater_equal": "GreaterOrEqual", "less_than": "Less", "less_equal": "LessOrEqual",
-               "logical_and": "And", "logical_or": "Or", "logical_xor": "Xor"}.items():
-    _simple(_t, _o, ("X", "Y"))
-_simple("where", "Where", ("Condition", "X", "Y"))
-OPS["sum_n"] = lambda ex, op: ex.node("Sum", ex.ins("X"), ex.o("Out"))
-
-
-@op_mapping("not_equal")
+@lowering("not_equal")
 def _not_equal(ex, op):
     ex.node("Not", [ex.node("Equal", [ex.i("X"), ex.i("Y")])], ex.o("Out"))
 
 
-@op_mapping("isfinite")
+@lowering("isfinite")
 def _isfinite(ex, op):
     x = ex.i("X")
     ex.node("Not", [ex.node("Or", [ex.node("IsNaN", [x]), ex.node("IsInf", [x])])], ex.o("Out"))
 
 
-@op_mapping("floor_divide", "remainder")
+@lowering("floor_div_mod")
 def _floor_div_mod(ex, op):
     x, y, dt = ex.i("X"), ex.i("Y"), ex.var("X").dtype
     if dt.startswith("float"):  # numpy: floor(x / y), x - floor(x / y) * y
@@ -91,7 +51,7 @@ def _floor_div_mod(ex, op):
         ex.node("Div", [ex.node("Sub", [x, mod]), y], ex.o("Out"))
 
 
-@op_mapping("scale")
+@lowering("scale")
 def _scale(ex, op):
     dt = ex.var("X").dtype
     out = ex.node("Mul", [ex.i("X"), ex.const(op.attrs.get("scale", 1.0), dt)])
@@ -101,24 +61,24 @@ def _scale(ex, op):
     ex.node("Identity", [out], ex.o("Out"))
 
 
-@op_mapping("pow")
+@lowering("pow")
 def _pow(ex, op):
     dt = ex.var("X").dtype
     factor = op.attrs.get("factor", 1.0)
     ex.node("Pow", [ex.i("X"), ex.const(int(factor) if dt[0] in "iub" else factor, dt)], ex.o("Out"))
 
 
-@op_mapping("square")
+@lowering("square")
 def _square(ex, op):
     ex.node("Mul", [ex.i("X"), ex.i("X")], ex.o("Out"))
 
 
-@op_mapping("rsqrt")
+@lowering("rsqrt")
 def _rsqrt(ex, op):
     ex.node("Reciprocal", [ex.node("Sqrt", [ex.i("X")])], ex.o("Out"))
 
 
-@op_mapping("gelu")
+@lowering("gelu")
 def _gelu(ex, op):
     x, dt = ex.i("X"), ex.var("X").dtype
     half = ex.node("Mul", [x, ex.const(0.5, dt)])
@@ -131,7 +91,7 @@ def _gelu(ex, op):
     ex.node("Mul", [half, ex.node("Add", [t, ex.const(1.0, dt)])], ex.o("Out"))
 
 
-@op_mapping("clip")
+@lowering("clip")
 def _clip(ex, op):
     dt = ex.var("X").dtype
     lo, hi = op.attrs.get("min"), op.attrs.get("max")
@@ -139,13 +99,13 @@ def _clip(ex, op):
             ex.o("Out"))
 
 
-@op_mapping("softmax", "log_softmax")
+@lowering("softmax")
 def _softmax(ex, op):
     ex.node("Softmax" if op.type == "softmax" else "LogSoftmax", [ex.i("X")], ex.o("Out"),
             axis=int(op.attrs.get("axis", -1)))
 
 
-@op_mapping("matmul")
+@lowering("matmul")
 def _matmul(ex, op):
     args = []
     for slot, flag in (("X", "transpose_x"), ("Y", "transpose_y")):
@@ -157,23 +117,13 @@ def _matmul(ex, op):
     ex.node("MatMul", args, ex.o("Out"))
 
 
-@op_mapping("cast")
+@lowering("cast")
 def _cast(ex, op):
     ex.node("Cast", [ex.i("X")], ex.o("Out"), to=onnx_dtype(op.attrs["dtype"]))
 
 
 # -- reductions ---------------------------------------------------------------------------------
-def reduce(ex, onnx_type, x, axes, keepdims, out=None):
-    """``onnx_type`` over ``axes`` (None: all); axes are an input from opset 18 (ReduceSum: 13)."""
-    if axes is None:
-        return ex.node(onnx_type, [x], out, keepdims=int(keepdims))
-    axes = [int(a) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
-    if onnx_type == "ReduceSum" or ex.opset >= 18:
-        return ex.node(onnx_type, [x, ints(ex, axes)], out, keepdims=int(keepdims))
-    return ex.node(onnx_type, [x], out, axes=axes, keepdims=int(keepdims))
-
-
-@op_mapping("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod")
+@lowering("reduce")
 def _reduce(ex, op):
     onnx_type = {"reduce_sum": "ReduceSum", "reduce_mean": "ReduceMean", "reduce_max": "ReduceMax",
                  "reduce_min": "ReduceMin", "reduce_prod": "ReduceProd"}[op.type]
@@ -182,7 +132,7 @@ def _reduce(ex, op):
     reduce(ex, onnx_type, x, op.attrs.get("axis"), op.attrs.get("keepdim", False), ex.o("Out"))
 
 
-@op_mapping("reduce_all", "reduce_any")
+@lowering("reduce_bool")
 def _reduce_bool(ex, op):
     x = ex.node("Cast", [ex.i("X")], to=TensorProto.INT32)
     r = reduce(ex, "ReduceMin" if op.type == "reduce_all" else "ReduceMax", x, op.attrs.get("axis"),
@@ -190,7 +140,7 @@ def _reduce_bool(ex, op):
     ex.node("Cast", [r], ex.o("Out"), to=TensorProto.BOOL)
 
 
-@op_mapping("arg_max", "arg_min")
+@lowering("arg")
 def _arg(ex, op):
     x, axis, keep = ex.i("X"), op.attrs.get("axis"), int(bool(op.attrs.get("keepdim")))
     if axis is None:  # over the flattened tensor
@@ -199,14 +149,14 @@ def _arg(ex, op):
     ex.node("Cast", [r], ex.o("Out"), to=onnx_dtype(op.attrs.get("dtype", "int64")))
 
 
-@op_mapping("cumsum")
+@lowering("cumsum")
 def _cumsum(ex, op):
     ex.node("CumSum", [ex.i("X"), ints(ex, int(op.attrs.get("axis", -1)))], ex.o("Out"),
             reverse=int(bool(op.attrs.get("reverse"))))
 
 
 # -- constants ----------------------------------------------------------------------------------
-@op_mapping("fill_constant", "assign_value", "arange", "linspace", "eye")
+@lowering("fold")
 def _fold(ex, op):
     """No inputs, deterministic kernel: run it now and store the value as an initializer."""
     opdef = get_op(op.type)
@@ -215,14 +165,14 @@ def _fold(ex, op):
     ex.node("Identity", [ex.const(value)], ex.o("Out"))
 
 
-@op_mapping("fill_any_like", "fill_constant_like")
+@lowering("fill_like")
 def _fill_like(ex, op):
     dt = op.attrs.get("dtype") or ex.var("X").dtype
     value = helper.make_tensor("value", onnx_dtype(dt), [1], [np.asarray(op.attrs.get("value", 0.0), dt).item()])
     ex.node("ConstantOfShape", [ex.node("Shape", [ex.i("X")])], ex.o("Out"), value=value)
 
 
-@op_mapping("range")
+@lowering("range")
 def _range(ex, op):
     dt = op.attrs.get("dtype", "int64")
     args = [ex.node("Cast", [ex.node("Reshape", [ex.i(s), ints(ex, [])])], to=onnx_dtype(dt))
@@ -231,22 +181,22 @@ def _range(ex, op):
 
 
 # -- shapes -------------------------------------------------------------------------------------
-@op_mapping("reshape")
+@lowering("reshape")
 def _reshape(ex, op):  # 0 copies the input dim, one -1 is inferred: the same rule as ONNX Reshape
     ex.node("Reshape", [ex.i("X"), ints(ex, op.attrs.get("shape", []))], ex.o("Out"))
 
 
-@op_mapping("reshape_as")
+@lowering("reshape_as")
 def _reshape_as(ex, op):
     ex.node("Reshape", [ex.i("X"), ex.node("Shape", [ex.i("Target")])], ex.o("Out"))
 
 
-@op_mapping("expand_as")
+@lowering("expand_as")
 def _expand_as(ex, op):
     ex.node("Expand", [ex.i("X"), ex.node("Shape", [ex.i("Target")])], ex.o("Out"))
 
 
-@op_mapping("expand")
+@lowering("expand")
 def _expand(ex, op):
     out_shape = ex.var("Out", outputs=True).shape
     if any(d < 0 for d in out_shape):  # -1 keeps the input dim: ONNX Expand broadcasts a 1 the same way
@@ -254,22 +204,22 @@ def _expand(ex, op):
     ex.node("Expand", [ex.i("X"), ints(ex, out_shape)], ex.o("Out"))
 
 
-@op_mapping("tile")
+@lowering("tile")
 def _tile(ex, op):
     reps, rank = list(op.attrs.get("repeat_times", [])), ex.var("X").ndim
     x = ex.i("X")
-    if len(reps) > rank:  # np.tile prepends ones to the input's shape
-        x = ex.node("Reshape", [x, ints(ex, [1] * (len(reps) - rank) + [0] * rank)])
+    if len(reps) > rank:  # np.tile prepends ones to the input's shape (a Reshape's 0s would copy wrong dims)
+        x = ex.node("Unsqueeze", [x, ints(ex, list(range(len(reps) - rank)))])
     reps = [1] * (rank - len(reps)) + reps
     ex.node("Tile", [x, ints(ex, reps)], ex.o("Out"))
 
 
-@op_mapping("transpose")
+@lowering("transpose")
 def _transpose(ex, op):
     ex.node("Transpose", [ex.i("X")], ex.o("Out"), perm=[int(p) for p in op.attrs["perm"]])
 
 
-@op_mapping("squeeze")
+@lowering("squeeze")
 def _squeeze(ex, op):
     shape, axis = ex.var("X").shape, op.attrs.get("axis") or []
     if axis:
@@ -279,7 +229,7 @@ def _squeeze(ex, op):
     ex.node("Squeeze", [ex.i("X"), ints(ex, axes)] if axes else [ex.i("X")], ex.o("Out"))
 
 
-@op_mapping("unsqueeze")
+@lowering("unsqueeze")
 def _unsqueeze(ex, op):
     x, rank = ex.i("X"), ex.var("X").ndim
     axes = list(op.attrs.get("axis") or [])
@@ -290,7 +240,7 @@ def _unsqueeze(ex, op):
         ex.node("Identity", [x], ex.o("Out"))
 
 
-@op_mapping("flatten")
+@lowering("flatten")
 def _flatten(ex, op):
     x, rank = ex.i("X"), ex.var("X").ndim
     if rank == 0:
@@ -303,19 +253,22 @@ def _flatten(ex, op):
     ex.node("Reshape", [x, ex.node("Concat", parts, axis=0)], ex.o("Out"))
 
 
-@op_mapping("concat")
+@lowering("concat")
 def _concat(ex, op):
     ex.node("Concat", ex.ins("X"), ex.o("Out"), axis=int(op.attrs.get("axis", 0)))
 
 
-@op_mapping("stack")
+@lowering("stack")
 def _stack(ex, op):
     axis = int(op.attrs.get("axis", 0)) % (ex.var("X").ndim + 1)
     ex.node("Concat", [ex.node("Unsqueeze", [x, ints(ex, [axis])]) for x in ex.ins("X")], ex.o("Out"), axis=axis)
 
 
 def _split_nodes(ex, op, x, axis, n_out):
-    sizes = [ex.var("Out", k, outputs=True).shape[axis] for k in range(n_out)]
+    if op.type == "unstack":  # its outputs have lost the axis: every piece is one slice
+        sizes = [1] * n_out
+    else:
+        sizes = [ex.var("Out", k, outputs=True).shape[axis] for k in range(n_out)]
     if all(d >= 0 for d in sizes):
         return ex.node("Split", [x, ints(ex, sizes)], [ex.fresh("split") for _ in range(n_out)], axis=axis)
     if op.attrs.get("num") or op.type == "unstack":
@@ -324,7 +277,7 @@ def _split_nodes(ex, op, x, axis, n_out):
     raise NotImplementedError(f"ONNX export: split of an unknown-size dim into sections {op.attrs.get('sections')}")
 
 
-@op_mapping("split")
+@lowering("split")
 def _split(ex, op):
     rank, n_out = ex.var("X").ndim, len(op.outputs["Out"])
     parts = _split_nodes(ex, op, ex.i("X"), _norm(op.attrs.get("axis", 0), rank), n_out)
@@ -333,7 +286,7 @@ def _split(ex, op):
         ex.node("Identity", [p], ex.o("Out", k))
 
 
-@op_mapping("unstack")
+@lowering("unstack")
 def _unstack(ex, op):
     rank, n_out = ex.var("X").ndim, len(op.outputs["Out"])
     axis = _norm(op.attrs.get("axis", 0), rank)
@@ -343,17 +296,17 @@ def _unstack(ex, op):
         ex.node("Squeeze", [p, ints(ex, [axis])], ex.o("Out", k))
 
 
-@op_mapping("gather")
+@lowering("gather")
 def _gather(ex, op):
     ex.node("Gather", [ex.i("X"), ex.i("Index")], ex.o("Out"), axis=int(op.attrs.get("axis", 0)))
 
 
-@op_mapping("take_along_axis")
+@lowering("take_along_axis")
 def _take_along_axis(ex, op):
     ex.node("GatherElements", [ex.i("X"), ex.i("Index")], ex.o("Out"), axis=int(op.attrs.get("axis", -1)))
 
 
-@op_mapping("getitem")
+@lowering("getitem")
 def _getitem(ex, op):
     """``x[key]`` one key item at a time, tracking which axis of the partial result it applies to."""
     spec, x, rank = [list(s) for s in op.attrs.get("spec", [])], ex.i("X"), ex.var("X").ndim
@@ -388,13 +341,13 @@ def _getitem(ex, op):
     ex.node("Identity", [x], ex.o("Out"))
 
 
-@op_mapping("assert", "print")
+@lowering("side_effect")
 def _side_effect(ex, op):
     """Run-time checks and prints have no ONNX counterpart; an inference graph drops them."""
 
 
 # -- control flow -------------------------------------------------------------------------------
-@op_mapping("cond")
+@lowering("cond")
 def _cond(ex, op):
     a = op.attrs
     outs = op.outputs.get("Out", [])
@@ -408,7 +361,7 @@ def _cond(ex, op):
             else_branch=else_g)
 
 
-@op_mapping("while")
+@lowering("while")
 def _while(ex, op):
     a = op.attrs
     sub = a["sub_block"]
@@ -423,3 +376,7 @@ def _while(ex, op):
     body = ex.subgraph(sub, f"loop_{sub.idx}", body_in, body_out)
     outs = [ex.define(n) for n in op.outputs.get("Out", [])]
     ex.node("Loop", ["", pred] + carries, outs, body=body)
+
+
+# The exporter's table: op type -> lowering, from the op declarations (every lowering is registered now).
+OPS = exporter_table()

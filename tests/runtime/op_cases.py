@@ -13,6 +13,13 @@ A row is ``case(*inputs, ref=..., grad=..., dyn=..., **attrs)``:
 - grad_outs: indices of the outputs the weighted-sum loss reads (default: every float output); use it
   to leave out running statistics and other outputs the gradient rule does not differentiate.
 - shape_known: False for data-dependent output shapes (``nonzero``): infer may give -1 there.
+- onnx: another case (same op) for the ONNX check, when this one uses attrs the lowering does not
+  take (training-mode batch_norm...); outs: indices of the outputs that check compares.
+- opset: the ONNX opset to export with (default: the exporter's).
+- seeded: a random op: eager and the one-op Program each run after ``rt.seed(0)`` and must agree.
+
+Composite ops (``@composite``) have rows in COMPOSITES: inputs are the function's Tensor arguments,
+attrs its keyword arguments, ref the numpy reference.
 
 Gradient-only helper ops (``tanh_grad``...) get a row checking forward shape/dtype inference; their
 values are checked through the gradient of the op that uses them.
@@ -47,16 +54,19 @@ def B(*shape):
 
 
 class Case:
-    def __init__(self, inputs, attrs, ref=None, grad=None, dyn=(0,), tol=1e-5, grad_outs=None, shape_known=True):
+    def __init__(self, inputs, attrs, ref=None, grad=None, dyn=(0,), tol=1e-5, grad_outs=None, shape_known=True,
+                 onnx=None, outs=None, opset=None, seeded=False):
         self.inputs, self.attrs, self.ref, self.grad, self.dyn, self.tol = inputs, attrs, ref, grad, dyn, tol
         self.grad_outs, self.shape_known = grad_outs, shape_known
+        self.onnx, self.outs, self.opset, self.seeded = onnx, outs, opset, seeded
 
     def __repr__(self):
         return f"Case(attrs={self.attrs})"
 
 
-def case(*inputs, ref=None, grad=None, dyn=(0,), tol=1e-5, grad_outs=None, shape_known=True, **attrs):
-    return Case(list(inputs), attrs, ref, grad, dyn, tol, grad_outs, shape_known)
+def case(*inputs, ref=None, grad=None, dyn=(0,), tol=1e-5, grad_outs=None, shape_known=True, onnx=None, outs=None,
+         opset=None, seeded=False, **attrs):
+    return Case(list(inputs), attrs, ref, grad, dyn, tol, grad_outs, shape_known, onnx, outs, opset, seeded)
 
 
 def _sigmoid(x):
@@ -184,7 +194,7 @@ CASES = {
     "shape": case(F(2, 3, 4), ref=lambda x: np.array([2, 3, 4])),
     # -- indexing.py -------------------------------------------------------------------------------------------
     "getitem": case(F(4, 3, 5), [_IDX], spec=[["t", 0], ["s", 1, None, None], ["n"], ["i", -2]],
-                    ref=_getitem),
+                    ref=_getitem, onnx=case(F(4, 3, 5), [_IDX], spec=[["s", 1, None, -1], ["t", 0], ["n"], ["e"]])),
     "getitem_grad": case(F(4, 3, 5), F(3, 5), [], spec=[["i", 1]]),
     "set_value": case(F(4, 3), F(3), [np.array([2, 0])], spec=[["t", 0]],
                       ref=lambda x, v, idx, spec: _set(x, (idx[0],), v)),
@@ -208,10 +218,10 @@ CASES = {
     "logical_or": case(B(3, 4), B(4), ref=np.logical_or),
     "logical_xor": case(B(3, 4), B(4), ref=np.logical_xor),
     "logical_not": case(B(3, 4), ref=np.logical_not),
-    "bitwise_and": case(I(16, 3, 4), I(16, 4), ref=np.bitwise_and),
+    "bitwise_and": case(I(16, 3, 4), I(16, 4), ref=np.bitwise_and, opset=18),
     "bitwise_or": case(B(3, 4), B(4), ref=np.bitwise_or),
-    "bitwise_xor": case(I(16, 3, 4), I(16, 4), ref=np.bitwise_xor),
-    "bitwise_not": case(I(16, 3, 4), ref=np.invert),
+    "bitwise_xor": case(I(16, 3, 4), I(16, 4), ref=np.bitwise_xor, opset=18),
+    "bitwise_not": case(I(16, 3, 4), ref=np.invert, opset=18),
     "isfinite": case(np.array([[1.0, np.inf], [np.nan, -2.0]], np.float32), ref=np.isfinite),
     "isnan": case(np.array([[1.0, np.inf], [np.nan, -2.0]], np.float32), ref=np.isnan),
     "isinf": case(np.array([[1.0, np.inf], [np.nan, -2.0]], np.float32), ref=np.isinf),
@@ -254,7 +264,7 @@ CASES.update({
     "avg_pool2d": case(F(2, 2, 4, 4), **_POOL, ref=lambda x, **a: x.reshape(2, 2, 2, 2, 2, 2).mean((3, 5))),
     "max_pool2d_grad": case(D(2, 2, 4, 4), F(2, 2, 2, 2), **_POOL),
     "avg_pool2d_grad": case(F(2, 2, 4, 4), F(2, 2, 2, 2), **_POOL),
-    "batch_norm": case(*_BN, grad=[0, 1, 2], grad_outs=[0]),
+    "batch_norm": case(*_BN, grad=[0, 1, 2], grad_outs=[0], onnx=case(*_BN, is_test=True, outs=[0, 1, 2])),
     "batch_norm_grad": case(_BN[0], _BN[1], F(3), P(3), F(4, 3, 2, 2)),
     "layer_norm": case(*_LN, begin_norm_axis=1, grad_outs=[0],
                        ref=lambda x, s, b, begin_norm_axis: [
@@ -279,12 +289,26 @@ def _set(x, key, v):
     return out
 
 
+# -- random ops: eager and the one-op Program agree after the same rt.seed ---------------------------------
+CASES.update({
+    "uniform_random": case(shape=[3, 4], min=-2.0, max=3.0, dtype="float32", seeded=True),
+    "gaussian_random": case(shape=[3, 4], mean=1.0, std=2.0, dtype="float64", seeded=True),
+    "randint": case(shape=[5], low=2, high=9, dtype="int64", seeded=True),
+    "randperm": case(n=6, dtype="int64", seeded=True),
+    "dropout": case(F(3, 4), dropout_prob=0.25, is_test=True, mode="downscale_in_infer", grad_outs=[0],
+                    ref=lambda x, **a: (x * np.float32(0.75), np.ones((3, 4), np.uint8)),
+                    onnx=case(F(3, 4), dropout_prob=0.25, is_test=True, mode="downscale_in_infer", outs=[0])),
+})
+
+# -- composite ops (@composite): eager vs numpy, one-op Program, ONNX, finite differences -----------------
+COMPOSITES = {
+    "softplus": case(F(3, 4) * 3, beta=2.0, threshold=5.0,
+                     ref=lambda x, beta, threshold: np.where(beta * x > threshold, x,
+                                                             np.log1p(np.exp(beta * x)) / beta)),
+    "linear": case(F(2, 3), F(3, 4), F(4), ref=lambda x, w, b: x @ w + b),
+}
+
 SKIP = {
-    "uniform_random": "random: values differ per draw (shape/dtype checked in test_ops_static/test_tensor)",
-    "gaussian_random": "random: values differ per draw",
-    "randint": "random: values differ per draw",
-    "randperm": "random: values differ per draw",
-    "dropout": "random mask; dropout_grad is checked with a fixed mask",
     "cond": "control flow: runs sub-blocks through the executor (tests/runtime static control-flow tests)",
     "while": "control flow: runs a sub-block through the executor",
     "while_grad": "control flow: replays a while loop's saved steps through the executor",

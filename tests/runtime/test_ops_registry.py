@@ -1,9 +1,12 @@
-"""One test that walks the whole op registry (rows in op_cases.py).
+"""Tests that walk the whole op registry (rows in op_cases.py), four ways per op.
 
-For every registered op: forward against the numpy reference; ``infer`` against the
-kernel's real output (and again with an unknown -1 first dim); and, for ops with a
-gradient rule, eager ``backward()`` of a random weighted sum of the outputs against
-central finite differences in float64.
+For every registered op: (a) the kernel against the numpy reference, and ``infer``
+against the kernel's real output (and again with an unknown -1 first dim); (b) the op
+alone in a Program, run by the compiled executor, against eager; (c) that Program
+exported to ONNX and run by onnxruntime, against eager, unless the declaration says
+why it has no lowering; (d) for ops with a gradient rule, eager ``backward()`` of a
+random weighted sum of the outputs against central finite differences in float64.
+Composite ops (``@composite``) go through the same four checks.
 """
 import inspect
 
@@ -12,9 +15,9 @@ import pytest
 
 import runtime as rt
 from runtime.dispatch import apply
-from runtime.registry import Meta, all_ops, get_op
+from runtime.registry import Meta, all_composites, all_ops, get_op
 
-from op_cases import CASES, SKIP
+from op_cases import CASES, COMPOSITES, SKIP
 
 OPS = sorted(all_ops())
 
@@ -58,6 +61,8 @@ def test_every_op_has_a_case():
                          f"(or a reason in SKIP): {missing}")
     stale = [op for op in list(CASES) + list(SKIP) if op not in all_ops()]
     assert not stale, f"rows for ops that are not registered: {stale}"
+    assert sorted(COMPOSITES) == sorted(all_composites()), \
+        f"composite ops {sorted(all_composites())} and their rows in COMPOSITES {sorted(COMPOSITES)} differ"
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -202,3 +207,127 @@ def _check_grad(op, opdef, c, attrs):
         got = np.zeros_like(x) if t.grad is None else t.grad.numpy()
         assert got.shape == x.shape, f"{op} input {p}: grad shape {got.shape} != {x.shape}"
         np.testing.assert_allclose(got, num, rtol=1e-4, atol=1e-5, err_msg=f"{op}: gradient of input {p}")
+
+
+# -- (b) one-op Program through the compiled executor, (c) ONNX in onnxruntime ----------------------------
+class _Static:
+    """Static mode for the block, restored after (a failing op must not leave it on)."""
+
+    def __enter__(self):
+        rt.enable_static()
+
+    def __exit__(self, *exc):
+        rt.disable_static()
+
+
+def _build_program(fn, inputs):
+    """``fn(*vars)`` in a fresh Program fed by one ``data`` var per input array: (program, feed, outputs)."""
+    main, feed, args = rt.static.Program(), {}, []
+
+    def data(name, x):
+        feed[name] = x
+        return rt.static.data(name, list(x.shape), str(x.dtype))
+
+    with _Static(), rt.static.program_guard(main, rt.static.Program()):
+        for i, x in enumerate(inputs):
+            if isinstance(x, list):
+                args.append([data(f"in{i}_{j}", v) for j, v in enumerate(x)])
+            else:
+                args.append(None if x is None else data(f"in{i}", x))
+        out = fn(*args)
+    outs = [out] if not isinstance(out, (list, tuple)) else list(_flat([o for o in out]))
+    return main, feed, outs
+
+
+def _compare(got, want, what, tol=1e-5):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape and got.dtype == want.dtype, \
+        f"{what}: got {got.dtype}{list(got.shape)}, eager gives {want.dtype}{list(want.shape)}"
+    if want.dtype.kind in "fc":
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol, err_msg=what)
+    else:
+        np.testing.assert_array_equal(got, want, err_msg=what)
+
+
+def _eager(op, c, attrs):
+    if c.seeded:
+        rt.seed(0)
+    return list(_flat(_listify(get_op(op).kernel(*c.inputs, **attrs), get_op(op))))
+
+
+@pytest.mark.parametrize("op", [o for o in OPS if o not in SKIP])
+def test_op_static(op):
+    c = CASES[op]
+    attrs = _full_attrs(get_op(op), c.attrs)
+    want = _eager(op, c, attrs)
+    main, feed, outs = _build_program(lambda *a: apply(op, *a, **c.attrs), c.inputs)
+    if c.seeded:
+        rt.seed(0)
+    got = rt.static.Executor().run(main, feed=feed, fetch_list=outs)
+    assert len(got) == len(want), f"{op}: the Program gives {len(got)} outputs, eager {len(want)}"
+    for k, (g, w) in enumerate(zip(got, want)):
+        _compare(g, w, f"{op} output {k}: one-op Program vs eager", c.tol)
+
+
+def _onnx_run(main, feed, outs, opset=None):
+    ort = pytest.importorskip("onnxruntime")
+    from runtime.static.onnx_export import DEFAULT_OPSET, build_model
+    model = build_model(main, list(feed), [v.name for v in outs], opset=opset or DEFAULT_OPSET)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.log_severity_level = 3
+    sess = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    return sess.run(None, feed)
+
+
+@pytest.mark.parametrize("op", [o for o in OPS if o not in SKIP])
+def test_op_onnx(op):
+    opdef = get_op(op)
+    if opdef.no_onnx:
+        pytest.skip(f"declared without ONNX lowering: {opdef.no_onnx}")
+    c = CASES[op].onnx or CASES[op]
+    attrs = _full_attrs(opdef, c.attrs)
+    want = _eager(op, c, attrs)
+    main, feed, outs = _build_program(lambda *a: apply(op, *a, **c.attrs), c.inputs)
+    keep = range(len(outs)) if c.outs is None else c.outs
+    got = _onnx_run(main, feed, [outs[k] for k in keep], c.opset)
+    for k, g in zip(keep, got):
+        _compare(g, want[k], f"{op} output {k}: onnxruntime vs eager", max(c.tol, 1e-5))
+
+
+# -- composite ops ----------------------------------------------------------------------------------------
+def _composite_eager(name, c, inputs=None):
+    fn = all_composites()[name].fn
+    return fn(*[None if x is None else rt.to_tensor(x) for x in (inputs or c.inputs)], **c.attrs)
+
+
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_composite(name):
+    c, fn = COMPOSITES[name], all_composites()[name].fn
+    eager = _composite_eager(name, c).numpy()
+    _compare(eager, np.asarray(c.ref(*c.inputs, **c.attrs)).astype(eager.dtype), f"{name}: eager vs numpy", c.tol)
+    main, feed, outs = _build_program(lambda *a: fn(*a, **c.attrs), c.inputs)
+    static = rt.static.Executor().run(main, feed=feed, fetch_list=outs)[0]
+    _compare(static, eager, f"{name}: Program vs eager", c.tol)
+    _compare(_onnx_run(main, feed, outs)[0], eager, f"{name}: onnxruntime vs eager", max(c.tol, 1e-5))
+    # finite differences in float64 of the eager function itself
+    inputs = _to64(c.inputs)
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal(eager.shape)
+    tensors = [None if x is None else rt.Tensor(x.copy(), stop_gradient=x.dtype.kind != "f") for x in inputs]
+    rt.sum(fn(*tensors, **c.attrs) * rt.to_tensor(w)).backward()
+    eps = 1e-6
+    for i, x in enumerate(inputs):
+        if x is None or x.dtype.kind != "f" or (c.grad is not None and i not in c.grad):
+            continue
+        num = np.zeros_like(x)
+        for k in range(x.size):
+            orig = x.flat[k]
+            vals = []
+            for v in (orig + eps, orig - eps):
+                x.flat[k] = v
+                vals.append(float(np.sum(_composite_eager(name, c, inputs).numpy() * w)))
+            x.flat[k] = orig
+            num.flat[k] = (vals[0] - vals[1]) / (2 * eps)
+        np.testing.assert_allclose(tensors[i].grad.numpy(), num, rtol=1e-4, atol=1e-5,
+                                   err_msg=f"{name}: gradient of input {i}")

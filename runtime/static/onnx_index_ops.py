@@ -1,0 +1,75 @@
+"""ONNX lowerings of sorting, scatter-adds, nonzero, bit ops and ``reduce_as``.
+
+Registered in ``onnx_ops.LOWERINGS`` under the names the op declarations give
+(``onnx="argsort"``...); see ``onnx_ops`` for the ``fn(ex, op)`` contract.
+"""
+import numpy as np
+
+from .onnx_lowering import ints, lowering, reduce
+
+_BITWISE = {"bitwise_and": "And", "bitwise_or": "Or", "bitwise_xor": "Xor", "bitwise_not": "Not"}
+
+
+@lowering("bitwise")
+def _bitwise(ex, op):
+    """Bool tensors: the logical node (as the kernel, numpy's bitwise op on bools); ints: Bitwise* (opset 18)."""
+    name = _BITWISE[op.type]
+    ins = [ex.i("X")] + ([] if op.type == "bitwise_not" else [ex.i("Y")])
+    dtype = ex.var("X").dtype
+    if dtype == "bool":
+        ex.node(name, ins, ex.o("Out"))
+        return
+    if ex.opset < 18:
+        raise NotImplementedError(f"ONNX export: {op.type} of {dtype} tensors needs opset 18 or later "
+                                  f"(Bitwise{name}), got opset {ex.opset}")
+    ex.node("Bitwise" + name, ins, ex.o("Out"))
+
+
+@lowering("argsort")
+def _argsort(ex, op):
+    """TopK over the whole axis: ONNX breaks ties by the lower index, as the kernel's stable sort does."""
+    x, xv = ex.i("X"), ex.var("X")
+    if xv.ndim == 0:
+        ex.node("Identity", [x], ex.o("Out"))
+        ex.node("Identity", [ex.const(np.zeros((), np.int64))], ex.o("Indices"))
+        return
+    axis = int(op.attrs.get("axis", -1)) % xv.ndim
+    dim = xv.shape[axis]
+    k = ints(ex, [dim]) if dim >= 0 else ex.node("Slice", [ex.node("Shape", [x]), ints(ex, [axis]),
+                                                           ints(ex, [axis + 1])])
+    ex.node("TopK", [x, k], [ex.o("Out"), ex.o("Indices")], axis=axis,
+            largest=int(bool(op.attrs.get("descending", False))), sorted=1)
+
+
+@lowering("scatter_add")
+def _scatter_add(ex, op):
+    """ScatterElements with reduction="add" (repeated indices accumulate, like np.add.at)."""
+    x, xv = ex.i("X"), ex.var("X")
+    axis = int(op.attrs.get("axis", 0)) % max(xv.ndim, 1)
+    index, updates = ex.i("Index"), ex.i("Updates")
+    if op.type == "index_add":  # one index per slice along axis: spread it over the updates' shape
+        shape = [1] * xv.ndim
+        shape[axis] = -1
+        index = ex.node("Expand", [ex.node("Reshape", [index, ints(ex, shape)]), ex.node("Shape", [updates])])
+    ex.node("ScatterElements", [x, index, updates], ex.o("Out"), axis=axis, reduction="add")
+
+
+@lowering("nonzero")
+def _nonzero(ex, op):
+    ex.node("Transpose", [ex.node("NonZero", [ex.i("X")])], ex.o("Out"), perm=[1, 0])
+
+
+@lowering("reduce_as")
+def _reduce_as(ex, op):
+    """Sum over the leading dims and the Target dims of size 1, then take Target's shape."""
+    xs, ts = ex.var("X").shape, ex.var("Target").shape
+    nlead = len(xs) - len(ts)
+    unknown = [i for i, d in enumerate(ts) if d < 0 and xs[i + nlead] != 1]
+    if unknown:
+        raise NotImplementedError(f"ONNX export: reduce_as to a shape with unknown dims {list(ts)} "
+                                  f"(from {list(xs)}): whether to sum them is decided at run time")
+    axes = list(range(nlead)) + [i + nlead for i, d in enumerate(ts) if d == 1]
+    out = ex.i("X")
+    if axes:
+        out = reduce(ex, "ReduceSum", out, axes, True)
+    ex.node("Reshape", [out, ex.node("Shape", [ex.i("Target")])], ex.o("Out"))

@@ -1,0 +1,102 @@
+"""What every ONNX lowering module shares: the lowering registry, one-node lowerings, small node helpers.
+
+An op declaration names its lowering (``def_op(..., onnx="Tanh")`` for one ONNX node,
+``onnx="gelu"`` for a function registered with ``@lowering("gelu")``, or
+``no_onnx="why"``); ``resolve`` turns a declaration into the function the exporter
+calls, ``fn(ex, op)`` (see ``onnx_ops`` for what ``ex`` offers).
+"""
+import numpy as np
+from onnx import helper
+
+from ..registry import all_ops, get_op
+
+INT64_MAX = np.iinfo(np.int64).max
+INT64_MIN = np.iinfo(np.int64).min
+
+
+def onnx_dtype(dtype):
+    """The TensorProto element type of a runtime dtype name (``'float32'``, ``'bool'``...)."""
+    return helper.np_dtype_to_tensor_dtype(np.dtype(str(dtype)))
+
+
+def _norm(axis, rank):
+    return axis + rank if axis < 0 else axis
+
+
+def ints(ex, values):
+    return ex.const(np.asarray(values, dtype=np.int64))
+
+
+LOWERINGS = {}
+
+
+def lowering(*names):
+    """Register ``fn(ex, op)`` under the names op declarations give as ``onnx="<name>"``."""
+    def register(fn):
+        for n in names:
+            if n in LOWERINGS:
+                raise ValueError(f"ONNX lowering '{n}' is registered twice")
+            LOWERINGS[n] = fn
+        return fn
+    return register
+
+
+def one_node(onnx_type):
+    """The lowering of an op that is one ONNX node: inputs in slot order, outputs in slot order."""
+    def fn(ex, op):
+        opdef = get_op(op.type)
+        ins = []
+        for k, slot in enumerate(opdef.input_slots):
+            ins.extend(ex.ins(slot) if opdef.is_variadic_input(k) else [ex.i(slot) or ""])
+        outs = []
+        for k, slot in enumerate(opdef.output_slots):
+            outs.extend(ex.outs(slot) if opdef.is_variadic_output(k) else [ex.o(slot)])
+        ex.node(onnx_type, ins, outs)
+    fn.__name__ = f"one_node_{onnx_type}"
+    return fn
+
+
+def no_lowering(type_, reason):
+    """The table entry of an op declared ``no_onnx=reason``: exporting it raises, saying why."""
+    def fn(ex, op):
+        outs = ", ".join(op.output_arg_names) or "no outputs"
+        raise NotImplementedError(f"ONNX export: op type '{type_}' has no ONNX mapping (block {op.block.idx}, "
+                                  f"output {outs}): {reason}")
+    return fn
+
+
+def resolve(opdef):
+    """The lowering function of a declared op (a raising one for ``no_onnx`` ops); None if undeclared."""
+    if opdef.no_onnx:
+        return no_lowering(opdef.type, opdef.no_onnx)
+    if not opdef.onnx:
+        return None
+    if opdef.onnx[0].isupper():
+        return one_node(opdef.onnx)
+    try:
+        return LOWERINGS[opdef.onnx]
+    except KeyError:
+        raise LookupError(f"op '{opdef.type}' declares ONNX lowering '{opdef.onnx}', which is not registered in "
+                          "runtime/static/onnx_ops.py or onnx_nn_ops.py") from None
+
+
+def reduce(ex, onnx_type, x, axes, keepdims, out=None):
+    """``onnx_type`` over ``axes`` (None: all); axes are an input from opset 18 (ReduceSum: 13)."""
+    if axes is None:
+        return ex.node(onnx_type, [x], out, keepdims=int(keepdims))
+    axes = [int(a) for a in (axes if isinstance(axes, (list, tuple)) else [axes])]
+    if onnx_type == "ReduceSum" or ex.opset >= 18:
+        return ex.node(onnx_type, [x, ints(ex, axes)], out, keepdims=int(keepdims))
+    return ex.node(onnx_type, [x], out, axes=axes, keepdims=int(keepdims))
+
+
+
+
+def exporter_table():
+    """op type -> lowering, for every registered op that declares one (or a reason for none)."""
+    table = {}
+    for type_, opdef in all_ops().items():
+        fn = resolve(opdef)
+        if fn is not None:
+            table[type_] = fn
+    return table

@@ -1,0 +1,117 @@
+"""Everything built from the op declarations agrees with them.
+
+The Tensor's methods, ``rt.*``, ``rt.nn.functional``, the converter's plain-method set,
+the ONNX exporter's table and ``static.nn.fc``'s activations are all read off the
+registry; these tests fail when something lists ops by hand and drifts from it.
+"""
+import inspect
+
+import pytest
+
+import runtime as rt
+from runtime import registry, tensor_methods
+from runtime.nn import functional as F
+from runtime.registry import all_composites, all_ops
+
+OPS = all_ops()
+
+
+def test_every_op_lowers_to_onnx_or_says_why_not():
+    both = [t for t, d in OPS.items() if d.onnx and d.no_onnx]
+    neither = [t for t, d in OPS.items() if not d.onnx and not d.no_onnx]
+    assert not both and not neither, (f"ops declaring both an ONNX lowering and a reason for none: {both}; "
+                                      f"ops declaring neither (add onnx=... or no_onnx='why'): {neither}")
+
+
+def test_exporter_table_is_the_registry():
+    pytest.importorskip("onnx")
+    from runtime.static.onnx_lowering import LOWERINGS
+    from runtime.static.onnx_ops import OPS as TABLE
+    assert sorted(TABLE) == sorted(OPS), "the ONNX exporter's table and the op registry list different ops"
+    used = {d.onnx for d in OPS.values() if d.onnx}
+    unused = sorted(set(LOWERINGS) - used)
+    assert not unused, f"ONNX lowerings no op declaration names: {unused}"
+
+
+def test_no_onnx_ops_raise_their_reason():
+    pytest.importorskip("onnx")
+    from runtime.static.onnx_ops import OPS as TABLE
+    main = rt.static.Program()
+    rt.enable_static()
+    try:
+        with rt.static.program_guard(main, rt.static.Program()):
+            rt.rand([2, 3])
+    finally:
+        rt.disable_static()
+    op = main.global_block().ops[-1]
+    with pytest.raises(NotImplementedError, match="uniform_random.*no ONNX mapping.*random"):
+        TABLE[op.type](None, op)
+
+
+def test_tensor_methods_are_the_declared_ones():
+    declared = registry.tensor_methods()
+    assert tensor_methods._METHODS == declared
+    for name, fn in declared.items():
+        assert getattr(rt.Tensor, name) is fn, f"Tensor.{name} is not the declared function"
+        assert getattr(rt.static.Variable, name) is fn, f"Variable.{name} is not the declared function"
+
+
+def test_plain_methods_hold_every_tensor_method():
+    from dy2st.transformers.call_trees import PLAIN_METHODS
+    methods = {n for n in dir(rt.Tensor) if not n.startswith("_") and callable(getattr(rt.Tensor, n))}
+    missing = sorted(methods - PLAIN_METHODS)
+    assert not missing, f"Tensor methods the converter would wrap in _jst.Call: {missing}"
+    assert set(registry.tensor_methods()) <= PLAIN_METHODS
+
+
+def test_converted_code_calls_every_tensor_method_plainly():
+    import dy2st
+
+    def f(x):
+        return x.relu() + x.tanh() + x.square() + x.neg()
+
+    code = dy2st.to_static(f).code
+    assert "_jst.Call" not in code, code
+
+
+def test_public_namespace_is_the_declared_one():
+    declared = registry.public_functions()
+    for name, fn in declared.items():
+        assert getattr(rt, name) is fn, f"rt.{name} is not the function its op declares"
+    # every op function in rt comes from a declaration (nothing imported by hand beside them)
+    by_hand = {"is_tensor", "to_tensor"}
+    undeclared = sorted(n for n in dir(rt) if inspect.isfunction(getattr(rt, n))
+                        and getattr(rt, n).__module__.startswith("runtime.ops") and n not in declared
+                        and n not in by_hand)
+    assert not undeclared, f"rt functions from runtime.ops that no op declares (api=[...]): {undeclared}"
+
+
+def test_functional_namespace_agrees_with_declarations():
+    declared = registry.functional_functions()
+    for name, fn in declared.items():
+        assert getattr(F, name) is fn, f"F.{name} is not the declared function"
+    helpers = {"cast", "constant", "assign_to", "is_tensor", "apply", "add", "matmul", "composite",
+               "composite_functions"}
+    public = sorted(n for n, v in vars(F).items() if inspect.isfunction(v) and not n.startswith("_")
+                    and n not in helpers)
+    undeclared = [n for n in public if n not in declared]
+    assert not undeclared, f"F functions no op or composite declares (functional=[...]): {undeclared}"
+
+
+def test_fc_activations_are_the_declared_ones():
+    from runtime.static import nn as static_nn
+    assert sorted(static_nn._ACTIVATIONS) == registry.activation_names()
+    assert {"relu", "sigmoid", "tanh", "softmax", "gelu", "softplus"} <= set(static_nn._ACTIVATIONS)
+
+
+def test_flags():
+    random_ops = sorted(t for t, d in OPS.items() if d.random)
+    assert random_ops == ["dropout", "gaussian_random", "randint", "randperm", "uniform_random"]
+    assert sorted(t for t, d in OPS.items() if d.side_effect) == ["assert", "print"]
+    assert all(not d.pure for d in OPS.values() if d.random or d.side_effect)
+
+
+def test_names_resolve_and_composites_are_not_op_types():
+    for name in all_composites():
+        assert name not in OPS
+    registry.public_functions(), registry.tensor_methods(), registry.functional_functions()  # raise on drift
