@@ -15,7 +15,7 @@ import weakref
 import runtime as rt
 from runtime.dispatch import to_variable
 from runtime.framework import Program, Variable, origin_provider, program_guard, static_mode_guard
-from runtime.static import InputSpec
+from runtime.static import InputSpec, passes
 
 from . import config, staging
 from .error import UserOrigin, current_origin, format_location, show_internals, to_user_error
@@ -374,6 +374,7 @@ class StaticFunction:
             out = fn(*self._args_with_self(args), **kwargs)
             out_vars = []
             out_skeleton = _flatten_outputs(out, out_vars, self.dygraph_function)
+        passes.run_pipeline(main, [v.name for v in out_vars])  # drop trace leftovers nothing returns
         config.log(1, f"built a Program for {self.__name__}: {len(main.global_block().ops)} ops, "
                       f"{main.num_blocks} blocks")
         return ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn)

@@ -25,6 +25,9 @@ import re
 import numpy as np
 
 from ..registry import get_op
+from .passes.effects import is_persistable
+from .passes.fold import effective_attrs, fold_constants
+from .passes.liveness import last_uses, live_ops
 
 # generated filename -> {line number: Operator}; read when an error is annotated.
 GENERATED = {}
@@ -49,14 +52,6 @@ def _is_literal(value):
     if type(value) in (list, tuple):
         return all(_is_literal(v) for v in value)
     return False
-
-
-def effective_attrs(opdef, op):
-    attrs = dict(opdef.attrs)
-    for k, v in op.attrs.items():
-        if k in attrs:
-            attrs[k] = v
-    return attrs
 
 
 class _Names:
@@ -87,10 +82,7 @@ class BlockCompiler:
     # -- where persistable values live ------------------------------------------------
     def persistable(self, block, name):
         """True when ``name`` is persistable state (bound eager tensor or scope entry)."""
-        if name in self.program.bound_tensors:
-            return True
-        v = block._find_var(name)
-        return v is not None and v.persistable
+        return is_persistable(block, name)
 
     def _read_scope(self, name):
         try:
@@ -100,25 +92,10 @@ class BlockCompiler:
                                "program first (exe.run(rt.static.default_startup_program()))") from None
 
     # -- the compiler ----------------------------------------------------------------
-    def live_ops(self, block, ops, output_names):
-        """Ops that outputs depend on, plus ops with side effects or persistable writes."""
-        needed = set(output_names)
-        keep = []
-        for op in reversed(ops):
-            opdef = get_op(op.type)
-            outs = op.output_arg_names
-            if (not opdef.pure or any(n in needed for n in outs)
-                    or any(self.persistable(block, n) for n in outs)):
-                keep.append(op)
-                needed.difference_update(outs)
-                needed.update(op.input_arg_names)
-        keep.reverse()
-        return keep
-
     def compile(self, block, input_names, output_names, op_range=None, name=None):
         input_names, output_names = list(input_names), list(output_names)
         ops = block.ops if op_range is None else block.ops[op_range[0]:op_range[1]]
-        ops = self.live_ops(block, ops, output_names)
+        ops = live_ops(block, ops, output_names)
         g = {"_S": self.scope, "_rs": self._read_scope}
         ident = _Names()
         consts = self._fold(block, ops, input_names, g)
@@ -152,10 +129,7 @@ class BlockCompiler:
                 f"variable '{n}' is read by {by} in block {block.idx} but nothing defines it before "
                 f"(not a feed/input, not persistable, not computed earlier); undefined: {names}", names, block)
 
-        last_use = {}
-        for i, op in enumerate(body):
-            for n in op.input_arg_names:
-                last_use[n] = i
+        last_use = last_uses(body)
         keep_alive = set(output_names) | set(written)
         fname = name or f"block{block.idx}"
         lines = [f"def {fname}({', '.join(ident(n) for n in input_names)}):"]
@@ -197,44 +171,15 @@ class BlockCompiler:
         fn.source = source
         return fn
 
-    def _fold(self, block, ops, input_names, g):
-        """Evaluate pure ops whose inputs are all constants once, now (fill_constant, assign_value...)."""
-        defs = {}
-        for op in ops:
-            for n in op.output_arg_names:
-                defs[n] = defs.get(n, 0) + 1
-        values, names, folded = {}, {}, set()
-        for op in ops:
-            opdef = get_op(op.type)
-            outs = op.output_arg_names
-            if (opdef.pure and opdef.kernel is not None and opdef.build_kernel is None and outs
-                    and all(n in values for n in op.input_arg_names)
-                    and all(defs[n] == 1 and n not in input_names and not self.persistable(block, n)
-                            for n in outs)):
-                args = self._arg_values(opdef, op, values)
-                try:
-                    res = opdef.kernel(*args, **effective_attrs(opdef, op))
-                except Exception as e:
-                    raise annotate(e, op) from None
-                for n, v in zip(outs, _flat_outputs(opdef, res)):
-                    values[n] = v
-                    names[n] = f"_c{len(names)}"
-                    g[names[n]] = v
-                folded.add(id(op))
-        return {"names": names, "folded": folded}
-
     @staticmethod
-    def _arg_values(opdef, op, values):
-        args = []
-        for i, slot in enumerate(opdef.input_slots):
-            ns = op.inputs.get(slot)
-            if ns is None:
-                args.append(None)
-            elif opdef.is_variadic_input(i):
-                args.append([values[n] for n in ns])
-            else:
-                args.append(values[ns[0]])
-        return args
+    def _fold(block, ops, input_names, g):
+        """Constants computed now (``passes.fold``), each bound to a global ``_cN`` of the plan."""
+        values, folded = fold_constants(block, ops, input_names, on_error=annotate)
+        names = {}
+        for n, v in values.items():
+            names[n] = f"_c{len(names)}"
+            g[names[n]] = v
+        return {"names": names, "folded": folded}
 
     def _alias(self, block, op):
         """The input an op returns unchanged, judging by static shapes/dtypes (its call is skipped)."""
@@ -334,15 +279,6 @@ def _fast_kernel(block, op):
     if x.ndim != 2 or y.ndim != 2:
         return None
     return _mm_txy if tx and ty else (_mm_tx if tx else _mm_ty)
-
-
-def _flat_outputs(opdef, res):
-    if len(opdef.outputs) == 1:
-        return list(res) if opdef.is_variadic_output(0) else [res]
-    out = []
-    for j, r in enumerate(res):
-        out.extend(r if opdef.is_variadic_output(j) else [r])
-    return out
 
 
 def op_note(op):
