@@ -26,13 +26,17 @@ import numpy as np
 
 from ..registry import get_op
 from .passes.effects import is_persistable
+from .passes.expressions import expression
 from .passes.fold import effective_attrs, fold_constants
+from .passes.inplace import plan_inplace
+from .passes.kernels import select_kernel
 from .passes.liveness import last_uses, live_ops
 
 # generated filename -> {line number: Operator}; read when an error is annotated.
 GENERATED = {}
 _ids = itertools.count()
 _LITERAL_TYPES = (bool, int, str, type(None))
+_PRED = "pred_"  # a compiled loop's predicate (var identifiers all start with "v_")
 
 
 class UndefinedVariableError(ValueError):
@@ -92,7 +96,14 @@ class BlockCompiler:
                                "program first (exe.run(rt.static.default_startup_program()))") from None
 
     # -- the compiler ----------------------------------------------------------------
-    def compile(self, block, input_names, output_names, op_range=None, name=None):
+    def compile(self, block, input_names, output_names, op_range=None, name=None, loop=None):
+        """A function ``f(*inputs) -> tuple of outputs`` running ``block``'s ops.
+
+        With ``loop=n`` (a while body: inputs are n carries then outer values, outputs
+        n carries then the predicate) the function is ``f(pred, *inputs) -> carries``
+        and holds the loop itself: ``while pred:`` the body runs and the carries and
+        predicate are rebound, so a step costs no call, no tuple slicing.
+        """
         input_names, output_names = list(input_names), list(output_names)
         ops = block.ops if op_range is None else block.ops[op_range[0]:op_range[1]]
         ops = live_ops(block, ops, output_names)
@@ -131,36 +142,62 @@ class BlockCompiler:
 
         last_use = last_uses(body)
         keep_alive = set(output_names) | set(written)
+        reuse = plan_inplace(block, body, keep_alive, cnames)
         fname = name or f"block{block.idx}"
-        lines = [f"def {fname}({', '.join(ident(n) for n in input_names)}):"]
+        params = ([_PRED] if loop is not None else []) + [ident(n) for n in input_names]
+        lines = [f"def {fname}({', '.join(params)}):"]
         linemap = {}
         bound = self.program.bound_tensors
+        reads = []
         for n, _ in free:
             if n in bound:
                 g["_B" + ident(n)[1:]] = bound[n]
-                lines.append(f"    {ident(n)} = _B{ident(n)[1:]}._value")
+                reads.append(f"{ident(n)} = _B{ident(n)[1:]}._value")
             else:
-                lines.append(f"    {ident(n)} = _rs({n!r})")
-        for n in input_names:  # inputs nothing reads: drop their reference early
-            if n not in last_use and n not in keep_alive:
-                lines.append(f"    del {ident(n)}")
+                reads.append(f"{ident(n)} = _rs({n!r})")
+        # A loop body writing persistable state reads it again each step; otherwise reads are hoisted.
+        ind = "    " if loop is None else "        "
+        lines.extend(("    " if loop is None or not written else ind) + r for r in reads)
+        if loop is not None:
+            lines.append(f"    while {_PRED}:")
+            if written:
+                lines.extend(ind + r for r in reads)
+            # only values the body itself makes may be freed: carries and outer values live on
+            own = {n for op in body for n in op.output_arg_names}
+        else:
+            own = None
+            for n in input_names:  # inputs nothing reads: drop their reference early
+                if n not in last_use and n not in keep_alive:
+                    lines.append(f"    del {ident(n)}")
         for i, op in enumerate(body):
-            call = self._call(block, op, i, ref, g)
+            live = {n for n in op.output_arg_names if last_use.get(n, -1) > i or n in keep_alive}
+            if id(op) in reuse:
+                ufunc, buf = reuse[id(op)]
+                kname = f"_k{i}_" + ufunc.__name__
+                g[kname] = ufunc
+                call = f"{kname}({', '.join(ref(n) for n in op.input_arg_names)}, out={ref(buf)})"
+            else:
+                call = self._call(block, op, i, ref, g, live)
             target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or
                                    n in keep_alive else "_")
             linemap[len(lines) + 1] = op
-            lines.append(f"    {target} = {call}" if target else f"    {call}")
+            lines.append(f"{ind}{target} = {call}" if target else f"{ind}{call}")
             dead = [ident(n) for n in dict.fromkeys(op.input_arg_names)
-                    if last_use.get(n) == i and n not in keep_alive and n not in cnames]
+                    if last_use.get(n) == i and n not in keep_alive and n not in cnames
+                    and (own is None or n in own)]
             if dead:
-                lines.append(f"    del {', '.join(dead)}")
+                lines.append(f"{ind}del {', '.join(dead)}")
         for n in written:
             if n in bound:
                 g["_B" + ident(n)[1:]] = bound[n]
-                lines.append(f"    _B{ident(n)[1:]}._value = {ident(n)}")
+                lines.append(f"{ind}_B{ident(n)[1:]}._value = {ident(n)}")
             else:
-                lines.append(f"    _S[{n!r}] = {ident(n)}")
+                lines.append(f"{ind}_S[{n!r}] = {ident(n)}")
         outs = [f"{cnames[n]}.copy()" if n in cnames else ident(n) for n in output_names]
+        if loop is not None:
+            carries = [ident(n) for n in input_names[:loop]]
+            lines.append(f"{ind}{', '.join(carries + [_PRED])} = {', '.join(outs)}")
+            outs = carries
         lines.append(f"    return ({''.join(o + ', ' for o in outs)})")
         source = "\n".join(lines) + "\n"
         filename = f"<runtime-plan-{next(_ids)}:{fname}>"
@@ -170,6 +207,18 @@ class BlockCompiler:
         fn = g[fname]
         fn.source = source
         return fn
+
+    @staticmethod
+    def _scalar_ref(ref, g):
+        """``ref`` but one-element constants as numpy scalars (fast operands of scalar expressions)."""
+        def scalar_ref(n):
+            r = ref(n)
+            c = g.get(r)
+            if r.startswith("_c") and isinstance(c, np.ndarray) and c.ndim == 0:
+                g[r + "s"] = c[()]
+                return r + "s"
+            return r
+        return scalar_ref
 
     @staticmethod
     def _fold(block, ops, input_names, g):
@@ -193,7 +242,7 @@ class BlockCompiler:
                 return op.input("X")[0]
         return None
 
-    def _call(self, block, op, i, ref, g):
+    def _call(self, block, op, i, ref, g, live=()):
         opdef = get_op(op.type)
         alias = self._alias(block, op)
         if alias is not None:
@@ -215,7 +264,10 @@ class BlockCompiler:
             return f"{kname}({', '.join(args)})"
         if opdef.kernel is None:
             raise NotImplementedError(f"op '{op.type}' has no kernel and cannot run")
-        fast = _fast_kernel(block, op)
+        expr = expression(block, op, ref, self._scalar_ref(ref, g), g, kname)
+        if expr is not None:
+            return expr
+        fast = select_kernel(block, op, live)
         if fast is not None:  # ranks known statically: numpy directly, checks and attrs resolved now
             g[kname] = fast
             return f"{kname}({', '.join(args)})"
@@ -242,43 +294,6 @@ class BlockCompiler:
             else:
                 parts.append(tgt(ns[0]))
         return ", ".join(parts)
-
-
-def _mm_tx(x, y):
-    return np.matmul(x.T, y)
-
-
-def _mm_ty(x, y):
-    return np.matmul(x, y.T)
-
-
-def _mm_txy(x, y):
-    return np.matmul(x.T, y.T)
-
-
-_UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.true_divide}
-
-
-def _fast_kernel(block, op):
-    """A direct numpy callable for an op whose attrs and static ranks make the generic kernel's
-    dispatching moot (numpy still raises ValueError on a bad shape; the executor names the op)."""
-    if op.type in _UFUNCS:
-        x, y = block._find_var(op.input("X")[0]), block._find_var(op.input("Y")[0])
-        if x is not None and y is not None and x.dtype == y.dtype and \
-                (op.type != "divide" or str(x.dtype).startswith("float")):
-            return _UFUNCS[op.type]
-        return None
-    if op.type != "matmul":
-        return None
-    x, y = block._find_var(op.input("X")[0]), block._find_var(op.input("Y")[0])
-    if x is None or y is None or x.ndim < 2 or y.ndim < 2:
-        return None
-    tx, ty = op.attrs.get("transpose_x", False), op.attrs.get("transpose_y", False)
-    if not tx and not ty:
-        return np.matmul
-    if x.ndim != 2 or y.ndim != 2:
-        return None
-    return _mm_txy if tx and ty else (_mm_tx if tx else _mm_ty)
 
 
 def op_note(op):
