@@ -98,7 +98,7 @@ class Executor:
         if isinstance(fetch_list, (Variable, str)):
             fetch_list = [fetch_list]
         fetch_names = tuple(_name_of(f, "fetch_list") for f in fetch_list or ())
-        key = (program._version, tuple(feed), fetch_names, id(scope))
+        key = (program._version, tuple(feed), fetch_names, id(scope), passes.feature_key())
         plans = program.__dict__.setdefault("_exec_plans", {})
         plan = plans.get(key)
         if plan is None:

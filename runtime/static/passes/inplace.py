@@ -15,12 +15,17 @@ import numpy as np
 from .features import enabled
 from .kernels import UFUNCS
 
+def relu(x, out):
+    """The registry's relu (``np.maximum(x, 0)``) writing into ``out``."""
+    return np.maximum(x, 0, out=out)
+
+
 # op type -> numpy ufunc the plan calls with out= (unary ones take X only)
-_UNARY = {"tanh": np.tanh, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "negative": np.negative}
+_UNARY = {"tanh": np.tanh, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "relu": relu}
 _BINARY = {k: v for k, v in UFUNCS.items()}
 # ops whose output is a fresh array nothing else references
 _FRESH = frozenset(("matmul", "add", "subtract", "multiply", "divide", "tanh", "exp", "sqrt", "abs",
-                    "relu", "gelu", "softmax", "sigmoid", "negative"))
+                    "relu", "gelu", "softmax", "sigmoid"))
 
 
 def _static(v):
@@ -47,8 +52,8 @@ def plan_inplace(block, ops, keep_alive, consts=()):
         choice = _choose(block, op, readers, fresh, keep_alive, consts)
         if choice is not None:
             result[id(op)] = choice
-        if op.type in _FRESH and op.type != "matmul" or (op.type == "matmul" and len(outs) == 1):
-            fresh.update(outs[:1])
+        if op.type in _FRESH and len(outs) == 1:
+            fresh.update(outs)
     return result
 
 
