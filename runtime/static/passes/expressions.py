@@ -7,6 +7,7 @@ scalar arithmetic it does.  So, for a while body::
     v_getitem_0 = _k2_getitem(v_x, [v_i], spec=[['t', 0]])      ->  v_getitem_0 = v_x[(v_i,)]
     v_add_0 = _k0_add(v_i, _c0)                                  ->  v_add_0 = (v_i + _c0s)
     v_less_than_1 = _k6_less_than(v_add_0, _c1)                  ->  v_less_than_1 = (v_add_0 < _c1s)
+    v_r = _k4_reshape(v_t, shape=[1, 32, 64])                    ->  v_r = v_t.reshape((1, 32, 64))
 
 The index is the tuple the kernel would build, and the operators on same-dtype
 rank-0 numpy values give the values and dtypes the ufuncs give.
@@ -53,6 +54,22 @@ def _scalar_binary(block, op, scalar_ref):
     return f"({scalar_ref(xs[0])} {_BINARY[op.type]} {scalar_ref(ys[0])})"
 
 
+def _shape_op(block, op, ref):
+    xs = op.inputs.get("X")
+    x = block._find_var(xs[0]) if xs and len(xs) == 1 else None
+    if x is None:
+        return None
+    if op.type == "reshape":
+        shape = op.attrs.get("shape", [])
+        if shape and all(type(d) is int and d > 0 for d in shape):  # nothing for the kernel to resolve
+            return f"{ref(xs[0])}.reshape({tuple(shape)!r})"
+        return None
+    perm = op.attrs.get("perm", [])
+    if sorted(perm) == list(range(x.ndim)) and all(type(p) is int for p in perm):
+        return f"{ref(xs[0])}.transpose({tuple(perm)!r})"
+    return None
+
+
 def expression(block, op, ref, scalar_ref, g, prefix):
     """Python source computing ``op``'s one output, or None (then the op's kernel is called).
 
@@ -66,4 +83,6 @@ def expression(block, op, ref, scalar_ref, g, prefix):
         return _getitem(block, op, ref, g, prefix)
     if op.type in _BINARY:
         return _scalar_binary(block, op, scalar_ref)
+    if op.type in ("reshape", "transpose"):
+        return _shape_op(block, op, ref)
     return None

@@ -5,6 +5,7 @@ import pytest
 import dy2st
 import runtime as rt
 from runtime.static import passes
+from runtime.static.passes import kernels
 from runtime.static.codegen import GENERATED
 
 from helpers_passes import build, control_flow_program
@@ -48,7 +49,8 @@ def _transformer_block():
         p = rt.nn.functional.softmax(rt.matmul(q, k, transpose_y=True) * 0.25, axis=-1)
         h = ln(x + rt.matmul(p, v))
         y = ln(h + ff2(rt.nn.functional.gelu(ff1(h))))
-        return [rt.tanh(y) * 2.0 + 1.0]
+        heads = rt.transpose(rt.reshape(y, [2, 5, 4, 4]), [0, 2, 1, 3])
+        return [rt.tanh(y) * 2.0 + 1.0, rt.matmul(heads, heads, transpose_y=True)]
     prog, fetch = build(body)
     feeds = [{"x": (rng.normal(size=(2, 5, 16)) * s).astype("float32")} for s in (0.5, 1.0, 3.0)]
     return prog, fetch, feeds
@@ -60,7 +62,12 @@ def test_transformer_block_identical_and_uses_fast_paths():
     _run_both(prog, feeds, fetch)
     src = _sources_since(n)
     assert "out=" in src  # a dead temporary was reused
-    assert "_layer_norm" in src or "layer_norm" in src
+    assert ".reshape((2, 5, 4, 4))" in src and ".transpose((0, 2, 1, 3))" in src
+    gb = prog.global_block()
+    for op_type in ("layer_norm", "gelu", "softmax"):
+        op = next(op for op in gb.ops if op.type == op_type)
+        fast = kernels.select_kernel(gb, op, live={op.output_arg_names[0]})
+        assert fast is not None and fast.__module__ == kernels.__name__, op_type
 
 
 def test_control_flow_identical_with_compiled_loops():
