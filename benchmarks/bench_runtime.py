@@ -2,9 +2,12 @@
 
     python benchmarks/bench_runtime.py [--quick]
 
-Cases: a 4-layer MLP forward (batch 8, width 64, ReLU), an RNN-style while loop
-(h = tanh(h @ W + x_t @ U), T=16), and an MLP training step (forward + backward).
-Each timing is the median of several runs of many repeats (time.perf_counter).
+Cases: a 4-layer MLP forward (batch 8, width 64, ReLU), an RNN-style tensor while
+loop (h = tanh(h @ W + x_t @ U), T=40), an MLP training step (forward + backward)
+and a tiny BERT encoder (hidden 64, 2 layers, 4 heads, seq 32, batch 1).  "numpy"
+is the same math hand-written as a careful numpy programmer would (the floor).
+Each timing is the median of several runs of many repeats (time.perf_counter);
+outputs are checked against the floor before anything is timed.
 """
 import os
 import statistics
@@ -17,7 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import runtime as rt  # noqa: E402
 from runtime.static import nn as snn  # noqa: E402
 
-B, D, T, LAYERS = 8, 64, 16, 4
+B, D, T, LAYERS = 8, 64, 40, 4
 
 
 def timeit(fn, repeat, runs=5):
@@ -160,9 +163,128 @@ def rnn_case(repeat):
              timeit(numpy_rnn, repeat // 4))]
 
 
+# -- tiny BERT ---------------------------------------------------------------------------------
+H, HEADS, SEQ, BLAYERS, VOCAB = 64, 4, 32, 2, 100
+
+
+class _Block(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.qkv, self.proj = rt.nn.Linear(H, 3 * H), rt.nn.Linear(H, H)
+        self.ln1, self.ln2 = rt.nn.LayerNorm(H), rt.nn.LayerNorm(H)
+        self.ff1, self.ff2 = rt.nn.Linear(H, 4 * H), rt.nn.Linear(4 * H, H)
+
+    def forward(self, x):
+        b, dh = x.shape[0], H // HEADS
+        qkv = rt.transpose(rt.reshape(self.qkv(x), [b, SEQ, 3, HEADS, dh]), [2, 0, 3, 1, 4])
+        q, k, v = qkv[0], qkv[1], qkv[2]
+        p = rt.nn.functional.softmax(rt.matmul(q, k, transpose_y=True) * (1.0 / dh ** 0.5), axis=-1)
+        ctx = rt.reshape(rt.transpose(rt.matmul(p, v), [0, 2, 1, 3]), [b, SEQ, H])
+        x = self.ln1(x + self.proj(ctx))
+        return self.ln2(x + self.ff2(rt.nn.functional.gelu(self.ff1(x))))
+
+
+class TinyBert(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.emb = rt.nn.Embedding(VOCAB, H)
+        self.pos = self.create_parameter([SEQ, H])
+        self.blocks = rt.nn.LayerList([_Block() for _ in range(BLAYERS)])
+
+    def forward(self, ids):
+        x = self.emb(ids) + self.pos
+        for blk in self.blocks:
+            x = blk(x)
+        return x
+
+
+def _np_erf(x):
+    # the same Abramowitz & Stegun polynomial the runtime uses, computed in place
+    a = np.abs(x)
+    t = 1.0 / (1.0 + np.float32(0.3275911) * a)
+    poly = t * np.float32(1.061405429)
+    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
+        poly += np.float32(c)
+        poly *= t
+    np.multiply(a, a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    poly *= a
+    np.subtract(1.0, poly, out=poly)
+    return np.copysign(poly, x, out=poly)
+
+
+def _np_layer_norm(x, w, b, eps=1e-5):
+    mu = x.mean(-1, keepdims=True)
+    xc = x - mu
+    var = np.mean(np.square(xc), -1, keepdims=True)
+    var += np.float32(eps)
+    xc *= 1.0 / np.sqrt(var)
+    xc *= w
+    xc += b
+    return xc
+
+
+def bert_case(repeat):
+    rt.seed(3)
+    model = TinyBert()
+    model.eval()
+    ids_a = np.random.default_rng(3).integers(0, VOCAB, size=(1, SEQ)).astype("int64")
+    ids = rt.to_tensor(ids_a)
+    emb, pos = model.emb.weight.numpy(), model.pos.numpy()
+    blocks = [{k: v.numpy() for k, v in blk.state_dict().items()} for blk in model.blocks]
+
+    def eager():
+        with rt.no_grad():
+            return model(ids)
+
+    prog, (y,) = static_program(lambda: [model(rt.static.data("ids", [1, SEQ], "int64"))])
+    exe = rt.static.Executor()
+    feed = {"ids": ids_a}
+
+    def static():
+        return exe.run(prog, feed=feed, fetch_list=[y])
+
+    dh = H // HEADS
+    scale = np.float32(1.0 / dh ** 0.5)
+
+    def numpy_bert():
+        x = emb[ids_a] + pos
+        for p in blocks:
+            qkv = (x @ p["qkv.weight"] + p["qkv.bias"]).reshape(1, SEQ, 3, HEADS, dh).transpose(2, 0, 3, 1, 4)
+            s = qkv[0] @ qkv[1].swapaxes(-1, -2)
+            s *= scale
+            s -= s.max(-1, keepdims=True)
+            np.exp(s, out=s)
+            s /= s.sum(-1, keepdims=True)
+            ctx = (s @ qkv[2]).transpose(0, 2, 1, 3).reshape(1, SEQ, H)
+            h = ctx @ p["proj.weight"]
+            h += p["proj.bias"]
+            h += x
+            x = _np_layer_norm(h, p["ln1.weight"], p["ln1.bias"])
+            f = x @ p["ff1.weight"]
+            f += p["ff1.bias"]
+            e = _np_erf(f * np.float32(0.7071067811865476))
+            e += 1.0
+            e *= f
+            e *= np.float32(0.5)
+            h = e @ p["ff2.weight"]
+            h += p["ff2.bias"]
+            h += x
+            x = _np_layer_norm(h, p["ln2.weight"], p["ln2.bias"])
+        return x
+
+    ref = numpy_bert()
+    assert ref.dtype == np.float32
+    np.testing.assert_allclose(static()[0], ref, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(eager().numpy(), ref, rtol=1e-4, atol=1e-5)
+    r = max(repeat // 10, 20)
+    return [(f"tiny BERT h{H} L{BLAYERS} seq{SEQ}", timeit(eager, r), timeit(static, r), timeit(numpy_bert, r))]
+
+
 def main():
     repeat = 200 if "--quick" in sys.argv else 2000
-    rows = mlp_case(repeat) + rnn_case(repeat)
+    rows = mlp_case(repeat) + rnn_case(repeat) + bert_case(repeat)
     print("| case | eager µs | static µs | numpy µs | eager/static speedup | static/numpy ratio |")
     print("|---|---:|---:|---:|---:|---:|")
     for name, e, s, n in rows:

@@ -19,6 +19,7 @@ import numpy as np
 
 import runtime as rt
 from runtime.framework import program_guard, static_mode_guard
+from runtime.static import passes
 from runtime.static.backends import NotLowerable, check_backend, make_runner
 from runtime.static.executor import compile_block
 from runtime.tensor import Node, Tensor, is_grad_enabled
@@ -113,16 +114,14 @@ class _TrainStep:
         defined_fwd = set(input_names)
         for op in block.ops[:n_fwd]:
             defined_fwd.update(op.output_arg_names)
-        needed = []
-        for op in block.ops[n_fwd:]:
-            for n in op.input_arg_names:
-                if n in defined_fwd and n not in needed:
-                    needed.append(n)
+        grad_names = [g for _, g in self.grad_slots]
+        needed = [n for n in passes.segment_inputs(block, grad_names, (n_fwd, len(block.ops)), persistables=True)
+                  if n in defined_fwd]
         out_names = [v.name for v in outs]
         self.n_out = len(out_names)
         self.saved = needed
         self.forward = compile_block(block, input_names, out_names + needed, op_range=(0, n_fwd))
-        self.backward = compile_block(block, needed + [s.name for s in seeds], [g for _, g in self.grad_slots],
+        self.backward = compile_block(block, needed + [s.name for s in seeds], grad_names,
                                       op_range=(n_fwd, len(block.ops)))
         self.n_wrt = len(wrt)
 

@@ -16,7 +16,7 @@ import weakref
 
 import runtime as rt
 from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
-from runtime.static import InputSpec
+from runtime.static import InputSpec, passes
 from runtime.static.backends import check_backend
 
 from . import config, staging
@@ -372,6 +372,7 @@ class StaticFunction:
             out = fn(*self._args_with_self(args), **kwargs)
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
+        passes.run_pipeline(main, [v.name for v in out_vars])  # drop trace leftovers nothing returns
         guards = build_guards(self.dygraph_function, self._instance, skeleton_values(skeleton), calls, main)
         if count:
             self._traced_count += 1

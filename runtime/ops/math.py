@@ -184,6 +184,18 @@ def _mm_txy(x, y):
     return np.matmul(x.T, y.T)
 
 
+def _bmm_tx(x, y):
+    return np.matmul(np.swapaxes(x, -1, -2), y)
+
+
+def _bmm_ty(x, y):
+    return np.matmul(x, np.swapaxes(y, -1, -2))
+
+
+def _bmm_txy(x, y):
+    return np.matmul(np.swapaxes(x, -1, -2), np.swapaxes(y, -1, -2))
+
+
 def _matmul_fast(block, op):
     """np.matmul itself (or with .T views) once both static ranks are >= 2."""
     x, y = _static_var(block, op, "X"), _static_var(block, op, "Y")
@@ -192,8 +204,8 @@ def _matmul_fast(block, op):
     tx, ty = op.attrs.get("transpose_x", False), op.attrs.get("transpose_y", False)
     if not tx and not ty:
         return np.matmul
-    if x.ndim != 2 or y.ndim != 2:
-        return None
+    if x.ndim != 2 or y.ndim != 2:  # batched: swap the last two axes, as the kernel does
+        return _bmm_txy if tx and ty else (_bmm_tx if tx else _bmm_ty)
     return _mm_txy if tx and ty else (_mm_tx if tx else _mm_ty)
 
 

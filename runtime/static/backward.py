@@ -15,6 +15,7 @@ from ..registry import GradContext, get_op
 from ..tensor import Tensor, enable_grad
 from .blocks import is_float_var
 from .codegen import effective_attrs
+from .passes.effects import writes_persistable
 
 
 class _Requires:
@@ -34,12 +35,6 @@ def building(block):
     # Grad ops are never built as a `no_grad()` region (that would cut them with stop_gradient ops).
     with static_mode_guard(True), program_guard(program), program.block_guard(block), enable_grad():
         yield
-
-
-def _persistable_write(block, op):
-    prog = block.program
-    return any(n in prog.bound_tensors or getattr(block._find_var(n), "persistable", False)
-               for n in op.output_arg_names)
 
 
 def _unique_grad_name(block, name):
@@ -86,7 +81,7 @@ class _Pass:
     def _requires(self, wrt):
         req = {n for n in wrt if n not in self.no_grad and is_float_var(self._var(n))}
         for op in self.ops:
-            if get_op(op.type).grad is None or _persistable_write(self.block, op):
+            if get_op(op.type).grad is None or writes_persistable(self.block, op):
                 continue
             if any(n in req for n in op.input_arg_names):
                 req.update(n for n in op.output_arg_names
@@ -97,7 +92,7 @@ class _Pass:
         reach = set(self.grads)
         out = []
         for op in reversed(self.ops):
-            if get_op(op.type).grad is None or _persistable_write(self.block, op):
+            if get_op(op.type).grad is None or writes_persistable(self.block, op):
                 continue
             if any(n in reach and n in self.req for n in op.output_arg_names) and \
                     any(n in self.req for n in op.input_arg_names):

@@ -25,22 +25,21 @@ import re
 import numpy as np
 
 from ..registry import get_op
+from .passes.effects import is_persistable
+from .passes.expressions import expression
+from .passes.fold import effective_attrs, fold_constants
+from .passes.inplace import plan_inplace
+from .passes.kernels import select_kernel
+from .passes.liveness import last_uses, live_ops
 
 # generated filename -> {line number: Operator}; read when an error is annotated.
 GENERATED = {}
 _ids = itertools.count()
 _LITERAL_TYPES = (bool, int, str, type(None))
+_PRED = "pred_"  # a compiled loop's predicate (var identifiers all start with "v_")
 
 
 
-def _has_impure_sub_op(op):
-    """A cond/while whose body prints, asserts or draws random numbers must run even when
-    nothing reads its outputs (a `print` or `assert` under a tensor `if`)."""
-    for sub in op.sub_blocks():
-        for inner in sub.ops:
-            if not get_op(inner.type).pure or _has_impure_sub_op(inner):
-                return True
-    return False
 
 class UndefinedVariableError(ValueError):
     """A block reads names that nothing defines (not an input, not persistable, not computed)."""
@@ -59,14 +58,6 @@ def _is_literal(value):
     if type(value) in (list, tuple):
         return all(_is_literal(v) for v in value)
     return False
-
-
-def effective_attrs(opdef, op):
-    attrs = dict(opdef.attrs)
-    for k, v in op.attrs.items():
-        if k in attrs:
-            attrs[k] = v
-    return attrs
 
 
 class _Names:
@@ -97,10 +88,7 @@ class BlockCompiler:
     # -- where persistable values live ------------------------------------------------
     def persistable(self, block, name):
         """True when ``name`` is persistable state (bound eager tensor or scope entry)."""
-        if name in self.program.bound_tensors:
-            return True
-        v = block._find_var(name)
-        return v is not None and v.persistable
+        return is_persistable(block, name)
 
     def _read_scope(self, name):
         try:
@@ -110,25 +98,17 @@ class BlockCompiler:
                                "program first (exe.run(rt.static.default_startup_program()))") from None
 
     # -- the compiler ----------------------------------------------------------------
-    def live_ops(self, block, ops, output_names):
-        """Ops that outputs depend on, plus ops with side effects or persistable writes."""
-        needed = set(output_names)
-        keep = []
-        for op in reversed(ops):
-            opdef = get_op(op.type)
-            outs = op.output_arg_names
-            if (not opdef.pure or _has_impure_sub_op(op) or any(n in needed for n in outs)
-                    or any(self.persistable(block, n) for n in outs)):
-                keep.append(op)
-                needed.difference_update(outs)
-                needed.update(op.input_arg_names)
-        keep.reverse()
-        return keep
+    def compile(self, block, input_names, output_names, op_range=None, name=None, loop=None):
+        """A function ``f(*inputs) -> tuple of outputs`` running ``block``'s ops.
 
-    def compile(self, block, input_names, output_names, op_range=None, name=None):
+        With ``loop=n`` (a while body: inputs are n carries then outer values, outputs
+        n carries then the predicate) the function is ``f(pred, *inputs) -> carries``
+        and holds the loop itself: ``while pred:`` the body runs and the carries and
+        predicate are rebound, so a step costs no call, no tuple slicing.
+        """
         input_names, output_names = list(input_names), list(output_names)
         ops = block.ops if op_range is None else block.ops[op_range[0]:op_range[1]]
-        ops = self.live_ops(block, ops, output_names)
+        ops = live_ops(block, ops, output_names)
         g = {"_S": self.scope, "_rs": self._read_scope}
         ident = _Names()
         consts = self._fold(block, ops, input_names, g)
@@ -162,41 +142,64 @@ class BlockCompiler:
                 f"variable '{n}' is read by {by} in block {block.idx} but nothing defines it before "
                 f"(not a feed/input, not persistable, not computed earlier); undefined: {names}", names, block)
 
-        last_use = {}
-        for i, op in enumerate(body):
-            for n in op.input_arg_names:
-                last_use[n] = i
+        last_use = last_uses(body)
         keep_alive = set(output_names) | set(written)
+        reuse = plan_inplace(block, body, keep_alive, cnames)
         fname = name or f"block{block.idx}"
-        lines = [f"def {fname}({', '.join(ident(n) for n in input_names)}):"]
+        params = ([_PRED] if loop is not None else []) + [ident(n) for n in input_names]
+        lines = [f"def {fname}({', '.join(params)}):"]
         linemap = {}
         bound = self.program.bound_tensors
+        reads = []
         for n, _ in free:
             if n in bound:
                 g["_B" + ident(n)[1:]] = bound[n]
-                lines.append(f"    {ident(n)} = _B{ident(n)[1:]}._value")
+                reads.append(f"{ident(n)} = _B{ident(n)[1:]}._value")
             else:
-                lines.append(f"    {ident(n)} = _rs({n!r})")
-        for n in input_names:  # inputs nothing reads: drop their reference early
-            if n not in last_use and n not in keep_alive:
-                lines.append(f"    del {ident(n)}")
+                reads.append(f"{ident(n)} = _rs({n!r})")
+        # A loop body writing persistable state reads it again each step; otherwise reads are hoisted.
+        ind = "    " if loop is None else "        "
+        lines.extend(("    " if loop is None or not written else ind) + r for r in reads)
+        if loop is not None:
+            lines.append(f"    while {_PRED}:")
+            if written:
+                lines.extend(ind + r for r in reads)
+            # only values the body itself makes may be freed: carries and outer values live on
+            own = {n for op in body for n in op.output_arg_names}
+        else:
+            own = None
+            for n in input_names:  # inputs nothing reads: drop their reference early
+                if n not in last_use and n not in keep_alive:
+                    lines.append(f"    del {ident(n)}")
         for i, op in enumerate(body):
-            call = self._call(block, op, i, ref, g)
+            live = {n for n in op.output_arg_names if last_use.get(n, -1) > i or n in keep_alive}
+            if id(op) in reuse:
+                ufunc, buf = reuse[id(op)]
+                kname = f"_k{i}_" + ufunc.__name__
+                g[kname] = ufunc
+                call = f"{kname}({', '.join(ref(n) for n in op.input_arg_names)}, out={ref(buf)})"
+            else:
+                call = self._call(block, op, i, ref, g, live)
             target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or
                                    n in keep_alive else "_")
             linemap[len(lines) + 1] = op
-            lines.append(f"    {target} = {call}" if target else f"    {call}")
+            lines.append(f"{ind}{target} = {call}" if target else f"{ind}{call}")
             dead = [ident(n) for n in dict.fromkeys(op.input_arg_names)
-                    if last_use.get(n) == i and n not in keep_alive and n not in cnames]
+                    if last_use.get(n) == i and n not in keep_alive and n not in cnames
+                    and (own is None or n in own)]
             if dead:
-                lines.append(f"    del {', '.join(dead)}")
+                lines.append(f"{ind}del {', '.join(dead)}")
         for n in written:
             if n in bound:
                 g["_B" + ident(n)[1:]] = bound[n]
-                lines.append(f"    _B{ident(n)[1:]}._value = {ident(n)}")
+                lines.append(f"{ind}_B{ident(n)[1:]}._value = {ident(n)}")
             else:
-                lines.append(f"    _S[{n!r}] = {ident(n)}")
+                lines.append(f"{ind}_S[{n!r}] = {ident(n)}")
         outs = [f"{cnames[n]}.copy()" if n in cnames else ident(n) for n in output_names]
+        if loop is not None:
+            carries = [ident(n) for n in input_names[:loop]]
+            lines.append(f"{ind}{', '.join(carries + [_PRED])} = {', '.join(outs)}")
+            outs = carries
         lines.append(f"    return ({''.join(o + ', ' for o in outs)})")
         source = "\n".join(lines) + "\n"
         filename = f"<runtime-plan-{next(_ids)}:{fname}>"
@@ -207,44 +210,27 @@ class BlockCompiler:
         fn.source = source
         return fn
 
-    def _fold(self, block, ops, input_names, g):
-        """Evaluate pure ops whose inputs are all constants once, now (fill_constant, assign_value...)."""
-        defs = {}
-        for op in ops:
-            for n in op.output_arg_names:
-                defs[n] = defs.get(n, 0) + 1
-        values, names, folded = {}, {}, set()
-        for op in ops:
-            opdef = get_op(op.type)
-            outs = op.output_arg_names
-            if (opdef.pure and opdef.kernel is not None and opdef.build_kernel is None and outs
-                    and all(n in values for n in op.input_arg_names)
-                    and all(defs[n] == 1 and n not in input_names and not self.persistable(block, n)
-                            for n in outs)):
-                args = self._arg_values(opdef, op, values)
-                try:
-                    res = opdef.kernel(*args, **effective_attrs(opdef, op))
-                except Exception as e:
-                    raise annotate(e, op) from None
-                for n, v in zip(outs, _flat_outputs(opdef, res)):
-                    values[n] = v
-                    names[n] = f"_c{len(names)}"
-                    g[names[n]] = v
-                folded.add(id(op))
-        return {"names": names, "folded": folded}
+    @staticmethod
+    def _scalar_ref(ref, g):
+        """``ref`` but one-element constants as numpy scalars (fast operands of scalar expressions)."""
+        def scalar_ref(n):
+            r = ref(n)
+            c = g.get(r)
+            if r.startswith("_c") and isinstance(c, np.ndarray) and c.ndim == 0:
+                g[r + "s"] = c[()]
+                return r + "s"
+            return r
+        return scalar_ref
 
     @staticmethod
-    def _arg_values(opdef, op, values):
-        args = []
-        for i, slot in enumerate(opdef.input_slots):
-            ns = op.inputs.get(slot)
-            if ns is None:
-                args.append(None)
-            elif opdef.is_variadic_input(i):
-                args.append([values[n] for n in ns])
-            else:
-                args.append(values[ns[0]])
-        return args
+    def _fold(block, ops, input_names, g):
+        """Constants computed now (``passes.fold``), each bound to a global ``_cN`` of the plan."""
+        values, folded = fold_constants(block, ops, input_names, on_error=annotate)
+        names = {}
+        for n, v in values.items():
+            names[n] = f"_c{len(names)}"
+            g[names[n]] = v
+        return {"names": names, "folded": folded}
 
     def _alias(self, block, op):
         """The input an op returns unchanged, judging by static shapes/dtypes (its call is skipped)."""
@@ -258,7 +244,7 @@ class BlockCompiler:
                 return op.input("X")[0]
         return None
 
-    def _call(self, block, op, i, ref, g):
+    def _call(self, block, op, i, ref, g, live=()):
         opdef = get_op(op.type)
         alias = self._alias(block, op)
         if alias is not None:
@@ -280,8 +266,11 @@ class BlockCompiler:
             return f"{kname}({', '.join(args)})"
         if opdef.kernel is None:
             raise NotImplementedError(f"op '{op.type}' has no kernel and cannot run")
-        fast = opdef.fast(block, op) if opdef.fast is not None else None
-        if fast is not None:  # the op's declared fast form: numpy directly, checks and attrs resolved now
+        expr = expression(block, op, ref, self._scalar_ref(ref, g), g, kname)
+        if expr is not None:
+            return expr
+        fast = select_kernel(block, op, live)
+        if fast is not None:  # ranks known statically: numpy directly, checks and attrs resolved now
             g[kname] = fast
             return f"{kname}({', '.join(args)})"
         g[kname] = opdef.kernel
@@ -307,15 +296,6 @@ class BlockCompiler:
             else:
                 parts.append(tgt(ns[0]))
         return ", ".join(parts)
-
-
-def _flat_outputs(opdef, res):
-    if len(opdef.outputs) == 1:
-        return list(res) if opdef.is_variadic_output(0) else [res]
-    out = []
-    for j, r in enumerate(res):
-        out.extend(r if opdef.is_variadic_output(j) else [r])
-    return out
 
 
 def op_note(op):

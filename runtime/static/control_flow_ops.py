@@ -21,6 +21,7 @@ from ..random import generator, generator_guard
 from ..registry import Meta, def_op
 from ..tensor import format_tensor
 from .blocks import has_random_ops
+from .passes.features import enabled
 from .control_flow_grad import cond_grad, while_grad
 
 
@@ -82,9 +83,18 @@ def _build_while(op, compiler):
     a = op.attrs
     params = op.input("Params")
     n = len(a["carry_in"])
+    save = "StepScopes" in op.outputs
+    if not save and enabled("compiled_loops"):  # no per-step record needed: the loop runs in generated code
+        loop = compiler.compile(a["sub_block"], list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
+                                name=f"while_loop{a['sub_block'].idx}", loop=n)
+
+        def run_loop(pred, xs, ps):
+            if pred.size != 1:
+                _check_pred(pred, "while_loop")
+            return list(loop(pred, *xs, *ps)), []
+        return run_loop
     body = compiler.compile(a["sub_block"], list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
                             name=f"while_body{a['sub_block'].idx}")
-    save = "StepScopes" in op.outputs
     # The backward recomputes each step: random ops must draw the same numbers again.
     rng = save and has_random_ops(a["sub_block"])
 

@@ -10,6 +10,7 @@ import numpy as np
 from ..dtypes import convert_dtype
 from ..framework import Program, Variable, default_main_program
 from ..tensor import Tensor
+from . import passes
 from .codegen import BlockCompiler, UndefinedVariableError, annotate
 from .scope import global_scope
 
@@ -97,7 +98,7 @@ class Executor:
         if isinstance(fetch_list, (Variable, str)):
             fetch_list = [fetch_list]
         fetch_names = tuple(_name_of(f, "fetch_list") for f in fetch_list or ())
-        key = (program._version, tuple(feed), fetch_names, id(scope))
+        key = (program._version, tuple(feed), fetch_names, id(scope), passes.feature_key())
         plans = program.__dict__.setdefault("_exec_plans", {})
         plan = plans.get(key)
         if plan is None:
@@ -116,20 +117,10 @@ class Executor:
 def segment_inputs(block, output_names, op_range=None, scope=None):
     """Names ``block.ops[op_range]`` must be given to produce ``output_names`` (persistables excluded).
 
-    For a backward segment these are the forward values it reads (the converter
-    asks the forward segment to return exactly these).
+    ``passes.liveness.segment_inputs``; ``scope`` is accepted for compatibility (persistable
+    vars are known from the Program, wherever their values live).
     """
-    compiler = BlockCompiler(block.program, global_scope() if scope is None else scope)
-    ops = block.ops if op_range is None else block.ops[op_range[0]:op_range[1]]
-    defined, need = set(), []
-    for op in compiler.live_ops(block, ops, output_names):
-        for n in op.input_arg_names:
-            if n not in defined and not compiler.persistable(block, n) and n not in need:
-                need.append(n)
-        defined.update(op.output_arg_names)
-    need.extend(n for n in output_names if n not in defined and n not in need
-                and not compiler.persistable(block, n))
-    return need
+    return passes.segment_inputs(block, output_names, op_range)
 
 
 def compile_block(block, input_names, output_names, op_range=None, scope=None):

@@ -1,6 +1,13 @@
 """``Program.clone(for_test=False)`` and ``Program.to_dot()``, attached to Program by ``install()``."""
 from ..framework import Block, Program
-from .blocks import copy_var
+
+def copy_var(block, v, name=None):
+    """A copy of Variable ``v`` declared in ``block`` (under ``name`` when given)."""
+    nv = block.create_var(name=name or v.name, shape=v.shape, dtype=v.dtype, persistable=v.persistable,
+                          stop_gradient=v.stop_gradient, is_data=v.is_data, kind=v.kind)
+    nv.trainable = v.trainable
+    return nv
+
 
 # attrs that switch an op between training and inference behaviour
 _TEST_ATTRS = {"is_test": True, "training": False}

@@ -1,0 +1,51 @@
+"""What a pass may not move, drop or repeat: the one set of effect predicates.
+
+Three questions every analysis on a Program asks, answered once here:
+
+- ``is_persistable(block, name)``: the var is state living outside a run (a
+  parameter bound to a live eager tensor, or a persistable scope entry).
+- ``writes_persistable(block, op)``: running the op changes such state.
+- ``has_side_effect(block, op)``: running the op twice is observable (prints,
+  asserts, persistable writes); a gradient's recomputation must skip it.
+- ``must_keep(block, op)``: dead-code elimination may not drop the op even when
+  nothing reads its outputs (side effects, and impure ops such as random ones,
+  whose draws advance the generator as eager mode does).
+"""
+from ...registry import get_op
+
+def is_persistable(block, name):
+    """True when ``name`` is persistable state (bound eager tensor or persistable var)."""
+    if name in block.program.bound_tensors:
+        return True
+    v = block._find_var(name)
+    return v is not None and v.persistable
+
+
+def writes_persistable(block, op):
+    """True when ``op`` writes a persistable var (a parameter update, running statistics...)."""
+    return any(is_persistable(block, n) for n in op.output_arg_names)
+
+
+def has_side_effect(block, op):
+    """Ops a recomputation must not repeat: prints, asserts, writes of persistable state."""
+    return get_op(op.type).side_effect or writes_persistable(block, op)
+
+
+def _impure_inside(op):
+    """A cond/while whose body prints, asserts or draws random numbers: it must run even when
+    nothing reads its outputs (a `print` or `assert` under a tensor `if`)."""
+    for sub in op.sub_blocks():
+        for inner in sub.ops:
+            if not get_op(inner.type).pure or _impure_inside(inner):
+                return True
+    return False
+
+
+def must_keep(block, op):
+    """Ops dead-code elimination keeps even with unread outputs (effects, randomness)."""
+    return not get_op(op.type).pure or writes_persistable(block, op) or _impure_inside(op)
+
+
+def is_random(op):
+    """An op that draws from the random generator (declared ``random=True``)."""
+    return get_op(op.type).random

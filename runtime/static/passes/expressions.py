@@ -1,0 +1,88 @@
+"""Ops a plan writes as Python expressions instead of kernel calls (feature ``expressions``).
+
+Per call, the registry's ``getitem`` rebuilds its index tuple from the spec, and
+a ufunc on one-element values (loop counters, shapes) costs far more than the
+scalar arithmetic it does.  So, for a while body::
+
+    v_getitem_0 = _k2_getitem(v_x, [v_i], spec=[['t', 0]])      ->  v_getitem_0 = v_x[(v_i,)]
+    v_add_0 = _k0_add(v_i, _c0)                                  ->  v_add_0 = (v_i + _c0s)
+    v_less_than_1 = _k6_less_than(v_add_0, _c1)                  ->  v_less_than_1 = (v_add_0 < _c1s)
+    v_r = _k4_reshape(v_t, shape=[1, 32, 64])                    ->  v_r = v_t.reshape((1, 32, 64))
+
+The index is the tuple the kernel would build, and the operators on same-dtype
+rank-0 numpy values give the values and dtypes the ufuncs give.
+"""
+from .features import enabled
+
+_BINARY = {"add": "+", "subtract": "-", "multiply": "*", "less_than": "<", "less_equal": "<=",
+           "greater_than": ">", "greater_equal": ">=", "equal": "==", "not_equal": "!="}
+
+
+def _getitem(block, op, ref, g, prefix):
+    x, idx = op.inputs.get("X"), op.inputs.get("Index") or []
+    if not x or len(x) != 1:
+        return None
+    parts = []
+    for k, item in enumerate(op.attrs.get("spec", [])):
+        tag = item[0]
+        if tag == "i" and type(item[1]) is int:
+            parts.append(repr(item[1]))
+        elif tag == "s":
+            name = f"{prefix}_s{k}"
+            g[name] = slice(item[1], item[2], item[3])
+            parts.append(name)
+        elif tag == "t" and item[1] < len(idx):
+            parts.append(ref(idx[item[1]]))
+        elif tag == "n":
+            parts.append("None")
+        elif tag == "e":
+            parts.append("...")
+        else:
+            return None
+    return f"{ref(x[0])}[({''.join(p + ', ' for p in parts)})]"
+
+
+def _scalar_binary(block, op, scalar_ref):
+    xs, ys = op.inputs.get("X"), op.inputs.get("Y")
+    if not xs or not ys or len(xs) != 1 or len(ys) != 1:
+        return None
+    x, y = block._find_var(xs[0]), block._find_var(ys[0])
+    if x is None or y is None or list(x.shape) or list(y.shape) or x.dtype != y.dtype:
+        return None
+    if not str(x.dtype).startswith(("int", "float")):
+        return None
+    return f"({scalar_ref(xs[0])} {_BINARY[op.type]} {scalar_ref(ys[0])})"
+
+
+def _shape_op(block, op, ref):
+    xs = op.inputs.get("X")
+    x = block._find_var(xs[0]) if xs and len(xs) == 1 else None
+    if x is None:
+        return None
+    if op.type == "reshape":
+        shape = op.attrs.get("shape", [])
+        if shape and all(type(d) is int and d > 0 for d in shape):  # nothing for the kernel to resolve
+            return f"{ref(xs[0])}.reshape({tuple(shape)!r})"
+        return None
+    perm = op.attrs.get("perm", [])
+    if sorted(perm) == list(range(x.ndim)) and all(type(p) is int for p in perm):
+        return f"{ref(xs[0])}.transpose({tuple(perm)!r})"
+    return None
+
+
+def expression(block, op, ref, scalar_ref, g, prefix):
+    """Python source computing ``op``'s one output, or None (then the op's kernel is called).
+
+    ``ref(name)``: the plan's name for a value; ``scalar_ref(name)``: the same, or a
+    numpy scalar for a one-element constant; ``g``: the plan's globals (for slice
+    objects, named from ``prefix``).
+    """
+    if not enabled("expressions"):
+        return None
+    if op.type == "getitem":
+        return _getitem(block, op, ref, g, prefix)
+    if op.type in _BINARY:
+        return _scalar_binary(block, op, scalar_ref)
+    if op.type in ("reshape", "transpose"):
+        return _shape_op(block, op, ref)
+    return None

@@ -1,0 +1,49 @@
+"""Switches for the executor's optimizations, each on by default once its semantics tests pass.
+
+Every optimization the compiler applies when it builds a plan is named here, so
+a test can build the same Program with it off and on and compare results::
+
+    with passes.features(inplace=False):
+        exe.run(prog, ...)          # a plan built without buffer reuse
+
+Plans are cached per feature set (``feature_key()`` is part of the cache key).
+"""
+import contextlib
+
+FEATURES = {
+    # a while op without a gradient runs as one generated function holding the Python loop,
+    # instead of a kernel calling a body function once per step
+    "compiled_loops": True,
+    # cheap ops become Python expressions in the plan (getitem with its index built in place,
+    # arithmetic and comparisons on one-element values such as loop counters)
+    "expressions": True,
+    # hand-written numpy for layer_norm (inference), gelu and softmax: in place, float32 kept
+    "fast_kernels": True,
+    # an elementwise op writes into a dead single-use temporary instead of a fresh array
+    "inplace": True,
+}
+
+
+def enabled(name):
+    """True when optimization ``name`` is on."""
+    return FEATURES[name]
+
+
+def feature_key():
+    """The current settings as a hashable key (plans built under different settings differ)."""
+    return tuple(sorted(FEATURES.items()))
+
+
+@contextlib.contextmanager
+def features(**flags):
+    """Turn optimizations on or off for the ``with`` body, e.g. ``features(inplace=False)``."""
+    unknown = set(flags) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"unknown executor feature(s) {sorted(unknown)}; known: {sorted(FEATURES)}")
+    old = dict(FEATURES)
+    FEATURES.update(flags)
+    try:
+        yield
+    finally:
+        FEATURES.clear()
+        FEATURES.update(old)

@@ -1,0 +1,77 @@
+"""Constant folding: values computable once, when a plan is built, instead of every run.
+
+An analysis (the Program is not changed): a pure op whose inputs are all
+constants, writing names defined once and not persistable, is evaluated now.
+For::
+
+    c = fill_constant(shape=[1], value=2.0)
+    d = scale(X=c, scale=3.0)
+    y = multiply(X=x, Y=d)
+
+``fold_constants`` returns ``{'c': array([2.]), 'd': array([6.])}`` and the two ops
+folded; the compiled plan reads ``d`` as a constant and runs only the multiply.
+"""
+from ...registry import get_op
+from .effects import is_persistable
+
+
+def effective_attrs(opdef, op):
+    """The op's attrs over its declaration's defaults (unknown attrs ignored)."""
+    attrs = dict(opdef.attrs)
+    for k, v in op.attrs.items():
+        if k in attrs:
+            attrs[k] = v
+    return attrs
+
+
+def arg_values(opdef, op, values):
+    """The kernel's positional arguments for ``op`` from a name -> value map."""
+    args = []
+    for i, slot in enumerate(opdef.input_slots):
+        ns = op.inputs.get(slot)
+        if ns is None:
+            args.append(None)
+        elif opdef.is_variadic_input(i):
+            args.append([values[n] for n in ns])
+        else:
+            args.append(values[ns[0]])
+    return args
+
+
+def flat_outputs(opdef, res):
+    """A kernel's result as one flat list of values, in output-name order."""
+    if len(opdef.outputs) == 1:
+        return list(res) if opdef.is_variadic_output(0) else [res]
+    out = []
+    for j, r in enumerate(res):
+        out.extend(r if opdef.is_variadic_output(j) else [r])
+    return out
+
+
+def fold_constants(block, ops, input_names, on_error=None):
+    """(name -> constant value, set of id(op) folded) for ``ops`` of ``block``.
+
+    ``on_error(exc, op)`` turns a failure of a folded kernel into the exception
+    raised (the executor names the op); by default the failure propagates.
+    """
+    defs = {}
+    for op in ops:
+        for n in op.output_arg_names:
+            defs[n] = defs.get(n, 0) + 1
+    inputs = set(input_names)
+    values, folded = {}, set()
+    for op in ops:
+        opdef = get_op(op.type)
+        outs = op.output_arg_names
+        if (opdef.pure and opdef.kernel is not None and opdef.build_kernel is None and outs
+                and all(n in values for n in op.input_arg_names)
+                and all(defs[n] == 1 and n not in inputs and not is_persistable(block, n) for n in outs)):
+            try:
+                res = opdef.kernel(*arg_values(opdef, op, values), **effective_attrs(opdef, op))
+            except Exception as e:
+                if on_error is None:
+                    raise
+                raise on_error(e, op) from None
+            values.update(zip(outs, flat_outputs(opdef, res)))
+            folded.add(id(op))
+    return values, folded

@@ -1,0 +1,87 @@
+"""Buffer reuse: an elementwise op writes into a dead temporary instead of allocating (``inplace``).
+
+For ``t = matmul(h, w); u = add(t, b); y = tanh(u)`` with ``t`` and ``u`` read once::
+
+    v_add_0 = _k1_add(v_matmul_0, v_b, out=v_matmul_0)
+    v_tanh_0 = _k2_tanh(v_add_0, out=v_add_0)
+
+A value is reused only when writing it cannot be seen: it was made in this block
+by an op returning a fresh array (matmul, elementwise math, the activations), this
+op is its only reader and reads it once, it is not returned or persistable, and
+its static shape (fully known, rank >= 1) and dtype are the result's.
+"""
+import numpy as np
+
+from .features import enabled
+from .kernels import UFUNCS
+
+def relu(x, out):
+    """The registry's relu (``np.maximum(x, 0)``) writing into ``out``."""
+    return np.maximum(x, 0, out=out)
+
+
+# op type -> numpy ufunc the plan calls with out= (unary ones take X only)
+_UNARY = {"tanh": np.tanh, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "relu": relu}
+_BINARY = {k: v for k, v in UFUNCS.items()}
+# ops whose output is a fresh array nothing else references
+_FRESH = frozenset(("matmul", "add", "subtract", "multiply", "divide", "tanh", "exp", "sqrt", "abs",
+                    "relu", "gelu", "softmax", "sigmoid"))
+
+
+def _static(v):
+    return v is not None and len(v.shape) > 0 and all(d >= 0 for d in v.shape)
+
+
+def _fits(small, big):
+    """``small`` broadcasts into ``big`` without growing it (both fully known)."""
+    if len(small) > len(big):
+        return False
+    return all(s in (1, b) for s, b in zip(reversed(small), reversed(big)))
+
+
+def plan_inplace(block, ops, keep_alive, consts=()):
+    """{id(op): (ufunc, name of the input it overwrites)} for ``ops`` of ``block``."""
+    if not enabled("inplace"):
+        return {}
+    readers, fresh, result = {}, set(), {}
+    for op in ops:
+        for n in op.input_arg_names:
+            readers[n] = readers.get(n, 0) + 1
+    for op in ops:
+        outs = op.output_arg_names
+        choice = _choose(block, op, readers, fresh, keep_alive, consts)
+        if choice is not None:
+            result[id(op)] = choice
+        if op.type in _FRESH and len(outs) == 1:
+            fresh.update(outs)
+    return result
+
+
+def _choose(block, op, readers, fresh, keep_alive, consts):
+    if op.type in _UNARY:
+        ufunc, cands = _UNARY[op.type], op.inputs.get("X") or []
+        others = []
+    elif op.type in _BINARY:
+        ufunc = _BINARY[op.type]
+        xs, ys = op.inputs.get("X") or [], op.inputs.get("Y") or []
+        if len(xs) != 1 or len(ys) != 1 or xs[0] == ys[0]:
+            return None
+        x, y = block._find_var(xs[0]), block._find_var(ys[0])
+        if x is None or y is None or x.dtype != y.dtype or (op.type == "divide" and not str(x.dtype).startswith("float")):
+            return None
+        cands, others = [xs[0], ys[0]], [ys[0], xs[0]]
+    else:
+        return None
+    out = block._find_var(op.output_arg_names[0]) if op.output_arg_names else None
+    if not _static(out) or not str(out.dtype).startswith("float"):
+        return None
+    for k, n in enumerate(cands):
+        v = block._find_var(n)
+        if (n in fresh and readers.get(n) == 1 and n not in keep_alive and n not in consts and _static(v)
+                and list(v.shape) == list(out.shape) and v.dtype == out.dtype):
+            if others:
+                o = block._find_var(others[k])
+                if o is None or not (len(o.shape) == 0 or (_static(o) and _fits(list(o.shape), list(out.shape)))):
+                    continue
+            return ufunc, n
+    return None

@@ -1,0 +1,114 @@
+"""Kernel selection: the direct numpy a plan calls for an op whose static metadata allows it.
+
+The registry's kernels check and dispatch on every call; when a Block's static
+ranks and dtypes already settle those questions, the plan calls numpy directly
+(``add`` with equal dtypes is ``np.add``; ``matmul`` of two matrices with
+``transpose_y`` is ``x @ y.T``).  With the ``fast_kernels`` feature, ops a careful
+numpy programmer would write differently get that version, computing the same
+values in the same order (results are bitwise those of the registry kernel)::
+
+    layer_norm (Mean/InvStd unused)   ->  xc = x - mean; xc *= inv; xc *= w; xc += b
+    gelu                              ->  the erf polynomial in place, float32 kept
+    softmax                           ->  e = x - max; exp(e, out=e); e /= sum
+"""
+import numpy as np
+
+from ...registry import get_op
+from .features import enabled
+
+# The binary ufuncs in-place rewrites may call with out= (see inplace.py).
+UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divide": np.true_divide}
+_FLOATS = ("float16", "float32", "float64")
+
+
+def _layer_norm_y(axes, epsilon):
+    def layer_norm(x, scale, bias):
+        mean = x.mean(axis=axes, keepdims=True)
+        var = x.var(axis=axes, keepdims=True)
+        var += epsilon
+        np.sqrt(var, out=var)
+        inv = np.divide(1.0, var, out=var)
+        xc = x - mean
+        xc *= inv
+        xc *= scale
+        xc += bias
+        return xc, None, None
+    return layer_norm
+
+
+def _erf_inplace(z):
+    """The registry's erf polynomial (Abramowitz & Stegun 7.1.26), same operations, in place."""
+    s = np.sign(z)
+    a = np.abs(z, out=z)
+    t = a * 0.3275911
+    t += 1
+    np.divide(1, t, out=t)
+    p = t * 1.061405429
+    for c in (-1.453152027, 1.421413741, -0.284496736):
+        p += c
+        p *= t
+    p += 0.254829592
+    p *= t
+    np.multiply(a, a, out=a)
+    np.negative(a, out=a)
+    np.exp(a, out=a)
+    p *= a
+    np.subtract(1, p, out=p)
+    p *= s
+    return p
+
+
+def _gelu(x):
+    e = _erf_inplace(x / np.sqrt(2).astype(x.dtype))
+    e += 1
+    h = 0.5 * x
+    return np.multiply(h, e, out=e)
+
+
+def _softmax(axis):
+    def softmax(x):
+        e = x - x.max(axis=axis, keepdims=True)
+        np.exp(e, out=e)
+        e /= e.sum(axis=axis, keepdims=True)
+        return e
+    return softmax
+
+
+def _var(block, op, slot, k=0):
+    names = op.inputs.get(slot) or ()
+    return block._find_var(names[k]) if len(names) > k else None
+
+
+def _special(block, op, live):
+    x = _var(block, op, "X")
+    if x is None or str(x.dtype) not in ("float32", "float64"):
+        return None
+    if op.type == "gelu" and not op.attrs.get("approximate", False):
+        return _gelu
+    if op.type == "softmax":
+        axis = op.attrs.get("axis", -1)
+        return _softmax(axis) if -x.ndim <= axis < x.ndim else None
+    if op.type == "layer_norm" and not any(n in live for n in op.output_arg_names[1:]):
+        begin = op.attrs.get("begin_norm_axis", 1)
+        norm = list(x.shape[begin:]) if 0 <= begin < x.ndim else None
+        scale, bias = _var(block, op, "Scale"), _var(block, op, "Bias")
+        if (norm is None or -1 in norm or scale is None or bias is None
+                or list(scale.shape) != norm or list(bias.shape) != norm
+                or str(scale.dtype) != str(x.dtype) or str(bias.dtype) != str(x.dtype)):
+            return None
+        return _layer_norm_y(tuple(range(begin, x.ndim)), float(op.attrs.get("epsilon", 1e-5)))
+    return None
+
+
+def select_kernel(block, op, live=()):
+    """A direct numpy callable for ``op`` (its attrs resolved), or None for the registry kernel.
+
+    ``live``: names read after the op (outputs not in it are unused).  numpy still
+    raises on a bad run-time shape; the executor names the op.
+    """
+    if enabled("fast_kernels"):
+        fast = _special(block, op, live)
+        if fast is not None:
+            return fast
+    opdef = get_op(op.type)
+    return opdef.fast(block, op) if opdef.fast is not None else None

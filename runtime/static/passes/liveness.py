@@ -1,0 +1,71 @@
+"""Liveness: which ops a set of outputs needs, and which values flow into a segment.
+
+One backward walk serves the executor (ops to compile), dead-code elimination,
+``prune`` and the split of a forward+backward Program into two segments.  For::
+
+    t = matmul(X=x, Y=w)        # kept: y needs t
+    u = exp(X=x)                # dropped: nothing reads u
+    y = relu(X=t)               # kept: y is an output
+    () = print(X=y)             # kept: must_keep (an observable effect)
+
+``live_ops(block, ops, ['y'])`` is the matmul, relu and print ops, and ``live_in``
+is ``{'x', 'w'}``.
+"""
+from .defuse import op_reads
+from .effects import is_persistable, must_keep
+
+
+def analyze(block, ops, output_names, keep=must_keep, stop=(), nested=False):
+    """(ops needed for ``output_names`` in order, names they need from before ``ops``).
+
+    ``keep(block, op)`` marks ops kept regardless of their outputs (default: effects
+    and randomness; pass None to keep only what outputs need).  Names in ``stop``
+    are given (feeds): ops defining them are not needed for them.  ``nested``
+    counts names sub-blocks read from outside as reads of their op.
+    """
+    stop = set(stop)
+    needed = set(output_names) - stop
+    kept = []
+    for op in reversed(ops):
+        outs = op.output_arg_names
+        if any(n in needed for n in outs) or (keep is not None and keep(block, op)):
+            kept.append(op)
+            needed.difference_update(outs)
+            needed.update(n for n in (op_reads(op) if nested else op.input_arg_names) if n not in stop)
+    kept.reverse()
+    return kept, needed
+
+
+def live_ops(block, ops, output_names, keep=must_keep):
+    """The ops of ``ops`` that ``output_names`` depend on, plus the ops ``keep`` marks."""
+    return analyze(block, ops, output_names, keep)[0]
+
+
+def segment_inputs(block, output_names, op_range=None, persistables=False):
+    """Names ``block.ops[op_range]`` must be given to produce ``output_names``.
+
+    Ordered by first read; persistable names only with ``persistables``.  For a
+    backward segment these are the forward values it reads (the forward segment
+    is asked to return exactly these, so a later forward cannot change them).
+    """
+    def wanted(n):
+        return persistables or not is_persistable(block, n)
+
+    ops = block.ops if op_range is None else block.ops[op_range[0]:op_range[1]]
+    defined, need = set(), []
+    for op in live_ops(block, ops, output_names):
+        for n in op.input_arg_names:
+            if n not in defined and wanted(n) and n not in need:
+                need.append(n)
+        defined.update(op.output_arg_names)
+    need.extend(n for n in output_names if n not in defined and n not in need and wanted(n))
+    return need
+
+
+def last_uses(ops):
+    """name -> index in ``ops`` of the last op reading it (where its value may be freed)."""
+    last = {}
+    for i, op in enumerate(ops):
+        for n in op.input_arg_names:
+            last[n] = i
+    return last
