@@ -24,6 +24,7 @@ from .transform import transform_function
 from .convert_call import is_not_to_static
 from .function_spec import cache_key, check_against_spec, flatten, specs_to_placeholders, unflatten
 from .partial_program import PartialProgram
+from . import layer_writes
 
 
 def _reraise(exc, phase):
@@ -244,7 +245,7 @@ class StaticFunction:
             self._fell_back = True
             return self.dygraph_function(*self._args_with_self(args), **kwargs)
         try:
-            outs = concrete.partial_program(tensors)
+            outs = concrete.layer_writes.apply(concrete.partial_program(tensors))
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
         return unflatten(concrete.out_skeleton, outs)
@@ -367,16 +368,20 @@ class StaticFunction:
         mode = "" if self._instance is None else f", training={self._training()}"
         config.log(1, f"building a Program for {self._qualname()}({sig}{mode})"
                       + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
-        with program_guard(main, startup), static_mode_guard(True), origin_provider(current_origin):
+        with program_guard(main, startup), static_mode_guard(True), origin_provider(current_origin), \
+                layer_writes.tracking(self._instance) as writes:
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype) in zip(feed_names, metas)]
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
             out_vars = []
             out_skeleton = _flatten_outputs(out, out_vars, self.dygraph_function)
+            writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
         config.log(1, f"built a Program for {self.__name__}: {len(main.global_block().ops)} ops, "
                       f"{main.num_blocks} blocks")
-        return ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn)
+        concrete = ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn)
+        concrete.layer_writes = writes
+        return concrete
 
     def __repr__(self):
         return f"<StaticFunction {self.__name__}: {len(self.program_cache)} Program(s)>"

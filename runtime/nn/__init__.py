@@ -1,6 +1,6 @@
 """``rt.nn``: layers, ``functional`` and ``initializer`` (Paddle's ``paddle.nn``)."""
 from . import functional, initializer
-from .container import LayerList, Sequential
+from .container import LayerDict, LayerList, Sequential
 from .layer import Layer
 from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax,
                            Tanh)
@@ -12,7 +12,7 @@ from .rnn import GRUCell, LSTMCell
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from ..tensor import Parameter
 
-__all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "Linear", "Embedding", "Dropout",
+__all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "LayerDict", "Linear", "Embedding", "Dropout",
            "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Conv2D", "MaxPool2D",
            "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
            "ParamAttr", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
