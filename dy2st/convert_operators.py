@@ -14,7 +14,7 @@ from dy2st.operators.common import is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
-from dy2st.operators.sequences import Enumerate, Range, Zip
+from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape
 from dy2st.operators.side_effects import SetItem
 from dy2st.operators.tensor_array import Append, Concat, Pop, Stack, TensorArray
@@ -23,7 +23,7 @@ from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Assert", "Print", "Len", "Shape", "Append",
-           "Pop", "SetItem", "Stack", "Concat", "TensorArray"]
+           "Pop", "SetItem", "Unpack", "Stack", "Concat", "TensorArray"]
 
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""

@@ -4,7 +4,7 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn.cond)
 
 from dy2st import staging
-from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_code,
+from dy2st.operators.common import (_block_count, _describe, _drop_blocks, _InBranch, _pack, _plain, _user_code,
                                     _with_location, is_symbolic, truth)
 from dy2st.operators.side_effects import Snapshot
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -70,13 +70,14 @@ def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap):
     first was traced, so the `cond` is then built again with it."""
     if snap is None:
         return _build_cond(pred, first_fn, second_fn, args, labels, pack)
-    slots, n = [], len(labels)
+    slots, n, blocks = [], len(labels), _block_count()
     while True:
         carried = []
         try:
             merged = _build_cond(pred, first_fn, second_fn, args, labels, pack, snap, slots, carried)
         except _MoreSlots as more:
             snap.restore()
+            _drop_blocks(blocks)
             slots += more.slots
             continue
         except BaseException:
