@@ -1,7 +1,8 @@
 """`_jst.Call(f)`: the converted version of a callable, made on first use and cached.
 
 Converted: user functions, methods (re-bound to their object), lambdas, user `Layer`s (their
-`forward`) and callable user objects (their `__call__`). Left alone: builtins, classes, anything
+`forward`, between their forward hooks), the layers of an `rt.nn.Sequential`, and callable
+user objects (their `__call__`). Left alone: builtins, classes, anything
 from `runtime`, numpy, dy2st or the standard library, and functions marked `not_to_static`.
 A user function dy2st cannot convert (say, a generator) runs as is, with a warning: it was
 not the function the user asked to convert.
@@ -11,7 +12,10 @@ import types
 import warnings
 import weakref
 
+import runtime as rt
+
 from dy2st import transform
+from dy2st.layer_writes import with_hooks
 from dy2st.pyct import errors, parser
 from dy2st.transformers.call_trees import LIBRARY_ROOTS
 
@@ -88,18 +92,31 @@ def convert_call(fn):
     override = getattr(fn, "__dict__", {}).get("forward")
     if override is not None and hasattr(fn, "_forward_pre_hooks") and not _has_hooks(fn):
         return convert_call(override)  # `layer.forward = ...` on the instance wins, as in eager
+    if type(fn) is rt.nn.Sequential and not _has_hooks(fn):
+        return _sequential(fn)
     forward = getattr(type(fn), "forward", None)
     static = _static_function_parts(forward) if forward is not None else None
     if static is not None:
-        return types.MethodType(_convert_or_keep(parser.unwrap(static[0])), fn)
+        forward = parser.unwrap(static[0])
+    elif isinstance(forward, types.FunctionType) and (_is_library(forward) or is_not_to_static(forward)):
+        return fn  # runtime layers run as they are
     if isinstance(forward, types.FunctionType):
-        if _is_library(forward) or is_not_to_static(forward) or _has_hooks(fn):
-            return fn  # runtime layers run as they are; hooks need Layer.__call__
-        return types.MethodType(_convert_or_keep(forward), fn)
+        # A layer's hooks run around its converted forward, as Layer.__call__ runs them.
+        return types.MethodType(_convert_or_keep(with_hooks(forward) if _has_hooks(fn) else forward), fn)
     call = getattr(type(fn), "__call__", None)
     if isinstance(call, types.FunctionType) and not _is_library(call) and not is_not_to_static(call):
         return types.MethodType(_convert_or_keep(call), fn)
     return fn
+
+
+def _sequential(seq):
+    """A Sequential's forward with each layer called through convert_call (user layers in it
+    are converted too)."""
+    def forward(x):
+        for layer in seq:
+            x = convert_call(layer)(x)
+        return x
+    return forward
 
 
 def _has_hooks(layer):

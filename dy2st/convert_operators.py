@@ -16,15 +16,17 @@ from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
 from dy2st.operators.python_semantics import IsInstance, SetStopGradient, TraceExcept
-from dy2st.operators.sequences import Enumerate, Range, Zip
+from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape
-from dy2st.operators.tensor_array import Append, Concat, Stack, TensorArray
+from dy2st.operators.side_effects import SetItem
+from dy2st.operators.tensor_array import Append, Concat, Pop, Stack, TensorArray
 from dy2st.pyct import origin_info
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Assert", "FString", "Print", "Len", "Shape", "Append",
-           "Stack", "Concat", "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "TraceExcept"]
+           "Pop", "SetItem", "Unpack", "Stack", "Concat", "TensorArray", "RaiseIf", "IsInstance",
+           "SetStopGradient", "TraceExcept"]
 
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""

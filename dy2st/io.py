@@ -16,6 +16,7 @@ import runtime as rt
 from runtime.static import InputSpec
 from runtime.static.io import save_inference_model
 
+from .layer_writes import with_hooks
 from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer, encode_structure
 
@@ -26,11 +27,17 @@ def _static_function_of(target, input_spec):
     """The StaticFunction that traces ``target`` (without changing the Layer or function)."""
     if isinstance(target, rt.nn.Layer):
         forward = target.forward
-        if isinstance(forward, StaticFunction):
+        hooks = target._forward_pre_hooks or target._forward_post_hooks
+        if isinstance(forward, StaticFunction) and not hooks:
             return forward
         fn = type(target).forward
         if isinstance(fn, StaticFunction):
             fn = fn.dygraph_function
+        if isinstance(forward, StaticFunction):
+            fn = forward.dygraph_function
+        if hooks:
+            spec = input_spec if input_spec is not None else getattr(forward, "_input_spec", None)
+            return StaticFunction(with_hooks(fn), input_spec=spec, instance=target)
         return StaticFunction(fn, input_spec=input_spec, instance=target)
     if isinstance(target, StaticFunction):
         return target
@@ -106,7 +113,9 @@ def save(layer, path, input_spec=None, **configs):
     program = concrete.main_program
     metadata = {"output_structure": encode_structure(concrete.out_skeleton),
                 "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}
-    save_inference_model(path, concrete.inputs, concrete.outputs, program=program,
+    writes = getattr(concrete, "layer_writes", None)
+    outputs = concrete.outputs[:len(concrete.outputs) - (writes.count if writes is not None else 0)]
+    save_inference_model(path, concrete.inputs, outputs, program=program,
                          structured_names=_structured_names(instance, program), metadata=metadata)
 
 

@@ -27,6 +27,7 @@ from .function_spec import (cache_key, check_against_spec, flatten, flatten_outp
                             skeleton_text, skeleton_values, spec_list, specs_to_placeholders, unflatten)
 from .guards import build as build_guards, recording as recording_calls
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
+from . import layer_writes
 
 
 def _reraise(exc, phase):
@@ -191,6 +192,7 @@ class StaticFunction:
             else:
                 with rt.no_grad():
                     outs = concrete.partial_program(tensors)
+            outs = concrete.layer_writes.apply(outs)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
         return unflatten(concrete.out_skeleton, outs)
@@ -365,13 +367,14 @@ class StaticFunction:
         # Gradients are on while building (a first call under `no_grad()` must not build a Program
         # without them); the user's own `with rt.no_grad():` inside still turns them off.
         with recording_calls() as calls, program_guard(main, startup), static_mode_guard(True), \
-                origin_provider(current_origin), rt.enable_grad():
+                origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes:
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype) in zip(feed_names, metas)]
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
+            writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
         passes.run_pipeline(main, [v.name for v in out_vars])  # drop trace leftovers nothing returns
         guards = build_guards(self.dygraph_function, self._instance, skeleton_values(skeleton), calls, main)
         if count:
@@ -380,6 +383,7 @@ class StaticFunction:
                       f"{main.num_blocks} blocks, {len(guards)} guards")
         concrete = ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn, guards)
         concrete.backend = self._backend
+        concrete.layer_writes = writes
         return concrete
 
     def __repr__(self):

@@ -99,3 +99,13 @@ def _user_code(fn, *args):
         raise
     except Exception as e:  # noqa: BLE001  (re-raised unchanged by the caller)
         raise _InBranch(e) from None
+
+
+def _block_count():
+    return rt.static.default_main_program().num_blocks
+
+
+def _drop_blocks(count):
+    """Forget the sub-blocks made since there were `count` (a branch or loop traced again
+    after a first try that found more to carry): no op refers to them."""
+    del rt.static.default_main_program().blocks[count:]

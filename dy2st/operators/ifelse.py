@@ -4,8 +4,9 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn.cond)
 
 from dy2st import staging
-from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_code,
+from dy2st.operators.common import (_block_count, _describe, _drop_blocks, _InBranch, _pack, _plain, _user_code,
                                     _with_location, is_symbolic, truth)
+from dy2st.operators.side_effects import Snapshot
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 
@@ -26,10 +27,13 @@ def _dummy_like(v):
     return type(v)(0)
 
 
-def IfElse(pred, true_fn, false_fn, args=(), names=None):
+def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None):
     """Run one branch (Python/eager pred) or build a `cond` op (symbolic pred).
 
     names: the output variable names, or None for one unnamed value (a ternary).
+    writes: {name: object} of the objects the branches write into (`res[k] = v`,
+    `obj.a = v`, `lst.append(v)`); what they write becomes `cond` outputs too, and the
+    merged values are written back into the same objects.
     """
     if not is_symbolic(pred):
         taken = bool(truth(pred))
@@ -41,25 +45,83 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None):
     single = names is None or n == 1
     pack = (lambda r: (r,)) if single else (lambda r: _pack(r, n))
     pred = pred if pred.dtype == "bool" else rt.cast(pred, "bool")
-    outs = _build_cond(pred, true_fn, false_fn, args, labels, pack)
+    snap = Snapshot(writes.items()) if writes else None
+    outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap or None)
     if outs is None:  # the first branch left a return value unset that the other set: swap
-        outs = _build_cond(rt.logical_not(pred), false_fn, true_fn, args, labels, pack)
+        outs = _cond_writing(rt.logical_not(pred), false_fn, true_fn, args, labels, pack, snap or None)
     if names is None or n == 1:
         return outs[0]
     return None if n == 0 else tuple(outs)
 
 
-def _build_cond(pred, first_fn, second_fn, args, labels, pack):
+class _MoreSlots(Exception):
+    """The second branch wrote slots the first did not: build the `cond` again with them."""
+
+    def __init__(self, slots):
+        super().__init__(slots)
+        self.slots = slots
+
+
+def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap):
+    """`_build_cond`, with the slots of `snap` the branches write as extra outputs.
+
+    Each branch starts from the contents the objects had before the `if`; afterwards they
+    hold the merged values. A slot written only by the second branch is found after the
+    first was traced, so the `cond` is then built again with it."""
+    if snap is None:
+        return _build_cond(pred, first_fn, second_fn, args, labels, pack)
+    slots, n, blocks = [], len(labels), _block_count()
+    while True:
+        carried = []
+        try:
+            merged = _build_cond(pred, first_fn, second_fn, args, labels, pack, snap, slots, carried)
+        except _MoreSlots as more:
+            snap.restore()
+            _drop_blocks(blocks)
+            slots += more.slots
+            continue
+        except BaseException:
+            snap.restore()
+            raise
+        snap.restore()
+        if merged is None:
+            return None
+        for slot, value in zip(carried, merged[n:]):
+            if isinstance(value, UndefinedVar):
+                raise ValueError(_with_location(
+                    f"{snap.describe(slot)} is set in only one branch of a tensor-dependent `if` and "
+                    "has no value before it: give it a value before the `if`, or set it in both branches"))
+        snap.write(dict(zip(carried, merged[n:])))
+        return merged[:n]
+
+
+def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=(), carried=None):
     state = {}
+    labels = list(labels)
+
+    def with_slots(outs, restart):
+        if snap is None:
+            return outs
+        changed = snap.changed()
+        if restart:  # the second branch: everything it wrote must already be carried
+            extra = [s for s in changed if s not in carried]
+            if extra:
+                raise _MoreSlots(extra)
+        else:
+            carried.extend(list(slots) + [s for s in changed if s not in slots])
+            labels.extend(snap.describe(s) for s in carried)
+        return tuple(outs) + tuple(snap.current(s) for s in carried)
 
     def first():
-        outs = pack(_user_code(first_fn, *args))
+        outs = with_slots(pack(_user_code(first_fn, *args)), False)
         state["first"] = outs
         state["keep"] = [i for i, v in enumerate(outs) if _tensorizable(v)]
         return [outs[i] for i in state["keep"]]
 
     def second():
-        outs = pack(_user_code(second_fn, *args))
+        if snap is not None:
+            snap.restore()
+        outs = with_slots(pack(_user_code(second_fn, *args)), True)
         state["second"] = outs
         ret = []
         for i in state["keep"]:

@@ -4,14 +4,17 @@ and iterables -> a Python loop, unrolled at trace time.
 Carries with no value before a tensor loop are probed: the body is traced once into a scratch
 Program to learn their dtype and rank.
 """
+import numpy as np
+
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
 
 from dy2st import staging
-from dy2st.operators.common import (_as_bool_var, _describe, _InBranch, _pack, _plain, _py_items,
+from dy2st.operators.common import (_as_bool_var, _block_count, _drop_blocks, _describe, _InBranch, _pack, _plain, _py_items,
                                     _unpack, _user_code, _with_location, is_symbolic, truth)
 from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
+from dy2st.operators.side_effects import MISSING, Snapshot
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import UndefinedVar
 
@@ -38,8 +41,12 @@ def _to_tensor(value, name):
         f"{type(value).__name__} {value!r}, which cannot be a loop variable of a Program"))
 
 
-def While(cond, body, args, names):
-    """Python loop while the condition is a Python value; a `while` op once it is symbolic."""
+def While(cond, body, args, names, writes=None):
+    """Python loop while the condition is a Python value; a `while` op once it is symbolic.
+
+    writes: {name: object} of the objects the body writes into (`d[k] = v`, `o.a = v`):
+    what a tensor loop writes there is carried like a variable (see `_while_writing`).
+    """
     n = len(names)
     values = tuple(args)
     iterations = 0
@@ -50,13 +57,74 @@ def While(cond, body, args, names):
                            + (f" (after {iterations} Python iterations)" if iterations else ""))
             def loop_body(*vals):
                 return (), _pack(body(*vals), n)
-            return _unpack(_symbolic_while(cond, loop_body, values, names), n)
+            return _unpack(_while_writing(writes, cond, loop_body, values, names), n)
         if not truth(c):
             staging.record("while", None, f"condition is {staging.describe(c)}: "
                                           f"unrolled at trace time ({iterations} iterations)")
             return _unpack(values, n)
         values = _pack(body(*values), n)
         iterations += 1
+
+
+class _MoreSlots(Exception):
+    """The body wrote slots not carried yet: build the loop again with them."""
+
+    def __init__(self, slots):
+        super().__init__(slots)
+        self.slots = slots
+
+
+def _while_writing(writes, cond, body, values, names, prefix=()):
+    """`_symbolic_while`, with what the body writes into the objects of `writes` carried too.
+
+    Each written slot (`d['s']`, `o.acc`) is one more carry: the body's trace starts with the
+    carry's Variable written into the object and ends by reading the slot back. Slots are
+    found by tracing: a body writing one not carried yet makes the loop be built again.
+    Afterwards the objects hold the loop's results."""
+    snap = Snapshot(writes.items()) if writes else None
+    if not snap:
+        return _symbolic_while(cond, body, values, names, prefix)
+    n, slots = len(names), []
+
+    def put(vals):
+        snap.write(dict(zip(slots, vals[n:])))
+        return vals[:n]
+
+    def cond_w(*flat):
+        hidden, vals = flat[:len(prefix)], put(flat[len(prefix):])
+        return cond(*hidden, *vals)
+
+    def body_w(*flat):
+        hidden, vals = flat[:len(prefix)], put(flat[len(prefix):])
+        new_hidden, outs = body(*hidden, *vals)
+        extra = [s for s in snap.changed() if s not in slots]
+        if extra:
+            raise _MoreSlots(extra)
+        return new_hidden, tuple(outs) + tuple(snap.current(s) for s in slots)
+
+    blocks = _block_count()
+    while True:
+        for slot in slots:
+            if snap.original(slot) is MISSING:
+                raise ValueError(_with_location(
+                    f"{snap.describe(slot)} is added inside a tensor-dependent loop; only a local list "
+                    "(`out = []` before the loop, `out.append(v)` in it) or names can grow there: give "
+                    "the slot a value before the loop, or collect into a local list"))
+        start = tuple(values) + tuple(snap.original(s) for s in slots)
+        labels = list(names) + [snap.describe(s) for s in slots]
+        try:
+            full = _symbolic_while(cond_w, body_w, start, labels, prefix)
+        except _MoreSlots as more:
+            snap.restore()
+            _drop_blocks(blocks)
+            slots += more.slots
+            continue
+        except BaseException:
+            snap.restore()
+            raise
+        snap.restore()
+        snap.write(dict(zip(slots, full[n:])))
+        return full[:n]
 
 
 def _symbolic_while(cond, body, values, names, prefix=()):
@@ -105,18 +173,53 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             size = _spec_size(spec)
             new.extend(_conform(spec, outs[i], loop_vars[pos:pos + size], names[i]))
             pos += size
-        return [v.tensor if isinstance(v, TensorArray) else v for v in new]
+        new = [v.tensor if isinstance(v, TensorArray) else v for v in new]
+        widen = {k: v.dtype for k, (old, v) in enumerate(zip(loop_vars, new))
+                 if rt.is_tensor(old) and rt.is_tensor(v) and _widens(old, v)}
+        if widen:
+            raise _Widen(widen)
+        return new
 
-    try:
-        results = rt.static.nn.while_loop(
-            cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])
-    except _InBranch as wrapped:
-        raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
-    except ValueError as e:
-        raise ValueError(_with_location(
-            f"the tensor-dependent loop changes the dtype or rank of one of {', '.join(names)}: {e}")) from e
+    blocks = _block_count()
+    while True:
+        try:
+            results = rt.static.nn.while_loop(
+                cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])
+            break
+        except _Widen as w:
+            # `s = s + i64` with an int32 `s`: eager code widens `s` on the first iteration;
+            # the loop carries the wider dtype from the start (differs only if it never runs).
+            _drop_blocks(blocks)
+            for k, dtype in w.casts.items():
+                loop_vars[k] = rt.cast(loop_vars[k], dtype)
+            continue
+        except _InBranch as wrapped:
+            raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
+        except ValueError as e:
+            raise ValueError(_with_location(
+                f"the tensor-dependent loop changes the dtype or rank of one of {', '.join(names)}: {e}")) from e
     hidden, full = rebuild(list(results))
     return tuple(full)
+
+
+class _Widen(Exception):
+    """The body widens some carries' dtype ({flat position: dtype}): start them wider."""
+
+    def __init__(self, casts):
+        super().__init__(casts)
+        self.casts = casts
+
+
+def _widens(old, new):
+    """Whether `new` is `old` promoted to a wider dtype of the same rank (int32 -> int64,
+    float32 -> float64, int -> float, bool -> int), as one eager iteration would make it."""
+    if old.dtype == new.dtype or old.ndim != new.ndim:
+        return False
+    a, b = np.dtype(old.dtype.np), np.dtype(new.dtype.np)
+    rank = {"b": 0, "u": 1, "i": 1, "f": 2}
+    if a.kind not in rank or b.kind not in rank:
+        return False
+    return rank[b.kind] > rank[a.kind] or (a.kind == b.kind and b.itemsize > a.itemsize)
 
 
 def _carry_spec(value, name):
@@ -160,9 +263,21 @@ def _conform(spec, value, start, name):
     if isinstance(value, list):
         value = TensorArray.from_list(value, name)
     elif not rt.is_tensor(value) and isinstance(value, (bool, int, float)):
-        old = start[0]
-        value = rt.full([], value, old.dtype if rt.is_tensor(old) else _PY_DTYPE[2][1])
+        value = _number_like(value, start[0])
     return [value]
+
+
+def _number_like(value, old):
+    """A Python number the body rebinds a carry to, as a tensor like the carry: its shape
+    (the number broadcasts the same way), and its dtype when the number fits it (a float
+    into an int carry keeps the float's dtype: the loop then widens or refuses)."""
+    py_dtype = next(d for t, d in _PY_DTYPE if isinstance(value, t))
+    if not rt.is_tensor(old):
+        return rt.full([], value, py_dtype)
+    kind = np.dtype(old.dtype.np).kind
+    fits = kind == "b" if isinstance(value, bool) else (kind in "iuf" if isinstance(value, int) else kind == "f")
+    shape = old.shape if all(d >= 0 for d in old.shape) else []
+    return rt.full(shape, value, old.dtype if fits else py_dtype)
 
 
 def _needs_probe(v):
@@ -208,13 +323,15 @@ def _is_static_object(v):
     return not (rt.is_tensor(v) or isinstance(v, (bool, int, float, list, UndefinedVar, TensorArray)))
 
 
-def For(iterable, body, args, names, extra_test=None):
+def For(iterable, body, args, names, extra_test=None, writes=None):
     """`for` over Python iterables (run now, per item) or tensors/tensor ranges (a `while` op)."""
     n = len(names)
+    if isinstance(iterable, TensorArray):  # a list built in a tensor loop: walk its rows
+        iterable = iterable.tensor
     if isinstance(iterable, _TensorSequence) or is_symbolic(iterable):
         seq = iterable if isinstance(iterable, _TensorSequence) else _TensorRows(iterable)
         staging.record("for", "while op", f"iterates over {_describe_sequence(seq)}")
-        return _unpack(_symbolic_for(seq, body, tuple(args), names, extra_test), n)
+        return _unpack(_symbolic_for(seq, body, tuple(args), names, extra_test, writes), n)
     values = tuple(args)
     staging.record("for", None, f"iterates over a Python {type(iterable).__name__}: unrolled at trace time")
     for item in _py_items(iterable):
@@ -231,7 +348,7 @@ def For(iterable, body, args, names, extra_test=None):
     return _unpack(values, n)
 
 
-def _symbolic_for(seq, body, values, names, extra_test):
+def _symbolic_for(seq, body, values, names, extra_test, writes=None):
     n = len(names)
     length = seq.length()
     counter = rt.full([], 0, "int64")
@@ -246,4 +363,4 @@ def _symbolic_for(seq, body, values, names, extra_test):
         outs = _pack(body(seq.item(k), *vals), n)
         return (k + 1,), outs
 
-    return _symbolic_while(cond, loop_body, values, names, prefix=(counter,))
+    return _while_writing(writes, cond, loop_body, values, names, prefix=(counter,))

@@ -5,6 +5,7 @@ import runtime as rt
 from dy2st import staging
 from dy2st.operators.common import _py_items, is_symbolic
 from dy2st.operators.shapes import Len
+from dy2st.operators.tensor_array import TensorArray
 
 
 class _TensorSequence:
@@ -67,7 +68,12 @@ def _as_int_var(x):
 
 
 def _as_sequence(x):
-    return x if isinstance(x, _TensorSequence) else _TensorRows(x)
+    return x if isinstance(x, _TensorSequence) else _TensorRows(_rows(x))
+
+
+def _rows(x):
+    """A list built in a tensor loop (a TensorArray) is walked as its stacked tensor."""
+    return x.tensor if isinstance(x, TensorArray) else x
 
 
 def Range(*args):
@@ -78,12 +84,14 @@ def Range(*args):
 
 
 def Enumerate(x, start=0):
+    x = _rows(x)
     if isinstance(x, _TensorSequence) or is_symbolic(x):
         return _TensorEnumerate(_as_sequence(x), start)
     return enumerate(_py_items(x), start)
 
 
 def Zip(*xs):
+    xs = [_rows(x) for x in xs]
     if any(isinstance(x, _TensorSequence) or is_symbolic(x) for x in xs):
         return _TensorZip([_as_sequence(x) for x in xs])
     return zip(*[_py_items(x) for x in xs])
@@ -95,3 +103,16 @@ def _describe_sequence(seq):
     if isinstance(seq, _TensorRows):
         return f"the rows of {staging.describe(seq.x)}"
     return f"a Tensor-backed {type(seq).__name__.lstrip('_').replace('Tensor', '').lower() or 'sequence'}"
+
+
+def Unpack(value, n):
+    """`a, b = value` for a `for a, b in ...` target: a symbolic tensor splits along its first
+    dim (its rows); anything else unpacks as Python does."""
+    value = _rows(value)
+    if not is_symbolic(value):
+        return value
+    if value.ndim == 0:
+        raise TypeError(f"cannot unpack a 0-d tensor into {n} values")
+    if value.shape[0] >= 0 and value.shape[0] != n:
+        raise ValueError(f"cannot unpack a tensor with first dim {value.shape[0]} into {n} values")
+    return tuple(value[k] for k in range(n))

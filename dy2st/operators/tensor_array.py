@@ -25,6 +25,13 @@ class TensorArray:
     def append(self, item):
         return TensorArray(rt.concat([self.tensor, rt.unsqueeze(item, 0)], axis=0))
 
+    def pop(self, index=-1):
+        """(the array without its item at `index`, that item); only the last item can go."""
+        if not (isinstance(index, int) and index == -1):
+            raise ValueError(_with_location(
+                "a list built in a tensor-dependent loop can only pop() its last item"))
+        return TensorArray(self.tensor[:-1]), self.tensor[-1]
+
     def length(self):
         return _length(self.tensor)
 
@@ -45,6 +52,14 @@ def Append(lst, item):
         return lst.append(item)
     lst.append(item)
     return lst
+
+
+def Pop(lst, *index):
+    """`item = lst.pop(*index)`, written back as `lst, item = _jst.Pop(lst, *index)`."""
+    if isinstance(lst, TensorArray):
+        return lst.pop(*index)
+    item = lst.pop(*index)
+    return lst, item
 
 
 def Stack(items, axis=0, **kwargs):

@@ -19,6 +19,7 @@ import gast
 
 from dy2st.pyct import anno, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, block_writes, live_in
+from dy2st.transformers.object_writes import function_locals, writes_dict, written_roots
 
 
 def branch_function(name, params, body, outputs):
@@ -47,12 +48,24 @@ def args_tuple(names):
     return gast.Tuple(elts=[templates.name(n) for n in names], ctx=gast.Load())
 
 
+def object_roots(stmts, defined, local_names):
+    """The names whose objects `stmts` write into and that have a value before them: defined
+    locals, or globals/closure variables (never bound in the function)."""
+    return [r for r in written_roots(stmts) if r in defined or r not in local_names]
+
+
 class IfElseTransformer(transformer.Transformer):
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.local_names = set()
+
     def visit_FunctionDef(self, node):
         # Each function scope gets its own analysis: liveness stops at its boundary.
         annotate_liveness(node)
         annotate_defined(node)
+        saved, self.local_names = self.local_names, function_locals(node)
         node.body = self.visit_block(node.body)
+        self.local_names = saved
         return node
 
     def visit_IfExp(self, node):
@@ -83,9 +96,12 @@ class IfElseTransformer(transformer.Transformer):
         new = [branch_function(true_name, params, body, outputs),
                branch_function(false_name, params, orelse, outputs)]
         new += undefined_inits([p for p in params if p not in defined])
+        roots = object_roots(body + orelse, defined, self.local_names)
+        template = "_jst.IfElse(test, true_fn, false_fn, args, names" + (
+            ", writes=objs)" if roots else ")")
         call = templates.replace_as_expression(
-            "_jst.IfElse(test, true_fn, false_fn, args, names)", test=test, true_fn=true_name,
-            false_fn=false_name, args=args_tuple(params), names=templates.str_tuple(outputs))
+            template, test=test, true_fn=true_name, false_fn=false_name, args=args_tuple(params),
+            names=templates.str_tuple(outputs), objs=writes_dict(roots))
         new.append(call_statement(call, outputs))
         return origin_info.copy_origin(node, new)
 

@@ -1,22 +1,50 @@
-"""`lst.append(x)` inside a loop -> `lst = _jst.Append(lst, x)`.
+"""Writes into a local list or tensor become visible assignments of its name.
 
-Writing the list back makes it a visible write, so the loop pass carries it. For a Python list
-`_jst.Append` appends in place and returns the same list (aliasing unchanged); inside a tensor
-loop the list is a tensor array (one tensor, dynamic first dim) and `Append` returns a new one.
-Outside loops nothing changes: plain lists stay plain.
+`lst.append(x)` / `x = lst.pop()` inside a loop -> `lst = _jst.Append(lst, x)` /
+`lst, x = _jst.Pop(lst)`, and `y[k] = v` anywhere -> `y = _jst.SetItem(y, k, v)`.
+
+Writing the name back makes it a visible write, so the branch and loop passes carry it. For
+a Python list or dict the helpers write in place and return the same object (aliasing
+unchanged); inside a tensor loop a list is a tensor array (one tensor, dynamic first dim) and
+`Append`/`Pop` return a new one; a symbolic tensor gets a `set_value` op and a new Variable.
+Outside loops `append`/`pop` stay as written. Names the function does not bind (globals,
+closure variables) are left alone: rebinding them would make them local.
 
     for i in range(n):                 for i in range(n):
         out.append(x[i])                   out = _jst.Append(out, x[i])
+    y[0] = 0.0                         y = _jst.SetItem(y, 0, 0.0)
 """
+import copy
+
 import gast
 
 from dy2st.pyct import origin_info, templates, transformer
+from dy2st.transformers.object_writes import function_locals
+
+
+def _method_call(node, method, nargs):
+    """`name.method(args)` with a Name receiver and `nargs` positional arguments (a range)."""
+    return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+            and node.func.attr == method and isinstance(node.func.value, gast.Name)
+            and len(node.args) in nargs and not node.keywords)
+
+
+def _key_expr(node):
+    """A subscript's key as an expression: `1:3` -> `slice(1, 3, None)`."""
+    if isinstance(node, gast.Slice):
+        parts = [p if p is not None else gast.Constant(value=None, kind=None)
+                 for p in (node.lower, node.upper, node.step)]
+        return templates.replace_as_expression("slice(a, b, c)", a=parts[0], b=parts[1], c=parts[2])
+    if isinstance(node, gast.Tuple):
+        return gast.Tuple(elts=[_key_expr(e) for e in node.elts], ctx=gast.Load())
+    return node
 
 
 class ListAppendTransformer(transformer.Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.loop_depth = 0
+        self.local_names = set()
 
     def _loop(self, node):
         self.loop_depth += 1
@@ -30,18 +58,50 @@ class ListAppendTransformer(transformer.Transformer):
 
     def visit_FunctionDef(self, node):
         saved, self.loop_depth = self.loop_depth, 0  # a nested def's body is not in the loop
+        saved_names, self.local_names = self.local_names, function_locals(node)
         node.body = self.visit_block(node.body)
-        self.loop_depth = saved
+        self.loop_depth, self.local_names = saved, saved_names
         return node
+
+    def _local(self, name_node):
+        return isinstance(name_node, gast.Name) and name_node.id in self.local_names
 
     def visit_Expr(self, node):
         call = node.value
-        if (self.loop_depth and isinstance(call, gast.Call)
-                and isinstance(call.func, gast.Attribute) and call.func.attr == "append"
-                and isinstance(call.func.value, gast.Name)
-                and len(call.args) == 1 and not call.keywords):
-            lst = call.func.value.id
-            new = templates.replace("lst = _jst.Append(lst, item)", lst=lst, item=call.args[0])
+        if self.loop_depth and _method_call(call, "append", (1,)) and self._local(call.func.value):
+            new = templates.replace("lst = _jst.Append(lst, item)", lst=call.func.value.id,
+                                    item=call.args[0])
+            return origin_info.copy_origin(node, new)
+        if self.loop_depth and _method_call(call, "pop", (0, 1)) and self._local(call.func.value):
+            new = templates.replace("lst = _jst.Pop(lst, args)[0]", lst=call.func.value.id,
+                                    args=list(call.args))
+            return origin_info.copy_origin(node, new)
+        return node
+
+    def visit_Assign(self, node):
+        value = node.value
+        if len(node.targets) != 1:
+            return node
+        target = node.targets[0]
+        if (self.loop_depth and isinstance(target, gast.Name) and _method_call(value, "pop", (0, 1))
+                and self._local(value.func.value)):
+            new = templates.replace("lst, target = _jst.Pop(lst, args)", lst=value.func.value.id,
+                                    target=target.id, args=list(value.args))
+            return origin_info.copy_origin(node, new)
+        if isinstance(target, gast.Subscript) and self._local(target.value):
+            new = templates.replace("obj = _jst.SetItem(obj, key, value)", obj=target.value.id,
+                                    key=_key_expr(target.slice), value=value)
+            return origin_info.copy_origin(node, new)
+        return node
+
+    def visit_AugAssign(self, node):
+        target = node.target
+        if isinstance(target, gast.Subscript) and self._local(target.value):
+            read = copy.deepcopy(target)
+            read.ctx = gast.Load()
+            value = gast.BinOp(left=read, op=node.op, right=node.value)
+            new = templates.replace("obj = _jst.SetItem(obj, key, value)", obj=target.value.id,
+                                    key=_key_expr(copy.deepcopy(target.slice)), value=value)
             return origin_info.copy_origin(node, new)
         return node
 

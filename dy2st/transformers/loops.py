@@ -24,7 +24,8 @@ from dy2st.pyct import anno, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import (annotate_defined, annotate_liveness, block_writes,
                                         reads, writes)
 from dy2st.transformers.ifelse import (args_tuple, branch_function, call_statement,
-                                       undefined_inits)
+                                       object_roots, undefined_inits)
+from dy2st.transformers.object_writes import function_locals, writes_dict
 
 _ITERATORS = {"range": "_jst.Range", "enumerate": "_jst.Enumerate", "zip": "_jst.Zip"}
 
@@ -40,11 +41,25 @@ class _IterRewriter(gast.NodeTransformer):
 
 
 class LoopTransformer(transformer.Transformer):
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.local_names = set()
+
     def visit_FunctionDef(self, node):
         annotate_liveness(node)
         annotate_defined(node)
+        saved, self.local_names = self.local_names, function_locals(node)
         node.body = self.visit_block(node.body)
+        self.local_names = saved
         return node
+
+    def _with_writes(self, template, subs, body, defined):
+        """Add `writes={...}` to the call when the body writes into objects."""
+        roots = object_roots(body, defined, self.local_names)
+        if not roots:
+            return template
+        subs["objs"] = writes_dict(roots)
+        return template[:-1] + ", writes=objs)"
 
     def _carries(self, node, body, extra_reads=frozenset(), target=frozenset()):
         head = anno.getanno(node, anno.Static.LIVE_VARS_IN, frozenset())
@@ -61,9 +76,10 @@ class LoopTransformer(transformer.Transformer):
                                     params=carries, test=test)[0]
         new = [cond_fn, branch_function(body_name, carries, body, carries)]
         new += undefined_inits([c for c in carries if c not in defined])
-        call = templates.replace_as_expression(
-            "_jst.While(cond, body, args, names)", cond=cond_name, body=body_name,
-            args=args_tuple(carries), names=templates.str_tuple(carries))
+        subs = dict(cond=cond_name, body=body_name, args=args_tuple(carries),
+                    names=templates.str_tuple(carries))
+        template = self._with_writes("_jst.While(cond, body, args, names)", subs, body, defined)
+        call = templates.replace_as_expression(template, **subs)
         new.append(call_statement(call, carries))
         return origin_info.copy_origin(node, new)
 
@@ -80,7 +96,15 @@ class LoopTransformer(transformer.Transformer):
             item = node.target.id
         else:
             item = self.ctx.namer.new("item")
-            body = templates.replace("target = item", target=node.target, item=item) + body
+            target = node.target
+            if isinstance(target, (gast.Tuple, gast.List)) and not any(
+                    isinstance(e, gast.Starred) for e in target.elts):
+                # `for a, b in t2d`: a row of a traced tensor cannot be unpacked by Python.
+                unpack = templates.replace_as_expression(
+                    "_jst.Unpack(item, n)", item=item, n=gast.Constant(value=len(target.elts), kind=None))
+                body = templates.replace("target = value", target=target, value=unpack) + body
+            else:
+                body = templates.replace("target = item", target=target, item=item) + body
         new = []
         call_template = "_jst.For(iterable, body, args, names)"
         subs = dict(iterable=iterable, body=body_name, args=args_tuple(carries),
@@ -91,6 +115,7 @@ class LoopTransformer(transformer.Transformer):
                                          params=carries, test=extra)[0])
             call_template = "_jst.For(iterable, body, args, names, extra_test=cond)"
             subs["cond"] = cond_name
+        call_template = self._with_writes(call_template, subs, body, defined)
         new.append(branch_function(body_name, [item] + carries, body, carries))
         new += undefined_inits([c for c in carries if c not in defined])
         new.append(call_statement(templates.replace_as_expression(call_template, **subs), carries))

@@ -1,4 +1,5 @@
-"""Containers: ``Sequential`` (calls its layers in order) and ``LayerList`` (an indexable list)."""
+"""Containers: ``Sequential`` (calls its layers in order), ``LayerList`` (an indexable list) and
+``LayerDict`` (an ordered dict)."""
 import collections
 
 from .layer import Layer
@@ -86,3 +87,60 @@ class LayerList(Layer):
         self._sub_layers.clear()
         for layer in layers:
             self.append(layer)
+
+
+class LayerDict(Layer):
+    """An ordered dict of sublayers (Paddle's ``LayerDict``): ``d['fc']``, ``d['fc'] = layer``,
+    ``del d['fc']``, ``len``, ``in``, iteration over keys, ``keys/values/items``, ``pop``,
+    ``clear`` and ``update`` (from a dict, a LayerDict, or ``(key, layer)`` pairs)."""
+
+    def __init__(self, sublayers=None):
+        super().__init__()
+        if sublayers is not None:
+            self.update(sublayers)
+
+    def __getitem__(self, key):
+        return self._sub_layers[key]
+
+    def __setitem__(self, key, sublayer):
+        self.add_sublayer(key, sublayer)
+
+    def __delitem__(self, key):
+        del self._sub_layers[key]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers)
+
+    def __contains__(self, key):
+        return key in self._sub_layers
+
+    def clear(self):
+        self._sub_layers.clear()
+
+    def pop(self, key):
+        return self._sub_layers.pop(key)
+
+    def keys(self):
+        return self._sub_layers.keys()
+
+    def items(self):
+        return self._sub_layers.items()
+
+    def values(self):
+        return self._sub_layers.values()
+
+    def update(self, sublayers):
+        """Add layers from a mapping (in its order) or an iterable of ``(key, layer)`` pairs."""
+        if isinstance(sublayers, (dict, LayerDict)):
+            pairs = list(sublayers.items())
+        else:
+            pairs = []
+            for i, item in enumerate(sublayers):
+                if not (isinstance(item, (list, tuple)) and len(item) == 2):
+                    raise ValueError(f"LayerDict.update: element #{i} should be a (key, layer) pair, got {item!r}")
+                pairs.append(tuple(item))
+        for key, layer in pairs:
+            self.add_sublayer(key, layer)

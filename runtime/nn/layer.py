@@ -7,12 +7,13 @@ Assigning a ``Parameter`` or a ``Layer`` to an attribute registers it, so
 does not depend on how many layers were built before.
 """
 import collections
+import contextlib
 import re
 
 import numpy as np
 
 from ..dtypes import convert_dtype
-from ..tensor import Parameter, Tensor
+from ..tensor import Parameter, Tensor, TensorLike
 from .initializer import Constant, XavierUniform
 from .param_attr import ParamAttr
 
@@ -23,6 +24,26 @@ def _unique_layer_name(prefix):
     n = _name_counts[prefix]
     _name_counts[prefix] += 1
     return f"{prefix}_{n}"
+
+
+# Reasons new parameters/buffers are refused right now (innermost last); see forbid_new_state.
+_no_new_state = []
+
+
+@contextlib.contextmanager
+def forbid_new_state(reason):
+    """Refuse ``create_parameter``/``register_buffer`` inside the block (a converter builds a
+    Program there: state made then would be frozen into it). ``reason`` ends the message."""
+    _no_new_state.append(reason)
+    try:
+        yield
+    finally:
+        _no_new_state.pop()
+
+
+def _check_new_state(layer, what):
+    if _no_new_state:
+        raise RuntimeError(f"{type(layer).__name__} {what}: this code {_no_new_state[-1]}")
 
 
 def _snake(name):
@@ -64,7 +85,8 @@ class Layer:
                                 "(expected a Parameter or None)")
             d["_parameters"][name] = None
         elif "_buffers" in d and name in d["_buffers"]:
-            if value is not None and not isinstance(value, Tensor):
+            # A static Variable too: a converter tracing forward writes one, then restores the buffer.
+            if value is not None and not isinstance(value, TensorLike):
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer '{name}' (expected a Tensor)")
             d["_buffers"][name] = value
         elif "_sub_layers" in d and name in d["_sub_layers"]:
@@ -102,6 +124,7 @@ class Layer:
         attr = ParamAttr.resolve(attr)
         if attr is False:
             return None
+        _check_new_state(self, "creates a parameter")
         shape = [int(d) for d in shape]
         if any(d <= 0 for d in shape):
             raise ValueError(f"parameter shape must have positive dims, got {shape}")
@@ -135,6 +158,8 @@ class Layer:
     def register_buffer(self, name, tensor, persistable=True):
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer('{name}') expects a Tensor, got {type(tensor).__name__}")
+        if tensor is not None:
+            _check_new_state(self, f"registers buffer '{name}'")
         self._ensure_init()
         self._drop(name)
         if tensor is not None:

@@ -57,7 +57,7 @@ def params_to_bytes(values):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:
         for name in sorted(values):
-            arr = np.require(values[name], requirements="C")  # ascontiguousarray would make 0-d 1-d
+            arr = np.require(values[name], requirements="C")  # ascontiguousarray would make 0-d arrays 1-d
             convert_dtype(arr.dtype)  # object/complex arrays cannot be saved
             member = io.BytesIO()
             np.lib.format.write_array(member, arr, allow_pickle=False)

@@ -1,0 +1,126 @@
+"""What a traced `forward` writes into its Layer, replayed on every run of the cached Program.
+
+`self.n = self.n + 1` (a buffer) and `self.last = y * 2` run once, while the Program is
+built, and would leave static Variables on the layer. Instead, as Paddle does for buffers,
+the written tensors become extra outputs of the Program; the layer is restored right after
+the trace, and after every run the new values are written back:
+
+- a tensor the Program reads (a buffer bound by reference) is updated in place, so the next
+  run reads the new value;
+- any other slot (`self.last`) gets the run's output tensor, as eager code would.
+
+Python values written during the trace (`self.calls += 1`) stay as the trace left them: they
+are decided once, like every Python value in converted code.
+
+Parameters must not be created while a Program is built (a Layer constructed inside
+`forward`): they would be frozen into the Program. `tracking()` refuses them.
+"""
+import contextlib
+import inspect
+import weakref
+
+import runtime as rt
+from runtime.dispatch import to_variable
+from runtime.nn import layer as layer_module
+
+from dy2st.operators.common import is_symbolic
+from dy2st.operators.side_effects import Snapshot
+
+_NEW_STATE = ("creates parameters or buffers while a Program is built (a Layer constructed inside a "
+              "converted function): they would be made once and frozen into the cached Program. "
+              "Create the Layer in __init__ and call it in forward")
+
+
+class LayerWrites:
+    """The tensor slots of a layer tree one trace wrote; `apply()` replays them after a run."""
+
+    def __init__(self, instance):
+        roots = []
+        if isinstance(instance, rt.nn.Layer):
+            roots = [(f"self.{name}" if name else "self", layer)
+                     for name, layer in instance.named_sublayers(include_self=True)]
+        self._snap = Snapshot(roots) if roots else None
+        self._updates = []  # (slot, tensor to update in place or None)
+        self.count = 0      # extra outputs at the end of the Program's outputs
+
+    def finish(self, out_vars, program):
+        """Add the written tensors to `out_vars` and put the layer tree back as it was."""
+        if self._snap is None:
+            return
+        changed = self._snap.changed()
+        self._snap.restore()
+        keep = {}
+        for slot, value in changed.items():
+            if not (is_symbolic(value) or rt.is_tensor(value)):
+                keep[slot] = value  # a Python value: decided at trace time
+                continue
+            old = self._snap.original(slot)
+            read = rt.is_tensor(old) and not is_symbolic(old) and any(
+                t is old for t in program.bound_tensors.values())
+            out_vars.append(to_variable(value))
+            self._updates.append((slot, old if read else None))
+        self._snap.write(keep)
+        self.count = len(self._updates)
+
+    def abandon(self):
+        if self._snap is not None:
+            self._snap.restore()
+
+    def apply(self, outs):
+        """Write a run's extra outputs back into the layer tree; returns the user's outputs."""
+        if not self.count:
+            return outs
+        n = len(outs) - self.count
+        fresh = {}
+        for (slot, in_place), t in zip(self._updates, outs[n:]):
+            if in_place is not None:
+                in_place._value = t._value
+            else:
+                fresh[slot] = t
+        self._snap.write(fresh)
+        return outs[:n]
+
+
+@contextlib.contextmanager
+def tracking(instance):
+    """Around one trace: yields the LayerWrites; refuses new parameters/buffers meanwhile."""
+    writes = LayerWrites(instance)
+    try:
+        with layer_module.forbid_new_state(_NEW_STATE):
+            yield writes
+    except BaseException:
+        writes.abandon()
+        raise
+
+
+_WITH_HOOKS = weakref.WeakKeyDictionary()
+
+
+def with_hooks(forward):
+    """``forward`` run between the layer's forward pre- and post-hooks, as ``Layer.__call__``
+    runs it: what ``save`` traces for a Layer with hooks (so the saved model applies them
+    too), and what converted code calls for a sublayer with hooks. One per ``forward``."""
+    try:
+        return _WITH_HOOKS[forward]
+    except (KeyError, TypeError):
+        pass
+
+    def forward_with_hooks(self, *inputs):
+        for hook in self._forward_pre_hooks:
+            result = hook(self, inputs)
+            if result is not None:
+                inputs = result if isinstance(result, tuple) else (result,)
+        out = forward(self, *inputs)
+        for hook in self._forward_post_hooks:
+            result = hook(self, inputs, out)
+            if result is not None:
+                out = result
+        return out
+
+    forward_with_hooks.__signature__ = inspect.signature(forward)
+    forward_with_hooks.__name__ = getattr(forward, "__name__", "forward")
+    try:
+        _WITH_HOOKS[forward] = forward_with_hooks
+    except TypeError:
+        pass
+    return forward_with_hooks

@@ -1,0 +1,154 @@
+"""Writes into Python objects inside tensor-dependent control flow: `Snapshot`.
+
+`res["a"] = v`, `y[0] = v`, `obj.attr = v`, `lst.append(v)` change Python objects, not
+Program values. Both branches of a tensor-dependent `if` are traced one after the other, and
+a loop body is traced once for every iteration, so without care the last trace would win.
+The branch and loop passes name the objects a body may write (`writes=lambda: (res, obj)`);
+a `Snapshot` of them lets every trace start from the same contents and tells, as *slots*
+(container, key), what a trace changed. The operators then carry those slots like variables
+(`cond` outputs, `while` carries) and write the merged values back into the same objects.
+
+Tracked containers: dicts, lists, and the attribute dicts (`vars(obj)`) of user objects and
+Layers, followed through dict/list/object values a few levels deep (a Layer's buffers live in
+`layer._buffers`, its sublayers in `layer._sub_layers`).
+"""
+import types
+
+import numpy as np
+
+import runtime as rt
+from runtime.dispatch import apply
+from runtime.ops import indexing
+
+from dy2st.operators.common import is_symbolic
+from dy2st.pyct.undefined import UndefinedVar
+
+MISSING = UndefinedVar("<missing>")  # the value of a slot a container does not hold
+_DEPTH = 3
+_OPAQUE = (types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType, type,
+           str, bytes, int, float, bool, complex, tuple, frozenset, set, range, UndefinedVar)
+_LAYER_TABLES = ("_parameters", "_buffers", "_sub_layers")
+
+
+def _contents(obj):
+    """The dict or list holding `obj`'s writable state, or None for values not tracked."""
+    if isinstance(obj, (dict, list)):
+        return obj
+    if obj is None or isinstance(obj, _OPAQUE) or rt.is_tensor(obj):
+        return None
+    if (type(obj).__module__ or "").split(".")[0] in ("numpy", "dy2st"):
+        return None
+    d = getattr(obj, "__dict__", None)
+    return d if isinstance(d, dict) else None
+
+
+class Snapshot:
+    """The contents of some containers at one moment; `changed()`, `restore()`, `write()`."""
+
+    def __init__(self, roots):
+        self._saved = {}  # id(container) -> (container, shallow copy)
+        self.labels = {}  # id(container) -> readable name for messages
+        for label, root in roots:
+            self._add(root, label, 0)
+
+    def __bool__(self):
+        return bool(self._saved)
+
+    def _add(self, obj, label, depth, attrs=False):
+        c = _contents(obj)
+        if c is None or id(c) in self._saved or depth > _DEPTH:
+            return
+        attrs = attrs or c is getattr(obj, "__dict__", None)
+        self._saved[id(c)] = (c, dict(c) if isinstance(c, dict) else list(c))
+        self.labels[id(c)] = (label, attrs)
+        items = c.items() if isinstance(c, dict) else enumerate(c)
+        for k, v in items:
+            if rt.is_tensor(v):
+                continue
+            if attrs and k in _LAYER_TABLES:
+                self._add(v, label, depth + 1, attrs=True)  # `self.n`, not `self._buffers['n']`
+            else:
+                self._add(v, f"{label}.{k}" if attrs else f"{label}[{k!r}]", depth + 1)
+
+    def changed(self):
+        """{slot: current value} of every slot whose value is not the saved one (by identity)."""
+        out = {}
+        for cid, (c, saved) in self._saved.items():
+            if isinstance(c, dict):
+                for k in list(saved) + [k for k in c if k not in saved]:
+                    now = c.get(k, MISSING)
+                    if now is not saved.get(k, MISSING):
+                        out[(cid, k)] = now
+            else:
+                for i in range(max(len(c), len(saved))):
+                    now = c[i] if i < len(c) else MISSING
+                    if now is not (saved[i] if i < len(saved) else MISSING):
+                        out[(cid, i)] = now
+        return out
+
+    def original(self, slot):
+        c, saved = self._saved[slot[0]]
+        if isinstance(c, dict):
+            return saved.get(slot[1], MISSING)
+        return saved[slot[1]] if slot[1] < len(saved) else MISSING
+
+    def current(self, slot):
+        c = self._saved[slot[0]][0]
+        if isinstance(c, dict):
+            return c.get(slot[1], MISSING)
+        return c[slot[1]] if slot[1] < len(c) else MISSING
+
+    def restore(self):
+        for c, saved in self._saved.values():
+            if isinstance(c, dict):
+                c.clear()
+                c.update(saved)
+            else:
+                c[:] = saved
+
+    def write(self, values):
+        """Set slots ({slot: value}; MISSING removes) on top of the current contents."""
+        for (cid, key), v in sorted(values.items(), key=lambda kv: (kv[0][0], str(type(kv[0][1])), kv[0][1])):
+            c = self._saved[cid][0]
+            if isinstance(c, dict):
+                if v is MISSING:
+                    c.pop(key, None)
+                else:
+                    c[key] = v
+            elif v is MISSING:
+                del c[key:]
+            elif key < len(c):
+                c[key] = v
+            else:
+                c.append(v)
+
+    def describe(self, slot):
+        """`res['a']`, `self.n`: how the user's code names a slot."""
+        label, attrs = self.labels[slot[0]]
+        return f"{label}.{slot[1]}" if attrs else f"{label}[{slot[1]!r}]"
+
+
+def snapshot_of(writes, labels):
+    """A Snapshot of the objects `writes()` returns (None when nothing is tracked)."""
+    if writes is None:
+        return None
+    snap = Snapshot(zip(labels, writes()))
+    return snap if snap else None
+
+
+def SetItem(target, key, value):
+    """`target[key] = value`, written back as `target = _jst.SetItem(target, key, value)`.
+
+    A symbolic tensor gets a `set_value` op and a new Variable (the name is rebound, so the
+    write follows a tensor-dependent branch or loop like any assignment); lists, dicts, eager
+    tensors and other objects are written in place and come back unchanged.
+    """
+    if not (is_symbolic(target) or (rt.is_tensor(target) and is_symbolic(value))):
+        target[key] = value
+        return target
+    spec, idx = indexing.parse_key(key)
+    if rt.is_tensor(value):
+        value = value if value.dtype == target.dtype else rt.cast(value, target.dtype)
+    else:
+        value = rt.to_tensor(np.asarray(value, dtype=target.dtype.np))
+    return apply("set_value", target, value, idx, spec=spec)

@@ -1,0 +1,191 @@
+"""State in tensor loops: writes into dicts/objects/tensors, list append/pop, lists used after
+the loop, Python numbers rebound in the body, tuple targets, widening dtypes, module lists,
+a local function named `super` (each against eager on several trip counts)."""
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as rt
+
+LOG = []
+
+
+def _same(a, b):
+    if isinstance(a, (tuple, list)):
+        assert len(a) == len(b)
+        for x, y in zip(a, b):
+            _same(x, y)
+        return
+    if rt.is_tensor(a):
+        assert b.dtype == a.dtype, (a, b)
+        np.testing.assert_allclose(np.asarray(b.numpy(), "float64"), np.asarray(a.numpy(), "float64"),
+                                   rtol=1e-6)
+    else:
+        assert float(b) == float(a)
+
+
+def _check(fn, inputs):
+    sf = dy2st.to_static(fn)
+    for x in inputs:
+        _same(fn(x), sf(x))
+    assert len(sf.program_cache) == 1
+    prog = sf.program_cache.last().main_program
+    assert any(op.type == "while" for op in prog.global_block().ops)
+    return sf
+
+
+COUNTS = [rt.to_tensor(1), rt.to_tensor(3), rt.to_tensor(6)]
+
+
+def dict_write_in_while(n):
+    d = {"s": rt.to_tensor(0.0), "k": 1}
+    i = 0
+    while i < n:
+        d["s"] = d["s"] + 1.5
+        i += 1
+    return d["s"]
+
+
+class Acc:
+    pass
+
+
+def attr_write_in_for(n):
+    o = Acc()
+    o.acc = rt.to_tensor(1.0)
+    for _ in range(n):
+        o.acc = o.acc * 2
+    return o.acc
+
+
+def tensor_item_write_in_for(n):
+    y = rt.zeros([3])
+    for i in range(n):
+        y[0] = y[0] + i
+        y[2] += 1.0
+    return y
+
+
+def append_then_pop(n):
+    lst = [rt.to_tensor(1.0), rt.to_tensor(2.0)]
+    for i in range(n):
+        lst.append(rt.to_tensor(3.0) * i)
+    for i in range(n - 1):
+        lst.pop()
+    return lst[-1] + 0
+
+
+def list_used_after_loop(n):
+    out = []
+    for i in range(n):
+        out.append(rt.to_tensor(2.0) * i)
+    s = rt.to_tensor(0.0)
+    for v in out:
+        s = s + v
+    return s + out[0] + len(out)
+
+
+def number_rebound_in_loop(n):
+    s = rt.zeros([2])
+    k = rt.ones([2])
+    i = rt.to_tensor(0)
+    while i < n:
+        s = s + k
+        k = 3
+        i = i + 1
+    return s
+
+
+def dtype_widens(n):
+    s = rt.to_tensor(1, dtype="int32")
+    f = rt.to_tensor(0)
+    i = rt.to_tensor(0)
+    while i < n:
+        s = s + i
+        f = 0.5 + f
+        i += 1
+    return s, f
+
+
+def module_list_append(n):
+    for i in range(2):
+        LOG.append(i)
+    s = rt.to_tensor(0)
+    for i in range(n):
+        s = s + i
+    return s
+
+
+@pytest.mark.parametrize("fn", [dict_write_in_while, attr_write_in_for, tensor_item_write_in_for,
+                                append_then_pop, list_used_after_loop, number_rebound_in_loop,
+                                dtype_widens, module_list_append])
+def test_loop_state_matches_eager(fn):
+    _check(fn, COUNTS)
+
+
+def test_dtype_widening_loop_has_one_while_and_wide_carry():
+    sf = _check(dtype_widens, COUNTS)
+    prog = sf.program_cache.last().main_program
+    assert prog.num_blocks == 2  # the first try's body block is dropped
+    assert sf(rt.to_tensor(2))[0].dtype == "int64"
+
+
+def test_tuple_targets_over_2d_tensor_rows():
+    def f(x):
+        s = rt.to_tensor(0.0)
+        for a, b in x:
+            s = s + a * b
+        return s
+
+    sf = dy2st.to_static(f, input_spec=[dy2st.InputSpec([None, 2], "float32")])
+    for rows in (1, 3, 5):
+        x = rt.to_tensor(np.arange(rows * 2, dtype="float32").reshape(rows, 2))
+        _same(f(x), sf(x))
+    assert len(sf.program_cache) == 1
+
+
+def test_object_writes_in_loop_keep_gradients():
+    def f(x, n):
+        state = {"h": x}
+        for _ in range(n):
+            state["h"] = state["h"] * x
+        return state["h"].sum()
+
+    sf = dy2st.to_static(f)
+    for k in (1, 2, 4):
+        a = np.array([0.5, -1.5, 2.0], "float32")
+        xe, xs = rt.to_tensor(a, stop_gradient=False), rt.to_tensor(a, stop_gradient=False)
+        f(xe, rt.to_tensor(k)).backward()
+        sf(xs, rt.to_tensor(k)).backward()
+        np.testing.assert_allclose(xs.grad.numpy(), xe.grad.numpy(), rtol=1e-5)
+
+
+def test_attribute_list_growing_in_tensor_loop_is_refused():
+    def f(n):
+        o = Acc()
+        o.items = [rt.to_tensor(0.0)]
+        for i in range(n):
+            o.items.append(rt.to_tensor(1.0))
+        return o.items[0]
+
+    with pytest.raises(ValueError, match=r"o\.items\[1\] is added inside a tensor-dependent loop") as info:
+        dy2st.to_static(f)(rt.to_tensor(3))
+    assert "o.items.append(rt.to_tensor(1.0))" in str(info.value) or "for i in range(n)" in str(info.value)
+
+
+class SuperUser(rt.nn.Layer):
+    def forward(self, x):
+        def super():
+            return x * 2
+        return super() + 1
+
+
+def test_local_function_named_super():
+    layer = SuperUser()
+    x = rt.to_tensor([1.0, 2.0])
+    np.testing.assert_allclose(dy2st.to_static(layer)(x).numpy(), [3.0, 5.0])
+
+
+def test_module_list_is_not_rebound():
+    code = dy2st.to_static(module_list_append).code
+    assert "LOG.append(i)" in code and "LOG = " not in code
