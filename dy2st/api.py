@@ -3,6 +3,7 @@ import functools
 import types
 
 import runtime as rt
+from runtime.static.backends import check_backend
 
 from . import config
 from .convert_call import not_to_static  # noqa: F401  (re-exported)
@@ -17,8 +18,8 @@ def to_static(function=None, input_spec=None, full_graph=True, backend=None):
     ``forward`` converted).  ``backend`` is "numpy" (the default) or "onnxruntime".
     Unknown keyword arguments raise TypeError.
     """
-    if backend is not None and backend not in ("numpy", "onnxruntime"):
-        raise ValueError(f"to_static: backend must be 'numpy' or 'onnxruntime', got {backend!r}")
+    if backend is not None:
+        check_backend(backend)
 
     def decorate(fn):
         if isinstance(fn, rt.nn.Layer):

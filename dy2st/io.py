@@ -13,6 +13,7 @@ the Layer is in; we prefer a model that predicts the same way every time.
 import os
 
 import runtime as rt
+from runtime.static.backends import check_backend
 from runtime.static import InputSpec
 from runtime.static.io import save_inference_model
 
@@ -133,6 +134,5 @@ def load(path, backend=None, **configs):
     """
     if configs:
         raise TypeError(f"dy2st.load() got unexpected keyword argument(s) {', '.join(map(repr, sorted(configs)))}")
-    if backend is not None and backend not in ("numpy", "onnxruntime"):
-        raise ValueError(f"dy2st.load: backend must be 'numpy' or 'onnxruntime', got {backend!r}")
+    check_backend(backend or "numpy")
     return TranslatedLayer.load(model_prefix(path), backend=backend or "numpy")

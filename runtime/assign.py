@@ -18,6 +18,7 @@ import numpy as np
 
 from .dispatch import apply
 from .framework import Variable, _mode, current_block
+from .registry import composite
 from .ops.common import as_tensor, assign_to, cast
 from .tensor import Tensor, TensorLike
 
@@ -95,6 +96,7 @@ def increment(x, value=1.0, name=None):
     return _write_in_place(x, apply("scale", old, scale=1.0, bias=float(value)))
 
 
+@composite("clone", api=["clone"], methods=["clone"])
 def clone(x, name=None):
     """A copy of ``x`` that stays on the tape (Paddle's ``paddle.clone`` / ``Tensor.clone``)."""
     return apply("assign", x)

@@ -6,7 +6,7 @@ listed here.  The same method works in both modes because it calls the public
 function, which routes through ``dispatch.apply``.  ``x.sum(axis=1)`` is
 ``rt.sum(x, axis=1)``.
 """
-from .assign import clone
+from . import assign  # noqa: F401  (declares the clone composite)
 from .ops import common, elementwise, indexing, logic, math, shape
 from .registry import tensor_methods
 from .tensor import TensorLike
@@ -61,10 +61,9 @@ _OPERATORS = {
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
 }
 
-# Every op-backed method comes from the op declarations (``def_op(..., methods=[...])``);
-# ``clone`` is a composite of ``assign`` defined with the public API (runtime/assign.py).
+# Every op-backed method comes from the op declarations (``def_op(..., methods=[...])``,
+# ``@composite(..., methods=[...])`` as for ``clone``).
 _METHODS = tensor_methods()
-_METHODS["clone"] = clone
 
 _PROPERTIES = {
     "T": _transposed,

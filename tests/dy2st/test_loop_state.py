@@ -24,11 +24,11 @@ def _same(a, b):
         assert float(b) == float(a)
 
 
-def _check(fn, inputs):
+def _check(fn, inputs, one_program=True):
     sf = dy2st.to_static(fn)
     for x in inputs:
         _same(fn(x), sf(x))
-    assert len(sf.program_cache) == 1
+    assert len(sf.program_cache) == 1 if one_program else len(sf.program_cache) <= len(inputs)
     prog = sf.program_cache.last().main_program
     assert any(op.type == "while" for op in prog.global_block().ops)
     return sf
@@ -120,7 +120,9 @@ def module_list_append(n):
                                 append_then_pop, list_used_after_loop, number_rebound_in_loop,
                                 dtype_widens, module_list_append])
 def test_loop_state_matches_eager(fn):
-    _check(fn, COUNTS)
+    # The eager calls in between append to the module-level LOG, a global the trace read: the
+    # cache's guard on it retraces (correct, if slower) instead of reusing a stale Program.
+    _check(fn, COUNTS, one_program=fn is not module_list_append)
 
 
 def test_dtype_widening_loop_has_one_while_and_wide_carry():
