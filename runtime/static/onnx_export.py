@@ -32,6 +32,7 @@ except ImportError as _e:  # keep the message actionable: the extra installs bot
     raise ImportError(f"ONNX export needs the onnx package: pip install 'dy2st[onnx]' ({_e})") from None
 
 from . import onnx_nn_ops  # noqa: F401  (adds the nn ops' entries to OPS)
+from . import onnx_shape_ops  # noqa: F401  (shapes with run-time dims, tensor slice bounds)
 from .onnx_ops import OPS, onnx_dtype
 from .prune import prune
 
