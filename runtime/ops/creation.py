@@ -16,7 +16,7 @@ from ..registry import Meta, def_op
 from ..tensor import Tensor, TensorLike
 from .common import cast, constant
 from .shape import expand, reshape
-from .shape_args import fill_dims, split_shape, static_dims
+from .shape_args import fill_dims, python_int, split_shape, static_dims
 
 
 def _fill_any_like_kernel(x, value=0.0, dtype=None):
@@ -176,13 +176,18 @@ def _is_int(v):
 
 
 def linspace(start, stop, num, dtype=None, name=None):
-    return apply("linspace", start=float(_number(start)), stop=float(_number(stop)), num=int(_number(num)),
-                 dtype=_dtype(dtype, float32))
+    return apply("linspace", start=float(_number(start)), stop=float(_number(stop)),
+                 num=python_int(num, "linspace", "num"), dtype=_dtype(dtype, float32))
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
-    return apply("eye", num_rows=int(num_rows), num_columns=int(num_rows if num_columns is None else num_columns),
-                 dtype=_dtype(dtype, float32))
+    num_columns = num_rows if num_columns is None else num_columns
+    if isinstance(num_rows, Variable) or isinstance(num_columns, Variable):  # sizes known at run time
+        rows = apply("unsqueeze", arange(num_rows), axis=[1])
+        cols = apply("unsqueeze", arange(num_columns), axis=[0])
+        return cast(apply("equal", rows, cols), _dtype(dtype, float32))
+    return apply("eye", num_rows=python_int(num_rows, "eye", "num_rows"),
+                 num_columns=python_int(num_columns, "eye", "num_columns"), dtype=_dtype(dtype, float32))
 
 
 def rand(shape, dtype=None, name=None):

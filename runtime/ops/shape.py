@@ -10,7 +10,8 @@ import numpy as np
 from ..dispatch import apply
 from ..registry import Meta, def_op
 from .broadcast import broadcast_to, expand, expand_as, tile  # noqa: F401  (public here too)
-from .shape_args import copied_dims, fill_dims, no_grads, show, split_shape
+from .shape_args import copied_dims, fill_dims, no_grads, python_int, show, split_shape
+from ..framework import Variable
 from ..tensor import TensorLike
 
 
@@ -294,24 +295,29 @@ def_op("shape", ["X"], ["Out"], kernel=lambda x: np.asarray(x.shape, dtype=np.in
 
 
 # -- public functions -------------------------------------------------------------------------------------
-def _int_list(v, what):
-    if isinstance(v, TensorLike):
-        v = v.numpy().tolist()  # eager only: a Variable raises a clear error here
-    if isinstance(v, (int, np.integer)):
-        return [int(v)]
-    return [int(d) for d in v]
+def _int_list(v, what, arg="axis"):
+    if isinstance(v, TensorLike) and not isinstance(v, Variable):
+        v = v.numpy().tolist()
+    if isinstance(v, (list, tuple)):
+        return [python_int(d, what, f"{arg}[{i}]") for i, d in enumerate(v)]
+    return [python_int(v, what, arg)]
 
 
 def reshape(x, shape, name=None):
     """``shape``: ints (0 copies the input dim, one -1 is inferred) and 1-element int Tensors, or a
     1-D int Tensor; tensor dims are read when the Program runs."""
-    dims, tensors = split_shape(shape, "reshape", like=x)
-    dims, tensors = copied_dims(x, dims, tensors)
-    return apply("reshape", x, tensors or None, shape=dims)
+    given, tensors = split_shape(shape, "reshape", like=x)
+    dims, tensors = copied_dims(x, given, tensors)
+    try:
+        return apply("reshape", x, tensors or None, shape=dims)
+    except ValueError as e:  # name the shape as given, not with its copied dims made 0
+        if dims == given:
+            raise
+        raise ValueError(str(e).replace(show(dims), show(given))) from None
 
 
 def transpose(x, perm, name=None):
-    return apply("transpose", x, perm=[int(p) for p in perm])
+    return apply("transpose", x, perm=_int_list(perm, "transpose", "perm"))
 
 
 def squeeze(x, axis=None, name=None):
@@ -342,10 +348,10 @@ def unstack(x, axis=0, num=None):
 
 
 def split(x, num_or_sections, axis=0, name=None):
-    axis = int(axis)
-    if isinstance(num_or_sections, int):
-        return apply("split", x, num=num_or_sections, sections=[], axis=axis)
-    return apply("split", x, num=0, sections=[int(s) for s in num_or_sections], axis=axis)
+    axis = python_int(axis, "split", "axis")
+    if not isinstance(num_or_sections, (list, tuple)):
+        return apply("split", x, num=python_int(num_or_sections, "split", "num_or_sections"), sections=[], axis=axis)
+    return apply("split", x, num=0, sections=_int_list(num_or_sections, "split", "num_or_sections"), axis=axis)
 
 
 def chunk(x, chunks, axis=0, name=None):

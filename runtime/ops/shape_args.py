@@ -85,6 +85,20 @@ def no_grads(inputs, k):
     return [None] * len(tensors) if isinstance(tensors, (list, tuple)) else None
 
 
+def python_int(v, what, arg):
+    """An int argument that must be known when the Program is built (an axis, a count)."""
+    if isinstance(v, Variable):
+        raise TypeError(f"{what}: {arg} must be a Python int when building a static Program, got {_describe(v)} "
+                        "whose value is only known at run time")
+    if isinstance(v, TensorLike):  # an eager one-element int Tensor: its value now
+        if str(v.dtype) not in INT_DTYPES or v.size != 1:
+            raise TypeError(f"{what}: {arg} must be an int or a 1-element int Tensor, got {_describe(v)}")
+        return int(v._value.reshape(()).item())
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+        raise TypeError(f"{what}: {arg} must be an int, got {_describe(v)}")
+    return int(v)
+
+
 def show(dims):
     """A shape list for messages, tensors shown as ``<tensor>``."""
     if not isinstance(dims, (list, tuple)):

@@ -33,6 +33,7 @@ IDIOMS = {
     "slice_ellipsis": (lambda x, b: x[..., : b - 1], [-1, 3, -1]),
     "slice_then_index": (lambda x, b: x[0, 1:, : b + 1], [2, -1]),
     "arith_dims": (lambda x, b: rt.reshape(x, [b * 3, 2, -1]), [-1, 2, -1]),
+    "eye_by_batch": (lambda x, b: rt.eye(b, 3), [-1, 3]),
 }
 
 
@@ -132,6 +133,11 @@ def test_static_errors_name_the_expected_and_the_given():
         _build(lambda x, b: rt.zeros([b, x.sum()]))
     with pytest.raises(ValueError, match="unknown length"):
         _build(lambda x, b: rt.zeros(rt.nonzero(rt.shape(x))[:, 0]))
+    with pytest.raises(TypeError, match=r"transpose: perm\[0\] must be a Python int when building a static "
+                                        r"Program, got a int64 Tensor of shape \[\] whose value is only known"):
+        _build(lambda x, b: rt.transpose(x, [b, 0, 1]))
+    with pytest.raises(TypeError, match="split: num_or_sections must be a Python int"):
+        _build(lambda x, b: rt.split(x, b))
     with pytest.raises(ValueError, match=r"more than one -1.*rt.shape\(x\)\[i\]"):
         _build(lambda x, b: rt.reshape(x, [x.shape[0], -1]))
 
