@@ -85,3 +85,52 @@ def test_onnx_slices_with_tensor_bounds_and_steps(tmp_path):
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g, w)
     assert os.path.getsize(path) > 0
+
+
+class LoopNet(rt.nn.Layer):
+    """Run-time dims read inside a tensor ``while`` and both branches of a tensor ``if``."""
+
+    def forward(self, x, n):
+        h = rt.zeros([x.shape[0], 4])
+        i = 0
+        while i < n:
+            h = h + rt.reshape(x, [x.shape[0], -1])[:, : x.shape[1] * 2] + rt.ones([x.shape[0], 4])
+            i += 1
+        if h.mean() > 2:
+            out = rt.reshape(h, [x.shape[0], 2, -1])
+        else:
+            out = rt.reshape(h * 2, [x.shape[0], 2, 2])[:, :, : x.shape[0] - 1]
+        return out, rt.randn([x.shape[0], 3])
+
+
+LOOP_SPEC = [InputSpec([None, 2, 3], "float32", "x"), InputSpec([], "int64", "n")]
+LOOP_CASES = ((2, 1), (4, 3), (3, 0))
+
+
+def _loop_case(b, n):
+    return _rng.random((b, 2, 3)).astype(np.float32), np.array(n, np.int64)
+
+
+def test_control_flow_with_run_time_dims_loads_and_exports(tmp_path):
+    net = LoopNet()
+    sf = dy2st.to_static(LoopNet(), input_spec=LOOP_SPEC)
+    prefix = str(tmp_path / "loop_net")
+    dy2st.save(net, prefix, input_spec=LOOP_SPEC)
+    loaded = dy2st.load(prefix)
+    for b, n in LOOP_CASES:
+        x, k = _loop_case(b, n)
+        want = net(rt.to_tensor(x), rt.to_tensor(k))
+        for got in (sf(rt.to_tensor(x), rt.to_tensor(k)), loaded(rt.to_tensor(x), rt.to_tensor(k))):
+            np.testing.assert_allclose(got[0].numpy(), want[0].numpy(), rtol=1e-6)
+            assert got[1].shape == [b, 3]
+    assert len(sf.forward.program_cache) == 1
+    ort = pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    path = str(tmp_path / "loop_net.onnx")
+    dy2st.export_onnx(net, path, input_spec=LOOP_SPEC)
+    sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    for b, n in LOOP_CASES:
+        x, k = _loop_case(b, n)
+        out, noise = sess.run(None, {"x": x, "n": k})
+        np.testing.assert_allclose(out, net(rt.to_tensor(x), rt.to_tensor(k))[0].numpy(), rtol=1e-5)
+        assert noise.shape == (b, 3)
