@@ -146,6 +146,9 @@ class Variable(TensorLike):
         raise TypeError(f"len() of Variable '{self.name}' with unknown first dim; use rt.shape(x)[0]")
 
     def __iter__(self):
+        # A known first dim unpacks like an eager Tensor (``b, n = rt.shape(x)``).
+        if self._shape and self._shape[0] >= 0:
+            return (self[i] for i in range(self._shape[0]))
         raise TypeError(f"cannot iterate over static Variable '{self.name}' in Python; "
                         "use a while_loop (or @dy2st.to_static)")
 

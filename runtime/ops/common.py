@@ -5,6 +5,7 @@ from ..dispatch import apply, to_variable
 from ..dtypes import convert_dtype, default_dtype_of, promote, scalar_dtype
 from ..framework import Variable, _mode, current_block as _current_block
 from ..registry import Meta, def_op
+from .shape_args import fill_dims, static_dims
 from ..tensor import Tensor, TensorLike
 
 SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -140,16 +141,16 @@ def_op("cast", ["X"], ["Out"], attrs={"dtype": "float32"},
        onnx="cast", api=["cast"], methods=["astype=cast", "cast"])
 
 
-def _fill_constant_kernel(shape, value, dtype):
-    return np.full(shape, value, dtype=dtype)
+def _fill_constant_kernel(shape_tensors=None, shape=(), value=0.0, dtype="float32"):
+    return np.full(fill_dims(shape, shape_tensors, "fill_constant"), value, dtype=dtype)
 
 
-def_op("fill_constant", [], ["Out"], attrs={"shape": [], "value": 0.0, "dtype": "float32"},
+def_op("fill_constant", ["ShapeTensor*"], ["Out"], attrs={"shape": [], "value": 0.0, "dtype": "float32"},
        kernel=_fill_constant_kernel,
-       # shape may hold -1 only via fill_constant_like; here it is fixed.
-       infer=lambda shape, value, dtype: Meta(shape, dtype), onnx="fold",
-       api=["zeros", "ones", "full", "empty"], module="runtime.ops.creation",
-       doc="A constant filled with one value (folded once when a plan is built).")
+       infer=lambda st=None, shape=(), value=0.0, dtype="float32": Meta(static_dims(shape), dtype),
+       onnx="fill_constant", api=["zeros", "ones", "full", "empty"], module="runtime.ops.creation",
+       doc="A constant filled with one value (folded once when a plan is built); None dims of shape "
+           "are the values of ShapeTensor, read at run time.")
 def_op("assign_value", [], ["Out"], attrs={"shape": [], "dtype": "float32", "values": []},
        kernel=lambda shape, dtype, values: np.asarray(values, dtype=dtype).reshape(shape),
        infer=lambda shape, dtype, values: Meta(shape, dtype), onnx="fold",

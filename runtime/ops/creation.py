@@ -15,6 +15,8 @@ from ..random import generator
 from ..registry import RANDOM, Meta, def_op
 from ..tensor import Tensor, TensorLike
 from .common import cast, constant
+from .shape import expand, reshape
+from .shape_args import fill_dims, python_int, split_shape, static_dims
 
 
 def _fill_any_like_kernel(x, value=0.0, dtype=None):
@@ -55,32 +57,36 @@ def_op("eye", [], ["Out"], attrs={"num_rows": 1, "num_columns": 1, "dtype": "flo
 
 
 # -- random -------------------------------------------------------------------------------------------
-def _uniform_kernel(shape=(), min=-1.0, max=1.0, dtype="float32"):  # noqa: A002
+def _uniform_kernel(shape_tensors=None, shape=(), min=-1.0, max=1.0, dtype="float32"):  # noqa: A002
+    shape = fill_dims(shape, shape_tensors, "uniform_random")
     r = generator().random(tuple(shape), dtype=np.float64 if dtype == "float64" else np.float32)
     return (r * (max - min) + min).astype(dtype, copy=False)
 
 
-def _gaussian_kernel(shape=(), mean=0.0, std=1.0, dtype="float32"):
+def _gaussian_kernel(shape_tensors=None, shape=(), mean=0.0, std=1.0, dtype="float32"):
+    shape = fill_dims(shape, shape_tensors, "gaussian_random")
     r = generator().standard_normal(tuple(shape), dtype=np.float64 if dtype == "float64" else np.float32)
     return (r * std + mean).astype(dtype, copy=False)
 
 
-def _randint_kernel(shape=(), low=0, high=2, dtype="int64"):
+def _randint_kernel(shape_tensors=None, shape=(), low=0, high=2, dtype="int64"):
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    shape = fill_dims(shape, shape_tensors, "randint")
     return generator().integers(low, high, size=tuple(shape)).astype(dtype)
 
 
-def _shape_infer(shape=(), dtype="float32", **_):
-    return Meta(tuple(shape), dtype)
+def _shape_infer(st=None, shape=(), dtype="float32", **_):
+    return Meta(static_dims(shape), dtype)
 
 
-def_op("uniform_random", [], ["Out"], attrs={"shape": [], "min": -1.0, "max": 1.0, "dtype": "float32"},
+# None dims of ``shape`` are the values of ShapeTensor (see shape_args).
+def_op("uniform_random", ["ShapeTensor*"], ["Out"], attrs={"shape": [], "min": -1.0, "max": 1.0, "dtype": "float32"},
        kernel=_uniform_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM, api=["rand", "uniform"])
-def_op("gaussian_random", [], ["Out"], attrs={"shape": [], "mean": 0.0, "std": 1.0, "dtype": "float32"},
+def_op("gaussian_random", ["ShapeTensor*"], ["Out"], attrs={"shape": [], "mean": 0.0, "std": 1.0, "dtype": "float32"},
        kernel=_gaussian_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM,
        api=["randn", "normal", "standard_normal"])
-def_op("randint", [], ["Out"], attrs={"shape": [], "low": 0, "high": 2, "dtype": "int64"},
+def_op("randint", ["ShapeTensor*"], ["Out"], attrs={"shape": [], "low": 0, "high": 2, "dtype": "int64"},
        kernel=_randint_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM, api=["randint"])
 def_op("randperm", [], ["Out"], attrs={"n": 1, "dtype": "int64"},
        kernel=lambda n=1, dtype="int64": generator().permutation(n).astype(dtype),
@@ -88,12 +94,10 @@ def_op("randperm", [], ["Out"], attrs={"n": 1, "dtype": "int64"},
 
 
 # -- public ----------------------------------------------------------------------------------------------
-def _shape_list(shape):
-    if isinstance(shape, TensorLike):
-        shape = shape.numpy().tolist()  # eager only: a Variable raises a clear error here
-    if isinstance(shape, (int, np.integer)):
-        return [int(shape)]
-    return [int(d) for d in shape]
+def _shaped(op, shape, what, **attrs):
+    """``op`` with ``shape`` given as ints and int tensors (see shape_args)."""
+    dims, tensors = split_shape(shape, what)
+    return apply(op, tensors or None, shape=dims, **attrs)
 
 
 def _dtype(dtype, default):
@@ -115,19 +119,23 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
 
 
 def full(shape, fill_value, dtype=None, name=None):
+    """``shape``: ints and 1-element int Tensors, or a 1-D int Tensor (read when the Program runs)."""
+    if isinstance(fill_value, Variable):  # a run-time value: broadcast it to the shape
+        dt = _dtype(dtype, float32)
+        return expand(reshape(cast(fill_value, dt), []), shape)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     dt = _dtype(dtype, float32)
     value = bool(fill_value) if dt == "bool" else fill_value
-    return apply("fill_constant", shape=_shape_list(shape), value=value, dtype=dt)
+    return _shaped("fill_constant", shape, "full", value=value, dtype=dt)
 
 
 def zeros(shape, dtype=None, name=None):
-    return apply("fill_constant", shape=_shape_list(shape), value=0.0, dtype=_dtype(dtype, float32))
+    return _shaped("fill_constant", shape, "zeros", value=0.0, dtype=_dtype(dtype, float32))
 
 
 def ones(shape, dtype=None, name=None):
-    return apply("fill_constant", shape=_shape_list(shape), value=1.0, dtype=_dtype(dtype, float32))
+    return _shaped("fill_constant", shape, "ones", value=1.0, dtype=_dtype(dtype, float32))
 
 
 def full_like(x, fill_value, dtype=None, name=None):
@@ -173,31 +181,36 @@ def _is_int(v):
 
 
 def linspace(start, stop, num, dtype=None, name=None):
-    return apply("linspace", start=float(_number(start)), stop=float(_number(stop)), num=int(_number(num)),
-                 dtype=_dtype(dtype, float32))
+    return apply("linspace", start=float(_number(start)), stop=float(_number(stop)),
+                 num=python_int(num, "linspace", "num"), dtype=_dtype(dtype, float32))
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
-    return apply("eye", num_rows=int(num_rows), num_columns=int(num_rows if num_columns is None else num_columns),
-                 dtype=_dtype(dtype, float32))
+    num_columns = num_rows if num_columns is None else num_columns
+    if isinstance(num_rows, Variable) or isinstance(num_columns, Variable):  # sizes known at run time
+        rows = apply("unsqueeze", arange(num_rows), axis=[1])
+        cols = apply("unsqueeze", arange(num_columns), axis=[0])
+        return cast(apply("equal", rows, cols), _dtype(dtype, float32))
+    return apply("eye", num_rows=python_int(num_rows, "eye", "num_rows"),
+                 num_columns=python_int(num_columns, "eye", "num_columns"), dtype=_dtype(dtype, float32))
 
 
 def rand(shape, dtype=None, name=None):
-    return apply("uniform_random", shape=_shape_list(shape), min=0.0, max=1.0, dtype=_dtype(dtype, float32))
+    return _shaped("uniform_random", shape, "rand", min=0.0, max=1.0, dtype=_dtype(dtype, float32))
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
-    return apply("uniform_random", shape=_shape_list(shape), min=float(min), max=float(max),
-                 dtype=_dtype(dtype, float32))
+    return _shaped("uniform_random", shape, "uniform", min=float(min), max=float(max),
+                   dtype=_dtype(dtype, float32))
 
 
 def randn(shape, dtype=None, name=None):
-    return apply("gaussian_random", shape=_shape_list(shape), mean=0.0, std=1.0, dtype=_dtype(dtype, float32))
+    return _shaped("gaussian_random", shape, "randn", mean=0.0, std=1.0, dtype=_dtype(dtype, float32))
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):
-    return apply("gaussian_random", shape=_shape_list([1] if shape is None else shape), mean=float(mean),
-                 std=float(std), dtype="float32")
+    return _shaped("gaussian_random", [1] if shape is None else shape, "normal", mean=float(mean),
+                   std=float(std), dtype="float32")
 
 
 def standard_normal(shape, dtype=None, name=None):
@@ -207,7 +220,7 @@ def standard_normal(shape, dtype=None, name=None):
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     if high is None:
         low, high = 0, low
-    return apply("randint", shape=_shape_list(shape), low=int(low), high=int(high), dtype=_dtype(dtype, int64))
+    return _shaped("randint", shape, "randint", low=int(low), high=int(high), dtype=_dtype(dtype, int64))
 
 
 def randperm(n, dtype="int64", name=None):

@@ -7,6 +7,12 @@ A key is stored as a printable ``spec`` attr, one entry per key item::
 Tensor indices (int or bool) are op *inputs*, so ``x[i]`` with an int Variable
 works in a static Program.  The gradient scatters the output gradient back
 with ``np.add.at`` (repeated indices accumulate).
+
+Slice bounds that are tensors (``x[:, :x.shape[1] - 1]`` with a run-time dim) go to a ``slice``
+op first, its bounds an input (``["t", k]`` in its ``slices`` attr); the rest of the key
+(if any) is a ``getitem`` of that::
+
+    x[0, :n]  ->  slice(X=x, Bounds=[n]) slices=[[1, None, ["t", 0], None]]  ->  getitem spec [["i", 0]]
 """
 import numpy as np
 
@@ -15,6 +21,7 @@ from ..framework import Variable, _mode
 from ..registry import GRAD_ONLY, Meta, def_op
 from ..tensor import Tensor, TensorLike
 from .common import as_tensor, cast, reduce_as
+from .shape_args import INT_DTYPES, no_grads
 
 
 def _key(spec, idx):
@@ -139,6 +146,98 @@ def_op("set_value", ["X", "Value", "Index*"], ["Out"], attrs={"spec": []}, kerne
        doc="A copy of X with Value (broadcast) written at key.")
 
 
+# -- slices with tensor bounds ------------------------------------------------------------------------
+def _bound_value(v, bounds):
+    if not isinstance(v, (list, tuple)):
+        return v
+    t = bounds[v[1]]
+    if t.size != 1 or t.dtype.kind not in "iu":
+        raise ValueError(f"slice bounds must be 1-element int tensors, got a {t.dtype} tensor of shape {list(t.shape)}")
+    return int(t.reshape(()).item())
+
+
+def _slice_key(ndim, slices, bounds):
+    key = [slice(None)] * ndim
+    for axis, *b in slices:
+        key[axis] = slice(*[_bound_value(v, bounds) for v in b])
+    return tuple(key)
+
+
+def _slice_infer(x, bounds=None, slices=()):
+    shape = list(x.shape)
+    for axis, *b in slices:
+        if shape[axis] >= 0 and not any(isinstance(v, (list, tuple)) for v in b):
+            shape[axis] = len(range(*slice(*b).indices(shape[axis])))
+        else:
+            shape[axis] = -1
+    return Meta(tuple(shape), x.dtype)
+
+
+def _slice_grad_kernel(x, g, bounds=None, slices=()):
+    out = np.zeros(x.shape, dtype=g.dtype)
+    out[_slice_key(x.ndim, slices, bounds)] = g
+    return out
+
+
+def_op("slice", ["X", "Bounds*"], ["Out"], attrs={"slices": []},
+       kernel=lambda x, bounds=None, slices=(): x[_slice_key(x.ndim, slices, bounds)], infer=_slice_infer,
+       grad=lambda ctx: [apply("slice_grad", ctx.inputs[0], ctx.out_grads[0], ctx.inputs[1], **ctx.attrs), no_grads(ctx.inputs, 1)],
+       onnx="slice",
+       doc="Basic slicing; slices are [axis, start, stop, step], a bound [\"t\", k] is Bounds[k] at run time.")
+def_op("slice_grad", ["X", "OutGrad", "Bounds*"], ["XGrad"], attrs={"slices": []}, kernel=_slice_grad_kernel,
+       infer=lambda x, g, bounds=None, slices=(): Meta(x.shape, g.dtype),
+       grad=lambda ctx: [None, apply("slice", ctx.out_grads[0], ctx.inputs[2], **ctx.attrs),
+                         no_grads(ctx.inputs, 2)], no_onnx=GRAD_ONLY,
+       doc="Zeros shaped like X with OutGrad written at the slices.")
+
+
+def _is_tensor_bound(v, static):
+    return isinstance(v, Variable) or (static and isinstance(v, TensorLike))
+
+
+def _axes_used(k):
+    if k is None or k is Ellipsis:
+        return 0
+    if isinstance(k, TensorLike) and k.dtype == "bool":
+        return k.ndim
+    if isinstance(k, (np.ndarray, list)) and np.asarray(k).dtype == np.bool_:
+        return np.asarray(k).ndim
+    return 1
+
+
+def split_tensor_slices(x, key):
+    """``(bounds, slices, rest)``: the slices of ``key`` with tensor bounds (for a ``slice`` op on
+    ``x``) and the key left for ``getitem`` (those slices made ``:``).  ``slices`` is empty when
+    every bound is a Python int."""
+    items = list(key) if isinstance(key, tuple) else [key]
+    static = _mode.static or isinstance(x, Variable)
+    if not any(isinstance(k, slice) and any(_is_tensor_bound(v, static) for v in (k.start, k.stop, k.step))
+               for k in items):
+        return [], [], key
+    used = sum(_axes_used(k) for k in items)
+    bounds, slices, rest, axis = [], [], [], 0
+    for k in items:
+        if k is Ellipsis:
+            axis += max(x.ndim - used, 0)
+        elif isinstance(k, slice) and any(_is_tensor_bound(v, static) for v in (k.start, k.stop, k.step)):
+            spec = [axis]
+            for v in (k.start, k.stop, k.step):
+                if _is_tensor_bound(v, static):
+                    if str(v.dtype) not in INT_DTYPES or \
+                            int(np.prod(v.shape)) != 1:
+                        raise TypeError(f"slice bounds must be ints or 1-element int tensors, got a {v.dtype} "
+                                        f"tensor of shape {list(v.shape)}")
+                    spec.append(["t", len(bounds)])
+                    bounds.append(v)
+                else:
+                    spec.append(_bound(v))
+            slices.append(spec)
+            k = slice(None)
+        rest.append(k)
+        axis += _axes_used(k)
+    return bounds, slices, tuple(rest)
+
+
 # -- public ---------------------------------------------------------------------------------------------
 def _bound(v):
     if v is None or isinstance(v, int):
@@ -173,6 +272,11 @@ def parse_key(key):
 
 
 def getitem(x, key):
+    bounds, slices, key = split_tensor_slices(x, key)
+    if slices:
+        x = apply("slice", x, bounds, slices=slices)
+        if all(isinstance(k, slice) and k == slice(None) for k in key):
+            return x
     spec, idx = parse_key(key)
     return apply("getitem", x, idx, spec=spec)
 

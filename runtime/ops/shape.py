@@ -1,13 +1,17 @@
-"""Shape ops: reshape transpose squeeze unsqueeze flatten concat stack split gather expand tile shape.
+"""Shape ops: reshape transpose squeeze unsqueeze flatten concat stack split gather shape
+(expand and tile live in ``broadcast``).
 
 Shape-only ops take their gradient with ``reshape_as(g, x)``, which reads the
 target shape at run time, so a static Program with unknown (-1) dims works.
+A reshape target may hold run-time dims (1-element int tensors, see ``shape_args``).
 """
 import numpy as np
 
 from ..dispatch import apply
 from ..registry import GRAD_ONLY, Meta, def_op
-from .common import reduce_as
+from .broadcast import broadcast_to, expand, expand_as, tile  # noqa: F401  (public here too)
+from .shape_args import copied_dims, fill_dims, no_grads, python_int, show, split_shape
+from ..framework import Variable
 from ..tensor import TensorLike
 
 
@@ -28,48 +32,55 @@ def _prod(dims):
 
 # -- reshape ---------------------------------------------------------------------------------
 def _resolve_shape(in_shape, shape):
-    """Target shape with 0 (copy the input dim) and one -1 (inferred) resolved where known."""
+    """Target shape with 0 (copy the input dim) and one -1 (inferred) resolved where known.
+
+    ``None`` is a dim given by a tensor (known at run time only): unknown here."""
     out = []
     for i, d in enumerate(shape):
-        if d == 0:
+        if d is None:
+            out.append(-1)
+        elif d == 0:
             if i >= len(in_shape):
-                raise ValueError(f"reshape: 0 at position {i} of shape {list(shape)} copies an input dim, "
+                raise ValueError(f"reshape: 0 at position {i} of shape {show(shape)} copies an input dim, "
                                  f"but the input shape {list(in_shape)} has only {len(in_shape)} dims")
             out.append(in_shape[i])
         elif d < -1:
-            raise ValueError(f"reshape: invalid dim {d} in shape {list(shape)}")
+            raise ValueError(f"reshape: invalid dim {d} in shape {show(shape)}")
         else:
             out.append(d)
     # An unknown input dim copied by 0 cancels against itself: [-1, 3, 4] -> [0, -1] is [-1, 12].
     copied = {i for i, d in enumerate(shape) if d == 0 and in_shape[i] == -1}
     if list(shape).count(-1) > 1:
-        raise ValueError(f"reshape: shape {list(shape)} has more than one -1")
+        raise ValueError(f"reshape: shape {show(shape)} has more than one -1 (in a static Program x.shape "
+                         "holds -1 for a dim known only at run time: use rt.shape(x)[i] for it)")
     total = _prod([d for i, d in enumerate(in_shape) if i not in copied])
-    known = _prod([d for i, d in enumerate(out) if i not in copied and d != -1])
+    known = _prod([out[i] for i, d in enumerate(shape) if i not in copied and d != -1])
     if -1 in shape:
         if total >= 0 and known >= 0:
             if known == 0 or total % known:
                 raise ValueError(f"reshape: cannot reshape a tensor of shape {list(in_shape)} ({total} elements) "
-                                 f"into shape {list(shape)}")
+                                 f"into shape {show(shape)}")
             out[list(shape).index(-1)] = total // known
-    elif total >= 0 and known != total:
-        raise ValueError(f"reshape: cannot reshape a tensor of shape {list(in_shape)} into shape {list(shape)} "
+    elif total >= 0 and known >= 0 and known != total:
+        raise ValueError(f"reshape: cannot reshape a tensor of shape {list(in_shape)} into shape {show(shape)} "
                          f"(the element counts differ: {total} vs {known})")
     return tuple(out)
 
 
-def _reshape_kernel(x, shape=()):
-    return x.reshape(_resolve_shape(x.shape, shape))
+def _reshape_kernel(x, shape_tensors=None, shape=()):
+    return x.reshape(_resolve_shape(x.shape, fill_dims(shape, shape_tensors, "reshape")))
 
 
-def_op("reshape", ["X"], ["Out"], attrs={"shape": []}, kernel=_reshape_kernel,
-       infer=lambda x, shape=(): Meta(_resolve_shape(x.shape, shape), x.dtype),
-       grad=lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0])],
+def_op("reshape", ["X", "ShapeTensor*"], ["Out"], attrs={"shape": []}, kernel=_reshape_kernel,
+       infer=lambda x, st=None, shape=(): Meta(_resolve_shape(x.shape, shape), x.dtype),
+       grad=lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0]), no_grads(ctx.inputs, 1)],
        onnx="reshape", api=["reshape"], methods=["reshape"],
-       doc="Reshape; 0 copies the input dim at that position, one -1 is inferred.")
+       doc="Reshape; 0 copies the input dim at that position, one -1 is inferred; None dims are "
+           "the values of ShapeTensor (in order).")
 def_op("reshape_as", ["X", "Target"], ["Out"], kernel=lambda x, t: x.reshape(t.shape),
        infer=lambda x, t: Meta(t.shape, x.dtype),
-       grad=lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0]), None], onnx="reshape_as",
+       grad=lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0]), no_grads(ctx.inputs, 1)],
+       onnx="reshape_as",
        doc="Reshape X to Target's run-time shape (the gradient of every shape-only op).")
 
 
@@ -289,71 +300,36 @@ def_op("index_add", ["X", "Index", "Updates"], ["Out"], attrs={"axis": 0}, kerne
        doc="x with updates added at index along axis (repeated indices accumulate): gather's gradient.")
 
 
-# -- expand / tile / shape ------------------------------------------------------------------------------
-def _expand_shape(in_shape, shape):
-    n = len(shape)
-    if n < len(in_shape):
-        raise ValueError(f"expand: target shape {list(shape)} has fewer dims than the input shape {list(in_shape)}")
-    padded = (1,) * (n - len(in_shape)) + tuple(in_shape)
-    out = []
-    for d, t in zip(padded, shape):
-        if t == -1:
-            out.append(d)
-        elif d in (1, -1) or d == t:
-            out.append(t)
-        else:
-            raise ValueError(f"expand: cannot broadcast shape {list(in_shape)} to {list(shape)} "
-                             f"(dim {d} is not 1 and differs from {t})")
-    return tuple(out)
-
-
-def _tile_shape(in_shape, reps):
-    n = max(len(in_shape), len(reps))
-    s = (1,) * (n - len(in_shape)) + tuple(in_shape)
-    r = (1,) * (n - len(reps)) + tuple(reps)
-    return tuple(-1 if d == -1 else d * k for d, k in zip(s, r))
-
-
-def _tile_grad_kernel(x, g, repeat_times=()):
-    n = g.ndim
-    s = (1,) * (n - x.ndim) + x.shape
-    r = (1,) * (n - len(repeat_times)) + tuple(repeat_times)
-    inter = [v for pair in zip(r, s) for v in pair]
-    return g.reshape(inter).sum(axis=tuple(range(0, 2 * n, 2))).reshape(x.shape)
-
-
-def_op("expand", ["X"], ["Out"], attrs={"shape": []},
-       kernel=lambda x, shape=(): np.broadcast_to(x, _expand_shape(x.shape, shape)).copy(),
-       infer=lambda x, shape=(): Meta(_expand_shape(x.shape, shape), x.dtype),
-       grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0])],
-       onnx="expand", api=["expand", "broadcast_to"], methods=["expand", "broadcast_to"])
-def_op("tile", ["X"], ["Out"], attrs={"repeat_times": []},
-       kernel=lambda x, repeat_times=(): np.tile(x, repeat_times),
-       infer=lambda x, repeat_times=(): Meta(_tile_shape(x.shape, repeat_times), x.dtype),
-       grad=lambda ctx: [apply("tile_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
-       onnx="tile", api=["tile"], methods=["tile"])
-def_op("tile_grad", ["X", "OutGrad"], ["XGrad"], attrs={"repeat_times": []}, kernel=_tile_grad_kernel,
-       infer=lambda x, g, repeat_times=(): Meta(x.shape, g.dtype), no_onnx=GRAD_ONLY)
+# -- shape ------------------------------------------------------------------------------------------------
 def_op("shape", ["X"], ["Out"], kernel=lambda x: np.asarray(x.shape, dtype=np.int64),
        infer=lambda x: Meta((len(x.shape),), "int64"), onnx="Shape", api=["shape"],
        doc="The run-time shape as a 1-D int64 tensor.")
 
 
 # -- public functions -------------------------------------------------------------------------------------
-def _int_list(v, what):
-    if isinstance(v, TensorLike):
-        v = v.numpy().tolist()  # eager only: a Variable raises a clear error here
-    if isinstance(v, (int, np.integer)):
-        return [int(v)]
-    return [int(d) for d in v]
+def _int_list(v, what, arg="axis"):
+    if isinstance(v, TensorLike) and not isinstance(v, Variable):
+        v = v.numpy().tolist()
+    if isinstance(v, (list, tuple)):
+        return [python_int(d, what, f"{arg}[{i}]") for i, d in enumerate(v)]
+    return [python_int(v, what, arg)]
 
 
 def reshape(x, shape, name=None):
-    return apply("reshape", x, shape=_int_list(shape, "reshape"))
+    """``shape``: ints (0 copies the input dim, one -1 is inferred) and 1-element int Tensors, or a
+    1-D int Tensor; tensor dims are read when the Program runs."""
+    given, tensors = split_shape(shape, "reshape", like=x)
+    dims, tensors = copied_dims(x, given, tensors)
+    try:
+        return apply("reshape", x, tensors or None, shape=dims)
+    except ValueError as e:  # name the shape as given, not with its copied dims made 0
+        if dims == given:
+            raise
+        raise ValueError(str(e).replace(show(dims), show(given))) from None
 
 
 def transpose(x, perm, name=None):
-    return apply("transpose", x, perm=[int(p) for p in perm])
+    return apply("transpose", x, perm=_int_list(perm, "transpose", "perm"))
 
 
 def squeeze(x, axis=None, name=None):
@@ -384,10 +360,10 @@ def unstack(x, axis=0, num=None):
 
 
 def split(x, num_or_sections, axis=0, name=None):
-    axis = int(axis)
-    if isinstance(num_or_sections, int):
-        return apply("split", x, num=num_or_sections, sections=[], axis=axis)
-    return apply("split", x, num=0, sections=[int(s) for s in num_or_sections], axis=axis)
+    axis = python_int(axis, "split", "axis")
+    if not isinstance(num_or_sections, (list, tuple)):
+        return apply("split", x, num=python_int(num_or_sections, "split", "num_or_sections"), sections=[], axis=axis)
+    return apply("split", x, num=0, sections=_int_list(num_or_sections, "split", "num_or_sections"), axis=axis)
 
 
 def chunk(x, chunks, axis=0, name=None):
@@ -400,21 +376,6 @@ def gather(x, index, axis=None, name=None):
 
 def index_add(x, index, axis, value, name=None):
     return apply("index_add", x, index, value, axis=int(axis))
-
-
-def expand(x, shape, name=None):
-    return apply("expand", x, shape=_int_list(shape, "expand"))
-
-
-broadcast_to = expand
-
-
-def expand_as(x, y, name=None):
-    return apply("expand_as", x, y)
-
-
-def tile(x, repeat_times, name=None):
-    return apply("tile", x, repeat_times=_int_list(repeat_times, "tile"))
 
 
 def shape(input):  # noqa: A002  (Paddle's argument name)

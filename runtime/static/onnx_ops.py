@@ -379,4 +379,6 @@ def _while(ex, op):
 
 
 # The exporter's table: op type -> lowering, from the op declarations (every lowering is registered now).
+from . import onnx_shape_ops  # noqa: E402,F401  (wraps the shape lowerings above for run-time dims)
+
 OPS = exporter_table()

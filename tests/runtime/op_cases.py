@@ -196,6 +196,11 @@ CASES = {
     "getitem": case(F(4, 3, 5), [_IDX], spec=[["t", 0], ["s", 1, None, None], ["n"], ["i", -2]],
                     ref=_getitem, onnx=case(F(4, 3, 5), [_IDX], spec=[["s", 1, None, -1], ["t", 0], ["n"], ["e"]])),
     "getitem_grad": case(F(4, 3, 5), F(3, 5), [], spec=[["i", 1]]),
+    "slice": case(F(4, 6), [np.array(1), np.array([5])], slices=[[1, ["t", 0], ["t", 1], 2]],
+                  ref=lambda x, b, slices: x[:, 1:5:2], shape_known=False),
+    "slice_grad": case(F(4, 6), F(4, 2), [np.array(4)], slices=[[1, 2, ["t", 0], None]],
+                       ref=lambda x, g, b, slices: _set(np.zeros_like(x), (slice(None), slice(2, 4)), g),
+                       shape_known=False),
     "set_value": case(F(4, 3), F(3), [np.array([2, 0])], spec=[["t", 0]],
                       ref=lambda x, v, idx, spec: _set(x, (idx[0],), v)),
     # -- creation.py -----------------------------------------------------------------------------------------------
