@@ -213,3 +213,19 @@ def test_argument_errors():
         rt.nn.GRU(2, 2, direction="both")
     with pytest.raises(ValueError, match="activation"):
         rt.nn.SimpleRNN(2, 2, activation="sigmoid")
+
+
+@pytest.mark.parametrize("steps", [5, None])
+def test_onnx_export_matches_eager(tmp_path, steps):
+    ort = pytest.importorskip("onnxruntime")
+    rt.seed(10)
+    layer = rt.nn.GRU(3, 4, direction="bidirect")
+    path = str(tmp_path / "gru.onnx")
+    dy2st.export_onnx(layer, path, input_spec=[rt.static.InputSpec([None, steps, 3], "float32")])
+    sess = ort.InferenceSession(path)
+    for batch, t in ((2, 5), (1, 5 if steps else 3)):
+        x = np.random.RandomState(batch).randn(batch, t, 3).astype(np.float32)
+        got = sess.run(None, {sess.get_inputs()[0].name: x})
+        out, h = layer(rt.to_tensor(x))
+        np.testing.assert_allclose(got[0], out.numpy(), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got[1], h.numpy(), rtol=1e-5, atol=1e-6)
