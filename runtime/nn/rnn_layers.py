@@ -162,13 +162,12 @@ class _RNNBase(LayerList):
         if initial_states is None:
             return [None] * self.num_layers
         parts = initial_states if isinstance(initial_states, (list, tuple)) else (initial_states,)
-        per = []
-        for i in range(self.num_layers):
-            def pick(d):
-                got = [p[i * self.num_directions + d] for p in parts]
-                return tuple(got) if len(got) > 1 else got[0]
-            per.append(pick(0) if self.num_directions == 1 else (pick(0), pick(1)))
-        return per
+        def pick(k):
+            got = [p[k] for p in parts]
+            return tuple(got) if len(got) > 1 else got[0]
+
+        nd = self.num_directions
+        return [pick(i * nd) if nd == 1 else (pick(i * nd), pick(i * nd + 1)) for i in range(self.num_layers)]
 
     def forward(self, inputs, initial_states=None, sequence_length=None):
         x = inputs if self.time_major else transpose(inputs, [1, 0, 2])
