@@ -33,14 +33,21 @@ from .rnn import GRUCell, LSTMCell, SimpleRNNCell
 __all__ = ["RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]
 
 
-def _zero_state(x_t, hidden):
-    """Zeros [batch, hidden] taking batch from the step input x_t (it may be unknown in a Program)."""
-    return add(full_like(x_t[:, :1], 0.0), zeros([1, hidden], dtype=x_t.dtype))
+def _zero_state(x_t, shape):
+    """Zeros [batch, *shape] taking batch from the step input x_t (it may be unknown in a Program)."""
+    shape = [int(d) for d in shape]
+    batch = reshape(full_like(x_t[:, :1], 0.0), [-1] + [1] * len(shape))
+    return add(batch, zeros([1] + shape, dtype=x_t.dtype))
 
 
 def _initial_states(cell, x_t):
-    h = _zero_state(x_t, cell.hidden_size)
-    return (h, _zero_state(x_t, cell.hidden_size)) if isinstance(cell, LSTMCell) else h
+    """Zero states in the structure of ``cell.state_shape`` (one shape, or a tuple of shapes as for LSTM)."""
+    shape = getattr(cell, "state_shape", None)
+    if shape is None:
+        shape = (cell.hidden_size,)
+    if isinstance(shape[0], (list, tuple)):
+        return tuple(_zero_state(x_t, s) for s in shape)
+    return _zero_state(x_t, shape)
 
 
 def _step_mask(sequence_length, steps, dtype):
@@ -81,7 +88,10 @@ def _while_cell(cell, x, states, mask, reverse, steps):
     """The time loop as one ``while`` op: carries the step, the states and the outputs so far."""
     leaves, spec = pytree.flatten(states)
     # [0, batch, hidden] zeros to grow from (the batch may be unknown).
-    acc = add(full_like(x[0:0, :, :1], 0.0), zeros([1, 1, cell.hidden_size], dtype=x.dtype))
+    width = getattr(cell, "hidden_size", None)
+    if width is None:  # a user cell: trace one step for its output width (the plan drops the unused ops)
+        width = cell(x[0], states)[0].shape[-1]
+    acc = add(full_like(x[0:0, :, :1], 0.0), zeros([1, 1, width], dtype=x.dtype))
     start = add(steps, -1) if reverse else full([], 0, dtype="int64")
 
     def cond(t, acc, *leaves):

@@ -229,3 +229,39 @@ def test_onnx_export_matches_eager(tmp_path, steps):
         out, h = layer(rt.to_tensor(x))
         np.testing.assert_allclose(got[0], out.numpy(), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(got[1], h.numpy(), rtol=1e-5, atol=1e-6)
+
+
+class LeakyCell(rt.nn.Layer):
+    """A user cell with a two-part state, run by rt.nn.RNN."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = rt.nn.Linear(2, 3)
+
+    @property
+    def state_shape(self):
+        return ((3,), (3,))
+
+    def forward(self, x, states):
+        h, s = states
+        h = rt.tanh(self.proj(x) + 0.5 * h)
+        return h * 2, (h, s + h)
+
+
+def test_rnn_runs_a_user_cell_eagerly_reversed_and_under_to_static():
+    rt.seed(11)
+    cell = LeakyCell()
+    x0 = np.random.RandomState(12).randn(2, 4, 2).astype(np.float32)
+    w, b = cell.proj.weight.numpy(), cell.proj.bias.numpy()
+    h, s = np.zeros((2, 3)), np.zeros((2, 3))
+    want = []
+    for t in range(3, -1, -1):
+        h = np.tanh(x0[:, t] @ w + b + 0.5 * h)
+        s = s + h
+        want.insert(0, 2 * h)
+    rnn = rt.nn.RNN(cell, is_reverse=True)
+    out, (hf, sf_) = rnn(rt.to_tensor(x0))
+    np.testing.assert_allclose(out.numpy(), np.stack(want, 1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(sf_.numpy(), s, rtol=1e-5, atol=1e-6)
+    static = dy2st.to_static(rnn, input_spec=[rt.static.InputSpec([None, None, 2], "float32")])
+    np.testing.assert_allclose(static(rt.to_tensor(x0))[0].numpy(), out.numpy(), rtol=1e-5, atol=1e-6)
