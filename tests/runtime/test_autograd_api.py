@@ -404,3 +404,9 @@ def test_clone_under_to_static_carries_gradients():
     sf(xs).backward()
     np.testing.assert_allclose(xs.gradient(), [2.0, -6.0])
     assert rt.clone(rt.to_tensor([1.0])).stop_gradient
+
+
+def test_autograd_backward_accumulates_several_roots():
+    x = rt.to_tensor([1.0, 2.0], stop_gradient=False)
+    rt.autograd.backward([x * 2, (x * x).sum()], [rt.to_tensor([1.0, 1.0]), None])
+    np.testing.assert_allclose(x.gradient(), [2 + 2 * 1.0, 2 + 2 * 2.0])
