@@ -410,3 +410,21 @@ def test_autograd_backward_accumulates_several_roots():
     x = rt.to_tensor([1.0, 2.0], stop_gradient=False)
     rt.autograd.backward([x * 2, (x * x).sum()], [rt.to_tensor([1.0, 1.0]), None])
     np.testing.assert_allclose(x.gradient(), [2 + 2 * 1.0, 2 + 2 * 2.0])
+
+
+class Counter(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", rt.zeros([1], "int64"))
+
+    def forward(self, x):
+        rt.increment(self.count)
+        return x + self.count.astype("float32")
+
+
+def test_increment_of_a_buffer_advances_on_every_converted_call():
+    eager, static = Counter(), dy2st.to_static(Counter())
+    x = rt.to_tensor([0.5])
+    got = [(float(eager(x)), float(static(x))) for _ in range(3)]
+    assert got == [(1.5, 1.5), (2.5, 2.5), (3.5, 3.5)]
+    assert int(static.count) == 3
