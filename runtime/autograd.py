@@ -21,16 +21,21 @@ per output and expects one per Tensor input (``None`` where none flows).
 This is also how a compiled Program runs as one differentiable op from eager
 code: forward runs the Program, backward runs its gradient Program.
 
-A PyLayer has no form inside a static Program (its backward is Python code a
-Program cannot hold), so calling ``apply`` on static Variables, or while a
-Program is being built, raises a TypeError saying so.
+Inside a Program (static mode, or a function converted by ``dy2st.to_static``)
+``forward`` is traced into ops of the current block and its outputs pass
+through one ``py_layer`` op whose gradient rule traces ``backward`` (with
+static Variables) when ``append_backward``/``gradients`` reach it, so the
+Program's gradient is the user's rule, not the derivative of ``forward``.
+Such a Program runs and trains in this process; it cannot be saved to a file
+(its backward is Python code), which ``dy2st.save`` reports.
 """
 import numpy as np
 
 from . import framework
-from .dispatch import to_variable
+from .dispatch import apply as apply_op, to_variable
 from .framework import Variable
-from .registry import GradContext, get_op, has_op
+from .ops.creation import zeros_like
+from .registry import GradContext, Meta, def_op, get_op, has_op
 from .static.backward import gradients
 from .tensor import Node, Tensor, TensorLike, _flat_inputs, _grad_mode, _node_grads, _topo_nodes, enable_grad, no_grad
 
@@ -81,12 +86,8 @@ class PyLayer:
     def apply(cls, *args, **kwargs):
         """Run ``forward`` and, when an input needs a gradient, record one tape node for ``backward``."""
         inputs = [t for t in _flat_inputs(args) if isinstance(t, TensorLike)]
-        if framework._mode.static or any(isinstance(t, Variable) for t in inputs) or \
-                any(isinstance(v, Variable) for v in kwargs.values()):
-            raise TypeError(
-                f"PyLayer {cls.__name__}.apply cannot become part of a static Program: its backward is Python "
-                "code a Program cannot hold. Call it from eager code (outside the @to_static function, or in a "
-                "function marked @dy2st.not_to_static)")
+        if framework._mode.static or any(isinstance(t, Variable) for t in inputs):
+            return _apply_static(cls, inputs, args, kwargs)
         ctx = PyLayerContext()
         ctx.needs_input_grad = tuple(not t.stop_gradient for t in inputs)
         with no_grad():
@@ -109,6 +110,55 @@ class PyLayer:
         return tuple(wrapped) if isinstance(result, tuple) else wrapped
 
 
+class _StaticLayer:
+    """What a ``py_layer`` op's gradient rule needs: the PyLayer class and the ctx its forward filled."""
+
+    __slots__ = ("cls", "ctx")
+
+    def __init__(self, cls, ctx):
+        self.cls, self.ctx = cls, ctx
+
+    def __repr__(self):
+        return f"<PyLayer {self.cls.__name__}: its backward is Python code, so the Program cannot be saved>"
+
+
+def _apply_static(cls, inputs, args, kwargs):
+    ctx = PyLayerContext()
+    ctx.needs_input_grad = tuple(not t.stop_gradient for t in inputs)
+    result = cls.forward(ctx, *args, **kwargs)
+    single = not isinstance(result, (tuple, list))
+    outs = [result] if single else list(result)
+    for i, o in enumerate(outs):
+        if not isinstance(o, TensorLike):
+            raise TypeError(f"{cls.__name__}.forward must return Tensors (or a tuple/list of them); "
+                            f"output {i} is {type(o).__name__}")
+    if not inputs:
+        return result
+    got = apply_op("py_layer", inputs, outs, layer=_StaticLayer(cls, ctx))
+    if single:
+        return got[0]
+    return tuple(got) if isinstance(result, tuple) else list(got)
+
+
+def _py_layer_grad(gctx):
+    rec = gctx.attrs["layer"]
+    xs, _ = gctx.inputs
+    grads = []
+    for g, o in zip(gctx.out_grads, gctx.outputs):
+        if g is None and rec.ctx.materialize_grads:
+            g = zeros_like(o)
+        grads.append(g)
+    res = _Backward(rec.cls, rec.ctx, xs, None).check(rec.cls.backward(rec.ctx, *grads))
+    return [res, None]
+
+
+def_op("py_layer", ["X*", "Y*"], ["Out*"], attrs={"layer": None},
+       kernel=lambda xs, ys, layer=None: list(ys),
+       infer=lambda xs, ys, layer=None: [Meta(y.shape, y.dtype) for y in ys],
+       grad=_py_layer_grad,
+       doc="A PyLayer in a Program: Out is forward's result Y; the gradient w.r.t. X is the PyLayer's backward.")
+
+
 class _Backward:
     """The tape node's backward: output grads (arrays or None) -> one grad per Tensor input."""
 
@@ -124,7 +174,10 @@ class _Backward:
                 grads.append(Tensor._wrap(np.zeros_like(v)) if self.ctx.materialize_grads else None)
             else:
                 grads.append(g if isinstance(g, Tensor) else Tensor._wrap(g))
-        res = self.cls.backward(self.ctx, *grads)
+        return self.check(self.cls.backward(self.ctx, *grads))
+
+    def check(self, res):
+        """One gradient (Tensor, Variable or None) per input, shapes checked where they are known."""
         res = list(res) if isinstance(res, (tuple, list)) else [res]
         name = self.cls.__name__
         if len(res) != len(self.inputs):
@@ -132,12 +185,12 @@ class _Backward:
                              "Tensor inputs and needs one gradient (or None) for each")
         out = []
         for i, (g, t) in enumerate(zip(res, self.inputs)):
-            if g is None:
-                out.append(None)
+            if g is None or isinstance(g, Variable):
+                out.append(g)
                 continue
             if not isinstance(g, Tensor):
-                g = Tensor._wrap(np.asarray(g, dtype=t._value.dtype))
-            if g._value.shape != t._value.shape:
+                g = Tensor._wrap(np.asarray(g, dtype=str(t.dtype)))
+            if len(g.shape) != len(t.shape) or any(a != b and b >= 0 for a, b in zip(g.shape, t.shape)):
                 raise ValueError(f"{name}.backward: the gradient of input {i} has shape {g.shape}, "
                                  f"the input has shape {t.shape}")
             out.append(g)

@@ -15,7 +15,7 @@ from .ops.shape import reshape
 from .ops.sort import argsort, topk
 from .tensor import Tensor, TensorLike
 
-__all__ = ["accuracy", "Metric", "Accuracy"]
+__all__ = ["Accuracy", "Metric", "accuracy"]
 
 
 def _label_column(label):
@@ -25,7 +25,7 @@ def _label_column(label):
     return argmax(label, axis=-1, keepdim=True)
 
 
-def accuracy(input, label, k=1, correct=None, total=None, name=None):  # noqa: A002
+def accuracy(input, label, k=1, correct=None, total=None, name=None):
     """Fraction of rows whose label is among the ``k`` largest scores of ``input``: a float32 Tensor of shape [1]."""
     if not isinstance(input, TensorLike) or not isinstance(label, TensorLike):
         raise TypeError(f"accuracy expects Tensors, got {type(input).__name__} and {type(label).__name__}")

@@ -11,18 +11,20 @@ With ``sequence_length``, steps past a sequence's length leave its state
 unchanged and output zeros; the backward direction starts at each sequence's
 own last step (as Paddle's ``rnn`` op does).
 
-The time loop is unrolled over the time dim, which must therefore be known
-when a Program is built (eagerly it always is).  Unrolling keeps every step a
-plain op, so gradients, ONNX export and the executor need nothing special,
-and the executor runs it as straight-line code; a variable time dim (an
-``InputSpec`` with ``None`` there) raises a ValueError saying so.
+The time loop is unrolled when the time dim is known (always eagerly, and in
+a Program built for a fixed time dim): every step is then plain ops, which the
+executor runs as straight-line code and which export to ONNX as they are.
+When the time dim is unknown in a Program (an ``InputSpec`` with ``None``
+there) the loop becomes one ``while`` op over a step counter, whose outputs
+grow by one step per iteration, so one Program serves every sequence length.
 """
 from .. import pytree
 from ..ops.common import cast
-from ..ops.creation import arange, full_like, zeros
-from ..ops.logic import less_than
+from ..ops.creation import arange, full, full_like, zeros
+from ..ops.logic import greater_equal, less_than
 from ..ops.math import add, multiply
-from ..ops.shape import concat, reshape, stack, transpose, unsqueeze
+from ..ops.shape import concat, reshape, shape, stack, transpose, unsqueeze
+from ..static.control_flow import while_loop
 from . import functional as F
 from .container import LayerList
 from .layer import Layer
@@ -31,30 +33,42 @@ from .rnn import GRUCell, LSTMCell, SimpleRNNCell
 __all__ = ["RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]
 
 
-def _zero_state(x_t, hidden):
-    """Zeros [batch, hidden] taking batch from the step input x_t (it may be unknown in a Program)."""
-    return add(full_like(x_t[:, :1], 0.0), zeros([1, hidden], dtype=x_t.dtype))
+def _zero_state(x_t, shape):
+    """Zeros [batch, *shape] taking batch from the step input x_t (it may be unknown in a Program)."""
+    shape = [int(d) for d in shape]
+    batch = reshape(full_like(x_t[:, :1], 0.0), [-1] + [1] * len(shape))
+    return add(batch, zeros([1] + shape, dtype=x_t.dtype))
 
 
 def _initial_states(cell, x_t):
-    h = _zero_state(x_t, cell.hidden_size)
-    return (h, _zero_state(x_t, cell.hidden_size)) if isinstance(cell, LSTMCell) else h
+    """Zero states in the structure of ``cell.state_shape`` (one shape, or a tuple of shapes as for LSTM)."""
+    shape = getattr(cell, "state_shape", None)
+    if shape is None:
+        shape = (cell.hidden_size,)
+    if isinstance(shape[0], (list, tuple)):
+        return tuple(_zero_state(x_t, s) for s in shape)
+    return _zero_state(x_t, shape)
 
 
 def _step_mask(sequence_length, steps, dtype):
-    """[time, batch, 1]: 1 where step t is inside sequence b, else 0."""
-    t = reshape(arange(steps, dtype="int64"), [steps, 1])
+    """[time, batch, 1]: 1 where step t is inside sequence b, else 0 (``steps`` an int or a 0-d int Tensor)."""
+    t = reshape(arange(steps, dtype="int64"), [-1, 1])
     lens = reshape(cast(sequence_length, "int64"), [1, -1])
     return unsqueeze(cast(less_than(t, lens), dtype), [-1])
 
 
 def _time_steps(x):
-    steps = x.shape[0]
-    if steps < 0:
-        raise ValueError("a recurrent layer unrolls its time loop, so the time dim must be known when the "
-                         f"Program is built; the input has time-major shape {x.shape}. Give the InputSpec a "
-                         "fixed time dim (e.g. [None, 20, 8] for batch-major inputs)")
-    return steps
+    """The number of steps: an int, or a 0-d int64 Tensor when the time dim is unknown in a Program."""
+    return x.shape[0] if x.shape[0] >= 0 else shape(x)[0]
+
+
+def _masked(cell, x_t, states, m):
+    y, new = cell(x_t, states)
+    if m is None:
+        return y, new
+    keep = 1.0 - m
+    new = pytree.map_structure(lambda n, o: add(multiply(n, m), multiply(o, keep)), new, states)
+    return multiply(y, m), new
 
 
 def _run_cell(cell, x, states, mask, reverse):
@@ -62,17 +76,35 @@ def _run_cell(cell, x, states, mask, reverse):
     steps = _time_steps(x)
     if states is None:
         states = _initial_states(cell, x[0])
+    if not isinstance(steps, int):
+        return _while_cell(cell, x, states, mask, reverse, steps)
     outs = [None] * steps
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        y, new = cell(x[t], states)
-        if mask is not None:
-            m = mask[t]
-            keep = 1.0 - m
-            new = pytree.map_structure(lambda n, o: add(multiply(n, m), multiply(o, keep)), new, states)
-            y = multiply(y, m)
-        states = new
-        outs[t] = y
+        outs[t], states = _masked(cell, x[t], states, None if mask is None else mask[t])
     return stack(outs, axis=0), states
+
+
+def _while_cell(cell, x, states, mask, reverse, steps):
+    """The time loop as one ``while`` op: carries the step, the states and the outputs so far."""
+    leaves, spec = pytree.flatten(states)
+    # [0, batch, hidden] zeros to grow from (the batch may be unknown).
+    width = getattr(cell, "hidden_size", None)
+    if width is None:  # a user cell: trace one step for its output width (the plan drops the unused ops)
+        width = cell(x[0], states)[0].shape[-1]
+    acc = add(full_like(x[0:0, :, :1], 0.0), zeros([1, 1, width], dtype=x.dtype))
+    start = add(steps, -1) if reverse else full([], 0, dtype="int64")
+
+    def cond(t, acc, *leaves):
+        return greater_equal(t, full([], 0, dtype="int64")) if reverse else less_than(t, steps)
+
+    def body(t, acc, *leaves):
+        y, new = _masked(cell, x[t], pytree.unflatten(spec, leaves), None if mask is None else mask[t])
+        y = unsqueeze(y, [0])
+        acc = concat([y, acc] if reverse else [acc, y], axis=0)
+        return [add(t, -1 if reverse else 1), acc] + pytree.flatten(new)[0]
+
+    out = while_loop(cond, body, [start, acc] + leaves)
+    return out[1], pytree.unflatten(spec, out[2:])
 
 
 class RNN(Layer):
@@ -140,13 +172,12 @@ class _RNNBase(LayerList):
         if initial_states is None:
             return [None] * self.num_layers
         parts = initial_states if isinstance(initial_states, (list, tuple)) else (initial_states,)
-        per = []
-        for i in range(self.num_layers):
-            def pick(d):
-                got = [p[i * self.num_directions + d] for p in parts]
-                return tuple(got) if len(got) > 1 else got[0]
-            per.append(pick(0) if self.num_directions == 1 else (pick(0), pick(1)))
-        return per
+        def pick(k):
+            got = [p[k] for p in parts]
+            return tuple(got) if len(got) > 1 else got[0]
+
+        nd = self.num_directions
+        return [pick(i * nd) if nd == 1 else (pick(i * nd), pick(i * nd + 1)) for i in range(self.num_layers)]
 
     def forward(self, inputs, initial_states=None, sequence_length=None):
         x = inputs if self.time_major else transpose(inputs, [1, 0, 2])

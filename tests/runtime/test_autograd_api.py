@@ -123,13 +123,56 @@ def test_pylayer_materialize_grads_off_passes_none():
     assert seen == [(False, True)] and x.gradient().tolist() == [2.0]
 
 
-def test_pylayer_inside_to_static_is_a_clear_error():
-    @dy2st.to_static
-    def f(x):
-        return Cube.apply(x) + 1
+class Model(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.lin = rt.nn.Linear(3, 2)
 
-    with pytest.raises(TypeError, match="PyLayer Cube.apply cannot become part of a static Program"):
-        f(rt.to_tensor([1.0, 2.0]))
+    def forward(self, x):
+        return (StraightThrough.apply(self.lin(x) * 3) + Cube.apply(x, scale=2.0).sum(axis=1, keepdim=True)).sum()
+
+
+def test_pylayer_under_to_static_uses_the_custom_backward():
+    rt.seed(3)
+    eager = Model()
+    rt.seed(3)
+    static = dy2st.to_static(Model())
+    rng = np.random.RandomState(0)
+    for batch in (2, 5):
+        x0 = rng.randn(batch, 3).astype(np.float32)
+        xe, xs = rt.to_tensor(x0, stop_gradient=False), rt.to_tensor(x0, stop_gradient=False)
+        ye, ys = eager(xe), static(xs)
+        np.testing.assert_allclose(ys.numpy(), ye.numpy(), rtol=1e-6)
+        ye.backward()
+        ys.backward()
+        np.testing.assert_allclose(xs.gradient(), xe.gradient(), rtol=1e-5)
+        for pe, ps in zip(eager.parameters(), static.parameters()):
+            # round() has derivative 0: a non-zero gradient shows the straight-through rule ran
+            assert np.abs(pe.gradient()).sum() > 0
+            np.testing.assert_allclose(ps.gradient(), pe.gradient(), rtol=1e-5)
+            pe.clear_grad()
+            ps.clear_grad()
+    types = [op.type for op in static.forward.get_concrete_program(xs).main_program.global_block().ops]
+    assert types.count("py_layer") == 2
+
+
+def test_pylayer_in_a_static_program_with_append_backward(tmp_path):
+    main, start = rt.static.Program(), rt.static.Program()
+    with rt.static.program_guard(main, start):
+        rt.enable_static()
+        try:
+            x = rt.static.data("x", [None, 2], "float32")
+            x.stop_gradient = False
+            loss = Cube.apply(x).sum()
+            gx, = rt.grad(loss, x)
+        finally:
+            rt.disable_static()
+    x0 = np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)
+    got_loss, got_g = rt.static.Executor().run(main, feed={"x": x0}, fetch_list=[loss, gx])
+    np.testing.assert_allclose(got_loss, (x0 ** 3).sum(), rtol=1e-6)
+    np.testing.assert_allclose(got_g, 3 * x0 ** 2, rtol=1e-6)
+    with pytest.raises(TypeError, match="'py_layer'.*PyLayer StraightThrough: its backward is Python code"):
+        dy2st.save(Model(), str(tmp_path / "m"), input_spec=[rt.static.InputSpec([None, 3], "float32")])
 
 
 # -- rt.grad ---------------------------------------------------------------------------------------
@@ -361,3 +404,27 @@ def test_clone_under_to_static_carries_gradients():
     sf(xs).backward()
     np.testing.assert_allclose(xs.gradient(), [2.0, -6.0])
     assert rt.clone(rt.to_tensor([1.0])).stop_gradient
+
+
+def test_autograd_backward_accumulates_several_roots():
+    x = rt.to_tensor([1.0, 2.0], stop_gradient=False)
+    rt.autograd.backward([x * 2, (x * x).sum()], [rt.to_tensor([1.0, 1.0]), None])
+    np.testing.assert_allclose(x.gradient(), [2 + 2 * 1.0, 2 + 2 * 2.0])
+
+
+class Counter(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("count", rt.zeros([1], "int64"))
+
+    def forward(self, x):
+        rt.increment(self.count)
+        return x + self.count.astype("float32")
+
+
+def test_increment_of_a_buffer_advances_on_every_converted_call():
+    eager, static = Counter(), dy2st.to_static(Counter())
+    x = rt.to_tensor([0.5])
+    got = [(float(eager(x)), float(static(x))) for _ in range(3)]
+    assert got == [(1.5, 1.5), (2.5, 2.5), (3.5, 3.5)]
+    assert int(static.count) == 3

@@ -145,3 +145,25 @@ def test_accuracy_metric_accumulates_over_batches():
     onehot = np.eye(3, dtype=np.float32)[[2, 0]]
     one.update(one.compute(rt.to_tensor(np.array([[0, 1, 5], [3, 1, 0]], np.float32)), rt.to_tensor(onehot)))
     assert one.accumulate() == 1.0
+
+
+def test_dataloader_batches_feed_a_converted_model_like_eager():
+    rt.seed(2)
+    eager = rt.nn.Sequential(rt.nn.Linear(2, 3), rt.nn.ReLU(), rt.nn.Linear(3, 2))
+    rt.seed(2)
+    static = dy2st.to_static(rt.nn.Sequential(rt.nn.Linear(2, 3), rt.nn.ReLU(), rt.nn.Linear(3, 2)),
+                             input_spec=[rt.static.InputSpec([None, 2], "float32")])
+    x = rt.to_tensor(np.random.RandomState(3).randn(10, 2).astype(np.float32))
+    y = rt.to_tensor(np.random.RandomState(4).randint(0, 2, size=(10, 1)))
+    loader = rt.io.DataLoader(rt.io.TensorDataset([x, y]), batch_size=4)
+    metric = {"eager": rt.metric.Accuracy(), "static": rt.metric.Accuracy()}
+    for xb, yb in loader:
+        for name, model in (("eager", eager), ("static", static)):
+            logits = model(xb)
+            loss = rt.nn.functional.cross_entropy(logits, yb)
+            loss.backward()
+            metric[name].update(metric[name].compute(logits, yb))
+        for pe, ps in zip(eager.parameters(), static.parameters()):
+            np.testing.assert_allclose(ps.gradient(), pe.gradient(), rtol=1e-5, atol=1e-7)
+    assert metric["eager"].accumulate() == metric["static"].accumulate()
+    assert len(static.forward.program_cache) == 1
