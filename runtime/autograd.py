@@ -155,7 +155,7 @@ def _py_layer_grad(gctx):
 def_op("py_layer", ["X*", "Y*"], ["Out*"], attrs={"layer": None},
        kernel=lambda xs, ys, layer=None: list(ys),
        infer=lambda xs, ys, layer=None: [Meta(y.shape, y.dtype) for y in ys],
-       grad=_py_layer_grad,
+       grad=_py_layer_grad, no_onnx="a PyLayer's backward is user Python code; its forward ops are in the Program",
        doc="A PyLayer in a Program: Out is forward's result Y; the gradient w.r.t. X is the PyLayer's backward.")
 
 
