@@ -241,8 +241,11 @@ def _collect(kind):
         else:
             pairs = [(n, n) for n in d.functional]
         for public, fn_name in pairs:
-            module = "runtime.nn.functional" if kind == "functional" and isinstance(d, OpDef) else d.module
-            fn = _resolve(d, module, fn_name, kind)
+            if isinstance(d, CompositeDef) and kind != "methods":
+                fn = d.fn  # every public name of a composite is the declared function itself
+            else:
+                module = "runtime.nn.functional" if kind == "functional" else d.module
+                fn = _resolve(d, module, fn_name, kind)
             if public in out and out[public] is not fn:
                 raise ValueError(f"{kind} name '{public}' is declared by '{owner[public]}' and by "
                                  f"'{getattr(d, 'type', None) or d.name}' with different functions")
