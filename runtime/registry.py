@@ -80,7 +80,7 @@ class OpDef:
     # Prints, raises or writes outside its outputs: never dropped, never folded.
     side_effect: bool = False
     # "Tanh": one ONNX node reading the input slots in order and writing the output slots;
-    # "gelu": the lowering function registered under that name in runtime/static/onnx_*ops.py.
+    # "gelu": the function registered with @lowering("gelu") (runtime/static/onnx_ops.py and its siblings).
     onnx: Optional[str] = None
     no_onnx: str = ""                      # why there is no lowering (exactly one of onnx/no_onnx)
     api: tuple = ()                        # names in ``runtime`` (functions of ``module``)
@@ -90,7 +90,7 @@ class OpDef:
     # fast(block, op) -> a numpy callable taking the input values (no attrs), or None: what the
     # compiled executor calls when static dtypes/ranks make the generic kernel's checks moot.
     fast: Optional[Callable] = None
-    module: str = ""                       # where ``api``/``methods`` functions are defined
+    module: str = ""                       # where ``api``/``methods`` functions are (default: the declaring module)
     doc: str = ""
 
     def __post_init__(self):
