@@ -90,6 +90,9 @@ class OpDef:
     # fast(block, op) -> a numpy callable taking the input values (no attrs), or None: what the
     # compiled executor calls when static dtypes/ranks make the generic kernel's checks moot.
     fast: Optional[Callable] = None
+    # alias(block, op) -> the input var name the op returns unchanged (static shapes/dtypes show
+    # it is a no-op: a cast to the same dtype...), or None: the compiled executor skips the call.
+    alias: Optional[Callable] = None
     module: str = ""                       # where ``api``/``methods`` functions are (default: the declaring module)
     doc: str = ""
 
