@@ -22,8 +22,6 @@ import keyword
 import linecache
 import re
 
-import numpy as np
-
 from ..registry import get_op
 
 # generated filename -> {line number: Operator}; read when an error is annotated.

@@ -4,8 +4,9 @@ For every registered op: (a) the kernel against the numpy reference, and ``infer
 against the kernel's real output (and again with an unknown -1 first dim); (b) the op
 alone in a Program, run by the compiled executor, against eager, with known and with
 unknown first dims; (c) that Program (unknown dims symbolic) exported to ONNX and run by
-onnxruntime, against eager, unless the declaration says why it has no lowering; (d) for ops with a gradient rule, eager ``backward()`` of a
-random weighted sum of the outputs against central finite differences in float64.
+onnxruntime, against eager, unless the declaration says why it has no lowering; (d) for
+ops with a gradient rule, eager ``backward()`` of a random weighted sum of the outputs
+against central finite differences in float64.
 Composite ops (``@composite``) go through the same four checks.
 """
 import inspect
