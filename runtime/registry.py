@@ -80,7 +80,7 @@ class OpDef:
     # Prints, raises or writes outside its outputs: never dropped, never folded.
     side_effect: bool = False
     # "Tanh": one ONNX node reading the input slots in order and writing the output slots;
-    # "gelu": the lowering function registered under that name in runtime/static/onnx_*ops.py.
+    # "gelu": the function registered with @lowering("gelu") (runtime/static/onnx_ops.py and its siblings).
     onnx: Optional[str] = None
     no_onnx: str = ""                      # why there is no lowering (exactly one of onnx/no_onnx)
     api: tuple = ()                        # names in ``runtime`` (functions of ``module``)
@@ -90,7 +90,10 @@ class OpDef:
     # fast(block, op) -> a numpy callable taking the input values (no attrs), or None: what the
     # compiled executor calls when static dtypes/ranks make the generic kernel's checks moot.
     fast: Optional[Callable] = None
-    module: str = ""                       # where ``api``/``methods`` functions are defined
+    # alias(block, op) -> the input var name the op returns unchanged (static shapes/dtypes show
+    # it is a no-op: a cast to the same dtype...), or None: the compiled executor skips the call.
+    alias: Optional[Callable] = None
+    module: str = ""                       # where ``api``/``methods`` functions are (default: the declaring module)
     doc: str = ""
 
     def __post_init__(self):
@@ -241,8 +244,11 @@ def _collect(kind):
         else:
             pairs = [(n, n) for n in d.functional]
         for public, fn_name in pairs:
-            module = "runtime.nn.functional" if kind == "functional" and isinstance(d, OpDef) else d.module
-            fn = _resolve(d, module, fn_name, kind)
+            if isinstance(d, CompositeDef) and kind != "methods":
+                fn = d.fn  # every public name of a composite is the declared function itself
+            else:
+                module = "runtime.nn.functional" if kind == "functional" else d.module
+                fn = _resolve(d, module, fn_name, kind)
             if public in out and out[public] is not fn:
                 raise ValueError(f"{kind} name '{public}' is declared by '{owner[public]}' and by "
                                  f"'{getattr(d, 'type', None) or d.name}' with different functions")

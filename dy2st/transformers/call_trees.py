@@ -3,7 +3,8 @@
 What is left alone, to keep the output readable and the calls fast: builtins (`range`, `len`,
 `print`, `isinstance`... some have their own pass), `_jst` itself, anything the function's
 globals/closure show to be a class or to come from `runtime`, numpy or the standard library,
-and method calls whose name is a Tensor/list/dict/str method (`x.sum()`, `out.append(y)`).
+and method calls whose name is a Tensor/list/dict/str method (`x.sum()`, `out.append(y)`) on
+anything but `self` (a method's `self.relu(x)` is the user's own method: it is wrapped).
 Everything else (user functions, `self.layer(x)`, `self.helper(x)`, functions passed in as
 arguments) is wrapped; `_jst.Call` decides at run time.
 
@@ -62,6 +63,12 @@ def _resolve(node, namespace):
 
 _UNKNOWN = object()
 
+
+def _is_method(qualname):
+    """True for ``Class.method`` (not ``f`` or ``outer.<locals>.f``): its first argument is the instance."""
+    parts = qualname.split(".")
+    return len(parts) > 1 and parts[-2] != "<locals>"
+
 # runtime functions taking a list of tensors: a list built in a tensor loop is a TensorArray,
 # which these `_jst` versions accept (and pass plain lists through).
 _LIST_CONSUMERS = {"runtime.stack": "_jst.Stack", "runtime.concat": "_jst.Concat",
@@ -88,6 +95,9 @@ class CallTreeTransformer(transformer.Transformer):
         return node
 
     def _leave_alone(self, func):
+        if (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)
+                and func.value.id == self.self_name and _is_method(self.ctx.fn_name)):
+            return False  # self.m(...) is the user's own method, even when named like a Tensor method
         root = func
         while isinstance(root, gast.Attribute):
             root = root.value

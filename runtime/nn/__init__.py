@@ -3,7 +3,8 @@ from . import functional, initializer
 from .container import LayerDict, LayerList, Sequential
 from .layer import Layer
 from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax,
-                           Softplus, Tanh)
+                           Tanh)
+from .layers_activation import ELU, LeakyReLU, LogSigmoid, Mish, Silu, Softplus, Swish
 from .layers_conv import AvgPool2D, Conv2D, MaxPool2D
 from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, LayerNorm
 from .loss import CrossEntropyLoss, MSELoss
@@ -15,7 +16,7 @@ from ..tensor import Parameter
 
 __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "LayerDict", "Linear", "Embedding",
            "Dropout", "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Softplus",
-           "Conv2D", "MaxPool2D",
+           "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "Conv2D", "MaxPool2D",
            "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
            "ParamAttr", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
            "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]

@@ -126,17 +126,3 @@ class LogSoftmax(Layer):
 
     def forward(self, x):
         return F.log_softmax(x, axis=self.axis)
-
-
-class Softplus(Layer):
-    """``F.softplus(x, beta, threshold)``: ``log(1 + exp(beta * x)) / beta``, linear above the threshold."""
-
-    def __init__(self, beta=1, threshold=20, name=None):
-        super().__init__()
-        self.beta, self.threshold = beta, threshold
-
-    def forward(self, x):
-        return F.softplus(x, self.beta, self.threshold)
-
-    def extra_repr(self):
-        return f"beta={self.beta}, threshold={self.threshold}"

@@ -124,16 +124,30 @@ def _expand_as_kernel(x, like):
     return np.broadcast_to(x, like.shape).copy()
 
 
-def_op("reduce_as", ["X", "Target"], ["Out"], kernel=_reduce_as_kernel,
+def _same_shape_alias(block, op):
+    """reduce_as/expand_as between equal, fully known static shapes: X itself."""
+    x, t = block._find_var(op.input("X")[0]), block._find_var(op.input("Target")[0])
+    if x is not None and t is not None and x.shape == t.shape and -1 not in x.shape:
+        return op.input("X")[0]
+    return None
+
+
+def _same_dtype_alias(block, op):
+    """A cast to the dtype X already has: X itself."""
+    x = block._find_var(op.input("X")[0])
+    return op.input("X")[0] if x is not None and x.dtype == op.attrs.get("dtype") else None
+
+
+def_op("reduce_as", ["X", "Target"], ["Out"], kernel=_reduce_as_kernel, alias=_same_shape_alias,
        infer=lambda x, t, **_: Meta(t.shape, x.dtype),
        grad=lambda ctx: [apply("expand_as", ctx.out_grads[0], ctx.inputs[0]), None], onnx="reduce_as",
        doc="Sum X over broadcast dims so it has Target's shape (gradient of broadcasting).")
-def_op("expand_as", ["X", "Target"], ["Out"], kernel=_expand_as_kernel,
+def_op("expand_as", ["X", "Target"], ["Out"], kernel=_expand_as_kernel, alias=_same_shape_alias,
        infer=lambda x, t, **_: Meta(t.shape, x.dtype),
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]), None], onnx="expand_as",
        api=["expand_as"], methods=["expand_as"], module="runtime.ops.shape",
        doc="Broadcast X to Target's shape.")
-def_op("cast", ["X"], ["Out"], attrs={"dtype": "float32"},
+def_op("cast", ["X"], ["Out"], attrs={"dtype": "float32"}, alias=_same_dtype_alias,
        kernel=lambda x, dtype: x.astype(dtype),
        infer=lambda x, dtype, **_: Meta(x.shape, dtype),
        grad=lambda ctx: [cast(ctx.out_grads[0], ctx.inputs[0].dtype)

@@ -2,16 +2,16 @@
 
 The gradients are ops of their own (``softmax_grad``...), computed from the
 forward *output* where possible so nothing needs recomputing.  (``gelu`` lives with the elementwise ops.)
-``softplus`` is a composite: a function of registered ops, so its gradient,
-static form and ONNX export are those of the ops it is made of.
+``softplus``, ``silu``, ``leaky_relu``... are composites: functions of registered
+ops, so their gradients, static form and ONNX export are those of the ops they are made of.
 """
 import numpy as np
 
 from ..dispatch import apply
 from ..registry import GRAD_ONLY, Meta, composite, def_op
-from .elementwise import _floating, exp, log
+from .elementwise import _floating, exp, log, minimum, neg, sigmoid, tanh
 from .logic import greater_than, where
-from .math import add, relu, scale, subtract
+from .math import add, multiply, relu, scale, subtract
 
 
 def _check_axis(axis, ndim, what):
@@ -78,3 +78,38 @@ def softplus(x, beta=1, threshold=20, name=None):
     if beta != 1:
         out = scale(out, 1.0 / float(beta))
     return where(greater_than(z, float(threshold)), x, out)
+
+
+@composite("silu", functional=["silu", "swish"], activation=True)
+def silu(x, name=None):
+    """``x * sigmoid(x)`` (Paddle's F.silu; F.swish is the same function)."""
+    x = _floating(x)
+    return multiply(x, sigmoid(x))
+
+
+@composite("leaky_relu", functional=["leaky_relu"], activation=True)
+def leaky_relu(x, negative_slope=0.01, name=None):
+    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    x = _floating(x)
+    return where(greater_than(x, 0.0), x, scale(x, float(negative_slope)))
+
+
+@composite("elu", functional=["elu"], activation=True)
+def elu(x, alpha=1.0, name=None):
+    """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
+    x = _floating(x)
+    # exp of min(x, 0): the branch where() discards must stay finite, or its zero gradient becomes 0 * inf.
+    return where(greater_than(x, 0.0), x, scale(exp(minimum(x, 0.0)), float(alpha), -float(alpha)))
+
+
+@composite("log_sigmoid", functional=["log_sigmoid"], activation=True)
+def log_sigmoid(x, name=None):
+    """``log(sigmoid(x)) = -softplus(-x)``, without overflow."""
+    return neg(softplus(neg(_floating(x))))
+
+
+@composite("mish", functional=["mish"], activation=True)
+def mish(x, name=None):
+    """``x * tanh(softplus(x))``."""
+    x = _floating(x)
+    return multiply(x, tanh(softplus(x)))

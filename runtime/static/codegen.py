@@ -232,22 +232,10 @@ class BlockCompiler:
             g[names[n]] = v
         return {"names": names, "folded": folded}
 
-    def _alias(self, block, op):
-        """The input an op returns unchanged, judging by static shapes/dtypes (its call is skipped)."""
-        if op.type in ("reduce_as", "expand_as"):
-            x, t = block._find_var(op.input("X")[0]), block._find_var(op.input("Target")[0])
-            if x is not None and t is not None and x.shape == t.shape and -1 not in x.shape:
-                return op.input("X")[0]
-        elif op.type == "cast":
-            x = block._find_var(op.input("X")[0])
-            if x is not None and x.dtype == op.attrs.get("dtype"):
-                return op.input("X")[0]
-        return None
-
     def _call(self, block, op, i, ref, g, live=()):
         opdef = get_op(op.type)
-        alias = self._alias(block, op)
-        if alias is not None:
+        alias = opdef.alias(block, op) if opdef.alias is not None else None
+        if alias is not None:  # the op's declared no-op case: the input itself, no call
             return ref(alias)
         args = []
         for j, slot in enumerate(opdef.input_slots):

@@ -312,6 +312,11 @@ COMPOSITES = {
                                                              np.log1p(np.exp(beta * x)) / beta)),
     "linear": case(F(2, 3), F(3, 4), F(4), ref=lambda x, w, b: x @ w + b),
     "clone": case(F(2, 3), ref=lambda x: x.copy()),
+    "silu": case(F(3, 4) * 3, ref=lambda x: x / (1 + np.exp(-x))),
+    "leaky_relu": case(D(3, 4) + 0.05, negative_slope=0.2, ref=lambda x, negative_slope: np.where(x > 0, x, 0.2 * x)),
+    "elu": case(D(3, 4) + 0.05, alpha=0.5, ref=lambda x, alpha: np.where(x > 0, x, alpha * np.expm1(x))),
+    "log_sigmoid": case(F(3, 4) * 10, ref=lambda x: -np.logaddexp(0, -x)),
+    "mish": case(F(3, 4) * 3, ref=lambda x: x * np.tanh(np.logaddexp(0, x))),
 }
 
 SKIP = {

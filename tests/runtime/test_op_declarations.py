@@ -6,6 +6,8 @@ registry; these tests fail when something lists ops by hand and drifts from it.
 """
 import inspect
 
+import numpy as np
+
 import pytest
 
 import runtime as rt
@@ -115,3 +117,21 @@ def test_names_resolve_and_composites_are_not_op_types():
     for name in all_composites():
         assert name not in OPS
     registry.public_functions(), registry.tensor_methods(), registry.functional_functions()  # raise on drift
+
+
+def test_declared_codegen_forms_are_used():
+    """``fast``: add of equal dtypes calls np.add itself; ``alias``: a cast to the same dtype is no call."""
+    from runtime.dispatch import apply
+    main = rt.static.Program()
+    rt.enable_static()
+    try:
+        with rt.static.program_guard(main, rt.static.Program()):
+            x = rt.static.data("x", [2, 3], "float32")
+            y = apply("cast", x, dtype="float32") + x
+    finally:
+        rt.disable_static()
+    out, = rt.static.Executor().run(main, feed={"x": np.ones((2, 3), "float32")}, fetch_list=[y])
+    np.testing.assert_array_equal(out, np.full((2, 3), 2.0, "float32"))
+    plan = list(main._exec_plans.values())[0].fn
+    assert "v_cast_0 = v_x\n" in plan.source and "_k0_cast(" not in plan.source, plan.source
+    assert any(v is np.add for v in plan.__globals__.values()), plan.source

@@ -2,10 +2,11 @@
 
 For every registered op: (a) the kernel against the numpy reference, and ``infer``
 against the kernel's real output (and again with an unknown -1 first dim); (b) the op
-alone in a Program, run by the compiled executor, against eager; (c) that Program
-exported to ONNX and run by onnxruntime, against eager, unless the declaration says
-why it has no lowering; (d) for ops with a gradient rule, eager ``backward()`` of a
-random weighted sum of the outputs against central finite differences in float64.
+alone in a Program, run by the compiled executor, against eager, with known and with
+unknown first dims; (c) that Program (unknown dims symbolic) exported to ONNX and run by
+onnxruntime, against eager, unless the declaration says why it has no lowering; (d) for
+ops with a gradient rule, eager ``backward()`` of a random weighted sum of the outputs
+against central finite differences in float64.
 Composite ops (``@composite``) go through the same four checks.
 """
 import inspect
@@ -220,20 +221,26 @@ class _Static:
         rt.disable_static()
 
 
-def _build_program(fn, inputs):
-    """``fn(*vars)`` in a fresh Program fed by one ``data`` var per input array: (program, feed, outputs)."""
+def _build_program(fn, inputs, dyn=()):
+    """``fn(*vars)`` in a fresh Program fed by one ``data`` var per input array: (program, feed, outputs).
+
+    Inputs whose index is in ``dyn`` get an unknown (-1) first dim, so one Program serves any batch.
+    """
     main, feed, args = rt.static.Program(), {}, []
 
-    def data(name, x):
+    def data(name, x, unknown_first):
         feed[name] = x
-        return rt.static.data(name, list(x.shape), str(x.dtype))
+        shape = list(x.shape)
+        if unknown_first and shape:
+            shape[0] = -1
+        return rt.static.data(name, shape, str(x.dtype))
 
     with _Static(), rt.static.program_guard(main, rt.static.Program()):
         for i, x in enumerate(inputs):
             if isinstance(x, list):
-                args.append([data(f"in{i}_{j}", v) for j, v in enumerate(x)])
+                args.append([data(f"in{i}_{j}", v, False) for j, v in enumerate(x)])
             else:
-                args.append(None if x is None else data(f"in{i}", x))
+                args.append(None if x is None else data(f"in{i}", x, i in dyn))
         out = fn(*args)
     outs = [out] if not isinstance(out, (list, tuple)) else list(_flat([o for o in out]))
     return main, feed, outs
@@ -255,12 +262,14 @@ def _eager(op, c, attrs):
     return list(_flat(_listify(get_op(op).kernel(*c.inputs, **attrs), get_op(op))))
 
 
+@pytest.mark.parametrize("unknown_dims", [False, True], ids=["known", "unknown"])
 @pytest.mark.parametrize("op", [o for o in OPS if o not in SKIP])
-def test_op_static(op):
+def test_op_static(op, unknown_dims):
     c = CASES[op]
     attrs = _full_attrs(get_op(op), c.attrs)
     want = _eager(op, c, attrs)
-    main, feed, outs = _build_program(lambda *a: apply(op, *a, **c.attrs), c.inputs)
+    dyn = (c.dyn or ()) if unknown_dims else ()
+    main, feed, outs = _build_program(lambda *a: apply(op, *a, **c.attrs), c.inputs, dyn)
     if c.seeded:
         rt.seed(0)
     got = rt.static.Executor().run(main, feed=feed, fetch_list=outs)
@@ -288,7 +297,8 @@ def test_op_onnx(op):
     c = CASES[op].onnx or CASES[op]
     attrs = _full_attrs(opdef, c.attrs)
     want = _eager(op, c, attrs)
-    main, feed, outs = _build_program(lambda *a: apply(op, *a, **c.attrs), c.inputs)
+    # unknown first dims (as the row's dyn says): they become symbolic dims of the ONNX graph
+    main, feed, outs = _build_program(lambda *a: apply(op, *a, **c.attrs), c.inputs, CASES[op].dyn or ())
     keep = range(len(outs)) if c.outs is None else c.outs
     got = _onnx_run(main, feed, [outs[k] for k in keep], c.opset)
     for k, g in zip(keep, got):
