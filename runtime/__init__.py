@@ -13,6 +13,7 @@ from .ops.elementwise import (abs, ceil, clip, cos, exp, floor, floor_divide, ge
 from .ops.reduce import all, any, argmax, argmin, cumsum, max, mean, min, numel, prod, sum  # noqa: A004
 from .ops.shape import (broadcast_to, chunk, concat, expand, expand_as, flatten, gather, index_add, reshape,
                         shape, split, squeeze, stack, tile, transpose, unsqueeze, unstack)
+from .ops.slicing import slice, strided_slice  # noqa: A004
 from .ops.logic import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, equal, greater_equal, greater_than,
                         isfinite, isinf, isnan, less_equal, less_than, logical_and, logical_not, logical_or,
                         logical_xor, nonzero, not_equal, where)
