@@ -51,7 +51,10 @@ def test_onnx_export_serves_every_batch_size(tmp_path):
     pytest.importorskip("onnx")
     net = ShapeNet()
     path = str(tmp_path / "shape_net.onnx")
-    dy2st.export_onnx(net, path, input_spec=SPEC)
+    model = dy2st.export_onnx(net, path, input_spec=SPEC)
+    types = {n.op_type for n in model.graph.node}
+    # shapes computed in the graph: Shape/Gather values concatenated and fed to the shape inputs
+    assert {"Shape", "Gather", "Concat", "Reshape", "ConstantOfShape", "Expand", "Tile", "Slice"} <= types
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     for b in (2, 5):
         x = _inputs(b)
