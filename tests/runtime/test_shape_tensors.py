@@ -174,3 +174,19 @@ def test_program_with_shape_tensors_round_trips_through_the_file_format():
         a, = rt.static.Executor().run(main, feed={"x": xv}, fetch_list=[out])
         c, = rt.static.Executor().run(again, feed={"x": xv}, fetch_list=[out.name])
         np.testing.assert_array_equal(a, c)
+
+
+def test_static_variables_with_a_known_first_dim_unpack():
+    main, out = _build(lambda x, b: rt.shape(x))
+    rt.enable_static()
+    try:
+        with rt.static.program_guard(main, rt.static.Program()):
+            b, n, m = out
+            assert [v.shape for v in (b, n, m)] == [[], [], []]
+            x = main.global_block().var("x")
+            with pytest.raises(TypeError, match="cannot iterate over static Variable 'x'"):
+                iter(x)
+    finally:
+        rt.disable_static()
+    got = rt.static.Executor().run(main, feed={"x": _x(5)}, fetch_list=[b, n, m])
+    assert [int(v) for v in got] == [5, 3, 4]
