@@ -38,7 +38,7 @@ def train_both(make_model, batches, loss_fn, input_spec, lr=0.01):
             opt.clear_grad()
             run.append(float(loss))
         losses.append(run)
-    np.testing.assert_allclose(losses[1], losses[0], rtol=1e-4, atol=1e-6,
+    np.testing.assert_allclose(losses[1], losses[0], rtol=1e-6, atol=0,
                                err_msg="to_static training losses differ from eager")
     traced = len(static.forward.program_cache)
     if traced != 1:

@@ -1,4 +1,4 @@
 """Importing this package registers every op (each module declares its ops once)."""
 from . import common, math  # noqa: F401
-from . import creation, elementwise, indexing, logic, reduce, shape, sort  # noqa: F401
+from . import creation, elementwise, indexing, logic, reduce, shape, slicing, sort  # noqa: F401
 from . import nn_ops  # noqa: F401  (neural-network ops)

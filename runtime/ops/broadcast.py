@@ -9,7 +9,7 @@ import numpy as np
 from ..dispatch import apply
 from ..registry import GRAD_ONLY, Meta, def_op
 from .common import reduce_as
-from .shape_args import fill_dims, no_grads, show, split_shape
+from .shape_args import fill_dims, no_grads, show, split_shape, tensor_input
 
 
 def _expand_shape(in_shape, shape):
@@ -73,7 +73,7 @@ def_op("tile_grad", ["X", "OutGrad"], ["XGrad"], attrs={"repeat_times": []}, ker
 def expand(x, shape, name=None):
     """``shape`` as in ``reshape``; -1 keeps the input dim."""
     dims, tensors = split_shape(shape, "expand", like=x)
-    return apply("expand", x, tensors or None, shape=dims)
+    return apply("expand", x, *tensor_input(tensors), shape=dims)
 
 
 broadcast_to = expand
@@ -85,4 +85,4 @@ def expand_as(x, y, name=None):
 
 def tile(x, repeat_times, name=None):
     dims, tensors = split_shape(repeat_times, "tile", "repeat_times", like=x)
-    return apply("tile", x, tensors or None, repeat_times=dims)
+    return apply("tile", x, *tensor_input(tensors), repeat_times=dims)

@@ -156,7 +156,9 @@ def_op("cast", ["X"], ["Out"], attrs={"dtype": "float32"}, alias=_same_dtype_ali
 
 
 def _fill_constant_kernel(shape_tensors=None, shape=(), value=0.0, dtype="float32"):
-    return np.full(fill_dims(shape, shape_tensors, "fill_constant"), value, dtype=dtype)
+    if shape_tensors:
+        shape = fill_dims(shape, shape_tensors, "fill_constant")
+    return np.full(shape, value, dtype=dtype)
 
 
 def_op("fill_constant", ["ShapeTensor*"], ["Out"], attrs={"shape": [], "value": 0.0, "dtype": "float32"},

@@ -16,7 +16,7 @@ from ..registry import RANDOM, Meta, def_op
 from ..tensor import Tensor, TensorLike
 from .common import cast, constant
 from .shape import expand, reshape
-from .shape_args import fill_dims, python_int, split_shape, static_dims
+from .shape_args import fill_dims, python_int, split_shape, static_dims, tensor_input
 
 
 def _fill_any_like_kernel(x, value=0.0, dtype=None):
@@ -97,7 +97,7 @@ def_op("randperm", [], ["Out"], attrs={"n": 1, "dtype": "int64"},
 def _shaped(op, shape, what, **attrs):
     """``op`` with ``shape`` given as ints and int tensors (see shape_args)."""
     dims, tensors = split_shape(shape, what)
-    return apply(op, tensors or None, shape=dims, **attrs)
+    return apply(op, *tensor_input(tensors), shape=dims, **attrs)
 
 
 def _dtype(dtype, default):

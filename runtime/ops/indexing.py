@@ -181,14 +181,18 @@ def _slice_grad_kernel(x, g, bounds=None, slices=()):
 
 def_op("slice", ["X", "Bounds*"], ["Out"], attrs={"slices": []},
        kernel=lambda x, bounds=None, slices=(): x[_slice_key(x.ndim, slices, bounds)], infer=_slice_infer,
-       grad=lambda ctx: [apply("slice_grad", ctx.inputs[0], ctx.out_grads[0], ctx.inputs[1], **ctx.attrs), no_grads(ctx.inputs, 1)],
-       onnx="slice",
+       grad=lambda ctx: [apply("slice_grad", ctx.inputs[0], ctx.out_grads[0], ctx.inputs[1], **ctx.attrs),
+                         no_grads(ctx.inputs, 1)],
+       onnx="slice", api=["slice", "strided_slice"], module="runtime.ops.slicing",
        doc="Basic slicing; slices are [axis, start, stop, step], a bound [\"t\", k] is Bounds[k] at run time.")
 def_op("slice_grad", ["X", "OutGrad", "Bounds*"], ["XGrad"], attrs={"slices": []}, kernel=_slice_grad_kernel,
        infer=lambda x, g, bounds=None, slices=(): Meta(x.shape, g.dtype),
        grad=lambda ctx: [None, apply("slice", ctx.out_grads[0], ctx.inputs[2], **ctx.attrs),
                          no_grads(ctx.inputs, 2)], no_onnx=GRAD_ONLY,
        doc="Zeros shaped like X with OutGrad written at the slices.")
+
+
+_PLAIN = (int, type(None))
 
 
 def _is_tensor_bound(v, static):
@@ -209,7 +213,12 @@ def split_tensor_slices(x, key):
     """``(bounds, slices, rest)``: the slices of ``key`` with tensor bounds (for a ``slice`` op on
     ``x``) and the key left for ``getitem`` (those slices made ``:``).  ``slices`` is empty when
     every bound is a Python int."""
-    items = list(key) if isinstance(key, tuple) else [key]
+    items = key if type(key) is tuple else (key,)
+    for k in items:  # the common case, kept cheap: no slice bound other than an int or None
+        if type(k) is slice and not (type(k.start) in _PLAIN and type(k.stop) in _PLAIN and type(k.step) in _PLAIN):
+            break
+    else:
+        return [], [], key
     static = _mode.static or isinstance(x, Variable)
     if not any(isinstance(k, slice) and any(_is_tensor_bound(v, static) for v in (k.start, k.stop, k.step))
                for k in items):
@@ -223,8 +232,7 @@ def split_tensor_slices(x, key):
             spec = [axis]
             for v in (k.start, k.stop, k.step):
                 if _is_tensor_bound(v, static):
-                    if str(v.dtype) not in INT_DTYPES or \
-                            int(np.prod(v.shape)) != 1:
+                    if str(v.dtype) not in INT_DTYPES or int(np.prod(v.shape)) != 1:
                         raise TypeError(f"slice bounds must be ints or 1-element int tensors, got a {v.dtype} "
                                         f"tensor of shape {list(v.shape)}")
                     spec.append(["t", len(bounds)])

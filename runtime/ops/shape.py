@@ -10,7 +10,7 @@ import numpy as np
 from ..dispatch import apply
 from ..registry import GRAD_ONLY, Meta, def_op
 from .broadcast import broadcast_to, expand, expand_as, tile  # noqa: F401  (public here too)
-from .shape_args import copied_dims, fill_dims, no_grads, python_int, show, split_shape
+from .shape_args import copied_dims, fill_dims, no_grads, python_int, show, split_shape, tensor_input
 from ..framework import Variable
 from ..tensor import TensorLike
 
@@ -68,7 +68,9 @@ def _resolve_shape(in_shape, shape):
 
 
 def _reshape_kernel(x, shape_tensors=None, shape=()):
-    return x.reshape(_resolve_shape(x.shape, fill_dims(shape, shape_tensors, "reshape")))
+    if shape_tensors:
+        shape = fill_dims(shape, shape_tensors, "reshape")
+    return x.reshape(_resolve_shape(x.shape, shape))
 
 
 def_op("reshape", ["X", "ShapeTensor*"], ["Out"], attrs={"shape": []}, kernel=_reshape_kernel,
@@ -321,7 +323,7 @@ def reshape(x, shape, name=None):
     given, tensors = split_shape(shape, "reshape", like=x)
     dims, tensors = copied_dims(x, given, tensors)
     try:
-        return apply("reshape", x, tensors or None, shape=dims)
+        return apply("reshape", x, *tensor_input(tensors), shape=dims)
     except ValueError as e:  # name the shape as given, not with its copied dims made 0
         if dims == given:
             raise

@@ -18,6 +18,7 @@ from ..framework import Variable, _mode
 from ..tensor import TensorLike
 
 INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
+_INT = {int}
 
 
 def _describe(v):
@@ -53,6 +54,8 @@ def split_shape(shape, what, arg="shape", like=None):
     """``(dims, tensors)`` for a user's shape: ``dims`` holds ints, and ``None`` where the values of
     ``tensors`` (in order, one element each) go at run time.  ``tensors`` is empty in eager mode
     (no static mode, no Variable among ``shape`` and ``like``, the op's tensor input)."""
+    if type(shape) in (list, tuple) and set(map(type, shape)) <= _INT:  # the common case, kept cheap
+        return list(shape), []
     static = _mode.static or isinstance(like, Variable)
     if isinstance(shape, TensorLike):
         return _whole(shape, what, arg, static)
@@ -77,6 +80,11 @@ def split_shape(shape, what, arg="shape", like=None):
             raise TypeError(f"{what}: {arg}[{i}] must be an int or a 1-element int Tensor, got {_describe(d)} "
                             f"(in {arg} {show(shape)})")
     return dims, tensors
+
+
+def tensor_input(tensors):
+    """The op's shape-tensor argument: absent when the shape is all ints (no empty slot printed)."""
+    return (tensors,) if tensors else ()
 
 
 def no_grads(inputs, k):
@@ -114,9 +122,9 @@ def static_dims(dims):
 def fill_dims(dims, tensors, what):
     """Kernel side: ``dims`` with each ``None`` replaced by the next value of ``tensors``."""
     if not tensors:
-        if any(d is None for d in dims):
+        if None in dims:
             raise ValueError(f"{what}: the shape {show(dims)} has tensor dims but the op has no shape tensors")
-        return list(dims)
+        return dims
     values = []
     for t in tensors:
         if t.dtype.kind not in "iu":

@@ -51,7 +51,10 @@ def test_onnx_export_serves_every_batch_size(tmp_path):
     pytest.importorskip("onnx")
     net = ShapeNet()
     path = str(tmp_path / "shape_net.onnx")
-    dy2st.export_onnx(net, path, input_spec=SPEC)
+    model = dy2st.export_onnx(net, path, input_spec=SPEC)
+    types = {n.op_type for n in model.graph.node}
+    # shapes computed in the graph: Shape/Gather values concatenated and fed to the shape inputs
+    assert {"Shape", "Gather", "Concat", "Reshape", "ConstantOfShape", "Expand", "Tile", "Slice"} <= types
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
     for b in (2, 5):
         x = _inputs(b)
@@ -140,3 +143,21 @@ def test_control_flow_with_run_time_dims_loads_and_exports(tmp_path):
         out, noise = sess.run(None, {"x": x, "n": k})
         np.testing.assert_allclose(out, net(rt.to_tensor(x), rt.to_tensor(k))[0].numpy(), rtol=1e-5)
         assert noise.shape == (b, 3)
+
+
+def test_trained_with_concrete_sizes_then_saved_for_every_size(tmp_path):
+    """The issue's case: training traces concrete batch sizes, then save traces InputSpec([None, ...])."""
+    net = ShapeNet()
+    sf = dy2st.to_static(net)
+    opt = rt.optimizer.SGD(learning_rate=0.1, parameters=net.parameters())
+    for b in (4, 4):
+        h = sf(_inputs(b))[0]
+        h.mean().backward()
+        opt.step()
+        opt.clear_grad()
+    prefix = str(tmp_path / "trained")
+    dy2st.save(net, prefix, input_spec=SPEC)
+    loaded = dy2st.load(prefix)
+    for b in (1, 6):
+        x = _inputs(b)
+        np.testing.assert_allclose(loaded(x)[0].numpy(), net(x)[0].numpy(), rtol=1e-6)

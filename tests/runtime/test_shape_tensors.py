@@ -34,6 +34,9 @@ IDIOMS = {
     "slice_then_index": (lambda x, b: x[0, 1:, : b + 1], [2, -1]),
     "arith_dims": (lambda x, b: rt.reshape(x, [b * 3, 2, -1]), [-1, 2, -1]),
     "eye_by_batch": (lambda x, b: rt.eye(b, 3), [-1, 3]),
+    "paddle_slice": (lambda x, b: rt.slice(x, axes=[0, 2], starts=[1, 0], ends=[b, b + 1]), [-1, 3, -1]),
+    "strided_slice": (lambda x, b: rt.strided_slice(x, [0, -1], [b - 1, 3], [-100, 0], [-1, -2]), [-1, 3, 2]),
+    "slice_tensor_bounds": (lambda x, b: rt.slice(x, [1], rt.shape(x)[1:2] - 2, rt.shape(x)[1:2]), [-1, -1, 4]),
 }
 
 
@@ -75,6 +78,16 @@ def test_eager_lists_take_int_tensors_with_the_same_results():
         np.testing.assert_array_equal(x[: b - 1].numpy(), x.numpy()[:2])
     np.testing.assert_array_equal(rt.zeros(rt.to_tensor([2, 3])).numpy(), np.zeros((2, 3), np.float32))
     np.testing.assert_array_equal(rt.reshape(x, rt.to_tensor([9, -1])).numpy(), x.numpy().reshape(9, -1))
+
+
+def test_paddle_slice_checks_its_arguments():
+    x = rt.ones([2, 3])
+    with pytest.raises(ValueError, match=r"strided_slice: ends has 1 entries but axes has 2"):
+        rt.slice(x, [0, 1], [0, 0], [1])
+    with pytest.raises(ValueError, match="axis 2 is out of range"):
+        rt.slice(x, [2], [0], [1])
+    with pytest.raises(TypeError, match=r"starts\[0\] must be an int or a 1-element int Tensor, got float"):
+        rt.slice(x, [0], [0.5], [1])
 
 
 def test_shape_tensor_ops_print_and_infer():
@@ -161,3 +174,19 @@ def test_program_with_shape_tensors_round_trips_through_the_file_format():
         a, = rt.static.Executor().run(main, feed={"x": xv}, fetch_list=[out])
         c, = rt.static.Executor().run(again, feed={"x": xv}, fetch_list=[out.name])
         np.testing.assert_array_equal(a, c)
+
+
+def test_static_variables_with_a_known_first_dim_unpack():
+    main, out = _build(lambda x, b: rt.shape(x))
+    rt.enable_static()
+    try:
+        with rt.static.program_guard(main, rt.static.Program()):
+            b, n, m = out
+            assert [v.shape for v in (b, n, m)] == [[], [], []]
+            x = main.global_block().var("x")
+            with pytest.raises(TypeError, match="cannot iterate over static Variable 'x'"):
+                iter(x)
+    finally:
+        rt.disable_static()
+    got = rt.static.Executor().run(main, feed={"x": _x(5)}, fetch_list=[b, n, m])
+    assert [int(v) for v in got] == [5, 3, 4]
