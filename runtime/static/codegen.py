@@ -13,9 +13,13 @@ the ops of a Block into a function like::
 
 Kernels are resolved once, attrs are passed as literals, ops nothing fetched depends
 on are dropped (unless they have side effects or write persistable state), and each
-intermediate is deleted after its last use.  Control-flow ops get a callable from
-their ``build_kernel(op, compiler)``, which compiles their sub-blocks with the same
-compiler.  A line -> op table lets the executor say which op a failure came from.
+intermediate is deleted after its last use.  The analyses and the optional features
+come from ``passes`` (liveness, effects, constant folding, direct numpy kernels,
+expressions, buffer reuse; see ``passes.features``).  Control-flow ops get a callable
+from their ``build_kernel(op, compiler)``, which compiles their sub-blocks with the
+same compiler; a while body without a gradient compiles with ``loop=n`` into one
+function holding the loop.  A line -> op table lets the executor say which op a
+failure came from.
 """
 import itertools
 import keyword
@@ -84,10 +88,6 @@ class BlockCompiler:
         self.scope = scope
 
     # -- where persistable values live ------------------------------------------------
-    def persistable(self, block, name):
-        """True when ``name`` is persistable state (bound eager tensor or scope entry)."""
-        return is_persistable(block, name)
-
     def _read_scope(self, name):
         try:
             return self.scope[name]
@@ -122,15 +122,15 @@ class BlockCompiler:
         for op in body:
             for n in op.input_arg_names:
                 if n not in defined:
-                    (free if self.persistable(block, n) else undefined).append((n, op))
+                    (free if is_persistable(block, n) else undefined).append((n, op))
                     defined.add(n)
             for n in op.output_arg_names:
                 defined.add(n)
-                if self.persistable(block, n) and n not in written:
+                if is_persistable(block, n) and n not in written:
                     written.append(n)
         for n in output_names:
             if n not in defined:
-                (free if self.persistable(block, n) else undefined).append((n, None))
+                (free if is_persistable(block, n) else undefined).append((n, None))
                 defined.add(n)
         if undefined:
             names = [n for n, _ in undefined]
