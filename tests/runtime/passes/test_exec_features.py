@@ -143,3 +143,24 @@ def test_unknown_feature_is_an_error():
     with pytest.raises(ValueError, match="unknown executor feature"):
         with passes.features(nope=True):
             pass
+
+
+def test_compiled_loops_edge_cases():
+    def body():
+        x = rt.static.data("x", [3], "float32")
+        n = rt.static.data("n", [], "int64")
+        # a passthrough carry, a nested loop, and a loop inside a branch
+        i, y, keep = rt.static.nn.while_loop(
+            lambda i, y, keep: i < n,
+            lambda i, y, keep: [i + 1, rt.static.nn.while_loop(lambda j, z: j < 2, lambda j, z: [j + 1, z * 0.5 + 1.0],
+                                                               [rt.zeros([], "int64"), y])[1], keep],
+            [rt.zeros([], "int64"), x, x * 2.0])
+        z = rt.static.nn.cond(n > 1, lambda: rt.static.nn.while_loop(lambda k, w: k < n, lambda k, w: [k + 1, w + x],
+                                                                      [rt.zeros([], "int64"), y])[1],
+                              lambda: y - 1.0)
+        return [i, y, keep, z]
+    prog, fetch = build(body)
+    feeds = [{"x": np.array([1.0, -2.0, 0.5], "float32"), "n": np.array(k)} for k in (0, 1, 3)]
+    outs = _run_both(prog, feeds, fetch)
+    np.testing.assert_array_equal(outs[0][2], [2.0, -4.0, 1.0])
+    assert [int(o[0]) for o in outs] == [0, 1, 3]
