@@ -11,6 +11,7 @@ from ..dtypes import convert_dtype
 from ..framework import Program, Variable, default_main_program
 from ..tensor import Tensor
 from . import passes
+from .passes.features import KEY as FEATURE_KEY
 from .codegen import BlockCompiler, UndefinedVariableError, annotate
 from .scope import global_scope
 
@@ -104,8 +105,8 @@ class Executor:
         scope = global_scope() if scope is None else scope
         if isinstance(fetch_list, (Variable, str)):
             fetch_list = [fetch_list]
-        fetch_names = tuple(f.name if type(f) is Variable else _name_of(f, "fetch_list") for f in fetch_list or ())
-        key = (program._version, tuple(feed), fetch_names, id(scope), passes.feature_key())
+        fetch_names = tuple([f.name if type(f) is Variable else _name_of(f, "fetch_list") for f in fetch_list or ()])
+        key = (program._version, tuple(feed), fetch_names, id(scope), FEATURE_KEY[0])
         plans = program.__dict__.get("_exec_plans")
         if plans is None:
             plans = program.__dict__["_exec_plans"] = {}
