@@ -20,8 +20,8 @@ import numpy as np
 from ..random import generator
 from ..registry import Meta, def_op
 from .blocks import has_random_ops
-from .passes.features import enabled
 from .control_flow_grad import cond_grad, while_grad
+from .passes.features import enabled
 
 
 def _merge_meta(a, b):

@@ -11,8 +11,8 @@ from ..dtypes import convert_dtype
 from ..framework import Program, Variable, default_main_program
 from ..tensor import Tensor
 from . import passes
-from .passes.features import KEY as FEATURE_KEY
 from .codegen import BlockCompiler, UndefinedVariableError, annotate
+from .passes.features import KEY as FEATURE_KEY
 from .scope import global_scope
 
 

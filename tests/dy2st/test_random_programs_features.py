@@ -9,12 +9,11 @@ import os
 
 import numpy as np
 import pytest
+from test_random_programs import _inputs, _load, _loss, generate
 
 import dy2st
 import runtime as rt
 from runtime.static import passes
-
-from test_random_programs import _inputs, _load, _loss, generate
 
 ALL_OFF = {name: False for name in passes.FEATURES}
 N_PROGRAMS = int(os.environ.get("DY2ST_FEATURE_PROGRAMS", 3))  # more: DY2ST_FEATURE_PROGRAMS=60

@@ -15,6 +15,7 @@ import numpy as np
 from .features import enabled
 from .kernels import UFUNCS
 
+
 def relu(x, out):
     """The registry's relu (``np.maximum(x, 0)``) writing into ``out``."""
     return np.maximum(x, 0, out=out)

@@ -1,14 +1,13 @@
 """Executor features: every optimization off vs on gives bitwise-identical results."""
 import numpy as np
 import pytest
+from helpers_passes import build, control_flow_program
 
 import dy2st
 import runtime as rt
 from runtime.static import passes
-from runtime.static.passes import kernels
 from runtime.static.codegen import GENERATED
-
-from helpers_passes import build, control_flow_program
+from runtime.static.passes import kernels
 
 ALL_OFF = {name: False for name in passes.FEATURES}
 
@@ -140,9 +139,8 @@ def test_converted_functions_identical():
 
 
 def test_unknown_feature_is_an_error():
-    with pytest.raises(ValueError, match="unknown executor feature"):
-        with passes.features(nope=True):
-            pass
+    with pytest.raises(ValueError, match="unknown executor feature"), passes.features(nope=True):
+        pass
 
 
 def test_compiled_loops_edge_cases():
