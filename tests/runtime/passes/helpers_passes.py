@@ -26,7 +26,7 @@ def control_flow_program():
         x = rt.static.data("x", [2, 4], "float32")
         n = rt.static.data("n", [], "int64")
         w = rt.to_tensor(wa)
-        dead = rt.exp(x) * 3.0
+        dead = rt.exp(x) * 3.0  # returned, never fetched by the tests: dead code
 
         def step(i, h):
             h2 = rt.static.nn.cond(h.sum() > 0, lambda: rt.tanh(h @ w + 1.0), lambda: h - 1.0)
