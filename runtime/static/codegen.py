@@ -31,6 +31,7 @@ import numpy as np
 from ..registry import get_op
 from .passes.effects import is_persistable
 from .passes.expressions import expression
+from .passes.features import enabled
 from .passes.fold import effective_attrs, fold_constants
 from .passes.inplace import plan_inplace
 from .passes.kernels import select_kernel
@@ -223,7 +224,7 @@ class BlockCompiler:
     @staticmethod
     def _fold(block, ops, input_names, g):
         """Constants computed now (``passes.fold``), each bound to a global ``_cN`` of the plan."""
-        values, folded = fold_constants(block, ops, input_names, on_error=annotate)
+        values, folded = fold_constants(block, ops, input_names, on_error=annotate, shapes=enabled("shape_folding"))
         names = {}
         for n, v in values.items():
             names[n] = f"_c{len(names)}"

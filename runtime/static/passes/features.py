@@ -20,6 +20,8 @@ FEATURES = {
     "expressions": True,
     # hand-written numpy for layer_norm (inference), gelu and softmax: in place, float32 kept
     "fast_kernels": True,
+    # numel/shape of a var whose static shape is fully known are constants of the plan
+    "shape_folding": True,
     # an elementwise op writes into a dead single-use temporary instead of a fresh array
     "inplace": True,
 }
