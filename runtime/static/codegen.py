@@ -173,10 +173,11 @@ class BlockCompiler:
         for i, op in enumerate(body):
             live = {n for n in op.output_arg_names if last_use.get(n, -1) > i or n in keep_alive}
             if id(op) in reuse:
-                ufunc, buf = reuse[id(op)]
+                ufunc, extra, buf = reuse[id(op)]
                 kname = f"_k{i}_" + ufunc.__name__
                 g[kname] = ufunc
-                call = f"{kname}({', '.join(ref(n) for n in op.input_arg_names)}, out={ref(buf)})"
+                operands = [ref(n) for n in op.input_arg_names] + [repr(c) for c in extra]
+                call = f"{kname}({', '.join(operands)}, out={ref(buf)})"
             else:
                 call = self._call(block, op, i, ref, g, live)
             target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or

@@ -165,3 +165,21 @@ def test_compiled_loops_edge_cases():
     outs = _run_both(prog, feeds, fetch)
     np.testing.assert_array_equal(outs[0][2], [2.0, -4.0, 1.0])
     assert [int(o[0]) for o in outs] == [0, 1, 3]
+
+
+def test_mlp_relu_chain_reuses_buffers():
+    rt.seed(11)
+    layers = [rt.nn.Linear(6, 6) for _ in range(3)]
+
+    def body():
+        h = rt.static.data("x", [4, 6], "float32")
+        for lin in layers:
+            h = rt.relu(lin(h))
+        return [h]
+    prog, fetch = build(body)
+    feeds = [{"x": np.random.default_rng(k).normal(size=(4, 6)).astype("float32")} for k in range(3)]
+    n = len(list(_plan_sources()))
+    outs = _run_both(prog, feeds, fetch)
+    off, on = list(_plan_sources())[n:]
+    assert "out=" not in off and on.count("out=") == 6  # each layer: bias add and relu in place
+    assert (outs[0][0] >= 0).all()
