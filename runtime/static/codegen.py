@@ -13,9 +13,13 @@ the ops of a Block into a function like::
 
 Kernels are resolved once, attrs are passed as literals, ops nothing fetched depends
 on are dropped (unless they have side effects or write persistable state), and each
-intermediate is deleted after its last use.  Control-flow ops get a callable from
-their ``build_kernel(op, compiler)``, which compiles their sub-blocks with the same
-compiler.  A line -> op table lets the executor say which op a failure came from.
+intermediate is deleted after its last use.  The analyses and the optional features
+come from ``passes`` (liveness, effects, constant folding, direct numpy kernels,
+expressions, buffer reuse; see ``passes.features``).  Control-flow ops get a callable
+from their ``build_kernel(op, compiler)``, which compiles their sub-blocks with the
+same compiler; a while body without a gradient compiles with ``loop=n`` into one
+function holding the loop.  A line -> op table lets the executor say which op a
+failure came from.
 """
 import itertools
 import keyword
@@ -27,6 +31,7 @@ import numpy as np
 from ..registry import get_op
 from .passes.effects import is_persistable
 from .passes.expressions import expression
+from .passes.features import enabled
 from .passes.fold import effective_attrs, fold_constants
 from .passes.inplace import plan_inplace
 from .passes.kernels import select_kernel
@@ -86,10 +91,6 @@ class BlockCompiler:
         self.scope = scope
 
     # -- where persistable values live ------------------------------------------------
-    def persistable(self, block, name):
-        """True when ``name`` is persistable state (bound eager tensor or scope entry)."""
-        return is_persistable(block, name)
-
     def _read_scope(self, name):
         try:
             return self.scope[name]
@@ -124,15 +125,15 @@ class BlockCompiler:
         for op in body:
             for n in op.input_arg_names:
                 if n not in defined:
-                    (free if self.persistable(block, n) else undefined).append((n, op))
+                    (free if is_persistable(block, n) else undefined).append((n, op))
                     defined.add(n)
             for n in op.output_arg_names:
                 defined.add(n)
-                if self.persistable(block, n) and n not in written:
+                if is_persistable(block, n) and n not in written:
                     written.append(n)
         for n in output_names:
             if n not in defined:
-                (free if self.persistable(block, n) else undefined).append((n, None))
+                (free if is_persistable(block, n) else undefined).append((n, None))
                 defined.add(n)
         if undefined:
             names = [n for n, _ in undefined]
@@ -174,10 +175,11 @@ class BlockCompiler:
         for i, op in enumerate(body):
             live = {n for n in op.output_arg_names if last_use.get(n, -1) > i or n in keep_alive}
             if id(op) in reuse:
-                ufunc, buf = reuse[id(op)]
+                ufunc, extra, buf = reuse[id(op)]
                 kname = f"_k{i}_" + ufunc.__name__
                 g[kname] = ufunc
-                call = f"{kname}({', '.join(ref(n) for n in op.input_arg_names)}, out={ref(buf)})"
+                operands = [ref(n) for n in op.input_arg_names] + [repr(c) for c in extra]
+                call = f"{kname}({', '.join(operands)}, out={ref(buf)})"
             else:
                 call = self._call(block, op, i, ref, g, live)
             target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or
@@ -225,7 +227,7 @@ class BlockCompiler:
     @staticmethod
     def _fold(block, ops, input_names, g):
         """Constants computed now (``passes.fold``), each bound to a global ``_cN`` of the plan."""
-        values, folded = fold_constants(block, ops, input_names, on_error=annotate)
+        values, folded = fold_constants(block, ops, input_names, on_error=annotate, shapes=enabled("shape_folding"))
         names = {}
         for n, v in values.items():
             names[n] = f"_c{len(names)}"

@@ -21,8 +21,8 @@ from ..random import generator, generator_guard
 from ..registry import Meta, def_op
 from ..tensor import format_tensor
 from .blocks import has_random_ops
-from .passes.features import enabled
 from .control_flow_grad import cond_grad, while_grad
+from .passes.features import enabled
 
 
 def _merge_meta(a, b):
