@@ -12,7 +12,7 @@ import warnings
 import weakref
 
 from dy2st import transform
-from dy2st.pyct import errors, parser
+from dy2st.pyct import errors
 from dy2st.transformers.call_trees import LIBRARY_ROOTS
 
 NOT_TO_STATIC_ATTR = "_dy2st_not_to_static"
@@ -82,7 +82,7 @@ def convert_call(fn):
     static = _static_function_parts(fn)
     if static is not None:
         inner, instance = static
-        return _bind(_convert_or_keep(parser.unwrap(inner)), instance)
+        return _bind(_convert_or_keep(inner), instance)
     if _is_library(type(fn)) and not hasattr(fn, "forward"):
         return fn  # numpy ufuncs, functools.partial and other library callables
     override = getattr(fn, "__dict__", {}).get("forward")
@@ -91,7 +91,7 @@ def convert_call(fn):
     forward = getattr(type(fn), "forward", None)
     static = _static_function_parts(forward) if forward is not None else None
     if static is not None:
-        return types.MethodType(_convert_or_keep(parser.unwrap(static[0])), fn)
+        return types.MethodType(_convert_or_keep(static[0]), fn)
     if isinstance(forward, types.FunctionType):
         if _is_library(forward) or is_not_to_static(forward) or _has_hooks(fn):
             return fn  # runtime layers run as they are; hooks need Layer.__call__

@@ -29,6 +29,8 @@ import types
 
 import runtime as rt
 
+from . import decorators
+
 _MISSING = object()
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None))
 # Layer bookkeeping that the per-layer state below already covers.
@@ -363,7 +365,7 @@ def build(function, instance, arguments, calls, program):
     roots = [("self", instance)] if isinstance(instance, rt.nn.Layer) else []
     roots += [(f"argument {i}", a) for i, a in enumerate(arguments) if isinstance(a, rt.nn.Layer)]
     value_guards, seen_code = [], set()
-    _namespace_guards(inspect.unwrap(function), seen_code, roots, value_guards)
+    _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)
     for obj in calls:
         fn, layer = _python_function(obj)
         if layer is not None:
