@@ -30,6 +30,8 @@ class _TensorRange(_TensorSequence):
         span = self.stop - self.start
         if isinstance(self.step, int) and self.step > 0:
             return (span + (self.step - 1)) // self.step
+        if isinstance(self.step, int) and self.step < 0:  # range(n, 0, -1): counts down
+            return rt.maximum((span + (self.step + 1)) // self.step, rt.full([], 0, "int64"))
         return rt.maximum((span + self.step - rt.sign(self.step)) // self.step, rt.full([], 0, "int64"))
 
     def item(self, k):

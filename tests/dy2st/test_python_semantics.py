@@ -225,3 +225,54 @@ def lambdas_in_dict(x):
 
 def test_lambdas_as_dict_values():
     check(lambdas_in_dict, np.array([1.0, 2.0], "float32"))
+
+
+def count_down(x, n):
+    s = x * 0.0
+    for i in range(n, 0, -1):
+        s = s + i * x
+    return s
+
+
+def count_down_by_two(x, n):
+    s = x * 0.0
+    for i in range(n, 0, -2):
+        s = s * 2.0 + i
+    return s
+
+
+@pytest.mark.parametrize("fn", [count_down, count_down_by_two])
+def test_reverse_range_with_tensor_bound(fn):
+    sf = dy2st.to_static(fn)
+    x = t([1.5, -2.0])
+    for n in (0, 1, 4, 7):
+        np.testing.assert_allclose(sf(x, t(n, "int64")).numpy(), fn(x, t(n, "int64")).numpy(), rtol=1e-6)
+    assert len(sf.program_cache) == 1
+    assert "while" in [op.type for op in sf.concrete_program.main_program.global_block().ops]
+
+
+def first_above(x):
+    i = 0
+    while True:
+        x = x + 1.0
+        if x.sum() > 5.0:
+            return x * 2.0
+        i += 1
+
+
+def test_while_true_left_through_a_return_under_tensor_condition():
+    check(first_above, np.array([1.0], "float32"))
+    check(first_above, np.array([7.0, -1.0], "float32"))
+
+
+def last_three(x):
+    y = x[-3:]
+    return y.sum() + y.shape[0]
+
+
+def test_negative_slice_of_unknown_dim_has_unknown_size():
+    sf = dy2st.to_static(last_three, input_spec=[dy2st.InputSpec([None], "float32")])
+    for n in (1, 2, 3, 5):
+        x = t(np.arange(n, dtype="float32"))
+        np.testing.assert_allclose(sf(x).numpy(), last_three(x).numpy())
+    assert len(sf.program_cache) == 1
