@@ -360,12 +360,30 @@ def _library(fn):
     return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
 
 
+def _object_guards(obj):
+    """A plain object bound as `self` (``to_static(obj.method)``): the attributes its class's code
+    can read, by value or identity (its methods decide branches on them as a Layer's do)."""
+    d = getattr(obj, "__dict__", None)
+    if d is None:
+        return []
+    names = set()
+    for klass in type(obj).__mro__[:-1]:
+        for member in vars(klass).values():
+            fn = getattr(member, "__func__", member)
+            if isinstance(fn, types.FunctionType):
+                _code_names(fn.__code__, names)
+    return [_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n))
+            for n in sorted(names) if n in d and not isinstance(d[n], types.ModuleType)]
+
+
 def build(function, instance, arguments, calls, program):
     """The Guards of a trace of ``function`` (bound to ``instance``) that reached ``calls``."""
     roots = [("self", instance)] if isinstance(instance, rt.nn.Layer) else []
     roots += [(f"argument {i}", a) for i, a in enumerate(arguments) if isinstance(a, rt.nn.Layer)]
     value_guards, seen_code = [], set()
     _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)
+    if instance is not None and not isinstance(instance, rt.nn.Layer):
+        value_guards += _object_guards(instance)
     for obj in calls:
         fn, layer = _python_function(obj)
         if layer is not None:

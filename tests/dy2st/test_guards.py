@@ -234,3 +234,23 @@ def test_top_level_mode_is_part_of_the_key(flip):
         np.testing.assert_allclose(net(x).numpy(), eager_of(net, x).numpy(), rtol=1e-5, atol=1e-6)
     else:
         assert not np.allclose(net(x).numpy(), net(x).numpy())
+
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def apply(self, x):
+        if self.k > 2:
+            return x * self.k
+        return x - self.k
+
+
+def test_attribute_of_a_bound_plain_object_retraces():
+    obj = Scaler(3.0)
+    sf = dy2st.to_static(obj.apply)
+    x = t(rand(4))
+    for k in (3.0, 1.0, 5.0, 3.0):
+        obj.k = k
+        np.testing.assert_allclose(sf(x).numpy(), obj.apply(x).numpy(), rtol=1e-6)
+    assert sf.get_traced_count() == 3
