@@ -140,8 +140,7 @@ class _LayerGuard:
         self.names = tuple(sorted(n for n in _class_attr_names(type(layer)) if n in d and _plain(d[n])))
         self.state = _layer_state(d, self.names)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
-        self.pinned = (list(d["_sub_layers"].values()), list(d["_parameters"].values()),
-                       list(d["_buffers"].values()), d.get("forward"), list(d["_forward_pre_hooks"]),
+        self.pinned = (dict(d["_sub_layers"]), dict(d["_parameters"]), dict(d["_buffers"]), d.get("forward"), list(d["_forward_pre_hooks"]),
                        list(d["_forward_post_hooks"]), copy.deepcopy([d.get(n) for n in self.names]))
 
     def holds(self):
@@ -155,10 +154,11 @@ class _LayerGuard:
         for table, old, what in (("_sub_layers", subs, "sub-layer"), ("_parameters", params, "parameter"),
                                  ("_buffers", bufs, "buffer")):
             now = d[table]
-            if list(map(id, now.values())) != list(map(id, old)):
-                names = [k for k in now if k not in dict(zip(now, old))] or list(now)
-                changed = [k for k, v in now.items() if all(v is not o for o in old)] or names
-                return f"{what} {self.path}.{changed[0] if changed else '?'} was replaced, added or removed"
+            changed = [k for k in list(old) + [k for k in now if k not in old] if now.get(k) is not old.get(k)]
+            if changed:
+                k = changed[0]
+                how = "added" if k not in old else "removed" if k not in now else "replaced"
+                return f"{what} {self.path}.{k} was {how}"
         if d.get("training") != self.state[3]:
             return f"{self.path}.training changed ({self.state[3]} -> {d.get('training')})"
         if d.get("forward") is not fwd:
