@@ -101,25 +101,34 @@ def _python_function(obj):
     return None, None
 
 
-_class_names = {}
+def _as_function(member):
+    """The plain function behind a class member (method, StaticFunction, property getter), or None."""
+    member = getattr(member, "fget", member)
+    member = getattr(member, "dygraph_function", member)
+    member = getattr(member, "__func__", member)
+    return decorators.unwrap(member) if isinstance(member, types.FunctionType) else None
 
 
-def _class_attr_names(cls):
-    """Attribute names any method of a Layer class (below ``Layer`` itself) may read."""
-    names = _class_names.get(cls)
-    if names is None:
-        names = set()
-        for klass in cls.__mro__:
-            if klass in (rt.nn.Layer, object):
-                continue
-            for member in vars(klass).values():
-                fn = getattr(member, "dygraph_function", member)
-                fn = getattr(fn, "__func__", fn)
-                if isinstance(fn, types.FunctionType):
-                    _code_names(inspect.unwrap(fn).__code__, names)
-        names = frozenset(names - _LAYER_INTERNALS)
-        _class_names[cls] = names
-    return names
+def _read_names(cls, start):
+    """Attribute names the methods in ``start`` (and the methods of ``cls`` they name) may read.
+
+    Only code the trace could have run counts: an attribute that just another method reads
+    (a step counter a training loop bumps) must not retrace the Program on every call.
+    """
+    names, seen = set(), set()
+    todo = [f for f in start if f is not None]
+    while todo:
+        fn = todo.pop()
+        if fn.__code__ in seen:
+            continue
+        seen.add(fn.__code__)
+        new = _code_names(fn.__code__)
+        names |= new
+        for name in new:
+            member = _as_function(getattr(cls, name, None))
+            if member is not None and member.__code__ not in seen:
+                todo.append(member)
+    return names - _LAYER_INTERNALS
 
 
 def _layer_state(d, names):
@@ -133,11 +142,12 @@ def _layer_state(d, names):
 class _LayerGuard:
     __slots__ = ("path", "layer", "dict", "names", "state", "pinned")
 
-    def __init__(self, path, layer):
+    def __init__(self, path, layer, called=()):
         self.path = path
         self.layer = layer
         self.dict = d = layer.__dict__
-        self.names = tuple(sorted(n for n in _class_attr_names(type(layer)) if n in d and _plain(d[n])))
+        start = [_as_function(getattr(type(layer), "forward", None))] + list(called)
+        self.names = tuple(sorted(n for n in _read_names(type(layer), start) if n in d and _plain(d[n])))
         self.state = _layer_state(d, self.names)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
         self.pinned = (dict(d["_sub_layers"]), dict(d["_parameters"]), dict(d["_buffers"]), d.get("forward"), list(d["_forward_pre_hooks"]),
@@ -317,14 +327,14 @@ class Guards:
         return lines
 
 
-def _walk_layers(path, layer, seen, out):
+def _walk_layers(path, layer, seen, out, called):
     if id(layer) in seen:
         return
     seen.add(id(layer))
-    out.append(_LayerGuard(path, layer))
+    out.append(_LayerGuard(path, layer, called.get(id(layer), ())))
     for name, sub in layer._sub_layers.items():
         if sub is not None:
-            _walk_layers(f"{path}.{name}", sub, seen, out)
+            _walk_layers(f"{path}.{name}", sub, seen, out, called)
 
 
 def _namespace_guards(fn, seen_code, layers, out, depth=0):
@@ -360,18 +370,13 @@ def _library(fn):
     return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
 
 
-def _object_guards(obj):
-    """A plain object bound as `self` (``to_static(obj.method)``): the attributes its class's code
-    can read, by value or identity (its methods decide branches on them as a Layer's do)."""
+def _object_guards(obj, function):
+    """A plain object bound as `self` (``to_static(obj.method)``): the attributes the method (and
+    the methods it names) can read, by value or identity, as a Layer's are."""
     d = getattr(obj, "__dict__", None)
     if d is None:
         return []
-    names = set()
-    for klass in type(obj).__mro__[:-1]:
-        for member in vars(klass).values():
-            fn = getattr(member, "__func__", member)
-            if isinstance(fn, types.FunctionType):
-                _code_names(fn.__code__, names)
+    names = _read_names(type(obj), [decorators.unwrap(function)])
     return [_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n))
             for n in sorted(names) if n in d and not isinstance(d[n], types.ModuleType)]
 
@@ -381,17 +386,20 @@ def build(function, instance, arguments, calls, program):
     roots = [("self", instance)] if isinstance(instance, rt.nn.Layer) else []
     roots += [(f"argument {i}", a) for i, a in enumerate(arguments) if isinstance(a, rt.nn.Layer)]
     value_guards, seen_code = [], set()
+    called = {id(instance): [decorators.unwrap(function)]}  # layer -> its methods the trace ran
     _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)
     if instance is not None and not isinstance(instance, rt.nn.Layer):
-        value_guards += _object_guards(instance)
+        value_guards += _object_guards(instance, function)
     for obj in calls:
         fn, layer = _python_function(obj)
         if layer is not None:
             roots.append((type(layer).__name__, layer))
+            if fn is not None:
+                called.setdefault(id(layer), []).append(fn)
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
     layer_guards, seen = [], set()
     for path, layer in roots:
-        _walk_layers(path, layer, seen, layer_guards)
+        _walk_layers(path, layer, seen, layer_guards, called)
     bound = list(program.bound_tensors.items())
     return Guards(layer_guards, value_guards, bound)

@@ -254,3 +254,20 @@ def test_attribute_of_a_bound_plain_object_retraces():
         obj.k = k
         np.testing.assert_allclose(sf(x).numpy(), obj.apply(x).numpy(), rtol=1e-6)
     assert sf.get_traced_count() == 3
+
+
+class Counted(Net):
+    def __init__(self):
+        super().__init__()
+        self.steps = 0
+
+    def step(self):
+        self.steps += 1  # read by no code the trace runs
+
+
+def test_attribute_only_other_methods_read_does_not_retrace():
+    net = dy2st.to_static(Counted()).eval()
+    for seed in range(4):
+        net(t(rand(3, 4, seed=seed)))
+        net.step()
+    assert net.forward.get_traced_count() == 1
