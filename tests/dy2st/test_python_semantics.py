@@ -276,3 +276,17 @@ def test_negative_slice_of_unknown_dim_has_unknown_size():
         x = t(np.arange(n, dtype="float32"))
         np.testing.assert_allclose(sf(x).numpy(), last_three(x).numpy())
     assert len(sf.program_cache) == 1
+
+
+def checked_after_work(x):
+    y = x * 2.0
+    if y.sum() > 100.0:
+        y = y + 1.0
+        raise ValueError("y too big")
+    return y
+
+
+def test_raise_after_other_statements_under_tensor_condition():
+    sf = check(checked_after_work, np.array([1.0, 2.0], "float32"))
+    with pytest.raises(Exception, match="y too big"):
+        sf(t([200.0]))
