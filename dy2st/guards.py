@@ -150,8 +150,9 @@ class _LayerGuard:
         self.names = tuple(sorted(n for n in _read_names(type(layer), start) if n in d and _plain(d[n])))
         self.state = _layer_state(d, self.names)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
-        self.pinned = (dict(d["_sub_layers"]), dict(d["_parameters"]), dict(d["_buffers"]), d.get("forward"), list(d["_forward_pre_hooks"]),
-                       list(d["_forward_post_hooks"]), copy.deepcopy([d.get(n) for n in self.names]))
+        self.pinned = (dict(d["_sub_layers"]), dict(d["_parameters"]), dict(d["_buffers"]), d.get("forward"),
+                       list(d["_forward_pre_hooks"]), list(d["_forward_post_hooks"]),
+                       copy.deepcopy([d.get(n) for n in self.names]))
 
     def holds(self):
         state = _layer_state(self.dict, self.names)
@@ -178,7 +179,8 @@ class _LayerGuard:
         for name, old in zip(self.names, values):
             now = d.get(name, _MISSING)
             if not _same(now, old):
-                return f"attribute {self.path}.{name} changed ({old!r} -> {'<deleted>' if now is _MISSING else repr(now)})"
+                shown = "<deleted>" if now is _MISSING else repr(now)
+                return f"attribute {self.path}.{name} changed ({old!r} -> {shown})"
         return f"{self.path} changed"
 
 
