@@ -271,3 +271,15 @@ def test_attribute_only_other_methods_read_does_not_retrace():
         net(t(rand(3, 4, seed=seed)))
         net.step()
     assert net.forward.get_traced_count() == 1
+
+
+def test_saving_again_with_other_input_spec_names_uses_them(tmp_path):
+    rt.seed(8)
+    net = dy2st.to_static(Net()).eval()
+    net(t(rand(3, 4)))
+    for name in ("a", "b"):
+        dy2st.save(net, str(tmp_path / name), input_spec=[dy2st.InputSpec([None, 4], "float32", name)])
+        loaded = dy2st.load(str(tmp_path / name))
+        assert loaded.feed_names == [name]
+        x = t(rand(2, 4, seed=3))
+        np.testing.assert_allclose(loaded(x).numpy(), eager_of(net, x).numpy(), rtol=1e-5, atol=1e-6)
