@@ -131,34 +131,40 @@ def _read_names(cls, start):
     return names - _LAYER_INTERNALS
 
 
-def _layer_state(d, names):
-    """Everything about one layer a trace depends on, as a tuple compared on each call."""
+def _layer_state(d):
+    """The layer's structure and mode a trace depends on, as a tuple compared on each call."""
     return (tuple(map(id, d["_sub_layers"].values())), tuple(map(id, d["_parameters"].values())),
             tuple(map(id, d["_buffers"].values())), d.get("training"), id(d.get("forward")),
-            tuple(map(id, d["_forward_pre_hooks"])), tuple(map(id, d["_forward_post_hooks"])),
-            tuple([d.get(n, _MISSING) for n in names]))
+            tuple(map(id, d["_forward_pre_hooks"])), tuple(map(id, d["_forward_post_hooks"])))
+
+
+def _attr_holds(now, old, plain):
+    return _same(now, old) if plain else now is old
 
 
 class _LayerGuard:
-    __slots__ = ("path", "layer", "dict", "names", "state", "pinned")
+    __slots__ = ("path", "layer", "dict", "names", "plain", "state", "pinned")
 
     def __init__(self, path, layer, called=()):
         self.path = path
         self.layer = layer
         self.dict = d = layer.__dict__
         start = [_as_function(getattr(type(layer), "forward", None))] + list(called)
-        self.names = tuple(sorted(n for n in _read_names(type(layer), start) if n in d and _plain(d[n])))
-        self.state = _layer_state(d, self.names)
+        # Plain values (numbers, strings, flags) by value; anything else (a function, a tensor,
+        # an array) by identity.  Modules and classes are code, not state.
+        self.names = tuple(sorted(n for n in _read_names(type(layer), start) if n in d
+                                  and not isinstance(d[n], types.ModuleType) and not inspect.isclass(d[n])))
+        self.plain = tuple(_plain(d[n]) for n in self.names)
+        self.state = _layer_state(d)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
         self.pinned = (dict(d["_sub_layers"]), dict(d["_parameters"]), dict(d["_buffers"]), d.get("forward"),
                        list(d["_forward_pre_hooks"]), list(d["_forward_post_hooks"]),
-                       copy.deepcopy([d.get(n) for n in self.names]))
+                       [copy.deepcopy(d[n]) if p else d[n] for n, p in zip(self.names, self.plain)])
 
     def holds(self):
-        state = _layer_state(self.dict, self.names)
-        if state == self.state:
-            return all(map(_same, state[7], self.pinned[6]))
-        return False
+        d = self.dict
+        return _layer_state(d) == self.state and all(
+            _attr_holds(d.get(n, _MISSING), old, p) for n, old, p in zip(self.names, self.pinned[6], self.plain))
 
     def describe(self):
         d, (subs, params, bufs, fwd, pre, post, values) = self.dict, self.pinned
@@ -176,11 +182,12 @@ class _LayerGuard:
             return f"{self.path}.forward was overridden on the instance"
         if list(d["_forward_pre_hooks"]) != pre or list(d["_forward_post_hooks"]) != post:
             return f"the forward hooks of {self.path} changed"
-        for name, old in zip(self.names, values):
+        for name, old, plain in zip(self.names, values, self.plain):
             now = d.get(name, _MISSING)
-            if not _same(now, old):
-                shown = "<deleted>" if now is _MISSING else repr(now)
-                return f"attribute {self.path}.{name} changed ({old!r} -> {shown})"
+            if not _attr_holds(now, old, plain):
+                shown = "<deleted>" if now is _MISSING else repr(now) if _plain(now) else f"another {type(now).__name__}"
+                old = repr(old) if plain else f"the {type(old).__name__} seen while tracing"
+                return f"attribute {self.path}.{name} changed ({old} -> {shown})"
         return f"{self.path} changed"
 
 
@@ -265,7 +272,8 @@ class _CheckWriter:
                      f"d.get('forward', M) is {self.obj(d['forward'])}")
         for hooks in ("_forward_pre_hooks", "_forward_post_hooks"):
             tests.append(f"not d[{hooks!r}]" if not d[hooks] else f"d[{hooks!r}] == {self.obj(list(d[hooks]))}")
-        tests += [self.same_value(f"d.get({name!r}, M)", value) for name, value in zip(g.names, g.pinned[6])]
+        tests += [self.same_value(f"d.get({name!r}, M)", value) if plain else f"d.get({name!r}, M) is {self.obj(value)}"
+                  for name, value, plain in zip(g.names, g.pinned[6], g.plain)]
         self.fail_unless(" and ".join(tests))
 
     def compile(self):

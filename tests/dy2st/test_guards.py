@@ -283,3 +283,25 @@ def test_saving_again_with_other_input_spec_names_uses_them(tmp_path):
         assert loaded.feed_names == [name]
         x = t(rand(2, 4, seed=3))
         np.testing.assert_allclose(loaded(x).numpy(), eager_of(net, x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+class WithActivation(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.act = F.relu
+        self.offset = rt.to_tensor(np.ones([4], "float32"))
+
+    def forward(self, x):
+        return self.act(self.fc(x)) + self.offset
+
+
+def test_swapped_function_or_tensor_attribute_retraces():
+    rt.seed(9)
+    net = dy2st.to_static(WithActivation())
+    assert_matches_eager(net)
+    net.act = rt.tanh
+    assert_matches_eager(net)
+    net.offset = rt.to_tensor(np.full([4], -3.0, "float32"))
+    assert_matches_eager(net)
+    assert net.forward.get_traced_count() == 3
