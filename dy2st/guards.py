@@ -24,6 +24,7 @@ StaticFunction logs and ``explain()`` shows before it retraces.
 import contextlib
 import contextvars
 import copy
+import dis
 import inspect
 import types
 
@@ -109,7 +110,17 @@ def _as_function(member):
     return decorators.unwrap(member) if isinstance(member, types.FunctionType) else None
 
 
-def _read_names(cls, start):
+def _written_names(code, out=None):
+    """Attribute names a code object (and the functions nested in it) assigns or deletes."""
+    out = set() if out is None else out
+    out.update(i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_ATTR", "DELETE_ATTR"))
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _written_names(const, out)
+    return out
+
+
+def _read_names(cls, start, written=None):
     """Attribute names the methods in ``start`` (and the methods of ``cls`` they name) may read.
 
     Only code the trace could have run counts: an attribute that just another method reads
@@ -124,6 +135,8 @@ def _read_names(cls, start):
         seen.add(fn.__code__)
         new = _code_names(fn.__code__)
         names |= new
+        if written is not None:
+            _written_names(fn.__code__, written)
         for name in new:
             member = _as_function(getattr(cls, name, None))
             if member is not None and member.__code__ not in seen:
@@ -151,9 +164,12 @@ class _LayerGuard:
         self.dict = d = layer.__dict__
         start = [_as_function(getattr(type(layer), "forward", None))] + list(called)
         # Plain values (numbers, strings, flags) by value; anything else (a function, a tensor,
-        # an array) by identity.  Modules and classes are code, not state.
-        self.names = tuple(sorted(n for n in _read_names(type(layer), start) if n in d
-                                  and not isinstance(d[n], types.ModuleType) and not inspect.isclass(d[n])))
+        # an array) by identity, unless the traced code itself assigns it (state it keeps, whose
+        # new value each run must not look like a change).  Modules and classes are code, not state.
+        written = set()
+        read = _read_names(type(layer), start, written)
+        self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
+                                  and not inspect.isclass(d[n]) and (_plain(d[n]) or n not in written)))
         self.plain = tuple(_plain(d[n]) for n in self.names)
         self.state = _layer_state(d)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
@@ -386,9 +402,11 @@ def _object_guards(obj, function):
     d = getattr(obj, "__dict__", None)
     if d is None:
         return []
-    names = _read_names(type(obj), [decorators.unwrap(function)])
+    written = set()
+    names = _read_names(type(obj), [decorators.unwrap(function)], written)
     return [_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n))
-            for n in sorted(names) if n in d and not isinstance(d[n], types.ModuleType)]
+            for n in sorted(names) if n in d and not isinstance(d[n], types.ModuleType)
+            and (_plain(d[n]) or n not in written)]
 
 
 def build(function, instance, arguments, calls, program):
