@@ -31,6 +31,7 @@ import types
 import runtime as rt
 
 from . import decorators
+from .guard_check import CheckWriter
 
 _MISSING = object()
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None))
@@ -248,59 +249,6 @@ def _cell_reader(cell):
     return read
 
 
-class _CheckWriter:
-    """Writes one straight-line Python function that checks every guard (generated once per trace).
-
-    Looping over guard objects costs several microseconds per layer; the generated
-    function does a handful of dict reads and ``is`` tests per layer instead.
-    """
-
-    def __init__(self):
-        self.lines, self.objects = [], []
-
-    def obj(self, value):
-        self.objects.append(value)
-        return f"O[{len(self.objects) - 1}]"
-
-    def fail_unless(self, condition):
-        self.lines.append(f"    if not ({condition}): return False")
-
-    def same_value(self, expr, value):
-        # Identity first (small ints, interned strings, NaN), then type and equality.
-        ref = self.obj(value)
-        return f"((x := {expr}) is {ref} or (type(x) is {self.obj(type(value))} and x == {ref}))"
-
-    def table(self, dict_expr, table):
-        if not table:
-            return [f"not {dict_expr}"]
-        tests = [f"len(t := {dict_expr}) == {len(table)}"]
-        return tests + [f"t.get({key!r}, M) is {self.obj(value)}" for key, value in table.items()]
-
-    def layer(self, g):
-        # One `and` chain per layer: a few dict reads and `is` tests.
-        d = g.dict
-        self.lines.append(f"    d = {self.obj(d)}")
-        tests = []
-        for name in ("_sub_layers", "_parameters", "_buffers"):
-            tests += self.table(f"d[{name!r}]", dict(d[name]))
-        tests.append(f"d['training'] is {self.obj(d.get('training', _MISSING))}")
-        tests.append("'forward' not in d" if "forward" not in d else
-                     f"d.get('forward', M) is {self.obj(d['forward'])}")
-        for hooks in ("_forward_pre_hooks", "_forward_post_hooks"):
-            tests.append(f"not d[{hooks!r}]" if not d[hooks] else f"d[{hooks!r}] == {self.obj(list(d[hooks]))}")
-        tests += [self.same_value(f"d.get({name!r}, M)", value) if plain else f"d.get({name!r}, M) is {self.obj(value)}"
-                  for name, value, plain in zip(g.names, g.pinned[6], g.plain)]
-        self.fail_unless(" and ".join(tests))
-
-    def compile(self):
-        source = "def check(O, M):\n" + "\n".join(self.lines) + "\n    return True\n"
-        namespace = {}
-        exec(compile(source, "<dy2st guards>", "exec"), namespace)  # noqa: S102  (our own generated code)
-        objects = self.objects
-        check = namespace["check"]
-        return lambda: check(objects, _MISSING)
-
-
 class Guards:
     """The guards of one traced Program; ``failure()`` is None while it may be reused."""
 
@@ -309,7 +257,7 @@ class Guards:
         self.values = value_guards
         self.bound = bound  # [(name, tensor)] the Program reads live
         self.flags = tuple(t.stop_gradient for _, t in bound)
-        w = _CheckWriter()
+        w = CheckWriter(_MISSING)
         for g in layer_guards:
             w.layer(g)
         for g in value_guards:
