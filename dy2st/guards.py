@@ -202,7 +202,8 @@ class _LayerGuard:
         for name, old, plain in zip(self.names, values, self.plain):
             now = d.get(name, _MISSING)
             if not _attr_holds(now, old, plain):
-                shown = "<deleted>" if now is _MISSING else repr(now) if _plain(now) else f"another {type(now).__name__}"
+                shown = ("<deleted>" if now is _MISSING else repr(now) if _plain(now)
+                         else f"another {type(now).__name__}")
                 old = repr(old) if plain else f"the {type(old).__name__} seen while tracing"
                 return f"attribute {self.path}.{name} changed ({old} -> {shown})"
         return f"{self.path} changed"
