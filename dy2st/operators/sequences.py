@@ -4,6 +4,7 @@ import runtime as rt
 
 from dy2st import staging
 from dy2st.operators.common import _py_items, is_symbolic
+from dy2st.operators.python_semantics import python_int
 from dy2st.operators.shapes import Len
 
 
@@ -35,7 +36,7 @@ class _TensorRange(_TensorSequence):
         return rt.maximum((span + self.step - rt.sign(self.step)) // self.step, rt.full([], 0, "int64"))
 
     def item(self, k):
-        return self.start + k * self.step
+        return python_int(self.start + k * self.step)  # a Python int eagerly (range(n) yields ints)
 
 
 class _TensorEnumerate(_TensorSequence):

@@ -290,3 +290,32 @@ def test_raise_after_other_statements_under_tensor_condition():
     sf = check(checked_after_work, np.array([1.0, 2.0], "float32"))
     with pytest.raises(Exception, match="y too big"):
         sf(t([200.0]))
+
+
+def int_carried_through_loop(x, n):
+    k = 1
+    i = 0
+    s = x * 0.0
+    while i < n:
+        k = k + 2
+        s = s + x * (k / 2)  # true division inside the loop...
+        i += 1
+    return s + k / 2 + (k * 3) // 2 / 4  # ...and after it
+
+
+def loop_index_divided(x, n):
+    s = x * 0.0
+    for i in range(n):
+        s = s + x * (i / 2) + (7 / (i + 1))
+    return s
+
+
+@pytest.mark.parametrize("fn", [int_carried_through_loop, loop_index_divided])
+def test_python_int_in_tensor_loop_keeps_true_division(fn):
+    sf = dy2st.to_static(fn)
+    x = t([1.0, -2.0])
+    for n in (0, 1, 2, 5):
+        np.testing.assert_allclose(sf(x, t(n, "int64")).numpy(), fn(x, t(n, "int64")).numpy(), rtol=1e-6)
+    assert len(sf.program_cache) == 1
+    int_tensor = t(7, "int64")  # a genuine int tensor keeps the runtime's own `/`
+    np.testing.assert_allclose(dy2st.to_static(lambda v: v / 2)(int_tensor).numpy(), (int_tensor / 2).numpy())
