@@ -16,7 +16,7 @@ import runtime as rt
 
 from dy2st import transform
 from dy2st.layer_writes import with_hooks
-from dy2st.pyct import errors, parser
+from dy2st.pyct import errors
 from dy2st.transformers.call_trees import LIBRARY_ROOTS
 
 NOT_TO_STATIC_ATTR = "_dy2st_not_to_static"
@@ -86,7 +86,7 @@ def convert_call(fn):
     static = _static_function_parts(fn)
     if static is not None:
         inner, instance = static
-        return _bind(_convert_or_keep(parser.unwrap(inner)), instance)
+        return _bind(_convert_or_keep(inner), instance)
     if _is_library(type(fn)) and not hasattr(fn, "forward"):
         return fn  # numpy ufuncs, functools.partial and other library callables
     override = getattr(fn, "__dict__", {}).get("forward")
@@ -97,7 +97,7 @@ def convert_call(fn):
     forward = getattr(type(fn), "forward", None)
     static = _static_function_parts(forward) if forward is not None else None
     if static is not None:
-        forward = parser.unwrap(static[0])
+        forward = static[0]  # the function itself: a decorator's wrapper is converted too
     elif isinstance(forward, types.FunctionType) and (_is_library(forward) or is_not_to_static(forward)):
         return fn  # runtime layers run as they are
     if isinstance(forward, types.FunctionType):

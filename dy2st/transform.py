@@ -10,7 +10,7 @@ import builtins
 
 import gast
 
-from dy2st import convert_operators
+from dy2st import convert_operators, decorators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
 from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, exceptions, ifelse,
                                 len_shape, list_append, logical_expressions, loops, return_statements,
@@ -93,7 +93,7 @@ def _namespace(fn):
 
 def transform_function(fn):
     """Convert a Python function (or method, or lambda) into a ConvertedFunction."""
-    original = parser.unwrap(fn)
+    original = decorators.unwrap(fn)
     parsed = parser.parse_function(original)
     namer = naming.Namer(naming.names_in(parsed.node) | set(vars(builtins)) | {HELPER_NAME})
     origin_info.resolve(parsed.node, parsed.filename, parsed.source, parsed.first_lineno,
@@ -112,4 +112,5 @@ def transform_function(fn):
     new_fn, filename, module_source = loader.load_function(
         node, original, {HELPER_NAME: convert_operators})
     new_fn.__name__ = original.__name__
+    new_fn = decorators.rewrap(fn, new_fn)  # `@rt.no_grad()` and other context decorators
     return ConvertedFunction(original, new_fn, source, passes, filename, module_source)

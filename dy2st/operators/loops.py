@@ -15,6 +15,7 @@ from dy2st.operators.common import (_as_bool_var, _block_count, _drop_blocks, _d
 from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, Snapshot
+from dy2st.operators.python_semantics import python_int
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import UndefinedVar
 
@@ -152,6 +153,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         full = list(values)
         for spec, i in zip(specs, carried):
             full[i] = _rebuild(spec, it)
+            if type(values[i]) is int:  # still a Python int to `/` (true division)
+                full[i] = python_int(full[i])
         return list(flat[:p]), full
 
     def cond_fn(*flat):

@@ -4,6 +4,7 @@ import runtime as rt
 
 from dy2st import staging
 from dy2st.operators.common import _py_items, is_symbolic
+from dy2st.operators.python_semantics import python_int
 from dy2st.operators.shapes import Len
 from dy2st.operators.tensor_array import TensorArray
 
@@ -31,10 +32,12 @@ class _TensorRange(_TensorSequence):
         span = self.stop - self.start
         if isinstance(self.step, int) and self.step > 0:
             return (span + (self.step - 1)) // self.step
+        if isinstance(self.step, int) and self.step < 0:  # range(n, 0, -1): counts down
+            return rt.maximum((span + (self.step + 1)) // self.step, rt.full([], 0, "int64"))
         return rt.maximum((span + self.step - rt.sign(self.step)) // self.step, rt.full([], 0, "int64"))
 
     def item(self, k):
-        return self.start + k * self.step
+        return python_int(self.start + k * self.step)  # a Python int eagerly (range(n) yields ints)
 
 
 class _TensorEnumerate(_TensorSequence):
