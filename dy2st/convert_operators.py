@@ -10,6 +10,7 @@ tuple (several), matching the assignment the loop/branch pass writes.
 """
 from dy2st import convert_call as _convert_call
 from dy2st.operators.assert_print import Assert, Print
+from dy2st.operators.casts import AsDtype, Numpy, PyValue
 from dy2st.operators.common import is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
@@ -23,7 +24,8 @@ from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Assert", "Print", "Len", "Shape", "Append",
-           "Pop", "SetItem", "Unpack", "Stack", "Concat", "TensorArray"]
+           "Pop", "SetItem", "Unpack", "AsDtype", "Numpy",
+           "PyValue", "Stack", "Concat", "TensorArray"]
 
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""
