@@ -189,3 +189,20 @@ def test_local_function_named_super():
 def test_module_list_is_not_rebound():
     code = dy2st.to_static(module_list_append).code
     assert "LOG.append(i)" in code and "LOG = " not in code
+
+
+def test_nested_tuple_targets_with_enumerate():
+    def f(x):
+        s = rt.to_tensor(0.0)
+        for i, (a, b) in enumerate(x):
+            s = s + a * b + i
+        return s
+
+    sf = dy2st.to_static(f, input_spec=[dy2st.InputSpec([None, 2], "float32")])
+    assert "_jst.Unpack(item_0, (None, 2))" in sf.code
+    for rows in (1, 4):
+        x = rt.to_tensor(np.arange(rows * 2, dtype="float32").reshape(rows, 2))
+        _same(f(x), sf(x))
+    py = dy2st.to_static(f)  # a Python-sized first dim: unrolled, same unpacking
+    x = rt.to_tensor(np.ones([3, 2], "float32"))
+    _same(f(x), py(x))
