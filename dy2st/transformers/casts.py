@@ -3,8 +3,8 @@
 As in Paddle's to_static, a builtin cast of a traced tensor becomes a `cast` op (a 0-d tensor
 of the matching dtype) and `.numpy()` gives the traced value itself, so `if rt.mean(x).numpy()
 > 5:` and `n = int(x.shape[0])` convert. Where the cast feeds code that needs a real Python
-value (a standard-library call such as `json.dumps`/`math.sqrt`, `str()`/`format()`, an
-f-string, `"%f" % v`), it becomes `_jst.PyValue`, which names the user's line and points at
+value (a numpy or standard-library call such as `json.dumps`/`math.sqrt`, `str()`/`format()`,
+an f-string, `"%f" % v`), it becomes `_jst.PyValue` (and `.numpy()` stays as written), which names the user's line and points at
 `full_graph=False` when given a traced tensor. Python values and eager tensors are cast by the
 builtins, as before.
 
@@ -30,7 +30,7 @@ def _stdlib_function(obj):
     if isinstance(obj, types.ModuleType):
         module = obj.__name__
     root = module.split(".")[0]
-    return root in sys.stdlib_module_names and root != "builtins"
+    return (root in sys.stdlib_module_names or root == "numpy") and root != "builtins"
 
 
 class CastTransformer(transformer.Transformer):
@@ -76,8 +76,13 @@ class CastTransformer(transformer.Transformer):
                 and isinstance(n.left.value, str):
             args = n.right.elts if isinstance(n.right, gast.Tuple) else [n.right]
         for a in args:
-            if self._is_cast(a):
+            if self._is_cast(a) or self._is_numpy_call(a):
                 self.needs_python.add(id(a))
+
+    @staticmethod
+    def _is_numpy_call(node):
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and node.func.attr == "numpy" and not node.args and not node.keywords)
 
     def _is_cast(self, node):
         return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
@@ -91,8 +96,8 @@ class CastTransformer(transformer.Transformer):
                 return templates.replace_as_expression("_jst.PyValue(fn, x)", fn=node.func.id, x=node.args[0])
             return templates.replace_as_expression(
                 "_jst.AsDtype(x, kind)", x=node.args[0], kind=gast.Constant(value=node.func.id, kind=None))
-        if (isinstance(node.func, gast.Attribute) and node.func.attr == "numpy" and not node.args
-                and not node.keywords and not isinstance(self._resolve(node.func.value), types.ModuleType)):
+        if (self._is_numpy_call(node) and id(node) not in self.needs_python
+                and not isinstance(self._resolve(node.func.value), types.ModuleType)):
             return templates.replace_as_expression("_jst.Numpy(x)", x=node.func.value)
         return node
 
