@@ -14,7 +14,7 @@ from dy2st.operators.common import (_as_bool_var, _block_count, _drop_blocks, _d
                                     _unpack, _user_code, _with_location, is_symbolic, truth)
 from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
-from dy2st.operators.side_effects import MISSING, Snapshot
+from dy2st.operators.side_effects import MISSING, probing, tracked
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import UndefinedVar
 
@@ -81,8 +81,8 @@ def _while_writing(writes, cond, body, values, names, prefix=()):
     carry's Variable written into the object and ends by reading the slot back. Slots are
     found by tracing: a body writing one not carried yet makes the loop be built again.
     Afterwards the objects hold the loop's results."""
-    snap = Snapshot(writes.items()) if writes else None
-    if not snap:
+    snap = tracked(writes)
+    if snap is None:
         return _symbolic_while(cond, body, values, names, prefix)
     n, slots = len(names), []
 
@@ -297,7 +297,7 @@ def _initialise_unknown_carries(body, prefix, values, carried):
         return values, carried
     probe_values = [list(v) if isinstance(v, list) else
                     (_to_tensor(v, "") if isinstance(v, (bool, int, float)) else v) for v in values]
-    with rt.static.program_guard(rt.static.Program()):
+    with rt.static.program_guard(rt.static.Program()), probing():
         _, outs = body(*prefix, *probe_values)
     values = list(values)
     kept = []

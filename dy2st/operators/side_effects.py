@@ -12,6 +12,7 @@ Tracked containers: dicts, lists, and the attribute dicts (`vars(obj)`) of user 
 Layers, followed through dict/list/object values a few levels deep (a Layer's buffers live in
 `layer._buffers`, its sublayers in `layer._sub_layers`).
 """
+import contextlib
 import types
 
 import numpy as np
@@ -28,6 +29,31 @@ _DEPTH = 3
 _OPAQUE = (types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType, type,
            str, bytes, int, float, bool, complex, tuple, frozenset, set, range, UndefinedVar)
 _LAYER_TABLES = ("_parameters", "_buffers", "_sub_layers")
+
+
+_probing = []
+
+
+@contextlib.contextmanager
+def probing():
+    """A scratch trace (a loop body traced once to learn its carries' dtypes): branches may
+    disagree about what they write (that trace is thrown away)."""
+    _probing.append(True)
+    try:
+        yield
+    finally:
+        _probing.pop()
+
+
+def probing_now():
+    return bool(_probing)
+
+
+def tracked(writes):
+    """A Snapshot of `writes` ({name: object}), or None when there is nothing to track."""
+    if not writes:
+        return None
+    return Snapshot(writes.items()) or None
 
 
 def _contents(obj):
@@ -69,6 +95,10 @@ class Snapshot:
                 self._add(v, label, depth + 1, attrs=True)  # `self.n`, not `self._buffers['n']`
             else:
                 self._add(v, f"{label}.{k}" if attrs else f"{label}[{k!r}]", depth + 1)
+
+    def tracks(self, obj):
+        """Whether `obj` is one of the containers this snapshot follows."""
+        return isinstance(obj, (dict, list)) and id(obj) in self._saved
 
     def changed(self):
         """{slot: current value} of every slot whose value is not the saved one (by identity)."""
@@ -126,14 +156,6 @@ class Snapshot:
         """`res['a']`, `self.n`: how the user's code names a slot."""
         label, attrs = self.labels[slot[0]]
         return f"{label}.{slot[1]}" if attrs else f"{label}[{slot[1]!r}]"
-
-
-def snapshot_of(writes, labels):
-    """A Snapshot of the objects `writes()` returns (None when nothing is tracked)."""
-    if writes is None:
-        return None
-    snap = Snapshot(zip(labels, writes()))
-    return snap if snap else None
 
 
 def SetItem(target, key, value):

@@ -206,3 +206,43 @@ def test_nested_tuple_targets_with_enumerate():
     py = dy2st.to_static(f)  # a Python-sized first dim: unrolled, same unpacking
     x = rt.to_tensor(np.ones([3, 2], "float32"))
     _same(f(x), py(x))
+
+
+def append_in_branches(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i] * 2)
+        else:
+            out.append(-x[i])
+    return rt.stack(out)
+
+
+def append_in_one_branch(x):
+    out = []
+    for v in x:
+        if v > 0:
+            out.append(v)
+    return len(out)
+
+
+@pytest.mark.parametrize("fn", [append_in_branches, append_in_one_branch])
+def test_list_appended_under_tensor_if_in_tensor_loop(fn):
+    sf = dy2st.to_static(fn, input_spec=[dy2st.InputSpec([None], "float32")])
+    for a in ([1.0, -2.0, 3.0], [-1.0, 5.0], [-4.0]):
+        x = rt.to_tensor(np.array(a, "float32"))
+        want, got = fn(x), sf(x)
+        np.testing.assert_allclose(np.asarray(got.numpy(), "float64"), np.asarray(want, "float64"))
+    assert len(sf.program_cache) == 1
+
+
+def test_python_list_appended_in_one_branch_of_unrolled_loop_is_refused():
+    def f(x):
+        out = [x[0]]
+        for k in range(2):
+            if x[k] > 0:
+                out.append(x[k])
+        return out
+
+    with pytest.raises(ValueError, match=r"out\[1\] is set in only one branch"):
+        dy2st.to_static(f)(rt.to_tensor([1.0, -1.0]))
