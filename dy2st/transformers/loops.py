@@ -17,6 +17,10 @@ Program) and build a `while` op for symbolic ones. `range`/`enumerate`/`zip` bec
         s = s + i                          s = s + i
                                            return s
                                        s = _jst.For(_jst.Range(n), loop_body_0, (s,), ('s',))
+
+A body writing into objects (`d['s'] = ...`, `o.acc = ...`) adds `writes={'d': d}`: in a tensor
+loop what it writes is carried too. A tuple target unpacks through `_jst.Unpack`, which splits
+a traced row (`for a, b in t2d` -> `a, b = _jst.Unpack(item_0, 2)`).
 """
 import gast
 
