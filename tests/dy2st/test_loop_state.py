@@ -246,3 +246,41 @@ def test_python_list_appended_in_one_branch_of_unrolled_loop_is_refused():
 
     with pytest.raises(ValueError, match=r"out\[1\] is set in only one branch"):
         dy2st.to_static(f)(rt.to_tensor([1.0, -1.0]))
+
+
+def test_pop_from_python_list_in_tensor_loop():
+    def f(n):
+        lst = [rt.to_tensor(1.0), rt.to_tensor(2.0), rt.to_tensor(4.0)]
+        s = rt.to_tensor(0.0)
+        for _ in range(n):
+            v = lst.pop()
+            s = s + v
+        return s, len(lst)
+
+    sf = dy2st.to_static(f)
+    for k in (1, 2, 3):
+        want, got = f(rt.to_tensor(k)), sf(rt.to_tensor(k))
+        _same(want[0], got[0])
+        assert int(got[1]) == want[1]
+    assert len(sf.program_cache) == 1
+
+
+class Total(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", rt.to_tensor([0.0]))
+
+    def forward(self, x):
+        for v in x:
+            self.total = self.total + v
+        return self.total * 1
+
+
+def test_layer_buffer_accumulated_in_tensor_loop_advances_per_call():
+    eager, layer = Total(), Total()
+    static = dy2st.to_static(layer, input_spec=[dy2st.InputSpec([None], "float32")])
+    for a in ([1.0, 2.0], [3.0], [1.0, 1.0, 1.0]):
+        x = rt.to_tensor(np.array(a, "float32"))
+        _same(eager(x), static(x))
+        _same(eager.total, layer.total)
+    assert len(static.forward.program_cache) == 1
