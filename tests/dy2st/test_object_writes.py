@@ -144,3 +144,18 @@ def test_item_write_on_traced_tensor_outside_control_flow():
     sf = dy2st.to_static(f)
     for a in INPUTS:
         np.testing.assert_allclose(sf(rt.to_tensor(a)).numpy(), f(rt.to_tensor(a)).numpy())
+
+
+def test_item_write_gradients_match_eager():
+    def f(x, w):
+        y = x * w
+        if x.sum() > 4:
+            y[0] = w[1] * 3.0
+        return (y * y).sum()
+
+    sf = dy2st.to_static(f)
+    for a in INPUTS:
+        we, ws = rt.to_tensor([0.5, -2.0], stop_gradient=False), rt.to_tensor([0.5, -2.0], stop_gradient=False)
+        f(rt.to_tensor(a), we).backward()
+        sf(rt.to_tensor(a), ws).backward()
+        np.testing.assert_allclose(ws.grad.numpy(), we.grad.numpy(), rtol=1e-6)
