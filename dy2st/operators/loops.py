@@ -10,8 +10,9 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
 
 from dy2st import staging
-from dy2st.operators.common import (_as_bool_var, _block_count, _drop_blocks, _describe, _InBranch, _pack, _plain, _py_items,
-                                    _unpack, _user_code, _with_location, is_symbolic, truth)
+from dy2st.operators.common import (_as_bool_var, _block_count, _describe, _drop_blocks, _InBranch,
+                                    _pack, _plain, _py_items, _unpack, _user_code, _with_location,
+                                    is_symbolic, truth)
 from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, probing, tracked

@@ -138,7 +138,10 @@ class Snapshot:
 
     def write(self, values):
         """Set slots ({slot: value}; MISSING removes) on top of the current contents."""
-        for (cid, key), v in sorted(values.items(), key=lambda kv: (kv[0][0], str(type(kv[0][1])), kv[0][1])):
+        # List items in index order (appends land in place); dict keys in the order given.
+        order = sorted(values, key=lambda slot: slot[1] if isinstance(self._saved[slot[0]][0], list) else 0)
+        for cid, key in order:
+            v = values[(cid, key)]
             c = self._saved[cid][0]
             if isinstance(c, dict):
                 if v is MISSING:

@@ -4,9 +4,9 @@ As in Paddle's to_static, a builtin cast of a traced tensor becomes a `cast` op 
 of the matching dtype) and `.numpy()` gives the traced value itself, so `if rt.mean(x).numpy()
 > 5:` and `n = int(x.shape[0])` convert. Where the cast feeds code that needs a real Python
 value (a numpy or standard-library call such as `json.dumps`/`math.sqrt`, `str()`/`format()`,
-an f-string, `"%f" % v`), it becomes `_jst.PyValue` (and `.numpy()` stays as written), which names the user's line and points at
-`full_graph=False` when given a traced tensor. Python values and eager tensors are cast by the
-builtins, as before.
+an f-string, `"%f" % v`), it becomes `_jst.PyValue` (and `.numpy()` stays as written), which
+names the user's line and points at `full_graph=False` when given a traced tensor. Python
+values and eager tensors are cast by the builtins, as before.
 
     n = int(x.shape[0])                n = _jst.AsDtype(x.shape[0], 'int')
     if rt.mean(x).numpy() > 5:         if _jst.Numpy(rt.mean(x)) > 5:
