@@ -17,6 +17,7 @@ Parameters must not be created while a Program is built (a Layer constructed ins
 """
 import contextlib
 import inspect
+import warnings
 import weakref
 
 import runtime as rt
@@ -57,6 +58,7 @@ class LayerWrites:
                 skeleton = _flatten(value, leaves)
                 if not leaves:
                     keep[slot] = value  # a Python value: decided at trace time
+                    _warn_python_change(self._snap.describe(slot), self._snap.original(slot), value)
                     continue
                 out_vars.extend(to_variable(v) for v in leaves)  # a new list/dict of tensors
                 self._updates.append((slot, None, skeleton, len(leaves)))
@@ -89,6 +91,16 @@ class LayerWrites:
             pos += size
         self._snap.write(fresh)
         return outs[:n]
+
+
+def _warn_python_change(where, old, new):
+    """`self.calls += 1` in forward runs once, when the Program is built: say so."""
+    numbers = (bool, int, float)
+    if isinstance(old, numbers) and isinstance(new, numbers) and old != new:
+        warnings.warn(f"{where} changed from {old!r} to {new!r} while the Program was built; later "
+                      "calls of the cached Program do not change it again (Python values in converted "
+                      "code are decided once). Keep it in a tensor buffer (register_buffer) to update it "
+                      "on every call", stacklevel=2)
 
 
 def _flatten(value, leaves):

@@ -105,3 +105,22 @@ def test_new_containers_of_tensors_written_in_forward_hold_run_values():
         assert type(layer.hist[0]) is rt.Tensor and layer.hist[1]["k"] == 3
         np.testing.assert_allclose(layer.hist[0].numpy(), np.array(a) * 2)
         np.testing.assert_allclose(layer.hist[1]["m"].numpy(), np.mean(a))
+
+
+class CountsCalls(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        return x * 2
+
+
+def test_python_counter_changed_in_forward_warns():
+    layer = CountsCalls()
+    static = dy2st.to_static(layer)
+    with pytest.warns(UserWarning, match=r"self\.calls changed from 0 to 1 while the Program was built"):
+        static(rt.to_tensor([1.0]))
+    static(rt.to_tensor([2.0]))
+    assert layer.calls == 1  # decided at trace time, as the warning says
