@@ -54,7 +54,7 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None):
     single = names is None or n == 1
     pack = (lambda r: (r,)) if single else (lambda r: _pack(r, n))
     pred = pred if pred.dtype == "bool" else rt.cast(pred, "bool")
-    snap = tracked(writes)
+    snap = tracked(writes, (true_fn, false_fn), args)
     outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap)
     if outs is None:  # the first branch left a return value unset that the other set: swap
         outs = _cond_writing(rt.logical_not(pred), false_fn, true_fn, args, labels, pack, snap)

@@ -58,7 +58,8 @@ def While(cond, body, args, names, writes=None):
                            + (f" (after {iterations} Python iterations)" if iterations else ""))
             def loop_body(*vals):
                 return (), _pack(body(*vals), n)
-            return _unpack(_while_writing(writes, cond, loop_body, values, names), n)
+            return _unpack(_while_writing(tracked(writes, (cond, body), values), cond, loop_body,
+                                          values, names), n)
         if not truth(c):
             staging.record("while", None, f"condition is {staging.describe(c)}: "
                                           f"unrolled at trace time ({iterations} iterations)")
@@ -75,14 +76,13 @@ class _MoreSlots(Exception):
         self.slots = slots
 
 
-def _while_writing(writes, cond, body, values, names, prefix=()):
-    """`_symbolic_while`, with what the body writes into the objects of `writes` carried too.
+def _while_writing(snap, cond, body, values, names, prefix=()):
+    """`_symbolic_while`, with what the body writes into the objects of `snap` carried too.
 
     Each written slot (`d['s']`, `o.acc`) is one more carry: the body's trace starts with the
     carry's Variable written into the object and ends by reading the slot back. Slots are
     found by tracing: a body writing one not carried yet makes the loop be built again.
     Afterwards the objects hold the loop's results."""
-    snap = tracked(writes)
     if snap is None:
         return _symbolic_while(cond, body, values, names, prefix)
     n, slots = len(names), []
@@ -364,4 +364,6 @@ def _symbolic_for(seq, body, values, names, extra_test, writes=None):
         outs = _pack(body(seq.item(k), *vals), n)
         return (k + 1,), outs
 
-    return _while_writing(writes, cond, loop_body, values, names, prefix=(counter,))
+    fns = (body,) if extra_test is None else (body, extra_test)
+    return _while_writing(tracked(writes, fns, (None,) + tuple(values)), cond, loop_body, values,
+                          names, prefix=(counter,))

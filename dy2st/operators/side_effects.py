@@ -49,11 +49,28 @@ def probing_now():
     return bool(_probing)
 
 
-def tracked(writes):
-    """A Snapshot of `writes` ({name: object}), or None when there is nothing to track."""
-    if not writes:
+def tracked(writes, fns=(), args=()):
+    """A Snapshot of the objects a branch or loop body may write into, or None if there are none.
+
+    `writes` ({name: object}) names those the pass saw written in the body itself; the objects
+    the body functions `fns` capture from the enclosing function and the `args` they get are
+    followed too, so writes made by functions the body calls (`self.update(x)`) follow the
+    branch taken as well."""
+    roots = dict(writes or {})
+    for fn in fns:
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            continue
+        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+            try:
+                roots.setdefault(name, cell.cell_contents)
+            except ValueError:  # an empty cell: a name not bound yet
+                pass
+        for name, value in zip(code.co_varnames[:code.co_argcount], args):
+            roots.setdefault(name, value)
+    if not any(_contents(v) is not None for v in roots.values()):
         return None
-    return Snapshot(writes.items()) or None
+    return Snapshot(roots.items()) or None
 
 
 def _contents(obj):
