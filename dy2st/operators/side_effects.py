@@ -21,7 +21,7 @@ import runtime as rt
 from runtime.dispatch import apply
 from runtime.ops import indexing
 
-from dy2st.operators.common import is_symbolic
+from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.pyct.undefined import UndefinedVar
 
 MISSING = UndefinedVar("<missing>")  # the value of a slot a container does not hold
@@ -188,6 +188,14 @@ def SetItem(target, key, value):
     if not (is_symbolic(target) or (rt.is_tensor(target) and is_symbolic(value))):
         target[key] = value
         return target
+    if not is_symbolic(target) or getattr(target, "is_data", False):
+        # Eager code would change the caller's tensor (an input, a parameter, a buffer) in
+        # place; the Program can only make a new value, which that tensor would never see.
+        what = "an input of the function" if is_symbolic(target) else "a tensor from outside the function"
+        raise TypeError(_with_location(
+            f"item assignment writes in place into {what}, which a converted function cannot do "
+            "(the caller's tensor would not change): write into a copy (`y = x.clone()` or "
+            "`y = x * 1`, then `y[...] = v`)"))
     spec, idx = indexing.parse_key(key)
     if rt.is_tensor(value):
         value = value if value.dtype == target.dtype else rt.cast(value, target.dtype)

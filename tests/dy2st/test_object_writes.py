@@ -202,3 +202,13 @@ def test_writes_made_by_called_functions_in_a_tensor_loop():
         np.testing.assert_allclose(sf(rt.to_tensor(2.0), rt.to_tensor(k)).numpy(),
                                    f(rt.to_tensor(2.0), rt.to_tensor(k)).numpy())
     assert len(sf.program_cache) == 1
+
+
+def test_item_write_into_an_input_is_refused():
+    def f(x):
+        x[0] = 0.0
+        return x
+
+    with pytest.raises(TypeError, match="writes in place into an input of the function") as info:
+        dy2st.to_static(f)(rt.to_tensor([1.0, 2.0]))
+    assert "x[0] = 0.0" in str(info.value)
