@@ -10,6 +10,7 @@ is guarded (``guards.py``): a Program is reused only while its guards hold.
 """
 import copy
 import inspect
+import textwrap
 import threading
 import warnings
 import weakref
@@ -146,17 +147,20 @@ class StaticFunction:
 
     @property
     def code(self):
+        if is_not_to_static(self.dygraph_function):  # never converted: the original is what runs
+            return textwrap.dedent(inspect.getsource(inspect.unwrap(self.dygraph_function)))
         return self.converted.source
 
     def rollback(self):
         """The original Python function (bound to the instance for methods)."""
         fn = self.dygraph_function
         if self._instance is not None:
-            if getattr(self._instance, "forward", None) is self:
-                try:
-                    del self._instance.__dict__["forward"]
-                except KeyError:
-                    pass
+            name = getattr(fn, "__name__", "forward")
+            if self._instance.__dict__.get(name) is self:
+                del self._instance.__dict__[name]  # set by to_static(layer)
+            if isinstance(getattr(type(self._instance), name, None), StaticFunction):
+                # A decorated method: the instance gets the original back, as in Paddle.
+                self._instance.__dict__[name] = fn.__get__(self._instance)
             return fn.__get__(self._instance)
         return fn
 

@@ -12,7 +12,7 @@ import gast
 
 from dy2st import convert_operators, decorators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
-from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, exceptions, ifelse,
+from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, casts, exceptions, ifelse,
                                 len_shape, list_append, logical_expressions, loops, return_statements,
                                 unsupported)
 
@@ -39,6 +39,9 @@ def _pipeline(node, ctx, snapshot):
     # These rewrite calls the call pass must then leave alone (`print`, `len`, `assert`).
     node = assert_print.transform(node, ctx); snapshot("assert_print", node)
     node = len_shape.transform(node, ctx); snapshot("len_shape", node)
+    # `int(x)`/`x.numpy()` -> `_jst` casts; before calls, which would otherwise see `int`
+    # resolved to a builtin and leave it alone anyway, but `_jst.Call` must not wrap these.
+    node = casts.transform(node, ctx); snapshot("casts", node)
     # Calls before control flow: afterwards, calls to generated branch/loop functions exist
     # only inside `_jst`, never in user-visible call sites the pass could wrap by mistake.
     node = call_trees.transform(node, ctx); snapshot("call_trees", node)

@@ -108,14 +108,24 @@ def _describe_sequence(seq):
     return f"a Tensor-backed {type(seq).__name__.lstrip('_').replace('Tensor', '').lower() or 'sequence'}"
 
 
-def Unpack(value, n):
+def Unpack(value, spec):
     """`a, b = value` for a `for a, b in ...` target: a symbolic tensor splits along its first
-    dim (its rows); anything else unpacks as Python does."""
+    dim (its rows); anything else unpacks as Python does. `spec`: the number of names, or a
+    tuple with one entry per name (None, or the spec of a nested target like `(a, b)`)."""
+    n = spec if isinstance(spec, int) else len(spec)
     value = _rows(value)
-    if not is_symbolic(value):
+    if is_symbolic(value):
+        if value.ndim == 0:
+            raise TypeError(f"cannot unpack a 0-d tensor into {n} values")
+        if value.shape[0] >= 0 and value.shape[0] != n:
+            raise ValueError(f"cannot unpack a tensor with first dim {value.shape[0]} into {n} values")
+        parts = [value[k] for k in range(n)]
+    elif isinstance(spec, int):
         return value
-    if value.ndim == 0:
-        raise TypeError(f"cannot unpack a 0-d tensor into {n} values")
-    if value.shape[0] >= 0 and value.shape[0] != n:
-        raise ValueError(f"cannot unpack a tensor with first dim {value.shape[0]} into {n} values")
-    return tuple(value[k] for k in range(n))
+    else:
+        parts = list(value)
+        if len(parts) != n:
+            return value  # Python's own unpacking error
+    if isinstance(spec, tuple):
+        parts = [p if s is None else Unpack(p, s) for p, s in zip(parts, spec)]
+    return tuple(parts)

@@ -113,7 +113,8 @@ class CallTreeTransformer(transformer.Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         if (isinstance(node.func, gast.Name) and node.func.id == "super" and not node.args
-                and "super" not in self.local_names and self.self_name is not None and "__class__" in self.ctx.namespace_free_vars):
+                and "super" not in self.local_names and self.self_name is not None
+                and "__class__" in self.ctx.namespace_free_vars):
             # Zero-argument super() finds its class through a `__class__` cell the compiler adds
             # only inside a class body; generated code is compiled outside one, so say it.
             node.args = [templates.name("__class__"), templates.name(self.self_name)]

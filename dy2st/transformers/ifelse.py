@@ -14,6 +14,16 @@ Names it takes that may not be bound yet start as `_jst.UndefinedVar`.
                                        z = y * 2
 
     a = b if c else d                  a = _jst.IfElse(c, lambda: b, lambda: d)
+
+Objects the branches write into (`res[k] = v`, `self.n = v`, `lst.append(v)`; see
+`object_writes`) are named too, so what they write follows the branch taken:
+
+    if x.sum() > 4:                    def true_fn_0():
+        self.n = self.n + 1                self.n = self.n + 1
+                                       def false_fn_0():
+                                           pass
+                                       _jst.IfElse(x.sum() > 4, true_fn_0, false_fn_0, (), (),
+                                                   writes={'self': self})
 """
 import gast
 
