@@ -6,7 +6,7 @@ The seed article's dynamic / static / ONNX comparison on ``dy2st.demo.DigitsNet`
 (eval mode, one [1, 64] image per call, as ``dy2st demo`` times it).  The same
 weights serve all three; outputs are checked to agree before timing.  Each time
 is the median of several runs of 1000 calls (time.perf_counter).  Needs the
-optional extra: pip install 'dy2st[onnx]'.
+optional extra: pip install onnx onnxruntime.
 """
 import os
 import statistics
@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 try:
     import onnxruntime as ort
 except ImportError:
-    print("bench_onnx: skipped, onnxruntime is not installed (pip install 'dy2st[onnx]')")
+    print("bench_onnx: skipped, onnxruntime is not installed (pip install onnx onnxruntime, or pip install '.[onnx]' from the project folder)")
     sys.exit(0)
 
 import dy2st  # noqa: E402

@@ -18,7 +18,7 @@ import numpy as np
 
 import runtime as rt
 
-from . import config, demo, export, io
+from . import __version__, config, demo, export, io
 from .static_function import StaticFunction
 from .transform import transform_function
 
@@ -117,9 +117,17 @@ def _convert_one(qual, node, path, source, args, out):
     header = f"# ---- {qual}  ({path}:{node.lineno}) ----"
     if args.passes:
         out.append(header)
+        previous, unchanged = None, []
         for i, (pass_name, code) in enumerate(converted.passes):
-            out.append(f"# after pass {i}: {pass_name}")
+            if previous is not None and code == previous:
+                unchanged.append(pass_name)
+                continue
+            previous = code
+            out.append(f"# {'original' if i == 0 else f'after pass {i}: {pass_name}'}")
             out.append(_colour(code.rstrip("\n"), "python"))
+            out.append("")
+        if unchanged:
+            out.append(f"# {len(unchanged)} pass(es) changed nothing here: {', '.join(unchanged)}")
             out.append("")
     elif args.diff:
         start = node.decorator_list[0].lineno if node.decorator_list else node.lineno
@@ -198,15 +206,77 @@ def cmd_convert(args):
     else:
         targets = find_functions(tree, everything=args.all, name=args.function)
         if not targets:
-            what = f"no function named {args.function!r}" if args.function else "no @to_static function"
-            raise CliError(f"{args.file}: {what} found (use --all for every function)")
+            have = [q for q, _ in find_functions(tree, everything=True)]
+            listing = f"; the file defines: {', '.join(have)}" if have else "; the file defines no functions"
+            if args.function:
+                raise CliError(f"{args.file}: no function named {args.function!r}{listing}")
+            raise CliError(f"{args.file}: no @to_static function found (use --all for every function, "
+                           f"or --function NAME){listing}")
         for qual, node in targets:
             _convert_one(qual, node, args.file, source, args, out)
     print("\n".join(out))
     return 0
 
 
+def _inspect_onnx(path):
+    """A short summary of an ONNX model: inputs, outputs, op counts (needs the onnx package)."""
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such file")
+    try:
+        import onnx
+    except ImportError:
+        raise CliError(f"{path} is an ONNX model; describing it needs the onnx package "
+                       "(pip install onnx)") from None
+    try:
+        model = onnx.load(path)
+    except Exception as exc:  # noqa: BLE001  (any parse failure is the file's fault)
+        raise CliError(f"{path}: not a readable ONNX model ({exc})") from None
+
+    def describe(v):
+        t = v.type.tensor_type
+        dims = [d.dim_param or (str(d.dim_value) if d.HasField("dim_value") else "None") for d in t.shape.dim]
+        return f"    {v.name}: {onnx.TensorProto.DataType.Name(t.elem_type).lower()}[{', '.join(dims)}]"
+    counts = {}
+
+    def count(graph):
+        for node in graph.node:
+            counts[node.op_type] = counts.get(node.op_type, 0) + 1
+            for attr in node.attribute:
+                if attr.type == onnx.AttributeProto.GRAPH:
+                    count(attr.g)
+    count(model.graph)
+    g = model.graph
+    opsets = ", ".join(f"{o.domain or 'ai.onnx'} {o.version}" for o in model.opset_import)
+    lines = [f"ONNX model: {path} (opset {opsets})", "inputs:"]
+    lines += [describe(v) for v in g.input]
+    lines.append("outputs:")
+    lines += [describe(v) for v in g.output]
+    lines.append(f"initializers: {len(g.initializer)}")
+    lines.append(f"nodes: {sum(counts.values())} ({', '.join(f'{k} x{v}' for k, v in sorted(counts.items()))})")
+    return "\n".join(lines)
+
+
+def _write_drawing(program, args):
+    if args.dot:
+        with open(args.dot, "w", encoding="utf-8") as f:
+            f.write(program.to_dot())
+        print(f"wrote {args.dot}")
+    for fmt in ("svg", "png"):
+        target = getattr(args, fmt)
+        if target:
+            try:
+                data = program.render(fmt)
+            except (ImportError, RuntimeError) as exc:
+                raise CliError(f"--{fmt}: {exc}") from None
+            with open(target, "wb") as f:
+                f.write(data)
+            print(f"wrote {target}")
+
+
 def cmd_inspect(args):
+    if args.model.endswith(".onnx"):
+        print(_inspect_onnx(args.model))
+        return 0
     prefix = io.model_prefix(args.model)
     try:
         layer = io.load(prefix)
@@ -215,6 +285,7 @@ def cmd_inspect(args):
     print(layer.summary() if hasattr(layer, "summary") else model_summary(layer, prefix))
     print()
     print(_colour(str(layer.program).rstrip("\n"), "javascript"))
+    _write_drawing(layer.program, args)
     return 0
 
 
@@ -240,12 +311,13 @@ def model_summary(layer, prefix):
 
     def describe(name):
         v = block.var(name)
-        shape = ["None" if d is None or d < 0 else str(d) for d in v.shape]
+        # -1 for an unknown dim, as the Program listing below prints it
+        shape = ["-1" if d is None or d < 0 else str(d) for d in v.shape]
         return f"    {name}: {v.dtype}[{', '.join(shape)}]"
     params = list(layer.parameters())
     buffers = [b for b in getattr(layer, "buffers", lambda: [])() if b is not None]
     n_elems = sum(int(np.prod(p.shape)) for p in params)
-    lines = [f"model: {prefix}", "inputs:"]
+    lines = [f"model: {prefix}", "inputs (-1: any size):"]
     lines += [describe(n) for n in layer.feed_names]
     lines.append("outputs:")
     lines += [describe(n) for n in layer.fetch_names]
@@ -265,8 +337,14 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="dy2st", description="Convert Python deep learning code to static "
                                                                "Programs, inspect models, run the demo.")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log what gets converted and why")
+    parser.add_argument("--version", action="version", version=f"dy2st {__version__}")
+    # -v also works after the subcommand (`dy2st convert -v f.py`); SUPPRESS keeps the top-level count.
+    verbose = argparse.ArgumentParser(add_help=False)
+    verbose.add_argument("-v", "--verbose", action="count", default=argparse.SUPPRESS,
+                         help="log what gets converted and why")
     sub = parser.add_subparsers(dest="command", required=True)
-    conv = sub.add_parser("convert", help="print the converted source of @to_static functions in a file")
+    conv = sub.add_parser("convert", parents=[verbose],
+                          help="print the converted source of @to_static functions in a file")
     conv.add_argument("file", help="a Python file")
     conv.add_argument("--function", metavar="NAME", help="only this function (name or Class.method)")
     conv.add_argument("--all", action="store_true", help="every function in the file, decorated or not")
@@ -278,15 +356,20 @@ def build_parser():
     conv.add_argument("--explain", action="store_true",
                       help="import the file and print the staging report of each function with an input_spec")
     conv.set_defaults(run=cmd_convert)
-    insp = sub.add_parser("inspect", help="show a saved inference model: inputs, outputs, parameters, Program")
-    insp.add_argument("model", help="the path prefix given to dy2st.save (or the .pdmodel file)")
+    insp = sub.add_parser("inspect", parents=[verbose],
+                          help="show a saved inference model (or an .onnx file): inputs, outputs, parameters, Program")
+    insp.add_argument("model", help="the path prefix given to dy2st.save (or the .pdmodel file, or an .onnx file)")
+    insp.add_argument("--dot", metavar="FILE", help="also write the Program as Graphviz source")
+    insp.add_argument("--svg", metavar="FILE", help="also draw the Program as SVG (needs graphviz)")
+    insp.add_argument("--png", metavar="FILE", help="also draw the Program as PNG (needs graphviz)")
     insp.set_defaults(run=cmd_inspect)
-    exp = sub.add_parser("export", help="convert a saved inference model to ONNX (needs 'dy2st[onnx]')")
+    exp = sub.add_parser("export", parents=[verbose],
+                         help="convert a saved inference model to ONNX (needs onnx: pip install onnx onnxruntime)")
     exp.add_argument("model", help="the path prefix given to dy2st.save (or the .pdmodel file)")
     exp.add_argument("out", help="the .onnx file to write")
     exp.add_argument("--opset", type=int, default=17, help="ONNX opset version (default 17)")
     exp.set_defaults(run=cmd_export)
-    dem = sub.add_parser("demo", help="train, convert, save, reload and time a digits classifier",
+    dem = sub.add_parser("demo", parents=[verbose], help="train, convert, save, reload and time a digits classifier",
                          description=demo.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
     demo.add_arguments(dem)
     dem.set_defaults(run=cmd_demo)

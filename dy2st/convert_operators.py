@@ -9,7 +9,7 @@ Branch/loop functions return their outputs as: nothing (no names), the value (on
 tuple (several), matching the assignment the loop/branch pass writes.
 """
 from dy2st import convert_call as _convert_call
-from dy2st.operators.assert_print import Assert, Print
+from dy2st.operators.assert_print import Assert, FString, Print
 from dy2st.operators.common import is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
@@ -21,7 +21,7 @@ from dy2st.pyct import origin_info
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
-           "For", "Range", "Enumerate", "Zip", "Assert", "Print", "Len", "Shape", "Append",
+           "For", "Range", "Enumerate", "Zip", "Assert", "FString", "Print", "Len", "Shape", "Append",
            "Stack", "Concat", "TensorArray"]
 
 def Call(fn):

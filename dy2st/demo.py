@@ -42,7 +42,7 @@ def load_digits(seed=0):
     try:
         from sklearn.datasets import load_digits as sk_load_digits
     except ImportError:
-        sys.exit("dy2st demo needs scikit-learn for its bundled digits data: pip install 'dy2st[demo]'")
+        sys.exit("dy2st demo needs scikit-learn for its bundled digits data: pip install scikit-learn tqdm, or from the project folder: pip install '.[demo]'")
     data = sk_load_digits()
     x = (data.data / 16.0).astype("float32")
     y = data.target.astype("int64")
@@ -57,7 +57,8 @@ def _progress(iterable, total, desc, enabled):
         from tqdm import tqdm
     except ImportError:
         return iterable
-    return tqdm(iterable, total=total, desc=desc, leave=False, disable=not enabled, file=sys.stderr)
+    # disable=None: bars only on a terminal, never carriage-return clutter in a log file.
+    return tqdm(iterable, total=total, desc=desc, leave=False, disable=None if enabled else True, file=sys.stderr)
 
 
 def warm_up(model, data, batch_size):
@@ -182,11 +183,23 @@ check its predictions, and print an eager-vs-static timing table.
 Takes a few seconds; the default 10 epochs reach about 96% test accuracy."""
 
 
+def _positive(kind):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got {text!r}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got {text}")
+        return value
+    return parse
+
+
 def add_arguments(parser):
-    parser.add_argument("--epochs", type=int, default=10, help="training epochs for each model (default 10)")
+    parser.add_argument("--epochs", type=_positive(int), default=10, help="training epochs for each model (default 10)")
     parser.add_argument("--out-dir", default="dy2st_demo_out", help="where the inference model is saved (default dy2st_demo_out)")
-    parser.add_argument("--batch-size", type=int, default=32, help="training batch size (default 32)")
-    parser.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (default 0.01)")
+    parser.add_argument("--batch-size", type=_positive(int), default=32, help="training batch size (default 32)")
+    parser.add_argument("--lr", type=_positive(float), default=0.01, help="Adam learning rate (default 0.01)")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bars")
 
 

@@ -121,7 +121,7 @@ def _verdict(matches):
     reasons = list(dict.fromkeys(m.reason for m in matches))
     reason = "; ".join(reasons[:2]) + (f" (+{len(reasons) - 2} more)" if len(reasons) > 2 else "")
     if len(matches) > 1:
-        reason += f" [decided {len(matches)}x while tracing]"
+        reason += f" (this line was traced {len(matches)} times: once per Python-level loop iteration or call)"
     return verdict, reason
 
 

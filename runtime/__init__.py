@@ -1,4 +1,5 @@
 """runtime: a numpy-backed deep learning framework with eager tensors and static Programs."""
+from .version import __version__
 from . import dtypes
 from .dtypes import (DType, bool_ as bool, float16, float32, float64, int8, int16, int32, int64,  # noqa: A004
                      uint8)

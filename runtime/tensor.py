@@ -167,11 +167,17 @@ class Tensor(TensorLike):
         return (self[i] for i in range(self._value.shape[0]))
 
     def __repr__(self):
-        body = np.array2string(self._value, separator=", ", prefix="       ")
-        return (f"Tensor(shape={self.shape}, dtype={self.dtype}, stop_gradient={self.stop_gradient},\n"
-                f"       {body})")
+        return format_tensor(self._value, self.stop_gradient)
 
     __str__ = __repr__
+
+    def __format__(self, spec):
+        # f"{t}" is str(t); f"{t:.3f}" formats a one-element tensor's value, as for a Python number.
+        if not spec:
+            return str(self)
+        if self._value.size != 1:
+            raise TypeError(f"format spec {spec!r} needs a one-element Tensor, got shape {self.shape}")
+        return format(self._value.item(), spec)
 
     def __hash__(self):
         return id(self)
@@ -194,6 +200,14 @@ class Tensor(TensorLike):
 
     def register_hook(self, hook):
         raise NotImplementedError("tensor hooks are not supported")
+
+
+def format_tensor(value, stop_gradient=True):
+    """How a Tensor prints: eagerly, and at run time from a ``print`` inside converted code."""
+    value = np.asarray(value)
+    body = np.array2string(value, separator=", ", prefix="       ")
+    return (f"Tensor(shape={list(value.shape)}, dtype={value.dtype}, stop_gradient={bool(stop_gradient)},\n"
+            f"       {body})")
 
 
 class Parameter(Tensor):

@@ -1,5 +1,8 @@
-"""`_jst.Assert` / `_jst.Print`: symbolic values -> `assert` / `print` ops checked or printed at
-every run; Python values -> checked or printed once, at trace time."""
+"""`_jst.Assert` / `_jst.Print`: a symbolic condition -> an `assert` op checked at every run, a
+Python one checked once at trace time; `print` while a Program is built -> a `print` op that
+prints at every run exactly what eager `print` would."""
+import sys
+
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn: Assert, Print)
 
@@ -23,14 +26,64 @@ def Assert(cond, message=None):
     return None
 
 
-def Print(*values, **kwargs):
-    """Python values print now; symbolic tensors through a `print` op at every run."""
+class FString:
+    """An f-string inside ``print(...)``: its text pieces and ``(value, conversion, spec)`` pieces.
+
+    The print pass turns ``print(f"loss {y:.3f}")`` into ``_jst.Print(_jst.FString(['loss ',
+    (y, '', '.3f')]))`` so a tensor piece is formatted at every run, not once while tracing.
+    """
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def has_symbolic(self):
+        return any(isinstance(p, tuple) and is_symbolic(p[0]) for p in self.parts)
+
+    @staticmethod
+    def _python(value, conversion, spec):
+        value = {"s": str, "r": repr, "a": ascii}.get(conversion, lambda v: v)(value)
+        return format(value, spec)
+
+    def __str__(self):
+        return "".join(p if isinstance(p, str) else self._python(*p) for p in self.parts)
+
+    def pieces(self, tensors):
+        for p in self.parts:
+            if isinstance(p, str):
+                yield ["s", p]
+            elif is_symbolic(p[0]):
+                tensors.append(p[0])
+                yield ["t", p[2], p[1] or None]
+            else:
+                yield ["s", self._python(*p)]
+
+
+def Print(*values, sep=" ", end="\n", file=None, flush=False):
+    """Python values print now; symbolic tensors through a `print` op at every run, formatted
+    as eager ``print`` formats them."""
     # A shape with unknown dims prints as the `shape` op's value, at run time.
     values = [v.as_tensor() if isinstance(v, _SymbolicShape) else v for v in values]
-    if any(is_symbolic(v) for v in values):
-        message = " ".join(str(v) for v in values if not is_symbolic(v)) or None
-        staging.record("print", "print op", "prints Tensor values at every run")
-        return rt.static.nn.Print(*[v for v in values if is_symbolic(v)], message=message)
-    staging.record("print", None, "only Python values: printed once at trace time")
-    print(*values, **kwargs)
+    # While a Program is being built every print becomes an op, Python values included: the
+    # Program runs on every call (and a print in an untaken tensor branch must not show at all).
+    if not rt.in_dynamic_mode():
+        if file is not None and file is not sys.stdout:
+            raise TypeError("print(..., file=...) of a Tensor inside a converted function: the print op "
+                            "writes to standard output; print the tensor outside the converted function, "
+                            "or use to_static(full_graph=False)")
+        tensors, template = [], []
+        for i, v in enumerate(values):
+            if i:
+                template.append(["s", "" if sep is None else str(sep)])
+            if isinstance(v, FString):
+                template.extend(v.pieces(tensors))
+            elif is_symbolic(v):
+                tensors.append(v)
+                template.append(["t", "", None])
+            else:
+                template.append(["s", str(v)])
+        staging.record("print", "print op", "prints at every run, as eager print would")
+        rt.static.nn.print_template(tensors, template, end="\n" if end is None else str(end))
+        return None
+    values = [str(v) if isinstance(v, FString) else v for v in values]
+    print(*values, sep=sep, end=end, file=file, flush=flush)
     return None

@@ -2,6 +2,7 @@
 
     assert x.sum() > 0, "bad"          _jst.Assert(x.sum() > 0, 'bad')
     print("x is", x)                   _jst.Print('x is', x)
+    print(f"x is {x}")                 _jst.Print(_jst.FString(['x is ', (x, '', '')]))
 
 A Python condition is checked at once (as `assert` would); a symbolic one becomes an `assert`
 op that checks at every run. `print` prints Python values normally and tensors through a
@@ -23,7 +24,28 @@ class AssertPrintTransformer(transformer.Transformer):
         self.generic_visit(node)
         if isinstance(node.func, gast.Name) and node.func.id == "print":
             node.func = templates.replace_as_expression("_jst.Print")
+            node.args = [self._fstring(a) if isinstance(a, gast.JoinedStr) else a for a in node.args]
         return node
+
+    @staticmethod
+    def _fstring(node):
+        """f"a {x:.2f}" -> _jst.FString(['a ', (x, '', '.2f')]): formatted when the value is known."""
+        parts = []
+        for v in node.values:
+            if isinstance(v, gast.Constant):
+                parts.append(v)
+                continue
+            spec = v.format_spec
+            if spec is None:
+                spec_text = ""
+            elif all(isinstance(s, gast.Constant) for s in spec.values):
+                spec_text = "".join(s.value for s in spec.values)
+            else:  # a computed format spec (f"{x:{w}}"): leave the f-string to Python
+                return node
+            parts.append(gast.Tuple(elts=[v.value, gast.Constant(value=chr(v.conversion) if v.conversion > 0 else '', kind=None),
+                                          gast.Constant(value=spec_text, kind=None)], ctx=gast.Load()))
+        call = templates.replace_as_expression("_jst.FString(parts)", parts=gast.List(elts=parts, ctx=gast.Load()))
+        return origin_info.copy_origin(node, call)
 
 
 def transform(node, ctx):

@@ -32,6 +32,16 @@ _ids = itertools.count()
 _LITERAL_TYPES = (bool, int, str, type(None))
 
 
+
+def _has_impure_sub_op(op):
+    """A cond/while whose body prints, asserts or draws random numbers must run even when
+    nothing reads its outputs (a `print` or `assert` under a tensor `if`)."""
+    for sub in op.sub_blocks():
+        for inner in sub.ops:
+            if not get_op(inner.type).pure or _has_impure_sub_op(inner):
+                return True
+    return False
+
 class UndefinedVariableError(ValueError):
     """A block reads names that nothing defines (not an input, not persistable, not computed)."""
 
@@ -107,7 +117,7 @@ class BlockCompiler:
         for op in reversed(ops):
             opdef = get_op(op.type)
             outs = op.output_arg_names
-            if (not opdef.pure or any(n in needed for n in outs)
+            if (not opdef.pure or _has_impure_sub_op(op) or any(n in needed for n in outs)
                     or any(self.persistable(block, n) for n in outs)):
                 keep.append(op)
                 needed.difference_update(outs)

@@ -19,6 +19,7 @@ import numpy as np
 
 from ..random import generator
 from ..registry import Meta, def_op
+from ..tensor import format_tensor
 from .blocks import has_random_ops
 from .control_flow_grad import cond_grad, while_grad
 
@@ -145,10 +146,36 @@ def format_values(values, names, message, summarize=20):
     return "\n".join(lines)
 
 
-def _print_kernel(xs, message="", names=(), summarize=20):
+def format_template(xs, template, stop_gradients=()):
+    """Rebuild what ``print(...)`` would show eagerly: ``["s", text]`` pieces are literal text,
+    ``["t", spec, conversion]`` pieces take the next value of ``xs``, formatted as the Tensor
+    would be (``str``, ``repr`` or a format spec on a one-element value)."""
+    out, k = [], 0
+    for piece in template:
+        if piece[0] == "s":
+            out.append(piece[1])
+            continue
+        spec, conversion = piece[1], piece[2]
+        v = np.asarray(xs[k])
+        sg = stop_gradients[k] if k < len(stop_gradients) else True
+        k += 1
+        if spec and conversion != "r":
+            if v.size != 1:
+                raise TypeError(f"format spec {spec!r} needs a one-element Tensor, got shape {list(v.shape)}")
+            out.append(format(v.item(), spec))
+        else:
+            out.append(format_tensor(v, sg))
+    return "".join(out)
+
+
+def _print_kernel(xs, message="", names=(), summarize=20, template=(), stop_gradients=(), end="\n"):
+    if template:  # a `print(...)` from converted code: print exactly as eager mode would
+        print(format_template(xs, template, stop_gradients), end=end, flush=True)
+        return
     print(format_values(xs, names, message, summarize), flush=True)
 
 
-def_op("print", ["X*"], [], attrs={"message": "", "names": [], "summarize": 20},
+def_op("print", ["X*"], [], attrs={"message": "", "names": [], "summarize": 20, "template": [],
+                                   "stop_gradients": [], "end": "\n"},
        kernel=_print_kernel, infer=lambda xs, **_: (), pure=False,
-       doc="Print the values of X at every run.")
+       doc="Print the values of X at every run (as eager `print` does when `template` is given).")

@@ -84,3 +84,14 @@ def Print(*inputs, message=None, summarize=20, name=None):  # noqa: N802 (Paddle
         block.append_op("print", {"X": [v.name for v in vs]}, {},
                         {"message": message or "", "names": [v.name for v in vs], "summarize": summarize})
     return inputs[0] if len(inputs) == 1 else inputs
+
+
+def print_template(tensors, template, end="\n"):
+    """Append a ``print`` op that prints like eager ``print``: ``template`` holds ``["s", text]``
+    pieces and one ``["t", format_spec, conversion]`` piece per tensor, in order (how converted
+    code keeps ``print("loss", y)`` and ``print(f"{y}")`` printing real values at every run)."""
+    block = default_main_program().current_block()
+    vs = [to_variable(t) for t in tensors]
+    block.append_op("print", {"X": [v.name for v in vs]}, {},
+                    {"template": [list(p) for p in template], "end": end, "names": [v.name for v in vs],
+                     "stop_gradients": [bool(getattr(t, "stop_gradient", True)) for t in tensors]})

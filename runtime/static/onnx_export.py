@@ -1,6 +1,6 @@
 """Export an inference Program to ONNX: ``export_onnx(program, feed_names, fetch_names, path=None)``.
 
-Optional: this module needs ``onnx`` (``pip install 'dy2st[onnx]'``) and is only
+Optional: this module needs ``onnx`` (``pip install onnx onnxruntime``, or ``pip install '.[onnx]'`` from the project folder) and is only
 imported when exporting, so ``import runtime`` never does.
 
 How a Program maps onto a ModelProto:
@@ -29,7 +29,7 @@ try:
     import onnx
     from onnx import TensorProto, helper, numpy_helper
 except ImportError as _e:  # keep the message actionable: the extra installs both onnx and onnxruntime
-    raise ImportError(f"ONNX export needs the onnx package: pip install 'dy2st[onnx]' ({_e})") from None
+    raise ImportError(f"ONNX export needs the onnx package: pip install onnx onnxruntime, or from the project folder: pip install '.[onnx]' ({_e})") from None
 
 from . import onnx_nn_ops  # noqa: F401  (adds the nn ops' entries to OPS)
 from .onnx_ops import OPS, onnx_dtype

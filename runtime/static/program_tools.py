@@ -40,7 +40,8 @@ def clone(program, for_test=False):
 
 
 def _q(s):
-    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A DOT string literal; a newline in ``s`` becomes a line break in the rendered label."""
+    return '"' + str(s).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
 
 def to_dot(program):
@@ -53,7 +54,7 @@ def to_dot(program):
         if key not in var_nodes:
             v = block._find_var(name)
             nid = f"v{block.idx}_{len(var_nodes)}"
-            label = name if v is None else (f"{name}\\n{v.dtype}{list(v.shape)}" if v.kind == "tensor" else name)
+            label = name if v is None else (f"{name}\n{v.dtype}{list(v.shape)}" if v.kind == "tensor" else name)
             shape = "ellipse" if v is None or not v.persistable else "doubleoctagon"
             var_nodes[key] = nid
             lines.append(f"    {nid} [label={_q(label)} shape={shape}];")
@@ -83,6 +84,34 @@ def to_dot(program):
     return "\n".join(lines) + "\n"
 
 
+def render(program, fmt="svg"):
+    """The Program drawn by Graphviz as bytes (``fmt`` "svg" or "png").
+
+    Needs the ``graphviz`` Python package and its ``dot`` program; raises ImportError or
+    RuntimeError saying which is missing.
+    """
+    try:
+        import graphviz
+    except ImportError:
+        raise ImportError("drawing a Program needs the graphviz package and its dot program: "
+                          "pip install graphviz, and apt-get install graphviz (or your system's package)") from None
+    try:
+        return graphviz.Source(to_dot(program)).pipe(format=fmt)
+    except graphviz.ExecutableNotFound:
+        raise RuntimeError("the graphviz package is installed but its 'dot' program is not on PATH: "
+                           "apt-get install graphviz (or your system's package)") from None
+
+
+def _repr_svg_(program):
+    # Notebooks draw the Program when Graphviz is there; otherwise they show the text listing.
+    try:
+        return render(program, "svg").decode("utf-8")
+    except (ImportError, RuntimeError):
+        return None
+
+
 def install():
     Program.clone = clone
     Program.to_dot = to_dot
+    Program.render = render
+    Program._repr_svg_ = _repr_svg_
