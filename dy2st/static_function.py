@@ -137,7 +137,7 @@ class StaticFunction:
             where = _where(fn)
             config.log(1, f"converting {self._qualname()}{where}")
             self._converted = transform_function(fn)
-            config.log(1, f"converted {self._qualname()}: {len(self._converted.passes) - 1} passes, "
+            config.log(1, f"converted {self._qualname()}: {len(self._converted.pass_names) - 1} passes, "
                           f"generated code in {self._converted.filename}")
             config.log_code(self._qualname(), self._converted.passes)
         return self._converted

@@ -2,7 +2,7 @@
 
     converted = transform_function(fn)
     converted.source     # the generated code (what `dy2st convert` prints)
-    converted.passes     # [(pass name, source after it)] for `--passes`
+    converted.passes     # [(pass name, source after it)] for `--passes` (computed when first asked for)
     converted.fn         # the callable, with fn's globals and closure cells
     converted.filename   # fake file name of the generated code (see origin_info.origin_of)
 """
@@ -55,14 +55,40 @@ def _pipeline(node, ctx, snapshot):
     return node
 
 
+# The snapshots `passes` holds, in pipeline order (the first is the parsed original).
+PASS_NAMES = ("original", "attributes", "exceptions", "return_statements", "break_statements", "list_append",
+              "assert_print", "len_shape", "casts", "call_trees", "logical_expressions", "ifelse", "loops")
+
+
 class ConvertedFunction:
-    def __init__(self, original, fn, source, passes, filename, module_source):
+    """A converted function: its callable, generated source and (on demand) the code after each pass."""
+
+    pass_names = PASS_NAMES
+
+    def __init__(self, original, fn, node, passes, filename, module_source):
         self.original = original
         self.fn = fn
-        self.source = source
-        self.passes = passes
+        self._node = node
+        self._source = None
+        self._passes = passes
         self.filename = filename
         self.module_source = module_source
+
+    @property
+    def source(self):
+        """The generated code of the function (printed when first asked for)."""
+        if self._source is None:
+            # Display only: the text that was compiled was verified by the loader.
+            self._source = codegen.to_source(self._node, verify=False)[0]
+        return self._source
+
+    @property
+    def passes(self):
+        """[(pass name, source after it)]; printing every intermediate tree is costly, so a
+        conversion skips it and the first read converts once more, snapshotting each pass."""
+        if self._passes is None:
+            self._passes = transform_function(self.original, snapshots=True)._passes
+        return self._passes
 
     @property
     def line_map(self):
@@ -94,8 +120,12 @@ def _namespace(fn):
     return names
 
 
-def transform_function(fn):
-    """Convert a Python function (or method, or lambda) into a ConvertedFunction."""
+def transform_function(fn, snapshots=False):
+    """Convert a Python function (or method, or lambda) into a ConvertedFunction.
+
+    ``snapshots``: also print the code after every pass now (``passes``); otherwise
+    that happens only if ``passes`` is read.
+    """
     original = decorators.unwrap(fn)
     parsed = parser.parse_function(original)
     namer = naming.Namer(naming.names_in(parsed.node) | set(vars(builtins)) | {HELPER_NAME})
@@ -104,16 +134,18 @@ def transform_function(fn):
     node = _as_function_def(parsed.node, namer)
     ctx = transformer.Context(original.__qualname__, parsed.filename, namer, _namespace(original),
                               original.__code__.co_freevars)
-    passes = [("original", codegen.to_source(node)[0])]
+    passes = [("original", codegen.to_source(node, verify=False)[0])] if snapshots else None
 
     def snapshot(name, tree):
-        passes.append((name, codegen.to_source(tree)[0]))
+        if snapshots:
+            passes.append((name, codegen.to_source(tree, verify=False)[0]))
 
     node = _pipeline(node, ctx, snapshot)
+    if snapshots:
+        assert tuple(n for n, _ in passes) == PASS_NAMES, "PASS_NAMES must list the pipeline's snapshots"
     origin_info.inherit_origins(node)
-    source = codegen.to_source(node)[0]
     new_fn, filename, module_source = loader.load_function(
         node, original, {HELPER_NAME: convert_operators})
     new_fn.__name__ = original.__name__
     new_fn = decorators.rewrap(fn, new_fn)  # `@rt.no_grad()` and other context decorators
-    return ConvertedFunction(original, new_fn, source, passes, filename, module_source)
+    return ConvertedFunction(original, new_fn, node, passes, filename, module_source)

@@ -13,9 +13,13 @@ class SGD(Optimizer):
         if not self._write_sub(p, step):
             self._write(p, p._value - step)
 
+    def _fused_update(self, flat, g, lr, group):
+        flat.flat -= np.asarray(lr, g.dtype) * g
+
 
 class Momentum(Optimizer):
     _accumulator_names = ("velocity",)
+    _flat_elementwise = ("velocity",)
 
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False, weight_decay=None,
                  grad_clip=None, rescale_grad=1.0, name=None):
@@ -34,11 +38,22 @@ class Momentum(Optimizer):
         if not self._write_sub(p, step):
             self._write(p, p._value - step)
 
+    def _fused_update(self, flat, g, lr, group):
+        if self._rescale != 1.0:
+            g = g * np.asarray(self._rescale, g.dtype)
+        v = flat.buffer("velocity")
+        v *= np.asarray(self._momentum, v.dtype)
+        v += g
+        step = (g + np.asarray(self._momentum, g.dtype) * v) if self._use_nesterov else v
+        flat.flat -= np.asarray(lr, g.dtype) * step
+
 
 class Adam(Optimizer):
     """Paddle's Adam: ``p -= lr_t * m / (sqrt(v) + eps * sqrt(1 - beta2^t))`` with bias-corrected ``lr_t``."""
 
     _accumulator_names = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
+    _flat_elementwise = ("moment1", "moment2")
+    _flat_scalars = ("beta1_pow_acc", "beta2_pow_acc")
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, parameters=None,
                  weight_decay=None, grad_clip=None, lazy_mode=False, multi_precision=False, name=None):
@@ -82,6 +97,36 @@ class Adam(Optimizer):
     def _update(self, p, g, lr, group):
         self._adam(p, g, lr)
 
+    def _adam_flat(self, flat, g, lr):
+        b1p, b2p = flat.buffer("beta1_pow_acc"), flat.buffer("beta2_pow_acc")
+        if b1p.min() != b1p.max() or b2p.min() != b2p.max():
+            return False  # parameters at different steps (restored separately): per parameter
+        m, v = flat.buffer("moment1"), flat.buffer("moment2")
+        dt = g.dtype
+        b1, b2 = np.asarray(self._beta1, dt), np.asarray(self._beta2, dt)
+        m *= b1
+        m += (1 - b1) * g
+        v *= b2
+        v += (1 - b2) * np.square(g)
+        corr2 = float(np.sqrt(1 - b2p[0]))
+        lr_t = np.asarray(lr * corr2 / (1 - b1p[0]), dt)
+        denom = np.sqrt(v)
+        denom += np.asarray(self._epsilon * corr2, dt)
+        step = lr_t * m
+        step /= denom
+        flat.flat -= step
+        b1p *= b1
+        b2p *= b2
+        return True
+
+    def _fused_update(self, flat, g, lr, group):
+        if not self._adam_flat(flat, g, lr):
+            self._per_parameter(flat, g, lr, group)
+
+    def _per_parameter(self, flat, g, lr, group):
+        for i, p in enumerate(flat.params):
+            self._update(p, g[flat.offsets[i]:flat.offsets[i + 1]].reshape(p._value.shape), lr, group)
+
 
 class AdamW(Adam):
     """Adam with decoupled weight decay: ``p *= 1 - lr * coeff`` before the Adam step (default coeff 0.01)."""
@@ -98,6 +143,20 @@ class AdamW(Adam):
 
     def _group_decay(self, group):
         return 0.0  # decoupled: never added to the gradient
+
+    def _fusable_now(self, group):
+        return self._lr_ratio is None and self._apply_decay is None
+
+    def _fused_update(self, flat, g, lr, group):
+        coeff = group["weight_decay"] if group["weight_decay"] is not None else self._coeff
+        b1p = flat.buffer("beta1_pow_acc")
+        b2p = flat.buffer("beta2_pow_acc")
+        if b1p.min() != b1p.max() or b2p.min() != b2p.max():
+            self._per_parameter(flat, g, lr, group)
+            return
+        if coeff:
+            flat.flat *= np.asarray(1.0 - lr * float(coeff), flat.flat.dtype)
+        self._adam_flat(flat, g, lr)
 
     def _update(self, p, g, lr, group):
         if self._lr_ratio is not None:

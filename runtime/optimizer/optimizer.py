@@ -17,6 +17,7 @@ import numpy as np
 
 from ..static.backends import weights_changed
 from ..tensor import Tensor
+from .fused import FlatGroup, fusable
 from .lr import LRScheduler
 
 
@@ -39,6 +40,11 @@ def _decay_coeff(weight_decay):
 
 class Optimizer:
     _accumulator_names = ()
+    # Accumulators a fused update keeps in one flat buffer per group: elementwise (the
+    # parameters' shape) and scalar (shape (1,) per parameter).  A rule with a fused
+    # form defines ``_fused_update``.
+    _flat_elementwise = ()
+    _flat_scalars = ()
 
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None, name=None):
         if parameters is None:
@@ -57,6 +63,7 @@ class Optimizer:
             self._add_param_group({"params": params})
         self._accumulators = {name: {} for name in self._accumulator_names}
         self._step_count = 0
+        self._flat = {}  # group index -> FlatGroup (or None: not fusable)
 
     def _add_param_group(self, group):
         params = list(group["params"])
@@ -97,15 +104,41 @@ class Optimizer:
             table[p.name] = arr
         return arr
 
+    def _flat_group(self, index, params):
+        """The group's FlatGroup, rebuilt when a parameter or accumulator array was replaced."""
+        flat = self._flat.get(index, False)
+        if flat is None:
+            return None
+        if flat is False or not flat.current():
+            if not fusable(params):
+                self._flat[index] = None
+                return None
+            flat = FlatGroup(params, self._accumulators, self._flat_elementwise, self._flat_scalars,
+                             lambda name, p: self._acc(name, p, **self._acc_spec(name)))
+            self._flat[index] = flat
+        return flat
+
+    def _fusable_now(self, group):
+        return type(self)._fused_update is not Optimizer._fused_update
+
     def step(self):
         base_lr = self.get_lr()
         self._step_count += 1
-        for group in self._param_groups:
-            pairs = [(p, p.grad._value) for p in group["params"]
+        for index, group in enumerate(self._param_groups):
+            params = group["params"]
+            pairs = [(p, p.grad._value) for p in params
                      if p.grad is not None and not p.stop_gradient]
             if self._grad_clip is not None:
                 pairs = self._grad_clip(pairs)
             coeff = self._group_decay(group)
+            if len(pairs) == len(params) and self._fusable_now(group):
+                flat = self._flat_group(index, params)
+                if flat is not None and all(g.shape == p._value.shape for p, g in pairs):
+                    g = flat.gather([g for _, g in pairs])
+                    if coeff:
+                        g = g + np.asarray(coeff, g.dtype) * flat.flat
+                    self._fused_update(flat, g, base_lr * group["learning_rate"], group)
+                    continue
             for p, g in pairs:
                 if g.shape != p._value.shape:
                     raise ValueError(f"gradient of '{p.name}' has shape {list(g.shape)}, parameter {p.shape}")
@@ -119,6 +152,10 @@ class Optimizer:
         return _decay_coeff(group["weight_decay"])
 
     def _update(self, p, g, lr, group):
+        raise NotImplementedError
+
+    def _fused_update(self, flat, g, lr, group):
+        """The update of every parameter of a group at once (``flat.flat``, gradient ``g``)."""
         raise NotImplementedError
 
     @staticmethod
