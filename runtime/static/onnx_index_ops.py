@@ -51,7 +51,22 @@ def _scatter_add(ex, op):
         shape = [1] * xv.ndim
         shape[axis] = -1
         index = ex.node("Expand", [ex.node("Reshape", [index, ints(ex, shape)]), ex.node("Shape", [updates])])
-    ex.node("ScatterElements", [x, index, updates], ex.o("Out"), axis=axis, reduction="add")
+    if ex.opset >= 16:
+        ex.node("ScatterElements", [x, index, updates], ex.o("Out"), axis=axis, reduction="add")
+        return
+    # Before opset 16 (no reduction="add"): one-hot the indices along a new last axis, weight them by the
+    # updates, sum over the scattered axis and move the new axis there; pad up to x's shape and add.
+    rank, dt = xv.ndim, xv.dtype
+    depth = ex.node("Gather", [ex.node("Shape", [x]), ex.const(np.int64(axis))])
+    hot = ex.node("OneHot", [index, depth, ex.const(np.asarray([0, 1], dtype=dt))], axis=-1)
+    spread = ex.node("Mul", [hot, ex.node("Unsqueeze", [updates, ints(ex, [-1])])])
+    summed = ex.node("Squeeze", [reduce(ex, "ReduceSum", spread, [axis], True), ints(ex, [axis])])
+    perm = list(range(axis)) + [rank - 1] + list(range(axis, rank - 1))
+    if perm != list(range(rank)):
+        summed = ex.node("Transpose", [summed], perm=perm)
+    short = ex.node("Sub", [ex.node("Shape", [x]), ex.node("Shape", [summed])])
+    pads = ex.node("Concat", [ints(ex, [0] * rank), short], axis=0)
+    ex.node("Add", [x, ex.node("Pad", [summed, pads])], ex.o("Out"))
 
 
 @lowering("nonzero")

@@ -51,9 +51,43 @@ def one_node(onnx_type):
         outs = []
         for k, slot in enumerate(opdef.output_slots):
             outs.extend(ex.outs(slot) if opdef.is_variadic_output(k) else [ex.o(slot)])
+        if ex.opset < 12 and onnx_type in _INT_FROM_12 and ins and ex.var(opdef.input_slots[0]).dtype[0] in "iu":
+            _INT_FROM_12[onnx_type](ex, ins, outs[0], ex.var(opdef.input_slots[0]).dtype)
+            return
         ex.node(onnx_type, ins, outs)
     fn.__name__ = f"one_node_{onnx_type}"
     return fn
+
+
+def _int_pow(ex, ins, out, dtype):
+    """Pow of integers (opset 12) in float64: exact while the result fits 2**53."""
+    args = [ex.node("Cast", [n], to=onnx_dtype("float64")) for n in ins]
+    ex.node("Cast", [ex.node("Pow", args)], out, to=onnx_dtype(dtype))
+
+
+def _int_select(greater):
+    """Max/Min of integers (opset 12) as a Where on the comparison (broadcasting like Max)."""
+    def fn(ex, ins, out, dtype):
+        x, y = ins
+        ex.node("Where", [ex.node("Greater" if greater else "Less", [x, y]), x, y], out)
+    return fn
+
+
+# Ops whose integer forms arrive at opset 12, and how to build them before.
+_INT_FROM_12 = {"Pow": _int_pow, "Max": _int_select(True), "Min": _int_select(False)}
+
+
+def softmax(ex, onnx_type, x, axis, rank, out=None):
+    """``Softmax``/``LogSoftmax`` over one axis.  Before opset 13 the op normalises over the input
+    coerced to 2-D at ``axis``, which is one axis only when it is the last: an inner axis is swapped
+    to the end and back."""
+    axis = axis % max(rank, 1)
+    if ex.opset >= 13 or axis == rank - 1 or rank == 0:
+        return ex.node(onnx_type, [x], out, axis=axis if rank else -1)
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    y = ex.node(onnx_type, [ex.node("Transpose", [x], perm=perm)], axis=rank - 1)
+    return ex.node("Transpose", [y], out, perm=perm)
 
 
 def no_lowering(type_, reason):

@@ -1,0 +1,90 @@
+"""Errors of the public entry points (``dy2st.save``, ``load``, ``onnx.export``, the CLI) at the user's line.
+
+A direct call of a converted function already re-raises a failure at the user's
+line (``error.to_user_error``).  The entry points that trace or read on the user's
+behalf get the same treatment from ``@user_errors("dy2st.save")``:
+
+- a failure inside the user's converted code names that line (file, line, source
+  around it), as a direct call does;
+- any other failure (bad arguments, a missing file, an op with no ONNX lowering)
+  names the line that called the entry point;
+- the exception keeps its type; framework frames are dropped from the traceback
+  unless ``DY2ST_SHOW_INTERNALS=1`` (or ``dy2st.set_verbosity(>=2)``).
+
+``one_line(exc)`` is the CLI's form of the same: ``Type: message (file:line: source)``.
+"""
+import functools
+import os
+import sys
+
+from .error import UserOrigin, format_location, innermost_origin, show_internals, to_user_error
+
+__all__ = ["user_errors", "one_line", "map_entry_error"]
+
+_PACKAGES = tuple(os.path.dirname(os.path.abspath(m)) + os.sep for m in (
+    __file__, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime", "__init__.py")))
+_PACKAGES = tuple(os.path.normpath(p) + os.sep for p in _PACKAGES)
+
+
+def _internal(filename):
+    path = os.path.normpath(os.path.abspath(filename)) if not filename.startswith("<") else filename
+    return path.startswith(_PACKAGES) or filename.startswith("<dy2st")
+
+
+def caller_origin(frame):
+    """The user's line that called an entry point: ``frame`` unless it is dy2st's or runtime's own code
+    (``dy2st export`` calling ``export_onnx``, ``onnx.export`` calling ``save``): then None."""
+    code = frame.f_code
+    if _internal(code.co_filename) or code.co_filename.startswith("<frozen"):
+        return None
+    return UserOrigin(code.co_filename, frame.f_lineno, "", code.co_name)
+
+
+def map_entry_error(exc, what, caller):
+    """``exc`` with a message ending at the user's line: inside converted code if it failed there,
+    else at ``caller`` (the line that called ``what``).  Same type; marked as mapped."""
+    if getattr(exc, "_dy2st_mapped", False):
+        return exc
+    new = to_user_error(exc, f"while {what} traced it")
+    if new is not exc or getattr(new, "_dy2st_mapped", False):
+        return new
+    if caller is None:
+        return exc
+    note = f"\n\n  In user code, calling {what}:\n{format_location(caller)}"
+    msg = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
+    try:
+        new = type(exc)(msg + note)
+    except Exception:  # noqa: BLE001  (unusual constructors: keep the object, add a note)
+        exc.add_note(note.strip("\n"))
+        new = exc
+    new._dy2st_mapped = True
+    new.user_origin = caller
+    return new
+
+
+def user_errors(what):
+    """Decorate a public entry point so its errors end at the user's line (see the module doc)."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def entry(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001  (re-raised, same type)
+                if show_internals():
+                    raise
+                new = map_entry_error(exc, what, caller_origin(sys._getframe(1)))
+                raise new.with_traceback(None) from None
+        return entry
+    return decorate
+
+
+def one_line(exc):
+    """``Type: first line of the message (file:line: source)`` for a one-line CLI error."""
+    text = str(exc).split("\n\n  In user code")[0].strip().splitlines()
+    head = f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
+    origin = getattr(exc, "user_origin", None) or innermost_origin(exc)
+    if origin is None:
+        return head
+    import linecache
+    source = (linecache.getline(origin.filename, origin.lineno) or origin.source_line or "").strip()
+    return f"{head} ({origin.filename}:{origin.lineno}{': ' + source if source else ''})"
