@@ -14,6 +14,7 @@ behalf get the same treatment from ``@user_errors("dy2st.save")``:
 ``one_line(exc)`` is the CLI's form of the same: ``Type: message (file:line: source)``.
 """
 import functools
+import linecache
 import os
 import sys
 
@@ -78,13 +79,27 @@ def user_errors(what):
     return decorate
 
 
-def one_line(exc):
-    """``Type: first line of the message (file:line: source)`` for a one-line CLI error."""
+def _frame_in(tb, path):
+    """The innermost traceback entry in the file ``path`` (a user module the CLI imported)."""
+    found, target = None, os.path.abspath(path)
+    while tb is not None:
+        if os.path.abspath(tb.tb_frame.f_code.co_filename) == target:
+            found = UserOrigin(tb.tb_frame.f_code.co_filename, tb.tb_lineno, "", tb.tb_frame.f_code.co_name)
+        tb = tb.tb_next
+    return found
+
+
+def one_line(exc, in_file=None):
+    """``Type: first line of the message (file:line: source)`` for a one-line CLI error.
+
+    The line is the one the error was mapped to, else the innermost converted-code line, else (with
+    ``in_file``) the innermost line of that file in the traceback."""
     text = str(exc).split("\n\n  In user code")[0].strip().splitlines()
     head = f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
     origin = getattr(exc, "user_origin", None) or innermost_origin(exc)
+    if origin is None and in_file is not None:
+        origin = _frame_in(exc.__traceback__, in_file)
     if origin is None:
         return head
-    import linecache
     source = (linecache.getline(origin.filename, origin.lineno) or origin.source_line or "").strip()
     return f"{head} ({origin.filename}:{origin.lineno}{': ' + source if source else ''})"
