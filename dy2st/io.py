@@ -100,6 +100,9 @@ def save(layer, path, input_spec=None, **configs):
     if unknown:
         raise TypeError(f"dy2st.save() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
     if isinstance(layer, TranslatedLayer):
+        if configs.get("output_spec") is not None:  # its Program is fixed: choosing outputs needs a trace
+            raise ValueError("dy2st.save: output_spec cannot re-select the outputs of a loaded model; give it "
+                             "when saving the Layer or function")
         layer._save(path)
         return
     sf = _static_function_of(layer, input_spec)

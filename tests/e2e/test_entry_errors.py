@@ -122,18 +122,29 @@ def _one_line_error(r):
 def test_cli_errors_are_one_line_at_the_users_line(tmp_path):
     (tmp_path / "broken.py").write_text(textwrap.dedent(BROKEN))
     (tmp_path / "import_fails.py").write_text(textwrap.dedent(IMPORT_FAILS))
-    for flag in ("--program", "--explain"):
-        line = _one_line_error(_cli("convert", flag, "broken.py", cwd=tmp_path))
-        assert "ValueError: matmul: the last dim of x" in line
-        assert "broken.py:10: return rt.matmul(y, rt.ones([5, 5]))" in line, line
+    line = _one_line_error(_cli("convert", "--program", "broken.py", cwd=tmp_path))
+    assert "ValueError: matmul: the last dim of x" in line
+    assert "broken.py:10: return rt.matmul(y, rt.ones([5, 5]))" in line, line
     line = _one_line_error(_cli("convert", "--program", "import_fails.py", cwd=tmp_path))
     assert "importing it failed: ValueError: reshape" in line
     assert "import_fails.py:4: table = rt.reshape(rt.ones([2, 3]), [7])" in line, line
     assert "does not exist" in _one_line_error(_cli("inspect", "nothing_here", cwd=tmp_path))
-    assert "does not exist" in _one_line_error(_cli("export", "nothing_here", "o.onnx", cwd=tmp_path))
     # with internals asked for, the full traceback
     r = _cli("convert", "--program", "broken.py", cwd=tmp_path, internals=True)
     assert r.returncode != 0 and "Traceback" in r.stderr and "_matmul_infer" in r.stderr
+
+
+def test_cli_errors_in_process(tmp_path, capsys, monkeypatch):
+    """The same paths through ``dy2st.cli.main`` (faster than a process each)."""
+    from dy2st.cli import main
+    monkeypatch.delenv("DY2ST_SHOW_INTERNALS", raising=False)
+    (tmp_path / "broken_explain.py").write_text(textwrap.dedent(BROKEN))
+    assert main(["convert", "--explain", str(tmp_path / "broken_explain.py")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "broken_explain.py:10: return rt.matmul(y, rt.ones([5, 5]))" in err
+    assert main(["export", str(tmp_path / "nothing_here"), str(tmp_path / "o.onnx")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "does not exist" in err
 
 
 def test_cli_export_opsets(tmp_path):

@@ -107,6 +107,9 @@ def test_bad_output_spec_is_an_error_at_the_users_line(tmp_path):
     with pytest.raises(ValueError, match="output_spec is empty"):
         dy2st.save(net, str(tmp_path / "bad"), input_spec=SPEC, output_spec=[])
     assert not os.listdir(tmp_path)
+    dy2st.save(net, str(tmp_path / "ok"), input_spec=SPEC)
+    with pytest.raises(ValueError, match="cannot re-select the outputs of a loaded model"):
+        dy2st.save(dy2st.load(str(tmp_path / "ok")), str(tmp_path / "again"), output_spec=[0])
 
 
 def test_output_tensors_keep_no_program_name():
