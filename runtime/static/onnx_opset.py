@@ -10,7 +10,9 @@ to where the model's opset wants them:
 - the other ``Reduce*`` axes: an attribute before 18, an input from 18;
 - ``Split`` sizes: the ``split`` attribute before 13, an input from 13; from 18 a Split
   without sizes names its ``num_outputs``;
-- ``Shape(start=, end=)`` (15): ``Slice(Shape(x))`` before 15.
+- ``Shape(start=, end=)`` (15): ``Slice(Shape(x))`` before 15;
+- ``GreaterOrEqual``/``LessOrEqual`` (12): ``Or(Greater, Equal)`` before 12 (exact with NaNs);
+- the model's IR version: the oldest that carries the opset (6 for opset 11).
 
 What only a lowering can decompose (it needs ranks and dtypes: ``LayerNormalization``
 before 17, ``Softmax`` over an inner axis before 13, ``NegativeLogLikelihoodLoss``
@@ -134,4 +136,6 @@ def adapt(model, opset):
     if opset < MIN_OPSET:
         raise ValueError(f"ONNX export supports opset {MIN_OPSET} and later, got opset_version={opset}")
     _Pass(model, opset).graph(model.graph)
+    # The oldest IR version that carries this opset: what the runtimes of that opset's time can load.
+    model.ir_version = min(model.ir_version, helper.find_min_ir_version_for(list(model.opset_import)))
     return model

@@ -51,7 +51,7 @@ def _op_types(prefix):
 
 
 def test_output_spec_with_a_tensor_the_call_returned(tmp_path):
-    net, out, loss = _trained()
+    net, out, _ = _trained()
     prefix = str(tmp_path / "pred")
     dy2st.save(net, prefix, input_spec=SPEC, output_spec=[out])
     types, m = _op_types(prefix)
@@ -115,7 +115,7 @@ def test_bad_output_spec_is_an_error_at_the_users_line(tmp_path):
 def test_output_tensors_keep_no_program_name():
     """Converted calls remember their outputs' Program vars aside: a Tensor's own ``name`` stays None,
     so passing it on as an InputSpec cannot give a feed the name of a traced var."""
-    net, out, loss = _trained()
+    _, out, loss = _trained()
     assert out.name is None and loss.name is None
 
     @dy2st.to_static

@@ -128,7 +128,7 @@ def test_opset_below_11_is_refused():
         export_onnx(main, list(feed), [outs[0].name], opset=10)
 
 
-def test_control_flow_subgraphs_adapt_too():
+def test_control_flow_subgraphs_adapt_too(tmp_path):
     """Unsqueeze/ReduceSum inside If/Loop bodies get the old forms as well (the pass walks subgraphs)."""
     import dy2st
     from dy2st import InputSpec
@@ -145,11 +145,9 @@ def test_control_flow_subgraphs_adapt_too():
             i = i + 1
         return y
     ort = pytest.importorskip("onnxruntime")
-    import tempfile, os  # noqa: E401
-    with tempfile.TemporaryDirectory() as d:
-        for opset in (11, 13, 18):
-            dy2st.onnx.export(f, os.path.join(d, f"m{opset}"), opset_version=opset)
-            sess = ort.InferenceSession(os.path.join(d, f"m{opset}.onnx"), providers=["CPUExecutionProvider"])
-            for x in (np.abs(_f(2, 3)), -np.abs(_f(5, 3))):
-                got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
-                np.testing.assert_allclose(got, f(rt.to_tensor(x)).numpy(), rtol=1e-5, atol=1e-5)
+    for opset in (11, 13, 18):
+        dy2st.onnx.export(f, str(tmp_path / f"m{opset}"), opset_version=opset)
+        sess = ort.InferenceSession(str(tmp_path / f"m{opset}.onnx"), providers=["CPUExecutionProvider"])
+        for x in (np.abs(_f(2, 3)), -np.abs(_f(5, 3))):
+            got = sess.run(None, {sess.get_inputs()[0].name: x})[0]
+            np.testing.assert_allclose(got, f(rt.to_tensor(x)).numpy(), rtol=1e-5, atol=1e-5)
