@@ -46,7 +46,7 @@ def map_entry_error(exc, what, caller):
     else at ``caller`` (the line that called ``what``).  Same type; marked as mapped."""
     if getattr(exc, "_dy2st_mapped", False):
         return exc
-    new = to_user_error(exc, f"while {what} traced it")
+    new = to_user_error(exc, f"in {what}")
     if new is not exc or getattr(new, "_dy2st_mapped", False):
         return new
     if caller is None:
@@ -71,9 +71,10 @@ def user_errors(what):
             try:
                 return fn(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001  (re-raised, same type)
-                if show_internals():
+                caller = caller_origin(sys._getframe(1))
+                if show_internals() or caller is None:  # dy2st's own call (the CLI) reports it its way
                     raise
-                new = map_entry_error(exc, what, caller_origin(sys._getframe(1)))
+                new = map_entry_error(exc, what, caller)
                 raise new.with_traceback(None) from None
         return entry
     return decorate

@@ -126,11 +126,29 @@ def reduce(ex, onnx_type, x, axes, keepdims, out=None):
 
 
 
+def _naming_the_op(fn):
+    """``fn`` whose failures carry the op (``exc.op``), as the executor's do: dy2st then names the user
+    line that made the op (``op.origin``) in the message."""
+    def lower(ex, op):
+        try:
+            return fn(ex, op)
+        except Exception as exc:
+            if getattr(exc, "op", None) is None:
+                try:
+                    exc.op = op
+                except AttributeError:  # an exception type with slots: keep it as it is
+                    pass
+            raise
+    lower.__name__ = getattr(fn, "__name__", "lower")
+    lower.__wrapped__ = fn
+    return lower
+
+
 def exporter_table():
     """op type -> lowering, for every registered op that declares one (or a reason for none)."""
     table = {}
     for type_, opdef in all_ops().items():
         fn = resolve(opdef)
         if fn is not None:
-            table[type_] = fn
+            table[type_] = _naming_the_op(fn)
     return table

@@ -46,9 +46,25 @@ def test_failing_forward_is_reported_at_its_line(tmp_path, entry):
     msg = str(info.value)
     assert msg.startswith("matmul: the last dim of x")
     what = "dy2st.save" if entry == "save" else "dy2st.onnx.export"
-    assert f"In user code, while {what} traced it:" in msg and HERE in msg
+    assert f"In user code, in {what}:" in msg and HERE in msg
     assert "> " in msg and "return rt.matmul(h, rt.ones([5, 5]))" in msg
     assert len(_internal_frames(info.value)) <= 1  # at most the entry point's own re-raise
+    assert not os.listdir(tmp_path)
+
+
+def test_an_op_onnx_cannot_express_is_reported_at_the_line_that_made_it(tmp_path):
+    pytest.importorskip("onnx")
+
+    @dy2st.to_static(input_spec=SPEC)
+    def noisy(x):
+        y = x * 2.0
+        return y + rt.rand([3])
+    with pytest.raises(NotImplementedError) as info:
+        dy2st.onnx.export(noisy, str(tmp_path / "noisy"), opset_version=11)
+    msg = str(info.value)
+    assert "'uniform_random' has no ONNX mapping" in msg
+    assert "In user code, in dy2st.onnx.export, while running op 'uniform_random'" in msg
+    assert "> " in msg and "return y + rt.rand([3])" in msg and HERE in msg
     assert not os.listdir(tmp_path)
 
 
