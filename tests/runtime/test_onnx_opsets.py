@@ -16,8 +16,10 @@ import runtime as rt  # noqa: E402
 from runtime.dispatch import apply  # noqa: E402
 from runtime.registry import get_op  # noqa: E402
 
-from op_cases import CASES, SKIP, case  # noqa: E402
-from test_ops_registry import OPS, _build_program, _compare, _eager, _full_attrs, _onnx_run  # noqa: E402
+from op_cases import CASES, COMPOSITES, SKIP, case  # noqa: E402
+from runtime.registry import all_composites  # noqa: E402
+from test_ops_registry import (OPS, _build_program, _compare, _composite_eager, _eager, _full_attrs,  # noqa: E402
+                               _onnx_run)
 
 OPSETS = [11, 13, 17, 18]
 _rng = np.random.default_rng(99)
@@ -96,6 +98,16 @@ def test_walk_row_at_opset(op, opset):
 def test_older_opset_forms(op, k, opset):
     c = EXTRA[op][k]
     _run(op, c, c.dyn or (), opset)
+
+
+@pytest.mark.parametrize("opset", [11, 13])
+@pytest.mark.parametrize("name", sorted(COMPOSITES))
+def test_composite_at_opset(name, opset):
+    c, fn = COMPOSITES[name], all_composites()[name].fn
+    eager = _composite_eager(name, c).numpy()
+    main, feed, outs = _build_program(lambda *a: fn(*a, **c.attrs), c.inputs)
+    _compare(_onnx_run(main, feed, outs, opset)[0], eager, f"{name} at opset {opset}: onnxruntime vs eager",
+             max(c.tol, 1e-5))
 
 
 def test_decompositions_are_what_runs_before_their_opset():
