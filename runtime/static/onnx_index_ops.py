@@ -19,6 +19,16 @@ def _bitwise(ex, op):
     if dtype == "bool":
         ex.node(name, ins, ex.o("Out"))
         return
+    if ex.opset < 18 and op.type == "bitwise_not":  # two's complement: ~x == -x - 1; unsigned: max - x
+        x, work = ins[0], dtype
+        if np.dtype(dtype).itemsize < 4:  # 8/16-bit Sub arrives at opset 14: work in int32, no overflow there
+            x, work = ex.cast(x, dtype, "int32"), "int32"
+        if dtype.startswith("u"):
+            out = ex.node("Sub", [ex.const(np.iinfo(dtype).max, work), x])
+        else:
+            out = ex.node("Sub", [ex.node("Neg", [x]), ex.const(1, work)])
+        ex.node("Identity", [ex.cast(out, work, dtype)], ex.o("Out"))
+        return
     if ex.opset < 18:
         raise NotImplementedError(f"ONNX export: {op.type} of {dtype} tensors needs opset 18 or later "
                                   f"(Bitwise{name}), got opset {ex.opset}")

@@ -51,8 +51,14 @@ def one_node(onnx_type):
         outs = []
         for k, slot in enumerate(opdef.output_slots):
             outs.extend(ex.outs(slot) if opdef.is_variadic_output(k) else [ex.o(slot)])
-        if ex.opset < 12 and onnx_type in _INT_FROM_12 and ins and ex.var(opdef.input_slots[0]).dtype[0] in "iu":
-            _INT_FROM_12[onnx_type](ex, ins, outs[0], ex.var(opdef.input_slots[0]).dtype)
+        dtype = ex.var(opdef.input_slots[0]).dtype if ins and ins[0] else None
+        if ex.opset < 12 and onnx_type in _INT_FROM_12 and dtype and dtype[0] in "iu":
+            _INT_FROM_12[onnx_type](ex, ins, outs[0], dtype)
+            return
+        if ex.opset < 14 and onnx_type in _NARROW_FROM_14 and dtype and dtype[0] in "iu" \
+                and np.dtype(dtype).itemsize < 4:  # 8/16-bit arithmetic arrives at 14: in int32, cast back
+            out = ex.node(onnx_type, [ex.cast(n, dtype, "int32") for n in ins])  # (the cast back wraps, as numpy)
+            ex.node("Cast", [out], outs[0], to=onnx_dtype(dtype))
             return
         ex.node(onnx_type, ins, outs)
     fn.__name__ = f"one_node_{onnx_type}"
@@ -75,6 +81,7 @@ def _int_select(greater):
 
 # Ops whose integer forms arrive at opset 12, and how to build them before.
 _INT_FROM_12 = {"Pow": _int_pow, "Max": _int_select(True), "Min": _int_select(False)}
+_NARROW_FROM_14 = {"Add", "Sub", "Mul", "Div"}
 
 
 def softmax(ex, onnx_type, x, axis, rank, out=None):

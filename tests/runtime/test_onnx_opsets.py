@@ -21,7 +21,7 @@ from runtime.registry import all_composites  # noqa: E402
 from test_ops_registry import (OPS, _build_program, _compare, _composite_eager, _eager, _full_attrs,  # noqa: E402
                                _onnx_run)
 
-OPSETS = [11, 13, 17, 18]
+OPSETS = [11, 13, 14, 17, 18]
 _rng = np.random.default_rng(99)
 
 
@@ -37,7 +37,8 @@ def _ints(high, *shape, low=0):
 EXTRA = {
     "softmax": [case(_f(2, 3, 4), axis=1), case(_f(2, 3, 4), axis=0)],
     "log_softmax": [case(_f(2, 3, 4), axis=-2)],
-    "layer_norm": [case(_f(2, 3, 4), _f(3, 4), _f(3, 4), begin_norm_axis=1, epsilon=1e-3)],
+    "layer_norm": [case(_f(2, 3, 4), _f(3, 4), _f(3, 4), begin_norm_axis=1, epsilon=1e-3),
+                   case(_f(2, 3, 4), _f(12), _f(12), begin_norm_axis=1, outs=[0])],  # flat weights: Shape(start=)
     "cross_entropy": [case(_f(4, 5), np.array([[1], [-100], [4], [0]]), ignore_index=-100),
                       case(_f(3, 4, 2), np.array([[[1, 0]], [[3, 2]], [[0, 0]]]), axis=1,
                            reduction="none")],
@@ -60,10 +61,15 @@ EXTRA = {
     "unsqueeze": [case(_f(2, 3), axis=[1, 1])],
     "split": [case(_f(6, 4), sections=[2, 4], axis=0, dyn=()), case(_f(6, 4), num=2, axis=1)],
     "unstack": [case(_f(3, 2), axis=0, num=3, dyn=())],
+    "add": [case(np.array([[250, 3]], np.uint8), np.array([10, 4], np.uint8))],  # wraps like numpy
+    "multiply": [case(np.array([[100, -3]], np.int8), np.array([2, 5], np.int8))],
+    "subtract": [case(np.array([[1, 300]], np.int16), np.array([2, -5], np.int16))],
+    "bitwise_not": [case(np.array([0, 1, -1, 7, np.iinfo(np.int64).min, np.iinfo(np.int64).max])),
+                    case(np.array([0, 1, 200, 255], np.uint8)), case(np.array([[3, -4]], np.int32))],
 }
 
 _WALK = [op for op in OPS if op not in SKIP and not get_op(op).no_onnx]
-_NEEDS = {"bitwise_and": 18, "bitwise_or": 18, "bitwise_xor": 18, "bitwise_not": 18}
+_NEEDS = {"bitwise_and": 18, "bitwise_or": 18, "bitwise_xor": 18}
 
 
 def _run(op, c, dyn, opset):
