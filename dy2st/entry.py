@@ -18,13 +18,14 @@ import linecache
 import os
 import sys
 
+import runtime
+
 from .error import UserOrigin, format_location, innermost_origin, show_internals, to_user_error
 
 __all__ = ["user_errors", "one_line", "map_entry_error"]
 
-_PACKAGES = tuple(os.path.dirname(os.path.abspath(m)) + os.sep for m in (
-    __file__, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "runtime", "__init__.py")))
-_PACKAGES = tuple(os.path.normpath(p) + os.sep for p in _PACKAGES)
+# dy2st's and runtime's own folders: a call from there is not the user's.
+_PACKAGES = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep for m in (sys.modules[__package__], runtime))
 
 
 def _internal(filename):
@@ -54,6 +55,8 @@ def map_entry_error(exc, what, caller):
     note = f"\n\n  In user code, calling {what}:\n{format_location(caller)}"
     msg = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
     try:
+        if isinstance(exc, KeyError) or getattr(exc, "errno", None) is not None:  # repr'd message, errno
+            raise TypeError
         new = type(exc)(msg + note)
     except Exception:  # noqa: BLE001  (unusual constructors: keep the object, add a note)
         exc.add_note(note.strip("\n"))
