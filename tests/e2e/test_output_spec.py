@@ -112,6 +112,34 @@ def test_bad_output_spec_is_an_error_at_the_users_line(tmp_path):
         dy2st.save(dy2st.load(str(tmp_path / "ok")), str(tmp_path / "again"), output_spec=[0])
 
 
+def test_a_tensor_of_another_function_is_refused(tmp_path):
+    net, out, _ = _trained()
+
+    @dy2st.to_static
+    def other(x):
+        return x + 1.0, x * 2.0
+    _, foreign = other(_x(2))
+    with pytest.raises(ValueError, match="output of another converted function"):
+        dy2st.save(net, str(tmp_path / "bad"), input_spec=SPEC, output_spec=[foreign])
+    assert not os.listdir(tmp_path)
+
+
+def test_output_spec_with_forward_hooks_and_a_plain_function(tmp_path):
+    net, out, loss = _trained()
+    net.register_forward_post_hook(lambda layer, inputs, outputs: (outputs[0] * 10.0, outputs[1]))
+    net.eval()
+    want = net(_x(3, 5))
+    dy2st.save(net, str(tmp_path / "hooked"), input_spec=SPEC, output_spec=[out])
+    np.testing.assert_allclose(dy2st.load(str(tmp_path / "hooked"))(_x(3, 5)).numpy(), want[0].numpy(), rtol=1e-6)
+
+    @dy2st.to_static
+    def pair(x):
+        return {"double": x * 2.0, "half": x * 0.5}
+    got = pair(_x(2))
+    dy2st.save(pair, str(tmp_path / "fn"), input_spec=SPEC, output_spec=[got["half"]])
+    np.testing.assert_allclose(dy2st.load(str(tmp_path / "fn"))(_x(4, 1)).numpy(), _x(4, 1).numpy() * 0.5)
+
+
 def test_output_tensors_keep_no_program_name():
     """Converted calls remember their outputs' Program vars aside: a Tensor's own ``name`` stays None,
     so passing it on as an InputSpec cannot give a feed the name of a traced var."""
