@@ -14,6 +14,11 @@ to where the model's opset wants them:
 - ``GreaterOrEqual``/``LessOrEqual`` (12): ``Or(Greater, Equal)`` before 12 (exact with NaNs);
 - the model's IR version: the oldest that carries the opset (6 for opset 11).
 
+For example, ``rt.unsqueeze(rt.sum(x, axis=1), [1])`` lowered and then fitted::
+
+    ReduceSum(x, onnx__const_1) keepdims=0; Unsqueeze(s, onnx__const_2)     # as lowered (13+)
+    ReduceSum(x) axes=[1] keepdims=0;       Unsqueeze(s) axes=[1]           # opset 11
+
 What only a lowering can decompose (it needs ranks and dtypes: ``LayerNormalization``
 before 17, ``Softmax`` over an inner axis before 13, ``NegativeLogLikelihoodLoss``
 before 12...) is done there, reading ``ex.opset``.  An input that must become an
