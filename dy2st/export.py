@@ -5,8 +5,8 @@ from the InputSpecs, pruned to the outputs): a Layer or function is saved to a
 temporary directory with ``save`` and read back, so the two paths cannot drift
 apart.  A saved model prefix (or a loaded ``TranslatedLayer``) is exported as is.
 
-ONNX support is an optional extra (``pip install onnx onnxruntime``, or ``pip install '.[onnx]'`` from the project folder):
-``runtime.static.onnx_export`` imports onnx, so it is imported here only when an
+ONNX support is an optional extra (``pip install onnx onnxruntime``, or ``pip install '.[onnx]'``
+from the project folder): ``runtime.static.onnx_export`` imports onnx, so it is imported here only when an
 export is asked for, and ``import dy2st`` never needs onnx.
 """
 import importlib
@@ -29,7 +29,8 @@ def _exporter():
     try:  # a deferred import on purpose: it is what keeps onnx optional, not a cycle
         return importlib.import_module("runtime.static.onnx_export")
     except ImportError as e:
-        raise ImportError(f"dy2st.onnx.export needs onnx: pip install onnx onnxruntime, or from the project folder: pip install '.[onnx]' ({e})") from None
+        raise ImportError("dy2st.onnx.export needs onnx: pip install onnx onnxruntime, or from the project folder: "
+                          f"pip install '.[onnx]' ({e})") from None
 
 
 def onnx_path(path):
