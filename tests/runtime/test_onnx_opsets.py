@@ -21,7 +21,7 @@ from runtime.registry import all_composites  # noqa: E402
 from test_ops_registry import (OPS, _build_program, _compare, _composite_eager, _eager, _full_attrs,  # noqa: E402
                                _onnx_run)
 
-OPSETS = [11, 13, 14, 17, 18]
+OPSETS = [11, 12, 13, 14, 15, 16, 17, 18]  # each side of every boundary the fitting pass and lowerings use
 _rng = np.random.default_rng(99)
 
 
