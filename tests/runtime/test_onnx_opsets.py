@@ -1,6 +1,7 @@
-"""Every op's ONNX lowering at opsets 11, 13, 17 and 18, run by onnxruntime against eager.
+"""Every op's ONNX lowering at older opsets, run by onnxruntime against eager.
 
-The registry walk's rows (``op_cases.py``) at each opset, plus rows that reach what older
+The registry walk's rows (``op_cases.py``) at opset 11 (13, 17 and 18 in the ``slow`` sweep), plus
+rows, run at every opset from 11 to 18, that reach what older
 opsets lack: softmax over an inner axis (2-D coercion before 13), layer_norm (decomposed
 before 17), hard-label cross_entropy with an ignored label (NegativeLogLikelihoodLoss
 arrives at 12), scatter-adds (``reduction`` at 16), integer max/min/pow/clip (12),
