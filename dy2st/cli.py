@@ -19,6 +19,8 @@ import numpy as np
 import runtime as rt
 
 from . import __version__, config, demo, export, io
+from .entry import one_line
+from .error import show_internals
 from .static_function import StaticFunction
 from .transform import transform_function
 
@@ -161,7 +163,7 @@ def _import_file(path):
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001
-        raise CliError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from None
+        raise CliError(f"{path}: importing it failed: {one_line(exc, in_file=path)}") from None
     finally:
         sys.path.pop(0)
     return module
@@ -377,7 +379,7 @@ def build_parser():
                          help="convert a saved inference model to ONNX (needs onnx: pip install onnx onnxruntime)")
     exp.add_argument("model", help="the path prefix given to dy2st.save (or the .pdmodel file)")
     exp.add_argument("out", help="the .onnx file to write")
-    exp.add_argument("--opset", type=int, default=17, help="ONNX opset version (default 17)")
+    exp.add_argument("--opset", type=int, default=17, help="ONNX opset version, 11 or later (default 17)")
     exp.set_defaults(run=cmd_export)
     dem = sub.add_parser("demo", parents=[verbose], help="train, convert, save, reload and time a digits classifier",
                          description=demo.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -402,6 +404,11 @@ def main(argv=None):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except Exception as exc:  # noqa: BLE001  (any other failure: one line, internals only when asked for)
+        if show_internals():
+            raise
+        print(f"dy2st: error: {one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ except ImportError as _e:  # keep the message actionable: the extra installs bot
 from . import onnx_nn_ops  # noqa: F401  (adds the nn ops' entries to OPS)
 from ..files import write_atomic
 from .onnx_ops import OPS, onnx_dtype
+from .onnx_opset import MIN_OPSET, adapt as adapt_opset
 from .prune import prune
 
 DEFAULT_OPSET = 17
@@ -231,6 +232,7 @@ def build_model(program, feed_names, fetch_names, params=None, opset=DEFAULT_OPS
     graph = helper.make_graph(ex.graph.nodes, graph_name, inputs, out_infos, initializer=ex.initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="dy2st")
     model.ir_version = min(model.ir_version, 8 if opset <= 17 else 9)  # what older onnxruntimes load
+    adapt_opset(model, opset)
     onnx.checker.check_model(model, full_check=True)
     return model
 
@@ -241,8 +243,8 @@ def export_onnx(program, feed_names, fetch_names, path=None, params=None, opset=
     ``params``: {name: array or Tensor} for persistable vars not bound to the Program.
     Raises ``NotImplementedError`` for an op type with no ONNX mapping.
     """
-    if opset < 17:
-        raise ValueError(f"ONNX export needs opset >= 17 (LayerNormalization), got {opset}")
+    if opset < MIN_OPSET:
+        raise ValueError(f"ONNX export supports opset {MIN_OPSET} and later, got {opset}")
     model = build_model(program, feed_names, fetch_names, params=params, opset=opset)
     if path is not None:
         write_atomic(os.fspath(path), model.SerializeToString())
