@@ -103,7 +103,7 @@ def convert_call(fn):
     if isinstance(forward, types.FunctionType):
         # A layer's hooks run around its converted forward, as Layer.__call__ runs them.
         return types.MethodType(_convert_or_keep(with_hooks(forward) if _has_hooks(fn) else forward), fn)
-    call = getattr(type(fn), "__call__", None)
+    call = getattr(type(fn), "__call__", None)  # noqa: B004  (the class's own __call__, not a callability test)
     if isinstance(call, types.FunctionType) and not _is_library(call) and not is_not_to_static(call):
         return types.MethodType(_convert_or_keep(call), fn)
     return fn

@@ -12,7 +12,7 @@ from dy2st import convert_call as _convert_call
 from dy2st import guards as _guards
 from dy2st.operators.assert_print import Assert, FString, Print, RaiseIf
 from dy2st.operators.casts import AsDtype, Numpy, PyValue
-from dy2st.operators.common import is_symbolic, truth
+from dy2st.operators.common import is_symbolic, truth  # noqa: F401  (part of the _jst interface)
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While

@@ -137,7 +137,6 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     must come out of the body unchanged and are kept out of the op, as are carries with no
     value that the body leaves unassigned (a `return` or name the trace never reaches).
     """
-    n = len(names)
     names = list(names)
     carried = [i for i, v in enumerate(values) if not (_plain(v) and not isinstance(v, (bool, int, float)))
                and not _is_static_object(v)]
@@ -343,7 +342,7 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
             go = extra_test(*values)
             if is_symbolic(go):
                 # A tensor-valued `break` happened: later iterations run only where it did not.
-                values = _pack(IfElse(go, lambda *v: body(item, *v), lambda *v: _unpack(v, n),
+                values = _pack(IfElse(go, lambda *v: body(item, *v), lambda *v: _unpack(v, n),  # noqa: B023  (called at once)
                                       values, names), n)
                 continue
             if not truth(go):

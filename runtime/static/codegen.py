@@ -182,7 +182,7 @@ class BlockCompiler:
                 call = f"{kname}({', '.join(operands)}, out={ref(buf)})"
             else:
                 call = self._call(block, op, i, ref, g, live)
-            target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or
+            target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or  # noqa: B023
                                    n in keep_alive else "_")
             linemap[len(lines) + 1] = op
             lines.append(f"{ind}{target} = {call}" if target else f"{ind}{call}")
