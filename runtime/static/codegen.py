@@ -21,13 +21,16 @@ import itertools
 import keyword
 import linecache
 import re
+import weakref
 
 import numpy as np
 
 from ..registry import get_op
 
-# generated filename -> {line number: Operator}; read when an error is annotated.
-GENERATED = {}
+# generated filename -> the generated function, whose ``linemap`` ({line number: Operator}) is read
+# when an error is annotated.  Weak: a plan's source, line map and Operators (and through them the
+# Program and its parameters) live exactly as long as the compiled function, not forever.
+GENERATED = weakref.WeakValueDictionary()
 _ids = itertools.count()
 _LITERAL_TYPES = (bool, int, str, type(None))
 
@@ -191,10 +194,12 @@ class BlockCompiler:
         source = "\n".join(lines) + "\n"
         filename = f"<runtime-plan-{next(_ids)}:{fname}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        GENERATED[filename] = linemap
         exec(compile(source, filename, "exec"), g)  # noqa: S102  (our own generated code)
         fn = g[fname]
         fn.source = source
+        fn.linemap = linemap
+        GENERATED[filename] = fn
+        weakref.finalize(fn, linecache.cache.pop, filename, None)
         return fn
 
     def _fold(self, block, ops, input_names, g):
@@ -357,7 +362,7 @@ def failing_op(exc):
     """The innermost op of generated plan code on the traceback of ``exc``, or None."""
     found, tb = None, exc.__traceback__
     while tb is not None:
-        linemap = GENERATED.get(tb.tb_frame.f_code.co_filename)
+        linemap = getattr(GENERATED.get(tb.tb_frame.f_code.co_filename), "linemap", None)
         if linemap is not None and tb.tb_lineno in linemap:
             found = linemap[tb.tb_lineno]
         tb = tb.tb_next
