@@ -10,6 +10,7 @@ import collections
 import multiprocessing
 import os
 import shutil
+import signal
 import sys
 import tempfile
 import time
@@ -64,12 +65,14 @@ def main(argv=None):
     try:
         with ctx.Pool(max(1, args.jobs), initializer=_init, initargs=(features, options, folder),
                       maxtasksperchild=500) as pool:
-            failures = _collect(pool.imap_unordered(_one, seeds, chunksize=4), args.count, start)
+            done, failures = _collect(pool.imap_unordered(_one, seeds, chunksize=2), args.count, start)
+            pool.terminate()  # after an interrupt: stop the workers now
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     elapsed = time.time() - start
-    print(f"{args.count} programs from seed {args.seed} (features: {', '.join(sorted(features)) or 'none'}), "
-          f"{args.jobs} jobs, {elapsed:.0f} s: {args.count - len(failures)} passed, {len(failures)} failed")
+    cut = "" if done == args.count else f" (interrupted after {done} of {args.count})"
+    print(f"{done} programs from seed {args.seed}{cut} (features: {', '.join(sorted(features)) or 'none'}), "
+          f"{args.jobs} jobs, {elapsed:.0f} s: {done - len(failures)} passed, {len(failures)} failed")
     by_kind = collections.Counter((f.stage, f.kind) for _, f in failures)
     for (stage, kind), n in by_kind.most_common():
         seeds_of = sorted(s for s, f in failures if (f.stage, f.kind) == (stage, kind))
@@ -80,14 +83,22 @@ def main(argv=None):
 
 
 def _collect(results, count, start):
-    failures = []
-    for done, (seed, failure) in enumerate(results, 1):
-        if failure is not None:
-            failures.append((seed, failure))
-            print(f"FAIL seed {seed}: {failure.stage}: {failure.message}", flush=True)
-        if done % 500 == 0:
-            print(f"... {done}/{count} programs, {len(failures)} failed, {time.time() - start:.0f} s", flush=True)
-    return failures
+    """(programs done, failures); Ctrl-C (or SIGTERM) ends the run early with what is done."""
+    failures, done = [], 0
+    previous = signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        for seed, failure in results:
+            done += 1
+            if failure is not None:
+                failures.append((seed, failure))
+                print(f"FAIL seed {seed}: {failure.stage}: {failure.message}", flush=True)
+            if done % 100 == 0:
+                print(f"... {done}/{count} programs, {len(failures)} failed, {time.time() - start:.0f} s", flush=True)
+    except KeyboardInterrupt:
+        print(f"interrupted after {done} programs", flush=True)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    return done, failures
 
 
 def _shrink_report(failures, features, options):
