@@ -195,8 +195,11 @@ class _Gen:
             if r.random() < 0.6:
                 lines += ["else:"] + _indent(self.block(depth + 1, scope, inner))
             if r.random() < 0.15 and depth > 0:
-                # an unconditional return closing the block after a compound statement
+                # an unconditional return closing the block after a compound statement: when a Python
+                # condition (or a Python loop that always runs) reaches it, later constructs are never
+                # traced for that value, so they no longer count as always traced
                 lines += [f"return {self.ret_expr()}"]
+                self.py_jump = True
                 return lines, True
             return lines, False
         if kind == "while":
