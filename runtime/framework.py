@@ -3,9 +3,10 @@
 Also the mode switch (eager by default, ``enable_static()`` for static) and the
 default main/startup programs that ``program_guard`` swaps.
 
-That trace state is per thread (``contextvars``; every new thread starts eager, with its own
-default Programs): one thread building a Program never turns another thread's eager code into
-Program building, and a server thread never sees a half-built Program of a tracing thread.
+That trace state is per thread (``contextvars``, the mode in ``trace_state``; every new thread
+starts eager, with its own default Programs): one thread building a Program never turns another
+thread's eager code into Program building, and a server thread never sees a half-built Program
+of a tracing thread.
 """
 import contextlib
 import contextvars
@@ -15,75 +16,9 @@ from .dtypes import convert_dtype
 from .registry import get_op
 from .tensor import TensorLike
 from .verify import verify_program
-
-
-class _Mode:
-    """``_mode.static``: whether the calling thread builds Programs (reads and writes a ContextVar)."""
-
-    _static = contextvars.ContextVar("runtime_static_mode", default=False)
-
-    @property
-    def static(self):
-        return self._static.get()
-
-    @static.setter
-    def static(self, on):
-        self._static.set(bool(on))
-
-
-_mode = _Mode()
-
-
-def in_dynamic_mode():
-    return not _mode.static
-
-
-def enable_static():
-    _mode.static = True
-
-
-def disable_static():
-    _mode.static = False
-
-
-@contextlib.contextmanager
-def static_mode_guard(on=True):
-    """Switch the mode for a ``with`` body (used while tracing a function)."""
-    old = _mode.static
-    _mode.static = on
-    try:
-        yield
-    finally:
-        _mode.static = old
-
-
-class _Origin:
-    # A builder that knows where ops come from (the converter maps generated
-    # code back to the user's file and line) installs a provider returning an
-    # origin object for the op being appended; runtime never imports it.
-    _provider = contextvars.ContextVar("runtime_origin_provider", default=None)
-
-    @property
-    def provider(self):
-        return self._provider.get()
-
-    @provider.setter
-    def provider(self, fn):
-        self._provider.set(fn)
-
-
-_origin = _Origin()
-
-
-@contextlib.contextmanager
-def origin_provider(fn):
-    """Record ``fn()`` as ``op.origin`` of every op appended in the ``with`` body."""
-    old = _origin.provider
-    _origin.provider = fn
-    try:
-        yield
-    finally:
-        _origin.provider = old
+# The calling thread's mode and op-origin provider (re-exported: the IR's users import them from here).
+from .trace_state import (_mode, _origin, disable_static, enable_static, in_dynamic_mode,  # noqa: F401
+                          origin_provider, static_mode_guard)
 
 
 def _fmt_shape(shape):

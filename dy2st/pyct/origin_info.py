@@ -69,6 +69,12 @@ def register_line_map(generated_filename, line_map):
     _LINE_MAPS[generated_filename] = dict(line_map)
 
 
+def forget(generated_filename):
+    """Drop a generated file's line map and ``linecache`` entry (its function was collected)."""
+    _LINE_MAPS.pop(generated_filename, None)
+    linecache.cache.pop(generated_filename, None)
+
+
 def origin_of(generated_filename, generated_lineno):
     """The user-code OriginInfo of a line of generated code, or None if unknown."""
     return _LINE_MAPS.get(generated_filename, {}).get(generated_lineno)

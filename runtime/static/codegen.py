@@ -25,6 +25,7 @@ import itertools
 import keyword
 import linecache
 import re
+import weakref
 
 import numpy as np
 
@@ -37,8 +38,10 @@ from .passes.inplace import plan_inplace
 from .passes.kernels import select_kernel
 from .passes.liveness import last_uses, live_ops
 
-# generated filename -> {line number: Operator}; read when an error is annotated.
-GENERATED = {}
+# generated filename -> the generated function, whose ``linemap`` ({line number: Operator}) is read
+# when an error is annotated.  Weak: a plan's source, line map and Operators (and through them the
+# Program and its parameters) live exactly as long as the compiled function, not forever.
+GENERATED = weakref.WeakValueDictionary()
 _ids = itertools.count()
 _LITERAL_TYPES = (bool, int, str, type(None))
 _PRED = "pred_"  # a compiled loop's predicate (var identifiers all start with "v_")
@@ -206,10 +209,12 @@ class BlockCompiler:
         source = "\n".join(lines) + "\n"
         filename = f"<runtime-plan-{next(_ids)}:{fname}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        GENERATED[filename] = linemap
         exec(compile(source, filename, "exec"), g)  # noqa: S102  (our own generated code)
         fn = g[fname]
         fn.source = source
+        fn.linemap = linemap
+        GENERATED[filename] = fn
+        weakref.finalize(fn, linecache.cache.pop, filename, None)
         return fn
 
     @staticmethod
@@ -300,7 +305,7 @@ def failing_op(exc):
     """The innermost op of generated plan code on the traceback of ``exc``, or None."""
     found, tb = None, exc.__traceback__
     while tb is not None:
-        linemap = GENERATED.get(tb.tb_frame.f_code.co_filename)
+        linemap = getattr(GENERATED.get(tb.tb_frame.f_code.co_filename), "linemap", None)
         if linemap is not None and tb.tb_lineno in linemap:
             found = linemap[tb.tb_lineno]
         tb = tb.tb_next
