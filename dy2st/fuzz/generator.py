@@ -264,7 +264,7 @@ class _Gen:
         if kind == "no_grad":
             return ["with rt.no_grad():", f"    {t} = {self.expr(scope)}"], False
         # attr_writes: a Python counter and a tensor kept on the layer
-        return [f"self.calls = self.calls + 1", f"self.last = {t} * {self.c(0.5, 1.0)}",
+        return ["self.calls = self.calls + 1", f"self.last = {t} * {self.c(0.5, 1.0)}",
                 f"{t} = self.last + {t} * {self.c(0.1, 0.3)}"], False
 
     def function(self, name, params, prologue):

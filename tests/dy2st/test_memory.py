@@ -93,7 +93,10 @@ def _growth(fn, warm, window):
         tracemalloc.stop()
 
 
-def _convert_and_call(k, x=rt.ones([2, 3])):
+_X = rt.ones([2, 3])
+
+
+def _convert_and_call(k, x=_X):
     sf = dy2st.to_static(_make(float(k % 7)))
     np.testing.assert_allclose(sf(x).numpy(), sf.dygraph_function(x).numpy())
 
