@@ -80,9 +80,11 @@ broadcast_to = expand
 
 
 def expand_as(x, y, name=None):
+    """Broadcast ``x`` to the shape of ``y``."""
     return apply("expand_as", x, y)
 
 
 def tile(x, repeat_times, name=None):
+    """Repeat ``x`` ``repeat_times[i]`` times along dim i; ``repeat_times`` may hold 1-element int Tensors."""
     dims, tensors = split_shape(repeat_times, "tile", "repeat_times", like=x)
     return apply("tile", x, *tensor_input(tensors), repeat_times=dims)

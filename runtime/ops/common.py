@@ -35,6 +35,7 @@ def as_tensor(x, dtype=None):
 
 
 def cast(x, dtype):
+    """``x`` converted to ``dtype`` (``x`` itself when it already has it)."""
     dtype = convert_dtype(dtype)
     if x.dtype == dtype:
         return x
@@ -90,10 +91,12 @@ def broadcast_shape(a, b, what="operands"):
 
 
 def infer_broadcast(x, y, **_):
+    """Shape inference of a binary elementwise op: the broadcast shape, the first input's dtype."""
     return Meta(broadcast_shape(x.shape, y.shape), x.dtype)
 
 
 def same_as(x, **_):
+    """Shape inference of an op whose output has its input's shape and dtype."""
     return Meta(x.shape, x.dtype)
 
 

@@ -131,30 +131,37 @@ def full(shape, fill_value, dtype=None, name=None):
 
 
 def zeros(shape, dtype=None, name=None):
+    """A Tensor of ``shape`` filled with 0 (float32 unless ``dtype``); ``shape`` may hold int Tensors."""
     return _shaped("fill_constant", shape, "zeros", value=0.0, dtype=_dtype(dtype, float32))
 
 
 def ones(shape, dtype=None, name=None):
+    """A Tensor of ``shape`` filled with 1 (float32 unless ``dtype``); ``shape`` may hold int Tensors."""
     return _shaped("fill_constant", shape, "ones", value=1.0, dtype=_dtype(dtype, float32))
 
 
 def full_like(x, fill_value, dtype=None, name=None):
+    """A Tensor shaped like ``x`` filled with ``fill_value``, of ``x``'s dtype unless ``dtype``."""
     return apply("fill_any_like", x, value=fill_value, dtype=_dtype(dtype, x.dtype))
 
 
 def zeros_like(x, dtype=None, name=None):
+    """Zeros shaped like ``x``, of ``x``'s dtype unless ``dtype``."""
     return apply("fill_any_like", x, value=0.0, dtype=_dtype(dtype, x.dtype))
 
 
 def ones_like(x, dtype=None, name=None):
+    """Ones shaped like ``x``, of ``x``'s dtype unless ``dtype``."""
     return apply("fill_any_like", x, value=1.0, dtype=_dtype(dtype, x.dtype))
 
 
 def empty(shape, dtype=None, name=None):
+    """Like ``zeros`` (this runtime always initializes memory)."""
     return zeros(shape, dtype)
 
 
 def empty_like(x, dtype=None, name=None):
+    """Like ``zeros_like`` (this runtime always initializes memory)."""
     return zeros_like(x, dtype)
 
 
@@ -163,6 +170,10 @@ def _number(v):
 
 
 def arange(start=0, end=None, step=1, dtype=None, name=None):
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(n)`` counts from 0.
+
+    int64 when every bound is an int, else float32; bounds may be 1-element Tensors (a ``range`` op).
+    """
     if end is None:
         start, end = 0, start
     if any(isinstance(v, Variable) for v in (start, end, step)):
@@ -181,11 +192,13 @@ def _is_int(v):
 
 
 def linspace(start, stop, num, dtype=None, name=None):
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (float32 unless ``dtype``)."""
     return apply("linspace", start=float(_number(start)), stop=float(_number(stop)),
                  num=python_int(num, "linspace", "num"), dtype=_dtype(dtype, float32))
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
+    """A 2-D identity matrix of ``num_rows`` x ``num_columns`` (square by default), float32 unless ``dtype``."""
     num_columns = num_rows if num_columns is None else num_columns
     if isinstance(num_rows, Variable) or isinstance(num_columns, Variable):  # sizes known at run time
         rows = apply("unsqueeze", arange(num_rows), axis=[1])
@@ -196,32 +209,39 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
 
 
 def rand(shape, dtype=None, name=None):
+    """Uniform samples in [0, 1) of ``shape`` (float32 unless ``dtype``); repeatable after ``rt.seed``."""
     return _shaped("uniform_random", shape, "rand", min=0.0, max=1.0, dtype=_dtype(dtype, float32))
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
+    """Uniform samples in [``min``, ``max``) of ``shape``; ``seed`` is accepted and ignored (use ``rt.seed``)."""
     return _shaped("uniform_random", shape, "uniform", min=float(min), max=float(max),
                    dtype=_dtype(dtype, float32))
 
 
 def randn(shape, dtype=None, name=None):
+    """Standard normal samples of ``shape`` (float32 unless ``dtype``); repeatable after ``rt.seed``."""
     return _shaped("gaussian_random", shape, "randn", mean=0.0, std=1.0, dtype=_dtype(dtype, float32))
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):
+    """float32 samples of N(``mean``, ``std``) with ``shape`` ([1] by default); ``mean``/``std`` are Python numbers."""
     return _shaped("gaussian_random", [1] if shape is None else shape, "normal", mean=float(mean),
                    std=float(std), dtype="float32")
 
 
 def standard_normal(shape, dtype=None, name=None):
+    """Same as ``randn``."""
     return randn(shape, dtype)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+    """Random ints in [``low``, ``high``) of ``shape`` (int64 unless ``dtype``); ``randint(n)`` means [0, n)."""
     if high is None:
         low, high = 0, low
     return _shaped("randint", shape, "randint", low=int(low), high=int(high), dtype=_dtype(dtype, int64))
 
 
 def randperm(n, dtype="int64", name=None):
+    """A random permutation of ``0..n-1``."""
     return apply("randperm", n=int(n), dtype=_dtype(dtype, int64))

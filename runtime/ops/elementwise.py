@@ -19,6 +19,7 @@ def _grad_infer(a, g, **_):
 
 
 def is_floating(x):
+    """Whether a Tensor or static Variable has a floating-point dtype."""
     # Reading the numpy dtype directly keeps the eager hot path cheap.
     return x._value.dtype.kind == "f" if isinstance(x, Tensor) else x.dtype in FLOATS
 
@@ -193,6 +194,8 @@ def_op("remainder", ["X", "Y"], ["Out"], kernel=np.mod, infer=infer_broadcast,
 # -- public functions ----------------------------------------------------------------------------
 def _float_unary(type):
     def fn(x, name=None):
+        """The elementwise function of this function's name (``rt.exp`` runs op ``exp``); int and bool inputs
+        compute in float32."""
         return apply(type, x if is_floating(x) else cast(x, float32))
     fn.__name__ = type
     return fn
@@ -200,6 +203,7 @@ def _float_unary(type):
 
 def _same_unary(type):
     def fn(x, name=None):
+        """The elementwise function of this function's name (``rt.abs`` runs op ``abs``), in the input's dtype."""
         return apply(type, x)
     fn.__name__ = type
     return fn
@@ -224,6 +228,7 @@ neg = _same_unary("neg")
 
 
 def gelu(x, approximate=False, name=None):
+    """GELU activation, exact (erf) or with the tanh approximation when ``approximate``; int inputs become float32."""
     return apply("gelu", _floating(x), approximate=bool(approximate))
 
 
@@ -238,25 +243,30 @@ def pow(x, y, name=None):  # noqa: A001
 
 
 def maximum(x, y, name=None):
+    """Elementwise maximum of ``x`` and ``y`` (broadcast, promoted)."""
     a, b = operands(x, y)
     return apply("maximum", a, b)
 
 
 def minimum(x, y, name=None):
+    """Elementwise minimum of ``x`` and ``y`` (broadcast, promoted)."""
     a, b = operands(x, y)
     return apply("minimum", a, b)
 
 
 def clip(x, min=None, max=None, name=None):  # noqa: A002
+    """``x`` limited to [``min``, ``max``]; a None bound is not applied."""
     return apply("clip", x, min=None if min is None else float(min), max=None if max is None else float(max))
 
 
 def floor_divide(x, y, name=None):
+    """``x // y`` elementwise (rounds toward negative infinity, like Python)."""
     a, b = operands(x, y)
     return apply("floor_divide", a, b)
 
 
 def remainder(x, y, name=None):
+    """``x % y`` elementwise, with the sign of ``y`` like Python. Also ``mod``."""
     a, b = operands(x, y)
     return apply("remainder", a, b)
 

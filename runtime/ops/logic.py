@@ -64,6 +64,8 @@ def_op("nonzero", ["X"], ["Out"], kernel=lambda x: np.argwhere(x).astype(np.int6
 # -- public ------------------------------------------------------------------------------------------
 def _compare(type):
     def fn(x, y, name=None):
+        """The elementwise comparison (or bitwise op) of this function's name on ``x`` and ``y``, broadcast and
+        promoted; comparisons return a bool Tensor."""
         a, b = operands(x, y)
         return apply(type, a, b)
     fn.__name__ = type
@@ -83,6 +85,8 @@ bitwise_xor = _compare("bitwise_xor")
 
 def _logical(type):
     def fn(x, y, out=None, name=None):
+        """The elementwise logical op of this function's name on ``x`` and ``y`` cast to bool, broadcast; a bool
+        Tensor. ``out`` is accepted and ignored."""
         a, b = operands(x, y)
         return apply(type, cast(a, "bool"), cast(b, "bool"))
     fn.__name__ = type
@@ -95,26 +99,32 @@ logical_xor = _logical("logical_xor")
 
 
 def logical_not(x, out=None, name=None):
+    """Elementwise ``not`` (non-bool inputs are cast to bool first); ``out`` is accepted and ignored."""
     return apply("logical_not", x if x.dtype == "bool" else cast(x, "bool"))
 
 
 def bitwise_not(x, out=None, name=None):
+    """Elementwise ``~`` on int or bool Tensors; ``out`` is accepted and ignored."""
     return apply("bitwise_not", x)
 
 
 def isfinite(x, name=None):
+    """Bool Tensor: True where ``x`` is neither inf nor nan."""
     return apply("isfinite", x)
 
 
 def isnan(x, name=None):
+    """Bool Tensor: True where ``x`` is nan."""
     return apply("isnan", x)
 
 
 def isinf(x, name=None):
+    """Bool Tensor: True where ``x`` is +inf or -inf."""
     return apply("isinf", x)
 
 
 def nonzero(x, as_tuple=False):
+    """The indices of nonzero elements as an int64 [n, ndim] Tensor, or one 1-D Tensor per dim if ``as_tuple``."""
     out = apply("nonzero", x)
     if not as_tuple:
         return out

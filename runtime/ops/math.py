@@ -25,6 +25,8 @@ def operands(x, y):
 
 def _binary(type):
     def fn(x, y, name=None):
+        """The binary elementwise op of this function's name (``rt.add`` runs op ``add``) on ``x`` and ``y``,
+        broadcast and promoted; either may be a Python scalar or a numpy array."""
         a, b = operands(x, y)
         return apply(type, a, b)
     fn.__name__ = type
@@ -231,15 +233,18 @@ divide = _binary("divide")
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+    """Matrix product with numpy broadcasting of batch dims; ``transpose_x``/``transpose_y`` swap the last two dims."""
     a, b = operands(x, y)
     return apply("matmul", a, b, transpose_x=transpose_x, transpose_y=transpose_y)
 
 
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
+    """``x * scale + bias``. (``bias_after_scale=False`` is not supported: the bias is always added after.)"""
     return apply("scale", x, scale=float(scale), bias=float(bias))
 
 
 def relu(x, name=None):
+    """``max(x, 0)``."""
     return apply("relu", x)
 
 
@@ -251,6 +256,7 @@ def_op("sum_n", ["X*"], ["Out"], kernel=lambda xs: np.sum(np.stack(xs), axis=0, 
 
 
 def add_n(inputs, name=None):
+    """The elementwise sum of a list of Tensors of one shape."""
     if not isinstance(inputs, (list, tuple)):
         inputs = [inputs]
     return apply("sum_n", list(inputs))

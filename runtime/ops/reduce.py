@@ -183,47 +183,57 @@ def _axis_attr(axis):
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
+    """Sum over ``axis`` (an int, a list, or None for all dims), cast to ``dtype`` if given."""
     out = apply("reduce_sum", x, axis=_axis_attr(axis), keepdim=keepdim)
     return out if dtype is None else cast(out, dtype)
 
 
 def mean(x, axis=None, keepdim=False, name=None):
+    """Mean over ``axis`` (an int, a list, or None for all dims); int inputs compute in float32."""
     if not is_floating(x):
         x = cast(x, float32)
     return apply("reduce_mean", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
 def max(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    """Maximum over ``axis`` (an int, a list, or None for all dims)."""
     return apply("reduce_max", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
 def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    """Minimum over ``axis`` (an int, a list, or None for all dims)."""
     return apply("reduce_min", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
 def prod(x, axis=None, keepdim=False, dtype=None, name=None):
+    """Product over ``axis`` (an int, a list, or None for all dims), computed in ``dtype`` if given."""
     if dtype is not None:
         x = cast(x, dtype)
     return apply("reduce_prod", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
 def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    """Whether every element over ``axis`` is true (None: all dims); a bool Tensor."""
     return apply("reduce_all", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
 def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
+    """Whether some element over ``axis`` is true (None: all dims); a bool Tensor."""
     return apply("reduce_any", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
 def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
+    """Index of the maximum along ``axis`` (of the flattened tensor when None), as ``dtype`` (int64)."""
     return apply("arg_max", x, axis=None if axis is None else int(axis), keepdim=keepdim, dtype=str(dtype))
 
 
 def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
+    """Index of the minimum along ``axis`` (of the flattened tensor when None), as ``dtype`` (int64)."""
     return apply("arg_min", x, axis=None if axis is None else int(axis), keepdim=keepdim, dtype=str(dtype))
 
 
 def cumsum(x, axis=None, dtype=None, name=None):
+    """Cumulative sum along ``axis``, or over the flattened tensor when ``axis`` is None."""
     if dtype is not None:
         x = cast(x, dtype)
     if axis is None:
@@ -233,5 +243,6 @@ def cumsum(x, axis=None, dtype=None, name=None):
 
 
 def numel(x, name=None):
+    """The number of elements, as a 0-d int64 Tensor."""
     return apply("numel", x)
 

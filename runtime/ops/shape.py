@@ -331,30 +331,37 @@ def reshape(x, shape, name=None):
 
 
 def transpose(x, perm, name=None):
+    """``x`` with its dims permuted by ``perm``."""
     return apply("transpose", x, perm=_int_list(perm, "transpose", "perm"))
 
 
 def squeeze(x, axis=None, name=None):
+    """``x`` without the size-1 dims listed in ``axis`` (every size-1 dim when None)."""
     return apply("squeeze", x, axis=[] if axis is None else _int_list(axis, "squeeze"))
 
 
 def unsqueeze(x, axis, name=None):
+    """``x`` with a size-1 dim inserted at each position of ``axis`` (an int or a list)."""
     return apply("unsqueeze", x, axis=_int_list(axis, "unsqueeze"))
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """Merge dims ``start_axis``..``stop_axis`` into one."""
     return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))
 
 
 def concat(x, axis=0, name=None):
+    """Join the Tensors of ``x`` along the existing dim ``axis``."""
     return apply("concat", list(x), axis=int(axis))
 
 
 def stack(x, axis=0, name=None):
+    """Join the same-shaped Tensors of ``x`` along a new dim ``axis``."""
     return apply("stack", list(x), axis=int(axis))
 
 
 def unstack(x, axis=0, num=None):
+    """Split ``x`` along ``axis`` into a list of Tensors without that dim; ValueError when its size is unknown."""
     n = x.shape[axis]
     if n < 0:
         raise ValueError(f"unstack: the size of axis {axis} is unknown (-1) in shape {x.shape}")
@@ -362,6 +369,7 @@ def unstack(x, axis=0, num=None):
 
 
 def split(x, num_or_sections, axis=0, name=None):
+    """Split along ``axis`` into ``num_or_sections`` equal parts, or parts of the listed sizes (one may be -1)."""
     axis = python_int(axis, "split", "axis")
     if not isinstance(num_or_sections, (list, tuple)):
         return apply("split", x, num=python_int(num_or_sections, "split", "num_or_sections"), sections=[], axis=axis)
@@ -369,16 +377,20 @@ def split(x, num_or_sections, axis=0, name=None):
 
 
 def chunk(x, chunks, axis=0, name=None):
+    """Split into ``chunks`` equal parts along ``axis``."""
     return split(x, chunks, axis)
 
 
 def gather(x, index, axis=None, name=None):
+    """Rows of ``x`` along ``axis`` (0 by default) picked by the int Tensor ``index``."""
     return apply("gather", x, index, axis=0 if axis is None else int(axis))
 
 
 def index_add(x, index, axis, value, name=None):
+    """``x`` with ``value``'s slices added at the positions ``index`` along ``axis``."""
     return apply("index_add", x, index, value, axis=int(axis))
 
 
 def shape(input):  # noqa: A002  (Paddle's argument name)
+    """The shape of ``input`` as a 1-D int64 Tensor (run-time sizes in a static Program)."""
     return apply("shape", input)

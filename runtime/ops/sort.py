@@ -81,21 +81,26 @@ def_op("put_along_axis_add", ["X", "Index", "Updates"], ["Out"], attrs={"axis": 
 
 
 def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002
+    """``(values, indices)`` of the ``k`` largest (or smallest unless ``largest``) along ``axis`` (last by default)."""
     return apply("top_k", x, k=int(k), axis=-1 if axis is None else int(axis), largest=bool(largest),
                  sorted=bool(sorted))
 
 
 def sort(x, axis=-1, descending=False, name=None):
+    """``x`` sorted along ``axis``, ascending unless ``descending``."""
     return apply("argsort", x, axis=int(axis), descending=bool(descending))[0]
 
 
 def argsort(x, axis=-1, descending=False, name=None):
+    """Indices that sort ``x`` along ``axis``, ascending unless ``descending``."""
     return apply("argsort", x, axis=int(axis), descending=bool(descending))[1]
 
 
 def take_along_axis(arr, indices, axis):
+    """Values of ``arr`` at ``indices`` along ``axis`` (numpy ``take_along_axis``)."""
     return apply("take_along_axis", arr, indices, axis=int(axis))
 
 
 def put_along_axis_add(arr, indices, values, axis):
+    """``arr`` with ``values`` added at ``indices`` along ``axis`` (the gradient of ``take_along_axis``)."""
     return apply("put_along_axis_add", arr, indices, values, axis=int(axis))
