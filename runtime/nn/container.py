@@ -39,6 +39,8 @@ class Sequential(Layer):
 
 
 class LayerList(Layer):
+    """A list of sublayers, registered under "0", "1", ... so their parameters are found. Paddle: ``nn.LayerList``."""
+
     def __init__(self, sublayers=None):
         super().__init__()
         for layer in sublayers or []:
@@ -73,15 +75,18 @@ class LayerList(Layer):
         return iter(self._sub_layers.values())
 
     def append(self, sublayer):
+        """Add ``sublayer`` at the end; returns self."""
         self.add_sublayer(str(len(self._sub_layers)), sublayer)
         return self
 
     def extend(self, sublayers):
+        """Append each layer of ``sublayers``; returns self."""
         for layer in sublayers:
             self.append(layer)
         return self
 
     def insert(self, index, sublayer):
+        """Insert ``sublayer`` before position ``index`` (sublayers are renumbered)."""
         layers = list(self._sub_layers.values())
         layers.insert(index, sublayer)
         self._sub_layers.clear()
@@ -118,18 +123,23 @@ class LayerDict(Layer):
         return key in self._sub_layers
 
     def clear(self):
+        """Remove every sublayer."""
         self._sub_layers.clear()
 
     def pop(self, key):
+        """Remove and return the sublayer under ``key``."""
         return self._sub_layers.pop(key)
 
     def keys(self):
+        """The sublayer names."""
         return self._sub_layers.keys()
 
     def items(self):
+        """(name, sublayer) pairs."""
         return self._sub_layers.items()
 
     def values(self):
+        """The sublayers."""
         return self._sub_layers.values()
 
     def update(self, sublayers):

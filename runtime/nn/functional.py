@@ -54,23 +54,28 @@ def _check_nchw(data_format, what):
 
 # -- activations ---------------------------------------------------------------------
 def sigmoid(x, name=None):
+    """``1 / (1 + exp(-x))``; int inputs compute in float32."""
     return apply("sigmoid", _float(x))
 
 
 def tanh(x, name=None):
+    """Hyperbolic tangent; int inputs compute in float32."""
     return apply("tanh", _float(x))
 
 
 def gelu(x, approximate=False, name=None):
+    """GELU activation, exact (erf) or with the tanh approximation when ``approximate``."""
     return apply("gelu", _float(x), approximate=bool(approximate))
 
 
 def softmax(x, axis=-1, dtype=None, name=None):
+    """Softmax over ``axis``, computed in ``dtype`` if given (else float32 for int inputs)."""
     x = cast(x, dtype) if dtype is not None else _float(x)
     return apply("softmax", x, axis=int(axis))
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):
+    """``log(softmax(x))`` over ``axis``, computed stably; ``dtype`` as in ``softmax``."""
     x = cast(x, dtype) if dtype is not None else _float(x)
     return apply("log_softmax", x, axis=int(axis))
 
@@ -84,6 +89,10 @@ def linear(x, weight, bias=None, name=None):
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW", name=None):
+    """2-D convolution of an NCHW input with ``weight`` [out_c, in_c/groups, kh, kw], plus ``bias`` per channel.
+
+    ``padding`` is an int, a pair, four ints, or "SAME"/"VALID". Only ``data_format="NCHW"``.
+    """
     _check_nchw(data_format, "conv2d")
     pads, algo = _paddings(padding)
     out = apply("conv2d", x, weight, strides=_pair(stride, "stride"), paddings=pads,
@@ -106,6 +115,10 @@ def _pool(op, x, kernel_size, stride, padding, ceil_mode, exclusive, data_format
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False, data_format="NCHW",
                name=None):
+    """2-D max pooling of an NCHW input; ``stride`` defaults to ``kernel_size``.
+
+    Raises NotImplementedError for ``return_mask=True``.
+    """
     if return_mask:
         raise NotImplementedError("max_pool2d(return_mask=True) is not supported")
     return _pool("max_pool2d", x, kernel_size, stride, padding, ceil_mode, True, data_format)
@@ -113,6 +126,10 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_m
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
                data_format="NCHW", name=None):
+    """2-D average pooling of an NCHW input; ``exclusive`` leaves padding out of the average.
+
+    Raises NotImplementedError for ``divisor_override``.
+    """
     if divisor_override is not None:
         raise NotImplementedError("avg_pool2d(divisor_override=...) is not supported")
     return _pool("avg_pool2d", x, kernel_size, stride, padding, ceil_mode, exclusive, data_format)
@@ -120,6 +137,11 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
 
 # -- regularisation and normalisation ---------------------------------------------------------
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+    """Zero elements with probability ``p`` while ``training``; "upscale_in_train" scales the kept ones by 1/(1-p),
+    "downscale_in_infer" scales by (1-p) at inference instead.
+
+    Raises ValueError for p outside [0, 1] or an unknown mode, NotImplementedError for ``axis``.
+    """
     if not isinstance(p, (int, float)) or not 0 <= p <= 1:
         raise ValueError(f"dropout probability p must be a number in [0, 1], got {p!r}")
     if mode not in ("upscale_in_train", "downscale_in_infer"):
@@ -146,6 +168,10 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    """Normalize over the trailing ``normalized_shape`` dims, then scale by ``weight`` and shift by ``bias``.
+
+    Raises ValueError when the input's last dims do not match ``normalized_shape``.
+    """
     norm = [normalized_shape] if isinstance(normalized_shape, int) else [int(d) for d in normalized_shape]
     if list(x.shape[len(x.shape) - len(norm):]) != norm and -1 not in x.shape[len(x.shape) - len(norm):]:
         raise ValueError(f"layer_norm: the input's last dims {list(x.shape)[-len(norm):]} must equal "
@@ -163,6 +189,7 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
 
 # -- embeddings and encodings --------------------------------------------------------------
 def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+    """Rows of ``weight`` looked up by the int ids ``x``; rows at ``padding_idx`` come out zero and get no gradient."""
     num = weight.shape[0]
     if padding_idx is None:
         pid = -1
@@ -175,6 +202,7 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
 
 
 def one_hot(x, num_classes, name=None):
+    """Int ids ``x`` as float32 one-hot vectors of length ``num_classes`` (a new last dim)."""
     return apply("one_hot", x, num_classes=int(num_classes))
 
 
@@ -186,6 +214,11 @@ def _check_reduction(reduction, what):
 
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
                   use_softmax=True, name=None):
+    """Softmax cross-entropy of logits ``input`` against int class ``label`` (or probabilities if ``soft_label``).
+
+    ``reduction`` is "mean", "sum" or "none"; labels equal to ``ignore_index`` count for nothing.
+    Raises NotImplementedError for ``weight``.
+    """
     _check_reduction(reduction, "cross_entropy")
     if weight is not None:
         raise NotImplementedError("cross_entropy(weight=...) is not supported")
@@ -196,6 +229,7 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
 
 
 def mse_loss(input, label, reduction="mean", name=None):
+    """Mean squared error ``(input - label) ** 2``, reduced by ``reduction`` ("mean", "sum" or "none")."""
     _check_reduction(reduction, "mse_loss")
     if not is_tensor(label):
         label = constant(label, input.dtype)
@@ -203,6 +237,7 @@ def mse_loss(input, label, reduction="mean", name=None):
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """Merge dims ``start_axis``..``stop_axis`` into one."""
     return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))
 
 

@@ -22,6 +22,8 @@ class Linear(Layer):
 
 
 class Embedding(Layer):
+    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``; ``padding_idx`` rows stay zero."""
+
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False, weight_attr=None, name=None):
         super().__init__()
         self._num_embeddings, self._embedding_dim = int(num_embeddings), int(embedding_dim)
@@ -61,6 +63,8 @@ class Dropout(Layer):
 
 
 class Flatten(Layer):
+    """Merge dims ``start_axis``..``stop_axis`` (all but the batch dim by default)."""
+
     def __init__(self, start_axis=1, stop_axis=-1):
         super().__init__()
         self.start_axis, self.stop_axis = start_axis, stop_axis
@@ -70,6 +74,8 @@ class Flatten(Layer):
 
 
 class Identity(Layer):
+    """Return the input unchanged; constructor arguments are ignored."""
+
     def __init__(self, *args, **kwargs):
         super().__init__()
 
@@ -78,6 +84,8 @@ class Identity(Layer):
 
 
 class ReLU(Layer):
+    """``max(x, 0)``."""
+
     def __init__(self, name=None):
         super().__init__()
 
@@ -86,6 +94,8 @@ class ReLU(Layer):
 
 
 class Sigmoid(Layer):
+    """``1 / (1 + exp(-x))``."""
+
     def __init__(self, name=None):
         super().__init__()
 
@@ -94,6 +104,8 @@ class Sigmoid(Layer):
 
 
 class Tanh(Layer):
+    """Hyperbolic tangent."""
+
     def __init__(self, name=None):
         super().__init__()
 
@@ -102,6 +114,8 @@ class Tanh(Layer):
 
 
 class GELU(Layer):
+    """GELU activation, exact or with the tanh approximation when ``approximate``."""
+
     def __init__(self, approximate=False, name=None):
         super().__init__()
         self.approximate = approximate
@@ -111,6 +125,8 @@ class GELU(Layer):
 
 
 class Softmax(Layer):
+    """Softmax over ``axis``."""
+
     def __init__(self, axis=-1, name=None):
         super().__init__()
         self.axis = axis
@@ -120,6 +136,8 @@ class Softmax(Layer):
 
 
 class LogSoftmax(Layer):
+    """Log-softmax over ``axis``."""
+
     def __init__(self, axis=-1, name=None):
         super().__init__()
         self.axis = axis

@@ -39,6 +39,8 @@ class Conv2D(Layer):
 
 
 class MaxPool2D(Layer):
+    """2-D max pooling of NCHW input (see ``F.max_pool2d``); ``stride`` defaults to ``kernel_size``."""
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False,
                  data_format="NCHW", name=None):
         super().__init__()
@@ -54,6 +56,8 @@ class MaxPool2D(Layer):
 
 
 class AvgPool2D(Layer):
+    """2-D average pooling of NCHW input (see ``F.avg_pool2d``); ``stride`` defaults to ``kernel_size``."""
+
     def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                  divisor_override=None, data_format="NCHW", name=None):
         super().__init__()

@@ -50,6 +50,8 @@ class BatchNorm1D(_BatchNormBase):
 
 
 class BatchNorm2D(_BatchNormBase):
+    """Batch normalization of NCHW input over N, H and W per channel; running statistics serve ``eval()``."""
+
     _expected_ranks = (4,)
 
 
@@ -64,6 +66,8 @@ class BatchNorm(_BatchNormBase):
 
 
 class LayerNorm(Layer):
+    """Layer normalization over the trailing ``normalized_shape`` dims, with learned scale and shift."""
+
     def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None):
         super().__init__()
         self._normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)

@@ -4,6 +4,8 @@ from .layer import Layer
 
 
 class CrossEntropyLoss(Layer):
+    """Softmax cross-entropy between logits and labels; the arguments are those of ``F.cross_entropy``."""
+
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
                  use_softmax=True, name=None):
         super().__init__()
@@ -18,6 +20,8 @@ class CrossEntropyLoss(Layer):
 
 
 class MSELoss(Layer):
+    """Mean squared error; ``reduction`` is "mean", "sum" or "none" (ValueError otherwise)."""
+
     def __init__(self, reduction="mean"):
         super().__init__()
         F._check_reduction(reduction, "MSELoss")

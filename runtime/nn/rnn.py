@@ -57,6 +57,7 @@ class LSTMCell(_RNNCellBase):
 
     @property
     def state_shape(self):
+        """The shapes of one sample's ``(h, c)`` states."""
         return ((self.hidden_size,), (self.hidden_size,))
 
 
@@ -78,6 +79,7 @@ class GRUCell(_RNNCellBase):
 
     @property
     def state_shape(self):
+        """The shape of one sample's hidden state."""
         return (self.hidden_size,)
 
 
@@ -102,4 +104,5 @@ class SimpleRNNCell(_RNNCellBase):
 
     @property
     def state_shape(self):
+        """The shape of one sample's hidden state."""
         return (self.hidden_size,)
