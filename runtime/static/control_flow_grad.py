@@ -60,6 +60,7 @@ def _wanted(block, names):
 
 
 def cond_grad(ctx):
+    """The gradient rule of ``cond``: a ``cond`` op whose branches hold the grad ops of the forward branches."""
     op = ctx.op
     if op is None:
         raise NotImplementedError("cond gradients exist only in static Programs (eager cond runs Python)")
@@ -118,6 +119,7 @@ def _rng_state(op):
 
 
 def while_grad(ctx):
+    """The gradient rule of ``while``: replays the saved iterations backward in a grad ``while`` op."""
     op = ctx.op
     if op is None:
         raise NotImplementedError("while gradients exist only in static Programs (eager while_loop runs Python)")

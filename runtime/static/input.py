@@ -47,6 +47,7 @@ class InputSpec:
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
+        """The InputSpec of a Tensor (or numpy array): its shape, dtype and name."""
         if isinstance(tensor, Tensor):
             return cls(tensor.shape, tensor.dtype, name if name is not None else tensor.name)
         if isinstance(tensor, np.ndarray):
@@ -55,12 +56,15 @@ class InputSpec:
 
     @classmethod
     def from_numpy(cls, ndarray, name=None):
+        """The InputSpec of a numpy array's shape and dtype."""
         return cls(ndarray.shape, ndarray.dtype, name)
 
     def batch(self, batch_size):
+        """This spec with a leading ``batch_size`` dim."""
         return InputSpec((batch_size,) + self.shape, self.dtype, self.name)
 
     def unbatch(self):
+        """This spec without its leading dim; ValueError for rank 0."""
         if not self.shape:
             raise ValueError("unbatch() of an InputSpec with rank 0")
         return InputSpec(self.shape[1:], self.dtype, self.name)
