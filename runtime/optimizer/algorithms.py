@@ -5,6 +5,8 @@ from .optimizer import Optimizer
 
 
 class SGD(Optimizer):
+    """Plain gradient descent: ``p -= lr * grad``. Paddle: ``optimizer.SGD``."""
+
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
@@ -18,6 +20,8 @@ class SGD(Optimizer):
 
 
 class Momentum(Optimizer):
+    """SGD with momentum ``v = momentum * v + grad``, ``p -= lr * v`` (Nesterov's form with ``use_nesterov``)."""
+
     _accumulator_names = ("velocity",)
     _flat_elementwise = ("velocity",)
 
@@ -172,6 +176,10 @@ class AdamW(Adam):
 
 
 class RMSProp(Optimizer):
+    """RMSProp: divides the step by a running root mean square of gradients (``rho`` its decay; ``centered``
+    also subtracts the running mean gradient).
+    """
+
     _accumulator_names = ("mean_square", "mean_grad", "momentum")
 
     def __init__(self, learning_rate, rho=0.95, epsilon=1e-06, momentum=0.0, centered=False, parameters=None,
@@ -195,6 +203,8 @@ class RMSProp(Optimizer):
 
 
 class Adagrad(Optimizer):
+    """Adagrad: divides the step by the root of the sum of all squared gradients so far."""
+
     _accumulator_names = ("moment",)
 
     def __init__(self, learning_rate, epsilon=1e-06, parameters=None, weight_decay=None, grad_clip=None,

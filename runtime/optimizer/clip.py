@@ -37,6 +37,8 @@ class ClipGradByNorm:
 
 
 class ClipGradByValue:
+    """Clip every gradient element to [``min``, ``max``] (``min`` defaults to ``-max``). Pass as ``grad_clip``."""
+
     def __init__(self, max, min=None):  # noqa: A002  (Paddle's argument names)
         self.max = float(max)
         self.min = -self.max if min is None else float(min)

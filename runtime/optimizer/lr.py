@@ -7,6 +7,10 @@ import math
 
 
 class LRScheduler:
+    """Base of learning-rate schedules: pass one as an optimizer's ``learning_rate`` and call ``step()`` per epoch
+    (or step); calling the scheduler returns the current rate. Paddle: ``optimizer.lr.LRScheduler``.
+    """
+
     def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
         if not isinstance(learning_rate, (int, float)):
             raise TypeError(f"learning_rate must be a number, got {type(learning_rate).__name__}")
@@ -20,16 +24,20 @@ class LRScheduler:
         return self.last_lr
 
     def step(self, epoch=None):
+        """Advance to the next epoch (or to ``epoch``) and recompute the rate."""
         self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
         self.last_lr = float(self.get_lr())
 
     def get_lr(self):
+        """The rate at ``self.last_epoch``; each schedule defines it."""
         raise NotImplementedError
 
     def state_dict(self):
+        """``{"last_epoch", "last_lr"}``, enough to resume the schedule. Also saved in the optimizer's state_dict."""
         return {"last_epoch": self.last_epoch, "last_lr": self.last_lr}
 
     def set_state_dict(self, state_dict):
+        """Restore a state from ``state_dict()``. Also ``set_dict``."""
         self.last_epoch = int(state_dict["last_epoch"])
         self.last_lr = float(state_dict["last_lr"])
 
@@ -37,6 +45,8 @@ class LRScheduler:
 
 
 class StepDecay(LRScheduler):
+    """``lr * gamma ** (epoch // step_size)``."""
+
     def __init__(self, learning_rate, step_size, gamma=0.1, last_epoch=-1, verbose=False):
         self.step_size, self.gamma = int(step_size), gamma
         super().__init__(learning_rate, last_epoch, verbose)
@@ -46,6 +56,8 @@ class StepDecay(LRScheduler):
 
 
 class MultiStepDecay(LRScheduler):
+    """``lr * gamma ** k`` where k is the number of ``milestones`` passed."""
+
     def __init__(self, learning_rate, milestones, gamma=0.1, last_epoch=-1, verbose=False):
         self.milestones, self.gamma = sorted(milestones), gamma
         super().__init__(learning_rate, last_epoch, verbose)
@@ -55,6 +67,8 @@ class MultiStepDecay(LRScheduler):
 
 
 class ExponentialDecay(LRScheduler):
+    """``lr * gamma ** epoch``."""
+
     def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
         self.gamma = gamma
         super().__init__(learning_rate, last_epoch, verbose)
@@ -64,6 +78,8 @@ class ExponentialDecay(LRScheduler):
 
 
 class CosineAnnealingDecay(LRScheduler):
+    """Cosine from ``lr`` down to ``eta_min`` over ``T_max`` epochs."""
+
     def __init__(self, learning_rate, T_max, eta_min=0, last_epoch=-1, verbose=False):
         self.T_max, self.eta_min = int(T_max), float(eta_min)
         super().__init__(learning_rate, last_epoch, verbose)
@@ -74,6 +90,8 @@ class CosineAnnealingDecay(LRScheduler):
 
 
 class LambdaDecay(LRScheduler):
+    """``lr * lr_lambda(epoch)``."""
+
     def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
         self.lr_lambda = lr_lambda
         super().__init__(learning_rate, last_epoch, verbose)
@@ -83,6 +101,11 @@ class LambdaDecay(LRScheduler):
 
 
 class PiecewiseDecay(LRScheduler):
+    """``values[i]`` while the epoch is below ``boundaries[i]``, then ``values[-1]``.
+
+    Raises ValueError unless ``len(values) == len(boundaries) + 1``.
+    """
+
     def __init__(self, boundaries, values, last_epoch=-1, verbose=False):
         if len(values) != len(boundaries) + 1:
             raise ValueError(f"PiecewiseDecay needs len(values) == len(boundaries) + 1, got {len(values)} values "
