@@ -23,6 +23,7 @@ def enable_to_static(enable_to_static_bool):
 
 
 def to_static_enabled():
+    """False after ``dy2st.enable_to_static(False)``: converted functions then run eagerly."""
     return _config.enabled
 
 
@@ -37,6 +38,7 @@ def set_code_level(level=100, also_to_stdout=False):
 
 
 def code_level():
+    """The level set by ``set_code_level``: above 0, converted code is printed when a function is converted."""
     return _config.code_level
 
 
@@ -51,10 +53,12 @@ def set_verbosity(level=0, also_to_stdout=False):
 
 
 def verbosity():
+    """The level set by ``set_verbosity`` (or ``-v``): how much ``log`` prints."""
     return _config.verbosity
 
 
 def log(level, message):
+    """Print ``[dy2st] message`` (to stderr unless configured for stdout) when the verbosity is at least ``level``."""
     if _config.verbosity >= level:
         stream = sys.stdout if _config.verbosity_to_stdout else sys.stderr
         print(f"[dy2st] {message}", file=stream)

@@ -33,6 +33,7 @@ def not_to_static(fn):
 
 
 def is_not_to_static(fn):
+    """Whether ``fn`` (or a bound method's function) is marked by ``dy2st.not_to_static``."""
     return bool(getattr(getattr(fn, "__func__", fn), NOT_TO_STATIC_ATTR, False))
 
 

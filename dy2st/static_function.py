@@ -133,6 +133,7 @@ class StaticFunction:
     # -- conversion ----------------------------------------------------------
     @property
     def converted(self):
+        """The ConvertedFunction (generated source and code object), made on first use."""
         if self._converted is None:
             fn = self.dygraph_function
             where = _where(fn)
@@ -148,6 +149,7 @@ class StaticFunction:
 
     @property
     def code(self):
+        """The transformed source (the original source for a ``not_to_static`` function)."""
         if is_not_to_static(self.dygraph_function):  # never converted: the original is what runs
             return textwrap.dedent(inspect.getsource(inspect.unwrap(self.dygraph_function)))
         return self.converted.source
@@ -343,6 +345,7 @@ class StaticFunction:
 
     @property
     def main_program(self):
+        """The Program of ``concrete_program`` (the input_spec's, else the most recent call's)."""
         return self.concrete_program.main_program
 
     def _feed_names(self, metas):

@@ -51,6 +51,10 @@ def encode_structure(skeleton):
 
 
 def decode_structure(enc, outs):
+    """Rebuild a saved output structure (``{"tensor": i}``, lists, tuples, dicts) from the flat outputs ``outs``.
+
+    Raises ValueError for a structure that does not fit ``outs``.
+    """
     (kind, body), = enc.items()
     if kind == "tensor":
         if type(body) is not int or not 0 <= body < len(outs):
@@ -136,10 +140,12 @@ class TranslatedLayer(rt.nn.Layer):
 
     @property
     def feed_names(self):
+        """The Program's input names, in call order."""
         return list(self._feed_names)
 
     @property
     def fetch_names(self):
+        """The Program's output names."""
         return list(self._fetch_names)
 
     def _check_inputs(self, inputs):
