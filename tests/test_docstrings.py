@@ -1,0 +1,85 @@
+"""Every public function, class and method of ``runtime`` and ``dy2st`` has a docstring.
+
+Public means a name without a leading underscore, defined in the module being walked (not imported
+into it; functions a factory makes there count, e.g. ``rt.add``). Left out: code dy2st generates at
+run time (it belongs to no package module), ``ast.NodeVisitor`` ``visit_*`` hooks (their transformer's
+docstring says what they rewrite), and methods that override a documented base method (``help()``
+shows the inherited docstring, as ``inspect.getdoc`` does).
+"""
+import ast
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+
+PACKAGES = ("runtime", "dy2st")
+SKIP_MODULES = {"dy2st.__main__"}  # running it starts the command line
+
+
+def _modules(pkg_name):
+    pkg = importlib.import_module(pkg_name)
+    yield pkg
+    for info in pkgutil.walk_packages(pkg.__path__, pkg_name + "."):
+        if info.name not in SKIP_MODULES:
+            yield importlib.import_module(info.name)
+
+
+def _function_of(member):
+    if isinstance(member, (staticmethod, classmethod)):
+        return member.__func__
+    if isinstance(member, property):
+        return member.fget
+    return member if inspect.isfunction(member) else None
+
+
+def _own(obj, module):
+    return getattr(obj, "__module__", None) == module.__name__
+
+
+def _method_doc(cls, name, fn):
+    if fn.__doc__:
+        return fn.__doc__
+    for base in cls.__mro__[1:]:
+        inherited = _function_of(base.__dict__.get(name))
+        if inherited is not None and inherited.__doc__:
+            return inherited.__doc__
+    return None
+
+
+def public_items(module):
+    """Yield ``(qualified name, kind, docstring)`` for each public function, class and method of ``module``."""
+    for name, obj in vars(module).items():
+        if name.startswith("_") or not (inspect.isfunction(obj) or inspect.isclass(obj)) or not _own(obj, module):
+            continue
+        where = f"{module.__name__}.{name}"
+        if inspect.isfunction(obj):
+            yield where, "function", obj.__doc__
+            continue
+        yield where, "class", obj.__dict__.get("__doc__")
+        visitor = issubclass(obj, ast.NodeVisitor)
+        for attr, member in vars(obj).items():
+            fn = _function_of(member)
+            if attr.startswith("_") or fn is None or not _own(fn, module) or (visitor and attr.startswith("visit_")):
+                continue
+            yield f"{where}.{attr}", "method", _method_doc(obj, attr, fn)
+
+
+def all_items():
+    for pkg in PACKAGES:
+        for module in _modules(pkg):
+            yield from public_items(module)
+
+
+def test_walk_finds_the_public_api():
+    names = {q for q, _, _ in all_items()}
+    for expected in ("runtime.tensor.Tensor", "runtime.nn.layer.Layer.parameters", "dy2st.api.to_static",
+                     "dy2st.static_function.StaticFunction.rollback", "runtime.ops.math.add",
+                     "runtime.ops.math.matmul"):
+        assert expected in names
+
+
+@pytest.mark.parametrize("pkg", PACKAGES)
+def test_public_callables_have_docstrings(pkg):
+    missing = [q for q, _, doc in all_items() if q.split(".")[0] == pkg and not (doc and doc.strip())]
+    assert not missing, f"{len(missing)} public names without a docstring:\n" + "\n".join(missing)
