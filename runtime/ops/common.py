@@ -7,6 +7,7 @@ from ..framework import Variable, _mode, current_block as _current_block
 from ..registry import Meta, def_op
 from .shape_args import fill_dims, static_dims
 from ..tensor import Tensor, TensorLike
+from ..hints import DTypeLike
 
 SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -34,7 +35,7 @@ def as_tensor(x, dtype=None):
     return constant(x, dtype if dtype is not None else default_dtype_of(x))
 
 
-def cast(x, dtype):
+def cast(x: TensorLike, dtype: DTypeLike) -> TensorLike:
     """``x`` converted to ``dtype`` (``x`` itself when it already has it)."""
     dtype = convert_dtype(dtype)
     if x.dtype == dtype:
