@@ -3,12 +3,13 @@
 import collections
 
 from .layer import Layer
+from collections.abc import Iterable, Mapping
 
 
 class Sequential(Layer):
     """``Sequential(l1, l2, ...)``, ``Sequential(('name', layer), ...)`` or ``Sequential(OrderedDict)``."""
 
-    def __init__(self, *layers):
+    def __init__(self, *layers: Layer | tuple[str, Layer]) -> None:
         super().__init__()
         if len(layers) == 1 and isinstance(layers[0], (dict, collections.OrderedDict)):
             layers = tuple(layers[0].items())
@@ -41,7 +42,7 @@ class Sequential(Layer):
 class LayerList(Layer):
     """A list of sublayers, registered under "0", "1", ... so their parameters are found. Paddle: ``nn.LayerList``."""
 
-    def __init__(self, sublayers=None):
+    def __init__(self, sublayers: Iterable[Layer] | None = None) -> None:
         super().__init__()
         for layer in sublayers or []:
             self.append(layer)
@@ -99,7 +100,7 @@ class LayerDict(Layer):
     ``del d['fc']``, ``len``, ``in``, iteration over keys, ``keys/values/items``, ``pop``,
     ``clear`` and ``update`` (from a dict, a LayerDict, or ``(key, layer)`` pairs)."""
 
-    def __init__(self, sublayers=None):
+    def __init__(self, sublayers: Mapping[str, Layer] | Iterable[tuple[str, Layer]] | None = None) -> None:
         super().__init__()
         if sublayers is not None:
             self.update(sublayers)

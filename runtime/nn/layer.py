@@ -16,6 +16,7 @@ from ..dtypes import convert_dtype
 from ..tensor import Parameter, Tensor, TensorLike
 from .initializer import Constant, XavierUniform
 from .param_attr import ParamAttr
+from ..hints import DTypeLike
 
 _name_counts = collections.defaultdict(int)
 
@@ -56,7 +57,7 @@ class Layer:
     Subclasses define ``forward``; calling the layer runs the forward pre-hooks, ``forward``, then post-hooks.
     """
 
-    def __init__(self, name_scope=None, dtype="float32"):
+    def __init__(self, name_scope: str | None = None, dtype: DTypeLike = "float32") -> None:
         object.__setattr__(self, "_parameters", collections.OrderedDict())
         object.__setattr__(self, "_sub_layers", collections.OrderedDict())
         object.__setattr__(self, "_buffers", collections.OrderedDict())

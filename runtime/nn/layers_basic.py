@@ -2,12 +2,15 @@
 from . import functional as F
 from .initializer import XavierUniform
 from .layer import Layer
+from collections.abc import Sequence
+from .param_attr import ParamAttr
 
 
 class Linear(Layer):
     """``y = x @ weight + bias``; weight is ``[in_features, out_features]`` (Paddle layout)."""
 
-    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
+    def __init__(self, in_features: int, out_features: int, weight_attr: ParamAttr | bool | None = None,
+                 bias_attr: ParamAttr | bool | None = None, name: str | None = None) -> None:
         super().__init__()
         self.in_features, self.out_features = int(in_features), int(out_features)
         self.weight = self.create_parameter([self.in_features, self.out_features], attr=weight_attr,
@@ -24,7 +27,8 @@ class Linear(Layer):
 class Embedding(Layer):
     """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``; ``padding_idx`` rows stay zero."""
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False, weight_attr=None, name=None):
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, sparse: bool = False,
+                 weight_attr: ParamAttr | bool | None = None, name: str | None = None) -> None:
         super().__init__()
         self._num_embeddings, self._embedding_dim = int(num_embeddings), int(embedding_dim)
         if padding_idx is not None:
@@ -49,7 +53,8 @@ class Embedding(Layer):
 class Dropout(Layer):
     """Drops with probability ``p`` in training mode (read at call time); identity in eval mode."""
 
-    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
+    def __init__(self, p: float = 0.5, axis: int | Sequence[int] | None = None, mode: str = "upscale_in_train",
+                 name: str | None = None) -> None:
         super().__init__()
         if not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise ValueError(f"Dropout: p must be a number in [0, 1], got {p!r}")
@@ -65,7 +70,7 @@ class Dropout(Layer):
 class Flatten(Layer):
     """Merge dims ``start_axis``..``stop_axis`` (all but the batch dim by default)."""
 
-    def __init__(self, start_axis=1, stop_axis=-1):
+    def __init__(self, start_axis: int = 1, stop_axis: int = -1) -> None:
         super().__init__()
         self.start_axis, self.stop_axis = start_axis, stop_axis
 
@@ -76,7 +81,7 @@ class Flatten(Layer):
 class Identity(Layer):
     """Return the input unchanged; constructor arguments are ignored."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
     def forward(self, x):
@@ -86,7 +91,7 @@ class Identity(Layer):
 class ReLU(Layer):
     """``max(x, 0)``."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         super().__init__()
 
     def forward(self, x):
@@ -96,7 +101,7 @@ class ReLU(Layer):
 class Sigmoid(Layer):
     """``1 / (1 + exp(-x))``."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         super().__init__()
 
     def forward(self, x):
@@ -106,7 +111,7 @@ class Sigmoid(Layer):
 class Tanh(Layer):
     """Hyperbolic tangent."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         super().__init__()
 
     def forward(self, x):
@@ -116,7 +121,7 @@ class Tanh(Layer):
 class GELU(Layer):
     """GELU activation, exact or with the tanh approximation when ``approximate``."""
 
-    def __init__(self, approximate=False, name=None):
+    def __init__(self, approximate: bool = False, name: str | None = None) -> None:
         super().__init__()
         self.approximate = approximate
 
@@ -127,7 +132,7 @@ class GELU(Layer):
 class Softmax(Layer):
     """Softmax over ``axis``."""
 
-    def __init__(self, axis=-1, name=None):
+    def __init__(self, axis: int = -1, name: str | None = None) -> None:
         super().__init__()
         self.axis = axis
 
@@ -138,7 +143,7 @@ class Softmax(Layer):
 class LogSoftmax(Layer):
     """Log-softmax over ``axis``."""
 
-    def __init__(self, axis=-1, name=None):
+    def __init__(self, axis: int = -1, name: str | None = None) -> None:
         super().__init__()
         self.axis = axis
 
