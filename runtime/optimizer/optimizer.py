@@ -19,12 +19,13 @@ from ..static.backends import weights_changed
 from ..tensor import Tensor
 from .fused import FlatGroup, fusable
 from .lr import LRScheduler
+from collections.abc import Callable, Iterable
 
 
 class L2Decay:
     """L2 regularisation ``coeff * param`` added to the gradient (Paddle's ``regularizer.L2Decay``)."""
 
-    def __init__(self, coeff=0.0):
+    def __init__(self, coeff: float = 0.0) -> None:
         self.coeff = float(coeff)
 
 
@@ -52,7 +53,10 @@ class Optimizer:
     _flat_elementwise = ()
     _flat_scalars = ()
 
-    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None, name=None):
+    def __init__(self, learning_rate: float | LRScheduler = 0.001,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 name: str | None = None) -> None:
         if parameters is None:
             raise ValueError(f"{type(self).__name__} needs `parameters` (e.g. model.parameters()) in dynamic mode")
         if not isinstance(learning_rate, (int, float, LRScheduler)):
