@@ -15,7 +15,7 @@ _config = _Config()
 logger = logging.getLogger("dy2st")
 
 
-def enable_to_static(enable_to_static_bool):
+def enable_to_static(enable_to_static_bool: bool) -> None:
     """False: every ``@to_static`` function runs eagerly (for debugging)."""
     if not isinstance(enable_to_static_bool, bool):
         raise TypeError(f"enable_to_static expects a bool, got {type(enable_to_static_bool).__name__}")
@@ -27,7 +27,7 @@ def to_static_enabled():
     return _config.enabled
 
 
-def set_code_level(level=100, also_to_stdout=False):
+def set_code_level(level: int = 100, also_to_stdout: bool = False) -> None:
     """Print the transformed code after pass number ``level`` to stdout whenever a function is converted.
 
     Pass 0 is the original source, pass 1 the first rewrite, and so on; a level at
@@ -42,7 +42,7 @@ def code_level():
     return _config.code_level
 
 
-def set_verbosity(level=0, also_to_stdout=False):
+def set_verbosity(level: int = 0, also_to_stdout: bool = False) -> None:
     """Log what gets converted and why, to stderr (and stdout with ``also_to_stdout``).
 
     0: silent; 1: each function converted, each Program built (with its signature),
