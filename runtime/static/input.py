@@ -72,7 +72,7 @@ class InputSpec:
             raise ValueError("unbatch() of an InputSpec with rank 0")
         return InputSpec(self.shape[1:], self.dtype, self.name)
 
-    def matches(self, shape, dtype):
+    def matches(self, shape: Sequence[int], dtype: DTypeLike) -> bool:
         """True when a value of ``shape``/``dtype`` fits this spec (-1 dims match anything)."""
         return (convert_dtype(dtype) == self.dtype and len(shape) == len(self.shape)
                 and all(s < 0 or s == d for s, d in zip(self.shape, shape)))
