@@ -31,6 +31,7 @@ from .guards import build as build_guards, recording as recording_calls
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
 from . import layer_writes
 from collections.abc import Callable, Sequence
+from .transform import ConvertedFunction
 
 
 def _reraise(exc, phase):
@@ -134,7 +135,7 @@ class StaticFunction:
 
     # -- conversion ----------------------------------------------------------
     @property
-    def converted(self):
+    def converted(self) -> ConvertedFunction:
         """The ConvertedFunction (generated source and code object), made on first use."""
         if self._converted is None:
             fn = self.dygraph_function

@@ -21,6 +21,7 @@ from runtime.static.backends import check_backend
 from runtime.static.io import bind_params, read_inference_model, save_inference_model
 
 from .partial_program import PartialProgram
+from runtime.static.io import InferenceModel
 
 
 class LoadedProgram(Program):
@@ -89,7 +90,7 @@ def _valid_structure(enc):
 class TranslatedLayer(rt.nn.Layer):
     """A Layer running a loaded Program; ``eval()`` for inference, ``train()`` + ``parameters()`` to fine-tune."""
 
-    def __init__(self, model, backend: str = "numpy") -> None:
+    def __init__(self, model: InferenceModel, backend: str = "numpy") -> None:
         super().__init__()
         program = model.program
         program.__class__ = LoadedProgram
