@@ -1,4 +1,4 @@
-"""Every public function, class and method of ``runtime`` and ``dy2st`` has a docstring.
+"""Every public function, class and method of ``runtime`` and ``dy2st`` has a docstring; the API is typed.
 
 Public means a name without a leading underscore, defined in the module being walked (not imported
 into it; functions a factory makes there count, e.g. ``rt.add``). Left out: code dy2st generates at
@@ -10,6 +10,7 @@ import ast
 import importlib
 import inspect
 import pkgutil
+import typing
 
 import pytest
 
@@ -83,3 +84,41 @@ def test_walk_finds_the_public_api():
 def test_public_callables_have_docstrings(pkg):
     missing = [q for q, _, doc in all_items() if q.split(".")[0] == pkg and not (doc and doc.strip())]
     assert not missing, f"{len(missing)} public names without a docstring:\n" + "\n".join(missing)
+
+
+def _typed_api():
+    """The public API whose signatures carry type hints: ``(qualified name, function)`` pairs."""
+    import dy2st
+    import runtime as rt
+    from runtime.registry import public_functions
+
+    fns = dict(public_functions())
+    fns["to_tensor"] = rt.to_tensor
+    out = [(f"rt.{n}", f) for n, f in sorted(fns.items())]
+    for mod, base in ((rt.nn, rt.nn.Layer), (rt.optimizer, rt.optimizer.Optimizer),
+                      (rt.optimizer.lr, rt.optimizer.lr.LRScheduler)):
+        for n, cls in sorted(vars(mod).items()):
+            if inspect.isclass(cls) and issubclass(cls, base) and cls.__module__.startswith("runtime."):
+                out.append((f"{mod.__name__}.{n}", cls.__init__))
+    out += [(f"dy2st.{n}", getattr(dy2st, n)) for n in ("to_static", "save", "load", "not_to_static",
+                                                          "enable_to_static", "to_code")]
+    for cls in (dy2st.InputSpec, dy2st.StaticFunction, dy2st.TranslatedLayer):
+        for n, member in vars(cls).items():
+            fn = _function_of(member)
+            if fn is not None and (not n.startswith("_") or n == "__init__"):
+                out.append((f"{cls.__name__}.{n}", fn))
+    return out
+
+
+def test_public_api_has_type_hints():
+    untyped = []
+    for where, fn in _typed_api():
+        typing.get_type_hints(fn)  # every annotation resolves
+        sig = inspect.signature(fn)
+        for p in sig.parameters.values():
+            if p.name not in ("self", "cls") and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) \
+                    and p.annotation is p.empty:
+                untyped.append(f"{where}({p.name})")
+        if sig.return_annotation is sig.empty and fn.__name__ != "forward":  # forward returns the model's outputs
+            untyped.append(f"{where} -> ?")
+    assert not untyped, "public API without type hints:\n" + "\n".join(untyped)
