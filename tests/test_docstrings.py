@@ -90,11 +90,15 @@ def _typed_api():
     """The public API whose signatures carry type hints: ``(qualified name, function)`` pairs."""
     import dy2st
     import runtime as rt
-    from runtime.registry import public_functions
+    from runtime.registry import functional_functions, public_functions
 
     fns = dict(public_functions())
     fns["to_tensor"] = rt.to_tensor
     out = [(f"rt.{n}", f) for n, f in sorted(fns.items())]
+    functional = {n: f for n, f in vars(rt.nn.functional).items() if inspect.isfunction(f) and not n.startswith("_")
+                  and f.__module__ == "runtime.nn.functional"}
+    functional.update(functional_functions())
+    out += [(f"F.{n}", f) for n, f in sorted(functional.items())]
     for mod, base in ((rt.nn, rt.nn.Layer), (rt.optimizer, rt.optimizer.Optimizer),
                       (rt.optimizer.lr, rt.optimizer.lr.LRScheduler)):
         for n, cls in sorted(vars(mod).items()):
