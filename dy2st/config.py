@@ -38,7 +38,7 @@ def set_code_level(level: int = 100, also_to_stdout: bool = False) -> None:
 
 
 def code_level():
-    """The level set by ``set_code_level``: above 0, converted code is printed when a function is converted."""
+    """The level set by ``set_code_level``: the pass whose code is printed on conversion (-1: none)."""
     return _config.code_level
 
 
