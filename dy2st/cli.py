@@ -211,6 +211,7 @@ def _programs(path, args, out):
 
 
 def cmd_convert(args):
+    """``dy2st convert``: print converted source, passes, diffs or Programs of a file's functions."""
     source, tree = _read_module(args.file)
     out = []
     if args.program or args.explain:
@@ -286,6 +287,7 @@ def _write_drawing(program, args):
 
 
 def cmd_inspect(args):
+    """``dy2st inspect``: describe a saved model (.pdmodel prefix) or an .onnx file."""
     if args.model.endswith(".onnx"):
         print(_inspect_onnx(args.model))
         return 0
@@ -302,6 +304,7 @@ def cmd_inspect(args):
 
 
 def cmd_export(args):
+    """``dy2st export``: write a saved model as ONNX."""
     prefix = io.model_prefix(args.model)
     try:
         model = export.export_onnx(prefix, args.out, opset=args.opset)
@@ -341,11 +344,13 @@ def model_summary(layer, prefix):
 
 
 def cmd_demo(args):
+    """``dy2st demo``: train, convert, save and reload the demo model."""
     demo.run(args.epochs, args.out_dir, args.batch_size, args.lr, progress=not args.no_progress)
     return 0
 
 
 def build_parser():
+    """The argparse parser of the ``dy2st`` command and its subcommands."""
     parser = argparse.ArgumentParser(prog="dy2st", description="Convert Python deep learning code to static "
                                                                "Programs, inspect models, run the demo.")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log what gets converted and why")
@@ -389,6 +394,7 @@ def build_parser():
 
 
 def main(argv=None):
+    """Run the ``dy2st`` command with ``argv`` (sys.argv by default); returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.verbose:

@@ -44,7 +44,7 @@ _handler = _StdHandler()
 _LEVELS = {0: logging.WARNING, 1: logging.INFO}  # 2 and up: DEBUG
 
 
-def enable_to_static(enable_to_static_bool):
+def enable_to_static(enable_to_static_bool: bool) -> None:
     """False: every ``@to_static`` function runs eagerly (for debugging)."""
     if not isinstance(enable_to_static_bool, bool):
         raise TypeError(f"enable_to_static expects a bool, got {type(enable_to_static_bool).__name__}")
@@ -52,10 +52,11 @@ def enable_to_static(enable_to_static_bool):
 
 
 def to_static_enabled():
+    """False after ``dy2st.enable_to_static(False)``: converted functions then run eagerly."""
     return _config.enabled
 
 
-def set_code_level(level=100, also_to_stdout=False):
+def set_code_level(level: int = 100, also_to_stdout: bool = False) -> None:
     """Print the transformed code after pass number ``level`` to stdout whenever a function is converted.
 
     Pass 0 is the original source, pass 1 the first rewrite, and so on; a level at
@@ -66,10 +67,11 @@ def set_code_level(level=100, also_to_stdout=False):
 
 
 def code_level():
+    """The level set by ``set_code_level``: the pass whose code is printed on conversion (-1: none)."""
     return _config.code_level
 
 
-def set_verbosity(level=0, also_to_stdout=False):
+def set_verbosity(level: int = 0, also_to_stdout: bool = False) -> None:
     """Log what gets converted and why, to stderr (and stdout with ``also_to_stdout``).
 
     0: silent; 1: each function converted, each Program built (with its signature),
@@ -86,6 +88,7 @@ def set_verbosity(level=0, also_to_stdout=False):
 
 
 def verbosity():
+    """The level set by ``set_verbosity`` (or ``-v``): how much ``log`` prints."""
     return _config.verbosity
 
 

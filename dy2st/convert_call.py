@@ -18,6 +18,7 @@ from dy2st import transform
 from dy2st.layer_writes import with_hooks
 from dy2st.pyct import errors
 from dy2st.transformers.call_trees import LIBRARY_ROOTS
+from collections.abc import Callable
 
 NOT_TO_STATIC_ATTR = "_dy2st_not_to_static"
 
@@ -25,7 +26,7 @@ NOT_TO_STATIC_ATTR = "_dy2st_not_to_static"
 _CACHE = weakref.WeakKeyDictionary()
 
 
-def not_to_static(fn):
+def not_to_static(fn: Callable) -> Callable:
     """Mark `fn` to be called as is (never converted) from converted code."""
     target = getattr(fn, "__func__", fn)
     setattr(target, NOT_TO_STATIC_ATTR, True)
@@ -33,6 +34,7 @@ def not_to_static(fn):
 
 
 def is_not_to_static(fn):
+    """Whether ``fn`` (or a bound method's function) is marked by ``dy2st.not_to_static``."""
     return bool(getattr(getattr(fn, "__func__", fn), NOT_TO_STATIC_ATTR, False))
 
 

@@ -21,24 +21,29 @@ class CheckWriter:
         self.missing = missing  # what `M` (a dict lookup's default) is in the generated code
 
     def obj(self, value):
+        """Keep ``value`` for the generated function and return the expression reading it (``O[i]``)."""
         self.objects.append(value)
         return f"O[{len(self.objects) - 1}]"
 
     def fail_unless(self, condition):
+        """Add a line returning False unless ``condition`` holds."""
         self.lines.append(f"    if not ({condition}): return False")
 
     def same_value(self, expr, value):
+        """An expression true when ``expr`` is (or equals, with the same type) ``value``."""
         # Identity first (small ints, interned strings, NaN), then type and equality.
         ref = self.obj(value)
         return f"((x := {expr}) is {ref} or (type(x) is {self.obj(type(value))} and x == {ref}))"
 
     def table(self, dict_expr, table):
+        """Tests that the dict at ``dict_expr`` holds exactly ``table``'s keys bound to the same objects."""
         if not table:
             return [f"not {dict_expr}"]
         tests = [f"len(t := {dict_expr}) == {len(table)}"]
         return tests + [f"t.get({key!r}, M) is {self.obj(value)}" for key, value in table.items()]
 
     def layer(self, g):
+        """Add the checks of one layer guard: same sublayers, parameters, buffers and training flag."""
         # One `and` chain per layer: a few dict reads and `is` tests.
         d = g.dict
         self.lines.append(f"    d = {self.obj(d)}")
@@ -56,6 +61,7 @@ class CheckWriter:
         self.fail_unless(" and ".join(tests))
 
     def compile(self):
+        """Compile the collected checks; returns a function of no arguments, True while every guard holds."""
         source = "def check(O, M):\n" + "\n".join(self.lines) + "\n    return True\n"
         namespace = {}
         exec(compile(source, "<dy2st guards>", "exec"), namespace)  # noqa: S102  (our own generated code)

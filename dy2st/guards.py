@@ -271,6 +271,7 @@ class Guards:
         self._check = w.compile()
 
     def failure(self):
+        """None while every guard holds, else a sentence saying what changed (the reason to retrace)."""
         try:
             if self._check():
                 return None

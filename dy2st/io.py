@@ -22,6 +22,7 @@ from .layer_writes import with_hooks
 from .output_spec import select_outputs
 from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer, encode_structure
+from collections.abc import Callable, Sequence
 
 __all__ = ["save", "load", "TranslatedLayer"]
 
@@ -87,7 +88,7 @@ _SAVE_CONFIGS = frozenset({"output_spec", "with_hook", "combine_params", "clip_e
 
 
 @user_errors("dy2st.save")
-def save(layer, path, input_spec=None, **configs):
+def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpec] | None = None, **configs) -> None:
     """Save ``layer`` (a Layer, a to_static function or a TranslatedLayer) as an inference model.
 
     ``input_spec``: list of ``InputSpec`` (``None`` dims for any size); their names
@@ -133,7 +134,7 @@ def model_prefix(path):
 
 
 @user_errors("dy2st.load")
-def load(path, backend=None, **configs):
+def load(path: str, backend: str | None = None, **configs) -> TranslatedLayer:
     """A ``TranslatedLayer`` from ``path.pdmodel``/``.pdiparams``/``.pdiparams.info`` (no user code needed).
 
     ``path`` is the prefix given to ``save`` (the ``.pdmodel`` file's path works too).

@@ -72,6 +72,7 @@ class LayerWrites:
         self.count = sum(u[3] for u in self._updates)
 
     def abandon(self):
+        """Undo the writes the trace made into the layer (the trace failed)."""
         if self._snap is not None:
             self._snap.restore()
 

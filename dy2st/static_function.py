@@ -30,6 +30,8 @@ from .function_spec import (cache_key, check_against_spec, flatten, flatten_outp
 from .guards import build as build_guards, recording as recording_calls
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
 from . import layer_writes
+from collections.abc import Callable, Sequence
+from .transform import ConvertedFunction
 
 
 def _reraise(exc, phase):
@@ -55,7 +57,8 @@ _MANY_PROGRAMS = 10
 class StaticFunction:
     """A function, method or Layer forward run as cached static Programs (see the module docstring)."""
 
-    def __init__(self, function, input_spec=None, full_graph=True, instance=None, backend=None):
+    def __init__(self, function: Callable, input_spec: Sequence[InputSpec] | None = None, full_graph: bool = True,
+                 instance: object = None, backend: str | None = None) -> None:
         if isinstance(function, StaticFunction):
             function = function.dygraph_function
         self.dygraph_function = function
@@ -102,14 +105,14 @@ class StaticFunction:
         return new
 
     # -- modes and the last Program (Paddle's StaticFunction surface) ---------------
-    def train(self):
+    def train(self) -> "StaticFunction":
         """Trace and run in training mode; on a Layer's method this switches the Layer."""
         if isinstance(self._instance, rt.nn.Layer):
             self._instance.train()
         self._training = True
         return self
 
-    def eval(self):
+    def eval(self) -> "StaticFunction":
         """Trace and run in inference mode (no gradients); on a Layer's method this switches the Layer."""
         if isinstance(self._instance, rt.nn.Layer):
             self._instance.eval()
@@ -117,22 +120,23 @@ class StaticFunction:
         return self
 
     @property
-    def inputs(self):
+    def inputs(self) -> list:
         """The feed Variables of the current ``concrete_program``."""
         return self.concrete_program.inputs
 
     @property
-    def outputs(self):
+    def outputs(self) -> list:
         """The output Variables of the current ``concrete_program``."""
         return self.concrete_program.outputs
 
-    def get_traced_count(self):
+    def get_traced_count(self) -> int:
         """How many Programs this function has traced (retraces after a failed guard included)."""
         return self._traced_count
 
     # -- conversion ----------------------------------------------------------
     @property
-    def converted(self):
+    def converted(self) -> ConvertedFunction:
+        """The ConvertedFunction (generated source and code object), made on first use."""
         if self._converted is None:
             fn = self.dygraph_function
             where = _where(fn)
@@ -147,12 +151,13 @@ class StaticFunction:
         return getattr(self.dygraph_function, "__qualname__", self.__name__)
 
     @property
-    def code(self):
+    def code(self) -> str:
+        """The transformed source (the original source for a ``not_to_static`` function)."""
         if is_not_to_static(self.dygraph_function):  # never converted: the original is what runs
             return textwrap.dedent(inspect.getsource(inspect.unwrap(self.dygraph_function)))
         return self.converted.source
 
-    def rollback(self):
+    def rollback(self) -> Callable:
         """The original Python function (bound to the instance for methods)."""
         fn = self.dygraph_function
         if self._instance is not None:
@@ -288,7 +293,7 @@ class StaticFunction:
             return tuple(args), kwargs
         return None
 
-    def explain(self, *args, **kwargs):
+    def explain(self, *args, **kwargs) -> str:
         """The staging report for these arguments (or InputSpecs) as text.
 
         Lists each if/while/for/ternary/and/or/not/assert/print of the function
@@ -323,7 +328,7 @@ class StaticFunction:
             lines.append(f"  last retrace: {self._last_retrace}")
         return "\n".join(lines)
 
-    def get_concrete_program(self, *args, **kwargs):
+    def get_concrete_program(self, *args, **kwargs) -> ConcreteProgram:
         """The ConcreteProgram for these arguments (InputSpecs allowed, mixed with Python values)."""
         given = self._specs_given(args, kwargs)
         if given is not None:
@@ -335,14 +340,15 @@ class StaticFunction:
         return self._lookup_or_trace(key, skeleton, metas, "InputSpec")
 
     @property
-    def concrete_program(self):
+    def concrete_program(self) -> ConcreteProgram:
         """The Program of the declared ``input_spec`` if there is one, else the one used last."""
         if self._input_spec is not None:
             return self._concrete_from_specs(tuple(self._input_spec), {})
         return self.program_cache.last()
 
     @property
-    def main_program(self):
+    def main_program(self) -> Program:
+        """The Program of ``concrete_program`` (the input_spec's, else the most recent call's)."""
         return self.concrete_program.main_program
 
     def _feed_names(self, metas):

@@ -96,6 +96,7 @@ class ConvertedFunction:
         return origin_info.line_map(self.filename)
 
     def origin_of(self, generated_lineno):
+        """The user-code OriginInfo of generated line ``generated_lineno``, or None."""
         return origin_info.origin_of(self.filename, generated_lineno)
 
 

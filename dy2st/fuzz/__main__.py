@@ -55,6 +55,7 @@ def _parse(argv):
 
 
 def main(argv=None):
+    """``python -m dy2st.fuzz``: run the random programs, print a summary, exit 1 on any mismatch."""
     args, features = _parse(argv)
     options = Options(fd_every=args.fd_every, save_every=args.save_every, onnx_every=args.onnx_every,
                       train_mode=args.train_mode, none_grads=args.none_grads)

@@ -80,6 +80,7 @@ def _rows(x):
 
 
 def Range(*args):
+    """``range(*args)``; with a symbolic bound, a sequence a ``while`` op walks."""
     if any(is_symbolic(a) for a in args):
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
         return _TensorRange(start, stop, step)
@@ -87,6 +88,7 @@ def Range(*args):
 
 
 def Enumerate(x, start=0):
+    """``enumerate(x, start)``; over a tensor's rows, a sequence a ``while`` op walks."""
     x = _rows(x)
     if isinstance(x, _TensorSequence) or is_symbolic(x):
         return _TensorEnumerate(_as_sequence(x), start)
@@ -94,6 +96,7 @@ def Enumerate(x, start=0):
 
 
 def Zip(*xs):
+    """``zip(*xs)``; when one is a tensor, a sequence a ``while`` op walks."""
     xs = [_rows(x) for x in xs]
     if any(isinstance(x, _TensorSequence) or is_symbolic(x) for x in xs):
         return _TensorZip([_as_sequence(x) for x in xs])

@@ -46,6 +46,7 @@ def probing():
 
 
 def probing_now():
+    """Whether a scratch trace (``probing()``) is running."""
     return bool(_probing)
 
 
@@ -134,18 +135,21 @@ class Snapshot:
         return out
 
     def original(self, slot):
+        """The value ``slot`` held when the snapshot was taken (MISSING if none)."""
         c, saved = self._saved[slot[0]]
         if isinstance(c, dict):
             return saved.get(slot[1], MISSING)
         return saved[slot[1]] if slot[1] < len(saved) else MISSING
 
     def current(self, slot):
+        """The value ``slot`` holds now (MISSING if none)."""
         c = self._saved[slot[0]][0]
         if isinstance(c, dict):
             return c.get(slot[1], MISSING)
         return c[slot[1]] if slot[1] < len(c) else MISSING
 
     def restore(self):
+        """Put every watched container back as it was when the snapshot was taken."""
         for c, saved in self._saved.values():
             if isinstance(c, dict):
                 c.clear()

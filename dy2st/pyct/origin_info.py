@@ -66,6 +66,7 @@ def inherit_origins(tree):
 
 
 def register_line_map(generated_filename, line_map):
+    """Record, for generated file ``generated_filename``, which user line each generated line came from."""
     _LINE_MAPS[generated_filename] = dict(line_map)
 
 
@@ -86,6 +87,7 @@ def line_map(generated_filename):
 
 
 def is_generated(filename):
+    """Whether ``filename`` is code dy2st generated."""
     return filename in _LINE_MAPS
 
 

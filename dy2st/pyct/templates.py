@@ -132,6 +132,7 @@ def replace_as_expression(template, **subs):
 
 
 def name(identifier, ctx=None):
+    """A ``gast.Name`` load (or ``ctx``) of ``identifier``."""
     return gast.Name(id=identifier, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
 
 
@@ -144,4 +145,5 @@ def names_tuple(identifiers, ctx=None):
 
 
 def str_tuple(strings):
+    """A tuple literal of the string constants ``strings``."""
     return gast.Tuple(elts=[gast.Constant(value=s, kind=None) for s in strings], ctx=gast.Load())

@@ -77,6 +77,8 @@ _LIST_CONSUMERS = {"runtime.stack": "_jst.Stack", "runtime.concat": "_jst.Concat
 
 
 class CallTreeTransformer(transformer.Transformer):
+    """Wraps calls into user code in ``_jst.Call`` (see the module docstring)."""
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
@@ -132,4 +134,5 @@ class CallTreeTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the call pass to ``node``."""
     return CallTreeTransformer(ctx).visit(node)

@@ -34,6 +34,8 @@ def _stdlib_function(obj):
 
 
 class CastTransformer(transformer.Transformer):
+    """Rewrites ``int/float/bool(x)`` and ``x.numpy()`` into ``_jst`` casts (see the module docstring)."""
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
@@ -103,4 +105,5 @@ class CastTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the casts pass to ``node``."""
     return CastTransformer(ctx).visit(node)

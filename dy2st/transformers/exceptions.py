@@ -22,6 +22,8 @@ from dy2st.pyct import origin_info, templates, transformer
 
 
 class ExceptionsTransformer(transformer.Transformer):
+    """Rewrites conditional ``raise`` and ``except`` clauses (see the module docstring)."""
+
     def visit_If(self, node):
         self.generic_visit(node)
         if node.orelse or not node.body:
@@ -48,4 +50,5 @@ class ExceptionsTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the exceptions pass to ``node``."""
     return ExceptionsTransformer(ctx).visit(node)

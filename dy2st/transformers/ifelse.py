@@ -42,6 +42,7 @@ def branch_function(name, params, body, outputs):
 
 
 def undefined_inits(names):
+    """``name = _jst.UndefinedVar('name')`` statements for ``names``."""
     return [templates.replace("var = _jst.UndefinedVar(label)", var=n,
                               label=gast.Constant(value=n, kind=None))[0] for n in names]
 
@@ -55,6 +56,7 @@ def call_statement(call, outputs):
 
 
 def args_tuple(names):
+    """A tuple expression loading ``names``."""
     return gast.Tuple(elts=[templates.name(n) for n in names], ctx=gast.Load())
 
 
@@ -65,6 +67,8 @@ def object_roots(stmts, defined, local_names):
 
 
 class IfElseTransformer(transformer.Transformer):
+    """Turns ``if``/``elif``/``else`` and conditional expressions into ``_jst.IfElse`` (see the module docstring)."""
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
@@ -117,4 +121,5 @@ class IfElseTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the if/else pass to ``node``."""
     return IfElseTransformer(ctx).visit(node)

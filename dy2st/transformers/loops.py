@@ -56,6 +56,8 @@ def _unpack_spec(target):
 
 
 class LoopTransformer(transformer.Transformer):
+    """Turns ``while`` and ``for`` into ``_jst.While``/``_jst.For`` (see the module docstring)."""
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
@@ -137,4 +139,5 @@ class LoopTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the loops pass to ``node``."""
     return LoopTransformer(ctx).visit(node)

@@ -119,6 +119,7 @@ def _transform_function(fn, ctx):
 
 
 def transform(node, ctx):
+    """Give every function in ``node`` a single final ``return`` (see the module docstring)."""
     for fn in transformer.functions_in(node):
         _transform_function(fn, ctx)
     return node

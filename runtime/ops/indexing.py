@@ -290,6 +290,7 @@ def parse_key(key):
 
 
 def getitem(x, key):
+    """``x[key]``: ints, slices, None, Ellipsis, int/bool Tensors and lists; slice bounds may be Tensors."""
     bounds, slices, key = split_tensor_slices(x, key)
     if slices:
         x = apply("slice", x, bounds, slices=slices)

@@ -2,10 +2,19 @@
 import numpy as np
 
 from .optimizer import Optimizer
+from collections.abc import Callable, Iterable
+from ..tensor import Tensor
+from .lr import LRScheduler
+from .optimizer import L2Decay
 
 
 class SGD(Optimizer):
-    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None, name=None):
+    """Plain gradient descent: ``p -= lr * grad``. Paddle: ``optimizer.SGD``."""
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _update(self, p, g, lr, group):
@@ -18,11 +27,15 @@ class SGD(Optimizer):
 
 
 class Momentum(Optimizer):
+    """SGD with momentum ``v = momentum * v + grad``, ``p -= lr * v`` (Nesterov's form with ``use_nesterov``)."""
+
     _accumulator_names = ("velocity",)
     _flat_elementwise = ("velocity",)
 
-    def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False, weight_decay=None,
-                 grad_clip=None, rescale_grad=1.0, name=None):
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, momentum: float = 0.9,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None, use_nesterov: bool = False,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 rescale_grad: float = 1.0, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._momentum, self._use_nesterov, self._rescale = momentum, use_nesterov, rescale_grad
 
@@ -55,8 +68,10 @@ class Adam(Optimizer):
     _flat_elementwise = ("moment1", "moment2")
     _flat_scalars = ("beta1_pow_acc", "beta2_pow_acc")
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, parameters=None,
-                 weight_decay=None, grad_clip=None, lazy_mode=False, multi_precision=False, name=None):
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-08, parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 lazy_mode: bool = False, multi_precision: bool = False, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         for what, v in (("beta1", beta1), ("beta2", beta2)):
             if not 0 <= v < 1:
@@ -131,9 +146,11 @@ class Adam(Optimizer):
 class AdamW(Adam):
     """Adam with decoupled weight decay: ``p *= 1 - lr * coeff`` before the Adam step (default coeff 0.01)."""
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, parameters=None,
-                 weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None, grad_clip=None, lazy_mode=False,
-                 multi_precision=False, name=None):
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-08, parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = 0.01, lr_ratio: Callable | None = None,
+                 apply_decay_param_fun: Callable | None = None, grad_clip: Callable | None = None,
+                 lazy_mode: bool = False, multi_precision: bool = False, name: str | None = None) -> None:
         if not isinstance(weight_decay, (int, float)):
             raise TypeError(f"AdamW weight_decay must be a float, got {type(weight_decay).__name__}")
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip, name=name)
@@ -172,10 +189,17 @@ class AdamW(Adam):
 
 
 class RMSProp(Optimizer):
+    """RMSProp: divides the step by a running root mean square of gradients (``rho`` its decay; ``centered``
+    also subtracts the running mean gradient).
+    """
+
     _accumulator_names = ("mean_square", "mean_grad", "momentum")
 
-    def __init__(self, learning_rate, rho=0.95, epsilon=1e-06, momentum=0.0, centered=False, parameters=None,
-                 weight_decay=None, grad_clip=None, name=None):
+    def __init__(self, learning_rate: float | LRScheduler, rho: float = 0.95, epsilon: float = 1e-06,
+                 momentum: float = 0.0, centered: bool = False,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._rho, self._epsilon, self._momentum, self._centered = rho, epsilon, momentum, centered
 
@@ -195,10 +219,14 @@ class RMSProp(Optimizer):
 
 
 class Adagrad(Optimizer):
+    """Adagrad: divides the step by the root of the sum of all squared gradients so far."""
+
     _accumulator_names = ("moment",)
 
-    def __init__(self, learning_rate, epsilon=1e-06, parameters=None, weight_decay=None, grad_clip=None,
-                 initial_accumulator_value=0.0, name=None):
+    def __init__(self, learning_rate: float | LRScheduler, epsilon: float = 1e-06,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 initial_accumulator_value: float = 0.0, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._epsilon, self._init = epsilon, initial_accumulator_value
 

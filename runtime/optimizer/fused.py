@@ -67,6 +67,7 @@ class FlatGroup:
         return self.grad
 
     def buffer(self, name):
+        """The flat array holding accumulator ``name`` for every parameter of the group."""
         return self.acc[name][0]
 
 

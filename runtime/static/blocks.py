@@ -27,6 +27,7 @@ def new_block(program, parent_idx):
 
 
 def is_float_var(v):
+    """Whether ``v`` is a tensor variable of a float dtype (the ones that can carry a gradient)."""
     return v is not None and v.kind == "tensor" and str(v.dtype) in ("float16", "float32", "float64")
 
 

@@ -294,6 +294,7 @@ class BlockCompiler:
 
 
 def op_note(op):
+    """"[while running op 'type' -> outs (block N), built at origin]": the note added to an error an op raised."""
     outs = op.output_arg_names
     where = f"op '{op.type}'" + (f" -> {', '.join(outs)}" if outs else "") + f" (block {op.block.idx})"
     if getattr(op, "origin", None):

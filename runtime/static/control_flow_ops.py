@@ -143,6 +143,7 @@ def_op("assert", ["Cond", "Data*"], [], attrs={"message": "", "summarize": 20},
 
 
 def format_values(values, names, message, summarize=20):
+    """The text a ``print`` op shows: ``message`` then one line per value (name, shape, dtype, first ``summarize``)."""
     lines = [message] if message else []
     for i, v in enumerate(values):
         v = np.asarray(v)

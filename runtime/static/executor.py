@@ -98,6 +98,12 @@ class Executor:
         self.place = place
 
     def run(self, program=None, feed=None, fetch_list=None, scope=None, return_numpy=True):
+        """Run ``program`` (the default main Program if None) with ``feed`` {name: array} and return the values of
+        ``fetch_list`` (Variables or names), as numpy arrays unless ``return_numpy=False``.
+
+        Parameters are read from and written to ``scope`` (the global scope). The compiled plan is cached per
+        Program version, feed names and fetch list. TypeError when ``program`` is not a Program.
+        """
         program = default_main_program() if program is None else program
         if not isinstance(program, Program):
             raise TypeError(f"Executor.run expects a Program, got {type(program).__name__}")
@@ -121,6 +127,7 @@ class Executor:
         return [Tensor._wrap(o) if isinstance(o, np.ndarray) else o for o in outs]
 
     def close(self):
+        """Nothing to release; kept for Paddle compatibility."""
         pass
 
 

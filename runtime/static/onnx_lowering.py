@@ -24,6 +24,7 @@ def _norm(axis, rank):
 
 
 def ints(ex, values):
+    """An int64 ONNX constant holding ``values``."""
     return ex.const(np.asarray(values, dtype=np.int64))
 
 
