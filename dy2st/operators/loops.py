@@ -140,9 +140,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     carried = [i for i, v in enumerate(values) if not (_plain(v) and not isinstance(v, (bool, int, float)))
                and not _is_static_object(v)]
     values, carried = _initialise_unknown_carries(body, prefix, values, carried)
-    specs, loop_vars = [], list(prefix)
+    specs, loop_vars, numbers = [], list(prefix), {}
     for i in carried:
         spec, flat = _carry_spec(values[i], names[i])
+        if isinstance(values[i], (bool, int, float)):
+            numbers[len(loop_vars)] = values[i]  # flat position -> the Python number it starts as
         specs.append(spec)
         loop_vars.extend(flat)
     p = len(prefix)
@@ -174,8 +176,9 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             new.extend(_conform(spec, outs[i], loop_vars[pos:pos + size], names[i]))
             pos += size
         new = [v.tensor if isinstance(v, TensorArray) else v for v in new]
-        widen = {k: v.dtype for k, (old, v) in enumerate(zip(loop_vars, new))
+        widen = {k: (v.dtype, None) for k, (old, v) in enumerate(zip(loop_vars, new))
                  if rt.is_tensor(old) and rt.is_tensor(v) and _widens(old, v)}
+        widen.update(_number_reshapes(numbers, loop_vars, new))
         if widen:
             raise _Widen(widen)
         return new
@@ -190,8 +193,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             # `s = s + i64` with an int32 `s`: eager code widens `s` on the first iteration;
             # the loop carries the wider dtype from the start (differs only if it never runs).
             _drop_blocks(blocks)
-            for k, dtype in w.casts.items():
-                loop_vars[k] = rt.cast(loop_vars[k], dtype)
+            for k, (dtype, shape) in w.casts.items():
+                if shape is None:
+                    loop_vars[k] = rt.cast(loop_vars[k], dtype)
+                else:  # a Python number the body replaces by a tensor: start as that tensor
+                    loop_vars[k] = rt.full(shape, numbers.pop(k), dtype)
             continue
         except _InBranch as wrapped:
             raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
@@ -200,6 +206,22 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                 f"the tensor-dependent loop changes the dtype or rank of one of {', '.join(names)}: {e}")) from e
     hidden, full = rebuild(list(results))
     return tuple(full)
+
+
+def _number_reshapes(numbers, loop_vars, new):
+    """{flat position: (dtype, shape)} for carries that start as a Python number and that the
+    body turns into a tensor of another rank (`s = 0` then `s = s + row`): eager code holds that
+    tensor after the first iteration, so the loop starts with the number filled to its shape
+    and dtype (the results differ only in kind, not value, if the loop never runs)."""
+    out = {}
+    for k, number in numbers.items():
+        old, v = loop_vars[k], new[k]
+        if not (rt.is_tensor(v) and old.ndim != v.ndim and all(d >= 0 for d in v.shape)):
+            continue
+        kind = np.dtype(v.dtype.np).kind
+        if kind == "f" or (kind in "iu" and not isinstance(number, float)) or isinstance(number, bool):
+            out[k] = (v.dtype, list(v.shape))
+    return out
 
 
 class _Widen(Exception):
