@@ -9,6 +9,7 @@ from .layers_conv import AvgPool2D, Conv2D, MaxPool2D
 from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, LayerNorm
 from .loss import CrossEntropyLoss, MSELoss
 from .param_attr import ParamAttr
+from .parameter_list import ParameterList
 from .rnn import GRUCell, LSTMCell, SimpleRNNCell
 from .rnn_layers import GRU, LSTM, RNN, BiRNN, SimpleRNN
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
@@ -18,5 +19,5 @@ __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "Lay
            "Dropout", "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Softplus",
            "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "Conv2D", "MaxPool2D",
            "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
-           "ParamAttr", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
+           "ParamAttr", "ParameterList", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
            "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]
