@@ -194,3 +194,20 @@ def test_state_dict_checkpoint_then_static_inference(tmp_path):
     fresh.eval(), eager.eval()
     x = rt.to_tensor(arr(3, 4))
     np.testing.assert_allclose(fresh(x).numpy(), eager(x).numpy(), rtol=1e-6)
+
+
+class Predictor(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return rt.argmax(self.fc(x), axis=-1)
+
+
+def test_layer_with_only_integer_outputs_runs_with_trainable_parameters():
+    # Nothing to differentiate: the call runs the forward Program, no backward is built.
+    eager, net = _pair(Predictor)
+    for s in (0, 1):
+        x = rt.to_tensor(arr(5, 4, seed=s))
+        np.testing.assert_array_equal(net(x).numpy(), eager(x).numpy())
