@@ -189,3 +189,57 @@ def test_greedy_decoder_with_a_none_batch_dim():
                                                   dy2st.InputSpec([], "int64", "n")])
     enc = rt.to_tensor(arr(2, 8))
     np.testing.assert_array_equal(sf(enc, rt.to_tensor(3)).numpy(), dec(enc, rt.to_tensor(3)).numpy())
+
+
+class CausalSelfAttention(nn.Layer):
+    """GPT-style causal mask from `rt.triu` of the run-time sequence length."""
+
+    def __init__(self, dim=8):
+        super().__init__()
+        self.qkv = nn.Linear(dim, 3 * dim)
+
+    def forward(self, x):
+        q, k, v = rt.split(self.qkv(x), 3, axis=-1)
+        s = rt.matmul(q, k, transpose_y=True)
+        n = rt.shape(x)[1]
+        future = rt.triu(rt.ones([n, n], "float32"), diagonal=1)
+        s = rt.masked_fill(s, future > 0, -1e9)
+        return rt.matmul(F.softmax(s, axis=-1), v) + rt.logsumexp(s, axis=-1, keepdim=True) * 0
+
+
+def test_causal_mask_from_triu_serves_every_sequence_length():
+    eager, net = _pair(CausalSelfAttention)
+    spec = [dy2st.InputSpec([None, None, 8], "float32", "x")]
+    sf = dy2st.to_static(eager.forward, input_spec=spec)
+    for b, n in ((1, 2), (2, 5)):
+        x = arr(b, n, 8, seed=n)
+        np.testing.assert_allclose(sf(rt.to_tensor(x)).numpy(), eager(rt.to_tensor(x)).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+    assert len(sf.program_cache) == 1
+    _train_equal(eager, net, [((arr(2, 4, 8, seed=s),), arr(2, 4, 8, seed=s + 9)) for s in (1, 2)],
+                 F.mse_loss)
+
+
+class TinyResNetHead(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2D(3, 4, 3, padding=1)
+        self.bn = nn.BatchNorm2D(4)
+        self.pool = nn.AdaptiveAvgPool2D(1)
+        self.fc = nn.Linear(4, 1)
+
+    def forward(self, x):
+        h = F.relu(self.bn(self.conv(x))) + x.mean(axis=1, keepdim=True)
+        h = rt.flatten(self.pool(h), 1)
+        return self.fc(F.normalize(h, axis=1))
+
+
+def test_conv_bn_adaptive_pool_head_with_bce_trains_like_eager():
+    eager, net = _pair(TinyResNetHead)
+    rng = np.random.default_rng(4)
+    batches = [((rng.standard_normal((3, 3, 6, 6)).astype("float32"),),
+                (rng.random((3, 1)) > 0.5).astype("float32")) for _ in range(2)]
+    _train_equal(eager, net, batches, nn.BCEWithLogitsLoss())
+    eager.eval(), net.eval()
+    x = rt.to_tensor(rng.standard_normal((2, 3, 6, 6)).astype("float32"))
+    np.testing.assert_allclose(net(x).numpy(), eager(x).numpy(), rtol=1e-4, atol=1e-5)
