@@ -330,8 +330,9 @@ def _initialise_unknown_carries(body, prefix, values, carried):
         out = outs[i]
         if isinstance(values[i], list) and isinstance(out, list) and out and rt.is_tensor(out[-1]):
             item = out[-1]
-            if all(d >= 0 for d in item.shape):
-                values[i] = TensorArray(rt.zeros([0] + list(item.shape), item.dtype))
+            # Dims known only at run time start as 1: an empty array takes the first item's
+            # real dims when it is appended to (TensorArray.appended reshapes it).
+            values[i] = TensorArray(rt.zeros([0] + [d if d >= 0 else 1 for d in item.shape], item.dtype))
         elif isinstance(values[i], UndefinedVar) and out is values[i]:
             kept.pop()
         elif isinstance(values[i], UndefinedVar) and _tensorizable(out):

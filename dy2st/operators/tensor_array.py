@@ -2,7 +2,7 @@
 in a tensor loop -> one stacked tensor (a `while` carry); a Python list -> plain Python."""
 import runtime as rt
 
-from dy2st.operators.common import _length, _with_location
+from dy2st.operators.common import _length, _with_location, is_symbolic
 
 
 class TensorArray:
@@ -24,7 +24,13 @@ class TensorArray:
 
     def appended(self, item):
         """A new array with `item` added at the end."""
-        return TensorArray(rt.concat([self.tensor, rt.unsqueeze(item, 0)], axis=0))
+        arr = self.tensor
+        if any(d < 0 for d in item.shape) and is_symbolic(item):
+            # The array may still be the empty start whose unknown dims are placeholders: give it
+            # the item's run-time dims (a no-op once it holds items).
+            dims = rt.shape(item)
+            arr = rt.reshape(arr, [-1] + [d if d >= 0 else dims[k] for k, d in enumerate(item.shape)])
+        return TensorArray(rt.concat([arr, rt.unsqueeze(item, 0)], axis=0))
 
     def popped(self, index=-1):
         """(the array without its item at `index`, that item); only the last item can go."""

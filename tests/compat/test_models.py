@@ -178,17 +178,34 @@ def test_attention_with_runtime_dims_and_mask_trains_and_serves_any_shape():
     assert len(sf.program_cache) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="a list that starts empty and is appended items whose dims "
-                   "are known only at run time (a None batch dim) in a tensor loop: ValueError asking "
-                   "to start it with one item")
 def test_greedy_decoder_with_a_none_batch_dim():
     rt.seed(11)
     dec = GreedyDecoder()
     dec.eval()
     sf = dy2st.to_static(dec.forward, input_spec=[dy2st.InputSpec([None, 8], "float32", "enc"),
                                                   dy2st.InputSpec([], "int64", "n")])
-    enc = rt.to_tensor(arr(2, 8))
-    np.testing.assert_array_equal(sf(enc, rt.to_tensor(3)).numpy(), dec(enc, rt.to_tensor(3)).numpy())
+    for b, n in ((2, 3), (4, 5), (1, 1)):
+        enc = rt.to_tensor(arr(b, 8, seed=b))
+        np.testing.assert_array_equal(sf(enc, rt.to_tensor(n)).numpy(), dec(enc, rt.to_tensor(n)).numpy())
+    assert len(sf.program_cache) == 1
+
+
+def collect_rows(x, n):
+    rows = []
+    for i in range(n):
+        rows.append(x * i)
+    return rt.stack(rows, axis=1), len(rows)
+
+
+def test_empty_list_collecting_items_with_a_none_dim():
+    sf = dy2st.to_static(collect_rows, input_spec=[dy2st.InputSpec([None, 3], "float32", "x"),
+                                                   dy2st.InputSpec([], "int64", "n")])
+    for b, n in ((2, 3), (5, 1)):
+        x = arr(b, 3, seed=b)
+        e, s = collect_rows(rt.to_tensor(x), rt.to_tensor(n)), sf(rt.to_tensor(x), rt.to_tensor(n))
+        np.testing.assert_allclose(s[0].numpy(), e[0].numpy(), rtol=1e-6)
+        assert int(s[1]) == e[1]
+    assert len(sf.program_cache) == 1
 
 
 class CausalSelfAttention(nn.Layer):
