@@ -39,3 +39,6 @@ def origin_of(generated_filename, generated_lineno):
     """Re-exported for error mapping: the user line behind a generated line."""
     return origin_info.origin_of(generated_filename, generated_lineno)
 
+
+# Chained comparisons (`a < b < c`), from the comparisons pass.
+from dy2st.operators.comparisons import Compare  # noqa: E402

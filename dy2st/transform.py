@@ -12,6 +12,7 @@ import gast
 
 from dy2st import convert_operators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
+from dy2st.transformers import comparisons
 from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, exceptions, ifelse,
                                 len_shape, list_append, logical_expressions, loops, return_statements,
                                 unsupported)
@@ -42,6 +43,8 @@ def _pipeline(node, ctx, snapshot):
     # Calls before control flow: afterwards, calls to generated branch/loop functions exist
     # only inside `_jst`, never in user-visible call sites the pass could wrap by mistake.
     node = call_trees.transform(node, ctx); snapshot("call_trees", node)
+    # `a < b < c` -> `_jst.Compare`, an `and` of its links, before `and`/`or` and `if`.
+    node = comparisons.transform(node, ctx); snapshot("comparisons", node)
     # `and`/`or`/`not` before `if`/`while`, whose tests they appear in (including the break
     # flags' `not __break_0 and ...`).
     node = logical_expressions.transform(node, ctx); snapshot("logical_expressions", node)

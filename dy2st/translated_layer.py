@@ -38,6 +38,9 @@ def encode_structure(skeleton):
     kind = skeleton[0]
     if kind == "T":
         return {"tensor": skeleton[1]}
+    if kind == "namedtuple":  # saved as a plain tuple: the loaded model has no user classes
+        skeleton = ("tuple", skeleton[2])
+        kind = "tuple"
     if kind in ("list", "tuple"):
         items = [encode_structure(s) for s in skeleton[1]]
         return None if any(i is None for i in items) else {kind: items}

@@ -387,3 +387,16 @@ def test_dict_pop_get_update():
 
 def test_dict_written_in_both_branches_of_a_tensor_if():
     check(dict_in_tensor_if, (arr(3, lo=2, hi=3),), (F3[0],), programs=1, ops=["cond"])
+
+
+Pair = __import__("collections").namedtuple("Pair", ["value", "extra"])
+
+
+def namedtuple_in_out(p):
+    return Pair(p.value * 2, {"n": p.extra + 1, "shape": tuple(p.value.shape)})
+
+
+def test_namedtuple_arguments_and_results_keep_their_class():
+    sf = check(namedtuple_in_out, (Pair(rt.to_tensor(F3[0]), rt.to_tensor(F3[1])),))
+    out = sf(Pair(rt.to_tensor(F3[1]), rt.to_tensor(F3[2])))
+    assert isinstance(out, Pair) and out.extra["shape"] == (3,)

@@ -262,3 +262,25 @@ def slice_in_loop(x, n):
 
 def test_slice_inside_tensor_loop():
     check(slice_in_loop, (X, rt.to_tensor(2)), (X, rt.to_tensor(4)), programs=1)
+
+
+def chained_compare(x, lo=0.0):
+    if lo < x.mean() < 1:
+        x = x + 1
+    inside = -1 < x.sum() <= 100
+    return x, inside, 1 < 2 < 3
+
+
+def test_chained_comparison_with_a_tensor_link():
+    check(chained_compare, (arr(3, lo=0.1, hi=0.9),), (arr(3, lo=2, hi=3),), (arr(3, lo=-3, hi=-2),),
+          ops=["cond", "logical_and"], programs=1, grad=True)
+    sf = dy2st.to_static(chained_compare)
+    assert "_jst.Compare" in sf.code
+
+
+def rank_and_size(x):
+    return x * x.dim() + x.size + x.ndim
+
+
+def test_rank_and_size_methods():
+    check(rank_and_size, (X,), grad=True)
