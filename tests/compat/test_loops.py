@@ -397,3 +397,31 @@ def test_python_zero_accumulating_tensor_rows_in_tensor_loop():
                ops=["while"], programs=1)
     out = sf(rt.to_tensor(x), rt.to_tensor(0))  # zero trips: the number 0 filled to the row shape
     np.testing.assert_array_equal(out.numpy(), np.zeros(3, "float32"))
+
+
+def python_list_indexed_by_tensor_counter(x, n):
+    ws = [x * 1.0, x * 2.0, x * 3.0]
+    y = rt.zeros_like(x)
+    for i in range(n):
+        y = y + ws[i]
+    return y
+
+
+@pytest.mark.xfail(strict=True, reason="a Python list of tensors indexed by the counter of a tensor "
+                   "`for` (ws[i], i a Variable): TypeError: list indices must be integers or slices; "
+                   "stack the list first (rt.stack(ws)[i])")
+def test_python_list_indexed_by_a_tensor_loop_counter():
+    check(python_list_indexed_by_tensor_counter, (arr(2), rt.to_tensor(2)), (arr(2), rt.to_tensor(3)))
+
+
+def stacked_list_indexed_by_tensor_counter(x, n):
+    ws = rt.stack([x * 1.0, x * 2.0, x * 3.0])
+    y = rt.zeros_like(x)
+    for i in range(n):
+        y = y + ws[i]
+    return y
+
+
+def test_stacked_list_indexed_by_a_tensor_loop_counter():
+    check(stacked_list_indexed_by_tensor_counter, (arr(2), rt.to_tensor(2)), (arr(2), rt.to_tensor(3)),
+          programs=1, grad=True)
