@@ -16,7 +16,7 @@ from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, Snapshot
 from dy2st.operators.tensor_array import TensorArray
-from dy2st.pyct.undefined import UndefinedVar
+from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 
 _PY_DTYPE = ((bool, "bool"), (int, "int64"), (float, "float32"))
@@ -334,6 +334,11 @@ def _initialise_unknown_carries(body, prefix, values, carried):
             # real dims when it is appended to (TensorArray.appended reshapes it).
             values[i] = TensorArray(rt.zeros([0] + [d if d >= 0 else 1 for d in item.shape], item.dtype))
         elif isinstance(values[i], UndefinedVar) and out is values[i]:
+            kept.pop()
+        elif values[i] is RETURN_NO_VALUE and out is None:
+            # `return None` inside the loop: the function returns None whether or not the loop
+            # returns (falling off its end is None too), so the value is plain Python.
+            values[i] = None
             kept.pop()
         elif isinstance(values[i], UndefinedVar) and _tensorizable(out):
             values[i] = _dummy_like(out)

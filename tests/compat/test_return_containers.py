@@ -159,10 +159,29 @@ def test_return_kinds():
         check(fn, (F3[0],), (F3[2],))
 
 
-@pytest.mark.xfail(strict=True, reason="a bare `return` under a tensor `if` (both paths None): the "
-                   "converter cannot express `None` as a cond output")
+def early_return_none_in_loop(x, n):
+    for i in range(n):
+        if x.sum() > 100:
+            return None
+        x = x * 2
+    return None
+
+
+def return_none_or_tensor(x):
+    if x.sum() > 0:
+        return None
+    return x
+
+
 def test_bare_return_under_tensor_if():
-    check(return_no_value, (F3[0],), (F3[2],))
+    check(return_no_value, (F3[0],), (F3[2],), programs=1)
+    check(early_return_none_in_loop, (F3[2], rt.to_tensor(3)), (F3[2] * 100, rt.to_tensor(2)), programs=1)
+
+
+def test_none_or_tensor_returned_under_tensor_if_is_an_error():
+    sf = dy2st.to_static(return_none_or_tensor)
+    with pytest.raises(ValueError, match="None"):
+        sf(rt.to_tensor(F3[0]))
 
 
 def nested_in_out(x, y):
