@@ -93,12 +93,20 @@ def test_calls_methods_static_and_class_methods():
     check(calls_methods, (X,), (NEG * 5,), programs=1, grad=True)
 
 
-@pytest.mark.xfail(strict=True, reason="a user method named like a Tensor method (`h.scale(x)`, "
-                   "`h.sum()`) called on a local object is taken for the Tensor method and not "
-                   "converted; its tensor `if` then fails (TypeError: the truth value of static "
-                   "Variable ... is only known when the Program runs)")
 def test_user_method_named_like_a_tensor_method():
-    check(calls_tensor_named_method, (X,), (NEG * 5,))
+    check(calls_tensor_named_method, (X,), (NEG * 5,), programs=1, ops=["cond"])
+
+
+def calls_tensor_named_method_of_a_made_object(x):
+    return Helper.make().scale(x)
+
+
+@pytest.mark.xfail(strict=True, reason="a user method named like a Tensor method (`scale`, `sum`...) "
+                   "on an object the converter cannot see being built (`Helper.make().scale(x)`, "
+                   "`self.tool.scale(x)`) is taken for the Tensor method and not converted; its tensor "
+                   "`if` then fails (TypeError: the truth value of static Variable ...)")
+def test_user_method_named_like_a_tensor_method_on_a_made_object():
+    check(calls_tensor_named_method_of_a_made_object, (X,), (NEG * 5,))
 
 
 def lambdas(x):
