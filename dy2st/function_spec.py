@@ -97,9 +97,9 @@ def spec_list(input_spec):
 def check_against_spec(tensors, input_spec, fn_name):
     """Validate tensors against ``input_spec``; return the shapes to trace with (-1 for None dims)."""
     specs = [s for s in spec_list(input_spec) if isinstance(s, InputSpec)]
-    if len(specs) < len(tensors):
-        raise ValueError(f"{fn_name}() got {len(tensors)} tensor arguments but input_spec describes "
-                         f"{len(specs)}: {specs}")
+    # Tensors beyond the declared specs (an optional argument given a Tensor) are described by
+    # themselves, as Paddle does: their dtype and exact shape select the Program.
+    specs = specs + [InputSpec.from_tensor(t) for t in tensors[len(specs):]]
     shapes = []
     for i, (t, spec) in enumerate(zip(tensors, specs)):
         want = [(-1 if d is None else int(d)) for d in spec.shape]

@@ -206,13 +206,15 @@ def test_input_spec_with_python_arguments_and_keywords():
         sf(rt.to_tensor(arr(3, 5)))
 
 
-@pytest.mark.xfail(strict=True, reason="a Tensor argument beyond the declared input_spec: ValueError "
-                   "(got 2 tensor arguments but input_spec describes 1); Paddle takes its spec from "
-                   "the Tensor itself")
-def test_tensor_argument_beyond_the_input_spec():
+def test_tensor_argument_beyond_the_input_spec_is_described_by_itself():
     sf = dy2st.to_static(with_spec_and_python, input_spec=[dy2st.InputSpec([None, 4], "float32", "x")])
     x, y = rt.to_tensor(X), rt.to_tensor(X * 3)
     np.testing.assert_allclose(sf(x, y, k=3).numpy(), X * 3 + X * 3, rtol=1e-6)
+    x5, y5 = rt.to_tensor(arr(5, 4)), rt.to_tensor(arr(5, 4, seed=1))
+    np.testing.assert_allclose(sf(x5, y5).numpy(), arr(5, 4) * 2 + arr(5, 4, seed=1), rtol=1e-6)
+    assert len(sf.program_cache) == 2      # the extra tensor's exact shape is part of the key
+    with pytest.raises(ValueError, match="expects shape"):
+        sf(rt.to_tensor(arr(3, 5)), y)
 
 
 def annotated(x: rt.Tensor, n: int = 2) -> rt.Tensor:
