@@ -17,6 +17,7 @@ from runtime.framework import Variable
 from runtime.static import InputSpec
 
 from .error import UserOrigin, format_location
+from .operators.tensor_array import TensorArray
 from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 
@@ -70,6 +71,9 @@ def unflatten(skeleton, values):
     kind = skeleton[0]
     if kind == "T":
         return values[skeleton[1]]
+    if kind == "array":
+        stacked = values[skeleton[1]]
+        return [stacked[i] for i in range(stacked.shape[0])]
     if kind in ("list", "tuple"):
         items = [unflatten(s, values) for s in skeleton[1]]
         return items if kind == "list" else tuple(items)
@@ -222,6 +226,10 @@ def flatten_outputs(obj, out_vars, fn=None):
     if isinstance(obj, Variable):
         out_vars.append(obj)
         return ("T", len(out_vars) - 1)
+    if isinstance(obj, TensorArray):
+        # A list built in a tensor loop: one stacked output, handed back as a list of its rows.
+        out_vars.append(obj.tensor)
+        return ("array", len(out_vars) - 1)
     if isinstance(obj, rt.Tensor):
         out_vars.append(to_variable(obj))
         return ("T", len(out_vars) - 1)
