@@ -40,5 +40,6 @@ def origin_of(generated_filename, generated_lineno):
     return origin_info.origin_of(generated_filename, generated_lineno)
 
 
-# Chained comparisons (`a < b < c`), from the comparisons pass.
-from dy2st.operators.comparisons import Compare  # noqa: E402
+# Chained comparisons (`a < b < c`) and condition operands, from the comparisons and
+# condition_truth passes.
+from dy2st.operators.comparisons import Compare, Truth  # noqa: E402

@@ -12,7 +12,7 @@ import gast
 
 from dy2st import convert_operators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
-from dy2st.transformers import comparisons
+from dy2st.transformers import comparisons, condition_truth
 from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, exceptions, ifelse,
                                 len_shape, list_append, logical_expressions, loops, return_statements,
                                 unsupported)
@@ -37,6 +37,9 @@ def _pipeline(node, ctx, snapshot):
     # `lst.append(x)` -> `lst = _jst.Append(lst, x)` before loops are analysed, so the list is
     # seen as written (a loop carry).
     node = list_append.transform(node, ctx); snapshot("list_append", node)
+    # Operands of `and`/`or` in conditions -> `_jst.Truth(...)`, while `assert` is still a
+    # statement (the next pass makes it a call) and before `and`/`or` are rewritten.
+    node = condition_truth.transform(node, ctx); snapshot("condition_truth", node)
     # These rewrite calls the call pass must then leave alone (`print`, `len`, `assert`).
     node = assert_print.transform(node, ctx); snapshot("assert_print", node)
     node = len_shape.transform(node, ctx); snapshot("len_shape", node)

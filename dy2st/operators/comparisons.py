@@ -1,8 +1,12 @@
 """`_jst.Compare`: a chained comparison (`a < b < c`) with Python's meaning, whose links may be
 tensors: the links are combined as `and` is (`_jst.And`), so Python links short-circuit at
-trace time and tensor links become `logical_and` ops."""
+trace time and tensor links become `logical_and` ops. `_jst.Truth`: an operand of an `and`/`or`
+used as a condition, as a bool tensor when it is a traced non-bool tensor."""
 import operator
 
+import runtime as rt
+
+from dy2st.operators.common import is_symbolic
 from dy2st.operators.logical import And
 
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -23,3 +27,11 @@ def Compare(first, *links):
             return out
         return run
     return And(*[link(symbol, thunk) for symbol, thunk in links])
+
+
+def Truth(value):
+    """A condition operand: a traced non-bool tensor becomes its truth (nonzero) as a bool
+    tensor; anything else comes back as it is (its Python truth is unchanged)."""
+    if is_symbolic(value) and value.dtype != "bool":
+        return rt.not_equal(value, rt.zeros_like(value))
+    return value

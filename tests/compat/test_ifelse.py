@@ -5,6 +5,7 @@ Python ints; ``if self.training``; early returns; a tensor as the bare condition
 import numpy as np
 import pytest
 
+import dy2st
 import runtime as rt
 import runtime.nn.functional as F
 from runtime import nn
@@ -190,9 +191,6 @@ def bare_tensor_condition(x):
     return x
 
 
-@pytest.mark.xfail(strict=True, reason="`if t_float and t_bool ...`: Python's `and` of a float and a "
-                   "bool tensor is one of its operands; the branches of that `cond` differ in dtype "
-                   "(ValueError: the branches of a tensor-dependent `if` disagree)")
 def test_bare_tensor_as_condition_and_not():
     check(bare_tensor_condition, (POS,), (np.zeros((2, 2), "float32"),), (NEG,), ops=["cond"])
 
@@ -365,3 +363,29 @@ def test_layer_dict_attribute_written_in_one_branch_after_a_default():
         e, s = net(rt.to_tensor(x)), sf(rt.to_tensor(x))
         np.testing.assert_allclose(s.numpy(), e.numpy(), rtol=1e-5)
         np.testing.assert_allclose(sf.consts["w"].numpy(), net.consts["w"].numpy())
+
+
+def mixed_dtype_conditions(x, k):
+    flag = x.sum() > 0
+    if x.mean() and flag:
+        x = x + 1
+    if not (k and x.max() > 100):
+        x = x * 2
+    y = x if (k or flag) else -x
+    i = rt.zeros([1], "int64")
+    while i < 3 and k:
+        i = i + 1
+    assert x.numel() and flag or True
+    return y + i.astype("float32")
+
+
+def and_as_a_value(k, flag):
+    return k and flag           # not a condition: Python's value is one operand (int64 or bool)
+
+
+def test_and_or_of_float_int_and_bool_tensors_as_conditions():
+    k0, k1 = rt.to_tensor(0, dtype="int64"), rt.to_tensor(2, dtype="int64")
+    check(mixed_dtype_conditions, (POS, k1), (NEG, k1), (POS, k0), programs=1)
+    assert "_jst.Truth(x.mean())" in dy2st.to_static(mixed_dtype_conditions).code
+    with pytest.raises(ValueError, match="disagree"):
+        dy2st.to_static(and_as_a_value)(k1, rt.to_tensor(True))
