@@ -419,3 +419,24 @@ def test_namedtuple_arguments_and_results_keep_their_class():
     sf = check(namedtuple_in_out, (Pair(rt.to_tensor(F3[0]), rt.to_tensor(F3[1])),))
     out = sf(Pair(rt.to_tensor(F3[1]), rt.to_tensor(F3[2])))
     assert isinstance(out, Pair) and out.extra["shape"] == (3,)
+
+
+class Box:
+    pass
+
+
+def attr_write_in_both_branches(x):
+    b = Box()
+    b.v = x
+    b.n = 0
+    if x.sum() > 0:
+        b.v = x * 2
+        b.n = 1
+    else:
+        b.v = x - 3
+        b.n = 2
+    return b.v, b.n
+
+
+def test_object_attribute_written_in_both_branches_of_a_tensor_if():
+    check(attr_write_in_both_branches, (F3[2],), (-F3[2],), programs=1, grad=True)

@@ -284,3 +284,24 @@ def rank_and_size(x):
 
 def test_rank_and_size_methods():
     check(rank_and_size, (X,), grad=True)
+
+
+def none_dim_idioms(x):
+    assert isinstance(x, rt.Tensor)
+    y = x[::-1] + x[..., None][:, :, 0] + x[:, None, :][:, 0]
+    n = x.shape[0]
+    half = n // 2
+    i = 0
+    out = rt.zeros([6])
+    while i < x.shape[0] and out.sum() < 5:
+        out = out + x[i]
+        i += 1
+    return y, x[:half], x[half:], rt.reshape(x, [n * 6]), out, i
+
+
+def test_none_dim_idioms_served_by_one_program():
+    sf = dy2st.to_static(none_dim_idioms, input_spec=SPEC)
+    for b in (1, 2, 5):
+        x = arr(b, 6, seed=b, lo=0, hi=1.5)
+        same(none_dim_idioms(rt.to_tensor(x)), sf(rt.to_tensor(x)))
+    assert len(sf.program_cache) == 1
