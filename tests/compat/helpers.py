@@ -112,12 +112,12 @@ def arr(*shape, seed=0, lo=-1.0, hi=1.0, dtype="float32"):
 # `x.numpy()`, `int(x)`, `float(x)`, `bool(x)` on traced values are being added by another change
 # (the `casts` pass); until it is in the tree, tests of those patterns are expected failures.
 HAS_CASTS = hasattr(convert_operators, "Numpy")
-needs_casts = pytest.mark.xfail(not HAS_CASTS, strict=True,
+needs_casts = pytest.mark.xfail(not HAS_CASTS, strict=True, raises=TypeError,
                                 reason="`.numpy()`/int()/float() of a traced value: needs the casts pass")
 
 # Decorated user functions keep their decorator's behaviour once `dy2st.decorators` is in the tree.
 HAS_DECORATORS = os.path.exists(os.path.join(os.path.dirname(dy2st.__file__), "decorators.py"))
 needs_decorators = pytest.mark.xfail(
-    not HAS_DECORATORS, strict=True,
+    not HAS_DECORATORS, strict=True, raises=AssertionError,
     reason="to_static of a function wrapped by a user decorator converts the inner function only "
            "(the wrapper's `+ 1` is lost): needs dy2st.decorators")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import dy2st
+from dy2st.pyct.errors import Dy2StSyntaxError
 import runtime as rt
 import runtime.nn.functional as F
 from runtime import nn
@@ -101,7 +102,7 @@ def calls_tensor_named_method_of_a_made_object(x):
     return Helper.make().scale(x)
 
 
-@pytest.mark.xfail(strict=True, reason="a user method named like a Tensor method (`scale`, `sum`...) "
+@pytest.mark.xfail(strict=True, raises=TypeError, reason="a user method named like a Tensor method (`scale`, `sum`...) "
                    "on an object the converter cannot see being built (`Helper.make().scale(x)`, "
                    "`self.tool.scale(x)`) is taken for the Tensor method and not converted; its tensor "
                    "`if` then fails (TypeError: the truth value of static Variable ...)")
@@ -158,13 +159,13 @@ def closure_in_branch(x):
     return z
 
 
-@pytest.mark.xfail(strict=True, reason="`nonlocal a` then `a = ...` in a nested function: "
+@pytest.mark.xfail(strict=True, raises=Dy2StSyntaxError, reason="`nonlocal a` then `a = ...` in a nested function: "
                    "Dy2StSyntaxError asking to return the new value instead")
 def test_closure_assigning_a_nonlocal():
     check(closure_nonlocal, (X,), grad=True)
 
 
-@pytest.mark.xfail(strict=True, reason="`global N` then `N = ...` in a converted function: "
+@pytest.mark.xfail(strict=True, raises=Dy2StSyntaxError, reason="`global N` then `N = ...` in a converted function: "
                    "Dy2StSyntaxError asking to return the new value instead")
 def test_assigning_a_global():
     check(closure_global, (X,))

@@ -224,7 +224,7 @@ def returns_different_kinds(x):
         return y
 
 
-@pytest.mark.xfail(strict=True, reason="a tensor `if` whose branches return a Python int and a "
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="a tensor `if` whose branches return a Python int and a "
                    "[3] Tensor cannot be one `cond` output (Paddle refuses it too)")
 def test_branches_returning_int_or_tensor():
     check(returns_different_kinds, (POS,))
@@ -295,7 +295,7 @@ class DictStateNet(nn.Layer):
         return rt.mean(y)
 
 
-@pytest.mark.xfail(strict=True, reason="a dict key first created inside one branch of a tensor `if` "
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="a dict key first created inside one branch of a tensor `if` "
                    "(self.consts['w']) has no value on the other path: ValueError asking for a value "
                    "before the `if`")
 def test_layer_writing_a_dict_attribute_under_tensor_ifs():

@@ -5,6 +5,7 @@ tuple targets, `break`/`continue` at every position, `for ... else`, nested loop
 import numpy as np
 import pytest
 
+import dy2st
 import runtime as rt
 
 from .helpers import arr, check, needs_casts
@@ -148,10 +149,16 @@ def var_created_in_for(x):
     return ret
 
 
-@pytest.mark.xfail(strict=True, reason="a variable first assigned inside a tensor `for` is "
-                   "undefined when the loop runs zero times; Paddle needs it before the loop too")
-def test_variable_first_created_in_loop():
-    check(var_created_in_for, (T[1],), (T[2],), (T[0],))
+@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
+                   reason="a variable first assigned inside a tensor `for` that runs zero times: eager "
+                   "raises UnboundLocalError, the Program returns the zero placeholder it started from")
+def test_variable_first_created_in_loop_zero_trips_is_an_error_like_eager():
+    with pytest.raises(UnboundLocalError):
+        var_created_in_for(T[0])
+    sf = dy2st.to_static(var_created_in_for)
+    sf(T[1])
+    with pytest.raises(Exception):
+        sf(T[0])
 
 
 def test_variable_first_created_in_loop_with_trips():
@@ -407,7 +414,7 @@ def python_list_indexed_by_tensor_counter(x, n):
     return y
 
 
-@pytest.mark.xfail(strict=True, reason="a Python list of tensors indexed by the counter of a tensor "
+@pytest.mark.xfail(strict=True, raises=TypeError, reason="a Python list of tensors indexed by the counter of a tensor "
                    "`for` (ws[i], i a Variable): TypeError: list indices must be integers or slices; "
                    "stack the list first (rt.stack(ws)[i])")
 def test_python_list_indexed_by_a_tensor_loop_counter():

@@ -82,7 +82,7 @@ def recursive(x):
     return recursive(x + 5)
 
 
-@pytest.mark.xfail(strict=True, reason="recursion ended by a tensor condition: both branches are "
+@pytest.mark.xfail(strict=True, raises=RecursionError, reason="recursion ended by a tensor condition: both branches are "
                    "traced, so tracing recurses without end (RecursionError)")
 def test_recursion_through_a_tensor_condition():
     check(recursive, (I[2],))
@@ -117,7 +117,7 @@ def test_returns_of_different_lengths():
     check(different_lengths_python, (F3[0], True), (F3[0], False), programs=2)
 
 
-@pytest.mark.xfail(strict=True, reason="a tensor `if` returning a 2-tuple in one branch and a "
+@pytest.mark.xfail(strict=True, raises=ValueError, reason="a tensor `if` returning a 2-tuple in one branch and a "
                    "tensor in the other cannot be one `cond` op (ValueError naming the line)")
 def test_returns_of_different_lengths_under_tensor_if():
     check(different_lengths_if, (F3[0],), (F3[2],))
