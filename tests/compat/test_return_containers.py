@@ -82,6 +82,7 @@ def recursive(x):
     return recursive(x + 5)
 
 
+@pytest.mark.slow  # recursing to Python's limit takes a while
 @pytest.mark.xfail(strict=True, raises=RecursionError, reason="recursion ended by a tensor condition: both branches are "
                    "traced, so tracing recurses without end (RecursionError)")
 def test_recursion_through_a_tensor_condition():
