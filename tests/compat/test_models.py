@@ -260,3 +260,25 @@ def test_conv_bn_adaptive_pool_head_with_bce_trains_like_eager():
     eager.eval(), net.eval()
     x = rt.to_tensor(rng.standard_normal((2, 3, 6, 6)).astype("float32"))
     np.testing.assert_allclose(net(x).numpy(), eager(x).numpy(), rtol=1e-4, atol=1e-5)
+
+
+class PaddedConv(nn.Layer):
+    def __init__(self, mode):
+        super().__init__()
+        self.mode = mode
+        self.conv = nn.Conv2D(2, 3, 3)
+
+    def forward(self, x):
+        return self.conv(F.pad(x, [1, 1, 1, 1], mode=self.mode))
+
+
+@pytest.mark.parametrize("mode", ["constant", "reflect", "replicate", "circular"])
+def test_explicit_padding_before_a_conv_any_batch(mode):
+    eager, net = _pair(PaddedConv, mode)
+    sf = dy2st.to_static(eager.forward, input_spec=[dy2st.InputSpec([None, 2, 5, 5], "float32", "x")])
+    for b in (1, 3):
+        x = arr(b, 2, 5, 5, seed=b)
+        np.testing.assert_allclose(sf(rt.to_tensor(x)).numpy(), eager(rt.to_tensor(x)).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+    assert len(sf.program_cache) == 1
+    _train_equal(eager, net, [((arr(2, 2, 5, 5, seed=7),), arr(2, 3, 5, 5, seed=8))], F.mse_loss)

@@ -334,6 +334,8 @@ COMPOSITES = {
         ref=lambda x, y: np.mean(np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x))))),
     "sequence_mask": case(np.array([0, 3, 5], "int64"), maxlen=5, dtype="float32",
                           ref=lambda x, maxlen, dtype: (np.arange(5) < x[:, None]).astype(np.float32)),
+    "pad": case(F(2, 3, 4, 5), pad=[1, 2, 2, 1], mode="reflect",
+                ref=lambda x, pad, mode: np.pad(x, [(0, 0), (0, 0), (2, 1), (1, 2)], mode="reflect")),
     "adaptive_avg_pool2d": case(F(2, 3, 4, 6), output_size=[2, 3],
                                 ref=lambda x, output_size: x.reshape(2, 3, 2, 2, 3, 2).mean((3, 5))),
 }
