@@ -86,3 +86,17 @@ def test_transformer_encoder_converts_trains_and_saves(pre_norm, tmp_path):
         ids = rng.integers(1, 20, shape).astype("int64")
         np.testing.assert_allclose(loaded(rt.to_tensor(ids)).numpy(), eager(rt.to_tensor(ids)).numpy(),
                                    rtol=1e-4, atol=1e-5)
+
+
+def test_encoder_with_run_time_dims_exports_to_onnx(tmp_path):
+    import onnxruntime as ort   # the `test` extra installs it
+    rt.seed(4)
+    net = Encoder(pre_norm=True)
+    net.eval()
+    path = str(tmp_path / "enc.onnx")
+    dy2st.export_onnx(net, path, input_spec=[dy2st.InputSpec([None, None], "int64", "ids")])
+    sess = ort.InferenceSession(path)
+    for shape in ((1, 4), (3, 9)):
+        ids = np.random.default_rng(shape[1]).integers(0, 20, shape).astype("int64")
+        got = sess.run(None, {sess.get_inputs()[0].name: ids})[0]
+        np.testing.assert_allclose(got, net(rt.to_tensor(ids)).numpy(), rtol=1e-4, atol=1e-5)
