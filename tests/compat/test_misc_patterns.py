@@ -252,3 +252,16 @@ def setitem_in_branch(x):
 
 def test_item_write_in_both_branches_of_a_tensor_if():
     check(setitem_in_branch, (X + 1,), (X - 1,), programs=1, grad=True)
+
+
+class BuildsALayerInForward(nn.Layer):
+    def forward(self, x):
+        fc = nn.Linear(4, 2)
+        return fc(x)
+
+
+def test_layer_built_inside_forward_is_refused_at_the_users_line():
+    net = dy2st.to_static(BuildsALayerInForward())
+    with pytest.raises(RuntimeError, match="Create the Layer in __init__") as err:
+        net(rt.to_tensor(X))
+    assert "fc = nn.Linear(4, 2)" in str(err.value)
