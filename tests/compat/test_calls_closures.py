@@ -275,3 +275,33 @@ def test_to_static_on_a_bound_method_keeps_self():
     sf = dy2st.to_static(h.amplify)
     for x in (X, NEG):
         np.testing.assert_allclose(sf(rt.to_tensor(x)).numpy(), h.amplify(rt.to_tensor(x)).numpy())
+
+
+STEP = 0
+
+
+def counts_calls(x):
+    global STEP
+    STEP = STEP + 1
+    if x.mean() > 0:
+        return x * STEP
+    return x
+
+
+def test_full_graph_false_runs_what_cannot_convert_eagerly_with_a_warning():
+    global STEP
+    pos = np.abs(X) + 0.1
+    sf = dy2st.to_static(counts_calls, full_graph=False)
+    with pytest.warns(Warning):
+        out = sf(rt.to_tensor(pos))
+    assert STEP == 1
+    np.testing.assert_allclose(out.numpy(), pos, rtol=1e-6)
+    np.testing.assert_allclose(sf(rt.to_tensor(pos)).numpy(), pos * 2, rtol=1e-6)  # eager each call
+    STEP = 0
+    with pytest.raises(Dy2StSyntaxError, match="global STEP"):
+        dy2st.to_static(counts_calls)(rt.to_tensor(X))
+
+
+def test_rollback_gives_the_original_function_back():
+    sf = dy2st.to_static(calls_helper)
+    assert sf.rollback() is calls_helper
