@@ -7,7 +7,7 @@ function, which routes through ``dispatch.apply``.  ``x.sum(axis=1)`` is
 ``rt.sum(x, axis=1)``.
 """
 from . import assign  # noqa: F401  (declares the clone composite)
-from .ops import common, elementwise, indexing, logic, math, reduce, shape
+from .ops import common, elementwise, indexing, logic, math, shape
 from .registry import tensor_methods
 from .tensor import TensorLike
 
@@ -65,20 +65,8 @@ _OPERATORS = {
 # ``@composite(..., methods=[...])`` as for ``clone``).
 _METHODS = tensor_methods()
 
-def _size(x):
-    # An eager Tensor defines its own (an int); a static Variable's is an int when its shape
-    # is known, else the numel op's run-time value.
-    if all(d >= 0 for d in x.shape):
-        n = 1
-        for d in x.shape:
-            n *= d
-        return n
-    return reduce.numel(x)
-
-
 _PROPERTIES = {
     "T": _transposed,
-    "size": _size,
 }
 
 

@@ -8,7 +8,7 @@ import pytest
 import dy2st
 import runtime as rt
 
-from .helpers import arr, check, needs_casts, same
+from .helpers import arr, check, needs_casts, needs_variable_size, same
 
 X = arr(4, 6)
 SPEC = [dy2st.InputSpec([None, 6], "float32", "x")]
@@ -278,12 +278,21 @@ def test_chained_comparison_with_a_tensor_link():
     assert "_jst.Compare" in sf.code
 
 
-def rank_and_size(x):
-    return x * x.dim() + x.size + x.ndim
+def rank_methods(x):
+    return x * x.dim() + x.ndimension() + x.ndim
 
 
-def test_rank_and_size_methods():
-    check(rank_and_size, (X,), grad=True)
+def size_property(x):
+    return x * x.size
+
+
+def test_rank_methods():
+    check(rank_methods, (X,), grad=True)
+
+
+@needs_variable_size
+def test_size_property():
+    check(size_property, (X,), grad=True)
 
 
 def none_dim_idioms(x):
