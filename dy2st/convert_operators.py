@@ -27,7 +27,7 @@ from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Assert", "FString", "Print", "Len", "Shape", "Append",
            "Pop", "SetItem", "Unpack", "AsDtype", "Numpy", "PyValue", "Stack", "Concat", "TensorArray",
-           "RaiseIf", "IsInstance", "SetStopGradient", "TraceExcept"]
+           "RaiseIf", "IsInstance", "SetStopGradient", "TraceExcept", "Compare", "Truth"]
 
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""
@@ -40,3 +40,7 @@ def origin_of(generated_filename, generated_lineno):
     """Re-exported for error mapping: the user line behind a generated line."""
     return origin_info.origin_of(generated_filename, generated_lineno)
 
+
+# Chained comparisons (`a < b < c`) and condition operands, from the comparisons and
+# condition_truth passes.
+from dy2st.operators.comparisons import Compare, Truth  # noqa: E402

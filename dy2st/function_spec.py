@@ -17,6 +17,7 @@ from runtime.framework import Variable
 from runtime.static import InputSpec
 
 from .error import UserOrigin, format_location
+from .operators.tensor_array import TensorArray
 from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 
@@ -32,6 +33,19 @@ class _TensorSlot:
         return f"<tensor #{self.index}>"
 
 
+def _sequence(obj, items):
+    """The skeleton of a list/tuple: a namedtuple keeps its class (rebuilt as that class), other
+    list and tuple subclasses come back as plain lists and tuples."""
+    if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
+        return ("namedtuple", type(obj), items)
+    return ("list" if isinstance(obj, list) else "tuple", items)
+
+
+def _items(skeleton):
+    """The item skeletons of a list/tuple/namedtuple skeleton."""
+    return skeleton[2] if skeleton[0] == "namedtuple" else skeleton[1]
+
+
 def flatten(obj, tensors):
     """Replace tensors in a nested structure with slots; return a hashable skeleton."""
     if isinstance(obj, rt.Tensor):
@@ -41,7 +55,7 @@ def flatten(obj, tensors):
         tensors.append(rt.to_tensor(obj))
         return ("T", len(tensors) - 1)
     if isinstance(obj, (list, tuple)):
-        return (type(obj).__name__, tuple(flatten(v, tensors) for v in obj))
+        return _sequence(obj, tuple(flatten(v, tensors) for v in obj))
     if isinstance(obj, dict):
         return ("dict", tuple((k, flatten(obj[k], tensors)) for k in sorted(obj, key=repr)))
     try:
@@ -57,11 +71,16 @@ def unflatten(skeleton, values):
     kind = skeleton[0]
     if kind == "T":
         return values[skeleton[1]]
+    if kind == "array":
+        stacked = values[skeleton[1]]
+        return [stacked[i] for i in range(stacked.shape[0])]
     if kind in ("list", "tuple"):
         items = [unflatten(s, values) for s in skeleton[1]]
         return items if kind == "list" else tuple(items)
     if kind == "dict":
         return {k: unflatten(s, values) for k, s in skeleton[1]}
+    if kind == "namedtuple":
+        return skeleton[1](*[unflatten(s, values) for s in _items(skeleton)])
     return skeleton[2]
 
 
@@ -82,9 +101,9 @@ def spec_list(input_spec):
 def check_against_spec(tensors, input_spec, fn_name):
     """Validate tensors against ``input_spec``; return the shapes to trace with (-1 for None dims)."""
     specs = [s for s in spec_list(input_spec) if isinstance(s, InputSpec)]
-    if len(specs) < len(tensors):
-        raise ValueError(f"{fn_name}() got {len(tensors)} tensor arguments but input_spec describes "
-                         f"{len(specs)}: {specs}")
+    # Tensors beyond the declared specs (an optional argument given a Tensor) are described by
+    # themselves, as Paddle does: their dtype and exact shape select the Program.
+    specs = specs + [InputSpec.from_tensor(t) for t in tensors[len(specs):]]
     shapes = []
     for i, (t, spec) in enumerate(zip(tensors, specs)):
         want = [(-1 if d is None else int(d)) for d in spec.shape]
@@ -120,8 +139,8 @@ def has_input_spec(obj):
 def skeleton_values(skeleton):
     """The Python values (not tensors) a skeleton holds, e.g. Layers passed as arguments."""
     kind = skeleton[0]
-    if kind in ("list", "tuple"):
-        return [v for s in skeleton[1] for v in skeleton_values(s)]
+    if kind in ("list", "tuple", "namedtuple"):
+        return [v for s in _items(skeleton) for v in skeleton_values(s)]
     if kind == "dict":
         return [v for _, s in skeleton[1] for v in skeleton_values(s)]
     return [skeleton[2]] if kind == "V" else []
@@ -136,7 +155,7 @@ def specs_to_placeholders(structure):
 
     def walk(s):
         if isinstance(s, (list, tuple)):
-            return (type(s).__name__, tuple(walk(v) for v in s))
+            return _sequence(s, tuple(walk(v) for v in s))
         if isinstance(s, dict):
             return ("dict", tuple((k, walk(s[k])) for k in sorted(s, key=repr)))
         if isinstance(s, InputSpec):
@@ -184,6 +203,8 @@ def skeleton_text(skeleton):
     kind = skeleton[0]
     if kind == "T":
         return "<tensor>"
+    if kind == "namedtuple":
+        return f"{skeleton[1].__name__}({', '.join(skeleton_text(s) for s in _items(skeleton))})"
     if kind in ("list", "tuple"):
         inner = ", ".join(skeleton_text(s) for s in skeleton[1])
         return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(skeleton[1]) == 1 else ''})"
@@ -206,11 +227,15 @@ def flatten_outputs(obj, out_vars, fn=None):
     if isinstance(obj, Variable):
         out_vars.append(obj)
         return ("T", len(out_vars) - 1)
+    if isinstance(obj, TensorArray):
+        # A list built in a tensor loop: one stacked output, handed back as a list of its rows.
+        out_vars.append(obj.tensor)
+        return ("array", len(out_vars) - 1)
     if isinstance(obj, rt.Tensor):
         out_vars.append(to_variable(obj))
         return ("T", len(out_vars) - 1)
     if isinstance(obj, (list, tuple)):
-        return (type(obj).__name__, tuple(flatten_outputs(v, out_vars, fn) for v in obj))
+        return _sequence(obj, tuple(flatten_outputs(v, out_vars, fn) for v in obj))
     if isinstance(obj, dict):
         return ("dict", tuple((k, flatten_outputs(v, out_vars, fn)) for k, v in obj.items()))
     return ("V", type(obj).__name__, obj)

@@ -62,8 +62,8 @@ class PartialProgram:
                 if not t.stop_gradient and t._value.dtype.kind == "f"]
 
     def _needs_grad(self, tensors):
-        if not is_grad_enabled():
-            return False
+        if not is_grad_enabled() or not any(v.dtype in _FLOATS for v in self.outputs):
+            return False  # no float output (say, decoded token ids): nothing to differentiate
         return any(not t.stop_gradient for t in tensors) or \
             any(not t.stop_gradient for t in self.program.bound_tensors.values())
 

@@ -271,6 +271,7 @@ class StaticFunction:
         if self._input_spec is not None:
             shapes = check_against_spec(tensors, self._input_spec, self.__name__)
             names = [s.name for s in spec_list(self._input_spec) if isinstance(s, InputSpec)]
+            names += [None] * (len(tensors) - len(names))  # tensors beyond the specs
         else:
             shapes = [t.shape for t in tensors]
             names = [None] * len(tensors)

@@ -12,6 +12,7 @@ import gast
 
 from dy2st import convert_operators, decorators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
+from dy2st.transformers import comparisons, condition_truth
 from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, casts, exceptions, ifelse,
                                 len_shape, list_append, logical_expressions, loops, return_statements,
                                 unsupported)
@@ -36,6 +37,9 @@ def _pipeline(node, ctx, snapshot):
     # `lst.append(x)` -> `lst = _jst.Append(lst, x)` before loops are analysed, so the list is
     # seen as written (a loop carry).
     node = list_append.transform(node, ctx); snapshot("list_append", node)
+    # Operands of `and`/`or` in conditions -> `_jst.Truth(...)`, while `assert` is still a
+    # statement (the next pass makes it a call) and before `and`/`or` are rewritten.
+    node = condition_truth.transform(node, ctx); snapshot("condition_truth", node)
     # These rewrite calls the call pass must then leave alone (`print`, `len`, `assert`).
     node = assert_print.transform(node, ctx); snapshot("assert_print", node)
     node = len_shape.transform(node, ctx); snapshot("len_shape", node)
@@ -45,6 +49,8 @@ def _pipeline(node, ctx, snapshot):
     # Calls before control flow: afterwards, calls to generated branch/loop functions exist
     # only inside `_jst`, never in user-visible call sites the pass could wrap by mistake.
     node = call_trees.transform(node, ctx); snapshot("call_trees", node)
+    # `a < b < c` -> `_jst.Compare`, an `and` of its links, before `and`/`or` and `if`.
+    node = comparisons.transform(node, ctx); snapshot("comparisons", node)
     # `and`/`or`/`not` before `if`/`while`, whose tests they appear in (including the break
     # flags' `not __break_0 and ...`).
     node = logical_expressions.transform(node, ctx); snapshot("logical_expressions", node)
@@ -57,7 +63,8 @@ def _pipeline(node, ctx, snapshot):
 
 # The snapshots `passes` holds, in pipeline order (the first is the parsed original).
 PASS_NAMES = ("original", "attributes", "exceptions", "return_statements", "break_statements", "list_append",
-              "assert_print", "len_shape", "casts", "call_trees", "logical_expressions", "ifelse", "loops")
+              "condition_truth", "assert_print", "len_shape", "casts", "call_trees", "comparisons",
+              "logical_expressions", "ifelse", "loops")
 
 
 class ConvertedFunction:

@@ -39,6 +39,11 @@ def encode_structure(skeleton):
     kind = skeleton[0]
     if kind == "T":
         return {"tensor": skeleton[1]}
+    if kind == "array":  # a list built in a tensor loop: its rows, as a list
+        return {"rows": skeleton[1]}
+    if kind == "namedtuple":  # saved as a plain tuple: the loaded model has no user classes
+        skeleton = ("tuple", skeleton[2])
+        kind = "tuple"
     if kind in ("list", "tuple"):
         items = [encode_structure(s) for s in skeleton[1]]
         return None if any(i is None for i in items) else {kind: items}
@@ -61,6 +66,9 @@ def decode_structure(enc, outs):
         if type(body) is not int or not 0 <= body < len(outs):
             raise ValueError(f"output structure refers to output #{body!r}; the model has {len(outs)}")
         return outs[body]
+    if kind == "rows":
+        stacked = decode_structure({"tensor": body}, outs)
+        return [stacked[i] for i in range(stacked.shape[0])]
     if kind == "list":
         return [decode_structure(s, outs) for s in body]
     if kind == "tuple":
@@ -77,7 +85,7 @@ def _valid_structure(enc):
     if not isinstance(enc, dict) or len(enc) != 1:
         return False
     (kind, body), = enc.items()
-    if kind in ("tensor", "value"):
+    if kind in ("tensor", "value", "rows"):
         return True
     if kind in ("list", "tuple"):
         return isinstance(body, list) and all(_valid_structure(s) for s in body)

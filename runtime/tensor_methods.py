@@ -76,6 +76,8 @@ def install():
         setattr(TensorLike, name, fn)
     for name, fn in _PROPERTIES.items():
         setattr(TensorLike, name, property(fn))
+    # Paddle's x.dim() / x.ndimension(): the rank, a Python int (known statically too).
+    TensorLike.dim = TensorLike.ndimension = lambda x: x.ndim
     # Tensor defines its own eager detach(); a Variable's is a stop_gradient op.
     TensorLike.detach = common.stop_gradient
     # Elementwise ``==`` would make tensors unhashable; they hash by identity.

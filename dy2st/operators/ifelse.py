@@ -180,6 +180,11 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=
             merged.append(a)
         elif a is RETURN_NO_VALUE and _tensorizable(b):
             return None
+        elif (a is RETURN_NO_VALUE or b is RETURN_NO_VALUE) and not _tensorizable(b if a is RETURN_NO_VALUE else a):
+            # `return None` (or another Python value) under a tensor `if`: where the return
+            # flag is set the value is that one; elsewhere later code sets it or the function
+            # ends, returning None as well, so the defined value stands for both.
+            merged.append(b if a is RETURN_NO_VALUE else a)
         elif isinstance(a, UndefinedVar) or isinstance(b, UndefinedVar):
             staging.record("undefined", None, labels[i])
             merged.append(UndefinedVar(labels[i]))

@@ -18,7 +18,7 @@ from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSe
 from dy2st.operators.side_effects import MISSING, probing, tracked
 from dy2st.operators.python_semantics import python_int
 from dy2st.operators.tensor_array import TensorArray
-from dy2st.pyct.undefined import UndefinedVar
+from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 
 _PY_DTYPE = ((bool, "bool"), (int, "int64"), (float, "float32"))
@@ -141,9 +141,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     carried = [i for i, v in enumerate(values) if not (_plain(v) and not isinstance(v, (bool, int, float)))
                and not _is_static_object(v)]
     values, carried = _initialise_unknown_carries(body, prefix, values, carried)
-    specs, loop_vars = [], list(prefix)
+    specs, loop_vars, numbers = [], list(prefix), {}
     for i in carried:
         spec, flat = _carry_spec(values[i], names[i])
+        if isinstance(values[i], (bool, int, float)):
+            numbers[len(loop_vars)] = values[i]  # flat position -> the Python number it starts as
         specs.append(spec)
         loop_vars.extend(flat)
     p = len(prefix)
@@ -177,8 +179,9 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             new.extend(_conform(spec, outs[i], loop_vars[pos:pos + size], names[i]))
             pos += size
         new = [v.tensor if isinstance(v, TensorArray) else v for v in new]
-        widen = {k: v.dtype for k, (old, v) in enumerate(zip(loop_vars, new))
+        widen = {k: (v.dtype, None) for k, (old, v) in enumerate(zip(loop_vars, new))
                  if rt.is_tensor(old) and rt.is_tensor(v) and _widens(old, v)}
+        widen.update(_number_reshapes(numbers, loop_vars, new))
         if widen:
             raise _Widen(widen)
         return new
@@ -193,8 +196,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             # `s = s + i64` with an int32 `s`: eager code widens `s` on the first iteration;
             # the loop carries the wider dtype from the start (differs only if it never runs).
             _drop_blocks(blocks)
-            for k, dtype in w.casts.items():
-                loop_vars[k] = rt.cast(loop_vars[k], dtype)
+            for k, (dtype, shape) in w.casts.items():
+                if shape is None:
+                    loop_vars[k] = rt.cast(loop_vars[k], dtype)
+                else:  # a Python number the body replaces by a tensor: start as that tensor
+                    loop_vars[k] = rt.full(shape, numbers.pop(k), dtype)
             continue
         except _InBranch as wrapped:
             raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
@@ -203,6 +209,22 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                 f"the tensor-dependent loop changes the dtype or rank of one of {', '.join(names)}: {e}")) from e
     hidden, full = rebuild(list(results))
     return tuple(full)
+
+
+def _number_reshapes(numbers, loop_vars, new):
+    """{flat position: (dtype, shape)} for carries that start as a Python number and that the
+    body turns into a tensor of another rank (`s = 0` then `s = s + row`): eager code holds that
+    tensor after the first iteration, so the loop starts with the number filled to its shape
+    and dtype (the results differ only in kind, not value, if the loop never runs)."""
+    out = {}
+    for k, number in numbers.items():
+        old, v = loop_vars[k], new[k]
+        if not (rt.is_tensor(v) and old.ndim != v.ndim and all(d >= 0 for d in v.shape)):
+            continue
+        kind = np.dtype(v.dtype.np).kind
+        if kind == "f" or (kind in "iu" and not isinstance(number, float)) or isinstance(number, bool):
+            out[k] = (v.dtype, list(v.shape))
+    return out
 
 
 class _Widen(Exception):
@@ -311,9 +333,15 @@ def _initialise_unknown_carries(body, prefix, values, carried):
         out = outs[i]
         if isinstance(values[i], list) and isinstance(out, list) and out and rt.is_tensor(out[-1]):
             item = out[-1]
-            if all(d >= 0 for d in item.shape):
-                values[i] = TensorArray(rt.zeros([0] + list(item.shape), item.dtype))
+            # Dims known only at run time start as 1: an empty array takes the first item's
+            # real dims when it is appended to (TensorArray.appended reshapes it).
+            values[i] = TensorArray(rt.zeros([0] + [d if d >= 0 else 1 for d in item.shape], item.dtype))
         elif isinstance(values[i], UndefinedVar) and out is values[i]:
+            kept.pop()
+        elif values[i] is RETURN_NO_VALUE and out is None:
+            # `return None` inside the loop: the function returns None whether or not the loop
+            # returns (falling off its end is None too), so the value is plain Python.
+            values[i] = None
             kept.pop()
         elif isinstance(values[i], UndefinedVar) and _tensorizable(out):
             values[i] = _dummy_like(out)

@@ -22,6 +22,7 @@ from runtime.dispatch import apply
 from runtime.ops import indexing
 
 from dy2st.operators.common import _with_location, is_symbolic
+from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import UndefinedVar
 
 MISSING = UndefinedVar("<missing>")  # the value of a slot a container does not hold
@@ -189,6 +190,9 @@ def SetItem(target, key, value):
     write follows a tensor-dependent branch or loop like any assignment); lists, dicts, eager
     tensors and other objects are written in place and come back unchanged.
     """
+    if isinstance(target, TensorArray):
+        # A list carried by a tensor loop is one stacked tensor: write its row.
+        return TensorArray(SetItem(target.tensor, key, value))
     if not (is_symbolic(target) or (rt.is_tensor(target) and is_symbolic(value))):
         target[key] = value
         return target

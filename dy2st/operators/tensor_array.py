@@ -2,7 +2,7 @@
 in a tensor loop -> one stacked tensor (a `while` carry); a Python list -> plain Python."""
 import runtime as rt
 
-from dy2st.operators.common import _length, _with_location
+from dy2st.operators.common import _length, _with_location, is_symbolic
 
 
 class TensorArray:
@@ -23,16 +23,34 @@ class TensorArray:
                 "item (and drop it after), or build it with a Python loop"))
         return cls(rt.stack([i if rt.is_tensor(i) else rt.to_tensor(i) for i in items], axis=0))
 
-    def append(self, item):
-        """A new TensorArray with ``item`` added at the end."""
-        return TensorArray(rt.concat([self.tensor, rt.unsqueeze(item, 0)], axis=0))
+    def appended(self, item):
+        """A new array with `item` added at the end."""
+        arr = self.tensor
+        if any(d < 0 for d in item.shape) and is_symbolic(item):
+            # The array may still be the empty start whose unknown dims are placeholders: give it
+            # the item's run-time dims (a no-op once it holds items).
+            dims = rt.shape(item)
+            arr = rt.reshape(arr, [-1] + [d if d >= 0 else dims[k] for k, d in enumerate(item.shape)])
+        return TensorArray(rt.concat([arr, rt.unsqueeze(item, 0)], axis=0))
 
-    def pop(self, index=-1):
+    def popped(self, index=-1):
         """(the array without its item at `index`, that item); only the last item can go."""
         if not (isinstance(index, int) and index == -1):
             raise ValueError(_with_location(
                 "a list built in a tensor-dependent loop can only pop() its last item"))
         return TensorArray(self.tensor[:-1]), self.tensor[-1]
+
+    # User code that calls the list methods itself after the loop (not rewritten to
+    # `_jst.Append`/`_jst.Pop`) sees a Python list's behaviour: changed in place.
+    def append(self, item):
+        """`lst.append(item)`: in place, like a Python list."""
+        self.tensor = self.appended(item).tensor
+
+    def pop(self, index=-1):
+        """`lst.pop()`: removes and returns the last item, like a Python list."""
+        rest, item = self.popped(index)
+        self.tensor = rest.tensor
+        return item
 
     def length(self):
         """The number of items (a tensor when unknown until run time)."""
@@ -40,6 +58,12 @@ class TensorArray:
 
     def __getitem__(self, index):
         return self.tensor[index]
+
+    def __bool__(self):
+        # Python would say True for any object; the list may be empty when the Program runs.
+        raise TypeError(_with_location(
+            "the truth value of a list built in a tensor-dependent loop is known only when the "
+            "Program runs: test `len(lst) > 0` instead of `lst`"))
 
     def __iter__(self):
         raise TypeError("a list built in a tensor-dependent loop has a length known only when the "
@@ -52,7 +76,7 @@ class TensorArray:
 def Append(lst, item):
     """`lst.append(item)`, written back: the same Python list, or a new TensorArray."""
     if isinstance(lst, TensorArray):
-        return lst.append(item)
+        return lst.appended(item)
     lst.append(item)
     return lst
 
@@ -60,7 +84,7 @@ def Append(lst, item):
 def Pop(lst, *index):
     """`item = lst.pop(*index)`, written back as `lst, item = _jst.Pop(lst, *index)`."""
     if isinstance(lst, TensorArray):
-        return lst.pop(*index)
+        return lst.popped(*index)
     item = lst.pop(*index)
     return lst, item
 

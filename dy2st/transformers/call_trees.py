@@ -46,6 +46,10 @@ def _is_library(obj):
     return module.split(".")[0] in LIBRARY_ROOTS
 
 
+def _is_user_class(obj):
+    return inspect.isclass(obj) and (getattr(obj, "__module__", "") or "").split(".")[0] not in LIBRARY_ROOTS
+
+
 def _resolve(node, namespace):
     """The object an expression names, if globals/closure pin it down; else a sentinel."""
     if isinstance(node, gast.Name):
@@ -83,6 +87,9 @@ class CallTreeTransformer(transformer.Transformer):
         super().__init__(ctx)
         self.local_names = set()
         self.self_name = None
+        # Locals bound to a new instance of a user class (`h = Helper(3)`): their methods are
+        # user code even when named like a Tensor method (`h.scale(x)`).
+        self.user_objects = set()
 
     def visit_FunctionDef(self, node):
         if self.self_name is None and node.args.args:
@@ -93,6 +100,9 @@ class CallTreeTransformer(transformer.Transformer):
                 self.local_names.add(n.id)
             elif isinstance(n, gast.FunctionDef):
                 self.local_names.add(n.name)
+            if (isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name)
+                    and isinstance(n.value, gast.Call) and _is_user_class(_resolve(n.value.func, self.ctx.namespace))):
+                self.user_objects.add(n.targets[0].id)
         self.generic_visit(node)
         return node
 
@@ -106,6 +116,8 @@ class CallTreeTransformer(transformer.Transformer):
         if isinstance(root, gast.Name) and root.id == "_jst":
             return True
         if isinstance(root, gast.Name) and root.id in self.local_names:
+            if isinstance(func, gast.Attribute) and root is func.value and root.id in self.user_objects:
+                return False
             return isinstance(func, gast.Attribute) and func.attr in PLAIN_METHODS
         target = _resolve(func, self.ctx.namespace)
         if target is not _UNKNOWN:

@@ -6,9 +6,12 @@ from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, 
                            Tanh)
 from .layers_activation import ELU, LeakyReLU, LogSigmoid, Mish, Silu, Softplus, Swish
 from .layers_conv import AvgPool2D, Conv2D, MaxPool2D
+from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss
+from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
 from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, LayerNorm
 from .loss import CrossEntropyLoss, MSELoss
 from .param_attr import ParamAttr
+from .parameter_list import ParameterList
 from .rnn import GRUCell, LSTMCell, SimpleRNNCell
 from .rnn_layers import GRU, LSTM, RNN, BiRNN, SimpleRNN
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
@@ -17,6 +20,7 @@ from ..tensor import Parameter
 __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "LayerDict", "Linear", "Embedding",
            "Dropout", "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Softplus",
            "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "Conv2D", "MaxPool2D",
-           "AvgPool2D", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
-           "ParamAttr", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
+           "AvgPool2D", "AdaptiveAvgPool2D", "BCEWithLogitsLoss", "MultiHeadAttention", "TransformerEncoderLayer",
+           "TransformerEncoder", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
+           "ParamAttr", "ParameterList", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
            "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]

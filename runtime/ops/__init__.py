@@ -2,3 +2,4 @@
 from . import common, math  # noqa: F401
 from . import creation, elementwise, indexing, logic, reduce, shape, slicing, sort  # noqa: F401
 from . import nn_ops  # noqa: F401  (neural-network ops)
+from . import composite_pad, composites_extra  # noqa: F401  (Paddle functions built from the ops above)

@@ -14,7 +14,7 @@ from ..framework import Variable, _mode
 from ..random import generator
 from ..registry import RANDOM, Meta, def_op
 from ..tensor import Tensor, TensorLike
-from .common import cast, constant
+from .common import cast, constant, stop_gradient as _detach
 from .shape import expand, reshape
 from .shape_args import fill_dims, python_int, split_shape, static_dims, tensor_input
 from ..hints import DTypeLike, ShapeLike
@@ -110,7 +110,8 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
     if isinstance(data, TensorLike):
         out = data if dtype is None else cast(data, dtype)
         if isinstance(out, Variable):
-            return out
+            # Eager to_tensor copies into a new leaf, so no gradient flows back to `data`.
+            return _detach(out)
         out = Tensor(np.array(out._value, copy=True), stop_gradient=stop_gradient)
         return out
     dt = convert_dtype(dtype) if dtype is not None else default_dtype_of(data)

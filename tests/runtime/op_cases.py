@@ -317,6 +317,27 @@ COMPOSITES = {
     "elu": case(D(3, 4) + 0.05, alpha=0.5, ref=lambda x, alpha: np.where(x > 0, x, alpha * np.expm1(x))),
     "log_sigmoid": case(F(3, 4) * 10, ref=lambda x: -np.logaddexp(0, -x)),
     "mish": case(F(3, 4) * 3, ref=lambda x: x * np.tanh(np.logaddexp(0, x))),
+    "tril": case(F(2, 3, 4), diagonal=1, ref=lambda x, diagonal: np.tril(x, diagonal)),
+    "triu": case(F(3, 4), diagonal=-1, ref=lambda x, diagonal: np.triu(x, diagonal)),
+    "logsumexp": case(F(3, 4) * 5, axis=1, ref=lambda x, axis: np.log(np.exp(x).sum(axis))),
+    "var": case(F(3, 4), axis=0, ref=lambda x, axis: x.var(axis, ddof=1)),
+    "std": case(F(3, 4), axis=[0, 1], keepdim=True, unbiased=False,
+                ref=lambda x, axis, keepdim, unbiased: x.std(keepdims=True)),
+    "masked_fill": case(F(3, 4), np.arange(12).reshape(3, 4) % 3 == 0, value=-9.0,
+                        ref=lambda x, m, value: np.where(m, np.float32(value), x)),
+    "bmm": case(F(2, 3, 4), F(2, 4, 5), ref=lambda x, y: x @ y),
+    "index_select": case(F(4, 3), np.array([2, 0, 2], "int64"), axis=0, ref=lambda x, i, axis: x[i]),
+    "log1p": case(P(3, 4), ref=lambda x: np.log1p(x)),
+    "normalize": case(F(3, 4), axis=1, ref=lambda x, axis: x / np.sqrt((x * x).sum(1, keepdims=True))),
+    "binary_cross_entropy_with_logits": case(
+        F(3, 4) * 3, (F(3, 4) > 0).astype(np.float32), grad=[0],
+        ref=lambda x, y: np.mean(np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x))))),
+    "sequence_mask": case(np.array([0, 3, 5], "int64"), maxlen=5, dtype="float32",
+                          ref=lambda x, maxlen, dtype: (np.arange(5) < x[:, None]).astype(np.float32)),
+    "pad": case(F(2, 3, 4, 5), pad=[1, 2, 2, 1], mode="reflect",
+                ref=lambda x, pad, mode: np.pad(x, [(0, 0), (0, 0), (2, 1), (1, 2)], mode="reflect")),
+    "adaptive_avg_pool2d": case(F(2, 3, 4, 6), output_size=[2, 3],
+                                ref=lambda x, output_size: x.reshape(2, 3, 2, 2, 3, 2).mean((3, 5))),
 }
 
 SKIP = {

@@ -325,6 +325,8 @@ def test_composite(name):
     rng = np.random.default_rng(3)
     w = rng.standard_normal(eager.shape)
     tensors = [None if x is None else rt.Tensor(x.copy(), stop_gradient=x.dtype.kind != "f") for x in inputs]
+    if all(t is None or t.stop_gradient for t in tensors):
+        return  # integer inputs only (sequence_mask): nothing to differentiate
     rt.sum(fn(*tensors, **c.attrs) * rt.to_tensor(w)).backward()
     eps = 1e-6
     for i, x in enumerate(inputs):

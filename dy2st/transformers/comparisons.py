@@ -1,0 +1,33 @@
+"""Chained comparisons -> `_jst.Compare`, so a tensor operand makes a graph op instead of
+asking a static Variable for its Python truth value.
+
+Python evaluates `a < b < c` as `a < b and b < c` with `b` evaluated once, stopping at the
+first false link. Later operands are wrapped in lambdas (evaluated in order, each once); the
+comparison operators are passed by name:
+
+    if 0 < x.mean() < 1:               if _jst.Compare(0, ('<', lambda: x.mean()), ('<', lambda: 1)):
+
+A single comparison (`a < b`) is left alone: it is already one op or one Python value.
+"""
+import gast
+
+from dy2st.pyct import templates, transformer
+
+_SYMBOLS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==", gast.NotEq: "!=",
+            gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in"}
+
+
+class ChainedComparisonTransformer(transformer.Transformer):
+    def visit_Compare(self, node):
+        self.generic_visit(node)
+        if len(node.ops) < 2:
+            return node
+        links = [templates.replace_as_expression("(op, lambda: value)",
+                                                 op=gast.Constant(value=_SYMBOLS[type(op)], kind=None),
+                                                 value=value)
+                 for op, value in zip(node.ops, node.comparators)]
+        return templates.replace_as_expression("_jst.Compare(first, links)", first=node.left, links=links)
+
+
+def transform(node, ctx):
+    return ChainedComparisonTransformer(ctx).visit(node)

@@ -1,0 +1,62 @@
+"""``F.pad`` (Paddle's ``paddle.nn.functional.pad``) as a composite of slicing and ``concat``:
+its gradient, static form and ONNX export are those of the ops it is made of."""
+from ..registry import composite
+from .creation import full
+from .indexing import getitem
+from .shape import concat, shape
+
+_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _pairs(pad, ndim, data_format):
+    """{axis: (before, after)} from Paddle's pad list: all dims first-to-last when it has 2 * ndim
+    entries, else (left, right, top, bottom, front, back) from the last spatial dim backwards."""
+    pad = [int(p) for p in pad]
+    if len(pad) % 2:
+        raise ValueError(f"pad: the pad list needs pairs (before, after), got {pad}")
+    if len(pad) == 2 * ndim:
+        return {a: (pad[2 * a], pad[2 * a + 1]) for a in range(ndim)}
+    if not data_format.startswith("NC"):
+        raise ValueError(f"pad: data_format {data_format!r} is not supported (channels-first only)")
+    if len(pad) > 2 * (ndim - 2):
+        raise ValueError(f"pad: {len(pad)} pad entries for a rank-{ndim} input in {data_format}")
+    return {ndim - 1 - k: (pad[2 * k], pad[2 * k + 1]) for k in range(len(pad) // 2)}
+
+
+def _take(x, axis, sl):
+    key = [slice(None)] * x.ndim
+    key[axis] = sl
+    return getitem(x, tuple(key))
+
+
+def _border(x, axis, n, before, mode, value):
+    if mode == "constant":
+        dims = [d if d >= 0 else shape(x)[i] for i, d in enumerate(x.shape)]
+        dims[axis] = n
+        return full(dims, value, dtype=x.dtype)
+    if mode == "replicate":
+        edge = _take(x, axis, slice(0, 1) if before else slice(-1, None))
+        return concat([edge] * n, axis=axis)
+    if mode == "circular":
+        return _take(x, axis, slice(-n, None) if before else slice(0, n))
+    # reflect: the n entries next to the edge, mirrored (the edge itself is not repeated)
+    return _take(x, axis, slice(n, 0, -1) if before else slice(-2, -n - 2, -1))
+
+
+@composite("pad", functional=["pad"])
+def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
+    """Pad ``x`` by ``pad`` (Paddle's layout of the list) with ``mode`` "constant" (``value``),
+    "reflect", "replicate" or "circular"."""
+    if mode not in _MODES:
+        raise ValueError(f"pad: mode must be one of {_MODES}, got {mode!r}")
+    for axis, (before, after) in sorted(_pairs(pad, x.ndim, data_format).items()):
+        if before < 0 or after < 0:
+            raise ValueError(f"pad: negative padding {before, after} is not supported")
+        if mode == "reflect" and max(before, after) >= x.shape[axis] >= 0:
+            raise ValueError(f"pad: reflect padding {before, after} must be smaller than dim {axis} "
+                             f"({x.shape[axis]})")
+        parts = ([_border(x, axis, before, True, mode, value)] if before else []) + [x] + \
+                ([_border(x, axis, after, False, mode, value)] if after else [])
+        if len(parts) > 1:
+            x = concat(parts, axis=axis)
+    return x

@@ -1,0 +1,176 @@
+"""Composites of Paddle 2.x functions that models use often, each a function of registered ops
+(so their gradients, static form and ONNX export are those of the ops they are made of):
+``tril``/``triu`` (causal masks), ``logsumexp``, ``var``/``std``, ``masked_fill``, ``bmm``,
+``index_select``, ``log1p``, and ``F.normalize``, ``F.binary_cross_entropy_with_logits``,
+``F.sequence_mask``, ``F.adaptive_avg_pool2d``."""
+from ..registry import composite
+from .common import cast
+from .creation import arange, full_like, zeros_like
+from .elementwise import _floating, exp, log, maximum, sqrt
+from .elementwise import abs as abs_
+from .logic import greater_equal, less_equal, less_than, where
+from .math import add, divide, matmul, multiply, relu, scale, subtract
+from .reduce import max as max_
+from .reduce import mean
+from .reduce import sum as sum_
+from .shape import gather, reshape, shape, unsqueeze
+
+
+def _dim(x, axis):
+    """A dim of ``x``: an int when known, else a 1-element int Tensor (run-time size)."""
+    d = x.shape[axis]
+    return d if d >= 0 else shape(x)[axis]
+
+
+def _band(x, diagonal, lower):
+    if x.ndim < 2:
+        raise ValueError(f"{'tril' if lower else 'triu'}: x must have rank >= 2, got shape {x.shape}")
+    rows = unsqueeze(arange(0, _dim(x, -2), dtype="int64"), -1)
+    cols = unsqueeze(arange(0, _dim(x, -1), dtype="int64"), 0)
+    shifted = add(rows, int(diagonal))
+    keep = greater_equal(shifted, cols) if lower else less_equal(shifted, cols)
+    return where(keep, x, zeros_like(x))
+
+
+@composite("tril", api=["tril"], methods=["tril"])
+def tril(x, diagonal=0, name=None):
+    """The lower triangle of the last two dims (``col <= row + diagonal``), zeros elsewhere."""
+    return _band(x, diagonal, True)
+
+
+@composite("triu", api=["triu"], methods=["triu"])
+def triu(x, diagonal=0, name=None):
+    """The upper triangle of the last two dims (``col >= row + diagonal``), zeros elsewhere."""
+    return _band(x, diagonal, False)
+
+
+@composite("logsumexp", api=["logsumexp"], methods=["logsumexp"])
+def logsumexp(x, axis=None, keepdim=False, name=None):
+    """``log(sum(exp(x)))`` over ``axis`` without overflow (Paddle's logsumexp)."""
+    x = _floating(x)
+    m = max_(x, axis=axis, keepdim=True)
+    # m + log(sum(exp(x - m))): the gradient of m cancels (softmax sums to 1).
+    out = add(m, log(sum_(exp(subtract(x, m)), axis=axis, keepdim=True)))
+    if keepdim:
+        return out
+    if axis is None:
+        return reshape(out, [])
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    return reshape(out, [d for i, d in enumerate(_shape_list(out)) if i not in [a % x.ndim for a in axes]])
+
+
+def _shape_list(x):
+    return [d if d >= 0 else shape(x)[i] for i, d in enumerate(x.shape)]
+
+
+def _count(x, axis):
+    n = 1
+    axes = range(x.ndim) if axis is None else ([axis] if isinstance(axis, int) else axis)
+    for a in axes:
+        d = x.shape[a]
+        if d < 0:
+            raise ValueError(f"var/std over axis {a} of unknown size is not supported (shape {x.shape})")
+        n *= d
+    return n
+
+
+@composite("var", api=["var"], methods=["var"])
+def var(x, axis=None, unbiased=True, keepdim=False, name=None):
+    """Variance over ``axis`` (``unbiased``: divided by n - 1, as Paddle's default)."""
+    x = _floating(x)
+    n = _count(x, axis)
+    centred = subtract(x, mean(x, axis=axis, keepdim=True))
+    total = sum_(multiply(centred, centred), axis=axis, keepdim=keepdim)
+    return scale(total, 1.0 / max(n - 1 if unbiased else n, 1))
+
+
+@composite("std", api=["std"], methods=["std"])
+def std(x, axis=None, unbiased=True, keepdim=False, name=None):
+    """Standard deviation over ``axis`` (the square root of ``var``)."""
+    return sqrt(var(x, axis=axis, unbiased=unbiased, keepdim=keepdim))
+
+
+@composite("masked_fill", api=["masked_fill"], methods=["masked_fill"])
+def masked_fill(x, mask, value, name=None):
+    """``value`` where the bool ``mask`` (broadcast to ``x``) is true, ``x`` elsewhere."""
+    return where(mask, full_like(x, value), x)
+
+
+@composite("bmm", api=["bmm"], methods=["bmm"])
+def bmm(x, y, name=None):
+    """Batched matrix product of two rank-3 tensors."""
+    if x.ndim != 3 or y.ndim != 3:
+        raise ValueError(f"bmm expects two rank-3 tensors, got shapes {x.shape} and {y.shape}")
+    return matmul(x, y)
+
+
+@composite("index_select", api=["index_select"], methods=["index_select"])
+def index_select(x, index, axis=0, name=None):
+    """The entries of ``x`` at the 1-D int ``index`` along ``axis``."""
+    return gather(x, index, axis=axis)
+
+
+@composite("log1p", api=["log1p"], methods=["log1p"])
+def log1p(x, name=None):
+    """``log(1 + x)``."""
+    return log(add(_floating(x), 1.0))
+
+
+@composite("normalize", functional=["normalize"])
+def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+    """``x / max(||x||_p, epsilon)`` along ``axis`` (Paddle's F.normalize; p = 1 or 2)."""
+    x = _floating(x)
+    if p == 2:
+        norm = sqrt(sum_(multiply(x, x), axis=axis, keepdim=True))
+    elif p == 1:
+        norm = sum_(abs_(x), axis=axis, keepdim=True)
+    else:
+        raise ValueError(f"normalize supports p=1 and p=2, got p={p}")
+    return divide(x, maximum(norm, full_like(norm, epsilon)))
+
+
+@composite("binary_cross_entropy_with_logits", functional=["binary_cross_entropy_with_logits"])
+def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean", pos_weight=None, name=None):
+    """Sigmoid cross-entropy on logits, ``max(x, 0) - x * y + log(1 + exp(-|x|))`` (no overflow)."""
+    if pos_weight is not None:
+        raise NotImplementedError("binary_cross_entropy_with_logits: pos_weight is not supported")
+    logit = _floating(logit)
+    loss = add(subtract(relu(logit), multiply(logit, label)), log1p(exp(scale(abs_(logit), -1.0))))
+    if weight is not None:
+        loss = multiply(loss, weight)
+    if reduction == "mean":
+        return mean(loss)
+    if reduction == "sum":
+        return sum_(loss)
+    if reduction == "none":
+        return loss
+    raise ValueError(f"reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+@composite("sequence_mask", functional=["sequence_mask"])
+def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+    """``mask[..., j] = j < x[...]`` for ``j < maxlen`` (default: the largest length in ``x``)."""
+    if maxlen is None:
+        maxlen = max_(x)
+    steps = arange(0, maxlen, dtype=x.dtype)
+    return cast(less_than(steps, unsqueeze(x, -1)), dtype)
+
+
+@composite("adaptive_avg_pool2d", functional=["adaptive_avg_pool2d"])
+def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+    """Average pooling to ``output_size`` (an int or [h, w]) over NCHW input whose spatial dims
+    divide evenly by it (then every bin has the same size, as in Paddle); output size 1 is a
+    global mean and takes any input size."""
+    if data_format != "NCHW":
+        raise ValueError("adaptive_avg_pool2d supports data_format='NCHW' only")
+    oh, ow = (output_size, output_size) if isinstance(output_size, int) else output_size
+    h, w = x.shape[2], x.shape[3]
+    oh, ow = h if oh is None else oh, w if ow is None else ow
+    if oh == 1 and ow == 1:
+        return mean(x, axis=[2, 3], keepdim=True)
+    if h < 0 or w < 0 or h % oh or w % ow:
+        raise ValueError(f"adaptive_avg_pool2d: input spatial size {[h, w]} must be known and divisible by "
+                         f"output_size {[oh, ow]} (uneven bins are not supported)")
+    n, c = _dim(x, 0), _dim(x, 1)
+    bins = reshape(x, [n, c, oh, h // oh, ow, w // ow])
+    return mean(bins, axis=[3, 5])
