@@ -37,9 +37,11 @@ def _reduced_shape(shape, axis, keepdim):
 
 
 def _np_axis(x, axis):
-    if axis is None or x.ndim == 0:
+    # Validated like the static infer: a wrapped out-of-range axis would be a silently wrong sum.
+    axes = _axes(axis, x.ndim)
+    if axes is None or x.ndim == 0:
         return None
-    return tuple(a % x.ndim for a in axis)
+    return axes
 
 
 def _infer_reduce(dtype_rule):
