@@ -20,6 +20,7 @@ import runtime as rt
 from runtime.dispatch import apply
 from runtime.ops import indexing
 
+from dy2st.operators.aliasing import write_in_place
 from dy2st.operators.common import is_symbolic
 from dy2st.pyct.undefined import UndefinedVar
 
@@ -151,4 +152,4 @@ def SetItem(target, key, value):
         value = value if value.dtype == target.dtype else rt.cast(value, target.dtype)
     else:
         value = rt.to_tensor(np.asarray(value, dtype=target.dtype.np))
-    return apply("set_value", target, value, idx, spec=spec)
+    return write_in_place(target, apply("set_value", target, value, idx, spec=spec))
