@@ -228,6 +228,9 @@ def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
 def cumsum(x, axis=None, dtype=None, name=None):
     if dtype is not None:
         x = cast(x, dtype)
+    elif x.dtype == "bool":
+        # A running count, as torch gives: a bool cumsum would saturate at True.
+        x = cast(x, "int64")
     if axis is None:
         x = apply("flatten", x, start_axis=0, stop_axis=-1)
         axis = 0

@@ -346,12 +346,26 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
     return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))
 
 
+def _same_dtype(xs):
+    """The inputs cast to their promoted dtype (as PyTorch does): numpy would widen int32 with
+    float32 to float64 eagerly while the Program declares the first input's dtype."""
+    xs = list(xs)
+    if len({str(x.dtype) for x in xs if isinstance(x, TensorLike)}) > 1:
+        from ..dtypes import promote
+        from .common import cast
+        dt = xs[0].dtype
+        for x in xs[1:]:
+            dt = promote(dt, x.dtype)
+        xs = [cast(x, dt) for x in xs]
+    return xs
+
+
 def concat(x, axis=0, name=None):
-    return apply("concat", list(x), axis=int(axis))
+    return apply("concat", _same_dtype(x), axis=int(axis))
 
 
 def stack(x, axis=0, name=None):
-    return apply("stack", list(x), axis=int(axis))
+    return apply("stack", _same_dtype(x), axis=int(axis))
 
 
 def unstack(x, axis=0, num=None):
