@@ -18,6 +18,7 @@ from runtime.static import InputSpec
 
 from .error import UserOrigin, format_location
 from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
+from .value_keys import value_key
 
 
 class _TensorSlot:
@@ -49,7 +50,8 @@ def flatten(obj, tensors):
     except TypeError:
         raise TypeError(f"a to_static function argument of type {type(obj).__name__} is neither a Tensor nor "
                         "hashable, so it cannot be part of the Program cache key") from None
-    return ("V", type(obj).__name__, obj)
+    extra = value_key(obj)
+    return ("V", type(obj).__name__, obj) if extra is None else ("V", type(obj).__name__, obj, extra)
 
 
 def unflatten(skeleton, values):
