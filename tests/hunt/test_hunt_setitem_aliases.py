@@ -63,3 +63,17 @@ def test_gradient_through_aliased_item_write_equals_eager():
         loss.backward()
         grads.append((float(loss), x.grad.numpy().tolist()))
     assert grads[0] == grads[1] == (10.0, [0.0, 5.0])
+
+
+def _write_into_input(x):
+    x[0] = 3.0
+    return x * 2
+
+
+def test_item_write_into_an_input_warns_at_the_users_line():
+    import pytest
+    sf = dy2st.to_static(_write_into_input)
+    x = rt.to_tensor([1.0, 2.0])
+    with pytest.warns(UserWarning, match=r"test_hunt_setitem_aliases.py:\d+: an item write into the input tensor"):
+        out = sf(x)
+    assert out.numpy().tolist() == [6.0, 4.0]
