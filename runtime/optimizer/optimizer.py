@@ -16,7 +16,7 @@ State (``state_dict``) is Paddle-shaped: one entry per accumulator named
 import numpy as np
 
 from ..static.backends import weights_changed
-from ..tensor import Tensor
+from ..tensor import Tensor, bump_version
 from .lr import LRScheduler
 
 
@@ -113,6 +113,7 @@ class Optimizer:
                     g = g + np.asarray(coeff, g.dtype) * p._value
                 lr = base_lr * group["learning_rate"] * getattr(p, "optimize_attr", {}).get("learning_rate", 1.0)
                 self._update(p, g.astype(p._value.dtype, copy=False), lr, group)
+                bump_version(p)  # a graph recorded before this step can no longer give its gradient
         weights_changed()  # parameters were written in place: copies held by backends are stale
 
     def _group_decay(self, group):
