@@ -36,3 +36,26 @@ def test_bool_cumsum_counts_eager_and_converted():
     m = rt.to_tensor([True, False, True, True])
     assert _running_count(m).numpy().tolist() == [1, 1, 2, 3]
     assert dy2st.to_static(_running_count)(m).numpy().tolist() == [1, 1, 2, 3]
+
+
+def _uses_size(x):
+    if hasattr(x, "size"):
+        return x * x.size
+    return x
+
+
+def test_converted_values_have_size_like_eager_tensors():
+    sf = dy2st.to_static(_uses_size)
+    for n in (2, 3):
+        x = rt.to_tensor(np.ones(n, "float32"))
+        np.testing.assert_array_equal(sf(x).numpy(), _uses_size(x).numpy())
+
+
+def _size_of_unknown(x):
+    return x.sum() * 0 + x.size
+
+
+def test_size_of_an_unknown_dim_is_computed_per_call():
+    sf = dy2st.to_static(_size_of_unknown, input_spec=[dy2st.InputSpec([None, 3], "float32")])
+    for n in (1, 4):
+        assert int(sf(rt.to_tensor(np.ones((n, 3), "float32")))) == 3 * n
