@@ -23,6 +23,7 @@ from . import config, staging
 from .error import current_origin, show_internals, to_user_error
 from .transform import transform_function
 from .convert_call import is_not_to_static
+from .argument_writes import check_unchanged as check_args_unchanged
 from .function_spec import (cache_key, check_against_spec, flatten, flatten_outputs, has_input_spec, signature_text,
                             skeleton_text, skeleton_values, spec_list, specs_to_placeholders, unflatten)
 from .guards import build as build_guards, recording as recording_calls
@@ -372,6 +373,7 @@ class StaticFunction:
                      for name, (_, shape, dtype) in zip(feed_names, metas)]
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
+            check_args_unchanged(skeleton, (tuple(args), kwargs), feeds, self.dygraph_function)
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
             writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
