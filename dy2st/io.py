@@ -18,6 +18,7 @@ from runtime.static import InputSpec
 from runtime.static.io import save_inference_model
 
 from .layer_writes import with_hooks
+from .mode_check import train_mode_entries
 from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer, encode_structure
 
@@ -114,10 +115,16 @@ def save(layer, path, input_spec=None, **configs):
     program = concrete.main_program
     metadata = {"output_structure": encode_structure(concrete.out_skeleton),
                 "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}
+    metadata.update(train_mode_entries(sf, specs, instance, program, _bound_names(program), encode_structure))
     writes = getattr(concrete, "layer_writes", None)
     outputs = concrete.outputs[:len(concrete.outputs) - (writes.count if writes is not None else 0)]
     save_inference_model(path, concrete.inputs, outputs, program=program,
                          structured_names=_structured_names(instance, program), metadata=metadata)
+
+
+def _bound_names(program):
+    """Names of the persistables the saved (eval) Program reads: the parameters saved with it."""
+    return {v.name for b in program.blocks for v in b.vars.values() if v.persistable}
 
 
 def model_prefix(path):
