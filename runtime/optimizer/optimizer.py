@@ -164,6 +164,7 @@ class Optimizer:
         if isinstance(self._learning_rate, LRScheduler) and "LR_Scheduler" in state_dict:
             self._learning_rate.set_state_dict(state_dict["LR_Scheduler"])
         self._step_count = int(state_dict.get("global_step", self._step_count))
+        check_state_names(state_dict, self._parameter_list, self._accumulator_names)
         for p in self._parameter_list:
             for acc in self._accumulator_names:
                 key = f"{p.name}_{acc}_0"
@@ -181,3 +182,17 @@ class Optimizer:
     def _acc_spec(self, acc):
         """How an accumulator is created (its init value and shape) for ``set_state_dict``."""
         return {}
+
+
+def check_state_names(state_dict, params, accumulator_names):
+    """Refuse optimizer state saved for other parameter names: it would be skipped silently, so
+    Adam/Momentum would restart from zero moments while the learning rate and step resume."""
+    mine = {f"{p.name}_{acc}_0" for p in params for acc in accumulator_names}
+    suffixes = tuple(f"_{acc}_0" for acc in accumulator_names)
+    foreign = sorted(k for k in state_dict if isinstance(k, str) and k.endswith(suffixes) and k not in mine)
+    if foreign:
+        raise ValueError(
+            f"optimizer state holds {len(foreign)} entries for parameters this optimizer does not have (e.g. "
+            f"{foreign[0]!r}; its parameters are {[p.name for p in params][:4]}...): parameter names come from "
+            "the order layers are created in the process, so build the model the same way as when saving "
+            "(a fresh process), or rename the keys to this optimizer's parameter names")
