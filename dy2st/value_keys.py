@@ -8,7 +8,8 @@ silently too coarse:
   `cfg.scale` between calls reused the Program that baked the old value in.
 
 `value_key` adds the float's repr, or the object's attribute values (numbers, strings, tuples,
-lists and dicts of them, nested plain objects a few levels deep; anything else by identity).
+lists and dicts of them, nested plain objects a few levels deep; anything else, and containers
+of more than 64 items, by identity).
 """
 import types
 
@@ -16,6 +17,7 @@ import runtime as rt
 
 _SIMPLE = (bool, int, complex, str, bytes, type(None))
 _DEPTH = 3
+_MAX_ITEMS = 64  # larger containers are keyed by identity and length: a key is built on every call
 _NOT_PLAIN = (rt.nn.Layer, types.FunctionType, types.MethodType, types.BuiltinFunctionType, type,
               types.ModuleType)
 
@@ -32,6 +34,8 @@ def _leaf(v, depth):
         return (type(v).__name__, v)
     if depth <= 0:
         return ("id", id(v))
+    if isinstance(v, (list, tuple, dict)) and len(v) > _MAX_ITEMS:
+        return ("big", id(v), len(v))
     if isinstance(v, (list, tuple)):
         return (type(v).__name__, tuple(_leaf(x, depth - 1) for x in v))
     if isinstance(v, dict):
@@ -42,7 +46,10 @@ def _leaf(v, depth):
 
 
 def _attrs(obj, depth):
-    return tuple((k, _leaf(v, depth)) for k, v in sorted(vars(obj).items()))
+    items = vars(obj)
+    if len(items) > _MAX_ITEMS:
+        return ("big", len(items))
+    return tuple((k, _leaf(v, depth)) for k, v in sorted(items.items()))
 
 
 def value_key(obj):
