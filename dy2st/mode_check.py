@@ -47,21 +47,32 @@ def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_s
             "train_output_structure": encode_structure(concrete.out_skeleton)}
 
 
+class TrainProgramError(ValueError):
+    """The stored train-mode Program (or its feed/fetch lists) is malformed."""
+
+
 def train_program_of(metadata, tensors):
     """(program, feed names, fetch names, structure) of the stored train-mode Program, its
     persistables bound to the loaded `tensors`; None when the model stores none."""
     data = metadata.get("train_program")
     if data is None:
         return None
-    program = deserialize_program(data)
+    try:
+        program = deserialize_program(data)
+        feeds, fetches = list(metadata["train_feed"]), list(metadata["train_fetch"])
+        gb = program.global_block()
+        for name in feeds + fetches:
+            if not isinstance(name, str) or not gb.has_var(name):
+                raise ValueError(f"feed/fetch {name!r} is not a variable of the program")
+    except (ValueError, TypeError, KeyError) as e:
+        raise TrainProgramError(str(e)) from None
     for block in program.blocks:
         for v in block.vars.values():
             if v.persistable:
                 if v.name not in tensors:
                     return None
                 program.bound_tensors[v.name] = tensors[v.name]
-    return program, list(metadata["train_feed"]), list(metadata["train_fetch"]), \
-        metadata.get("train_output_structure")
+    return program, feeds, fetches, metadata.get("train_output_structure")
 
 
 def check_mode(layer):

@@ -13,14 +13,16 @@ one eager tape node whose backward runs the Program's backward (built with
 ``rt.static.gradients``, through cond/while), so ``loss.backward()`` and any
 ``rt.optimizer`` fine-tune the loaded model.
 """
+import os
+
 import numpy as np
 
 import runtime as rt
 from runtime.framework import Program
 from runtime.static.backends import check_backend
-from runtime.static.io import bind_params, read_inference_model, save_inference_model
+from runtime.static.io import ProgramFormatError, bind_params, read_inference_model, save_inference_model
 
-from .mode_check import check_mode, train_program_of
+from .mode_check import TrainProgramError, check_mode, train_program_of
 from .partial_program import PartialProgram
 
 
@@ -124,7 +126,11 @@ class TranslatedLayer(rt.nn.Layer):
     def load(cls, path, backend="numpy"):
         """The model saved at ``path`` (a prefix), its inference run on ``backend``."""
         check_backend(backend)  # before reading files: a typo is reported as such
-        return cls(read_inference_model(path), backend=backend)
+        model = read_inference_model(path)
+        try:
+            return cls(model, backend=backend)
+        except TrainProgramError as e:  # the stored train-mode Program is part of the .pdmodel file
+            raise ProgramFormatError(f"{os.fspath(path)}.pdmodel: metadata 'train_program': {e}") from None
 
     def _register(self, structured_name, tensor):
         """Put ``tensor`` at ``structured_name`` ('a.b.w' -> sub-layer a, its sub-layer b, its 'w')."""
