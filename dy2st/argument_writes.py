@@ -1,4 +1,5 @@
-"""Refuse a converted function that changes a list or dict it was given.
+"""Arguments of a converted function: a write into a list/dict argument is refused, and a
+returned argument is the caller's own object.
 
 The Program cache rebuilds list/dict arguments from their skeleton on every trace, so writes
 into them (`acc.append(y)`, `cfg["n"] = 2`, `xs[0] = xs[0] * 2`) reach neither the caller's
@@ -55,3 +56,12 @@ def check_unchanged(skeleton, args_and_kwargs, feeds, fn):
         f"{getattr(fn, '__qualname__', fn)}{at} changed its {where} (it {what}): under to_static the Program runs the function's "
         "tensor ops, not its Python side effects, so the caller's list/dict would silently stay "
         "unchanged (eager changes it on every call); return the new values instead")
+
+
+def returned_inputs(concrete, tensors, outs):
+    """`outs` with each output that is a fed input replaced by the caller's own Tensor: eager
+    `return x` hands back the same object (an item write into it changes the caller's `x`)."""
+    fed = {v.name: t for v, t in zip(concrete.inputs, tensors)}
+    if not fed:
+        return outs
+    return [fed.get(v.name, o) for v, o in zip(concrete.outputs, outs)] + list(outs[len(concrete.outputs):])

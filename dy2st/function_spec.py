@@ -204,11 +204,12 @@ def flatten_outputs(obj, out_vars, fn=None):
         err._dy2st_mapped = True
         err.user_origin = origin
         raise err
-    if isinstance(obj, Variable):
-        out_vars.append(obj)
-        return ("T", len(out_vars) - 1)
-    if isinstance(obj, rt.Tensor):
-        out_vars.append(to_variable(obj))
+    if isinstance(obj, (Variable, rt.Tensor)):
+        var = obj if isinstance(obj, Variable) else to_variable(obj)
+        for i, seen in enumerate(out_vars):
+            if seen is var:  # returned twice: one Tensor at both places, as eager returns one object
+                return ("T", i)
+        out_vars.append(var)
         return ("T", len(out_vars) - 1)
     if isinstance(obj, (list, tuple)):
         return (type(obj).__name__, tuple(flatten_outputs(v, out_vars, fn) for v in obj))

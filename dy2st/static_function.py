@@ -23,7 +23,7 @@ from . import config, staging
 from .error import current_origin, show_internals, to_user_error
 from .transform import transform_function
 from .convert_call import is_not_to_static
-from .argument_writes import check_unchanged as check_args_unchanged
+from .argument_writes import check_unchanged as check_args_unchanged, returned_inputs
 from .function_spec import (cache_key, check_against_spec, flatten, flatten_outputs, has_input_spec, signature_text,
                             skeleton_text, skeleton_values, spec_list, specs_to_placeholders, unflatten)
 from .guards import build as build_guards, recording as recording_calls
@@ -196,7 +196,7 @@ class StaticFunction:
             outs = concrete.layer_writes.apply(outs)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
-        return unflatten(concrete.out_skeleton, outs)
+        return unflatten(concrete.out_skeleton, returned_inputs(concrete, tensors, outs))
 
     def _mode(self):
         inst = self._instance

@@ -8,10 +8,9 @@ import runtime as rt
 
 @pytest.mark.parametrize("expr", ["a / z", "a // z", "a % z", "a // 0", "a % 0", "a / 0"])
 def test_integer_division_by_zero_raises(expr):
-    a = rt.to_tensor([-7, 7, 0, 3])
-    z = rt.to_tensor([1, 0, 1, 1])
+    names = {"a": rt.to_tensor([-7, 7, 0, 3]), "z": rt.to_tensor([1, 0, 1, 1])}
     with pytest.raises(ZeroDivisionError, match="division by zero"):
-        eval(expr)
+        eval(expr, {}, names)
 
 
 def test_integer_division_without_zero_keeps_python_signs():
@@ -42,9 +41,9 @@ def test_converted_integer_division_by_zero_raises():
 @pytest.mark.parametrize("expr", ["x.sum(axis=3)", "x.mean(axis=-4)", "x.max(axis=3)", "x.min(axis=[0, 3])",
                                   "rt.prod(x, axis=3)", "rt.all(x > 0, axis=3)", "rt.any(x > 0, axis=-4)"])
 def test_reduction_axis_out_of_range_raises_not_wraps(expr):
-    x = rt.to_tensor(np.arange(24, dtype="float32").reshape(2, 3, 4))
+    names = {"rt": rt, "x": rt.to_tensor(np.arange(24, dtype="float32").reshape(2, 3, 4))}
     with pytest.raises(ValueError, match="out of range"):
-        eval(expr)
+        eval(expr, names)
 
 
 def test_reduction_negative_axes_keepdim():
