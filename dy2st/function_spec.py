@@ -19,6 +19,7 @@ from runtime.static import InputSpec
 from .error import UserOrigin, format_location
 from .operators.tensor_array import TensorArray
 from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
+from .value_keys import value_key
 
 
 class _TensorSlot:
@@ -63,7 +64,8 @@ def flatten(obj, tensors):
     except TypeError:
         raise TypeError(f"a to_static function argument of type {type(obj).__name__} is neither a Tensor nor "
                         "hashable, so it cannot be part of the Program cache key") from None
-    return ("V", type(obj).__name__, obj)
+    extra = value_key(obj)
+    return ("V", type(obj).__name__, obj) if extra is None else ("V", type(obj).__name__, obj, extra)
 
 
 def unflatten(skeleton, values):
@@ -224,15 +226,16 @@ def flatten_outputs(obj, out_vars, fn=None):
         err._dy2st_mapped = True
         err.user_origin = origin
         raise err
-    if isinstance(obj, Variable):
-        out_vars.append(obj)
-        return ("T", len(out_vars) - 1)
     if isinstance(obj, TensorArray):
         # A list built in a tensor loop: one stacked output, handed back as a list of its rows.
         out_vars.append(obj.tensor)
         return ("array", len(out_vars) - 1)
-    if isinstance(obj, rt.Tensor):
-        out_vars.append(to_variable(obj))
+    if isinstance(obj, (Variable, rt.Tensor)):
+        var = obj if isinstance(obj, Variable) else to_variable(obj)
+        for i, seen in enumerate(out_vars):
+            if seen is var:  # returned twice: one Tensor at both places, as eager returns one object
+                return ("T", i)
+        out_vars.append(var)
         return ("T", len(out_vars) - 1)
     if isinstance(obj, (list, tuple)):
         return _sequence(obj, tuple(flatten_outputs(v, out_vars, fn) for v in obj))

@@ -19,6 +19,7 @@ from runtime.static.io import save_inference_model
 
 from .entry import user_errors
 from .layer_writes import with_hooks
+from .mode_check import train_mode_entries
 from .output_spec import select_outputs
 from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer, encode_structure
@@ -69,6 +70,11 @@ def _specs(sf, input_spec):
         else:
             raise TypeError(f"dy2st.save: input_spec entries must be InputSpec or Tensor, got {type(s).__name__}")
     return specs
+
+
+def _bound_names(program):
+    """Names of the persistables the saved (eval) Program reads: the parameters saved with it."""
+    return {v.name for b in program.blocks for v in b.vars.values() if v.persistable}
 
 
 def _structured_names(layer, program):
@@ -123,8 +129,14 @@ def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpe
     outputs, skeleton = select_outputs(configs.get("output_spec"), outputs, concrete.out_skeleton, sf, concrete)
     metadata = {"output_structure": encode_structure(skeleton),
                 "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}
+    metadata.update(train_mode_entries(sf, specs, instance, program, _bound_names(program), encode_structure))
     save_inference_model(path, concrete.inputs, outputs, program=program,
                          structured_names=_structured_names(instance, program), metadata=metadata)
+
+
+def _bound_names(program):
+    """Names of the persistables the saved (eval) Program reads: the parameters saved with it."""
+    return {v.name for b in program.blocks for v in b.vars.values() if v.persistable}
 
 
 def model_prefix(path):

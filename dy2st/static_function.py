@@ -24,6 +24,7 @@ from . import config, staging
 from .error import current_origin, show_internals, to_user_error
 from .transform import transform_function
 from .convert_call import is_not_to_static
+from .argument_writes import check_unchanged as check_args_unchanged, returned_inputs
 from .output_spec import name_outputs
 from .function_spec import (cache_key, check_against_spec, flatten, flatten_outputs, has_input_spec, signature_text,
                             skeleton_text, skeleton_values, spec_list, specs_to_placeholders, unflatten)
@@ -205,7 +206,7 @@ class StaticFunction:
             outs = concrete.layer_writes.apply(outs)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
-        return unflatten(concrete.out_skeleton, name_outputs(concrete, outs))
+        return unflatten(concrete.out_skeleton, name_outputs(concrete, returned_inputs(concrete, tensors, outs)))
 
     def _mode(self):
         inst = self._instance
@@ -384,6 +385,7 @@ class StaticFunction:
                      for name, (_, shape, dtype) in zip(feed_names, metas)]
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
+            check_args_unchanged(skeleton, (tuple(args), kwargs), feeds, self.dygraph_function)
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
             writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs

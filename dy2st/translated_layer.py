@@ -13,13 +13,16 @@ one eager tape node whose backward runs the Program's backward (built with
 ``rt.static.gradients``, through cond/while), so ``loss.backward()`` and any
 ``rt.optimizer`` fine-tune the loaded model.
 """
+import os
+
 import numpy as np
 
 import runtime as rt
 from runtime.framework import Program
 from runtime.static.backends import check_backend
-from runtime.static.io import bind_params, read_inference_model, save_inference_model
+from runtime.static.io import ProgramFormatError, bind_params, read_inference_model, save_inference_model
 
+from .mode_check import TrainProgramError, check_mode, train_program_of
 from .partial_program import PartialProgram
 from runtime.static.io import InferenceModel
 
@@ -117,12 +120,30 @@ class TranslatedLayer(rt.nn.Layer):
         self._input_checks = [(v.name, np.dtype(str(v.dtype)), tuple(v.shape)) for v in self._inputs]
         structure = self._metadata.get("output_structure")
         self._structure = structure if _valid_structure(structure) else None
+        self._train = self._train_program(tensors, backend)
+        # The saved Program is the eval-mode one: the loaded model starts in eval() and says so.
+        self.eval()
+
+    def _train_program(self, tensors, backend):
+        """The stored train-mode Program (see mode_check) as (PartialProgram, structure), or None."""
+        train = train_program_of(self._metadata, tensors)
+        if train is None or train[1] != self._feed_names:
+            return None
+        program, feeds, fetches, structure = train
+        gb = program.global_block()
+        partial = PartialProgram(program, [gb.var(n) for n in feeds], [gb.var(n) for n in fetches], backend,
+                                 "the loaded model in train mode")
+        return partial, structure if _valid_structure(structure) else None
 
     @classmethod
     def load(cls, path: str, backend: str = "numpy") -> "TranslatedLayer":
         """The model saved at ``path`` (a prefix), its inference run on ``backend``."""
         check_backend(backend)  # before reading files: a typo is reported as such
-        return cls(read_inference_model(path), backend=backend)
+        model = read_inference_model(path)
+        try:
+            return cls(model, backend=backend)
+        except TrainProgramError as e:  # the stored train-mode Program is part of the .pdmodel file
+            raise ProgramFormatError(f"{os.fspath(path)}.pdmodel: metadata 'train_program': {e}") from None
 
     def _register(self, structured_name, tensor):
         """Put ``tensor`` at ``structured_name`` ('a.b.w' -> sub-layer a, its sub-layer b, its 'w')."""
@@ -174,14 +195,19 @@ class TranslatedLayer(rt.nn.Layer):
         return tensors
 
     def forward(self, *inputs: rt.Tensor):
+        check_mode(self)
         tensors = self._check_inputs(inputs)
-        if not self.training and all(t.stop_gradient for t in tensors):
+        structure = self._structure
+        if self.training and self._train is not None:
+            partial, structure = self._train
+            outs = partial(tensors)
+        elif not self.training and all(t.stop_gradient for t in tensors):
             with rt.no_grad():  # eval(): inference never builds the backward Program
                 outs = self._partial(tensors)
         else:
             outs = self._partial(tensors)
-        if self._structure is not None:
-            return decode_structure(self._structure, outs)
+        if structure is not None:
+            return decode_structure(structure, outs)
         return outs[0] if len(outs) == 1 else outs
 
     def _save(self, path):

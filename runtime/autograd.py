@@ -37,7 +37,8 @@ from .framework import Variable
 from .ops.creation import zeros_like
 from .registry import GradContext, Meta, def_op, get_op, has_op
 from .static.backward import gradients
-from .tensor import Node, Tensor, TensorLike, _flat_inputs, _grad_mode, _node_grads, _topo_nodes, enable_grad, no_grad
+from .tensor import (Node, Tensor, TensorLike, _flat_inputs, _grad_mode, _node_grads, _topo_nodes, backward_inputs,
+                     enable_grad, no_grad)
 
 __all__ = ["PyLayer", "PyLayerContext", "grad", "backward", "once_differentiable"]
 
@@ -367,7 +368,7 @@ def _grads_of(node, gs, create_graph):
         return [None] * len(node.inputs)
     # The outputs stay attached to the node so second derivatives see their dependence on the inputs.
     outs = [Tensor._wrap(v, (node, i)) for i, v in enumerate(node.out_values)]
-    return node.opdef.grad(GradContext(node.inputs, outs, gs, node.attrs))
+    return node.opdef.grad(GradContext(backward_inputs(node)[0], outs, gs, node.attrs))
 
 
 def backward(tensors, grad_tensors=None, retain_graph=False):

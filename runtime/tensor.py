@@ -82,7 +82,7 @@ def is_grad_enabled():
 class Node:
     """One recorded op: what its gradient rule needs, and nothing that refers back to outputs."""
 
-    __slots__ = ("opdef", "inputs", "attrs", "out_values", "custom_backward", "__weakref__")
+    __slots__ = ("opdef", "inputs", "attrs", "out_values", "custom_backward", "saved", "__weakref__")
 
     def __init__(self, opdef, inputs, attrs, out_values, custom_backward=None):
         self.opdef = opdef
@@ -92,6 +92,10 @@ class Node:
         # Ops recorded by something other than the registry (a converted
         # function's Program) give their own backward: f(out_grads) -> in_grads.
         self.custom_backward = custom_backward
+        # Each input Tensor as the op saw it (array, producer, version): a later in-place write
+        # (x[i] = v, set_value, an optimizer step) must not change this op's gradient or where
+        # it flows (see ``backward_inputs``).
+        self.saved = saved_state(inputs)
 
 
 _tensor_ids = itertools.count()
@@ -101,7 +105,7 @@ class Tensor(TensorLike):
     """An eager, numpy-backed tensor."""
 
     __slots__ = ("_value", "stop_gradient", "grad", "_node", "name", "persistable", "trainable",
-                 "__weakref__")
+                 "_version", "__weakref__")
 
     def __init__(self, value, stop_gradient=True, name=None):
         if not isinstance(value, np.ndarray):
@@ -114,6 +118,7 @@ class Tensor(TensorLike):
         self.name = name
         self.persistable = False
         self.trainable = False
+        self._version = 0  # bumped by every in-place write (see Node.saved)
 
     @classmethod
     def _wrap(cls, value, node=None):
@@ -125,6 +130,7 @@ class Tensor(TensorLike):
         t.name = None
         t.persistable = False
         t.trainable = False
+        t._version = 0
         return t
 
     # -- plain properties -------------------------------------------------
@@ -245,6 +251,7 @@ class Tensor(TensorLike):
                              f"{self.dtype}, the new value has dtype {convert_dtype(arr.dtype)}; cast it first "
                              f"(value.astype('{self.dtype}'))")
         self._value = np.array(arr, copy=True)
+        bump_version(self)
         return self
 
     def register_hook(self, hook):
@@ -341,27 +348,86 @@ def run_backward(root, grad_tensor=None):
             grads = [pending.pop((id(node), i), None) for i in range(n_out)]
             if all(g is None for g in grads):
                 continue
-            in_grads = _node_grads(node, grads)
+            inputs, producers = backward_inputs(node)
+            in_grads = _node_grads(node, grads, inputs)
+            flat_grads = []
             for slot_in, slot_g in zip(node.inputs, in_grads):
-                pairs = zip(slot_in, slot_g) if isinstance(slot_in, (list, tuple)) else [(slot_in, slot_g)]
-                for t, g in pairs:
-                    if g is None or not isinstance(t, Tensor) or t.stop_gradient:
-                        continue
-                    g = g._value if isinstance(g, Tensor) else np.asarray(g)
-                    if t._node is None:
-                        _accumulate(t, g)
-                    else:
-                        key = (id(t._node[0]), t._node[1])
-                        prev = pending.get(key)
-                        pending[key] = g if prev is None else prev + g
+                flat_grads += list(slot_g) if isinstance(slot_in, (list, tuple)) else [slot_g]
+            for t, g, producer in zip(_flat_inputs(node.inputs), flat_grads, producers):
+                if g is None or not isinstance(t, Tensor) or t.stop_gradient:
+                    continue
+                g = g._value if isinstance(g, Tensor) else np.asarray(g)
+                if producer is None:
+                    _accumulate(t, g)
+                else:
+                    key = (id(producer[0]), producer[1])
+                    prev = pending.get(key)
+                    pending[key] = g if prev is None else prev + g
 
 
-def _node_grads(node, grads):
+def _node_grads(node, grads, inputs=None):
+    if inputs is None:
+        inputs = backward_inputs(node)[0]
     if node.custom_backward is not None:
         return node.custom_backward(grads)
     if node.opdef.grad is None:
         return [None] * len(node.inputs)
     outs = [Tensor._wrap(v) for v in node.out_values]
     gts = [None if g is None else Tensor._wrap(g) for g in grads]
-    ctx = GradContext(node.inputs, outs, gts, node.attrs)
+    ctx = GradContext(inputs, outs, gts, node.attrs)
     return node.opdef.grad(ctx)
+
+
+# -- in-place writes after an op ran -----------------------------------------------------------
+def bump_version(t):
+    """Note an in-place write into ``t`` (ops recorded before it keep what they saw, or refuse)."""
+    t._version = getattr(t, "_version", 0) + 1
+
+
+def saved_state(inputs):
+    """(array, producer, version) of each Tensor input, in ``_flat_inputs`` order."""
+    return [(t._value, t._node, getattr(t, "_version", 0)) if isinstance(t, Tensor) else None
+            for t in _flat_inputs(inputs)]
+
+
+def backward_inputs(node):
+    """The inputs a node's gradient rule sees and the producer each input's gradient flows to.
+
+    Both are what the op saw when it ran. A write that replaced an input's array (``x[i] = v``,
+    ``set_value``) leaves the old array intact, so the rule gets a stand-in holding it; a write
+    into the same array (an optimizer step) destroyed it, so backward refuses instead of
+    returning a gradient computed from values the forward never used.
+    """
+    saved = node.saved
+    flat = list(_flat_inputs(node.inputs))
+    producers = [s[1] if s is not None else None for s in saved]
+    changed = False
+    for t, s in zip(flat, saved):
+        if s is None or (t._value is s[0] and t._node is s[1] and getattr(t, "_version", 0) == s[2]):
+            continue
+        if t._value is s[0] and node.custom_backward is None:
+            raise RuntimeError(
+                f"a tensor{' ' + repr(t.name) if t.name else ''} of shape {t.shape} that the gradient of "
+                f"'{node.opdef.type}' needs was changed in place after the op ran (e.g. by an optimizer "
+                "step); call backward() before changing it, or run the forward again after the change")
+        if node.custom_backward is not None:
+            # A converted function's or PyLayer's backward reads its tensors when it runs.
+            raise RuntimeError(
+                f"a tensor{' ' + repr(t.name) if t.name else ''} of shape {t.shape} used by a converted "
+                "function was changed in place (e.g. by an optimizer step) before backward(); call "
+                "backward() before changing it, or call the function again after the change")
+        changed = True
+    if not changed:
+        return node.inputs, producers
+    stand_ins = iter([t if s is None else _stand_in(t, s) for t, s in zip(flat, saved)])
+    inputs = [[next(stand_ins) for _ in slot] if isinstance(slot, (list, tuple)) else next(stand_ins)
+              for slot in node.inputs]
+    return inputs, producers
+
+
+def _stand_in(t, s):
+    if t._value is s[0] and t._node is s[1]:
+        return t
+    alias = Tensor._wrap(s[0], s[1])
+    alias.stop_gradient = t.stop_gradient
+    return alias

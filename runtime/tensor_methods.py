@@ -6,7 +6,10 @@ listed here.  The same method works in both modes because it calls the public
 function, which routes through ``dispatch.apply``.  ``x.sum(axis=1)`` is
 ``rt.sum(x, axis=1)``.
 """
+import numpy as np
+
 from . import assign  # noqa: F401  (declares the clone composite)
+from .dispatch import apply
 from .ops import common, elementwise, indexing, logic, math, shape
 from .registry import tensor_methods
 from .tensor import TensorLike
@@ -41,6 +44,14 @@ def _transposed(x):
     return shape.transpose(x, list(range(x.ndim))[::-1])
 
 
+def _size(x):
+    # A Variable's ``size`` (the eager Tensor defines its own): code testing ``hasattr(x, "size")``
+    # or reading it must not take another path once converted. Known dims give the Python int.
+    if all(d >= 0 for d in x.shape):
+        return int(np.prod(x.shape, dtype=np.int64))
+    return apply("numel", x)
+
+
 _OPERATORS = {
     "__add__": math.add, "__radd__": _reflect(math.add),
     "__sub__": math.subtract, "__rsub__": _reflect(math.subtract),
@@ -67,6 +78,7 @@ _METHODS = tensor_methods()
 
 _PROPERTIES = {
     "T": _transposed,
+    "size": _size,
 }
 
 

@@ -14,6 +14,7 @@ from dy2st.operators.common import (_as_bool_var, _block_count, _describe, _drop
                                     _pack, _plain, _py_items, _unpack, _user_code, _with_location,
                                     is_symbolic, truth)
 from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
+from dy2st.operators.loop_closures import check_escaping_closures
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, probing, tracked
 from dy2st.operators.python_semantics import python_int
@@ -365,7 +366,9 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
         return _unpack(_symbolic_for(seq, body, tuple(args), names, extra_test, writes), n)
     values = tuple(args)
     staging.record("for", None, f"iterates over a Python {type(iterable).__name__}: unrolled at trace time")
+    count = 0
     for item in _py_items(iterable):
+        count += 1
         if extra_test is not None:
             go = extra_test(*values)
             if is_symbolic(go):
@@ -376,6 +379,7 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
             if not truth(go):
                 break
         values = _pack(body(item, *values), n)
+    check_escaping_closures(body, values, writes, count)
     return _unpack(values, n)
 
 

@@ -21,6 +21,7 @@ import runtime as rt
 from runtime.dispatch import apply
 from runtime.ops import indexing
 
+from dy2st.operators.aliasing import write_in_place
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import UndefinedVar
@@ -196,10 +197,12 @@ def SetItem(target, key, value):
     if not (is_symbolic(target) or (rt.is_tensor(target) and is_symbolic(value))):
         target[key] = value
         return target
-    if not is_symbolic(target) or getattr(target, "is_data", False):
-        # Eager code would change the caller's tensor (an input, a parameter, a buffer) in
-        # place; the Program can only make a new value, which that tensor would never see.
-        what = "an input of the function" if is_symbolic(target) else "a tensor from outside the function"
+    if not is_symbolic(target):
+        # Eager code would change a tensor from outside (a parameter, a buffer) in place; the
+        # Program can only make a new value, which that tensor would never see. (A write into a
+        # fed input is allowed with a warning at the user's line: `x[mask] = 0` in `forward` is
+        # common, and the function's own result is eager-exact; see aliasing.write_in_place.)
+        what = "a tensor from outside the function"
         raise TypeError(_with_location(
             f"item assignment writes in place into {what}, which a converted function cannot do "
             "(the caller's tensor would not change): write into a copy (`y = x.clone()` or "
@@ -209,4 +212,4 @@ def SetItem(target, key, value):
         value = value if value.dtype == target.dtype else rt.cast(value, target.dtype)
     else:
         value = rt.to_tensor(np.asarray(value, dtype=target.dtype.np))
-    return apply("set_value", target, value, idx, spec=spec)
+    return write_in_place(target, apply("set_value", target, value, idx, spec=spec))

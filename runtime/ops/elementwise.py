@@ -9,7 +9,7 @@ import numpy as np
 from ..dispatch import apply
 from ..dtypes import FLOATS, float32
 from ..registry import GRAD_ONLY, Meta, def_op
-from .math import operands
+from .math import int_zero_check, operands
 from ..tensor import Tensor
 from .common import cast, infer_broadcast, reduce_as, same_as
 from ..hints import Operand, TensorLike
@@ -182,9 +182,19 @@ def_op("clip_grad", ["X", "OutGrad"], ["XGrad"], attrs={"min": None, "max": None
 
 
 # -- integer-style division -------------------------------------------------------------------
-def_op("floor_divide", ["X", "Y"], ["Out"], kernel=np.floor_divide, infer=infer_broadcast,
+def _checked(fn, what):
+    check = int_zero_check(what)
+
+    def kernel(x, y):
+        check(x, y)
+        return fn(x, y)
+    kernel.__name__ = f"{what.split()[0]}_kernel"
+    return kernel
+
+
+def_op("floor_divide", ["X", "Y"], ["Out"], kernel=_checked(np.floor_divide, "floor_divide (//)"), infer=infer_broadcast,
        onnx="floor_div_mod", api=["floor_divide"], methods=["floor_divide"], doc="Floor division (Python's //).")
-def_op("remainder", ["X", "Y"], ["Out"], kernel=np.mod, infer=infer_broadcast,
+def_op("remainder", ["X", "Y"], ["Out"], kernel=_checked(np.mod, "remainder (%)"), infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
                          reduce_as(apply("multiply", apply("neg", ctx.out_grads[0]),
                                          apply("floor_divide", ctx.inputs[0], ctx.inputs[1])), ctx.inputs[1])],

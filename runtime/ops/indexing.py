@@ -19,7 +19,7 @@ import numpy as np
 from ..dispatch import apply
 from ..framework import Variable, _mode
 from ..registry import GRAD_ONLY, Meta, def_op
-from ..tensor import Tensor, TensorLike
+from ..tensor import Tensor, TensorLike, bump_version
 from .common import as_tensor, cast, reduce_as
 from .shape_args import INT_DTYPES, no_grads
 
@@ -317,3 +317,4 @@ def setitem(x, key, value):
     old.stop_gradient = x.stop_gradient
     out = apply("set_value", old, value, idx, spec=spec)
     x._value, x._node, x.stop_gradient = out._value, out._node, out.stop_gradient
+    bump_version(x)

@@ -77,8 +77,21 @@ def_op("multiply", ["X", "Y"], ["Out"], kernel=broadcasting(np.multiply, "multip
        onnx="Mul", api=["multiply"], methods=["multiply"], fast=_ufunc_fast(np.multiply))
 
 
+def int_zero_check(what):
+    """Raise ZeroDivisionError for an integer divisor holding a zero, as Paddle's integer kernels do
+    (numpy would return 0 or INT_MIN with only a warning: a silently wrong result)."""
+    def check(x, y):
+        if np.asarray(y).dtype.kind in "iub" and np.asarray(x).dtype.kind in "iub" and not np.all(y):
+            raise ZeroDivisionError(f"integer division by zero in {what}: the divisor holds a 0")
+    return check
+
+
+_div_check = int_zero_check("divide (/)")
+
+
 def _divide_kernel(x, y):
     if x.dtype.kind in "iub":
+        _div_check(x, y)
         # Paddle 2.x: integer division with `/` truncates toward zero for ints.
         return np.trunc(np.true_divide(x, y)).astype(x.dtype)
     return np.true_divide(x, y)

@@ -38,9 +38,11 @@ def _reduced_shape(shape, axis, keepdim):
 
 
 def _np_axis(x, axis):
-    if axis is None or x.ndim == 0:
+    # Validated like the static infer: a wrapped out-of-range axis would be a silently wrong sum.
+    axes = _axes(axis, x.ndim)
+    if axes is None or x.ndim == 0:
         return None
-    return tuple(a % x.ndim for a in axis)
+    return axes
 
 
 def _infer_reduce(dtype_rule):
@@ -246,6 +248,9 @@ def cumsum(x: TensorLike, axis: int | None = None, dtype: DTypeLike | None = Non
     """Cumulative sum along ``axis``, or over the flattened tensor when ``axis`` is None."""
     if dtype is not None:
         x = cast(x, dtype)
+    elif x.dtype == "bool":
+        # A running count, as torch gives: a bool cumsum would saturate at True.
+        x = cast(x, "int64")
     if axis is None:
         x = apply("flatten", x, start_axis=0, stop_axis=-1)
         axis = 0

@@ -352,14 +352,28 @@ def flatten(x: TensorLike, start_axis: int = 0, stop_axis: int = -1, name: str |
     return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))
 
 
+def _same_dtype(xs):
+    """The inputs cast to their promoted dtype (as PyTorch does): numpy would widen int32 with
+    float32 to float64 eagerly while the Program declares the first input's dtype."""
+    xs = list(xs)
+    if len({str(x.dtype) for x in xs if isinstance(x, TensorLike)}) > 1:
+        from ..dtypes import promote
+        from .common import cast
+        dt = xs[0].dtype
+        for x in xs[1:]:
+            dt = promote(dt, x.dtype)
+        xs = [cast(x, dt) for x in xs]
+    return xs
+
+
 def concat(x: Sequence[TensorLike], axis: int = 0, name: str | None = None) -> TensorLike:
-    """Join the Tensors of ``x`` along the existing dim ``axis``."""
-    return apply("concat", list(x), axis=int(axis))
+    """Join the Tensors of ``x`` along the existing dim ``axis`` (mixed dtypes promote first)."""
+    return apply("concat", _same_dtype(x), axis=int(axis))
 
 
 def stack(x: Sequence[TensorLike], axis: int = 0, name: str | None = None) -> TensorLike:
-    """Join the same-shaped Tensors of ``x`` along a new dim ``axis``."""
-    return apply("stack", list(x), axis=int(axis))
+    """Join the same-shaped Tensors of ``x`` along a new dim ``axis`` (mixed dtypes promote first)."""
+    return apply("stack", _same_dtype(x), axis=int(axis))
 
 
 def unstack(x: TensorLike, axis: int = 0, num: int | None = None) -> list[TensorLike]:

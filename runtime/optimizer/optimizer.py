@@ -16,7 +16,7 @@ State (``state_dict``) is Paddle-shaped: one entry per accumulator named
 import numpy as np
 
 from ..static.backends import weights_changed
-from ..tensor import Tensor
+from ..tensor import Tensor, bump_version
 from .fused import FlatGroup, fusable
 from .lr import LRScheduler
 from collections.abc import Callable, Iterable
@@ -152,6 +152,8 @@ class Optimizer:
                     if coeff:
                         g = g + np.asarray(coeff, g.dtype) * flat.flat
                     self._fused_update(flat, g, base_lr * group["learning_rate"], group)
+                    for p in params:
+                        bump_version(p)  # as below: graphs recorded before this step are stale
                     continue
             for p, g in pairs:
                 if g.shape != p._value.shape:
@@ -160,6 +162,7 @@ class Optimizer:
                     g = g + np.asarray(coeff, g.dtype) * p._value
                 lr = base_lr * group["learning_rate"] * getattr(p, "optimize_attr", {}).get("learning_rate", 1.0)
                 self._update(p, g.astype(p._value.dtype, copy=False), lr, group)
+                bump_version(p)  # a graph recorded before this step can no longer give its gradient
         weights_changed()  # parameters were written in place: copies held by backends are stale
 
     def _group_decay(self, group):
@@ -218,6 +221,7 @@ class Optimizer:
         if isinstance(self._learning_rate, LRScheduler) and "LR_Scheduler" in state_dict:
             self._learning_rate.set_state_dict(state_dict["LR_Scheduler"])
         self._step_count = int(state_dict.get("global_step", self._step_count))
+        check_state_names(state_dict, self._parameter_list, self._accumulator_names)
         for p in self._parameter_list:
             for acc in self._accumulator_names:
                 key = f"{p.name}_{acc}_0"
@@ -235,3 +239,17 @@ class Optimizer:
     def _acc_spec(self, acc):
         """How an accumulator is created (its init value and shape) for ``set_state_dict``."""
         return {}
+
+
+def check_state_names(state_dict, params, accumulator_names):
+    """Refuse optimizer state saved for other parameter names: it would be skipped silently, so
+    Adam/Momentum would restart from zero moments while the learning rate and step resume."""
+    mine = {f"{p.name}_{acc}_0" for p in params for acc in accumulator_names}
+    suffixes = tuple(f"_{acc}_0" for acc in accumulator_names)
+    foreign = sorted(k for k in state_dict if isinstance(k, str) and k.endswith(suffixes) and k not in mine)
+    if foreign:
+        raise ValueError(
+            f"optimizer state holds {len(foreign)} entries for parameters this optimizer does not have (e.g. "
+            f"{foreign[0]!r}; its parameters are {[p.name for p in params][:4]}...): parameter names come from "
+            "the order layers are created in the process, so build the model the same way as when saving "
+            "(a fresh process), or rename the keys to this optimizer's parameter names")

@@ -204,11 +204,23 @@ def test_writes_made_by_called_functions_in_a_tensor_loop():
     assert len(sf.program_cache) == 1
 
 
-def test_item_write_into_an_input_is_refused():
+def test_item_write_into_an_input_returns_eager_value_and_warns():
     def f(x):
         x[0] = 0.0
         return x
 
-    with pytest.raises(TypeError, match="writes in place into an input of the function") as info:
+    with pytest.warns(UserWarning, match="item write into the input tensor"):
+        out = dy2st.to_static(f)(rt.to_tensor([1.0, 2.0]))
+    assert out.numpy().tolist() == [0.0, 2.0]
+
+
+def test_item_write_into_an_outside_tensor_is_refused():
+    w = rt.to_tensor([1.0, 2.0])
+
+    def f(x):
+        w[0] = x.sum()
+        return x
+
+    with pytest.raises(TypeError, match="item assignment") as info:
         dy2st.to_static(f)(rt.to_tensor([1.0, 2.0]))
-    assert "x[0] = 0.0" in str(info.value)
+    assert "w[0] = x.sum()" in str(info.value)

@@ -1,0 +1,67 @@
+"""Arguments of a converted function: a write into a list/dict argument is refused, and a
+returned argument is the caller's own object.
+
+The Program cache rebuilds list/dict arguments from their skeleton on every trace, so writes
+into them (`acc.append(y)`, `cfg["n"] = 2`, `xs[0] = xs[0] * 2`) reach neither the caller's
+container nor later calls (which reuse the Program): eager changes the caller's list on every
+call. Such a write is reported instead of being dropped silently.
+"""
+
+
+def _describe(path):
+    return "".join(f"[{p!r}]" for p in path)
+
+
+def _find_change(skeleton, obj, feeds, path):
+    kind = skeleton[0]
+    if kind == "T":
+        return None if obj is feeds[skeleton[1]] else (path, "holds another value")
+    if kind in ("list", "tuple"):
+        items = skeleton[1]
+        if kind == "tuple":  # immutable itself; only its mutable items can change
+            pairs = zip(items, obj)
+        elif not isinstance(obj, list) or len(obj) != len(items):
+            return path, f"now has {len(obj)} items instead of {len(items)}"
+        else:
+            pairs = zip(items, obj)
+        for i, (s, o) in enumerate(pairs):
+            hit = _find_change(s, o, feeds, path + (i,))
+            if hit:
+                return hit
+        return None
+    if kind == "dict":
+        keys = [k for k, _ in skeleton[1]]
+        if set(obj) != set(keys):
+            return path, f"now has keys {sorted(obj, key=repr)} instead of {keys}"
+        for k, s in skeleton[1]:
+            hit = _find_change(s, obj[k], feeds, path + (k,))
+            if hit:
+                return hit
+        return None
+    if kind == "V" and obj is not skeleton[2]:
+        return path, "holds another value"
+    return None
+
+
+def check_unchanged(skeleton, args_and_kwargs, feeds, fn):
+    """Raise TypeError when tracing changed a list/dict argument (see the module docstring)."""
+    hit = _find_change(skeleton, args_and_kwargs, feeds, ())
+    if hit is None or len(hit[0]) < 2:
+        return
+    path, what = hit
+    where = (f"argument #{path[1]}" if path[0] == 0 else f"keyword argument {path[1]!r}") + _describe(path[2:])
+    code = getattr(fn, "__code__", None)
+    at = f" ({code.co_filename}, line {code.co_firstlineno})" if code is not None else ""
+    raise TypeError(
+        f"{getattr(fn, '__qualname__', fn)}{at} changed its {where} (it {what}): under to_static the Program runs the function's "
+        "tensor ops, not its Python side effects, so the caller's list/dict would silently stay "
+        "unchanged (eager changes it on every call); return the new values instead")
+
+
+def returned_inputs(concrete, tensors, outs):
+    """`outs` with each output that is a fed input replaced by the caller's own Tensor: eager
+    `return x` hands back the same object (an item write into it changes the caller's `x`)."""
+    fed = {v.name: t for v, t in zip(concrete.inputs, tensors)}
+    if not fed:
+        return outs
+    return [fed.get(v.name, o) for v, o in zip(concrete.outputs, outs)] + list(outs[len(concrete.outputs):])

@@ -1,0 +1,38 @@
+"""A converted function that writes into a list/dict argument is refused, not silently dropped."""
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as rt
+
+
+def _collect(x, acc):
+    acc.append(x.sum())
+    return x * 2
+
+
+def _replace_item(x, xs):
+    xs[0] = xs[0] * 2
+    return x + xs[0]
+
+
+def _set_key(x, d):
+    d["seen"] = True
+    return x
+
+
+def _reads_only(x, xs, d):
+    return x * len(xs) + xs[0] * d["k"]
+
+
+@pytest.mark.parametrize("fn,extra", [(_collect, []), (_replace_item, [rt.to_tensor([1.0])]), (_set_key, {"k": 1})])
+def test_writing_into_a_container_argument_raises(fn, extra):
+    with pytest.raises(TypeError, match="changed its argument #1"):
+        dy2st.to_static(fn)(rt.to_tensor([1.0]), extra)
+
+
+def test_reading_container_arguments_still_converts():
+    sf = dy2st.to_static(_reads_only)
+    xs, d = [rt.to_tensor([2.0]), 3], {"k": 4.0}
+    out = sf(rt.to_tensor([1.0]), xs, d)
+    np.testing.assert_array_equal(out.numpy(), _reads_only(rt.to_tensor([1.0]), xs, d).numpy())

@@ -1,0 +1,45 @@
+"""Functions made in a Python-unrolled loop body: used in their iteration they convert; kept
+after the loop with a captured loop variable (Python's late binding) they are refused."""
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as rt
+
+
+def _late_binding(x):
+    fs = []
+    for i in range(3):
+        fs.append(lambda t: t * i)
+    return [f(x) for f in fs]
+
+
+def _bound_by_default(x):
+    fs = []
+    for i in range(3):
+        fs.append(lambda t, i=i: t * i)
+    return fs[0](x) + fs[2](x)
+
+
+def _used_in_iteration(x, layers):
+    for layer in layers:
+        x = rt.utils.map_structure(lambda t: layer(t), x)
+    return x
+
+
+def test_closure_kept_after_loop_with_captured_loop_variable_raises():
+    with pytest.raises(ValueError, match=r"reads the loop variable\(s\) i"):
+        dy2st.to_static(_late_binding)(rt.to_tensor([1.0, 2.0]))
+
+
+def test_default_argument_binding_converts_like_eager():
+    x = rt.to_tensor([1.0, 2.0])
+    np.testing.assert_array_equal(dy2st.to_static(_bound_by_default)(x).numpy(), _bound_by_default(x).numpy())
+
+
+def test_closure_used_within_its_iteration_converts_like_eager():
+    rt.seed(0)
+    layers = [rt.nn.Linear(2, 2), rt.nn.Linear(2, 2)]
+    x = rt.to_tensor([[1.0, 2.0]])
+    np.testing.assert_allclose(dy2st.to_static(_used_in_iteration)(x, layers).numpy(),
+                               _used_in_iteration(x, layers).numpy(), rtol=1e-6)
