@@ -122,13 +122,7 @@ needs_decorators = pytest.mark.xfail(
     reason="to_static of a function wrapped by a user decorator converts the inner function only "
            "(the wrapper's `+ 1` is lost): needs dy2st.decorators")
 
-# Backward through an op whose input was later written in place (`y[1] = y[1] + 1`) and `size` of a
-# static Variable come with the eager tape's saved inputs and Variable.size, added by another change.
-HAS_SAVED_INPUTS = "saved" in rt.tensor.Node.__slots__
-needs_saved_inputs = pytest.mark.xfail(
-    not HAS_SAVED_INPUTS, strict=True, raises=AssertionError,
-    reason="eager backward after an in-place item write follows the written tensor's new producer: "
-           "needs the tape's saved inputs (Node.saved)")
+# `size` of a static Variable comes with another change.
 HAS_VARIABLE_SIZE = isinstance(getattr(rt.static.Variable, "size", None), property)
 needs_variable_size = pytest.mark.xfail(not HAS_VARIABLE_SIZE, strict=True, raises=AttributeError,
                                         reason="Variable.size: needs the size property of static Variables")

@@ -13,7 +13,7 @@ import runtime as rt
 import runtime.nn.functional as F
 from runtime import nn
 
-from .helpers import arr, check, needs_decorators, needs_saved_inputs
+from .helpers import arr, check, needs_decorators
 
 X = arr(3, 4)
 
@@ -237,7 +237,6 @@ def setitem_patterns(x, i):
     return y
 
 
-@needs_saved_inputs
 def test_item_writes_including_a_tensor_index_with_gradients():
     check(setitem_patterns, (X, rt.to_tensor(1)), (X, rt.to_tensor(2)), programs=1, grad=True)
 
