@@ -21,8 +21,9 @@ from runtime.dispatch import apply
 from runtime.ops import indexing
 
 from dy2st.operators.common import is_symbolic
-from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import UndefinedVar
+
+from dy2st.operators.tensor_array import TensorArray  # a list carried by a tensor loop
 
 MISSING = UndefinedVar("<missing>")  # the value of a slot a container does not hold
 _DEPTH = 3
