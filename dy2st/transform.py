@@ -11,8 +11,8 @@ import builtins
 import gast
 
 from dy2st import convert_operators
-from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
 from dy2st.transformers import comparisons, condition_truth
+from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
 from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, exceptions, ifelse,
                                 len_shape, list_append, logical_expressions, loops, return_statements,
                                 unsupported)
