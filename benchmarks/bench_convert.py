@@ -106,7 +106,7 @@ def measure(quick=False):
     n = rt.to_tensor(3)
     sf = dy2st.to_static(nested)
     t0 = time.perf_counter()
-    sf.converted  # conversion alone, once more, for this StaticFunction
+    _ = sf.converted  # conversion alone, once more, for this StaticFunction
     t1 = time.perf_counter()
     sf(x, n)
     t_first = time.perf_counter() - t0

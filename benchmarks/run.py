@@ -201,17 +201,20 @@ def main(argv=None):
                                 "kind": "convert" if name == "convert" else "runtime",
                                 "results": results, "notes": runs[0]["notes"]}
             print(f"[{key} thread(s)] {runs[0]['workload']}: done", file=sys.stderr)
-    md = _markdown(table, args.runs)
-    print(md)
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "results.json"), "w") as f:
-        json.dump({"runs": args.runs, "python": sys.version.split()[0], "table": table}, f, indent=1)
-    with open(os.path.join(args.out, "results.md"), "w") as f:
-        f.write(md)
+            _save(table, args)  # after every workload: an interrupted run keeps what it measured
+    print(_markdown(table, args.runs))
     if _chart(table, os.path.join(args.out, "results.png")):
         print(f"wrote {args.out}/results.json, results.md, results.png", file=sys.stderr)
     else:
         print(f"wrote {args.out}/results.json, results.md (no chart: pip install matplotlib)", file=sys.stderr)
+
+
+def _save(table, args):
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump({"runs": args.runs, "python": sys.version.split()[0], "table": table}, f, indent=1)
+    with open(os.path.join(args.out, "results.md"), "w") as f:
+        f.write(_markdown(table, args.runs))
 
 
 if __name__ == "__main__":

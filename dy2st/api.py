@@ -8,9 +8,12 @@ from runtime.static.backends import check_backend
 from . import config
 from .convert_call import not_to_static  # noqa: F401  (re-exported)
 from .static_function import StaticFunction
+from collections.abc import Callable, Sequence
+from runtime.static import InputSpec
 
 
-def to_static(function=None, input_spec=None, full_graph=True, backend=None):
+def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequence[InputSpec] | None = None,
+              full_graph: bool = True, backend: str | None = None) -> StaticFunction | rt.nn.Layer | Callable:
     """Convert a function, a method or a Layer so it runs as a cached static Program.
 
     Usable as ``@to_static``, ``@to_static(input_spec=[...])``, ``to_static(obj.method)``
@@ -49,7 +52,7 @@ def to_static(function=None, input_spec=None, full_graph=True, backend=None):
     return decorate(function)
 
 
-def to_code(function):
+def to_code(function: Callable) -> str:
     """The transformed source of ``function`` (a function or a StaticFunction)."""
     if isinstance(function, StaticFunction):
         return function.code

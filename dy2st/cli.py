@@ -19,6 +19,8 @@ import numpy as np
 import runtime as rt
 
 from . import __version__, config, demo, export, io
+from .entry import one_line
+from .error import show_internals
 from .static_function import StaticFunction
 from .transform import transform_function
 
@@ -161,7 +163,7 @@ def _import_file(path):
     try:
         spec.loader.exec_module(module)
     except Exception as exc:  # noqa: BLE001
-        raise CliError(f"{path}: importing it failed: {type(exc).__name__}: {exc}") from None
+        raise CliError(f"{path}: importing it failed: {one_line(exc, in_file=path)}") from None
     finally:
         sys.path.pop(0)
     return module
@@ -209,6 +211,7 @@ def _programs(path, args, out):
 
 
 def cmd_convert(args):
+    """``dy2st convert``: print converted source, passes, diffs or Programs of a file's functions."""
     source, tree = _read_module(args.file)
     out = []
     if args.program or args.explain:
@@ -284,6 +287,7 @@ def _write_drawing(program, args):
 
 
 def cmd_inspect(args):
+    """``dy2st inspect``: describe a saved model (.pdmodel prefix) or an .onnx file."""
     if args.model.endswith(".onnx"):
         print(_inspect_onnx(args.model))
         return 0
@@ -300,6 +304,7 @@ def cmd_inspect(args):
 
 
 def cmd_export(args):
+    """``dy2st export``: write a saved model as ONNX."""
     prefix = io.model_prefix(args.model)
     try:
         model = export.export_onnx(prefix, args.out, opset=args.opset)
@@ -339,11 +344,13 @@ def model_summary(layer, prefix):
 
 
 def cmd_demo(args):
+    """``dy2st demo``: train, convert, save and reload the demo model."""
     demo.run(args.epochs, args.out_dir, args.batch_size, args.lr, progress=not args.no_progress)
     return 0
 
 
 def build_parser():
+    """The argparse parser of the ``dy2st`` command and its subcommands."""
     parser = argparse.ArgumentParser(prog="dy2st", description="Convert Python deep learning code to static "
                                                                "Programs, inspect models, run the demo.")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="log what gets converted and why")
@@ -377,7 +384,7 @@ def build_parser():
                          help="convert a saved inference model to ONNX (needs onnx: pip install onnx onnxruntime)")
     exp.add_argument("model", help="the path prefix given to dy2st.save (or the .pdmodel file)")
     exp.add_argument("out", help="the .onnx file to write")
-    exp.add_argument("--opset", type=int, default=17, help="ONNX opset version (default 17)")
+    exp.add_argument("--opset", type=int, default=17, help="ONNX opset version, 11 or later (default 17)")
     exp.set_defaults(run=cmd_export)
     dem = sub.add_parser("demo", parents=[verbose], help="train, convert, save, reload and time a digits classifier",
                          description=demo.DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -387,6 +394,7 @@ def build_parser():
 
 
 def main(argv=None):
+    """Run the ``dy2st`` command with ``argv`` (sys.argv by default); returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.verbose:
@@ -402,6 +410,11 @@ def main(argv=None):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except Exception as exc:  # noqa: BLE001  (any other failure: one line, internals only when asked for)
+        if show_internals():
+            raise
+        print(f"dy2st: error: {one_line(exc)}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -1,4 +1,12 @@
-"""Global switches: ``enable_to_static``, code level and verbosity logging."""
+"""Global switches: ``enable_to_static``, code level and verbosity logging.
+
+Conversion messages go through the standard ``logging`` module, logger ``"dy2st"``:
+``set_verbosity(1)`` logs each conversion, Program build and eager fallback at INFO,
+``set_verbosity(2)`` also each cache hit and miss at DEBUG, to stderr (stdout with
+``also_to_stdout``) through one handler of ours.  Applications that configure logging
+themselves can instead set the level of ``logging.getLogger("dy2st")`` and attach their own
+handlers; ``set_verbosity(0)`` removes ours.
+"""
 import logging
 import os
 import sys
@@ -13,9 +21,30 @@ class _Config:
 
 _config = _Config()
 logger = logging.getLogger("dy2st")
+logger.addHandler(logging.NullHandler())  # a library logs nothing unless asked (no "no handler" warning)
 
 
-def enable_to_static(enable_to_static_bool):
+class _StdHandler(logging.StreamHandler):
+    """Writes to the *current* sys.stderr / sys.stdout (so redirections and test captures see it)."""
+
+    def __init__(self):
+        super().__init__()
+        self.setFormatter(logging.Formatter("[dy2st] %(message)s"))
+
+    @property
+    def stream(self):
+        return sys.stdout if _config.verbosity_to_stdout else sys.stderr
+
+    @stream.setter
+    def stream(self, value):
+        pass  # the stream is chosen at each message
+
+
+_handler = _StdHandler()
+_LEVELS = {0: logging.WARNING, 1: logging.INFO}  # 2 and up: DEBUG
+
+
+def enable_to_static(enable_to_static_bool: bool) -> None:
     """False: every ``@to_static`` function runs eagerly (for debugging)."""
     if not isinstance(enable_to_static_bool, bool):
         raise TypeError(f"enable_to_static expects a bool, got {type(enable_to_static_bool).__name__}")
@@ -23,10 +52,11 @@ def enable_to_static(enable_to_static_bool):
 
 
 def to_static_enabled():
+    """False after ``dy2st.enable_to_static(False)``: converted functions then run eagerly."""
     return _config.enabled
 
 
-def set_code_level(level=100, also_to_stdout=False):
+def set_code_level(level: int = 100, also_to_stdout: bool = False) -> None:
     """Print the transformed code after pass number ``level`` to stdout whenever a function is converted.
 
     Pass 0 is the original source, pass 1 the first rewrite, and so on; a level at
@@ -37,10 +67,11 @@ def set_code_level(level=100, also_to_stdout=False):
 
 
 def code_level():
+    """The level set by ``set_code_level``: the pass whose code is printed on conversion (-1: none)."""
     return _config.code_level
 
 
-def set_verbosity(level=0, also_to_stdout=False):
+def set_verbosity(level: int = 0, also_to_stdout: bool = False) -> None:
     """Log what gets converted and why, to stderr (and stdout with ``also_to_stdout``).
 
     0: silent; 1: each function converted, each Program built (with its signature),
@@ -48,16 +79,24 @@ def set_verbosity(level=0, also_to_stdout=False):
     """
     _config.verbosity = int(level)
     _config.verbosity_to_stdout = bool(also_to_stdout)
+    logger.setLevel(_LEVELS.get(_config.verbosity, logging.DEBUG) if _config.verbosity > 0 else logging.NOTSET)
+    if _config.verbosity > 0:
+        if _handler not in logger.handlers:
+            logger.addHandler(_handler)
+    elif _handler in logger.handlers:
+        logger.removeHandler(_handler)
 
 
 def verbosity():
+    """The level set by ``set_verbosity`` (or ``-v``): how much ``log`` prints."""
     return _config.verbosity
 
 
 def log(level, message):
-    if _config.verbosity >= level:
-        stream = sys.stdout if _config.verbosity_to_stdout else sys.stderr
-        print(f"[dy2st] {message}", file=stream)
+    """Log ``message`` at verbosity ``level`` (1: INFO, 2: DEBUG) on the ``dy2st`` logger."""
+    lvl = logging.INFO if level <= 1 else logging.DEBUG
+    if logger.isEnabledFor(lvl):
+        logger.log(lvl, message)
 
 
 def log_code(name, passes):
@@ -68,3 +107,6 @@ def log_code(name, passes):
     index = min(level, len(passes) - 1)
     pass_name, source = passes[index]
     print(f"[dy2st] {name}: code after pass {index} ({pass_name}):\n{source.rstrip()}\n", file=sys.stdout)
+
+
+set_verbosity(_config.verbosity)  # DY2ST_VERBOSITY from the environment

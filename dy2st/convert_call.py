@@ -16,8 +16,9 @@ import runtime as rt
 
 from dy2st import transform
 from dy2st.layer_writes import with_hooks
-from dy2st.pyct import errors, parser
+from dy2st.pyct import errors
 from dy2st.transformers.call_trees import LIBRARY_ROOTS
+from collections.abc import Callable
 
 NOT_TO_STATIC_ATTR = "_dy2st_not_to_static"
 
@@ -25,7 +26,7 @@ NOT_TO_STATIC_ATTR = "_dy2st_not_to_static"
 _CACHE = weakref.WeakKeyDictionary()
 
 
-def not_to_static(fn):
+def not_to_static(fn: Callable) -> Callable:
     """Mark `fn` to be called as is (never converted) from converted code."""
     target = getattr(fn, "__func__", fn)
     setattr(target, NOT_TO_STATIC_ATTR, True)
@@ -33,6 +34,7 @@ def not_to_static(fn):
 
 
 def is_not_to_static(fn):
+    """Whether ``fn`` (or a bound method's function) is marked by ``dy2st.not_to_static``."""
     return bool(getattr(getattr(fn, "__func__", fn), NOT_TO_STATIC_ATTR, False))
 
 
@@ -86,7 +88,7 @@ def convert_call(fn):
     static = _static_function_parts(fn)
     if static is not None:
         inner, instance = static
-        return _bind(_convert_or_keep(parser.unwrap(inner)), instance)
+        return _bind(_convert_or_keep(inner), instance)
     if _is_library(type(fn)) and not hasattr(fn, "forward"):
         return fn  # numpy ufuncs, functools.partial and other library callables
     override = getattr(fn, "__dict__", {}).get("forward")
@@ -97,13 +99,13 @@ def convert_call(fn):
     forward = getattr(type(fn), "forward", None)
     static = _static_function_parts(forward) if forward is not None else None
     if static is not None:
-        forward = parser.unwrap(static[0])
+        forward = static[0]  # the function itself: a decorator's wrapper is converted too
     elif isinstance(forward, types.FunctionType) and (_is_library(forward) or is_not_to_static(forward)):
         return fn  # runtime layers run as they are
     if isinstance(forward, types.FunctionType):
         # A layer's hooks run around its converted forward, as Layer.__call__ runs them.
         return types.MethodType(_convert_or_keep(with_hooks(forward) if _has_hooks(fn) else forward), fn)
-    call = getattr(type(fn), "__call__", None)
+    call = getattr(type(fn), "__call__", None)  # noqa: B004  (the class's own __call__, not a callability test)
     if isinstance(call, types.FunctionType) and not _is_library(call) and not is_not_to_static(call):
         return types.MethodType(_convert_or_keep(call), fn)
     return fn

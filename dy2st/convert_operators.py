@@ -11,7 +11,8 @@ tuple (several), matching the assignment the loop/branch pass writes.
 from dy2st import convert_call as _convert_call
 from dy2st import guards as _guards
 from dy2st.operators.assert_print import Assert, FString, Print, RaiseIf
-from dy2st.operators.common import is_symbolic, truth
+from dy2st.operators.casts import AsDtype, Numpy, PyValue
+from dy2st.operators.common import is_symbolic, truth  # noqa: F401  (part of the _jst interface)
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
@@ -25,8 +26,8 @@ from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Assert", "FString", "Print", "Len", "Shape", "Append",
-           "Pop", "SetItem", "Unpack", "Stack", "Concat", "TensorArray", "RaiseIf", "IsInstance",
-           "SetStopGradient", "TraceExcept"]
+           "Pop", "SetItem", "Unpack", "AsDtype", "Numpy", "PyValue", "Stack", "Concat", "TensorArray",
+           "RaiseIf", "IsInstance", "SetStopGradient", "TraceExcept", "Compare", "Truth"]
 
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""

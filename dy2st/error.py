@@ -118,6 +118,7 @@ def format_location(origin, context=CONTEXT_LINES):
 
 
 def show_internals():
+    """Whether tracebacks keep dy2st's own frames (``DY2ST_SHOW_INTERNALS=1`` or verbosity 2 and up)."""
     return os.environ.get("DY2ST_SHOW_INTERNALS") == "1" or config.verbosity() >= 2
 
 

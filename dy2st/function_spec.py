@@ -120,6 +120,7 @@ def check_against_spec(tensors, input_spec, fn_name):
 
 
 def cache_key(skeleton, tensors, traced_shapes, training):
+    """The program-cache key of a call: its argument skeleton, each tensor's dtype and traced shape, and the mode."""
     metas = tuple((str(t.dtype), tuple(s)) for t, s in zip(tensors, traced_shapes))
     return (skeleton, metas, training)
 

@@ -24,10 +24,14 @@ StaticFunction logs and ``explain()`` shows before it retraces.
 import contextlib
 import contextvars
 import copy
+import dis
 import inspect
 import types
 
 import runtime as rt
+
+from . import decorators
+from .guard_check import CheckWriter
 
 _MISSING = object()
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None))
@@ -99,74 +103,109 @@ def _python_function(obj):
     return None, None
 
 
-_class_names = {}
+def _as_function(member):
+    """The plain function behind a class member (method, StaticFunction, property getter), or None."""
+    member = getattr(member, "fget", member)
+    member = getattr(member, "dygraph_function", member)
+    member = getattr(member, "__func__", member)
+    return decorators.unwrap(member) if isinstance(member, types.FunctionType) else None
 
 
-def _class_attr_names(cls):
-    """Attribute names any method of a Layer class (below ``Layer`` itself) may read."""
-    names = _class_names.get(cls)
-    if names is None:
-        names = set()
-        for klass in cls.__mro__:
-            if klass in (rt.nn.Layer, object):
-                continue
-            for member in vars(klass).values():
-                fn = getattr(member, "dygraph_function", member)
-                fn = getattr(fn, "__func__", fn)
-                if isinstance(fn, types.FunctionType):
-                    _code_names(inspect.unwrap(fn).__code__, names)
-        names = frozenset(names - _LAYER_INTERNALS)
-        _class_names[cls] = names
-    return names
+def _written_names(code, out=None):
+    """Attribute names a code object (and the functions nested in it) assigns or deletes."""
+    out = set() if out is None else out
+    out.update(i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_ATTR", "DELETE_ATTR"))
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            _written_names(const, out)
+    return out
 
 
-def _layer_state(d, names):
-    """Everything about one layer a trace depends on, as a tuple compared on each call."""
+def _read_names(cls, start, written=None):
+    """Attribute names the methods in ``start`` (and the methods of ``cls`` they name) may read.
+
+    Only code the trace could have run counts: an attribute that just another method reads
+    (a step counter a training loop bumps) must not retrace the Program on every call.
+    """
+    names, seen = set(), set()
+    todo = [f for f in start if f is not None]
+    while todo:
+        fn = todo.pop()
+        if fn.__code__ in seen:
+            continue
+        seen.add(fn.__code__)
+        new = _code_names(fn.__code__)
+        names |= new
+        if written is not None:
+            _written_names(fn.__code__, written)
+        for name in new:
+            member = _as_function(getattr(cls, name, None))
+            if member is not None and member.__code__ not in seen:
+                todo.append(member)
+    return names - _LAYER_INTERNALS
+
+
+def _layer_state(d):
+    """The layer's structure and mode a trace depends on, as a tuple compared on each call."""
     return (tuple(map(id, d["_sub_layers"].values())), tuple(map(id, d["_parameters"].values())),
             tuple(map(id, d["_buffers"].values())), d.get("training"), id(d.get("forward")),
-            tuple(map(id, d["_forward_pre_hooks"])), tuple(map(id, d["_forward_post_hooks"])),
-            tuple([d.get(n, _MISSING) for n in names]))
+            tuple(map(id, d["_forward_pre_hooks"])), tuple(map(id, d["_forward_post_hooks"])))
+
+
+def _attr_holds(now, old, plain):
+    return _same(now, old) if plain else now is old
 
 
 class _LayerGuard:
-    __slots__ = ("path", "layer", "dict", "names", "state", "pinned")
+    __slots__ = ("path", "layer", "dict", "names", "plain", "state", "pinned")
 
-    def __init__(self, path, layer):
+    def __init__(self, path, layer, called=()):
         self.path = path
         self.layer = layer
         self.dict = d = layer.__dict__
-        self.names = tuple(sorted(n for n in _class_attr_names(type(layer)) if n in d and _plain(d[n])))
-        self.state = _layer_state(d, self.names)
+        start = [_as_function(getattr(type(layer), "forward", None))] + list(called)
+        # Plain values (numbers, strings, flags) by value; anything else (a function, a tensor,
+        # an array) by identity, unless the traced code itself assigns it (state it keeps, whose
+        # new value each run must not look like a change).  Modules and classes are code, not state.
+        written = set()
+        read = _read_names(type(layer), start, written)
+        self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
+                                  and not inspect.isclass(d[n]) and (_plain(d[n]) or n not in written)))
+        self.plain = tuple(_plain(d[n]) for n in self.names)
+        self.state = _layer_state(d)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
-        self.pinned = (list(d["_sub_layers"].values()), list(d["_parameters"].values()),
-                       list(d["_buffers"].values()), d.get("forward"), list(d["_forward_pre_hooks"]),
-                       list(d["_forward_post_hooks"]), copy.deepcopy([d.get(n) for n in self.names]))
+        self.pinned = (dict(d["_sub_layers"]), dict(d["_parameters"]), dict(d["_buffers"]), d.get("forward"),
+                       list(d["_forward_pre_hooks"]), list(d["_forward_post_hooks"]),
+                       [copy.deepcopy(d[n]) if p else d[n] for n, p in zip(self.names, self.plain)])
 
     def holds(self):
-        state = _layer_state(self.dict, self.names)
-        if state == self.state:
-            return all(map(_same, state[7], self.pinned[6]))
-        return False
+        d = self.dict
+        return _layer_state(d) == self.state and all(
+            _attr_holds(d.get(n, _MISSING), old, p) for n, old, p in zip(self.names, self.pinned[6], self.plain))
 
     def describe(self):
         d, (subs, params, bufs, fwd, pre, post, values) = self.dict, self.pinned
         for table, old, what in (("_sub_layers", subs, "sub-layer"), ("_parameters", params, "parameter"),
                                  ("_buffers", bufs, "buffer")):
             now = d[table]
-            if list(map(id, now.values())) != list(map(id, old)):
-                names = [k for k in now if k not in dict(zip(now, old))] or list(now)
-                changed = [k for k, v in now.items() if all(v is not o for o in old)] or names
-                return f"{what} {self.path}.{changed[0] if changed else '?'} was replaced, added or removed"
+            changed = [k for k in list(old) + [k for k in now if k not in old] if now.get(k) is not old.get(k)]
+            if changed:
+                k = changed[0]
+                how = "added" if k not in old else "removed" if k not in now else "replaced"
+                return f"{what} {self.path}.{k} was {how}"
         if d.get("training") != self.state[3]:
             return f"{self.path}.training changed ({self.state[3]} -> {d.get('training')})"
         if d.get("forward") is not fwd:
             return f"{self.path}.forward was overridden on the instance"
         if list(d["_forward_pre_hooks"]) != pre or list(d["_forward_post_hooks"]) != post:
             return f"the forward hooks of {self.path} changed"
-        for name, old in zip(self.names, values):
+        for name, old, plain in zip(self.names, values, self.plain):
             now = d.get(name, _MISSING)
-            if not _same(now, old):
-                return f"attribute {self.path}.{name} changed ({old!r} -> {'<deleted>' if now is _MISSING else repr(now)})"
+            if not _attr_holds(now, old, plain):
+                shown = ("<deleted>" if now is _MISSING else repr(now) if _plain(now)
+                         else f"another {type(now).__name__}")
+                old = repr(old) if plain else f"the {type(old).__name__} seen while tracing"
+                return f"attribute {self.path}.{name} changed ({old} -> {shown})"
         return f"{self.path} changed"
 
 
@@ -211,58 +250,6 @@ def _cell_reader(cell):
     return read
 
 
-class _CheckWriter:
-    """Writes one straight-line Python function that checks every guard (generated once per trace).
-
-    Looping over guard objects costs several microseconds per layer; the generated
-    function does a handful of dict reads and ``is`` tests per layer instead.
-    """
-
-    def __init__(self):
-        self.lines, self.objects = [], []
-
-    def obj(self, value):
-        self.objects.append(value)
-        return f"O[{len(self.objects) - 1}]"
-
-    def fail_unless(self, condition):
-        self.lines.append(f"    if not ({condition}): return False")
-
-    def same_value(self, expr, value):
-        # Identity first (small ints, interned strings, NaN), then type and equality.
-        ref = self.obj(value)
-        return f"((x := {expr}) is {ref} or (type(x) is {self.obj(type(value))} and x == {ref}))"
-
-    def table(self, dict_expr, table):
-        if not table:
-            return [f"not {dict_expr}"]
-        tests = [f"len(t := {dict_expr}) == {len(table)}"]
-        return tests + [f"t.get({key!r}, M) is {self.obj(value)}" for key, value in table.items()]
-
-    def layer(self, g):
-        # One `and` chain per layer: a few dict reads and `is` tests.
-        d = g.dict
-        self.lines.append(f"    d = {self.obj(d)}")
-        tests = []
-        for name in ("_sub_layers", "_parameters", "_buffers"):
-            tests += self.table(f"d[{name!r}]", dict(d[name]))
-        tests.append(f"d['training'] is {self.obj(d.get('training', _MISSING))}")
-        tests.append("'forward' not in d" if "forward" not in d else
-                     f"d.get('forward', M) is {self.obj(d['forward'])}")
-        for hooks in ("_forward_pre_hooks", "_forward_post_hooks"):
-            tests.append(f"not d[{hooks!r}]" if not d[hooks] else f"d[{hooks!r}] == {self.obj(list(d[hooks]))}")
-        tests += [self.same_value(f"d.get({name!r}, M)", value) for name, value in zip(g.names, g.pinned[6])]
-        self.fail_unless(" and ".join(tests))
-
-    def compile(self):
-        source = "def check(O, M):\n" + "\n".join(self.lines) + "\n    return True\n"
-        namespace = {}
-        exec(compile(source, "<dy2st guards>", "exec"), namespace)  # noqa: S102  (our own generated code)
-        objects = self.objects
-        check = namespace["check"]
-        return lambda: check(objects, _MISSING)
-
-
 class Guards:
     """The guards of one traced Program; ``failure()`` is None while it may be reused."""
 
@@ -271,7 +258,7 @@ class Guards:
         self.values = value_guards
         self.bound = bound  # [(name, tensor)] the Program reads live
         self.flags = tuple(t.stop_gradient for _, t in bound)
-        w = _CheckWriter()
+        w = CheckWriter(_MISSING)
         for g in layer_guards:
             w.layer(g)
         for g in value_guards:
@@ -284,6 +271,7 @@ class Guards:
         self._check = w.compile()
 
     def failure(self):
+        """None while every guard holds, else a sentence saying what changed (the reason to retrace)."""
         try:
             if self._check():
                 return None
@@ -315,14 +303,14 @@ class Guards:
         return lines
 
 
-def _walk_layers(path, layer, seen, out):
+def _walk_layers(path, layer, seen, out, called):
     if id(layer) in seen:
         return
     seen.add(id(layer))
-    out.append(_LayerGuard(path, layer))
+    out.append(_LayerGuard(path, layer, called.get(id(layer), ())))
     for name, sub in layer._sub_layers.items():
         if sub is not None:
-            _walk_layers(f"{path}.{name}", sub, seen, out)
+            _walk_layers(f"{path}.{name}", sub, seen, out, called)
 
 
 def _namespace_guards(fn, seen_code, layers, out, depth=0):
@@ -358,20 +346,38 @@ def _library(fn):
     return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
 
 
+def _object_guards(obj, function):
+    """A plain object bound as `self` (``to_static(obj.method)``): the attributes the method (and
+    the methods it names) can read, by value or identity, as a Layer's are."""
+    d = getattr(obj, "__dict__", None)
+    if d is None:
+        return []
+    written = set()
+    names = _read_names(type(obj), [decorators.unwrap(function)], written)
+    return [_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n))
+            for n in sorted(names) if n in d and not isinstance(d[n], types.ModuleType)
+            and (_plain(d[n]) or n not in written)]
+
+
 def build(function, instance, arguments, calls, program):
     """The Guards of a trace of ``function`` (bound to ``instance``) that reached ``calls``."""
     roots = [("self", instance)] if isinstance(instance, rt.nn.Layer) else []
     roots += [(f"argument {i}", a) for i, a in enumerate(arguments) if isinstance(a, rt.nn.Layer)]
     value_guards, seen_code = [], set()
-    _namespace_guards(inspect.unwrap(function), seen_code, roots, value_guards)
+    called = {id(instance): [decorators.unwrap(function)]}  # layer -> its methods the trace ran
+    _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)
+    if instance is not None and not isinstance(instance, rt.nn.Layer):
+        value_guards += _object_guards(instance, function)
     for obj in calls:
         fn, layer = _python_function(obj)
         if layer is not None:
             roots.append((type(layer).__name__, layer))
+            if fn is not None:
+                called.setdefault(id(layer), []).append(fn)
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
     layer_guards, seen = [], set()
     for path, layer in roots:
-        _walk_layers(path, layer, seen, layer_guards)
+        _walk_layers(path, layer, seen, layer_guards, called)
     bound = list(program.bound_tensors.items())
     return Guards(layer_guards, value_guards, bound)

@@ -17,9 +17,12 @@ from runtime.static.backends import check_backend
 from runtime.static import InputSpec
 from runtime.static.io import save_inference_model
 
+from .entry import user_errors
 from .layer_writes import with_hooks
+from .output_spec import select_outputs
 from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer, encode_structure
+from collections.abc import Callable, Sequence
 
 __all__ = ["save", "load", "TranslatedLayer"]
 
@@ -84,20 +87,23 @@ def _structured_names(layer, program):
 _SAVE_CONFIGS = frozenset({"output_spec", "with_hook", "combine_params", "clip_extra", "skip_forward"})
 
 
-def save(layer, path, input_spec=None, **configs):
+@user_errors("dy2st.save")
+def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpec] | None = None, **configs) -> None:
     """Save ``layer`` (a Layer, a to_static function or a TranslatedLayer) as an inference model.
 
     ``input_spec``: list of ``InputSpec`` (``None`` dims for any size); their names
     become the feed names.  Without it, the function's own input_spec or the
-    signature of its last traced Program is used.  Paddle's ``configs`` keywords are
-    accepted (``output_spec`` is not supported yet); any other keyword is a TypeError.
+    signature of its last traced Program is used.  ``output_spec``: the outputs to keep
+    (see ``dy2st.output_spec``; the Program is pruned to them).  Paddle's other ``configs``
+    keywords are accepted and ignored; any other keyword is a TypeError.
     """
     unknown = sorted(set(configs) - _SAVE_CONFIGS)
     if unknown:
         raise TypeError(f"dy2st.save() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
-    if configs.get("output_spec") is not None:
-        raise NotImplementedError("dy2st.save: output_spec is not supported; the model returns all outputs")
     if isinstance(layer, TranslatedLayer):
+        if configs.get("output_spec") is not None:  # its Program is fixed: choosing outputs needs a trace
+            raise ValueError("dy2st.save: output_spec cannot re-select the outputs of a loaded model; give it "
+                             "when saving the Layer or function")
         layer._save(path)
         return
     sf = _static_function_of(layer, input_spec)
@@ -112,10 +118,11 @@ def save(layer, path, input_spec=None, **configs):
         for sub, training in modes:  # each sub-layer's own mode, not just the top one's
             sub.training = training
     program = concrete.main_program
-    metadata = {"output_structure": encode_structure(concrete.out_skeleton),
-                "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}
     writes = getattr(concrete, "layer_writes", None)
     outputs = concrete.outputs[:len(concrete.outputs) - (writes.count if writes is not None else 0)]
+    outputs, skeleton = select_outputs(configs.get("output_spec"), outputs, concrete.out_skeleton, sf, concrete)
+    metadata = {"output_structure": encode_structure(skeleton),
+                "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}
     save_inference_model(path, concrete.inputs, outputs, program=program,
                          structured_names=_structured_names(instance, program), metadata=metadata)
 
@@ -126,7 +133,8 @@ def model_prefix(path):
     return path[:-len(".pdmodel")] if path.endswith(".pdmodel") else path
 
 
-def load(path, backend=None, **configs):
+@user_errors("dy2st.load")
+def load(path: str, backend: str | None = None, **configs) -> TranslatedLayer:
     """A ``TranslatedLayer`` from ``path.pdmodel``/``.pdiparams``/``.pdiparams.info`` (no user code needed).
 
     ``path`` is the prefix given to ``save`` (the ``.pdmodel`` file's path works too).

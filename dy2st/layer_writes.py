@@ -17,6 +17,7 @@ Parameters must not be created while a Program is built (a Layer constructed ins
 """
 import contextlib
 import inspect
+import warnings
 import weakref
 
 import runtime as rt
@@ -40,7 +41,8 @@ class LayerWrites:
             roots = [(f"self.{name}" if name else "self", layer)
                      for name, layer in instance.named_sublayers(include_self=True)]
         self._snap = Snapshot(roots) if roots else None
-        self._updates = []  # (slot, tensor to update in place or None)
+        # (slot, tensor to update in place or None, skeleton of a new list/dict or None, outputs)
+        self._updates = []
         self.count = 0      # extra outputs at the end of the Program's outputs
 
     def finish(self, out_vars, program):
@@ -52,17 +54,25 @@ class LayerWrites:
         keep = {}
         for slot, value in changed.items():
             if not (is_symbolic(value) or rt.is_tensor(value)):
-                keep[slot] = value  # a Python value: decided at trace time
+                leaves = []
+                skeleton = _flatten(value, leaves)
+                if not leaves:
+                    keep[slot] = value  # a Python value: decided at trace time
+                    _warn_python_change(self._snap.describe(slot), self._snap.original(slot), value)
+                    continue
+                out_vars.extend(to_variable(v) for v in leaves)  # a new list/dict of tensors
+                self._updates.append((slot, None, skeleton, len(leaves)))
                 continue
             old = self._snap.original(slot)
             read = rt.is_tensor(old) and not is_symbolic(old) and any(
                 t is old for t in program.bound_tensors.values())
             out_vars.append(to_variable(value))
-            self._updates.append((slot, old if read else None))
+            self._updates.append((slot, old if read else None, None, 1))
         self._snap.write(keep)
-        self.count = len(self._updates)
+        self.count = sum(u[3] for u in self._updates)
 
     def abandon(self):
+        """Undo the writes the trace made into the layer (the trace failed)."""
         if self._snap is not None:
             self._snap.restore()
 
@@ -71,14 +81,50 @@ class LayerWrites:
         if not self.count:
             return outs
         n = len(outs) - self.count
-        fresh = {}
-        for (slot, in_place), t in zip(self._updates, outs[n:]):
+        fresh, pos = {}, n
+        for slot, in_place, skeleton, size in self._updates:
             if in_place is not None:
-                in_place._value = t._value
+                in_place._value = outs[pos]._value
+            elif skeleton is not None:
+                fresh[slot] = _rebuild(skeleton, iter(outs[pos:pos + size]))
             else:
-                fresh[slot] = t
+                fresh[slot] = outs[pos]
+            pos += size
         self._snap.write(fresh)
         return outs[:n]
+
+
+def _warn_python_change(where, old, new):
+    """`self.calls += 1` in forward runs once, when the Program is built: say so."""
+    numbers = (bool, int, float)
+    if isinstance(old, numbers) and isinstance(new, numbers) and old != new:
+        warnings.warn(f"{where} changed from {old!r} to {new!r} while the Program was built; later "
+                      "calls of the cached Program do not change it again (Python values in converted "
+                      "code are decided once). Keep it in a tensor buffer (register_buffer) to update it "
+                      "on every call", stacklevel=2)
+
+
+def _flatten(value, leaves):
+    """The skeleton of a list/tuple/dict holding traced tensors (appended to `leaves`)."""
+    if is_symbolic(value):
+        leaves.append(value)
+        return None
+    if isinstance(value, (list, tuple)):
+        return (type(value), [_flatten(v, leaves) for v in value])
+    if isinstance(value, dict):
+        return (dict, {k: _flatten(v, leaves) for k, v in value.items()})
+    return ("const", value)
+
+
+def _rebuild(skeleton, outs):
+    if skeleton is None:
+        return next(outs)
+    kind, inner = skeleton[0], skeleton[1]
+    if kind == "const":
+        return inner
+    if kind is dict:
+        return {k: _rebuild(v, outs) for k, v in inner.items()}
+    return kind(_rebuild(v, outs) for v in inner)
 
 
 @contextlib.contextmanager

@@ -117,17 +117,29 @@ class _TrainStep:
         grad_names = [g for _, g in self.grad_slots]
         needed = [n for n in passes.segment_inputs(block, grad_names, (n_fwd, len(block.ops)), persistables=True)
                   if n in defined_fwd]
+        # A parameter read only in `cond` branches gets no gradient (None, as eagerly) when
+        # none of them ran: the forward also returns those conditions.
+        only = _branch_only(block.ops[:n_fwd], {name for name, _ in self.bound})
+        self.branch_only = {len(float_inputs) + j: only[name] for j, (name, _) in enumerate(self.bound)
+                            if name in only}
+        preds = sorted({p for uses in self.branch_only.values() for p, _ in uses} - set(needed))
         out_names = [v.name for v in outs]
         self.n_out = len(out_names)
         self.saved = needed
+        self.pred_pos = {p: i for i, p in enumerate(needed + preds)}
+        needed = needed + preds
         self.forward = compile_block(block, input_names, out_names + needed, op_range=(0, n_fwd))
-        self.backward = compile_block(block, needed + [s.name for s in seeds], grad_names,
+        self.backward = compile_block(block, self.saved + [s.name for s in seeds], grad_names,
                                       op_range=(n_fwd, len(block.ops)))
         self.n_wrt = len(wrt)
 
     def run(self, tensors, arrays):
         res = self.forward(*arrays)
         outs, saved = res[:self.n_out], res[self.n_out:]
+        extra = saved
+        saved = saved[:len(self.saved)]
+        unused = {k for k, uses in self.branch_only.items()
+                  if all(bool(np.asarray(extra[self.pred_pos[p]]).reshape(-1)[0]) != taken for p, taken in uses)}
         wrt_tensors = [tensors[i] for i in self.input_pos] + [t for _, t in self.bound]
         diff_out = self.diff_out
 
@@ -136,7 +148,8 @@ class _TrainStep:
             got = self.backward(*saved, *seeds)
             grads = [None] * self.n_wrt
             for (k, _), g in zip(self.grad_slots, got):
-                grads[k] = Tensor._wrap(g)
+                if k not in unused:
+                    grads[k] = Tensor._wrap(g)
             return grads
 
         node = Node(None, wrt_tensors, {}, list(outs), custom_backward=backward)
@@ -147,3 +160,32 @@ class _TrainStep:
             else:
                 result.append(Tensor._wrap(v))
         return result
+
+
+def _reads(block):
+    """Every name a block's ops (and their sub-blocks) read, branch outputs included."""
+    names = set()
+    for op in block.ops:
+        names.update(op.input_arg_names)
+        for value in op.attrs.values():
+            if isinstance(value, list):
+                names.update(v for v in value if isinstance(v, str))
+        for sub in op.sub_blocks():
+            names |= _reads(sub)
+    return names
+
+
+def _branch_only(ops, names):
+    """name -> [(condition var, branch that reads it)] for names of ``names`` that the (forward)
+    ``ops`` read only inside branches of ``cond`` ops."""
+    direct, uses = set(), {}
+    for op in ops:
+        if op.type != "cond":
+            direct.update(op.input_arg_names)
+            continue
+        pred = op.input("Cond")[0]
+        for taken, key in ((True, "true_block"), (False, "false_block")):
+            for n in names & _reads(op.attrs[key]):
+                uses.setdefault(n, []).append((pred, taken))
+    return {n: u for n, u in uses.items() if n not in direct}
+

@@ -27,10 +27,12 @@ class ConcreteProgram:
 
     @property
     def parameters(self):
+        """The Tensors (parameters, buffers, captured values) the Program reads."""
         return list(self.main_program.bound_tensors.values())
 
     @property
     def partial_program(self):
+        """The PartialProgram that runs this Program as one differentiable op (made on first use)."""
         if self._partial is None:
             what = getattr(self.function, "__qualname__", "the function")
             self._partial = PartialProgram(self.main_program, self.inputs, self.outputs, self.backend, what)
@@ -85,9 +87,11 @@ class ProgramCache:
         return None, reason
 
     def used(self, concrete):
+        """Record ``concrete`` as the most recently used program."""
         self._last = concrete
 
     def concrete_programs(self):
+        """Every cached ConcreteProgram."""
         return [c for entries in self._programs.values() for c in entries]
 
     def last(self):
@@ -97,5 +101,6 @@ class ProgramCache:
         return self._last
 
     def clear(self):
+        """Drop every cached program."""
         self._programs.clear()
         self._last = None

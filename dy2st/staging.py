@@ -58,7 +58,7 @@ def record(kind, op, reason):
 def describe(value):
     """How a condition's value reads in the report: a Tensor's dtype/shape or a Python type."""
     if hasattr(value, "dtype") and hasattr(value, "shape"):
-        symbolic = type(value).__name__ == "Variable"
+        symbolic = any(cls.__name__ == "Variable" for cls in type(value).__mro__)
         what = "Tensor" if symbolic else "eager Tensor (constant while tracing)"
         return f"a {what} ({value.dtype}{list(value.shape)})"
     return f"a Python {type(value).__name__} ({value!r})" if isinstance(value, (bool, int, float, type(None))) \

@@ -10,6 +10,7 @@ is guarded (``guards.py``): a Program is reused only while its guards hold.
 """
 import copy
 import inspect
+import textwrap
 import threading
 import warnings
 import weakref
@@ -23,11 +24,14 @@ from . import config, staging
 from .error import current_origin, show_internals, to_user_error
 from .transform import transform_function
 from .convert_call import is_not_to_static
+from .output_spec import name_outputs
 from .function_spec import (cache_key, check_against_spec, flatten, flatten_outputs, has_input_spec, signature_text,
                             skeleton_text, skeleton_values, spec_list, specs_to_placeholders, unflatten)
 from .guards import build as build_guards, recording as recording_calls
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
 from . import layer_writes
+from collections.abc import Callable, Sequence
+from .transform import ConvertedFunction
 
 
 def _reraise(exc, phase):
@@ -53,7 +57,8 @@ _MANY_PROGRAMS = 10
 class StaticFunction:
     """A function, method or Layer forward run as cached static Programs (see the module docstring)."""
 
-    def __init__(self, function, input_spec=None, full_graph=True, instance=None, backend=None):
+    def __init__(self, function: Callable, input_spec: Sequence[InputSpec] | None = None, full_graph: bool = True,
+                 instance: object = None, backend: str | None = None) -> None:
         if isinstance(function, StaticFunction):
             function = function.dygraph_function
         self.dygraph_function = function
@@ -100,14 +105,14 @@ class StaticFunction:
         return new
 
     # -- modes and the last Program (Paddle's StaticFunction surface) ---------------
-    def train(self):
+    def train(self) -> "StaticFunction":
         """Trace and run in training mode; on a Layer's method this switches the Layer."""
         if isinstance(self._instance, rt.nn.Layer):
             self._instance.train()
         self._training = True
         return self
 
-    def eval(self):
+    def eval(self) -> "StaticFunction":
         """Trace and run in inference mode (no gradients); on a Layer's method this switches the Layer."""
         if isinstance(self._instance, rt.nn.Layer):
             self._instance.eval()
@@ -115,28 +120,29 @@ class StaticFunction:
         return self
 
     @property
-    def inputs(self):
+    def inputs(self) -> list:
         """The feed Variables of the current ``concrete_program``."""
         return self.concrete_program.inputs
 
     @property
-    def outputs(self):
+    def outputs(self) -> list:
         """The output Variables of the current ``concrete_program``."""
         return self.concrete_program.outputs
 
-    def get_traced_count(self):
+    def get_traced_count(self) -> int:
         """How many Programs this function has traced (retraces after a failed guard included)."""
         return self._traced_count
 
     # -- conversion ----------------------------------------------------------
     @property
-    def converted(self):
+    def converted(self) -> ConvertedFunction:
+        """The ConvertedFunction (generated source and code object), made on first use."""
         if self._converted is None:
             fn = self.dygraph_function
             where = _where(fn)
             config.log(1, f"converting {self._qualname()}{where}")
             self._converted = transform_function(fn)
-            config.log(1, f"converted {self._qualname()}: {len(self._converted.passes) - 1} passes, "
+            config.log(1, f"converted {self._qualname()}: {len(self._converted.pass_names) - 1} passes, "
                           f"generated code in {self._converted.filename}")
             config.log_code(self._qualname(), self._converted.passes)
         return self._converted
@@ -145,18 +151,22 @@ class StaticFunction:
         return getattr(self.dygraph_function, "__qualname__", self.__name__)
 
     @property
-    def code(self):
+    def code(self) -> str:
+        """The transformed source (the original source for a ``not_to_static`` function)."""
+        if is_not_to_static(self.dygraph_function):  # never converted: the original is what runs
+            return textwrap.dedent(inspect.getsource(inspect.unwrap(self.dygraph_function)))
         return self.converted.source
 
-    def rollback(self):
+    def rollback(self) -> Callable:
         """The original Python function (bound to the instance for methods)."""
         fn = self.dygraph_function
         if self._instance is not None:
-            if getattr(self._instance, "forward", None) is self:
-                try:
-                    del self._instance.__dict__["forward"]
-                except KeyError:
-                    pass
+            name = getattr(fn, "__name__", "forward")
+            if self._instance.__dict__.get(name) is self:
+                del self._instance.__dict__[name]  # set by to_static(layer)
+            if isinstance(getattr(type(self._instance), name, None), StaticFunction):
+                # A decorated method: the instance gets the original back, as in Paddle.
+                self._instance.__dict__[name] = fn.__get__(self._instance)
             return fn.__get__(self._instance)
         return fn
 
@@ -195,7 +205,7 @@ class StaticFunction:
             outs = concrete.layer_writes.apply(outs)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
-        return unflatten(concrete.out_skeleton, outs)
+        return unflatten(concrete.out_skeleton, name_outputs(concrete, outs))
 
     def _mode(self):
         inst = self._instance
@@ -284,7 +294,7 @@ class StaticFunction:
             return tuple(args), kwargs
         return None
 
-    def explain(self, *args, **kwargs):
+    def explain(self, *args, **kwargs) -> str:
         """The staging report for these arguments (or InputSpecs) as text.
 
         Lists each if/while/for/ternary/and/or/not/assert/print of the function
@@ -319,7 +329,7 @@ class StaticFunction:
             lines.append(f"  last retrace: {self._last_retrace}")
         return "\n".join(lines)
 
-    def get_concrete_program(self, *args, **kwargs):
+    def get_concrete_program(self, *args, **kwargs) -> ConcreteProgram:
         """The ConcreteProgram for these arguments (InputSpecs allowed, mixed with Python values)."""
         given = self._specs_given(args, kwargs)
         if given is not None:
@@ -331,14 +341,15 @@ class StaticFunction:
         return self._lookup_or_trace(key, skeleton, metas, "InputSpec")
 
     @property
-    def concrete_program(self):
+    def concrete_program(self) -> ConcreteProgram:
         """The Program of the declared ``input_spec`` if there is one, else the one used last."""
         if self._input_spec is not None:
             return self._concrete_from_specs(tuple(self._input_spec), {})
         return self.program_cache.last()
 
     @property
-    def main_program(self):
+    def main_program(self) -> Program:
+        """The Program of ``concrete_program`` (the input_spec's, else the most recent call's)."""
         return self.concrete_program.main_program
 
     def _feed_names(self, metas):

@@ -2,7 +2,7 @@
 
     converted = transform_function(fn)
     converted.source     # the generated code (what `dy2st convert` prints)
-    converted.passes     # [(pass name, source after it)] for `--passes`
+    converted.passes     # [(pass name, source after it)] for `--passes` (computed when first asked for)
     converted.fn         # the callable, with fn's globals and closure cells
     converted.filename   # fake file name of the generated code (see origin_info.origin_of)
 """
@@ -10,10 +10,10 @@ import builtins
 
 import gast
 
-from dy2st import convert_operators
-from dy2st.transformers import comparisons, condition_truth
+from dy2st import convert_operators, decorators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
-from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, exceptions, ifelse,
+from dy2st.transformers import comparisons, condition_truth
+from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, casts, exceptions, ifelse,
                                 len_shape, list_append, logical_expressions, loops, return_statements,
                                 unsupported)
 
@@ -43,6 +43,9 @@ def _pipeline(node, ctx, snapshot):
     # These rewrite calls the call pass must then leave alone (`print`, `len`, `assert`).
     node = assert_print.transform(node, ctx); snapshot("assert_print", node)
     node = len_shape.transform(node, ctx); snapshot("len_shape", node)
+    # `int(x)`/`x.numpy()` -> `_jst` casts; before calls, which would otherwise see `int`
+    # resolved to a builtin and leave it alone anyway, but `_jst.Call` must not wrap these.
+    node = casts.transform(node, ctx); snapshot("casts", node)
     # Calls before control flow: afterwards, calls to generated branch/loop functions exist
     # only inside `_jst`, never in user-visible call sites the pass could wrap by mistake.
     node = call_trees.transform(node, ctx); snapshot("call_trees", node)
@@ -58,14 +61,41 @@ def _pipeline(node, ctx, snapshot):
     return node
 
 
+# The snapshots `passes` holds, in pipeline order (the first is the parsed original).
+PASS_NAMES = ("original", "attributes", "exceptions", "return_statements", "break_statements", "list_append",
+              "condition_truth", "assert_print", "len_shape", "casts", "call_trees", "comparisons",
+              "logical_expressions", "ifelse", "loops")
+
+
 class ConvertedFunction:
-    def __init__(self, original, fn, source, passes, filename, module_source):
+    """A converted function: its callable, generated source and (on demand) the code after each pass."""
+
+    pass_names = PASS_NAMES
+
+    def __init__(self, original, fn, node, passes, filename, module_source):
         self.original = original
         self.fn = fn
-        self.source = source
-        self.passes = passes
+        self._node = node
+        self._source = None
+        self._passes = passes
         self.filename = filename
         self.module_source = module_source
+
+    @property
+    def source(self):
+        """The generated code of the function (printed when first asked for)."""
+        if self._source is None:
+            # Display only: the text that was compiled was verified by the loader.
+            self._source = codegen.to_source(self._node, verify=False)[0]
+        return self._source
+
+    @property
+    def passes(self):
+        """[(pass name, source after it)]; printing every intermediate tree is costly, so a
+        conversion skips it and the first read converts once more, snapshotting each pass."""
+        if self._passes is None:
+            self._passes = transform_function(self.original, snapshots=True)._passes
+        return self._passes
 
     @property
     def line_map(self):
@@ -73,6 +103,7 @@ class ConvertedFunction:
         return origin_info.line_map(self.filename)
 
     def origin_of(self, generated_lineno):
+        """The user-code OriginInfo of generated line ``generated_lineno``, or None."""
         return origin_info.origin_of(self.filename, generated_lineno)
 
 
@@ -97,9 +128,13 @@ def _namespace(fn):
     return names
 
 
-def transform_function(fn):
-    """Convert a Python function (or method, or lambda) into a ConvertedFunction."""
-    original = parser.unwrap(fn)
+def transform_function(fn, snapshots=False):
+    """Convert a Python function (or method, or lambda) into a ConvertedFunction.
+
+    ``snapshots``: also print the code after every pass now (``passes``); otherwise
+    that happens only if ``passes`` is read.
+    """
+    original = decorators.unwrap(fn)
     parsed = parser.parse_function(original)
     namer = naming.Namer(naming.names_in(parsed.node) | set(vars(builtins)) | {HELPER_NAME})
     origin_info.resolve(parsed.node, parsed.filename, parsed.source, parsed.first_lineno,
@@ -107,15 +142,18 @@ def transform_function(fn):
     node = _as_function_def(parsed.node, namer)
     ctx = transformer.Context(original.__qualname__, parsed.filename, namer, _namespace(original),
                               original.__code__.co_freevars)
-    passes = [("original", codegen.to_source(node)[0])]
+    passes = [("original", codegen.to_source(node, verify=False)[0])] if snapshots else None
 
     def snapshot(name, tree):
-        passes.append((name, codegen.to_source(tree)[0]))
+        if snapshots:
+            passes.append((name, codegen.to_source(tree, verify=False)[0]))
 
     node = _pipeline(node, ctx, snapshot)
+    if snapshots:
+        assert tuple(n for n, _ in passes) == PASS_NAMES, "PASS_NAMES must list the pipeline's snapshots"
     origin_info.inherit_origins(node)
-    source = codegen.to_source(node)[0]
     new_fn, filename, module_source = loader.load_function(
         node, original, {HELPER_NAME: convert_operators})
     new_fn.__name__ = original.__name__
-    return ConvertedFunction(original, new_fn, source, passes, filename, module_source)
+    new_fn = decorators.rewrap(fn, new_fn)  # `@rt.no_grad()` and other context decorators
+    return ConvertedFunction(original, new_fn, node, passes, filename, module_source)

@@ -21,6 +21,7 @@ from runtime.static.backends import check_backend
 from runtime.static.io import bind_params, read_inference_model, save_inference_model
 
 from .partial_program import PartialProgram
+from runtime.static.io import InferenceModel
 
 
 class LoadedProgram(Program):
@@ -56,6 +57,10 @@ def encode_structure(skeleton):
 
 
 def decode_structure(enc, outs):
+    """Rebuild a saved output structure (``{"tensor": i}``, lists, tuples, dicts) from the flat outputs ``outs``.
+
+    Raises ValueError for a structure that does not fit ``outs``.
+    """
     (kind, body), = enc.items()
     if kind == "tensor":
         if type(body) is not int or not 0 <= body < len(outs):
@@ -93,7 +98,7 @@ def _valid_structure(enc):
 class TranslatedLayer(rt.nn.Layer):
     """A Layer running a loaded Program; ``eval()`` for inference, ``train()`` + ``parameters()`` to fine-tune."""
 
-    def __init__(self, model, backend="numpy"):
+    def __init__(self, model: InferenceModel, backend: str = "numpy") -> None:
         super().__init__()
         program = model.program
         program.__class__ = LoadedProgram
@@ -114,7 +119,7 @@ class TranslatedLayer(rt.nn.Layer):
         self._structure = structure if _valid_structure(structure) else None
 
     @classmethod
-    def load(cls, path, backend="numpy"):
+    def load(cls, path: str, backend: str = "numpy") -> "TranslatedLayer":
         """The model saved at ``path`` (a prefix), its inference run on ``backend``."""
         check_backend(backend)  # before reading files: a typo is reported as such
         return cls(read_inference_model(path), backend=backend)
@@ -138,16 +143,18 @@ class TranslatedLayer(rt.nn.Layer):
 
     # -- Paddle's TranslatedLayer surface ------------------------------------------
     @property
-    def program(self):
+    def program(self) -> Program:
         """The loaded Program; ``layer.program`` and Paddle's ``layer.program()`` both give it."""
         return self._program
 
     @property
-    def feed_names(self):
+    def feed_names(self) -> list[str]:
+        """The Program's input names, in call order."""
         return list(self._feed_names)
 
     @property
-    def fetch_names(self):
+    def fetch_names(self) -> list[str]:
+        """The Program's output names."""
         return list(self._fetch_names)
 
     def _check_inputs(self, inputs):
@@ -166,7 +173,7 @@ class TranslatedLayer(rt.nn.Layer):
             tensors.append(t)
         return tensors
 
-    def forward(self, *inputs):
+    def forward(self, *inputs: rt.Tensor):
         tensors = self._check_inputs(inputs)
         if not self.training and all(t.stop_gradient for t in tensors):
             with rt.no_grad():  # eval(): inference never builds the backward Program

@@ -15,7 +15,6 @@ class and predict.
 import os
 import sys
 
-import numpy as np
 from sklearn.datasets import load_digits
 
 import dy2st

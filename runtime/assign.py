@@ -21,6 +21,7 @@ from .framework import Variable, _mode, current_block
 from .registry import composite
 from .ops.common import as_tensor, assign_to, cast
 from .tensor import Tensor, TensorLike
+from .hints import Operand
 
 __all__ = ["assign", "increment", "clone"]
 
@@ -61,7 +62,7 @@ def _static_write(out, target, what):
     return assign_to(cast(out, target.dtype), target)
 
 
-def assign(x, output=None):
+def assign(x: Operand | list, output: TensorLike | None = None) -> TensorLike:
     """A copy of ``x`` (Tensor, ndarray, list or scalar) that keeps the tape; written into ``output`` if given."""
     if isinstance(x, TensorLike):
         out = apply("assign", x)
@@ -79,7 +80,7 @@ def assign(x, output=None):
     return _write_in_place(output, out)  # output takes x's value, shape and dtype, as in Paddle
 
 
-def increment(x, value=1.0, name=None):
+def increment(x: TensorLike, value: float = 1.0, name: str | None = None) -> TensorLike:
     """``x + value`` for a one-element ``x``, written back into ``x`` in eager mode (Paddle's in-place op)."""
     if not isinstance(x, TensorLike):
         raise TypeError(f"rt.increment expects a Tensor, got {type(x).__name__}")
@@ -97,6 +98,6 @@ def increment(x, value=1.0, name=None):
 
 
 @composite("clone", api=["clone"], methods=["clone"])
-def clone(x, name=None):
+def clone(x: TensorLike, name: str | None = None) -> TensorLike:
     """A copy of ``x`` that stays on the tape (Paddle's ``paddle.clone`` / ``Tensor.clone``)."""
     return apply("assign", x)

@@ -76,10 +76,12 @@ class PyLayer:
 
     @staticmethod
     def forward(ctx, *args, **kwargs):
+        """Compute the outputs from ``args``; a subclass defines it as a staticmethod taking ``ctx`` first."""
         raise NotImplementedError("a PyLayer subclass must define a static forward(ctx, ...)")
 
     @staticmethod
     def backward(ctx, *grads):
+        """Return the gradients of the inputs, one per forward input, from the outputs' gradients ``grads``."""
         raise NotImplementedError("a PyLayer subclass must define a static backward(ctx, *grads)")
 
     @classmethod

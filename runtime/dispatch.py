@@ -26,6 +26,10 @@ def _any_variable(inputs):
 
 
 def apply(type, *inputs, **attrs):
+    """Run op ``type`` on ``inputs``: eagerly on Tensors, or append it to the current Program in static mode.
+
+    Raises KeyError when no op of that type is registered.
+    """
     opdef = get_op(type)
     if _mode.static or _any_variable(inputs):
         return append_op(opdef, inputs, attrs)
@@ -68,6 +72,7 @@ def _as_recorded(x):
 
 
 def run_eager(opdef, inputs, attrs):
+    """Run an op's kernel on Tensor inputs now, recording a tape node when a gradient is needed."""
     vals = [_value(x, opdef) for x in inputs]
     out = opdef.kernel(*vals, **attrs)
     multi = len(opdef.outputs) > 1 or opdef.outputs[0].endswith("*")
@@ -129,6 +134,10 @@ def _meta(v):
 
 
 def append_op(opdef, inputs, attrs, block=None):
+    """Append an op to ``block`` (the current block by default) and return its output Variables.
+
+    Output shapes and dtypes come from the op's infer rule; NotImplementedError if it has none.
+    """
     block = block or framework.current_block()
     vars_in = [_as_var(x, opdef) for x in inputs]
     full = opdef.full_attrs(attrs)

@@ -37,6 +37,7 @@ class DType(str):
 
     @property
     def np(self):
+        """The numpy dtype of this DType."""
         return np.dtype(str(self))
 
 
@@ -88,10 +89,12 @@ def _convert_dtype(dtype):
 
 
 def is_float(dtype):
+    """Whether ``dtype`` (a DType, numpy dtype or name) is a floating-point dtype."""
     return str(dtype) in FLOATS
 
 
 def is_int(dtype):
+    """Whether ``dtype`` (a DType, numpy dtype or name) is an integer dtype."""
     return str(dtype) in INTS
 
 

@@ -3,9 +3,10 @@
 Also the mode switch (eager by default, ``enable_static()`` for static) and the
 default main/startup programs that ``program_guard`` swaps.
 
-That trace state is per thread (``contextvars``; every new thread starts eager, with its own
-default Programs): one thread building a Program never turns another thread's eager code into
-Program building, and a server thread never sees a half-built Program of a tracing thread.
+That trace state is per thread (``contextvars``, the mode in ``trace_state``; every new thread
+starts eager, with its own default Programs): one thread building a Program never turns another
+thread's eager code into Program building, and a server thread never sees a half-built Program
+of a tracing thread.
 """
 import contextlib
 import contextvars
@@ -15,75 +16,9 @@ from .dtypes import convert_dtype
 from .registry import get_op
 from .tensor import TensorLike
 from .verify import verify_program
-
-
-class _Mode:
-    """``_mode.static``: whether the calling thread builds Programs (reads and writes a ContextVar)."""
-
-    _static = contextvars.ContextVar("runtime_static_mode", default=False)
-
-    @property
-    def static(self):
-        return self._static.get()
-
-    @static.setter
-    def static(self, on):
-        self._static.set(bool(on))
-
-
-_mode = _Mode()
-
-
-def in_dynamic_mode():
-    return not _mode.static
-
-
-def enable_static():
-    _mode.static = True
-
-
-def disable_static():
-    _mode.static = False
-
-
-@contextlib.contextmanager
-def static_mode_guard(on=True):
-    """Switch the mode for a ``with`` body (used while tracing a function)."""
-    old = _mode.static
-    _mode.static = on
-    try:
-        yield
-    finally:
-        _mode.static = old
-
-
-class _Origin:
-    # A builder that knows where ops come from (the converter maps generated
-    # code back to the user's file and line) installs a provider returning an
-    # origin object for the op being appended; runtime never imports it.
-    _provider = contextvars.ContextVar("runtime_origin_provider", default=None)
-
-    @property
-    def provider(self):
-        return self._provider.get()
-
-    @provider.setter
-    def provider(self, fn):
-        self._provider.set(fn)
-
-
-_origin = _Origin()
-
-
-@contextlib.contextmanager
-def origin_provider(fn):
-    """Record ``fn()`` as ``op.origin`` of every op appended in the ``with`` body."""
-    old = _origin.provider
-    _origin.provider = fn
-    try:
-        yield
-    finally:
-        _origin.provider = old
+# The calling thread's mode and op-origin provider (re-exported: the IR's users import them from here).
+from .trace_state import (_mode, _origin, disable_static, enable_static, in_dynamic_mode,  # noqa: F401
+                          origin_provider, static_mode_guard)
 
 
 def _fmt_shape(shape):
@@ -109,20 +44,24 @@ class Variable(TensorLike):
 
     @property
     def shape(self):
+        """The shape as a list of ints, -1 for a dim unknown until run time."""
         return list(self._shape)
 
     @property
     def dtype(self):
+        """The variable's DType."""
         return self._dtype
 
     @property
     def ndim(self):
+        """The number of dims."""
         return len(self._shape)
 
     def __repr__(self):
         return f"var {self.name} : {self._dtype}{_fmt_shape(self._shape)}"
 
     def to_string(self):
+        """One line: name, dtype, shape and flags (feed, persistable, trainable), as ``str(program)`` lists it."""
         flags = []
         if self.is_data:
             flags.append("feed")
@@ -153,6 +92,7 @@ class Variable(TensorLike):
                         "use a while_loop (or @dy2st.to_static)")
 
     def numpy(self):
+        """Always raises TypeError: a static Variable has a value only inside ``Executor.run``."""
         raise TypeError(f"static Variable '{self.name}' has no value until an Executor runs the Program")
 
 
@@ -171,30 +111,38 @@ class Operator:
 
     @property
     def input_names(self):
+        """The op's input slot names."""
         return list(self.inputs)
 
     @property
     def output_names(self):
+        """The op's output slot names."""
         return list(self.outputs)
 
     def input(self, slot):
+        """The variable names bound to input slot ``slot``."""
         return list(self.inputs[slot])
 
     def output(self, slot):
+        """The variable names bound to output slot ``slot``."""
         return list(self.outputs[slot])
 
     @property
     def input_arg_names(self):
+        """Every input variable name, over all slots, in slot order."""
         return [n for names in self.inputs.values() for n in names]
 
     @property
     def output_arg_names(self):
+        """Every output variable name, over all slots, in slot order."""
         return [n for names in self.outputs.values() for n in names]
 
     def attr(self, name):
+        """The value of attribute ``name``; KeyError if the op has none."""
         return self.attrs[name]
 
     def sub_blocks(self):
+        """The Blocks among the op's attributes (a ``cond``'s branches, a ``while``'s body)."""
         return [v for v in self.attrs.values() if isinstance(v, Block)]
 
     def _fmt_attrs(self):
@@ -208,6 +156,7 @@ class Operator:
         return ", ".join(parts)
 
     def to_string(self, indent=""):
+        """The op as one listing line (outputs = type(inputs) {attrs}), sub-blocks indented below it."""
         outs = []
         for names in self.outputs.values():
             for n in names:
@@ -230,6 +179,8 @@ class Operator:
 
 
 class Block:
+    """A list of ops and the variables they use; block 0 is a Program's global block, the others are sub-blocks."""
+
     def __init__(self, program, idx, parent_idx=-1):
         self.program = program
         self.idx = idx
@@ -239,9 +190,11 @@ class Block:
 
     @property
     def parent(self):
+        """The enclosing Block, or None for the global block."""
         return None if self.parent_idx < 0 else self.program.blocks[self.parent_idx]
 
     def create_var(self, name=None, shape=(), dtype="float32", **kwargs):
+        """Create a Variable in this block (a fresh ``tmp_N`` name by default); ValueError if the name is taken."""
         name = name or self.program.unique_name("tmp")
         if name in self.vars:
             raise ValueError(f"variable '{name}' already exists in block {self.idx}")
@@ -250,12 +203,14 @@ class Block:
         return var
 
     def var(self, name):
+        """The Variable ``name`` from this block or an enclosing one; ValueError if none has it."""
         v = self._find_var(name)
         if v is None:
             raise ValueError(f"variable '{name}' is not in block {self.idx} or its parents")
         return v
 
     def has_var(self, name):
+        """Whether ``name`` is visible from this block (itself or an enclosing one)."""
         return self._find_var(name) is not None
 
     def _find_var(self, name):
@@ -267,6 +222,7 @@ class Block:
         return None
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None):
+        """Append an Operator (slot -> variable names, attrs) to this block and return it."""
         op = Operator(self, type, inputs or {}, outputs or {}, attrs or {})
         if _origin.provider is not None:
             op.origin = _origin.provider()
@@ -275,9 +231,11 @@ class Block:
         return op
 
     def all_parameters(self):
+        """The block's trainable persistable variables."""
         return [v for v in self.vars.values() if v.persistable and v.trainable]
 
     def to_string(self, indent=""):
+        """The block's variables and ops, one per line, indented by ``indent``."""
         head = f"{indent}{{ // block {self.idx}" + (f" (parent {self.parent_idx})" if self.parent_idx >= 0 else "")
         lines = [head]
         for v in self.vars.values():
@@ -305,6 +263,7 @@ class Program:
         self.random_seed = None
 
     def unique_name(self, prefix):
+        """A variable name ``prefix_N`` not used by any block of this Program."""
         n = self._names.get(prefix, 0)
         self._names[prefix] = n + 1
         name = f"{prefix}_{n}"
@@ -316,15 +275,19 @@ class Program:
 
     @property
     def num_blocks(self):
+        """The number of blocks."""
         return len(self.blocks)
 
     def global_block(self):
+        """Block 0, the top level of the Program."""
         return self.blocks[0]
 
     def current_block(self):
+        """The block ops are appended to now (a sub-block while a ``cond``/``while`` body is built)."""
         return self.blocks[self._current]
 
     def block(self, idx):
+        """The block at index ``idx``."""
         return self.blocks[idx]
 
     def _create_block(self, parent_idx=None):
@@ -348,9 +311,11 @@ class Program:
             self._current = old
 
     def all_parameters(self):
+        """The Program's trainable persistable variables."""
         return self.global_block().all_parameters()
 
     def list_vars(self):
+        """Yield every variable of every block."""
         for b in self.blocks:
             yield from b.vars.values()
 
@@ -358,6 +323,7 @@ class Program:
         return self.to_string()
 
     def to_string(self, throw_on_error=False, with_details=False):
+        """The readable listing (same as ``str(program)``); the arguments are accepted for Paddle compatibility."""
         return self.global_block().to_string() + "\n"
 
     def __repr__(self):
@@ -402,15 +368,21 @@ _Defaults = _DefaultPrograms()
 
 
 def default_main_program():
+    """The Program static-mode ops are appended to (see ``program_guard``)."""
     return _Defaults.main
 
 
 def default_startup_program():
+    """The Program parameter initializers are appended to in static mode."""
     return _Defaults.startup
 
 
 @contextlib.contextmanager
 def program_guard(main_program, startup_program=None):
+    """Context manager making ``main_program`` (and ``startup_program`` if given) the defaults inside it.
+
+    Raises TypeError when ``main_program`` is not a Program.
+    """
     if not isinstance(main_program, Program):
         raise TypeError(f"program_guard expects a Program as main_program, got {type(main_program).__name__}")
     old_main, old_startup = _Defaults.main, _Defaults.startup
@@ -424,8 +396,10 @@ def program_guard(main_program, startup_program=None):
 
 
 def current_block():
+    """The current block of the default main Program."""
     return _Defaults.main.current_block()
 
 
 def op_def(type):
+    """The registered OpDef of op ``type``; KeyError if none."""
     return get_op(type)

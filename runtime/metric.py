@@ -46,18 +46,23 @@ class Metric:
     """Base of stateful metrics: ``reset``, ``update``, ``accumulate``, ``name``, optional ``compute``."""
 
     def reset(self):
+        """Clear the accumulated state."""
         raise NotImplementedError
 
     def update(self, *args):
+        """Add one batch's result (what ``compute`` returned) to the state."""
         raise NotImplementedError
 
     def accumulate(self):
+        """The metric over everything seen since the last ``reset``."""
         raise NotImplementedError
 
     def name(self):
+        """The metric's name(s), used as log keys."""
         raise NotImplementedError
 
     def compute(self, *args):
+        """Per-batch preprocessing of the model output and label; returns ``update``'s arguments (identity here)."""
         return args
 
 

@@ -108,23 +108,29 @@ class OpDef:
         return not (self.random or self.side_effect)
 
     def slot(self, name):
+        """A slot name without its variadic ``*`` mark."""
         return name.rstrip("*")
 
     @property
     def input_slots(self):
+        """The input slot names, without ``*`` marks."""
         return [self.slot(n) for n in self.inputs]
 
     @property
     def output_slots(self):
+        """The output slot names, without ``*`` marks."""
         return [self.slot(n) for n in self.outputs]
 
     def is_variadic_input(self, i):
+        """Whether input ``i`` takes a list of variables."""
         return self.inputs[i].endswith("*")
 
     def is_variadic_output(self, i):
+        """Whether output ``i`` is a list of variables."""
         return self.outputs[i].endswith("*")
 
     def full_attrs(self, attrs):
+        """The declared default attrs updated with ``attrs``; TypeError naming any attr the op does not take."""
         unknown = set(attrs) - set(self.attrs)
         if unknown:
             raise TypeError(f"op '{self.type}' got unknown attributes {sorted(unknown)}; "
@@ -201,6 +207,7 @@ def composite(name, **kwargs):
 
 
 def get_op(type):
+    """The OpDef of ``type``; KeyError if no such op is registered."""
     try:
         return _REGISTRY[type]
     except KeyError:
@@ -208,14 +215,17 @@ def get_op(type):
 
 
 def has_op(type):
+    """Whether an op ``type`` is registered."""
     return type in _REGISTRY
 
 
 def all_ops():
+    """A copy of the registry: op type -> OpDef."""
     return dict(_REGISTRY)
 
 
 def all_composites():
+    """A copy of the composite declarations: name -> CompositeDef."""
     return dict(_COMPOSITES)
 
 

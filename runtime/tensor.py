@@ -75,6 +75,7 @@ class enable_grad(_GradSwitch):
 
 
 def is_grad_enabled():
+    """False inside ``rt.no_grad()``."""
     return _grad_mode.enabled
 
 
@@ -129,24 +130,30 @@ class Tensor(TensorLike):
     # -- plain properties -------------------------------------------------
     @property
     def shape(self):
+        """The shape as a list of ints."""
         return list(self._value.shape)
 
     @property
     def dtype(self):
+        """The DType (compares equal to its name, e.g. ``'float32'``)."""
         return convert_dtype(self._value.dtype)
 
     @property
     def ndim(self):
+        """The number of dims."""
         return self._value.ndim
 
     @property
     def size(self):
+        """The number of elements."""
         return int(self._value.size)
 
     def numpy(self):
+        """The value as a numpy array (shared, not copied)."""
         return self._value
 
     def item(self):
+        """The single element as a Python number; ValueError when the tensor has more than one."""
         if self._value.size != 1:
             raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
         return self._value.item()
@@ -202,17 +209,20 @@ class Tensor(TensorLike):
     # -- autograd -----------------------------------------------------------
     @property
     def is_leaf(self):
+        """Whether no recorded op produced this tensor (parameters and user inputs)."""
         return self._node is None
 
     def detach(self):
         return Tensor._wrap(self._value)
 
     def clear_grad(self):
+        """Drop the accumulated gradient. Also ``clear_gradient``."""
         self.grad = None
 
     clear_gradient = clear_grad
 
     def backward(self, grad_tensor=None, retain_graph=False):
+        """Accumulate this tensor's gradient into every leaf's ``.grad``, seeded by ``grad_tensor`` (ones)."""
         run_backward(self, grad_tensor)
 
     def gradient(self):
@@ -238,6 +248,7 @@ class Tensor(TensorLike):
         return self
 
     def register_hook(self, hook):
+        """Not supported: raises NotImplementedError."""
         raise NotImplementedError("tensor hooks are not supported")
 
 
@@ -307,6 +318,10 @@ def _accumulate(t, g):
 
 
 def run_backward(root, grad_tensor=None):
+    """Backpropagate from ``root`` over the recorded tape, accumulating leaf gradients.
+
+    Raises RuntimeError when ``root`` does not need a gradient.
+    """
     if root.stop_gradient:
         raise RuntimeError("backward() on a tensor that does not need a gradient "
                            "(stop_gradient=True: no input of it requires grad)")

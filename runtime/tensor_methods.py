@@ -71,6 +71,7 @@ _PROPERTIES = {
 
 
 def install():
+    """Attach the operators, methods and properties built from the op declarations to TensorLike."""
     for name, fn in {**_OPERATORS, **_METHODS}.items():
         setattr(TensorLike, name, fn)
     for name, fn in _PROPERTIES.items():

@@ -63,4 +63,5 @@ def _check_while(op, defined):
 
 
 def verify_program(program):
+    """Check def-before-use and that cond/while outputs agree in dtype and rank; ProgramError naming the op if not."""
     _check_block(program.global_block(), set())

@@ -13,6 +13,9 @@ from dy2st.pyct.undefined import user_location
 
 
 def Assert(cond, message=None):
+    """``assert cond, message``: an ``assert`` op checked at every run for a symbolic ``cond`` (its message names
+    the user's line); checked now otherwise.
+    """
     if is_symbolic(cond):
         msg = message if message is not None else "assertion failed"
         file, line, text = user_location()
@@ -53,6 +56,7 @@ class FString:
         self.parts = parts
 
     def has_symbolic(self):
+        """Whether a formatted piece is a symbolic tensor (then the print must happen at run time)."""
         return any(isinstance(p, tuple) and is_symbolic(p[0]) for p in self.parts)
 
     @staticmethod
@@ -64,6 +68,9 @@ class FString:
         return "".join(p if isinstance(p, str) else self._python(*p) for p in self.parts)
 
     def pieces(self, tensors):
+        """Yield the pieces as a print op's spec: ``["s", text]`` or ``["t", spec, conversion]``; the tensor of each
+        ``"t"`` piece is appended to ``tensors``.
+        """
         for p in self.parts:
             if isinstance(p, str):
                 yield ["s", p]

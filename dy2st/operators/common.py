@@ -11,6 +11,7 @@ from dy2st.pyct.undefined import UndefinedVar, user_location
 
 
 def is_symbolic(x):
+    """Whether ``x`` is a static Variable (known only when the Program runs)."""
     return isinstance(x, rt.static.Variable)
 
 

@@ -6,16 +6,23 @@ import runtime.static  # noqa: F401  (rt.static.nn.cond)
 from dy2st import staging
 from dy2st.operators.common import (_block_count, _describe, _drop_blocks, _InBranch, _pack, _plain, _user_code,
                                     _with_location, is_symbolic, truth)
-from dy2st.operators.side_effects import Snapshot
+from dy2st.operators.side_effects import probing_now, tracked
+from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 
 def _tensorizable(v):
     if isinstance(v, UndefinedVar):
         return False
+    if isinstance(v, TensorArray):  # a list appended to in a tensor loop: one tensor
+        return True
     if rt.is_tensor(v) or isinstance(v, (bool, int, float)):
         return True
     return isinstance(v, (list, tuple)) and len(v) > 0 and all(_tensorizable(e) for e in v)
+
+
+def _as_value(v):
+    return v.tensor if isinstance(v, TensorArray) else v
 
 
 def _dummy_like(v):
@@ -24,6 +31,8 @@ def _dummy_like(v):
         return type(v)(_dummy_like(e) for e in v)
     if rt.is_tensor(v):
         return rt.full([d if d >= 0 else 1 for d in v.shape], 0, v.dtype)
+    if isinstance(v, TensorArray):
+        return TensorArray(rt.zeros([0] + [max(d, 1) for d in v.tensor.shape[1:]], v.tensor.dtype))
     return type(v)(0)
 
 
@@ -45,10 +54,10 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None):
     single = names is None or n == 1
     pack = (lambda r: (r,)) if single else (lambda r: _pack(r, n))
     pred = pred if pred.dtype == "bool" else rt.cast(pred, "bool")
-    snap = Snapshot(writes.items()) if writes else None
-    outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap or None)
+    snap = tracked(writes, (true_fn, false_fn), args)
+    outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap)
     if outs is None:  # the first branch left a return value unset that the other set: swap
-        outs = _cond_writing(rt.logical_not(pred), false_fn, true_fn, args, labels, pack, snap or None)
+        outs = _cond_writing(rt.logical_not(pred), false_fn, true_fn, args, labels, pack, snap)
     if names is None or n == 1:
         return outs[0]
     return None if n == 0 else tuple(outs)
@@ -74,7 +83,8 @@ def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap):
     while True:
         carried = []
         try:
-            merged = _build_cond(pred, first_fn, second_fn, args, labels, pack, snap, slots, carried)
+            state = {}
+            merged = _build_cond(pred, first_fn, second_fn, args, labels, pack, snap, slots, carried, state)
         except _MoreSlots as more:
             snap.restore()
             _drop_blocks(blocks)
@@ -86,8 +96,12 @@ def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap):
         snap.restore()
         if merged is None:
             return None
-        for slot, value in zip(carried, merged[n:]):
-            if isinstance(value, UndefinedVar):
+        for k, (slot, value) in enumerate(zip(carried, merged[n:])):
+            if isinstance(value, UndefinedVar) and probing_now():
+                # A scratch trace only learns dtypes: take the side that set the slot.
+                a, b = state["first"][n + k], state["second"][n + k]
+                merged[n + k] = b if isinstance(a, UndefinedVar) else a
+            elif isinstance(value, UndefinedVar):
                 raise ValueError(_with_location(
                     f"{snap.describe(slot)} is set in only one branch of a tensor-dependent `if` and "
                     "has no value before it: give it a value before the `if`, or set it in both branches"))
@@ -95,8 +109,9 @@ def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap):
         return merged[:n]
 
 
-def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=(), carried=None):
-    state = {}
+def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=(), carried=None,
+                state=None):
+    state = {} if state is None else state
     labels = list(labels)
 
     def with_slots(outs, restart):
@@ -115,8 +130,10 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=
     def first():
         outs = with_slots(pack(_user_code(first_fn, *args)), False)
         state["first"] = outs
-        state["keep"] = [i for i, v in enumerate(outs) if _tensorizable(v)]
-        return [outs[i] for i in state["keep"]]
+        # A list whose items are tracked slots merges by identity, its items as slots.
+        state["keep"] = [i for i, v in enumerate(outs) if _tensorizable(v)
+                         and not (snap is not None and snap.tracks(v))]
+        return [_as_value(outs[i]) for i in state["keep"]]
 
     def second():
         if snap is not None:
@@ -132,7 +149,7 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=
                 raise ValueError(_with_location(
                     f"variable '{labels[i]}' is {_describe(state['first'][i])} in one branch of a "
                     f"tensor-dependent `if` and {_describe(v)} in the other"))
-            ret.append(v)
+            ret.append(_as_value(v))
         return ret
 
     try:
@@ -158,7 +175,7 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=
             elif type(a) in (bool, int, float) and type(a) is type(b) and a == b:
                 merged.append(a)  # unchanged Python values stay Python
             else:
-                merged.append(kept[i])
+                merged.append(TensorArray(kept[i]) if isinstance(a, TensorArray) else kept[i])
         elif a is b or (type(a) is type(b) and _plain(a) and a == b):
             merged.append(a)
         elif a is RETURN_NO_VALUE and _tensorizable(b):

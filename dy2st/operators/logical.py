@@ -62,6 +62,7 @@ def Or(*thunks):
 
 
 def Not(x):
+    """``not x``: a ``logical_not`` op for a symbolic ``x``, Python's ``not`` otherwise."""
     if is_symbolic(x):
         staging.record("not", "logical_not op", f"operand is {staging.describe(x)}")
         return rt.logical_not(_bool_var(x))

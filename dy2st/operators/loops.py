@@ -10,11 +10,13 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
 
 from dy2st import staging
-from dy2st.operators.common import (_as_bool_var, _block_count, _drop_blocks, _describe, _InBranch, _pack, _plain, _py_items,
-                                    _unpack, _user_code, _with_location, is_symbolic, truth)
+from dy2st.operators.common import (_as_bool_var, _block_count, _describe, _drop_blocks, _InBranch,
+                                    _pack, _plain, _py_items, _unpack, _user_code, _with_location,
+                                    is_symbolic, truth)
 from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
-from dy2st.operators.side_effects import MISSING, Snapshot
+from dy2st.operators.side_effects import MISSING, probing, tracked
+from dy2st.operators.python_semantics import python_int
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
@@ -57,7 +59,8 @@ def While(cond, body, args, names, writes=None):
                            + (f" (after {iterations} Python iterations)" if iterations else ""))
             def loop_body(*vals):
                 return (), _pack(body(*vals), n)
-            return _unpack(_while_writing(writes, cond, loop_body, values, names), n)
+            return _unpack(_while_writing(tracked(writes, (cond, body), values), cond, loop_body,
+                                          values, names), n)
         if not truth(c):
             staging.record("while", None, f"condition is {staging.describe(c)}: "
                                           f"unrolled at trace time ({iterations} iterations)")
@@ -74,15 +77,14 @@ class _MoreSlots(Exception):
         self.slots = slots
 
 
-def _while_writing(writes, cond, body, values, names, prefix=()):
-    """`_symbolic_while`, with what the body writes into the objects of `writes` carried too.
+def _while_writing(snap, cond, body, values, names, prefix=()):
+    """`_symbolic_while`, with what the body writes into the objects of `snap` carried too.
 
     Each written slot (`d['s']`, `o.acc`) is one more carry: the body's trace starts with the
     carry's Variable written into the object and ends by reading the slot back. Slots are
     found by tracing: a body writing one not carried yet makes the loop be built again.
     Afterwards the objects hold the loop's results."""
-    snap = Snapshot(writes.items()) if writes else None
-    if not snap:
+    if snap is None:
         return _symbolic_while(cond, body, values, names, prefix)
     n, slots = len(names), []
 
@@ -135,7 +137,6 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     must come out of the body unchanged and are kept out of the op, as are carries with no
     value that the body leaves unassigned (a `return` or name the trace never reaches).
     """
-    n = len(names)
     names = list(names)
     carried = [i for i, v in enumerate(values) if not (_plain(v) and not isinstance(v, (bool, int, float)))
                and not _is_static_object(v)]
@@ -154,6 +155,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         full = list(values)
         for spec, i in zip(specs, carried):
             full[i] = _rebuild(spec, it)
+            if type(values[i]) is int:  # still a Python int to `/` (true division)
+                full[i] = python_int(full[i])
         return list(flat[:p]), full
 
     def cond_fn(*flat):
@@ -319,7 +322,7 @@ def _initialise_unknown_carries(body, prefix, values, carried):
         return values, carried
     probe_values = [list(v) if isinstance(v, list) else
                     (_to_tensor(v, "") if isinstance(v, (bool, int, float)) else v) for v in values]
-    with rt.static.program_guard(rt.static.Program()):
+    with rt.static.program_guard(rt.static.Program()), probing():
         _, outs = body(*prefix, *probe_values)
     values = list(values)
     kept = []
@@ -367,7 +370,7 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
             go = extra_test(*values)
             if is_symbolic(go):
                 # A tensor-valued `break` happened: later iterations run only where it did not.
-                values = _pack(IfElse(go, lambda *v: body(item, *v), lambda *v: _unpack(v, n),
+                values = _pack(IfElse(go, lambda *v: body(item, *v), lambda *v: _unpack(v, n),  # noqa: B023  (called at once)
                                       values, names), n)
                 continue
             if not truth(go):
@@ -391,4 +394,6 @@ def _symbolic_for(seq, body, values, names, extra_test, writes=None):
         outs = _pack(body(seq.item(k), *vals), n)
         return (k + 1,), outs
 
-    return _while_writing(writes, cond, loop_body, values, names, prefix=(counter,))
+    fns = (body,) if extra_test is None else (body, extra_test)
+    return _while_writing(tracked(writes, fns, (None,) + tuple(values)), cond, loop_body, values,
+                          names, prefix=(counter,))

@@ -4,6 +4,8 @@
   built are static Variables; for user code they are Tensors, as they are eagerly.
 - `x.stop_gradient = True` (rewritten by the attributes pass): the value is cut off from the
   gradient with a `stop_gradient` op, since a Program value has no flag backward could read.
+- A Python int carried through a tensor loop (or a `range(tensor)` loop index) becomes an int64
+  Variable; marked as a `PythonInt`, `/` on it still divides truly, as on the int it was.
 - `except` entered while a Program is being built: the exception came from building, not
   from the values the Program will see; baking the handler in would be silently wrong.
 """
@@ -69,3 +71,51 @@ def TraceExcept(error):
         f"being built{where}: dy2st cannot turn try/except around tensor code into a graph, and running "
         "the handler now would bake it into every call. Move the try/except out of the converted "
         "function, or mark the function with @dy2st.not_to_static") from error
+
+
+def _is_python_int(x):
+    return type(x) is int or isinstance(x, PythonInt)
+
+
+def python_int(v):
+    """Mark an int64 Variable as standing for a Python int (returns it)."""
+    if type(v) is rt.static.Variable and v.dtype in ("int32", "int64"):
+        v.__class__ = PythonInt
+    return v
+
+
+def _keeps_int(name):
+    base = getattr(rt.static.Variable, name)
+
+    def op(self, other):
+        out = base(self, other)
+        return python_int(out) if _is_python_int(other) else out
+    op.__name__ = name
+    return op
+
+
+class PythonInt(rt.static.Variable):
+    """An int64 Variable that stands for a Python int: `/` with another Python int divides truly
+    (float32, the dtype Python floats get), and int arithmetic with Python ints keeps the mark.
+    With a genuine int tensor it behaves as that tensor would eagerly."""
+
+    def __truediv__(self, other):
+        if _is_python_int(other):
+            return rt.divide(rt.cast(self, "float32"), rt.cast(other, "float32") if is_symbolic(other)
+                             else float(other))
+        return rt.static.Variable.__truediv__(self, other)
+
+    def __rtruediv__(self, other):
+        if type(other) is int:
+            return rt.divide(rt.full([], float(other), "float32"), rt.cast(self, "float32"))
+        return rt.static.Variable.__rtruediv__(self, other)
+
+    __add__, __radd__ = _keeps_int("__add__"), _keeps_int("__radd__")
+    __sub__, __rsub__ = _keeps_int("__sub__"), _keeps_int("__rsub__")
+    __mul__, __rmul__ = _keeps_int("__mul__"), _keeps_int("__rmul__")
+    __floordiv__, __rfloordiv__ = _keeps_int("__floordiv__"), _keeps_int("__rfloordiv__")
+    __mod__, __rmod__ = _keeps_int("__mod__"), _keeps_int("__rmod__")
+
+    def __neg__(self):
+        return python_int(rt.static.Variable.__neg__(self))
+

@@ -4,6 +4,7 @@ import runtime as rt
 
 from dy2st import staging
 from dy2st.operators.common import _py_items, is_symbolic
+from dy2st.operators.python_semantics import python_int
 from dy2st.operators.shapes import Len
 from dy2st.operators.tensor_array import TensorArray
 
@@ -31,10 +32,12 @@ class _TensorRange(_TensorSequence):
         span = self.stop - self.start
         if isinstance(self.step, int) and self.step > 0:
             return (span + (self.step - 1)) // self.step
+        if isinstance(self.step, int) and self.step < 0:  # range(n, 0, -1): counts down
+            return rt.maximum((span + (self.step + 1)) // self.step, rt.full([], 0, "int64"))
         return rt.maximum((span + self.step - rt.sign(self.step)) // self.step, rt.full([], 0, "int64"))
 
     def item(self, k):
-        return self.start + k * self.step
+        return python_int(self.start + k * self.step)  # a Python int eagerly (range(n) yields ints)
 
 
 class _TensorEnumerate(_TensorSequence):
@@ -77,6 +80,7 @@ def _rows(x):
 
 
 def Range(*args):
+    """``range(*args)``; with a symbolic bound, a sequence a ``while`` op walks."""
     if any(is_symbolic(a) for a in args):
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
         return _TensorRange(start, stop, step)
@@ -84,6 +88,7 @@ def Range(*args):
 
 
 def Enumerate(x, start=0):
+    """``enumerate(x, start)``; over a tensor's rows, a sequence a ``while`` op walks."""
     x = _rows(x)
     if isinstance(x, _TensorSequence) or is_symbolic(x):
         return _TensorEnumerate(_as_sequence(x), start)
@@ -91,6 +96,7 @@ def Enumerate(x, start=0):
 
 
 def Zip(*xs):
+    """``zip(*xs)``; when one is a tensor, a sequence a ``while`` op walks."""
     xs = [_rows(x) for x in xs]
     if any(isinstance(x, _TensorSequence) or is_symbolic(x) for x in xs):
         return _TensorZip([_as_sequence(x) for x in xs])
@@ -105,14 +111,24 @@ def _describe_sequence(seq):
     return f"a Tensor-backed {type(seq).__name__.lstrip('_').replace('Tensor', '').lower() or 'sequence'}"
 
 
-def Unpack(value, n):
+def Unpack(value, spec):
     """`a, b = value` for a `for a, b in ...` target: a symbolic tensor splits along its first
-    dim (its rows); anything else unpacks as Python does."""
+    dim (its rows); anything else unpacks as Python does. `spec`: the number of names, or a
+    tuple with one entry per name (None, or the spec of a nested target like `(a, b)`)."""
+    n = spec if isinstance(spec, int) else len(spec)
     value = _rows(value)
-    if not is_symbolic(value):
+    if is_symbolic(value):
+        if value.ndim == 0:
+            raise TypeError(f"cannot unpack a 0-d tensor into {n} values")
+        if value.shape[0] >= 0 and value.shape[0] != n:
+            raise ValueError(f"cannot unpack a tensor with first dim {value.shape[0]} into {n} values")
+        parts = [value[k] for k in range(n)]
+    elif isinstance(spec, int):
         return value
-    if value.ndim == 0:
-        raise TypeError(f"cannot unpack a 0-d tensor into {n} values")
-    if value.shape[0] >= 0 and value.shape[0] != n:
-        raise ValueError(f"cannot unpack a tensor with first dim {value.shape[0]} into {n} values")
-    return tuple(value[k] for k in range(n))
+    else:
+        parts = list(value)
+        if len(parts) != n:
+            return value  # Python's own unpacking error
+    if isinstance(spec, tuple):
+        parts = [p if s is None else Unpack(p, s) for p, s in zip(parts, spec)]
+    return tuple(parts)

@@ -7,6 +7,7 @@ from dy2st.operators.tensor_array import TensorArray
 
 
 def Len(x):
+    """``len(x)``: a ``shape`` op's first element when the first dim is unknown, else a plain int."""
     if isinstance(x, TensorArray):
         return x.length()
     return _length(x)
@@ -25,6 +26,7 @@ class _SymbolicShape(list):
 
 
 def Shape(x):
+    """``x.shape``: a symbolic shape for a Variable with unknown dims, else the list of ints."""
     if is_symbolic(x) and any(d < 0 for d in x.shape):
         return _SymbolicShape(x)
     return x.shape

@@ -12,6 +12,7 @@ Tracked containers: dicts, lists, and the attribute dicts (`vars(obj)`) of user 
 Layers, followed through dict/list/object values a few levels deep (a Layer's buffers live in
 `layer._buffers`, its sublayers in `layer._sub_layers`).
 """
+import contextlib
 import types
 
 import numpy as np
@@ -20,16 +21,58 @@ import runtime as rt
 from runtime.dispatch import apply
 from runtime.ops import indexing
 
-from dy2st.operators.common import is_symbolic
+from dy2st.operators.common import _with_location, is_symbolic
+from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import UndefinedVar
-
-from dy2st.operators.tensor_array import TensorArray  # a list carried by a tensor loop
 
 MISSING = UndefinedVar("<missing>")  # the value of a slot a container does not hold
 _DEPTH = 3
 _OPAQUE = (types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType, type,
            str, bytes, int, float, bool, complex, tuple, frozenset, set, range, UndefinedVar)
 _LAYER_TABLES = ("_parameters", "_buffers", "_sub_layers")
+
+
+_probing = []
+
+
+@contextlib.contextmanager
+def probing():
+    """A scratch trace (a loop body traced once to learn its carries' dtypes): branches may
+    disagree about what they write (that trace is thrown away)."""
+    _probing.append(True)
+    try:
+        yield
+    finally:
+        _probing.pop()
+
+
+def probing_now():
+    """Whether a scratch trace (``probing()``) is running."""
+    return bool(_probing)
+
+
+def tracked(writes, fns=(), args=()):
+    """A Snapshot of the objects a branch or loop body may write into, or None if there are none.
+
+    `writes` ({name: object}) names those the pass saw written in the body itself; the objects
+    the body functions `fns` capture from the enclosing function and the `args` they get are
+    followed too, so writes made by functions the body calls (`self.update(x)`) follow the
+    branch taken as well."""
+    roots = dict(writes or {})
+    for fn in fns:
+        code = getattr(fn, "__code__", None)
+        if code is None:
+            continue
+        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+            try:
+                roots.setdefault(name, cell.cell_contents)
+            except ValueError:  # an empty cell: a name not bound yet
+                pass
+        for name, value in zip(code.co_varnames[:code.co_argcount], args):
+            roots.setdefault(name, value)
+    if not any(_contents(v) is not None for v in roots.values()):
+        return None
+    return Snapshot(roots.items()) or None
 
 
 def _contents(obj):
@@ -72,6 +115,10 @@ class Snapshot:
             else:
                 self._add(v, f"{label}.{k}" if attrs else f"{label}[{k!r}]", depth + 1)
 
+    def tracks(self, obj):
+        """Whether `obj` is one of the containers this snapshot follows."""
+        return isinstance(obj, (dict, list)) and id(obj) in self._saved
+
     def changed(self):
         """{slot: current value} of every slot whose value is not the saved one (by identity)."""
         out = {}
@@ -89,18 +136,21 @@ class Snapshot:
         return out
 
     def original(self, slot):
+        """The value ``slot`` held when the snapshot was taken (MISSING if none)."""
         c, saved = self._saved[slot[0]]
         if isinstance(c, dict):
             return saved.get(slot[1], MISSING)
         return saved[slot[1]] if slot[1] < len(saved) else MISSING
 
     def current(self, slot):
+        """The value ``slot`` holds now (MISSING if none)."""
         c = self._saved[slot[0]][0]
         if isinstance(c, dict):
             return c.get(slot[1], MISSING)
         return c[slot[1]] if slot[1] < len(c) else MISSING
 
     def restore(self):
+        """Put every watched container back as it was when the snapshot was taken."""
         for c, saved in self._saved.values():
             if isinstance(c, dict):
                 c.clear()
@@ -110,7 +160,10 @@ class Snapshot:
 
     def write(self, values):
         """Set slots ({slot: value}; MISSING removes) on top of the current contents."""
-        for (cid, key), v in sorted(values.items(), key=lambda kv: (kv[0][0], str(type(kv[0][1])), kv[0][1])):
+        # List items in index order (appends land in place); dict keys in the order given.
+        order = sorted(values, key=lambda slot: slot[1] if isinstance(self._saved[slot[0]][0], list) else 0)
+        for cid, key in order:
+            v = values[(cid, key)]
             c = self._saved[cid][0]
             if isinstance(c, dict):
                 if v is MISSING:
@@ -130,14 +183,6 @@ class Snapshot:
         return f"{label}.{slot[1]}" if attrs else f"{label}[{slot[1]!r}]"
 
 
-def snapshot_of(writes, labels):
-    """A Snapshot of the objects `writes()` returns (None when nothing is tracked)."""
-    if writes is None:
-        return None
-    snap = Snapshot(zip(labels, writes()))
-    return snap if snap else None
-
-
 def SetItem(target, key, value):
     """`target[key] = value`, written back as `target = _jst.SetItem(target, key, value)`.
 
@@ -151,6 +196,14 @@ def SetItem(target, key, value):
     if not (is_symbolic(target) or (rt.is_tensor(target) and is_symbolic(value))):
         target[key] = value
         return target
+    if not is_symbolic(target) or getattr(target, "is_data", False):
+        # Eager code would change the caller's tensor (an input, a parameter, a buffer) in
+        # place; the Program can only make a new value, which that tensor would never see.
+        what = "an input of the function" if is_symbolic(target) else "a tensor from outside the function"
+        raise TypeError(_with_location(
+            f"item assignment writes in place into {what}, which a converted function cannot do "
+            "(the caller's tensor would not change): write into a copy (`y = x.clone()` or "
+            "`y = x * 1`, then `y[...] = v`)"))
     spec, idx = indexing.parse_key(key)
     if rt.is_tensor(value):
         value = value if value.dtype == target.dtype else rt.cast(value, target.dtype)

@@ -14,6 +14,7 @@ class TensorArray:
 
     @classmethod
     def from_list(cls, items, name):
+        """A TensorArray stacking ``items``; ValueError naming list ``name`` when it is empty."""
         if not items:
             raise ValueError(_with_location(
                 f"list '{name}' is appended to in a tensor-dependent loop but is empty before "
@@ -52,6 +53,7 @@ class TensorArray:
         return item
 
     def length(self):
+        """The number of items (a tensor when unknown until run time)."""
         return _length(self.tensor)
 
     def __getitem__(self, index):
@@ -88,6 +90,7 @@ def Pop(lst, *index):
 
 
 def Stack(items, axis=0, **kwargs):
+    """``rt.stack`` that also takes a list built in a tensor loop (a TensorArray)."""
     if isinstance(items, TensorArray):
         t = items.tensor
         if axis in (0, -t.ndim):
@@ -99,6 +102,7 @@ def Stack(items, axis=0, **kwargs):
 
 
 def Concat(items, axis=0, **kwargs):
+    """``rt.concat`` that also takes a list built in a tensor loop (axis 0 only; ValueError otherwise)."""
     if isinstance(items, TensorArray):
         t = items.tensor
         if axis != 0 or any(d < 0 for d in t.shape[2:]):

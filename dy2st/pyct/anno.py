@@ -34,6 +34,7 @@ def _store(node, create=False):
 
 
 def getanno(node, key, default=None):
+    """The annotation ``key`` of ``node``, or ``default``."""
     store = _store(node)
     if store is None:
         return default
@@ -41,20 +42,24 @@ def getanno(node, key, default=None):
 
 
 def hasanno(node, key):
+    """Whether ``node`` has annotation ``key``."""
     store = _store(node)
     return store is not None and key in store
 
 
 def setanno(node, key, value):
+    """Set annotation ``key`` of ``node`` to ``value``."""
     _store(node, create=True)[key] = value
 
 
 def delanno(node, key):
+    """Remove annotation ``key`` from ``node`` if present."""
     store = _store(node)
     if store is not None:
         store.pop(key, None)
 
 
 def copyanno(src, dst, key):
+    """Copy annotation ``key`` from ``src`` to ``dst`` if ``src`` has it."""
     if hasanno(src, key):
         setanno(dst, key, getanno(src, key))

@@ -4,11 +4,13 @@ The generated `def` is wrapped in a factory whose parameters are the names the f
 captures (`_jst` and the original closure's free variables), compiled under a unique fake file
 name registered in `linecache`, and rebuilt with `types.FunctionType` around the *original*
 globals dict and the *original* closure cells, so later rebinding of globals or closed-over
-variables is seen exactly as by the original function.
+variables is seen exactly as by the original function.  The `linecache` entry and line map
+live as long as the returned function.
 """
 import itertools
 import linecache
 import types
+import weakref
 
 import gast
 
@@ -68,4 +70,6 @@ def load_function(fn_node, original, injected):
 
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     origin_info.register_line_map(filename, line_map)
+    # the source and line map serve tracebacks of this function only: drop them with it
+    weakref.finalize(new_fn, origin_info.forget, filename)
     return new_fn, filename, text

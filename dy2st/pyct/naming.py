@@ -22,11 +22,14 @@ def names_in(tree):
 
 
 class Namer:
+    """Hands out generated names that collide neither with ``reserved`` names nor with each other."""
+
     def __init__(self, reserved=()):
         self._taken = set(reserved)
         self._counters = {}
 
     def reserve(self, names):
+        """Mark ``names`` as taken."""
         self._taken.update(names)
 
     def new(self, base):

@@ -66,7 +66,14 @@ def inherit_origins(tree):
 
 
 def register_line_map(generated_filename, line_map):
+    """Record, for generated file ``generated_filename``, which user line each generated line came from."""
     _LINE_MAPS[generated_filename] = dict(line_map)
+
+
+def forget(generated_filename):
+    """Drop a generated file's line map and ``linecache`` entry (its function was collected)."""
+    _LINE_MAPS.pop(generated_filename, None)
+    linecache.cache.pop(generated_filename, None)
 
 
 def origin_of(generated_filename, generated_lineno):
@@ -80,6 +87,7 @@ def line_map(generated_filename):
 
 
 def is_generated(filename):
+    """Whether ``filename`` is code dy2st generated."""
     return filename in _LINE_MAPS
 
 

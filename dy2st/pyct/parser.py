@@ -68,6 +68,8 @@ def _find_lambda(module, fn):
         names = [a.id for a in lam.args.posonlyargs + lam.args.args + lam.args.kwonlyargs]
         if names == wanted_args:
             candidates.append(lam)
+    if len(candidates) > 1:
+        candidates = _by_column(candidates, code)
     if len(candidates) != 1:
         raise errors.Dy2StError(
             "cannot tell which lambda on this line to convert; give it its own line or use def",
@@ -75,10 +77,22 @@ def _find_lambda(module, fn):
     return candidates[0]
 
 
+def _by_column(lambdas, code):
+    """The lambdas whose body holds the code's first source position (several on one line)."""
+    positions = [p for p in getattr(code, "co_positions", lambda: [])()
+                 if p[0] is not None and p[2] is not None and p[3] is not None and p[3] > p[2]]
+    if not positions:
+        return lambdas
+    line, _, col, _ = positions[0]
+    return [lam for lam in lambdas
+            if (lam.body.lineno, lam.body.col_offset) <= (line, col) <= (lam.body.end_lineno, lam.body.end_col_offset)]
+
+
 def parse_function(fn):
     """Parse `fn` (already unwrapped) into a ParsedFunction with user file/line numbers."""
     try:
-        lines, first_lineno = inspect.getsourcelines(fn)
+        # The code object, not the function: inspect would follow `__wrapped__` past a wrapper.
+        lines, first_lineno = inspect.getsourcelines(getattr(fn, "__code__", fn))
     except (OSError, TypeError) as e:
         code = getattr(fn, "__code__", None)
         where = f" (defined in {code.co_filename}, line {code.co_firstlineno})" if code else ""

@@ -1,6 +1,6 @@
 """Build code from readable templates: `replace("x = f(a)", x="y", f=call_node, a=arg_nodes)`.
 
-A template is parsed once (cached); each call deep-copies it and substitutes placeholder names:
+A template is parsed once (cached); each call clones it and substitutes placeholder names:
 - a `str` renames the placeholder (variables, function names, parameters);
 - an expression node replaces it (its `ctx` follows the placeholder's: Load/Store/Del);
 - a list splices in place: statements where the placeholder is an expression statement, elements
@@ -8,10 +8,11 @@ A template is parsed once (cached); each call deep-copies it and substitutes pla
 Placeholders must be names that cannot occur in user code by accident; the passes use plain
 words and always substitute them.
 """
-import copy
 import functools
 
 import gast
+
+from dy2st.pyct.anno import _ANNO_FIELD
 
 
 @functools.lru_cache(maxsize=None)
@@ -19,8 +20,31 @@ def _parse(template):
     return gast.parse(template).body
 
 
+def clone(node):
+    """A deep copy of a gast tree (or list of trees), several times faster than ``copy.deepcopy``.
+
+    Nodes, lists and annotation stores are new; everything else (names, constants,
+    frozensets, OriginInfo) is immutable and shared.  Annotation values that are
+    nodes (e.g. a loop's extra test) are cloned too, as ``deepcopy`` would.
+    """
+    if type(node) is list:
+        return [clone(n) for n in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = node.__class__.__new__(node.__class__)
+    fields = new.__dict__
+    for key, value in node.__dict__.items():
+        if key == _ANNO_FIELD:
+            fields[key] = {k: clone(v) if isinstance(v, (gast.AST, list)) else v for k, v in value.items()}
+        elif type(value) is list or isinstance(value, gast.AST):
+            fields[key] = clone(value)
+        else:
+            fields[key] = value
+    return new
+
+
 def _with_ctx(node, ctx):
-    node = copy.deepcopy(node)
+    node = clone(node)
     if isinstance(node, (gast.Name, gast.Attribute, gast.Subscript, gast.Starred)):
         node.ctx = ctx
     if isinstance(node, (gast.Tuple, gast.List)):
@@ -46,7 +70,7 @@ class _Replacer:
         if isinstance(item, gast.Expr) and isinstance(item.value, gast.Name):
             value = self.subs.get(item.value.id)
             if isinstance(value, list):
-                return [copy.deepcopy(v) if isinstance(v, gast.stmt) else gast.Expr(value=_as_expr(v, gast.Load()))
+                return [clone(v) if isinstance(v, gast.stmt) else gast.Expr(value=_as_expr(v, gast.Load()))
                         for v in value]
         if isinstance(item, gast.Name) and isinstance(self.subs.get(item.id), list):
             return [_as_expr(v, item.ctx) for v in self.subs[item.id]]
@@ -91,7 +115,7 @@ class _Replacer:
 
 def replace(template, **subs):
     """Statements (list) of `template` with placeholders substituted."""
-    body = copy.deepcopy(_parse(template))
+    body = clone(_parse(template))
     replacer = _Replacer(subs)
     out = []
     for stmt in body:
@@ -108,6 +132,7 @@ def replace_as_expression(template, **subs):
 
 
 def name(identifier, ctx=None):
+    """A ``gast.Name`` load (or ``ctx``) of ``identifier``."""
     return gast.Name(id=identifier, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
 
 
@@ -120,4 +145,5 @@ def names_tuple(identifiers, ctx=None):
 
 
 def str_tuple(strings):
+    """A tuple literal of the string constants ``strings``."""
     return gast.Tuple(elts=[gast.Constant(value=s, kind=None) for s in strings], ctx=gast.Load())

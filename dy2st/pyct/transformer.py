@@ -19,10 +19,13 @@ class Context:
 
 
 class Transformer(gast.NodeTransformer):
+    """Base of the conversion passes: a gast NodeTransformer with the conversion context ``ctx``."""
+
     def __init__(self, ctx):
         self.ctx = ctx
 
     def error(self, node, message, cls=errors.Dy2StError):
+        """Raise ``cls(message)`` at the user's file and line ``node`` came from."""
         info = anno.getanno(node, anno.Basic.ORIGIN)
         if info is None:
             raise cls(message, filename=self.ctx.filename)

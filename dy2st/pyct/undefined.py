@@ -19,6 +19,8 @@ def user_location():
 
 
 class UndefinedVar:
+    """The value of a name not yet assigned on some path (a branch or loop may assign it); using it raises."""
+
     __slots__ = ("_name",)
 
     def __init__(self, name):
@@ -26,6 +28,7 @@ class UndefinedVar:
 
     @property
     def var_name(self):
+        """The name this placeholder stands for."""
         return object.__getattribute__(self, "_name")
 
     def _fail(self, *args, **kwargs):

@@ -14,6 +14,8 @@ from dy2st.pyct import origin_info, templates, transformer
 
 
 class AssertPrintTransformer(transformer.Transformer):
+    """Rewrites ``assert`` and ``print`` (see the module docstring)."""
+
     def visit_Assert(self, node):
         self.generic_visit(node)
         msg = node.msg if node.msg is not None else gast.Constant(value=None, kind=None)
@@ -49,4 +51,5 @@ class AssertPrintTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the assert/print pass to ``node``."""
     return AssertPrintTransformer(ctx).visit(node)

@@ -33,6 +33,8 @@ def mangle(name, class_name):
 
 
 class AttributesTransformer(transformer.Transformer):
+    """Rewrites mangled private names and attribute writes (see the module docstring)."""
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.class_name = _class_name(ctx.fn_name)
@@ -57,4 +59,5 @@ class AttributesTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the attributes pass to ``node``."""
     return AttributesTransformer(ctx).visit(node)

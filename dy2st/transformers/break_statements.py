@@ -54,6 +54,8 @@ def _rewrite(stmts, kind, flag):
 
 
 class BreakContinueTransformer(transformer.Transformer):
+    """Turns ``break``/``continue`` into flag variables (see the module docstring)."""
+
     def _loop(self, node):
         node.body = self.visit_block(node.body)  # inner loops first: their jumps are their own
         node.orelse = self.visit_block(node.orelse)
@@ -84,4 +86,5 @@ class BreakContinueTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the break/continue pass to ``node``."""
     return BreakContinueTransformer(ctx).visit(node)

@@ -81,6 +81,8 @@ _LIST_CONSUMERS = {"runtime.stack": "_jst.Stack", "runtime.concat": "_jst.Concat
 
 
 class CallTreeTransformer(transformer.Transformer):
+    """Wraps calls into user code in ``_jst.Call`` (see the module docstring)."""
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
@@ -125,7 +127,8 @@ class CallTreeTransformer(transformer.Transformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         if (isinstance(node.func, gast.Name) and node.func.id == "super" and not node.args
-                and "super" not in self.local_names and self.self_name is not None and "__class__" in self.ctx.namespace_free_vars):
+                and "super" not in self.local_names and self.self_name is not None
+                and "__class__" in self.ctx.namespace_free_vars):
             # Zero-argument super() finds its class through a `__class__` cell the compiler adds
             # only inside a class body; generated code is compiled outside one, so say it.
             node.args = [templates.name("__class__"), templates.name(self.self_name)]
@@ -143,4 +146,5 @@ class CallTreeTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the call pass to ``node``."""
     return CallTreeTransformer(ctx).visit(node)

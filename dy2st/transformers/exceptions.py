@@ -7,6 +7,11 @@ code raised while the Program was being built: the handler would be baked into e
 
     if x.sum() > 100:                   _jst.RaiseIf(x.sum() > 100, ValueError('too big'))
         raise ValueError("too big")
+
+    if bad:                             raise_cond_0 = bad
+        log(x)                          if raise_cond_0:
+        raise ValueError("bad")             log(x)
+                                        _jst.RaiseIf(raise_cond_0, ValueError('bad'))
     except KeyError:                    except KeyError as error_0:
         v = 0                               _jst.TraceExcept(error_0)
                                             v = 0
@@ -17,14 +22,22 @@ from dy2st.pyct import origin_info, templates, transformer
 
 
 class ExceptionsTransformer(transformer.Transformer):
+    """Rewrites conditional ``raise`` and ``except`` clauses (see the module docstring)."""
+
     def visit_If(self, node):
         self.generic_visit(node)
-        if node.orelse or len(node.body) != 1:
+        if node.orelse or not node.body:
             return node
-        stmt = node.body[0]
+        stmt = node.body[-1]
         if not isinstance(stmt, gast.Raise) or stmt.exc is None or stmt.cause is not None:
             return node
-        new = templates.replace("_jst.RaiseIf(test, error)", test=node.test, error=stmt.exc)
+        if len(node.body) == 1:
+            new = templates.replace("_jst.RaiseIf(test, error)", test=node.test, error=stmt.exc)
+            return origin_info.copy_origin(node, new)
+        # Statements before the raise still run under the condition; the raise becomes the check.
+        cond = self.ctx.namer.new("raise_cond")
+        new = templates.replace("cond = test\nif cond:\n    body\n_jst.RaiseIf(cond, error)", cond=cond,
+                                test=node.test, body=node.body[:-1], error=stmt.exc)
         return origin_info.copy_origin(node, new)
 
     def visit_ExceptHandler(self, node):
@@ -37,4 +50,5 @@ class ExceptionsTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the exceptions pass to ``node``."""
     return ExceptionsTransformer(ctx).visit(node)

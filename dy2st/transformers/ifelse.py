@@ -14,6 +14,16 @@ Names it takes that may not be bound yet start as `_jst.UndefinedVar`.
                                        z = y * 2
 
     a = b if c else d                  a = _jst.IfElse(c, lambda: b, lambda: d)
+
+Objects the branches write into (`res[k] = v`, `self.n = v`, `lst.append(v)`; see
+`object_writes`) are named too, so what they write follows the branch taken:
+
+    if x.sum() > 4:                    def true_fn_0():
+        self.n = self.n + 1                self.n = self.n + 1
+                                       def false_fn_0():
+                                           pass
+                                       _jst.IfElse(x.sum() > 4, true_fn_0, false_fn_0, (), (),
+                                                   writes={'self': self})
 """
 import gast
 
@@ -32,6 +42,7 @@ def branch_function(name, params, body, outputs):
 
 
 def undefined_inits(names):
+    """``name = _jst.UndefinedVar('name')`` statements for ``names``."""
     return [templates.replace("var = _jst.UndefinedVar(label)", var=n,
                               label=gast.Constant(value=n, kind=None))[0] for n in names]
 
@@ -45,6 +56,7 @@ def call_statement(call, outputs):
 
 
 def args_tuple(names):
+    """A tuple expression loading ``names``."""
     return gast.Tuple(elts=[templates.name(n) for n in names], ctx=gast.Load())
 
 
@@ -55,6 +67,8 @@ def object_roots(stmts, defined, local_names):
 
 
 class IfElseTransformer(transformer.Transformer):
+    """Turns ``if``/``elif``/``else`` and conditional expressions into ``_jst.IfElse`` (see the module docstring)."""
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
@@ -107,4 +121,5 @@ class IfElseTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the if/else pass to ``node``."""
     return IfElseTransformer(ctx).visit(node)

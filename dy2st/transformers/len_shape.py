@@ -12,6 +12,8 @@ from dy2st.pyct import templates, transformer
 
 
 class LenShapeTransformer(transformer.Transformer):
+    """Rewrites ``len(x)`` and ``x.shape`` (see the module docstring)."""
+
     def visit_Call(self, node):
         self.generic_visit(node)
         if (isinstance(node.func, gast.Name) and node.func.id == "len"
@@ -27,4 +29,5 @@ class LenShapeTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the len/shape pass to ``node``."""
     return LenShapeTransformer(ctx).visit(node)

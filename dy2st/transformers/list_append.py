@@ -41,6 +41,8 @@ def _key_expr(node):
 
 
 class ListAppendTransformer(transformer.Transformer):
+    """Makes list writes in loops visible assignments (see the module docstring)."""
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.loop_depth = 0
@@ -107,4 +109,5 @@ class ListAppendTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the list-writes pass to ``node``."""
     return ListAppendTransformer(ctx).visit(node)

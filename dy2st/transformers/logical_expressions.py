@@ -13,6 +13,8 @@ from dy2st.pyct import templates, transformer
 
 
 class LogicalTransformer(transformer.Transformer):
+    """Rewrites ``and``/``or``/``not`` (see the module docstring)."""
+
     def visit_BoolOp(self, node):
         self.generic_visit(node)
         fn = "_jst.And" if isinstance(node.op, gast.And) else "_jst.Or"
@@ -28,4 +30,5 @@ class LogicalTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the logical-expressions pass to ``node``."""
     return LogicalTransformer(ctx).visit(node)

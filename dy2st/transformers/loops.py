@@ -17,6 +17,10 @@ Program) and build a `while` op for symbolic ones. `range`/`enumerate`/`zip` bec
         s = s + i                          s = s + i
                                            return s
                                        s = _jst.For(_jst.Range(n), loop_body_0, (s,), ('s',))
+
+A body writing into objects (`d['s'] = ...`, `o.acc = ...`) adds `writes={'d': d}`: in a tensor
+loop what it writes is carried too. A tuple target unpacks through `_jst.Unpack`, which splits
+a traced row (`for a, b in t2d` -> `a, b = _jst.Unpack(item_0, 2)`).
 """
 import gast
 
@@ -40,7 +44,20 @@ class _IterRewriter(gast.NodeTransformer):
         return node
 
 
+def _unpack_spec(target):
+    """`a, b` -> `2`; `i, (a, b)` -> `(None, 2)`; None for names and starred targets."""
+    if not isinstance(target, (gast.Tuple, gast.List)) or any(isinstance(e, gast.Starred) for e in target.elts):
+        return None
+    inner = [_unpack_spec(e) for e in target.elts]
+    if all(s is None for s in inner):
+        return gast.Constant(value=len(target.elts), kind=None)
+    return gast.Tuple(elts=[s if s is not None else gast.Constant(value=None, kind=None) for s in inner],
+                      ctx=gast.Load())
+
+
 class LoopTransformer(transformer.Transformer):
+    """Turns ``while`` and ``for`` into ``_jst.While``/``_jst.For`` (see the module docstring)."""
+
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
@@ -97,11 +114,10 @@ class LoopTransformer(transformer.Transformer):
         else:
             item = self.ctx.namer.new("item")
             target = node.target
-            if isinstance(target, (gast.Tuple, gast.List)) and not any(
-                    isinstance(e, gast.Starred) for e in target.elts):
+            spec = _unpack_spec(target)
+            if spec is not None:
                 # `for a, b in t2d`: a row of a traced tensor cannot be unpacked by Python.
-                unpack = templates.replace_as_expression(
-                    "_jst.Unpack(item, n)", item=item, n=gast.Constant(value=len(target.elts), kind=None))
+                unpack = templates.replace_as_expression("_jst.Unpack(item, spec)", item=item, spec=spec)
                 body = templates.replace("target = value", target=target, value=unpack) + body
             else:
                 body = templates.replace("target = item", target=target, item=item) + body
@@ -123,4 +139,5 @@ class LoopTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """Apply the loops pass to ``node``."""
     return LoopTransformer(ctx).visit(node)

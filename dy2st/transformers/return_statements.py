@@ -94,10 +94,19 @@ def _needs_rewrite(fn):
     return _has_return(body[:-1]) or not last_is_return
 
 
+def _endless(stmt):
+    """`while True:` (any constant true test) that no `break` of its own leaves: control never
+    falls out of it, so the function cannot end there without a `return`."""
+    if not isinstance(stmt, gast.While) or not isinstance(stmt.test, gast.Constant) or not stmt.test.value:
+        return False
+    loops = (gast.For, gast.While, gast.FunctionDef, gast.Lambda, gast.ClassDef)
+    return not transformer.contains(stmt.body, gast.Break, stop=loops)
+
+
 def _transform_function(fn, ctx):
     if not _needs_rewrite(fn):
         return
-    if not isinstance(fn.body[-1], gast.Return):
+    if not isinstance(fn.body[-1], gast.Return) and not _endless(fn.body[-1]):
         # Falling off the end returns None; say so, so every path sets the return value.
         fn.body.append(origin_info.copy_origin(fn.body[-1], gast.Return(value=None)))
     r = _FunctionReturns(ctx)
@@ -110,6 +119,7 @@ def _transform_function(fn, ctx):
 
 
 def transform(node, ctx):
+    """Give every function in ``node`` a single final ``return`` (see the module docstring)."""
     for fn in transformer.functions_in(node):
         _transform_function(fn, ctx)
     return node

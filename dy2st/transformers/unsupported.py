@@ -13,6 +13,8 @@ from dy2st.pyct.static_analysis import block_writes
 
 
 class UnsupportedChecker(transformer.Transformer):
+    """Raises a Dy2StSyntaxError at the user's line for what conversion cannot express."""
+
     def visit_Yield(self, node):
         self.error(node, "`yield` is not supported in a function converted by dy2st",
                    errors.Dy2StSyntaxError)
@@ -56,4 +58,5 @@ def _nested_writes(node):
 
 
 def transform(node, ctx):
+    """Check ``node`` for unsupported syntax; returns it unchanged."""
     return UnsupportedChecker(ctx).visit(node)

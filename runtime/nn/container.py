@@ -3,12 +3,13 @@
 import collections
 
 from .layer import Layer
+from collections.abc import Iterable, Mapping
 
 
 class Sequential(Layer):
     """``Sequential(l1, l2, ...)``, ``Sequential(('name', layer), ...)`` or ``Sequential(OrderedDict)``."""
 
-    def __init__(self, *layers):
+    def __init__(self, *layers: Layer | tuple[str, Layer]) -> None:
         super().__init__()
         if len(layers) == 1 and isinstance(layers[0], (dict, collections.OrderedDict)):
             layers = tuple(layers[0].items())
@@ -39,7 +40,9 @@ class Sequential(Layer):
 
 
 class LayerList(Layer):
-    def __init__(self, sublayers=None):
+    """A list of sublayers, registered under "0", "1", ... so their parameters are found. Paddle: ``nn.LayerList``."""
+
+    def __init__(self, sublayers: Iterable[Layer] | None = None) -> None:
         super().__init__()
         for layer in sublayers or []:
             self.append(layer)
@@ -73,15 +76,18 @@ class LayerList(Layer):
         return iter(self._sub_layers.values())
 
     def append(self, sublayer):
+        """Add ``sublayer`` at the end; returns self."""
         self.add_sublayer(str(len(self._sub_layers)), sublayer)
         return self
 
     def extend(self, sublayers):
+        """Append each layer of ``sublayers``; returns self."""
         for layer in sublayers:
             self.append(layer)
         return self
 
     def insert(self, index, sublayer):
+        """Insert ``sublayer`` before position ``index`` (sublayers are renumbered)."""
         layers = list(self._sub_layers.values())
         layers.insert(index, sublayer)
         self._sub_layers.clear()
@@ -94,7 +100,7 @@ class LayerDict(Layer):
     ``del d['fc']``, ``len``, ``in``, iteration over keys, ``keys/values/items``, ``pop``,
     ``clear`` and ``update`` (from a dict, a LayerDict, or ``(key, layer)`` pairs)."""
 
-    def __init__(self, sublayers=None):
+    def __init__(self, sublayers: Mapping[str, Layer] | Iterable[tuple[str, Layer]] | None = None) -> None:
         super().__init__()
         if sublayers is not None:
             self.update(sublayers)
@@ -118,18 +124,23 @@ class LayerDict(Layer):
         return key in self._sub_layers
 
     def clear(self):
+        """Remove every sublayer."""
         self._sub_layers.clear()
 
     def pop(self, key):
+        """Remove and return the sublayer under ``key``."""
         return self._sub_layers.pop(key)
 
     def keys(self):
+        """The sublayer names."""
         return self._sub_layers.keys()
 
     def items(self):
+        """(name, sublayer) pairs."""
         return self._sub_layers.items()
 
     def values(self):
+        """The sublayers."""
         return self._sub_layers.values()
 
     def update(self, sublayers):

@@ -10,6 +10,8 @@ from ..dtypes import FLOATS, float32
 from ..ops.common import assign_to, cast, constant, is_tensor
 from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
 from ..registry import composite, composite_functions
+from collections.abc import Sequence
+from ..hints import DTypeLike, IntOrPair, Operand, TensorLike
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -53,37 +55,48 @@ def _check_nchw(data_format, what):
 
 
 # -- activations ---------------------------------------------------------------------
-def sigmoid(x, name=None):
+def sigmoid(x: TensorLike, name: str | None = None) -> TensorLike:
+    """``1 / (1 + exp(-x))``; int inputs compute in float32."""
     return apply("sigmoid", _float(x))
 
 
-def tanh(x, name=None):
+def tanh(x: TensorLike, name: str | None = None) -> TensorLike:
+    """Hyperbolic tangent; int inputs compute in float32."""
     return apply("tanh", _float(x))
 
 
-def gelu(x, approximate=False, name=None):
+def gelu(x: TensorLike, approximate: bool = False, name: str | None = None) -> TensorLike:
+    """GELU activation, exact (erf) or with the tanh approximation when ``approximate``."""
     return apply("gelu", _float(x), approximate=bool(approximate))
 
 
-def softmax(x, axis=-1, dtype=None, name=None):
+def softmax(x: TensorLike, axis: int = -1, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Softmax over ``axis``, computed in ``dtype`` if given (else float32 for int inputs)."""
     x = cast(x, dtype) if dtype is not None else _float(x)
     return apply("softmax", x, axis=int(axis))
 
 
-def log_softmax(x, axis=-1, dtype=None, name=None):
+def log_softmax(x: TensorLike, axis: int = -1, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """``log(softmax(x))`` over ``axis``, computed stably; ``dtype`` as in ``softmax``."""
     x = cast(x, dtype) if dtype is not None else _float(x)
     return apply("log_softmax", x, axis=int(axis))
 
 
 # -- linear and convolution -------------------------------------------------------------
 @composite("linear", functional=["linear"])
-def linear(x, weight, bias=None, name=None):
+def linear(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, name: str | None = None) -> TensorLike:
     """``x @ weight + bias`` with weight ``[in_features, out_features]`` (Paddle layout)."""
     out = matmul(x, weight)
     return out if bias is None else add(out, bias)
 
 
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW", name=None):
+def conv2d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: IntOrPair = 1,
+           padding: IntOrPair | str = 0, dilation: IntOrPair = 1, groups: int = 1, data_format: str = "NCHW",
+           name: str | None = None) -> TensorLike:
+    """2-D convolution of an NCHW input with ``weight`` [out_c, in_c/groups, kh, kw], plus ``bias`` per channel.
+
+    ``padding`` is an int, a pair, four ints, or "SAME"/"VALID". Only ``data_format="NCHW"``.
+    """
     _check_nchw(data_format, "conv2d")
     pads, algo = _paddings(padding)
     out = apply("conv2d", x, weight, strides=_pair(stride, "stride"), paddings=pads,
@@ -104,22 +117,38 @@ def _pool(op, x, kernel_size, stride, padding, ceil_mode, exclusive, data_format
                  exclusive=bool(exclusive))
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False, data_format="NCHW",
-               name=None):
+def max_pool2d(x: TensorLike, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair | str = 0,
+               ceil_mode: bool = False, return_mask: bool = False, data_format: str = "NCHW",
+               name: str | None = None) -> TensorLike:
+    """2-D max pooling of an NCHW input; ``stride`` defaults to ``kernel_size``.
+
+    Raises NotImplementedError for ``return_mask=True``.
+    """
     if return_mask:
         raise NotImplementedError("max_pool2d(return_mask=True) is not supported")
     return _pool("max_pool2d", x, kernel_size, stride, padding, ceil_mode, True, data_format)
 
 
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True, divisor_override=None,
-               data_format="NCHW", name=None):
+def avg_pool2d(x: TensorLike, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair | str = 0,
+               ceil_mode: bool = False, exclusive: bool = True, divisor_override: int | None = None,
+               data_format: str = "NCHW", name: str | None = None) -> TensorLike:
+    """2-D average pooling of an NCHW input; ``exclusive`` leaves padding out of the average.
+
+    Raises NotImplementedError for ``divisor_override``.
+    """
     if divisor_override is not None:
         raise NotImplementedError("avg_pool2d(divisor_override=...) is not supported")
     return _pool("avg_pool2d", x, kernel_size, stride, padding, ceil_mode, exclusive, data_format)
 
 
 # -- regularisation and normalisation ---------------------------------------------------------
-def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+def dropout(x: TensorLike, p: float = 0.5, axis: int | Sequence[int] | None = None, training: bool = True,
+            mode: str = "upscale_in_train", name: str | None = None) -> TensorLike:
+    """Zero elements with probability ``p`` while ``training``; "upscale_in_train" scales the kept ones by 1/(1-p),
+    "downscale_in_infer" scales by (1-p) at inference instead.
+
+    Raises ValueError for p outside [0, 1] or an unknown mode, NotImplementedError for ``axis``.
+    """
     if not isinstance(p, (int, float)) or not 0 <= p <= 1:
         raise ValueError(f"dropout probability p must be a number in [0, 1], got {p!r}")
     if mode not in ("upscale_in_train", "downscale_in_infer"):
@@ -132,8 +161,9 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     return out
 
 
-def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9, epsilon=1e-05,
-               data_format="NCHW", use_global_stats=None, name=None):
+def batch_norm(x: TensorLike, running_mean: TensorLike, running_var: TensorLike, weight: TensorLike | None,
+               bias: TensorLike | None, training: bool = False, momentum: float = 0.9, epsilon: float = 1e-05,
+               data_format: str = "NCHW", use_global_stats: bool | None = None, name: str | None = None) -> TensorLike:
     """Normalise with batch statistics (training) or the running ones; training updates the running stats."""
     use_global = bool(use_global_stats) if use_global_stats is not None else not training
     y, mean_out, var_out, _, _ = apply("batch_norm", x, weight, bias, running_mean, running_var,
@@ -145,7 +175,12 @@ def batch_norm(x, running_mean, running_var, weight, bias, training=False, momen
     return y
 
 
-def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+def layer_norm(x: TensorLike, normalized_shape: int | Sequence[int], weight: TensorLike | None = None,
+               bias: TensorLike | None = None, epsilon: float = 1e-05, name: str | None = None) -> TensorLike:
+    """Normalize over the trailing ``normalized_shape`` dims, then scale by ``weight`` and shift by ``bias``.
+
+    Raises ValueError when the input's last dims do not match ``normalized_shape``.
+    """
     norm = [normalized_shape] if isinstance(normalized_shape, int) else [int(d) for d in normalized_shape]
     if list(x.shape[len(x.shape) - len(norm):]) != norm and -1 not in x.shape[len(x.shape) - len(norm):]:
         raise ValueError(f"layer_norm: the input's last dims {list(x.shape)[-len(norm):]} must equal "
@@ -162,7 +197,9 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
 
 
 # -- embeddings and encodings --------------------------------------------------------------
-def embedding(x, weight, padding_idx=None, sparse=False, name=None):
+def embedding(x: TensorLike, weight: TensorLike, padding_idx: int | None = None, sparse: bool = False,
+              name: str | None = None) -> TensorLike:
+    """Rows of ``weight`` looked up by the int ids ``x``; rows at ``padding_idx`` come out zero and get no gradient."""
     num = weight.shape[0]
     if padding_idx is None:
         pid = -1
@@ -174,7 +211,8 @@ def embedding(x, weight, padding_idx=None, sparse=False, name=None):
     return apply("embedding", x, weight, padding_idx=pid)
 
 
-def one_hot(x, num_classes, name=None):
+def one_hot(x: TensorLike, num_classes: int, name: str | None = None) -> TensorLike:
+    """Int ids ``x`` as float32 one-hot vectors of length ``num_classes`` (a new last dim)."""
     return apply("one_hot", x, num_classes=int(num_classes))
 
 
@@ -184,8 +222,14 @@ def _check_reduction(reduction, what):
         raise ValueError(f"{what}: reduction must be one of {list(_REDUCTIONS)}, got {reduction!r}")
 
 
-def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
-                  use_softmax=True, name=None):
+def cross_entropy(input: TensorLike, label: Operand, weight: TensorLike | None = None, ignore_index: int = -100,
+                  reduction: str = "mean", soft_label: bool = False, axis: int = -1, use_softmax: bool = True,
+                  name: str | None = None) -> TensorLike:
+    """Softmax cross-entropy of logits ``input`` against int class ``label`` (or probabilities if ``soft_label``).
+
+    ``reduction`` is "mean", "sum" or "none"; labels equal to ``ignore_index`` count for nothing.
+    Raises NotImplementedError for ``weight``.
+    """
     _check_reduction(reduction, "cross_entropy")
     if weight is not None:
         raise NotImplementedError("cross_entropy(weight=...) is not supported")
@@ -195,14 +239,16 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
                  ignore_index=int(ignore_index), reduction=reduction, axis=int(axis), use_softmax=bool(use_softmax))
 
 
-def mse_loss(input, label, reduction="mean", name=None):
+def mse_loss(input: TensorLike, label: Operand, reduction: str = "mean", name: str | None = None) -> TensorLike:
+    """Mean squared error ``(input - label) ** 2``, reduced by ``reduction`` ("mean", "sum" or "none")."""
     _check_reduction(reduction, "mse_loss")
     if not is_tensor(label):
         label = constant(label, input.dtype)
     return apply("mse_loss", input, cast(label, input.dtype), reduction=reduction)
 
 
-def flatten(x, start_axis=0, stop_axis=-1, name=None):
+def flatten(x: TensorLike, start_axis: int = 0, stop_axis: int = -1, name: str | None = None) -> TensorLike:
+    """Merge dims ``start_axis``..``stop_axis`` into one."""
     return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))
 
 

@@ -15,6 +15,7 @@ from ..tensor import Tensor
 
 
 def compute_fans(shape):
+    """``(fan_in, fan_out)`` of a weight shape: [in, out] for Linear, [out_c, in_c, kh, kw] for convolutions."""
     shape = list(shape)
     if not shape:
         return 1, 1
@@ -27,6 +28,8 @@ def compute_fans(shape):
 
 
 class Initializer:
+    """Base of parameter initializers: called on a Tensor (fills it) or a static Variable (appends an init op)."""
+
     def __call__(self, target, block=None, dtype="float32"):
         if isinstance(target, Tensor):
             target._value = self.generate(target.shape, target.dtype)
@@ -34,6 +37,7 @@ class Initializer:
         return self.generate(list(target), dtype)
 
     def generate(self, shape, dtype):
+        """A numpy array of ``shape`` and ``dtype`` drawn from this initializer (uses the global seed)."""
         arr = self._draw(tuple(int(d) for d in shape))
         return np.asarray(arr, dtype=convert_dtype(dtype).np)
 
@@ -46,6 +50,8 @@ class Initializer:
 
 
 class Constant(Initializer):
+    """Fill with ``value``."""
+
     def __init__(self, value=0.0):
         self.value = value
 
@@ -54,6 +60,8 @@ class Constant(Initializer):
 
 
 class Normal(Initializer):
+    """Draw from a normal distribution N(``mean``, ``std``)."""
+
     def __init__(self, mean=0.0, std=1.0, name=None):
         self.mean, self.std = mean, std
 
@@ -77,6 +85,8 @@ class TruncatedNormal(Initializer):
 
 
 class Uniform(Initializer):
+    """Draw uniformly from [``low``, ``high``)."""
+
     def __init__(self, low=-1.0, high=1.0, name=None):
         self.low, self.high = low, high
 
@@ -85,6 +95,8 @@ class Uniform(Initializer):
 
 
 class XavierUniform(Initializer):
+    """Glorot uniform: U(-a, a), ``a = gain * sqrt(6 / (fan_in + fan_out))``; fans from the shape unless given."""
+
     def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
         self.fan_in, self.fan_out, self.gain = fan_in, fan_out, gain
 
@@ -96,6 +108,8 @@ class XavierUniform(Initializer):
 
 
 class XavierNormal(Initializer):
+    """Glorot normal: N(0, ``gain * sqrt(2 / (fan_in + fan_out))``); fans from the shape unless given."""
+
     def __init__(self, fan_in=None, fan_out=None, gain=1.0, name=None):
         self.fan_in, self.fan_out, self.gain = fan_in, fan_out, gain
 
@@ -116,6 +130,8 @@ def _kaiming_gain(nonlinearity, negative_slope):
 
 
 class KaimingNormal(Initializer):
+    """He normal: N(0, ``gain / sqrt(fan_in)``), gain from ``nonlinearity``/``negative_slope``. Also ``MSRA``."""
+
     def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu", name=None):
         self.fan_in, self.negative_slope, self.nonlinearity = fan_in, negative_slope, nonlinearity
 
@@ -125,6 +141,8 @@ class KaimingNormal(Initializer):
 
 
 class KaimingUniform(Initializer):
+    """He uniform: U(-a, a), ``a = gain * sqrt(3 / fan_in)``, the gain from ``nonlinearity`` and ``negative_slope``."""
+
     def __init__(self, fan_in=None, negative_slope=0.0, nonlinearity="relu", name=None):
         self.fan_in, self.negative_slope, self.nonlinearity = fan_in, negative_slope, nonlinearity
 

@@ -16,6 +16,7 @@ from ..dtypes import convert_dtype
 from ..tensor import Parameter, Tensor, TensorLike
 from .initializer import Constant, XavierUniform
 from .param_attr import ParamAttr
+from ..hints import DTypeLike
 
 _name_counts = collections.defaultdict(int)
 
@@ -51,7 +52,12 @@ def _snake(name):
 
 
 class Layer:
-    def __init__(self, name_scope=None, dtype="float32"):
+    """Base class of models and layers (Paddle ``nn.Layer``): owns parameters, buffers and sublayers set as attributes.
+
+    Subclasses define ``forward``; calling the layer runs the forward pre-hooks, ``forward``, then post-hooks.
+    """
+
+    def __init__(self, name_scope: str | None = None, dtype: DTypeLike = "float32") -> None:
         object.__setattr__(self, "_parameters", collections.OrderedDict())
         object.__setattr__(self, "_sub_layers", collections.OrderedDict())
         object.__setattr__(self, "_buffers", collections.OrderedDict())
@@ -118,9 +124,15 @@ class Layer:
 
     # -- creation ------------------------------------------------------------------
     def full_name(self):
+        """The layer's unique name (class name with a counter, e.g. ``linear_0``)."""
         return self._full_name
 
     def create_parameter(self, shape, attr=None, dtype=None, is_bias=False, default_initializer=None):
+        """A new Parameter of ``shape``, initialized by ``attr``'s initializer, else ``default_initializer``, else
+        zeros for a bias (``is_bias``) and Xavier-uniform otherwise. Returns None when ``attr`` is False.
+
+        Raises ValueError for a non-positive dim.
+        """
         attr = ParamAttr.resolve(attr)
         if attr is False:
             return None
@@ -140,6 +152,7 @@ class Layer:
         return p
 
     def add_parameter(self, name, parameter):
+        """Register ``parameter`` under ``name`` (same as setting the attribute); TypeError if it is not a Parameter."""
         if parameter is not None and not isinstance(parameter, Parameter):
             raise TypeError(f"add_parameter('{name}') expects a Parameter, got {type(parameter).__name__}")
         self._ensure_init()
@@ -148,6 +161,7 @@ class Layer:
         return parameter
 
     def add_sublayer(self, name, sublayer):
+        """Register ``sublayer`` under ``name`` and return it; TypeError if it is not a Layer."""
         if sublayer is not None and not isinstance(sublayer, Layer):
             raise TypeError(f"add_sublayer('{name}') expects a Layer, got {type(sublayer).__name__}")
         self._ensure_init()
@@ -156,6 +170,7 @@ class Layer:
         return sublayer
 
     def register_buffer(self, name, tensor, persistable=True):
+        """Register a non-trainable Tensor under ``name``; ``persistable=False`` keeps it out of ``state_dict()``."""
         if tensor is not None and not isinstance(tensor, Tensor):
             raise TypeError(f"register_buffer('{name}') expects a Tensor, got {type(tensor).__name__}")
         if tensor is not None:
@@ -174,6 +189,7 @@ class Layer:
 
     # -- traversal ---------------------------------------------------------------
     def named_sublayers(self, prefix="", include_self=False, layers_set=None):
+        """Yield ``(dotted name, layer)`` for every sublayer, depth first, each layer once."""
         layers_set = set() if layers_set is None else layers_set
         if include_self and id(self) not in layers_set:
             layers_set.add(id(self))
@@ -187,9 +203,11 @@ class Layer:
             yield from layer.named_sublayers(prefix=sub, include_self=False, layers_set=layers_set)
 
     def sublayers(self, include_self=False):
+        """Every sublayer, depth first (and this layer first if ``include_self``)."""
         return [layer for _, layer in self.named_sublayers(include_self=include_self)]
 
     def named_children(self):
+        """Yield ``(name, layer)`` for the direct sublayers."""
         seen = set()
         for name, layer in self._sub_layers.items():
             if layer is not None and id(layer) not in seen:
@@ -197,6 +215,7 @@ class Layer:
                 yield name, layer
 
     def children(self):
+        """The direct sublayers."""
         return [layer for _, layer in self.named_children()]
 
     def _walk(self, table, prefix, include_sublayers):
@@ -207,6 +226,7 @@ class Layer:
                     yield layer, (f"{lp}.{name}" if lp else name), name, t
 
     def named_parameters(self, prefix="", include_sublayers=True):
+        """Yield ``(dotted name, parameter)`` once per parameter, sublayers' too if ``include_sublayers``."""
         seen = set()
         for _, full, _, p in self._walk("_parameters", prefix, include_sublayers):
             if id(p) not in seen:
@@ -214,9 +234,11 @@ class Layer:
                 yield full, p
 
     def parameters(self, include_sublayers=True):
+        """The parameters of this layer and (by default) its sublayers, each once."""
         return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
 
     def named_buffers(self, prefix="", include_sublayers=True):
+        """Yield ``(dotted name, buffer)``, each buffer once, sublayers' too unless ``include_sublayers`` is False."""
         seen = set()
         for _, full, _, b in self._walk("_buffers", prefix, include_sublayers):
             if id(b) not in seen:
@@ -224,6 +246,7 @@ class Layer:
                 yield full, b
 
     def buffers(self, include_sublayers=True):
+        """The buffers of this layer and (by default) its sublayers."""
         return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
 
     # -- state -------------------------------------------------------------------
@@ -274,34 +297,45 @@ class Layer:
 
     # -- modes and calling ---------------------------------------------------------
     def train(self):
+        """Put this layer and every sublayer in training mode; returns self."""
         for layer in self.sublayers(include_self=True):
             layer.training = True
         return self
 
     def eval(self):
+        """Put this layer and its sublayers in inference mode (no dropout, running batch stats); returns self."""
         for layer in self.sublayers(include_self=True):
             layer.training = False
         return self
 
     def clear_gradients(self):
+        """Clear the gradient of every parameter."""
         for p in self.parameters():
             p.clear_grad()
 
     def apply(self, fn):
+        """Call ``fn`` on every sublayer (children first) and then on this layer; returns self."""
         for layer in self.children():
             layer.apply(fn)
         fn(self)
         return self
 
     def register_forward_pre_hook(self, hook):
+        """Call ``hook(layer, inputs)`` before ``forward``; a non-None result replaces the inputs. Returns a handle
+        whose ``remove()`` unregisters it.
+        """
         self._forward_pre_hooks.append(hook)
         return _HookHandle(self._forward_pre_hooks, hook)
 
     def register_forward_post_hook(self, hook):
+        """Call ``hook(layer, inputs, outputs)`` after ``forward``; a non-None result replaces the outputs. Returns a
+        handle whose ``remove()`` unregisters it.
+        """
         self._forward_post_hooks.append(hook)
         return _HookHandle(self._forward_post_hooks, hook)
 
     def forward(self, *inputs, **kwargs):
+        """The layer's computation; subclasses define it (calling the layer runs it with hooks)."""
         raise NotImplementedError(f"{type(self).__name__} does not define forward()")
 
     def __call__(self, *inputs, **kwargs):
@@ -317,6 +351,7 @@ class Layer:
         return out
 
     def extra_repr(self):
+        """Extra text shown in the layer's repr, e.g. its sizes; empty by default."""
         return ""
 
     def __repr__(self):

@@ -10,7 +10,7 @@ from .layer import Layer
 class Softplus(Layer):
     """``F.softplus(x, beta, threshold)``: ``log(1 + exp(beta * x)) / beta``, linear above the threshold."""
 
-    def __init__(self, beta=1, threshold=20, name=None):
+    def __init__(self, beta: float = 1, threshold: float = 20, name: str | None = None) -> None:
         super().__init__()
         self.beta, self.threshold = beta, threshold
 
@@ -24,7 +24,7 @@ class Softplus(Layer):
 class LeakyReLU(Layer):
     """``F.leaky_relu(x, negative_slope)``."""
 
-    def __init__(self, negative_slope=0.01, name=None):
+    def __init__(self, negative_slope: float = 0.01, name: str | None = None) -> None:
         super().__init__()
         self.negative_slope = negative_slope
 
@@ -38,7 +38,7 @@ class LeakyReLU(Layer):
 class ELU(Layer):
     """``F.elu(x, alpha)``."""
 
-    def __init__(self, alpha=1.0, name=None):
+    def __init__(self, alpha: float = 1.0, name: str | None = None) -> None:
         super().__init__()
         self.alpha = alpha
 
@@ -52,7 +52,7 @@ class ELU(Layer):
 class Silu(Layer):
     """``F.silu(x) = x * sigmoid(x)``."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         super().__init__()
 
     def forward(self, x):
@@ -66,7 +66,7 @@ class Swish(Silu):
 class LogSigmoid(Layer):
     """``F.log_sigmoid(x)``."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         super().__init__()
 
     def forward(self, x):
@@ -76,7 +76,7 @@ class LogSigmoid(Layer):
 class Mish(Layer):
     """``F.mish(x) = x * tanh(softplus(x))``."""
 
-    def __init__(self, name=None):
+    def __init__(self, name: str | None = None) -> None:
         super().__init__()
 
     def forward(self, x):

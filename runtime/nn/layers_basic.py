@@ -2,12 +2,15 @@
 from . import functional as F
 from .initializer import XavierUniform
 from .layer import Layer
+from collections.abc import Sequence
+from .param_attr import ParamAttr
 
 
 class Linear(Layer):
     """``y = x @ weight + bias``; weight is ``[in_features, out_features]`` (Paddle layout)."""
 
-    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
+    def __init__(self, in_features: int, out_features: int, weight_attr: ParamAttr | bool | None = None,
+                 bias_attr: ParamAttr | bool | None = None, name: str | None = None) -> None:
         super().__init__()
         self.in_features, self.out_features = int(in_features), int(out_features)
         self.weight = self.create_parameter([self.in_features, self.out_features], attr=weight_attr,
@@ -22,7 +25,10 @@ class Linear(Layer):
 
 
 class Embedding(Layer):
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False, weight_attr=None, name=None):
+    """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``; ``padding_idx`` rows stay zero."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, sparse: bool = False,
+                 weight_attr: ParamAttr | bool | None = None, name: str | None = None) -> None:
         super().__init__()
         self._num_embeddings, self._embedding_dim = int(num_embeddings), int(embedding_dim)
         if padding_idx is not None:
@@ -47,7 +53,8 @@ class Embedding(Layer):
 class Dropout(Layer):
     """Drops with probability ``p`` in training mode (read at call time); identity in eval mode."""
 
-    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
+    def __init__(self, p: float = 0.5, axis: int | Sequence[int] | None = None, mode: str = "upscale_in_train",
+                 name: str | None = None) -> None:
         super().__init__()
         if not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise ValueError(f"Dropout: p must be a number in [0, 1], got {p!r}")
@@ -61,7 +68,9 @@ class Dropout(Layer):
 
 
 class Flatten(Layer):
-    def __init__(self, start_axis=1, stop_axis=-1):
+    """Merge dims ``start_axis``..``stop_axis`` (all but the batch dim by default)."""
+
+    def __init__(self, start_axis: int = 1, stop_axis: int = -1) -> None:
         super().__init__()
         self.start_axis, self.stop_axis = start_axis, stop_axis
 
@@ -70,7 +79,9 @@ class Flatten(Layer):
 
 
 class Identity(Layer):
-    def __init__(self, *args, **kwargs):
+    """Return the input unchanged; constructor arguments are ignored."""
+
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
     def forward(self, x):
@@ -78,7 +89,9 @@ class Identity(Layer):
 
 
 class ReLU(Layer):
-    def __init__(self, name=None):
+    """``max(x, 0)``."""
+
+    def __init__(self, name: str | None = None) -> None:
         super().__init__()
 
     def forward(self, x):
@@ -86,7 +99,9 @@ class ReLU(Layer):
 
 
 class Sigmoid(Layer):
-    def __init__(self, name=None):
+    """``1 / (1 + exp(-x))``."""
+
+    def __init__(self, name: str | None = None) -> None:
         super().__init__()
 
     def forward(self, x):
@@ -94,7 +109,9 @@ class Sigmoid(Layer):
 
 
 class Tanh(Layer):
-    def __init__(self, name=None):
+    """Hyperbolic tangent."""
+
+    def __init__(self, name: str | None = None) -> None:
         super().__init__()
 
     def forward(self, x):
@@ -102,7 +119,9 @@ class Tanh(Layer):
 
 
 class GELU(Layer):
-    def __init__(self, approximate=False, name=None):
+    """GELU activation, exact or with the tanh approximation when ``approximate``."""
+
+    def __init__(self, approximate: bool = False, name: str | None = None) -> None:
         super().__init__()
         self.approximate = approximate
 
@@ -111,7 +130,9 @@ class GELU(Layer):
 
 
 class Softmax(Layer):
-    def __init__(self, axis=-1, name=None):
+    """Softmax over ``axis``."""
+
+    def __init__(self, axis: int = -1, name: str | None = None) -> None:
         super().__init__()
         self.axis = axis
 
@@ -120,7 +141,9 @@ class Softmax(Layer):
 
 
 class LogSoftmax(Layer):
-    def __init__(self, axis=-1, name=None):
+    """Log-softmax over ``axis``."""
+
+    def __init__(self, axis: int = -1, name: str | None = None) -> None:
         super().__init__()
         self.axis = axis
 

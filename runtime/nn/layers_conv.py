@@ -4,6 +4,8 @@ import math
 from . import functional as F
 from .initializer import Normal
 from .layer import Layer
+from ..hints import IntOrPair
+from .param_attr import ParamAttr
 
 
 class Conv2D(Layer):
@@ -12,8 +14,10 @@ class Conv2D(Layer):
     Default filter init is Paddle's: Normal(0, sqrt(2 / (kh * kw * in_channels))).
     """
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 padding_mode="zeros", weight_attr=None, bias_attr=None, data_format="NCHW"):
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair, stride: IntOrPair = 1,
+                 padding: IntOrPair | str = 0, dilation: IntOrPair = 1, groups: int = 1, padding_mode: str = "zeros",
+                 weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
+                 data_format: str = "NCHW") -> None:
         super().__init__()
         if padding_mode != "zeros":
             raise NotImplementedError(f"Conv2D: only padding_mode='zeros' is supported, got {padding_mode!r}")
@@ -39,8 +43,11 @@ class Conv2D(Layer):
 
 
 class MaxPool2D(Layer):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False,
-                 data_format="NCHW", name=None):
+    """2-D max pooling of NCHW input (see ``F.max_pool2d``); ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair | str = 0,
+                 ceil_mode: bool = False, return_mask: bool = False, data_format: str = "NCHW",
+                 name: str | None = None) -> None:
         super().__init__()
         self.ksize, self.stride, self.padding = kernel_size, stride, padding
         self.ceil_mode, self.return_mask, self.data_format = ceil_mode, return_mask, data_format
@@ -54,8 +61,11 @@ class MaxPool2D(Layer):
 
 
 class AvgPool2D(Layer):
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
-                 divisor_override=None, data_format="NCHW", name=None):
+    """2-D average pooling of NCHW input (see ``F.avg_pool2d``); ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair | str = 0,
+                 ceil_mode: bool = False, exclusive: bool = True, divisor_override: int | None = None,
+                 data_format: str = "NCHW", name: str | None = None) -> None:
         super().__init__()
         self.ksize, self.stride, self.padding = kernel_size, stride, padding
         self.ceil_mode, self.exclusive, self.divisor = ceil_mode, exclusive, divisor_override

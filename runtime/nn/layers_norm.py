@@ -11,13 +11,17 @@ from ..tensor import Tensor
 from . import functional as F
 from .initializer import Constant
 from .layer import Layer
+from collections.abc import Sequence
+from ..hints import DTypeLike
+from .param_attr import ParamAttr
 
 
 class _BatchNormBase(Layer):
     _expected_ranks = (2, 3, 4, 5)
 
-    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
-                 data_format="NCHW", use_global_stats=None, name=None):
+    def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
+                 weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
+                 data_format: str = "NCHW", use_global_stats: bool | None = None, name: str | None = None) -> None:
         super().__init__()
         self._num_features = int(num_features)
         self._momentum, self._epsilon = momentum, epsilon
@@ -44,27 +48,36 @@ class BatchNorm1D(_BatchNormBase):
 
     _expected_ranks = (2, 3)
 
-    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None, bias_attr=None,
-                 data_format="NCL", use_global_stats=None, name=None):
+    def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
+                 weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
+                 data_format: str = "NCL", use_global_stats: bool | None = None, name: str | None = None) -> None:
         super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats)
 
 
 class BatchNorm2D(_BatchNormBase):
+    """Batch normalization of NCHW input over N, H and W per channel; running statistics serve ``eval()``."""
+
     _expected_ranks = (4,)
 
 
 class BatchNorm(_BatchNormBase):
     """Paddle's rank-agnostic BatchNorm(num_channels, ...)."""
 
-    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
-                 bias_attr=None, dtype="float32", data_layout="NCHW", use_global_stats=False, name=None):
+    def __init__(self, num_channels: int, act: str | None = None, is_test: bool = False, momentum: float = 0.9,
+                 epsilon: float = 1e-05, param_attr: ParamAttr | bool | None = None,
+                 bias_attr: ParamAttr | bool | None = None, dtype: DTypeLike = "float32", data_layout: str = "NCHW",
+                 use_global_stats: bool | None = False, name: str | None = None) -> None:
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats)
         if act is not None:
             raise NotImplementedError("BatchNorm(act=...) is not supported; apply the activation after it")
 
 
 class LayerNorm(Layer):
-    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None):
+    """Layer normalization over the trailing ``normalized_shape`` dims, with learned scale and shift."""
+
+    def __init__(self, normalized_shape: int | Sequence[int], epsilon: float = 1e-05,
+                 weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
+                 name: str | None = None) -> None:
         super().__init__()
         self._normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
         self._epsilon = epsilon

@@ -1,11 +1,14 @@
 """Loss layers wrapping ``F.cross_entropy`` and ``F.mse_loss``."""
 from . import functional as F
 from .layer import Layer
+from ..hints import TensorLike
 
 
 class CrossEntropyLoss(Layer):
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False, axis=-1,
-                 use_softmax=True, name=None):
+    """Softmax cross-entropy between logits and labels; the arguments are those of ``F.cross_entropy``."""
+
+    def __init__(self, weight: TensorLike | None = None, ignore_index: int = -100, reduction: str = "mean",
+                 soft_label: bool = False, axis: int = -1, use_softmax: bool = True, name: str | None = None) -> None:
         super().__init__()
         F._check_reduction(reduction, "CrossEntropyLoss")
         self.weight, self.ignore_index, self.reduction = weight, ignore_index, reduction
@@ -18,7 +21,9 @@ class CrossEntropyLoss(Layer):
 
 
 class MSELoss(Layer):
-    def __init__(self, reduction="mean"):
+    """Mean squared error; ``reduction`` is "mean", "sum" or "none" (ValueError otherwise)."""
+
+    def __init__(self, reduction: str = "mean") -> None:
         super().__init__()
         F._check_reduction(reduction, "MSELoss")
         self.reduction = reduction

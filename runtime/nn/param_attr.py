@@ -3,6 +3,11 @@ from .initializer import Initializer
 
 
 class ParamAttr:
+    """How a parameter is created: its ``name``, ``initializer``, learning-rate factor and whether it is trainable.
+
+    Layers take one as ``weight_attr``/``bias_attr``; ``False`` there means no parameter.
+    """
+
     def __init__(self, name=None, initializer=None, learning_rate=1.0, regularizer=None, trainable=True,
                  do_model_average=False, need_clip=True):
         if initializer is not None and not isinstance(initializer, Initializer):

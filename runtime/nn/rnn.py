@@ -12,13 +12,15 @@ from ..ops.math import add, matmul, multiply, scale, subtract
 from . import functional as F
 from .initializer import Uniform
 from .layer import Layer
+from .param_attr import ParamAttr
 
 
 class _RNNCellBase(Layer):
     _gates = 1
 
-    def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None,
-                 bias_hh_attr=None, name=None):
+    def __init__(self, input_size: int, hidden_size: int, weight_ih_attr: ParamAttr | bool | None = None,
+                 weight_hh_attr: ParamAttr | bool | None = None, bias_ih_attr: ParamAttr | bool | None = None,
+                 bias_hh_attr: ParamAttr | bool | None = None, name: str | None = None) -> None:
         super().__init__()
         self.input_size, self.hidden_size = int(input_size), int(hidden_size)
         init = Uniform(-1.0 / math.sqrt(hidden_size), 1.0 / math.sqrt(hidden_size))
@@ -57,6 +59,7 @@ class LSTMCell(_RNNCellBase):
 
     @property
     def state_shape(self):
+        """The shapes of one sample's ``(h, c)`` states."""
         return ((self.hidden_size,), (self.hidden_size,))
 
 
@@ -78,6 +81,7 @@ class GRUCell(_RNNCellBase):
 
     @property
     def state_shape(self):
+        """The shape of one sample's hidden state."""
         return (self.hidden_size,)
 
 
@@ -86,8 +90,10 @@ class SimpleRNNCell(_RNNCellBase):
 
     _gates = 1
 
-    def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, name=None):
+    def __init__(self, input_size: int, hidden_size: int, activation: str = "tanh",
+                 weight_ih_attr: ParamAttr | bool | None = None, weight_hh_attr: ParamAttr | bool | None = None,
+                 bias_ih_attr: ParamAttr | bool | None = None, bias_hh_attr: ParamAttr | bool | None = None,
+                 name: str | None = None) -> None:
         if activation not in ("tanh", "relu"):
             raise ValueError(f"SimpleRNNCell activation must be 'tanh' or 'relu', got {activation!r}")
         super().__init__(input_size, hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
@@ -102,4 +108,5 @@ class SimpleRNNCell(_RNNCellBase):
 
     @property
     def state_shape(self):
+        """The shape of one sample's hidden state."""
         return (self.hidden_size,)

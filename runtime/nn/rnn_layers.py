@@ -29,6 +29,7 @@ from . import functional as F
 from .container import LayerList
 from .layer import Layer
 from .rnn import GRUCell, LSTMCell, SimpleRNNCell
+from .param_attr import ParamAttr
 
 __all__ = ["RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]
 
@@ -110,7 +111,7 @@ def _while_cell(cell, x, states, mask, reverse, steps):
 class RNN(Layer):
     """Run one cell over a sequence: ``forward(inputs, initial_states=None, sequence_length=None)``."""
 
-    def __init__(self, cell, is_reverse=False, time_major=False):
+    def __init__(self, cell: Layer, is_reverse: bool = False, time_major: bool = False) -> None:
         super().__init__()
         self.cell, self.is_reverse, self.time_major = cell, bool(is_reverse), bool(time_major)
 
@@ -124,7 +125,7 @@ class RNN(Layer):
 class BiRNN(Layer):
     """A forward and a backward cell over one sequence; outputs concatenated on the last axis."""
 
-    def __init__(self, cell_fw, cell_bw, time_major=False):
+    def __init__(self, cell_fw: Layer, cell_bw: Layer, time_major: bool = False) -> None:
         super().__init__()
         self.cell_fw, self.cell_bw, self.time_major = cell_fw, cell_bw, bool(time_major)
 
@@ -146,9 +147,10 @@ class _RNNBase(LayerList):
 
     _cell = None
 
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward", time_major=False, dropout=0.0,
-                 weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None,
-                 **cell_kwargs):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, direction: str = "forward",
+                 time_major: bool = False, dropout: float = 0.0, weight_ih_attr: ParamAttr | bool | None = None,
+                 weight_hh_attr: ParamAttr | bool | None = None, bias_ih_attr: ParamAttr | bool | None = None,
+                 bias_hh_attr: ParamAttr | bool | None = None, name: str | None = None, **cell_kwargs) -> None:
         super().__init__()
         if direction not in _DIRECTIONS:
             raise ValueError(f"direction must be 'forward', 'bidirect' or 'bidirectional', got {direction!r}")
@@ -202,9 +204,11 @@ class SimpleRNN(_RNNBase):
 
     _cell = SimpleRNNCell
 
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward", time_major=False, dropout=0.0,
-                 activation="tanh", weight_ih_attr=None, weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None,
-                 name=None):
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, direction: str = "forward",
+                 time_major: bool = False, dropout: float = 0.0, activation: str = "tanh",
+                 weight_ih_attr: ParamAttr | bool | None = None, weight_hh_attr: ParamAttr | bool | None = None,
+                 bias_ih_attr: ParamAttr | bool | None = None, bias_hh_attr: ParamAttr | bool | None = None,
+                 name: str | None = None) -> None:
         super().__init__(input_size, hidden_size, num_layers, direction, time_major, dropout, weight_ih_attr,
                          weight_hh_attr, bias_ih_attr, bias_hh_attr, activation=activation)
 

@@ -10,6 +10,7 @@ from ..dispatch import apply
 from ..registry import GRAD_ONLY, Meta, def_op
 from .common import reduce_as
 from .shape_args import fill_dims, no_grads, show, split_shape, tensor_input
+from ..hints import ShapeLike, TensorLike
 
 
 def _expand_shape(in_shape, shape):
@@ -70,7 +71,7 @@ def_op("tile_grad", ["X", "OutGrad"], ["XGrad"], attrs={"repeat_times": []}, ker
 
 
 # -- public ---------------------------------------------------------------------------------------------
-def expand(x, shape, name=None):
+def expand(x: TensorLike, shape: ShapeLike, name: str | None = None) -> TensorLike:
     """``shape`` as in ``reshape``; -1 keeps the input dim."""
     dims, tensors = split_shape(shape, "expand", like=x)
     return apply("expand", x, *tensor_input(tensors), shape=dims)
@@ -79,10 +80,12 @@ def expand(x, shape, name=None):
 broadcast_to = expand
 
 
-def expand_as(x, y, name=None):
+def expand_as(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
+    """Broadcast ``x`` to the shape of ``y``."""
     return apply("expand_as", x, y)
 
 
-def tile(x, repeat_times, name=None):
+def tile(x: TensorLike, repeat_times: ShapeLike, name: str | None = None) -> TensorLike:
+    """Repeat ``x`` ``repeat_times[i]`` times along dim i; ``repeat_times`` may hold 1-element int Tensors."""
     dims, tensors = split_shape(repeat_times, "tile", "repeat_times", like=x)
     return apply("tile", x, *tensor_input(tensors), repeat_times=dims)

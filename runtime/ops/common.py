@@ -7,6 +7,7 @@ from ..framework import Variable, _mode, current_block as _current_block
 from ..registry import Meta, def_op
 from .shape_args import fill_dims, static_dims
 from ..tensor import Tensor, TensorLike
+from ..hints import DTypeLike
 
 SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
 
@@ -34,7 +35,8 @@ def as_tensor(x, dtype=None):
     return constant(x, dtype if dtype is not None else default_dtype_of(x))
 
 
-def cast(x, dtype):
+def cast(x: TensorLike, dtype: DTypeLike) -> TensorLike:
+    """``x`` converted to ``dtype`` (``x`` itself when it already has it)."""
     dtype = convert_dtype(dtype)
     if x.dtype == dtype:
         return x
@@ -90,10 +92,12 @@ def broadcast_shape(a, b, what="operands"):
 
 
 def infer_broadcast(x, y, **_):
+    """Shape inference of a binary elementwise op: the broadcast shape, the first input's dtype."""
     return Meta(broadcast_shape(x.shape, y.shape), x.dtype)
 
 
 def same_as(x, **_):
+    """Shape inference of an op whose output has its input's shape and dtype."""
     return Meta(x.shape, x.dtype)
 
 

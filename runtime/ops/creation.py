@@ -17,6 +17,7 @@ from ..tensor import Tensor, TensorLike
 from .common import cast, constant, stop_gradient as _detach
 from .shape import expand, reshape
 from .shape_args import fill_dims, python_int, split_shape, static_dims, tensor_input
+from ..hints import DTypeLike, ShapeLike
 
 
 def _fill_any_like_kernel(x, value=0.0, dtype=None):
@@ -104,7 +105,7 @@ def _dtype(dtype, default):
     return str(convert_dtype(default if dtype is None else dtype))
 
 
-def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None, stop_gradient: bool = True) -> Tensor:
     """A Tensor from Python/numpy data: floats float32, ints int64, bools bool, ndarrays keep their dtype."""
     if isinstance(data, TensorLike):
         out = data if dtype is None else cast(data, dtype)
@@ -119,7 +120,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     return Tensor(np.array(data, dtype=dt.np), stop_gradient=stop_gradient)
 
 
-def full(shape, fill_value, dtype=None, name=None):
+def full(shape: ShapeLike, fill_value: int | float | bool | TensorLike, dtype: DTypeLike | None = None,
+         name: str | None = None) -> TensorLike:
     """``shape``: ints and 1-element int Tensors, or a 1-D int Tensor (read when the Program runs)."""
     if isinstance(fill_value, Variable):  # a run-time value: broadcast it to the shape
         dt = _dtype(dtype, float32)
@@ -131,31 +133,39 @@ def full(shape, fill_value, dtype=None, name=None):
     return _shaped("fill_constant", shape, "full", value=value, dtype=dt)
 
 
-def zeros(shape, dtype=None, name=None):
+def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """A Tensor of ``shape`` filled with 0 (float32 unless ``dtype``); ``shape`` may hold int Tensors."""
     return _shaped("fill_constant", shape, "zeros", value=0.0, dtype=_dtype(dtype, float32))
 
 
-def ones(shape, dtype=None, name=None):
+def ones(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """A Tensor of ``shape`` filled with 1 (float32 unless ``dtype``); ``shape`` may hold int Tensors."""
     return _shaped("fill_constant", shape, "ones", value=1.0, dtype=_dtype(dtype, float32))
 
 
-def full_like(x, fill_value, dtype=None, name=None):
+def full_like(x: TensorLike, fill_value: int | float | bool, dtype: DTypeLike | None = None,
+              name: str | None = None) -> TensorLike:
+    """A Tensor shaped like ``x`` filled with ``fill_value``, of ``x``'s dtype unless ``dtype``."""
     return apply("fill_any_like", x, value=fill_value, dtype=_dtype(dtype, x.dtype))
 
 
-def zeros_like(x, dtype=None, name=None):
+def zeros_like(x: TensorLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Zeros shaped like ``x``, of ``x``'s dtype unless ``dtype``."""
     return apply("fill_any_like", x, value=0.0, dtype=_dtype(dtype, x.dtype))
 
 
-def ones_like(x, dtype=None, name=None):
+def ones_like(x: TensorLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Ones shaped like ``x``, of ``x``'s dtype unless ``dtype``."""
     return apply("fill_any_like", x, value=1.0, dtype=_dtype(dtype, x.dtype))
 
 
-def empty(shape, dtype=None, name=None):
+def empty(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Like ``zeros`` (this runtime always initializes memory)."""
     return zeros(shape, dtype)
 
 
-def empty_like(x, dtype=None, name=None):
+def empty_like(x: TensorLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Like ``zeros_like`` (this runtime always initializes memory)."""
     return zeros_like(x, dtype)
 
 
@@ -163,7 +173,12 @@ def _number(v):
     return v.item() if isinstance(v, Tensor) else v
 
 
-def arange(start=0, end=None, step=1, dtype=None, name=None):
+def arange(start: int | float | TensorLike = 0, end: int | float | TensorLike | None = None,
+           step: int | float | TensorLike = 1, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(n)`` counts from 0.
+
+    int64 when every bound is an int, else float32; bounds may be 1-element Tensors (a ``range`` op).
+    """
     if end is None:
         start, end = 0, start
     if any(isinstance(v, Variable) for v in (start, end, step)):
@@ -181,12 +196,16 @@ def _is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, bool)
 
 
-def linspace(start, stop, num, dtype=None, name=None):
+def linspace(start: float | TensorLike, stop: float | TensorLike, num: int | TensorLike, dtype: DTypeLike | None = None,
+             name: str | None = None) -> TensorLike:
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (float32 unless ``dtype``)."""
     return apply("linspace", start=float(_number(start)), stop=float(_number(stop)),
                  num=python_int(num, "linspace", "num"), dtype=_dtype(dtype, float32))
 
 
-def eye(num_rows, num_columns=None, dtype=None, name=None):
+def eye(num_rows: int | TensorLike, num_columns: int | TensorLike | None = None, dtype: DTypeLike | None = None,
+        name: str | None = None) -> TensorLike:
+    """A 2-D identity matrix of ``num_rows`` x ``num_columns`` (square by default), float32 unless ``dtype``."""
     num_columns = num_rows if num_columns is None else num_columns
     if isinstance(num_rows, Variable) or isinstance(num_columns, Variable):  # sizes known at run time
         rows = apply("unsqueeze", arange(num_rows), axis=[1])
@@ -196,33 +215,42 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
                  num_columns=python_int(num_columns, "eye", "num_columns"), dtype=_dtype(dtype, float32))
 
 
-def rand(shape, dtype=None, name=None):
+def rand(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Uniform samples in [0, 1) of ``shape`` (float32 unless ``dtype``); repeatable after ``rt.seed``."""
     return _shaped("uniform_random", shape, "rand", min=0.0, max=1.0, dtype=_dtype(dtype, float32))
 
 
-def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):  # noqa: A002
+def uniform(shape: ShapeLike, dtype: DTypeLike | None = None, min: float = -1.0, max: float = 1.0, seed: int = 0,
+            name: str | None = None) -> TensorLike:  # noqa: A002
+    """Uniform samples in [``min``, ``max``) of ``shape``; ``seed`` is accepted and ignored (use ``rt.seed``)."""
     return _shaped("uniform_random", shape, "uniform", min=float(min), max=float(max),
                    dtype=_dtype(dtype, float32))
 
 
-def randn(shape, dtype=None, name=None):
+def randn(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Standard normal samples of ``shape`` (float32 unless ``dtype``); repeatable after ``rt.seed``."""
     return _shaped("gaussian_random", shape, "randn", mean=0.0, std=1.0, dtype=_dtype(dtype, float32))
 
 
-def normal(mean=0.0, std=1.0, shape=None, name=None):
+def normal(mean: float = 0.0, std: float = 1.0, shape: ShapeLike | None = None, name: str | None = None) -> TensorLike:
+    """float32 samples of N(``mean``, ``std``) with ``shape`` ([1] by default); ``mean``/``std`` are Python numbers."""
     return _shaped("gaussian_random", [1] if shape is None else shape, "normal", mean=float(mean),
                    std=float(std), dtype="float32")
 
 
-def standard_normal(shape, dtype=None, name=None):
+def standard_normal(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Same as ``randn``."""
     return randn(shape, dtype)
 
 
-def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+def randint(low: int = 0, high: int | None = None, shape: ShapeLike = (1,), dtype: DTypeLike | None = None,
+            name: str | None = None) -> TensorLike:
+    """Random ints in [``low``, ``high``) of ``shape`` (int64 unless ``dtype``); ``randint(n)`` means [0, n)."""
     if high is None:
         low, high = 0, low
     return _shaped("randint", shape, "randint", low=int(low), high=int(high), dtype=_dtype(dtype, int64))
 
 
-def randperm(n, dtype="int64", name=None):
+def randperm(n: int, dtype: DTypeLike = "int64", name: str | None = None) -> TensorLike:
+    """A random permutation of ``0..n-1``."""
     return apply("randperm", n=int(n), dtype=_dtype(dtype, int64))

@@ -12,6 +12,7 @@ from ..registry import GRAD_ONLY, Meta, def_op
 from .math import operands
 from ..tensor import Tensor
 from .common import cast, infer_broadcast, reduce_as, same_as
+from ..hints import Operand, TensorLike
 
 
 def _grad_infer(a, g, **_):
@@ -19,6 +20,7 @@ def _grad_infer(a, g, **_):
 
 
 def is_floating(x):
+    """Whether a Tensor or static Variable has a floating-point dtype."""
     # Reading the numpy dtype directly keeps the eager hot path cheap.
     return x._value.dtype.kind == "f" if isinstance(x, Tensor) else x.dtype in FLOATS
 
@@ -192,14 +194,17 @@ def_op("remainder", ["X", "Y"], ["Out"], kernel=np.mod, infer=infer_broadcast,
 
 # -- public functions ----------------------------------------------------------------------------
 def _float_unary(type):
-    def fn(x, name=None):
+    def fn(x: TensorLike, name: str | None = None) -> TensorLike:
+        """The elementwise function of this function's name (``rt.exp`` runs op ``exp``); int and bool inputs
+        compute in float32."""
         return apply(type, x if is_floating(x) else cast(x, float32))
     fn.__name__ = type
     return fn
 
 
 def _same_unary(type):
-    def fn(x, name=None):
+    def fn(x: TensorLike, name: str | None = None) -> TensorLike:
+        """The elementwise function of this function's name (``rt.abs`` runs op ``abs``), in the input's dtype."""
         return apply(type, x)
     fn.__name__ = type
     return fn
@@ -223,11 +228,12 @@ square = _same_unary("square")
 neg = _same_unary("neg")
 
 
-def gelu(x, approximate=False, name=None):
+def gelu(x: TensorLike, approximate: bool = False, name: str | None = None) -> TensorLike:
+    """GELU activation, exact (erf) or with the tanh approximation when ``approximate``; int inputs become float32."""
     return apply("gelu", _floating(x), approximate=bool(approximate))
 
 
-def pow(x, y, name=None):  # noqa: A001
+def pow(x: TensorLike, y: Operand, name: str | None = None) -> TensorLike:  # noqa: A001
     """``x ** y``: a Python-number exponent is an attr; a tensor exponent is an input."""
     if isinstance(y, (int, float)) and not isinstance(y, bool) and not hasattr(y, "dtype"):
         if isinstance(y, float) and x.dtype not in FLOATS:
@@ -237,26 +243,32 @@ def pow(x, y, name=None):  # noqa: A001
     return apply("elementwise_pow", a, b)
 
 
-def maximum(x, y, name=None):
+def maximum(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
+    """Elementwise maximum of ``x`` and ``y`` (broadcast, promoted)."""
     a, b = operands(x, y)
     return apply("maximum", a, b)
 
 
-def minimum(x, y, name=None):
+def minimum(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
+    """Elementwise minimum of ``x`` and ``y`` (broadcast, promoted)."""
     a, b = operands(x, y)
     return apply("minimum", a, b)
 
 
-def clip(x, min=None, max=None, name=None):  # noqa: A002
+def clip(x: TensorLike, min: float | None = None, max: float | None = None,
+         name: str | None = None) -> TensorLike:  # noqa: A002
+    """``x`` limited to [``min``, ``max``]; a None bound is not applied."""
     return apply("clip", x, min=None if min is None else float(min), max=None if max is None else float(max))
 
 
-def floor_divide(x, y, name=None):
+def floor_divide(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
+    """``x // y`` elementwise (rounds toward negative infinity, like Python)."""
     a, b = operands(x, y)
     return apply("floor_divide", a, b)
 
 
-def remainder(x, y, name=None):
+def remainder(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
+    """``x % y`` elementwise, with the sign of ``y`` like Python. Also ``mod``."""
     a, b = operands(x, y)
     return apply("remainder", a, b)
 

@@ -67,7 +67,17 @@ def _getitem_infer(x, idx, spec=()):
     if len(a) != len(b):
         raise ValueError(f"indexing a tensor of shape {list(x.shape)} with {_describe(spec)} gives a result "
                          "whose rank depends on unknown dims")
-    return Meta(tuple(da if da == db else -1 for da, db in zip(a, b)), x.dtype)
+    known = [da if da == db else -1 for da, db in zip(a, b)]
+    if -1 in x.shape:
+        # Small sizes too: `x[-3:]` has 3 rows only when x has at least 3.
+        for small in range(min(base, 40)):
+            dummy = np.broadcast_to(np.zeros((), np.int8), [small if d == -1 else d for d in x.shape])
+            try:
+                got = dummy[_key(spec, [_dummy_index(m, small, True) for m in idx])].shape
+            except IndexError:
+                continue
+            known = [k if len(got) == len(known) and g == k else -1 for k, g in zip(known, got)]
+    return Meta(tuple(known), x.dtype)
 
 
 def _describe(spec):
@@ -280,6 +290,7 @@ def parse_key(key):
 
 
 def getitem(x, key):
+    """``x[key]``: ints, slices, None, Ellipsis, int/bool Tensors and lists; slice bounds may be Tensors."""
     bounds, slices, key = split_tensor_slices(x, key)
     if slices:
         x = apply("slice", x, bounds, slices=slices)

@@ -5,6 +5,7 @@ from ..dispatch import apply
 from ..registry import Meta, def_op
 from .math import operands
 from .common import broadcast_shape, cast, reduce_as
+from ..hints import Operand, TensorLike
 
 
 def _infer_bool_broadcast(x, y, **_):
@@ -63,7 +64,9 @@ def_op("nonzero", ["X"], ["Out"], kernel=lambda x: np.argwhere(x).astype(np.int6
 
 # -- public ------------------------------------------------------------------------------------------
 def _compare(type):
-    def fn(x, y, name=None):
+    def fn(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
+        """The elementwise comparison (or bitwise op) of this function's name on ``x`` and ``y``, broadcast and
+        promoted; comparisons return a bool Tensor."""
         a, b = operands(x, y)
         return apply(type, a, b)
     fn.__name__ = type
@@ -82,7 +85,9 @@ bitwise_xor = _compare("bitwise_xor")
 
 
 def _logical(type):
-    def fn(x, y, out=None, name=None):
+    def fn(x: Operand, y: Operand, out: TensorLike | None = None, name: str | None = None) -> TensorLike:
+        """The elementwise logical op of this function's name on ``x`` and ``y`` cast to bool, broadcast; a bool
+        Tensor. ``out`` is accepted and ignored."""
         a, b = operands(x, y)
         return apply(type, cast(a, "bool"), cast(b, "bool"))
     fn.__name__ = type
@@ -94,34 +99,41 @@ logical_or = _logical("logical_or")
 logical_xor = _logical("logical_xor")
 
 
-def logical_not(x, out=None, name=None):
+def logical_not(x: TensorLike, out: TensorLike | None = None, name: str | None = None) -> TensorLike:
+    """Elementwise ``not`` (non-bool inputs are cast to bool first); ``out`` is accepted and ignored."""
     return apply("logical_not", x if x.dtype == "bool" else cast(x, "bool"))
 
 
-def bitwise_not(x, out=None, name=None):
+def bitwise_not(x: TensorLike, out: TensorLike | None = None, name: str | None = None) -> TensorLike:
+    """Elementwise ``~`` on int or bool Tensors; ``out`` is accepted and ignored."""
     return apply("bitwise_not", x)
 
 
-def isfinite(x, name=None):
+def isfinite(x: TensorLike, name: str | None = None) -> TensorLike:
+    """Bool Tensor: True where ``x`` is neither inf nor nan."""
     return apply("isfinite", x)
 
 
-def isnan(x, name=None):
+def isnan(x: TensorLike, name: str | None = None) -> TensorLike:
+    """Bool Tensor: True where ``x`` is nan."""
     return apply("isnan", x)
 
 
-def isinf(x, name=None):
+def isinf(x: TensorLike, name: str | None = None) -> TensorLike:
+    """Bool Tensor: True where ``x`` is +inf or -inf."""
     return apply("isinf", x)
 
 
-def nonzero(x, as_tuple=False):
+def nonzero(x: TensorLike, as_tuple: bool = False) -> TensorLike | tuple[TensorLike, ...]:
+    """The indices of nonzero elements as an int64 [n, ndim] Tensor, or one 1-D Tensor per dim if ``as_tuple``."""
     out = apply("nonzero", x)
     if not as_tuple:
         return out
     return tuple(apply("getitem", out, [], spec=[["s", None, None, None], ["i", i]]) for i in range(x.ndim))
 
 
-def where(condition, x=None, y=None, name=None):
+def where(condition: TensorLike, x: Operand | None = None, y: Operand | None = None,
+          name: str | None = None) -> TensorLike | tuple[TensorLike, ...]:
     """Elementwise select; ``where(cond)`` alone gives ``nonzero(cond, as_tuple=True)``."""
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)

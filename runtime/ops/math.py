@@ -5,6 +5,8 @@ from ..dispatch import apply
 from .common import binary_operands, broadcast_shape, infer_broadcast, reduce_as, same_as
 from ..registry import GRAD_ONLY, Meta, def_op
 from ..tensor import Tensor
+from collections.abc import Sequence
+from ..hints import Operand, TensorLike
 
 
 def operands(x, y):
@@ -24,7 +26,9 @@ def operands(x, y):
 
 
 def _binary(type):
-    def fn(x, y, name=None):
+    def fn(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
+        """The binary elementwise op of this function's name (``rt.add`` runs op ``add``) on ``x`` and ``y``,
+        broadcast and promoted; either may be a Python scalar or a numpy array."""
         a, b = operands(x, y)
         return apply(type, a, b)
     fn.__name__ = type
@@ -230,16 +234,21 @@ multiply = _binary("multiply")
 divide = _binary("divide")
 
 
-def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+def matmul(x: Operand, y: Operand, transpose_x: bool = False, transpose_y: bool = False,
+           name: str | None = None) -> TensorLike:
+    """Matrix product with numpy broadcasting of batch dims; ``transpose_x``/``transpose_y`` swap the last two dims."""
     a, b = operands(x, y)
     return apply("matmul", a, b, transpose_x=transpose_x, transpose_y=transpose_y)
 
 
-def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, name=None):
+def scale(x: TensorLike, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True,
+          name: str | None = None) -> TensorLike:
+    """``x * scale + bias``. (``bias_after_scale=False`` is not supported: the bias is always added after.)"""
     return apply("scale", x, scale=float(scale), bias=float(bias))
 
 
-def relu(x, name=None):
+def relu(x: TensorLike, name: str | None = None) -> TensorLike:
+    """``max(x, 0)``."""
     return apply("relu", x)
 
 
@@ -250,7 +259,8 @@ def_op("sum_n", ["X*"], ["Out"], kernel=lambda xs: np.sum(np.stack(xs), axis=0, 
        doc="Sum of same-shaped tensors (gradient accumulation).")
 
 
-def add_n(inputs, name=None):
+def add_n(inputs: TensorLike | Sequence[TensorLike], name: str | None = None) -> TensorLike:
+    """The elementwise sum of a list of Tensors of one shape."""
     if not isinstance(inputs, (list, tuple)):
         inputs = [inputs]
     return apply("sum_n", list(inputs))

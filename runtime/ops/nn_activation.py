@@ -12,6 +12,7 @@ from ..registry import GRAD_ONLY, Meta, composite, def_op
 from .elementwise import _floating, exp, log, minimum, neg, sigmoid, tanh
 from .logic import greater_than, where
 from .math import add, multiply, relu, scale, subtract
+from ..hints import TensorLike
 
 
 def _check_axis(axis, ndim, what):
@@ -67,7 +68,7 @@ def_op("log_softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, ke
 
 
 @composite("softplus", functional=["softplus"], activation=True)
-def softplus(x, beta=1, threshold=20, name=None):
+def softplus(x: TensorLike, beta: float = 1, threshold: float = 20, name: str | None = None) -> TensorLike:
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold`` (Paddle's F.softplus)."""
     x = _floating(x)
     z = x if beta == 1 else scale(x, float(beta))
@@ -81,21 +82,21 @@ def softplus(x, beta=1, threshold=20, name=None):
 
 
 @composite("silu", functional=["silu", "swish"], activation=True)
-def silu(x, name=None):
+def silu(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x * sigmoid(x)`` (Paddle's F.silu; F.swish is the same function)."""
     x = _floating(x)
     return multiply(x, sigmoid(x))
 
 
 @composite("leaky_relu", functional=["leaky_relu"], activation=True)
-def leaky_relu(x, negative_slope=0.01, name=None):
+def leaky_relu(x: TensorLike, negative_slope: float = 0.01, name: str | None = None) -> TensorLike:
     """``x`` where positive, ``negative_slope * x`` elsewhere."""
     x = _floating(x)
     return where(greater_than(x, 0.0), x, scale(x, float(negative_slope)))
 
 
 @composite("elu", functional=["elu"], activation=True)
-def elu(x, alpha=1.0, name=None):
+def elu(x: TensorLike, alpha: float = 1.0, name: str | None = None) -> TensorLike:
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
     x = _floating(x)
     # exp of min(x, 0): the branch where() discards must stay finite, or its zero gradient becomes 0 * inf.
@@ -103,13 +104,13 @@ def elu(x, alpha=1.0, name=None):
 
 
 @composite("log_sigmoid", functional=["log_sigmoid"], activation=True)
-def log_sigmoid(x, name=None):
+def log_sigmoid(x: TensorLike, name: str | None = None) -> TensorLike:
     """``log(sigmoid(x)) = -softplus(-x)``, without overflow."""
     return neg(softplus(neg(_floating(x))))
 
 
 @composite("mish", functional=["mish"], activation=True)
-def mish(x, name=None):
+def mish(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x * tanh(softplus(x))``."""
     x = _floating(x)
     return multiply(x, tanh(softplus(x)))

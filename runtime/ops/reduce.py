@@ -13,6 +13,7 @@ from ..dtypes import float32
 from ..registry import Meta, def_op
 from .common import cast
 from .elementwise import is_floating
+from ..hints import Axis, DTypeLike, TensorLike
 
 
 def _axes(axis, ndim):
@@ -182,48 +183,67 @@ def _axis_attr(axis):
     return [int(axis)]
 
 
-def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001
+def sum(x: TensorLike, axis: Axis | None = None, dtype: DTypeLike | None = None, keepdim: bool = False,
+        name: str | None = None) -> TensorLike:  # noqa: A001
+    """Sum over ``axis`` (an int, a list, or None for all dims), cast to ``dtype`` if given."""
     out = apply("reduce_sum", x, axis=_axis_attr(axis), keepdim=keepdim)
     return out if dtype is None else cast(out, dtype)
 
 
-def mean(x, axis=None, keepdim=False, name=None):
+def mean(x: TensorLike, axis: Axis | None = None, keepdim: bool = False, name: str | None = None) -> TensorLike:
+    """Mean over ``axis`` (an int, a list, or None for all dims); int inputs compute in float32."""
     if not is_floating(x):
         x = cast(x, float32)
     return apply("reduce_mean", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
-def max(x, axis=None, keepdim=False, name=None):  # noqa: A001
+def max(x: TensorLike, axis: Axis | None = None, keepdim: bool = False,
+        name: str | None = None) -> TensorLike:  # noqa: A001
+    """Maximum over ``axis`` (an int, a list, or None for all dims)."""
     return apply("reduce_max", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
-def min(x, axis=None, keepdim=False, name=None):  # noqa: A001
+def min(x: TensorLike, axis: Axis | None = None, keepdim: bool = False,
+        name: str | None = None) -> TensorLike:  # noqa: A001
+    """Minimum over ``axis`` (an int, a list, or None for all dims)."""
     return apply("reduce_min", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
-def prod(x, axis=None, keepdim=False, dtype=None, name=None):
+def prod(x: TensorLike, axis: Axis | None = None, keepdim: bool = False, dtype: DTypeLike | None = None,
+         name: str | None = None) -> TensorLike:
+    """Product over ``axis`` (an int, a list, or None for all dims), computed in ``dtype`` if given."""
     if dtype is not None:
         x = cast(x, dtype)
     return apply("reduce_prod", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
-def all(x, axis=None, keepdim=False, name=None):  # noqa: A001
+def all(x: TensorLike, axis: Axis | None = None, keepdim: bool = False,
+        name: str | None = None) -> TensorLike:  # noqa: A001
+    """Whether every element over ``axis`` is true (None: all dims); a bool Tensor."""
     return apply("reduce_all", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
-def any(x, axis=None, keepdim=False, name=None):  # noqa: A001
+def any(x: TensorLike, axis: Axis | None = None, keepdim: bool = False,
+        name: str | None = None) -> TensorLike:  # noqa: A001
+    """Whether some element over ``axis`` is true (None: all dims); a bool Tensor."""
     return apply("reduce_any", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
-def argmax(x, axis=None, keepdim=False, dtype="int64", name=None):
+def argmax(x: TensorLike, axis: int | None = None, keepdim: bool = False, dtype: DTypeLike = "int64",
+           name: str | None = None) -> TensorLike:
+    """Index of the maximum along ``axis`` (of the flattened tensor when None), as ``dtype`` (int64)."""
     return apply("arg_max", x, axis=None if axis is None else int(axis), keepdim=keepdim, dtype=str(dtype))
 
 
-def argmin(x, axis=None, keepdim=False, dtype="int64", name=None):
+def argmin(x: TensorLike, axis: int | None = None, keepdim: bool = False, dtype: DTypeLike = "int64",
+           name: str | None = None) -> TensorLike:
+    """Index of the minimum along ``axis`` (of the flattened tensor when None), as ``dtype`` (int64)."""
     return apply("arg_min", x, axis=None if axis is None else int(axis), keepdim=keepdim, dtype=str(dtype))
 
 
-def cumsum(x, axis=None, dtype=None, name=None):
+def cumsum(x: TensorLike, axis: int | None = None, dtype: DTypeLike | None = None,
+           name: str | None = None) -> TensorLike:
+    """Cumulative sum along ``axis``, or over the flattened tensor when ``axis`` is None."""
     if dtype is not None:
         x = cast(x, dtype)
     if axis is None:
@@ -232,6 +252,7 @@ def cumsum(x, axis=None, dtype=None, name=None):
     return apply("cumsum", x, axis=int(axis))
 
 
-def numel(x, name=None):
+def numel(x: TensorLike, name: str | None = None) -> TensorLike:
+    """The number of elements, as a 0-d int64 Tensor."""
     return apply("numel", x)
 

@@ -13,6 +13,8 @@ from .broadcast import broadcast_to, expand, expand_as, tile  # noqa: F401  (pub
 from .shape_args import copied_dims, fill_dims, no_grads, python_int, show, split_shape, tensor_input
 from ..framework import Variable
 from ..tensor import TensorLike
+from collections.abc import Sequence
+from ..hints import Axis, ShapeLike
 
 
 def _norm_axis(axis, ndim, what):
@@ -317,7 +319,7 @@ def _int_list(v, what, arg="axis"):
     return [python_int(v, what, arg)]
 
 
-def reshape(x, shape, name=None):
+def reshape(x: TensorLike, shape: ShapeLike, name: str | None = None) -> TensorLike:
     """``shape``: ints (0 copies the input dim, one -1 is inferred) and 1-element int Tensors, or a
     1-D int Tensor; tensor dims are read when the Program runs."""
     given, tensors = split_shape(shape, "reshape", like=x)
@@ -330,55 +332,68 @@ def reshape(x, shape, name=None):
         raise ValueError(str(e).replace(show(dims), show(given))) from None
 
 
-def transpose(x, perm, name=None):
+def transpose(x: TensorLike, perm: Sequence[int], name: str | None = None) -> TensorLike:
+    """``x`` with its dims permuted by ``perm``."""
     return apply("transpose", x, perm=_int_list(perm, "transpose", "perm"))
 
 
-def squeeze(x, axis=None, name=None):
+def squeeze(x: TensorLike, axis: Axis | None = None, name: str | None = None) -> TensorLike:
+    """``x`` without the size-1 dims listed in ``axis`` (every size-1 dim when None)."""
     return apply("squeeze", x, axis=[] if axis is None else _int_list(axis, "squeeze"))
 
 
-def unsqueeze(x, axis, name=None):
+def unsqueeze(x: TensorLike, axis: Axis, name: str | None = None) -> TensorLike:
+    """``x`` with a size-1 dim inserted at each position of ``axis`` (an int or a list)."""
     return apply("unsqueeze", x, axis=_int_list(axis, "unsqueeze"))
 
 
-def flatten(x, start_axis=0, stop_axis=-1, name=None):
+def flatten(x: TensorLike, start_axis: int = 0, stop_axis: int = -1, name: str | None = None) -> TensorLike:
+    """Merge dims ``start_axis``..``stop_axis`` into one."""
     return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))
 
 
-def concat(x, axis=0, name=None):
+def concat(x: Sequence[TensorLike], axis: int = 0, name: str | None = None) -> TensorLike:
+    """Join the Tensors of ``x`` along the existing dim ``axis``."""
     return apply("concat", list(x), axis=int(axis))
 
 
-def stack(x, axis=0, name=None):
+def stack(x: Sequence[TensorLike], axis: int = 0, name: str | None = None) -> TensorLike:
+    """Join the same-shaped Tensors of ``x`` along a new dim ``axis``."""
     return apply("stack", list(x), axis=int(axis))
 
 
-def unstack(x, axis=0, num=None):
+def unstack(x: TensorLike, axis: int = 0, num: int | None = None) -> list[TensorLike]:
+    """Split ``x`` along ``axis`` into a list of Tensors without that dim; ValueError when its size is unknown."""
     n = x.shape[axis]
     if n < 0:
         raise ValueError(f"unstack: the size of axis {axis} is unknown (-1) in shape {x.shape}")
     return apply("unstack", x, axis=int(axis), num=n)
 
 
-def split(x, num_or_sections, axis=0, name=None):
+def split(x: TensorLike, num_or_sections: int | Sequence[int], axis: int = 0,
+          name: str | None = None) -> list[TensorLike]:
+    """Split along ``axis`` into ``num_or_sections`` equal parts, or parts of the listed sizes (one may be -1)."""
     axis = python_int(axis, "split", "axis")
     if not isinstance(num_or_sections, (list, tuple)):
         return apply("split", x, num=python_int(num_or_sections, "split", "num_or_sections"), sections=[], axis=axis)
     return apply("split", x, num=0, sections=_int_list(num_or_sections, "split", "num_or_sections"), axis=axis)
 
 
-def chunk(x, chunks, axis=0, name=None):
+def chunk(x: TensorLike, chunks: int, axis: int = 0, name: str | None = None) -> list[TensorLike]:
+    """Split into ``chunks`` equal parts along ``axis``."""
     return split(x, chunks, axis)
 
 
-def gather(x, index, axis=None, name=None):
+def gather(x: TensorLike, index: TensorLike, axis: int | None = None, name: str | None = None) -> TensorLike:
+    """Rows of ``x`` along ``axis`` (0 by default) picked by the int Tensor ``index``."""
     return apply("gather", x, index, axis=0 if axis is None else int(axis))
 
 
-def index_add(x, index, axis, value, name=None):
+def index_add(x: TensorLike, index: TensorLike, axis: int, value: TensorLike, name: str | None = None) -> TensorLike:
+    """``x`` with ``value``'s slices added at the positions ``index`` along ``axis``."""
     return apply("index_add", x, index, value, axis=int(axis))
 
 
-def shape(input):  # noqa: A002  (Paddle's argument name)
+def shape(input: TensorLike) -> TensorLike:  # noqa: A002  (Paddle's argument name)
+    """The shape of ``input`` as a 1-D int64 Tensor (run-time sizes in a static Program)."""
     return apply("shape", input)

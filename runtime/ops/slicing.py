@@ -13,6 +13,7 @@ from ..dispatch import apply
 from ..framework import Variable, _mode
 from ..tensor import TensorLike
 from .shape_args import python_int, split_shape, tensor_input
+from collections.abc import Sequence
 
 
 def _entries(values, static):
@@ -22,7 +23,9 @@ def _entries(values, static):
     return values
 
 
-def strided_slice(x, axes, starts, ends, strides, name=None):
+def strided_slice(x: TensorLike, axes: Sequence[int], starts: Sequence[int | TensorLike],
+                  ends: Sequence[int | TensorLike], strides: Sequence[int | TensorLike],
+                  name: str | None = None) -> TensorLike:
     """``x`` sliced on each of ``axes`` from ``starts`` to ``ends`` (exclusive) by ``strides``."""
     axes = [python_int(a, "strided_slice", f"axes[{i}]") for i, a in enumerate(axes)]
     for a in axes:
@@ -47,6 +50,7 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
     return apply("slice", x, *tensor_input(bounds), slices=slices)
 
 
-def slice(input, axes, starts, ends):  # noqa: A001,A002  (Paddle's names)
+def slice(input: TensorLike, axes: Sequence[int], starts: Sequence[int | TensorLike],
+          ends: Sequence[int | TensorLike]) -> TensorLike:  # noqa: A001,A002  (Paddle's names)
     """``input`` sliced on each of ``axes`` from ``starts`` to ``ends`` (exclusive)."""
     return strided_slice(input, axes, starts, ends, [1] * len(axes))

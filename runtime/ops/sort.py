@@ -3,6 +3,7 @@ import numpy as np
 
 from ..dispatch import apply
 from ..registry import Meta, def_op
+from ..hints import TensorLike
 
 
 def _order(x, axis, descending):
@@ -80,22 +81,28 @@ def_op("put_along_axis_add", ["X", "Index", "Updates"], ["Out"], attrs={"axis": 
        doc="x with updates added at index along axis (repeated indices accumulate).")
 
 
-def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002
+def topk(x: TensorLike, k: int, axis: int | None = None, largest: bool = True, sorted: bool = True,
+         name: str | None = None) -> tuple[TensorLike, TensorLike]:  # noqa: A002
+    """``(values, indices)`` of the ``k`` largest (or smallest unless ``largest``) along ``axis`` (last by default)."""
     return apply("top_k", x, k=int(k), axis=-1 if axis is None else int(axis), largest=bool(largest),
                  sorted=bool(sorted))
 
 
-def sort(x, axis=-1, descending=False, name=None):
+def sort(x: TensorLike, axis: int = -1, descending: bool = False, name: str | None = None) -> TensorLike:
+    """``x`` sorted along ``axis``, ascending unless ``descending``."""
     return apply("argsort", x, axis=int(axis), descending=bool(descending))[0]
 
 
-def argsort(x, axis=-1, descending=False, name=None):
+def argsort(x: TensorLike, axis: int = -1, descending: bool = False, name: str | None = None) -> TensorLike:
+    """Indices that sort ``x`` along ``axis``, ascending unless ``descending``."""
     return apply("argsort", x, axis=int(axis), descending=bool(descending))[1]
 
 
-def take_along_axis(arr, indices, axis):
+def take_along_axis(arr: TensorLike, indices: TensorLike, axis: int) -> TensorLike:
+    """Values of ``arr`` at ``indices`` along ``axis`` (numpy ``take_along_axis``)."""
     return apply("take_along_axis", arr, indices, axis=int(axis))
 
 
-def put_along_axis_add(arr, indices, values, axis):
+def put_along_axis_add(arr: TensorLike, indices: TensorLike, values: TensorLike, axis: int) -> TensorLike:
+    """``arr`` with ``values`` added at ``indices`` along ``axis`` (the gradient of ``take_along_axis``)."""
     return apply("put_along_axis_add", arr, indices, values, axis=int(axis))

@@ -2,10 +2,19 @@
 import numpy as np
 
 from .optimizer import Optimizer
+from collections.abc import Callable, Iterable
+from ..tensor import Tensor
+from .lr import LRScheduler
+from .optimizer import L2Decay
 
 
 class SGD(Optimizer):
-    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None, name=None):
+    """Plain gradient descent: ``p -= lr * grad``. Paddle: ``optimizer.SGD``."""
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _update(self, p, g, lr, group):
@@ -13,12 +22,20 @@ class SGD(Optimizer):
         if not self._write_sub(p, step):
             self._write(p, p._value - step)
 
+    def _fused_update(self, flat, g, lr, group):
+        flat.flat -= np.asarray(lr, g.dtype) * g
+
 
 class Momentum(Optimizer):
-    _accumulator_names = ("velocity",)
+    """SGD with momentum ``v = momentum * v + grad``, ``p -= lr * v`` (Nesterov's form with ``use_nesterov``)."""
 
-    def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False, weight_decay=None,
-                 grad_clip=None, rescale_grad=1.0, name=None):
+    _accumulator_names = ("velocity",)
+    _flat_elementwise = ("velocity",)
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, momentum: float = 0.9,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None, use_nesterov: bool = False,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 rescale_grad: float = 1.0, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._momentum, self._use_nesterov, self._rescale = momentum, use_nesterov, rescale_grad
 
@@ -34,14 +51,27 @@ class Momentum(Optimizer):
         if not self._write_sub(p, step):
             self._write(p, p._value - step)
 
+    def _fused_update(self, flat, g, lr, group):
+        if self._rescale != 1.0:
+            g = g * np.asarray(self._rescale, g.dtype)
+        v = flat.buffer("velocity")
+        v *= np.asarray(self._momentum, v.dtype)
+        v += g
+        step = (g + np.asarray(self._momentum, g.dtype) * v) if self._use_nesterov else v
+        flat.flat -= np.asarray(lr, g.dtype) * step
+
 
 class Adam(Optimizer):
     """Paddle's Adam: ``p -= lr_t * m / (sqrt(v) + eps * sqrt(1 - beta2^t))`` with bias-corrected ``lr_t``."""
 
     _accumulator_names = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
+    _flat_elementwise = ("moment1", "moment2")
+    _flat_scalars = ("beta1_pow_acc", "beta2_pow_acc")
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, parameters=None,
-                 weight_decay=None, grad_clip=None, lazy_mode=False, multi_precision=False, name=None):
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-08, parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 lazy_mode: bool = False, multi_precision: bool = False, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         for what, v in (("beta1", beta1), ("beta2", beta2)):
             if not 0 <= v < 1:
@@ -82,13 +112,45 @@ class Adam(Optimizer):
     def _update(self, p, g, lr, group):
         self._adam(p, g, lr)
 
+    def _adam_flat(self, flat, g, lr):
+        b1p, b2p = flat.buffer("beta1_pow_acc"), flat.buffer("beta2_pow_acc")
+        if b1p.min() != b1p.max() or b2p.min() != b2p.max():
+            return False  # parameters at different steps (restored separately): per parameter
+        m, v = flat.buffer("moment1"), flat.buffer("moment2")
+        dt = g.dtype
+        b1, b2 = np.asarray(self._beta1, dt), np.asarray(self._beta2, dt)
+        m *= b1
+        m += (1 - b1) * g
+        v *= b2
+        v += (1 - b2) * np.square(g)
+        corr2 = float(np.sqrt(1 - b2p[0]))
+        lr_t = np.asarray(lr * corr2 / (1 - b1p[0]), dt)
+        denom = np.sqrt(v)
+        denom += np.asarray(self._epsilon * corr2, dt)
+        step = lr_t * m
+        step /= denom
+        flat.flat -= step
+        b1p *= b1
+        b2p *= b2
+        return True
+
+    def _fused_update(self, flat, g, lr, group):
+        if not self._adam_flat(flat, g, lr):
+            self._per_parameter(flat, g, lr, group)
+
+    def _per_parameter(self, flat, g, lr, group):
+        for i, p in enumerate(flat.params):
+            self._update(p, g[flat.offsets[i]:flat.offsets[i + 1]].reshape(p._value.shape), lr, group)
+
 
 class AdamW(Adam):
     """Adam with decoupled weight decay: ``p *= 1 - lr * coeff`` before the Adam step (default coeff 0.01)."""
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08, parameters=None,
-                 weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None, grad_clip=None, lazy_mode=False,
-                 multi_precision=False, name=None):
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-08, parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = 0.01, lr_ratio: Callable | None = None,
+                 apply_decay_param_fun: Callable | None = None, grad_clip: Callable | None = None,
+                 lazy_mode: bool = False, multi_precision: bool = False, name: str | None = None) -> None:
         if not isinstance(weight_decay, (int, float)):
             raise TypeError(f"AdamW weight_decay must be a float, got {type(weight_decay).__name__}")
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip, name=name)
@@ -98,6 +160,20 @@ class AdamW(Adam):
 
     def _group_decay(self, group):
         return 0.0  # decoupled: never added to the gradient
+
+    def _fusable_now(self, group):
+        return self._lr_ratio is None and self._apply_decay is None
+
+    def _fused_update(self, flat, g, lr, group):
+        coeff = group["weight_decay"] if group["weight_decay"] is not None else self._coeff
+        b1p = flat.buffer("beta1_pow_acc")
+        b2p = flat.buffer("beta2_pow_acc")
+        if b1p.min() != b1p.max() or b2p.min() != b2p.max():
+            self._per_parameter(flat, g, lr, group)
+            return
+        if coeff:
+            flat.flat *= np.asarray(1.0 - lr * float(coeff), flat.flat.dtype)
+        self._adam_flat(flat, g, lr)
 
     def _update(self, p, g, lr, group):
         if self._lr_ratio is not None:
@@ -113,10 +189,17 @@ class AdamW(Adam):
 
 
 class RMSProp(Optimizer):
+    """RMSProp: divides the step by a running root mean square of gradients (``rho`` its decay; ``centered``
+    also subtracts the running mean gradient).
+    """
+
     _accumulator_names = ("mean_square", "mean_grad", "momentum")
 
-    def __init__(self, learning_rate, rho=0.95, epsilon=1e-06, momentum=0.0, centered=False, parameters=None,
-                 weight_decay=None, grad_clip=None, name=None):
+    def __init__(self, learning_rate: float | LRScheduler, rho: float = 0.95, epsilon: float = 1e-06,
+                 momentum: float = 0.0, centered: bool = False,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._rho, self._epsilon, self._momentum, self._centered = rho, epsilon, momentum, centered
 
@@ -136,10 +219,14 @@ class RMSProp(Optimizer):
 
 
 class Adagrad(Optimizer):
+    """Adagrad: divides the step by the root of the sum of all squared gradients so far."""
+
     _accumulator_names = ("moment",)
 
-    def __init__(self, learning_rate, epsilon=1e-06, parameters=None, weight_decay=None, grad_clip=None,
-                 initial_accumulator_value=0.0, name=None):
+    def __init__(self, learning_rate: float | LRScheduler, epsilon: float = 1e-06,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 initial_accumulator_value: float = 0.0, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._epsilon, self._init = epsilon, initial_accumulator_value
 

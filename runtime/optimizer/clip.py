@@ -8,7 +8,7 @@ import numpy as np
 class ClipGradByGlobalNorm:
     """Scale all gradients by ``clip_norm / max(global_norm, clip_norm)``."""
 
-    def __init__(self, clip_norm, group_name="default_group"):
+    def __init__(self, clip_norm: float, group_name: str = "default_group") -> None:
         self.clip_norm = float(clip_norm)
 
     def __call__(self, params_grads):
@@ -25,7 +25,7 @@ class ClipGradByGlobalNorm:
 class ClipGradByNorm:
     """Clip each gradient to L2 norm ``clip_norm`` separately."""
 
-    def __init__(self, clip_norm):
+    def __init__(self, clip_norm: float) -> None:
         self.clip_norm = float(clip_norm)
 
     def __call__(self, params_grads):
@@ -37,7 +37,9 @@ class ClipGradByNorm:
 
 
 class ClipGradByValue:
-    def __init__(self, max, min=None):  # noqa: A002  (Paddle's argument names)
+    """Clip every gradient element to [``min``, ``max``] (``min`` defaults to ``-max``). Pass as ``grad_clip``."""
+
+    def __init__(self, max: float, min: float | None = None) -> None:  # noqa: A002  (Paddle's argument names)
         self.max = float(max)
         self.min = -self.max if min is None else float(min)
 

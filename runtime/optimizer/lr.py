@@ -4,10 +4,15 @@ A scheduler holds ``last_epoch`` and ``last_lr``; ``step()`` advances it and an
 optimizer reads ``scheduler()`` at every ``step()``.
 """
 import math
+from collections.abc import Callable, Sequence
 
 
 class LRScheduler:
-    def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
+    """Base of learning-rate schedules: pass one as an optimizer's ``learning_rate`` and call ``step()`` per epoch
+    (or step); calling the scheduler returns the current rate. Paddle: ``optimizer.lr.LRScheduler``.
+    """
+
+    def __init__(self, learning_rate: float = 0.1, last_epoch: int = -1, verbose: bool = False) -> None:
         if not isinstance(learning_rate, (int, float)):
             raise TypeError(f"learning_rate must be a number, got {type(learning_rate).__name__}")
         self.base_lr = float(learning_rate)
@@ -20,16 +25,20 @@ class LRScheduler:
         return self.last_lr
 
     def step(self, epoch=None):
+        """Advance to the next epoch (or to ``epoch``) and recompute the rate."""
         self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
         self.last_lr = float(self.get_lr())
 
     def get_lr(self):
+        """The rate at ``self.last_epoch``; each schedule defines it."""
         raise NotImplementedError
 
     def state_dict(self):
+        """``{"last_epoch", "last_lr"}``, enough to resume the schedule. Also saved in the optimizer's state_dict."""
         return {"last_epoch": self.last_epoch, "last_lr": self.last_lr}
 
     def set_state_dict(self, state_dict):
+        """Restore a state from ``state_dict()``. Also ``set_dict``."""
         self.last_epoch = int(state_dict["last_epoch"])
         self.last_lr = float(state_dict["last_lr"])
 
@@ -37,7 +46,10 @@ class LRScheduler:
 
 
 class StepDecay(LRScheduler):
-    def __init__(self, learning_rate, step_size, gamma=0.1, last_epoch=-1, verbose=False):
+    """``lr * gamma ** (epoch // step_size)``."""
+
+    def __init__(self, learning_rate: float, step_size: int, gamma: float = 0.1, last_epoch: int = -1,
+                 verbose: bool = False) -> None:
         self.step_size, self.gamma = int(step_size), gamma
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -46,7 +58,10 @@ class StepDecay(LRScheduler):
 
 
 class MultiStepDecay(LRScheduler):
-    def __init__(self, learning_rate, milestones, gamma=0.1, last_epoch=-1, verbose=False):
+    """``lr * gamma ** k`` where k is the number of ``milestones`` passed."""
+
+    def __init__(self, learning_rate: float, milestones: Sequence[int], gamma: float = 0.1, last_epoch: int = -1,
+                 verbose: bool = False) -> None:
         self.milestones, self.gamma = sorted(milestones), gamma
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -55,7 +70,9 @@ class MultiStepDecay(LRScheduler):
 
 
 class ExponentialDecay(LRScheduler):
-    def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
+    """``lr * gamma ** epoch``."""
+
+    def __init__(self, learning_rate: float, gamma: float, last_epoch: int = -1, verbose: bool = False) -> None:
         self.gamma = gamma
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -64,7 +81,10 @@ class ExponentialDecay(LRScheduler):
 
 
 class CosineAnnealingDecay(LRScheduler):
-    def __init__(self, learning_rate, T_max, eta_min=0, last_epoch=-1, verbose=False):
+    """Cosine from ``lr`` down to ``eta_min`` over ``T_max`` epochs."""
+
+    def __init__(self, learning_rate: float, T_max: int, eta_min: float = 0, last_epoch: int = -1,
+                 verbose: bool = False) -> None:
         self.T_max, self.eta_min = int(T_max), float(eta_min)
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -74,7 +94,10 @@ class CosineAnnealingDecay(LRScheduler):
 
 
 class LambdaDecay(LRScheduler):
-    def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
+    """``lr * lr_lambda(epoch)``."""
+
+    def __init__(self, learning_rate: float, lr_lambda: Callable[[int], float], last_epoch: int = -1,
+                 verbose: bool = False) -> None:
         self.lr_lambda = lr_lambda
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -83,7 +106,13 @@ class LambdaDecay(LRScheduler):
 
 
 class PiecewiseDecay(LRScheduler):
-    def __init__(self, boundaries, values, last_epoch=-1, verbose=False):
+    """``values[i]`` while the epoch is below ``boundaries[i]``, then ``values[-1]``.
+
+    Raises ValueError unless ``len(values) == len(boundaries) + 1``.
+    """
+
+    def __init__(self, boundaries: Sequence[int], values: Sequence[float], last_epoch: int = -1,
+                 verbose: bool = False) -> None:
         if len(values) != len(boundaries) + 1:
             raise ValueError(f"PiecewiseDecay needs len(values) == len(boundaries) + 1, got {len(values)} values "
                              f"and {len(boundaries)} boundaries")
@@ -100,7 +129,8 @@ class PiecewiseDecay(LRScheduler):
 class LinearWarmup(LRScheduler):
     """Linear ramp from start_lr to end_lr over warmup_steps, then the wrapped lr (number or scheduler)."""
 
-    def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, last_epoch=-1, verbose=False):
+    def __init__(self, learning_rate: float | LRScheduler, warmup_steps: int, start_lr: float, end_lr: float,
+                 last_epoch: int = -1, verbose: bool = False) -> None:
         self.inner = learning_rate if isinstance(learning_rate, LRScheduler) else None
         self.warmup_steps, self.start_lr, self.end_lr = int(warmup_steps), float(start_lr), float(end_lr)
         super().__init__(end_lr if self.inner else learning_rate, last_epoch, verbose)

@@ -17,13 +17,15 @@ import numpy as np
 
 from ..static.backends import weights_changed
 from ..tensor import Tensor
+from .fused import FlatGroup, fusable
 from .lr import LRScheduler
+from collections.abc import Callable, Iterable
 
 
 class L2Decay:
     """L2 regularisation ``coeff * param`` added to the gradient (Paddle's ``regularizer.L2Decay``)."""
 
-    def __init__(self, coeff=0.0):
+    def __init__(self, coeff: float = 0.0) -> None:
         self.coeff = float(coeff)
 
 
@@ -38,9 +40,23 @@ def _decay_coeff(weight_decay):
 
 
 class Optimizer:
-    _accumulator_names = ()
+    """Base of the optimizers: holds parameter groups, accumulators and the learning rate (a float or LRScheduler).
 
-    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None, name=None):
+    ``parameters`` is a list of parameters or of ``{"params": [...], ...}`` groups; ValueError when missing.
+    Subclasses define ``_update`` for one parameter.
+    """
+
+    _accumulator_names = ()
+    # Accumulators a fused update keeps in one flat buffer per group: elementwise (the
+    # parameters' shape) and scalar (shape (1,) per parameter).  A rule with a fused
+    # form defines ``_fused_update``.
+    _flat_elementwise = ()
+    _flat_scalars = ()
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 name: str | None = None) -> None:
         if parameters is None:
             raise ValueError(f"{type(self).__name__} needs `parameters` (e.g. model.parameters()) in dynamic mode")
         if not isinstance(learning_rate, (int, float, LRScheduler)):
@@ -57,6 +73,7 @@ class Optimizer:
             self._add_param_group({"params": params})
         self._accumulators = {name: {} for name in self._accumulator_names}
         self._step_count = 0
+        self._flat = {}  # group index -> FlatGroup (or None: not fusable)
 
     def _add_param_group(self, group):
         params = list(group["params"])
@@ -75,15 +92,18 @@ class Optimizer:
 
     # -- learning rate -------------------------------------------------------------
     def get_lr(self):
+        """The current learning rate as a float (the scheduler's value if there is one)."""
         lr = self._learning_rate
         return float(lr()) if isinstance(lr, LRScheduler) else float(lr)
 
     def set_lr(self, value):
+        """Set a fixed learning rate; RuntimeError when an LRScheduler drives it."""
         if isinstance(self._learning_rate, LRScheduler):
             raise RuntimeError("set_lr() cannot override an LRScheduler; call scheduler.step() instead")
         self._learning_rate = float(value)
 
     def set_lr_scheduler(self, scheduler):
+        """Let ``scheduler`` (an LRScheduler, else TypeError) drive the learning rate."""
         if not isinstance(scheduler, LRScheduler):
             raise TypeError(f"expected an LRScheduler, got {type(scheduler).__name__}")
         self._learning_rate = scheduler
@@ -97,15 +117,42 @@ class Optimizer:
             table[p.name] = arr
         return arr
 
+    def _flat_group(self, index, params):
+        """The group's FlatGroup, rebuilt when a parameter or accumulator array was replaced."""
+        flat = self._flat.get(index, False)
+        if flat is None:
+            return None
+        if flat is False or not flat.current():
+            if not fusable(params):
+                self._flat[index] = None
+                return None
+            flat = FlatGroup(params, self._accumulators, self._flat_elementwise, self._flat_scalars,
+                             lambda name, p: self._acc(name, p, **self._acc_spec(name)))
+            self._flat[index] = flat
+        return flat
+
+    def _fusable_now(self, group):
+        return type(self)._fused_update is not Optimizer._fused_update
+
     def step(self):
+        """Update every parameter that has a gradient, after gradient clipping and weight decay."""
         base_lr = self.get_lr()
         self._step_count += 1
-        for group in self._param_groups:
-            pairs = [(p, p.grad._value) for p in group["params"]
+        for index, group in enumerate(self._param_groups):
+            params = group["params"]
+            pairs = [(p, p.grad._value) for p in params
                      if p.grad is not None and not p.stop_gradient]
             if self._grad_clip is not None:
                 pairs = self._grad_clip(pairs)
             coeff = self._group_decay(group)
+            if len(pairs) == len(params) and self._fusable_now(group):
+                flat = self._flat_group(index, params)
+                if flat is not None and all(g.shape == p._value.shape for p, g in pairs):
+                    g = flat.gather([g for _, g in pairs])
+                    if coeff:
+                        g = g + np.asarray(coeff, g.dtype) * flat.flat
+                    self._fused_update(flat, g, base_lr * group["learning_rate"], group)
+                    continue
             for p, g in pairs:
                 if g.shape != p._value.shape:
                     raise ValueError(f"gradient of '{p.name}' has shape {list(g.shape)}, parameter {p.shape}")
@@ -119,6 +166,10 @@ class Optimizer:
         return _decay_coeff(group["weight_decay"])
 
     def _update(self, p, g, lr, group):
+        raise NotImplementedError
+
+    def _fused_update(self, flat, g, lr, group):
+        """The update of every parameter of a group at once (``flat.flat``, gradient ``g``)."""
         raise NotImplementedError
 
     @staticmethod
@@ -138,18 +189,21 @@ class Optimizer:
             p._value = np.array(new, dtype=p._value.dtype)
 
     def clear_grad(self, set_to_zero=True):
+        """Clear every parameter's gradient. Also ``clear_gradients``."""
         for p in self._parameter_list:
             p.clear_grad()
 
     clear_gradients = clear_grad
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """``loss.backward()`` then ``step()`` (eager mode); returns ``(None, None)``."""
         loss.backward()
         self.step()
         return None, None
 
     # -- state -------------------------------------------------------------------------
     def state_dict(self):
+        """The accumulators (``{param}_{acc}_0`` Tensors), ``global_step`` and the scheduler state, for ``rt.save``."""
         state = {}
         for acc, table in self._accumulators.items():
             for pname, arr in table.items():
@@ -160,6 +214,7 @@ class Optimizer:
         return state
 
     def set_state_dict(self, state_dict):
+        """Restore accumulators, step count and scheduler state from ``state_dict()``. Also ``set_dict``."""
         if isinstance(self._learning_rate, LRScheduler) and "LR_Scheduler" in state_dict:
             self._learning_rate.set_state_dict(state_dict["LR_Scheduler"])
         self._step_count = int(state_dict.get("global_step", self._step_count))

@@ -31,6 +31,7 @@ def current_requires():
 
 @contextlib.contextmanager
 def building(block):
+    """Context manager: static mode with ``block`` of its Program current and gradients enabled, to append grad ops."""
     program = block.program
     # Grad ops are never built as a `no_grad()` region (that would cut them with stop_gradient ops).
     with static_mode_guard(True), program_guard(program), program.block_guard(block), enable_grad():

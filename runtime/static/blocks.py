@@ -7,8 +7,15 @@ from .passes.defuse import defined_names, external_reads
 from .passes.effects import has_side_effect, is_random
 from .program_tools import copy_var
 
-__all__ = ["defined_names", "external_reads", "has_side_effect", "copy_var", "new_block", "is_float_var",
-           "has_random_ops"]
+__all__ = [
+    "copy_var",
+    "defined_names",
+    "external_reads",
+    "has_random_ops",
+    "has_side_effect",
+    "is_float_var",
+    "new_block",
+]
 
 
 def new_block(program, parent_idx):
@@ -20,6 +27,7 @@ def new_block(program, parent_idx):
 
 
 def is_float_var(v):
+    """Whether ``v`` is a tensor variable of a float dtype (the ones that can carry a gradient)."""
     return v is not None and v.kind == "tensor" and str(v.dtype) in ("float16", "float32", "float64")
 
 

@@ -13,27 +13,35 @@ the ops of a Block into a function like::
 
 Kernels are resolved once, attrs are passed as literals, ops nothing fetched depends
 on are dropped (unless they have side effects or write persistable state), and each
-intermediate is deleted after its last use.  Control-flow ops get a callable from
-their ``build_kernel(op, compiler)``, which compiles their sub-blocks with the same
-compiler.  A line -> op table lets the executor say which op a failure came from.
+intermediate is deleted after its last use.  The analyses and the optional features
+come from ``passes`` (liveness, effects, constant folding, direct numpy kernels,
+expressions, buffer reuse; see ``passes.features``).  Control-flow ops get a callable
+from their ``build_kernel(op, compiler)``, which compiles their sub-blocks with the
+same compiler; a while body without a gradient compiles with ``loop=n`` into one
+function holding the loop.  A line -> op table lets the executor say which op a
+failure came from.
 """
 import itertools
 import keyword
 import linecache
 import re
+import weakref
 
 import numpy as np
 
 from ..registry import get_op
 from .passes.effects import is_persistable
 from .passes.expressions import expression
+from .passes.features import enabled
 from .passes.fold import effective_attrs, fold_constants
 from .passes.inplace import plan_inplace
 from .passes.kernels import select_kernel
 from .passes.liveness import last_uses, live_ops
 
-# generated filename -> {line number: Operator}; read when an error is annotated.
-GENERATED = {}
+# generated filename -> the generated function, whose ``linemap`` ({line number: Operator}) is read
+# when an error is annotated.  Weak: a plan's source, line map and Operators (and through them the
+# Program and its parameters) live exactly as long as the compiled function, not forever.
+GENERATED = weakref.WeakValueDictionary()
 _ids = itertools.count()
 _LITERAL_TYPES = (bool, int, str, type(None))
 _PRED = "pred_"  # a compiled loop's predicate (var identifiers all start with "v_")
@@ -86,10 +94,6 @@ class BlockCompiler:
         self.scope = scope
 
     # -- where persistable values live ------------------------------------------------
-    def persistable(self, block, name):
-        """True when ``name`` is persistable state (bound eager tensor or scope entry)."""
-        return is_persistable(block, name)
-
     def _read_scope(self, name):
         try:
             return self.scope[name]
@@ -124,15 +128,15 @@ class BlockCompiler:
         for op in body:
             for n in op.input_arg_names:
                 if n not in defined:
-                    (free if self.persistable(block, n) else undefined).append((n, op))
+                    (free if is_persistable(block, n) else undefined).append((n, op))
                     defined.add(n)
             for n in op.output_arg_names:
                 defined.add(n)
-                if self.persistable(block, n) and n not in written:
+                if is_persistable(block, n) and n not in written:
                     written.append(n)
         for n in output_names:
             if n not in defined:
-                (free if self.persistable(block, n) else undefined).append((n, None))
+                (free if is_persistable(block, n) else undefined).append((n, None))
                 defined.add(n)
         if undefined:
             names = [n for n, _ in undefined]
@@ -174,13 +178,14 @@ class BlockCompiler:
         for i, op in enumerate(body):
             live = {n for n in op.output_arg_names if last_use.get(n, -1) > i or n in keep_alive}
             if id(op) in reuse:
-                ufunc, buf = reuse[id(op)]
+                ufunc, extra, buf = reuse[id(op)]
                 kname = f"_k{i}_" + ufunc.__name__
                 g[kname] = ufunc
-                call = f"{kname}({', '.join(ref(n) for n in op.input_arg_names)}, out={ref(buf)})"
+                operands = [ref(n) for n in op.input_arg_names] + [repr(c) for c in extra]
+                call = f"{kname}({', '.join(operands)}, out={ref(buf)})"
             else:
                 call = self._call(block, op, i, ref, g, live)
-            target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or
+            target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or  # noqa: B023
                                    n in keep_alive else "_")
             linemap[len(lines) + 1] = op
             lines.append(f"{ind}{target} = {call}" if target else f"{ind}{call}")
@@ -204,10 +209,12 @@ class BlockCompiler:
         source = "\n".join(lines) + "\n"
         filename = f"<runtime-plan-{next(_ids)}:{fname}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        GENERATED[filename] = linemap
         exec(compile(source, filename, "exec"), g)  # noqa: S102  (our own generated code)
         fn = g[fname]
         fn.source = source
+        fn.linemap = linemap
+        GENERATED[filename] = fn
+        weakref.finalize(fn, linecache.cache.pop, filename, None)
         return fn
 
     @staticmethod
@@ -225,7 +232,7 @@ class BlockCompiler:
     @staticmethod
     def _fold(block, ops, input_names, g):
         """Constants computed now (``passes.fold``), each bound to a global ``_cN`` of the plan."""
-        values, folded = fold_constants(block, ops, input_names, on_error=annotate)
+        values, folded = fold_constants(block, ops, input_names, on_error=annotate, shapes=enabled("shape_folding"))
         names = {}
         for n, v in values.items():
             names[n] = f"_c{len(names)}"
@@ -287,6 +294,7 @@ class BlockCompiler:
 
 
 def op_note(op):
+    """"[while running op 'type' -> outs (block N), built at origin]": the note added to an error an op raised."""
     outs = op.output_arg_names
     where = f"op '{op.type}'" + (f" -> {', '.join(outs)}" if outs else "") + f" (block {op.block.idx})"
     if getattr(op, "origin", None):
@@ -298,7 +306,7 @@ def failing_op(exc):
     """The innermost op of generated plan code on the traceback of ``exc``, or None."""
     found, tb = None, exc.__traceback__
     while tb is not None:
-        linemap = GENERATED.get(tb.tb_frame.f_code.co_filename)
+        linemap = getattr(GENERATED.get(tb.tb_frame.f_code.co_filename), "linemap", None)
         if linemap is not None and tb.tb_lineno in linemap:
             found = linemap[tb.tb_lineno]
         tb = tb.tb_next

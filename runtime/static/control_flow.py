@@ -39,6 +39,7 @@ def flatten(x):
 
 
 def unflatten(tree, leaves):
+    """Rebuild a nested structure from its ``tree`` description and the flat ``leaves``."""
     it = iter(leaves)
 
     def build(t):

@@ -60,6 +60,8 @@ def _wanted(block, names):
 
 
 def cond_grad(ctx):
+    """The gradient rule of ``cond``: a ``cond`` on the same predicate whose branches recompute and differentiate
+    each forward branch."""
     op = ctx.op
     if op is None:
         raise NotImplementedError("cond gradients exist only in static Programs (eager cond runs Python)")
@@ -118,6 +120,7 @@ def _rng_state(op):
 
 
 def while_grad(ctx):
+    """The gradient rule of ``while``: a ``while_grad`` op that walks the saved iterations (StepScopes) backward."""
     op = ctx.op
     if op is None:
         raise NotImplementedError("while gradients exist only in static Programs (eager while_loop runs Python)")

@@ -21,8 +21,8 @@ from ..random import generator, generator_guard
 from ..registry import Meta, def_op
 from ..tensor import format_tensor
 from .blocks import has_random_ops
-from .passes.features import enabled
 from .control_flow_grad import cond_grad, while_grad
+from .passes.features import enabled
 
 
 def _merge_meta(a, b):
@@ -143,6 +143,7 @@ def_op("assert", ["Cond", "Data*"], [], attrs={"message": "", "summarize": 20},
 
 
 def format_values(values, names, message, summarize=20):
+    """The text a ``print`` op shows: ``message`` then one line per value (name, shape, dtype, first ``summarize``)."""
     lines = [message] if message else []
     for i, v in enumerate(values):
         v = np.asarray(v)

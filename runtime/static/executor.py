@@ -12,6 +12,7 @@ from ..framework import Program, Variable, default_main_program
 from ..tensor import Tensor
 from . import passes
 from .codegen import BlockCompiler, UndefinedVariableError, annotate
+from .passes.features import KEY as FEATURE_KEY
 from .scope import global_scope
 
 
@@ -62,7 +63,8 @@ class _Plan:
                 raise ValueError(f"feed '{n}' is not a variable of the Program; its feed (data) vars are "
                                  f"{sorted(v.name for v in block.vars.values() if v.is_data)}")
             v = block.vars[n]
-            specs.append((n, convert_dtype(v.dtype).np, tuple(v.shape)))
+            shape = tuple(v.shape)
+            specs.append((n, convert_dtype(v.dtype).np, shape, -1 not in shape))
         self.specs = specs
         self.compiler = BlockCompiler(program, scope)
         try:
@@ -76,7 +78,13 @@ class _Plan:
             raise
 
     def run(self, feed):
-        args = [check_feed(n, feed[n], dt, shape) for n, dt, shape in self.specs]
+        args = []
+        for n, dt, shape, exact in self.specs:
+            v = feed[n]
+            # the common case checked inline; anything else (Tensors, lists, a mismatch) goes the long way
+            if type(v) is not np.ndarray or v.dtype != dt or (v.shape != shape if exact else not _shape_ok(v.shape, shape)):
+                v = check_feed(n, v, dt, shape)
+            args.append(v)
         try:
             return self.fn(*args)
         except Exception as e:
@@ -90,6 +98,12 @@ class Executor:
         self.place = place
 
     def run(self, program=None, feed=None, fetch_list=None, scope=None, return_numpy=True):
+        """Run ``program`` (the default main Program if None) with ``feed`` {name: array} and return the values of
+        ``fetch_list`` (Variables or names), as numpy arrays unless ``return_numpy=False``.
+
+        Parameters are read from and written to ``scope`` (the global scope). The compiled plan is cached per
+        Program version, feed names and fetch list. TypeError when ``program`` is not a Program.
+        """
         program = default_main_program() if program is None else program
         if not isinstance(program, Program):
             raise TypeError(f"Executor.run expects a Program, got {type(program).__name__}")
@@ -97,9 +111,11 @@ class Executor:
         scope = global_scope() if scope is None else scope
         if isinstance(fetch_list, (Variable, str)):
             fetch_list = [fetch_list]
-        fetch_names = tuple(_name_of(f, "fetch_list") for f in fetch_list or ())
-        key = (program._version, tuple(feed), fetch_names, id(scope), passes.feature_key())
-        plans = program.__dict__.setdefault("_exec_plans", {})
+        fetch_names = tuple([f.name if type(f) is Variable else _name_of(f, "fetch_list") for f in fetch_list or ()])
+        key = (program._version, tuple(feed), fetch_names, id(scope), FEATURE_KEY[0])
+        plans = program.__dict__.get("_exec_plans")
+        if plans is None:
+            plans = program.__dict__["_exec_plans"] = {}
         plan = plans.get(key)
         if plan is None:
             if len(plans) > 64:  # old versions of a Program being built up
@@ -111,6 +127,7 @@ class Executor:
         return [Tensor._wrap(o) if isinstance(o, np.ndarray) else o for o in outs]
 
     def close(self):
+        """Nothing to release; kept for Paddle compatibility."""
         pass
 
 

@@ -4,6 +4,8 @@ import numpy as np
 from ..dtypes import convert_dtype
 from ..framework import default_main_program
 from ..tensor import Tensor
+from collections.abc import Sequence
+from ..hints import DTypeLike
 
 
 def _norm_shape(shape, what):
@@ -39,14 +41,16 @@ def data(name, shape, dtype="float32", lod_level=0):
 class InputSpec:
     """The shape (-1 for unknown dims), dtype and name of one input of a converted function."""
 
-    def __init__(self, shape, dtype="float32", name=None, stop_gradient=False):
+    def __init__(self, shape: Sequence[int | None], dtype: DTypeLike = "float32", name: str | None = None,
+                 stop_gradient: bool = False) -> None:
         self.shape = _norm_shape(shape, "InputSpec")
         self.dtype = convert_dtype(dtype)
         self.name = name
         self.stop_gradient = stop_gradient
 
     @classmethod
-    def from_tensor(cls, tensor, name=None):
+    def from_tensor(cls, tensor: Tensor | np.ndarray, name: str | None = None) -> "InputSpec":
+        """The InputSpec of a Tensor (or numpy array): its shape, dtype and name."""
         if isinstance(tensor, Tensor):
             return cls(tensor.shape, tensor.dtype, name if name is not None else tensor.name)
         if isinstance(tensor, np.ndarray):
@@ -54,18 +58,21 @@ class InputSpec:
         raise TypeError(f"InputSpec.from_tensor expects a Tensor, got {type(tensor).__name__}")
 
     @classmethod
-    def from_numpy(cls, ndarray, name=None):
+    def from_numpy(cls, ndarray: np.ndarray, name: str | None = None) -> "InputSpec":
+        """The InputSpec of a numpy array's shape and dtype."""
         return cls(ndarray.shape, ndarray.dtype, name)
 
-    def batch(self, batch_size):
+    def batch(self, batch_size: int) -> "InputSpec":
+        """This spec with a leading ``batch_size`` dim."""
         return InputSpec((batch_size,) + self.shape, self.dtype, self.name)
 
-    def unbatch(self):
+    def unbatch(self) -> "InputSpec":
+        """This spec without its leading dim; ValueError for rank 0."""
         if not self.shape:
             raise ValueError("unbatch() of an InputSpec with rank 0")
         return InputSpec(self.shape[1:], self.dtype, self.name)
 
-    def matches(self, shape, dtype):
+    def matches(self, shape: Sequence[int], dtype: DTypeLike) -> bool:
         """True when a value of ``shape``/``dtype`` fits this spec (-1 dims match anything)."""
         return (convert_dtype(dtype) == self.dtype and len(shape) == len(self.shape)
                 and all(s < 0 or s == d for s, d in zip(self.shape, shape)))

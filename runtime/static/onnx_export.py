@@ -33,6 +33,7 @@ except ImportError as _e:  # keep the message actionable: the extra installs bot
 from . import onnx_nn_ops  # noqa: F401  (adds the nn ops' entries to OPS)
 from ..files import write_atomic
 from .onnx_ops import OPS, onnx_dtype
+from .onnx_opset import MIN_OPSET, adapt as adapt_opset
 from .prune import prune
 
 DEFAULT_OPSET = 17
@@ -69,6 +70,7 @@ class Exporter:
 
     # -- names --------------------------------------------------------------------------------
     def fresh(self, hint="t"):
+        """A new unique ONNX value name built from ``hint``."""
         self.counter += 1
         name = f"onnx__{hint}_{self.counter}"
         self.used.add(name)
@@ -85,6 +87,7 @@ class Exporter:
         return name
 
     def lookup(self, prog_name):
+        """The ONNX name holding Program variable ``prog_name``; ValueError if nothing defined it yet."""
         name = self.graph.lookup(prog_name)
         if name is None:
             raise ValueError(f"ONNX export: op '{self.op.type}' in block {self.op.block.idx} reads '{prog_name}', "
@@ -98,16 +101,20 @@ class Exporter:
         return self.lookup(names[k]) if k < len(names) else None
 
     def ins(self, slot):
+        """The ONNX names of the current op's input slot ``slot``."""
         return [self.lookup(n) for n in self.op.inputs.get(slot) or []]
 
     def o(self, slot, k=0):
+        """The ONNX name to define for output ``k`` of slot ``slot`` (a throwaway name if the op has none)."""
         names = self.op.outputs.get(slot) or []
         return self.define(names[k]) if k < len(names) else self.fresh("unused")
 
     def outs(self, slot):
+        """The ONNX names to define for every output of slot ``slot``."""
         return [self.define(n) for n in self.op.outputs.get(slot) or []]
 
     def has_out(self, slot):
+        """Whether the current op binds output slot ``slot``."""
         return bool(self.op.outputs.get(slot))
 
     def var(self, slot, k=0, outputs=False):
@@ -116,6 +123,7 @@ class Exporter:
         return self.op.block.var(names[k])
 
     def attr(self, name, default=None):
+        """The current op's attribute ``name`` (``default`` if absent)."""
         return self.op.attrs.get(name, default)
 
     # -- builders --------------------------------------------------------------------------------
@@ -136,12 +144,14 @@ class Exporter:
         return name
 
     def cast(self, name, from_dtype, to_dtype):
+        """``name`` cast to ``to_dtype`` by a Cast node (``name`` itself when the dtypes agree)."""
         if str(from_dtype) == str(to_dtype):
             return name
         return self.node("Cast", [name], to=onnx_dtype(to_dtype))
 
     # -- blocks ---------------------------------------------------------------------------------
     def emit_ops(self, block):
+        """Lower every op of ``block`` to ONNX nodes; ops with no outputs are left out."""
         for op in block.ops:
             if not op.outputs.get("Out", op.output_arg_names):
                 # An op producing nothing (a `cond` whose branches only ended a loop body with
@@ -231,6 +241,7 @@ def build_model(program, feed_names, fetch_names, params=None, opset=DEFAULT_OPS
     graph = helper.make_graph(ex.graph.nodes, graph_name, inputs, out_infos, initializer=ex.initializers)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="dy2st")
     model.ir_version = min(model.ir_version, 8 if opset <= 17 else 9)  # what older onnxruntimes load
+    adapt_opset(model, opset)
     onnx.checker.check_model(model, full_check=True)
     return model
 
@@ -241,8 +252,8 @@ def export_onnx(program, feed_names, fetch_names, path=None, params=None, opset=
     ``params``: {name: array or Tensor} for persistable vars not bound to the Program.
     Raises ``NotImplementedError`` for an op type with no ONNX mapping.
     """
-    if opset < 17:
-        raise ValueError(f"ONNX export needs opset >= 17 (LayerNormalization), got {opset}")
+    if opset < MIN_OPSET:
+        raise ValueError(f"ONNX export supports opset {MIN_OPSET} and later, got {opset}")
     model = build_model(program, feed_names, fetch_names, params=params, opset=opset)
     if path is not None:
         write_atomic(os.fspath(path), model.SerializeToString())

@@ -24,6 +24,7 @@ def _norm(axis, rank):
 
 
 def ints(ex, values):
+    """An int64 ONNX constant holding ``values``."""
     return ex.const(np.asarray(values, dtype=np.int64))
 
 
@@ -51,9 +52,50 @@ def one_node(onnx_type):
         outs = []
         for k, slot in enumerate(opdef.output_slots):
             outs.extend(ex.outs(slot) if opdef.is_variadic_output(k) else [ex.o(slot)])
+        dtype = ex.var(opdef.input_slots[0]).dtype if ins and ins[0] else None
+        if ex.opset < 12 and onnx_type in _INT_FROM_12 and dtype and dtype[0] in "iu":
+            _INT_FROM_12[onnx_type](ex, ins, outs[0], dtype)
+            return
+        if ex.opset < 14 and onnx_type in _NARROW_FROM_14 and dtype and dtype[0] in "iu" \
+                and np.dtype(dtype).itemsize < 4:  # 8/16-bit arithmetic arrives at 14: in int32, cast back
+            out = ex.node(onnx_type, [ex.cast(n, dtype, "int32") for n in ins])  # (the cast back wraps, as numpy)
+            ex.node("Cast", [out], outs[0], to=onnx_dtype(dtype))
+            return
         ex.node(onnx_type, ins, outs)
     fn.__name__ = f"one_node_{onnx_type}"
     return fn
+
+
+def _int_pow(ex, ins, out, dtype):
+    """Pow of integers (opset 12) in float64: exact while the result fits 2**53."""
+    args = [ex.node("Cast", [n], to=onnx_dtype("float64")) for n in ins]
+    ex.node("Cast", [ex.node("Pow", args)], out, to=onnx_dtype(dtype))
+
+
+def _int_select(greater):
+    """Max/Min of integers (opset 12) as a Where on the comparison (broadcasting like Max)."""
+    def fn(ex, ins, out, dtype):
+        x, y = ins
+        ex.node("Where", [ex.node("Greater" if greater else "Less", [x, y]), x, y], out)
+    return fn
+
+
+# Ops whose integer forms arrive at opset 12, and how to build them before.
+_INT_FROM_12 = {"Pow": _int_pow, "Max": _int_select(True), "Min": _int_select(False)}
+_NARROW_FROM_14 = {"Add", "Sub", "Mul", "Div"}
+
+
+def softmax(ex, onnx_type, x, axis, rank, out=None):
+    """``Softmax``/``LogSoftmax`` over one axis.  Before opset 13 the op normalises over the input
+    coerced to 2-D at ``axis``, which is one axis only when it is the last: an inner axis is swapped
+    to the end and back."""
+    axis = axis % max(rank, 1)
+    if ex.opset >= 13 or axis == rank - 1 or rank == 0:
+        return ex.node(onnx_type, [x], out, axis=axis if rank else -1)
+    perm = list(range(rank))
+    perm[axis], perm[-1] = perm[-1], perm[axis]
+    y = ex.node(onnx_type, [ex.node("Transpose", [x], perm=perm)], axis=rank - 1)
+    return ex.node("Transpose", [y], out, perm=perm)
 
 
 def no_lowering(type_, reason):
@@ -92,11 +134,29 @@ def reduce(ex, onnx_type, x, axes, keepdims, out=None):
 
 
 
+def _naming_the_op(fn):
+    """``fn`` whose failures carry the op (``exc.op``), as the executor's do: dy2st then names the user
+    line that made the op (``op.origin``) in the message."""
+    def lower(ex, op):
+        try:
+            return fn(ex, op)
+        except Exception as exc:
+            if getattr(exc, "op", None) is None:
+                try:
+                    exc.op = op
+                except AttributeError:  # an exception type with slots: keep it as it is
+                    pass
+            raise
+    lower.__name__ = getattr(fn, "__name__", "lower")
+    lower.__wrapped__ = fn
+    return lower
+
+
 def exporter_table():
     """op type -> lowering, for every registered op that declares one (or a reason for none)."""
     table = {}
     for type_, opdef in all_ops().items():
         fn = resolve(opdef)
         if fn is not None:
-            table[type_] = fn
+            table[type_] = _naming_the_op(fn)
     return table

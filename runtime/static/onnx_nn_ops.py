@@ -7,7 +7,7 @@ inference semantics are mapped: batch_norm and dropout in training mode raise
 """
 import numpy as np
 
-from .onnx_lowering import ints, lowering, onnx_dtype, reduce
+from .onnx_lowering import ints, lowering, onnx_dtype, reduce, softmax
 
 
 def _onnx_pads(p):  # runtime [top, bottom, left, right] -> ONNX [top, left, bottom, right]
@@ -83,7 +83,17 @@ def _layer_norm(ex, op):
             name = ex.node("Reshape", [name, ex.node("Shape", [x], start=axis)])
         args.append(name)
     outs = [ex.o("Y"), ex.o("Mean"), ex.o("InvStd")]
-    ex.node("LayerNormalization", args, outs, axis=axis, epsilon=float(op.attrs.get("epsilon", 1e-5)))
+    eps = float(op.attrs.get("epsilon", 1e-5))
+    if ex.opset >= 17:
+        ex.node("LayerNormalization", args, outs, axis=axis, epsilon=eps)
+        return
+    # Before opset 17: the kernel's formula, (x - mean) / sqrt(var + eps) * scale + bias, over axes axis..
+    axes, dt = list(range(axis, xv.ndim)), xv.dtype
+    mean = reduce(ex, "ReduceMean", x, axes, True, outs[1])
+    d = ex.node("Sub", [x, mean])
+    var = reduce(ex, "ReduceMean", ex.node("Mul", [d, d]), axes, True)
+    inv = ex.node("Reciprocal", [ex.node("Sqrt", [ex.node("Add", [var, ex.const(eps, dt)])])], outs[2])
+    ex.node("Add", [ex.node("Mul", [ex.node("Mul", [d, inv]), args[1]]), args[2]], outs[0])
 
 
 @lowering("dropout")
@@ -143,7 +153,7 @@ def _cross_entropy(ex, op):
         raise NotImplementedError("ONNX export: cross_entropy(use_softmax=False) (probabilities as input)")
     rank, reduction = xv.ndim, a.get("reduction", "mean")
     axis = int(a.get("axis", -1)) % rank
-    logp = ex.node("LogSoftmax", [ex.i("Logits")], axis=axis)
+    logp = softmax(ex, "LogSoftmax", ex.i("Logits"), axis, rank)
     if a.get("soft_label"):
         label = ex.node("Cast", [ex.i("Label")], to=onnx_dtype(xv.dtype))
         loss = ex.node("Neg", [reduce(ex, "ReduceSum", ex.node("Mul", [logp, label]), [axis], True)])
@@ -163,8 +173,26 @@ def _cross_entropy(ex, op):
     perm = [rest[0], axis] + rest[1:]  # the class axis second, the others in order: the label's layout
     if perm != list(range(rank)):
         logp = ex.node("Transpose", [logp], perm=perm)
-    loss = ex.node("NegativeLogLikelihoodLoss", [logp, label], reduction=reduction,
-                   ignore_index=int(a.get("ignore_index", -100)))
+    loss = _nll(ex, logp, label, reduction, int(a.get("ignore_index", -100)), xv.dtype)
     if reduction == "none" and keep:
         loss = ex.node("Unsqueeze", [loss, ints(ex, [axis])])
     ex.node("Identity", [loss], ex.o("Loss"))
+
+
+def _nll(ex, logp, label, reduction, ignore, dtype):
+    """NegativeLogLikelihoodLoss (opset 12); before, -logp[n, label[n], ...] gathered along the class
+    axis, zero where the label is ``ignore_index``, the mean taken over the labels not ignored."""
+    if ex.opset >= 12:
+        return ex.node("NegativeLogLikelihoodLoss", [logp, label], reduction=reduction, ignore_index=ignore)
+    zero = ex.const(np.int64(0))
+    ignored = ex.node("Equal", [label, ex.const(np.int64(ignore))])
+    safe = ex.node("Where", [ignored, zero, label])
+    picked = ex.node("GatherElements", [logp, ex.node("Unsqueeze", [safe, ints(ex, [1])])], axis=1)
+    keep = ex.node("Cast", [ex.node("Not", [ignored])], to=onnx_dtype(dtype))
+    loss = ex.node("Mul", [ex.node("Neg", [ex.node("Squeeze", [picked, ints(ex, [1])])]), keep])
+    if reduction == "none":
+        return loss
+    total = reduce(ex, "ReduceSum", loss, None, False)
+    if reduction == "sum":
+        return total
+    return ex.node("Div", [total, reduce(ex, "ReduceSum", keep, None, False)])

@@ -21,8 +21,8 @@ from onnx import TensorProto, helper
 
 from ..registry import get_op
 from . import onnx_index_ops, onnx_nn_ops  # noqa: F401  (their lowerings join LOWERINGS)
-from .onnx_lowering import (INT64_MAX, INT64_MIN, LOWERINGS, _norm, exporter_table, ints, lowering,  # noqa: F401
-                            onnx_dtype, reduce)
+from .onnx_lowering import (INT64_MAX, INT64_MIN, LOWERINGS, _int_pow, _norm, exporter_table, ints,  # noqa: F401
+                            lowering, onnx_dtype, reduce, softmax)
 
 
 @lowering("not_equal")
@@ -65,7 +65,11 @@ def _scale(ex, op):
 def _pow(ex, op):
     dt = ex.var("X").dtype
     factor = op.attrs.get("factor", 1.0)
-    ex.node("Pow", [ex.i("X"), ex.const(int(factor) if dt[0] in "iub" else factor, dt)], ex.o("Out"))
+    args = [ex.i("X"), ex.const(int(factor) if dt[0] in "iub" else factor, dt)]
+    if ex.opset < 12 and dt[0] in "iu":  # integer Pow arrives at opset 12
+        _int_pow(ex, args, ex.o("Out"), dt)
+        return
+    ex.node("Pow", args, ex.o("Out"))
 
 
 @lowering("square")
@@ -95,14 +99,24 @@ def _gelu(ex, op):
 def _clip(ex, op):
     dt = ex.var("X").dtype
     lo, hi = op.attrs.get("min"), op.attrs.get("max")
+    if ex.opset < 12 and dt[0] in "iu":  # integer Clip arrives at opset 12: Max then Min, as Where
+        x = ex.i("X")
+        if lo is not None:
+            lo = ex.const(lo, dt)
+            x = ex.node("Where", [ex.node("Less", [x, lo]), lo, x])
+        if hi is not None:
+            hi = ex.const(hi, dt)
+            x = ex.node("Where", [ex.node("Greater", [x, hi]), hi, x])
+        ex.node("Identity", [x], ex.o("Out"))
+        return
     ex.node("Clip", [ex.i("X"), "" if lo is None else ex.const(lo, dt), "" if hi is None else ex.const(hi, dt)],
             ex.o("Out"))
 
 
 @lowering("softmax")
 def _softmax(ex, op):
-    ex.node("Softmax" if op.type == "softmax" else "LogSoftmax", [ex.i("X")], ex.o("Out"),
-            axis=int(op.attrs.get("axis", -1)))
+    softmax(ex, "Softmax" if op.type == "softmax" else "LogSoftmax", ex.i("X"), int(op.attrs.get("axis", -1)),
+            ex.var("X").ndim, ex.o("Out"))
 
 
 @lowering("matmul")
@@ -224,6 +238,9 @@ def _squeeze(ex, op):
     shape, axis = ex.var("X").shape, op.attrs.get("axis") or []
     if axis:
         axes = sorted({_norm(a, len(shape)) for a in axis if shape[_norm(a, len(shape))] in (1, -1)})
+    elif any(d < 0 for d in shape):  # which dims are 1 is known at run time only: Squeeze decides then
+        ex.node("Squeeze", [ex.i("X")], ex.o("Out"))
+        return
     else:
         axes = [i for i, d in enumerate(shape) if d == 1]
     ex.node("Squeeze", [ex.i("X"), ints(ex, axes)] if axes else [ex.i("X")], ex.o("Out"))

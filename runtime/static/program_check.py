@@ -52,7 +52,7 @@ def _attr_kind_ok(default, value):
     if isinstance(default, int):
         return isinstance(value, int) and not isinstance(value, bool)
     if isinstance(default, float):
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
+        return isinstance(value, (int, float))  # a bool too: fill_constant(value=True) makes a bool flag
     if isinstance(default, str):
         return isinstance(value, str)
     if isinstance(default, (list, tuple)):

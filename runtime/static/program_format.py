@@ -118,6 +118,7 @@ def serialize_program(program):
 
 
 def need_field(obj, key, typ, where):
+    """``obj[key]``, checked to be of type ``typ``; ProgramFormatError naming ``where`` otherwise."""
     if not isinstance(obj, dict) or key not in obj:
         raise ProgramFormatError(f"{where}: missing field '{key}'")
     val = obj[key]
@@ -129,6 +130,7 @@ def need_field(obj, key, typ, where):
 
 
 def check_header(data, fmt, known, what):
+    """Check a file's ``format`` name and ``version``; ProgramFormatError naming ``what`` otherwise."""
     if not isinstance(data, dict):
         raise ProgramFormatError(f"{what}: expected a JSON object, got {type(data).__name__}")
     got = data.get("format")
@@ -215,10 +217,12 @@ def _deserialize(data):
 
 
 def program_to_json(program):
+    """The Program as JSON text (the ``.pdmodel`` format)."""
     return json.dumps(serialize_program(program), allow_nan=False)
 
 
 def program_from_json(text):
+    """A Program from ``program_to_json`` text; ProgramFormatError for invalid or malformed JSON."""
     try:
         data = json.loads(text, parse_constant=reject_constant)
     except json.JSONDecodeError as e:
@@ -229,4 +233,5 @@ def program_from_json(text):
 
 
 def reject_constant(name):
+    """``json.loads`` hook refusing NaN/Infinity constants with a ProgramFormatError."""
     raise ProgramFormatError(f"non-standard JSON constant {name}")

@@ -118,6 +118,7 @@ def _repr_svg_(program):
 
 
 def install():
+    """Attach ``clone``, ``to_dot``, ``render`` and the SVG repr to Program."""
     Program.clone = clone
     Program.to_dot = to_dot
     Program.render = render

@@ -13,6 +13,7 @@ class Scope(dict):
         return self.get(name)
 
     def var(self, name):
+        """The value stored under ``name``; KeyError listing the held names if absent."""
         try:
             return self[name]
         except KeyError:
@@ -28,6 +29,7 @@ class _Global:
 
 
 def global_scope():
+    """The scope an Executor uses when none is given (parameter values by name)."""
     return _Global.scope
 
 

@@ -234,3 +234,74 @@ def test_top_level_mode_is_part_of_the_key(flip):
         np.testing.assert_allclose(net(x).numpy(), eager_of(net, x).numpy(), rtol=1e-5, atol=1e-6)
     else:
         assert not np.allclose(net(x).numpy(), net(x).numpy())
+
+
+class Scaler:
+    def __init__(self, k):
+        self.k = k
+
+    def apply(self, x):
+        if self.k > 2:
+            return x * self.k
+        return x - self.k
+
+
+def test_attribute_of_a_bound_plain_object_retraces():
+    obj = Scaler(3.0)
+    sf = dy2st.to_static(obj.apply)
+    x = t(rand(4))
+    for k in (3.0, 1.0, 5.0, 3.0):
+        obj.k = k
+        np.testing.assert_allclose(sf(x).numpy(), obj.apply(x).numpy(), rtol=1e-6)
+    assert sf.get_traced_count() == 3
+
+
+class Counted(Net):
+    def __init__(self):
+        super().__init__()
+        self.steps = 0
+
+    def step(self):
+        self.steps += 1  # read by no code the trace runs
+
+
+def test_attribute_only_other_methods_read_does_not_retrace():
+    net = dy2st.to_static(Counted()).eval()
+    for seed in range(4):
+        net(t(rand(3, 4, seed=seed)))
+        net.step()
+    assert net.forward.get_traced_count() == 1
+
+
+def test_saving_again_with_other_input_spec_names_uses_them(tmp_path):
+    rt.seed(8)
+    net = dy2st.to_static(Net()).eval()
+    net(t(rand(3, 4)))
+    for name in ("a", "b"):
+        dy2st.save(net, str(tmp_path / name), input_spec=[dy2st.InputSpec([None, 4], "float32", name)])
+        loaded = dy2st.load(str(tmp_path / name))
+        assert loaded.feed_names == [name]
+        x = t(rand(2, 4, seed=3))
+        np.testing.assert_allclose(loaded(x).numpy(), eager_of(net, x).numpy(), rtol=1e-5, atol=1e-6)
+
+
+class WithActivation(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.act = F.relu
+        self.offset = rt.to_tensor(np.ones([4], "float32"))
+
+    def forward(self, x):
+        return self.act(self.fc(x)) + self.offset
+
+
+def test_swapped_function_or_tensor_attribute_retraces():
+    rt.seed(9)
+    net = dy2st.to_static(WithActivation())
+    assert_matches_eager(net)
+    net.act = rt.tanh
+    assert_matches_eager(net)
+    net.offset = rt.to_tensor(np.full([4], -3.0, "float32"))
+    assert_matches_eager(net)
+    assert net.forward.get_traced_count() == 3

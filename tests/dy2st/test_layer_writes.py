@@ -89,3 +89,38 @@ def test_layer_created_in_forward_is_refused_at_user_line():
         dy2st.to_static(MakesLayer())(rt.to_tensor(np.ones([1, 2], "float32")))
     assert "fc = rt.nn.Linear(2, 2)" in str(info.value)
     rt.nn.Linear(2, 2)  # outside a trace, creating layers works again
+
+
+class History(rt.nn.Layer):
+    def forward(self, x):
+        self.hist = [x * 2, {"m": x.mean(), "k": 3}]
+        return x + 1
+
+
+def test_new_containers_of_tensors_written_in_forward_hold_run_values():
+    layer = History()
+    static = dy2st.to_static(layer)
+    for a in ([1.0, 2.0], [5.0, 7.0]):
+        static(rt.to_tensor(a))
+        assert type(layer.hist[0]) is rt.Tensor and layer.hist[1]["k"] == 3
+        np.testing.assert_allclose(layer.hist[0].numpy(), np.array(a) * 2)
+        np.testing.assert_allclose(layer.hist[1]["m"].numpy(), np.mean(a))
+
+
+class CountsCalls(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        return x * 2
+
+
+def test_python_counter_changed_in_forward_warns():
+    layer = CountsCalls()
+    static = dy2st.to_static(layer)
+    with pytest.warns(UserWarning, match=r"self\.calls changed from 0 to 1 while the Program was built"):
+        static(rt.to_tensor([1.0]))
+    static(rt.to_tensor([2.0]))
+    assert layer.calls == 1  # decided at trace time, as the warning says

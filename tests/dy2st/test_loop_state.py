@@ -191,3 +191,98 @@ def test_local_function_named_super():
 def test_module_list_is_not_rebound():
     code = dy2st.to_static(module_list_append).code
     assert "LOG.append(i)" in code and "LOG = " not in code
+
+
+def test_nested_tuple_targets_with_enumerate():
+    def f(x):
+        s = rt.to_tensor(0.0)
+        for i, (a, b) in enumerate(x):
+            s = s + a * b + i
+        return s
+
+    sf = dy2st.to_static(f, input_spec=[dy2st.InputSpec([None, 2], "float32")])
+    assert "_jst.Unpack(item_0, (None, 2))" in sf.code
+    for rows in (1, 4):
+        x = rt.to_tensor(np.arange(rows * 2, dtype="float32").reshape(rows, 2))
+        _same(f(x), sf(x))
+    py = dy2st.to_static(f)  # a Python-sized first dim: unrolled, same unpacking
+    x = rt.to_tensor(np.ones([3, 2], "float32"))
+    _same(f(x), py(x))
+
+
+def append_in_branches(x):
+    out = []
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            out.append(x[i] * 2)
+        else:
+            out.append(-x[i])
+    return rt.stack(out)
+
+
+def append_in_one_branch(x):
+    out = []
+    for v in x:
+        if v > 0:
+            out.append(v)
+    return len(out)
+
+
+@pytest.mark.parametrize("fn", [append_in_branches, append_in_one_branch])
+def test_list_appended_under_tensor_if_in_tensor_loop(fn):
+    sf = dy2st.to_static(fn, input_spec=[dy2st.InputSpec([None], "float32")])
+    for a in ([1.0, -2.0, 3.0], [-1.0, 5.0], [-4.0]):
+        x = rt.to_tensor(np.array(a, "float32"))
+        want, got = fn(x), sf(x)
+        np.testing.assert_allclose(np.asarray(got.numpy(), "float64"), np.asarray(want, "float64"))
+    assert len(sf.program_cache) == 1
+
+
+def test_python_list_appended_in_one_branch_of_unrolled_loop_is_refused():
+    def f(x):
+        out = [x[0]]
+        for k in range(2):
+            if x[k] > 0:
+                out.append(x[k])
+        return out
+
+    with pytest.raises(ValueError, match=r"out\[1\] is set in only one branch"):
+        dy2st.to_static(f)(rt.to_tensor([1.0, -1.0]))
+
+
+def test_pop_from_python_list_in_tensor_loop():
+    def f(n):
+        lst = [rt.to_tensor(1.0), rt.to_tensor(2.0), rt.to_tensor(4.0)]
+        s = rt.to_tensor(0.0)
+        for _ in range(n):
+            v = lst.pop()
+            s = s + v
+        return s, len(lst)
+
+    sf = dy2st.to_static(f)
+    for k in (1, 2, 3):
+        want, got = f(rt.to_tensor(k)), sf(rt.to_tensor(k))
+        _same(want[0], got[0])
+        assert int(got[1]) == want[1]
+    assert len(sf.program_cache) == 1
+
+
+class Total(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("total", rt.to_tensor([0.0]))
+
+    def forward(self, x):
+        for v in x:
+            self.total = self.total + v
+        return self.total * 1
+
+
+def test_layer_buffer_accumulated_in_tensor_loop_advances_per_call():
+    eager, layer = Total(), Total()
+    static = dy2st.to_static(layer, input_spec=[dy2st.InputSpec([None], "float32")])
+    for a in ([1.0, 2.0], [3.0], [1.0, 1.0, 1.0]):
+        x = rt.to_tensor(np.array(a, "float32"))
+        _same(eager(x), static(x))
+        _same(eager.total, layer.total)
+    assert len(static.forward.program_cache) == 1

@@ -144,3 +144,71 @@ def test_item_write_on_traced_tensor_outside_control_flow():
     sf = dy2st.to_static(f)
     for a in INPUTS:
         np.testing.assert_allclose(sf(rt.to_tensor(a)).numpy(), f(rt.to_tensor(a)).numpy())
+
+
+def test_item_write_gradients_match_eager():
+    def f(x, w):
+        y = x * w
+        if x.sum() > 4:
+            y[0] = w[1] * 3.0
+        return (y * y).sum()
+
+    sf = dy2st.to_static(f)
+    for a in INPUTS:
+        we, ws = rt.to_tensor([0.5, -2.0], stop_gradient=False), rt.to_tensor([0.5, -2.0], stop_gradient=False)
+        f(rt.to_tensor(a), we).backward()
+        sf(rt.to_tensor(a), ws).backward()
+        np.testing.assert_allclose(ws.grad.numpy(), we.grad.numpy(), rtol=1e-6)
+
+
+class Stateful(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.state = {"v": rt.to_tensor([0.0])}
+
+    def update(self, x):
+        self.state["v"] = x.sum().reshape([1])
+
+    def forward(self, x):
+        if x.mean() > 0:
+            self.update(x)
+        else:
+            self.update(-x * 2)
+        return self.state["v"] + 1
+
+
+def test_writes_made_by_called_functions_follow_the_branch():
+    eager, layer = Stateful(), Stateful()
+    static = dy2st.to_static(layer)
+    for a in INPUTS + [np.array([-1.0, -1.0], "float32")]:
+        x = rt.to_tensor(a)
+        np.testing.assert_allclose(static(x).numpy(), eager(x).numpy())
+        np.testing.assert_allclose(layer.state["v"].numpy(), eager.state["v"].numpy())
+
+
+def _accumulate(d, x):
+    d["acc"] = d["acc"] + x
+
+
+def test_writes_made_by_called_functions_in_a_tensor_loop():
+    def f(x, n):
+        d = {"acc": rt.to_tensor(0.0)}
+        for _ in range(n):
+            _accumulate(d, x)
+        return d["acc"]
+
+    sf = dy2st.to_static(f)
+    for k in (1, 3, 4):
+        np.testing.assert_allclose(sf(rt.to_tensor(2.0), rt.to_tensor(k)).numpy(),
+                                   f(rt.to_tensor(2.0), rt.to_tensor(k)).numpy())
+    assert len(sf.program_cache) == 1
+
+
+def test_item_write_into_an_input_is_refused():
+    def f(x):
+        x[0] = 0.0
+        return x
+
+    with pytest.raises(TypeError, match="writes in place into an input of the function") as info:
+        dy2st.to_static(f)(rt.to_tensor([1.0, 2.0]))
+    assert "x[0] = 0.0" in str(info.value)

@@ -73,7 +73,7 @@ def while_else(n):
 def fall_off_end(x):
     if x > 0:
         return x
-    print_nothing = x
+    print_nothing = x  # noqa: F841  (the function falls off its end: returns None)
 
 
 def ternary_and_logic(a, b):

@@ -4,7 +4,6 @@ import inspect
 import linecache
 
 import gast
-import pytest
 
 from dy2st.pyct import anno, codegen, naming, origin_info, parser, templates
 from dy2st.pyct.static_analysis import annotate_liveness, block_writes, reads, writes

@@ -1,9 +1,6 @@
 """A new user's first hour with the command line: version, flags in either place, helpful
 listings and errors, ONNX files, drawings. Run through a real subprocess."""
-import os
 import shutil
-import subprocess
-import sys
 
 import pytest
 

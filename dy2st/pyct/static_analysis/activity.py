@@ -95,6 +95,7 @@ def writes(node):
 
 
 def block_reads(stmts):
+    """The names a list of statements reads."""
     out = set()
     for s in stmts:
         out |= reads(s)
@@ -102,6 +103,7 @@ def block_reads(stmts):
 
 
 def block_writes(stmts):
+    """The names a list of statements writes."""
     out = set()
     for s in stmts:
         out |= writes(s)

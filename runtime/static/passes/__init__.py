@@ -41,6 +41,27 @@ def run_pipeline(program, fetch_names, passes=PIPELINE):
     return program
 
 
-__all__ = ["FEATURES", "enabled", "feature_key", "features", "PIPELINE", "run_pipeline", "eliminate_dead_code", "remove_unused_vars", "prune", "defined_names",
-           "external_reads", "op_reads", "has_side_effect", "is_persistable", "is_random", "must_keep",
-           "writes_persistable", "fold_constants", "analyze", "last_uses", "live_ops", "segment_inputs"]
+__all__ = [
+    "FEATURES",
+    "PIPELINE",
+    "analyze",
+    "defined_names",
+    "eliminate_dead_code",
+    "enabled",
+    "external_reads",
+    "feature_key",
+    "features",
+    "fold_constants",
+    "has_side_effect",
+    "is_persistable",
+    "is_random",
+    "last_uses",
+    "live_ops",
+    "must_keep",
+    "op_reads",
+    "prune",
+    "remove_unused_vars",
+    "run_pipeline",
+    "segment_inputs",
+    "writes_persistable",
+]

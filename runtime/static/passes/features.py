@@ -6,7 +6,8 @@ a test can build the same Program with it off and on and compare results::
     with passes.features(inplace=False):
         exe.run(prog, ...)          # a plan built without buffer reuse
 
-Plans are cached per feature set (``feature_key()`` is part of the cache key).
+Plans are cached per feature set (``feature_key()`` is part of the cache key); change
+settings through ``features()``, which keeps that key in step.
 """
 import contextlib
 
@@ -19,9 +20,15 @@ FEATURES = {
     "expressions": True,
     # hand-written numpy for layer_norm (inference), gelu and softmax: in place, float32 kept
     "fast_kernels": True,
+    # numel/shape of a var whose static shape is fully known are constants of the plan
+    "shape_folding": True,
     # an elementwise op writes into a dead single-use temporary instead of a fresh array
     "inplace": True,
 }
+
+
+# the settings as a key, kept in step by ``features()`` (a run reads it without rebuilding it)
+KEY = [tuple(FEATURES.values())]
 
 
 def enabled(name):
@@ -31,7 +38,7 @@ def enabled(name):
 
 def feature_key():
     """The current settings as a hashable key (plans built under different settings differ)."""
-    return tuple(sorted(FEATURES.items()))
+    return KEY[0]
 
 
 @contextlib.contextmanager
@@ -42,8 +49,10 @@ def features(**flags):
         raise ValueError(f"unknown executor feature(s) {sorted(unknown)}; known: {sorted(FEATURES)}")
     old = dict(FEATURES)
     FEATURES.update(flags)
+    KEY[0] = tuple(FEATURES.values())
     try:
         yield
     finally:
         FEATURES.clear()
         FEATURES.update(old)
+        KEY[0] = tuple(FEATURES.values())

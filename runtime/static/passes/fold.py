@@ -10,7 +10,11 @@ For::
 
 ``fold_constants`` returns ``{'c': array([2.]), 'd': array([6.])}`` and the two ops
 folded; the compiled plan reads ``d`` as a constant and runs only the multiply.
+With ``shapes=True`` (feature ``shape_folding``), ``numel``/``shape`` of a var whose
+static shape is fully known are constants too (a mean's gradient divides by one).
 """
+import numpy as np
+
 from ...registry import get_op
 from .effects import is_persistable
 
@@ -48,7 +52,19 @@ def flat_outputs(opdef, res):
     return out
 
 
-def fold_constants(block, ops, input_names, on_error=None):
+def _static_shape(block, op):
+    xs = op.inputs.get("X") or []
+    v = block._find_var(xs[0]) if len(xs) == 1 else None
+    if v is None or v.kind != "tensor" or any(d < 0 for d in v.shape):
+        return None
+    return tuple(v.shape)
+
+
+_SHAPE_OPS = {"numel": lambda shape: np.asarray(int(np.prod(shape, dtype=np.int64)), dtype=np.int64),
+              "shape": lambda shape: np.asarray(shape, dtype=np.int64)}
+
+
+def fold_constants(block, ops, input_names, on_error=None, shapes=False):
     """(name -> constant value, set of id(op) folded) for ``ops`` of ``block``.
 
     ``on_error(exc, op)`` turns a failure of a folded kernel into the exception
@@ -63,6 +79,11 @@ def fold_constants(block, ops, input_names, on_error=None):
     for op in ops:
         opdef = get_op(op.type)
         outs = op.output_arg_names
+        shape = _static_shape(block, op) if shapes and op.type in _SHAPE_OPS and len(outs) == 1 else None
+        if shape is not None and defs[outs[0]] == 1 and outs[0] not in inputs:
+            values[outs[0]] = _SHAPE_OPS[op.type](shape)
+            folded.add(id(op))
+            continue
         if (opdef.pure and opdef.kernel is not None and opdef.build_kernel is None and outs
                 and all(n in values for n in op.input_arg_names)
                 and all(defs[n] == 1 and n not in inputs and not is_persistable(block, n) for n in outs)):

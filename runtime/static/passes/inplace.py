@@ -15,13 +15,10 @@ import numpy as np
 from .features import enabled
 from .kernels import UFUNCS
 
-def relu(x, out):
-    """The registry's relu (``np.maximum(x, 0)``) writing into ``out``."""
-    return np.maximum(x, 0, out=out)
 
-
-# op type -> numpy ufunc the plan calls with out= (unary ones take X only)
-_UNARY = {"tanh": np.tanh, "exp": np.exp, "sqrt": np.sqrt, "abs": np.abs, "relu": relu}
+# op type -> (numpy ufunc the plan calls with out=, constant operands after X); unary ops read X only
+_UNARY = {"tanh": (np.tanh, ()), "exp": (np.exp, ()), "sqrt": (np.sqrt, ()), "abs": (np.abs, ()),
+          "relu": (np.maximum, (0,))}  # the registry's relu is np.maximum(x, 0)
 _BINARY = {k: v for k, v in UFUNCS.items()}
 # ops whose output is a fresh array nothing else references
 _FRESH = frozenset(("matmul", "add", "subtract", "multiply", "divide", "tanh", "exp", "sqrt", "abs",
@@ -40,7 +37,7 @@ def _fits(small, big):
 
 
 def plan_inplace(block, ops, keep_alive, consts=()):
-    """{id(op): (ufunc, name of the input it overwrites)} for ``ops`` of ``block``."""
+    """{id(op): (ufunc, constant operands, name of the input it overwrites)} for ``ops`` of ``block``."""
     if not enabled("inplace"):
         return {}
     readers, fresh, result = {}, set(), {}
@@ -59,10 +56,10 @@ def plan_inplace(block, ops, keep_alive, consts=()):
 
 def _choose(block, op, readers, fresh, keep_alive, consts):
     if op.type in _UNARY:
-        ufunc, cands = _UNARY[op.type], op.inputs.get("X") or []
+        (ufunc, extra), cands = _UNARY[op.type], op.inputs.get("X") or []
         others = []
     elif op.type in _BINARY:
-        ufunc = _BINARY[op.type]
+        ufunc, extra = _BINARY[op.type], ()
         xs, ys = op.inputs.get("X") or [], op.inputs.get("Y") or []
         if len(xs) != 1 or len(ys) != 1 or xs[0] == ys[0]:
             return None
@@ -83,5 +80,5 @@ def _choose(block, op, readers, fresh, keep_alive, consts):
                 o = block._find_var(others[k])
                 if o is None or not (len(o.shape) == 0 or (_static(o) and _fits(list(o.shape), list(out.shape)))):
                     continue
-            return ufunc, n
+            return ufunc, extra, n
     return None

@@ -26,11 +26,11 @@ def control_flow_program():
         x = rt.static.data("x", [2, 4], "float32")
         n = rt.static.data("n", [], "int64")
         w = rt.to_tensor(wa)
-        dead = rt.exp(x) * 3.0  # noqa: F841  nothing reads it
+        dead = rt.exp(x) * 3.0  # returned, never fetched by the tests: dead code
 
         def step(i, h):
             h2 = rt.static.nn.cond(h.sum() > 0, lambda: rt.tanh(h @ w + 1.0), lambda: h - 1.0)
-            _unused = h2 * 2.0  # noqa: F841
+            _unused = h2 * 2.0
             return [i + 1, h2]
         _, y = rt.static.nn.while_loop(lambda i, h: i < n, step, [rt.zeros([], "int64"), x])
         return [y, dead]

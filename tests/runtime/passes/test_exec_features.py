@@ -1,14 +1,13 @@
 """Executor features: every optimization off vs on gives bitwise-identical results."""
 import numpy as np
 import pytest
+from helpers_passes import build, control_flow_program
 
 import dy2st
 import runtime as rt
 from runtime.static import passes
-from runtime.static.passes import kernels
 from runtime.static.codegen import GENERATED
-
-from helpers_passes import build, control_flow_program
+from runtime.static.passes import kernels
 
 ALL_OFF = {name: False for name in passes.FEATURES}
 
@@ -111,7 +110,10 @@ def test_training_program_identical():
         return [loss] + [g for _, g in pairs]
     prog, fetch = build(body)
     feeds = [{"x": np.random.default_rng(k).normal(size=(4, 8)).astype("float32")} for k in range(2)]
+    n = len(list(_plan_sources()))
     _run_both(prog, feeds, fetch)
+    off, on = list(_plan_sources())[n:]  # the plans built with every feature off, then on
+    assert "numel" in off and "numel" not in on and "reduce_mean" in on  # the mean's divisor became a constant
 
 
 def _loop_fn(x, n):
@@ -140,6 +142,44 @@ def test_converted_functions_identical():
 
 
 def test_unknown_feature_is_an_error():
-    with pytest.raises(ValueError, match="unknown executor feature"):
-        with passes.features(nope=True):
-            pass
+    with pytest.raises(ValueError, match="unknown executor feature"), passes.features(nope=True):
+        pass
+
+
+def test_compiled_loops_edge_cases():
+    def body():
+        x = rt.static.data("x", [3], "float32")
+        n = rt.static.data("n", [], "int64")
+        # a passthrough carry, a nested loop, and a loop inside a branch
+        i, y, keep = rt.static.nn.while_loop(
+            lambda i, y, keep: i < n,
+            lambda i, y, keep: [i + 1, rt.static.nn.while_loop(lambda j, z: j < 2, lambda j, z: [j + 1, z * 0.5 + 1.0],
+                                                               [rt.zeros([], "int64"), y])[1], keep],
+            [rt.zeros([], "int64"), x, x * 2.0])
+        z = rt.static.nn.cond(n > 1, lambda: rt.static.nn.while_loop(lambda k, w: k < n, lambda k, w: [k + 1, w + x],
+                                                                      [rt.zeros([], "int64"), y])[1],
+                              lambda: y - 1.0)
+        return [i, y, keep, z]
+    prog, fetch = build(body)
+    feeds = [{"x": np.array([1.0, -2.0, 0.5], "float32"), "n": np.array(k)} for k in (0, 1, 3)]
+    outs = _run_both(prog, feeds, fetch)
+    np.testing.assert_array_equal(outs[0][2], [2.0, -4.0, 1.0])
+    assert [int(o[0]) for o in outs] == [0, 1, 3]
+
+
+def test_mlp_relu_chain_reuses_buffers():
+    rt.seed(11)
+    layers = [rt.nn.Linear(6, 6) for _ in range(3)]
+
+    def body():
+        h = rt.static.data("x", [4, 6], "float32")
+        for lin in layers:
+            h = rt.relu(lin(h))
+        return [h]
+    prog, fetch = build(body)
+    feeds = [{"x": np.random.default_rng(k).normal(size=(4, 6)).astype("float32")} for k in range(3)]
+    n = len(list(_plan_sources()))
+    outs = _run_both(prog, feeds, fetch)
+    off, on = list(_plan_sources())[n:]
+    assert "out=" not in off and on.count("out=") == 6  # each layer: bias add and relu in place
+    assert (outs[0][0] >= 0).all()

@@ -1,11 +1,10 @@
 """Dead-code elimination: semantics kept, dead ops and vars gone, effects stay."""
 import numpy as np
+from helpers_passes import build, control_flow_program, run
 
 import dy2st
 import runtime as rt
 from runtime.static import passes
-
-from helpers_passes import build, control_flow_program, run
 
 
 def _all_ops(prog):

@@ -1,8 +1,8 @@
 """Def-use, effects and liveness analyses."""
+from helpers_passes import build
+
 import runtime as rt
 from runtime.static import passes
-
-from helpers_passes import build
 
 
 def _simple():

@@ -1,11 +1,10 @@
 """prune on Program objects, and constant folding."""
 import numpy as np
 import pytest
+from helpers_passes import build, control_flow_program, run
 
 import runtime as rt
 from runtime.static import passes
-
-from helpers_passes import build, control_flow_program, run
 
 
 def test_prune_is_a_new_program_and_leaves_the_original():

@@ -1,0 +1,12 @@
+"""A fuzzer for the converter: random programs run converted and eagerly, every way they can run.
+
+``python -m dy2st.fuzz --count 10000 --seed 0 --jobs 2`` generates programs (``generator``),
+compares forward values, gradients (eager and finite differences), the saved-and-loaded model
+and the ONNX export in onnxruntime (``check``), and cuts each failing program down to a minimal
+one (``shrink``).  ``tests/dy2st/test_random_programs.py`` runs a few of the same programs.
+"""
+from .check import Failure, Options, check
+from .generator import DEFAULT_FEATURES, FEATURES, generate
+from .shrink import shrink
+
+__all__ = ["generate", "check", "shrink", "Options", "Failure", "FEATURES", "DEFAULT_FEATURES"]

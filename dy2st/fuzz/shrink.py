@@ -1,0 +1,72 @@
+"""Cutting a failing program down to a minimal one that fails the same way.
+
+Greedy, line based (the generated code is one statement or header per line): repeatedly try
+deleting one statement together with the block it heads, or replacing a block header by its
+body (``if c:`` / ``while c:`` / ``for v in it:`` unwrapped); keep a cut when the program still
+fails at the same stage with the same kind of error, and stop when no cut is kept.  A body left
+empty gets ``pass``.
+"""
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip(" "))
+
+
+def _block_end(lines, i):
+    """Index after the statement at ``i`` and every more-indented line following it."""
+    base, j = _indent(lines[i]), i + 1
+    while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > base):
+        j += 1
+    return j
+
+
+def _fill_empty_bodies(lines):
+    out = []
+    for k, line in enumerate(lines):
+        out.append(line)
+        if line.rstrip().endswith(":"):
+            nxt = next((ln for ln in lines[k + 1:] if ln.strip()), None)
+            if nxt is None or _indent(nxt) <= _indent(line):
+                out.append(" " * (_indent(line) + 4) + "pass")
+    return out
+
+
+def _removable(lines, i):
+    s = lines[i].strip()
+    return bool(s) and _indent(lines[i]) >= 4 and not s.startswith(("def ", "class ", "super().__init__"))
+
+
+def _candidates(lines):
+    for i in range(len(lines)):
+        if not _removable(lines, i):
+            continue
+        end = _block_end(lines, i)
+        yield lines[:i] + lines[end:]  # the statement and its block
+        if end > i + 1 and lines[i].rstrip().endswith(":") and not lines[i].strip().startswith(("else", "elif")):
+            body = [ln[4:] if ln.startswith(" " * (_indent(lines[i]) + 4)) else ln for ln in lines[i + 1:end]]
+            yield lines[:i] + body + lines[end:]  # the block without its header
+
+
+def shrink(src, still_fails, max_tries=400):
+    """The smallest program found by cutting ``src`` for which ``still_fails(src)`` holds."""
+    lines = src.splitlines()
+    tries = 0
+    progress = True
+    while progress and tries < max_tries:
+        progress = False
+        for cand in _candidates(lines):
+            cand = _fill_empty_bodies(cand)
+            if cand == lines:
+                continue
+            tries += 1
+            text = "\n".join(cand) + "\n"
+            try:
+                compile(text, "<shrink>", "exec")
+            except SyntaxError:
+                continue
+            if still_fails(text):
+                lines, progress = cand, True
+                break
+            if tries >= max_tries:
+                break
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,109 @@
+"""`int(x)`, `float(x)`, `bool(x)` and `x.numpy()` -> `_jst` casts that stay in the Program.
+
+As in Paddle's to_static, a builtin cast of a traced tensor becomes a `cast` op (a 0-d tensor
+of the matching dtype) and `.numpy()` gives the traced value itself, so `if rt.mean(x).numpy()
+> 5:` and `n = int(x.shape[0])` convert. Where the cast feeds code that needs a real Python
+value (a numpy or standard-library call such as `json.dumps`/`math.sqrt`, `str()`/`format()`,
+an f-string, `"%f" % v`), it becomes `_jst.PyValue` (and `.numpy()` stays as written), which
+names the user's line and points at `full_graph=False` when given a traced tensor. Python
+values and eager tensors are cast by the builtins, as before.
+
+    n = int(x.shape[0])                n = _jst.AsDtype(x.shape[0], 'int')
+    if rt.mean(x).numpy() > 5:         if _jst.Numpy(rt.mean(x)) > 5:
+    s = json.dumps(float(v))           s = json.dumps(_jst.PyValue(float, v))
+"""
+import builtins
+import sys
+import types
+
+import gast
+
+from dy2st.pyct import templates, transformer
+
+_CASTS = ("int", "float", "bool")
+# Builtins whose argument must be a real Python value.
+_PY_CONSUMERS = frozenset({"str", "repr", "format", "round", "hex", "oct", "chr", "bin", "ascii"})
+
+
+def _stdlib_function(obj):
+    module = getattr(obj, "__module__", None) or ""
+    if isinstance(obj, types.ModuleType):
+        module = obj.__name__
+    root = module.split(".")[0]
+    return (root in sys.stdlib_module_names or root == "numpy") and root != "builtins"
+
+
+class CastTransformer(transformer.Transformer):
+    """Rewrites ``int/float/bool(x)`` and ``x.numpy()`` into ``_jst`` casts (see the module docstring)."""
+
+    def __init__(self, ctx):
+        super().__init__(ctx)
+        self.local_names = set()
+        self.needs_python = set()  # ids of cast calls whose value goes to Python code
+
+    def visit_FunctionDef(self, node):
+        for n in gast.walk(node):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
+                self.local_names.add(n.id)
+            elif isinstance(n, gast.FunctionDef) and n is not node:
+                self.local_names.add(n.name)
+            self._mark_python_consumers(n)
+        self.generic_visit(node)
+        return node
+
+    def _resolve(self, func):
+        if isinstance(func, gast.Name):
+            if func.id in self.local_names:
+                return None
+            return self.ctx.namespace.get(func.id, getattr(builtins, func.id, None))
+        if isinstance(func, gast.Attribute):
+            base = self._resolve(func.value)
+            if isinstance(base, types.ModuleType):
+                return getattr(base, func.attr, None)
+        return None
+
+    def _mark_python_consumers(self, n):
+        args = []
+        if isinstance(n, gast.Call):
+            target = self._resolve(n.func)
+            str_method = isinstance(n.func, gast.Attribute) and isinstance(n.func.value, gast.Constant) \
+                and isinstance(n.func.value.value, str)
+            if str_method or (target is not None and (
+                    (target in (getattr(builtins, b) for b in _PY_CONSUMERS)) or
+                    (not isinstance(target, type) and _stdlib_function(target)))):
+                args = list(n.args) + [k.value for k in n.keywords]
+        elif isinstance(n, gast.FormattedValue):
+            args = [n.value]
+        elif isinstance(n, gast.BinOp) and isinstance(n.op, gast.Mod) and isinstance(n.left, gast.Constant) \
+                and isinstance(n.left.value, str):
+            args = n.right.elts if isinstance(n.right, gast.Tuple) else [n.right]
+        for a in args:
+            if self._is_cast(a) or self._is_numpy_call(a):
+                self.needs_python.add(id(a))
+
+    @staticmethod
+    def _is_numpy_call(node):
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and node.func.attr == "numpy" and not node.args and not node.keywords)
+
+    def _is_cast(self, node):
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+                and node.func.id in _CASTS and len(node.args) == 1 and not node.keywords
+                and self._resolve(node.func) is getattr(builtins, node.func.id))
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if self._is_cast(node):
+            if id(node) in self.needs_python:
+                return templates.replace_as_expression("_jst.PyValue(fn, x)", fn=node.func.id, x=node.args[0])
+            return templates.replace_as_expression(
+                "_jst.AsDtype(x, kind)", x=node.args[0], kind=gast.Constant(value=node.func.id, kind=None))
+        if (self._is_numpy_call(node) and id(node) not in self.needs_python
+                and not isinstance(self._resolve(node.func.value), types.ModuleType)):
+            return templates.replace_as_expression("_jst.Numpy(x)", x=node.func.value)
+        return node
+
+
+def transform(node, ctx):
+    """Apply the casts pass to ``node``."""
+    return CastTransformer(ctx).visit(node)

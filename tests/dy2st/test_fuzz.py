@@ -1,0 +1,67 @@
+"""The fuzzer as a tool: its grammar features, its checks catching a real difference, the shrinker,
+and the command line."""
+import textwrap
+
+import pytest
+
+from dy2st import fuzz
+from dy2st.fuzz.__main__ import main as fuzz_main
+from dy2st.fuzz.shrink import shrink
+
+
+def test_features_reach_the_grammar():
+    text = "\n".join(fuzz.generate(s, fuzz.FEATURES)[0] for s in range(60))
+    for needle in ("rt.cast(", "'int32'", "self.fc(", "self.drop(", "self.bn(", "class Net(rt.nn.Layer)",
+                   "with rt.no_grad():", ".append(", "['v'] = ", "self.last = ", "self.calls = "):
+        assert needle in text, needle
+    plain = "\n".join(fuzz.generate(s)[0] for s in range(60))
+    assert "class Net" not in plain and "rt.cast(" not in plain and "flag=True" not in plain
+
+
+@pytest.mark.parametrize("seed", [1, pytest.param(2, marks=pytest.mark.slow), pytest.param(6, marks=pytest.mark.slow)])
+def test_default_feature_programs_pass_every_stage(seed, tmp_path):
+    src, meta = fuzz.generate(seed, fuzz.DEFAULT_FEATURES)
+    options = fuzz.Options(fd_every=1, save_every=1, onnx_every=1)  # every stage on these programs
+    assert fuzz.check(src, meta, seed, str(tmp_path), options) is None
+
+
+STALE = textwrap.dedent('''
+    import runtime as rt
+
+    CALLS = [0]
+
+
+    def helper(a):
+        return a
+
+
+    def main(x, n, flag=True):
+        y = x * 0.5
+        CALLS[0] += 1
+        if y.sum() > 0.25:
+            y = y + 1.0
+        y = rt.tanh(y) * 0.5 + x
+        return y * CALLS[0]
+''')
+
+
+def test_a_real_difference_is_caught_and_shrunk_to_the_lines_that_matter(tmp_path):
+    """A Python value read at trace time and changed later: the cached Program keeps the old one."""
+    meta = {"tensor_cf": False, "layer": False}
+    options = fuzz.Options(save_every=0, onnx_every=0, fd_every=0)
+    failure = fuzz.check(STALE, meta, 0, str(tmp_path), options)
+    assert failure is not None and (failure.stage, failure.kind) == ("forward", "mismatch")
+
+    def still_fails(src):
+        got = fuzz.check(src, meta, 0, str(tmp_path), options)
+        return got is not None and (got.stage, got.kind) == (failure.stage, failure.kind)
+    small = shrink(STALE, still_fails)
+    body = small.split("def main")[1]
+    assert "CALLS[0] += 1" in body and "return y * CALLS[0]" in body
+    assert "if y.sum()" not in body and "tanh" not in body  # cut: not needed to fail
+
+
+def test_the_fuzz_command_runs_programs_and_summarises(capsys):
+    assert fuzz_main(["--count", "2", "--seed", "10", "--jobs", "1", "--save-every", "2", "--onnx-every", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "2 programs from seed 10" in out and "2 passed, 0 failed" in out
