@@ -113,7 +113,7 @@ def shape_decided_if(x):
     y = rt.reshape(x, [-1, 1])
     b = 2
     if b < 1:
-        z = y
+        z = y  # noqa: F841  (a name the rest never reads, as in Paddle's test)
     if x.shape[0] < 1:
         res = rt.full(x.shape, 2, "int32")
     else:

@@ -125,7 +125,7 @@ def test_returns_of_different_lengths_under_tensor_if():
 
 
 def no_return(x):
-    y = x + 1
+    y = x + 1  # noqa: F841  (computed, never returned)
 
 
 def return_none(x):
