@@ -1,13 +1,11 @@
 """One checker for the compatibility suite: a function converted with ``dy2st.to_static`` against
 the same function run eagerly, on several inputs, in values (and dtypes) and, where asked, in
 gradients of the inputs."""
-import os
 
 import numpy as np
 import pytest
 
 import dy2st
-from dy2st import convert_operators
 import runtime as rt
 
 
@@ -108,19 +106,6 @@ def arr(*shape, seed=0, lo=-1.0, hi=1.0, dtype="float32"):
     """A reproducible random array."""
     return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
 
-
-# `x.numpy()`, `int(x)`, `float(x)`, `bool(x)` on traced values are being added by another change
-# (the `casts` pass); until it is in the tree, tests of those patterns are expected failures.
-HAS_CASTS = hasattr(convert_operators, "Numpy")
-needs_casts = pytest.mark.xfail(not HAS_CASTS, strict=True, raises=TypeError,
-                                reason="`.numpy()`/int()/float() of a traced value: needs the casts pass")
-
-# Decorated user functions keep their decorator's behaviour once `dy2st.decorators` is in the tree.
-HAS_DECORATORS = os.path.exists(os.path.join(os.path.dirname(dy2st.__file__), "decorators.py"))
-needs_decorators = pytest.mark.xfail(
-    not HAS_DECORATORS, strict=True, raises=AssertionError,
-    reason="to_static of a function wrapped by a user decorator converts the inner function only "
-           "(the wrapper's `+ 1` is lost): needs dy2st.decorators")
 
 # `size` of a static Variable comes with another change.
 HAS_VARIABLE_SIZE = isinstance(getattr(rt.static.Variable, "size", None), property)

@@ -13,7 +13,7 @@ import runtime as rt
 import runtime.nn.functional as F
 from runtime import nn
 
-from .helpers import arr, check, needs_decorators
+from .helpers import arr, check
 
 X = arr(3, 4)
 
@@ -127,7 +127,6 @@ def calls_decorated(x):
     return decorated(x) * 2
 
 
-@needs_decorators
 def test_user_decorated_functions_keep_their_decorator():
     check(decorated, (X,), (-X,), programs=1, grad=True)
     check(calls_decorated, (X,), (-X,), programs=1, grad=True)

@@ -10,7 +10,7 @@ from runtime import nn
 
 import dy2st
 
-from .helpers import arr, check, needs_casts
+from .helpers import arr, check
 
 I = [np.array([v], "int64") for v in (-3, 0, 4, 12)]
 F3 = [arr(3, seed=s) for s in (0, 1)] + [arr(3, lo=1, hi=2)]
@@ -287,7 +287,6 @@ def test_list_append_and_pop_without_control_flow():
     check(list_pop_plain, (F3[0],), grad=True)
 
 
-@needs_casts
 def test_list_append_in_both_branches_of_a_numpy_condition():
     check(list_append_in_if, (I[0],), (I[2],), programs=1)
 
