@@ -58,6 +58,19 @@ def _needs_grad(inputs):
     return False
 
 
+def _as_recorded(x):
+    """An input as the tape keeps it: its value and producer now, so an in-place write to the
+    Tensor later (``y[0] = v``) changes neither what this op's gradient reads nor where it flows.
+    A leaf that needs a gradient stays itself (its ``.grad`` is filled; it cannot be written in place)."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_as_recorded(v) for v in x)
+    if type(x) is not Tensor or (x._node is None and not x.stop_gradient):
+        return x
+    alias = Tensor._wrap(x._value, x._node)
+    alias.stop_gradient = x.stop_gradient
+    return alias
+
+
 def run_eager(opdef, inputs, attrs):
     """Run an op's kernel on Tensor inputs now, recording a tape node when a gradient is needed."""
     vals = [_value(x, opdef) for x in inputs]
@@ -67,7 +80,7 @@ def run_eager(opdef, inputs, attrs):
     outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
     node = None
     if opdef.grad is not None and _grad_mode.enabled and _needs_grad(inputs):
-        node = Node(opdef, list(inputs), opdef.full_attrs(attrs), outs)
+        node = Node(opdef, [_as_recorded(x) for x in inputs], opdef.full_attrs(attrs), outs)
     if not multi:
         return Tensor._wrap(outs[0], None if node is None or outs[0].dtype.kind not in "fc" else (node, 0))
     # Integer outputs (indices, masks) never carry a gradient.

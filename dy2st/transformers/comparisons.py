@@ -18,6 +18,8 @@ _SYMBOLS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq:
 
 
 class ChainedComparisonTransformer(transformer.Transformer):
+    """Rewrites chained comparisons (two or more operators) into `_jst.Compare` calls."""
+
     def visit_Compare(self, node):
         self.generic_visit(node)
         if len(node.ops) < 2:
@@ -30,4 +32,5 @@ class ChainedComparisonTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """The comparisons pass over a function's AST."""
     return ChainedComparisonTransformer(ctx).visit(node)

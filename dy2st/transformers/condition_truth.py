@@ -19,6 +19,8 @@ _ALREADY_BOOL = (gast.Compare, gast.Constant)
 
 
 class ConditionTruthTransformer(transformer.Transformer):
+    """Wraps the operands of `and`/`or` tests of if/while/ternary/assert in `_jst.Truth`."""
+
     def _truths(self, test):
         if isinstance(test, gast.BoolOp):
             test.values = [self._operand(v) for v in test.values]
@@ -44,4 +46,5 @@ class ConditionTruthTransformer(transformer.Transformer):
 
 
 def transform(node, ctx):
+    """The condition-truth pass over a function's AST."""
     return ConditionTruthTransformer(ctx).visit(node)

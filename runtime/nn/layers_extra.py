@@ -1,5 +1,6 @@
 """Layers over the composite functions that Paddle models use often: ``AdaptiveAvgPool2D``
 (ResNet/MobileNet heads) and ``BCEWithLogitsLoss``."""
+from ..hints import TensorLike
 from . import functional as F
 from .layer import Layer
 
@@ -7,7 +8,7 @@ from .layer import Layer
 class AdaptiveAvgPool2D(Layer):
     """Average pooling to a fixed ``output_size`` (see ``F.adaptive_avg_pool2d``)."""
 
-    def __init__(self, output_size, data_format="NCHW", name=None):
+    def __init__(self, output_size: int | list[int], data_format: str = "NCHW", name: str | None = None) -> None:
         super().__init__()
         self.output_size = output_size
         self.data_format = data_format
@@ -19,7 +20,8 @@ class AdaptiveAvgPool2D(Layer):
 class BCEWithLogitsLoss(Layer):
     """``F.binary_cross_entropy_with_logits`` as a layer."""
 
-    def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None):
+    def __init__(self, weight: TensorLike | None = None, reduction: str = "mean",
+                 pos_weight: TensorLike | None = None, name: str | None = None) -> None:
         super().__init__()
         self.weight, self.reduction, self.pos_weight = weight, reduction, pos_weight
 

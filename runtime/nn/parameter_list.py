@@ -1,5 +1,7 @@
 """``rt.nn.ParameterList``: Paddle's ``paddle.nn.ParameterList``, a list of Parameters that a
 Layer holds as one attribute (its items are the layer's parameters, named "0", "1", ...)."""
+from collections.abc import Iterable
+
 from ..tensor import Parameter
 from .layer import Layer
 
@@ -11,7 +13,7 @@ class ParameterList(Layer):
     ``len``, iteration, indexing (negative too), item assignment and ``append``.
     """
 
-    def __init__(self, parameters=None):
+    def __init__(self, parameters: Iterable[Parameter] | None = None) -> None:
         super().__init__()
         for p in parameters or []:
             self.append(p)

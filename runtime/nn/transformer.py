@@ -5,6 +5,7 @@ other layers. Shapes are batch-first: ``[batch, length, embed_dim]``."""
 import copy
 
 from .. import ops  # noqa: F401  (the functions below are registered by the op modules)
+from ..hints import TensorLike
 from ..ops.common import cast
 from ..ops.logic import where
 from ..ops.creation import full_like
@@ -15,6 +16,7 @@ from .container import LayerList
 from .layer import Layer
 from .layers_basic import Dropout, Linear
 from .layers_norm import LayerNorm
+from .param_attr import ParamAttr
 
 
 def _dims(x):
@@ -41,8 +43,9 @@ class MultiHeadAttention(Layer):
     returns the output, plus the attention weights when ``need_weights``. ``cache`` is not supported.
     """
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None, need_weights=False,
-                 weight_attr=None, bias_attr=None):
+    def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, kdim: int | None = None,
+                 vdim: int | None = None, need_weights: bool = False, weight_attr: ParamAttr | None = None,
+                 bias_attr: ParamAttr | bool | None = None) -> None:
         super().__init__()
         if embed_dim % num_heads:
             raise ValueError(f"MultiHeadAttention: embed_dim {embed_dim} is not divisible by num_heads {num_heads}")
@@ -58,7 +61,8 @@ class MultiHeadAttention(Layer):
         b, n = _dims(x)[:2]
         return transpose(reshape(x, [b, n, self.num_heads, self.head_dim]), [0, 2, 1, 3])
 
-    def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
+    def forward(self, query: TensorLike, key: TensorLike | None = None, value: TensorLike | None = None,
+                attn_mask: TensorLike | None = None, cache: None = None):
         if cache is not None:
             raise NotImplementedError("MultiHeadAttention: cache is not supported")
         key = query if key is None else key
@@ -81,8 +85,9 @@ class TransformerEncoderLayer(Layer):
     """Self-attention and a feed-forward block, each with a residual and LayerNorm (post-norm, or
     pre-norm with ``normalize_before``), as Paddle's ``nn.TransformerEncoderLayer``."""
 
-    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu", attn_dropout=None,
-                 act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None):
+    def __init__(self, d_model: int, nhead: int, dim_feedforward: int, dropout: float = 0.1, activation: str = "relu",
+                 attn_dropout: float | None = None, act_dropout: float | None = None, normalize_before: bool = False,
+                 weight_attr: ParamAttr | None = None, bias_attr: ParamAttr | bool | None = None) -> None:
         super().__init__()
         if activation not in ("relu", "gelu"):
             raise ValueError(f"TransformerEncoderLayer: activation must be 'relu' or 'gelu', got {activation!r}")
@@ -112,7 +117,7 @@ class TransformerEncoder(Layer):
     """``num_layers`` copies of ``encoder_layer`` (the first is the given layer itself, as in
     Paddle), then ``norm`` if given."""
 
-    def __init__(self, encoder_layer, num_layers, norm=None):
+    def __init__(self, encoder_layer: TransformerEncoderLayer, num_layers: int, norm: Layer | None = None) -> None:
         super().__init__()
         self.layers = LayerList([encoder_layer if i == 0 else copy.deepcopy(encoder_layer)
                                  for i in range(num_layers)])

@@ -1,5 +1,6 @@
 """``F.pad`` (Paddle's ``paddle.nn.functional.pad``) as a composite of slicing and ``concat``:
 its gradient, static form and ONNX export are those of the ops it is made of."""
+from ..hints import TensorLike
 from ..registry import composite
 from .creation import full
 from .indexing import getitem
@@ -44,7 +45,8 @@ def _border(x, axis, n, before, mode, value):
 
 
 @composite("pad", functional=["pad"])
-def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
+def pad(x: TensorLike, pad: list[int], mode: str = "constant", value: float = 0.0, data_format: str = "NCHW",
+        name: str | None = None) -> TensorLike:
     """Pad ``x`` by ``pad`` (Paddle's layout of the list) with ``mode`` "constant" (``value``),
     "reflect", "replicate" or "circular"."""
     if mode not in _MODES:

@@ -3,6 +3,7 @@
 ``tril``/``triu`` (causal masks), ``logsumexp``, ``var``/``std``, ``masked_fill``, ``bmm``,
 ``index_select``, ``log1p``, and ``F.normalize``, ``F.binary_cross_entropy_with_logits``,
 ``F.sequence_mask``, ``F.adaptive_avg_pool2d``."""
+from ..hints import Axis, DTypeLike, TensorLike
 from ..registry import composite
 from .common import cast
 from .creation import arange, full_like, zeros_like
@@ -33,19 +34,20 @@ def _band(x, diagonal, lower):
 
 
 @composite("tril", api=["tril"], methods=["tril"])
-def tril(x, diagonal=0, name=None):
+def tril(x: TensorLike, diagonal: int = 0, name: str | None = None) -> TensorLike:
     """The lower triangle of the last two dims (``col <= row + diagonal``), zeros elsewhere."""
     return _band(x, diagonal, True)
 
 
 @composite("triu", api=["triu"], methods=["triu"])
-def triu(x, diagonal=0, name=None):
+def triu(x: TensorLike, diagonal: int = 0, name: str | None = None) -> TensorLike:
     """The upper triangle of the last two dims (``col >= row + diagonal``), zeros elsewhere."""
     return _band(x, diagonal, False)
 
 
 @composite("logsumexp", api=["logsumexp"], methods=["logsumexp"])
-def logsumexp(x, axis=None, keepdim=False, name=None):
+def logsumexp(x: TensorLike, axis: Axis | None = None, keepdim: bool = False,
+              name: str | None = None) -> TensorLike:
     """``log(sum(exp(x)))`` over ``axis`` without overflow (Paddle's logsumexp)."""
     x = _floating(x)
     m = max_(x, axis=axis, keepdim=True)
@@ -75,7 +77,8 @@ def _count(x, axis):
 
 
 @composite("var", api=["var"], methods=["var"])
-def var(x, axis=None, unbiased=True, keepdim=False, name=None):
+def var(x: TensorLike, axis: Axis | None = None, unbiased: bool = True, keepdim: bool = False,
+        name: str | None = None) -> TensorLike:
     """Variance over ``axis`` (``unbiased``: divided by n - 1, as Paddle's default)."""
     x = _floating(x)
     n = _count(x, axis)
@@ -85,19 +88,20 @@ def var(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 
 @composite("std", api=["std"], methods=["std"])
-def std(x, axis=None, unbiased=True, keepdim=False, name=None):
+def std(x: TensorLike, axis: Axis | None = None, unbiased: bool = True, keepdim: bool = False,
+        name: str | None = None) -> TensorLike:
     """Standard deviation over ``axis`` (the square root of ``var``)."""
     return sqrt(var(x, axis=axis, unbiased=unbiased, keepdim=keepdim))
 
 
 @composite("masked_fill", api=["masked_fill"], methods=["masked_fill"])
-def masked_fill(x, mask, value, name=None):
+def masked_fill(x: TensorLike, mask: TensorLike, value: float, name: str | None = None) -> TensorLike:
     """``value`` where the bool ``mask`` (broadcast to ``x``) is true, ``x`` elsewhere."""
     return where(mask, full_like(x, value), x)
 
 
 @composite("bmm", api=["bmm"], methods=["bmm"])
-def bmm(x, y, name=None):
+def bmm(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     """Batched matrix product of two rank-3 tensors."""
     if x.ndim != 3 or y.ndim != 3:
         raise ValueError(f"bmm expects two rank-3 tensors, got shapes {x.shape} and {y.shape}")
@@ -105,19 +109,20 @@ def bmm(x, y, name=None):
 
 
 @composite("index_select", api=["index_select"], methods=["index_select"])
-def index_select(x, index, axis=0, name=None):
+def index_select(x: TensorLike, index: TensorLike, axis: int = 0, name: str | None = None) -> TensorLike:
     """The entries of ``x`` at the 1-D int ``index`` along ``axis``."""
     return gather(x, index, axis=axis)
 
 
 @composite("log1p", api=["log1p"], methods=["log1p"])
-def log1p(x, name=None):
+def log1p(x: TensorLike, name: str | None = None) -> TensorLike:
     """``log(1 + x)``."""
     return log(add(_floating(x), 1.0))
 
 
 @composite("normalize", functional=["normalize"])
-def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+def normalize(x: TensorLike, p: int = 2, axis: int = 1, epsilon: float = 1e-12,
+              name: str | None = None) -> TensorLike:
     """``x / max(||x||_p, epsilon)`` along ``axis`` (Paddle's F.normalize; p = 1 or 2)."""
     x = _floating(x)
     if p == 2:
@@ -130,7 +135,9 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
 
 
 @composite("binary_cross_entropy_with_logits", functional=["binary_cross_entropy_with_logits"])
-def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean", pos_weight=None, name=None):
+def binary_cross_entropy_with_logits(logit: TensorLike, label: TensorLike, weight: TensorLike | None = None,
+                                     reduction: str = "mean", pos_weight: TensorLike | None = None,
+                                     name: str | None = None) -> TensorLike:
     """Sigmoid cross-entropy on logits, ``max(x, 0) - x * y + log(1 + exp(-|x|))`` (no overflow)."""
     if pos_weight is not None:
         raise NotImplementedError("binary_cross_entropy_with_logits: pos_weight is not supported")
@@ -148,7 +155,8 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
 
 
 @composite("sequence_mask", functional=["sequence_mask"])
-def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+def sequence_mask(x: TensorLike, maxlen: int | TensorLike | None = None, dtype: DTypeLike = "int64",
+                  name: str | None = None) -> TensorLike:
     """``mask[..., j] = j < x[...]`` for ``j < maxlen`` (default: the largest length in ``x``)."""
     if maxlen is None:
         maxlen = max_(x)
@@ -157,7 +165,8 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
 
 
 @composite("adaptive_avg_pool2d", functional=["adaptive_avg_pool2d"])
-def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+def adaptive_avg_pool2d(x: TensorLike, output_size: int | list[int], data_format: str = "NCHW",
+                        name: str | None = None) -> TensorLike:
     """Average pooling to ``output_size`` (an int or [h, w]) over NCHW input whose spatial dims
     divide evenly by it (then every bin has the same size, as in Paddle); output size 1 is a
     global mean and takes any input size."""

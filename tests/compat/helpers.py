@@ -1,13 +1,11 @@
 """One checker for the compatibility suite: a function converted with ``dy2st.to_static`` against
 the same function run eagerly, on several inputs, in values (and dtypes) and, where asked, in
 gradients of the inputs."""
-import os
 
 import numpy as np
 import pytest
 
 import dy2st
-from dy2st import convert_operators
 import runtime as rt
 
 
@@ -109,26 +107,7 @@ def arr(*shape, seed=0, lo=-1.0, hi=1.0, dtype="float32"):
     return np.random.default_rng(seed).uniform(lo, hi, shape).astype(dtype)
 
 
-# `x.numpy()`, `int(x)`, `float(x)`, `bool(x)` on traced values are being added by another change
-# (the `casts` pass); until it is in the tree, tests of those patterns are expected failures.
-HAS_CASTS = hasattr(convert_operators, "Numpy")
-needs_casts = pytest.mark.xfail(not HAS_CASTS, strict=True, raises=TypeError,
-                                reason="`.numpy()`/int()/float() of a traced value: needs the casts pass")
-
-# Decorated user functions keep their decorator's behaviour once `dy2st.decorators` is in the tree.
-HAS_DECORATORS = os.path.exists(os.path.join(os.path.dirname(dy2st.__file__), "decorators.py"))
-needs_decorators = pytest.mark.xfail(
-    not HAS_DECORATORS, strict=True, raises=AssertionError,
-    reason="to_static of a function wrapped by a user decorator converts the inner function only "
-           "(the wrapper's `+ 1` is lost): needs dy2st.decorators")
-
-# Backward through an op whose input was later written in place (`y[1] = y[1] + 1`) and `size` of a
-# static Variable come with the eager tape's saved inputs and Variable.size, added by another change.
-HAS_SAVED_INPUTS = "saved" in rt.tensor.Node.__slots__
-needs_saved_inputs = pytest.mark.xfail(
-    not HAS_SAVED_INPUTS, strict=True, raises=AssertionError,
-    reason="eager backward after an in-place item write follows the written tensor's new producer: "
-           "needs the tape's saved inputs (Node.saved)")
+# `size` of a static Variable comes with another change.
 HAS_VARIABLE_SIZE = isinstance(getattr(rt.static.Variable, "size", None), property)
 needs_variable_size = pytest.mark.xfail(not HAS_VARIABLE_SIZE, strict=True, raises=AttributeError,
                                         reason="Variable.size: needs the size property of static Variables")

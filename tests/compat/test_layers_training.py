@@ -4,7 +4,6 @@ cache per input signature and per train/eval mode, `enable_to_static(False)`, pa
 in a ParameterList / created with `create_parameter` / lists of layers, training several
 optimizer steps equal to eager, `rt.grad` inside converted code, and save/load round trips."""
 import numpy as np
-import pytest
 
 import dy2st
 import runtime as rt

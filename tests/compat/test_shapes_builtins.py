@@ -8,7 +8,7 @@ import pytest
 import dy2st
 import runtime as rt
 
-from .helpers import arr, check, needs_casts, needs_variable_size, same
+from .helpers import arr, check, needs_variable_size, same
 
 X = arr(4, 6)
 SPEC = [dy2st.InputSpec([None, 6], "float32", "x")]
@@ -188,7 +188,6 @@ def print_ndarray(x):
     return x
 
 
-@needs_casts
 def test_print_of_numpy_value(capsys):
     check(print_ndarray, (arr(2),))
     assert capsys.readouterr().out.strip()
@@ -209,7 +208,6 @@ def test_builtin_casts_of_python_values():
     check(builtin_casts_python, (X,))
 
 
-@needs_casts
 def test_builtin_casts_of_tensors():
     check(builtin_casts, (np.array([2.5], "float32"),), (np.array([0.0], "float32"),), programs=1)
 
