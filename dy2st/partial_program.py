@@ -24,6 +24,8 @@ from runtime.static.backends import NotLowerable, check_backend, make_runner
 from runtime.static.executor import compile_block
 from runtime.tensor import Node, Tensor, is_grad_enabled
 
+from .fused_backward import _Backward
+
 _FLOATS = ("float16", "float32", "float64")
 
 
@@ -132,34 +134,26 @@ class _TrainStep:
         self.backward = compile_block(block, self.saved + [s.name for s in seeds], grad_names,
                                       op_range=(n_fwd, len(block.ops)))
         self.n_wrt = len(wrt)
+        self.n_saved = len(self.saved)
+        self.diff_set = frozenset(self.diff_out)
+        self.bound_tensors = [t for _, t in self.bound]
 
     def run(self, tensors, arrays):
         res = self.forward(*arrays)
-        outs, saved = res[:self.n_out], res[self.n_out:]
-        extra = saved
-        saved = saved[:len(self.saved)]
-        unused = {k for k, uses in self.branch_only.items()
-                  if all(bool(np.asarray(extra[self.pred_pos[p]]).reshape(-1)[0]) != taken for p, taken in uses)}
-        wrt_tensors = [tensors[i] for i in self.input_pos] + [t for _, t in self.bound]
-        diff_out = self.diff_out
-
-        def backward(out_grads):
-            seeds = [out_grads[i] if out_grads[i] is not None else np.zeros_like(outs[i]) for i in diff_out]
-            got = self.backward(*saved, *seeds)
-            grads = [None] * self.n_wrt
-            for (k, _), g in zip(self.grad_slots, got):
-                if k not in unused:
-                    grads[k] = Tensor._wrap(g)
-            return grads
-
-        node = Node(None, wrt_tensors, {}, list(outs), custom_backward=backward)
-        result = []
-        for i, v in enumerate(outs):
-            if i in diff_out:
-                result.append(Tensor._wrap(v, (node, i)))
-            else:
-                result.append(Tensor._wrap(v))
-        return result
+        n_out = self.n_out
+        outs = res[:n_out]
+        unused = ()
+        if self.branch_only:
+            extra, pos = res[n_out:], self.pred_pos
+            unused = {k for k, uses in self.branch_only.items()
+                      if all(bool(np.asarray(extra[pos[p]]).reshape(-1)[0]) != taken for p, taken in uses)}
+        wrt = [tensors[i] for i in self.input_pos]
+        wrt += self.bound_tensors
+        back = _Backward(self, outs, res[n_out:n_out + self.n_saved], unused)
+        node = Node(None, wrt, {}, list(outs), custom_backward=back)
+        wrap = Tensor._wrap
+        diff = self.diff_set
+        return [wrap(v, (node, i)) if i in diff else wrap(v) for i, v in enumerate(outs)]
 
 
 def _reads(block):
