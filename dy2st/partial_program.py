@@ -64,17 +64,23 @@ class PartialProgram:
                 if not t.stop_gradient and t._value.dtype.kind == "f"]
 
     def _needs_grad(self, tensors):
+        # plain loops: this runs on every call, the cache-hit path of inference too
         if not is_grad_enabled():
             return False
-        return any(not t.stop_gradient for t in tensors) or \
-            any(not t.stop_gradient for t in self.program.bound_tensors.values())
+        for t in tensors:
+            if not t.stop_gradient:
+                return True
+        for t in self.program.bound_tensors.values():
+            if not t.stop_gradient:
+                return True
+        return False
 
     def __call__(self, tensors):
-        arrays = [t._value for t in tensors]
         if not self._needs_grad(tensors):
             infer = self._infer if self._infer is not None else self.runner
             wrap = Tensor._wrap
-            return [wrap(v) for v in infer(*arrays)]
+            return [wrap(v) for v in infer(*[t._value for t in tensors])]
+        arrays = [t._value for t in tensors]
         if self.backend != "numpy" and not self._said_training:
             self._said_training = True
             warnings.warn(f"dy2st: backend={self.backend!r} runs inference only; this call of {self.what} "
