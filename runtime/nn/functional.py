@@ -10,6 +10,7 @@ from ..dtypes import FLOATS, float32
 from ..ops.common import assign_to, cast, constant, is_tensor
 from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
 from ..registry import composite, composite_functions
+from ..tensor import Tensor
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -44,6 +45,9 @@ def _paddings(padding):
 
 
 def _float(x):
+    # an eager float Tensor (the usual case) is checked on its array: ``x.dtype`` builds a DType
+    if type(x) is Tensor and x._value.dtype.kind == "f":
+        return x
     return x if x.dtype in FLOATS else cast(x, float32)
 
 
