@@ -27,17 +27,21 @@ class _Backward:
     def __init__(self, step, outs, saved, unused):
         self.step, self.outs, self.saved, self.unused = step, outs, saved, unused
 
-    def __call__(self, out_grads):
+    def arrays(self, out_grads):
+        """The gradients of the node's inputs as arrays (None: no gradient)."""
         step, outs = self.step, self.outs
         seeds = [out_grads[i] if out_grads[i] is not None else np.zeros_like(outs[i]) for i in step.diff_out]
         got = step.backward(*self.saved, *seeds)
         grads = [None] * step.n_wrt
         unused = self.unused
-        wrap = Tensor._wrap
         for (k, _), g in zip(step.grad_slots, got):
             if k not in unused:
-                grads[k] = wrap(g)
+                grads[k] = g
         return grads
+
+    def __call__(self, out_grads):
+        wrap = Tensor._wrap
+        return [None if g is None else wrap(g) for g in self.arrays(out_grads)]
 
 
 def _leaf_only(node):
@@ -72,11 +76,9 @@ def _single_grad_input(node):
 
 def _to_leaves(node, out_grads):
     """Run a converted function's backward and accumulate into its (leaf) inputs' ``.grad``."""
-    in_grads = node.custom_backward(out_grads)
-    for t, g in zip(node.inputs, in_grads):
-        if g is None or not isinstance(t, Tensor) or t.stop_gradient:
-            continue
-        _accumulate(t, g._value if isinstance(g, Tensor) else np.asarray(g))
+    for t, g in zip(node.inputs, node.custom_backward.arrays(out_grads)):
+        if g is not None and not t.stop_gradient:
+            _accumulate(t, g)
 
 
 def loss_root_backward(root, seed):
