@@ -24,6 +24,8 @@ from runtime.static.backends import NotLowerable, check_backend, make_runner
 from runtime.static.executor import compile_block
 from runtime.tensor import Node, Tensor, is_grad_enabled
 
+from .fused_backward import _Backward
+
 _FLOATS = ("float16", "float32", "float64")
 
 
@@ -62,17 +64,28 @@ class PartialProgram:
                 if not t.stop_gradient and t._value.dtype.kind == "f"]
 
     def _needs_grad(self, tensors):
-        if not is_grad_enabled() or not any(v.dtype in _FLOATS for v in self.outputs):
-            return False  # no float output (say, decoded token ids): nothing to differentiate
-        return any(not t.stop_gradient for t in tensors) or \
-            any(not t.stop_gradient for t in self.program.bound_tensors.values())
+        # plain loops: this runs on every call, the cache-hit path of inference too
+        if not is_grad_enabled():
+            return False
+        float_out = self.__dict__.get("_float_out")
+        if float_out is None:  # no float output (say, decoded token ids): nothing to differentiate
+            float_out = self._float_out = any(v.dtype in _FLOATS for v in self.outputs)
+        if not float_out:
+            return False
+        for t in tensors:
+            if not t.stop_gradient:
+                return True
+        for t in self.program.bound_tensors.values():
+            if not t.stop_gradient:
+                return True
+        return False
 
     def __call__(self, tensors):
-        arrays = [t._value for t in tensors]
         if not self._needs_grad(tensors):
             infer = self._infer if self._infer is not None else self.runner
             wrap = Tensor._wrap
-            return [wrap(v) for v in infer(*arrays)]
+            return [wrap(v) for v in infer(*[t._value for t in tensors])]
+        arrays = [t._value for t in tensors]
         if self.backend != "numpy" and not self._said_training:
             self._said_training = True
             warnings.warn(f"dy2st: backend={self.backend!r} runs inference only; this call of {self.what} "
@@ -132,34 +145,26 @@ class _TrainStep:
         self.backward = compile_block(block, self.saved + [s.name for s in seeds], grad_names,
                                       op_range=(n_fwd, len(block.ops)))
         self.n_wrt = len(wrt)
+        self.n_saved = len(self.saved)
+        self.diff_set = frozenset(self.diff_out)
+        self.bound_tensors = [t for _, t in self.bound]
 
     def run(self, tensors, arrays):
         res = self.forward(*arrays)
-        outs, saved = res[:self.n_out], res[self.n_out:]
-        extra = saved
-        saved = saved[:len(self.saved)]
-        unused = {k for k, uses in self.branch_only.items()
-                  if all(bool(np.asarray(extra[self.pred_pos[p]]).reshape(-1)[0]) != taken for p, taken in uses)}
-        wrt_tensors = [tensors[i] for i in self.input_pos] + [t for _, t in self.bound]
-        diff_out = self.diff_out
-
-        def backward(out_grads):
-            seeds = [out_grads[i] if out_grads[i] is not None else np.zeros_like(outs[i]) for i in diff_out]
-            got = self.backward(*saved, *seeds)
-            grads = [None] * self.n_wrt
-            for (k, _), g in zip(self.grad_slots, got):
-                if k not in unused:
-                    grads[k] = Tensor._wrap(g)
-            return grads
-
-        node = Node(None, wrt_tensors, {}, list(outs), custom_backward=backward)
-        result = []
-        for i, v in enumerate(outs):
-            if i in diff_out:
-                result.append(Tensor._wrap(v, (node, i)))
-            else:
-                result.append(Tensor._wrap(v))
-        return result
+        n_out = self.n_out
+        outs = res[:n_out]
+        unused = ()
+        if self.branch_only:
+            extra, pos = res[n_out:], self.pred_pos
+            unused = {k for k, uses in self.branch_only.items()
+                      if all(bool(np.asarray(extra[pos[p]]).reshape(-1)[0]) != taken for p, taken in uses)}
+        wrt = [tensors[i] for i in self.input_pos]
+        wrt += self.bound_tensors
+        back = _Backward(self, outs, res[n_out:n_out + self.n_saved], unused)
+        node = Node(None, wrt, {}, list(outs), custom_backward=back)
+        wrap = Tensor._wrap
+        diff = self.diff_set
+        return [wrap(v, (node, i)) if i in diff else wrap(v) for i, v in enumerate(outs)]
 
 
 def _reads(block):

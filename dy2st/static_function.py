@@ -217,8 +217,15 @@ class StaticFunction:
         # Fast path for the common call (only tensors, positional): a cheap key into the same
         # ConcreteProgram the full signature selected before, still subject to its guards.
         fast = None
-        if not kwargs and all(type(a) is rt.Tensor for a in args):
-            fast = (tuple((a._value.dtype, a._value.shape) for a in args), self._mode())
+        if not kwargs:
+            sig = []
+            for a in args:  # a plain loop: this is the cache-hit path of every call
+                if type(a) is not rt.Tensor:
+                    sig = None
+                    break
+                v = a._value
+                sig.append((v.dtype, v.shape))
+            fast = None if sig is None else (tuple(sig), self._mode())
             hit = self._fast_cache.get(fast)
             if hit is not None and (hit.guards is None or hit.guards.failure() is None):
                 if config.verbosity() >= 2:

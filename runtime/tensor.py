@@ -324,6 +324,12 @@ def _accumulate(t, g):
         t.grad._value = t.grad._value + g
 
 
+# ``f(root, seed) -> bool``, tried in order by ``run_backward`` before the general tape walk;
+# True means ``f`` filled the gradients exactly as the walk would have (dy2st registers a
+# path for a loss computed from a converted function's output, whose graph it knows).
+BACKWARD_FAST_PATHS = []
+
+
 def run_backward(root, grad_tensor=None):
     """Backpropagate from ``root`` over the recorded tape, accumulating leaf gradients.
 
@@ -341,6 +347,9 @@ def run_backward(root, grad_tensor=None):
     if root._node is None:
         _accumulate(root, seed)
         return
+    for fast in BACKWARD_FAST_PATHS:
+        if fast(root, seed):
+            return
     pending = {(id(root._node[0]), root._node[1]): seed}
     with no_grad():
         for node in reversed(_topo_nodes(root._node[0])):

@@ -12,6 +12,7 @@ from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
 from ..registry import composite, composite_functions
 from collections.abc import Sequence
 from ..hints import DTypeLike, IntOrPair, Operand, TensorLike
+from ..tensor import Tensor
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -46,6 +47,9 @@ def _paddings(padding):
 
 
 def _float(x):
+    # an eager float Tensor (the usual case) is checked on its array: ``x.dtype`` builds a DType
+    if type(x) is Tensor and x._value.dtype.kind == "f":
+        return x
     return x if x.dtype in FLOATS else cast(x, float32)
 
 

@@ -117,6 +117,8 @@ def reduce_as(g, like):
 def _reduce_as_kernel(g, like):
     if g.shape == like.shape:
         return g
+    if g.ndim == like.ndim + 1 and g.shape[1:] == like.shape:
+        return g.sum(axis=0)  # a bias gradient: the batch axis summed (the same sum as below)
     nlead = g.ndim - like.ndim
     axes = tuple(range(nlead)) + tuple(i + nlead for i, d in enumerate(like.shape)
                                        if d == 1 and g.shape[i + nlead] != 1)

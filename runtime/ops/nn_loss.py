@@ -93,16 +93,20 @@ def _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax):
     if 0 <= ignore_index < c:  # an ignored class that is also a valid index needs the mask
         return None
     lab = label.reshape(-1)
-    if lab.size and (lab.min() < 0 or lab.max() >= c):
+    # one reduction checks both ends: a negative label viewed as unsigned is >= c
+    if lab.size and (lab.view(_UNSIGNED[lab.dtype.itemsize]) if lab.dtype.kind == "i" else lab).max() >= c:
         return None
     return logits.reshape(-1, c), lab
 
 
+_UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def _shifted(x2):
-    """Row-wise ``x - max`` and ``log(sum(exp(x - max)))`` (one log-softmax, kept in float)."""
+    """Row-wise ``x - max``, ``exp`` of it, and its row sums (one log-softmax, kept in float)."""
     s = x2 - x2.max(axis=1, keepdims=True)
     e = np.exp(s)
-    return s, e, np.log(e.sum(axis=1))
+    return s, e, e.sum(axis=1)
 
 
 # The last fast-path forward's (logits, label, exp(shifted), row sums): its gradient
@@ -116,9 +120,9 @@ def _ce_kernel(logits, label, soft_label=False, ignore_index=-100, reduction="me
     rows = _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax)
     if rows is not None:
         x2, lab = rows
-        s, e, lse = _shifted(x2)
-        loss = lse - s[np.arange(lab.size), lab]
-        _LAST_CE[0] = (logits, label, lab, e, (ignore_index, axis))
+        s, e, se = _shifted(x2)
+        loss = np.log(se) - s[np.arange(lab.size), lab]
+        _LAST_CE[0] = (logits, label, lab, e, (ignore_index, axis), se)
         if reduction == "none":
             return loss.reshape(label.shape).astype(logits.dtype, copy=False)
         total = loss.sum()
@@ -158,14 +162,14 @@ def _ce_grad_kernel(logits, label, g, soft_label=False, ignore_index=-100, reduc
     if last is not None and last[0] is logits and last[1] is label and last[4] == (ignore_index, axis) \
             and use_softmax and not soft_label:
         _LAST_CE[0] = None  # used once: the gradient below writes into it
-        rows, e = (None, last[2]), last[3]
+        rows, e, se = (None, last[2]), last[3], last[5]
     else:
         rows = _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax)
-        e = _shifted(rows[0])[1] if rows is not None else None
+        e, se = _shifted(rows[0])[1:] if rows is not None else (None, None)
     if rows is not None:
         # d loss / d logits = (softmax - one_hot) * upstream, from one log-softmax.
         lab = rows[1]
-        e /= e.sum(axis=1, keepdims=True)
+        e /= se[:, None]
         e[np.arange(lab.size), lab] -= 1
         if reduction == "none":
             e *= g.reshape(-1, 1)
