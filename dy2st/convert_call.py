@@ -90,7 +90,7 @@ def convert_call(fn):
     if _is_library(type(fn)) and not hasattr(fn, "forward"):
         return fn  # numpy ufuncs, functools.partial and other library callables
     override = getattr(fn, "__dict__", {}).get("forward")
-    if override is not None and hasattr(fn, "_forward_pre_hooks") and not _has_hooks(fn):
+    if override is not None and isinstance(fn, rt.nn.Layer) and not _has_hooks(fn):
         return convert_call(override)  # `layer.forward = ...` on the instance wins, as in eager
     if type(fn) is rt.nn.Sequential and not _has_hooks(fn):
         return _sequential(fn)
@@ -121,10 +121,7 @@ def _sequential(seq):
 
 def _has_hooks(layer):
     # Layers with forward hooks must go through __call__ so the hooks run.
-    for attr in ("_forward_pre_hooks", "_forward_post_hooks"):
-        if getattr(layer, attr, None):
-            return True
-    return False
+    return isinstance(layer, rt.nn.Layer) and bool(layer.forward_pre_hooks() or layer.forward_post_hooks())
 
 
 def _convert_or_keep(fn):

@@ -212,7 +212,7 @@ class StaticFunction:
         # ConcreteProgram the full signature selected before, still subject to its guards.
         fast = None
         if not kwargs and all(type(a) is rt.Tensor for a in args):
-            fast = (tuple((a._value.dtype, a._value.shape) for a in args), self._mode())
+            fast = (tuple((v.dtype, v.shape) for v in (a.numpy() for a in args)), self._mode())
             hit = self._fast_cache.get(fast)
             if hit is not None and (hit.guards is None or hit.guards.failure() is None):
                 if config.verbosity() >= 2:

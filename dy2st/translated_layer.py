@@ -116,7 +116,7 @@ class TranslatedLayer(rt.nn.Layer):
         *path, leaf = structured_name.split(".")
         owner = self
         for part in path:
-            sub = owner._sub_layers.get(part)
+            sub = dict(owner.named_children()).get(part)
             if sub is None:
                 sub = rt.nn.Layer()
                 owner.add_sublayer(part, sub)
@@ -151,8 +151,9 @@ class TranslatedLayer(rt.nn.Layer):
         tensors = []
         for x, (name, dt, want) in zip(inputs, checks):
             t = x if isinstance(x, rt.Tensor) else rt.to_tensor(np.asarray(x, dtype=dt))
-            got = t._value.shape
-            if t._value.dtype != dt or len(got) != len(want) or any(w not in (-1, g) for w, g in zip(want, got)):
+            value = t.numpy()
+            got = value.shape
+            if value.dtype != dt or len(got) != len(want) or any(w not in (-1, g) for w, g in zip(want, got)):
                 raise ValueError(f"input '{name}' expects dtype {dt.name} with shape {list(want)} (-1 = any size), "
                                  f"got dtype {t.dtype} with shape {list(got)}")
             tensors.append(t)

@@ -301,6 +301,14 @@ class Layer:
         self._forward_post_hooks.append(hook)
         return _HookHandle(self._forward_post_hooks, hook)
 
+    def forward_pre_hooks(self):
+        """The forward pre-hooks registered on this layer (not its sublayers), in call order."""
+        return tuple(self._forward_pre_hooks)
+
+    def forward_post_hooks(self):
+        """The forward post-hooks registered on this layer (not its sublayers), in call order."""
+        return tuple(self._forward_post_hooks)
+
     def forward(self, *inputs, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} does not define forward()")
 
