@@ -20,7 +20,7 @@ from runtime.framework import Program, origin_provider, program_guard, static_mo
 from runtime.static import InputSpec, passes
 from runtime.static.backends import check_backend
 
-from . import config, staging
+from . import config, convert_operators, staging
 from .error import current_origin, show_internals, to_user_error
 from .transform import transform_function
 from .convert_call import is_not_to_static
@@ -137,7 +137,7 @@ class StaticFunction:
             fn = self.dygraph_function
             where = _where(fn)
             config.log(1, f"converting {self._qualname()}{where}")
-            self._converted = transform_function(fn)
+            self._converted = transform_function(fn, helpers=convert_operators)
             config.log(1, f"converted {self._qualname()}: {len(self._converted.pass_names) - 1} passes, "
                           f"generated code in {self._converted.filename}")
             config.log_code(self._qualname(), self._converted.passes)
