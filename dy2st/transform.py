@@ -47,7 +47,7 @@ def _pipeline(node, ctx, snapshot):
     # only inside `_jst`, never in user-visible call sites the pass could wrap by mistake.
     node = call_trees.transform(node, ctx); snapshot("call_trees", node)
     # `and`/`or`/`not` before `if`/`while`, whose tests they appear in (including the break
-    # flags' `not __break_0 and ...`).
+    # flags' `not did_break_0 and ...`).
     node = logical_expressions.transform(node, ctx); snapshot("logical_expressions", node)
     # Branches before loops: loop carries are then read off the assignments `_jst.IfElse`
     # makes, which bind exactly the names live after each branch.
