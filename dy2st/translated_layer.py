@@ -17,6 +17,7 @@ import numpy as np
 
 import runtime as rt
 from runtime.framework import Program
+from runtime.pytree import TreeSpec, unflatten
 from runtime.static.backends import check_backend
 from runtime.static.io import bind_params, read_inference_model, save_inference_model
 
@@ -33,24 +34,53 @@ class LoadedProgram(Program):
 
 
 # -- output structure <-> JSON -----------------------------------------------------
+# Saved as ``runtime.pytree``'s tree description (``TreeSpec.to_json``); models saved
+# before that carry tagged dicts ({"tensor": i}, {"list": [...]}, ...), still read below.
 def encode_structure(skeleton):
-    """A StaticFunction output skeleton as JSON, or None when it holds non-JSON constants."""
+    """A StaticFunction output skeleton as a pytree description (JSON), or None when it holds
+    constants (or dict keys) JSON cannot hold."""
+    order = []
+    spec = _spec_of(skeleton, order)
+    if spec is None or order != list(range(len(order))):
+        return None
+    try:
+        return spec.to_json()
+    except ValueError:
+        return None
+
+
+def _spec_of(skeleton, order):
     kind = skeleton[0]
     if kind == "T":
-        return {"tensor": skeleton[1]}
-    if kind in ("list", "tuple"):
-        items = [encode_structure(s) for s in skeleton[1]]
-        return None if any(i is None for i in items) else {kind: items}
-    if kind == "dict":
-        items = [(k, encode_structure(s)) for k, s in skeleton[1]]
-        if any(not isinstance(k, str) or s is None for k, s in items):
+        order.append(skeleton[1])
+        return TreeSpec("leaf")
+    if kind in ("list", "tuple", "dict"):
+        pairs = skeleton[1] if kind == "dict" else [(None, s) for s in skeleton[1]]
+        children = [_spec_of(s, order) for _, s in pairs]
+        if any(c is None for c in children):
             return None
-        return {"dict": [[k, s] for k, s in items]}
-    value = skeleton[2]
-    return {"value": value} if value is None or isinstance(value, (bool, int, float, str)) else None
+        if kind != "dict":
+            return TreeSpec(kind, children)
+        keys = tuple(k for k, _ in pairs)  # outputs are visited in the user's key order
+        return TreeSpec("dict", children, meta=(keys, keys))
+    return TreeSpec("const", meta=skeleton[2])
+
+
+def load_structure(data, n_outputs):
+    """The saved output structure: a TreeSpec, a legacy tagged dict, or None (outputs as a list)."""
+    if isinstance(data, dict):
+        return data if _valid_structure(data) else None
+    try:
+        spec = TreeSpec.from_json(data)
+    except (ValueError, TypeError, IndexError):
+        return None
+    return spec if spec.num_leaves == n_outputs else None
 
 
 def decode_structure(enc, outs):
+    """The outputs ``outs`` in the saved structure ``enc`` (see ``load_structure``)."""
+    if isinstance(enc, TreeSpec):
+        return unflatten(enc, outs)
     (kind, body), = enc.items()
     if kind == "tensor":
         if type(body) is not int or not 0 <= body < len(outs):
@@ -102,8 +132,7 @@ class TranslatedLayer(rt.nn.Layer):
         self._outputs = [gb.var(n) for n in self._fetch_names]
         self._partial = PartialProgram(program, self._inputs, self._outputs, backend, "the loaded model")
         self._input_checks = [(v.name, np.dtype(str(v.dtype)), tuple(v.shape)) for v in self._inputs]
-        structure = self._metadata.get("output_structure")
-        self._structure = structure if _valid_structure(structure) else None
+        self._structure = load_structure(self._metadata.get("output_structure"), len(self._outputs))
 
     @classmethod
     def load(cls, path, backend="numpy"):
