@@ -21,7 +21,7 @@ from runtime.static import InputSpec, passes
 from runtime.static.backends import check_backend
 
 from . import config, convert_operators, staging
-from .error import current_origin, show_internals, to_user_error
+from .error import current_origin, is_mapped, show_internals, to_user_error
 from .transform import transform_function
 from .convert_call import is_not_to_static
 from .output_spec import name_outputs
@@ -33,14 +33,10 @@ from . import layer_writes
 
 
 def _reraise(exc, phase):
-    new = to_user_error(exc, phase)
-    if new is exc:
-        if getattr(exc, "_dy2st_mapped", False) and not show_internals():
-            raise exc.with_traceback(None) from None  # already points at the user's line
-        raise exc
-    if show_internals():
-        raise new from exc
-    raise new.with_traceback(None) from None
+    exc = to_user_error(exc, phase)
+    if is_mapped(exc) and not show_internals():
+        raise exc.with_traceback(None) from None  # its note points at the user's line
+    raise exc
 
 
 def _where(fn):
