@@ -51,6 +51,11 @@ def _snake(name):
 
 
 class Layer:
+    # The instance attributes (dicts keyed by attribute name) that hold a layer's parameters,
+    # sublayers and buffers: code that snapshots a layer's state (the converter tracking writes
+    # in branches) follows these instead of knowing the layout.
+    STATE_TABLES = ("_parameters", "_sub_layers", "_buffers")
+
     def __init__(self, name_scope=None, dtype="float32"):
         object.__setattr__(self, "_parameters", collections.OrderedDict())
         object.__setattr__(self, "_sub_layers", collections.OrderedDict())

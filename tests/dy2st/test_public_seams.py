@@ -1,10 +1,11 @@
 """dy2st uses runtime's public API only: no private imports, no reads of runtime's private attributes.
 
 An AST scan of ``dy2st/``: ``from runtime... import _x`` (or a tape-internal name), and
-``obj._x`` / ``getattr(obj, "_x")`` where ``_x`` is a private attribute of a runtime object
-(the list below). The public seams that replace them: ``Tensor.numpy()``/``Tensor.from_numpy``,
+``obj._x`` / ``getattr(obj, "_x")`` / the string ``"_x"`` where ``_x`` is a private attribute of a
+runtime object (the list below). The public seams that replace them: ``Tensor.numpy()``/``Tensor.from_numpy``,
 ``Tensor.set_value``, ``Layer.named_children``/``named_parameters``/``named_buffers``,
-``Layer.forward_pre_hooks()``/``forward_post_hooks()``, ``rt.autograd.record_op``/``PyLayer``.
+``Layer.forward_pre_hooks()``/``forward_post_hooks()``, ``Layer.STATE_TABLES``,
+``rt.autograd.record_op``/``PyLayer``.
 """
 import ast
 import pathlib
@@ -26,6 +27,12 @@ KNOWN = {
     # Tensor._wrap/Node -> rt.autograd.record_op(values, inputs, backward, differentiable);
     # t._value -> t.numpy(); Tensor._wrap(g) -> Tensor.from_numpy(g).
     "dy2st/partial_program.py": {"_value", "_wrap", "Node"},
+    # The cache-hit guards read a layer's attribute dict directly (generated, straight-line
+    # checks that must stay cheap); a public seam would be a Layer method giving the identity
+    # tuple (sublayers, parameters, buffers, hooks) they compare.
+    "dy2st/guards.py": {"_parameters", "_sub_layers", "_buffers", "_forward_pre_hooks", "_forward_post_hooks"},
+    "dy2st/guard_check.py": {"_parameters", "_sub_layers", "_buffers", "_forward_pre_hooks",
+                             "_forward_post_hooks"},
 }
 
 
@@ -47,10 +54,8 @@ def _reach_ins(path):
         elif isinstance(node, ast.Attribute) and node.attr in RUNTIME_PRIVATE:
             if not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
                 found.add(node.attr)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                node.func.id in ("getattr", "setattr", "hasattr") and len(node.args) >= 2 and \
-                isinstance(node.args[1], ast.Constant) and node.args[1].value in RUNTIME_PRIVATE:
-            found.add(node.args[1].value)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in RUNTIME_PRIVATE:
+            found.add(node.value)  # getattr(obj, "_x"), vars(obj)["_x"], a table of such names
     return found
 
 
