@@ -43,13 +43,16 @@ def _is_library(obj):
     return module.split(".")[0] in LIBRARY_ROOTS
 
 
-def converted_function(fn):
-    """The converted plain function for a plain (user) function, cached."""
+def converted_function(fn, operators=None):
+    """The converted plain function for a plain (user) function, cached.
+
+    ``operators``: the runtime interface module the generated code calls (see
+    ``transform.transform_function``)."""
     try:
         return _CACHE[fn]
     except (KeyError, TypeError):
         pass
-    new = transform.transform_function(fn).fn
+    new = transform.transform_function(fn, helpers=operators).fn
     try:
         _CACHE[fn] = new
     except TypeError:
@@ -73,8 +76,9 @@ def _bind(fn, instance):
     return fn if instance is None else types.MethodType(fn, instance)
 
 
-def convert_call(fn):
-    """What converted code calls in place of `fn`."""
+def convert_call(fn, operators=None):
+    """What converted code calls in place of `fn`; functions it reaches are converted against
+    ``operators`` (the runtime interface module, given by its ``Call``)."""
     if is_not_to_static(fn) or inspect.isclass(fn) or isinstance(
             fn, (types.BuiltinFunctionType, types.BuiltinMethodType)):
         return fn
@@ -82,20 +86,20 @@ def convert_call(fn):
         func = fn.__func__
         if not isinstance(func, types.FunctionType) or _is_library(func) or is_not_to_static(func):
             return fn
-        return types.MethodType(_convert_or_keep(func), fn.__self__)
+        return types.MethodType(_convert_or_keep(func, operators), fn.__self__)
     if isinstance(fn, types.FunctionType):
-        return fn if _is_library(fn) else _convert_or_keep(fn)
+        return fn if _is_library(fn) else _convert_or_keep(fn, operators)
     static = _static_function_parts(fn)
     if static is not None:
         inner, instance = static
-        return _bind(_convert_or_keep(inner), instance)
+        return _bind(_convert_or_keep(inner, operators), instance)
     if _is_library(type(fn)) and not hasattr(fn, "forward"):
         return fn  # numpy ufuncs, functools.partial and other library callables
     override = getattr(fn, "__dict__", {}).get("forward")
-    if override is not None and hasattr(fn, "_forward_pre_hooks") and not _has_hooks(fn):
-        return convert_call(override)  # `layer.forward = ...` on the instance wins, as in eager
+    if override is not None and isinstance(fn, rt.nn.Layer) and not _has_hooks(fn):
+        return convert_call(override, operators)  # `layer.forward = ...` on the instance wins, as in eager
     if type(fn) is rt.nn.Sequential and not _has_hooks(fn):
-        return _sequential(fn)
+        return _sequential(fn, operators)
     forward = getattr(type(fn), "forward", None)
     static = _static_function_parts(forward) if forward is not None else None
     if static is not None:
@@ -104,34 +108,31 @@ def convert_call(fn):
         return fn  # runtime layers run as they are
     if isinstance(forward, types.FunctionType):
         # A layer's hooks run around its converted forward, as Layer.__call__ runs them.
-        return types.MethodType(_convert_or_keep(with_hooks(forward) if _has_hooks(fn) else forward), fn)
+        return types.MethodType(_convert_or_keep(with_hooks(forward) if _has_hooks(fn) else forward, operators), fn)
     call = getattr(type(fn), "__call__", None)  # noqa: B004  (the class's own __call__, not a callability test)
     if isinstance(call, types.FunctionType) and not _is_library(call) and not is_not_to_static(call):
-        return types.MethodType(_convert_or_keep(call), fn)
+        return types.MethodType(_convert_or_keep(call, operators), fn)
     return fn
 
 
-def _sequential(seq):
+def _sequential(seq, operators):
     """A Sequential's forward with each layer called through convert_call (user layers in it
     are converted too)."""
     def forward(x):
         for layer in seq:
-            x = convert_call(layer)(x)
+            x = convert_call(layer, operators)(x)
         return x
     return forward
 
 
 def _has_hooks(layer):
     # Layers with forward hooks must go through __call__ so the hooks run.
-    for attr in ("_forward_pre_hooks", "_forward_post_hooks"):
-        if getattr(layer, attr, None):
-            return True
-    return False
+    return isinstance(layer, rt.nn.Layer) and bool(layer.forward_pre_hooks() or layer.forward_post_hooks())
 
 
-def _convert_or_keep(fn):
+def _convert_or_keep(fn, operators):
     try:
-        return converted_function(fn)
+        return converted_function(fn, operators)
     except errors.Dy2StError as e:
         warnings.warn(f"dy2st could not convert {fn.__qualname__} and runs it as is: {e}",
                       stacklevel=3)

@@ -8,6 +8,8 @@ Every function decides while the Program is being built: a symbolic value (a
 Branch/loop functions return their outputs as: nothing (no names), the value (one name) or a
 tuple (several), matching the assignment the loop/branch pass writes.
 """
+import sys
+
 from dy2st import convert_call as _convert_call
 from dy2st import guards as _guards
 from dy2st.operators.assert_print import Assert, FString, Print, RaiseIf
@@ -29,11 +31,13 @@ __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfEls
            "Pop", "SetItem", "Unpack", "AsDtype", "Numpy", "PyValue", "Stack", "Concat", "TensorArray",
            "RaiseIf", "IsInstance", "SetStopGradient", "TraceExcept", "Compare", "Truth"]
 
+_SELF = sys.modules[__name__]  # the interface the functions Call converts are generated against
+
+
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""
-    # Looked up at call time: convert_call imports the pipeline, which imports this module.
     _guards.note_call(fn)  # what the trace reached: its layers and globals get guarded
-    return _convert_call.convert_call(fn)
+    return _convert_call.convert_call(fn, _SELF)
 
 
 def origin_of(generated_filename, generated_lineno):

@@ -8,7 +8,7 @@ behalf get the same treatment from ``@user_errors("dy2st.save")``:
   around it), as a direct call does;
 - any other failure (bad arguments, a missing file, an op with no ONNX lowering)
   names the line that called the entry point;
-- the exception keeps its type; framework frames are dropped from the traceback
+- the exception is the same object (``error.attach_origin``); framework frames are dropped from the traceback
   unless ``DY2ST_SHOW_INTERNALS=1`` (or ``dy2st.set_verbosity(>=2)``).
 
 ``one_line(exc)`` is the CLI's form of the same: ``Type: message (file:line: source)``.
@@ -20,7 +20,7 @@ import sys
 
 import runtime
 
-from .error import UserOrigin, format_location, innermost_origin, show_internals, to_user_error
+from .error import UserOrigin, attach_origin, innermost_origin, is_mapped, show_internals, to_user_error
 
 __all__ = ["user_errors", "one_line", "map_entry_error"]
 
@@ -45,25 +45,10 @@ def caller_origin(frame):
 def map_entry_error(exc, what, caller):
     """``exc`` with a message ending at the user's line: inside converted code if it failed there,
     else at ``caller`` (the line that called ``what``).  Same type; marked as mapped."""
-    if getattr(exc, "_dy2st_mapped", False):
+    exc = to_user_error(exc, f"in {what}")
+    if is_mapped(exc) or caller is None:
         return exc
-    new = to_user_error(exc, f"in {what}")
-    if new is not exc or getattr(new, "_dy2st_mapped", False):
-        return new
-    if caller is None:
-        return exc
-    note = f"\n\n  In user code, calling {what}:\n{format_location(caller)}"
-    msg = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
-    try:
-        if isinstance(exc, KeyError) or getattr(exc, "errno", None) is not None:  # repr'd message, errno
-            raise TypeError
-        new = type(exc)(msg + note)
-    except Exception:  # noqa: BLE001  (unusual constructors: keep the object, add a note)
-        exc.add_note(note.strip("\n"))
-        new = exc
-    new._dy2st_mapped = True
-    new.user_origin = caller
-    return new
+    return attach_origin(exc, caller, f"calling {what}")
 
 
 def user_errors(what):

@@ -3,7 +3,7 @@
 While a Program is built, every appended op records the user line that made
 it (``op.origin``, found by walking the stack to the generated code's frame and
 mapping it back).  Any exception raised while building or running a converted
-function is re-raised with the same type and a message that ends with the
+function is re-raised as the same object whose message ends with the
 user's file, line and a few lines of context::
 
     ValueError: matmul: the last dim of x (3, x shape [2, 3]) must equal ...
@@ -122,9 +122,35 @@ def show_internals():
     return os.environ.get("DY2ST_SHOW_INTERNALS") == "1" or config.verbosity() >= 2
 
 
+def is_mapped(exc):
+    """Whether ``exc`` already carries the user line it came from (``attach_origin``)."""
+    return isinstance(getattr(exc, "user_origin", None), UserOrigin)
+
+
+# Errors whose str() is built from their fields, not their message (KeyError shows a repr).
+_OWN_STR = (KeyError, SyntaxError, UnicodeError)
+
+
+def attach_origin(exc, origin, what):
+    """``exc`` itself (never a rebuilt copy: type and attributes kept) pointing at the user's line
+    ``origin`` (a UserOrigin, kept as ``exc.user_origin``); the one way an error gets its place.
+
+    A one-string message is extended in place, so ``str(exc)`` (what logs and the CLI show) names
+    the line; an error whose str is its own (KeyError's repr, OSError's errno and filename) or
+    with other args keeps them and gets the same text as a PEP 678 note."""
+    note = f"  In user code, {what}:\n{format_location(origin)}"
+    if len(exc.args) == 1 and isinstance(exc.args[0], str) and getattr(exc, "errno", None) is None \
+            and not isinstance(exc, _OWN_STR):
+        exc.args = (f"{exc.args[0]}\n\n{note}",)
+    else:
+        exc.add_note(note)
+    exc.user_origin = origin
+    return exc
+
+
 def to_user_error(exc, phase):
-    """Return an exception of the same type whose message points at the user's line (or ``exc``)."""
-    if isinstance(exc, Dy2StError) or getattr(exc, "_dy2st_mapped", False):
+    """``exc`` with a note pointing at the user's line, when one is known."""
+    if isinstance(exc, Dy2StError) or is_mapped(exc):
         return exc
     op = getattr(exc, "op", None)
     origin = None
@@ -135,15 +161,4 @@ def to_user_error(exc, phase):
     if origin is None:
         return exc
     what = f"{phase}, while running op '{op.type}'" if op is not None else phase
-    note = f"\n\n  In user code, {what}:\n{format_location(origin)}"
-    msg = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
-    try:
-        new = type(exc)(msg + note)
-    except Exception:  # noqa: BLE001  (unusual constructors: keep the object, add a note)
-        exc.add_note(note.strip("\n"))
-        new = exc
-    new._dy2st_mapped = True
-    new.user_origin = origin
-    if op is not None:
-        new.op = op
-    return new
+    return attach_origin(exc, origin, what)

@@ -16,7 +16,7 @@ from runtime.dispatch import to_variable
 from runtime.framework import Variable
 from runtime.static import InputSpec
 
-from .error import UserOrigin, format_location
+from .error import UserOrigin, attach_origin
 from .operators.tensor_array import TensorArray
 from .pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from .value_keys import value_key
@@ -219,13 +219,10 @@ def flatten_outputs(obj, out_vars, fn=None):
     """A skeleton of what the traced function returned; its tensors appended to ``out_vars``."""
     if isinstance(obj, UndefinedVar) and obj is not RETURN_NO_VALUE:
         origin = return_origin(fn, obj.var_name)
-        where = f"\n\n  In user code, while building the Program:\n{format_location(origin)}" if origin else ""
         err = NameError(f"{getattr(fn, '__name__', 'the function')} returns '{obj.var_name}', which is not "
                         "defined on every path (it is assigned only in some branches of a tensor-dependent "
-                        f"`if` or in a loop that may not run){where}")
-        err._dy2st_mapped = True
-        err.user_origin = origin
-        raise err
+                        "`if` or in a loop that may not run)")
+        raise attach_origin(err, origin, "while building the Program") if origin else err
     if isinstance(obj, TensorArray):
         # A list built in a tensor loop: one stacked output, handed back as a list of its rows.
         out_vars.append(obj.tensor)

@@ -308,9 +308,8 @@ def _walk_layers(path, layer, seen, out, called):
         return
     seen.add(id(layer))
     out.append(_LayerGuard(path, layer, called.get(id(layer), ())))
-    for name, sub in layer._sub_layers.items():
-        if sub is not None:
-            _walk_layers(f"{path}.{name}", sub, seen, out, called)
+    for name, sub in layer.named_children():
+        _walk_layers(f"{path}.{name}", sub, seen, out, called)
 
 
 def _namespace_guards(fn, seen_code, layers, out, depth=0):

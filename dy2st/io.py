@@ -32,7 +32,7 @@ def _static_function_of(target, input_spec):
     """The StaticFunction that traces ``target`` (without changing the Layer or function)."""
     if isinstance(target, rt.nn.Layer):
         forward = target.forward
-        hooks = target._forward_pre_hooks or target._forward_post_hooks
+        hooks = target.forward_pre_hooks() or target.forward_post_hooks()
         if isinstance(forward, StaticFunction) and not hooks:
             return forward
         fn = type(target).forward

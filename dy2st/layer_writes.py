@@ -84,7 +84,7 @@ class LayerWrites:
         fresh, pos = {}, n
         for slot, in_place, skeleton, size in self._updates:
             if in_place is not None:
-                in_place._value = outs[pos]._value
+                in_place.set_value(outs[pos])
             elif skeleton is not None:
                 fresh[slot] = _rebuild(skeleton, iter(outs[pos:pos + size]))
             else:

@@ -20,8 +20,8 @@ from runtime.framework import Program, origin_provider, program_guard, static_mo
 from runtime.static import InputSpec, passes
 from runtime.static.backends import check_backend
 
-from . import config, staging
-from .error import current_origin, show_internals, to_user_error
+from . import config, convert_operators, staging
+from .error import current_origin, is_mapped, show_internals, to_user_error
 from .transform import transform_function
 from .convert_call import is_not_to_static
 from .argument_writes import check_unchanged as check_args_unchanged, returned_inputs
@@ -36,14 +36,10 @@ from .transform import ConvertedFunction
 
 
 def _reraise(exc, phase):
-    new = to_user_error(exc, phase)
-    if new is exc:
-        if getattr(exc, "_dy2st_mapped", False) and not show_internals():
-            raise exc.with_traceback(None) from None  # already points at the user's line
-        raise exc
-    if show_internals():
-        raise new from exc
-    raise new.with_traceback(None) from None
+    exc = to_user_error(exc, phase)
+    if is_mapped(exc) and not show_internals():
+        raise exc.with_traceback(None) from None  # its note points at the user's line
+    raise exc
 
 
 def _where(fn):
@@ -142,7 +138,7 @@ class StaticFunction:
             fn = self.dygraph_function
             where = _where(fn)
             config.log(1, f"converting {self._qualname()}{where}")
-            self._converted = transform_function(fn)
+            self._converted = transform_function(fn, helpers=convert_operators)
             config.log(1, f"converted {self._qualname()}: {len(self._converted.pass_names) - 1} passes, "
                           f"generated code in {self._converted.filename}")
             config.log_code(self._qualname(), self._converted.passes)
@@ -223,7 +219,7 @@ class StaticFunction:
                 if type(a) is not rt.Tensor:
                     sig = None
                     break
-                v = a._value
+                v = a.numpy()
                 sig.append((v.dtype, v.shape))
             fast = None if sig is None else (tuple(sig), self._mode())
             hit = self._fast_cache.get(fast)

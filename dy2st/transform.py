@@ -7,10 +7,11 @@
     converted.filename   # fake file name of the generated code (see origin_info.origin_of)
 """
 import builtins
+import importlib
 
 import gast
 
-from dy2st import convert_operators, decorators
+from dy2st import decorators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
 from dy2st.transformers import comparisons, condition_truth
 from dy2st.transformers import (assert_print, attributes, break_statements, call_trees, casts, exceptions, ifelse,
@@ -52,7 +53,7 @@ def _pipeline(node, ctx, snapshot):
     # `a < b < c` -> `_jst.Compare`, an `and` of its links, before `and`/`or` and `if`.
     node = comparisons.transform(node, ctx); snapshot("comparisons", node)
     # `and`/`or`/`not` before `if`/`while`, whose tests they appear in (including the break
-    # flags' `not __break_0 and ...`).
+    # flags' `not did_break_0 and ...`).
     node = logical_expressions.transform(node, ctx); snapshot("logical_expressions", node)
     # Branches before loops: loop carries are then read off the assignments `_jst.IfElse`
     # makes, which bind exactly the names live after each branch.
@@ -72,8 +73,9 @@ class ConvertedFunction:
 
     pass_names = PASS_NAMES
 
-    def __init__(self, original, fn, node, passes, filename, module_source):
+    def __init__(self, original, fn, node, passes, filename, module_source, helpers=None):
         self.original = original
+        self.helpers = helpers
         self.fn = fn
         self._node = node
         self._source = None
@@ -94,7 +96,7 @@ class ConvertedFunction:
         """[(pass name, source after it)]; printing every intermediate tree is costly, so a
         conversion skips it and the first read converts once more, snapshotting each pass."""
         if self._passes is None:
-            self._passes = transform_function(self.original, snapshots=True)._passes
+            self._passes = transform_function(self.original, snapshots=True, helpers=self.helpers)._passes
         return self._passes
 
     @property
@@ -128,12 +130,17 @@ def _namespace(fn):
     return names
 
 
-def transform_function(fn, snapshots=False):
+def transform_function(fn, snapshots=False, helpers=None):
     """Convert a Python function (or method, or lambda) into a ConvertedFunction.
 
     ``snapshots``: also print the code after every pass now (``passes``); otherwise
-    that happens only if ``passes`` is read.
+    that happens only if ``passes`` is read. ``helpers``: the runtime interface module the
+    generated code calls as ``_jst`` (given by the caller, so this pipeline does not import
+    the interface, which itself converts the functions it reaches through this pipeline);
+    None means ``dy2st.convert_operators``.
     """
+    if helpers is None:
+        helpers = importlib.import_module("dy2st.convert_operators")
     original = decorators.unwrap(fn)
     parsed = parser.parse_function(original)
     namer = naming.Namer(naming.names_in(parsed.node) | set(vars(builtins)) | {HELPER_NAME})
@@ -153,7 +160,7 @@ def transform_function(fn, snapshots=False):
         assert tuple(n for n, _ in passes) == PASS_NAMES, "PASS_NAMES must list the pipeline's snapshots"
     origin_info.inherit_origins(node)
     new_fn, filename, module_source = loader.load_function(
-        node, original, {HELPER_NAME: convert_operators})
+        node, original, {HELPER_NAME: helpers})
     new_fn.__name__ = original.__name__
     new_fn = decorators.rewrap(fn, new_fn)  # `@rt.no_grad()` and other context decorators
-    return ConvertedFunction(original, new_fn, node, passes, filename, module_source)
+    return ConvertedFunction(original, new_fn, node, passes, filename, module_source, helpers)

@@ -26,4 +26,4 @@ from .autograd import grad  # noqa: E402
 from .device import CPUPlace, get_device, is_compiled_with_cuda, set_device  # noqa: E402
 from . import io, metric  # noqa: E402
 from .static import program_state as _program_state  # noqa: E402
-_program_state.install()  # Program.state_dict/set_state_dict; rt.save/rt.load of a Program
+_program_state.register()  # rt.save/rt.load of a Program

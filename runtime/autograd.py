@@ -40,7 +40,7 @@ from .static.backward import gradients
 from .tensor import (Node, Tensor, TensorLike, _flat_inputs, _grad_mode, _node_grads, _topo_nodes, backward_inputs,
                      enable_grad, no_grad)
 
-__all__ = ["PyLayer", "PyLayerContext", "grad", "backward", "once_differentiable"]
+__all__ = ["PyLayer", "PyLayerContext", "grad", "backward", "once_differentiable", "record_op"]
 
 
 class PyLayerContext:
@@ -377,3 +377,17 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     grad_tensors = [None] * len(tensors) if grad_tensors is None else list(grad_tensors)
     for t, g in zip(tensors, grad_tensors):
         t.backward(g)
+
+
+def record_op(values, inputs, backward, differentiable=None):
+    """Numpy results of one op computed off the tape, returned as Tensors recorded as one tape node.
+
+    The lower-level form of ``PyLayer`` for a caller that already has arrays (a compiled
+    Program's run). ``backward(out_grads)`` gets one numpy array (or None) per output and
+    returns one Tensor (or None) per Tensor of ``inputs``. Outputs whose index is not in
+    ``differentiable`` (default: all) get no gradient.
+    """
+    values = list(values)
+    node = Node(None, list(inputs), {}, values, custom_backward=backward)
+    diff = range(len(values)) if differentiable is None else set(differentiable)
+    return [Tensor._wrap(v, (node, i)) if i in diff else Tensor._wrap(v) for i, v in enumerate(values)]

@@ -334,6 +334,37 @@ class Program:
         verify_program(self)
         return True
 
+    # The tools below live in runtime.static (they need the executor, serialization and
+    # graphviz code, which import this module), imported when first used.
+    def clone(self, for_test=False):
+        """A deep copy of the IR; ``for_test=True`` turns training-only op behaviour off."""
+        from .static.program_tools import clone
+        return clone(self, for_test)
+
+    def to_dot(self):
+        """The Program as Graphviz dot text."""
+        from .static.program_tools import to_dot
+        return to_dot(self)
+
+    def render(self, fmt="svg"):
+        """The Program drawn by Graphviz's ``dot`` (``fmt``: svg, png, ...)."""
+        from .static.program_tools import render
+        return render(self, fmt)
+
+    def _repr_svg_(self):
+        from .static.program_tools import _repr_svg_
+        return _repr_svg_(self)
+
+    def state_dict(self, mode="all", scope=None):
+        """name -> Tensor of persistable values (see ``runtime.static.program_state.state_dict``)."""
+        from .static.program_state import state_dict
+        return state_dict(self, mode, scope)
+
+    def set_state_dict(self, state_dict, scope=None):
+        """Write persistable values by name (see ``runtime.static.program_state.set_state_dict``)."""
+        from .static.program_state import set_state_dict
+        return set_state_dict(self, state_dict, scope)
+
 
 class _DefaultPrograms:
     """The calling thread's default (main, startup) Programs, made on first use in each thread."""

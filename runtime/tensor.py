@@ -133,6 +133,15 @@ class Tensor(TensorLike):
         t._version = 0
         return t
 
+    @classmethod
+    def from_numpy(cls, value):
+        """A Tensor over ``value`` (a numpy array, not copied, not checked) with no gradient.
+
+        The fast wrap for arrays a kernel or executor just produced; use ``rt.to_tensor``
+        for user data.
+        """
+        return cls._wrap(value)
+
     # -- plain properties -------------------------------------------------
     @property
     def shape(self):

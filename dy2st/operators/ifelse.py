@@ -36,13 +36,14 @@ def _dummy_like(v):
     return type(v)(0)
 
 
-def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None):
+def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()):
     """Run one branch (Python/eager pred) or build a `cond` op (symbolic pred).
 
     names: the output variable names, or None for one unnamed value (a ternary).
     writes: {name: object} of the objects the branches write into (`res[k] = v`,
     `obj.a = v`, `lst.append(v)`); what they write becomes `cond` outputs too, and the
     merged values are written back into the same objects.
+    returns: those of ``names`` that hold the function's return value (early returns).
     """
     if not is_symbolic(pred):
         taken = bool(truth(pred))
@@ -55,9 +56,9 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None):
     pack = (lambda r: (r,)) if single else (lambda r: _pack(r, n))
     pred = pred if pred.dtype == "bool" else rt.cast(pred, "bool")
     snap = tracked(writes, (true_fn, false_fn), args)
-    outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap)
+    outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap, returns)
     if outs is None:  # the first branch left a return value unset that the other set: swap
-        outs = _cond_writing(rt.logical_not(pred), false_fn, true_fn, args, labels, pack, snap)
+        outs = _cond_writing(rt.logical_not(pred), false_fn, true_fn, args, labels, pack, snap, returns)
     if names is None or n == 1:
         return outs[0]
     return None if n == 0 else tuple(outs)
@@ -71,20 +72,21 @@ class _MoreSlots(Exception):
         self.slots = slots
 
 
-def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap):
+def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap, returns=()):
     """`_build_cond`, with the slots of `snap` the branches write as extra outputs.
 
     Each branch starts from the contents the objects had before the `if`; afterwards they
     hold the merged values. A slot written only by the second branch is found after the
     first was traced, so the `cond` is then built again with it."""
     if snap is None:
-        return _build_cond(pred, first_fn, second_fn, args, labels, pack)
+        return _build_cond(pred, first_fn, second_fn, args, labels, pack, returns=returns)
     slots, n, blocks = [], len(labels), _block_count()
     while True:
         carried = []
         try:
             state = {}
-            merged = _build_cond(pred, first_fn, second_fn, args, labels, pack, snap, slots, carried, state)
+            merged = _build_cond(pred, first_fn, second_fn, args, labels, pack, snap, slots, carried, state,
+                                 returns=returns)
         except _MoreSlots as more:
             snap.restore()
             _drop_blocks(blocks)
@@ -110,7 +112,7 @@ def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap):
 
 
 def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=(), carried=None,
-                state=None):
+                state=None, returns=()):
     state = {} if state is None else state
     labels = list(labels)
 
@@ -158,7 +160,7 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=
         raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
     except ValueError as e:
         what = ", ".join("the function's return value (every `return` under a tensor-dependent "
-                         "condition must return the same structure)" if lb.startswith("__return_value")
+                         "condition must return the same structure)" if lb in returns
                          else lb for lb in labels)
         raise ValueError(_with_location(
             f"the branches of a tensor-dependent `if` disagree about {what}: {e}")) from e

@@ -9,8 +9,8 @@ a `Snapshot` of them lets every trace start from the same contents and tells, as
 (`cond` outputs, `while` carries) and write the merged values back into the same objects.
 
 Tracked containers: dicts, lists, and the attribute dicts (`vars(obj)`) of user objects and
-Layers, followed through dict/list/object values a few levels deep (a Layer's buffers live in
-`layer._buffers`, its sublayers in `layer._sub_layers`).
+Layers, followed through dict/list/object values a few levels deep (a Layer keeps its
+parameters, sublayers and buffers in the dicts `rt.nn.Layer.STATE_TABLES` names).
 """
 import contextlib
 import types
@@ -30,7 +30,7 @@ MISSING = UndefinedVar("<missing>")  # the value of a slot a container does not 
 _DEPTH = 3
 _OPAQUE = (types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType, type,
            str, bytes, int, float, bool, complex, tuple, frozenset, set, range, UndefinedVar)
-_LAYER_TABLES = ("_parameters", "_buffers", "_sub_layers")
+_LAYER_TABLES = frozenset(rt.nn.Layer.STATE_TABLES)
 
 
 _probing = []
@@ -112,7 +112,7 @@ class Snapshot:
             if rt.is_tensor(v):
                 continue
             if attrs and k in _LAYER_TABLES:
-                self._add(v, label, depth + 1, attrs=True)  # `self.n`, not `self._buffers['n']`
+                self._add(v, label, depth + 1, attrs=True)  # `self.n`, not its entry in a layer table
             else:
                 self._add(v, f"{label}.{k}" if attrs else f"{label}[{k!r}]", depth + 1)
 

@@ -4,6 +4,10 @@ All passes of one conversion share a Namer; it knows every name the user's funct
 and every name it has handed out, so `true_fn_0` can never shadow a user variable called
 `true_fn_0`. Counters are per base name, which keeps related names aligned
 (`true_fn_0`/`false_fn_0`).
+
+Names that stand for something other than a user variable carry a *role* (``RETURN_VALUE``,
+``RETURN_FLAG``, ``BREAK_FLAG``, ``CONTINUE_FLAG``) that later passes ask for with
+``role_of(name)``; nothing decides by the spelling of a name.
 """
 import gast
 
@@ -21,26 +25,43 @@ def names_in(tree):
     return found
 
 
+RETURN_VALUE = "return value"      # holds what the function returns (early returns)
+RETURN_FLAG = "return flag"        # True once a `return` ran
+BREAK_FLAG = "break flag"          # True once a `break` ran in its loop
+CONTINUE_FLAG = "continue flag"    # True once a `continue` ran in this iteration
+
+
 class Namer:
-    """Hands out generated names that collide neither with ``reserved`` names nor with each other."""
+    """Hands out the fresh names of one conversion (and the role of those that have one)."""
 
     def __init__(self, reserved=()):
         self._taken = set(reserved)
         self._counters = {}
+        self._roles = {}
 
     def reserve(self, names):
         """Mark ``names`` as taken."""
         self._taken.update(names)
 
-    def new(self, base):
-        """A fresh name `base_<n>` (n counts per base, starting at 0)."""
+    def new(self, base, role=None):
+        """A fresh name `base_<n>` (n counts per base, starting at 0), recorded with ``role``."""
         n = self._counters.get(base, 0)
         while f"{base}_{n}" in self._taken:
             n += 1
         self._counters[base] = n + 1
         name = f"{base}_{n}"
         self._taken.add(name)
+        if role is not None:
+            self._roles[name] = role
         return name
+
+    def role_of(self, name):
+        """The role ``name`` was handed out with, or None (user variables, plain helpers)."""
+        return self._roles.get(name)
+
+    def with_role(self, names, role):
+        """Those of ``names`` handed out with ``role``, in order."""
+        return [n for n in names if self._roles.get(n) == role]
 
     def new_group(self, *bases):
         """Names sharing one number, e.g. ('true_fn', 'false_fn') -> true_fn_3, false_fn_3."""

@@ -1,20 +1,20 @@
 """`break` / `continue` -> flag variables; the rest of the body is guarded by the flag.
 
-A `while` loop's test gets `not __break_n and ...`; a `for` loop gets the same extra test as
+A `while` loop's test gets `not did_break_n and ...`; a `for` loop gets the same extra test as
 an annotation (`Basic.EXTRA_LOOP_TEST`) that the loop pass folds into its condition, since a
 Python `for` has no test to extend. A loop's `else:` runs after it unless it broke, so it moves
 after the loop (guarded by the break flag): no loop keeps an `else`.
 
-    while i < n:                       __break_0 = False
-        if x[i] < 0:                   while not __break_0 and i < n:
+    while i < n:                       did_break_0 = False
+        if x[i] < 0:                   while not did_break_0 and i < n:
             break                          if x[i] < 0:
-        i += 1                                 __break_0 = True
-                                           if not __break_0:
+        i += 1                                 did_break_0 = True
+                                           if not did_break_0:
                                                i += 1
 """
 import gast
 
-from dy2st.pyct import anno, origin_info, templates, transformer
+from dy2st.pyct import anno, naming, origin_info, templates, transformer
 
 _LOOPS = (gast.For, gast.While)
 _STOP = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef) + _LOOPS
@@ -61,11 +61,11 @@ class BreakContinueTransformer(transformer.Transformer):
         node.orelse = self.visit_block(node.orelse)
         pre, post = [], []
         if _has(node.body, gast.Continue):
-            flag = self.ctx.namer.new("__continue")
+            flag = self.ctx.namer.new("did_continue", naming.CONTINUE_FLAG)
             node.body = (origin_info.copy_origin(node, templates.replace("flag = False", flag=flag))
                          + _rewrite(node.body, gast.Continue, flag))
         if _has(node.body, gast.Break):
-            flag = self.ctx.namer.new("__break")
+            flag = self.ctx.namer.new("did_break", naming.BREAK_FLAG)
             node.body = _rewrite(node.body, gast.Break, flag)
             pre = templates.replace("flag = False", flag=flag)
             if isinstance(node, gast.While):

@@ -27,7 +27,7 @@ Objects the branches write into (`res[k] = v`, `self.n = v`, `lst.append(v)`; se
 """
 import gast
 
-from dy2st.pyct import anno, origin_info, templates, transformer
+from dy2st.pyct import anno, naming, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, block_writes, live_in
 from dy2st.transformers.object_writes import function_locals, writes_dict, written_roots
 
@@ -111,11 +111,13 @@ class IfElseTransformer(transformer.Transformer):
                branch_function(false_name, params, orelse, outputs)]
         new += undefined_inits([p for p in params if p not in defined])
         roots = object_roots(body + orelse, defined, self.local_names)
+        returned = self.ctx.namer.with_role(outputs, naming.RETURN_VALUE)
         template = "_jst.IfElse(test, true_fn, false_fn, args, names" + (
-            ", writes=objs)" if roots else ")")
+            ", writes=objs" if roots else "") + (", returns=returned)" if returned else ")")
         call = templates.replace_as_expression(
             template, test=test, true_fn=true_name, false_fn=false_name, args=args_tuple(params),
-            names=templates.str_tuple(outputs), objs=writes_dict(roots))
+            names=templates.str_tuple(outputs), objs=writes_dict(roots),
+            returned=templates.str_tuple(returned))
         new.append(call_statement(call, outputs))
         return origin_info.copy_origin(node, new)
 

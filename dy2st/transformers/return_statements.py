@@ -5,21 +5,23 @@ return from the wrong function. A `return` inside a loop becomes `break` (the br
 turns that into a flag too).
 
     def f(x):                        def f(x):
-        for i in range(x):               __return_0 = False
-            if i > 3:                    __return_value_0 = _jst.RETURN_NO_VALUE
+        for i in range(x):               did_return_0 = False
+            if i > 3:                    return_value_0 = _jst.RETURN_NO_VALUE
                 return i                 for i in range(x):
         return -1                            if i > 3:
-                                                 __return_0 = True
-                                                 __return_value_0 = i
+                                                 did_return_0 = True
+                                                 return_value_0 = i
                                                  break
-                                         if not __return_0:
-                                             __return_0 = True
-                                             __return_value_0 = -1
-                                         return __return_value_0
+                                         if not did_return_0:
+                                             did_return_0 = True
+                                             return_value_0 = -1
+                                         return return_value_0
+
+The two names come from the namer with the roles RETURN_FLAG and RETURN_VALUE.
 """
 import gast
 
-from dy2st.pyct import origin_info, templates, transformer
+from dy2st.pyct import naming, origin_info, templates, transformer
 
 _LOOPS = (gast.For, gast.While)
 
@@ -36,8 +38,8 @@ def _return_in_loop(stmt):
 
 class _FunctionReturns:
     def __init__(self, ctx):
-        self.flag = ctx.namer.new("__return")
-        self.value = ctx.namer.new("__return_value")
+        self.flag = ctx.namer.new("did_return", naming.RETURN_FLAG)
+        self.value = ctx.namer.new("return_value", naming.RETURN_VALUE)
 
     def block(self, stmts, in_loop):
         out = []

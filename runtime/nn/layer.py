@@ -57,6 +57,11 @@ class Layer:
     Subclasses define ``forward``; calling the layer runs the forward pre-hooks, ``forward``, then post-hooks.
     """
 
+    # The instance attributes (dicts keyed by attribute name) that hold a layer's parameters,
+    # sublayers and buffers: code that snapshots a layer's state (the converter tracking writes
+    # in branches) follows these instead of knowing the layout.
+    STATE_TABLES = ("_parameters", "_sub_layers", "_buffers")
+
     def __init__(self, name_scope: str | None = None, dtype: DTypeLike = "float32") -> None:
         object.__setattr__(self, "_parameters", collections.OrderedDict())
         object.__setattr__(self, "_sub_layers", collections.OrderedDict())
@@ -333,6 +338,14 @@ class Layer:
         """
         self._forward_post_hooks.append(hook)
         return _HookHandle(self._forward_post_hooks, hook)
+
+    def forward_pre_hooks(self):
+        """The forward pre-hooks registered on this layer (not its sublayers), in call order."""
+        return tuple(self._forward_pre_hooks)
+
+    def forward_post_hooks(self):
+        """The forward post-hooks registered on this layer (not its sublayers), in call order."""
+        return tuple(self._forward_post_hooks)
 
     def forward(self, *inputs, **kwargs):
         """The layer's computation; subclasses define it (calling the layer runs it with hooks)."""

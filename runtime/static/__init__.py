@@ -15,10 +15,7 @@ from .control_flow import cond, while_loop
 from .executor import Executor, compile_block, segment_inputs
 from .input import InputSpec, data
 from .io import save_inference_model, load_inference_model, serialize_program, deserialize_program
-from .program_tools import install as _install_program_tools
 from .scope import Scope, global_scope, scope_guard
-
-_install_program_tools()
 
 __all__ = ["Block", "Operator", "Program", "Variable", "default_main_program", "default_startup_program",
            "program_guard", "nn", "append_backward", "gradients", "cond", "while_loop", "Executor",

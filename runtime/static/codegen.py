@@ -313,20 +313,24 @@ def failing_op(exc):
     return found
 
 
+# Errors whose str() is built from their fields, not their message (KeyError shows a repr).
+_OWN_STR = (KeyError, SyntaxError, UnicodeError)
+
+
 def annotate(exc, op=None):
-    """The same exception type, its message extended with the failing op (and its origin)."""
+    """``exc`` itself (never a rebuilt copy: type, attributes, errno kept) naming the failing op
+    and its origin, with the op as ``exc.op`` (which also marks it as annotated).
+
+    A one-string message is extended in place (``str(exc)`` names the op); any other error
+    keeps its args and gets the same text as a PEP 678 note."""
     op = op or failing_op(exc)
-    if op is None or getattr(exc, "_rt_annotated", False):
+    if op is None or getattr(exc, "op", None) is not None:
         return exc
     note = op_note(op)
-    msg = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], str) else str(exc)
-    try:
-        new = type(exc)(f"{msg}\n{note}")
-        if not isinstance(new, BaseException):
-            raise TypeError
-    except Exception:  # exception types with unusual constructors keep their args and get a note
+    if len(exc.args) == 1 and isinstance(exc.args[0], str) and getattr(exc, "errno", None) is None \
+            and not isinstance(exc, _OWN_STR):
+        exc.args = (f"{exc.args[0]}\n{note}",)
+    else:
         exc.add_note(note)
-        new = exc
-    new._rt_annotated = True
-    new.op = op
-    return new.with_traceback(exc.__traceback__)
+    exc.op = op
+    return exc

@@ -20,7 +20,7 @@ from ..tensor import Parameter, Tensor
 from .program_format import deserialize_program, serialize_program
 from .scope import global_scope
 
-__all__ = ["state_dict", "set_state_dict", "install"]
+__all__ = ["state_dict", "set_state_dict", "register"]
 
 _MODES = ("all", "param", "opt")
 
@@ -90,18 +90,6 @@ def set_state_dict(program, state_dict, scope=None):
                       stacklevel=2)
 
 
-def _program_state_dict(self, mode="all", scope=None):
-    """name -> Tensor of persistable values (see ``runtime.static.program_state.state_dict``)."""
-    return state_dict(self, mode, scope)
-
-
-def _program_set_state_dict(self, state_dict, scope=None):
-    """Write persistable values by name (see ``runtime.static.program_state.set_state_dict``)."""
-    return set_state_dict(self, state_dict, scope)
-
-
-def install():
-    """Give Program its state methods and teach ``rt.save``/``rt.load`` to store a Program's structure."""
-    Program.state_dict = _program_state_dict
-    Program.set_state_dict = _program_set_state_dict
+def register():
+    """Teach ``rt.save``/``rt.load`` to store a Program's structure (``Program.state_dict`` is a method)."""
     register_type(Program, "program", serialize_program, deserialize_program)

@@ -1,4 +1,4 @@
-"""``Program.clone(for_test=False)`` and ``Program.to_dot()``, attached to Program by ``install()``."""
+"""What ``Program.clone(for_test=False)``, ``Program.to_dot()`` and ``Program.render()`` run."""
 from ..framework import Block, Program
 
 def copy_var(block, v, name=None):
@@ -117,9 +117,3 @@ def _repr_svg_(program):
         return None
 
 
-def install():
-    """Attach ``clone``, ``to_dot``, ``render`` and the SVG repr to Program."""
-    Program.clone = clone
-    Program.to_dot = to_dot
-    Program.render = render
-    Program._repr_svg_ = _repr_svg_

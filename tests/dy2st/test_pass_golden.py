@@ -49,20 +49,20 @@ def if_else(x):
 EXPECTED_WHILE_BREAK = """\
 def while_break(x, n):
     i = 0
-    __break_0 = False
+    did_break_0 = False
 
-    def loop_cond_0(__break_0, i):
-        return _jst.And(lambda : _jst.Not(__break_0), lambda : i < n)
+    def loop_cond_0(did_break_0, i):
+        return _jst.And(lambda : _jst.Not(did_break_0), lambda : i < n)
 
-    def loop_body_0(__break_0, i):
+    def loop_body_0(did_break_0, i):
 
-        def true_fn_0(__break_0):
-            __break_0 = True
-            return __break_0
+        def true_fn_0(did_break_0):
+            did_break_0 = True
+            return did_break_0
 
-        def false_fn_0(__break_0):
-            return __break_0
-        __break_0 = _jst.IfElse(x[i] < 0, true_fn_0, false_fn_0, (__break_0,), ('__break_0',))
+        def false_fn_0(did_break_0):
+            return did_break_0
+        did_break_0 = _jst.IfElse(x[i] < 0, true_fn_0, false_fn_0, (did_break_0,), ('did_break_0',))
 
         def true_fn_1(i):
             i += 1
@@ -70,45 +70,45 @@ def while_break(x, n):
 
         def false_fn_1(i):
             return i
-        i = _jst.IfElse(_jst.Not(__break_0), true_fn_1, false_fn_1, (i,), ('i',))
-        return __break_0, i
-    __break_0, i = _jst.While(loop_cond_0, loop_body_0, (__break_0, i), ('__break_0', 'i'))
+        i = _jst.IfElse(_jst.Not(did_break_0), true_fn_1, false_fn_1, (i,), ('i',))
+        return did_break_0, i
+    did_break_0, i = _jst.While(loop_cond_0, loop_body_0, (did_break_0, i), ('did_break_0', 'i'))
     return i
 """
 
 
 EXPECTED_FIRST_POSITIVE = """\
 def first_positive(x):
-    __return_0 = False
-    __return_value_0 = _jst.RETURN_NO_VALUE
-    __break_0 = False
+    did_return_0 = False
+    return_value_0 = _jst.RETURN_NO_VALUE
+    did_break_0 = False
 
-    def loop_cond_0(__break_0, __return_0, __return_value_0):
-        return _jst.Not(__break_0)
+    def loop_cond_0(did_break_0, did_return_0, return_value_0):
+        return _jst.Not(did_break_0)
 
-    def loop_body_0(v, __break_0, __return_0, __return_value_0):
+    def loop_body_0(v, did_break_0, did_return_0, return_value_0):
 
-        def true_fn_0(__break_0, __return_0, __return_value_0):
-            __return_0 = True
-            __return_value_0 = v
-            __break_0 = True
-            return __break_0, __return_0, __return_value_0
+        def true_fn_0(did_break_0, did_return_0, return_value_0):
+            did_return_0 = True
+            return_value_0 = v
+            did_break_0 = True
+            return did_break_0, did_return_0, return_value_0
 
-        def false_fn_0(__break_0, __return_0, __return_value_0):
-            return __break_0, __return_0, __return_value_0
-        __break_0, __return_0, __return_value_0 = _jst.IfElse(v > 0, true_fn_0, false_fn_0, (__break_0, __return_0, __return_value_0), ('__break_0', '__return_0', '__return_value_0'))
-        return __break_0, __return_0, __return_value_0
-    __break_0, __return_0, __return_value_0 = _jst.For(x, loop_body_0, (__break_0, __return_0, __return_value_0), ('__break_0', '__return_0', '__return_value_0'), extra_test=loop_cond_0)
+        def false_fn_0(did_break_0, did_return_0, return_value_0):
+            return did_break_0, did_return_0, return_value_0
+        did_break_0, did_return_0, return_value_0 = _jst.IfElse(v > 0, true_fn_0, false_fn_0, (did_break_0, did_return_0, return_value_0), ('did_break_0', 'did_return_0', 'return_value_0'), returns=('return_value_0',))
+        return did_break_0, did_return_0, return_value_0
+    did_break_0, did_return_0, return_value_0 = _jst.For(x, loop_body_0, (did_break_0, did_return_0, return_value_0), ('did_break_0', 'did_return_0', 'return_value_0'), extra_test=loop_cond_0)
 
-    def true_fn_1(__return_value_0):
-        __return_0 = True
-        __return_value_0 = 0
-        return __return_value_0
+    def true_fn_1(return_value_0):
+        did_return_0 = True
+        return_value_0 = 0
+        return return_value_0
 
-    def false_fn_1(__return_value_0):
-        return __return_value_0
-    __return_value_0 = _jst.IfElse(_jst.Not(__return_0), true_fn_1, false_fn_1, (__return_value_0,), ('__return_value_0',))
-    return __return_value_0
+    def false_fn_1(return_value_0):
+        return return_value_0
+    return_value_0 = _jst.IfElse(_jst.Not(did_return_0), true_fn_1, false_fn_1, (return_value_0,), ('return_value_0',), returns=('return_value_0',))
+    return return_value_0
 """
 
 

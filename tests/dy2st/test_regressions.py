@@ -35,7 +35,7 @@ def early_return_pair_in_tensor_for(x, n):
 
 
 def test_early_return_of_a_tuple_inside_a_tensor_loop():
-    # was: "variable '__return_value_0' is changed by a tensor-dependent loop but holds tuple"
+    # was: "variable 'return_value_0' is changed by a tensor-dependent loop but holds tuple"
     x = np.array([[-1.0, 0.5], [0.25, -0.75]], "float32")
     sf = _check(early_return_pair_in_tensor_for,
                 [(x, rt.to_tensor(k, dtype="int64")) for k in (0, 1, 2, 3, 5)])
@@ -73,7 +73,7 @@ def return_under_python_flag_in_tensor_loop(x, flag):
 
 
 def test_return_not_traced_for_this_flag_inside_a_tensor_loop():
-    # was (flag=False): "variable '__return_value_0' is carried by a tensor-dependent loop but
+    # was (flag=False): "variable 'return_value_0' is carried by a tensor-dependent loop but
     # has no value before it": the return's path is not traced, so it is not a carry.
     xs = [np.full((3, 2), v, "float32") for v in (-2.0, 0.0, 0.9, 1.5)]
     sf = _check(return_under_python_flag_in_tensor_loop, [(x, False) for x in xs])
