@@ -135,6 +135,12 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor=None, prog
     program = program if program is not None else default_main_program()
     feeds, fetches = _names(feed_vars, "feed_vars"), _names(fetch_vars, "fetch_vars")
     pruned = prune(program, feeds, fetches)
+    # An inference model records no gradient needs: which values need one is decided again by
+    # whoever fine-tunes it (the loaded model's training step), from its parameters.
+    for block in pruned.blocks:
+        for v in block.vars.values():
+            if not v.persistable:
+                v.stop_gradient = True
     structured_names = structured_names or {}
     values, info = {}, []
     for v in _persistable_vars(pruned):

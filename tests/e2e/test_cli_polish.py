@@ -108,3 +108,10 @@ def test_install_hint_names_installable_packages():
     from dy2st import export
     src = open(export.__file__).read()
     assert "pip install onnx onnxruntime" in src and "dy2st[onnx]" not in src
+
+
+def test_inspect_of_a_saved_model_marks_no_needs_grad(saved_model):
+    res = run_cli("inspect", str(saved_model))
+    assert res.returncode == 0, res.stderr
+    assert "needs_grad" not in res.stdout
+    assert "trainable" in res.stdout or "persistable" in res.stdout
