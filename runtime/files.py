@@ -71,12 +71,22 @@ def _unlink(path):
         pass
 
 
+
+def _move(tmp, path):
+    """``os.replace(tmp, path)``; an error names ``path`` (what the caller asked for), never the
+    temporary file's made-up name."""
+    try:
+        os.replace(tmp, path)
+    except OSError as e:
+        what = "is a directory" if os.path.isdir(path) else (e.strerror or str(e))
+        raise type(e)(e.errno, f"cannot write the file, {what}", path) from None
+
 def write_atomic(path, payload):
     """Replace ``path`` by a file holding ``payload`` in one step (umask permissions, fsynced)."""
     path = os.fspath(path)
     tmp = _write_temp(path, payload)
     try:
-        os.replace(tmp, path)
+        _move(tmp, path)
     except BaseException:
         _unlink(tmp)
         raise
@@ -110,7 +120,7 @@ def write_set_atomic(files, prefix, backup_prefix):
         if not os.path.exists(backups[-1]):
             made_backup = _backup(paths, backups)
         for tmp, path in zip(temps, paths):
-            os.replace(tmp, path)
+            _move(tmp, path)
             moved += 1
         _fsync_dir(folder)
     finally:

@@ -222,3 +222,17 @@ def test_dy2st_load_bounds_the_parameter_archive(tmp_path):
         zf.writestr("padding.npy", _npy(np.zeros(100 << 20, np.uint8)))
     with pytest.raises(sio.ProgramFormatError, match=r"net\.pdiparams.*would expand"):
         dy2st.load(path)
+
+
+def test_errors_name_the_target_not_the_temporary_file(tmp_path):
+    import dy2st
+    import runtime as rt
+    (tmp_path / "m.pdmodel").mkdir()
+    net = rt.nn.Linear(3, 2)
+    with pytest.raises(IsADirectoryError) as info:
+        dy2st.save(net, str(tmp_path / "m"), input_spec=[dy2st.InputSpec([None, 3], "float32", "x")])
+    assert str(tmp_path / "m.pdmodel") in str(info.value) and ".tmp" not in str(info.value)
+    with pytest.raises(IsADirectoryError) as info:
+        rt.save(net.state_dict(), str(tmp_path))
+    assert ".tmp" not in str(info.value) and "is a directory" in str(info.value)
+    assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
