@@ -12,6 +12,8 @@ import contextlib
 import contextvars
 import itertools
 
+import numpy as np
+
 from .dtypes import convert_dtype
 from .registry import get_op
 from .tensor import TensorLike
@@ -94,6 +96,28 @@ class Variable(TensorLike):
     def numpy(self):
         """Always raises TypeError: a static Variable has a value only inside ``Executor.run``."""
         raise TypeError(f"static Variable '{self.name}' has no value until an Executor runs the Program")
+
+    def gradient(self):
+        """None, as for an eager Tensor no backward has reached yet: a value being built into a
+        Program has no gradient. A parameter's gradient is not a Program value: read it outside."""
+        if self.name in self.block.program.bound_tensors or self.persistable:
+            raise TypeError(f"'{self.name}'.gradient() inside a Program: a parameter's gradient exists only "
+                            "after a backward pass; read param.gradient() outside the converted function")
+        return None
+
+    def set_value(self, value):
+        """Paddle's ``set_value`` in a Program: the Variable stands for ``value`` from here on (same
+        shape and dtype required), as ``rt.assign(value, output=self)``."""
+        from .assign import assign  # the in-place write machinery of rt.assign
+        shape = list(getattr(value, "shape", np.shape(value)))
+        dtype = str(getattr(value, "dtype", np.asarray(value).dtype))
+        known = [d for d in self._shape]
+        if len(shape) != len(known) or any(a >= 0 and b >= 0 and a != b for a, b in zip(known, shape)):
+            raise ValueError(f"set_value: '{self.name}' has shape {known}, the new value has shape {shape}")
+        if dtype != str(self._dtype):
+            raise ValueError(f"set_value: '{self.name}' has dtype {self._dtype}, the new value has dtype {dtype}; "
+                             f"cast it first (value.astype('{self._dtype}'))")
+        return assign(value, output=self)
 
 
 class Operator:

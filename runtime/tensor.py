@@ -242,6 +242,11 @@ class Tensor(TensorLike):
 
     def gradient(self):
         """The gradient as a numpy array, or None before any backward reached this tensor."""
+        from .trace_state import _mode  # noqa: PLC0415  (trace_state imports this module)
+        if _mode.static:
+            # Read while a Program is being built, the value would be baked into every later call.
+            raise TypeError("Tensor.gradient() while a Program is being built (inside a converted function): "
+                            "a gradient changes between calls; read it outside the converted function")
         return None if self.grad is None else self.grad._value
 
     def set_value(self, value):
