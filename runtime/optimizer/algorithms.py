@@ -92,22 +92,9 @@ class Adam(Optimizer):
         v = self._acc("moment2", p)
         b1p = self._acc("beta1_pow_acc", p, **self._acc_spec("beta1_pow_acc"))
         b2p = self._acc("beta2_pow_acc", p, **self._acc_spec("beta2_pow_acc"))
-        dt = g.dtype
-        b1, b2 = np.asarray(self._beta1, dt), np.asarray(self._beta2, dt)
-        m *= b1
-        m += (1 - b1) * g
-        v *= b2
-        v += (1 - b2) * np.square(g)
-        corr2 = float(np.sqrt(1 - b2p[0]))
-        lr_t = np.asarray(lr * corr2 / (1 - b1p[0]), dt)
-        denom = np.sqrt(v)
-        denom += np.asarray(self._epsilon * corr2, dt)
-        step = lr_t * m
-        step /= denom
+        step = self._adam_step(m, v, g, b1p, b2p, lr)
         if not self._write_sub(p, step):
             self._write(p, p._value - step)
-        b1p *= b1
-        b2p *= b2
 
     def _update(self, p, g, lr, group):
         self._adam(p, g, lr)
@@ -117,6 +104,12 @@ class Adam(Optimizer):
         if b1p.min() != b1p.max() or b2p.min() != b2p.max():
             return False  # parameters at different steps (restored separately): per parameter
         m, v = flat.buffer("moment1"), flat.buffer("moment2")
+        flat.flat -= self._adam_step(m, v, g, b1p, b2p, lr)
+        return True
+
+    def _adam_step(self, m, v, g, b1p, b2p, lr):
+        """The Adam step for gradient ``g``; updates the moments ``m``, ``v`` and the beta powers in
+        place. One body for the per-parameter and the flat (fused) update, so both stay bitwise equal."""
         dt = g.dtype
         b1, b2 = np.asarray(self._beta1, dt), np.asarray(self._beta2, dt)
         m *= b1
@@ -129,10 +122,9 @@ class Adam(Optimizer):
         denom += np.asarray(self._epsilon * corr2, dt)
         step = lr_t * m
         step /= denom
-        flat.flat -= step
         b1p *= b1
         b2p *= b2
-        return True
+        return step
 
     def _fused_update(self, flat, g, lr, group):
         if not self._adam_flat(flat, g, lr):
