@@ -13,6 +13,7 @@ from dy2st import staging
 from dy2st.operators.common import (_as_bool_var, _block_count, _describe, _drop_blocks, _InBranch,
                                     _pack, _plain, _py_items, _unpack, _user_code, _with_location,
                                     is_symbolic, truth)
+from dy2st.operators.assert_print import Assert
 from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.loop_closures import check_escaping_closures
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
@@ -141,7 +142,13 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     names = list(names)
     carried = [i for i, v in enumerate(values) if not (_plain(v) and not isinstance(v, (bool, int, float)))
                and not _is_static_object(v)]
+    before = values
     values, carried = _initialise_unknown_carries(body, prefix, values, carried)
+    # Names that get their first value inside the loop: eager code reading them after a loop
+    # that ran zero times raises UnboundLocalError; the Program must not hand back the zero
+    # placeholder they start from (checked after the loop is built, see _check_ran).
+    first_assigned = [names[i] for i in carried
+                      if isinstance(before[i], UndefinedVar) and before[i] is not RETURN_NO_VALUE]
     specs, loop_vars, numbers = [], list(prefix), {}
     for i in carried:
         spec, flat = _carry_spec(values[i], names[i])
@@ -208,8 +215,24 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         except ValueError as e:
             raise ValueError(_with_location(
                 f"the tensor-dependent loop changes the dtype or rank of one of {', '.join(names)}: {e}")) from e
+    if first_assigned:
+        _check_ran(cond_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars], first_assigned)
     hidden, full = rebuild(list(results))
     return tuple(full)
+
+
+def _check_ran(cond_fn, start, first_assigned):
+    """An `assert` op: the loop's condition held for its start values (it ran at least once),
+    else reading the names it alone assigns is Python's UnboundLocalError."""
+    what = ", ".join(f"'{n}'" for n in first_assigned)
+    message = (f"UnboundLocalError: {what} is assigned only inside a tensor-dependent loop that ran zero "
+               "times, so it has no value after it (give it a value before the loop)")
+    ran = cond_fn(*start)
+    if not is_symbolic(ran):
+        if not truth(ran):
+            raise UnboundLocalError(_with_location(message))
+        return
+    Assert(ran, message)
 
 
 def _number_reshapes(numbers, loop_vars, new):

@@ -149,16 +149,16 @@ def var_created_in_for(x):
     return ret
 
 
-@pytest.mark.xfail(strict=True, raises=pytest.fail.Exception,
-                   reason="a variable first assigned inside a tensor `for` that runs zero times: eager "
-                   "raises UnboundLocalError, the Program returns the zero placeholder it started from")
 def test_variable_first_created_in_loop_zero_trips_is_an_error_like_eager():
+    # Eager raises UnboundLocalError; the Program checks at run time that the loop ran (an
+    # `assert` op), so the zero placeholder the loop starts from never comes back as a value.
     with pytest.raises(UnboundLocalError):
         var_created_in_for(T[0])
     sf = dy2st.to_static(var_created_in_for)
-    sf(T[1])
-    with pytest.raises((NameError, RuntimeError, ValueError)):
+    np.testing.assert_array_equal(sf(T[1]).numpy(), var_created_in_for(T[1]).numpy())
+    with pytest.raises(AssertionError, match="UnboundLocalError: 'ret' is assigned only inside"):
         sf(T[0])
+    assert len(sf.program_cache) == 1
 
 
 def test_variable_first_created_in_loop_with_trips():
