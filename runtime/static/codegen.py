@@ -163,7 +163,8 @@ class BlockCompiler:
                 reads.append(f"{ident(n)} = _rs({n!r})")
         # A loop body writing persistable state reads it again each step; otherwise reads are hoisted.
         ind = "    " if loop is None else "        "
-        lines.extend(("    " if loop is None or not written else ind) + r for r in reads)
+        if loop is None or not written:  # hoisted; a loop writing persistable state reads inside it
+            lines.extend("    " + r for r in reads)
         if loop is not None:
             lines.append(f"    while {_PRED}:")
             if written:
