@@ -4,9 +4,9 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn.cond)
 
 from dy2st import staging
-from dy2st.operators.common import (_block_count, _describe, _drop_blocks, _InBranch, _pack, _plain, _user_code,
+from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_code,
                                     _with_location, is_symbolic, truth)
-from dy2st.operators.side_effects import probing_now, tracked
+from dy2st.operators.side_effects import MoreSlots, build_with_slots, probing_now, tracked
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
@@ -64,14 +64,6 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()
     return None if n == 0 else tuple(outs)
 
 
-class _MoreSlots(Exception):
-    """The second branch wrote slots the first did not: build the `cond` again with them."""
-
-    def __init__(self, slots):
-        super().__init__(slots)
-        self.slots = slots
-
-
 def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap, returns=()):
     """`_build_cond`, with the slots of `snap` the branches write as extra outputs.
 
@@ -80,35 +72,29 @@ def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap, returns=(
     first was traced, so the `cond` is then built again with it."""
     if snap is None:
         return _build_cond(pred, first_fn, second_fn, args, labels, pack, returns=returns)
-    slots, n, blocks = [], len(labels), _block_count()
-    while True:
-        carried = []
-        try:
-            state = {}
-            merged = _build_cond(pred, first_fn, second_fn, args, labels, pack, snap, slots, carried, state,
-                                 returns=returns)
-        except _MoreSlots as more:
-            snap.restore()
-            _drop_blocks(blocks)
-            slots += more.slots
-            continue
-        except BaseException:
-            snap.restore()
-            raise
-        snap.restore()
-        if merged is None:
-            return None
-        for k, (slot, value) in enumerate(zip(carried, merged[n:])):
-            if isinstance(value, UndefinedVar) and probing_now():
-                # A scratch trace only learns dtypes: take the side that set the slot.
-                a, b = state["first"][n + k], state["second"][n + k]
-                merged[n + k] = b if isinstance(a, UndefinedVar) else a
-            elif isinstance(value, UndefinedVar):
-                raise ValueError(_with_location(
-                    f"{snap.describe(slot)} is set in only one branch of a tensor-dependent `if` and "
-                    "has no value before it: give it a value before the `if`, or set it in both branches"))
-        snap.write(dict(zip(carried, merged[n:])))
-        return merged[:n]
+    slots, n = [], len(labels)
+    carried, state = [], {}  # what the last try carried, and what each branch gave
+
+    def build():
+        carried.clear()
+        state.clear()
+        return _build_cond(pred, first_fn, second_fn, args, labels, pack, snap, slots, carried, state,
+                           returns=returns)
+
+    merged = build_with_slots(snap, slots, build)
+    if merged is None:
+        return None
+    for k, (slot, value) in enumerate(zip(carried, merged[n:])):
+        if isinstance(value, UndefinedVar) and probing_now():
+            # A scratch trace only learns dtypes: take the side that set the slot.
+            a, b = state["first"][n + k], state["second"][n + k]
+            merged[n + k] = b if isinstance(a, UndefinedVar) else a
+        elif isinstance(value, UndefinedVar):
+            raise ValueError(_with_location(
+                f"{snap.describe(slot)} is set in only one branch of a tensor-dependent `if` and "
+                "has no value before it: give it a value before the `if`, or set it in both branches"))
+    snap.write(dict(zip(carried, merged[n:])))
+    return merged[:n]
 
 
 def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=(), carried=None,
@@ -123,7 +109,7 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=
         if restart:  # the second branch: everything it wrote must already be carried
             extra = [s for s in changed if s not in carried]
             if extra:
-                raise _MoreSlots(extra)
+                raise MoreSlots(extra)
         else:
             carried.extend(list(slots) + [s for s in changed if s not in slots])
             labels.extend(snap.describe(s) for s in carried)

@@ -17,7 +17,7 @@ from dy2st.operators.assert_print import Assert
 from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.loop_closures import check_escaping_closures
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
-from dy2st.operators.side_effects import MISSING, probing, tracked
+from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
 from dy2st.operators.python_semantics import python_int
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -71,14 +71,6 @@ def While(cond, body, args, names, writes=None):
         iterations += 1
 
 
-class _MoreSlots(Exception):
-    """The body wrote slots not carried yet: build the loop again with them."""
-
-    def __init__(self, slots):
-        super().__init__(slots)
-        self.slots = slots
-
-
 def _while_writing(snap, cond, body, values, names, prefix=()):
     """`_symbolic_while`, with what the body writes into the objects of `snap` carried too.
 
@@ -103,11 +95,10 @@ def _while_writing(snap, cond, body, values, names, prefix=()):
         new_hidden, outs = body(*hidden, *vals)
         extra = [s for s in snap.changed() if s not in slots]
         if extra:
-            raise _MoreSlots(extra)
+            raise MoreSlots(extra)
         return new_hidden, tuple(outs) + tuple(snap.current(s) for s in slots)
 
-    blocks = _block_count()
-    while True:
+    def build():
         for slot in slots:
             if snap.original(slot) is MISSING:
                 raise ValueError(_with_location(
@@ -116,19 +107,11 @@ def _while_writing(snap, cond, body, values, names, prefix=()):
                     "the slot a value before the loop, or collect into a local list"))
         start = tuple(values) + tuple(snap.original(s) for s in slots)
         labels = list(names) + [snap.describe(s) for s in slots]
-        try:
-            full = _symbolic_while(cond_w, body_w, start, labels, prefix)
-        except _MoreSlots as more:
-            snap.restore()
-            _drop_blocks(blocks)
-            slots += more.slots
-            continue
-        except BaseException:
-            snap.restore()
-            raise
-        snap.restore()
-        snap.write(dict(zip(slots, full[n:])))
-        return full[:n]
+        return _symbolic_while(cond_w, body_w, start, labels, prefix)
+
+    full = build_with_slots(snap, slots, build)
+    snap.write(dict(zip(slots, full[n:])))
+    return full[:n]
 
 
 def _symbolic_while(cond, body, values, names, prefix=()):

@@ -22,11 +22,40 @@ from runtime.dispatch import apply
 from runtime.ops import indexing
 
 from dy2st.operators.aliasing import write_in_place
-from dy2st.operators.common import _with_location, is_symbolic
+from dy2st.operators.common import _block_count, _drop_blocks, _with_location, is_symbolic
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import UndefinedVar
 
 MISSING = UndefinedVar("<missing>")  # the value of a slot a container does not hold
+
+
+class MoreSlots(Exception):
+    """A trace wrote slots the `cond`/`while` does not carry yet: build it again with them."""
+
+    def __init__(self, slots):
+        super().__init__(slots)
+        self.slots = slots
+
+
+def build_with_slots(snap, slots, build):
+    """``build()`` until no trace finds written slots beyond ``slots`` (extended in place).
+
+    ``snap``'s objects are put back after every try, and the sub-blocks of a discarded try
+    are dropped (no op refers to them)."""
+    blocks = _block_count()
+    while True:
+        try:
+            result = build()
+        except MoreSlots as more:
+            snap.restore()
+            _drop_blocks(blocks)
+            slots += more.slots
+            continue
+        except BaseException:
+            snap.restore()
+            raise
+        snap.restore()
+        return result
 _DEPTH = 3
 _OPAQUE = (types.ModuleType, types.FunctionType, types.MethodType, types.BuiltinFunctionType, type,
            str, bytes, int, float, bool, complex, tuple, frozenset, set, range, UndefinedVar)
