@@ -22,6 +22,8 @@ import linecache
 import os
 import sys
 
+from runtime.errors import add_context
+
 from . import config
 from .pyct import origin_info
 from .pyct.errors import Dy2StError
@@ -127,10 +129,6 @@ def is_mapped(exc):
     return isinstance(getattr(exc, "user_origin", None), UserOrigin)
 
 
-# Errors whose str() is built from their fields, not their message (KeyError shows a repr).
-_OWN_STR = (KeyError, SyntaxError, UnicodeError)
-
-
 def attach_origin(exc, origin, what):
     """``exc`` itself (never a rebuilt copy: type and attributes kept) pointing at the user's line
     ``origin`` (a UserOrigin, kept as ``exc.user_origin``); the one way an error gets its place.
@@ -138,12 +136,7 @@ def attach_origin(exc, origin, what):
     A one-string message is extended in place, so ``str(exc)`` (what logs and the CLI show) names
     the line; an error whose str is its own (KeyError's repr, OSError's errno and filename) or
     with other args keeps them and gets the same text as a PEP 678 note."""
-    note = f"  In user code, {what}:\n{format_location(origin)}"
-    if len(exc.args) == 1 and isinstance(exc.args[0], str) and getattr(exc, "errno", None) is None \
-            and not isinstance(exc, _OWN_STR):
-        exc.args = (f"{exc.args[0]}\n\n{note}",)
-    else:
-        exc.add_note(note)
+    add_context(exc, f"  In user code, {what}:\n{format_location(origin)}", sep="\n\n")
     exc.user_origin = origin
     return exc
 

@@ -29,6 +29,7 @@ import weakref
 
 import numpy as np
 
+from ..errors import add_context
 from ..registry import get_op
 from .passes.effects import is_persistable
 from .passes.expressions import expression
@@ -314,10 +315,6 @@ def failing_op(exc):
     return found
 
 
-# Errors whose str() is built from their fields, not their message (KeyError shows a repr).
-_OWN_STR = (KeyError, SyntaxError, UnicodeError)
-
-
 def annotate(exc, op=None):
     """``exc`` itself (never a rebuilt copy: type, attributes, errno kept) naming the failing op
     and its origin, with the op as ``exc.op`` (which also marks it as annotated).
@@ -327,11 +324,6 @@ def annotate(exc, op=None):
     op = op or failing_op(exc)
     if op is None or getattr(exc, "op", None) is not None:
         return exc
-    note = op_note(op)
-    if len(exc.args) == 1 and isinstance(exc.args[0], str) and getattr(exc, "errno", None) is None \
-            and not isinstance(exc, _OWN_STR):
-        exc.args = (f"{exc.args[0]}\n{note}",)
-    else:
-        exc.add_note(note)
+    add_context(exc, op_note(op))
     exc.op = op
     return exc
