@@ -95,12 +95,7 @@ class PyLayer:
         ctx.needs_input_grad = tuple(not t.stop_gradient for t in inputs)
         with no_grad():
             result = cls.forward(ctx, *args, **kwargs)
-        single = not isinstance(result, (tuple, list))
-        outs = [result] if single else list(result)
-        for i, o in enumerate(outs):
-            if not isinstance(o, Tensor):
-                raise TypeError(f"{cls.__name__}.forward must return Tensors (or a tuple/list of them); "
-                                f"output {i} is {type(o).__name__}")
+        single, outs = _forward_outputs(cls, result, Tensor)
         if not (_grad_mode.enabled and any(not t.stop_gradient for t in inputs)):
             return result
         values = [o._value for o in outs]
@@ -125,16 +120,22 @@ class _StaticLayer:
         return f"<PyLayer {self.cls.__name__}: its backward is Python code, so the Program cannot be saved>"
 
 
+def _forward_outputs(cls, result, kind):
+    """(whether ``forward`` returned one value, its outputs as a list), each checked to be a ``kind``."""
+    single = not isinstance(result, (tuple, list))
+    outs = [result] if single else list(result)
+    for i, o in enumerate(outs):
+        if not isinstance(o, kind):
+            raise TypeError(f"{cls.__name__}.forward must return Tensors (or a tuple/list of them); "
+                            f"output {i} is {type(o).__name__}")
+    return single, outs
+
+
 def _apply_static(cls, inputs, args, kwargs):
     ctx = PyLayerContext()
     ctx.needs_input_grad = tuple(not t.stop_gradient for t in inputs)
     result = cls.forward(ctx, *args, **kwargs)
-    single = not isinstance(result, (tuple, list))
-    outs = [result] if single else list(result)
-    for i, o in enumerate(outs):
-        if not isinstance(o, TensorLike):
-            raise TypeError(f"{cls.__name__}.forward must return Tensors (or a tuple/list of them); "
-                            f"output {i} is {type(o).__name__}")
+    single, outs = _forward_outputs(cls, result, TensorLike)
     if not inputs:
         return result
     got = apply_op("py_layer", inputs, outs, layer=_StaticLayer(cls, ctx))
