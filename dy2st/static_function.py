@@ -141,7 +141,8 @@ class StaticFunction:
             self._converted = transform_function(fn, helpers=convert_operators)
             config.log(1, f"converted {self._qualname()}: {len(self._converted.pass_names) - 1} passes, "
                           f"generated code in {self._converted.filename}")
-            config.log_code(self._qualname(), self._converted.passes)
+            if config.code_level() >= 0:  # reading `passes` converts once more, snapshotting each pass
+                config.log_code(self._qualname(), self._converted.passes)
         return self._converted
 
     def _qualname(self):

@@ -42,9 +42,9 @@ def _parse(argv):
     p.add_argument("--train-mode", action="store_true", help="also run Layers in train mode (dropout, batch stats)")
     p.add_argument("--none-grads", action="store_true",
                    help="a gradient that is None eagerly must be None statically too (not zeros)")
-    p.add_argument("--fd-every", type=int, default=8, help="finite differences on every K-th program (0: never)")
-    p.add_argument("--save-every", type=int, default=4, help="save+load on every K-th program (0: never)")
-    p.add_argument("--onnx-every", type=int, default=8, help="ONNX export on every K-th program (0: never)")
+    p.add_argument("--fd-every", type=int, default=1, help="finite differences on every K-th program (0: never)")
+    p.add_argument("--save-every", type=int, default=1, help="save+load on every K-th program (0: never)")
+    p.add_argument("--onnx-every", type=int, default=1, help="ONNX export on every K-th program (0: never)")
     p.add_argument("--shrink", type=int, default=3, help="shrink and print the first K failures (default 3)")
     args = p.parse_args(argv)
     feats = set() if args.features in ("", "none") else set(args.features.split(","))

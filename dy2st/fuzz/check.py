@@ -1,21 +1,27 @@
 """Running one random program every way it can run, and comparing.
 
-``check(src, meta, seed, options)`` loads the generated module from a file (conversion needs
-real source), then for each ``flag`` value and a few inputs (batch sizes vary: dynamic dims)
-compares, in order, each a *stage* of the result:
+``check(src, meta, seed, folder, options)`` loads the generated module from a file (conversion
+needs real source), then for each ``flag`` value compares, in order, each a *stage* of the result:
 
-- ``forward``: the converted function (or Layer) against eager execution of the same code; each
-  signature builds one Program, and a tensor-dependent construct becomes a ``cond``/``while`` op;
+- ``forward``: the converted function (or Layer) against eager execution of the same code, on two
+  inputs (one through the forward+backward plan, one through the inference plan); each signature
+  builds one Program, a tensor-dependent construct that is always traced leaves a ``cond``/``while``
+  op in the traced Program (looked at before dead-code removal, which rightly drops a branch that
+  only computes unused values), and what ``forward`` writes into the Layer (attributes, buffers,
+  batch-norm statistics) ends equal too;
 - ``grad``: ``x.grad`` (and the Layer's parameter gradients) of the static run against eager;
-- ``fd``: on every ``fd_every``-th program, the static gradient against central finite
-  differences of the eager function in float64 (function programs);
-- ``save``: on every ``save_every``-th program, ``dy2st.save`` + ``dy2st.load`` against eager;
-- ``onnx``: on every ``onnx_every``-th program (onnxruntime installed), the exported model.
+- ``fd``: on every ``fd_every``-th function program, the static gradient against central finite
+  differences of the eager function in float64 along two random directions (``x`` has 12-20
+  coordinates; two directional derivatives catch a wrong gradient as surely, at a tenth of the cost);
+- ``save``: on every ``save_every``-th program, ``dy2st.save`` (with ``None`` dims) + ``dy2st.load``
+  against eager, at two batch sizes;
+- ``onnx``: on every ``onnx_every``-th program (onnxruntime installed), the exported saved model.
 
 Returns None when everything agrees, else ``Failure(stage, kind, message)``; ``kind`` (the
 exception type or ``mismatch``) is what the shrinker keeps constant while it cuts the program.
 """
 import collections
+import contextlib
 import importlib.util
 import itertools
 import os
@@ -26,22 +32,25 @@ import numpy as np
 
 import dy2st
 import runtime as rt
-from runtime.static import InputSpec
+from runtime.static import InputSpec, passes
 
 Failure = collections.namedtuple("Failure", ["stage", "kind", "message"])
 _ids = itertools.count()
+STAGES = ("forward", "grad", "fd", "save", "onnx")
 
 
 class Options:
-    """What to compare besides forward values and gradients, and how often."""
+    """What to compare besides forward values and gradients, and how often (1: every program)."""
 
-    def __init__(self, inputs=2, fd_every=8, save_every=4, onnx_every=8, train_mode=False, none_grads=False):
+    def __init__(self, inputs=2, fd_every=1, save_every=1, onnx_every=1, train_mode=False, none_grads=False):
         self.inputs, self.fd_every, self.save_every, self.onnx_every = inputs, fd_every, save_every, onnx_every
         self.train_mode, self.none_grads = train_mode, none_grads
 
 
 class _Mismatch(Exception):
-    pass
+    def __init__(self, stage, message):
+        super().__init__(message)
+        self.stage = stage
 
 
 def load_module(src, folder):
@@ -73,17 +82,35 @@ def _loss(out):
     return total
 
 
-def _close(got, want, what, rtol=1e-4, atol=1e-5):
+def _close(got, want, what, stage, rtol=1e-4, atol=1e-5):
     if len(got) != len(want):
-        raise _Mismatch(f"{what}: {len(got)} outputs, eager gives {len(want)}")
+        raise _Mismatch(stage, f"{what}: {len(got)} outputs, eager gives {len(want)}")
     for i, (g, w) in enumerate(zip(got, want)):
-        if g.shape != w.shape or not np.allclose(g, w, rtol=rtol, atol=atol):
-            raise _Mismatch(f"{what}: output {i} differs: static {g.shape} {np.round(g, 5).tolist()} vs "
-                            f"eager {w.shape} {np.round(w, 5).tolist()}"[:600])
+        if g is None or w is None:
+            if g is not w:
+                raise _Mismatch(stage, f"{what}: value {i} is {g!r} statically, {w!r} eagerly")
+            continue
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape or g.dtype != w.dtype or not np.allclose(g, w, rtol=rtol, atol=atol):
+            raise _Mismatch(stage, f"{what}: value {i} differs: static {g.dtype}{list(g.shape)} "
+                                   f"{np.round(g, 5).tolist()} vs eager {w.dtype}{list(w.shape)} "
+                                   f"{np.round(w, 5).tolist()}"[:600])
 
 
-def _op_types(program):
-    return {op.type for block in program.blocks for op in block.ops}
+@contextlib.contextmanager
+def _recording_traces():
+    """[set of op types] of every Program traced inside, taken before the pass pipeline (whose
+    dead-code removal drops a `cond` that only computes unused values)."""
+    traced, run = [], passes.run_pipeline
+
+    def recording(program, fetch_names, *args, **kwargs):
+        traced.append({op.type for block in program.blocks for op in block.ops})
+        return run(program, fetch_names, *args, **kwargs)
+    passes.run_pipeline = recording
+    try:
+        yield traced
+    finally:
+        passes.run_pipeline = run
 
 
 def _inputs(seed, count, batch=None):
@@ -93,11 +120,19 @@ def _inputs(seed, count, batch=None):
              int(rng.integers(0, 5))) for k in range(count)]
 
 
+def _state_value(v):
+    if isinstance(v, rt.Tensor):
+        return np.array(v.numpy())
+    return v
+
+
 class _Target:
-    """The eager and static callables of a generated module (function or Layer form)."""
+    """The eager and static callables of a generated module (function or Layer form), and the
+    Layer state a call may change (restored between the eager and the static call)."""
 
     def __init__(self, mod, meta, seed):
         self.layer = None
+        self.attrs = tuple(meta.get("attrs", ()))
         if meta["layer"]:
             rt.seed(seed)
             self.layer = mod.Net()
@@ -110,6 +145,29 @@ class _Target:
     def params(self):
         return [] if self.layer is None else [p for p in self.layer.parameters() if not p.stop_gradient]
 
+    def snapshot(self):
+        """What a call may change: buffer values and the generated program's plain attributes."""
+        if self.layer is None:
+            return None
+        bufs = [(b, np.array(b.numpy())) for b in self.layer.buffers()]
+        return bufs, {a: getattr(self.layer, a) for a in self.attrs}
+
+    def restore(self, snap):
+        """Put back a ``snapshot`` (the same objects, with their values)."""
+        if snap is not None:
+            bufs, attrs = snap
+            for b, value in bufs:
+                b.set_value(value)
+            for a, v in attrs.items():
+                setattr(self.layer, a, v)
+
+    def state(self):
+        """The comparable state after a call: buffer values and attribute values."""
+        if self.layer is None:
+            return []
+        return [np.array(b.numpy()) for b in self.layer.buffers()] + \
+               [_state_value(getattr(self.layer, a)) for a in self.attrs]
+
 
 def check(src, meta, seed, folder, options):
     """None when every stage agrees with eager execution, else a ``Failure``."""
@@ -117,14 +175,18 @@ def check(src, meta, seed, folder, options):
     try:
         mod, path = load_module(src, folder)
         try:
-            target = _Target(mod, meta, seed)
-            for stage in ("forward", "grad", "fd", "save", "onnx"):
+            stage = "forward"
+            with _recording_traces() as traced:
+                target = _Target(mod, meta, seed)
+                _forward_and_grad(target, meta, seed, options, traced)
+            for stage in ("fd", "save", "onnx"):
                 _STAGES[stage](target, mod, meta, seed, folder, options)
         finally:
             os.unlink(path)
     except _Mismatch as e:
-        return Failure(stage, "mismatch", str(e))
+        return Failure(e.stage, "mismatch", str(e))
     except Exception as e:  # noqa: BLE001
+        stage = getattr(e, "_fuzz_stage", stage)
         msg = str(e).splitlines()[0] if str(e) else ""
         return Failure(stage, type(e).__name__, f"{type(e).__name__}: {msg}"[:600])
     return None
@@ -141,71 +203,93 @@ def _set_mode(target, mode):
         target.layer.train() if mode == "train" else target.layer.eval()
 
 
-def _forward(target, mod, meta, seed, folder, options):
+def _run(target, fn, xv, n, flag, seed, with_grad, none_grads):
+    """(output arrays, state after, gradients or None): one call, and its backward if asked."""
+    x = rt.to_tensor(xv, stop_gradient=not with_grad)
+    for p in target.params():
+        p.clear_gradient()
+    rt.seed(seed)
+    out = fn(x, n, flag)
+    values, state = _arrays(out), target.state()
+    if not with_grad:
+        return values, state, None
+    loss = _loss(out)
+    if loss.stop_gradient:  # no gradient flows (a no_grad region, detached values)
+        return values, state, "no gradient"
+    try:
+        loss.backward()
+    except Exception as e:  # noqa: BLE001
+        e._fuzz_stage = "grad"
+        raise
+    found = [(x.grad, xv.shape)] + [(p.grad, p.shape) for p in target.params()]
+    # no gradient (None) counts as zeros unless none_grads: parameters of an untaken branch get
+    # zeros from a static run today, None eagerly (that is a gradient-semantics question)
+    grads = [(None if none_grads else np.zeros(s, "float32")) if g is None else g.numpy() for g, s in found]
+    return values, state, grads
+
+
+def _forward_and_grad(target, meta, seed, options, traced):
+    """Values, Layer state and (on the first input of each flag) gradients, static against eager."""
     cases = _inputs(seed, options.inputs, batch=3 + 2 * (seed % 2))
     signatures = set()
     for mode in _modes(target, options):
         _set_mode(target, mode)
         for flag in (True, False):
+            before = len(traced)
             for k, (xv, nv) in enumerate(cases):
                 n = rt.to_tensor(nv, dtype="int64")
-                rt.seed(seed + k)
-                want = _arrays(target.eager(rt.to_tensor(xv), n, flag))
-                rt.seed(seed + k)
-                got = _arrays(target.static(rt.to_tensor(xv), n, flag))
-                _close(got, want, f"forward mode={mode} flag={flag} n={nv} x{list(xv.shape)}")
+                with_grad = k == 0 and mode != "train"
+                snap = target.snapshot()
+                want, want_state, want_grads = _run(target, target.eager, xv, n, flag, seed + k, with_grad,
+                                                    options.none_grads)
+                target.restore(snap)
+                got, got_state, got_grads = _run(target, target.static, xv, n, flag, seed + k, with_grad,
+                                                 options.none_grads)
+                what = f"mode={mode} flag={flag} n={nv} x{list(xv.shape)}"
+                _close(got, want, f"forward {what}", "forward")
+                _close(got_state, want_state, f"layer state after forward {what}", "forward")
                 signatures.add((mode, flag, xv.shape))
-            if meta["tensor_cf"] and not _op_types(target.static.concrete_program.main_program) & {"cond", "while"}:
-                raise _Mismatch(f"flag={flag}: no cond/while op although a tensor condition is always traced")
+                if with_grad:
+                    if isinstance(want_grads, str) or isinstance(got_grads, str):
+                        if want_grads != got_grads:
+                            raise _Mismatch("grad", f"gradient {what}: static {got_grads!r:.40}, eager "
+                                                    f"{want_grads!r:.40} (stop_gradient of the result differs)")
+                    else:
+                        _close(got_grads, want_grads, f"gradient {what}", "grad")
+            new = traced[before:]
+            if meta["tensor_cf"] and new and not any(ops & {"cond", "while"} for ops in new):
+                raise _Mismatch("forward", f"flag={flag}: no cond/while op although a tensor condition is "
+                                           "always traced")
     if len(target.static.program_cache) != len(signatures):
-        raise _Mismatch(f"{len(target.static.program_cache)} Programs for {len(signatures)} signatures (retraced)")
-
-
-def _grad(target, mod, meta, seed, folder, options):
-    xv, nv = _inputs(seed, 1, batch=3 + 2 * (seed % 2))[0]
-    n = rt.to_tensor(nv, dtype="int64")
-    _set_mode(target, "eval")
-    for flag in (True, False):
-        grads, needs = [], []
-        for fn in (target.eager, target.static):
-            x = rt.to_tensor(xv, stop_gradient=False)
-            for p in target.params():
-                p.clear_gradient()
-            loss = _loss(fn(x, n, flag))
-            needs.append(not loss.stop_gradient)
-            if needs[0] != needs[-1]:
-                raise _Mismatch(f"gradient flag={flag}: the static result's stop_gradient is {not needs[-1]}, "
-                                f"eager's is {not needs[0]}")
-            if not needs[-1]:
-                break  # no gradient flows (a no_grad region, detached values): nothing to compare
-            loss.backward()
-            found = [(x.grad, xv.shape)] + [(p.grad, p.shape) for p in target.params()]
-            # no gradient (None) counts as zeros unless options.none_grads: parameters of an untaken
-            # branch get zeros from a static run today, None eagerly
-            grads.append([(np.zeros(s, "float32") if not options.none_grads else np.zeros(1)) if g is None
-                          else g.numpy() for g, s in found])
-        if len(grads) == 2:
-            _close(grads[1], grads[0], f"gradient flag={flag} n={nv}")
+        raise _Mismatch("forward", f"{len(target.static.program_cache)} Programs for {len(signatures)} "
+                                   "signatures (retraced)")
 
 
 def _fd(target, mod, meta, seed, folder, options):
+    """Directional finite differences (two random unit directions) of the eager float64 function
+    against the static gradient."""
     if meta["layer"] or not options.fd_every or seed % options.fd_every:
         return
     xv, nv = _inputs(seed, 1, batch=3 + 2 * (seed % 2))[0]
     n = rt.to_tensor(nv, dtype="int64")
     x = rt.to_tensor(xv, stop_gradient=False)
-    _loss(target.static(x, n, True)).backward()
-    got = np.zeros_like(xv) if x.grad is None else x.grad.numpy()
+    loss = _loss(target.static(x, n, True))
+    if loss.stop_gradient:
+        return
+    loss.backward()
+    grad = np.zeros(xv.shape, "float64") if x.grad is None else x.grad.numpy().astype("float64")
     x64, eps = xv.astype("float64"), 1e-6
-    fd = np.zeros_like(x64)
-    for idx in np.ndindex(*x64.shape):
-        hi, lo = x64.copy(), x64.copy()
-        hi[idx] += eps
-        lo[idx] -= eps
-        f_hi = float(_loss(mod.main(rt.to_tensor(hi, dtype="float64"), n, True)).numpy())
-        f_lo = float(_loss(mod.main(rt.to_tensor(lo, dtype="float64"), n, True)).numpy())
-        fd[idx] = (f_hi - f_lo) / (2 * eps)
-    _close([got], [fd], f"finite differences n={nv}", rtol=2e-3, atol=2e-3)
+    rng = np.random.default_rng(seed + 7)
+    for d in range(2):
+        v = rng.standard_normal(xv.shape)
+        v /= np.linalg.norm(v)
+        f_hi = float(_loss(mod.main(rt.to_tensor(x64 + eps * v, dtype="float64"), n, True)).numpy())
+        f_lo = float(_loss(mod.main(rt.to_tensor(x64 - eps * v, dtype="float64"), n, True)).numpy())
+        fd, got = (f_hi - f_lo) / (2 * eps), float((grad * v).sum())
+        scale = max(1.0, float(np.linalg.norm(grad)))
+        if abs(fd - got) > 2e-3 * scale:
+            raise _Mismatch("fd", f"finite differences n={nv} direction {d}: static gradient gives {got:.6f}, "
+                                  f"eager float64 differences {fd:.6f}")
 
 
 SPECS = [InputSpec([None, 4], "float32", "x"), InputSpec([], "int64", "n")]
@@ -224,8 +308,33 @@ def _save(target, mod, meta, seed, folder, options):
     loaded = dy2st.load(prefix)
     for xv, nv in _inputs(seed + 1, 2):
         n = rt.to_tensor(nv, dtype="int64")
+        snap = target.snapshot()
         want = _arrays(target.eager(rt.to_tensor(xv), n, True))
-        _close(_arrays(loaded(rt.to_tensor(xv), n)), want, f"saved and loaded model n={nv} x{list(xv.shape)}")
+        target.restore(snap)
+        _close(_arrays(loaded(rt.to_tensor(xv), n)), want, f"saved and loaded model n={nv} x{list(xv.shape)}",
+               "save")
+
+
+_ORT = {}
+
+
+def _ort_session(path):
+    """An onnxruntime session, or None when onnxruntime is not installed; one thread and no graph
+    rewrites: the fuzzer's graphs are tiny, so building the session is what costs."""
+    if "ort" not in _ORT:
+        try:
+            import onnxruntime  # optional: the check is skipped without it
+        except ImportError:
+            onnxruntime = None
+        _ORT["ort"] = onnxruntime
+    ort = _ORT["ort"]
+    if ort is None:
+        return None
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = so.inter_op_num_threads = 1
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.log_severity_level = 3  # no warnings about initializers an untaken branch left unused
+    return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
 
 
 def _onnx(target, mod, meta, seed, folder, options):
@@ -233,23 +342,25 @@ def _onnx(target, mod, meta, seed, folder, options):
     try:
         if not options.onnx_every or seed % options.onnx_every or not os.path.exists(prefix + ".pdmodel"):
             return
-        try:
-            import onnxruntime as ort  # optional: the check is skipped without it
-        except ImportError:
+        if _ORT.get("ort", True) is None:
             return
         _set_mode(target, "eval")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             dy2st.export_onnx(prefix, prefix + ".onnx")
-        session = ort.InferenceSession(prefix + ".onnx", providers=["CPUExecutionProvider"])
+        session = _ort_session(prefix + ".onnx")
+        if session is None:
+            return
         for xv, nv in _inputs(seed + 2, 2):
+            snap = target.snapshot()
             want = _arrays(target.eager(rt.to_tensor(xv), rt.to_tensor(nv, dtype="int64"), True))
+            target.restore(snap)
             got = session.run(None, {"x": xv, "n": np.array(nv, dtype="int64")})
-            _close([np.asarray(g) for g in got], want, f"ONNX in onnxruntime n={nv} x{list(xv.shape)}")
+            _close([np.asarray(g) for g in got], want, f"ONNX in onnxruntime n={nv} x{list(xv.shape)}", "onnx")
     finally:
         for suffix in (".pdmodel", ".pdiparams", ".pdiparams.info", ".onnx"):
             if os.path.exists(prefix + suffix):
                 os.unlink(prefix + suffix)
 
 
-_STAGES = {"forward": _forward, "grad": _grad, "fd": _fd, "save": _save, "onnx": _onnx}
+_STAGES = {"fd": _fd, "save": _save, "onnx": _onnx}
