@@ -47,6 +47,7 @@ class _Gen:
         self.counter = 0
         self.tensor_cf = False     # a tensor-dependent construct that is always traced
         self.py_jump = False       # a Python-conditioned jump seen: later constructs may be skipped
+        self.no_grad = False       # a `with rt.no_grad():` region written
 
     # -- small pieces --------------------------------------------------------------
     def c(self, lo=-1.0, hi=1.0):
@@ -254,18 +255,43 @@ class _Gen:
                         f"{t} = {t} + rt.cast({q} % 3, 'float32') * {self.c(-0.3, 0.3)}"], False
             return [f"{t} = {t} + rt.cast(n + 1, 'float32') * {self.c(-0.2, 0.2)}"], False
         if kind == "containers":
-            acc = self.fresh("acc")
-            c, _ = self.cond(scope)
-            if r.random() < 0.5:
-                return [f"{acc} = [{t}]", f"if {c}:", f"    {acc}.append({self.expr(scope)})",
-                        f"{t} = {acc}[-1] * {self.c(0.5, 1.0)}"], False
-            return [f"{acc} = {{'v': {t}}}", f"if {c}:", f"    {acc}['v'] = {self.expr(scope)}",
-                    f"{t} = {acc}['v']"], False
+            return self.container_stmt(depth, scope), False
         if kind == "no_grad":
-            return ["with rt.no_grad():", f"    {t} = {self.expr(scope)}"], False
-        # attr_writes: a Python counter and a tensor kept on the layer
-        return ["self.calls = self.calls + 1", f"self.last = {t} * {self.c(0.5, 1.0)}",
-                f"{t} = self.last + {t} * {self.c(0.1, 0.3)}"], False
+            self.no_grad = True
+            if r.random() < 0.5:
+                return ["with rt.no_grad():", f"    {t} = {self.expr(scope)}"], False
+            tmp = self.fresh("ng")  # a value without gradient mixed into one with
+            return ["with rt.no_grad():", f"    {tmp} = {self.expr(scope)}",
+                    f"{t} = {t} + {tmp} * {self.c(-0.5, 0.5)}"], False
+        # attr_writes: a tensor buffer advanced on every call, and a tensor attribute written then read
+        if r.random() < 0.5:
+            return ["self.steps = self.steps + 1.0", f"{t} = {t} + self.steps * {self.c(-0.1, 0.1)}"], False
+        # (one row: the attribute keeps its shape from call to call, whatever the batch size)
+        return [f"self.last = rt.tanh({t}).mean(axis=0, keepdim=True) * {self.c(0.5, 1.0)}",
+                f"{t} = {t} + self.last * {self.c(0.1, 0.3)}"], False
+
+    def container_stmt(self, depth, scope):
+        """A list or dict written under a condition or in a loop, then read: forms whose length
+        does not depend on a tensor (a list growing on one side of a tensor `if` has no static form)."""
+        r, t, acc = self.r, self.tv(), self.fresh("acc")
+        c, _ = self.cond(scope)
+        form = r.randrange(5)
+        if form == 0:  # appended on both sides
+            return [f"{acc} = [{t}]", f"if {c}:", f"    {acc}.append({self.expr(scope)})", "else:",
+                    f"    {acc}.append({self.expr(scope)})", f"{t} = {acc}[-1] * {self.c(0.5, 1.0)}"]
+        if form == 1:  # an item replaced
+            return [f"{acc} = [{t}, {self.tv()}]", f"if {c}:", f"    {acc}[{r.randrange(2)}] = {self.expr(scope)}",
+                    f"{t} = {acc}[0] * {self.c(0.5, 1.0)} + {acc}[1] * {self.c(0.1, 0.4)}"]
+        if form == 2:  # a dict key replaced
+            return [f"{acc} = {{'v': {t}}}", f"if {c}:", f"    {acc}['v'] = {self.expr(scope)}", f"{t} = {acc}['v']"]
+        i = self.fresh("i")
+        head = f"for {i} in range({r.choice(['n', str(r.randint(1, 3))] if not self.helper else ['2'])}):"
+        if form == 3:  # a list grown in a loop
+            return [f"{acc} = [{t}]", head, f"    {acc}.append({acc}[-1] * {self.c(0.5, 1.0)} + {self.c(-0.3, 0.3)})",
+                    f"{t} = {acc}[-1] + {t} * {self.c(0.1, 0.4)}"]
+        # a dict value rewritten in a loop, under a condition
+        return [f"{acc} = {{'v': {t}}}", head, f"    if {c}:", f"        {acc}['v'] = {acc}['v'] * {self.c(0.5, 1.0)}",
+                f"    {t} = {t} * {self.c(0.5, 0.9)} + {acc}['v'] * {self.c(0.1, 0.3)}"]
 
     def function(self, name, params, prologue):
         scope = {"in_loop": False, "loopvars": []}
@@ -294,11 +320,12 @@ def generate(seed, features=frozenset()):
     if not layer:
         main = m.function("main", params, [f"y = x * {m.c(0.3, 0.8)} + {m.c()}"])
         src = "import runtime as rt\n\n\n" + "\n".join(helper) + "\n\n\n" + "\n".join(main) + "\n"
-        return src, {"tensor_cf": m.tensor_cf, "layer": False}
+        return src, {"tensor_cf": m.tensor_cf, "layer": False, "no_grad": h.no_grad or m.no_grad}
     forward = m.function("forward", "self, " + params, [f"y = x * {m.c(0.3, 0.8)} + {m.c()}"])
     init = ["class Net(rt.nn.Layer):", "    def __init__(self):", "        super().__init__()",
             "        self.fc = rt.nn.Linear(4, 4)", f"        self.drop = rt.nn.Dropout({m.c(0.1, 0.5)})",
-            "        self.bn = rt.nn.BatchNorm1D(4)", "        self.calls = 0", "        self.last = None", ""]
+            "        self.bn = rt.nn.BatchNorm1D(4)", "        self.register_buffer('steps', rt.zeros([1]))",
+            "        self.last = rt.zeros([1, 4])", ""]
     src = ("import runtime as rt\n\n\n" + "\n".join(helper) + "\n\n\n" + "\n".join(init) + "\n"
            + "\n".join(_indent(forward)) + "\n")
-    return src, {"tensor_cf": m.tensor_cf, "layer": True}
+    return src, {"tensor_cf": m.tensor_cf, "layer": True, "no_grad": h.no_grad or m.no_grad, "attrs": ("last",)}

@@ -157,10 +157,11 @@ def while_grad(ctx):
         {"sub_block": sub, "grad_block": gb, "carry_in": carry_in, "params": params, "float_carries": fl,
          "seed_names": seeds, "grad_outs": [g.name if g is not None else "" for g in grads],
          "grad_params": wrt_p})
+    # one gradient per position: a name entering as two carries (`v = y` before the loop) gets
+    # both, summed by the caller's backward pass
     xg = [None] * len(xs)
     for k, i in enumerate(fl):
-        if xg[i] is None and xs[i] not in xs[:i]:
-            xg[i] = x_grads[k]
+        xg[i] = x_grads[k]
     pg_by = dict(zip(wrt_p, p_grads))
     seen, pg = set(), []
     for p in params:
