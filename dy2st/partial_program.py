@@ -128,8 +128,11 @@ class _TrainStep:
         for op in block.ops[:n_fwd]:
             defined_fwd.update(op.output_arg_names)
         grad_names = [g for _, g in self.grad_slots]
+        # Buffers the backward reads (a branch's recomputation) come from the forward too: a
+        # forward that writes one (`self.steps = self.steps + 1`) updates it right after the run.
+        frozen = set(pp.program.bound_tensors) - {name for name, _ in self.bound}
         needed = [n for n in passes.segment_inputs(block, grad_names, (n_fwd, len(block.ops)), persistables=True)
-                  if n in defined_fwd]
+                  if n in defined_fwd or n in frozen]
         # A parameter read only in `cond` branches gets no gradient (None, as eagerly) when
         # none of them ran: the forward also returns those conditions.
         only = _branch_only(block.ops[:n_fwd], {name for name, _ in self.bound})

@@ -17,7 +17,7 @@ import time
 
 from .check import Options, check
 from .generator import DEFAULT_FEATURES, FEATURES, generate
-from .shrink import shrink
+from .shrink import bounded, shrink
 
 _state = {}
 
@@ -112,7 +112,7 @@ def _shrink_report(failures, features, options):
                 meta = dict(meta, tensor_cf=meta["tensor_cf"] and failure.kind == "mismatch")
                 got = check(text, meta, seed, folder, options)
                 return got is not None and (got.stage, got.kind) == (failure.stage, failure.kind)
-            small = shrink(src, still_fails)
+            small = shrink(src, bounded(still_fails))
             again = check(small, dict(meta, tensor_cf=False), seed, folder, options)
             print(f"\n--- seed {seed}: {failure.stage}: {failure.message}\n--- minimal program "
                   f"({len(small.splitlines())} of {len(src.splitlines())} lines) ---\n{small}"

@@ -5,7 +5,13 @@ deleting one statement together with the block it heads, or replacing a block he
 body (``if c:`` / ``while c:`` / ``for v in it:`` unwrapped); keep a cut when the program still
 fails at the same stage with the same kind of error, and stop when no cut is kept.  A body left
 empty gets ``pass``.
+
+A cut can make a program that never ends (``k += 1`` removed from a bounded ``while``) or that
+grows without bound, so ``bounded(still_fails)`` runs each try in a forked process with a time
+and memory limit: a try that hits either counts as "does not fail the same way".
 """
+import multiprocessing
+import sys
 
 
 def _indent(line):
@@ -70,3 +76,42 @@ def shrink(src, still_fails, max_tries=400):
             if tries >= max_tries:
                 break
     return "\n".join(lines) + "\n"
+
+
+def _child(conn, predicate, text, memory):
+    try:
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    except (ImportError, ValueError, OSError):  # no limit where the platform has none
+        pass
+    try:
+        conn.send(bool(predicate(text)))
+    except BaseException:  # noqa: BLE001  (MemoryError included: the try does not count)
+        conn.send(False)
+    finally:
+        conn.close()
+
+
+def bounded(predicate, timeout=30.0, memory=2 << 30):
+    """``predicate`` run in a forked process per call, killed after ``timeout`` seconds or when it
+    allocates more than ``memory`` bytes (either counts as False); in-process where fork is missing."""
+    if sys.platform == "win32" or "fork" not in multiprocessing.get_all_start_methods():
+        return predicate
+    ctx = multiprocessing.get_context("fork")
+
+    def run(text):
+        recv, send = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_child, args=(send, predicate, text, memory), daemon=True)
+        proc.start()
+        send.close()
+        try:
+            ok = recv.recv() if recv.poll(timeout) else False
+        except EOFError:  # the child died (out of memory)
+            ok = False
+        finally:
+            recv.close()
+            if proc.is_alive():
+                proc.kill()
+            proc.join()
+        return ok
+    return run
