@@ -378,9 +378,10 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
         if extra_test is not None:
             go = extra_test(*values)
             if is_symbolic(go):
-                # A tensor-valued `break` happened: later iterations run only where it did not.
+                # A tensor-valued `break` happened: later iterations run only where it did not,
+                # and so do their writes into objects (`self.last = ...`): `cond` outputs too.
                 values = _pack(IfElse(go, lambda *v: body(item, *v), lambda *v: _unpack(v, n),  # noqa: B023  (called at once)
-                                      values, names), n)
+                                      values, names, writes=writes), n)
                 continue
             if not truth(go):
                 break

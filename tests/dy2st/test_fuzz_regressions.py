@@ -80,3 +80,28 @@ def test_gradient_uses_the_buffer_value_forward_read_not_the_one_it_wrote():
         np.testing.assert_allclose(got, want, rtol=1e-6)
         np.testing.assert_allclose(got_grad, want_grad, rtol=1e-6)
         np.testing.assert_array_equal(static.steps.numpy(), eager.steps.numpy())
+
+
+class _LastInUnrolledLoop(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.last = rt.zeros([1, 4])
+
+    def forward(self, x):
+        y = x * 0.7 + 0.2
+        for _ in range(3):  # a Python loop whose `break` depends on a tensor
+            self.last = self.last + y.mean(axis=0, keepdim=True)
+            if x.mean() > 0.4:
+                break
+        return y * 2.0
+
+
+def test_attribute_written_after_a_tensor_break_in_an_unrolled_loop_follows_the_break():
+    rng = np.random.default_rng(2)
+    eager, static = _LastInUnrolledLoop(), _LastInUnrolledLoop()
+    sf = dy2st.to_static(static)
+    for shift in (1.0, -1.0, 1.0):  # breaks after the first iteration, then runs all three
+        xv = (rng.standard_normal((3, 4)) + shift).astype("float32")
+        np.testing.assert_allclose(sf(rt.to_tensor(xv)).numpy(), eager(rt.to_tensor(xv)).numpy(), rtol=1e-6)
+        np.testing.assert_allclose(static.last.numpy(), eager.last.numpy(), rtol=1e-6)
+    assert len(sf.forward.program_cache) == 1
