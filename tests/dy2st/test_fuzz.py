@@ -6,13 +6,13 @@ import pytest
 
 from dy2st import fuzz
 from dy2st.fuzz.__main__ import main as fuzz_main
-from dy2st.fuzz.shrink import shrink
+from dy2st.fuzz.shrink import bounded, shrink
 
 
 def test_features_reach_the_grammar():
     text = "\n".join(fuzz.generate(s, fuzz.FEATURES)[0] for s in range(60))
     for needle in ("rt.cast(", "'int32'", "self.fc(", "self.drop(", "self.bn(", "class Net(rt.nn.Layer)",
-                   "with rt.no_grad():", ".append(", "['v'] = ", "self.last = ", "self.calls = "):
+                   "with rt.no_grad():", ".append(", "['v'] = ", "self.last = ", "self.steps = "):
         assert needle in text, needle
     plain = "\n".join(fuzz.generate(s)[0] for s in range(60))
     assert "class Net" not in plain and "rt.cast(" not in plain and "flag=True" not in plain
@@ -68,3 +68,71 @@ def test_the_fuzz_command_runs_programs_and_summarises(capsys):
     assert fuzz_main(["--count", "2", "--seed", "10", "--jobs", "1", "--save-every", "2", "--onnx-every", "2"]) == 0
     out = capsys.readouterr().out
     assert "2 programs from seed 10" in out and "2 passed, 0 failed" in out
+
+
+DEAD_BRANCH = textwrap.dedent('''
+    import runtime as rt
+
+
+    def helper(a):
+        return a
+
+
+    def main(x, n, flag=True):
+        y = x * 0.5
+        if x.mean() > 0.1:
+            t = y * 2.0  # a value nothing reads: the Program's dead-code pass drops the whole cond
+        return y + 1.0
+''')
+
+
+def test_the_structural_check_sees_a_cond_that_dead_code_removal_dropped(tmp_path):
+    options = fuzz.Options(save_every=0, onnx_every=0, fd_every=0)
+    assert fuzz.check(DEAD_BRANCH, {"tensor_cf": True, "layer": False}, 0, str(tmp_path), options) is None
+    no_cond = DEAD_BRANCH.replace("if x.mean() > 0.1:", "if flag:")
+    failure = fuzz.check(no_cond, {"tensor_cf": True, "layer": False}, 0, str(tmp_path), options)
+    assert failure is not None and "no cond/while op" in failure.message
+
+
+COUNTER = textwrap.dedent('''
+    import runtime as rt
+
+
+    class Net(rt.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.calls = 0
+
+        def forward(self, x, n, flag=True):
+            self.calls = self.calls + 1  # a Python number: changes once, while the Program is built
+            return x * 2.0
+''')
+
+
+def test_layer_state_after_a_call_is_compared(tmp_path):
+    options = fuzz.Options(save_every=0, onnx_every=0, fd_every=0)
+    with pytest.warns(UserWarning, match="self.calls changed"):
+        failure = fuzz.check(COUNTER, {"tensor_cf": False, "layer": True, "attrs": ("calls",)}, 0,
+                             str(tmp_path), options)
+    assert failure is not None and "layer state after forward" in failure.message
+
+
+def _never_ends(text):
+    while True:
+        pass
+
+
+def _grows(text):
+    hog = []
+    while True:
+        hog.append(bytearray(1 << 24))
+
+
+def _fails(text):
+    return "boom" in text
+
+
+def test_a_shrink_try_that_never_ends_or_grows_without_bound_counts_as_not_failing():
+    assert bounded(_never_ends, timeout=1.0)("x") is False
+    assert bounded(_grows, timeout=20.0, memory=1 << 30)("x") is False
+    assert bounded(_fails)("boom") is True and bounded(_fails)("fine") is False
