@@ -105,3 +105,25 @@ def test_attribute_written_after_a_tensor_break_in_an_unrolled_loop_follows_the_
         np.testing.assert_allclose(sf(rt.to_tensor(xv)).numpy(), eager(rt.to_tensor(xv)).numpy(), rtol=1e-6)
         np.testing.assert_allclose(static.last.numpy(), eager.last.numpy(), rtol=1e-6)
     assert len(sf.forward.program_cache) == 1
+
+
+class _UnusedBatchNormBranch(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.bn = rt.nn.BatchNorm1D(4)
+
+    def forward(self, x):
+        y = x * 0.5 if x.mean() > 10.0 else self.bn(x) * 0.5  # y is never read again ...
+        y = x * 2.0
+        return y
+
+
+def test_running_statistics_update_in_a_branch_whose_result_is_unused():
+    xv = np.random.default_rng(3).standard_normal((5, 4)).astype("float32")
+    eager, static = _UnusedBatchNormBranch(), _UnusedBatchNormBranch()
+    sf = dy2st.to_static(static)
+    for _ in range(2):  # ... but the branch ran, so batch norm's running statistics moved
+        np.testing.assert_allclose(sf(rt.to_tensor(xv)).numpy(), eager(rt.to_tensor(xv)).numpy())
+        for mine, theirs in zip(static.buffers(), eager.buffers()):
+            np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-6)
+    assert np.abs(static.bn._mean.numpy()).sum() > 0  # it started at zeros

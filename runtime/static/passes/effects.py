@@ -32,11 +32,12 @@ def has_side_effect(block, op):
 
 
 def _impure_inside(op):
-    """A cond/while whose body prints, asserts or draws random numbers: it must run even when
-    nothing reads its outputs (a `print` or `assert` under a tensor `if`)."""
+    """A cond/while whose body prints, asserts, draws random numbers or writes persistable state:
+    it must run even when nothing reads its outputs (a `print` or `assert` under a tensor `if`,
+    batch norm's running statistics in a branch whose result is unused)."""
     for sub in op.sub_blocks():
         for inner in sub.ops:
-            if not get_op(inner.type).pure or _impure_inside(inner):
+            if not get_op(inner.type).pure or writes_persistable(sub, inner) or _impure_inside(inner):
                 return True
     return False
 
