@@ -5,6 +5,8 @@ note ("PyTorch: not installed (...)") instead of an engine; a peer that fails to
 build gives a note with its error.  Peers are for measuring only, never project
 dependencies.  JAX and Paddle live in ``peers_jax.py`` / ``peers_paddle.py``.
 """
+import os
+
 import peers_jax
 import peers_paddle
 import workloads
@@ -95,6 +97,18 @@ def _train(torch, wl):
     return run
 
 
+def _compiled(torch, name, build, notes):
+    """``torch.compile`` of the same engines: the step function itself is compiled (inductor)."""
+    try:
+        fn = torch.compile(build[name]())
+        if name != "train":
+            fn()  # compile now: the first call takes the C++ build
+        return {"torch.compile": fn}
+    except Exception as e:  # noqa: BLE001  (no compiler or an unsupported graph: a note, not a crash)
+        notes.append(f"torch.compile: failed ({type(e).__name__}: {str(e).splitlines()[0][:120]})")
+        return {}
+
+
 def make(name, wl, threads):
     """Peer engines for workload ``name`` and notes on the peers that are absent."""
     engines, notes = {}, []
@@ -105,6 +119,11 @@ def make(name, wl, threads):
         build = {"mlp": lambda: _mlp(torch, wl), "rnn": lambda: _rnn(torch, wl), "train": lambda: _train(torch, wl),
                  "tiny_bert": lambda: _bert(torch, wl, 64, 2), "small_bert": lambda: _bert(torch, wl, 256, 4)}
         engines["torch eager"] = build[name]()
+        if os.environ.get("DY2ST_BENCH_TORCH_COMPILE") == "1":
+            engines.update(_compiled(torch, name, build, notes))
+        else:
+            notes.append("torch.compile: skipped (its C++ build takes about a minute per workload here; "
+                         "set DY2ST_BENCH_TORCH_COMPILE=1)")
     for label, mod, pip_name, args in (("JAX", peers_jax, "jax jaxlib", ()),
                                        ("PaddlePaddle", peers_paddle, "paddlepaddle", (workloads,))):
         lib = mod.load(threads)
