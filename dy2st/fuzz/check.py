@@ -149,7 +149,8 @@ class _Target:
         """What a call may change: buffer values and the generated program's plain attributes."""
         if self.layer is None:
             return None
-        tables = [(sub, dict(sub._buffers)) for sub in self.layer.sublayers(include_self=True)]
+        tables = [(sub, dict(sub.named_buffers(include_sublayers=False)))
+                  for sub in self.layer.sublayers(include_self=True)]
         bufs = [(b, np.array(b.numpy())) for b in self.layer.buffers()]
         return tables, bufs, {a: getattr(self.layer, a) for a in self.attrs}
 
@@ -158,8 +159,8 @@ class _Target:
         if snap is not None:
             tables, bufs, attrs = snap
             for sub, table in tables:  # eager `self.steps = self.steps + 1` rebinds the buffer
-                sub._buffers.clear()
-                sub._buffers.update(table)
+                for name, b in table.items():
+                    setattr(sub, name, b)
             for b, value in bufs:
                 b.set_value(value)
             for a, v in attrs.items():
