@@ -1,6 +1,7 @@
 """Differences the random-program fuzzer (``python -m dy2st.fuzz``) found, each cut down to the
 behaviour it broke and compared with eager execution."""
 import numpy as np
+import pytest
 
 import dy2st
 import runtime as rt
@@ -127,3 +128,32 @@ def test_running_statistics_update_in_a_branch_whose_result_is_unused():
         for mine, theirs in zip(static.buffers(), eager.buffers()):
             np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-6)
     assert np.abs(static.bn._mean.numpy()).sum() > 0  # it started at zeros
+
+
+class _BatchNormInLoopBranch(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.bn = rt.nn.BatchNorm1D(4)
+
+    def forward(self, x, n):
+        y = x * 0.5
+        for _ in range(n):  # a tensor loop ...
+            if y.sum() < -100.0:
+                y = y * 0.5
+            else:  # ... whose branch updates batch norm's running statistics at every step
+                y = self.bn(y) * 0.4 + y * 0.6
+        return y
+
+
+@pytest.mark.xfail(strict=True, reason="known: in a tensor loop, batch norm under a tensor `if` updates the "
+                   "running statistics as if once (fuzz --train-mode, seed 2003)")
+def test_running_statistics_updated_under_a_branch_in_a_tensor_loop_accumulate_over_steps():
+    xv = np.random.default_rng(4).standard_normal((5, 4)).astype("float32") + 0.5
+    eager, static = _BatchNormInLoopBranch(), _BatchNormInLoopBranch()
+    sf = dy2st.to_static(static)
+    for nv in (3, 2):
+        n = rt.to_tensor(nv, dtype="int64")
+        np.testing.assert_allclose(sf(rt.to_tensor(xv), n).numpy(), eager(rt.to_tensor(xv), n).numpy(),
+                                   rtol=1e-5, atol=1e-6)
+        for mine, theirs in zip(static.buffers(), eager.buffers()):
+            np.testing.assert_allclose(mine.numpy(), theirs.numpy(), rtol=1e-5, atol=1e-7)
