@@ -3,7 +3,13 @@
 Program ``i`` is generated from seed ``S + i`` (so any failure reruns alone with ``--seed S+i
 --count 1``), checked in one of J worker processes (``dy2st.fuzz.check``), and the run prints a
 summary by stage and kind of failure.  The first ``--shrink`` failures are cut down to minimal
-programs (``dy2st.fuzz.shrink``) and printed.  Exit status 1 when anything failed.
+programs (``dy2st.fuzz.shrink``, each try in a forked process with a time and memory limit) and
+printed.  Exit status 1 when anything failed.
+
+Every program gets every check by default (forward values and Layer state, gradients, finite
+differences for function programs without a no_grad region, save + load, ONNX in onnxruntime);
+``--fd-every/--save-every/--onnx-every K`` thin them out.  ``--train-mode`` also runs Layers in
+train mode (known to fail today: batch norm under a tensor ``if`` inside a tensor loop).
 """
 import argparse
 import collections
