@@ -319,8 +319,7 @@ def annotate(exc, op=None):
     """``exc`` itself (never a rebuilt copy: type, attributes, errno kept) naming the failing op
     and its origin, with the op as ``exc.op`` (which also marks it as annotated).
 
-    A one-string message is extended in place (``str(exc)`` names the op); any other error
-    keeps its args and gets the same text as a PEP 678 note."""
+    The op and its origin are a PEP 678 note, for every kind of error (args kept)."""
     op = op or failing_op(exc)
     if op is None or getattr(exc, "op", None) is not None:
         return exc
