@@ -16,6 +16,8 @@ import weakref
 
 import runtime as rt
 
+from .function_spec import OutputStructure
+
 __all__ = ["select_outputs", "name_outputs"]
 
 
@@ -95,5 +97,4 @@ def select_outputs(output_spec, outputs, skeleton, sf=None, concrete=None):
             raise ValueError(f"output_spec names output {k} ({outputs[k].name}) twice")
         chosen.append(k)
     selected = [outputs[k] for k in chosen]
-    new_skeleton = ("T", 0) if len(chosen) == 1 else ("list", tuple(("T", i) for i in range(len(chosen))))
-    return selected, new_skeleton
+    return selected, OutputStructure.of_outputs(len(chosen))
