@@ -10,7 +10,7 @@ import pytest
 import dy2st
 import runtime as rt
 from runtime import nn
-from runtime.static.io import ProgramFormatError
+from runtime.static.formats.io import ProgramFormatError
 
 DATA = pathlib.Path(__file__).parent / "data"
 SPEC = [dy2st.InputSpec([None, 3], "float32", "x")]
@@ -78,7 +78,7 @@ def test_a_malformed_structure_is_a_format_error(tmp_path):
     data["metadata"]["output_structure"]["outputs"] = [0, 1, 9]
     path.write_text(json.dumps(data))
     with pytest.raises(ProgramFormatError, match="output_structure.*refers to outputs"):
-        dy2st.io.TranslatedLayer.load(str(tmp_path / "m"))
+        dy2st.TranslatedLayer.load(str(tmp_path / "m"))
 
 
 def test_dict_arguments_keep_their_order_inside_the_function():
