@@ -81,6 +81,14 @@ class TreeSpec:
             self._hash = hash(self._key())
         return self._hash
 
+    def walk(self, path=()):
+        """``(path, spec)`` of this node and every node under it, in visiting order (``path``: the
+        keys and indices from the root, as in ``tree[k0][k1]``)."""
+        yield path, self
+        keys = self.meta[0] if self.kind == "dict" else range(len(self.children))
+        for key, child in zip(keys, self.children):
+            yield from child.walk(path + (key,))
+
     def constants(self):
         """The constant values the structure holds, in visiting order."""
         if self.kind == "const":
