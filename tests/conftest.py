@@ -3,15 +3,23 @@
 - ``static_mode``: the process in static mode for one test, with a fresh main/startup Program and
   Scope installed; dynamic mode is restored afterwards even when the test fails.
 - ``static_programs``: the same, yielding ``(main, startup)``.
+- ``examples``: the ported example models of ``examples/`` (``cnn_port``, ``rnn_port``, ``bert_port``)
+  imported as modules, by name.
 - an autouse check that no test leaves the process in static mode (a leak would silently turn the
   next test's eager code into Program building).
 
 The ``slow`` marker (registered in ``pyproject.toml``) tags long sweeps; the default run excludes
 them (``-m "not slow"``), ``python -m pytest -m slow`` runs only them, ``-m ""`` runs everything.
 """
+import importlib
+import os
+import sys
+
 import pytest
 
 import runtime as rt
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 
 
 @pytest.fixture
@@ -30,6 +38,16 @@ def static_programs():
 def static_mode(static_programs):
     """Static mode for one test; yields the main Program."""
     yield static_programs[0]
+
+
+@pytest.fixture(scope="session")
+def examples():
+    """{name: module} of the ported example models, imported from ``examples/``."""
+    sys.path.insert(0, EXAMPLES)
+    try:
+        yield {name: importlib.import_module(name) for name in ("cnn_port", "rnn_port", "bert_port")}
+    finally:
+        sys.path.remove(EXAMPLES)
 
 
 @pytest.fixture(autouse=True)
