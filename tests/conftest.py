@@ -18,6 +18,7 @@ import sys
 import pytest
 
 import runtime as rt
+from static_helpers import building
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 
@@ -25,13 +26,9 @@ EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__
 @pytest.fixture
 def static_programs():
     """Static mode with fresh (main, startup) Programs and Scope; dynamic mode restored after."""
-    rt.enable_static()
     main, startup = rt.static.Program(), rt.static.Program()
-    try:
-        with rt.static.program_guard(main, startup), rt.static.scope_guard(rt.static.Scope()):
-            yield main, startup
-    finally:
-        rt.disable_static()
+    with building(main, startup), rt.static.scope_guard(rt.static.Scope()):
+        yield main, startup
 
 
 @pytest.fixture
