@@ -15,12 +15,12 @@ OPTIMIZERS = ("sgd", "momentum", "adam", "adamw", "scheduled")
 
 
 class MLP(nn.Layer):
-    """6 -> 16 -> 4 with a relu: the model the training comparisons use."""
+    """``n_in -> hidden -> n_out`` with a relu (6 -> 16 -> 4 by default): the model training comparisons use."""
 
-    def __init__(self):
+    def __init__(self, n_in=6, hidden=16, n_out=4):
         super().__init__()
-        self.fc1 = nn.Linear(6, 16)
-        self.fc2 = nn.Linear(16, 4)
+        self.fc1 = nn.Linear(n_in, hidden)
+        self.fc2 = nn.Linear(hidden, n_out)
 
     def forward(self, x):
         return self.fc2(F.relu(self.fc1(x)))
