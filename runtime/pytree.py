@@ -29,6 +29,7 @@ structure without pickle.
 __all__ = ["TreeSpec", "flatten", "unflatten", "map_structure", "assert_same_structure", "is_container"]
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
+_SCALARS = frozenset(_JSON_SCALARS)
 
 
 def is_container(value):
@@ -52,31 +53,36 @@ class TreeSpec:
     user's key order while leaves follow the sorted order.
     """
 
-    __slots__ = ("kind", "children", "meta", "num_leaves", "extra", "_dict_type", "_hash")
+    __slots__ = ("kind", "children", "meta", "num_leaves", "extra", "_dict_type", "_k", "_hash")
 
-    def __init__(self, kind, children=(), meta=None, dict_type=dict, extra=None):
+    def __init__(self, kind, children=(), meta=None, dict_type=dict, extra=None, num_leaves=None):
         self.kind = kind
         self.children = tuple(children)
         self.meta = meta
         self.extra = extra
         self._dict_type = dict_type
         self._hash = None
-        self.num_leaves = 1 if kind == "leaf" else sum(c.num_leaves for c in self.children)
+        # The identity as nested plain tuples, built from the children's as the tree is built:
+        # hashing and comparing it stays in C (a spec keys caches).
+        if kind == "namedtuple":
+            key_meta = (meta.__module__, meta.__qualname__)
+        elif kind == "const":
+            key_meta = (type(meta).__name__, meta, extra)
+        else:
+            key_meta = meta
+        self._k = (kind, key_meta, tuple([c._k for c in self.children]))
+        if num_leaves is None:
+            num_leaves = 1 if kind == "leaf" else sum(c.num_leaves for c in self.children)
+        self.num_leaves = num_leaves
 
     # -- identity ------------------------------------------------------------------
     def _key(self):
-        meta = self.meta
-        if self.kind == "namedtuple":
-            meta = (meta.__module__, meta.__qualname__)
-        elif self.kind == "const":
-            meta = (type(meta).__name__, meta, self.extra)
-        return (self.kind, meta, self.children)
+        return self._k
 
     def __eq__(self, other):
         return self is other or (isinstance(other, TreeSpec) and self._key() == other._key())
 
     def __hash__(self):
-        # A spec is never changed after it is built, and it keys caches: hash it once.
         if self._hash is None:
             self._hash = hash(self._key())
         return self._hash
@@ -172,33 +178,37 @@ def flatten(tree, leaf_types=None, sort_keys=True, const_key=None):
     ``const_key``: a function of a constant giving more of its identity (or None).
     """
     leaves = []
-    spec = _Flattener(leaves, leaf_types, sort_keys, const_key).visit(tree)
-    return leaves, spec
+    append = leaves.append
 
-
-class _Flattener:
-    __slots__ = ("leaves", "leaf_types", "sort_keys", "const_key")
-
-    def __init__(self, leaves, leaf_types, sort_keys, const_key):
-        self.leaves, self.leaf_types, self.sort_keys, self.const_key = leaves, leaf_types, sort_keys, const_key
-
-    def visit(self, node):
-        leaf_types = self.leaf_types
+    def visit(node):
         if leaf_types is not None and isinstance(node, leaf_types):  # the common case first: a tensor
-            self.leaves.append(node)
+            append(node)
             return _LEAF
+        cls = type(node)
+        if cls in _SCALARS:  # a plain value: no container checks
+            if leaf_types is None:
+                append(node)
+                return _LEAF
+            return TreeSpec("const", meta=node, extra=None if const_key is None else const_key(node), num_leaves=0)
+        if cls is tuple or cls is list or (isinstance(node, (list, tuple)) and not hasattr(cls, "_fields")):
+            start = len(leaves)
+            children = [visit(v) for v in node]
+            return TreeSpec("list" if isinstance(node, list) else "tuple", children, num_leaves=len(leaves) - start)
         if isinstance(node, dict):
-            visit = tuple(_key_order(node)) if self.sort_keys else tuple(node)
-            return TreeSpec("dict", [self.visit(node[k]) for k in visit], meta=(visit, tuple(node)),
-                            dict_type=type(node))
-        if isinstance(node, tuple) and hasattr(type(node), "_fields"):
-            return TreeSpec("namedtuple", [self.visit(v) for v in node], meta=type(node))
-        if isinstance(node, (list, tuple)):
-            return TreeSpec("list" if isinstance(node, list) else "tuple", [self.visit(v) for v in node])
+            start = len(leaves)
+            keys = tuple(_key_order(node)) if sort_keys else tuple(node)
+            children = [visit(node[k]) for k in keys]
+            return TreeSpec("dict", children, meta=(keys, tuple(node)), dict_type=cls, num_leaves=len(leaves) - start)
+        if isinstance(node, tuple):  # a named tuple
+            start = len(leaves)
+            children = [visit(v) for v in node]
+            return TreeSpec("namedtuple", children, meta=cls, num_leaves=len(leaves) - start)
         if leaf_types is None:
-            self.leaves.append(node)
+            append(node)
             return _LEAF
-        return TreeSpec("const", meta=node, extra=None if self.const_key is None else self.const_key(node))
+        return TreeSpec("const", meta=node, extra=None if const_key is None else const_key(node), num_leaves=0)
+
+    return leaves, visit(tree)
 
 
 _LEAF = TreeSpec("leaf")  # specs are immutable: every leaf shares one
