@@ -12,24 +12,10 @@ import pytest
 
 import dy2st
 import runtime as rt
+from error_helpers import line_of, notes
 
 HERE = os.path.basename(__file__)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-def line_of(fn, text):
-    """The absolute line number of the first line of fn's source containing text."""
-    import inspect
-    lines, first = inspect.getsourcelines(fn)
-    for i, line in enumerate(lines):
-        if text in line:
-            return first + i
-    raise AssertionError(text)
-
-
-def notes(exc):
-    """The PEP 678 notes of ``exc``: where the user's file and line are reported."""
-    return "\n".join(getattr(exc, "__notes__", ()))
 
 
 def assert_points_at(exc, fn, text):

@@ -5,6 +5,7 @@ import pytest
 import runtime as rt
 from runtime.static import InputSpec
 from static_helpers import building
+from error_helpers import notes
 
 
 @pytest.fixture
@@ -108,7 +109,7 @@ def test_kernel_failure_names_op_and_origin(progs):
     with pytest.raises(ValueError) as err:
         rt.static.Executor().run(main, feed={"x": np.ones((2, 3), "float32"), "w": np.ones((4, 2), "float32")},
                                  fetch_list=[y])
-    note = "\n".join(err.value.__notes__)  # the op and its origin are a note; the message is the kernel's
+    note = notes(err.value)  # the op and its origin are a note; the message is the kernel's
     assert "'matmul'" in note and y.name in note and "user_model.py:42" in note
 
 
