@@ -238,7 +238,11 @@ def _unflatten(spec, it):
         return spec.meta(*items)
     visit, insertion = spec.meta
     by_key = dict(zip(visit, items))
-    return spec._dict_type((k, by_key[k]) for k in insertion)
+    pairs = [(k, by_key[k]) for k in insertion]
+    try:
+        return spec._dict_type(pairs)
+    except TypeError:  # a dict subclass built otherwise (defaultdict takes its factory first): a dict
+        return dict(pairs)
 
 
 def _same(spec_a, spec_b):

@@ -120,3 +120,11 @@ def test_named_tuples_as_plain_tuples_in_json():
         spec.to_json()
     back = pytree.TreeSpec.from_json(json.loads(json.dumps(spec.to_json(plain_tuples=True))))
     assert pytree.unflatten(back, leaves) == {"p": (1, 2)} and type(pytree.unflatten(back, leaves)["p"]) is tuple
+
+
+def test_dict_subclasses_come_back_as_their_class_or_a_dict():
+    ordered = collections.OrderedDict([("b", 1), ("a", 2)])
+    back = pytree.unflatten(pytree.flatten(ordered)[1], [1, 2])
+    assert type(back) is collections.OrderedDict and list(back.items()) == [("b", 2), ("a", 1)]
+    counts = collections.defaultdict(int, {"x": 3})
+    assert pytree.unflatten(pytree.flatten(counts)[1], [4]) == {"x": 4}
