@@ -59,6 +59,21 @@ class Variable(TensorLike):
         """The number of dims."""
         return len(self._shape)
 
+    @property
+    def size(self):
+        """The number of elements: a Python int when every dim is known, else a 0-d int Variable.
+
+        Code testing ``hasattr(x, "size")`` or reading it takes the same path once converted."""
+        if all(d >= 0 for d in self._shape):
+            return int(np.prod(self._shape, dtype=np.int64))
+        from .dispatch import apply  # dispatch imports this module: resolved on use
+        return apply("numel", self)
+
+    def detach(self):
+        """The value with gradients cut (a ``stop_gradient`` op; an eager Tensor's is a copy-free wrap)."""
+        from .ops.common import stop_gradient  # the op modules import this one: resolved on use
+        return stop_gradient(self)
+
     def __repr__(self):
         return f"var {self.name} : {self._dtype}{_fmt_shape(self._shape)}"
 
