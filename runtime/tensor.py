@@ -247,6 +247,7 @@ class Tensor(TensorLike):
         return self._node is None
 
     def detach(self):
+        """The same values as a new Tensor with no gradient history (shares the array)."""
         return Tensor._wrap(self._value)
 
     def clear_grad(self):
