@@ -18,7 +18,7 @@ from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.loop_closures import check_escaping_closures
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
-from dy2st.operators.python_semantics import python_int
+from dy2st.operators.python_semantics import _is_python_int, python_int
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
@@ -146,7 +146,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         full = list(values)
         for spec, i in zip(specs, carried):
             full[i] = _rebuild(spec, it)
-            if type(values[i]) is int:  # still a Python int to `/` (true division)
+            if _is_python_int(values[i]):  # still a Python int to `/` (true division)
                 full[i] = python_int(full[i])
         return list(flat[:p]), full
 

@@ -119,3 +119,16 @@ class PythonInt(rt.static.Variable):
     def __neg__(self):
         return python_int(rt.static.Variable.__neg__(self))
 
+    def __abs__(self):
+        return python_int(rt.static.Variable.__abs__(self))
+
+    def __pos__(self):
+        return self
+
+    def __pow__(self, other):
+        # int ** negative int is a float in Python; an int tensor would truncate to 0.
+        if type(other) is int and other < 0:
+            return rt.pow(rt.cast(self, "float32"), float(other))
+        out = rt.static.Variable.__pow__(self, other)
+        return python_int(out) if _is_python_int(other) else out
+
