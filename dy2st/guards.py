@@ -157,7 +157,7 @@ def _attr_holds(now, old, plain):
 
 
 class _LayerGuard:
-    __slots__ = ("path", "layer", "dict", "names", "plain", "state", "pinned")
+    __slots__ = ("path", "layer", "dict", "names", "plain", "state", "pinned", "read", "written")
 
     def __init__(self, path, layer, called=()):
         self.path = path
@@ -167,8 +167,8 @@ class _LayerGuard:
         # Plain values (numbers, strings, flags) by value; anything else (a function, a tensor,
         # an array) by identity, unless the traced code itself assigns it (state it keeps, whose
         # new value each run must not look like a change).  Modules and classes are code, not state.
-        written = set()
-        read = _read_names(type(layer), start, written)
+        self.written = written = set()
+        self.read = read = _read_names(type(layer), start, written)
         self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
                                   and not inspect.isclass(d[n]) and (_plain(d[n]) or n not in written)))
         self.plain = tuple(_plain(d[n]) for n in self.names)
@@ -212,10 +212,11 @@ class _LayerGuard:
 class _ValueGuard:
     """One global or closure cell: a plain value by equality, anything else by identity."""
 
-    __slots__ = ("label", "read", "value", "plain", "where")
+    __slots__ = ("label", "read", "value", "plain", "where", "pinned")
 
     def __init__(self, label, read, value, where):
         self.label, self.read, self.where = label, read, where
+        self.pinned = None  # for an "items" guard: the items whose ids it holds, kept alive
         self.plain = _plain(value)
         self.value = copy.deepcopy(value) if self.plain else value
 
@@ -228,13 +229,67 @@ class _ValueGuard:
         kind, container, name = self.where
         if kind == "global":
             return f"{writer.obj(container)}.get({name!r}, M)"
+        if kind == "items":
+            return f"{writer.obj(_items)}({writer.obj(container)})"
         return f"{writer.obj(container)}.cell_contents"
 
     def describe(self):
+        if self.where[0] == "items":
+            return f"{self.label} changed (one was replaced, added or removed)"
         now = self.read()
         shown = "<deleted>" if now is _MISSING else repr(now) if _plain(now) else f"another {type(now).__name__}"
         old = repr(self.value) if self.plain else f"the {type(self.value).__name__} seen while tracing"
         return f"{self.label} changed ({old} -> {shown})"
+
+
+def _items(container):
+    """What a plain list, tuple or dict holds, by identity: replacing one of its layers changes it."""
+    if type(container) is dict:
+        return tuple(container), tuple(map(id, container.values()))
+    return tuple(map(id, container))
+
+
+def _items_reader(container):
+    return lambda: _items(container)
+
+
+def _is_plain_object(value):
+    """A user object (a config, a dataclass) whose attributes a trace may read: not a layer, tensor,
+    function, module or class, and not a library object."""
+    if isinstance(value, (rt.nn.Layer, rt.Tensor, types.FunctionType, types.MethodType, types.ModuleType,
+                          types.BuiltinFunctionType, type)) or not isinstance(getattr(value, "__dict__", None), dict):
+        return False
+    return not _library(type(value))
+
+
+def _contents_guards(label, value, read, written, out, layers, depth=0):
+    """Guards on what a guarded non-plain value holds that the trace may have read:
+
+    the items of a plain list/tuple/dict by identity (a layer kept in ``self.blocks = [...]``
+    replaced by another), and the attributes the traced code names of a plain object
+    (``self.cfg.flag``), by value or identity like a layer's; layers found there are guarded
+    as layers.  ``read``/``written``: the attribute names the traced code reads and writes.
+    """
+    if depth > 3 or _plain(value):
+        return
+    if isinstance(value, rt.nn.Layer):
+        layers.append((label, value))
+    elif type(value) in (list, tuple, dict) and len(value) <= 64:
+        items = _items(value)
+        if type(value) is not tuple:  # a tuple cannot change; its items' contents still may
+            out.append(_ValueGuard(f"the items of {label}", _items_reader(value), items, ("items", value, None)))
+            out[-1].pinned = list(value.values() if type(value) is dict else value)
+        pairs = value.items() if type(value) is dict else enumerate(value)
+        for key, item in pairs:
+            _contents_guards(f"{label}[{key!r}]", item, read, written, out, layers, depth + 1)
+    elif _is_plain_object(value):
+        d = value.__dict__
+        for name in sorted(read & d.keys()):
+            item = d[name]
+            if isinstance(item, types.ModuleType) or inspect.isclass(item) or (name in written and not _plain(item)):
+                continue
+            out.append(_ValueGuard(f"attribute {label}.{name}", _global_reader(d, name), item, ("global", d, name)))
+            _contents_guards(f"{label}.{name}", item, read, written, out, layers, depth + 1)
 
 
 def _global_reader(namespace, name):
@@ -337,6 +392,8 @@ def _namespace_guards(fn, seen_code, layers, out, depth=0):
         out.append(_ValueGuard(label, read, value, where))
         if isinstance(value, rt.nn.Layer):
             layers.append((label.split(" ")[-1], value))
+        elif not _plain(value) and (type(value) in (list, tuple, dict) or _is_plain_object(value)):
+            _contents_guards(label.split(" ")[-1], value, names, _written_names(code), out, layers)
         elif isinstance(value, types.FunctionType) and not _library(value):
             _namespace_guards(inspect.unwrap(value), seen_code, layers, out, depth + 1)
 
@@ -345,7 +402,7 @@ def _library(fn):
     return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
 
 
-def _object_guards(obj, function):
+def _object_guards(obj, function, layers):
     """A plain object bound as `self` (``to_static(obj.method)``): the attributes the method (and
     the methods it names) can read, by value or identity, as a Layer's are."""
     d = getattr(obj, "__dict__", None)
@@ -353,9 +410,12 @@ def _object_guards(obj, function):
         return []
     written = set()
     names = _read_names(type(obj), [decorators.unwrap(function)], written)
-    return [_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n))
-            for n in sorted(names) if n in d and not isinstance(d[n], types.ModuleType)
-            and (_plain(d[n]) or n not in written)]
+    out = []
+    for n in sorted(names):
+        if n in d and not isinstance(d[n], types.ModuleType) and (_plain(d[n]) or n not in written):
+            out.append(_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n)))
+            _contents_guards(f"self.{n}", d[n], names, written, out, layers)
+    return out
 
 
 def build(function, instance, arguments, calls, program):
@@ -366,7 +426,7 @@ def build(function, instance, arguments, calls, program):
     called = {id(instance): [decorators.unwrap(function)]}  # layer -> its methods the trace ran
     _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)
     if instance is not None and not isinstance(instance, rt.nn.Layer):
-        value_guards += _object_guards(instance, function)
+        value_guards += _object_guards(instance, function, roots)
     for obj in calls:
         fn, layer = _python_function(obj)
         if layer is not None:
@@ -376,7 +436,14 @@ def build(function, instance, arguments, calls, program):
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
     layer_guards, seen = [], set()
-    for path, layer in roots:
-        _walk_layers(path, layer, seen, layer_guards, called)
+    while roots:  # layers kept in plain lists, dicts or objects are guarded as layers too
+        start, found = len(layer_guards), []
+        for path, layer in roots:
+            _walk_layers(path, layer, seen, layer_guards, called)
+        for g in layer_guards[start:]:
+            for name, plain in zip(g.names, g.plain):
+                if not plain:
+                    _contents_guards(f"{g.path}.{name}", g.dict[name], g.read, g.written, value_guards, found)
+        roots = found
     bound = list(program.bound_tensors.items())
     return Guards(layer_guards, value_guards, bound)
