@@ -78,3 +78,27 @@ def origin_provider(fn):
         yield
     finally:
         _origin.provider = old
+
+
+# Which sub-blocks (by index) a run executed: a training step asks, so that a parameter
+# read only in branches or loop bodies that did not run gets no gradient (None, as eagerly).
+_ran_blocks = contextvars.ContextVar("runtime_ran_blocks", default=None)
+
+
+@contextlib.contextmanager
+def recording_ran_blocks():
+    """Collect, in the yielded set, the index of every ``cond`` branch and ``while`` body that
+    runs (at least once) in the calling thread during the ``with`` body."""
+    ran = set()
+    token = _ran_blocks.set(ran)
+    try:
+        yield ran
+    finally:
+        _ran_blocks.reset(token)
+
+
+def note_ran(block_idx):
+    """Called by the ``cond``/``while`` kernels: the sub-block ``block_idx`` runs now."""
+    ran = _ran_blocks.get()
+    if ran is not None:
+        ran.add(block_idx)

@@ -45,6 +45,24 @@ def SetStopGradient(x, flag):
     return x
 
 
+def SetStopGradientItem(container, key, flag):
+    """`container[key].stop_gradient = flag`; returns what `container` names afterwards.
+
+    A list or dict gets the cut value in place; a tuple (immutable) is replaced by a copy
+    holding it, so the name reads the cut value as eagerly (other names of the tuple do not).
+    """
+    old = container[key]
+    new = SetStopGradient(old, flag)
+    if new is old:
+        return container
+    if isinstance(container, tuple):
+        items = list(container)
+        items[key] = new
+        return type(container)(*items) if hasattr(container, "_fields") else tuple(items)
+    container[key] = new
+    return container
+
+
 _LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
                       for m in (rt, __import__("dy2st")))
 
