@@ -148,31 +148,35 @@ class _TrainStep:
         self.bound_tensors = [t for _, t in self.bound]
 
     def run(self, tensors, arrays):
-        unused = ()
+        unused, ran = (), frozenset()
         if self.flow:
-            with recording_ran_blocks() as ran:
+            with recording_ran_blocks() as entered:
                 res = self.forward(*arrays)
-            unused = self._unused(frozenset(ran))
+            ran = frozenset(entered)
+            unused = self.unused_for(ran)
         else:
             res = self.forward(*arrays)
         n_out = self.n_out
         outs = res[:n_out]
         wrt = [tensors[i] for i in self.input_pos]
         wrt += self.bound_tensors
-        back = _Backward(self, outs, res[n_out:n_out + self.n_saved], unused)
+        back = _Backward(self, outs, res[n_out:n_out + self.n_saved], unused, ran)
         node = Node(None, wrt, {}, list(outs), custom_backward=back)
         wrap = Tensor._wrap
         diff = self.diff_set
         return [wrap(v, (node, i)) if i in diff else wrap(v) for i, v in enumerate(outs)]
 
-    def _unused(self, ran):
-        """Positions in wrt no gradient reaches on the path that entered the sub-blocks ``ran``."""
-        unused = self.unused_by_path.get(ran)
+    def unused_for(self, ran, used_outs=None):
+        """Positions in wrt no gradient reaches on the path that entered the sub-blocks ``ran``,
+        from the differentiable outputs (those ``used_outs`` marks, if given)."""
+        key = ran if used_outs is None else (ran, used_outs)
+        unused = self.unused_by_path.get(key)
         if unused is None:
             if len(self.unused_by_path) > 256:  # many paths (nested branches in loops): keep it bounded
                 self.unused_by_path.clear()
-            got = passes.reached(self.fwd_ops, self.diff_names, self.wrt_names, ran)
-            unused = self.unused_by_path[ran] = frozenset(k for k, n in enumerate(self.wrt_names) if n not in got)
+            outs = self.diff_names if used_outs is None else [n for n, u in zip(self.diff_names, used_outs) if u]
+            got = passes.reached(self.fwd_ops, outs, self.wrt_names, ran)
+            unused = self.unused_by_path[key] = frozenset(k for k, n in enumerate(self.wrt_names) if n not in got)
         return unused
 
 

@@ -214,3 +214,30 @@ def test_untaken_nested_branch_parameters_stay_put_under_adam_and_momentum(opt):
             o.clear_grad()
         for (name, p), q in zip(eager_net.named_parameters(), static_net.parameters()):
             np.testing.assert_allclose(q.numpy(), p.numpy(), rtol=1e-5, atol=1e-6, err_msg=f"{name} step {step}")
+
+
+class TwoHeads(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(3, 3), nn.Linear(3, 3)
+
+    def forward(self, x):
+        h = self.a(x)
+        if x.sum() > 0:
+            h = h * 2
+        return h, self.b(x)
+
+
+def test_parameters_only_an_unused_output_reaches_get_none_like_eager():
+    rt.seed(4)
+    net = TwoHeads()
+    converted = dy2st.to_static(net)
+    for scale in SCALES:
+        x = t(np.full((2, 3), scale))
+        got = []
+        for run in (lambda v: TwoHeads.forward(net, v), converted):
+            net.clear_gradients()
+            run(x)[0].sum().backward()
+            got.append(grads_of(net.parameters()))
+        assert_same_grads(got[1], got[0])
+        assert got[1][2] is None and got[1][0] is not None
