@@ -351,8 +351,8 @@ class Guards:
         lines = [f"layer {g.path}: {len(g.state[0])} sub-layers, {len(g.state[1])} parameters, "
                  f"training={g.state[3]}" + (f", attributes {', '.join(g.names)}" if g.names else "")
                  for g in self.layers]
-        lines += [f"{g.label} == {g.value!r}" if g.plain else f"{g.label} is the same "
-                  f"{type(g.value).__name__}" for g in self.values]
+        lines += [f"{g.label} are the same objects" if g.where[0] == "items" else f"{g.label} == {g.value!r}"
+                  if g.plain else f"{g.label} is the same {type(g.value).__name__}" for g in self.values]
         if self.bound:
             lines.append(f"stop_gradient of {len(self.bound)} bound tensor(s)")
         return lines
