@@ -13,6 +13,9 @@ torch.compile's guards and TF function's trace keys do:
   their class's code can read (``self.use_bias``, ``self._M__scale``);
 - the globals and closure cells the traced functions read: plain values by
   value, everything else by identity (modules are not guarded);
+- through those and the layers' attributes: the attributes the traced code names
+  of plain objects (``self.cfg.flag``), and the items of plain lists, tuples and
+  dicts by identity (a layer in ``self.blocks = [...]`` replaced), see ``guard_values.py``;
 - ``stop_gradient`` of every tensor the Program binds (parameters), which
   decides what the backward Program trains.
 
@@ -32,9 +35,9 @@ import runtime as rt
 
 from . import decorators
 from .guard_check import CheckWriter
+from .guard_values import (_MISSING, _cell_reader, _contents_guards, _global_reader, _is_plain_object, _library,
+                           _plain, _same, _ValueGuard)
 
-_MISSING = object()
-_SIMPLE = (bool, int, float, complex, str, bytes, type(None))
 # Layer bookkeeping that the per-layer state below already covers.
 _LAYER_INTERNALS = frozenset({"_parameters", "_sub_layers", "_buffers", "_non_persistable_buffer_names",
                               "_forward_pre_hooks", "_forward_post_hooks", "training", "forward",
@@ -58,23 +61,6 @@ def note_call(fn):
     calls = _calls.get()
     if calls is not None:
         calls.append(fn)
-
-
-def _plain(value, depth=0):
-    """True for values guarded by equality: numbers, strings, None and small containers of them."""
-    kind = type(value)
-    if kind in _SIMPLE:
-        return True
-    if depth > 2 or kind not in (tuple, list, dict, set, frozenset) or len(value) > 64:
-        return False
-    if kind is dict:
-        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
-    return all(_plain(v, depth + 1) for v in value)
-
-
-def _same(current, snapshot):
-    # Compare types too: `if flag is True` tells 1 from True.
-    return type(current) is type(snapshot) and current == snapshot
 
 
 def _code_names(code, out=None):
@@ -209,102 +195,6 @@ class _LayerGuard:
         return f"{self.path} changed"
 
 
-class _ValueGuard:
-    """One global or closure cell: a plain value by equality, anything else by identity."""
-
-    __slots__ = ("label", "read", "value", "plain", "where", "pinned")
-
-    def __init__(self, label, read, value, where):
-        self.label, self.read, self.where = label, read, where
-        self.pinned = None  # for an "items" guard: the items whose ids it holds, kept alive
-        self.plain = _plain(value)
-        self.value = copy.deepcopy(value) if self.plain else value
-
-    def holds(self):
-        now = self.read()
-        return _same(now, self.value) if self.plain else now is self.value
-
-    def source(self, writer):
-        """The expression reading the current value in the generated check."""
-        kind, container, name = self.where
-        if kind == "global":
-            return f"{writer.obj(container)}.get({name!r}, M)"
-        if kind == "items":
-            return f"{writer.obj(_items)}({writer.obj(container)})"
-        return f"{writer.obj(container)}.cell_contents"
-
-    def describe(self):
-        if self.where[0] == "items":
-            return f"{self.label} changed (one was replaced, added or removed)"
-        now = self.read()
-        shown = "<deleted>" if now is _MISSING else repr(now) if _plain(now) else f"another {type(now).__name__}"
-        old = repr(self.value) if self.plain else f"the {type(self.value).__name__} seen while tracing"
-        return f"{self.label} changed ({old} -> {shown})"
-
-
-def _items(container):
-    """What a plain list, tuple or dict holds, by identity: replacing one of its layers changes it."""
-    if type(container) is dict:
-        return tuple(container), tuple(map(id, container.values()))
-    return tuple(map(id, container))
-
-
-def _items_reader(container):
-    return lambda: _items(container)
-
-
-def _is_plain_object(value):
-    """A user object (a config, a dataclass) whose attributes a trace may read: not a layer, tensor,
-    function, module or class, and not a library object."""
-    if isinstance(value, (rt.nn.Layer, rt.Tensor, types.FunctionType, types.MethodType, types.ModuleType,
-                          types.BuiltinFunctionType, type)) or not isinstance(getattr(value, "__dict__", None), dict):
-        return False
-    return not _library(type(value))
-
-
-def _contents_guards(label, value, read, written, out, layers, depth=0):
-    """Guards on what a guarded non-plain value holds that the trace may have read:
-
-    the items of a plain list/tuple/dict by identity (a layer kept in ``self.blocks = [...]``
-    replaced by another), and the attributes the traced code names of a plain object
-    (``self.cfg.flag``), by value or identity like a layer's; layers found there are guarded
-    as layers.  ``read``/``written``: the attribute names the traced code reads and writes.
-    """
-    if depth > 3 or _plain(value):
-        return
-    if isinstance(value, rt.nn.Layer):
-        layers.append((label, value))
-    elif type(value) in (list, tuple, dict) and len(value) <= 64:
-        items = _items(value)
-        if type(value) is not tuple:  # a tuple cannot change; its items' contents still may
-            out.append(_ValueGuard(f"the items of {label}", _items_reader(value), items, ("items", value, None)))
-            out[-1].pinned = list(value.values() if type(value) is dict else value)
-        pairs = value.items() if type(value) is dict else enumerate(value)
-        for key, item in pairs:
-            _contents_guards(f"{label}[{key!r}]", item, read, written, out, layers, depth + 1)
-    elif _is_plain_object(value):
-        d = value.__dict__
-        for name in sorted(read & d.keys()):
-            item = d[name]
-            if isinstance(item, types.ModuleType) or inspect.isclass(item) or (name in written and not _plain(item)):
-                continue
-            out.append(_ValueGuard(f"attribute {label}.{name}", _global_reader(d, name), item, ("global", d, name)))
-            _contents_guards(f"{label}.{name}", item, read, written, out, layers, depth + 1)
-
-
-def _global_reader(namespace, name):
-    return lambda: namespace.get(name, _MISSING)
-
-
-def _cell_reader(cell):
-    def read():
-        try:
-            return cell.cell_contents
-        except ValueError:
-            return _MISSING
-    return read
-
-
 class Guards:
     """The guards of one traced Program; ``failure()`` is None while it may be reused."""
 
@@ -396,10 +286,6 @@ def _namespace_guards(fn, seen_code, layers, out, depth=0):
             _contents_guards(label.split(" ")[-1], value, names, _written_names(code), out, layers)
         elif isinstance(value, types.FunctionType) and not _library(value):
             _namespace_guards(inspect.unwrap(value), seen_code, layers, out, depth + 1)
-
-
-def _library(fn):
-    return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
 
 
 def _object_guards(obj, function, layers):
