@@ -85,14 +85,14 @@ def origin_provider(fn):
 _ran_blocks = contextvars.ContextVar("runtime_ran_blocks", default=None)
 
 
-@contextlib.contextmanager
-def recording_ran_blocks():
-    """Collect, in the yielded set, the index of every ``cond`` branch and ``while`` body that
-    runs (at least once) in the calling thread during the ``with`` body."""
+def run_recording_blocks(fn, *args):
+    """``(fn(*args), ran)``: ``ran`` holds the index of every ``cond`` branch and ``while`` body
+    that ran (at least once) in the calling thread during the call (a plain call: this runs on
+    every training step)."""
     ran = set()
     token = _ran_blocks.set(ran)
     try:
-        yield ran
+        return fn(*args), ran
     finally:
         _ran_blocks.reset(token)
 

@@ -21,7 +21,7 @@ from runtime.static import passes
 from runtime.static.backends import NotLowerable, check_backend, make_runner
 from runtime.static.executor import compile_block
 from runtime.tensor import Node, Tensor, is_grad_enabled
-from runtime.trace_state import recording_ran_blocks
+from runtime.trace_state import run_recording_blocks
 
 from .fused_backward import _Backward
 
@@ -150,8 +150,7 @@ class _TrainStep:
     def run(self, tensors, arrays):
         unused, ran = (), frozenset()
         if self.flow:
-            with recording_ran_blocks() as entered:
-                res = self.forward(*arrays)
+            res, entered = run_recording_blocks(self.forward, *arrays)
             ran = frozenset(entered)
             unused = self.unused_for(ran)
         else:

@@ -5,7 +5,7 @@ that ran, that has a gradient, read it on the way to the loss.  A Program's back
 built once for every path, so an input read only on a path this run did not take (an
 untaken branch at any depth, a loop body that ran zero times, a value a later branch
 dropped) gets zeros there.  ``reached`` walks the forward ops back from the outputs
-over the branches and bodies the run entered (``runtime.trace_state.recording_ran_blocks``)
+over the branches and bodies the run entered (``runtime.trace_state.run_recording_blocks``)
 and returns the names a gradient reaches, so the caller can give the others None.
 
     ran = {idx of true_block}          # the run took the `if`
