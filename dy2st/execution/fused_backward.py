@@ -22,10 +22,11 @@ _CE = get_op("cross_entropy")
 class _Backward:
     """The backward of one forward run: a tape node's ``custom_backward`` (out grads -> wrt grads)."""
 
-    __slots__ = ("step", "outs", "saved", "unused")
+    __slots__ = ("step", "outs", "saved", "unused", "ran")
 
-    def __init__(self, step, outs, saved, unused):
+    def __init__(self, step, outs, saved, unused, ran=frozenset()):
         self.step, self.outs, self.saved, self.unused = step, outs, saved, unused
+        self.ran = ran  # the sub-blocks the forward entered (see PartialProgram's _unused)
 
     def arrays(self, out_grads):
         """The gradients of the node's inputs as arrays (None: no gradient)."""
@@ -34,6 +35,9 @@ class _Backward:
         got = step.backward(*self.saved, *seeds)
         grads = [None] * step.n_wrt
         unused = self.unused
+        if len(seeds) > 1 and any(out_grads[i] is None for i in step.diff_out):
+            # Outputs the loss does not use: what only they reach gets None, as eagerly.
+            unused = step.unused_for(self.ran, tuple(out_grads[i] is not None for i in step.diff_out))
         for (k, _), g in zip(step.grad_slots, got):
             if k not in unused:
                 grads[k] = g

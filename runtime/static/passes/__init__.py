@@ -5,7 +5,8 @@ a file or ONNX.  Between, passes in this package look at it or rewrite it:
 
 - analyses: ``defuse`` (what a block defines and reads from outside),
   ``liveness`` (which ops outputs need, what flows into a segment),
-  ``effects`` (persistable / side effect / must keep), ``fold`` (constants);
+  ``effects`` (persistable / side effect / must keep), ``fold`` (constants), ``reached``
+  (what a run's gradient reaches, given the branches and loop bodies it entered);
 - rewrites, each ``Program -> Program``: ``dce.eliminate_dead_code``,
   ``prune.prune`` (a new Program for given feeds and fetches);
 - executor features the compiler applies while it builds a plan, each switchable
@@ -25,6 +26,7 @@ from .features import FEATURES, enabled, feature_key, features
 from .fold import fold_constants
 from .liveness import analyze, last_uses, live_ops, segment_inputs
 from .prune import prune
+from .reached import reached
 
 # The traced Program's passes, in order.  Each entry: (name, pass(program, fetch_names) -> program, why here).
 PIPELINE = [
