@@ -20,6 +20,7 @@ a backward or step under a tensor-dependent ``if``/``while``, a ``grad_tensor``,
 that needs a gradient.
 """
 from ..ops.train_ops import Handle
+from ..tensor import is_grad_enabled
 from .backward import gradients
 
 _FLOATS = ("float16", "float32", "float64")
@@ -28,6 +29,22 @@ _FLOATS = ("float16", "float32", "float64")
 def is_train_step(program):
     """Whether ``program`` updates parameters itself (its outputs take no gradient)."""
     return bool(program.__dict__.get("_train_step"))
+
+
+def check_train_call(program, tensors):
+    """Refuse, before it runs, a call of a training-step Program that eager code would run differently:
+    under ``no_grad`` (eager ``backward`` raises) or with an input that needs a gradient."""
+    if not program.__dict__.get("_train_backward"):
+        return
+    if not is_grad_enabled():
+        raise RuntimeError("backward() on a tensor that does not need a gradient: this converted function "
+                           "calls loss.backward() and is called under no_grad()")
+    for t in tensors:
+        if not t.stop_gradient and t._value.dtype.kind == "f":
+            raise NotImplementedError(
+                "a converted function that calls loss.backward() fills the .grad of parameters only, but an "
+                "input tensor needs a gradient too (stop_gradient=False); set stop_gradient=True on the "
+                "inputs, or call backward outside the converted function")
 
 
 def _global(block, what):
@@ -57,11 +74,6 @@ def record_backward(loss, grad_tensor=None):
     if loss.stop_gradient:
         raise RuntimeError("backward() on a tensor that does not need a gradient "
                            "(stop_gradient=True: no input of it requires grad)")
-    needs = [v.name for v in block.vars.values() if v.is_data and not v.stop_gradient]
-    if needs:
-        raise NotImplementedError(
-            f"loss.backward() inside a converted function fills the .grad of parameters only, but input(s) "
-            f"{needs} need a gradient too; set stop_gradient=True on the inputs, or call backward outside")
     program = block.program
     params = [(name, t) for name, t in program.bound_tensors.items()
               if not t.stop_gradient and str(t.dtype) in _FLOATS]
@@ -69,7 +81,7 @@ def record_backward(loss, grad_tensor=None):
     pairs = [(t, g) for (_, t), g in zip(params, grads) if g is not None]
     handle = Handle(None, [t for t, _ in pairs], f"<.grad of {len(pairs)} parameters>")
     block.append_op("accumulate_grads", {"Grad": [g.name for _, g in pairs]}, {}, {"params": handle})
-    program._train_step = True
+    program._train_step = program._train_backward = True
 
 
 def _param_vars(block, opt):

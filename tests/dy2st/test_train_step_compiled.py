@@ -1,0 +1,328 @@
+"""A training step under ``@to_static``: forward, backward and the optimizer update as one Program.
+
+``loss.backward(); opt.step(); opt.clear_grad()`` inside a converted function append gradient
+and update ops; each call of the cached Program must leave the parameters, the optimizer's
+state, ``.grad`` and the returned loss bitwise equal to the same body run eagerly.
+"""
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as rt
+import runtime.nn.functional as F
+from runtime import nn
+from runtime.optimizer import lr as lr_sched
+
+
+class Net(nn.Layer):
+    """A small MLP with a tensor-dependent branch (a `cond` op with gradients) and dropout."""
+
+    def __init__(self, dropout=0.0):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(8, 16), nn.Linear(16, 4)
+        self.drop = nn.Dropout(dropout) if dropout else None
+
+    def forward(self, x):
+        h = F.relu(self.fc1(x))
+        if h.mean() > 0.4:
+            h = h * 0.5
+        if self.drop is not None:
+            h = self.drop(h)
+        return self.fc2(h)
+
+
+def _batches(n=5, seed=1):
+    rng = np.random.default_rng(seed)
+    return [(rng.normal(size=(6, 8)).astype("float32"), rng.integers(0, 4, 6)) for _ in range(n)]
+
+
+def _trajectory(make_opt, convert, body="loop", steps=5, dropout=0.0, scheduler=None):
+    """Per step: the loss, every parameter, the optimizer state and whether each .grad is None."""
+    rt.seed(0)
+    net = Net(dropout)
+    opt = make_opt(net.parameters())
+
+    def step(x, y):
+        loss = F.cross_entropy(net(x), y)
+        if body == "minimize":
+            opt.minimize(loss)
+            opt.clear_grad()
+        else:
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        return loss
+
+    fn = dy2st.to_static(step) if convert else step
+    rt.seed(3)
+    out = []
+    for x, y in _batches(steps):
+        loss = fn(rt.to_tensor(x), rt.to_tensor(y))
+        if scheduler is not None:
+            scheduler(opt).step()
+        state = opt.state_dict()
+        accs = [np.asarray(v._value).copy() for k, v in sorted(state.items()) if hasattr(v, "_value")]
+        out.append((loss.numpy().copy(), [p.numpy().copy() for p in net.parameters()], accs,
+                    state["global_step"], [p.grad is None for p in net.parameters()]))
+    if convert:
+        assert len(fn.program_cache) == 1
+    return out
+
+
+def _assert_same(a, b):
+    assert len(a) == len(b)
+    for (la, pa, sa, ga, ca), (lb, pb, sb, gb, cb) in zip(a, b):
+        assert la.tobytes() == lb.tobytes()
+        assert all(x.tobytes() == y.tobytes() for x, y in zip(pa, pb))
+        assert len(sa) == len(sb) and all(x.tobytes() == y.tobytes() for x, y in zip(sa, sb))
+        assert ga == gb and ca == cb
+
+
+O = rt.optimizer
+OPTIMIZERS = {
+    "sgd": lambda ps: O.SGD(0.1, parameters=ps),
+    "sgd_l2_clip_global": lambda ps: O.SGD(0.1, parameters=ps, weight_decay=O.L2Decay(0.01),
+                                           grad_clip=O.ClipGradByGlobalNorm(0.5)),
+    "momentum": lambda ps: O.Momentum(0.05, momentum=0.9, parameters=ps),
+    "momentum_nesterov_decay_clip_norm": lambda ps: O.Momentum(0.05, parameters=ps, use_nesterov=True,
+                                                               weight_decay=0.001, grad_clip=O.ClipGradByNorm(0.3)),
+    "adam": lambda ps: O.Adam(0.01, parameters=ps),
+    "adam_decay_clip_value": lambda ps: O.Adam(0.01, parameters=ps, weight_decay=0.01,
+                                               grad_clip=O.ClipGradByValue(0.05)),
+    "adamw": lambda ps: O.AdamW(0.01, parameters=ps),
+    "adamw_decay_clip": lambda ps: O.AdamW(0.01, parameters=ps, weight_decay=0.1,
+                                           grad_clip=O.ClipGradByGlobalNorm(0.2)),
+    "rmsprop": lambda ps: O.RMSProp(0.01, parameters=ps),
+    "adagrad": lambda ps: O.Adagrad(0.05, parameters=ps),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OPTIMIZERS))
+def test_trajectory_equals_eager(name):
+    make = OPTIMIZERS[name]
+    _assert_same(_trajectory(make, False), _trajectory(make, True))
+
+
+@pytest.mark.parametrize("name", ["sgd", "adam", "adamw"])
+def test_lr_scheduler_drives_the_compiled_update(name):
+    def make(ps):
+        opt = OPTIMIZERS[name](ps)
+        opt.set_lr_scheduler(lr_sched.StepDecay(0.05, step_size=2, gamma=0.5))
+        return opt
+
+    def sched(opt):
+        return opt._learning_rate
+    eager, static = _trajectory(make, False, scheduler=sched), _trajectory(make, True, scheduler=sched)
+    _assert_same(eager, static)
+    # the rate really changed between steps: the last update differs from one at the first rate
+    assert not np.array_equal(static[0][1][0], static[-1][1][0])
+
+
+def test_minimize_inside_the_converted_function():
+    make = OPTIMIZERS["adam"]
+    _assert_same(_trajectory(make, False, body="minimize"), _trajectory(make, True, body="minimize"))
+
+
+def test_dropout_draws_match_eager():
+    make = OPTIMIZERS["momentum"]
+    _assert_same(_trajectory(make, False, dropout=0.3), _trajectory(make, True, dropout=0.3))
+
+
+def test_one_program_with_forward_backward_and_update():
+    rt.seed(0)
+    net = Net()
+    opt = O.Adam(0.01, parameters=net.parameters())
+
+    @dy2st.to_static
+    def step(x, y):
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+
+    (x, y), = _batches(1)
+    step(rt.to_tensor(x), rt.to_tensor(y))
+    types = [op.type for op in step.concrete_program.main_program.global_block().ops]
+    assert "cross_entropy" in types and "cross_entropy_grad" in types
+    assert types.count("train_update") == 1 and types[-1] == "train_update"
+    assert "optimizer_step" not in types and "accumulate_grads" not in types
+    out = step(rt.to_tensor(x), rt.to_tensor(y))
+    assert out.stop_gradient and out._node is None  # its backward already ran inside the Program
+
+
+def _grad_body(convert, mode):
+    rt.seed(0)
+    net = Net()
+    opt = O.Momentum(0.05, parameters=net.parameters())
+
+    def step(x, y):
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        if mode == "step_no_clear":
+            opt.step()
+        return loss
+
+    fn = dy2st.to_static(step) if convert else step
+    out = []
+    for i, (x, y) in enumerate(_batches(4)):
+        fn(rt.to_tensor(x), rt.to_tensor(y))
+        if mode == "accumulate" and i % 2 == 1:  # gradient accumulation: eager step every second batch
+            opt.step()
+            opt.clear_grad()
+        out.append([None if p.grad is None else p.grad.numpy().copy() for p in net.parameters()]
+                   + [p.numpy().copy() for p in net.parameters()])
+    return out
+
+
+@pytest.mark.parametrize("mode", ["accumulate", "step_no_clear"])
+def test_grad_left_in_place_accumulates_as_eager(mode):
+    for a, b in zip(_grad_body(False, mode), _grad_body(True, mode)):
+        for x, y in zip(a, b):
+            assert (x is None) == (y is None)
+            assert x is None or x.tobytes() == y.tobytes()
+
+
+def test_eager_step_and_state_dict_after_compiled_steps():
+    def run(convert):
+        rt.seed(0)
+        net = Net()
+        opt = O.Adam(0.01, parameters=net.parameters())
+
+        def step(x, y):
+            loss = F.cross_entropy(net(x), y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+        fn = dy2st.to_static(step) if convert else step
+        batches = _batches(6)
+        for x, y in batches[:3]:
+            fn(rt.to_tensor(x), rt.to_tensor(y))
+        saved = {k: (v.numpy().copy() if hasattr(v, "numpy") else v) for k, v in opt.state_dict().items()}
+        for x, y in batches[3:]:
+            step(rt.to_tensor(x), rt.to_tensor(y))  # eager steps continue from the compiled ones
+        # restoring state replaces the accumulator arrays: the compiled step must use the new ones
+        opt.set_state_dict({k: (rt.to_tensor(v) if isinstance(v, np.ndarray) else v) for k, v in saved.items()})
+        for x, y in batches[:2]:
+            fn(rt.to_tensor(x), rt.to_tensor(y))
+        return [p.numpy().copy() for p in net.parameters()], saved["global_step"], opt.state_dict()["global_step"]
+    (pa, sa, ga), (pb, sb, gb) = run(False), run(True)
+    assert sa == sb == 3 and ga == gb == 5
+    assert all(x.tobytes() == y.tobytes() for x, y in zip(pa, pb))
+
+
+def test_set_lr_between_calls():
+    def run(convert):
+        rt.seed(0)
+        net = Net()
+        opt = O.SGD(0.1, parameters=net.parameters())
+
+        def step(x, y):
+            loss = F.cross_entropy(net(x), y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+        fn = dy2st.to_static(step) if convert else step
+        for i, (x, y) in enumerate(_batches(4)):
+            opt.set_lr(0.1 / (i + 1))
+            fn(rt.to_tensor(x), rt.to_tensor(y))
+        return [p.numpy().copy() for p in net.parameters()]
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(run(False), run(True)))
+
+
+def test_forward_only_conversion_still_trains_as_eager():
+    def run(convert):
+        rt.seed(0)
+        net = dy2st.to_static(Net()) if convert else Net()
+        opt = O.Adam(0.01, parameters=net.parameters())
+        for x, y in _batches(4):
+            loss = F.cross_entropy(net(rt.to_tensor(x)), rt.to_tensor(y))
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        return [p.numpy().copy() for p in net.parameters()]
+    assert all(a.tobytes() == b.tobytes() for a, b in zip(run(False), run(True)))
+
+
+def _raises_at_user_line(fn, exc, match, *args):
+    with pytest.raises(exc, match=match) as info:
+        fn(*args)
+    text = str(info.value) + "".join(getattr(info.value, "__notes__", []))
+    assert "test_train_step_compiled.py" in text
+
+
+def test_backward_in_a_tensor_branch_is_a_clear_error():
+    net = Net()
+    opt = O.SGD(0.1, parameters=net.parameters())
+
+    @dy2st.to_static
+    def step(x, y):
+        loss = F.cross_entropy(net(x), y)
+        if loss > 0:
+            loss.backward()
+            opt.step()
+        return loss
+    (x, y), = _batches(1)
+    _raises_at_user_line(step, NotImplementedError, "tensor-dependent", rt.to_tensor(x), rt.to_tensor(y))
+
+
+def test_backward_with_grad_tensor_or_input_gradient_is_a_clear_error():
+    net = Net()
+
+    @dy2st.to_static
+    def seeded(x, y):
+        loss = F.cross_entropy(net(x), y)
+        loss.backward(rt.ones([]))
+        return loss
+
+    @dy2st.to_static
+    def wants_input_grad(x, y):
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        return loss
+    (x, y), = _batches(1)
+    _raises_at_user_line(seeded, NotImplementedError, "grad_tensor", rt.to_tensor(x), rt.to_tensor(y))
+    xt = rt.to_tensor(x)
+    xt.stop_gradient = False
+    with pytest.raises(NotImplementedError, match="needs a gradient"):
+        wants_input_grad(xt, rt.to_tensor(y))
+
+
+def test_minimize_with_parameters_is_a_clear_error():
+    net = Net()
+    opt = O.SGD(0.1, parameters=net.parameters())
+
+    @dy2st.to_static
+    def step(x, y):
+        loss = F.cross_entropy(net(x), y)
+        opt.minimize(loss, parameters=net.parameters())
+        return loss
+    (x, y), = _batches(1)
+    _raises_at_user_line(step, NotImplementedError, "minimize", rt.to_tensor(x), rt.to_tensor(y))
+
+
+def test_train_step_under_no_grad_raises_as_eager():
+    net = Net()
+    opt = O.SGD(0.1, parameters=net.parameters())
+
+    def step(x, y):
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    (x, y), = _batches(1)
+    before = [p.numpy().copy() for p in net.parameters()]
+    traced = dy2st.to_static(step)
+    traced(rt.to_tensor(x), rt.to_tensor(y))  # built with gradients on, then called under no_grad
+    before_static = [p.numpy().copy() for p in net.parameters()]
+    with rt.no_grad(), pytest.raises(RuntimeError, match="does not need a gradient"):
+        traced(rt.to_tensor(x), rt.to_tensor(y))
+    assert all(a.tobytes() == p.numpy().tobytes() for a, p in zip(before_static, net.parameters()))
+    for p, v in zip(net.parameters(), before):
+        p.set_value(v)
+    for fn in (step, dy2st.to_static(step)):
+        with rt.no_grad(), pytest.raises(RuntimeError, match="does not need a gradient"):
+            fn(rt.to_tensor(x), rt.to_tensor(y))
+    assert all(a.tobytes() == p.numpy().tobytes() for a, p in zip(before, net.parameters()))
