@@ -70,7 +70,7 @@ def train_update_kernel(grads, params, optimizer=None, grad_params=None):
         by_param = {}
         for p, g in zip(grad_params.params, grads):
             by_param[id(p)] = g if g.dtype == p._value.dtype else g.astype(p._value.dtype)
-        opt._apply_grads(by_param)
+        opt._apply_given(by_param)
     else:
         accumulate_grads_kernel(grads, grad_params)
         opt._eager_step()

@@ -157,6 +157,11 @@ class Optimizer:
                     return False
         return True
 
+    def _apply_given(self, grads):
+        """``_apply_grads(grads)`` for gradients handed over by a compiled training step (never in
+        ``.grad``); a rule may take a shorter path to the same values."""
+        self._apply_grads(grads)
+
     def _apply_grads(self, grads):
         """The update: ``grads`` maps ``id(param)`` to its gradient array; None reads each ``.grad``."""
         base_lr = self.get_lr()

@@ -21,7 +21,8 @@ that needs a gradient.
 """
 from ..ops.train_ops import Handle
 from ..tensor import is_grad_enabled
-from .backward import gradients
+from ..ops.creation import full
+from .backward import building, gradients
 
 _FLOATS = ("float16", "float32", "float64")
 
@@ -77,7 +78,13 @@ def record_backward(loss, grad_tensor=None):
     program = block.program
     params = [(name, t) for name, t in program.bound_tensors.items()
               if not t.stop_gradient and str(t.dtype) in _FLOATS]
-    grads = gradients([loss], [block.var(name) for name, _ in params]) if params else []
+    seed = None
+    if all(d >= 0 for d in loss.shape):
+        # A fully known shape: the seed of ones is a constant the executor folds once, instead
+        # of a fill_constant_like op run at every call.
+        with building(block):
+            seed = full(loss.shape, 1.0, str(loss.dtype))
+    grads = gradients([loss], [block.var(name) for name, _ in params], target_gradients=seed) if params else []
     pairs = [(t, g) for (_, t), g in zip(params, grads) if g is not None]
     handle = Handle(None, [t for t, _ in pairs], f"<.grad of {len(pairs)} parameters>")
     block.append_op("accumulate_grads", {"Grad": [g.name for _, g in pairs]}, {}, {"params": handle})

@@ -12,6 +12,7 @@ import runtime as rt
 import runtime.nn.functional as F
 from runtime import nn
 from runtime.optimizer import lr as lr_sched
+from runtime.tensor import Parameter
 
 
 class Net(nn.Layer):
@@ -79,10 +80,20 @@ def _assert_same(a, b):
 
 
 O = rt.optimizer
+
+
+def _with_param_lr(cls, ps, lr):
+    ps[1].optimize_attr["learning_rate"] = 0.37  # a per-parameter rate: the update is not fused
+    return cls(lr, parameters=ps)
 OPTIMIZERS = {
     "sgd": lambda ps: O.SGD(0.1, parameters=ps),
     "sgd_l2_clip_global": lambda ps: O.SGD(0.1, parameters=ps, weight_decay=O.L2Decay(0.01),
                                            grad_clip=O.ClipGradByGlobalNorm(0.5)),
+    "sgd_groups_param_lr": lambda ps: O.SGD(0.1, parameters=[{"params": ps[:2], "learning_rate": 0.3},
+                                                             {"params": ps[2:]}]),
+    "momentum_groups": lambda ps: O.Momentum(0.05, parameters=[{"params": ps[:2], "weight_decay": 0.01},
+                                                               {"params": ps[2:], "learning_rate": 0.7}]),
+    "adam_one_param_lr": lambda ps: _with_param_lr(O.Adam, ps, 0.01),
     "momentum": lambda ps: O.Momentum(0.05, momentum=0.9, parameters=ps),
     "momentum_nesterov_decay_clip_norm": lambda ps: O.Momentum(0.05, parameters=ps, use_nesterov=True,
                                                                weight_decay=0.001, grad_clip=O.ClipGradByNorm(0.3)),
@@ -326,3 +337,34 @@ def test_train_step_under_no_grad_raises_as_eager():
         with rt.no_grad(), pytest.raises(RuntimeError, match="does not need a gradient"):
             fn(rt.to_tensor(x), rt.to_tensor(y))
     assert all(a.tobytes() == p.numpy().tobytes() for a, p in zip(before, net.parameters()))
+
+
+def test_update_shortcut_equals_the_general_update(monkeypatch):
+    """The compiled step hands gradients to the rule directly (SGD: no flat gather); switching that
+    shortcut off (the rule's general update over the same gradients) gives the same bits."""
+    def run():
+        return _trajectory(OPTIMIZERS["sgd_groups_param_lr"], True)
+    on = run()
+    monkeypatch.setattr(O.SGD, "_apply_given", O.Optimizer._apply_grads)
+    _assert_same(on, run())
+
+
+def test_parameters_sharing_one_gradient_array():
+    """``a + b`` gives both the same upstream gradient: each update must read it unchanged."""
+    def run(convert):
+        a = Parameter(np.full(3, 0.5, "float32"), name="shared_a")
+        b = Parameter(np.full(3, -0.25, "float32"), name="shared_b")
+        opt = O.SGD(0.1, parameters=[a, b])
+
+        def step(x):
+            loss = ((a + b) * x).sum()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+        fn = dy2st.to_static(step) if convert else step
+        for i in range(3):
+            fn(rt.to_tensor(np.arange(3, dtype="float32") + i))
+        return a.numpy().copy(), b.numpy().copy()
+    (ea, eb), (sa, sb) = run(False), run(True)
+    assert ea.tobytes() == sa.tobytes() and eb.tobytes() == sb.tobytes()
