@@ -54,8 +54,12 @@ def optimizer_step_kernel(params, optimizer=None):
 
 
 def clear_grads_kernel(optimizer=None):
-    """``opt.clear_grad()``: drop every parameter's ``.grad``."""
-    optimizer.obj._eager_clear_grad()
+    """``opt.clear_grad()`` (or ``param.clear_grad()``): drop the parameters' ``.grad``."""
+    if optimizer.obj is not None:
+        optimizer.obj._eager_clear_grad()
+    else:
+        for p in optimizer.params:
+            p.grad = None
 
 
 def train_update_kernel(grads, params, optimizer=None, grad_params=None):

@@ -107,12 +107,17 @@ def record_step(opt):
     block.program._train_step = True
 
 
-def record_clear_grad(opt):
-    """``opt.clear_grad()`` while a Program is built: ``clear_grads``, or, right after this optimizer's
-    step that follows a backward, the three as one ``train_update``."""
+def record_clear_grad(opt, tensors=None):
+    """``opt.clear_grad()`` (``tensors=None``) or ``t.clear_grad()`` of each of ``tensors`` while a
+    Program is built: ``clear_grads``, or, right after this optimizer's step that follows a backward,
+    the three as one ``train_update``."""
     from ..framework import default_main_program  # noqa: PLC0415
-    block = _global(default_main_program().global_block(), "opt.clear_grad()")
+    block = _global(default_main_program().global_block(), "clear_grad()")
     ops = block.ops
+    if tensors is not None:
+        block.append_op("clear_grads", {}, {}, {"optimizer": Handle(None, tensors, f"<.grad of {len(tensors)}>")})
+        block.program._train_step = True
+        return
     if len(ops) >= 2 and ops[-1].type == "optimizer_step" and ops[-2].type == "accumulate_grads" \
             and ops[-1].attrs["optimizer"].obj is opt:
         acc, step = ops[-2], ops[-1]

@@ -45,7 +45,11 @@ def _trajectory(make_opt, convert, body="loop", steps=5, dropout=0.0, scheduler=
 
     def step(x, y):
         loss = F.cross_entropy(net(x), y)
-        if body == "minimize":
+        if body == "layer_clear":
+            loss.backward()
+            opt.step()
+            net.clear_gradients()
+        elif body == "minimize":
             opt.minimize(loss)
             opt.clear_grad()
         else:
@@ -368,3 +372,9 @@ def test_parameters_sharing_one_gradient_array():
         return a.numpy().copy(), b.numpy().copy()
     (ea, eb), (sa, sb) = run(False), run(True)
     assert ea.tobytes() == sa.tobytes() and eb.tobytes() == sb.tobytes()
+
+
+def test_layer_clear_gradients_inside_the_converted_function():
+    """``model.clear_gradients()`` (each parameter's ``clear_grad()``) runs at every call, as eagerly."""
+    make = OPTIMIZERS["momentum"]
+    _assert_same(_trajectory(make, False, body="layer_clear"), _trajectory(make, True, body="layer_clear"))
