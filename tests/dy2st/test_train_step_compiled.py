@@ -378,3 +378,31 @@ def test_layer_clear_gradients_inside_the_converted_function():
     """``model.clear_gradients()`` (each parameter's ``clear_grad()``) runs at every call, as eagerly."""
     make = OPTIMIZERS["momentum"]
     _assert_same(_trajectory(make, False, body="layer_clear"), _trajectory(make, True, body="layer_clear"))
+
+
+def test_two_updates_in_one_call_see_each_other():
+    """A second forward after ``opt.step()`` in the same call reads the updated parameters."""
+    def run(convert, name):
+        rt.seed(0)
+        net = Net()
+        opt = OPTIMIZERS[name](net.parameters())
+
+        def step(x, y):
+            first = F.cross_entropy(net(x), y)
+            first.backward()
+            opt.step()
+            opt.clear_grad()
+            second = F.cross_entropy(net(x), y)
+            second.backward()
+            opt.step()
+            opt.clear_grad()
+            return first, second
+        fn = dy2st.to_static(step) if convert else step
+        out = []
+        for x, y in _batches(3):
+            a, b = fn(rt.to_tensor(x), rt.to_tensor(y))
+            out.append([a.numpy().copy(), b.numpy().copy()] + [p.numpy().copy() for p in net.parameters()])
+        return out
+    for name in ("sgd", "adam"):
+        for a, b in zip(run(False, name), run(True, name)):
+            assert all(x.tobytes() == y.tobytes() for x, y in zip(a, b))
