@@ -76,6 +76,13 @@ def record_backward(loss, grad_tensor=None):
         raise RuntimeError("backward() on a tensor that does not need a gradient "
                            "(stop_gradient=True: no input of it requires grad)")
     program = block.program
+    scope_params = [v.name for v in block.vars.values()
+                    if v.persistable and v.trainable and v.name not in program.bound_tensors]
+    if scope_params:
+        raise NotImplementedError(
+            f"loss.backward() while building a Program fills the .grad of eager parameters, but parameters "
+            f"{scope_params[:3]} live in the scope; in a static Program use rt.static.append_backward(loss) "
+            "or rt.static.gradients")
     params = [(name, t) for name, t in program.bound_tensors.items()
               if not t.stop_gradient and str(t.dtype) in _FLOATS]
     seed = None

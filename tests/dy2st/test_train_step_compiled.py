@@ -406,3 +406,16 @@ def test_two_updates_in_one_call_see_each_other():
     for name in ("sgd", "adam"):
         for a, b in zip(run(False, name), run(True, name)):
             assert all(x.tobytes() == y.tobytes() for x, y in zip(a, b))
+
+
+def test_backward_over_scope_parameters_points_at_append_backward():
+    main, startup = rt.static.Program(), rt.static.Program()
+    rt.enable_static()
+    try:
+        with rt.static.program_guard(main, startup):
+            x = rt.static.data("x", [4, 3], "float32")
+            loss = rt.mean(rt.static.nn.fc(x, 2))
+            with pytest.raises(NotImplementedError, match="append_backward"):
+                loss.backward()
+    finally:
+        rt.disable_static()
