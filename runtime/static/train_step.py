@@ -19,6 +19,7 @@ What eager code can do but a Program cannot is a clear error here, at the user's
 a backward or step under a tensor-dependent ``if``/``while``, a ``grad_tensor``, an input
 that needs a gradient.
 """
+from ..dispatch import to_variable
 from ..ops.train_ops import Handle
 from ..tensor import is_grad_enabled
 from ..ops.creation import full
@@ -83,6 +84,7 @@ def record_backward(loss, grad_tensor=None):
             f"loss.backward() while building a Program fills the .grad of eager parameters, but parameters "
             f"{scope_params[:3]} live in the scope; in a static Program use rt.static.append_backward(loss) "
             "or rt.static.gradients")
+    _check_not_stale(block, loss)
     params = [(name, t) for name, t in program.bound_tensors.items()
               if not t.stop_gradient and str(t.dtype) in _FLOATS]
     seed = None
@@ -98,6 +100,35 @@ def record_backward(loss, grad_tensor=None):
     program._train_step = program._train_backward = True
 
 
+_UPDATES = ("optimizer_step", "train_update")
+
+
+def _check_not_stale(block, loss):
+    """Eager ``backward`` refuses a graph whose parameters an optimizer step changed in place after
+    the forward read them; so does this: an op the loss depends on reads a parameter that a later
+    update op writes."""
+    ops = block.ops
+    need = {loss.name}
+    deps = set()
+    for i in range(len(ops) - 1, -1, -1):
+        op = ops[i]
+        if op.type in _UPDATES or not any(n in need for n in op.output_arg_names):
+            continue  # an update's outputs are new values: no gradient flows through it
+        deps.add(i)
+        need.update(op.input_arg_names)
+    for s, op in enumerate(ops):
+        if op.type not in _UPDATES:
+            continue
+        written = set(op.output("ParamOut"))
+        for i in deps:
+            if i < s and written.intersection(ops[i].input_arg_names):
+                name = sorted(written.intersection(ops[i].input_arg_names))[0]
+                raise RuntimeError(
+                    f"loss.backward(): the forward read parameter '{name}' before opt.step() changed it in "
+                    "place, so its gradient cannot be computed (eager backward() raises here too); call "
+                    "backward() before the step, or run the forward again after it")
+
+
 def _param_vars(block, opt):
     found = _handle_params(block, opt._parameter_list)
     return [p for p, _ in found], [name for _, name in found]
@@ -108,6 +139,10 @@ def record_step(opt):
     into ``train_update`` when ``clear_grad`` follows)."""
     from ..framework import default_main_program  # noqa: PLC0415
     block = _global(default_main_program().global_block(), "opt.step()")
+    for p in opt._parameter_list:
+        # Every parameter the update may write is a Param/ParamOut of the op, also one the Program
+        # reads only later (a step before the forward): those reads then see the updated arrays.
+        to_variable(p)
     params, names = _param_vars(block, opt)
     handle = Handle(opt, params, f"<{type(opt).__name__} over {len(params)} parameters>")
     block.append_op("optimizer_step", {"Param": names}, {"ParamOut": names}, {"optimizer": handle})

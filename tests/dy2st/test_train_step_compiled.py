@@ -44,8 +44,16 @@ def _trajectory(make_opt, convert, body="loop", steps=5, dropout=0.0, scheduler=
     opt = make_opt(net.parameters())
 
     def step(x, y):
+        if body == "step_first":  # the update of the previous call's .grad, then this call's forward
+            opt.step()
+            opt.clear_grad()
         loss = F.cross_entropy(net(x), y)
-        if body == "layer_clear":
+        if body == "step_first":
+            loss.backward()
+        elif body == "stale":  # eager backward() refuses: the step changed what the forward read
+            opt.step()
+            loss.backward()
+        elif body == "layer_clear":
             loss.backward()
             opt.step()
             net.clear_gradients()
@@ -419,3 +427,20 @@ def test_backward_over_scope_parameters_points_at_append_backward():
                 loss.backward()
     finally:
         rt.disable_static()
+
+
+@pytest.mark.parametrize("name", ["sgd", "adam", "momentum_groups"])
+def test_step_before_the_backward(name):
+    """``opt.step()`` on ``.grad`` left by the previous call, then this call's backward: the forward
+    built after the step reads the updated parameters (also when the update re-lays them out)."""
+    make = OPTIMIZERS[name]
+    _assert_same(_trajectory(make, False, body="step_first"), _trajectory(make, True, body="step_first"))
+
+
+def test_backward_after_a_step_that_changed_the_forward_inputs_raises_as_eager():
+    """Eager raises once a step writes in place what the forward read (its first real step re-lays
+    the parameters out instead, so it raises at the third call); the Program says so when built."""
+    make = OPTIMIZERS["sgd"]
+    for convert in (False, True):
+        with pytest.raises(RuntimeError, match="changed|in place"):
+            _trajectory(make, convert, body="stale", steps=3)
