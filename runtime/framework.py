@@ -108,6 +108,12 @@ class Variable(TensorLike):
         raise TypeError(f"cannot iterate over static Variable '{self.name}' in Python; "
                         "use a while_loop (or @dy2st.to_static)")
 
+    def backward(self, grad_tensor=None, retain_graph=False):
+        """``loss.backward()`` while a Program is built: appends the gradient ops and their accumulation
+        into the parameters' ``.grad`` (``runtime.static.train_step``)."""
+        from .static.train_step import record_backward  # noqa: PLC0415  (static imports this module)
+        record_backward(self, grad_tensor)
+
     def numpy(self):
         """Always raises TypeError: a static Variable has a value only inside ``Executor.run``."""
         raise TypeError(f"static Variable '{self.name}' has no value until an Executor runs the Program")

@@ -251,7 +251,13 @@ class Tensor(TensorLike):
         return Tensor._wrap(self._value)
 
     def clear_grad(self):
-        """Drop the accumulated gradient. Also ``clear_gradient``."""
+        """Drop the accumulated gradient. Also ``clear_gradient``. Inside a converted function the
+        clearing is appended to the Program being built (it happens at every call)."""
+        from .trace_state import _mode  # noqa: PLC0415  (trace_state imports this module)
+        if _mode.static:
+            from .static.train_step import record_clear_grad  # noqa: PLC0415
+            record_clear_grad(None, [self])
+            return
         self.grad = None
 
     clear_gradient = clear_grad

@@ -20,6 +20,7 @@ from runtime.framework import program_guard, static_mode_guard
 from runtime.static import passes
 from runtime.static.backends import NotLowerable, check_backend, make_runner
 from runtime.static.executor import compile_block
+from runtime.static.train_step import check_train_call, is_train_step
 from runtime.tensor import Node, Tensor, is_grad_enabled
 from runtime.trace_state import run_recording_blocks
 
@@ -64,6 +65,9 @@ class PartialProgram:
 
     def _needs_grad(self, tensors):
         # plain loops: this runs on every call, the cache-hit path of inference too
+        if is_train_step(self.program):
+            check_train_call(self.program, tensors)
+            return False  # a training step's backward runs inside it
         if not is_grad_enabled():
             return False
         float_out = self.__dict__.get("_float_out")

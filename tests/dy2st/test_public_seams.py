@@ -33,9 +33,6 @@ KNOWN = {
     "dy2st/frontend/guards.py": {"_parameters", "_sub_layers", "_buffers", "_forward_pre_hooks", "_forward_post_hooks"},
     "dy2st/frontend/guard_check.py": {"_parameters", "_sub_layers", "_buffers", "_forward_pre_hooks",
                              "_forward_post_hooks"},
-    # The loss-rooted backward fast path replays the tape's own accumulation and cross-entropy
-    # gradient kernel without a tape walk; its seam would be a public "backward of a known graph".
-    "dy2st/execution/fused_backward.py": {"_accumulate", "_ce_grad_kernel", "_node", "_node_grads", "_value", "_wrap"},
 }
 
 
