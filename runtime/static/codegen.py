@@ -120,8 +120,13 @@ class BlockCompiler:
         body = [op for op in ops if id(op) not in consts["folded"]]
         cnames = consts["names"]
 
+        alias = {}  # an op's output written into a reused buffer -> the buffer's var (one Python name)
+        inline = {}  # a parameter read where it is used: var -> "_B..._value"
+
         def ref(n):
-            return cnames[n] if n in cnames else ident(n)
+            if n in cnames:
+                return cnames[n]
+            return inline[n] if n in inline else ident(alias.get(n, n))
 
         # Free names: read before any op defines them.
         defined = set(input_names) | set(cnames)
@@ -155,9 +160,17 @@ class BlockCompiler:
         lines = [f"def {fname}({', '.join(params)}):"]
         linemap = {}
         bound = self.program.bound_tensors
+        persistent = {n for n, _ in free}  # parameters and scope values: held elsewhere, a del frees nothing
         reads = []
+        # With no control-flow op in the block nothing writes a parameter before the block's own
+        # write-back at the end, so reading it where it is used sees the value a hoisted read would.
+        inline_ok = (loop is None and enabled("inline_params")
+                     and not any(get_op(op.type).build_kernel is not None for op in body))
         for n, _ in free:
-            if n in bound:
+            if inline_ok and n in bound and n not in written and n not in output_names:
+                g["_B" + ident(n)[1:]] = bound[n]
+                inline[n] = f"_B{ident(n)[1:]}._value"
+            elif n in bound:
                 g["_B" + ident(n)[1:]] = bound[n]
                 reads.append(f"{ident(n)} = _B{ident(n)[1:]}._value")
             else:
@@ -179,30 +192,34 @@ class BlockCompiler:
                     lines.append(f"    del {ident(n)}")
         for i, op in enumerate(body):
             live = {n for n in op.output_arg_names if last_use.get(n, -1) > i or n in keep_alive}
-            if id(op) in reuse:
+            buf = None
+            if id(op) in reuse:  # a statement writing into buf; the result keeps buf's Python name
                 ufunc, extra, buf = reuse[id(op)]
                 kname = f"_k{i}_" + ufunc.__name__
                 g[kname] = ufunc
                 operands = [ref(n) for n in op.input_arg_names] + [repr(c) for c in extra]
                 call = f"{kname}({', '.join(operands)}, out={ref(buf)})"
+                alias[op.output_arg_names[0]] = alias.get(buf, buf)
+                target = ""
             else:
                 call = self._call(block, op, i, ref, g, live)
-            target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or  # noqa: B023
-                                   n in keep_alive else "_")
+                target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or  # noqa: B023
+                                       n in keep_alive else "_")
             linemap[len(lines) + 1] = op
             lines.append(f"{ind}{target} = {call}" if target else f"{ind}{call}")
-            dead = [ident(n) for n in dict.fromkeys(op.input_arg_names)
-                    if last_use.get(n) == i and n not in keep_alive and n not in cnames
+            dead = [ref(n) for n in dict.fromkeys(op.input_arg_names)
+                    if last_use.get(n) == i and n not in keep_alive and n not in cnames and n != buf
+                    and n not in persistent
                     and (own is None or n in own)]
             if dead:
                 lines.append(f"{ind}del {', '.join(dead)}")
         for n in written:
             if n in bound:
                 g["_B" + ident(n)[1:]] = bound[n]
-                lines.append(f"{ind}_B{ident(n)[1:]}._value = {ident(n)}")
+                lines.append(f"{ind}_B{ident(n)[1:]}._value = {ref(n)}")
             else:
-                lines.append(f"{ind}_S[{n!r}] = {ident(n)}")
-        outs = [f"{cnames[n]}.copy()" if n in cnames else ident(n) for n in output_names]
+                lines.append(f"{ind}_S[{n!r}] = {ref(n)}")
+        outs = [f"{cnames[n]}.copy()" if n in cnames else ref(n) for n in output_names]
         if loop is not None:
             carries = [ident(n) for n in input_names[:loop]]
             lines.append(f"{ind}{', '.join(carries + [_PRED])} = {', '.join(outs)}")

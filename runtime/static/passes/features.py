@@ -24,6 +24,8 @@ FEATURES = {
     "shape_folding": True,
     # an elementwise op writes into a dead single-use temporary instead of a fresh array
     "inplace": True,
+    # a block without control-flow ops reads each parameter where it is used (no hoisted local)
+    "inline_params": True,
 }
 
 

@@ -7,8 +7,14 @@ For ``t = matmul(h, w); u = add(t, b); y = tanh(u)`` with ``t`` and ``u`` read o
 
 A value is reused only when writing it cannot be seen: it was made in this block
 by an op returning a fresh array (matmul, elementwise math, the activations), this
-op is its only reader and reads it once, it is not returned or persistable, and
-its static shape (fully known, rank >= 1) and dtype are the result's.
+op is its only reader and reads it once, it is not returned or persistable, its
+dtype is the result's, and its shape (rank >= 1) is provably the result's at run
+time: the other operand broadcasts into it without growing it, which the static
+shapes settle even with run-time dims (a bias [64] into [-1, 64]: each of the
+operand's dims is 1 or equals a known dim of the reused value).
+
+The plan then calls the ufunc as a statement and the result keeps the reused
+value's Python name (``codegen``): no new binding, no ``del`` of the old one.
 """
 import numpy as np
 
@@ -25,15 +31,16 @@ _FRESH = frozenset(("matmul", "add", "subtract", "multiply", "divide", "tanh", "
                     "relu", "gelu", "softmax", "sigmoid"))
 
 
-def _static(v):
-    return v is not None and len(v.shape) > 0 and all(d >= 0 for d in v.shape)
+def _ranked(v):
+    return v is not None and len(v.shape) > 0
 
 
 def _fits(small, big):
-    """``small`` broadcasts into ``big`` without growing it (both fully known)."""
+    """An operand of shape ``small`` broadcasts into ``big`` without growing it, whatever
+    run-time sizes ``big``'s -1 dims take (``small`` must be fully known)."""
     if len(small) > len(big):
         return False
-    return all(s in (1, b) for s, b in zip(reversed(small), reversed(big)))
+    return all(s == 1 or (s == b and b >= 0) for s, b in zip(reversed(small), reversed(big)))
 
 
 def plan_inplace(block, ops, keep_alive, consts=()):
@@ -70,15 +77,15 @@ def _choose(block, op, readers, fresh, keep_alive, consts):
     else:
         return None
     out = block._find_var(op.output_arg_names[0]) if op.output_arg_names else None
-    if not _static(out) or not str(out.dtype).startswith("float"):
+    if not _ranked(out) or not str(out.dtype).startswith("float"):
         return None
     for k, n in enumerate(cands):
         v = block._find_var(n)
-        if (n in fresh and readers.get(n) == 1 and n not in keep_alive and n not in consts and _static(v)
-                and list(v.shape) == list(out.shape) and v.dtype == out.dtype):
+        if (n in fresh and readers.get(n) == 1 and n not in keep_alive and n not in consts and _ranked(v)
+                and len(v.shape) == len(out.shape) and v.dtype == out.dtype):
             if others:
                 o = block._find_var(others[k])
-                if o is None or not (len(o.shape) == 0 or (_static(o) and _fits(list(o.shape), list(out.shape)))):
+                if o is None or any(d < 0 for d in o.shape) or not _fits(list(o.shape), list(v.shape)):
                     continue
             return ufunc, extra, n
     return None
