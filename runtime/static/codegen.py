@@ -154,7 +154,7 @@ class BlockCompiler:
 
         last_use = last_uses(body)
         keep_alive = set(output_names) | set(written)
-        reuse = plan_inplace(block, body, keep_alive, cnames)
+        reuse, donors = plan_inplace(block, body, keep_alive, cnames)
         fname = name or f"block{block.idx}"
         params = ([_PRED] if loop is not None else []) + [ident(n) for n in input_names]
         lines = [f"def {fname}({', '.join(params)}):"]
@@ -202,9 +202,9 @@ class BlockCompiler:
                 alias[op.output_arg_names[0]] = alias.get(buf, buf)
                 target = ""
             else:
-                call = self._call(block, op, i, ref, g, live)
+                call, first_only = self._call(block, op, i, ref, g, live, id(op) in donors)
                 target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or  # noqa: B023
-                                       n in keep_alive else "_")
+                                       n in keep_alive else "_", first_only)
             linemap[len(lines) + 1] = op
             lines.append(f"{ind}{target} = {call}" if target else f"{ind}{call}")
             dead = [ref(n) for n in dict.fromkeys(op.input_arg_names)
@@ -258,11 +258,12 @@ class BlockCompiler:
             g[names[n]] = v
         return {"names": names, "folded": folded}
 
-    def _call(self, block, op, i, ref, g, live=()):
+    def _call(self, block, op, i, ref, g, live=(), donate=False):
+        """(Python source of the call computing ``op``, whether it returns the first output alone)."""
         opdef = get_op(op.type)
         alias = opdef.alias(block, op) if opdef.alias is not None else None
         if alias is not None:  # the op's declared no-op case: the input itself, no call
-            return ref(alias)
+            return ref(alias), False
         args = []
         for j, slot in enumerate(opdef.input_slots):
             ns = op.inputs.get(slot)
@@ -277,16 +278,16 @@ class BlockCompiler:
         kname = f"_k{i}_" + re.sub(r"\W", "_", op.type)
         if opdef.build_kernel is not None:
             g[kname] = opdef.build_kernel(op, self)
-            return f"{kname}({', '.join(args)})"
+            return f"{kname}({', '.join(args)})", False
         if opdef.kernel is None:
             raise NotImplementedError(f"op '{op.type}' has no kernel and cannot run")
         expr = expression(block, op, ref, self._scalar_ref(ref, g), g, kname)
         if expr is not None:
-            return expr
-        fast = select_kernel(block, op, live)
+            return expr, False
+        fast = select_kernel(block, op, live, donate)
         if fast is not None:  # ranks known statically: numpy directly, checks and attrs resolved now
             g[kname] = fast
-            return f"{kname}({', '.join(args)})"
+            return f"{kname}({', '.join(args)})", getattr(fast, "first_only", False)
         g[kname] = opdef.kernel
         for k, v in effective_attrs(opdef, op).items():
             if _is_literal(v) and k.isidentifier() and not keyword.iskeyword(k):
@@ -295,13 +296,13 @@ class BlockCompiler:
                 aname = f"_a{i}_{len(g)}"
                 g[aname] = {k: v}
                 args.append(f"**{aname}")
-        return f"{kname}({', '.join(args)})"
+        return f"{kname}({', '.join(args)})", False
 
     @staticmethod
-    def _targets(op, tgt):
+    def _targets(op, tgt, first_only=False):
         opdef = get_op(op.type)
         parts = []
-        for j, slot in enumerate(opdef.output_slots):
+        for j, slot in enumerate(opdef.output_slots[:1] if first_only else opdef.output_slots):
             ns = op.outputs.get(slot)
             if ns is None:
                 parts.append("_")

@@ -7,7 +7,7 @@ scalar arithmetic it does.  So, for a while body::
     v_getitem_0 = _k2_getitem(v_x, [v_i], spec=[['t', 0]])      ->  v_getitem_0 = v_x[(v_i,)]
     v_add_0 = _k0_add(v_i, _c0)                                  ->  v_add_0 = (v_i + _c0s)
     v_less_than_1 = _k6_less_than(v_add_0, _c1)                  ->  v_less_than_1 = (v_add_0 < _c1s)
-    v_r = _k4_reshape(v_t, shape=[1, 32, 64])                    ->  v_r = v_t.reshape((1, 32, 64))
+    v_r = _k4_reshape(v_t, None, shape=[-1, 32, 64])             ->  v_r = v_t.reshape((-1, 32, 64))
 
 The index is the tuple the kernel would build, and the operators on same-dtype
 rank-0 numpy values give the values and dtypes the ufuncs give.
@@ -61,7 +61,10 @@ def _shape_op(block, op, ref):
         return None
     if op.type == "reshape":
         shape = op.attrs.get("shape", [])
-        if shape and all(type(d) is int and d > 0 for d in shape):  # nothing for the kernel to resolve
+        # nothing for the kernel to resolve: positive dims and at most one -1, which numpy infers
+        # as the kernel does (0, "copy the input dim", and run-time ShapeTensor dims are the kernel's)
+        if (shape and not op.inputs.get("ShapeTensor") and all(type(d) is int and (d > 0 or d == -1) for d in shape)
+                and shape.count(-1) <= 1):
             return f"{ref(xs[0])}.reshape({tuple(shape)!r})"
         return None
     perm = op.attrs.get("perm", [])

@@ -26,9 +26,11 @@ from .kernels import UFUNCS
 _UNARY = {"tanh": (np.tanh, ()), "exp": (np.exp, ()), "sqrt": (np.sqrt, ()), "abs": (np.abs, ()),
           "relu": (np.maximum, (0,))}  # the registry's relu is np.maximum(x, 0)
 _BINARY = {k: v for k, v in UFUNCS.items()}
-# ops whose output is a fresh array nothing else references
+# ops whose (first) output is a fresh array nothing else references
 _FRESH = frozenset(("matmul", "add", "subtract", "multiply", "divide", "tanh", "exp", "sqrt", "abs",
-                    "relu", "gelu", "softmax", "sigmoid"))
+                    "relu", "gelu", "softmax", "sigmoid", "layer_norm", "embedding"))
+# ops whose fast kernel (``kernels.select_kernel(donate=True)``) may overwrite X, of the result's shape
+DONORS = frozenset(("softmax", "layer_norm", "gelu"))
 
 
 def _ranked(v):
@@ -44,10 +46,12 @@ def _fits(small, big):
 
 
 def plan_inplace(block, ops, keep_alive, consts=()):
-    """{id(op): (ufunc, constant operands, name of the input it overwrites)} for ``ops`` of ``block``."""
+    """``(reuse, donors)`` for ``ops`` of ``block``: reuse is {id(op): (ufunc, constant operands,
+    name of the input it overwrites)}; donors is {id(op)} of ``DONORS`` ops whose X is such a
+    dead temporary, which their fast kernel may overwrite."""
     if not enabled("inplace"):
-        return {}
-    readers, fresh, result = {}, set(), {}
+        return {}, set()
+    readers, fresh, result, donors = {}, set(), {}, set()
     for op in ops:
         for n in op.input_arg_names:
             readers[n] = readers.get(n, 0) + 1
@@ -56,9 +60,18 @@ def plan_inplace(block, ops, keep_alive, consts=()):
         choice = _choose(block, op, readers, fresh, keep_alive, consts)
         if choice is not None:
             result[id(op)] = choice
-        if op.type in _FRESH and len(outs) == 1:
-            fresh.update(outs)
-    return result
+        elif op.type in DONORS:
+            xs = op.inputs.get("X") or []
+            if len(xs) == 1 and _dead_temporary(block, xs[0], readers, fresh, keep_alive, consts):
+                donors.add(id(op))
+        if op.type in _FRESH and outs and (len(outs) == 1 or op.type == "layer_norm"):
+            fresh.add(outs[0])
+    return result, donors
+
+
+def _dead_temporary(block, n, readers, fresh, keep_alive, consts):
+    v = block._find_var(n)
+    return n in fresh and readers.get(n) == 1 and n not in keep_alive and n not in consts and _ranked(v)
 
 
 def _choose(block, op, readers, fresh, keep_alive, consts):
@@ -81,7 +94,7 @@ def _choose(block, op, readers, fresh, keep_alive, consts):
         return None
     for k, n in enumerate(cands):
         v = block._find_var(n)
-        if (n in fresh and readers.get(n) == 1 and n not in keep_alive and n not in consts and _ranked(v)
+        if (_dead_temporary(block, n, readers, fresh, keep_alive, consts)
                 and len(v.shape) == len(out.shape) and v.dtype == out.dtype):
             if others:
                 o = block._find_var(others[k])

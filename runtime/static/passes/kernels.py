@@ -7,9 +7,11 @@ ranks and dtypes already settle those questions, the plan calls numpy directly
 numpy programmer would write differently get that version, computing the same
 values in the same order (results are bitwise those of the registry kernel)::
 
-    layer_norm (Mean/InvStd unused)   ->  xc = x - mean; xc *= inv; xc *= w; xc += b
+    layer_norm (Mean/InvStd unused)   ->  xc = x - mean; var from xc; xc *= inv; xc *= w; xc += b
     gelu                              ->  the erf polynomial in place, float32 kept
     softmax                           ->  e = x - max; exp(e, out=e); e /= sum
+
+Given a dead temporary X (``donate``), they overwrite it instead of allocating.
 """
 import numpy as np
 
@@ -21,18 +23,21 @@ UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divi
 _FLOATS = ("float16", "float32", "float64")
 
 
-def _layer_norm_y(axes, epsilon):
+def _layer_norm_y(axes, epsilon, donate):
+    # x.var() is the mean of (x - mean)**2 with the same mean and sums: computed from xc here,
+    # the subtraction is done once (bitwise the registry kernel's result)
     def layer_norm(x, scale, bias):
         mean = x.mean(axis=axes, keepdims=True)
-        var = x.var(axis=axes, keepdims=True)
+        xc = np.subtract(x, mean, out=x) if donate else x - mean
+        var = np.multiply(xc, xc).mean(axis=axes, keepdims=True)
         var += epsilon
         np.sqrt(var, out=var)
         inv = np.divide(1.0, var, out=var)
-        xc = x - mean
         xc *= inv
         xc *= scale
         xc += bias
-        return xc, None, None
+        return xc
+    layer_norm.first_only = True  # returns Y alone (Mean and InvStd are unused)
     return layer_norm
 
 
@@ -65,9 +70,16 @@ def _gelu(x):
     return np.multiply(h, e, out=e)
 
 
-def _softmax(axis):
+def _gelu_donated(x):
+    e = _erf_inplace(x / np.sqrt(2).astype(x.dtype))
+    e += 1
+    h = np.multiply(x, 0.5, out=x)  # x * 0.5 is 0.5 * x, bit for bit
+    return np.multiply(h, e, out=e)
+
+
+def _softmax(axis, donate):
     def softmax(x):
-        e = x - x.max(axis=axis, keepdims=True)
+        e = np.subtract(x, x.max(axis=axis, keepdims=True), out=x) if donate else x - x.max(axis=axis, keepdims=True)
         np.exp(e, out=e)
         e /= e.sum(axis=axis, keepdims=True)
         return e
@@ -79,15 +91,15 @@ def _var(block, op, slot, k=0):
     return block._find_var(names[k]) if len(names) > k else None
 
 
-def _special(block, op, live):
+def _special(block, op, live, donate):
     x = _var(block, op, "X")
     if x is None or str(x.dtype) not in ("float32", "float64"):
         return None
     if op.type == "gelu" and not op.attrs.get("approximate", False):
-        return _gelu
+        return _gelu_donated if donate else _gelu
     if op.type == "softmax":
         axis = op.attrs.get("axis", -1)
-        return _softmax(axis) if -x.ndim <= axis < x.ndim else None
+        return _softmax(axis, donate) if -x.ndim <= axis < x.ndim else None
     if op.type == "layer_norm" and not any(n in live for n in op.output_arg_names[1:]):
         begin = op.attrs.get("begin_norm_axis", 1)
         norm = list(x.shape[begin:]) if 0 <= begin < x.ndim else None
@@ -96,18 +108,20 @@ def _special(block, op, live):
                 or list(scale.shape) != norm or list(bias.shape) != norm
                 or str(scale.dtype) != str(x.dtype) or str(bias.dtype) != str(x.dtype)):
             return None
-        return _layer_norm_y(tuple(range(begin, x.ndim)), float(op.attrs.get("epsilon", 1e-5)))
+        return _layer_norm_y(tuple(range(begin, x.ndim)), float(op.attrs.get("epsilon", 1e-5)), donate)
     return None
 
 
-def select_kernel(block, op, live=()):
+def select_kernel(block, op, live=(), donate=False):
     """A direct numpy callable for ``op`` (its attrs resolved), or None for the registry kernel.
 
-    ``live``: names read after the op (outputs not in it are unused).  numpy still
+    ``live``: names read after the op (outputs not in it are unused).  ``donate``: X is a
+    dead temporary of X's shape and dtype (``inplace.plan_inplace``) the kernel may overwrite.
+    A callable with ``first_only`` set returns the first output alone.  numpy still
     raises on a bad run-time shape; the executor names the op.
     """
     if enabled("fast_kernels"):
-        fast = _special(block, op, live)
+        fast = _special(block, op, live, donate)
         if fast is not None:
             return fast
     opdef = get_op(op.type)
