@@ -32,7 +32,7 @@ import numpy as np
 from ..errors import add_context
 from ..registry import get_op
 from .passes.effects import is_persistable
-from .passes.expressions import expression
+from .passes.expressions import _BINARY, expression, loop_predicate
 from .passes.features import enabled
 from .passes.fold import effective_attrs, fold_constants
 from .passes.inplace import plan_inplace
@@ -179,6 +179,20 @@ class BlockCompiler:
         ind = "    " if loop is None else "        "
         if loop is None or not written:  # hoisted; a loop writing persistable state reads inside it
             lines.extend("    " + r for r in reads)
+        pred = (loop_predicate(block, body, input_names, output_names, loop, cnames)
+                if loop is not None else None)
+        if pred is not None:  # the predicate's operands as numpy scalars: outer ones unpacked once here
+            scalars = []
+            for n, how in pred[1]:
+                if how == "value":
+                    scalars.append(ref(n))
+                elif n in cnames:
+                    g[cnames[n] + "s"] = g[cnames[n]].reshape(())[()]
+                    scalars.append(cnames[n] + "s")
+                else:
+                    lines.append(f"    _s{ident(n)} = {ref(n)}.reshape(())[()]")
+                    scalars.append(f"_s{ident(n)}")
+            pred = (pred[0], f"({scalars[0]} {_BINARY[pred[0].type]} {scalars[1]})")
         if loop is not None:
             lines.append(f"    while {_PRED}:")
             if written:
@@ -201,6 +215,9 @@ class BlockCompiler:
                 call = f"{kname}({', '.join(operands)}, out={ref(buf)})"
                 alias[op.output_arg_names[0]] = alias.get(buf, buf)
                 target = ""
+            elif pred is not None and op is pred[0]:
+                call, first_only = pred[1], False
+                target = self._targets(op, ident)
             else:
                 call, first_only = self._call(block, op, i, ref, g, live, id(op) in donors)
                 target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or  # noqa: B023

@@ -26,6 +26,8 @@ FEATURES = {
     "inplace": True,
     # a block without control-flow ops reads each parameter where it is used (no hoisted local)
     "inline_params": True,
+    # a compiled loop's predicate on one-element values compares numpy scalars, not arrays
+    "scalar_predicates": True,
 }
 
 
