@@ -103,13 +103,15 @@ class BlockCompiler:
                                "program first (exe.run(rt.static.default_startup_program()))") from None
 
     # -- the compiler ----------------------------------------------------------------
-    def compile(self, block, input_names, output_names, op_range=None, name=None, loop=None):
+    def compile(self, block, input_names, output_names, op_range=None, name=None, loop=None, catch=False):
         """A function ``f(*inputs) -> tuple of outputs`` running ``block``'s ops.
 
         With ``loop=n`` (a while body: inputs are n carries then outer values, outputs
         n carries then the predicate) the function is ``f(pred, *inputs) -> carries``
         and holds the loop itself: ``while pred:`` the body runs and the carries and
-        predicate are rebound, so a step costs no call, no tuple slicing.
+        predicate are rebound, so a step costs no call, no tuple slicing.  With
+        ``catch`` the function annotates what its ops raise (``annotate``) itself, so
+        callers need no wrapper around it.
         """
         input_names, output_names = list(input_names), list(output_names)
         ops = block.ops if op_range is None else block.ops[op_range[0]:op_range[1]]
@@ -242,6 +244,11 @@ class BlockCompiler:
             lines.append(f"{ind}{', '.join(carries + [_PRED])} = {', '.join(outs)}")
             outs = carries
         lines.append(f"    return ({''.join(o + ', ' for o in outs)})")
+        if catch:  # a try block costs nothing until something raises (Python 3.11)
+            g["_annotate"] = annotate
+            lines = ([lines[0], "    try:"] + ["    " + line for line in lines[1:]]
+                     + ["    except Exception as e:", "        raise _annotate(e) from None"])
+            linemap = {k + 1: op for k, op in linemap.items()}
         source = "\n".join(lines) + "\n"
         filename = f"<runtime-plan-{next(_ids)}:{fname}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
