@@ -4,18 +4,20 @@ As torch.fx turns its Graph into Python source, ``BlockCompiler.compile`` turns
 the ops of a Block into a function like::
 
     def block0(v_x):
-        v_fc_0_w_0 = _B0._value          # persistable: live eager tensor (or _rs('name'): scope)
-        v_matmul_0 = _k0(v_x, v_fc_0_w_0, transpose_x=False, transpose_y=False)
-        del v_x, v_fc_0_w_0
-        v_add_0 = _k1(v_matmul_0, _c0)   # _c0: a constant folded when the plan was built
+        v_matmul_0 = _k0_matmul(v_x, _B_fc_0_w_0._value)   # a parameter: its live eager tensor
+        del v_x
+        _k1_add(v_matmul_0, _c0, out=v_matmul_0)   # _c0: a constant folded when the plan was built
+        _k2_maximum(v_matmul_0, 0, out=v_matmul_0) # a dead temporary reused: it keeps its name
         ...
-        return (v_relu_0,)
+        return (v_matmul_0,)
 
 Kernels are resolved once, attrs are passed as literals, ops nothing fetched depends
 on are dropped (unless they have side effects or write persistable state), and each
 intermediate is deleted after its last use.  The analyses and the optional features
 come from ``passes`` (liveness, effects, constant folding, direct numpy kernels,
-expressions, buffer reuse; see ``passes.features``).  Control-flow ops get a callable
+expressions, buffer reuse; see ``passes.features``).  Parameters are read where
+they are used unless a control-flow op could write them mid-block (then once, at
+the top: ``v_w = _B_w._value``; scope values: ``_rs('name')``).  Control-flow ops get a callable
 from their ``build_kernel(op, compiler)``, which compiles their sub-blocks with the
 same compiler; a while body without a gradient compiles with ``loop=n`` into one
 function holding the loop.  A line -> op table lets the executor say which op a
@@ -213,7 +215,10 @@ class BlockCompiler:
                 ufunc, extra, buf = reuse[id(op)]
                 kname = f"_k{i}_" + ufunc.__name__
                 g[kname] = ufunc
-                operands = [ref(n) for n in op.input_arg_names] + [repr(c) for c in extra]
+                operands = [ref(n) for n in op.input_arg_names]
+                for k, c in enumerate(extra):
+                    g[f"{kname}_{k}"] = c
+                    operands.append(f"{kname}_{k}")
                 call = f"{kname}({', '.join(operands)}, out={ref(buf)})"
                 alias[op.output_arg_names[0]] = alias.get(buf, buf)
                 target = ""

@@ -46,8 +46,8 @@ def _fits(small, big):
 
 
 def plan_inplace(block, ops, keep_alive, consts=()):
-    """``(reuse, donors)`` for ``ops`` of ``block``: reuse is {id(op): (ufunc, constant operands,
-    name of the input it overwrites)}; donors is {id(op)} of ``DONORS`` ops whose X is such a
+    """``(reuse, donors)`` for ``ops`` of ``block``: reuse is {id(op): (ufunc, constant operands
+    (0-d arrays), name of the input it overwrites)}; donors is {id(op)} of ``DONORS`` ops whose X is such a
     dead temporary, which their fast kernel may overwrite."""
     if not enabled("inplace"):
         return {}, set()
@@ -100,5 +100,7 @@ def _choose(block, op, readers, fresh, keep_alive, consts):
                 o = block._find_var(others[k])
                 if o is None or any(d < 0 for d in o.shape) or not _fits(list(o.shape), list(v.shape)):
                     continue
-            return ufunc, extra, n
+            # a constant operand as a 0-d array of the result's dtype: what numpy converts a Python
+            # scalar to on each call (NEP 50), converted once
+            return ufunc, tuple(np.asarray(c, np.dtype(str(out.dtype))) for c in extra), n
     return None

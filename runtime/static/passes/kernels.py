@@ -23,16 +23,24 @@ UFUNCS = {"add": np.add, "subtract": np.subtract, "multiply": np.multiply, "divi
 _FLOATS = ("float16", "float32", "float64")
 
 
-def _layer_norm_y(axes, epsilon, donate):
+def _consts(dtype, *values):
+    """``values`` as 0-d arrays of ``dtype``: the value a Python scalar operand is converted to
+    on every ufunc call (NEP 50: to the array's dtype), converted once."""
+    return tuple(np.asarray(v, dtype) for v in values)
+
+
+def _layer_norm_y(axes, epsilon, donate, dtype):
     # x.var() is the mean of (x - mean)**2 with the same mean and sums: computed from xc here,
     # the subtraction is done once (bitwise the registry kernel's result)
+    eps, one = _consts(dtype, epsilon, 1.0)
+
     def layer_norm(x, scale, bias):
         mean = x.mean(axis=axes, keepdims=True)
         xc = np.subtract(x, mean, out=x) if donate else x - mean
         var = np.multiply(xc, xc).mean(axis=axes, keepdims=True)
-        var += epsilon
+        var += eps
         np.sqrt(var, out=var)
-        inv = np.divide(1.0, var, out=var)
+        inv = np.divide(one, var, out=var)
         xc *= inv
         xc *= scale
         xc += bias
@@ -41,40 +49,35 @@ def _layer_norm_y(axes, epsilon, donate):
     return layer_norm
 
 
-def _erf_inplace(z):
-    """The registry's erf polynomial (Abramowitz & Stegun 7.1.26), same operations, in place."""
-    s = np.sign(z)
-    a = np.abs(z, out=z)
-    t = a * 0.3275911
-    t += 1
-    np.divide(1, t, out=t)
-    p = t * 1.061405429
-    for c in (-1.453152027, 1.421413741, -0.284496736):
-        p += c
+def _gelu(dtype, donate):
+    """The registry's erf gelu (Abramowitz & Stegun 7.1.26), the same operations in place."""
+    sqrt2, = _consts(dtype, np.sqrt(2).astype(dtype))
+    c0, one, half, c1, c2, c3, c4, c5 = _consts(dtype, 0.3275911, 1, 0.5, 0.254829592, -0.284496736,
+                                               1.421413741, -1.453152027, 1.061405429)
+
+    def gelu(x):
+        z = x / sqrt2
+        s = np.sign(z)
+        a = np.abs(z, out=z)
+        t = a * c0
+        t += one
+        np.divide(one, t, out=t)
+        p = t * c5
+        for c in (c4, c3, c2):
+            p += c
+            p *= t
+        p += c1
         p *= t
-    p += 0.254829592
-    p *= t
-    np.multiply(a, a, out=a)
-    np.negative(a, out=a)
-    np.exp(a, out=a)
-    p *= a
-    np.subtract(1, p, out=p)
-    p *= s
-    return p
-
-
-def _gelu(x):
-    e = _erf_inplace(x / np.sqrt(2).astype(x.dtype))
-    e += 1
-    h = 0.5 * x
-    return np.multiply(h, e, out=e)
-
-
-def _gelu_donated(x):
-    e = _erf_inplace(x / np.sqrt(2).astype(x.dtype))
-    e += 1
-    h = np.multiply(x, 0.5, out=x)  # x * 0.5 is 0.5 * x, bit for bit
-    return np.multiply(h, e, out=e)
+        np.multiply(a, a, out=a)
+        np.negative(a, out=a)
+        np.exp(a, out=a)
+        p *= a
+        e = np.subtract(one, p, out=p)
+        e *= s
+        e += one
+        h = np.multiply(x, half, out=x) if donate else x * half  # x * 0.5 is 0.5 * x, bit for bit
+        return np.multiply(h, e, out=e)
+    return gelu
 
 
 def _softmax(axis, donate):
@@ -96,7 +99,7 @@ def _special(block, op, live, donate):
     if x is None or str(x.dtype) not in ("float32", "float64"):
         return None
     if op.type == "gelu" and not op.attrs.get("approximate", False):
-        return _gelu_donated if donate else _gelu
+        return _gelu(np.dtype(str(x.dtype)), donate)
     if op.type == "softmax":
         axis = op.attrs.get("axis", -1)
         return _softmax(axis, donate) if -x.ndim <= axis < x.ndim else None
@@ -108,7 +111,8 @@ def _special(block, op, live, donate):
                 or list(scale.shape) != norm or list(bias.shape) != norm
                 or str(scale.dtype) != str(x.dtype) or str(bias.dtype) != str(x.dtype)):
             return None
-        return _layer_norm_y(tuple(range(begin, x.ndim)), float(op.attrs.get("epsilon", 1e-5)), donate)
+        return _layer_norm_y(tuple(range(begin, x.ndim)), float(op.attrs.get("epsilon", 1e-5)), donate,
+                             np.dtype(str(x.dtype)))
     return None
 
 
