@@ -37,6 +37,7 @@ from .passes.effects import is_persistable
 from .passes.expressions import _BINARY, expression, loop_predicate
 from .passes.features import enabled
 from .passes.fold import effective_attrs, fold_constants
+from .passes.hoist import loop_invariants
 from .passes.inplace import plan_inplace
 from .passes.kernels import select_kernel
 from .passes.liveness import last_uses, live_ops
@@ -158,13 +159,19 @@ class BlockCompiler:
 
         last_use = last_uses(body)
         keep_alive = set(output_names) | set(written)
+        persistent = {n for n, _ in free}  # parameters and scope values: held elsewhere, a del frees nothing
+        invariant = [] if loop is None else loop_invariants(
+            block, body, set(input_names[loop:]) | set(cnames) | persistent, written,
+            set(input_names) | {output_names[-1]})
+        hoisted = {id(op) for op in invariant}
+        for op in invariant:  # read at every step: never overwritten or freed inside the loop
+            keep_alive.update(op.output_arg_names)
         reuse, donors = plan_inplace(block, body, keep_alive, cnames)
         fname = name or f"block{block.idx}"
         params = ([_PRED] if loop is not None else []) + [ident(n) for n in input_names]
         lines = [f"def {fname}({', '.join(params)}):"]
         linemap = {}
         bound = self.program.bound_tensors
-        persistent = {n for n, _ in free}  # parameters and scope values: held elsewhere, a del frees nothing
         reads = []
         # With no control-flow op in the block nothing writes a parameter before the block's own
         # write-back at the end, so reading it where it is used sees the value a hoisted read would.
@@ -198,6 +205,12 @@ class BlockCompiler:
                     scalars.append(f"_s{ident(n)}")
             pred = (pred[0], f"({scalars[0]} {_BINARY[pred[0].type]} {scalars[1]})")
         if loop is not None:
+            if invariant:  # run once before the loop, and only if it makes a step
+                lines.append(f"    if {_PRED}:")
+                for op in invariant:
+                    call, first_only = self._call(block, op, body.index(op), ref, g, set(op.output_arg_names))
+                    linemap[len(lines) + 1] = op
+                    lines.append(f"        {self._targets(op, ident, first_only)} = {call}")
             lines.append(f"    while {_PRED}:")
             if written:
                 lines.extend(ind + r for r in reads)
@@ -209,6 +222,8 @@ class BlockCompiler:
                 if n not in last_use and n not in keep_alive:
                     lines.append(f"    del {ident(n)}")
         for i, op in enumerate(body):
+            if id(op) in hoisted:
+                continue
             live = {n for n in op.output_arg_names if last_use.get(n, -1) > i or n in keep_alive}
             buf = None
             if id(op) in reuse:  # a statement writing into buf; the result keeps buf's Python name

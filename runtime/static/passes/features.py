@@ -28,6 +28,8 @@ FEATURES = {
     "inline_params": True,
     # a compiled loop's predicate on one-element values compares numpy scalars, not arrays
     "scalar_predicates": True,
+    # pure ops of a compiled loop that read only values the loop never changes run once, before it
+    "hoist_invariants": True,
 }
 
 

@@ -200,3 +200,42 @@ def test_reshape_with_inferred_dim_is_an_expression_and_errors_name_the_op():
     prog, fetch = build(bad)
     with pytest.raises(ValueError, match="reshape"):
         rt.static.Executor().run(prog, feed={"x": np.ones((1, 5), "float32")}, fetch_list=fetch)
+
+
+def _invariant_loop():
+    rng = np.random.default_rng(4)
+    w = rt.to_tensor((rng.normal(size=(4, 4)) * 0.5).astype("float32"))
+
+    def body():
+        x = rt.static.data("x", [-1, 4], "float32")
+        b = rt.static.data("b", [4], "float32")
+        n = rt.static.data("n", [], "int64")
+
+        def step(i, h):  # w.T, b * 2 + 1 and x[2] read only outer values: computed once
+            return [i + 1, rt.tanh(rt.matmul(h, rt.transpose(w, [1, 0])) + (b * 2.0 + 1.0) + x[2] * 0.5)]
+        return rt.static.nn.while_loop(lambda i, h: i < n, step, [rt.zeros([], "int64"), rt.zeros([4])])
+    return build(body)
+
+
+def test_loop_invariants_run_once_before_the_loop():
+    prog, fetch = _invariant_loop()
+    rng = np.random.default_rng(5)
+    feeds = [{"x": rng.normal(size=(3, 4)).astype("float32"), "b": rng.normal(size=4).astype("float32"),
+              "n": np.array(k)} for k in (0, 1, 4)]
+    outs, src = _each_feature(prog, feeds, fetch)
+    head, loop = src.split("while pred_:", 1)
+    assert "if pred_:" in head and ".transpose((1, 0))" in head and ".transpose(" not in loop.split("return")[0]
+    assert [int(o[0]) for o in outs] == [0, 1, 4]
+
+
+def test_hoisted_op_errors_only_when_the_loop_steps():
+    prog, fetch = _invariant_loop()
+    short = {"x": np.ones((2, 4), "float32"), "b": np.ones(4, "float32")}  # x[2] is out of range
+    for flags in (ALL_OFF, {}):
+        with passes.features(**flags):
+            exe = rt.static.Executor()
+            i, _ = exe.run(prog, feed=dict(short, n=np.array(0)), fetch_list=fetch)  # no step: no error
+            assert int(i) == 0
+            with pytest.raises(IndexError) as info:
+                exe.run(prog, feed=dict(short, n=np.array(2)), fetch_list=fetch)
+            assert "getitem" in str(info.value)
