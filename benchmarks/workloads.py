@@ -63,6 +63,7 @@ def _inference_engines(make_layer, args, spec, threads):
 
     engines["eager"] = run(eager)
     engines["static"] = run(static)
+    engines["static Program alone"] = _program_alone(static, tensors)
     try:
         import onnxruntime  # noqa: F401,PLC0415
     except ImportError:
@@ -77,6 +78,16 @@ def _inference_engines(make_layer, args, spec, threads):
     feed = {i.name: a for i, a in zip(sess.get_inputs(), args)}
     engines["onnxruntime session.run"] = lambda: sess.run(None, feed)
     return engines, state
+
+
+def _program_alone(static, tensors):
+    """The compiled Program of ``static`` called on the input arrays: the executor's part of a static
+    call, without the converter's argument checks, guards and output wrapping."""
+    from runtime.static.backends.numpy import numpy_runner  # noqa: PLC0415
+    concrete = static.forward.get_concrete_program(*tensors)
+    fn = numpy_runner(concrete.main_program, [v.name for v in concrete.inputs], [v.name for v in concrete.outputs])
+    arrays = [t.numpy() for t in tensors]
+    return lambda: fn(*arrays)
 
 
 def _as_list(v):

@@ -11,8 +11,10 @@ a file or ONNX.  Between, passes in this package look at it or rewrite it:
   ``prune.prune`` (a new Program for given feeds and fetches);
 - executor features the compiler applies while it builds a plan, each switchable
   in ``features`` and tested on/off for identical results: ``kernels`` (direct
-  numpy, fast layer_norm/gelu/softmax), ``expressions`` (getitem, scalar ops),
-  ``inplace`` (buffer reuse), and compiled while loops (``codegen`` loop mode).
+  numpy, fast layer_norm/gelu/softmax, overwriting a dead input), ``expressions``
+  (getitem, reshape, scalar ops, scalar loop predicates), ``inplace`` (buffer reuse,
+  also with run-time dims), parameters read where used, and compiled while loops
+  (``codegen`` loop mode).
 
 ``PIPELINE`` lists, in order, the rewrites a traced Program gets before it is
 cached and shown to users; ``run_pipeline`` applies them.  Execution-time
