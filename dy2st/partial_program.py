@@ -22,7 +22,8 @@ from runtime.framework import program_guard, static_mode_guard
 from runtime.static import passes
 from runtime.static.backends import NotLowerable, check_backend, make_runner
 from runtime.static.executor import compile_block
-from runtime.tensor import Node, Tensor, is_grad_enabled
+from runtime.autograd import record_op
+from runtime.tensor import Tensor, is_grad_enabled
 
 from .fused_backward import _Backward
 
@@ -61,7 +62,7 @@ class PartialProgram:
     # -- which eager tensors can receive gradients --------------------------------
     def _trainable_bound(self):
         return [(name, t) for name, t in self.program.bound_tensors.items()
-                if not t.stop_gradient and t._value.dtype.kind == "f"]
+                if not t.stop_gradient and t.numpy().dtype.kind == "f"]
 
     def _needs_grad(self, tensors):
         # plain loops: this runs on every call, the cache-hit path of inference too
@@ -83,9 +84,9 @@ class PartialProgram:
     def __call__(self, tensors):
         if not self._needs_grad(tensors):
             infer = self._infer if self._infer is not None else self.runner
-            wrap = Tensor._wrap
-            return [wrap(v) for v in infer(*[t._value for t in tensors])]
-        arrays = [t._value for t in tensors]
+            wrap = Tensor.from_numpy
+            return [wrap(v) for v in infer(*[t.numpy() for t in tensors])]
+        arrays = [t.numpy() for t in tensors]
         if self.backend != "numpy" and not self._said_training:
             self._said_training = True
             warnings.warn(f"dy2st: backend={self.backend!r} runs inference only; this call of {self.what} "
@@ -161,10 +162,7 @@ class _TrainStep:
         wrt = [tensors[i] for i in self.input_pos]
         wrt += self.bound_tensors
         back = _Backward(self, outs, res[n_out:n_out + self.n_saved], unused)
-        node = Node(None, wrt, {}, list(outs), custom_backward=back)
-        wrap = Tensor._wrap
-        diff = self.diff_set
-        return [wrap(v, (node, i)) if i in diff else wrap(v) for i, v in enumerate(outs)]
+        return record_op(outs, wrt, back, self.diff_set)
 
 
 def _reads(block):
