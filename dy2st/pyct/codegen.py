@@ -13,20 +13,62 @@ import os
 
 import astor
 import gast
+from gast.ast3 import GAstToAst3
 
 from dy2st.pyct import anno
+from dy2st.pyct.nodes import walk as _walk
+
+
+class _ToAst(GAstToAst3):
+    """gast's own gast->ast converter with its per-node dispatch and copy cached per node type
+    (the generic one looks up the visitor by name and every field with ``hasattr`` per node)."""
+
+    _visitors = {}
+    _layouts = {}
+
+    def visit(self, node):
+        cls = type(node)
+        fn = self._visitors.get(cls)
+        if fn is None:
+            fn = self._visitors[cls] = getattr(type(self), "visit_" + cls.__name__, type(self).generic_visit)
+        return fn(self, node)
+
+    def generic_visit(self, node):
+        cls = type(node)
+        layout = self._layouts.get(cls)
+        if layout is None:
+            layout = self._layouts[cls] = (getattr(ast, cls.__name__, None), cls._fields, cls._attributes)
+        target, fields, attributes = layout
+        if target is None:  # not part of the Python AST (as in gast)
+            return None
+        old = node.__dict__
+        new = target.__new__(target)
+        for field in fields:
+            if field in old:
+                value = old[field]
+                if isinstance(value, ast.AST):
+                    value = self.visit(value)
+                elif type(value) is list:
+                    value = self._visit(value)
+                setattr(new, field, value)
+        for attr in attributes:
+            if attr in old:
+                setattr(new, attr, old[attr])
+        return new
 
 
 def _to_ast(node):
-    tree = gast.gast_to_ast(node)
+    tree = _ToAst().visit(node)
     if not isinstance(tree, ast.Module):
         tree = ast.Module(body=tree if isinstance(tree, list) else [tree], type_ignores=[])
-    return ast.fix_missing_locations(tree)
+    return tree
 
 
 CHECK_ALWAYS = os.environ.get("DY2ST_CHECK_CODEGEN") == "1"
 # Node types astor 0.8.1 is known to misprint (or not print): such trees are compared in full.
-_ASTOR_UNSAFE = tuple(getattr(ast, n) for n in ("JoinedStr", "Match", "TryStar") if hasattr(ast, n))
+_UNSAFE_NAMES = ("JoinedStr", "Match", "TryStar")
+_ASTOR_UNSAFE = tuple(getattr(ast, n) for n in _UNSAFE_NAMES if hasattr(ast, n))
+_GAST_UNSAFE = tuple(getattr(gast, n) for n in _UNSAFE_NAMES if hasattr(gast, n))
 
 
 def _same(a, b):
@@ -35,7 +77,7 @@ def _same(a, b):
 
 def _same_shape(a, b):
     """True when both trees have the same node types in the same (breadth-first) order."""
-    wa, wb = list(ast.walk(a)), list(ast.walk(b))
+    wa, wb = _walk(a), _walk(b)
     return len(wa) == len(wb) and all(type(x) is type(y) for x, y in zip(wa, wb))
 
 
@@ -49,17 +91,23 @@ def to_source(node, verify=True):
     return source, tree
 
 
-def _print(node, verify):
-    """(source, ast tree printed, the source re-parsed or None when not verified)."""
+def _print(node, verify, full=None, same_shape=_same_shape):
+    """(source, ast tree printed, the source re-parsed or None when not verified).
+
+    ``full``: whether the tree holds nodes astor misprints (None: find out); ``same_shape``:
+    the node-by-node check of the re-parsed tree (the caller may fold it into its own walk).
+    """
     tree = _to_ast(node)
-    full = CHECK_ALWAYS or any(isinstance(n, _ASTOR_UNSAFE) for n in ast.walk(tree))
+    if full is None:
+        full = any(isinstance(n, _ASTOR_UNSAFE) for n in _walk(tree))
+    full = full or CHECK_ALWAYS
     try:
         # One statement per line, unwrapped: astor's line splitting scatters tuples and calls.
         source = astor.to_source(tree, pretty_source="".join)
         if not verify and not full:
             return source, tree, None
         parsed = ast.parse(source)
-        if (_same if full else _same_shape)(parsed, tree):
+        if (_same if full else same_shape)(parsed, tree):
             return source, tree, parsed
     except Exception:  # astor raises assorted errors on nodes it does not know
         pass
@@ -78,25 +126,37 @@ def source_with_origins(node):
     """
     table = []
     saved = []
-    for n in gast.walk(node):
-        info = anno.getanno(n, anno.Basic.ORIGIN)
+    full = False
+    origin_key = anno.Basic.ORIGIN
+    for n in _walk(node):
+        full = full or isinstance(n, _GAST_UNSAFE)
+        info = anno.getanno(n, origin_key)
         # Nodes built by passes may lack a location attribute; they still carry an origin.
-        if "lineno" in getattr(n, "_attributes", ()):
+        if "lineno" in n._attributes:
             saved.append((n, getattr(n, "lineno", None), getattr(n, "end_lineno", None)))
             n.lineno = len(table) + 1 if info is not None else 0
             n.end_lineno = n.lineno
             table.append(info)
+    walks = []
+
+    def same_shape(parsed, tree):  # the shape check, keeping both walks for the line map
+        wa, wb = _walk(tree), _walk(parsed)
+        walks.append((wa, wb))
+        return len(wa) == len(wb) and all(type(x) is type(y) for x, y in zip(wa, wb))
+
     try:
-        source, tree, parsed = _print(node, verify=True)
+        source, tree, parsed = _print(node, verify=True, full=full, same_shape=same_shape)
     finally:
         for n, lineno, end_lineno in saved:
             n.lineno, n.end_lineno = lineno, end_lineno
+    wa, wb = walks[0] if walks and walks[0][1][0] is parsed else (_walk(tree), _walk(parsed))
     stmt_lines, expr_lines = {}, {}
-    for tagged, real in zip(ast.walk(tree), ast.walk(parsed)):
+    stmt = ast.stmt
+    for tagged, real in zip(wa, wb):
         index = getattr(tagged, "lineno", 0)
         if not index or not hasattr(real, "lineno") or table[index - 1] is None:
             continue
         # The first statement on a line names its origin; expressions only fill lines without one.
-        target = stmt_lines if isinstance(tagged, ast.stmt) else expr_lines
+        target = stmt_lines if isinstance(tagged, stmt) else expr_lines
         target.setdefault(real.lineno, table[index - 1])
     return source, {**expr_lines, **stmt_lines}

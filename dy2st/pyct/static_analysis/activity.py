@@ -6,6 +6,8 @@ their loop variables are not writes of the enclosing block.
 """
 import gast
 
+from dy2st.pyct.nodes import children, walk
+
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
@@ -42,7 +44,7 @@ def _comprehension_reads(node):
     found = set()
     for gen in node.generators:
         found |= reads(gen.iter) - bound
-        bound |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        bound |= {n.id for n in walk(gen.target) if isinstance(n, gast.Name)}
         for cond in gen.ifs:
             found |= reads(cond) - bound
     elts = [node.key, node.value] if isinstance(node, gast.DictComp) else [node.elt]
@@ -67,7 +69,7 @@ def reads(node):
             found.add(n.id)
         elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
             found.add(n.target.id)
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(children(n))
     return found
 
 
@@ -90,7 +92,7 @@ def writes(node):
             found.add(n.name.id if isinstance(n.name, gast.Name) else n.name)
         elif isinstance(n, gast.NamedExpr):
             found.add(n.target.id)
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(children(n))
     return found
 
 
