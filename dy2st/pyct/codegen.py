@@ -124,19 +124,32 @@ def source_with_origins(node):
     Each node's origin is smuggled through gast->ast as its `lineno` (an index into a table),
     then the re-parsed tree, walked in step with it, says which generated line holds it.
     """
-    table = []
+    source, line_map, _ = compiled_source(node)
+    return source, line_map
+
+
+def compiled_source(node):
+    """``source_with_origins`` plus the ast tree the source parses to (compile it, not the text)."""
+    table = [None]  # index 0: no origin
     saved = []
     full = False
     origin_key = anno.Basic.ORIGIN
+    anno_field = anno._ANNO_FIELD
+    unsafe = _GAST_UNSAFE
     for n in _walk(node):
-        full = full or isinstance(n, _GAST_UNSAFE)
-        info = anno.getanno(n, origin_key)
+        if isinstance(n, unsafe):
+            full = True
         # Nodes built by passes may lack a location attribute; they still carry an origin.
         if "lineno" in n._attributes:
-            saved.append((n, getattr(n, "lineno", None), getattr(n, "end_lineno", None)))
-            n.lineno = len(table) + 1 if info is not None else 0
-            n.end_lineno = n.lineno
-            table.append(info)
+            d = n.__dict__
+            store = d.get(anno_field)
+            info = store.get(origin_key) if store else None
+            saved.append((n, d.get("lineno"), d.get("end_lineno")))
+            if info is None:
+                n.lineno = n.end_lineno = 0
+            else:
+                n.lineno = n.end_lineno = len(table)
+                table.append(info)
     walks = []
 
     def same_shape(parsed, tree):  # the shape check, keeping both walks for the line map
@@ -153,10 +166,10 @@ def source_with_origins(node):
     stmt_lines, expr_lines = {}, {}
     stmt = ast.stmt
     for tagged, real in zip(wa, wb):
-        index = getattr(tagged, "lineno", 0)
-        if not index or not hasattr(real, "lineno") or table[index - 1] is None:
+        index = tagged.__dict__.get("lineno")
+        if not index or "lineno" not in real.__dict__:
             continue
         # The first statement on a line names its origin; expressions only fill lines without one.
         target = stmt_lines if isinstance(tagged, stmt) else expr_lines
-        target.setdefault(real.lineno, table[index - 1])
-    return source, {**expr_lines, **stmt_lines}
+        target.setdefault(real.lineno, table[index])
+    return source, {**expr_lines, **stmt_lines}, parsed
