@@ -84,6 +84,7 @@ class PartialProgram:
     def __call__(self, tensors):
         if not self._needs_grad(tensors):
             infer = self._infer if self._infer is not None else self.runner
+            infer = getattr(infer, "run", infer)  # a runner object's per-call function: one frame less
             wrap = Tensor.from_numpy
             return [wrap(v) for v in infer(*[t.numpy() for t in tensors])]
         arrays = [t.numpy() for t in tensors]
