@@ -16,45 +16,15 @@ import gast
 from gast.ast3 import GAstToAst3
 
 from dy2st.pyct import anno
-from dy2st.pyct.nodes import walk as _walk
+from dy2st.pyct.nodes import FastTranslator, walk as _walk
 
 
-class _ToAst(GAstToAst3):
-    """gast's own gast->ast converter with its per-node dispatch and copy cached per node type
-    (the generic one looks up the visitor by name and every field with ``hasattr`` per node)."""
+class _ToAst(FastTranslator, GAstToAst3):
+    """gast's gast->ast converter, with its dispatch cached per node type."""
 
+    target = ast
     _visitors = {}
     _layouts = {}
-
-    def visit(self, node):
-        cls = type(node)
-        fn = self._visitors.get(cls)
-        if fn is None:
-            fn = self._visitors[cls] = getattr(type(self), "visit_" + cls.__name__, type(self).generic_visit)
-        return fn(self, node)
-
-    def generic_visit(self, node):
-        cls = type(node)
-        layout = self._layouts.get(cls)
-        if layout is None:
-            layout = self._layouts[cls] = (getattr(ast, cls.__name__, None), cls._fields, cls._attributes)
-        target, fields, attributes = layout
-        if target is None:  # not part of the Python AST (as in gast)
-            return None
-        old = node.__dict__
-        new = target.__new__(target)
-        for field in fields:
-            if field in old:
-                value = old[field]
-                if isinstance(value, ast.AST):
-                    value = self.visit(value)
-                elif type(value) is list:
-                    value = self._visit(value)
-                setattr(new, field, value)
-        for attr in attributes:
-            if attr in old:
-                setattr(new, attr, old[attr])
-        return new
 
 
 def _to_ast(node):

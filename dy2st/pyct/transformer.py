@@ -3,6 +3,7 @@ against the user's file and line."""
 import gast
 
 from dy2st.pyct import anno, errors, naming
+from dy2st.pyct.nodes import walk
 
 
 class Context:
@@ -57,5 +58,5 @@ def contains(stmts, kinds, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.L
 
 def functions_in(tree):
     """Every FunctionDef in `tree`, innermost first (so rewriting one never hides another)."""
-    found = [n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)]
+    found = [n for n in walk(tree) if isinstance(n, gast.FunctionDef)]
     return list(reversed(found))
