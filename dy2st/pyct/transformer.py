@@ -5,7 +5,7 @@ import ast
 import gast
 
 from dy2st.pyct import anno, errors, naming
-from dy2st.pyct.nodes import walk
+from dy2st.pyct.nodes import children, walk
 
 
 class Context:
@@ -111,7 +111,7 @@ def contains(stmts, kinds, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.L
             return True
         if isinstance(n, stop):
             continue
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(children(n))
     return False
 
 
