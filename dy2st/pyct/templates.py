@@ -96,7 +96,11 @@ class _Replacer:
             # parameter that happens to share a placeholder's name.
             node.args = self._expand_args(node.args)
             return node
-        for field, value in gast.iter_fields(node):
+        d = node.__dict__
+        for field in node._fields:
+            if field not in d:
+                continue
+            value = d[field]
             if isinstance(value, list):
                 new = []
                 for item in value:
