@@ -23,7 +23,7 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import runtime as rt  # noqa: E402
 import dy2st  # noqa: E402
-from dy2st.transform import transform_function  # noqa: E402
+from dy2st.conversion.transform import transform_function  # noqa: E402
 
 
 def nested(x, n):

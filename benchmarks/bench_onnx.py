@@ -2,7 +2,7 @@
 
     python benchmarks/bench_onnx.py [--quick]
 
-The seed article's dynamic / static / ONNX comparison on ``dy2st.demo.DigitsNet``
+The seed article's dynamic / static / ONNX comparison on ``dy2st.tools.demo.DigitsNet``
 (eval mode, one [1, 64] image per call, as ``dy2st demo`` times it).  The same
 weights serve all three; outputs are checked to agree before timing.  Each time
 is the median of several runs of 1000 calls (time.perf_counter).  Needs the
@@ -25,7 +25,7 @@ except ImportError:
 
 import dy2st  # noqa: E402
 import runtime as rt  # noqa: E402
-from dy2st.demo import DigitsNet  # noqa: E402
+from dy2st.tools.demo import DigitsNet  # noqa: E402
 
 N = 1000
 

@@ -1,9 +1,17 @@
-"""Peer engines on a workload's own weights and inputs: PyTorch eager (optional), others noted.
+"""Peer engines on a workload's own weights and inputs: PyTorch, JAX and PaddlePaddle, each optional.
 
 ``make(name, workload, threads)`` -> (engines, notes).  An absent peer gives a
-note ("PyTorch: not installed (...)") instead of an engine.  Peers are for
-measuring only, never project dependencies.
+note ("PyTorch: not installed (...)") instead of an engine; a peer that fails to
+build gives a note with its error.  Peers are for measuring only, never project
+dependencies.  JAX and Paddle live in ``peers_jax.py`` / ``peers_paddle.py``.
 """
+import os
+
+import peers_jax
+import peers_paddle
+import workloads
+
+
 def _torch(threads):
     try:
         import torch  # noqa: PLC0415
@@ -89,6 +97,18 @@ def _train(torch, wl):
     return run
 
 
+def _compiled(torch, name, build, notes):
+    """``torch.compile`` of the same engines: the step function itself is compiled (inductor)."""
+    try:
+        fn = torch.compile(build[name]())
+        if name != "train":
+            fn()  # compile now: the first call takes the C++ build
+        return {"torch.compile": fn}
+    except Exception as e:  # noqa: BLE001  (no compiler or an unsupported graph: a note, not a crash)
+        notes.append(f"torch.compile: failed ({type(e).__name__}: {str(e).splitlines()[0][:120]})")
+        return {}
+
+
 def make(name, wl, threads):
     """Peer engines for workload ``name`` and notes on the peers that are absent."""
     engines, notes = {}, []
@@ -99,10 +119,22 @@ def make(name, wl, threads):
         build = {"mlp": lambda: _mlp(torch, wl), "rnn": lambda: _rnn(torch, wl), "train": lambda: _train(torch, wl),
                  "tiny_bert": lambda: _bert(torch, wl, 64, 2), "small_bert": lambda: _bert(torch, wl, 256, 4)}
         engines["torch eager"] = build[name]()
-    for module, label in (("jax", "JAX"), ("paddle", "PaddlePaddle")):
+        if os.environ.get("DY2ST_BENCH_TORCH_COMPILE") == "1":
+            engines.update(_compiled(torch, name, build, notes))
+        else:
+            notes.append("torch.compile: skipped (its C++ build takes about a minute per workload here; "
+                         "set DY2ST_BENCH_TORCH_COMPILE=1)")
+    for label, mod, pip_name, args in (("JAX", peers_jax, "jax jaxlib", ()),
+                                       ("PaddlePaddle", peers_paddle, "paddlepaddle", (workloads,))):
+        lib = mod.load(threads)
+        if lib is None:
+            notes.append(f"{label}: not installed (pip install {pip_name})")
+            continue
         try:
-            __import__(module)
-            notes.append(f"{label}: installed but not wired into this benchmark yet")
-        except ImportError:
-            notes.append(f"{label}: not installed")
+            built = mod.make(name, wl, lib, *args)
+            for fn in built.values() if wl.inference else ():  # a training step would move the weights
+                fn()  # converts / compiles now, so a failure is a note rather than a crash
+            engines.update(built)
+        except Exception as e:  # noqa: BLE001  (a peer that cannot run this model is reported, not fatal)
+            notes.append(f"{label}: failed on this workload ({type(e).__name__}: {str(e).splitlines()[0][:120]})")
     return engines, notes

@@ -5,6 +5,6 @@
 ``dy2st.export_onnx``.  Importing this module does not import the ``onnx`` package:
 that happens when a model is exported.
 """
-from .export import DEFAULT_OPSET, MIN_OPSET, export
+from .deploy.export import DEFAULT_OPSET, MIN_OPSET, export
 
 __all__ = ["export", "DEFAULT_OPSET", "MIN_OPSET"]

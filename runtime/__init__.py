@@ -25,5 +25,5 @@ from .assign import assign, clone, increment  # noqa: E402
 from .autograd import grad  # noqa: E402
 from .device import CPUPlace, get_device, is_compiled_with_cuda, set_device  # noqa: E402
 from . import io, metric  # noqa: E402
-from .static import program_state as _program_state  # noqa: E402
+from .static.formats import program_state as _program_state  # noqa: E402
 _program_state.register()  # rt.save/rt.load of a Program

@@ -8,7 +8,7 @@
 - ``write_set_atomic([(path, payload), ...], backup_prefix)``: several files that belong together
   (an inference model).  The previous complete set is kept under ``backup_prefix`` while the new
   files move into place, so a crash between the moves leaves one complete set on disk; a reader
-  that finds the main set inconsistent falls back to the backup (``runtime.static.io`` does).
+  that finds the main set inconsistent falls back to the backup (``runtime.static.formats.io`` does).
 - ``read_npy_archive(source, filename, error)``: ``{member: ndarray}`` of an ``np.savez``-style zip,
   refusing pickles and object arrays, and checking *before allocating* that the archive's declared
   sizes are plausible for its size on disk (a zip bomb or a member header claiming a huge shape is

@@ -380,13 +380,13 @@ class Program:
         return _repr_svg_(self)
 
     def state_dict(self, mode="all", scope=None):
-        """name -> Tensor of persistable values (see ``runtime.static.program_state.state_dict``)."""
-        from .static.program_state import state_dict
+        """name -> Tensor of persistable values (see ``runtime.static.formats.program_state.state_dict``)."""
+        from .static.formats.program_state import state_dict
         return state_dict(self, mode, scope)
 
     def set_state_dict(self, state_dict, scope=None):
-        """Write persistable values by name (see ``runtime.static.program_state.set_state_dict``)."""
-        from .static.program_state import set_state_dict
+        """Write persistable values by name (see ``runtime.static.formats.program_state.set_state_dict``)."""
+        from .static.formats.program_state import set_state_dict
         return set_state_dict(self, state_dict, scope)
 
 

@@ -80,7 +80,7 @@ class OpDef:
     # Prints, raises or writes outside its outputs: never dropped, never folded.
     side_effect: bool = False
     # "Tanh": one ONNX node reading the input slots in order and writing the output slots;
-    # "gelu": the function registered with @lowering("gelu") (runtime/static/onnx_ops.py and its siblings).
+    # "gelu": the function registered with @lowering("gelu") (runtime/static/onnx/ops.py and its siblings).
     onnx: Optional[str] = None
     no_onnx: str = ""                      # why there is no lowering (exactly one of onnx/no_onnx)
     api: tuple = ()                        # names in ``runtime`` (functions of ``module``)

@@ -74,8 +74,8 @@ def all_items():
 
 def test_walk_finds_the_public_api():
     names = {q for q, _, _ in all_items()}
-    for expected in ("runtime.tensor.Tensor", "runtime.nn.layer.Layer.parameters", "dy2st.api.to_static",
-                     "dy2st.static_function.StaticFunction.rollback", "runtime.ops.math.add",
+    for expected in ("runtime.tensor.Tensor", "runtime.nn.layer.Layer.parameters", "dy2st.frontend.api.to_static",
+                     "dy2st.frontend.static_function.StaticFunction.rollback", "runtime.ops.math.add",
                      "runtime.ops.math.matmul"):
         assert expected in names
 

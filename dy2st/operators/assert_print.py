@@ -5,11 +5,10 @@ import sys
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn: Assert, Print)
-
-from dy2st import staging
 from dy2st.operators.common import _bool_var, is_symbolic, truth
 from dy2st.operators.shapes import _SymbolicShape
 from dy2st.pyct.undefined import user_location
+from dy2st.tools import staging
 
 
 def Assert(cond, message=None):

@@ -2,13 +2,11 @@
 eager) condition -> only the branch taken runs, decided at trace time."""
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn.cond)
-
-from dy2st import staging
-from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_code,
-                                    _with_location, is_symbolic, truth)
+from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
 from dy2st.operators.side_effects import MoreSlots, build_with_slots, probing_now, tracked
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
+from dy2st.tools import staging
 
 
 def _tensorizable(v):

@@ -5,10 +5,9 @@ A symbolic operand that is not a bool tensor keeps Python's meaning, "value or f
 `a or b` is `a` when `a` is true, else `b` (a `cond` op whose false branch evaluates `b`).
 """
 import runtime as rt
-
-from dy2st import staging
 from dy2st.operators.common import _as_bool_var, _bool_var, is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
+from dy2st.tools import staging
 
 
 def _chain(kind, thunks, stops, combine):

@@ -8,20 +8,30 @@ import numpy as np
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
-
-from dy2st import staging
-from dy2st.operators.common import (_as_bool_var, _block_count, _describe, _drop_blocks, _InBranch,
-                                    _pack, _plain, _py_items, _unpack, _user_code, _with_location,
-                                    is_symbolic, truth)
 from dy2st.operators.assert_print import Assert
+from dy2st.operators.common import (
+    _as_bool_var,
+    _block_count,
+    _describe,
+    _drop_blocks,
+    _InBranch,
+    _pack,
+    _plain,
+    _py_items,
+    _unpack,
+    _user_code,
+    _with_location,
+    is_symbolic,
+    truth,
+)
 from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.loop_closures import check_escaping_closures
+from dy2st.operators.python_semantics import python_int
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
-from dy2st.operators.python_semantics import python_int
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
-
+from dy2st.tools import staging
 
 _PY_DTYPE = ((bool, "bool"), (int, "int64"), (float, "float32"))
 

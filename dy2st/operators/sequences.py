@@ -1,12 +1,11 @@
 """`_jst.Range` / `_jst.Enumerate` / `_jst.Zip`: symbolic arguments -> a sequence a `while` op
 walks by index (`_Tensor*`); Python arguments -> the builtins `range` / `enumerate` / `zip`."""
 import runtime as rt
-
-from dy2st import staging
 from dy2st.operators.common import _py_items, is_symbolic
 from dy2st.operators.python_semantics import python_int
 from dy2st.operators.shapes import Len
 from dy2st.operators.tensor_array import TensorArray
+from dy2st.tools import staging
 
 
 class _TensorSequence:

@@ -1,1 +1,1 @@
-"""One pass per file; `dy2st.transform` applies them in order."""
+"""One pass per file; `dy2st.conversion.transform` applies them in order."""

@@ -14,7 +14,7 @@ from .backward import append_backward, gradients
 from .control_flow import cond, while_loop
 from .executor import Executor, compile_block, segment_inputs
 from .input import InputSpec, data
-from .io import save_inference_model, load_inference_model, serialize_program, deserialize_program
+from .formats.io import save_inference_model, load_inference_model, serialize_program, deserialize_program
 from .scope import Scope, global_scope, scope_guard
 
 __all__ = ["Block", "Operator", "Program", "Variable", "default_main_program", "default_startup_program",

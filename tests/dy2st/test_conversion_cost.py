@@ -3,7 +3,7 @@ display source, or compare every printed tree in full.  The results are the same
 import dy2st
 import runtime as rt
 from dy2st.pyct import codegen
-from dy2st.transform import PASS_NAMES, transform_function
+from dy2st.conversion.transform import PASS_NAMES, transform_function
 
 
 def branchy(x, n):

@@ -4,8 +4,8 @@ import math
 import numpy as np
 
 import runtime as rt
-from dy2st import convert_call as cc
-from dy2st.transform import transform_function
+from dy2st.conversion import convert_call as cc
+from dy2st.conversion.transform import transform_function
 
 
 def user_fn(x):

@@ -4,7 +4,7 @@ import inspect
 import pytest
 
 from dy2st.pyct.errors import Dy2StError, Dy2StSyntaxError
-from dy2st.transform import transform_function
+from dy2st.conversion.transform import transform_function
 
 COUNTER = 0
 

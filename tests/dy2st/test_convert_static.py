@@ -13,7 +13,7 @@ if not all(hasattr(rt.static, a) for a in ("Program", "program_guard", "data", "
         not all(hasattr(rt.static.nn, a) for a in ("cond", "while_loop")):
     pytest.skip("runtime.static control flow is not available yet", allow_module_level=True)
 
-from dy2st.transform import transform_function  # noqa: E402
+from dy2st.conversion.transform import transform_function  # noqa: E402
 
 
 def build(fn, specs):

@@ -7,7 +7,7 @@ import pytest
 
 import dy2st
 import runtime as rt
-from dy2st.error import UserOrigin, is_mapped
+from dy2st.tools.error import UserOrigin, is_mapped
 
 TABLE = {"a": 1.0}
 

@@ -11,8 +11,8 @@ import pytest
 import dy2st
 import runtime as rt
 import runtime.nn.functional as F
-from dy2st.fast_call import MISS
-from dy2st.output_spec import select_outputs
+from dy2st.frontend.fast_call import MISS
+from dy2st.deploy.output_spec import select_outputs
 from runtime import nn
 
 

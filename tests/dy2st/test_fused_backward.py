@@ -14,7 +14,7 @@ import pytest
 import dy2st
 import runtime as rt
 import runtime.nn.functional as F
-from dy2st import fused_backward
+from dy2st.execution import fused_backward
 from runtime import nn
 from runtime.tensor import BACKWARD_FAST_PATHS
 

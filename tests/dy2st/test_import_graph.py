@@ -52,16 +52,16 @@ def _reaches(graph, start, goal):
 
 def test_pipeline_does_not_import_the_runtime_interface():
     graph = _graph()
-    assert "dy2st.convert_call" in graph["dy2st.convert_operators"]  # the scan sees imports
-    for name in ("dy2st.transform", "dy2st.convert_call"):
-        assert not _reaches(graph, name, "dy2st.convert_operators"), name
+    assert "dy2st.conversion.convert_call" in graph["dy2st.conversion.convert_operators"]  # the scan sees imports
+    for name in ("dy2st.conversion.transform", "dy2st.conversion.convert_call"):
+        assert not _reaches(graph, name, "dy2st.conversion.convert_operators"), name
 
 
 def test_converted_code_calls_the_injected_interface():
     import types
 
-    from dy2st import convert_operators
-    from dy2st.transform import transform_function
+    from dy2st.conversion import convert_operators
+    from dy2st.conversion.transform import transform_function
 
     def g(x):
         return -x if x < 0 else x

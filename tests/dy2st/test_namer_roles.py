@@ -5,7 +5,7 @@ import pytest
 import dy2st
 import runtime as rt
 from dy2st.pyct import naming
-from dy2st.transform import transform_function
+from dy2st.conversion.transform import transform_function
 
 
 def test_namer_records_roles_and_avoids_user_names():

@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from dy2st.transform import transform_function
+from dy2st.conversion.transform import transform_function
 
 
 def if_else(x):

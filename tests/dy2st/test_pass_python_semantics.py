@@ -4,7 +4,7 @@ import itertools
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from dy2st.transform import transform_function
+from dy2st.conversion.transform import transform_function
 
 
 def early_return_nested(x, n):

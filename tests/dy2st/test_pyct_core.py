@@ -7,7 +7,7 @@ import gast
 
 from dy2st.pyct import anno, codegen, naming, origin_info, parser, templates
 from dy2st.pyct.static_analysis import annotate_liveness, block_writes, reads, writes
-from dy2st.transform import transform_function
+from dy2st.conversion.transform import transform_function
 
 
 def decorated(fn):

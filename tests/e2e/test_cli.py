@@ -134,7 +134,7 @@ def test_convert_unknown_function_is_a_one_line_error(model):
 
 
 def test_convert_passes_in_pipeline_order(model):
-    from dy2st.transform import transform_function
+    from dy2st.conversion.transform import transform_function
 
     res = run_cli("convert", str(model), "--function", "shrink", "--passes")
     assert res.returncode == 0, res.stderr

@@ -105,7 +105,7 @@ def test_demo_bad_numbers_are_usage_errors(args):
 
 
 def test_install_hint_names_installable_packages():
-    from dy2st import export
+    from dy2st.deploy import export
     src = open(export.__file__).read()
     assert "pip install onnx onnxruntime" in src and "dy2st[onnx]" not in src
 

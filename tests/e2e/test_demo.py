@@ -8,7 +8,8 @@ import pytest
 
 pytest.importorskip("sklearn")
 
-from dy2st import demo, io  # noqa: E402
+from dy2st.tools import demo
+from dy2st.deploy import io  # noqa: E402
 import runtime as rt  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

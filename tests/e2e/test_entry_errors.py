@@ -95,7 +95,7 @@ def test_show_internals_keeps_the_framework_frames(tmp_path, monkeypatch):
     monkeypatch.setenv("DY2ST_SHOW_INTERNALS", "1")
     with pytest.raises(TypeError) as info:
         dy2st.save(Mismatch(), str(tmp_path / "m"), input_spec=[3])
-    assert any(f.endswith(os.path.join("dy2st", "io.py")) for f in _internal_frames(info.value))
+    assert any(f.endswith(os.path.join("dy2st", "deploy", "io.py")) for f in _internal_frames(info.value))
 
 
 # -- the CLI, through real subprocesses ----------------------------------------------------------------
@@ -151,8 +151,8 @@ def test_cli_errors_are_one_line_at_the_users_line(tmp_path):
 
 
 def test_cli_errors_in_process(tmp_path, capsys, monkeypatch):
-    """The same paths through ``dy2st.cli.main`` (faster than a process each)."""
-    from dy2st.cli import main
+    """The same paths through ``dy2st.tools.cli.main`` (faster than a process each)."""
+    from dy2st.tools.cli import main
     monkeypatch.delenv("DY2ST_SHOW_INTERNALS", raising=False)
     (tmp_path / "broken_explain.py").write_text(textwrap.dedent(BROKEN))
     assert main(["convert", "--explain", str(tmp_path / "broken_explain.py")]) == 2
@@ -168,7 +168,7 @@ def test_cli_export_opsets(tmp_path, capsys):
     the subprocess paths are covered above)."""
     pytest.importorskip("onnx")
     ort = pytest.importorskip("onnxruntime")
-    from dy2st.cli import main
+    from dy2st.tools.cli import main
     rt.seed(0)
     net = rt.nn.Sequential(rt.nn.Linear(3, 4), rt.nn.LayerNorm(4), rt.nn.Softmax(axis=-1))
     prefix, out = str(tmp_path / "m"), str(tmp_path / "m.onnx")

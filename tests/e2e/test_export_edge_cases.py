@@ -6,7 +6,7 @@ import pytest
 
 import dy2st
 import runtime as rt
-from dy2st import cli
+from dy2st.tools import cli
 from runtime.static import InputSpec
 
 

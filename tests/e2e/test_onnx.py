@@ -16,10 +16,10 @@ onnx = pytest.importorskip("onnx")
 import dy2st  # noqa: E402
 import runtime as rt  # noqa: E402
 from dy2st import InputSpec  # noqa: E402
-from dy2st.cli import main as cli_main  # noqa: E402
+from dy2st.tools.cli import main as cli_main  # noqa: E402
 from runtime import nn  # noqa: E402
 from runtime.nn import functional as F  # noqa: E402
-from runtime.static.onnx_export import export_onnx as export_program  # noqa: E402
+from runtime.static.onnx.export import export_onnx as export_program  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOL = dict(rtol=1e-5, atol=1e-5)

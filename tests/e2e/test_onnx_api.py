@@ -127,13 +127,13 @@ def test_output_spec_exports_the_chosen_output(tmp_path):
 
 def test_default_opset_is_the_exporters():
     pytest.importorskip("onnx")
-    from runtime.static.onnx_export import DEFAULT_OPSET
+    from runtime.static.onnx.export import DEFAULT_OPSET
     assert dy2st.onnx.DEFAULT_OPSET == DEFAULT_OPSET
 
 
 def test_import_dy2st_does_not_import_onnx():
     code = ("import sys, dy2st; f = dy2st.onnx.export; "
-            "assert 'onnx' not in sys.modules and 'runtime.static.onnx_export' not in sys.modules, "
+            "assert 'onnx' not in sys.modules and 'runtime.static.onnx.export' not in sys.modules, "
             "sorted(m for m in sys.modules if 'onnx' in m); print('ok')")
     env = dict(os.environ, PYTHONPATH=ROOT)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)

@@ -9,7 +9,7 @@ import pytest
 import dy2st
 import runtime as rt
 from dy2st import InputSpec
-from runtime.static.io import read_inference_model
+from runtime.static.formats.io import read_inference_model
 
 SPEC = [InputSpec([None, 4], "float32", "x")]
 

@@ -11,7 +11,7 @@ import pytest
 
 import dy2st
 import runtime as rt
-from runtime.static.io import read_inference_model
+from runtime.static.formats.io import read_inference_model
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples")
 

@@ -66,7 +66,7 @@ def test_onnx_export_serves_every_batch_size(tmp_path):
 def test_onnx_slices_with_tensor_bounds_and_steps(tmp_path):
     ort = pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
-    from runtime.static.onnx_export import export_onnx
+    from runtime.static.onnx.export import export_onnx
 
     main = rt.static.Program()
     rt.enable_static()

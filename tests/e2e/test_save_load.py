@@ -13,9 +13,9 @@ import pytest
 
 import dy2st
 import runtime as rt
-from dy2st.translated_layer import TranslatedLayer
+from dy2st.deploy.translated_layer import TranslatedLayer
 from runtime.framework import static_mode_guard
-from runtime.static import io as sio
+from runtime.static.formats import io as sio
 
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -12,7 +12,7 @@ import pytest
 import dy2st
 import runtime as rt
 from runtime.serialization import SerializationError
-from runtime.static import io as sio
+from runtime.static.formats import io as sio
 from runtime.static import InputSpec
 
 

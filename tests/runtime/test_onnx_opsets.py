@@ -117,7 +117,7 @@ def test_composite_at_opset(name, opset):
 def test_decompositions_are_what_runs_before_their_opset():
     """The decomposed graph is the one exported (no LayerNormalization before 17, no inner-axis Softmax
     before 13, axes as attributes before 13), and the native op is kept from its opset on."""
-    from runtime.static.onnx_export import build_model
+    from runtime.static.onnx.export import build_model
     c = EXTRA["layer_norm"][0]
     main, feed, outs = _build_program(lambda *a: apply("layer_norm", *a, **c.attrs), c.inputs)
     types = {o: [n.op_type for n in build_model(main, list(feed), [outs[0].name], opset=o).graph.node]
@@ -137,7 +137,7 @@ def test_decompositions_are_what_runs_before_their_opset():
 
 
 def test_opset_below_11_is_refused():
-    from runtime.static.onnx_export import export_onnx
+    from runtime.static.onnx.export import export_onnx
     c = CASES["relu"]
     main, feed, outs = _build_program(lambda *a: apply("relu", *a), c.inputs)
     with pytest.raises(ValueError, match="opset 11 and later, got 10"):

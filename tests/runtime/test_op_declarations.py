@@ -27,8 +27,8 @@ def test_every_op_lowers_to_onnx_or_says_why_not():
 
 def test_exporter_table_is_the_registry():
     pytest.importorskip("onnx")
-    from runtime.static.onnx_lowering import LOWERINGS
-    from runtime.static.onnx_ops import OPS as TABLE
+    from runtime.static.onnx.lowering import LOWERINGS
+    from runtime.static.onnx.ops import OPS as TABLE
     assert sorted(TABLE) == sorted(OPS), "the ONNX exporter's table and the op registry list different ops"
     used = {d.onnx for d in OPS.values() if d.onnx}
     unused = sorted(set(LOWERINGS) - used)
@@ -37,7 +37,7 @@ def test_exporter_table_is_the_registry():
 
 def test_no_onnx_ops_raise_their_reason():
     pytest.importorskip("onnx")
-    from runtime.static.onnx_ops import OPS as TABLE
+    from runtime.static.onnx.ops import OPS as TABLE
     main = rt.static.Program()
     rt.enable_static()
     try:

@@ -280,7 +280,7 @@ def test_op_static(op, unknown_dims):
 
 def _onnx_run(main, feed, outs, opset=None):
     ort = pytest.importorskip("onnxruntime")
-    from runtime.static.onnx_export import DEFAULT_OPSET, build_model
+    from runtime.static.onnx.export import DEFAULT_OPSET, build_model
     model = build_model(main, list(feed), [v.name for v in outs], opset=opset or DEFAULT_OPSET)
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1

@@ -9,7 +9,7 @@ import pytest
 import dy2st
 import runtime as rt
 from runtime.static import InputSpec
-from runtime.static.io import ProgramFormatError
+from runtime.static.formats.io import ProgramFormatError
 
 
 class Net(rt.nn.Layer):

@@ -1,4 +1,4 @@
-"""Saving and loading Programs and inference models (runtime.static.io).
+"""Saving and loading Programs and inference models (runtime.static.formats.io).
 
 Round trips of Programs with nested cond/while must run identically; every bad
 file must fail with a clear error that names the file and what is wrong, and a
@@ -15,8 +15,8 @@ import pytest
 
 import runtime as rt
 from runtime.framework import static_mode_guard
-from runtime.static import io as sio
-from runtime.static import program_format
+from runtime.static.formats import io as sio
+from runtime.static.formats import program_format
 
 D = 4
 

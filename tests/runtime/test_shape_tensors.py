@@ -166,7 +166,7 @@ def test_eager_tensor_in_a_static_shape_is_read_at_run_time():
 
 
 def test_program_with_shape_tensors_round_trips_through_the_file_format():
-    from runtime.static.program_format import program_from_json, program_to_json
+    from runtime.static.formats.program_format import program_from_json, program_to_json
     main, out = _build(lambda x, b: rt.zeros([b, 2]) + x[: b, 0, :2])
     again = program_from_json(program_to_json(main))
     for b in (1, 3):

@@ -9,7 +9,7 @@ import pytest
 
 import runtime as rt
 from runtime.static import nn
-from runtime.static.prune import prune
+from runtime.static.passes.prune import prune
 
 RNG = np.random.default_rng(3)
 

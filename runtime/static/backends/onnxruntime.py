@@ -1,6 +1,6 @@
 """The onnxruntime backend: a Program's inference run as an ``onnxruntime.InferenceSession``.
 
-The global block is lowered through the ONNX exporter (``onnx_export.build_model``:
+The global block is lowered through the ONNX exporter (``onnx.export.build_model``:
 ``cond`` -> ``If``, ``while`` -> ``Loop``, parameters -> initializers) and loaded
 once into a session; each call is one ``run`` of it, through the session's C
 entry point so the per-call cost stays that of a bare ``InferenceSession.run``.
@@ -74,7 +74,7 @@ class OrtRunner:
     def __init__(self, program, feed_names, fetch_names):
         # Imported here, not at the top: the exporter needs ``onnx``, whose absence
         # must not break ``import runtime`` (this module is only imported on use).
-        from .. import onnx_export  # noqa: PLC0415
+        from ..onnx import export as onnx_export  # noqa: PLC0415
         self._export = onnx_export
         self.program = program
         self.feed_names = list(feed_names)

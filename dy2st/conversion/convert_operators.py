@@ -1,0 +1,50 @@
+"""The runtime interface generated code calls (imported there as `_jst`).
+
+Every function decides while the Program is being built: a symbolic value (a
+`rt.static.Variable`) becomes a graph op (`cond`, `while`, `logical_*`, `assert`, `print`,
+`shape`); a Python value or an eager `rt.Tensor` runs as plain Python (eager tensors through
+`bool(t)`), so Python-valued control flow is decided once, at trace time.
+
+Branch/loop functions return their outputs as: nothing (no names), the value (one name) or a
+tuple (several), matching the assignment the loop/branch pass writes.
+"""
+import sys
+
+from dy2st.conversion import convert_call as _convert_call
+from dy2st.frontend import guards as _guards
+from dy2st.operators.assert_print import Assert, FString, Print, RaiseIf
+from dy2st.operators.casts import AsDtype, Numpy, PyValue
+from dy2st.operators.common import is_symbolic, truth  # noqa: F401  (part of the _jst interface)
+from dy2st.operators.ifelse import IfElse
+from dy2st.operators.logical import And, Not, Or
+from dy2st.operators.loops import For, While
+from dy2st.operators.python_semantics import IsInstance, SetStopGradient, TraceExcept
+from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
+from dy2st.operators.shapes import Len, Shape
+from dy2st.operators.side_effects import SetItem
+from dy2st.operators.tensor_array import Append, Concat, Pop, Stack, TensorArray
+from dy2st.pyct import origin_info
+from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
+
+__all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
+           "For", "Range", "Enumerate", "Zip", "Assert", "FString", "Print", "Len", "Shape", "Append",
+           "Pop", "SetItem", "Unpack", "AsDtype", "Numpy", "PyValue", "Stack", "Concat", "TensorArray",
+           "RaiseIf", "IsInstance", "SetStopGradient", "TraceExcept", "Compare", "Truth"]
+
+_SELF = sys.modules[__name__]  # the interface the functions Call converts are generated against
+
+
+def Call(fn):
+    """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""
+    _guards.note_call(fn)  # what the trace reached: its layers and globals get guarded
+    return _convert_call.convert_call(fn, _SELF)
+
+
+def origin_of(generated_filename, generated_lineno):
+    """Re-exported for error mapping: the user line behind a generated line."""
+    return origin_info.origin_of(generated_filename, generated_lineno)
+
+
+# Chained comparisons (`a < b < c`) and condition operands, from the comparisons and
+# condition_truth passes.
+from dy2st.operators.comparisons import Compare, Truth  # noqa: E402

@@ -1,0 +1,85 @@
+"""A saved model keeps what its Layer computes in train mode, or refuses to run in train().
+
+`dy2st.save` traces the Layer in eval mode (the Program a server should run). A loaded model
+put in `train()` for fine-tuning must not run that same Program: batch norm would keep using
+(and never update) its running statistics and dropout would stay off, silently not what the
+original Layer computes in train mode. At save time the Layer is traced once more in train
+mode; when that Program differs, it is stored in the model's metadata (the same validated
+Program format) and the loaded model runs it in `train()`, binding the same parameters and
+buffers. When it cannot be stored (it reads a parameter the eval Program does not, or writes
+Python attributes of the Layer), the loaded model raises in `train()` instead.
+"""
+from runtime.static.formats.program_format import deserialize_program, serialize_program
+
+
+def _signature(program):
+    """Op types and plain attributes, block by block (variable names are left out)."""
+    sig = []
+    for block in program.blocks:
+        for op in block.ops:
+            attrs = tuple(sorted((k, repr(v)) for k, v in op.attrs.items() if not hasattr(v, "ops")))
+            sig.append((block.idx, op.type, attrs))
+    return sig
+
+
+def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_structure):
+    """Metadata entries describing the train-mode Program of `instance` (see the module docstring)."""
+    if instance is None:
+        return {}
+    modes = [(sub, sub.training) for sub in instance.sublayers(include_self=True)]
+    try:
+        instance.train()
+        concrete = sf.get_concrete_program(*specs)
+    except Exception:  # the train-mode trace is an addition: saving must not fail because of it
+        return {}
+    finally:
+        for sub, training in modes:
+            sub.training = training
+    program = concrete.main_program
+    if _signature(program) == _signature(eval_program):
+        return {"train_differs": False}
+    writes = getattr(concrete, "layer_writes", None)
+    persistable = {v.name for b in program.blocks for v in b.vars.values() if v.persistable}
+    if (writes is not None and writes.count) or not persistable <= set(saved_params):
+        return {"train_differs": True}
+    return {"train_differs": True, "train_program": serialize_program(program),
+            "train_feed": [v.name for v in concrete.inputs], "train_fetch": [v.name for v in concrete.outputs],
+            "train_output_structure": encode_structure(concrete.out_skeleton)}
+
+
+class TrainProgramError(ValueError):
+    """The stored train-mode Program (or its feed/fetch lists) is malformed."""
+
+
+def train_program_of(metadata, tensors):
+    """(program, feed names, fetch names, structure) of the stored train-mode Program, its
+    persistables bound to the loaded `tensors`; None when the model stores none."""
+    data = metadata.get("train_program")
+    if data is None:
+        return None
+    try:
+        program = deserialize_program(data)
+        feeds, fetches = list(metadata["train_feed"]), list(metadata["train_fetch"])
+        gb = program.global_block()
+        for name in feeds + fetches:
+            if not isinstance(name, str) or not gb.has_var(name):
+                raise ValueError(f"feed/fetch {name!r} is not a variable of the program")
+    except (ValueError, TypeError, KeyError) as e:
+        raise TrainProgramError(str(e)) from None
+    for block in program.blocks:
+        for v in block.vars.values():
+            if v.persistable:
+                if v.name not in tensors:
+                    return None
+                program.bound_tensors[v.name] = tensors[v.name]
+    return program, feeds, fetches, metadata.get("train_output_structure")
+
+
+def check_mode(layer):
+    """Raise in `forward` of a loaded model in train() whose train-mode Program was not stored."""
+    if layer.training and layer._metadata.get("train_differs") and layer._train is None:
+        raise RuntimeError(
+            "this loaded model was saved from a Layer whose forward differs in train mode (e.g. dropout or "
+            "batch norm) and its train-mode Program could not be stored: the saved Program computes "
+            "eval-mode outputs, so running it in train() would silently differ from the original Layer; "
+            "call .eval() on the loaded model, or fine-tune the original Layer and save it again")

@@ -1,0 +1,221 @@
+"""``TranslatedLayer``: a saved inference model as a Layer, without the user's classes.
+
+Built only from the three files ``runtime.static.formats.io`` reads (pure JSON and a
+pickle-free npz), so a fresh process that never imported the model's module can
+run it.  Parameters come back as ``rt.Parameter``s under their structured names
+(``fc1.weight`` lives in a sub-layer ``fc1``, so ``state_dict()`` keys match the
+original Layer's) and are bound into the Program by reference: an optimizer step
+on them is seen by the next run.
+
+Running reuses the converter's ``PartialProgram``: without gradients it runs the
+compiled Program on the chosen backend (numpy, or onnxruntime for inference); when a parameter or an input needs a gradient, the outputs get
+one eager tape node whose backward runs the Program's backward (built with
+``rt.static.gradients``, through cond/while), so ``loss.backward()`` and any
+``rt.optimizer`` fine-tune the loaded model.
+"""
+import os
+
+import numpy as np
+
+import runtime as rt
+from runtime.framework import Program
+from runtime.static.backends import check_backend
+from runtime.static.formats.io import (
+    InferenceModel,
+    ProgramFormatError,
+    bind_params,
+    read_inference_model,
+    save_inference_model,
+)
+
+from ..execution.partial_program import PartialProgram
+from .mode_check import TrainProgramError, check_mode, train_program_of
+
+
+class LoadedProgram(Program):
+    """A loaded Program that also answers Paddle's ``translated_layer.program()`` call."""
+
+    def __call__(self, method_name="forward"):
+        if method_name != "forward":
+            raise ValueError(f"a TranslatedLayer only has the 'forward' Program, not {method_name!r}")
+        return self
+
+
+# -- output structure <-> JSON -----------------------------------------------------
+def encode_structure(skeleton):
+    """A StaticFunction output skeleton as JSON, or None when it holds non-JSON constants."""
+    kind = skeleton[0]
+    if kind == "T":
+        return {"tensor": skeleton[1]}
+    if kind == "array":  # a list built in a tensor loop: its rows, as a list
+        return {"rows": skeleton[1]}
+    if kind == "namedtuple":  # saved as a plain tuple: the loaded model has no user classes
+        skeleton = ("tuple", skeleton[2])
+        kind = "tuple"
+    if kind in ("list", "tuple"):
+        items = [encode_structure(s) for s in skeleton[1]]
+        return None if any(i is None for i in items) else {kind: items}
+    if kind == "dict":
+        items = [(k, encode_structure(s)) for k, s in skeleton[1]]
+        if any(not isinstance(k, str) or s is None for k, s in items):
+            return None
+        return {"dict": [[k, s] for k, s in items]}
+    value = skeleton[2]
+    return {"value": value} if value is None or isinstance(value, (bool, int, float, str)) else None
+
+
+def decode_structure(enc, outs):
+    """Rebuild a saved output structure (``{"tensor": i}``, lists, tuples, dicts) from the flat outputs ``outs``.
+
+    Raises ValueError for a structure that does not fit ``outs``.
+    """
+    (kind, body), = enc.items()
+    if kind == "tensor":
+        if type(body) is not int or not 0 <= body < len(outs):
+            raise ValueError(f"output structure refers to output #{body!r}; the model has {len(outs)}")
+        return outs[body]
+    if kind == "rows":
+        stacked = decode_structure({"tensor": body}, outs)
+        return [stacked[i] for i in range(stacked.shape[0])]
+    if kind == "list":
+        return [decode_structure(s, outs) for s in body]
+    if kind == "tuple":
+        return tuple(decode_structure(s, outs) for s in body)
+    if kind == "dict":
+        return {k: decode_structure(s, outs) for k, s in body}
+    if kind == "value":
+        return body
+    raise ValueError(f"unknown output structure entry {kind!r}")
+
+
+def _valid_structure(enc):
+    """True when ``enc`` only uses the tags decode_structure knows (checked once at load time)."""
+    if not isinstance(enc, dict) or len(enc) != 1:
+        return False
+    (kind, body), = enc.items()
+    if kind in ("tensor", "value", "rows"):
+        return True
+    if kind in ("list", "tuple"):
+        return isinstance(body, list) and all(_valid_structure(s) for s in body)
+    if kind == "dict":
+        return isinstance(body, list) and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
+                                              and _valid_structure(p[1]) for p in body)
+    return False
+
+
+class TranslatedLayer(rt.nn.Layer):
+    """A Layer running a loaded Program; ``eval()`` for inference, ``train()`` + ``parameters()`` to fine-tune."""
+
+    def __init__(self, model: InferenceModel, backend: str = "numpy") -> None:
+        super().__init__()
+        program = model.program
+        program.__class__ = LoadedProgram
+        self._program = program
+        self._feed_names = list(model.feed_names)
+        self._fetch_names = list(model.fetch_names)
+        self._metadata = dict(model.metadata)
+        self._structured = {e["name"]: e["structured_name"] for e in model.info}
+        tensors = bind_params(program, model.params, model.info)
+        for entry in model.info:  # the Program's order: fc1.weight before fc1.bias, as in the original Layer
+            self._register(entry["structured_name"], tensors[entry["name"]])
+        gb = program.global_block()
+        self._inputs = [gb.var(n) for n in self._feed_names]
+        self._outputs = [gb.var(n) for n in self._fetch_names]
+        self._partial = PartialProgram(program, self._inputs, self._outputs, backend, "the loaded model")
+        self._input_checks = [(v.name, np.dtype(str(v.dtype)), tuple(v.shape)) for v in self._inputs]
+        structure = self._metadata.get("output_structure")
+        self._structure = structure if _valid_structure(structure) else None
+        self._train = self._train_program(tensors, backend)
+        # The saved Program is the eval-mode one: the loaded model starts in eval() and says so.
+        self.eval()
+
+    def _train_program(self, tensors, backend):
+        """The stored train-mode Program (see mode_check) as (PartialProgram, structure), or None."""
+        train = train_program_of(self._metadata, tensors)
+        if train is None or train[1] != self._feed_names:
+            return None
+        program, feeds, fetches, structure = train
+        gb = program.global_block()
+        partial = PartialProgram(program, [gb.var(n) for n in feeds], [gb.var(n) for n in fetches], backend,
+                                 "the loaded model in train mode")
+        return partial, structure if _valid_structure(structure) else None
+
+    @classmethod
+    def load(cls, path: str, backend: str = "numpy") -> "TranslatedLayer":
+        """The model saved at ``path`` (a prefix), its inference run on ``backend``."""
+        check_backend(backend)  # before reading files: a typo is reported as such
+        model = read_inference_model(path)
+        try:
+            return cls(model, backend=backend)
+        except TrainProgramError as e:  # the stored train-mode Program is part of the .pdmodel file
+            raise ProgramFormatError(f"{os.fspath(path)}.pdmodel: metadata 'train_program': {e}") from None
+
+    def _register(self, structured_name, tensor):
+        """Put ``tensor`` at ``structured_name`` ('a.b.w' -> sub-layer a, its sub-layer b, its 'w')."""
+        *path, leaf = structured_name.split(".")
+        owner = self
+        for part in path:
+            sub = owner._sub_layers.get(part)
+            if sub is None:
+                sub = rt.nn.Layer()
+                owner.add_sublayer(part, sub)
+            owner = sub
+        if owner is self and hasattr(type(self), leaf):
+            leaf = f"param_{leaf}"  # never shadow a method of TranslatedLayer (e.g. 'program')
+        if isinstance(tensor, rt.Parameter):
+            owner.add_parameter(leaf, tensor)
+        else:
+            owner.register_buffer(leaf, tensor)
+
+    # -- Paddle's TranslatedLayer surface ------------------------------------------
+    @property
+    def program(self) -> Program:
+        """The loaded Program; ``layer.program`` and Paddle's ``layer.program()`` both give it."""
+        return self._program
+
+    @property
+    def feed_names(self) -> list[str]:
+        """The Program's input names, in call order."""
+        return list(self._feed_names)
+
+    @property
+    def fetch_names(self) -> list[str]:
+        """The Program's output names."""
+        return list(self._fetch_names)
+
+    def _check_inputs(self, inputs):
+        """Tensors for the feeds: dtype exact, rank and fixed dims checked (-1 dims take any size)."""
+        checks = self._input_checks
+        if len(inputs) != len(checks):
+            raise TypeError(f"TranslatedLayer.forward() takes {len(checks)} inputs "
+                            f"({', '.join(self._feed_names)}), got {len(inputs)}")
+        tensors = []
+        for x, (name, dt, want) in zip(inputs, checks):
+            t = x if isinstance(x, rt.Tensor) else rt.to_tensor(np.asarray(x, dtype=dt))
+            got = t._value.shape
+            if t._value.dtype != dt or len(got) != len(want) or any(w not in (-1, g) for w, g in zip(want, got)):
+                raise ValueError(f"input '{name}' expects dtype {dt.name} with shape {list(want)} (-1 = any size), "
+                                 f"got dtype {t.dtype} with shape {list(got)}")
+            tensors.append(t)
+        return tensors
+
+    def forward(self, *inputs: rt.Tensor):
+        check_mode(self)
+        tensors = self._check_inputs(inputs)
+        structure = self._structure
+        if self.training and self._train is not None:
+            partial, structure = self._train
+            outs = partial(tensors)
+        elif not self.training and all(t.stop_gradient for t in tensors):
+            with rt.no_grad():  # eval(): inference never builds the backward Program
+                outs = self._partial(tensors)
+        else:
+            outs = self._partial(tensors)
+        if structure is not None:
+            return decode_structure(structure, outs)
+        return outs[0] if len(outs) == 1 else outs
+
+    def _save(self, path):
+        """Write this layer (with its current parameter values) back to files."""
+        save_inference_model(path, self._feed_names, self._fetch_names, program=self._program,
+                             structured_names=self._structured, metadata=self._metadata)

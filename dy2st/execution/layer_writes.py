@@ -1,0 +1,171 @@
+"""What a traced `forward` writes into its Layer, replayed on every run of the cached Program.
+
+`self.n = self.n + 1` (a buffer) and `self.last = y * 2` run once, while the Program is
+built, and would leave static Variables on the layer. Instead, as Paddle does for buffers,
+the written tensors become extra outputs of the Program; the layer is restored right after
+the trace, and after every run the new values are written back:
+
+- a tensor the Program reads (a buffer bound by reference) is updated in place, so the next
+  run reads the new value;
+- any other slot (`self.last`) gets the run's output tensor, as eager code would.
+
+Python values written during the trace (`self.calls += 1`) stay as the trace left them: they
+are decided once, like every Python value in converted code.
+
+Parameters must not be created while a Program is built (a Layer constructed inside
+`forward`): they would be frozen into the Program. `tracking()` refuses them.
+"""
+import contextlib
+import inspect
+import warnings
+import weakref
+
+import runtime as rt
+from dy2st.operators.common import is_symbolic
+from dy2st.operators.side_effects import Snapshot
+from runtime.dispatch import to_variable
+from runtime.nn import layer as layer_module
+
+_NEW_STATE = ("creates parameters or buffers while a Program is built (a Layer constructed inside a "
+              "converted function): they would be made once and frozen into the cached Program. "
+              "Create the Layer in __init__ and call it in forward")
+
+
+class LayerWrites:
+    """The tensor slots of a layer tree one trace wrote; `apply()` replays them after a run."""
+
+    def __init__(self, instance):
+        roots = []
+        if isinstance(instance, rt.nn.Layer):
+            roots = [(f"self.{name}" if name else "self", layer)
+                     for name, layer in instance.named_sublayers(include_self=True)]
+        self._snap = Snapshot(roots) if roots else None
+        # (slot, tensor to update in place or None, skeleton of a new list/dict or None, outputs)
+        self._updates = []
+        self.count = 0      # extra outputs at the end of the Program's outputs
+
+    def finish(self, out_vars, program):
+        """Add the written tensors to `out_vars` and put the layer tree back as it was."""
+        if self._snap is None:
+            return
+        changed = self._snap.changed()
+        self._snap.restore()
+        keep = {}
+        for slot, value in changed.items():
+            if not (is_symbolic(value) or rt.is_tensor(value)):
+                leaves = []
+                skeleton = _flatten(value, leaves)
+                if not leaves:
+                    keep[slot] = value  # a Python value: decided at trace time
+                    _warn_python_change(self._snap.describe(slot), self._snap.original(slot), value)
+                    continue
+                out_vars.extend(to_variable(v) for v in leaves)  # a new list/dict of tensors
+                self._updates.append((slot, None, skeleton, len(leaves)))
+                continue
+            old = self._snap.original(slot)
+            read = rt.is_tensor(old) and not is_symbolic(old) and any(
+                t is old for t in program.bound_tensors.values())
+            out_vars.append(to_variable(value))
+            self._updates.append((slot, old if read else None, None, 1))
+        self._snap.write(keep)
+        self.count = sum(u[3] for u in self._updates)
+
+    def abandon(self):
+        """Undo the writes the trace made into the layer (the trace failed)."""
+        if self._snap is not None:
+            self._snap.restore()
+
+    def apply(self, outs):
+        """Write a run's extra outputs back into the layer tree; returns the user's outputs."""
+        if not self.count:
+            return outs
+        n = len(outs) - self.count
+        fresh, pos = {}, n
+        for slot, in_place, skeleton, size in self._updates:
+            if in_place is not None:
+                in_place.set_value(outs[pos])
+            elif skeleton is not None:
+                fresh[slot] = _rebuild(skeleton, iter(outs[pos:pos + size]))
+            else:
+                fresh[slot] = outs[pos]
+            pos += size
+        self._snap.write(fresh)
+        return outs[:n]
+
+
+def _warn_python_change(where, old, new):
+    """`self.calls += 1` in forward runs once, when the Program is built: say so."""
+    numbers = (bool, int, float)
+    if isinstance(old, numbers) and isinstance(new, numbers) and old != new:
+        warnings.warn(f"{where} changed from {old!r} to {new!r} while the Program was built; later "
+                      "calls of the cached Program do not change it again (Python values in converted "
+                      "code are decided once). Keep it in a tensor buffer (register_buffer) to update it "
+                      "on every call", stacklevel=2)
+
+
+def _flatten(value, leaves):
+    """The skeleton of a list/tuple/dict holding traced tensors (appended to `leaves`)."""
+    if is_symbolic(value):
+        leaves.append(value)
+        return None
+    if isinstance(value, (list, tuple)):
+        return (type(value), [_flatten(v, leaves) for v in value])
+    if isinstance(value, dict):
+        return (dict, {k: _flatten(v, leaves) for k, v in value.items()})
+    return ("const", value)
+
+
+def _rebuild(skeleton, outs):
+    if skeleton is None:
+        return next(outs)
+    kind, inner = skeleton[0], skeleton[1]
+    if kind == "const":
+        return inner
+    if kind is dict:
+        return {k: _rebuild(v, outs) for k, v in inner.items()}
+    return kind(_rebuild(v, outs) for v in inner)
+
+
+@contextlib.contextmanager
+def tracking(instance):
+    """Around one trace: yields the LayerWrites; refuses new parameters/buffers meanwhile."""
+    writes = LayerWrites(instance)
+    try:
+        with layer_module.forbid_new_state(_NEW_STATE):
+            yield writes
+    except BaseException:
+        writes.abandon()
+        raise
+
+
+_WITH_HOOKS = weakref.WeakKeyDictionary()
+
+
+def with_hooks(forward):
+    """``forward`` run between the layer's forward pre- and post-hooks, as ``Layer.__call__``
+    runs it: what ``save`` traces for a Layer with hooks (so the saved model applies them
+    too), and what converted code calls for a sublayer with hooks. One per ``forward``."""
+    try:
+        return _WITH_HOOKS[forward]
+    except (KeyError, TypeError):
+        pass
+
+    def forward_with_hooks(self, *inputs):
+        for hook in self._forward_pre_hooks:
+            result = hook(self, inputs)
+            if result is not None:
+                inputs = result if isinstance(result, tuple) else (result,)
+        out = forward(self, *inputs)
+        for hook in self._forward_post_hooks:
+            result = hook(self, inputs, out)
+            if result is not None:
+                out = result
+        return out
+
+    forward_with_hooks.__signature__ = inspect.signature(forward)
+    forward_with_hooks.__name__ = getattr(forward, "__name__", "forward")
+    try:
+        _WITH_HOOKS[forward] = forward_with_hooks
+    except TypeError:
+        pass
+    return forward_with_hooks

@@ -1,0 +1,64 @@
+"""The decorator and the small functions around it (Paddle's ``paddle.jit`` names)."""
+import functools
+import types
+from collections.abc import Callable, Sequence
+
+import runtime as rt
+from runtime.static import InputSpec
+from runtime.static.backends import check_backend
+
+from ..conversion.convert_call import not_to_static  # noqa: F401  (re-exported)
+from . import config
+from .static_function import StaticFunction
+
+
+def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequence[InputSpec] | None = None,
+              full_graph: bool = True, backend: str | None = None) -> StaticFunction | rt.nn.Layer | Callable:
+    """Convert a function, a method or a Layer so it runs as a cached static Program.
+
+    Usable as ``@to_static``, ``@to_static(input_spec=[...])``, ``to_static(obj.method)``
+    (keeps ``obj`` as ``self``) or ``to_static(layer)`` (returns the layer, its
+    ``forward`` converted).  ``backend`` is "numpy" (the default) or "onnxruntime".
+    Unknown keyword arguments raise TypeError.
+    """
+    if backend is not None:
+        check_backend(backend)
+
+    def decorate(fn):
+        if isinstance(fn, rt.nn.Layer):
+            layer = fn
+            forward = type(layer).forward
+            if isinstance(forward, StaticFunction):
+                forward = forward.dygraph_function
+            sf = StaticFunction(forward, input_spec=input_spec, full_graph=full_graph, backend=backend)
+            layer.__dict__["forward"] = sf.__get__(layer)
+            return layer
+        if isinstance(fn, StaticFunction):
+            return fn
+        if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
+            # A bound method: convert the function and keep its object as `self`.
+            sf = StaticFunction(fn.__func__, input_spec=input_spec, full_graph=full_graph,
+                                instance=fn.__self__, backend=backend)
+            functools.update_wrapper(sf, fn.__func__, updated=())
+            return sf
+        if not callable(fn):
+            raise TypeError(f"to_static expects a function, a method or a Layer, got {type(fn).__name__}")
+        sf = StaticFunction(fn, input_spec=input_spec, full_graph=full_graph, backend=backend)
+        functools.update_wrapper(sf, fn, updated=())
+        return sf
+
+    if function is None:
+        return decorate
+    return decorate(function)
+
+
+def to_code(function: Callable) -> str:
+    """The transformed source of ``function`` (a function or a StaticFunction)."""
+    if isinstance(function, StaticFunction):
+        return function.code
+    return StaticFunction(function).code
+
+
+enable_to_static = config.enable_to_static
+set_code_level = config.set_code_level
+set_verbosity = config.set_verbosity

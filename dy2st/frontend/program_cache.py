@@ -1,0 +1,106 @@
+"""The Programs a StaticFunction has traced, by signature, each with the guards it must pass.
+
+A signature (argument dtypes/shapes, Python argument values, modes) selects a
+list of ConcretePrograms, newest first; a call reuses the first whose guards
+still hold (see ``guards.py``).  A failed guard keeps the old Program in the
+list (switching ``model.drop.eval()`` back and forth then costs two traces, not
+one per switch), up to ``PER_SIGNATURE`` Programs per signature.
+"""
+from ..execution.partial_program import PartialProgram
+
+PER_SIGNATURE = 8
+
+
+class ConcreteProgram:
+    """A traced Program with its feeds, outputs, the function it came from and its guards."""
+
+    def __init__(self, main_program, startup_program, inputs, outputs, out_skeleton, function, guards=None):
+        self.main_program = main_program
+        self.startup_program = startup_program
+        self.inputs = inputs
+        self.outputs = outputs
+        self.out_skeleton = out_skeleton
+        self.function = function
+        self.guards = guards
+        self.backend = "numpy"  # the StaticFunction's backend for inference runs
+        self._partial = None
+
+    @property
+    def parameters(self):
+        """The Tensors (parameters, buffers, captured values) the Program reads."""
+        return list(self.main_program.bound_tensors.values())
+
+    @property
+    def partial_program(self):
+        """The PartialProgram that runs this Program as one differentiable op (made on first use)."""
+        if self._partial is None:
+            what = getattr(self.function, "__qualname__", "the function")
+            self._partial = PartialProgram(self.main_program, self.inputs, self.outputs, self.backend, what)
+        return self._partial
+
+    def guard_failure(self):
+        """None while this Program may serve its signature, else what changed since it was traced."""
+        return None if self.guards is None else self.guards.failure()
+
+    def __repr__(self):
+        return (f"<ConcreteProgram inputs={[v.name for v in self.inputs]} "
+                f"outputs={[v.name for v in self.outputs]}>")
+
+
+class ProgramCache:
+    """Signature -> ConcretePrograms; ``len()`` counts the Programs held, ``last()`` is the last used."""
+
+    def __init__(self):
+        self._programs = {}
+        self._last = None
+
+    def __len__(self):
+        return sum(len(entries) for entries in self._programs.values())
+
+    def __contains__(self, key):
+        return key in self._programs
+
+    def __getitem__(self, key):
+        return self._programs[key][0]
+
+    def __setitem__(self, key, value):
+        entries = self._programs.setdefault(key, [])
+        entries.insert(0, value)
+        del entries[PER_SIGNATURE:]
+        self._last = value
+
+    def lookup(self, key):
+        """(the Program whose guards hold or None, why the newest one failed or None)."""
+        entries = self._programs.get(key)
+        if not entries:
+            return None, None
+        reason = None
+        for i, concrete in enumerate(entries):
+            failed = concrete.guard_failure()
+            if failed is None:
+                if i:  # most recently used first: the next call checks it first
+                    entries.insert(0, entries.pop(i))
+                self._last = concrete
+                return concrete, reason
+            if reason is None:
+                reason = failed
+        return None, reason
+
+    def used(self, concrete):
+        """Record ``concrete`` as the most recently used program."""
+        self._last = concrete
+
+    def concrete_programs(self):
+        """Every cached ConcreteProgram."""
+        return [c for entries in self._programs.values() for c in entries]
+
+    def last(self):
+        """The ConcreteProgram used (or built) most recently."""
+        if self._last is None:
+            raise RuntimeError("no Program has been built yet: call the function or get_concrete_program() first")
+        return self._last
+
+    def clear(self):
+        """Drop every cached program."""
+        self._programs.clear()
+        self._last = None

@@ -1,0 +1,445 @@
+"""``StaticFunction``: what ``@to_static`` returns.
+
+One Program per input signature, built by running the converted function once
+with feed Variables in place of tensors; every later call with the same
+signature runs the cached Program (through ``PartialProgram``, so training
+works too).  Methods bind per instance; a Layer's ``training`` flag is part of
+the signature, so ``train()``/``eval()`` switch dropout/batch-norm behaviour.
+Everything else a trace read (sub-layers, their modes, parameters, globals...)
+is guarded (``guards.py``): a Program is reused only while its guards hold.
+"""
+import copy
+import inspect
+import textwrap
+import threading
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
+
+import runtime as rt
+from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
+from runtime.static import InputSpec, passes
+from runtime.static.backends import check_backend
+
+from ..conversion import convert_operators
+from ..conversion.convert_call import is_not_to_static
+from ..conversion.transform import ConvertedFunction, transform_function
+from ..deploy.output_spec import name_outputs
+from ..execution import layer_writes
+from ..tools import staging
+from ..tools.error import current_origin, is_mapped, show_internals, to_user_error
+from . import config, fast_call
+from .argument_writes import check_unchanged as check_args_unchanged
+from .argument_writes import returned_inputs
+from .fast_call import MISS
+from .function_spec import (
+    cache_key,
+    check_against_spec,
+    flatten,
+    flatten_outputs,
+    has_input_spec,
+    signature_text,
+    skeleton_text,
+    skeleton_values,
+    spec_list,
+    specs_to_placeholders,
+    unflatten,
+)
+from .guards import build as build_guards
+from .guards import recording as recording_calls
+from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
+
+
+def _reraise(exc, phase):
+    exc = to_user_error(exc, phase)
+    if is_mapped(exc) and not show_internals():
+        raise exc.with_traceback(None) from None  # its note points at the user's line
+    raise exc
+
+
+def _where(fn):
+    code = getattr(fn, "__code__", None)
+    return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
+
+
+# Programs one StaticFunction may trace before it warns that the cache keeps missing (Paddle: 10).
+_MANY_PROGRAMS = 10
+
+
+class StaticFunction:
+    """A function, method or Layer forward run as cached static Programs (see the module docstring)."""
+
+    def __init__(self, function: Callable, input_spec: Sequence[InputSpec] | None = None, full_graph: bool = True,
+                 instance: object = None, backend: str | None = None) -> None:
+        if isinstance(function, StaticFunction):
+            function = function.dygraph_function
+        self.dygraph_function = function
+        self._input_spec = list(input_spec) if input_spec is not None else None
+        self._full_graph = full_graph
+        self._instance = instance
+        self._backend = check_backend(backend or "numpy")
+        self._training = True
+        self.program_cache = ProgramCache()
+        self._fast_cache = {}  # cheap key (shapes, dtypes, mode) -> generated call (fast_call.py)
+        self._hit = None        # the generated call used last, tried first
+        self._converted = None
+        self._bound = weakref.WeakKeyDictionary()
+        self._fell_back = False
+        self._traced_count = 0
+        self._warned_many = False
+        self._last_retrace = None
+        self._lock = threading.RLock()  # RLock: a recursive function traces itself inline
+        self.__name__ = getattr(function, "__name__", "function")
+        self.__doc__ = getattr(function, "__doc__", None)
+        self.__wrapped__ = function
+
+    # -- descriptor: methods bind per instance -----------------------------------
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        bound = self._bound.get(instance)
+        if bound is None:
+            bound = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance,
+                                   backend=self._backend)
+            self._bound[instance] = bound
+        return bound
+
+    def __deepcopy__(self, memo):
+        # A deep copy of a converted Layer (EMA or best-model copies) must trace the COPY's
+        # parameters: share the conversion, never the Programs bound to the original's tensors.
+        instance = self._instance
+        if instance is not None:
+            instance = memo.get(id(instance), instance) if id(instance) in memo else copy.deepcopy(instance, memo)
+        new = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance,
+                             backend=self._backend)
+        new._converted = self._converted
+        new._training = self._training
+        memo[id(self)] = new
+        return new
+
+    # -- modes and the last Program (Paddle's StaticFunction surface) ---------------
+    def train(self) -> "StaticFunction":
+        """Trace and run in training mode; on a Layer's method this switches the Layer."""
+        if isinstance(self._instance, rt.nn.Layer):
+            self._instance.train()
+        self._training = True
+        return self
+
+    def eval(self) -> "StaticFunction":
+        """Trace and run in inference mode (no gradients); on a Layer's method this switches the Layer."""
+        if isinstance(self._instance, rt.nn.Layer):
+            self._instance.eval()
+        self._training = False
+        return self
+
+    @property
+    def inputs(self) -> list:
+        """The feed Variables of the current ``concrete_program``."""
+        return self.concrete_program.inputs
+
+    @property
+    def outputs(self) -> list:
+        """The output Variables of the current ``concrete_program``."""
+        return self.concrete_program.outputs
+
+    def get_traced_count(self) -> int:
+        """How many Programs this function has traced (retraces after a failed guard included)."""
+        return self._traced_count
+
+    # -- conversion ----------------------------------------------------------
+    @property
+    def converted(self) -> ConvertedFunction:
+        """The ConvertedFunction (generated source and code object), made on first use."""
+        if self._converted is None:
+            fn = self.dygraph_function
+            where = _where(fn)
+            config.log(1, f"converting {self._qualname()}{where}")
+            self._converted = transform_function(fn, helpers=convert_operators)
+            config.log(1, f"converted {self._qualname()}: {len(self._converted.pass_names) - 1} passes, "
+                          f"generated code in {self._converted.filename}")
+            config.log_code(self._qualname(), self._converted.passes)
+        return self._converted
+
+    def _qualname(self):
+        return getattr(self.dygraph_function, "__qualname__", self.__name__)
+
+    @property
+    def code(self) -> str:
+        """The transformed source (the original source for a ``not_to_static`` function)."""
+        if is_not_to_static(self.dygraph_function):  # never converted: the original is what runs
+            return textwrap.dedent(inspect.getsource(inspect.unwrap(self.dygraph_function)))
+        return self.converted.source
+
+    def rollback(self) -> Callable:
+        """The original Python function (bound to the instance for methods)."""
+        fn = self.dygraph_function
+        if self._instance is not None:
+            name = getattr(fn, "__name__", "forward")
+            if self._instance.__dict__.get(name) is self:
+                del self._instance.__dict__[name]  # set by to_static(layer)
+            if isinstance(getattr(type(self._instance), name, None), StaticFunction):
+                # A decorated method: the instance gets the original back, as in Paddle.
+                self._instance.__dict__[name] = fn.__get__(self._instance)
+            return fn.__get__(self._instance)
+        return fn
+
+    # -- calls ---------------------------------------------------------------
+    def _args_with_self(self, args):
+        return args if self._instance is None else (self._instance,) + tuple(args)
+
+    def __call__(self, *args, **kwargs):
+        hit = self._hit  # the generated call of the Program the last call used (see fast_call.py)
+        if hit is not None and not kwargs:
+            out = hit(args)
+            if out is not MISS:
+                return out
+        return self._call(args, kwargs)
+
+    def _reraise_run(self, exc):
+        """Raise ``exc``, mapped to the user's line, as an error while running the Program."""
+        _reraise(exc, "while running the Program")
+
+    def _call(self, args, kwargs):
+        if not config.to_static_enabled() or is_not_to_static(self.dygraph_function) or self._fell_back:
+            if config.verbosity() >= 2:
+                why = ("enable_to_static(False)" if not config.to_static_enabled() else
+                       "not_to_static" if is_not_to_static(self.dygraph_function) else
+                       "it could not be converted (full_graph=False)")
+                config.log(2, f"running {self._qualname()} eagerly: {why}")
+            return self.dygraph_function(*self._args_with_self(args), **kwargs)
+        if not rt.in_dynamic_mode():
+            # Called while another Program is being built: inline the converted code.
+            return self.converted.fn(*self._args_with_self(args), **kwargs)
+        fast = self._fast_key(args, kwargs)
+        if fast is not None:
+            call = self._fast_cache.get(fast)
+            if call is not None:
+                out = call(args)
+                if out is not MISS:
+                    self._hit = call
+                    return out
+        try:
+            concrete, tensors = self._concrete_for_call(args, kwargs)
+        except Exception as exc:  # noqa: BLE001  (full_graph=False: any build failure falls back)
+            if self._full_graph:
+                _reraise(exc, "while building the Program")
+            reason = str(exc).splitlines()[0] if str(exc) else ""
+            warnings.warn(f"dy2st: {self.__name__} could not be converted ({type(exc).__name__}: {reason}); "
+                          "running it eagerly (full_graph=False)", stacklevel=2)
+            config.log(1, f"falling back to eager for {self._qualname()}: {type(exc).__name__}: {reason}")
+            self._fell_back = True
+            self._hit = None
+            return self.dygraph_function(*self._args_with_self(args), **kwargs)
+        try:
+            if self._training:
+                outs = concrete.partial_program(tensors)
+            else:
+                with rt.no_grad():
+                    outs = concrete.partial_program(tensors)
+            outs = concrete.layer_writes.apply(outs)
+        except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
+            _reraise(exc, "while running the Program")
+        if fast is not None:
+            self._hit = self._fast_cache[fast] = self._fast_call(concrete, fast[0])
+        return unflatten(concrete.out_skeleton, name_outputs(concrete, returned_inputs(concrete, tensors, outs)))
+
+    def _fast_key(self, args, kwargs):
+        """The cheap cache key of a call of plain Tensors given positionally (None for other calls)."""
+        if kwargs:
+            return None
+        sig = []
+        for a in args:  # a plain loop: this runs on every call that misses the last-used Program
+            if type(a) is not rt.Tensor:
+                return None
+            v = a.numpy()
+            sig.append((v.shape, v.dtype))
+        return tuple(sig), self._mode()
+
+    def _fast_call(self, concrete, sig):
+        """The generated call of ``concrete`` for arguments of these (shape, dtype)s."""
+        makers = concrete.__dict__.setdefault("_fast_makers", {})
+        make = makers.get(len(sig))
+        if make is None:
+            make = makers[len(sig)] = fast_call.build(self, concrete, len(sig))
+        return make(tuple(s for s, _ in sig), tuple(d for _, d in sig))
+
+    def _mode(self):
+        inst = self._instance
+        layer_mode = bool(getattr(inst, "training", False)) if inst is not None else None
+        return layer_mode if self._training else (layer_mode, "eval")
+
+    def _concrete_for_call(self, args, kwargs):
+        key, skeleton, metas, tensors = self._call_signature(args, kwargs)
+        return self._lookup_or_trace(key, skeleton, metas, skeleton_text(skeleton)), tensors
+
+    def _lookup_or_trace(self, key, skeleton, metas, skeleton_text):
+        concrete, failed = self.program_cache.lookup(key)
+        if concrete is not None:
+            if config.verbosity() >= 2:
+                config.log(2, f"cache hit for {self._qualname()}: {signature_text(concrete.inputs)}")
+            return concrete
+        with self._lock:  # concurrent misses: one thread traces, the others wait for its Program
+            return self._trace_locked(key, skeleton, metas, skeleton_text)
+
+    def _trace_locked(self, key, skeleton, metas, skeleton_text):
+        concrete, failed = self.program_cache.lookup(key)
+        if concrete is not None:  # another thread traced it while this one waited
+            return concrete
+        if failed is not None:
+            self._last_retrace = failed
+            config.log(1, f"retracing {self._qualname()}: {failed}")
+        else:
+            config.log(2, f"cache miss for {self._qualname()} ({len(self.program_cache)} Program(s) cached)")
+        concrete = self._trace(skeleton, metas, skeleton_text=skeleton_text)
+        self.program_cache[key] = concrete
+        self._warn_if_many(failed)
+        return concrete
+
+    def _warn_if_many(self, failed):
+        if self._traced_count <= _MANY_PROGRAMS or self._warned_many:
+            return
+        self._warned_many = True
+        why = (f"the last one because {failed}" if failed else
+               "calls differ in tensor shapes/dtypes or in the values of Python arguments")
+        warnings.warn(f"dy2st: {self._qualname()} has traced {self._traced_count} Programs ({why}). Each new "
+                      "shape or Python argument value builds another Program: declare "
+                      "input_spec=[InputSpec([None, ...])] with None for dims that vary, and pass values that "
+                      "change per call as Tensors", stacklevel=4)
+
+    def _call_signature(self, args, kwargs):
+        """(cache key, argument skeleton, feed metas, tensors) of a call."""
+        tensors = []
+        skeleton = flatten((tuple(args), kwargs), tensors)
+        if self._input_spec is not None:
+            shapes = check_against_spec(tensors, self._input_spec, self.__name__)
+            names = [s.name for s in spec_list(self._input_spec) if isinstance(s, InputSpec)]
+            names += [None] * (len(tensors) - len(names))  # tensors beyond the specs
+        else:
+            shapes = [t.shape for t in tensors]
+            names = [None] * len(tensors)
+        key = cache_key(skeleton, tensors, shapes, self._mode())
+        metas = [(n, s, t.dtype) for n, s, t in zip(names, shapes, tensors)]
+        return key, skeleton, metas, tensors
+
+    def _spec_signature(self, args, kwargs):
+        """(cache key, argument skeleton, feed metas) of InputSpecs mixed with Python arguments."""
+        skeleton, spec_objs = specs_to_placeholders((tuple(args), kwargs))
+        metas = [(s.name, [(-1 if d is None else d) for d in s.shape], s.dtype) for s in spec_objs]
+        key = ("spec", skeleton, tuple((n, str(d), tuple(s)) for n, s, d in metas), self._mode())
+        return key, skeleton, metas
+
+    def _specs_given(self, args, kwargs):
+        """(args, kwargs) to trace from InputSpecs, or None when these are call arguments."""
+        if not args and not kwargs:
+            return (tuple(self._input_spec), {}) if self._input_spec is not None else None
+        if has_input_spec((args, kwargs)):
+            return tuple(args), kwargs
+        return None
+
+    def explain(self, *args, **kwargs) -> str:
+        """The staging report for these arguments (or InputSpecs) as text.
+
+        Lists each if/while/for/ternary/and/or/not/assert/print of the function
+        with its line, whether it became a graph op or stayed Python and why, and
+        the variables undefined on some path; then what the cached Program for
+        these arguments is guarded on and, if a guard no longer holds, which.
+        Traces a fresh Program; the cache is left as it was.
+        """
+        given = self._specs_given(args, kwargs)
+        if given is not None:
+            key, skeleton, metas = self._spec_signature(*given)
+        else:
+            key, skeleton, metas, _ = self._call_signature(args, kwargs)
+        with staging.recording() as decisions:
+            fresh = self._trace(skeleton, metas, count=False)
+        report = staging.format_report(self.dygraph_function, decisions, self._qualname())
+        return report + "\n" + self._guard_report(key, fresh)
+
+    def _guard_report(self, key, fresh):
+        lines = ["program cache:"]
+        cached, failed = self.program_cache.lookup(key)
+        if cached is not None:
+            lines.append("  the cached Program for these arguments is valid; it is reused while:")
+        elif failed is not None:
+            lines.append(f"  the cached Program for these arguments is stale and will be retraced: {failed}")
+            lines.append("  a new Program would be reused while:")
+        else:
+            lines.append("  no Program cached for these arguments yet; once traced it is reused while:")
+        guards = (cached or fresh).guards
+        lines += [f"    {line}" for line in (guards.summary() if guards is not None else [])] or ["    (no guards)"]
+        if self._last_retrace:
+            lines.append(f"  last retrace: {self._last_retrace}")
+        return "\n".join(lines)
+
+    def get_concrete_program(self, *args, **kwargs) -> ConcreteProgram:
+        """The ConcreteProgram for these arguments (InputSpecs allowed, mixed with Python values)."""
+        given = self._specs_given(args, kwargs)
+        if given is not None:
+            return self._concrete_from_specs(*given)
+        return self._concrete_for_call(args, kwargs)[0]
+
+    def _concrete_from_specs(self, args, kwargs):
+        key, skeleton, metas = self._spec_signature(args, kwargs)
+        return self._lookup_or_trace(key, skeleton, metas, "InputSpec")
+
+    @property
+    def concrete_program(self) -> ConcreteProgram:
+        """The Program of the declared ``input_spec`` if there is one, else the one used last."""
+        if self._input_spec is not None:
+            return self._concrete_from_specs(tuple(self._input_spec), {})
+        return self.program_cache.last()
+
+    @property
+    def main_program(self) -> Program:
+        """The Program of ``concrete_program`` (the input_spec's, else the most recent call's)."""
+        return self.concrete_program.main_program
+
+    def _feed_names(self, metas):
+        try:
+            params = [p for p in inspect.signature(self.dygraph_function).parameters]
+        except (TypeError, ValueError):
+            params = []
+        if self._instance is not None and params:
+            params = params[1:]
+        names, used = [], set()
+        for i, (given, _, _) in enumerate(metas):
+            name = given or (params[i] if i < len(params) else f"input_{i}")
+            while name in used:
+                name = f"{name}_{i}"
+            used.add(name)
+            names.append(name)
+        return names
+
+    def _trace(self, skeleton, metas, skeleton_text="", count=True):
+        main, startup = Program(), Program()
+        fn = self.converted.fn
+        feed_names = self._feed_names(metas)
+        sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d) in zip(feed_names, metas))
+        mode = "" if self._instance is None else f", training={self._mode()}"
+        config.log(1, f"building a Program for {self._qualname()}({sig}{mode})"
+                      + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
+        # Gradients are on while building (a first call under `no_grad()` must not build a Program
+        # without them); the user's own `with rt.no_grad():` inside still turns them off.
+        with recording_calls() as calls, program_guard(main, startup), static_mode_guard(True), \
+                origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes:
+            feeds = [rt.static.data(name, shape, dtype)
+                     for name, (_, shape, dtype) in zip(feed_names, metas)]
+            args, kwargs = unflatten(skeleton, feeds)
+            out = fn(*self._args_with_self(args), **kwargs)
+            check_args_unchanged(skeleton, (tuple(args), kwargs), feeds, self.dygraph_function)
+            out_vars = []
+            out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
+            writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
+        passes.run_pipeline(main, [v.name for v in out_vars])  # drop trace leftovers nothing returns
+        guards = build_guards(self.dygraph_function, self._instance, skeleton_values(skeleton), calls, main)
+        if count:
+            self._traced_count += 1
+        config.log(1, f"built a Program for {self.__name__}: {len(main.global_block().ops)} ops, "
+                      f"{main.num_blocks} blocks, {len(guards)} guards")
+        concrete = ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn, guards)
+        concrete.backend = self._backend
+        concrete.layer_writes = writes
+        return concrete
+
+    def __repr__(self):
+        return f"<StaticFunction {self.__name__}: {len(self.program_cache)} Program(s)>"

@@ -1,0 +1,173 @@
+"""Checking a Program read from a file against the op registry, before anything builds or runs it.
+
+A file is data from outside: a one-byte change can rename a slot (``"X"`` -> ``"Y"``), drop an
+attribute, turn a dtype into ``"snt64"`` or point a sub-block at its own parent.  Unchecked, such a
+Program fails much later, inside the executor, with a bare KeyError, NameError or RecursionError
+that says nothing about the file.  ``check_op`` compares one op with its registry declaration:
+
+- input and output slots are declared ones; a plain slot holds exactly one name (an input slot
+  may be absent: optional inputs are omitted), a variadic (``*``) slot a list;
+- attributes are exactly the declared ones, each of the declared kind (bool, int, number, str,
+  list; ``*_block`` a sub-block listed after the op's own block; ``dtype`` a known dtype); the
+  var-name lists of control-flow ops name variables of their sub-blocks;
+- the op's shape/dtype inference accepts its inputs and attributes and gives the dtype and rank
+  the file declares for each output.
+
+Every problem raises ``ProgramFormatError`` naming the block, op and field.
+"""
+from ...dtypes import convert_dtype
+from ...framework import Block
+from ...registry import Meta, get_op
+
+
+class ProgramFormatError(ValueError):
+    """A saved Program or model is malformed; the message says which file/field and what is wrong."""
+
+
+# Attributes of control-flow ops that list (or name) variables of the op's sub-blocks.
+_NAME_LISTS = {"true_outs", "false_outs", "carry_in", "carry_out", "params", "float_carries",
+               "seed_names", "grad_outs", "grad_params"}
+
+
+def _fail(where, what):
+    raise ProgramFormatError(f"{where}: {what}")
+
+
+def _check_slots(opdef, slots, declared, kind, where):
+    variadic = {n.rstrip("*"): n.endswith("*") for n in declared}
+    for slot, names in slots.items():
+        if slot not in variadic:
+            _fail(where, f"{kind} slot '{slot}' is not one of the op's {kind} slots {sorted(variadic)}")
+        if not variadic[slot] and len(names) != 1:
+            _fail(where, f"{kind} slot '{slot}' holds {len(names)} names; it takes exactly one")
+    if kind == "output":
+        missing = [s for s, var in variadic.items() if not var and s not in slots]
+        if missing:
+            _fail(where, f"output slots {missing} are missing")
+
+
+def _attr_kind_ok(default, value):
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))  # a bool too: fill_constant(value=True) makes a bool flag
+    if isinstance(default, str):
+        return isinstance(value, str)
+    if isinstance(default, (list, tuple)):
+        return isinstance(value, list)
+    return True
+
+
+def _check_attrs(opdef, attrs, block, where):
+    declared = opdef.attrs
+    unknown, missing = sorted(set(attrs) - set(declared)), sorted(set(declared) - set(attrs))
+    if unknown or missing:
+        _fail(where, f"attributes {unknown or ''}{' unknown' if unknown else ''}"
+              f"{' and ' if unknown and missing else ''}{missing or ''}{' missing' if missing else ''}; "
+              f"the op takes {sorted(declared)}")
+    subs = []
+    for name, value in attrs.items():
+        at = f"attribute '{name}'"
+        if name.endswith("_block") and declared[name] is None:
+            if not isinstance(value, Block) or value.idx <= block.idx:
+                _fail(where, f"{at} must be a sub-block listed after block {block.idx}, got {value!r:.60}")
+            subs.append(value)
+            continue
+        if isinstance(value, Block):
+            _fail(where, f"{at} is a block reference; the op takes a {type(declared[name]).__name__} there")
+        if not _attr_kind_ok(declared[name], value):
+            _fail(where, f"{at} should be {type(declared[name]).__name__}, got {type(value).__name__} {value!r:.60}")
+        if name in ("dtype", "out_dtype") and value is not None:
+            try:
+                convert_dtype(value)
+            except (TypeError, ValueError) as e:
+                _fail(where, f"{at}: {e}")
+    for name in _NAME_LISTS & set(attrs):
+        value = attrs[name]
+        if not all(isinstance(n, str) for n in value):
+            _fail(where, f"attribute '{name}' should list variable names")
+    if subs:
+        for name in sorted((_NAME_LISTS & set(attrs)) | ({"cond_out"} & set(attrs))):
+            value = attrs[name]
+            for n in (value if isinstance(value, list) else [value]):
+                if not any(s.has_var(n) for s in subs) and not block.has_var(n):
+                    _fail(where, f"attribute '{name}' names '{n}', which is not a variable of its sub-blocks")
+
+
+def _meta(block, names, variadic):
+    metas = []
+    for n in names:
+        v = block.var(n)
+        metas.append(Meta(tuple(v.shape), v.dtype) if v.kind == "tensor" else None)
+    return metas if variadic else metas[0]
+
+
+def _check_infer(opdef, inputs, outputs, attrs, block, where):
+    args = []
+    for declared in opdef.inputs:
+        slot, variadic = declared.rstrip("*"), declared.endswith("*")
+        names = inputs.get(slot)
+        args.append(([] if variadic else None) if names is None else _meta(block, names, variadic))
+    try:
+        metas = opdef.infer(*args, **attrs)
+    except Exception as e:  # noqa: BLE001 - any failure of inference on file data is a format error
+        _fail(where, f"its inputs and attributes are inconsistent ({type(e).__name__}: {e})")
+    per_slot = [metas] if len(opdef.outputs) == 1 else list(metas)
+    for declared, got in zip(opdef.outputs, per_slot):
+        slot = declared.rstrip("*")
+        names = outputs.get(slot)
+        if names is None:
+            continue
+        group = got if isinstance(got, (list, tuple)) else [got]
+        if declared.endswith("*") and len(group) != len(names):
+            if all(block.var(n).kind != "tensor" for n in names):
+                continue  # per-step states of a while: not tensors, nothing to infer
+            _fail(where, f"output slot '{slot}' holds {len(names)} names but the op makes {len(group)} values")
+        for n, m in zip(names, group):
+            v = block.var(n)
+            if m is None or v.kind != "tensor":
+                continue
+            same = str(convert_dtype(m.dtype)) == str(v.dtype) and len(m.shape) == len(v.shape)
+            if not same or any(a != b and a >= 0 and b >= 0 for a, b in zip(m.shape, v.shape)):
+                _fail(where, f"output '{n}' is declared {v.dtype}{list(v.shape)} but the op makes "
+                             f"{convert_dtype(m.dtype)}{list(m.shape)}")
+
+
+def _agree(where, what, outer, inner):
+    if outer.dtype != inner.dtype or len(outer.shape) != len(inner.shape):
+        _fail(where, f"{what}: '{outer.name}' is {outer.dtype}{outer.shape} but '{inner.name}' is "
+                     f"{inner.dtype}{inner.shape} (dtype and rank must agree)")
+
+
+def _check_control_flow(typ, inputs, outputs, attrs, block, where):
+    """The counts and types that tie a cond/while op to its sub-blocks."""
+    if typ == "cond":
+        t, f, outs = attrs["true_outs"], attrs["false_outs"], outputs.get("Out", [])
+        if not len(t) == len(f) == len(outs):
+            _fail(where, f"{len(t)} true_outs, {len(f)} false_outs and {len(outs)} outputs must be as many")
+        for a, b, o in zip(t, f, outs):
+            _agree(where, "a branch output", block.var(o), attrs["true_block"].var(a))
+            _agree(where, "a branch output", block.var(o), attrs["false_block"].var(b))
+    elif typ == "while":
+        sub, xs = attrs["sub_block"], inputs.get("X", [])
+        cin, cout, outs = attrs["carry_in"], attrs["carry_out"], outputs.get("Out", [])
+        if not len(xs) == len(cin) == len(cout) == len(outs):
+            _fail(where, f"{len(xs)} inputs X, {len(cin)} carry_in, {len(cout)} carry_out and {len(outs)} "
+                         "outputs must be as many")
+        for x, i, o, out in zip(xs, cin, cout, outs):
+            _agree(where, "a loop carry", block.var(x), sub.var(i))
+            _agree(where, "a loop carry", sub.var(i), sub.var(o))
+            _agree(where, "a loop output", block.var(out), sub.var(o))
+
+
+def check_op(typ, inputs, outputs, attrs, block, where):
+    """Raise ProgramFormatError unless the op agrees with its registry declaration (see the module doc)."""
+    opdef = get_op(typ)
+    _check_slots(opdef, inputs, opdef.inputs, "input", where)
+    _check_slots(opdef, outputs, opdef.outputs, "output", where)
+    _check_attrs(opdef, attrs, block, where)
+    _check_control_flow(typ, inputs, outputs, attrs, block, where)
+    if opdef.infer is not None:
+        _check_infer(opdef, inputs, outputs, attrs, block, where)

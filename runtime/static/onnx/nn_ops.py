@@ -1,0 +1,198 @@
+"""ONNX mappings of the neural-network ops (conv2d, pooling, batch/layer norm, dropout, embedding...).
+
+Lowerings named by the op declarations (``onnx="conv2d"``); see ``ops`` for the
+``fn(ex, op)`` contract and how the exporter's table is built from the registry.  Only
+inference semantics are mapped: batch_norm and dropout in training mode raise
+``NotImplementedError`` (export the model traced in ``eval()`` mode).
+"""
+import numpy as np
+
+from .lowering import ints, lowering, onnx_dtype, reduce, softmax
+
+
+def _onnx_pads(p):  # runtime [top, bottom, left, right] -> ONNX [top, left, bottom, right]
+    return [int(p[0]), int(p[2]), int(p[1]), int(p[3])]
+
+
+@lowering("conv2d")
+def _conv2d(ex, op):
+    a = op.attrs
+    xs, ws = ex.var("Input").shape, ex.var("Filter").shape
+    pads = list(a.get("paddings", [0, 0, 0, 0]))
+    algo = a.get("padding_algorithm", "EXPLICIT")
+    extra = {}
+    if algo == "VALID":
+        pads = [0, 0, 0, 0]
+    elif algo == "SAME":
+        if min(xs[2:]) < 0:
+            extra["auto_pad"] = "SAME_UPPER"  # Paddle puts the odd pixel at the end, as SAME_UPPER does
+        else:
+            pads = []
+            for size, k, s, d in zip(xs[2:], ws[2:], a["strides"], a["dilations"]):
+                total = max((-(-size // s) - 1) * s + d * (k - 1) + 1 - size, 0)
+                pads += [total // 2, total - total // 2]
+    if not extra:
+        extra["pads"] = _onnx_pads(pads)
+    ex.node("Conv", [ex.i("Input"), ex.i("Filter")], ex.o("Output"), strides=list(a.get("strides", [1, 1])),
+            dilations=list(a.get("dilations", [1, 1])), group=int(a.get("groups", 1)),
+            kernel_shape=[int(k) for k in ws[2:]], **extra)
+
+
+@lowering("pool")
+def _pool(ex, op):
+    a = op.attrs
+    extra = {} if op.type == "max_pool2d" else {"count_include_pad": 0 if a.get("exclusive", True) else 1}
+    ex.node("MaxPool" if op.type == "max_pool2d" else "AveragePool", [ex.i("X")], ex.o("Out"),
+            kernel_shape=list(a["ksize"]), strides=list(a["strides"]), pads=_onnx_pads(a["paddings"]),
+            ceil_mode=int(bool(a.get("ceil_mode"))), **extra)
+
+
+@lowering("batch_norm")
+def _batch_norm(ex, op):
+    a = op.attrs
+    if not (a.get("is_test") or a.get("use_global_stats")):
+        raise NotImplementedError("ONNX export: batch_norm in training mode (batch statistics); export the "
+                                  "model traced in eval() mode")
+    x, rank = ex.i("X"), ex.var("X").ndim
+    nhwc = a.get("data_layout", "NCHW") in ("NHWC", "NLC", "NDHWC") and rank > 2
+    if nhwc:
+        x = ex.node("Transpose", [x], perm=[0, rank - 1] + list(range(1, rank - 1)))
+    y = ex.node("BatchNormalization", [x, ex.i("Scale"), ex.i("Bias"), ex.i("Mean"), ex.i("Variance")],
+                epsilon=float(a.get("epsilon", 1e-5)))
+    if nhwc:
+        y = ex.node("Transpose", [y], perm=[0] + list(range(2, rank)) + [1])
+    ex.node("Identity", [y], ex.o("Y"))
+    for slot, src in (("MeanOut", "Mean"), ("VarianceOut", "Variance"), ("SavedMean", "Mean")):
+        if ex.has_out(slot):  # eval mode: the running statistics pass through unchanged
+            ex.node("Identity", [ex.i(src)], ex.o(slot))
+
+
+@lowering("layer_norm")
+def _layer_norm(ex, op):
+    x, xv = ex.i("X"), ex.var("X")
+    axis = int(op.attrs.get("begin_norm_axis", 1))
+    norm = xv.shape[axis:]
+    args = [x]
+    for slot, fill in (("Scale", 1.0), ("Bias", 0.0)):
+        name = ex.i(slot)
+        if name is None:
+            if min(norm) < 0:
+                raise NotImplementedError("ONNX export: layer_norm without weight over unknown dims")
+            name = ex.const(np.full(norm, fill, dtype=xv.dtype))
+        elif ex.var(slot).shape != norm:
+            name = ex.node("Reshape", [name, ex.node("Shape", [x], start=axis)])
+        args.append(name)
+    outs = [ex.o("Y"), ex.o("Mean"), ex.o("InvStd")]
+    eps = float(op.attrs.get("epsilon", 1e-5))
+    if ex.opset >= 17:
+        ex.node("LayerNormalization", args, outs, axis=axis, epsilon=eps)
+        return
+    # Before opset 17: the kernel's formula, (x - mean) / sqrt(var + eps) * scale + bias, over axes axis..
+    axes, dt = list(range(axis, xv.ndim)), xv.dtype
+    mean = reduce(ex, "ReduceMean", x, axes, True, outs[1])
+    d = ex.node("Sub", [x, mean])
+    var = reduce(ex, "ReduceMean", ex.node("Mul", [d, d]), axes, True)
+    inv = ex.node("Reciprocal", [ex.node("Sqrt", [ex.node("Add", [var, ex.const(eps, dt)])])], outs[2])
+    ex.node("Add", [ex.node("Mul", [ex.node("Mul", [d, inv]), args[1]]), args[2]], outs[0])
+
+
+@lowering("dropout")
+def _dropout(ex, op):
+    a = op.attrs
+    if not a.get("is_test"):
+        raise NotImplementedError("ONNX export: dropout in training mode; export the model traced in eval() mode")
+    x = ex.i("X")
+    if a.get("mode", "upscale_in_train") != "upscale_in_train":
+        x = ex.node("Mul", [x, ex.const(1.0 - a.get("dropout_prob", 0.5), ex.var("X").dtype)])
+    ex.node("Identity", [x], ex.o("Out"))
+
+
+@lowering("embedding")
+def _embedding(ex, op):
+    ids, pad = ex.i("Ids"), int(op.attrs.get("padding_idx", -1))
+    out = ex.node("Gather", [ex.i("W"), ids], axis=0)
+    if pad >= 0:  # rows looked up at padding_idx read as zeros
+        keep = ex.node("Not", [ex.node("Equal", [ids, ex.const(pad, ex.var("Ids").dtype)])])
+        keep = ex.node("Unsqueeze", [ex.node("Cast", [keep], to=onnx_dtype(ex.var("W").dtype)), ints(ex, [-1])])
+        out = ex.node("Mul", [out, keep])
+    ex.node("Identity", [out], ex.o("Out"))
+
+
+@lowering("one_hot")
+def _one_hot(ex, op):
+    depth = ex.const(np.int64(op.attrs.get("num_classes", 1)))
+    ex.node("OneHot", [ex.i("X"), depth, ex.const(np.asarray([0, 1], np.float32))], ex.o("Out"), axis=-1)
+
+
+@lowering("top_k")
+def _top_k(ex, op):
+    a = op.attrs
+    ex.node("TopK", [ex.i("X"), ints(ex, [a.get("k", 1)])], [ex.o("Out"), ex.o("Indices")],
+            axis=int(a.get("axis", -1)), largest=int(bool(a.get("largest", True))),
+            sorted=int(bool(a.get("sorted", True))))
+
+
+# -- losses -----------------------------------------------------------------------
+@lowering("mse_loss")
+def _mse_loss(ex, op):
+    d = ex.node("Sub", [ex.i("X"), ex.i("Label")])
+    sq = ex.node("Mul", [d, d])
+    reduction = op.attrs.get("reduction", "mean")
+    if reduction == "none":
+        ex.node("Identity", [sq], ex.o("Loss"))
+    else:
+        reduce(ex, "ReduceMean" if reduction == "mean" else "ReduceSum", sq, None, False, ex.o("Loss"))
+
+
+@lowering("cross_entropy")
+def _cross_entropy(ex, op):
+    """LogSoftmax, then NegativeLogLikelihoodLoss (hard labels) or -sum(label * logp) (soft labels)."""
+    a = op.attrs
+    xv = ex.var("Logits")
+    if not a.get("use_softmax", True):
+        raise NotImplementedError("ONNX export: cross_entropy(use_softmax=False) (probabilities as input)")
+    rank, reduction = xv.ndim, a.get("reduction", "mean")
+    axis = int(a.get("axis", -1)) % rank
+    logp = softmax(ex, "LogSoftmax", ex.i("Logits"), axis, rank)
+    if a.get("soft_label"):
+        label = ex.node("Cast", [ex.i("Label")], to=onnx_dtype(xv.dtype))
+        loss = ex.node("Neg", [reduce(ex, "ReduceSum", ex.node("Mul", [logp, label]), [axis], True)])
+        if reduction == "none":
+            ex.node("Identity", [loss], ex.o("Loss"))
+        else:
+            reduce(ex, "ReduceMean" if reduction == "mean" else "ReduceSum", loss, None, False, ex.o("Loss"))
+        return
+    if rank < 2:
+        raise NotImplementedError("ONNX export: cross_entropy of 1-D logits (NegativeLogLikelihoodLoss wants a "
+                                  "batch dim)")
+    label = ex.node("Cast", [ex.i("Label")], to=onnx_dtype("int64"))
+    keep = ex.var("Label").ndim == rank
+    if keep:
+        label = ex.node("Squeeze", [label, ints(ex, [axis])])
+    rest = [d for d in range(rank) if d != axis]
+    perm = [rest[0], axis] + rest[1:]  # the class axis second, the others in order: the label's layout
+    if perm != list(range(rank)):
+        logp = ex.node("Transpose", [logp], perm=perm)
+    loss = _nll(ex, logp, label, reduction, int(a.get("ignore_index", -100)), xv.dtype)
+    if reduction == "none" and keep:
+        loss = ex.node("Unsqueeze", [loss, ints(ex, [axis])])
+    ex.node("Identity", [loss], ex.o("Loss"))
+
+
+def _nll(ex, logp, label, reduction, ignore, dtype):
+    """NegativeLogLikelihoodLoss (opset 12); before, -logp[n, label[n], ...] gathered along the class
+    axis, zero where the label is ``ignore_index``, the mean taken over the labels not ignored."""
+    if ex.opset >= 12:
+        return ex.node("NegativeLogLikelihoodLoss", [logp, label], reduction=reduction, ignore_index=ignore)
+    zero = ex.const(np.int64(0))
+    ignored = ex.node("Equal", [label, ex.const(np.int64(ignore))])
+    safe = ex.node("Where", [ignored, zero, label])
+    picked = ex.node("GatherElements", [logp, ex.node("Unsqueeze", [safe, ints(ex, [1])])], axis=1)
+    keep = ex.node("Cast", [ex.node("Not", [ignored])], to=onnx_dtype(dtype))
+    loss = ex.node("Mul", [ex.node("Neg", [ex.node("Squeeze", [picked, ints(ex, [1])])]), keep])
+    if reduction == "none":
+        return loss
+    total = reduce(ex, "ReduceSum", loss, None, False)
+    if reduction == "sum":
+        return total
+    return ex.node("Div", [total, reduce(ex, "ReduceSum", keep, None, False)])

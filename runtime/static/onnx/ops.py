@@ -1,0 +1,411 @@
+"""Lowerings of runtime ops to ONNX, and the exporter's table built from the op declarations.
+
+Each op declares its lowering (``def_op(..., onnx=...)``): an ONNX op type such as
+``"Tanh"`` is one node reading the op's input slots in order; a lower-case name
+such as ``"gelu"`` is a function registered here (or in ``nn_ops``,
+``index_ops``) with ``@lowering("gelu")``; ``no_onnx="why"`` states that there is
+none.  ``OPS`` (op type -> lowering), the exporter's table, is built from those
+declarations (``lowering.exporter_table``) at the end of this module.
+
+A lowering is ``fn(ex, op)``: ``ex`` is the ``export.Exporter`` (``ex.i(slot)`` /
+``ex.o(slot)`` give ONNX names of the op's inputs / new outputs, ``ex.node`` appends a
+node, ``ex.const`` adds an initializer, ``ex.var(slot)`` is the Program Variable for
+shapes and dtypes).  Semantics follow the kernels in ``runtime/ops``; where ONNX
+differs (numpy-style floor modulo, sequential unsqueeze, Paddle's pad order) the
+lowering composes nodes to match the kernel, not the ONNX op of the same name.
+Ops with no inputs and a deterministic kernel (``fill_constant``, ``arange``...)
+are folded to initializers by running the kernel at export time.
+"""
+import numpy as np
+from onnx import TensorProto, helper
+
+from ...registry import get_op
+from . import index_ops, nn_ops  # noqa: F401  (their lowerings join LOWERINGS)
+from .lowering import (
+    INT64_MAX,
+    INT64_MIN,
+    _int_pow,
+    _norm,
+    exporter_table,
+    ints,
+    lowering,
+    onnx_dtype,
+    reduce,
+    softmax,
+)
+
+
+@lowering("not_equal")
+def _not_equal(ex, op):
+    ex.node("Not", [ex.node("Equal", [ex.i("X"), ex.i("Y")])], ex.o("Out"))
+
+
+@lowering("isfinite")
+def _isfinite(ex, op):
+    x = ex.i("X")
+    ex.node("Not", [ex.node("Or", [ex.node("IsNaN", [x]), ex.node("IsInf", [x])])], ex.o("Out"))
+
+
+@lowering("floor_div_mod")
+def _floor_div_mod(ex, op):
+    x, y, dt = ex.i("X"), ex.i("Y"), ex.var("X").dtype
+    if dt.startswith("float"):  # numpy: floor(x / y), x - floor(x / y) * y
+        q = ex.node("Floor", [ex.node("Div", [x, y])])
+        out = q if op.type == "floor_divide" else ex.node("Sub", [x, ex.node("Mul", [q, y])])
+        ex.node("Identity", [out], ex.o("Out"))
+        return
+    mod = ex.node("Mod", [x, y], fmod=0)  # integer Mod with fmod=0 has the divisor's sign, like numpy
+    if op.type == "remainder":
+        ex.node("Identity", [mod], ex.o("Out"))
+    else:
+        ex.node("Div", [ex.node("Sub", [x, mod]), y], ex.o("Out"))
+
+
+@lowering("scale")
+def _scale(ex, op):
+    dt = ex.var("X").dtype
+    out = ex.node("Mul", [ex.i("X"), ex.const(op.attrs.get("scale", 1.0), dt)])
+    bias = op.attrs.get("bias", 0.0)
+    if bias:
+        out = ex.node("Add", [out, ex.const(bias, dt)])
+    ex.node("Identity", [out], ex.o("Out"))
+
+
+@lowering("pow")
+def _pow(ex, op):
+    dt = ex.var("X").dtype
+    factor = op.attrs.get("factor", 1.0)
+    args = [ex.i("X"), ex.const(int(factor) if dt[0] in "iub" else factor, dt)]
+    if ex.opset < 12 and dt[0] in "iu":  # integer Pow arrives at opset 12
+        _int_pow(ex, args, ex.o("Out"), dt)
+        return
+    ex.node("Pow", args, ex.o("Out"))
+
+
+@lowering("square")
+def _square(ex, op):
+    ex.node("Mul", [ex.i("X"), ex.i("X")], ex.o("Out"))
+
+
+@lowering("rsqrt")
+def _rsqrt(ex, op):
+    ex.node("Reciprocal", [ex.node("Sqrt", [ex.i("X")])], ex.o("Out"))
+
+
+@lowering("gelu")
+def _gelu(ex, op):
+    x, dt = ex.i("X"), ex.var("X").dtype
+    half = ex.node("Mul", [x, ex.const(0.5, dt)])
+    if op.attrs.get("approximate"):
+        cube = ex.node("Mul", [ex.node("Mul", [x, x]), x])
+        inner = ex.node("Add", [x, ex.node("Mul", [cube, ex.const(0.044715, dt)])])
+        t = ex.node("Tanh", [ex.node("Mul", [inner, ex.const(np.sqrt(2 / np.pi), dt)])])
+    else:
+        t = ex.node("Erf", [ex.node("Div", [x, ex.const(np.sqrt(2.0), dt)])])
+    ex.node("Mul", [half, ex.node("Add", [t, ex.const(1.0, dt)])], ex.o("Out"))
+
+
+@lowering("clip")
+def _clip(ex, op):
+    dt = ex.var("X").dtype
+    lo, hi = op.attrs.get("min"), op.attrs.get("max")
+    if ex.opset < 12 and dt[0] in "iu":  # integer Clip arrives at opset 12: Max then Min, as Where
+        x = ex.i("X")
+        if lo is not None:
+            lo = ex.const(lo, dt)
+            x = ex.node("Where", [ex.node("Less", [x, lo]), lo, x])
+        if hi is not None:
+            hi = ex.const(hi, dt)
+            x = ex.node("Where", [ex.node("Greater", [x, hi]), hi, x])
+        ex.node("Identity", [x], ex.o("Out"))
+        return
+    ex.node("Clip", [ex.i("X"), "" if lo is None else ex.const(lo, dt), "" if hi is None else ex.const(hi, dt)],
+            ex.o("Out"))
+
+
+@lowering("softmax")
+def _softmax(ex, op):
+    softmax(ex, "Softmax" if op.type == "softmax" else "LogSoftmax", ex.i("X"), int(op.attrs.get("axis", -1)),
+            ex.var("X").ndim, ex.o("Out"))
+
+
+@lowering("matmul")
+def _matmul(ex, op):
+    args = []
+    for slot, flag in (("X", "transpose_x"), ("Y", "transpose_y")):
+        name, rank = ex.i(slot), ex.var(slot).ndim
+        if op.attrs.get(flag) and rank > 1:
+            perm = list(range(rank - 2)) + [rank - 1, rank - 2]
+            name = ex.node("Transpose", [name], perm=perm)
+        args.append(name)
+    ex.node("MatMul", args, ex.o("Out"))
+
+
+@lowering("cast")
+def _cast(ex, op):
+    ex.node("Cast", [ex.i("X")], ex.o("Out"), to=onnx_dtype(op.attrs["dtype"]))
+
+
+# -- reductions ---------------------------------------------------------------------------------
+@lowering("reduce")
+def _reduce(ex, op):
+    onnx_type = {"reduce_sum": "ReduceSum", "reduce_mean": "ReduceMean", "reduce_max": "ReduceMax",
+                 "reduce_min": "ReduceMin", "reduce_prod": "ReduceProd"}[op.type]
+    x, want = ex.i("X"), ex.var("Out", outputs=True).dtype
+    x = ex.cast(x, ex.var("X").dtype, want)  # sum of bools/ints: the kernel's output dtype
+    reduce(ex, onnx_type, x, op.attrs.get("axis"), op.attrs.get("keepdim", False), ex.o("Out"))
+
+
+@lowering("reduce_bool")
+def _reduce_bool(ex, op):
+    x = ex.node("Cast", [ex.i("X")], to=TensorProto.INT32)
+    r = reduce(ex, "ReduceMin" if op.type == "reduce_all" else "ReduceMax", x, op.attrs.get("axis"),
+               op.attrs.get("keepdim", False))
+    ex.node("Cast", [r], ex.o("Out"), to=TensorProto.BOOL)
+
+
+@lowering("arg")
+def _arg(ex, op):
+    x, axis, keep = ex.i("X"), op.attrs.get("axis"), int(bool(op.attrs.get("keepdim")))
+    if axis is None:  # over the flattened tensor
+        x, axis, keep = ex.node("Reshape", [x, ints(ex, [-1])]), 0, 0
+    r = ex.node("ArgMax" if op.type == "arg_max" else "ArgMin", [x], axis=int(axis), keepdims=keep)
+    ex.node("Cast", [r], ex.o("Out"), to=onnx_dtype(op.attrs.get("dtype", "int64")))
+
+
+@lowering("cumsum")
+def _cumsum(ex, op):
+    ex.node("CumSum", [ex.i("X"), ints(ex, int(op.attrs.get("axis", -1)))], ex.o("Out"),
+            reverse=int(bool(op.attrs.get("reverse"))))
+
+
+# -- constants ----------------------------------------------------------------------------------
+@lowering("fold")
+def _fold(ex, op):
+    """No inputs, deterministic kernel: run it now and store the value as an initializer."""
+    opdef = get_op(op.type)
+    value = opdef.kernel(**opdef.full_attrs(op.attrs))
+    value = np.asarray(value).astype(str(ex.var("Out", outputs=True).dtype), copy=False)
+    ex.node("Identity", [ex.const(value)], ex.o("Out"))
+
+
+@lowering("fill_like")
+def _fill_like(ex, op):
+    dt = op.attrs.get("dtype") or ex.var("X").dtype
+    value = helper.make_tensor("value", onnx_dtype(dt), [1], [np.asarray(op.attrs.get("value", 0.0), dt).item()])
+    ex.node("ConstantOfShape", [ex.node("Shape", [ex.i("X")])], ex.o("Out"), value=value)
+
+
+@lowering("range")
+def _range(ex, op):
+    dt = op.attrs.get("dtype", "int64")
+    args = [ex.node("Cast", [ex.node("Reshape", [ex.i(s), ints(ex, [])])], to=onnx_dtype(dt))
+            for s in ("Start", "End", "Step")]
+    ex.node("Range", args, ex.o("Out"))
+
+
+# -- shapes -------------------------------------------------------------------------------------
+@lowering("reshape")
+def _reshape(ex, op):  # 0 copies the input dim, one -1 is inferred: the same rule as ONNX Reshape
+    ex.node("Reshape", [ex.i("X"), ints(ex, op.attrs.get("shape", []))], ex.o("Out"))
+
+
+@lowering("reshape_as")
+def _reshape_as(ex, op):
+    ex.node("Reshape", [ex.i("X"), ex.node("Shape", [ex.i("Target")])], ex.o("Out"))
+
+
+@lowering("expand_as")
+def _expand_as(ex, op):
+    ex.node("Expand", [ex.i("X"), ex.node("Shape", [ex.i("Target")])], ex.o("Out"))
+
+
+@lowering("expand")
+def _expand(ex, op):
+    out_shape = ex.var("Out", outputs=True).shape
+    if any(d < 0 for d in out_shape):  # -1 keeps the input dim: ONNX Expand broadcasts a 1 the same way
+        out_shape = [1 if d < 0 else d for d in op.attrs.get("shape", [])]
+    ex.node("Expand", [ex.i("X"), ints(ex, out_shape)], ex.o("Out"))
+
+
+@lowering("tile")
+def _tile(ex, op):
+    reps, rank = list(op.attrs.get("repeat_times", [])), ex.var("X").ndim
+    x = ex.i("X")
+    if len(reps) > rank:  # np.tile prepends ones to the input's shape (a Reshape's 0s would copy wrong dims)
+        x = ex.node("Unsqueeze", [x, ints(ex, list(range(len(reps) - rank)))])
+    reps = [1] * (rank - len(reps)) + reps
+    ex.node("Tile", [x, ints(ex, reps)], ex.o("Out"))
+
+
+@lowering("transpose")
+def _transpose(ex, op):
+    ex.node("Transpose", [ex.i("X")], ex.o("Out"), perm=[int(p) for p in op.attrs["perm"]])
+
+
+@lowering("squeeze")
+def _squeeze(ex, op):
+    shape, axis = ex.var("X").shape, op.attrs.get("axis") or []
+    if axis:
+        axes = sorted({_norm(a, len(shape)) for a in axis if shape[_norm(a, len(shape))] in (1, -1)})
+    elif any(d < 0 for d in shape):  # which dims are 1 is known at run time only: Squeeze decides then
+        ex.node("Squeeze", [ex.i("X")], ex.o("Out"))
+        return
+    else:
+        axes = [i for i, d in enumerate(shape) if d == 1]
+    ex.node("Squeeze", [ex.i("X"), ints(ex, axes)] if axes else [ex.i("X")], ex.o("Out"))
+
+
+@lowering("unsqueeze")
+def _unsqueeze(ex, op):
+    x, rank = ex.i("X"), ex.var("X").ndim
+    axes = list(op.attrs.get("axis") or [])
+    for k, a in enumerate(axes):  # one at a time: the kernel inserts them in order
+        rank += 1
+        x = ex.node("Unsqueeze", [x, ints(ex, [a % rank])], ex.o("Out") if k == len(axes) - 1 else None)
+    if not axes:
+        ex.node("Identity", [x], ex.o("Out"))
+
+
+@lowering("flatten")
+def _flatten(ex, op):
+    x, rank = ex.i("X"), ex.var("X").ndim
+    if rank == 0:
+        ex.node("Reshape", [x, ints(ex, [1])], ex.o("Out"))
+        return
+    s, e = _norm(op.attrs.get("start_axis", 0), rank), _norm(op.attrs.get("stop_axis", -1), rank)
+    shape = ex.node("Shape", [x])
+    parts = [ex.node("Slice", [shape, ints(ex, [0]), ints(ex, [s])]), ints(ex, [-1]),
+             ex.node("Slice", [shape, ints(ex, [e + 1]), ints(ex, [INT64_MAX])])]
+    ex.node("Reshape", [x, ex.node("Concat", parts, axis=0)], ex.o("Out"))
+
+
+@lowering("concat")
+def _concat(ex, op):
+    ex.node("Concat", ex.ins("X"), ex.o("Out"), axis=int(op.attrs.get("axis", 0)))
+
+
+@lowering("stack")
+def _stack(ex, op):
+    axis = int(op.attrs.get("axis", 0)) % (ex.var("X").ndim + 1)
+    ex.node("Concat", [ex.node("Unsqueeze", [x, ints(ex, [axis])]) for x in ex.ins("X")], ex.o("Out"), axis=axis)
+
+
+def _split_nodes(ex, op, x, axis, n_out):
+    if op.type == "unstack":  # its outputs have lost the axis: every piece is one slice
+        sizes = [1] * n_out
+    else:
+        sizes = [ex.var("Out", k, outputs=True).shape[axis] for k in range(n_out)]
+    if all(d >= 0 for d in sizes):
+        return ex.node("Split", [x, ints(ex, sizes)], [ex.fresh("split") for _ in range(n_out)], axis=axis)
+    if op.attrs.get("num") or op.type == "unstack":
+        extra = {"num_outputs": n_out} if ex.opset >= 18 else {}
+        return ex.node("Split", [x], [ex.fresh("split") for _ in range(n_out)], axis=axis, **extra)
+    raise NotImplementedError(f"ONNX export: split of an unknown-size dim into sections {op.attrs.get('sections')}")
+
+
+@lowering("split")
+def _split(ex, op):
+    rank, n_out = ex.var("X").ndim, len(op.outputs["Out"])
+    parts = _split_nodes(ex, op, ex.i("X"), _norm(op.attrs.get("axis", 0), rank), n_out)
+    parts = [parts] if isinstance(parts, str) else parts
+    for k, p in enumerate(parts):
+        ex.node("Identity", [p], ex.o("Out", k))
+
+
+@lowering("unstack")
+def _unstack(ex, op):
+    rank, n_out = ex.var("X").ndim, len(op.outputs["Out"])
+    axis = _norm(op.attrs.get("axis", 0), rank)
+    parts = _split_nodes(ex, op, ex.i("X"), axis, n_out)
+    parts = [parts] if isinstance(parts, str) else parts
+    for k, p in enumerate(parts):
+        ex.node("Squeeze", [p, ints(ex, [axis])], ex.o("Out", k))
+
+
+@lowering("gather")
+def _gather(ex, op):
+    ex.node("Gather", [ex.i("X"), ex.i("Index")], ex.o("Out"), axis=int(op.attrs.get("axis", 0)))
+
+
+@lowering("take_along_axis")
+def _take_along_axis(ex, op):
+    ex.node("GatherElements", [ex.i("X"), ex.i("Index")], ex.o("Out"), axis=int(op.attrs.get("axis", -1)))
+
+
+@lowering("getitem")
+def _getitem(ex, op):
+    """``x[key]`` one key item at a time, tracking which axis of the partial result it applies to."""
+    spec, x, rank = [list(s) for s in op.attrs.get("spec", [])], ex.i("X"), ex.var("X").ndim
+    tensors = [s for s in spec if s[0] == "t"]
+    if tensors and (len(tensors) > 1 or any(s[0] == "i" for s in spec)
+                    or ex.var("Index", tensors[0][1]).dtype == "bool"):
+        raise NotImplementedError("ONNX export: getitem with bool masks or several tensor/int indices mixed "
+                                  f"(numpy advanced indexing) is not supported: spec {spec}")
+    if any(s[0] == "e" for s in spec):
+        used = sum(1 for s in spec if s[0] in "ist")
+        k = next(j for j, s in enumerate(spec) if s[0] == "e")
+        spec = spec[:k] + [["s", None, None, None]] * (rank - used) + [s for s in spec[k + 1:] if s[0] != "e"]
+    axis = 0
+    for item in spec:
+        tag = item[0]
+        if tag == "i":  # a scalar Gather drops the axis, negative indices count from the end
+            x = ex.node("Gather", [x, ex.const(np.int64(item[1]))], axis=axis)
+        elif tag == "t":
+            x = ex.node("Gather", [x, ex.ins("Index")[item[1]]], axis=axis)
+            axis += ex.var("Index", item[1]).ndim
+        elif tag == "n":
+            x = ex.node("Unsqueeze", [x, ints(ex, [axis])])
+            axis += 1
+        else:
+            start, stop, step = item[1], item[2], 1 if item[3] is None else item[3]
+            if (start, stop, step) != (None, None, 1):
+                start = (0 if step > 0 else INT64_MAX) if start is None else start
+                stop = (INT64_MAX if step > 0 else INT64_MIN) if stop is None else stop
+                x = ex.node("Slice", [x, ints(ex, [start]), ints(ex, [stop]), ints(ex, [axis]),
+                                      ints(ex, [step])])
+            axis += 1
+    ex.node("Identity", [x], ex.o("Out"))
+
+
+@lowering("side_effect")
+def _side_effect(ex, op):
+    """Run-time checks and prints have no ONNX counterpart; an inference graph drops them."""
+
+
+# -- control flow -------------------------------------------------------------------------------
+@lowering("cond")
+def _cond(ex, op):
+    a = op.attrs
+    outs = op.outputs.get("Out", [])
+    elems = [onnx_dtype(op.block.var(n).dtype) for n in outs]
+    pred = ex.i("Cond")
+    if ex.var("Cond").ndim:  # If wants a single-element condition
+        pred = ex.node("Reshape", [pred, ints(ex, [])])
+    then_g = ex.subgraph(a["true_block"], f"then_{a['true_block'].idx}", [], list(zip(a["true_outs"], elems)))
+    else_g = ex.subgraph(a["false_block"], f"else_{a['false_block'].idx}", [], list(zip(a["false_outs"], elems)))
+    ex.node("If", [pred], [ex.define(n) for n in outs] or [ex.fresh("if")], then_branch=then_g,
+            else_branch=else_g)
+
+
+@lowering("while")
+def _while(ex, op):
+    a = op.attrs
+    sub = a["sub_block"]
+    carries = ex.ins("X")
+    elems = [onnx_dtype(ex.var("X", k).dtype) for k in range(len(carries))]
+    pred = ex.i("Condition")
+    if ex.var("Condition").ndim:
+        pred = ex.node("Reshape", [pred, ints(ex, [])])
+    body_in = [(None, TensorProto.INT64, []), (None, TensorProto.BOOL, [])]
+    body_in += [(n, e, None) for n, e in zip(a["carry_in"], elems)]
+    body_out = [(a["cond_out"], TensorProto.BOOL)] + list(zip(a["carry_out"], elems))
+    body = ex.subgraph(sub, f"loop_{sub.idx}", body_in, body_out)
+    outs = [ex.define(n) for n in op.outputs.get("Out", [])]
+    ex.node("Loop", ["", pred] + carries, outs, body=body)
+
+
+# The exporter's table: op type -> lowering, from the op declarations (every lowering is registered now).
+from . import shape_ops  # noqa: E402,F401  (wraps the shape lowerings above for run-time dims)
+
+OPS = exporter_table()
