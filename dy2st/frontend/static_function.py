@@ -7,6 +7,8 @@ works too).  Methods bind per instance; a Layer's ``training`` flag is part of
 the signature, so ``train()``/``eval()`` switch dropout/batch-norm behaviour.
 Everything else a trace read (sub-layers, their modes, parameters, globals...)
 is guarded (``guards.py``): a Program is reused only while its guards hold.
+A call of plain Tensors that the last used Program serves runs one generated
+function (``fast_call.py``) making the same checks as straight-line code.
 """
 import copy
 import inspect
