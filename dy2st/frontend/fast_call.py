@@ -27,6 +27,8 @@ retraces when a guard no longer holds::
         NAME(CP, outs)
         return outs[0]
 """
+import weakref
+
 from runtime.tensor import Tensor, is_grad_enabled
 from runtime.trace_state import in_dynamic_mode
 
@@ -78,9 +80,15 @@ def _skeleton_expr(w, skeleton):
     return f"UNFLATTEN({w.ref(skeleton)}, outs)"  # namedtuple, TensorArray rows: the general rebuild
 
 
-def build(sf, concrete, n_args):
+def build(sf, concrete, n_args, reraise):
     """A factory ``make(shapes, dtypes) -> call(args)`` for ``concrete`` called with ``n_args``
-    positional Tensors; ``call`` returns the call's result or ``MISS``."""
+    positional Tensors; ``call`` returns the call's result or ``MISS``; ``reraise(exc)`` raises a
+    run-time error as the general path does.
+
+    The generated code holds no reference to ``sf`` (nor the instance but weakly): ``sf`` keeps
+    it, so a reference back would make a cycle.  ``sf`` drops its last generated call when its
+    own mode flag changes (``train()``/``eval()``) or it falls back to eager.
+    """
     w = _Writer()
     pp = concrete.partial_program
     runner = pp.runner  # built now (onnxruntime: the session), not on the first hit
@@ -99,10 +107,13 @@ def build(sf, concrete, n_args):
         lines("; ".join(f"{y} = {x}.numpy()" for x, y in zip(a, v)))
         lines("if " + " or ".join(f"{y}.shape != S[{i}] or ({y}.dtype is not D[{i}] and {y}.dtype != D[{i}])"
                                   for i, y in enumerate(v)) + ": return MISS")
-    tests = ["C.enabled", "C.verbosity < 2", "DYN()", f"not getattr({w.ref(target)}, NTS, False)",
-             f"not {w.ref(sf)}._fell_back", f"{w.ref(sf)}._training is {w.ref(sf._training)}"]
+    tests = ["C.enabled", "C.verbosity < 2", "DYN()", f"not getattr({w.ref(target)}, NTS, False)"]
     if instance is not None:  # the raw flag by identity: a changed flag misses, and `_mode()` decides
-        tests.append(f"getattr({w.ref(instance)}, 'training', None) is {w.ref(getattr(instance, 'training', None))}")
+        try:
+            held = f"{w.ref(weakref.ref(instance))}()"
+        except TypeError:  # an instance without weak references: held strongly
+            held = w.ref(instance)
+        tests.append(f"getattr({held}, 'training', None) is {w.ref(getattr(instance, 'training', None))}")
     lines("if not (" + " and ".join(tests) + "): return MISS")
     if concrete.guards is not None:
         lines("try:")
@@ -139,8 +150,8 @@ def build(sf, concrete, n_args):
     lines(f"return {_skeleton_expr(w, concrete.out_skeleton)}")
     source = "def make(S, D):\n" + "\n".join("    " + line for line in w.lines) + "\n    return call\n"
     namespace = dict(w.names, MISS=MISS, T=Tensor, W=Tensor.from_numpy, C=config._config, DYN=in_dynamic_mode,
-                     NTS=NOT_TO_STATIC_ATTR, GRAD=is_grad_enabled, RERAISE=sf._reraise_run,
-                     NAME=name_outputs, UNFLATTEN=unflatten)
+                     NTS=NOT_TO_STATIC_ATTR, GRAD=is_grad_enabled,
+                     NAME=name_outputs, UNFLATTEN=unflatten, RERAISE=reraise)
     config.log(2, f"generated call of {sf.__name__}:\n{source}")
     exec(compile(source, f"<dy2st call of {sf.__name__}>", "exec"), namespace)  # noqa: S102  (our own code)
     return namespace["make"]

@@ -59,6 +59,11 @@ def _reraise(exc, phase):
     raise exc
 
 
+def _reraise_run(exc):
+    """Raise ``exc``, mapped to the user's line, as an error while running the Program."""
+    _reraise(exc, "while running the Program")
+
+
 def _where(fn):
     code = getattr(fn, "__code__", None)
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
@@ -84,6 +89,7 @@ class StaticFunction:
         self.program_cache = ProgramCache()
         self._fast_cache = {}  # cheap key (shapes, dtypes, mode) -> generated call (fast_call.py)
         self._hit = None        # the generated call used last, tried first
+        self._fast_makers = {}  # (id of a ConcreteProgram, argument count) -> (it, its generated call factory)
         self._converted = None
         self._bound = weakref.WeakKeyDictionary()
         self._fell_back = False
@@ -125,6 +131,7 @@ class StaticFunction:
         if isinstance(self._instance, rt.nn.Layer):
             self._instance.train()
         self._training = True
+        self._hit = None  # the generated calls test the Layer's mode, not this flag
         return self
 
     def eval(self) -> "StaticFunction":
@@ -132,6 +139,7 @@ class StaticFunction:
         if isinstance(self._instance, rt.nn.Layer):
             self._instance.eval()
         self._training = False
+        self._hit = None
         return self
 
     @property
@@ -197,10 +205,6 @@ class StaticFunction:
                 return out
         return self._call(args, kwargs)
 
-    def _reraise_run(self, exc):
-        """Raise ``exc``, mapped to the user's line, as an error while running the Program."""
-        _reraise(exc, "while running the Program")
-
     def _call(self, args, kwargs):
         if not config.to_static_enabled() or is_not_to_static(self.dygraph_function) or self._fell_back:
             if config.verbosity() >= 2:
@@ -259,10 +263,13 @@ class StaticFunction:
 
     def _fast_call(self, concrete, sig):
         """The generated call of ``concrete`` for arguments of these (shape, dtype)s."""
-        makers = concrete.__dict__.setdefault("_fast_makers", {})
-        make = makers.get(len(sig))
-        if make is None:
-            make = makers[len(sig)] = fast_call.build(self, concrete, len(sig))
+        # Kept here, not on the ConcreteProgram: the generated code refers to the Program and its
+        # cache, and a reference back from them would make a cycle only the cyclic GC frees.
+        key = (id(concrete), len(sig))
+        held = self._fast_makers.get(key)
+        if held is None or held[0] is not concrete:
+            held = self._fast_makers[key] = (concrete, fast_call.build(self, concrete, len(sig), _reraise_run))
+        make = held[1]
         return make(tuple(s for s, _ in sig), tuple(d for _, d in sig))
 
     def _mode(self):

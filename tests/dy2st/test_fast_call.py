@@ -168,3 +168,26 @@ def test_onnxruntime_backend_generated_calls_follow_weight_updates():
     want = x.numpy() @ net.weight.numpy() + net.bias.numpy()
     np.testing.assert_allclose(again, want, rtol=1e-5, atol=1e-6)
     assert not np.allclose(first, again)
+
+
+def _converted_and_called():
+    def double(x):
+        return x * 2
+
+    sf = dy2st.to_static(double)
+    for _ in range(3):
+        sf(t(np.ones(3)))
+    assert sf._hit is not None
+    return sf
+
+
+def test_generated_calls_make_no_reference_cycle():
+    import gc
+    import weakref
+
+    gc.disable()  # freed by reference counting alone, as without the generated calls
+    try:
+        ref = weakref.ref(_converted_and_called())
+        assert ref() is None
+    finally:
+        gc.enable()
