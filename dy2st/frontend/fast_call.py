@@ -154,4 +154,4 @@ def build(sf, concrete, n_args, reraise):
                      NAME=name_outputs, UNFLATTEN=unflatten, RERAISE=reraise)
     config.log(2, f"generated call of {sf.__name__}:\n{source}")
     exec(compile(source, f"<dy2st call of {sf.__name__}>", "exec"), namespace)  # noqa: S102  (our own code)
-    return namespace["make"]
+    return namespace.pop("make")  # popped: a function held by its own globals is a reference cycle

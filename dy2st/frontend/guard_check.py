@@ -71,4 +71,4 @@ class CheckWriter:
                   + "\n".join("    " + line for line in self.lines) + "\n        return True\n    return check\n")
         namespace = {}
         exec(compile(source, "<dy2st guards>", "exec"), namespace)  # noqa: S102  (our own generated code)
-        return namespace["make"](*self.objects, self.missing)
+        return namespace.pop("make")(*self.objects, self.missing)  # popped: no function <-> globals cycle

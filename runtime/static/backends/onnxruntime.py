@@ -139,7 +139,7 @@ class OrtRunner:
                   f"        return SLOW({params}{',' if len(args) == 1 else ''})\n"
                   f"    return RAW(OUT, {feed}, None)\n")
         exec(compile(source, "<onnxruntime run>", "exec"), names)  # noqa: S102  (our own generated code)
-        return names["run"]
+        return names.pop("run")  # popped: a function held by its own globals is a reference cycle
 
     def _rebuild_and_run(self, *arrays):
         if not self._weights_current():
