@@ -20,8 +20,9 @@ from runtime.framework import program_guard, static_mode_guard
 from runtime.static import passes
 from runtime.static.backends import NotLowerable, check_backend, make_runner
 from runtime.static.executor import compile_block
+from runtime.autograd import record_op
 from runtime.static.train_step import check_train_call, is_train_step
-from runtime.tensor import Node, Tensor, is_grad_enabled
+from runtime.tensor import Tensor, is_grad_enabled
 from runtime.trace_state import run_recording_blocks
 
 from .fused_backward import _Backward
@@ -61,7 +62,7 @@ class PartialProgram:
     # -- which eager tensors can receive gradients --------------------------------
     def _trainable_bound(self):
         return [(name, t) for name, t in self.program.bound_tensors.items()
-                if not t.stop_gradient and t._value.dtype.kind == "f"]
+                if not t.stop_gradient and t.numpy().dtype.kind == "f"]
 
     def _needs_grad(self, tensors):
         # plain loops: this runs on every call, the cache-hit path of inference too
@@ -86,9 +87,10 @@ class PartialProgram:
     def __call__(self, tensors):
         if not self._needs_grad(tensors):
             infer = self._infer if self._infer is not None else self.runner
-            wrap = Tensor._wrap
-            return [wrap(v) for v in infer(*[t._value for t in tensors])]
-        arrays = [t._value for t in tensors]
+            infer = getattr(infer, "run", infer)  # a runner object's per-call function: one frame less
+            wrap = Tensor.from_numpy
+            return [wrap(v) for v in infer(*[t.numpy() for t in tensors])]
+        arrays = [t.numpy() for t in tensors]
         if self.backend != "numpy" and not self._said_training:
             self._said_training = True
             warnings.warn(f"dy2st: backend={self.backend!r} runs inference only; this call of {self.what} "
@@ -164,10 +166,7 @@ class _TrainStep:
         wrt = [tensors[i] for i in self.input_pos]
         wrt += self.bound_tensors
         back = _Backward(self, outs, res[n_out:n_out + self.n_saved], unused, ran)
-        node = Node(None, wrt, {}, list(outs), custom_backward=back)
-        wrap = Tensor._wrap
-        diff = self.diff_set
-        return [wrap(v, (node, i)) if i in diff else wrap(v) for i, v in enumerate(outs)]
+        return record_op(outs, wrt, back, self.diff_set)
 
     def unused_for(self, ran, used_outs=None):
         """Positions in wrt no gradient reaches on the path that entered the sub-blocks ``ran``,

@@ -24,9 +24,6 @@ RUNTIME_PRIVATE = {"_value", "_wrap", "_node", "_sub_layers", "_parameters", "_b
 RUNTIME_INTERNAL = {"Node"}
 # Reach-ins still present, each waiting for its file to switch to the seam named here.
 KNOWN = {
-    # Tensor._wrap/Node -> rt.autograd.record_op(values, inputs, backward, differentiable);
-    # t._value -> t.numpy(); Tensor._wrap(g) -> Tensor.from_numpy(g).
-    "dy2st/execution/partial_program.py": {"_value", "_wrap", "Node"},
     # The cache-hit guards read a layer's attribute dict directly (generated, straight-line
     # checks that must stay cheap); a public seam would be a Layer method giving the identity
     # tuple (sublayers, parameters, buffers, hooks) they compare.
