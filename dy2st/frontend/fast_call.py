@@ -29,6 +29,7 @@ retraces when a guard no longer holds::
 """
 import weakref
 
+from runtime.static.train_step import is_train_step
 from runtime.tensor import Tensor, is_grad_enabled
 from runtime.trace_state import in_dynamic_mode
 
@@ -129,7 +130,9 @@ def build(sf, concrete, n_args, reraise):
                                                  + [f"not {x}.stop_gradient" for x in a]) + ")"
     n_out = len(concrete.outputs)
     wrapped = "[" + ", ".join(f"W(r[{k}])" for k in range(n_out)) + "]"
-    if grad_test is not None:
+    if is_train_step(pp.program):  # its own checks (no_grad, inputs needing gradients) before it runs
+        lines(f"outs = {w.ref(pp)}([{', '.join(a)}])", 2)
+    elif grad_test is not None:
         lines(f"if {grad_test}:", 2)
         lines(f"outs = {w.ref(pp)}([{', '.join(a)}])", 3)
         lines("else:", 2)
