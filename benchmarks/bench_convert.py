@@ -8,7 +8,8 @@ Measures, in one process:
 - first call: conversion, then tracing the Program + compiling its plan + running it;
 - cache hit: a later call of the StaticFunction with new values, against running
   the cached compiled Program directly (the floor) and the same function eagerly;
-- the first call of the seed MNIST model (class defined, converted, traced, run).
+- the first call of the seed MNIST model (class defined, converted, traced, run);
+- the cache-hit overhead alone, on a one-op function and a Linear layer (min over rounds).
 """
 import importlib.util
 import inspect
@@ -75,6 +76,30 @@ def nested(x, n):
     return out
 
 
+def tiny(x):
+    """One op: what a cache hit costs beyond running the Program shows plainly."""
+    return x + 1
+
+
+def hit_overhead(repeat):
+    """µs a cache hit adds to its compiled Program: a one-op function and a Linear Layer (min of rounds)."""
+    x = rt.to_tensor(np.ones((2, 4), "float32"))
+    fn = dy2st.to_static(tiny)
+    layer = dy2st.to_static(rt.nn.Linear(4, 4))
+    layer.eval()
+    out = {}
+    with rt.no_grad():
+        for name, call, sf in (("one-op function", lambda: fn(x), fn), ("Linear layer", lambda: layer(x), layer.forward)):
+            call()
+            call()
+            run = sf.concrete_program.partial_program.runner
+            arrays = [x.numpy()]
+            best_call = min(median_time(call, repeat, runs=1) for _ in range(7))
+            best_run = min(median_time(lambda r=run, a=arrays: r(*a), repeat, runs=1) for _ in range(7))
+            out[name] = (best_call - best_run) * 1e6
+    return out
+
+
 def median_time(fn, repeat, runs=5):
     times = []
     for _ in range(runs):
@@ -136,6 +161,7 @@ def measure(quick=False):
         "compiled Program alone (floor), µs": t_floor * 1e6,
         "per-call overhead of a cache hit, µs": (t_hit - t_floor) * 1e6,
         "same function run eagerly, µs": t_eager * 1e6,
+        **{f"per-call overhead of a cache hit, {name}, µs": v for name, v in hit_overhead(repeat).items()},
     }
 
 

@@ -9,7 +9,9 @@ numpy is imported (OMP/OpenBLAS/MKL environment variables, onnxruntime's
 engine shares the weights and inputs; each engine's output is checked against
 the hand-written numpy floor first, then engines are timed interleaved (round
 robin, several rounds, median per call).  Across runs the table shows the
-median and the spread (min-max).  Peers are optional: onnxruntime, PyTorch,
+median and the spread (min-max).  "static Program alone" times the compiled
+Program called on arrays (the executor's share of a "static" call; the rest is
+the converter's argument checks, guards and output wrapping).  Peers are optional: onnxruntime, PyTorch,
 JAX and PaddlePaddle are used when importable and noted as skipped otherwise.
 
 Writes ``results.json`` and ``results.md`` (and ``results.png`` when matplotlib
@@ -28,6 +30,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 ORDER = ["mlp", "rnn", "tiny_bert", "small_bert", "train", "convert"]
+# the engine timing the compiled Program alone (workloads._program_alone): the executor's share of "static"
+PROGRAM_ALONE = "static Program alone"
 THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
@@ -124,8 +128,8 @@ def _markdown(table, runs):
         for row in rows.values():
             if row["kind"] == "runtime":
                 engines += [e for e in row["results"] if e not in engines]
-        lines.append("| workload | " + " | ".join(engines) + " | static / floor | static / eager |")
-        lines.append("|---|" + "---:|" * (len(engines) + 2))
+        lines.append("| workload | " + " | ".join(engines) + " | Program / floor | static / floor | static / eager |")
+        lines.append("|---|" + "---:|" * (len(engines) + 3))
         for row in rows.values():
             if row["kind"] != "runtime":
                 continue
@@ -133,8 +137,10 @@ def _markdown(table, runs):
             cells = [_fmt(res[e]) if e in res else "—" for e in engines]
             med = {e: statistics.median(v) for e, v in res.items()}
             ratio_f = f"{med['static'] / med['numpy floor']:.2f}" if "static" in med else "—"
+            alone = PROGRAM_ALONE
+            ratio_p = f"{med[alone] / med['numpy floor']:.2f}" if alone in med else "—"
             ratio_e = f"{med['eager'] / med['static']:.2f}x" if "static" in med and "eager" in med else "—"
-            lines.append(f"| {row['workload']} | " + " | ".join(cells) + f" | {ratio_f} | {ratio_e} |")
+            lines.append(f"| {row['workload']} | " + " | ".join(cells) + f" | {ratio_p} | {ratio_f} | {ratio_e} |")
         for row in rows.values():
             if row["kind"] == "convert":
                 lines.append(f"\n**{row['workload']}** (ms or µs as labelled, median of {runs} runs):\n")

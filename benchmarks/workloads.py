@@ -63,6 +63,7 @@ def _inference_engines(make_layer, args, spec, threads):
 
     engines["eager"] = run(eager)
     engines["static"] = run(static)
+    engines["static Program alone"] = _program_alone(static, tensors)
     try:
         import onnxruntime  # noqa: F401,PLC0415
     except ImportError:
@@ -77,6 +78,16 @@ def _inference_engines(make_layer, args, spec, threads):
     feed = {i.name: a for i, a in zip(sess.get_inputs(), args)}
     engines["onnxruntime session.run"] = lambda: sess.run(None, feed)
     return engines, state
+
+
+def _program_alone(static, tensors):
+    """The compiled Program of ``static`` called on the input arrays: the executor's part of a static
+    call, without the converter's argument checks, guards and output wrapping."""
+    from runtime.static.backends.numpy import numpy_runner  # noqa: PLC0415
+    concrete = static.forward.get_concrete_program(*tensors)
+    fn = numpy_runner(concrete.main_program, [v.name for v in concrete.inputs], [v.name for v in concrete.outputs])
+    arrays = [t.numpy() for t in tensors]
+    return lambda: fn(*arrays)
 
 
 def _as_list(v):
@@ -255,21 +266,25 @@ def make_train(threads=1, lr=0.01):
     rt.seed(0)
     init = _np_weights(Classifier().state_dict())
 
-    def loop_step(layer):
+    def loop_step(layer, convert=False):
+        """The ordinary training loop body; ``convert``: the same body under ``@dy2st.to_static``."""
         layer.set_state_dict({k: rt.to_tensor(v.copy()) for k, v in init.items()})
         opt = rt.optimizer.SGD(lr, parameters=layer.parameters())
         xt, yt = rt.to_tensor(x), rt.to_tensor(y)
 
-        def step():
-            loss = F.cross_entropy(layer(xt), yt)
+        def train_step(images, labels):
+            loss = F.cross_entropy(layer(images), labels)
             loss.backward()
             opt.step()
             opt.clear_grad()
-            return [loss.numpy()]
+            return loss
+
+        run = dy2st.to_static(train_step) if convert else train_step
+
+        def step():
+            return [run(xt, yt).numpy()]
         return step
 
-    eager = Classifier()
-    static = dy2st.to_static(Classifier())
     ws = {k: v.copy() for k, v in init.items()}
     lr32 = np.float32(lr)
 
@@ -294,10 +309,16 @@ def make_train(threads=1, lr=0.01):
             p -= g
         return [np.asarray(loss, "float32")]
 
-    engines = [("numpy floor", floor), ("eager", loop_step(eager)), ("static", loop_step(static))]
+    # "static": the loop body above under @dy2st.to_static (forward, backward and update compiled
+    # into one Program); "static forward": only the Layer converted, backward and step eager.
+    engines = [("numpy floor", floor), ("eager", loop_step(Classifier())),
+               ("static", loop_step(Classifier(), convert=True)),
+               ("static forward", loop_step(dy2st.to_static(Classifier())))]
     wl = Workload("MLP 64-128-10 training step, batch 64", floor, engines, repeat=300,
                   weights=init, inputs={"x": x, "y": y}, tol=1e-4,
-                  note="SGD lr 0.01; one step = forward, cross_entropy, backward, opt.step(), opt.clear_grad()",
+                  note=("SGD lr 0.01; one step = forward, cross_entropy, backward, opt.step(), opt.clear_grad(); "
+                        "static: that body under @to_static (one Program: forward, backward, update); "
+                        "static forward: only the Layer converted, the rest of the body eager"),
                   inference=False)
     # Each engine trains its own copy from the same start: the check compares the first step's loss.
     return wl

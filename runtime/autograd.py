@@ -390,5 +390,9 @@ def record_op(values, inputs, backward, differentiable=None):
     """
     values = list(values)
     node = Node(None, list(inputs), {}, values, custom_backward=backward)
-    diff = range(len(values)) if differentiable is None else set(differentiable)
-    return [Tensor._wrap(v, (node, i)) if i in diff else Tensor._wrap(v) for i, v in enumerate(values)]
+    wrap = Tensor._wrap
+    if differentiable is None:
+        return [wrap(v, (node, i)) for i, v in enumerate(values)]
+    # a set given by a caller that records the same op shape on every call is used as is
+    diff = differentiable if isinstance(differentiable, (set, frozenset)) else set(differentiable)
+    return [wrap(v, (node, i)) if i in diff else wrap(v) for i, v in enumerate(values)]

@@ -59,6 +59,21 @@ class Variable(TensorLike):
         """The number of dims."""
         return len(self._shape)
 
+    @property
+    def size(self):
+        """The number of elements: a Python int when every dim is known, else a 0-d int Variable.
+
+        Code testing ``hasattr(x, "size")`` or reading it takes the same path once converted."""
+        if all(d >= 0 for d in self._shape):
+            return int(np.prod(self._shape, dtype=np.int64))
+        from .dispatch import apply  # dispatch imports this module: resolved on use
+        return apply("numel", self)
+
+    def detach(self):
+        """The value with gradients cut (a ``stop_gradient`` op; an eager Tensor's is a copy-free wrap)."""
+        from .ops.common import stop_gradient  # the op modules import this one: resolved on use
+        return stop_gradient(self)
+
     def __repr__(self):
         return f"var {self.name} : {self._dtype}{_fmt_shape(self._shape)}"
 
@@ -92,6 +107,12 @@ class Variable(TensorLike):
             return (self[i] for i in range(self._shape[0]))
         raise TypeError(f"cannot iterate over static Variable '{self.name}' in Python; "
                         "use a while_loop (or @dy2st.to_static)")
+
+    def backward(self, grad_tensor=None, retain_graph=False):
+        """``loss.backward()`` while a Program is built: appends the gradient ops and their accumulation
+        into the parameters' ``.grad`` (``runtime.static.train_step``)."""
+        from .static.train_step import record_backward  # noqa: PLC0415  (static imports this module)
+        record_backward(self, grad_tensor)
 
     def numpy(self):
         """Always raises TypeError: a static Variable has a value only inside ``Executor.run``."""

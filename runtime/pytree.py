@@ -16,6 +16,11 @@ in the structure itself as a constant (``['const', value]``): that is the form
 a converted function's arguments and outputs take, where Tensors are fed to a
 Program and Python values are part of the cache key.
 
+``sort_keys=False`` visits dict values in insertion order instead (a function's
+outputs keep the order it built them in).  ``const_key(value)`` adds more of a
+constant to the spec's identity than ``==`` sees (``0.0`` vs ``-0.0``); it is
+compared and hashed, never saved.
+
 A ``TreeSpec`` is hashable (when its constants are), compares by structure,
 and round-trips through JSON (``to_json``/``from_json``) when its constants
 and dict keys are JSON scalars, so a saved model can record its output
@@ -24,6 +29,7 @@ structure without pickle.
 __all__ = ["TreeSpec", "flatten", "unflatten", "map_structure", "assert_same_structure", "is_container"]
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
+_SCALARS = frozenset(_JSON_SCALARS)
 
 
 def is_container(value):
@@ -47,29 +53,53 @@ class TreeSpec:
     user's key order while leaves follow the sorted order.
     """
 
-    __slots__ = ("kind", "children", "meta", "num_leaves", "_dict_type")
+    __slots__ = ("kind", "children", "meta", "num_leaves", "extra", "_dict_type", "_k", "_hash")
 
-    def __init__(self, kind, children=(), meta=None, dict_type=dict):
+    def __init__(self, kind, children=(), meta=None, dict_type=dict, extra=None, num_leaves=None):
         self.kind = kind
         self.children = tuple(children)
         self.meta = meta
+        self.extra = extra
         self._dict_type = dict_type
-        self.num_leaves = 1 if kind == "leaf" else sum(c.num_leaves for c in self.children)
+        self._hash = None
+        # The identity as nested plain tuples, built from the children's as the tree is built:
+        # hashing and comparing it stays in C (a spec keys caches).
+        if kind == "namedtuple":
+            key_meta = (meta.__module__, meta.__qualname__)
+        elif kind == "const":
+            key_meta = (type(meta).__name__, meta, extra)
+        else:
+            key_meta = meta
+        self._k = (kind, key_meta, tuple([c._k for c in self.children]))
+        if num_leaves is None:
+            num_leaves = 1 if kind == "leaf" else sum(c.num_leaves for c in self.children)
+        self.num_leaves = num_leaves
 
     # -- identity ------------------------------------------------------------------
     def _key(self):
-        meta = self.meta
-        if self.kind == "namedtuple":
-            meta = (meta.__module__, meta.__qualname__)
-        elif self.kind == "const":
-            meta = (type(meta).__name__, meta)
-        return (self.kind, meta, self.children)
+        return self._k
 
     def __eq__(self, other):
-        return isinstance(other, TreeSpec) and self._key() == other._key()
+        return self is other or (isinstance(other, TreeSpec) and self._key() == other._key())
 
     def __hash__(self):
-        return hash(self._key())
+        if self._hash is None:
+            self._hash = hash(self._key())
+        return self._hash
+
+    def walk(self, path=()):
+        """``(path, spec)`` of this node and every node under it, in visiting order (``path``: the
+        keys and indices from the root, as in ``tree[k0][k1]``)."""
+        yield path, self
+        keys = self.meta[0] if self.kind == "dict" else range(len(self.children))
+        for key, child in zip(keys, self.children):
+            yield from child.walk(path + (key,))
+
+    def constants(self):
+        """The constant values the structure holds, in visiting order."""
+        if self.kind == "const":
+            return [self.meta]
+        return [v for c in self.children for v in c.constants()]
 
     def __repr__(self):
         return f"TreeSpec({self._text()})"
@@ -89,8 +119,10 @@ class TreeSpec:
         return "{" + ", ".join(f"{k!r}: {t}" for k, t in zip(self.meta[0], inner)) + "}"
 
     # -- JSON ------------------------------------------------------------------------
-    def to_json(self):
-        """A JSON-able description; ValueError names the part that has no JSON form."""
+    def to_json(self, plain_tuples=False):
+        """A JSON-able description; ValueError names the part that has no JSON form.
+
+        ``plain_tuples``: describe named tuples as tuples (whoever reads it lacks their classes)."""
         if self.kind == "leaf":
             return ["leaf"]
         if self.kind == "const":
@@ -98,16 +130,17 @@ class TreeSpec:
                 raise ValueError(f"a constant of type {type(self.meta).__name__} ({self.meta!r}) in the tree "
                                  "has no JSON form; only str, int, float, bool and None do")
             return ["const", self.meta]
-        if self.kind == "namedtuple":
+        if self.kind == "namedtuple" and not plain_tuples:
             raise ValueError(f"the named tuple {self.meta.__name__} in the tree has no JSON form; "
                              "use a tuple or a dict")
-        if self.kind in ("list", "tuple"):
-            return [self.kind, [c.to_json() for c in self.children]]
+        if self.kind in ("list", "tuple", "namedtuple"):
+            kind = "list" if self.kind == "list" else "tuple"
+            return [kind, [c.to_json(plain_tuples) for c in self.children]]
         visit, insertion = self.meta
         for k in visit:
             if not isinstance(k, _JSON_SCALARS):
                 raise ValueError(f"the dict key {k!r} ({type(k).__name__}) in the tree has no JSON form")
-        return ["dict", [[k, c.to_json()] for k, c in zip(visit, self.children)], list(insertion)]
+        return ["dict", [[k, c.to_json(plain_tuples)] for k, c in zip(visit, self.children)], list(insertion)]
 
     @classmethod
     def from_json(cls, data):
@@ -136,31 +169,49 @@ def _hashable(key):
 
 
 # -- flatten / unflatten --------------------------------------------------------------
-def flatten(tree, leaf_types=None):
+def flatten(tree, leaf_types=None, sort_keys=True, const_key=None):
     """``(leaves, spec)``: the leaves of ``tree`` in visiting order and its structure.
 
     ``leaf_types``: None (every non-container is a leaf) or a type / tuple of
     types (only those are leaves; other values become constants in ``spec``).
+    ``sort_keys``: visit dict values in sorted key order (else insertion order).
+    ``const_key``: a function of a constant giving more of its identity (or None).
     """
     leaves = []
-    spec = _flatten(tree, leaves, leaf_types)
-    return leaves, spec
+    append = leaves.append
+
+    def visit(node):
+        if leaf_types is not None and isinstance(node, leaf_types):  # the common case first: a tensor
+            append(node)
+            return _LEAF
+        cls = type(node)
+        if cls in _SCALARS:  # a plain value: no container checks
+            if leaf_types is None:
+                append(node)
+                return _LEAF
+            return TreeSpec("const", meta=node, extra=None if const_key is None else const_key(node), num_leaves=0)
+        if cls is tuple or cls is list or (isinstance(node, (list, tuple)) and not hasattr(cls, "_fields")):
+            start = len(leaves)
+            children = [visit(v) for v in node]
+            return TreeSpec("list" if isinstance(node, list) else "tuple", children, num_leaves=len(leaves) - start)
+        if isinstance(node, dict):
+            start = len(leaves)
+            keys = tuple(_key_order(node)) if sort_keys else tuple(node)
+            children = [visit(node[k]) for k in keys]
+            return TreeSpec("dict", children, meta=(keys, tuple(node)), dict_type=cls, num_leaves=len(leaves) - start)
+        if isinstance(node, tuple):  # a named tuple
+            start = len(leaves)
+            children = [visit(v) for v in node]
+            return TreeSpec("namedtuple", children, meta=cls, num_leaves=len(leaves) - start)
+        if leaf_types is None:
+            append(node)
+            return _LEAF
+        return TreeSpec("const", meta=node, extra=None if const_key is None else const_key(node), num_leaves=0)
+
+    return leaves, visit(tree)
 
 
-def _flatten(node, leaves, leaf_types):
-    if isinstance(node, dict):
-        visit = tuple(_key_order(node))
-        return TreeSpec("dict", [_flatten(node[k], leaves, leaf_types) for k in visit],
-                        meta=(visit, tuple(node)), dict_type=type(node))
-    if isinstance(node, tuple) and hasattr(type(node), "_fields"):
-        return TreeSpec("namedtuple", [_flatten(v, leaves, leaf_types) for v in node], meta=type(node))
-    if isinstance(node, (list, tuple)):
-        kind = "list" if isinstance(node, list) else "tuple"
-        return TreeSpec(kind, [_flatten(v, leaves, leaf_types) for v in node])
-    if leaf_types is None or isinstance(node, leaf_types):
-        leaves.append(node)
-        return TreeSpec("leaf")
-    return TreeSpec("const", meta=node)
+_LEAF = TreeSpec("leaf")  # specs are immutable: every leaf shares one
 
 
 def unflatten(spec, leaves):
@@ -187,7 +238,11 @@ def _unflatten(spec, it):
         return spec.meta(*items)
     visit, insertion = spec.meta
     by_key = dict(zip(visit, items))
-    return spec._dict_type((k, by_key[k]) for k in insertion)
+    pairs = [(k, by_key[k]) for k in insertion]
+    try:
+        return spec._dict_type(pairs)
+    except TypeError:  # a dict subclass built otherwise (defaultdict takes its factory first): a dict
+        return dict(pairs)
 
 
 def _same(spec_a, spec_b):

@@ -1,15 +1,21 @@
-"""The one random generator behind parameter init, ``rand*`` and dropout.
+"""The random generator behind parameter init, ``rand*`` and dropout, one stream per seeding thread.
 
-``seed(n)`` resets it, so a model built and trained after ``rt.seed(n)`` is
-repeatable (eager and static runs draw from the same stream).
+``seed(n)`` starts a new stream for the calling thread and makes it the process stream, so a
+model built and trained after ``rt.seed(n)`` is repeatable (eager and static runs draw from
+the same stream).  Threads:
 
-The generator is shared by the process (numpy Generators lock around each draw, so
-threads may draw at once); a thread can draw from its own generator for a ``with``
-body (``generator_guard``), which is how a ``cond`` gradient replays the random draws
-of its forward branch without moving the shared stream under other threads' feet.
+- a thread that called ``seed`` draws from its own stream: two threads that each seed and then
+  run dropout at once get, each, the sequence they would get alone;
+- a thread that never called ``seed`` draws from the process stream (the latest ``seed``'s),
+  shared with the other such threads.  numpy Generators lock around each draw, so concurrent
+  draws never corrupt the stream: every draw is one of the stream's, but which thread gets
+  which depends on scheduling (as with Paddle's and PyTorch's global generator);
+- ``generator_guard`` gives a thread a private generator for a ``with`` body, which is how a
+  ``cond`` gradient replays the random draws of its forward branch without moving any stream.
 """
 import contextlib
 import contextvars
+import threading
 
 import numpy as np
 
@@ -18,15 +24,17 @@ class _RNG:
     gen = np.random.default_rng(0)
 
 
-_rng = _RNG()
+_rng = _RNG()  # the process stream
+_seeded = threading.local()  # .gen: the stream of a thread that called seed()
 _local = contextvars.ContextVar("runtime_generator", default=None)
 
 
 def seed(n):
-    """Make parameter init, ``rand*`` and dropout repeatable."""
+    """Make parameter init, ``rand*`` and dropout repeatable (in the calling thread; see above)."""
     if not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"seed expects a non-negative int, got {n!r}")
-    _rng.gen = np.random.default_rng(int(n))
+    gen = np.random.default_rng(int(n))
+    _rng.gen = _seeded.gen = gen
     if _local.get() is not None:
         _local.set(np.random.default_rng(int(n)))
     return n
@@ -35,18 +43,20 @@ def seed(n):
 def generator():
     """The generator the calling thread draws from (its own inside ``generator_guard``)."""
     gen = _local.get()
-    return _rng.gen if gen is None else gen
+    if gen is not None:
+        return gen
+    return getattr(_seeded, "gen", None) or _rng.gen
 
 
 @contextlib.contextmanager
 def generator_guard(state=None):
     """Draw from a private generator in this thread for the ``with`` body.
 
-    ``state``: a ``bit_generator.state`` to start from (replaying recorded draws: the shared
-    stream is left untouched), else a generator seeded by one draw from the shared one.
+    ``state``: a ``bit_generator.state`` to start from (replaying recorded draws: no stream
+    moves), else a generator seeded by one draw from the thread's stream.
     """
     if state is None:
-        gen = np.random.default_rng(int(_rng.gen.integers(2 ** 63)))
+        gen = np.random.default_rng(int(generator().integers(2 ** 63)))
     else:
         gen = np.random.Generator(type(_rng.gen.bit_generator)())
         gen.bit_generator.state = state

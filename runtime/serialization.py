@@ -1,13 +1,15 @@
 """``rt.save`` / ``rt.load``: nested containers of Tensors, arrays and plain values, without pickle.
 
 The file is a numpy ``.npz`` archive: each array is a member ``a0, a1, ...``
-and the member ``__header__`` is a uint8 array holding UTF-8 JSON that
-describes the structure::
+and the member ``__header__`` is a uint8 array holding UTF-8 JSON: the
+containers as a ``runtime.pytree`` tree description and one entry per leaf::
 
-    {"format": "runtime.save", "version": 1,
-     "root": {"t": "dict", "items": [["fc.weight", {"t": "tensor", "ref": "a0", "name": "linear_0.w_0"}], ...]}}
+    {"format": "runtime.save", "version": 2,
+     "tree": ["dict", [["fc.weight", ["leaf"]], ...], ["fc.weight", ...]],
+     "leaves": [{"t": "tensor", "ref": "a0", "name": "linear_0.w_0"}, ...]}
 
-Loading reads ``.npy`` members (never pickles) and only JSON, so reading a file
+Version 1 files (the whole structure as nested ``{"t": "dict", "items": ...}``
+entries) still load.  Loading reads ``.npy`` members (never pickles) and only JSON, so reading a file
 never executes code; anything that is not this format (a pickle, a truncated
 or corrupted archive, random bytes) raises ``SerializationError``, a
 ``ValueError`` naming the file and the problem.  What a file can make ``load``
@@ -23,12 +25,14 @@ import os
 
 import numpy as np
 
+from . import pytree
 from .dtypes import convert_dtype
 from .files import read_npy_archive, write_atomic
 from .tensor import Tensor
 
 FORMAT = "runtime.save"
-VERSION = 1
+VERSION = 2
+_READS = (1, 2)  # the versions load() reads
 _HEADER = "__header__"
 _ZIP_MAGIC = b"PK\x03\x04"
 _EMPTY_ZIP_MAGIC = b"PK\x05\x06"
@@ -48,6 +52,10 @@ def register_type(cls, tag, to_json, from_json):
 
 
 # -- encoding ------------------------------------------------------------------
+def _where(path):
+    return "root" + "".join(f"[{k!r}]" for k in path)
+
+
 class _Encoder:
     def __init__(self):
         self.arrays = {}
@@ -59,9 +67,24 @@ class _Encoder:
         self.arrays[key] = np.require(arr, requirements="C")  # ascontiguousarray would make 0-d 1-d
         return key
 
-    def encode(self, obj, path="root"):
+    def header(self, obj):
+        """The JSON header of ``obj``: its containers as a tree description, its leaves as entries."""
+        leaves, spec = pytree.flatten(obj, sort_keys=False)
+        leaf_paths = []
+        for path, node in spec.walk():
+            if node.kind == "dict":
+                for k in node.meta[0]:
+                    if not isinstance(k, (str, int)) or isinstance(k, bool):
+                        raise TypeError(f"rt.save: dict keys must be str or int, got {type(k).__name__} at "
+                                        f"{_where(path)}")
+            elif node.kind == "leaf":
+                leaf_paths.append(path)
+        entries = [self.leaf(v, p) for v, p in zip(leaves, leaf_paths)]
+        return {"format": FORMAT, "version": VERSION, "tree": spec.to_json(plain_tuples=True), "leaves": entries}
+
+    def leaf(self, obj, path):
         if isinstance(obj, Tensor):
-            node = {"t": "tensor", "ref": self._array(obj._value), "stop_gradient": bool(obj.stop_gradient)}
+            node = {"t": "tensor", "ref": self._array(obj.numpy()), "stop_gradient": bool(obj.stop_gradient)}
             if obj.name is not None:
                 node["name"] = obj.name
             return node
@@ -78,17 +101,7 @@ class _Encoder:
             return {"t": "value", "v": int(obj)}
         if isinstance(obj, float):
             return {"t": "float", "v": repr(obj)}  # repr keeps nan/inf and every digit
-        if isinstance(obj, dict):
-            items = []
-            for k, v in obj.items():
-                if not isinstance(k, (str, int)) or isinstance(k, bool):
-                    raise TypeError(f"rt.save: dict keys must be str or int, got {type(k).__name__} at {path}")
-                items.append([k, self.encode(v, f"{path}[{k!r}]")])
-            return {"t": "dict", "items": items}
-        if isinstance(obj, (list, tuple)):
-            return {"t": "list" if isinstance(obj, list) else "tuple",
-                    "items": [self.encode(v, f"{path}[{i}]") for i, v in enumerate(obj)]}
-        raise TypeError(f"rt.save cannot store {type(obj).__name__} at {path}: only Tensors, numpy arrays, "
+        raise TypeError(f"rt.save cannot store {type(obj).__name__} at {_where(path)}: only Tensors, numpy arrays, "
                         "dicts, lists, tuples, str, int, float, bool and None are supported (no pickle)")
 
 
@@ -96,7 +109,7 @@ def save(obj, path, protocol=4, **configs):
     """Write ``obj`` to ``path`` atomically (temp file in the same directory, then ``os.replace``)."""
     path = os.fspath(path)
     enc = _Encoder()
-    header = {"format": FORMAT, "version": VERSION, "root": enc.encode(obj)}
+    header = enc.header(obj)
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
     buf = io.BytesIO()
     np.savez(buf, **{_HEADER: blob}, **enc.arrays)
@@ -121,7 +134,7 @@ class _Decoder:
         self.used.add(ref)
         return self.archive[ref]
 
-    def decode(self, node):
+    def leaf(self, node):
         if not isinstance(node, dict) or "t" not in node:
             self.fail(f"malformed header entry {str(node)[:80]!r}")
         t = node["t"]
@@ -149,17 +162,40 @@ class _Decoder:
                     return from_json(node.get("v"))
                 except ValueError as e:
                     self.fail(f"bad {tag} entry ({e})")
+        self.fail(f"unknown entry type {t!r}")
+
+    def decode(self, tree, entries):
+        """The saved object from its tree description and leaf entries."""
+        if not isinstance(entries, list):
+            self.fail(f"malformed leaf list {str(entries)[:80]!r}")
+        try:
+            spec = pytree.TreeSpec.from_json(tree)
+        except (ValueError, TypeError, IndexError) as e:
+            self.fail(f"malformed tree description ({str(e)[:120]})")
+        if spec.num_leaves != len(entries):
+            self.fail(f"the tree has {spec.num_leaves} leaves but the header lists {len(entries)} entries")
+        leaves = [self.leaf(n) for n in entries]
+        try:
+            return pytree.unflatten(spec, leaves)
+        except TypeError as e:  # a key the header lists that no dict can hold
+            self.fail(f"malformed tree description ({str(e)[:120]})")
+
+    def version1(self, node, entries):
+        """The tree description of a version 1 header's nested entry ``node``; its leaves go to ``entries``."""
+        if not isinstance(node, dict) or "t" not in node:
+            self.fail(f"malformed header entry {str(node)[:80]!r}")
+        t = node["t"]
         if t in ("list", "tuple"):
-            items = [self.decode(v) for v in self._items(node)]
-            return items if t == "list" else tuple(items)
+            return [t, [self.version1(v, entries) for v in self._items(node)]]
         if t == "dict":
-            out = {}
+            pairs = []
             for pair in self._items(node):
                 if not isinstance(pair, list) or len(pair) != 2:
                     self.fail(f"malformed dict item {str(pair)[:80]!r}")
-                out[pair[0]] = self.decode(pair[1])
-            return out
-        self.fail(f"unknown entry type {t!r}")
+                pairs.append([pair[0], self.version1(pair[1], entries)])
+            return ["dict", pairs, [k for k, _ in pairs]]
+        entries.append(node)
+        return ["leaf"]
 
     def _items(self, node):
         items = node.get("items")
@@ -201,10 +237,15 @@ def load(path, return_numpy=False, **configs):
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise SerializationError(f"rt.load('{path}'): unknown format "
                                  f"{header.get('format') if isinstance(header, dict) else header!r}")
-    if header.get("version") != VERSION:
+    if header.get("version") not in _READS:
         raise SerializationError(f"rt.load('{path}'): unsupported format version {header.get('version')!r} "
-                                 f"(this runtime reads version {VERSION})")
+                                 f"(this runtime reads versions {', '.join(map(str, _READS))})")
+    decoder = _Decoder(archive, path, return_numpy)
     try:
-        return _Decoder(archive, path, return_numpy).decode(header.get("root"))
+        if header["version"] == 1:
+            entries = []
+            tree = decoder.version1(header.get("root"), entries)
+            return decoder.decode(tree, entries)
+        return decoder.decode(header.get("tree"), header.get("leaves"))
     except RecursionError:
         raise SerializationError(f"rt.load('{path}'): the header is nested too deeply") from None

@@ -6,8 +6,8 @@ inference code pays nothing for autograd.  ``backward()`` walks the tape in
 reverse topological order and calls each op's registered gradient rule.
 
 ``TensorLike`` is the shared base of ``Tensor`` and the static ``Variable``:
-operators and methods are attached to it once (``tensor_methods.py``), so
-``x + y`` computes on Tensors and appends an op on Variables.
+operators and op-backed methods come from the op declarations (``tensor_methods.py``),
+so ``x + y`` computes on Tensors and appends an op on Variables.
 """
 import contextlib
 import contextvars
@@ -20,11 +20,30 @@ from .registry import GradContext
 
 
 class TensorLike:
-    """Base of Tensor and Variable; operator methods are attached in tensor_methods."""
+    """Base of Tensor and Variable.
+
+    What needs no op module is defined here; the operators and the op-backed methods
+    (``x.sum()``) are made from the op declarations in ``tensor_methods``, once, because
+    the op modules themselves import this one.
+    """
 
     __slots__ = ()
     # Make numpy defer to our operators: ``ndarray + Tensor`` -> Tensor.__radd__.
     __array_priority__ = 1000
+    # Elementwise ``==`` would make tensors unhashable; they hash by identity.
+    __hash__ = object.__hash__
+
+    def dim(self):
+        """The rank, a Python int, known statically too (Paddle's ``x.dim()`` / ``x.ndimension()``)."""
+        return self.ndim
+
+    ndimension = dim
+
+    @property
+    def T(self):
+        """The tensor with its dims in reverse order."""
+        from .ops.shape import transpose  # the op modules import this one: resolved on use
+        return transpose(self, list(range(self.ndim))[::-1])
 
 
 class _GradMode:
@@ -228,10 +247,17 @@ class Tensor(TensorLike):
         return self._node is None
 
     def detach(self):
+        """The same values as a new Tensor with no gradient history (shares the array)."""
         return Tensor._wrap(self._value)
 
     def clear_grad(self):
-        """Drop the accumulated gradient. Also ``clear_gradient``."""
+        """Drop the accumulated gradient. Also ``clear_gradient``. Inside a converted function the
+        clearing is appended to the Program being built (it happens at every call)."""
+        from .trace_state import _mode  # noqa: PLC0415  (trace_state imports this module)
+        if _mode.static:
+            from .static.train_step import record_clear_grad  # noqa: PLC0415
+            record_clear_grad(None, [self])
+            return
         self.grad = None
 
     clear_gradient = clear_grad

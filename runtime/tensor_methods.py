@@ -1,16 +1,17 @@
-"""Operators and methods of Tensor and Variable, attached once to their shared base.
+"""The operators and op-backed methods of Tensor and Variable, made from the op declarations.
 
-The methods are built from the op registry (each op declares the Tensor methods
-it backs); the operators (``+``, ``[]``, ``&``...) are Python's protocol and are
+The methods come from the op registry (each op declares the Tensor methods it
+backs); the operators (``+``, ``[]``, ``&``...) are Python's protocol and are
 listed here.  The same method works in both modes because it calls the public
 function, which routes through ``dispatch.apply``.  ``x.sum(axis=1)`` is
-``rt.sum(x, axis=1)``.
+``rt.sum(x, axis=1)``.  They are put on the shared base ``TensorLike`` once, here:
+the op modules import ``Tensor`` and ``Variable``, so the classes exist before the
+declarations do.  Everything that needs no op (``dim``, ``T``, ``__hash__``;
+``Variable.size``/``detach``) is defined in the classes themselves.
 """
-import numpy as np
 
 from . import assign  # noqa: F401  (declares the clone composite)
-from .dispatch import apply
-from .ops import common, elementwise, indexing, logic, math, shape
+from .ops import elementwise, indexing, logic, math
 from .registry import tensor_methods
 from .tensor import TensorLike
 
@@ -40,18 +41,6 @@ def _invert(x):
     return logic.logical_not(x) if x.dtype == "bool" else logic.bitwise_not(x)
 
 
-def _transposed(x):
-    return shape.transpose(x, list(range(x.ndim))[::-1])
-
-
-def _size(x):
-    # A Variable's ``size`` (the eager Tensor defines its own): code testing ``hasattr(x, "size")``
-    # or reading it must not take another path once converted. Known dims give the Python int.
-    if all(d >= 0 for d in x.shape):
-        return int(np.prod(x.shape, dtype=np.int64))
-    return apply("numel", x)
-
-
 _OPERATORS = {
     "__add__": math.add, "__radd__": _reflect(math.add),
     "__sub__": math.subtract, "__rsub__": _reflect(math.subtract),
@@ -76,24 +65,11 @@ _OPERATORS = {
 # ``@composite(..., methods=[...])`` as for ``clone``).
 _METHODS = tensor_methods()
 
-_PROPERTIES = {
-    "T": _transposed,
-    "size": _size,
-}
-
 
 def install():
-    """Attach the operators, methods and properties built from the op declarations to TensorLike."""
+    """Put the operators and the declared op-backed methods on TensorLike (once, at import)."""
     for name, fn in {**_OPERATORS, **_METHODS}.items():
         setattr(TensorLike, name, fn)
-    for name, fn in _PROPERTIES.items():
-        setattr(TensorLike, name, property(fn))
-    # Paddle's x.dim() / x.ndimension(): the rank, a Python int (known statically too).
-    TensorLike.dim = TensorLike.ndimension = lambda x: x.ndim
-    # Tensor defines its own eager detach(); a Variable's is a stop_gradient op.
-    TensorLike.detach = common.stop_gradient
-    # Elementwise ``==`` would make tensors unhashable; they hash by identity.
-    TensorLike.__hash__ = object.__hash__
 
 
 install()

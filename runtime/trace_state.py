@@ -78,3 +78,27 @@ def origin_provider(fn):
         yield
     finally:
         _origin.provider = old
+
+
+# Which sub-blocks (by index) a run executed: a training step asks, so that a parameter
+# read only in branches or loop bodies that did not run gets no gradient (None, as eagerly).
+_ran_blocks = contextvars.ContextVar("runtime_ran_blocks", default=None)
+
+
+def run_recording_blocks(fn, *args):
+    """``(fn(*args), ran)``: ``ran`` holds the index of every ``cond`` branch and ``while`` body
+    that ran (at least once) in the calling thread during the call (a plain call: this runs on
+    every training step)."""
+    ran = set()
+    token = _ran_blocks.set(ran)
+    try:
+        return fn(*args), ran
+    finally:
+        _ran_blocks.reset(token)
+
+
+def note_ran(block_idx):
+    """Called by the ``cond``/``while`` kernels: the sub-block ``block_idx`` runs now."""
+    ran = _ran_blocks.get()
+    if ran is not None:
+        ran.add(block_idx)

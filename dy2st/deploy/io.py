@@ -134,11 +134,6 @@ def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpe
                          structured_names=_structured_names(instance, program), metadata=metadata)
 
 
-def _bound_names(program):
-    """Names of the persistables the saved (eval) Program reads: the parameters saved with it."""
-    return {v.name for b in program.blocks for v in b.vars.values() if v.persistable}
-
-
 def model_prefix(path):
     """The path prefix of a saved model, given the prefix or its ``.pdmodel`` file."""
     path = os.fspath(path)

@@ -16,22 +16,31 @@ import weakref
 
 import runtime as rt
 
+from ..frontend.function_spec import OutputStructure
+
 __all__ = ["select_outputs", "name_outputs"]
 
 
 # id(Tensor) -> (weak reference, output position, id of the ConcreteProgram) for the outputs of
 # converted calls.  Kept aside, not in ``Tensor.name``: a name there would become a feed name when the
 # Tensor is given as an InputSpec, where it could clash with the traced Program's own var names.
+# Entries of dead Tensors are swept when the table doubles (a weakref callback per output costs
+# more than the rest of a cache-hit call); ``_tag`` checks the weakref, so a reused id never matches.
 _TAGS = {}
+_SWEEP_AT = [1024]
 
 
 def name_outputs(concrete, outs):
     """Remember which output of which Program each output Tensor of one call is (Paddle's to_static
     outputs carry their var name), so that ``output_spec`` can find them; returns ``outs``."""
+    ref, cid = weakref.ref, id(concrete)
     for k, t in enumerate(outs[:len(concrete.outputs)]):
         if isinstance(t, rt.Tensor):
-            key = id(t)
-            _TAGS[key] = (weakref.ref(t, lambda _, key=key: _TAGS.pop(key, None)), k, id(concrete))
+            _TAGS[id(t)] = (ref(t), k, cid)
+    if len(_TAGS) > _SWEEP_AT[0]:
+        for key in [key for key, tag in _TAGS.items() if tag[0]() is None]:
+            del _TAGS[key]
+        _SWEEP_AT[0] = max(1024, 2 * len(_TAGS))
     return outs
 
 
@@ -95,5 +104,4 @@ def select_outputs(output_spec, outputs, skeleton, sf=None, concrete=None):
             raise ValueError(f"output_spec names output {k} ({outputs[k].name}) twice")
         chosen.append(k)
     selected = [outputs[k] for k in chosen]
-    new_skeleton = ("T", 0) if len(chosen) == 1 else ("list", tuple(("T", i) for i in range(len(chosen))))
-    return selected, new_skeleton
+    return selected, OutputStructure.of_outputs(len(chosen))

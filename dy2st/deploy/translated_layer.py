@@ -18,6 +18,7 @@ import os
 import numpy as np
 
 import runtime as rt
+from runtime import pytree
 from runtime.framework import Program
 from runtime.static.backends import check_backend
 from runtime.static.formats.io import (
@@ -28,6 +29,7 @@ from runtime.static.formats.io import (
     save_inference_model,
 )
 
+from ..frontend.function_spec import OutputStructure
 from ..execution.partial_program import PartialProgram
 from .mode_check import TrainProgramError, check_mode, train_program_of
 
@@ -42,65 +44,59 @@ class LoadedProgram(Program):
 
 
 # -- output structure <-> JSON -----------------------------------------------------
-def encode_structure(skeleton):
-    """A StaticFunction output skeleton as JSON, or None when it holds non-JSON constants."""
-    kind = skeleton[0]
-    if kind == "T":
-        return {"tensor": skeleton[1]}
-    if kind == "array":  # a list built in a tensor loop: its rows, as a list
-        return {"rows": skeleton[1]}
-    if kind == "namedtuple":  # saved as a plain tuple: the loaded model has no user classes
-        skeleton = ("tuple", skeleton[2])
-        kind = "tuple"
-    if kind in ("list", "tuple"):
-        items = [encode_structure(s) for s in skeleton[1]]
-        return None if any(i is None for i in items) else {kind: items}
-    if kind == "dict":
-        items = [(k, encode_structure(s)) for k, s in skeleton[1]]
-        if any(not isinstance(k, str) or s is None for k, s in items):
-            return None
-        return {"dict": [[k, s] for k, s in items]}
-    value = skeleton[2]
-    return {"value": value} if value is None or isinstance(value, (bool, int, float, str)) else None
+def encode_structure(structure):
+    """A traced function's ``OutputStructure`` as JSON metadata, or None when it holds non-JSON constants."""
+    return structure.to_json()
 
 
-def decode_structure(enc, outs):
-    """Rebuild a saved output structure (``{"tensor": i}``, lists, tuples, dicts) from the flat outputs ``outs``.
+class _Slot:
+    """Output ``index`` at a place of a structure in the older tagged format (``rows``: a list of its rows)."""
 
-    Raises ValueError for a structure that does not fit ``outs``.
-    """
+    __slots__ = ("index", "rows")
+
+    def __init__(self, index, rows=False):
+        self.index, self.rows = index, rows
+
+
+def _legacy_tree(enc):
+    """The tree an older model's tagged structure (``{"tensor": 0}``, ``{"list": [...]}``...) describes."""
+    if not isinstance(enc, dict) or len(enc) != 1:
+        raise ValueError(f"malformed entry {str(enc)[:80]!r}")
     (kind, body), = enc.items()
-    if kind == "tensor":
-        if type(body) is not int or not 0 <= body < len(outs):
-            raise ValueError(f"output structure refers to output #{body!r}; the model has {len(outs)}")
-        return outs[body]
-    if kind == "rows":
-        stacked = decode_structure({"tensor": body}, outs)
-        return [stacked[i] for i in range(stacked.shape[0])]
-    if kind == "list":
-        return [decode_structure(s, outs) for s in body]
-    if kind == "tuple":
-        return tuple(decode_structure(s, outs) for s in body)
-    if kind == "dict":
-        return {k: decode_structure(s, outs) for k, s in body}
+    if kind in ("tensor", "rows"):
+        if type(body) is not int:
+            raise ValueError(f"output #{body!r} is not an index")
+        return _Slot(body, rows=kind == "rows")
     if kind == "value":
         return body
-    raise ValueError(f"unknown output structure entry {kind!r}")
+    if kind in ("list", "tuple") and isinstance(body, list):
+        items = [_legacy_tree(s) for s in body]
+        return items if kind == "list" else tuple(items)
+    if kind == "dict" and isinstance(body, list) and all(isinstance(p, list) and len(p) == 2 for p in body):
+        return {k: _legacy_tree(s) for k, s in body}
+    raise ValueError(f"unknown entry {kind!r}")
 
 
-def _valid_structure(enc):
-    """True when ``enc`` only uses the tags decode_structure knows (checked once at load time)."""
-    if not isinstance(enc, dict) or len(enc) != 1:
-        return False
-    (kind, body), = enc.items()
-    if kind in ("tensor", "value", "rows"):
-        return True
-    if kind in ("list", "tuple"):
-        return isinstance(body, list) and all(_valid_structure(s) for s in body)
-    if kind == "dict":
-        return isinstance(body, list) and all(isinstance(p, list) and len(p) == 2 and isinstance(p[0], str)
-                                              and _valid_structure(p[1]) for p in body)
-    return False
+def decode_structure(data, num_outputs):
+    """The ``OutputStructure`` of saved metadata (this format, or the tagged one older models were
+    saved with), None when the model records none; ValueError when it is malformed."""
+    if data is None:
+        return None
+    if isinstance(data, dict) and "tree" in data:
+        return OutputStructure.from_json(data, num_outputs)
+    slots, spec = pytree.flatten(_legacy_tree(data), _Slot, sort_keys=False)
+    if any(not 0 <= s.index < num_outputs for s in slots):
+        raise ValueError(f"the output structure refers to outputs {[s.index for s in slots]}; "
+                         f"the model has {num_outputs}")
+    return OutputStructure(spec, [s.index for s in slots], [i for i, s in enumerate(slots) if s.rows])
+
+
+def _structure_of(data, num_outputs, key):
+    """``decode_structure(data)``; a malformed one is a ProgramFormatError naming the metadata ``key``."""
+    try:
+        return decode_structure(data, num_outputs)
+    except ValueError as e:
+        raise ProgramFormatError(f"metadata '{key}': {e}") from None
 
 
 class TranslatedLayer(rt.nn.Layer):
@@ -123,8 +119,8 @@ class TranslatedLayer(rt.nn.Layer):
         self._outputs = [gb.var(n) for n in self._fetch_names]
         self._partial = PartialProgram(program, self._inputs, self._outputs, backend, "the loaded model")
         self._input_checks = [(v.name, np.dtype(str(v.dtype)), tuple(v.shape)) for v in self._inputs]
-        structure = self._metadata.get("output_structure")
-        self._structure = structure if _valid_structure(structure) else None
+        self._structure = _structure_of(self._metadata.get("output_structure"), len(self._outputs),
+                                        "output_structure")
         self._train = self._train_program(tensors, backend)
         # The saved Program is the eval-mode one: the loaded model starts in eval() and says so.
         self.eval()
@@ -138,7 +134,7 @@ class TranslatedLayer(rt.nn.Layer):
         gb = program.global_block()
         partial = PartialProgram(program, [gb.var(n) for n in feeds], [gb.var(n) for n in fetches], backend,
                                  "the loaded model in train mode")
-        return partial, structure if _valid_structure(structure) else None
+        return partial, _structure_of(structure, len(fetches), "train_output_structure")
 
     @classmethod
     def load(cls, path: str, backend: str = "numpy") -> "TranslatedLayer":
@@ -149,13 +145,15 @@ class TranslatedLayer(rt.nn.Layer):
             return cls(model, backend=backend)
         except TrainProgramError as e:  # the stored train-mode Program is part of the .pdmodel file
             raise ProgramFormatError(f"{os.fspath(path)}.pdmodel: metadata 'train_program': {e}") from None
+        except ProgramFormatError as e:
+            raise ProgramFormatError(f"{os.fspath(path)}.pdmodel: {e}") from None
 
     def _register(self, structured_name, tensor):
         """Put ``tensor`` at ``structured_name`` ('a.b.w' -> sub-layer a, its sub-layer b, its 'w')."""
         *path, leaf = structured_name.split(".")
         owner = self
         for part in path:
-            sub = owner._sub_layers.get(part)
+            sub = dict(owner.named_children()).get(part)
             if sub is None:
                 sub = rt.nn.Layer()
                 owner.add_sublayer(part, sub)
@@ -192,8 +190,9 @@ class TranslatedLayer(rt.nn.Layer):
         tensors = []
         for x, (name, dt, want) in zip(inputs, checks):
             t = x if isinstance(x, rt.Tensor) else rt.to_tensor(np.asarray(x, dtype=dt))
-            got = t._value.shape
-            if t._value.dtype != dt or len(got) != len(want) or any(w not in (-1, g) for w, g in zip(want, got)):
+            value = t.numpy()
+            got = value.shape
+            if value.dtype != dt or len(got) != len(want) or any(w not in (-1, g) for w, g in zip(want, got)):
                 raise ValueError(f"input '{name}' expects dtype {dt.name} with shape {list(want)} (-1 = any size), "
                                  f"got dtype {t.dtype} with shape {list(got)}")
             tensors.append(t)
@@ -212,7 +211,7 @@ class TranslatedLayer(rt.nn.Layer):
         else:
             outs = self._partial(tensors)
         if structure is not None:
-            return decode_structure(structure, outs)
+            return structure.rebuild(outs)
         return outs[0] if len(outs) == 1 else outs
 
     def _save(self, path):

@@ -23,6 +23,7 @@ import weakref
 import runtime as rt
 from dy2st.operators.common import is_symbolic
 from dy2st.operators.side_effects import Snapshot
+from runtime import pytree
 from runtime.dispatch import to_variable
 from runtime.nn import layer as layer_module
 
@@ -40,7 +41,7 @@ class LayerWrites:
             roots = [(f"self.{name}" if name else "self", layer)
                      for name, layer in instance.named_sublayers(include_self=True)]
         self._snap = Snapshot(roots) if roots else None
-        # (slot, tensor to update in place or None, skeleton of a new list/dict or None, outputs)
+        # (slot, tensor to update in place or None, pytree structure of a new list/dict or None, outputs)
         self._updates = []
         self.count = 0      # extra outputs at the end of the Program's outputs
 
@@ -53,8 +54,7 @@ class LayerWrites:
         keep = {}
         for slot, value in changed.items():
             if not (is_symbolic(value) or rt.is_tensor(value)):
-                leaves = []
-                skeleton = _flatten(value, leaves)
+                leaves, skeleton = pytree.flatten(value, rt.static.Variable, sort_keys=False)
                 if not leaves:
                     keep[slot] = value  # a Python value: decided at trace time
                     _warn_python_change(self._snap.describe(slot), self._snap.original(slot), value)
@@ -85,7 +85,7 @@ class LayerWrites:
             if in_place is not None:
                 in_place.set_value(outs[pos])
             elif skeleton is not None:
-                fresh[slot] = _rebuild(skeleton, iter(outs[pos:pos + size]))
+                fresh[slot] = pytree.unflatten(skeleton, outs[pos:pos + size])
             else:
                 fresh[slot] = outs[pos]
             pos += size
@@ -101,29 +101,6 @@ def _warn_python_change(where, old, new):
                       "calls of the cached Program do not change it again (Python values in converted "
                       "code are decided once). Keep it in a tensor buffer (register_buffer) to update it "
                       "on every call", stacklevel=2)
-
-
-def _flatten(value, leaves):
-    """The skeleton of a list/tuple/dict holding traced tensors (appended to `leaves`)."""
-    if is_symbolic(value):
-        leaves.append(value)
-        return None
-    if isinstance(value, (list, tuple)):
-        return (type(value), [_flatten(v, leaves) for v in value])
-    if isinstance(value, dict):
-        return (dict, {k: _flatten(v, leaves) for k, v in value.items()})
-    return ("const", value)
-
-
-def _rebuild(skeleton, outs):
-    if skeleton is None:
-        return next(outs)
-    kind, inner = skeleton[0], skeleton[1]
-    if kind == "const":
-        return inner
-    if kind is dict:
-        return {k: _rebuild(v, outs) for k, v in inner.items()}
-    return kind(_rebuild(v, outs) for v in inner)
 
 
 @contextlib.contextmanager

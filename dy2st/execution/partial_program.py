@@ -15,14 +15,15 @@ that needs gradients, runs on the numpy executor, said once per Program.
 """
 import warnings
 
-import numpy as np
-
 import runtime as rt
 from runtime.framework import program_guard, static_mode_guard
 from runtime.static import passes
 from runtime.static.backends import NotLowerable, check_backend, make_runner
 from runtime.static.executor import compile_block
-from runtime.tensor import Node, Tensor, is_grad_enabled
+from runtime.autograd import record_op
+from runtime.static.train_step import check_train_call, is_train_step
+from runtime.tensor import Tensor, is_grad_enabled
+from runtime.trace_state import run_recording_blocks
 
 from .fused_backward import _Backward
 
@@ -61,10 +62,13 @@ class PartialProgram:
     # -- which eager tensors can receive gradients --------------------------------
     def _trainable_bound(self):
         return [(name, t) for name, t in self.program.bound_tensors.items()
-                if not t.stop_gradient and t._value.dtype.kind == "f"]
+                if not t.stop_gradient and t.numpy().dtype.kind == "f"]
 
     def _needs_grad(self, tensors):
         # plain loops: this runs on every call, the cache-hit path of inference too
+        if is_train_step(self.program):
+            check_train_call(self.program, tensors)
+            return False  # a training step's backward runs inside it
         if not is_grad_enabled():
             return False
         float_out = self.__dict__.get("_float_out")
@@ -83,9 +87,10 @@ class PartialProgram:
     def __call__(self, tensors):
         if not self._needs_grad(tensors):
             infer = self._infer if self._infer is not None else self.runner
-            wrap = Tensor._wrap
-            return [wrap(v) for v in infer(*[t._value for t in tensors])]
-        arrays = [t._value for t in tensors]
+            infer = getattr(infer, "run", infer)  # a runner object's per-call function: one frame less
+            wrap = Tensor.from_numpy
+            return [wrap(v) for v in infer(*[t.numpy() for t in tensors])]
+        arrays = [t.numpy() for t in tensors]
         if self.backend != "numpy" and not self._said_training:
             self._said_training = True
             warnings.warn(f"dy2st: backend={self.backend!r} runs inference only; this call of {self.what} "
@@ -133,17 +138,16 @@ class _TrainStep:
         frozen = set(pp.program.bound_tensors) - {name for name, _ in self.bound}
         needed = [n for n in passes.segment_inputs(block, grad_names, (n_fwd, len(block.ops)), persistables=True)
                   if n in defined_fwd or n in frozen]
-        # A parameter read only in `cond` branches gets no gradient (None, as eagerly) when
-        # none of them ran: the forward also returns those conditions.
-        only = _branch_only(block.ops[:n_fwd], {name for name, _ in self.bound})
-        self.branch_only = {len(float_inputs) + j: only[name] for j, (name, _) in enumerate(self.bound)
-                            if name in only}
-        preds = sorted({p for uses in self.branch_only.values() for p, _ in uses} - set(needed))
+        # With branches or loops, what a gradient reaches depends on the path the run took: an
+        # input or parameter it does not reach gets None, as eagerly (passes/reached.py).
+        self.fwd_ops = block.ops[:n_fwd]
+        self.flow = any(op.type in ("cond", "while") for op in self.fwd_ops)
+        self.wrt_names = [v.name for v in wrt]
+        self.diff_names = [outs[i].name for i in self.diff_out]
+        self.unused_by_path = {}
         out_names = [v.name for v in outs]
         self.n_out = len(out_names)
         self.saved = needed
-        self.pred_pos = {p: i for i, p in enumerate(needed + preds)}
-        needed = needed + preds
         self.forward = compile_block(block, input_names, out_names + needed, op_range=(0, n_fwd))
         self.backward = compile_block(block, self.saved + [s.name for s in seeds], grad_names,
                                       op_range=(n_fwd, len(block.ops)))
@@ -153,47 +157,31 @@ class _TrainStep:
         self.bound_tensors = [t for _, t in self.bound]
 
     def run(self, tensors, arrays):
-        res = self.forward(*arrays)
+        unused, ran = (), frozenset()
+        if self.flow:
+            res, entered = run_recording_blocks(self.forward, *arrays)
+            ran = frozenset(entered)
+            unused = self.unused_for(ran)
+        else:
+            res = self.forward(*arrays)
         n_out = self.n_out
         outs = res[:n_out]
-        unused = ()
-        if self.branch_only:
-            extra, pos = res[n_out:], self.pred_pos
-            unused = {k for k, uses in self.branch_only.items()
-                      if all(bool(np.asarray(extra[pos[p]]).reshape(-1)[0]) != taken for p, taken in uses)}
         wrt = [tensors[i] for i in self.input_pos]
         wrt += self.bound_tensors
-        back = _Backward(self, outs, res[n_out:n_out + self.n_saved], unused)
-        node = Node(None, wrt, {}, list(outs), custom_backward=back)
-        wrap = Tensor._wrap
-        diff = self.diff_set
-        return [wrap(v, (node, i)) if i in diff else wrap(v) for i, v in enumerate(outs)]
+        back = _Backward(self, outs, res[n_out:n_out + self.n_saved], unused, ran)
+        return record_op(outs, wrt, back, self.diff_set)
 
+    def unused_for(self, ran, used_outs=None):
+        """Positions in wrt no gradient reaches on the path that entered the sub-blocks ``ran``,
+        from the differentiable outputs (those ``used_outs`` marks, if given)."""
+        key = ran if used_outs is None else (ran, used_outs)
+        unused = self.unused_by_path.get(key)
+        if unused is None:
+            if len(self.unused_by_path) > 256:  # many paths (nested branches in loops): keep it bounded
+                self.unused_by_path.clear()
+            outs = self.diff_names if used_outs is None else [n for n, u in zip(self.diff_names, used_outs) if u]
+            got = passes.reached(self.fwd_ops, outs, self.wrt_names, ran)
+            unused = self.unused_by_path[key] = frozenset(k for k, n in enumerate(self.wrt_names) if n not in got)
+        return unused
 
-def _reads(block):
-    """Every name a block's ops (and their sub-blocks) read, branch outputs included."""
-    names = set()
-    for op in block.ops:
-        names.update(op.input_arg_names)
-        for value in op.attrs.values():
-            if isinstance(value, list):
-                names.update(v for v in value if isinstance(v, str))
-        for sub in op.sub_blocks():
-            names |= _reads(sub)
-    return names
-
-
-def _branch_only(ops, names):
-    """name -> [(condition var, branch that reads it)] for names of ``names`` that the (forward)
-    ``ops`` read only inside branches of ``cond`` ops."""
-    direct, uses = set(), {}
-    for op in ops:
-        if op.type != "cond":
-            direct.update(op.input_arg_names)
-            continue
-        pred = op.input("Cond")[0]
-        for taken, key in ((True, "true_block"), (False, "false_block")):
-            for n in names & _reads(op.attrs[key]):
-                uses.setdefault(n, []).append((pred, taken))
-    return {n: u for n, u in uses.items() if n not in direct}
 

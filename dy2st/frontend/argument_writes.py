@@ -1,7 +1,7 @@
 """Arguments of a converted function: a write into a list/dict argument is refused, and a
 returned argument is the caller's own object.
 
-The Program cache rebuilds list/dict arguments from their skeleton on every trace, so writes
+The Program cache rebuilds list/dict arguments from their structure on every trace, so writes
 into them (`acc.append(y)`, `cfg["n"] = 2`, `xs[0] = xs[0] * 2`) reach neither the caller's
 container nor later calls (which reuse the Program): eager changes the caller's list on every
 call. Such a write is reported instead of being dropped silently.
@@ -12,40 +12,33 @@ def _describe(path):
     return "".join(f"[{p!r}]" for p in path)
 
 
-def _find_change(skeleton, obj, feeds, path):
-    kind = skeleton[0]
-    if kind == "T":
-        return None if obj is feeds[skeleton[1]] else (path, "holds another value")
-    if kind in ("list", "tuple"):
-        items = skeleton[1]
-        if kind == "tuple":  # immutable itself; only its mutable items can change
-            pairs = zip(items, obj)
-        elif not isinstance(obj, list) or len(obj) != len(items):
-            return path, f"now has {len(obj)} items instead of {len(items)}"
-        else:
-            pairs = zip(items, obj)
-        for i, (s, o) in enumerate(pairs):
-            hit = _find_change(s, o, feeds, path + (i,))
-            if hit:
-                return hit
-        return None
+def _find_change(spec, obj, feeds, path, fed):
+    """(path, what changed) of the first place ``obj`` differs from the traced structure ``spec``
+    (a ``pytree.TreeSpec``; ``fed`` iterates the feeds its leaves took), or None."""
+    kind = spec.kind
+    if kind == "leaf":
+        return None if obj is next(fed) else (path, "holds another value")
+    if kind == "const":
+        return None if obj is spec.meta else (path, "holds another value")
     if kind == "dict":
-        keys = [k for k, _ in skeleton[1]]
+        keys = list(spec.meta[0])
         if set(obj) != set(keys):
-            return path, f"now has keys {sorted(obj, key=repr)} instead of {keys}"
-        for k, s in skeleton[1]:
-            hit = _find_change(s, obj[k], feeds, path + (k,))
-            if hit:
-                return hit
-        return None
-    if kind == "V" and obj is not skeleton[2]:
-        return path, "holds another value"
+            return path, f"now has keys {sorted(obj, key=repr)} instead of {sorted(keys, key=repr)}"
+        pairs = [(k, s, obj[k]) for k, s in zip(keys, spec.children)]
+    elif kind == "list" and (not isinstance(obj, list) or len(obj) != len(spec.children)):
+        return path, f"now has {len(obj)} items instead of {len(spec.children)}"
+    else:  # a tuple is immutable itself; only its mutable items can change
+        pairs = [(i, s, o) for i, (s, o) in enumerate(zip(spec.children, obj))]
+    for key, s, o in pairs:
+        hit = _find_change(s, o, feeds, path + (key,), fed)
+        if hit:
+            return hit
     return None
 
 
 def check_unchanged(skeleton, args_and_kwargs, feeds, fn):
     """Raise TypeError when tracing changed a list/dict argument (see the module docstring)."""
-    hit = _find_change(skeleton, args_and_kwargs, feeds, ())
+    hit = _find_change(skeleton, args_and_kwargs, feeds, (), iter(feeds))
     if hit is None or len(hit[0]) < 2:
         return
     path, what = hit

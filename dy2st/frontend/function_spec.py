@@ -12,6 +12,7 @@ import textwrap
 import numpy as np
 
 import runtime as rt
+from runtime import pytree
 from runtime.dispatch import to_variable
 from runtime.framework import Variable
 from runtime.static import InputSpec
@@ -22,68 +23,91 @@ from ..tools.error import UserOrigin, attach_origin
 from .value_keys import value_key
 
 
-class _TensorSlot:
-    """Marks where a tensor sat in the flattened arguments."""
-
-    __slots__ = ("index",)
-
-    def __init__(self, index):
-        self.index = index
-
-    def __repr__(self):
-        return f"<tensor #{self.index}>"
+# Leaves of a call's arguments: fed to the Program (a numpy array is fed as a Tensor).
+_ARG_LEAVES = (rt.Tensor, np.ndarray)
 
 
-def _sequence(obj, items):
-    """The skeleton of a list/tuple: a namedtuple keeps its class (rebuilt as that class), other
-    list and tuple subclasses come back as plain lists and tuples."""
-    if isinstance(obj, tuple) and hasattr(type(obj), "_fields"):
-        return ("namedtuple", type(obj), items)
-    return ("list" if isinstance(obj, list) else "tuple", items)
-
-
-def _items(skeleton):
-    """The item skeletons of a list/tuple/namedtuple skeleton."""
-    return skeleton[2] if skeleton[0] == "namedtuple" else skeleton[1]
+def _check_hashable(spec, what):
+    """TypeError naming the first constant of ``spec`` that cannot be part of a cache key."""
+    try:
+        hash(spec)
+    except TypeError:
+        for value in spec.constants():
+            try:
+                hash(value)
+            except TypeError:
+                raise TypeError(f"a to_static function argument of type {type(value).__name__} is neither "
+                                f"{what} nor hashable, so it cannot be part of the Program cache key") from None
+        raise
 
 
 def flatten(obj, tensors):
-    """Replace tensors in a nested structure with slots; return a hashable skeleton."""
-    if isinstance(obj, rt.Tensor):
-        tensors.append(obj)
-        return ("T", len(tensors) - 1)
-    if isinstance(obj, np.ndarray):
-        tensors.append(rt.to_tensor(obj))
-        return ("T", len(tensors) - 1)
-    if isinstance(obj, (list, tuple)):
-        return _sequence(obj, tuple(flatten(v, tensors) for v in obj))
-    if isinstance(obj, dict):
-        return ("dict", tuple((k, flatten(obj[k], tensors)) for k in sorted(obj, key=repr)))
-    try:
-        hash(obj)
-    except TypeError:
-        raise TypeError(f"a to_static function argument of type {type(obj).__name__} is neither a Tensor nor "
-                        "hashable, so it cannot be part of the Program cache key") from None
-    extra = value_key(obj)
-    return ("V", type(obj).__name__, obj) if extra is None else ("V", type(obj).__name__, obj, extra)
+    """The structure of nested arguments (a hashable ``pytree.TreeSpec``); their tensors appended to ``tensors``.
+
+    Python values are constants of the structure (``value_key`` adds what ``==`` does not see)."""
+    leaves, spec = pytree.flatten(obj, _ARG_LEAVES, const_key=value_key)
+    tensors.extend(rt.to_tensor(v) if isinstance(v, np.ndarray) else v for v in leaves)
+    _check_hashable(spec, "a Tensor")
+    return spec
 
 
-def unflatten(skeleton, values):
-    """Rebuild a structure from a skeleton, filling tensor slots from ``values``."""
-    kind = skeleton[0]
-    if kind == "T":
-        return values[skeleton[1]]
-    if kind == "array":
-        stacked = values[skeleton[1]]
-        return [stacked[i] for i in range(stacked.shape[0])]
-    if kind in ("list", "tuple"):
-        items = [unflatten(s, values) for s in skeleton[1]]
-        return items if kind == "list" else tuple(items)
-    if kind == "dict":
-        return {k: unflatten(s, values) for k, s in skeleton[1]}
-    if kind == "namedtuple":
-        return skeleton[1](*[unflatten(s, values) for s in _items(skeleton)])
-    return skeleton[2]
+def unflatten(structure, values):
+    """Rebuild arguments (a TreeSpec) or outputs (an ``OutputStructure``) from their flat ``values``."""
+    if isinstance(structure, OutputStructure):
+        return structure.rebuild(values)
+    return pytree.unflatten(structure, values)
+
+
+class OutputStructure:
+    """What a traced function returned: a ``pytree.TreeSpec`` whose leaves are Program outputs.
+
+    ``index[i]`` is the output that fills leaf ``i`` (a Tensor returned twice is one output at
+    both places, as eager returns one object); leaves listed in ``rows`` are a list built in a
+    tensor loop, one stacked output handed back as a list of its rows.
+    """
+
+    __slots__ = ("spec", "index", "rows")
+
+    def __init__(self, spec, index, rows=()):
+        self.spec, self.index, self.rows = spec, tuple(index), frozenset(rows)
+
+    @classmethod
+    def of_outputs(cls, count):
+        """The structure of ``count`` outputs returned as they are: one Tensor, or a list of them."""
+        tree = 0 if count == 1 else list(range(count))
+        return cls(pytree.flatten(tree)[1], range(count))
+
+    def rebuild(self, outs):
+        """The returned structure, its leaves taken from the Program's outputs ``outs``."""
+        if self.spec.kind == "leaf" and not self.rows:  # one Tensor returned: every call of most models
+            return outs[self.index[0]]
+        leaves = []
+        for i, k in enumerate(self.index):
+            v = outs[k]
+            leaves.append([v[j] for j in range(v.shape[0])] if i in self.rows else v)
+        return pytree.unflatten(self.spec, leaves)
+
+    def to_json(self):
+        """A JSON-able description (named tuples saved as tuples), or None when a constant has no JSON form."""
+        try:
+            tree = self.spec.to_json(plain_tuples=True)
+        except ValueError:
+            return None
+        return {"tree": tree, "outputs": list(self.index), "rows": sorted(self.rows)}
+
+    @classmethod
+    def from_json(cls, data, num_outputs):
+        """Rebuild ``to_json()``'s output; ValueError when it is malformed or does not fit ``num_outputs``."""
+        if not isinstance(data, dict) or set(data) != {"tree", "outputs", "rows"}:
+            raise ValueError(f"not an output structure: {str(data)[:80]!r}")
+        spec = pytree.TreeSpec.from_json(data["tree"])
+        index, rows = data["outputs"], data["rows"]
+        if not isinstance(index, list) or len(index) != spec.num_leaves or \
+                any(type(k) is not int or not 0 <= k < num_outputs for k in index):
+            raise ValueError(f"the output structure refers to outputs {index!r}; the model has {num_outputs}")
+        if not isinstance(rows, list) or any(type(r) is not int or not 0 <= r < len(index) for r in rows):
+            raise ValueError(f"bad list-of-rows entries {rows!r} in the output structure")
+        return cls(spec, index, rows)
 
 
 def spec_list(input_spec):
@@ -129,50 +153,22 @@ def cache_key(skeleton, tensors, traced_shapes, training):
 
 def has_input_spec(obj):
     """True when a nested structure of arguments holds an InputSpec."""
-    if isinstance(obj, InputSpec):
-        return True
-    if isinstance(obj, (list, tuple)):
-        return any(has_input_spec(v) for v in obj)
-    if isinstance(obj, dict):
-        return any(has_input_spec(v) for v in obj.values())
-    return False
+    return any(isinstance(v, InputSpec) for v in pytree.flatten(obj)[0])
 
 
 def skeleton_values(skeleton):
-    """The Python values (not tensors) a skeleton holds, e.g. Layers passed as arguments."""
-    kind = skeleton[0]
-    if kind in ("list", "tuple", "namedtuple"):
-        return [v for s in _items(skeleton) for v in skeleton_values(s)]
-    if kind == "dict":
-        return [v for _, s in skeleton[1] for v in skeleton_values(s)]
-    return [skeleton[2]] if kind == "V" else []
+    """The Python values (not tensors) an argument structure holds, e.g. Layers passed as arguments."""
+    return skeleton.constants()
 
 
 def specs_to_placeholders(structure):
-    """(skeleton, specs) of arguments where InputSpecs (and Tensors) stand for fed tensors.
+    """(structure, specs) of arguments where InputSpecs (and Tensors) stand for fed tensors.
 
-    Everything else is a Python value and part of the skeleton, as in ``flatten``.
+    Everything else is a Python value and part of the structure, as in ``flatten``.
     """
-    specs = []
-
-    def walk(s):
-        if isinstance(s, (list, tuple)):
-            return _sequence(s, tuple(walk(v) for v in s))
-        if isinstance(s, dict):
-            return ("dict", tuple((k, walk(s[k])) for k in sorted(s, key=repr)))
-        if isinstance(s, InputSpec):
-            specs.append(s)
-            return ("T", len(specs) - 1)
-        if isinstance(s, rt.Tensor):
-            specs.append(InputSpec.from_tensor(s))
-            return ("T", len(specs) - 1)
-        try:
-            hash(s)
-        except TypeError:
-            raise TypeError(f"a to_static function argument of type {type(s).__name__} is neither an InputSpec, "
-                            "a Tensor nor hashable, so it cannot be part of the Program cache key") from None
-        return ("V", type(s).__name__, s)
-    return walk(structure), specs
+    leaves, spec = pytree.flatten(structure, (InputSpec, rt.Tensor))
+    _check_hashable(spec, "an InputSpec, a Tensor")
+    return spec, [s if isinstance(s, InputSpec) else InputSpec.from_tensor(s) for s in leaves]
 
 
 # -- outputs ----------------------------------------------------------------------
@@ -202,40 +198,47 @@ def signature_text(inputs):
 
 def skeleton_text(skeleton):
     """The non-tensor parts of a call's arguments (they select the Program), for the log."""
-    kind = skeleton[0]
-    if kind == "T":
+    kind = skeleton.kind
+    if kind == "leaf":
         return "<tensor>"
+    if kind == "const":
+        return repr(skeleton.meta)
+    inner = [skeleton_text(s) for s in skeleton.children]
     if kind == "namedtuple":
-        return f"{skeleton[1].__name__}({', '.join(skeleton_text(s) for s in _items(skeleton))})"
-    if kind in ("list", "tuple"):
-        inner = ", ".join(skeleton_text(s) for s in skeleton[1])
-        return f"[{inner}]" if kind == "list" else f"({inner}{',' if len(skeleton[1]) == 1 else ''})"
-    if kind == "dict":
-        return "{" + ", ".join(f"{k!r}: {skeleton_text(s)}" for k, s in skeleton[1]) + "}"
-    return repr(skeleton[2])
+        return f"{skeleton.meta.__name__}({', '.join(inner)})"
+    if kind == "list":
+        return f"[{', '.join(inner)}]"
+    if kind == "tuple":
+        return f"({', '.join(inner)}{',' if len(inner) == 1 else ''})"
+    return "{" + ", ".join(f"{k!r}: {t}" for k, t in zip(skeleton.meta[0], inner)) + "}"
+
+
+# What a function may return as a Program output (other values are constants of the structure).
+_OUT_LEAVES = (Variable, rt.Tensor, TensorArray)
 
 
 def flatten_outputs(obj, out_vars, fn=None):
-    """A skeleton of what the traced function returned; its tensors appended to ``out_vars``."""
-    if isinstance(obj, UndefinedVar) and obj is not RETURN_NO_VALUE:
-        origin = return_origin(fn, obj.var_name)
-        err = NameError(f"{getattr(fn, '__name__', 'the function')} returns '{obj.var_name}', which is not "
-                        "defined on every path (it is assigned only in some branches of a tensor-dependent "
-                        "`if` or in a loop that may not run)")
-        raise attach_origin(err, origin, "while building the Program") if origin else err
-    if isinstance(obj, TensorArray):
-        # A list built in a tensor loop: one stacked output, handed back as a list of its rows.
-        out_vars.append(obj.tensor)
-        return ("array", len(out_vars) - 1)
-    if isinstance(obj, (Variable, rt.Tensor)):
-        var = obj if isinstance(obj, Variable) else to_variable(obj)
-        for i, seen in enumerate(out_vars):
-            if seen is var:  # returned twice: one Tensor at both places, as eager returns one object
-                return ("T", i)
-        out_vars.append(var)
-        return ("T", len(out_vars) - 1)
-    if isinstance(obj, (list, tuple)):
-        return _sequence(obj, tuple(flatten_outputs(v, out_vars, fn) for v in obj))
-    if isinstance(obj, dict):
-        return ("dict", tuple((k, flatten_outputs(v, out_vars, fn)) for k, v in obj.items()))
-    return ("V", type(obj).__name__, obj)
+    """The ``OutputStructure`` of what the traced function returned; its tensors appended to ``out_vars``."""
+    leaves, spec = pytree.flatten(obj, _OUT_LEAVES, sort_keys=False)  # dict outputs in the order built
+    for value in spec.constants():
+        if isinstance(value, UndefinedVar) and value is not RETURN_NO_VALUE:
+            origin = return_origin(fn, value.var_name)
+            err = NameError(f"{getattr(fn, '__name__', 'the function')} returns '{value.var_name}', which is not "
+                            "defined on every path (it is assigned only in some branches of a tensor-dependent "
+                            "`if` or in a loop that may not run)")
+            raise attach_origin(err, origin, "while building the Program") if origin else err
+    index, rows = [], []
+    for i, leaf in enumerate(leaves):
+        if isinstance(leaf, TensorArray):
+            rows.append(i)
+            out_vars.append(leaf.tensor)
+            index.append(len(out_vars) - 1)
+            continue
+        var = leaf if isinstance(leaf, Variable) else to_variable(leaf)
+        # returned twice: one Tensor at both places, as eager returns one object
+        k = next((j for j, seen in enumerate(out_vars) if seen is var), None)
+        if k is None:
+            out_vars.append(var)
+            k = len(out_vars) - 1
+        index.append(k)
+    return OutputStructure(spec, index, rows)

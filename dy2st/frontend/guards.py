@@ -13,6 +13,9 @@ torch.compile's guards and TF function's trace keys do:
   their class's code can read (``self.use_bias``, ``self._M__scale``);
 - the globals and closure cells the traced functions read: plain values by
   value, everything else by identity (modules are not guarded);
+- through those and the layers' attributes: the attributes the traced code names
+  of plain objects (``self.cfg.flag``), and the items of plain lists, tuples and
+  dicts by identity (a layer in ``self.blocks = [...]`` replaced), see ``guard_values.py``;
 - ``stop_gradient`` of every tensor the Program binds (parameters), which
   decides what the backward Program trains.
 
@@ -32,9 +35,9 @@ import runtime as rt
 
 from . import decorators
 from .guard_check import CheckWriter
+from .guard_values import (_MISSING, _cell_reader, _contents_guards, _global_reader, _is_plain_object, _library,
+                           _plain, _same, _ValueGuard)
 
-_MISSING = object()
-_SIMPLE = (bool, int, float, complex, str, bytes, type(None))
 # Layer bookkeeping that the per-layer state below already covers.
 _LAYER_INTERNALS = frozenset({"_parameters", "_sub_layers", "_buffers", "_non_persistable_buffer_names",
                               "_forward_pre_hooks", "_forward_post_hooks", "training", "forward",
@@ -58,23 +61,6 @@ def note_call(fn):
     calls = _calls.get()
     if calls is not None:
         calls.append(fn)
-
-
-def _plain(value, depth=0):
-    """True for values guarded by equality: numbers, strings, None and small containers of them."""
-    kind = type(value)
-    if kind in _SIMPLE:
-        return True
-    if depth > 2 or kind not in (tuple, list, dict, set, frozenset) or len(value) > 64:
-        return False
-    if kind is dict:
-        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
-    return all(_plain(v, depth + 1) for v in value)
-
-
-def _same(current, snapshot):
-    # Compare types too: `if flag is True` tells 1 from True.
-    return type(current) is type(snapshot) and current == snapshot
 
 
 def _code_names(code, out=None):
@@ -157,7 +143,7 @@ def _attr_holds(now, old, plain):
 
 
 class _LayerGuard:
-    __slots__ = ("path", "layer", "dict", "names", "plain", "state", "pinned")
+    __slots__ = ("path", "layer", "dict", "names", "plain", "state", "pinned", "read", "written")
 
     def __init__(self, path, layer, called=()):
         self.path = path
@@ -167,8 +153,8 @@ class _LayerGuard:
         # Plain values (numbers, strings, flags) by value; anything else (a function, a tensor,
         # an array) by identity, unless the traced code itself assigns it (state it keeps, whose
         # new value each run must not look like a change).  Modules and classes are code, not state.
-        written = set()
-        read = _read_names(type(layer), start, written)
+        self.written = written = set()
+        self.read = read = _read_names(type(layer), start, written)
         self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
                                   and not inspect.isclass(d[n]) and (_plain(d[n]) or n not in written)))
         self.plain = tuple(_plain(d[n]) for n in self.names)
@@ -207,47 +193,6 @@ class _LayerGuard:
                 old = repr(old) if plain else f"the {type(old).__name__} seen while tracing"
                 return f"attribute {self.path}.{name} changed ({old} -> {shown})"
         return f"{self.path} changed"
-
-
-class _ValueGuard:
-    """One global or closure cell: a plain value by equality, anything else by identity."""
-
-    __slots__ = ("label", "read", "value", "plain", "where")
-
-    def __init__(self, label, read, value, where):
-        self.label, self.read, self.where = label, read, where
-        self.plain = _plain(value)
-        self.value = copy.deepcopy(value) if self.plain else value
-
-    def holds(self):
-        now = self.read()
-        return _same(now, self.value) if self.plain else now is self.value
-
-    def source(self, writer):
-        """The expression reading the current value in the generated check."""
-        kind, container, name = self.where
-        if kind == "global":
-            return f"{writer.obj(container)}.get({name!r}, M)"
-        return f"{writer.obj(container)}.cell_contents"
-
-    def describe(self):
-        now = self.read()
-        shown = "<deleted>" if now is _MISSING else repr(now) if _plain(now) else f"another {type(now).__name__}"
-        old = repr(self.value) if self.plain else f"the {type(self.value).__name__} seen while tracing"
-        return f"{self.label} changed ({old} -> {shown})"
-
-
-def _global_reader(namespace, name):
-    return lambda: namespace.get(name, _MISSING)
-
-
-def _cell_reader(cell):
-    def read():
-        try:
-            return cell.cell_contents
-        except ValueError:
-            return _MISSING
-    return read
 
 
 class Guards:
@@ -296,8 +241,8 @@ class Guards:
         lines = [f"layer {g.path}: {len(g.state[0])} sub-layers, {len(g.state[1])} parameters, "
                  f"training={g.state[3]}" + (f", attributes {', '.join(g.names)}" if g.names else "")
                  for g in self.layers]
-        lines += [f"{g.label} == {g.value!r}" if g.plain else f"{g.label} is the same "
-                  f"{type(g.value).__name__}" for g in self.values]
+        lines += [f"{g.label} are the same objects" if g.where[0] == "items" else f"{g.label} == {g.value!r}"
+                  if g.plain else f"{g.label} is the same {type(g.value).__name__}" for g in self.values]
         if self.bound:
             lines.append(f"stop_gradient of {len(self.bound)} bound tensor(s)")
         return lines
@@ -337,15 +282,13 @@ def _namespace_guards(fn, seen_code, layers, out, depth=0):
         out.append(_ValueGuard(label, read, value, where))
         if isinstance(value, rt.nn.Layer):
             layers.append((label.split(" ")[-1], value))
+        elif not _plain(value) and (type(value) in (list, tuple, dict) or _is_plain_object(value)):
+            _contents_guards(label.split(" ")[-1], value, names, _written_names(code), out, layers)
         elif isinstance(value, types.FunctionType) and not _library(value):
             _namespace_guards(inspect.unwrap(value), seen_code, layers, out, depth + 1)
 
 
-def _library(fn):
-    return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
-
-
-def _object_guards(obj, function):
+def _object_guards(obj, function, layers):
     """A plain object bound as `self` (``to_static(obj.method)``): the attributes the method (and
     the methods it names) can read, by value or identity, as a Layer's are."""
     d = getattr(obj, "__dict__", None)
@@ -353,9 +296,12 @@ def _object_guards(obj, function):
         return []
     written = set()
     names = _read_names(type(obj), [decorators.unwrap(function)], written)
-    return [_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n))
-            for n in sorted(names) if n in d and not isinstance(d[n], types.ModuleType)
-            and (_plain(d[n]) or n not in written)]
+    out = []
+    for n in sorted(names):
+        if n in d and not isinstance(d[n], types.ModuleType) and (_plain(d[n]) or n not in written):
+            out.append(_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n)))
+            _contents_guards(f"self.{n}", d[n], names, written, out, layers)
+    return out
 
 
 def build(function, instance, arguments, calls, program):
@@ -366,7 +312,7 @@ def build(function, instance, arguments, calls, program):
     called = {id(instance): [decorators.unwrap(function)]}  # layer -> its methods the trace ran
     _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)
     if instance is not None and not isinstance(instance, rt.nn.Layer):
-        value_guards += _object_guards(instance, function)
+        value_guards += _object_guards(instance, function, roots)
     for obj in calls:
         fn, layer = _python_function(obj)
         if layer is not None:
@@ -376,7 +322,14 @@ def build(function, instance, arguments, calls, program):
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
     layer_guards, seen = [], set()
-    for path, layer in roots:
-        _walk_layers(path, layer, seen, layer_guards, called)
+    while roots:  # layers kept in plain lists, dicts or objects are guarded as layers too
+        start, found = len(layer_guards), []
+        for path, layer in roots:
+            _walk_layers(path, layer, seen, layer_guards, called)
+        for g in layer_guards[start:]:
+            for name, plain in zip(g.names, g.plain):
+                if not plain:
+                    _contents_guards(f"{g.path}.{name}", g.dict[name], g.read, g.written, value_guards, found)
+        roots = found
     bound = list(program.bound_tensors.items())
     return Guards(layer_guards, value_guards, bound)

@@ -7,6 +7,8 @@ works too).  Methods bind per instance; a Layer's ``training`` flag is part of
 the signature, so ``train()``/``eval()`` switch dropout/batch-norm behaviour.
 Everything else a trace read (sub-layers, their modes, parameters, globals...)
 is guarded (``guards.py``): a Program is reused only while its guards hold.
+A call of plain Tensors that the last used Program serves runs one generated
+function (``fast_call.py``) making the same checks as straight-line code.
 """
 import copy
 import inspect
@@ -28,9 +30,10 @@ from ..deploy.output_spec import name_outputs
 from ..execution import layer_writes
 from ..tools import staging
 from ..tools.error import current_origin, is_mapped, show_internals, to_user_error
-from . import config
+from . import config, fast_call
 from .argument_writes import check_unchanged as check_args_unchanged
 from .argument_writes import returned_inputs
+from .fast_call import MISS
 from .function_spec import (
     cache_key,
     check_against_spec,
@@ -56,6 +59,11 @@ def _reraise(exc, phase):
     raise exc
 
 
+def _reraise_run(exc):
+    """Raise ``exc``, mapped to the user's line, as an error while running the Program."""
+    _reraise(exc, "while running the Program")
+
+
 def _where(fn):
     code = getattr(fn, "__code__", None)
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
@@ -79,7 +87,9 @@ class StaticFunction:
         self._backend = check_backend(backend or "numpy")
         self._training = True
         self.program_cache = ProgramCache()
-        self._fast_cache = {}
+        self._fast_cache = {}  # cheap key (shapes, dtypes, mode) -> generated call (fast_call.py)
+        self._hit = None        # the generated call used last, tried first
+        self._fast_makers = {}  # (id of a ConcreteProgram, argument count) -> (it, its generated call factory)
         self._converted = None
         self._bound = weakref.WeakKeyDictionary()
         self._fell_back = False
@@ -121,6 +131,7 @@ class StaticFunction:
         if isinstance(self._instance, rt.nn.Layer):
             self._instance.train()
         self._training = True
+        self._hit = None  # the generated calls test the Layer's mode, not this flag
         return self
 
     def eval(self) -> "StaticFunction":
@@ -128,6 +139,7 @@ class StaticFunction:
         if isinstance(self._instance, rt.nn.Layer):
             self._instance.eval()
         self._training = False
+        self._hit = None
         return self
 
     @property
@@ -187,6 +199,14 @@ class StaticFunction:
         return args if self._instance is None else (self._instance,) + tuple(args)
 
     def __call__(self, *args, **kwargs):
+        hit = self._hit  # the generated call of the Program the last call used (see fast_call.py)
+        if hit is not None and not kwargs:
+            out = hit(args)
+            if out is not MISS:
+                return out
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         if not config.to_static_enabled() or is_not_to_static(self.dygraph_function) or self._fell_back:
             if config.verbosity() >= 2:
                 why = ("enable_to_static(False)" if not config.to_static_enabled() else
@@ -197,6 +217,14 @@ class StaticFunction:
         if not rt.in_dynamic_mode():
             # Called while another Program is being built: inline the converted code.
             return self.converted.fn(*self._args_with_self(args), **kwargs)
+        fast = self._fast_key(args, kwargs)
+        if fast is not None:
+            call = self._fast_cache.get(fast)
+            if call is not None:
+                out = call(args)
+                if out is not MISS:
+                    self._hit = call
+                    return out
         try:
             concrete, tensors = self._concrete_for_call(args, kwargs)
         except Exception as exc:  # noqa: BLE001  (full_graph=False: any build failure falls back)
@@ -207,6 +235,7 @@ class StaticFunction:
                           "running it eagerly (full_graph=False)", stacklevel=2)
             config.log(1, f"falling back to eager for {self._qualname()}: {type(exc).__name__}: {reason}")
             self._fell_back = True
+            self._hit = None
             return self.dygraph_function(*self._args_with_self(args), **kwargs)
         try:
             if self._training:
@@ -217,7 +246,32 @@ class StaticFunction:
             outs = concrete.layer_writes.apply(outs)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
+        if fast is not None:
+            self._hit = self._fast_cache[fast] = self._fast_call(concrete, fast[0])
         return unflatten(concrete.out_skeleton, name_outputs(concrete, returned_inputs(concrete, tensors, outs)))
+
+    def _fast_key(self, args, kwargs):
+        """The cheap cache key of a call of plain Tensors given positionally (None for other calls)."""
+        if kwargs:
+            return None
+        sig = []
+        for a in args:  # a plain loop: this runs on every call that misses the last-used Program
+            if type(a) is not rt.Tensor:
+                return None
+            v = a.numpy()
+            sig.append((v.shape, v.dtype))
+        return tuple(sig), self._mode()
+
+    def _fast_call(self, concrete, sig):
+        """The generated call of ``concrete`` for arguments of these (shape, dtype)s."""
+        # Kept here, not on the ConcreteProgram: the generated code refers to the Program and its
+        # cache, and a reference back from them would make a cycle only the cyclic GC frees.
+        key = (id(concrete), len(sig))
+        held = self._fast_makers.get(key)
+        if held is None or held[0] is not concrete:
+            held = self._fast_makers[key] = (concrete, fast_call.build(self, concrete, len(sig), _reraise_run))
+        make = held[1]
+        return make(tuple(s for s, _ in sig), tuple(d for _, d in sig))
 
     def _mode(self):
         inst = self._instance
@@ -225,29 +279,8 @@ class StaticFunction:
         return layer_mode if self._training else (layer_mode, "eval")
 
     def _concrete_for_call(self, args, kwargs):
-        # Fast path for the common call (only tensors, positional): a cheap key into the same
-        # ConcreteProgram the full signature selected before, still subject to its guards.
-        fast = None
-        if not kwargs:
-            sig = []
-            for a in args:  # a plain loop: this is the cache-hit path of every call
-                if type(a) is not rt.Tensor:
-                    sig = None
-                    break
-                v = a.numpy()
-                sig.append((v.dtype, v.shape))
-            fast = None if sig is None else (tuple(sig), self._mode())
-            hit = self._fast_cache.get(fast)
-            if hit is not None and (hit.guards is None or hit.guards.failure() is None):
-                if config.verbosity() >= 2:
-                    config.log(2, f"cache hit for {self._qualname()}: {signature_text(hit.inputs)}")
-                self.program_cache._last = hit
-                return hit, list(args)
         key, skeleton, metas, tensors = self._call_signature(args, kwargs)
-        concrete = self._lookup_or_trace(key, skeleton, metas, skeleton_text(skeleton))
-        if fast is not None:
-            self._fast_cache[fast] = concrete
-        return concrete, tensors
+        return self._lookup_or_trace(key, skeleton, metas, skeleton_text(skeleton)), tensors
 
     def _lookup_or_trace(self, key, skeleton, metas, skeleton_text):
         concrete, failed = self.program_cache.lookup(key)

@@ -8,6 +8,7 @@ import math
 import runtime as rt
 
 from dy2st.operators.common import _with_location, is_symbolic
+from dy2st.operators.python_semantics import python_int
 
 _PY = {"int": int, "float": float, "bool": bool}
 
@@ -27,6 +28,8 @@ def AsDtype(x, kind):
         raise TypeError(_with_location(
             f"{kind}() needs a tensor with one element, got shape {list(x.shape)}"))
     dtype = _target_dtype(x, kind)
+    if kind == "int":  # a Python int eagerly: `/` on it divides truly (a new Variable, marked)
+        return python_int(rt.reshape(rt.cast(x, dtype), []))
     y = x if x.dtype == dtype else rt.cast(x, dtype)
     return rt.reshape(y, []) if y.ndim else y
 

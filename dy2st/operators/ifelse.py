@@ -3,6 +3,7 @@ eager) condition -> only the branch taken runs, decided at trace time."""
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn.cond)
 from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
+from dy2st.operators.python_semantics import int_kind, mark_int
 from dy2st.operators.side_effects import MoreSlots, build_with_slots, probing_now, tracked
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -160,6 +161,8 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=
                 merged.append(kept[i] if b is RETURN_NO_VALUE else UndefinedVar(labels[i]))
             elif type(a) in (bool, int, float) and type(a) is type(b) and a == b:
                 merged.append(a)  # unchanged Python values stay Python
+            elif int_kind(a, b):  # a Python int keeps true division; a path-dependent kind refuses it
+                merged.append(mark_int(kept[i], int_kind(a, b)))
             else:
                 merged.append(TensorArray(kept[i]) if isinstance(a, TensorArray) else kept[i])
         elif a is b or (type(a) is type(b) and _plain(a) and a == b):

@@ -26,7 +26,7 @@ from dy2st.operators.common import (
 )
 from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
 from dy2st.operators.loop_closures import check_escaping_closures
-from dy2st.operators.python_semantics import python_int
+from dy2st.operators.python_semantics import MixedInt, _is_python_int, int_kind, mark_int, python_int
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
 from dy2st.operators.tensor_array import TensorArray
@@ -150,13 +150,16 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         specs.append(spec)
         loop_vars.extend(flat)
     p = len(prefix)
+    mixed = set()  # carries that are a Python int or an int tensor depending on the trip count
 
     def rebuild(flat):
         it = iter(flat[p:])
         full = list(values)
         for spec, i in zip(specs, carried):
             full[i] = _rebuild(spec, it)
-            if type(values[i]) is int:  # still a Python int to `/` (true division)
+            if i in mixed or isinstance(values[i], MixedInt):  # int or int tensor by the trip count
+                full[i] = mark_int(full[i], "mixed")
+            elif _is_python_int(values[i]):  # still a Python int to `/` (true division)
                 full[i] = python_int(full[i])
         return list(flat[:p]), full
 
@@ -174,6 +177,9 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                 raise ValueError(_with_location(
                     f"variable '{names[i]}' holds {_describe(values[i])} and a tensor-dependent "
                     f"loop changes it to {_describe(v)}; only tensors and numbers can change in such a loop"))
+        turned = {i for i in carried if i not in mixed and int_kind(values[i], outs[i]) == "mixed"}
+        if turned:  # a Python int the body makes an int tensor (or back): which one depends on the trip count
+            raise _Mixed(turned)
         new, pos = list(new_hidden), p
         for spec, i in zip(specs, carried):
             size = _spec_size(spec)
@@ -193,6 +199,10 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             results = rt.static.nn.while_loop(
                 cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])
             break
+        except _Mixed as m:
+            _drop_blocks(blocks)
+            mixed.update(m.positions)
+            continue
         except _Widen as w:
             # `s = s + i64` with an int32 `s`: eager code widens `s` on the first iteration;
             # the loop carries the wider dtype from the start (differs only if it never runs).
@@ -242,6 +252,15 @@ def _number_reshapes(numbers, loop_vars, new):
         if kind == "f" or (kind in "iu" and not isinstance(number, float)) or isinstance(number, bool):
             out[k] = (v.dtype, list(v.shape))
     return out
+
+
+class _Mixed(Exception):
+    """The body turns the Python ints at ``positions`` into int tensors (or back): build again
+    with them marked as path-dependent (see python_semantics.MixedInt)."""
+
+    def __init__(self, positions):
+        super().__init__(positions)
+        self.positions = positions
 
 
 class _Widen(Exception):

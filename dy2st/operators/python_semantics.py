@@ -14,7 +14,7 @@ import os
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
 
-from dy2st.operators.common import is_symbolic
+from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.pyct.undefined import user_location
 
 
@@ -43,6 +43,24 @@ def SetStopGradient(x, flag):
         return x
     x.stop_gradient = flag
     return x
+
+
+def SetStopGradientItem(container, key, flag):
+    """`container[key].stop_gradient = flag`; returns what `container` names afterwards.
+
+    A list or dict gets the cut value in place; a tuple (immutable) is replaced by a copy
+    holding it, so the name reads the cut value as eagerly (other names of the tuple do not).
+    """
+    old = container[key]
+    new = SetStopGradient(old, flag)
+    if new is old:
+        return container
+    if isinstance(container, tuple):
+        items = list(container)
+        items[key] = new
+        return type(container)(*items) if hasattr(container, "_fields") else tuple(items)
+    container[key] = new
+    return container
 
 
 _LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
@@ -75,6 +93,33 @@ def TraceExcept(error):
 
 def _is_python_int(x):
     return type(x) is int or isinstance(x, PythonInt)
+
+
+def _is_int_tensor(x):
+    """A genuine int tensor (not a Python int standing in a Variable)."""
+    return (rt.is_tensor(x) and not isinstance(x, (PythonInt, MixedInt))
+            and str(x.dtype) in ("int8", "int16", "int32", "int64", "uint8"))
+
+
+def int_kind(a, b):
+    """How to mark a value that is ``a`` on one path and ``b`` on another: "python" (a Python int
+    on both), "mixed" (a Python int on one, an int tensor on the other) or None."""
+    if isinstance(a, MixedInt) or isinstance(b, MixedInt):
+        return "mixed"
+    if _is_python_int(a) and _is_python_int(b):
+        return "python"
+    if (_is_python_int(a) and _is_int_tensor(b)) or (_is_int_tensor(a) and _is_python_int(b)):
+        return "mixed"
+    return None
+
+
+def mark_int(v, kind):
+    """Mark the int Variable ``v`` as ``int_kind`` says (returns it)."""
+    if kind == "python":
+        return python_int(v)
+    if kind == "mixed" and type(v) in (rt.static.Variable, PythonInt) and v.dtype in ("int32", "int64"):
+        v.__class__ = MixedInt
+    return v
 
 
 def python_int(v):
@@ -119,3 +164,53 @@ class PythonInt(rt.static.Variable):
     def __neg__(self):
         return python_int(rt.static.Variable.__neg__(self))
 
+    def __abs__(self):
+        return python_int(rt.static.Variable.__abs__(self))
+
+    def __pos__(self):
+        return self
+
+    def __pow__(self, other):
+        # int ** negative int is a float in Python; an int tensor would truncate to 0.
+        if type(other) is int and other < 0:
+            return rt.pow(rt.cast(self, "float32"), float(other))
+        out = rt.static.Variable.__pow__(self, other)
+        return python_int(out) if _is_python_int(other) else out
+
+
+
+def _mixed(op):
+    def refuse(self, *args):
+        raise TypeError(_with_location(
+            f"`{op}` on an int that is a Python int on some paths and an int tensor on others (one branch "
+            "of a tensor-dependent `if` assigns an int, the other an int tensor, or a tensor loop turns an int "
+            f"into a tensor): Python's `{op}` on the int and the tensor's on the tensor differ, so the result "
+            "would depend on the path the Program takes. Make both paths the same kind (rt.to_tensor(3) "
+            "for the int, or int(t) for the tensor), or use `//`"))
+    refuse.__name__ = op
+    return refuse
+
+
+class MixedInt(rt.static.Variable):
+    """An int Variable that is a Python int on some run-time paths and an int tensor on others.
+    `+ - * // %` agree on both (and keep the mark with Python ints); `/` and `**` do not (true
+    division and float powers on the int), so they are refused at the user's line."""
+
+    __truediv__ = __rtruediv__ = _mixed("/")
+    __pow__ = __rpow__ = _mixed("**")
+
+
+def _keeps_mixed(name):
+    base = getattr(rt.static.Variable, name)
+
+    def op(self, other):
+        out = base(self, other)
+        return mark_int(out, "mixed") if _is_python_int(other) or isinstance(other, MixedInt) else out
+    op.__name__ = name
+    return op
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__",
+              "__rfloordiv__", "__mod__", "__rmod__"):
+    setattr(MixedInt, _name, _keeps_mixed(_name))
+MixedInt.__neg__ = lambda self: mark_int(rt.static.Variable.__neg__(self), "mixed")

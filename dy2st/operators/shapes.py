@@ -3,6 +3,7 @@ Python values -> plain ints (Python's `len` / `.shape`)."""
 import runtime as rt
 
 from dy2st.operators.common import _length, is_symbolic
+from dy2st.operators.python_semantics import python_int
 from dy2st.operators.tensor_array import TensorArray
 
 
@@ -10,7 +11,8 @@ def Len(x):
     """``len(x)``: a ``shape`` op's first element when the first dim is unknown, else a plain int."""
     if isinstance(x, TensorArray):
         return x.length()
-    return _length(x)
+    n = _length(x)
+    return python_int(n) if is_symbolic(x) else n  # a fresh `shape` element, or an int
 
 
 class _SymbolicShape(list):
@@ -19,7 +21,8 @@ class _SymbolicShape(list):
     def __init__(self, var):
         dims = var.shape
         self._runtime = rt.shape(var) if any(d < 0 for d in dims) else None
-        super().__init__(d if d >= 0 else self._runtime[i] for i, d in enumerate(dims))
+        # An unknown dim is a Python int eagerly: marked, so `/` on it divides truly.
+        super().__init__(d if d >= 0 else python_int(self._runtime[i]) for i, d in enumerate(dims))
 
     def as_tensor(self):
         return self._runtime

@@ -13,20 +13,32 @@ import os
 
 import astor
 import gast
+from gast.ast3 import GAstToAst3
 
 from dy2st.pyct import anno
+from dy2st.pyct.nodes import FastTranslator, walk as _walk
+
+
+class _ToAst(FastTranslator, GAstToAst3):
+    """gast's gast->ast converter, with its dispatch cached per node type."""
+
+    target = ast
+    _visitors = {}
+    _layouts = {}
 
 
 def _to_ast(node):
-    tree = gast.gast_to_ast(node)
+    tree = _ToAst().visit(node)
     if not isinstance(tree, ast.Module):
         tree = ast.Module(body=tree if isinstance(tree, list) else [tree], type_ignores=[])
-    return ast.fix_missing_locations(tree)
+    return tree
 
 
 CHECK_ALWAYS = os.environ.get("DY2ST_CHECK_CODEGEN") == "1"
 # Node types astor 0.8.1 is known to misprint (or not print): such trees are compared in full.
-_ASTOR_UNSAFE = tuple(getattr(ast, n) for n in ("JoinedStr", "Match", "TryStar") if hasattr(ast, n))
+_UNSAFE_NAMES = ("JoinedStr", "Match", "TryStar")
+_ASTOR_UNSAFE = tuple(getattr(ast, n) for n in _UNSAFE_NAMES if hasattr(ast, n))
+_GAST_UNSAFE = tuple(getattr(gast, n) for n in _UNSAFE_NAMES if hasattr(gast, n))
 
 
 def _same(a, b):
@@ -35,7 +47,7 @@ def _same(a, b):
 
 def _same_shape(a, b):
     """True when both trees have the same node types in the same (breadth-first) order."""
-    wa, wb = list(ast.walk(a)), list(ast.walk(b))
+    wa, wb = _walk(a), _walk(b)
     return len(wa) == len(wb) and all(type(x) is type(y) for x, y in zip(wa, wb))
 
 
@@ -49,17 +61,23 @@ def to_source(node, verify=True):
     return source, tree
 
 
-def _print(node, verify):
-    """(source, ast tree printed, the source re-parsed or None when not verified)."""
+def _print(node, verify, full=None, same_shape=_same_shape):
+    """(source, ast tree printed, the source re-parsed or None when not verified).
+
+    ``full``: whether the tree holds nodes astor misprints (None: find out); ``same_shape``:
+    the node-by-node check of the re-parsed tree (the caller may fold it into its own walk).
+    """
     tree = _to_ast(node)
-    full = CHECK_ALWAYS or any(isinstance(n, _ASTOR_UNSAFE) for n in ast.walk(tree))
+    if full is None:
+        full = any(isinstance(n, _ASTOR_UNSAFE) for n in _walk(tree))
+    full = full or CHECK_ALWAYS
     try:
         # One statement per line, unwrapped: astor's line splitting scatters tuples and calls.
         source = astor.to_source(tree, pretty_source="".join)
         if not verify and not full:
             return source, tree, None
         parsed = ast.parse(source)
-        if (_same if full else _same_shape)(parsed, tree):
+        if (_same if full else same_shape)(parsed, tree):
             return source, tree, parsed
     except Exception:  # astor raises assorted errors on nodes it does not know
         pass
@@ -76,27 +94,52 @@ def source_with_origins(node):
     Each node's origin is smuggled through gast->ast as its `lineno` (an index into a table),
     then the re-parsed tree, walked in step with it, says which generated line holds it.
     """
-    table = []
+    source, line_map, _ = compiled_source(node)
+    return source, line_map
+
+
+def compiled_source(node):
+    """``source_with_origins`` plus the ast tree the source parses to (compile it, not the text)."""
+    table = [None]  # index 0: no origin
     saved = []
-    for n in gast.walk(node):
-        info = anno.getanno(n, anno.Basic.ORIGIN)
+    full = False
+    origin_key = anno.Basic.ORIGIN
+    anno_field = anno._ANNO_FIELD
+    unsafe = _GAST_UNSAFE
+    for n in _walk(node):
+        if isinstance(n, unsafe):
+            full = True
         # Nodes built by passes may lack a location attribute; they still carry an origin.
-        if "lineno" in getattr(n, "_attributes", ()):
-            saved.append((n, getattr(n, "lineno", None), getattr(n, "end_lineno", None)))
-            n.lineno = len(table) + 1 if info is not None else 0
-            n.end_lineno = n.lineno
-            table.append(info)
+        if "lineno" in n._attributes:
+            d = n.__dict__
+            store = d.get(anno_field)
+            info = store.get(origin_key) if store else None
+            saved.append((n, d.get("lineno"), d.get("end_lineno")))
+            if info is None:
+                n.lineno = n.end_lineno = 0
+            else:
+                n.lineno = n.end_lineno = len(table)
+                table.append(info)
+    walks = []
+
+    def same_shape(parsed, tree):  # the shape check, keeping both walks for the line map
+        wa, wb = _walk(tree), _walk(parsed)
+        walks.append((wa, wb))
+        return len(wa) == len(wb) and all(type(x) is type(y) for x, y in zip(wa, wb))
+
     try:
-        source, tree, parsed = _print(node, verify=True)
+        source, tree, parsed = _print(node, verify=True, full=full, same_shape=same_shape)
     finally:
         for n, lineno, end_lineno in saved:
             n.lineno, n.end_lineno = lineno, end_lineno
+    wa, wb = walks[0] if walks and walks[0][1][0] is parsed else (_walk(tree), _walk(parsed))
     stmt_lines, expr_lines = {}, {}
-    for tagged, real in zip(ast.walk(tree), ast.walk(parsed)):
-        index = getattr(tagged, "lineno", 0)
-        if not index or not hasattr(real, "lineno") or table[index - 1] is None:
+    stmt = ast.stmt
+    for tagged, real in zip(wa, wb):
+        index = tagged.__dict__.get("lineno")
+        if not index or "lineno" not in real.__dict__:
             continue
         # The first statement on a line names its origin; expressions only fill lines without one.
-        target = stmt_lines if isinstance(tagged, ast.stmt) else expr_lines
-        target.setdefault(real.lineno, table[index - 1])
-    return source, {**expr_lines, **stmt_lines}
+        target = stmt_lines if isinstance(tagged, stmt) else expr_lines
+        target.setdefault(real.lineno, table[index])
+    return source, {**expr_lines, **stmt_lines}, parsed

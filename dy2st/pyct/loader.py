@@ -41,13 +41,17 @@ def load_function(fn_node, original, injected):
     fn_node.name = INNER_NAME
     filename = f"<dy2st generated: {original.__qualname__}#{next(_COUNTER)}>"
     free = list(injected) + [v for v in original.__code__.co_freevars if v not in injected]
-    factory = templates.replace("def factory(params):\n    fn_def\n    return fn_name",
-                                factory=FACTORY_NAME, params=free, fn_def=[fn_node], fn_name=INNER_NAME)
+    # Built directly, not from a template: a template would copy the whole converted function.
+    factory = [gast.FunctionDef(
+        name=FACTORY_NAME, decorator_list=[], returns=None, type_comment=None, type_params=[],
+        args=gast.arguments(args=[templates.name(p, gast.Param()) for p in free], posonlyargs=[], vararg=None,
+                            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[fn_node, gast.Return(value=templates.name(INNER_NAME))])]
     try:
-        text, line_map = codegen.source_with_origins(gast.Module(body=factory, type_ignores=[]))
+        text, line_map, tree = codegen.compiled_source(gast.Module(body=factory, type_ignores=[]))
     finally:
         fn_node.name = name
-    code = compile(text, filename, "exec")
+    code = compile(tree, filename, "exec")  # the tree `text` parses to: the same code, one parse less
     fn_code = _find_code(_find_code(code, FACTORY_NAME), INNER_NAME)
     fn_code = fn_code.replace(co_name=name, co_qualname=original.__qualname__)
 

@@ -11,11 +11,13 @@ Names that stand for something other than a user variable carry a *role* (``RETU
 """
 import gast
 
+from dy2st.pyct.nodes import walk
+
 
 def names_in(tree):
     """Every identifier mentioned in `tree` (variables, args, functions, attributes)."""
     found = set()
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, gast.Name):
             found.add(node.id)
         elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):

@@ -10,9 +10,8 @@ error-mapping code.
 import collections
 import linecache
 
-import gast
-
 from dy2st.pyct import anno
+from dy2st.pyct.nodes import children, walk
 
 OriginInfo = collections.namedtuple(
     "OriginInfo", ["filename", "lineno", "col_offset", "source_line", "function_name"])
@@ -31,7 +30,7 @@ def _source_line(filename, lineno, parsed_source, first_lineno):
 
 def resolve(tree, filename, source, first_lineno, function_name):
     """Annotate every node carrying a line number with its user-code origin."""
-    for node in gast.walk(tree):
+    for node in walk(tree):
         lineno = getattr(node, "lineno", None)
         if lineno is None:
             continue
@@ -47,7 +46,7 @@ def copy_origin(src, dst_nodes):
         return dst_nodes
     nodes = dst_nodes if isinstance(dst_nodes, (list, tuple)) else [dst_nodes]
     for root in nodes:
-        for node in gast.walk(root):
+        for node in walk(root):
             if not anno.hasanno(node, anno.Basic.ORIGIN):
                 anno.setanno(node, anno.Basic.ORIGIN, info)
     return dst_nodes
@@ -60,7 +59,7 @@ def inherit_origins(tree):
         if own is None and inherited is not None:
             anno.setanno(node, anno.Basic.ORIGIN, inherited)
             own = inherited
-        for child in gast.iter_child_nodes(node):
+        for child in children(node):
             visit(child, own)
     visit(tree, None)
 

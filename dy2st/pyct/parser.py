@@ -4,12 +4,15 @@ Handles plain functions, methods, nested functions and closures, functions decor
 (decorators are dropped: the caller converts the undecorated function) and lambdas (only the
 lambda expression is extracted from its line).
 """
+import ast
 import inspect
 import textwrap
 
 import gast
+from gast.ast3 import Ast3ToGAst
 
 from dy2st.pyct import errors
+from dy2st.pyct.nodes import FastTranslator, walk
 
 
 class ParsedFunction:
@@ -28,8 +31,21 @@ def unwrap(fn):
     return inspect.unwrap(fn)
 
 
+class _ToGast(FastTranslator, Ast3ToGAst):
+    """gast's ast->gast converter, with its dispatch cached per node type."""
+
+    target = gast
+    _visitors = {}
+    _layouts = {}
+
+
+def _gast_parse(source):
+    """``gast.parse`` through the cached-dispatch converter."""
+    return _ToGast().visit(ast.parse(source))
+
+
 def _shift_locations(tree, line_offset, col_offset):
-    for node in gast.walk(tree):
+    for node in walk(tree):
         if getattr(node, "lineno", None) is not None:
             node.lineno += line_offset
             if getattr(node, "end_lineno", None) is not None:
@@ -48,11 +64,11 @@ def parse_source(source):
     if first:
         indent = len(first) - len(first.lstrip())
     try:
-        return gast.parse(dedented), indent
+        return _gast_parse(dedented), indent
     except SyntaxError:
         # A fragment dedent could not normalise (e.g. a lambda in the middle of a call spanning
         # lines): parse it as the body of a dummy block instead.
-        module = gast.parse("if True:\n" + textwrap.indent(dedented, " "))
+        module = _gast_parse("if True:\n" + textwrap.indent(dedented, " "))
         _shift_locations(module, -1, -1)
         module.body = module.body[0].body
         return module, indent

@@ -27,20 +27,30 @@ def clone(node):
     frozensets, OriginInfo) is immutable and shared.  Annotation values that are
     nodes (e.g. a loop's extra test) are cloned too, as ``deepcopy`` would.
     """
-    if type(node) is list:
+    cls = type(node)
+    if cls is list:
         return [clone(n) for n in node]
-    if not isinstance(node, gast.AST):
+    if not isinstance(node, _AST):
         return node
-    new = node.__class__.__new__(node.__class__)
+    new = cls.__new__(cls)
     fields = new.__dict__
     for key, value in node.__dict__.items():
-        if key == _ANNO_FIELD:
-            fields[key] = {k: clone(v) if isinstance(v, (gast.AST, list)) else v for k, v in value.items()}
-        elif type(value) is list or isinstance(value, gast.AST):
+        kind = type(value)
+        if kind is list:
+            fields[key] = [clone(v) for v in value]
+        elif key == _ANNO_FIELD:
+            fields[key] = {k: clone(v) if isinstance(v, (_AST, list)) else v for k, v in value.items()}
+        elif kind in _LEAVES:
+            fields[key] = value
+        elif isinstance(value, _AST):
             fields[key] = clone(value)
         else:
             fields[key] = value
     return new
+
+
+_AST = gast.AST
+_LEAVES = frozenset({str, int, type(None), bool, float})  # the common non-node field values, tested first
 
 
 def _with_ctx(node, ctx):
@@ -86,7 +96,11 @@ class _Replacer:
             # parameter that happens to share a placeholder's name.
             node.args = self._expand_args(node.args)
             return node
-        for field, value in gast.iter_fields(node):
+        d = node.__dict__
+        for field in node._fields:
+            if field not in d:
+                continue
+            value = d[field]
             if isinstance(value, list):
                 new = []
                 for item in value:

@@ -1,8 +1,11 @@
 """Shared plumbing for passes: the conversion context and a NodeTransformer that reports errors
 against the user's file and line."""
+import ast
+
 import gast
 
 from dy2st.pyct import anno, errors, naming
+from dy2st.pyct.nodes import children, walk
 
 
 class Context:
@@ -18,11 +21,65 @@ class Context:
         self.namespace_free_vars = frozenset(free_vars)
 
 
+_DEPRECATED_CONSTANT_VISITORS = ("visit_Num", "visit_Str", "visit_Bytes", "visit_NameConstant", "visit_Ellipsis")
+
+
 class Transformer(gast.NodeTransformer):
-    """Base of the conversion passes: a gast NodeTransformer with the conversion context ``ctx``."""
+    """Base of the conversion passes: a gast NodeTransformer with the conversion context ``ctx``.
+
+    ``visit`` finds each node type's visitor once per pass class (``NodeVisitor`` builds the
+    method name and looks it up for every node), and ``generic_visit`` reads fields from the
+    node's ``__dict__``; both behave as ``ast.NodeTransformer``'s.
+    """
+
+    _dispatch = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._dispatch = {}
 
     def __init__(self, ctx):
         self.ctx = ctx
+
+    def visit(self, node):
+        """Visit ``node`` with its ``visit_<Type>`` method, else ``generic_visit``."""
+        cls = type(node)
+        fn = self._dispatch.get(cls)
+        if fn is None:
+            owner = type(self)
+            fn = getattr(owner, "visit_" + cls.__name__, None)
+            if fn is None or (fn is ast.NodeVisitor.visit_Constant
+                              and not any(hasattr(owner, n) for n in _DEPRECATED_CONSTANT_VISITORS)):
+                fn = owner.generic_visit
+            self._dispatch[cls] = fn
+        return fn(self, node)
+
+    def generic_visit(self, node):
+        """Visit every child; a visitor's None removes the child, a list replaces it (in lists)."""
+        d = node.__dict__
+        for field in node._fields:
+            if field not in d:
+                continue
+            old = d[field]
+            if type(old) is list:
+                new_values = []
+                for value in old:
+                    if isinstance(value, _AST):
+                        value = self.visit(value)
+                        if value is None:
+                            continue
+                        if not isinstance(value, _AST):
+                            new_values.extend(value)
+                            continue
+                    new_values.append(value)
+                old[:] = new_values
+            elif isinstance(old, _AST):
+                new = self.visit(old)
+                if new is None:
+                    delattr(node, field)
+                else:
+                    setattr(node, field, new)
+        return node
 
     def error(self, node, message, cls=errors.Dy2StError):
         """Raise ``cls(message)`` at the user's file and line ``node`` came from."""
@@ -42,6 +99,9 @@ class Transformer(gast.NodeTransformer):
         return out
 
 
+_AST = ast.AST
+
+
 def contains(stmts, kinds, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
     """Whether any node of `kinds` occurs in `stmts`, not looking inside `stop` nodes."""
     stack = list(stmts) if isinstance(stmts, list) else [stmts]
@@ -51,11 +111,11 @@ def contains(stmts, kinds, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.L
             return True
         if isinstance(n, stop):
             continue
-        stack.extend(gast.iter_child_nodes(n))
+        stack.extend(children(n))
     return False
 
 
 def functions_in(tree):
     """Every FunctionDef in `tree`, innermost first (so rewriting one never hides another)."""
-    found = [n for n in gast.walk(tree) if isinstance(n, gast.FunctionDef)]
+    found = [n for n in walk(tree) if isinstance(n, gast.FunctionDef)]
     return list(reversed(found))

@@ -19,6 +19,7 @@ import os
 import sys
 
 import runtime
+from runtime.errors import origin_of
 
 from .error import UserOrigin, attach_origin, innermost_origin, is_mapped, show_internals, to_user_error
 
@@ -83,9 +84,9 @@ def one_line(exc, in_file=None):
 
     The line is the one the error was mapped to, else the innermost converted-code line, else (with
     ``in_file``) the innermost line of that file in the traceback."""
-    text = str(exc).split("\n\n  In user code")[0].strip().splitlines()
+    text = str(exc).strip().splitlines()
     head = f"{type(exc).__name__}: {text[0] if text else ''}".rstrip(": ")
-    origin = getattr(exc, "user_origin", None) or innermost_origin(exc)
+    origin = origin_of(exc) or innermost_origin(exc)
     if origin is None and in_file is not None:
         origin = _frame_in(exc.__traceback__, in_file)
     if origin is None:

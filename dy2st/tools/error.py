@@ -3,11 +3,10 @@
 While a Program is built, every appended op records the user line that made
 it (``op.origin``, found by walking the stack to the generated code's frame and
 mapping it back).  Any exception raised while building or running a converted
-function is re-raised as the same object whose message ends with the
-user's file, line and a few lines of context::
+function is re-raised as the same object with a note (PEP 678, printed under
+the message) giving the user's file, line and a few lines of context::
 
     ValueError: matmul: the last dim of x (3, x shape [2, 3]) must equal ...
-
       In user code, while running op 'matmul':
         File "model.py", line 12, in forward
            10 |         h = self.fc(x)
@@ -22,7 +21,7 @@ import linecache
 import os
 import sys
 
-from runtime.errors import add_context
+from runtime.errors import Origin, add_context, origin_of
 
 from ..frontend import config
 from ..pyct import origin_info
@@ -31,21 +30,8 @@ from ..pyct.errors import Dy2StError
 CONTEXT_LINES = 2
 
 
-class UserOrigin:
-    """A user source location; ``str()`` is ``file:line`` (what the Program keeps)."""
-
-    __slots__ = ("filename", "lineno", "source_line", "function_name")
-
-    def __init__(self, filename, lineno, source_line="", function_name=""):
-        self.filename = filename
-        self.lineno = lineno
-        self.source_line = source_line
-        self.function_name = function_name
-
-    def __str__(self):
-        return f"{self.filename}:{self.lineno}"
-
-    __repr__ = __str__
+# The one origin type: runtime's, so an op's origin and a converter error's are the same kind.
+UserOrigin = Origin
 
 
 def _from_info(info):
@@ -84,20 +70,12 @@ def innermost_origin(exc):
         op = getattr(exc, "op", None)
         origin = None
         if op is not None and getattr(op, "origin", None) is not None:
-            origin = op.origin if isinstance(op.origin, UserOrigin) else _parse_origin(op.origin)
+            origin = op.origin if isinstance(op.origin, UserOrigin) else Origin.parse(op.origin)
         origin = origin or origin_in_traceback(exc.__traceback__)
         if origin is not None:
             found = origin
         exc = exc.__cause__
     return found
-
-
-def _parse_origin(text):
-    """An origin loaded from a saved model is the string ``file:line``."""
-    filename, _, line = str(text).rpartition(":")
-    if filename and line.isdigit():
-        return UserOrigin(filename, int(line))
-    return None
 
 
 def format_location(origin, context=CONTEXT_LINES):
@@ -126,19 +104,16 @@ def show_internals():
 
 def is_mapped(exc):
     """Whether ``exc`` already carries the user line it came from (``attach_origin``)."""
-    return isinstance(getattr(exc, "user_origin", None), UserOrigin)
+    return origin_of(exc) is not None
 
 
 def attach_origin(exc, origin, what):
     """``exc`` itself (never a rebuilt copy: type and attributes kept) pointing at the user's line
-    ``origin`` (a UserOrigin, kept as ``exc.user_origin``); the one way an error gets its place.
+    ``origin`` (an Origin, kept as ``exc.user_origin``); the one way an error gets its place.
 
-    A one-string message is extended in place, so ``str(exc)`` (what logs and the CLI show) names
-    the line; an error whose str is its own (KeyError's repr, OSError's errno and filename) or
-    with other args keeps them and gets the same text as a PEP 678 note."""
-    add_context(exc, f"  In user code, {what}:\n{format_location(origin)}", sep="\n\n")
-    exc.user_origin = origin
-    return exc
+    The place is a PEP 678 note for every kind of error, so ``str(exc)`` stays the error's own
+    message and a traceback shows the user's file and line under it."""
+    return add_context(exc, f"  In user code, {what}:\n{format_location(origin)}", origin=origin)
 
 
 def to_user_error(exc, phase):
@@ -148,7 +123,7 @@ def to_user_error(exc, phase):
     op = getattr(exc, "op", None)
     origin = None
     if op is not None and getattr(op, "origin", None) is not None:
-        origin = op.origin if isinstance(op.origin, UserOrigin) else _parse_origin(op.origin)
+        origin = op.origin if isinstance(op.origin, UserOrigin) else Origin.parse(op.origin)
     if origin is None:
         origin = innermost_origin(exc)
     if origin is None:

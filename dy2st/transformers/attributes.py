@@ -4,11 +4,13 @@ Private names: Python mangles `self.__scale` to `self._Net__scale` inside `class
 Generated code is compiled outside the class body, so the mangling is done here, by name.
 
 `x.stop_gradient = True` on a traced value: a Program value has no mutable gradient flag
-the backward pass could read later, so the name is rebound to a value the gradient does
+the backward pass could read later, so the name (attribute, item) is rebound to a value the gradient does
 not flow through (a `stop_gradient` op), as eager autograd would treat it.
 
     h = self.__scale * x               h = self._Net__scale * x
     z.stop_gradient = True             z = _jst.SetStopGradient(z, True)
+    self.h.stop_gradient = True        self.h = _jst.SetStopGradient(self.h, True)
+    out[0].stop_gradient = True        out = _jst.SetStopGradientItem(out, 0, True)
 """
 import gast
 
@@ -51,11 +53,34 @@ class AttributesTransformer(transformer.Transformer):
     def visit_Assign(self, node):
         self.generic_visit(node)
         target = node.targets[0] if len(node.targets) == 1 else None
-        if (isinstance(target, gast.Attribute) and target.attr == "stop_gradient"
-                and isinstance(target.value, gast.Name)):
-            new = templates.replace("x = _jst.SetStopGradient(x, value)", x=target.value.id, value=node.value)
-            return origin_info.copy_origin(node, new)
-        return node
+        if not (isinstance(target, gast.Attribute) and target.attr == "stop_gradient"):
+            return node
+        owner = target.value
+        if _simple_chain(owner) and not isinstance(owner, gast.Subscript):
+            # `x.stop_gradient = v` / `self.h.stop_gradient = v`: rebind what names the value.
+            new = templates.replace("x = _jst.SetStopGradient(x, value)", x=owner, value=node.value)
+        elif isinstance(owner, gast.Subscript) and _simple_chain(owner.value) and _simple_key(owner.slice) \
+                and not isinstance(owner.value, gast.Subscript):
+            # `out[0].stop_gradient = v`: the container with that item cut (a new tuple for a tuple).
+            new = templates.replace("c = _jst.SetStopGradientItem(c, k, value)", c=owner.value,
+                                    k=owner.slice, value=node.value)
+        else:
+            return node
+        return origin_info.copy_origin(node, new)
+
+
+def _simple_chain(node):
+    """A name or an attribute chain on one (`self.h`, `a.b.c`): reading it twice has no side effects."""
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name)
+
+
+def _simple_key(node):
+    """A constant, a name or a negated constant used as an index."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        node = node.operand
+    return isinstance(node, gast.Constant) or _simple_chain(node)
 
 
 def transform(node, ctx):

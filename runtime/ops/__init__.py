@@ -3,3 +3,4 @@ from . import common, math  # noqa: F401
 from . import creation, elementwise, indexing, logic, reduce, shape, slicing, sort  # noqa: F401
 from . import nn_ops  # noqa: F401  (neural-network ops)
 from . import composite_pad, composites_extra  # noqa: F401  (Paddle functions built from the ops above)
+from . import train_ops  # noqa: F401  (loss.backward(), opt.step(), opt.clear_grad() in a Program)

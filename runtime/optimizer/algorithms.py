@@ -1,6 +1,8 @@
 """The update rules: SGD, Momentum, Adam, AdamW, RMSProp, Adagrad (Paddle's formulas)."""
 import numpy as np
 
+from ..static.backends import weights_changed
+from ..tensor import bump_version
 from .optimizer import Optimizer
 from collections.abc import Callable, Iterable
 from ..tensor import Tensor
@@ -24,6 +26,30 @@ class SGD(Optimizer):
 
     def _fused_update(self, flat, g, lr, group):
         flat.flat -= np.asarray(lr, g.dtype) * g
+
+    def _apply_given(self, grads):
+        # The per-parameter eager update (``p -= lr * g``, the same values as the flat group's)
+        # without gathering the gradients into one buffer: they arrive one array per parameter.
+        if self._grad_clip is not None:
+            return super()._apply_given(grads)
+        todo = []
+        for group in self._param_groups:
+            if self._group_decay(group):
+                return super()._apply_given(grads)
+            for p in group["params"]:
+                g = grads.get(id(p))
+                if g is None or p.stop_gradient:
+                    continue
+                v = p._value
+                if not v.flags.writeable or v.dtype != g.dtype or v.shape != g.shape:
+                    return super()._apply_given(grads)
+                todo.append((p, v, g, group["learning_rate"], getattr(p, "optimize_attr", {}).get("learning_rate", 1.0)))
+        base_lr = self.get_lr()
+        self._step_count += 1
+        for p, v, g, group_lr, param_lr in todo:
+            v -= np.asarray(base_lr * group_lr * param_lr, g.dtype) * g  # eager's product, in eager's order
+            bump_version(p)
+        weights_changed()
 
 
 class Momentum(Optimizer):

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..static.backends import weights_changed
 from ..tensor import Tensor, bump_version
+from ..trace_state import _mode
 from .fused import FlatGroup, fusable
 from .lr import LRScheduler
 from collections.abc import Callable, Iterable
@@ -135,13 +136,43 @@ class Optimizer:
         return type(self)._fused_update is not Optimizer._fused_update
 
     def step(self):
-        """Update every parameter that has a gradient, after gradient clipping and weight decay."""
+        """Update every parameter that has a gradient, after gradient clipping and weight decay.
+
+        While a Program is being built (inside a converted function) this appends the update
+        to it instead (``runtime.static.train_step``): it runs at every call of the Program."""
+        if _mode.static:
+            from ..static.train_step import record_step  # noqa: PLC0415  (static imports optimizers' users)
+            record_step(self)
+            return
+        self._eager_step()
+
+    def _eager_step(self):
+        self._apply_grads(None)
+
+    def _grads_empty(self):
+        """Whether no parameter of this optimizer holds a ``.grad``."""
+        for group in self._param_groups:
+            for p in group["params"]:
+                if p.grad is not None:
+                    return False
+        return True
+
+    def _apply_given(self, grads):
+        """``_apply_grads(grads)`` for gradients handed over by a compiled training step (never in
+        ``.grad``); a rule may take a shorter path to the same values."""
+        self._apply_grads(grads)
+
+    def _apply_grads(self, grads):
+        """The update: ``grads`` maps ``id(param)`` to its gradient array; None reads each ``.grad``."""
         base_lr = self.get_lr()
         self._step_count += 1
         for index, group in enumerate(self._param_groups):
             params = group["params"]
-            pairs = [(p, p.grad._value) for p in params
-                     if p.grad is not None and not p.stop_gradient]
+            if grads is None:
+                pairs = [(p, p.grad._value) for p in params
+                         if p.grad is not None and not p.stop_gradient]
+            else:
+                pairs = [(p, grads[id(p)]) for p in params if id(p) in grads and not p.stop_gradient]
             if self._grad_clip is not None:
                 pairs = self._grad_clip(pairs)
             coeff = self._group_decay(group)
@@ -192,14 +223,29 @@ class Optimizer:
             p._value = np.array(new, dtype=p._value.dtype)
 
     def clear_grad(self, set_to_zero=True):
-        """Clear every parameter's gradient. Also ``clear_gradients``."""
-        for p in self._parameter_list:
-            p.clear_grad()
+        """Clear every parameter's gradient. Also ``clear_gradients``.
+
+        Inside a converted function it appends the clearing to the Program being built."""
+        if _mode.static:
+            from ..static.train_step import record_clear_grad  # noqa: PLC0415
+            record_clear_grad(self)
+            return
+        self._eager_clear_grad()
+
+    def _eager_clear_grad(self):
+        for group in self._param_groups:
+            for p in group["params"]:
+                p.grad = None
 
     clear_gradients = clear_grad
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
-        """``loss.backward()`` then ``step()`` (eager mode); returns ``(None, None)``."""
+        """``loss.backward()`` then ``step()``; returns ``(None, None)``. Inside a converted function
+        both are appended to the Program being built (``parameters``/``no_grad_set`` must be None there)."""
+        if _mode.static and (parameters is not None or no_grad_set is not None):
+            raise NotImplementedError("opt.minimize(loss, parameters=..., no_grad_set=...) inside a converted "
+                                      "function: only minimize(loss) is supported there; the optimizer's own "
+                                      "parameters are updated")
         loss.backward()
         self.step()
         return None, None

@@ -4,18 +4,20 @@ As torch.fx turns its Graph into Python source, ``BlockCompiler.compile`` turns
 the ops of a Block into a function like::
 
     def block0(v_x):
-        v_fc_0_w_0 = _B0._value          # persistable: live eager tensor (or _rs('name'): scope)
-        v_matmul_0 = _k0(v_x, v_fc_0_w_0, transpose_x=False, transpose_y=False)
-        del v_x, v_fc_0_w_0
-        v_add_0 = _k1(v_matmul_0, _c0)   # _c0: a constant folded when the plan was built
+        v_matmul_0 = _k0_matmul(v_x, _B_fc_0_w_0._value)   # a parameter: its live eager tensor
+        del v_x
+        _k1_add(v_matmul_0, _c0, out=v_matmul_0)   # _c0: a constant folded when the plan was built
+        _k2_maximum(v_matmul_0, 0, out=v_matmul_0) # a dead temporary reused: it keeps its name
         ...
-        return (v_relu_0,)
+        return (v_matmul_0,)
 
 Kernels are resolved once, attrs are passed as literals, ops nothing fetched depends
 on are dropped (unless they have side effects or write persistable state), and each
 intermediate is deleted after its last use.  The analyses and the optional features
 come from ``passes`` (liveness, effects, constant folding, direct numpy kernels,
-expressions, buffer reuse; see ``passes.features``).  Control-flow ops get a callable
+expressions, buffer reuse; see ``passes.features``).  Parameters are read where
+they are used unless a control-flow op could write them mid-block (then once, at
+the top: ``v_w = _B_w._value``; scope values: ``_rs('name')``).  Control-flow ops get a callable
 from their ``build_kernel(op, compiler)``, which compiles their sub-blocks with the
 same compiler; a while body without a gradient compiles with ``loop=n`` into one
 function holding the loop.  A line -> op table lets the executor say which op a
@@ -32,9 +34,10 @@ import numpy as np
 from ..errors import add_context
 from ..registry import get_op
 from .passes.effects import is_persistable
-from .passes.expressions import expression
+from .passes.expressions import _BINARY, expression, loop_predicate
 from .passes.features import enabled
 from .passes.fold import effective_attrs, fold_constants
+from .passes.hoist import loop_invariants
 from .passes.inplace import plan_inplace
 from .passes.kernels import select_kernel
 from .passes.liveness import last_uses, live_ops
@@ -103,13 +106,15 @@ class BlockCompiler:
                                "program first (exe.run(rt.static.default_startup_program()))") from None
 
     # -- the compiler ----------------------------------------------------------------
-    def compile(self, block, input_names, output_names, op_range=None, name=None, loop=None):
+    def compile(self, block, input_names, output_names, op_range=None, name=None, loop=None, catch=False):
         """A function ``f(*inputs) -> tuple of outputs`` running ``block``'s ops.
 
         With ``loop=n`` (a while body: inputs are n carries then outer values, outputs
         n carries then the predicate) the function is ``f(pred, *inputs) -> carries``
         and holds the loop itself: ``while pred:`` the body runs and the carries and
-        predicate are rebound, so a step costs no call, no tuple slicing.
+        predicate are rebound, so a step costs no call, no tuple slicing.  With
+        ``catch`` the function annotates what its ops raise (``annotate``) itself, so
+        callers need no wrapper around it.
         """
         input_names, output_names = list(input_names), list(output_names)
         ops = block.ops if op_range is None else block.ops[op_range[0]:op_range[1]]
@@ -120,8 +125,13 @@ class BlockCompiler:
         body = [op for op in ops if id(op) not in consts["folded"]]
         cnames = consts["names"]
 
+        alias = {}  # an op's output written into a reused buffer -> the buffer's var (one Python name)
+        inline = {}  # a parameter read where it is used: var -> "_B..._value"
+
         def ref(n):
-            return cnames[n] if n in cnames else ident(n)
+            if n in cnames:
+                return cnames[n]
+            return inline[n] if n in inline else ident(alias.get(n, n))
 
         # Free names: read before any op defines them.
         defined = set(input_names) | set(cnames)
@@ -149,15 +159,29 @@ class BlockCompiler:
 
         last_use = last_uses(body)
         keep_alive = set(output_names) | set(written)
-        reuse = plan_inplace(block, body, keep_alive, cnames)
+        persistent = {n for n, _ in free}  # parameters and scope values: held elsewhere, a del frees nothing
+        invariant = [] if loop is None else loop_invariants(
+            block, body, set(input_names[loop:]) | set(cnames) | persistent, written,
+            set(input_names) | {output_names[-1]})
+        hoisted = {id(op) for op in invariant}
+        for op in invariant:  # read at every step: never overwritten or freed inside the loop
+            keep_alive.update(op.output_arg_names)
+        reuse, donors = plan_inplace(block, body, keep_alive, cnames)
         fname = name or f"block{block.idx}"
         params = ([_PRED] if loop is not None else []) + [ident(n) for n in input_names]
         lines = [f"def {fname}({', '.join(params)}):"]
         linemap = {}
         bound = self.program.bound_tensors
         reads = []
+        # With no control-flow op in the block nothing writes a parameter before the block's own
+        # write-back at the end, so reading it where it is used sees the value a hoisted read would.
+        inline_ok = (loop is None and enabled("inline_params")
+                     and not any(get_op(op.type).build_kernel is not None for op in body))
         for n, _ in free:
-            if n in bound:
+            if inline_ok and n in bound and n not in written and n not in output_names:
+                g["_B" + ident(n)[1:]] = bound[n]
+                inline[n] = f"_B{ident(n)[1:]}._value"
+            elif n in bound:
                 g["_B" + ident(n)[1:]] = bound[n]
                 reads.append(f"{ident(n)} = _B{ident(n)[1:]}._value")
             else:
@@ -166,7 +190,27 @@ class BlockCompiler:
         ind = "    " if loop is None else "        "
         if loop is None or not written:  # hoisted; a loop writing persistable state reads inside it
             lines.extend("    " + r for r in reads)
+        pred = (loop_predicate(block, body, input_names, output_names, loop, cnames)
+                if loop is not None else None)
+        if pred is not None:  # the predicate's operands as numpy scalars: outer ones unpacked once here
+            scalars = []
+            for n, how in pred[1]:
+                if how == "value":
+                    scalars.append(ref(n))
+                elif n in cnames:
+                    g[cnames[n] + "s"] = g[cnames[n]].reshape(())[()]
+                    scalars.append(cnames[n] + "s")
+                else:
+                    lines.append(f"    _s{ident(n)} = {ref(n)}.reshape(())[()]")
+                    scalars.append(f"_s{ident(n)}")
+            pred = (pred[0], f"({scalars[0]} {_BINARY[pred[0].type]} {scalars[1]})")
         if loop is not None:
+            if invariant:  # run once before the loop, and only if it makes a step
+                lines.append(f"    if {_PRED}:")
+                for op in invariant:
+                    call, first_only = self._call(block, op, body.index(op), ref, g, set(op.output_arg_names))
+                    linemap[len(lines) + 1] = op
+                    lines.append(f"        {self._targets(op, ident, first_only)} = {call}")
             lines.append(f"    while {_PRED}:")
             if written:
                 lines.extend(ind + r for r in reads)
@@ -178,36 +222,53 @@ class BlockCompiler:
                 if n not in last_use and n not in keep_alive:
                     lines.append(f"    del {ident(n)}")
         for i, op in enumerate(body):
+            if id(op) in hoisted:
+                continue
             live = {n for n in op.output_arg_names if last_use.get(n, -1) > i or n in keep_alive}
-            if id(op) in reuse:
+            buf = None
+            if id(op) in reuse:  # a statement writing into buf; the result keeps buf's Python name
                 ufunc, extra, buf = reuse[id(op)]
                 kname = f"_k{i}_" + ufunc.__name__
                 g[kname] = ufunc
-                operands = [ref(n) for n in op.input_arg_names] + [repr(c) for c in extra]
+                operands = [ref(n) for n in op.input_arg_names]
+                for k, c in enumerate(extra):
+                    g[f"{kname}_{k}"] = c
+                    operands.append(f"{kname}_{k}")
                 call = f"{kname}({', '.join(operands)}, out={ref(buf)})"
+                alias[op.output_arg_names[0]] = alias.get(buf, buf)
+                target = ""
+            elif pred is not None and op is pred[0]:
+                call, first_only = pred[1], False
+                target = self._targets(op, ident)
             else:
-                call = self._call(block, op, i, ref, g, live)
-            target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or  # noqa: B023
-                                   n in keep_alive else "_")
+                call, first_only = self._call(block, op, i, ref, g, live, id(op) in donors)
+                target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or  # noqa: B023
+                                       n in keep_alive else "_", first_only)
             linemap[len(lines) + 1] = op
             lines.append(f"{ind}{target} = {call}" if target else f"{ind}{call}")
-            dead = [ident(n) for n in dict.fromkeys(op.input_arg_names)
-                    if last_use.get(n) == i and n not in keep_alive and n not in cnames
+            dead = [ref(n) for n in dict.fromkeys(op.input_arg_names)
+                    if last_use.get(n) == i and n not in keep_alive and n not in cnames and n != buf
+                    and n not in persistent
                     and (own is None or n in own)]
             if dead:
                 lines.append(f"{ind}del {', '.join(dead)}")
         for n in written:
             if n in bound:
                 g["_B" + ident(n)[1:]] = bound[n]
-                lines.append(f"{ind}_B{ident(n)[1:]}._value = {ident(n)}")
+                lines.append(f"{ind}_B{ident(n)[1:]}._value = {ref(n)}")
             else:
-                lines.append(f"{ind}_S[{n!r}] = {ident(n)}")
-        outs = [f"{cnames[n]}.copy()" if n in cnames else ident(n) for n in output_names]
+                lines.append(f"{ind}_S[{n!r}] = {ref(n)}")
+        outs = [f"{cnames[n]}.copy()" if n in cnames else ref(n) for n in output_names]
         if loop is not None:
             carries = [ident(n) for n in input_names[:loop]]
             lines.append(f"{ind}{', '.join(carries + [_PRED])} = {', '.join(outs)}")
             outs = carries
         lines.append(f"    return ({''.join(o + ', ' for o in outs)})")
+        if catch:  # a try block costs nothing until something raises (Python 3.11)
+            g["_annotate"] = annotate
+            lines = ([lines[0], "    try:"] + ["    " + line for line in lines[1:]]
+                     + ["    except Exception as e:", "        raise _annotate(e) from None"])
+            linemap = {k + 1: op for k, op in linemap.items()}
         source = "\n".join(lines) + "\n"
         filename = f"<runtime-plan-{next(_ids)}:{fname}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -241,11 +302,12 @@ class BlockCompiler:
             g[names[n]] = v
         return {"names": names, "folded": folded}
 
-    def _call(self, block, op, i, ref, g, live=()):
+    def _call(self, block, op, i, ref, g, live=(), donate=False):
+        """(Python source of the call computing ``op``, whether it returns the first output alone)."""
         opdef = get_op(op.type)
         alias = opdef.alias(block, op) if opdef.alias is not None else None
         if alias is not None:  # the op's declared no-op case: the input itself, no call
-            return ref(alias)
+            return ref(alias), False
         args = []
         for j, slot in enumerate(opdef.input_slots):
             ns = op.inputs.get(slot)
@@ -260,16 +322,16 @@ class BlockCompiler:
         kname = f"_k{i}_" + re.sub(r"\W", "_", op.type)
         if opdef.build_kernel is not None:
             g[kname] = opdef.build_kernel(op, self)
-            return f"{kname}({', '.join(args)})"
+            return f"{kname}({', '.join(args)})", False
         if opdef.kernel is None:
             raise NotImplementedError(f"op '{op.type}' has no kernel and cannot run")
         expr = expression(block, op, ref, self._scalar_ref(ref, g), g, kname)
         if expr is not None:
-            return expr
-        fast = select_kernel(block, op, live)
+            return expr, False
+        fast = select_kernel(block, op, live, donate)
         if fast is not None:  # ranks known statically: numpy directly, checks and attrs resolved now
             g[kname] = fast
-            return f"{kname}({', '.join(args)})"
+            return f"{kname}({', '.join(args)})", getattr(fast, "first_only", False)
         g[kname] = opdef.kernel
         for k, v in effective_attrs(opdef, op).items():
             if _is_literal(v) and k.isidentifier() and not keyword.iskeyword(k):
@@ -278,13 +340,13 @@ class BlockCompiler:
                 aname = f"_a{i}_{len(g)}"
                 g[aname] = {k: v}
                 args.append(f"**{aname}")
-        return f"{kname}({', '.join(args)})"
+        return f"{kname}({', '.join(args)})", False
 
     @staticmethod
-    def _targets(op, tgt):
+    def _targets(op, tgt, first_only=False):
         opdef = get_op(op.type)
         parts = []
-        for j, slot in enumerate(opdef.output_slots):
+        for j, slot in enumerate(opdef.output_slots[:1] if first_only else opdef.output_slots):
             ns = op.outputs.get(slot)
             if ns is None:
                 parts.append("_")
@@ -319,8 +381,7 @@ def annotate(exc, op=None):
     """``exc`` itself (never a rebuilt copy: type, attributes, errno kept) naming the failing op
     and its origin, with the op as ``exc.op`` (which also marks it as annotated).
 
-    A one-string message is extended in place (``str(exc)`` names the op); any other error
-    keeps its args and gets the same text as a PEP 678 note."""
+    The op and its origin are a PEP 678 note, for every kind of error (args kept)."""
     op = op or failing_op(exc)
     if op is None or getattr(exc, "op", None) is not None:
         return exc

@@ -20,6 +20,7 @@ import numpy as np
 from ..random import generator, generator_guard
 from ..registry import Meta, def_op
 from ..tensor import format_tensor
+from ..trace_state import note_ran
 from .blocks import has_random_ops
 from .control_flow_grad import cond_grad, while_grad
 from .passes.features import enabled
@@ -55,11 +56,13 @@ def _build_cond(op, compiler):
 
     # A gradient recomputes the taken branch: its random ops must draw the same numbers again.
     record = bool(op.outputs.get("RngState"))
+    t_idx, f_idx = a["true_block"].idx, a["false_block"].idx
 
     def run_cond(pred, xs, replay):
         if pred.size != 1:
             _check_pred(pred, "cond")
-        fn = true_fn if pred else false_fn
+        fn, idx = (true_fn, t_idx) if pred else (false_fn, f_idx)
+        note_ran(idx)
         state = [generator().bit_generator.state] if record else []
         if not replay:
             return fn(*xs), state
@@ -83,6 +86,7 @@ def _build_while(op, compiler):
     a = op.attrs
     params = op.input("Params")
     n = len(a["carry_in"])
+    idx = a["sub_block"].idx
     save = "StepScopes" in op.outputs
     if not save and enabled("compiled_loops"):  # no per-step record needed: the loop runs in generated code
         loop = compiler.compile(a["sub_block"], list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
@@ -91,6 +95,8 @@ def _build_while(op, compiler):
         def run_loop(pred, xs, ps):
             if pred.size != 1:
                 _check_pred(pred, "while_loop")
+            if pred:
+                note_ran(idx)
             return list(loop(pred, *xs, *ps)), []
         return run_loop
     body = compiler.compile(a["sub_block"], list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
@@ -102,6 +108,8 @@ def _build_while(op, compiler):
         xs = tuple(xs)
         if pred.size != 1:
             _check_pred(pred, "while_loop")
+        if pred:
+            note_ran(idx)
         steps = [] if save else None
         while pred:
             if save:

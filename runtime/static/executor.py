@@ -11,7 +11,7 @@ from ..dtypes import convert_dtype
 from ..framework import Program, Variable, default_main_program
 from ..tensor import Tensor
 from . import passes
-from .codegen import BlockCompiler, UndefinedVariableError, annotate
+from .codegen import BlockCompiler, UndefinedVariableError
 from .passes.features import KEY as FEATURE_KEY
 from .scope import global_scope
 
@@ -68,7 +68,7 @@ class _Plan:
         self.specs = specs
         self.compiler = BlockCompiler(program, scope)
         try:
-            self.fn = self.compiler.compile(block, feed_names, fetch_names)
+            self.fn = self.compiler.compile(block, feed_names, fetch_names, catch=True)
         except UndefinedVariableError as e:
             data = [n for n in e.names if block.has_var(n) and block.var(n).is_data]
             if data:
@@ -85,10 +85,7 @@ class _Plan:
             if type(v) is not np.ndarray or v.dtype != dt or (v.shape != shape if exact else not _shape_ok(v.shape, shape)):
                 v = check_feed(n, v, dt, shape)
             args.append(v)
-        try:
-            return self.fn(*args)
-        except Exception as e:
-            raise annotate(e) from None
+        return self.fn(*args)  # the plan annotates its own errors
 
 
 class Executor:
@@ -151,14 +148,7 @@ def compile_block(block, input_names, output_names, op_range=None, scope=None):
     """
     program = block.program
     compiler = BlockCompiler(program, global_scope() if scope is None else scope)
-    fn = compiler.compile(block, input_names, output_names, op_range)
-
-    def run(*arrays):
-        try:
-            return fn(*arrays)
-        except Exception as e:
-            raise annotate(e) from None
-
-    run.source = fn.source
+    # the generated function itself, annotating its own errors: no wrapper call per run
+    run = compiler.compile(block, input_names, output_names, op_range, catch=True)
     run.input_names, run.output_names = list(input_names), list(output_names)
     return run

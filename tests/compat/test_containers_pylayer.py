@@ -108,9 +108,6 @@ def train_step(net, opt, x, y):
     return loss
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError, reason="a whole training step under to_static (loss.backward(), "
-                   "opt.step() inside the converted function): AttributeError: 'Variable' object has "
-                   "no attribute 'backward'; convert the forward and keep the step eager")
 def test_a_whole_training_step_converted():
     rt.seed(1)
     a, b = StepNet(), StepNet()

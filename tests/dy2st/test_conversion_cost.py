@@ -22,9 +22,9 @@ def test_one_print_per_conversion_and_passes_on_demand(monkeypatch):
     calls = []
     real = codegen._print
 
-    def counting(node, verify):
+    def counting(node, verify, **options):
         calls.append(verify)
-        return real(node, verify)
+        return real(node, verify, **options)
 
     monkeypatch.setattr(codegen, "_print", counting)
     converted = transform_function(branchy)

@@ -1,10 +1,10 @@
 """Unsupported constructs raise a dy2st error naming the construct and the user's file/line."""
-import inspect
 
 import pytest
 
 from dy2st.pyct.errors import Dy2StError, Dy2StSyntaxError
 from dy2st.conversion.transform import transform_function
+from error_helpers import line_of
 
 COUNTER = 0
 
@@ -24,20 +24,12 @@ def reads_global(x):
     return COUNTER + x
 
 
-def _line_of(fn, text):
-    lines, start = inspect.getsourcelines(fn)
-    for offset, line in enumerate(lines):
-        if text in line:
-            return start + offset
-    raise AssertionError(text)
-
-
 def test_yield_is_rejected_with_line():
     with pytest.raises(Dy2StSyntaxError) as info:
         transform_function(gen)
     err = info.value
     assert isinstance(err, Dy2StError) and isinstance(err, SyntaxError)
-    assert err.lineno == _line_of(gen, "yield i")
+    assert err.lineno == line_of(gen, "yield i")
     assert err.filename == __file__
     assert "yield" in str(err) and "yield i" in str(err)
 
@@ -45,7 +37,7 @@ def test_yield_is_rejected_with_line():
 def test_global_rebinding_is_rejected_with_line():
     with pytest.raises(Dy2StSyntaxError) as info:
         transform_function(rebinds_global)
-    assert info.value.lineno == _line_of(rebinds_global, "global COUNTER")
+    assert info.value.lineno == line_of(rebinds_global, "global COUNTER")
     assert "global COUNTER" in str(info.value)
 
 
@@ -91,5 +83,5 @@ def test_runtime_errors_point_at_user_lines():
     origin = converted.origin_of(tb.tb_lineno)
     assert tb.tb_frame.f_code.co_filename == converted.filename
     assert origin.filename == __file__
-    assert origin.lineno == _line_of(divide, "s += 1 / (i - 2)")
+    assert origin.lineno == line_of(divide, "s += 1 / (i - 2)")
     assert origin.source_line.strip() == "s += 1 / (i - 2)"

@@ -14,18 +14,15 @@ if not all(hasattr(rt.static, a) for a in ("Program", "program_guard", "data", "
     pytest.skip("runtime.static control flow is not available yet", allow_module_level=True)
 
 from dy2st.conversion.transform import transform_function  # noqa: E402
+from static_helpers import building
 
 
 def build(fn, specs):
     converted = transform_function(fn).fn
     main = rt.static.Program()
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main):
-            inputs = [rt.static.data(f"x{i}", shape, dtype) for i, (shape, dtype) in enumerate(specs)]
-            out = converted(*inputs)
-    finally:
-        rt.disable_static()
+    with building(main):
+        inputs = [rt.static.data(f"x{i}", shape, dtype) for i, (shape, dtype) in enumerate(specs)]
+        out = converted(*inputs)
     return main, out
 
 
@@ -146,12 +143,8 @@ def test_python_condition_stays_python():
 
     converted = transform_function(f).fn
     main = rt.static.Program()
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main):
-            out = converted(rt.static.data("x0", [2], "float32"), True)
-    finally:
-        rt.disable_static()
+    with building(main):
+        out = converted(rt.static.data("x0", [2], "float32"), True)
     assert "cond" not in op_types(main)
     np.testing.assert_allclose(run(main, out, f32(1, 2))[0], f32(2, 3))
 

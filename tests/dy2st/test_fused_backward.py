@@ -17,16 +17,7 @@ import runtime.nn.functional as F
 from dy2st.execution import fused_backward
 from runtime import nn
 from runtime.tensor import BACKWARD_FAST_PATHS
-
-
-class Net(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(6, 16)
-        self.fc2 = nn.Linear(16, 4)
-
-    def forward(self, x):
-        return self.fc2(F.relu(self.fc1(x)))
+from step_helpers import MLP, assert_same_steps, batches, make_optimizer, step_trajectory
 
 
 class Gated(nn.Layer):
@@ -82,52 +73,15 @@ def _copies(cls, seed=3):
     return eager, dy2st.to_static(a), dy2st.to_static(b)
 
 
-def _batches(n=4, sign=None):
-    rng = np.random.RandomState(0)
-    for i in range(n):
-        x = rng.randn(8, 6).astype("float32")
-        if sign is not None:
-            x = np.abs(x) * (1 if sign[i] else -1)
-        yield rt.to_tensor(x), rt.to_tensor(rng.randint(0, 4, size=(8,)))
+# Each configuration as (optimizer kind, weight decay, gradient clipping).
+CONFIGS = {"sgd": ("sgd", False, False), "sgd_decay_clip": ("sgd", True, True), "momentum": ("momentum", True, False),
+           "adam": ("adam", False, True), "adamw": ("adamw", True, False), "scheduled": ("scheduled", False, False)}
 
 
-def _optimizer(kind, params):
-    clip = rt.optimizer.ClipGradByGlobalNorm(0.05)
-    return {
-        "sgd": lambda: rt.optimizer.SGD(0.1, parameters=params),
-        "sgd_decay_clip": lambda: rt.optimizer.SGD(0.1, parameters=params, weight_decay=0.01, grad_clip=clip),
-        "momentum": lambda: rt.optimizer.Momentum(0.1, momentum=0.9, parameters=params, weight_decay=0.01),
-        "adam": lambda: rt.optimizer.Adam(0.01, parameters=params, grad_clip=clip),
-        "adamw": lambda: rt.optimizer.AdamW(0.01, parameters=params, weight_decay=0.05),
-        "scheduled": lambda: rt.optimizer.Momentum(rt.optimizer.lr.StepDecay(0.1, step_size=2, gamma=0.5),
-                                                   momentum=0.5, parameters=params),
-    }[kind]()
-
-
-def _train(model, kind, loss_fn, batches, set_to_zero=True):
-    opt = _optimizer(kind, model.parameters())
-    seen = []
-    for x, y in batches:
-        loss = loss_fn(model(x), y)
-        loss.backward()
-        grads = [None if p.grad is None else p.grad.numpy().copy() for p in model.parameters()]
-        opt.step()
-        opt.clear_grad(set_to_zero=set_to_zero)
-        if isinstance(opt._learning_rate, rt.optimizer.lr.LRScheduler):
-            opt._learning_rate.step()
-        seen.append((loss.numpy().copy(), grads, [p.numpy().copy() for p in model.parameters()]))
-    return seen
-
-
-def _assert_same(want, got):
-    for step, (a, b) in enumerate(zip(want, got)):
-        np.testing.assert_array_equal(b[0], a[0], err_msg=f"loss at step {step}")
-        for ga, gb in zip(a[1], b[1]):
-            assert (ga is None) == (gb is None), f"gradient presence at step {step}"
-            if ga is not None:
-                np.testing.assert_array_equal(gb, ga, err_msg=f"gradient at step {step}")
-        for pa, pb in zip(a[2], b[2]):
-            np.testing.assert_array_equal(pb, pa, err_msg=f"parameters after step {step}")
+def _train(model, config, loss_fn, data, set_to_zero=True):
+    kind, decay, clip = CONFIGS[config]
+    opt, sched = make_optimizer(kind, model.parameters(), decay, clip)
+    return step_trajectory(model, opt, data, loss_fn, sched, set_to_zero)
 
 
 def _ce(out, y):
@@ -140,27 +94,27 @@ def _mse(out, y):
 
 @pytest.mark.parametrize("kind", ["sgd", "sgd_decay_clip", "momentum", "adam", "adamw", "scheduled"])
 def test_training_is_bitwise_eager_and_takes_the_fast_path(kind):
-    eager, fast, walk = _copies(Net)
-    want = _train(eager, kind, _ce, _batches())
+    eager, fast, walk = _copies(MLP)
+    want = _train(eager, kind, _ce, batches())
     with _counting() as seen:
-        got = _train(fast, kind, _ce, _batches())
+        got = _train(fast, kind, _ce, batches())
     assert seen["fast"] == 4
     with _walk_only():
-        walked = _train(walk, kind, _ce, _batches())
-    _assert_same(want, got)
-    _assert_same(walked, got)
+        walked = _train(walk, kind, _ce, batches())
+    assert_same_steps(want, got)
+    assert_same_steps(walked, got)
 
 
 def test_mse_loss_root_and_loss_inside_the_function():
-    eager, fast, _ = _copies(Net)
+    eager, fast, _ = _copies(MLP)
     with _counting() as seen:
-        _assert_same(_train(eager, "adam", _mse, _batches()), _train(fast, "adam", _mse, _batches()))
+        assert_same_steps(_train(eager, "adam", _mse, batches()), _train(fast, "adam", _mse, batches()))
     assert seen["fast"] == 4
 
     class WithLoss(nn.Layer):
         def __init__(self):
             super().__init__()
-            self.net = Net()
+            self.net = MLP()
 
         def forward(self, x, y):
             return F.cross_entropy(self.net(x), y)
@@ -171,7 +125,7 @@ def test_mse_loss_root_and_loss_inside_the_function():
     s.set_state_dict(e.state_dict())
     s = dy2st.to_static(s)
     for model in (e, s):
-        x, y = next(_batches(1))
+        x, y = next(batches(1))
         model(x, y).backward()
     with _counting() as seen:
         s(x, y).backward()
@@ -185,27 +139,27 @@ def test_a_parameter_without_gradient_in_a_step():
     # the first two batches take the branch (fc2 used), the last two do not (fc2.grad stays None)
     eager, fast, walk = _copies(Gated, seed=7)
     signs = [True, True, False, False]
-    want = _train(eager, "momentum", _ce, _batches(sign=signs))
-    got = _train(fast, "momentum", _ce, _batches(sign=signs))
+    want = _train(eager, "momentum", _ce, batches(sign=signs))
+    got = _train(fast, "momentum", _ce, batches(sign=signs))
     assert got[-1][1][2] is None and got[0][1][2] is not None
-    _assert_same(want, got)
+    assert_same_steps(want, got)
 
 
 def test_grads_accumulate_without_clear_grad_and_with_set_to_zero_false():
-    eager, fast, _ = _copies(Net)
-    x, y = next(_batches(1))
+    eager, fast, _ = _copies(MLP)
+    x, y = next(batches(1))
     for model in (eager, fast):
         for _ in range(3):
             _ce(model(x), y).backward()
     for pe, pf in zip(eager.parameters(), fast.parameters()):
         np.testing.assert_array_equal(pf.grad.numpy(), pe.grad.numpy())
-    _assert_same(_train(eager, "sgd", _ce, _batches(), set_to_zero=False),
-                 _train(fast, "sgd", _ce, _batches(), set_to_zero=False))
+    assert_same_steps(_train(eager, "sgd", _ce, batches(), set_to_zero=False),
+                 _train(fast, "sgd", _ce, batches(), set_to_zero=False))
 
 
 def test_an_explicit_grad_tensor_is_the_seed():
-    eager, fast, _ = _copies(Net)
-    x, y = next(_batches(1))
+    eager, fast, _ = _copies(MLP)
+    x, y = next(batches(1))
     for model in (eager, fast):
         F.cross_entropy(model(x), y, reduction="none").backward(rt.to_tensor(np.linspace(0, 1, 8, dtype="float32")))
     for pe, pf in zip(eager.parameters(), fast.parameters()):
@@ -213,8 +167,8 @@ def test_an_explicit_grad_tensor_is_the_seed():
 
 
 def test_graphs_it_does_not_know_are_declined_and_right():
-    eager, fast, _ = _copies(Net)
-    x, y = next(_batches(1))
+    eager, fast, _ = _copies(MLP)
+    x, y = next(batches(1))
 
     def two_uses(model):
         out = model(x)

@@ -24,20 +24,12 @@ RUNTIME_PRIVATE = {"_value", "_wrap", "_node", "_sub_layers", "_parameters", "_b
 RUNTIME_INTERNAL = {"Node"}
 # Reach-ins still present, each waiting for its file to switch to the seam named here.
 KNOWN = {
-    # Tensor._wrap/Node -> rt.autograd.record_op(values, inputs, backward, differentiable);
-    # t._value -> t.numpy(); Tensor._wrap(g) -> Tensor.from_numpy(g).
-    "dy2st/execution/partial_program.py": {"_value", "_wrap", "Node"},
     # The cache-hit guards read a layer's attribute dict directly (generated, straight-line
     # checks that must stay cheap); a public seam would be a Layer method giving the identity
     # tuple (sublayers, parameters, buffers, hooks) they compare.
     "dy2st/frontend/guards.py": {"_parameters", "_sub_layers", "_buffers", "_forward_pre_hooks", "_forward_post_hooks"},
     "dy2st/frontend/guard_check.py": {"_parameters", "_sub_layers", "_buffers", "_forward_pre_hooks",
                              "_forward_post_hooks"},
-    # The loss-rooted backward fast path replays the tape's own accumulation and cross-entropy
-    # gradient kernel without a tape walk; its seam would be a public "backward of a known graph".
-    "dy2st/execution/fused_backward.py": {"_accumulate", "_ce_grad_kernel", "_node", "_node_grads", "_value", "_wrap"},
-    # t._value -> t.numpy(); layer._sub_layers -> layer.named_children().
-    "dy2st/deploy/translated_layer.py": {"_sub_layers", "_value"},
 }
 
 

@@ -8,6 +8,7 @@ import pytest
 import dy2st
 import runtime as rt
 from dy2st import InputSpec
+from error_helpers import notes
 
 _rng = np.random.default_rng(3)
 SPEC = [InputSpec([None, 3, 4], "float32", "x")]
@@ -129,6 +130,6 @@ def test_a_float_dim_is_an_error_at_the_users_line():
     sf = dy2st.to_static(bad, input_spec=SPEC)
     with pytest.raises(TypeError) as e:
         sf(rt.ones([2, 3, 4]))
-    msg = str(e.value)
+    msg, note = str(e.value), notes(e.value)
     assert "zeros: shape[0] must be an int or a 1-element int Tensor, got a float32 Tensor" in msg
-    assert "test_runtime_dims.py" in msg and "h = rt.zeros([x.shape[0] * 1.5, 3])" in msg
+    assert "test_runtime_dims.py" in note and "h = rt.zeros([x.shape[0] * 1.5, 3])" in note

@@ -12,70 +12,25 @@ import pytest
 import dy2st
 import runtime as rt
 import runtime.nn.functional as F
-from runtime import nn
-from runtime.optimizer import lr as lr_sched
-
-
-class Net(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(6, 16)
-        self.fc2 = nn.Linear(16, 4)
-
-    def forward(self, x):
-        return self.fc2(F.relu(self.fc1(x)))
-
-
-def _optimizer(kind, params, decay, clip):
-    clip = rt.optimizer.ClipGradByGlobalNorm(0.05) if clip else None
-    if kind == "sgd":
-        return rt.optimizer.SGD(0.1, parameters=params, weight_decay=0.01 if decay else None, grad_clip=clip)
-    if kind == "momentum":
-        return rt.optimizer.Momentum(0.1, momentum=0.9, parameters=params, weight_decay=0.01 if decay else None,
-                                     grad_clip=clip)
-    if kind == "adam":
-        return rt.optimizer.Adam(0.01, parameters=params, weight_decay=0.01 if decay else None, grad_clip=clip)
-    if kind == "adamw":
-        return rt.optimizer.AdamW(0.01, parameters=params, weight_decay=0.05 if decay else 0.0, grad_clip=clip)
-    sched = lr_sched.StepDecay(0.1, step_size=2, gamma=0.5)
-    return rt.optimizer.Momentum(sched, momentum=0.5, parameters=params, grad_clip=clip), sched
+from step_helpers import MLP, OPTIMIZERS, assert_same_steps, batches, make_optimizer, step_trajectory
 
 
 def _trajectory(model, kind, decay, clip, steps=5):
-    opt = _optimizer(kind, model.parameters(), decay, clip)
-    sched = None
-    if isinstance(opt, tuple):
-        opt, sched = opt
-    rng = np.random.RandomState(0)
-    seen = []
-    for _ in range(steps):
-        x = rt.to_tensor(rng.randn(8, 6).astype("float32"))
-        y = rt.to_tensor(rng.randint(0, 4, size=(8,)))
-        loss = F.cross_entropy(model(x), y)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        if sched is not None:
-            sched.step()
-        assert all(p.grad is None or not np.any(p.grad.numpy()) for p in model.parameters())
-        seen.append((float(loss), [p.numpy().copy() for p in model.parameters()]))
-    return seen, opt.state_dict()
+    opt, sched = make_optimizer(kind, model.parameters(), decay, clip)
+    return step_trajectory(model, opt, batches(steps), sched=sched), opt.state_dict()
 
 
-@pytest.mark.parametrize("kind", ["sgd", "momentum", "adam", "adamw", "scheduled"])
+@pytest.mark.parametrize("kind", OPTIMIZERS)
 @pytest.mark.parametrize("decay,clip", [(False, False), (True, False), (False, True), (True, True)])
 def test_static_training_matches_eager(kind, decay, clip):
     rt.seed(1)
-    eager = Net()
-    static = Net()
+    eager = MLP()
+    static = MLP()
     static.set_state_dict(eager.state_dict())
     static = dy2st.to_static(static)
     want, want_state = _trajectory(eager, kind, decay, clip)
     got, got_state = _trajectory(static, kind, decay, clip)
-    for step, ((lw, pw), (lg, pg)) in enumerate(zip(want, got)):
-        np.testing.assert_allclose(lg, lw, rtol=1e-6, err_msg=f"loss at step {step}")
-        for a, b in zip(pg, pw):
-            np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7, err_msg=f"parameters after step {step}")
+    assert_same_steps(want, got, rtol=1e-6, atol=1e-7)
     rename = {p.name: q.name for p, q in zip(eager.parameters(), static.parameters())}
 
     def static_key(key):
@@ -94,8 +49,8 @@ def test_static_training_matches_eager(kind, decay, clip):
 
 def test_input_gradient_when_asked():
     rt.seed(2)
-    eager = Net()
-    static = Net()
+    eager = MLP()
+    static = MLP()
     static.set_state_dict(eager.state_dict())
     static = dy2st.to_static(static)
     xa = np.random.RandomState(3).randn(5, 6).astype("float32")
@@ -138,18 +93,17 @@ def test_cross_entropy_fast_path_matches_general_path():
         np.testing.assert_allclose(x.grad.numpy(), p * scale, rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("kind", ["sgd", "momentum", "adam", "adamw", "scheduled"])
+@pytest.mark.parametrize("kind", OPTIMIZERS)
 @pytest.mark.parametrize("decay,clip", [(False, False), (True, True)])
 def test_fused_update_is_the_per_parameter_update(kind, decay, clip):
     """One update over a flat buffer equals the per-parameter loop bit for bit, across a
     set_state_dict (arrays replaced: the buffer is rebuilt) and a step where a gradient is missing."""
     rt.seed(3)
-    models = [Net(), Net()]
+    models = [MLP(), MLP()]
     models[1].set_state_dict(models[0].state_dict())
     opts = []
     for m in models:
-        opt = _optimizer(kind, m.parameters(), decay, clip)
-        opts.append(opt[0] if isinstance(opt, tuple) else opt)
+        opts.append(make_optimizer(kind, m.parameters(), decay, clip)[0])
     opts[1]._flat = {0: None}  # never fused: the per-parameter loop
     rng = np.random.RandomState(5)
     for step in range(6):

@@ -5,6 +5,8 @@ Each model is built twice from one seed; the very same `fit` function trains the
 copy and the converted copy; per-step losses must agree to 1e-5, and the converted
 model must really have run a Program with its control flow as graph ops.
 """
+import functools
+
 import numpy as np
 import pytest
 
@@ -12,6 +14,7 @@ import dy2st
 import runtime as rt
 import runtime.nn.functional as F
 from runtime import nn
+from step_helpers import MLP
 
 
 def op_types(program):
@@ -70,16 +73,6 @@ def classification_batches(n_batches, batch, dim, classes, seed=0):
         x = centers[y] + rng.standard_normal((batch, dim)).astype("float32") * 0.5
         out.append((x.astype("float32"), y.astype("int64")))
     return out
-
-
-class MLP(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.fc1 = nn.Linear(8, 16)
-        self.fc2 = nn.Linear(16, 3)
-
-    def forward(self, x):
-        return self.fc2(F.relu(self.fc1(x)))
 
 
 class IfNet(nn.Layer):
@@ -148,7 +141,7 @@ class SmallCNN(nn.Layer):
 
 @pytest.mark.parametrize("opt_name, lr", [("sgd", 0.1), ("adam", 0.01)])
 def test_mlp_losses_match_eager(opt_name, lr):
-    compare(MLP, classification_batches(6, 16, 8, 3), opt_name, lr, F.cross_entropy)
+    compare(functools.partial(MLP, 8, 16, 3), classification_batches(6, 16, 8, 3), opt_name, lr, F.cross_entropy)
 
 
 @pytest.mark.parametrize("opt_name, lr", [("sgd", 0.1), ("adam", 0.01)])

@@ -12,23 +12,15 @@ import pytest
 
 import dy2st
 import runtime as rt
+from error_helpers import line_of, notes
 
 HERE = os.path.basename(__file__)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def line_of(fn, text):
-    """The absolute line number of the first line of fn's source containing text."""
-    import inspect
-    lines, first = inspect.getsourcelines(fn)
-    for i, line in enumerate(lines):
-        if text in line:
-            return first + i
-    raise AssertionError(text)
-
-
 def assert_points_at(exc, fn, text):
-    msg = str(exc)
+    msg = notes(exc)
+    assert "In user code" not in str(exc), str(exc)  # the place is a note, the message stays the error's own
     line = line_of(fn, text)
     assert HERE in msg, msg
     assert f"line {line}" in msg, msg
@@ -55,7 +47,7 @@ def test_shape_mismatch_inside_if_branch_points_at_the_inner_line():
         sf(f32(2, 3), f32(4, 2))
     assert "matmul" in str(info.value)
     assert_points_at(info.value, shape_in_branch, "h = h @ w")
-    assert "while building the Program" in str(info.value)
+    assert "while building the Program" in notes(info.value)
 
 
 def test_error_inside_branch_is_not_reported_as_branch_disagreement():
@@ -153,7 +145,7 @@ def test_assert_op_failing_at_run_time():
         sf(f32(2, 2, v=-1.0))  # same Program, fails at run time
     assert len(sf.program_cache) == 1
     assert "mean must be positive" in str(info.value)
-    assert "while running the Program" in str(info.value)
+    assert "while running the Program" in notes(info.value)
     assert_points_at(info.value, asserting, 'assert x.mean() > 0, "mean must be positive"')
     assert "assert" in [op.type for op in sf.concrete_program.main_program.global_block().ops]
 

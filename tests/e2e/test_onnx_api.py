@@ -1,7 +1,6 @@
 """``dy2st.onnx.export`` (Paddle 2.x's ``paddle.onnx.export``): the ported example models at opsets 11
 and 17 in onnxruntime against eager at two batch sizes, the path/opset/keyword contract, and
 ``import dy2st`` not importing onnx."""
-import importlib
 import os
 import subprocess
 import sys
@@ -14,16 +13,6 @@ import runtime as rt
 from dy2st import InputSpec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-EXAMPLES = os.path.join(ROOT, "examples")
-
-
-@pytest.fixture(scope="module")
-def examples():
-    sys.path.insert(0, EXAMPLES)
-    try:
-        yield {name: importlib.import_module(name) for name in ("cnn_port", "rnn_port", "bert_port")}
-    finally:
-        sys.path.remove(EXAMPLES)
 
 
 def _session(path):

@@ -2,9 +2,6 @@
 ``@to_static`` with losses equal to eager, saves with ``InputSpec([None, ...])``, loads in a fresh
 process and matches eager at two input sizes (the checks live in ``examples/port_check.py``);
 the RNN and BERT also export to ONNX and match in onnxruntime at two input sizes."""
-import importlib
-import os
-import sys
 
 import numpy as np
 import pytest
@@ -13,16 +10,6 @@ import dy2st
 import runtime as rt
 from runtime.static.formats.io import read_inference_model
 
-EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "examples")
-
-
-@pytest.fixture(scope="module")
-def examples():
-    sys.path.insert(0, EXAMPLES)
-    try:
-        yield {name: importlib.import_module(name) for name in ("cnn_port", "rnn_port", "bert_port")}
-    finally:
-        sys.path.remove(EXAMPLES)
 
 
 def _reads_run_time_dims(op):

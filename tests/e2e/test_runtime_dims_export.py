@@ -8,6 +8,7 @@ import pytest
 import dy2st
 import runtime as rt
 from dy2st import InputSpec
+from static_helpers import building
 
 _rng = np.random.default_rng(11)
 SPEC = [InputSpec([None, 3, 4], "float32", "x")]
@@ -69,15 +70,11 @@ def test_onnx_slices_with_tensor_bounds_and_steps(tmp_path):
     from runtime.static.onnx.export import export_onnx
 
     main = rt.static.Program()
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main, rt.static.Program()):
-            x = rt.static.data("x", [-1, 6], "float32")
-            k = rt.static.data("k", [], "int64")
-            b = rt.shape(x)[0]
-            outs = [x[::k], x[:, ::-k], x[b - 1:0:-1, k:], x[-b:, :k], x[..., 1:k + 2:k]]
-    finally:
-        rt.disable_static()
+    with building(main):
+        x = rt.static.data("x", [-1, 6], "float32")
+        k = rt.static.data("k", [], "int64")
+        b = rt.shape(x)[0]
+        outs = [x[::k], x[:, ::-k], x[b - 1:0:-1, k:], x[-b:, :k], x[..., 1:k + 2:k]]
     path = str(tmp_path / "slices.onnx")
     export_onnx(main, ["x", "k"], [o.name for o in outs], path=path)
     sess = ort.InferenceSession(path, providers=["CPUExecutionProvider"])

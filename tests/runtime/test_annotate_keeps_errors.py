@@ -14,11 +14,12 @@ def _op():
     return prog.global_block().ops[-1]
 
 
-def test_plain_message_is_extended_in_place():
+def test_plain_message_gets_a_note():
     op, exc = _op(), ValueError("bad value")
     assert annotate(exc, op) is exc and exc.op is op
-    assert str(exc).startswith("bad value\n[while running op") and not getattr(exc, "__notes__", None)
-    assert annotate(exc, op) is exc and str(exc).count("[while running") == 1  # once only
+    assert str(exc) == "bad value" and exc.args == ("bad value",)
+    assert len(exc.__notes__) == 1 and exc.__notes__[0].startswith("[while running op")
+    assert annotate(exc, op) is exc and len(exc.__notes__) == 1  # once only
 
 
 def test_key_and_os_errors_keep_their_args_and_get_a_note():

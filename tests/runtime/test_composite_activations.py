@@ -5,6 +5,7 @@ import pytest
 import dy2st
 import runtime as rt
 from runtime.nn import functional as F
+from static_helpers import building
 
 LAYERS = [
     (rt.nn.Softplus(beta=2, threshold=5), lambda x: F.softplus(x, 2, 5)),
@@ -40,13 +41,9 @@ def test_converted_model_with_composite_activations_trains_like_eager():
 
 def test_fc_takes_a_composite_activation():
     main, startup = rt.static.Program(), rt.static.Program()
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main, startup):
-            x = rt.static.data("x", [None, 3], "float32")
-            out = rt.static.nn.fc(x, 2, activation="softplus")
-    finally:
-        rt.disable_static()
+    with building(main, startup):
+        x = rt.static.data("x", [None, 3], "float32")
+        out = rt.static.nn.fc(x, 2, activation="softplus")
     assert "softplus" not in {op.type for op in main.global_block().ops}  # made of registered ops
     exe = rt.static.Executor()
     exe.run(startup)

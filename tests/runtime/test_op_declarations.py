@@ -14,6 +14,7 @@ import runtime as rt
 from runtime import registry, tensor_methods
 from runtime.nn import functional as F
 from runtime.registry import all_composites, all_ops
+from static_helpers import building
 
 OPS = all_ops()
 
@@ -39,12 +40,8 @@ def test_no_onnx_ops_raise_their_reason():
     pytest.importorskip("onnx")
     from runtime.static.onnx.ops import OPS as TABLE
     main = rt.static.Program()
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main, rt.static.Program()):
-            rt.rand([2, 3])
-    finally:
-        rt.disable_static()
+    with building(main):
+        rt.rand([2, 3])
     op = main.global_block().ops[-1]
     with pytest.raises(NotImplementedError, match="uniform_random.*no ONNX mapping.*random"):
         TABLE[op.type](None, op)
@@ -109,7 +106,8 @@ def test_fc_activations_are_the_declared_ones():
 def test_flags():
     random_ops = sorted(t for t, d in OPS.items() if d.random)
     assert random_ops == ["dropout", "gaussian_random", "randint", "randperm", "uniform_random"]
-    assert sorted(t for t, d in OPS.items() if d.side_effect) == ["assert", "print"]
+    assert sorted(t for t, d in OPS.items() if d.side_effect) == ["accumulate_grads", "assert", "clear_grads",
+                                                                  "optimizer_step", "print", "train_update"]
     assert all(not d.pure for d in OPS.values() if d.random or d.side_effect)
 
 
@@ -123,13 +121,9 @@ def test_declared_codegen_forms_are_used():
     """``fast``: add of equal dtypes calls np.add itself; ``alias``: a cast to the same dtype is no call."""
     from runtime.dispatch import apply
     main = rt.static.Program()
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main, rt.static.Program()):
-            x = rt.static.data("x", [2, 3], "float32")
-            y = apply("cast", x, dtype="float32") + x
-    finally:
-        rt.disable_static()
+    with building(main):
+        x = rt.static.data("x", [2, 3], "float32")
+        y = apply("cast", x, dtype="float32") + x
     out, = rt.static.Executor().run(main, feed={"x": np.ones((2, 3), "float32")}, fetch_list=[y])
     np.testing.assert_array_equal(out, np.full((2, 3), 2.0, "float32"))
     plan = list(main._exec_plans.values())[0].fn

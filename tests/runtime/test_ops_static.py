@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from static_helpers import building
 
 _rng = np.random.default_rng(0)
 X = _rng.standard_normal((2, 3, 4)).astype(np.float32)
@@ -45,14 +46,10 @@ FUNCS = {
 
 def _run_static(fn):
     main, startup = rt.static.Program(), rt.static.Program()
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main, startup):
-            x = rt.static.data("x", [-1, 3, 4], "float32")
-            i = rt.static.data("i", [], "int64")
-            out = fn(x, i)
-    finally:
-        rt.disable_static()
+    with building(main, startup):
+        x = rt.static.data("x", [-1, 3, 4], "float32")
+        i = rt.static.data("i", [], "int64")
+        out = fn(x, i)
     got, = rt.static.Executor().run(main, feed={"x": X, "i": np.array(2, np.int64)}, fetch_list=[out])
     return out, got
 
@@ -98,14 +95,10 @@ def test_static_shapes_are_inferred_when_ops_are_appended():
 
 def test_static_random_ops_run_and_are_seeded():
     main = rt.static.Program()
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main):
-            r = rt.rand([3, 2])
-            n = rt.randn([4])
-            k = rt.randint(0, 3, [5])
-    finally:
-        rt.disable_static()
+    with building(main):
+        r = rt.rand([3, 2])
+        n = rt.randn([4])
+        k = rt.randint(0, 3, [5])
     exe = rt.static.Executor()
     rt.seed(5)
     a = exe.run(main, fetch_list=[r, n, k])

@@ -98,7 +98,8 @@ def test_corrupt_program_entry_is_a_clear_error(tmp_path):
     with np.load(path) as z:
         arrays = {k: z[k] for k in z.files}
     header = json.loads(arrays["__header__"].tobytes().decode())
-    header["root"]["items"][0][1]["v"]["blocks"] = []
+    assert header["version"] == 2 and header["tree"][0] == "dict"
+    header["leaves"][0]["v"]["blocks"] = []
     arrays["__header__"] = np.frombuffer(json.dumps(header).encode(), np.uint8)
     with open(path, "wb") as f:
         np.savez(f, **arrays)

@@ -96,3 +96,35 @@ def test_utils_under_to_static_match_eager():
         y = rt.to_tensor([3.0, s])
         np.testing.assert_allclose(sf(x, y).numpy(), f(x, y).numpy())
     assert len(sf.program_cache) == 1
+
+
+def test_const_key_insertion_order_walk_and_constants():
+    # const_key adds what == misses (0.0 == -0.0): the specs differ, and hash accordingly
+    a = pytree.flatten([0.0, rt.ones([1])], rt.Tensor, const_key=repr)[1]
+    b = pytree.flatten([-0.0, rt.ones([1])], rt.Tensor, const_key=repr)[1]
+    assert a != b and pytree.flatten([0.0], rt.Tensor)[1] == pytree.flatten([-0.0], rt.Tensor)[1]
+    again = pytree.flatten([0.0, rt.zeros([1])], rt.Tensor, const_key=repr)[1]
+    assert again == a and hash(again) == hash(a)
+    leaves, spec = pytree.flatten({"b": 1, "a": 2}, sort_keys=False)
+    assert leaves == [1, 2] and list(pytree.unflatten(spec, [3, 4]).items()) == [("b", 3), ("a", 4)]
+    tree = {"w": [rt.ones([1]), "s"], "k": (None, 3)}
+    _, spec = pytree.flatten(tree, rt.Tensor)
+    assert spec.constants() == [None, 3, "s"]
+    assert [p for p, node in spec.walk() if node.kind != "const"] == [(), ("k",), ("w",), ("w", 0)]
+
+
+def test_named_tuples_as_plain_tuples_in_json():
+    Pair = collections.namedtuple("Pair", "a b")
+    leaves, spec = pytree.flatten({"p": Pair(1, 2)})
+    with pytest.raises(ValueError, match="named tuple Pair"):
+        spec.to_json()
+    back = pytree.TreeSpec.from_json(json.loads(json.dumps(spec.to_json(plain_tuples=True))))
+    assert pytree.unflatten(back, leaves) == {"p": (1, 2)} and type(pytree.unflatten(back, leaves)["p"]) is tuple
+
+
+def test_dict_subclasses_come_back_as_their_class_or_a_dict():
+    ordered = collections.OrderedDict([("b", 1), ("a", 2)])
+    back = pytree.unflatten(pytree.flatten(ordered)[1], [1, 2])
+    assert type(back) is collections.OrderedDict and list(back.items()) == [("b", 2), ("a", 1)]
+    counts = collections.defaultdict(int, {"x": 3})
+    assert pytree.unflatten(pytree.flatten(counts)[1], [4]) == {"x": 4}

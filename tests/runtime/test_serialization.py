@@ -1,4 +1,5 @@
 """rt.save / rt.load: round trips, no pickle ever, clear errors on bad files, atomic writes."""
+import json
 import os
 import pickle
 import zipfile
@@ -135,3 +136,46 @@ def test_failed_save_leaves_previous_file_intact(tmp_path, monkeypatch):
     monkeypatch.undo()
     np.testing.assert_array_equal(rt.load(path)["v"], np.ones(3))
     assert os.listdir(tmp_path) == ["ckpt.pdparams"]  # no temp file left behind
+
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def test_a_version_1_file_still_loads():
+    # written by rt.save before the header described its containers as a pytree (version 1)
+    back = rt.load(os.path.join(DATA, "rt_save_v1.pdparams"))
+    assert list(back) == ["w", "list", "tup", 7]
+    w = back["w"]
+    assert w.name == "w_0" and not w.stop_gradient
+    np.testing.assert_array_equal(w.numpy(), np.arange(6, dtype="float32").reshape(2, 3))
+    ints, flt, nan, none, text, flag, scalar = back["list"]
+    assert (ints, flt, none, text, flag) == (1, 2.5, None, "s", True) and np.isnan(nan)
+    assert isinstance(scalar, np.float32) and scalar == 3.5
+    arr, empty_list, empty_dict = back["tup"]
+    assert isinstance(back["tup"], tuple) and empty_list == [] and empty_dict == {}
+    np.testing.assert_array_equal(arr, np.arange(3, dtype="int64"))
+    assert float(back[7]["nested"]) == 1.5
+
+
+def test_the_header_is_a_tree_description_and_leaf_entries(tmp_path):
+    path = str(tmp_path / "s.pdparams")
+    rt.save({"b": [rt.ones([2]), 3], "a": (None, {})}, path)
+    with np.load(path) as z:
+        header = json.loads(z["__header__"].tobytes().decode())
+    assert header["version"] == 2
+    assert header["tree"] == ["dict", [["b", ["list", [["leaf"], ["leaf"]]]], ["a", ["tuple", [["leaf"], ["dict", [], []]]]]],
+                              ["b", "a"]]
+    assert [e["t"] for e in header["leaves"]] == ["tensor", "value", "value"]
+    back = rt.load(path)
+    assert list(back) == ["b", "a"] and back["b"][1] == 3 and back["a"] == (None, {})
+
+
+def test_a_malformed_tree_description_is_a_serialization_error(tmp_path):
+    path = str(tmp_path / "bad.pdparams")
+    for tree, leaves in ((["dict", [[{"k": 1}, ["leaf"]]]], [{"t": "value", "v": 1}]),
+                         (["list", [["leaf"]]], []), (["set", []], []), (3, [])):
+        head = json.dumps({"format": "runtime.save", "version": 2, "tree": tree, "leaves": leaves})
+        with open(path, "wb") as f:
+            np.savez(f, __header__=np.frombuffer(head.encode(), np.uint8))
+        with pytest.raises(SerializationError, match=r"bad\.pdparams"):
+            rt.load(path)

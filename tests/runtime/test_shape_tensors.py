@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import runtime as rt
+from static_helpers import building
 
 _rng = np.random.default_rng(7)
 
@@ -42,13 +43,9 @@ IDIOMS = {
 
 def _build(fn, shape=(-1, 3, 4)):
     main = rt.static.Program()
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main, rt.static.Program()):
-            x = rt.static.data("x", list(shape), "float32")
-            out = fn(x, rt.shape(x)[0])
-    finally:
-        rt.disable_static()
+    with building(main):
+        x = rt.static.data("x", list(shape), "float32")
+        out = fn(x, rt.shape(x)[0])
     return main, out
 
 
@@ -106,15 +103,11 @@ def test_gradients_through_shape_tensor_ops():
         return (rt.tile(y[: b - 1], [1, 1, b]) ** 2).sum()
 
     main = rt.static.Program()
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main, rt.static.Program()):
-            x = rt.static.data("x", [-1, 3, 4], "float32")
-            x.stop_gradient = False
-            loss = f(x, rt.shape(x)[0])
-            gx, = rt.static.gradients(loss, [x])
-    finally:
-        rt.disable_static()
+    with building(main):
+        x = rt.static.data("x", [-1, 3, 4], "float32")
+        x.stop_gradient = False
+        loss = f(x, rt.shape(x)[0])
+        gx, = rt.static.gradients(loss, [x])
     exe = rt.static.Executor()
     for b in (2, 4):
         xv = _x(b)
@@ -178,15 +171,11 @@ def test_program_with_shape_tensors_round_trips_through_the_file_format():
 
 def test_static_variables_with_a_known_first_dim_unpack():
     main, out = _build(lambda x, b: rt.shape(x))
-    rt.enable_static()
-    try:
-        with rt.static.program_guard(main, rt.static.Program()):
-            b, n, m = out
-            assert [v.shape for v in (b, n, m)] == [[], [], []]
-            x = main.global_block().var("x")
-            with pytest.raises(TypeError, match="cannot iterate over static Variable 'x'"):
-                iter(x)
-    finally:
-        rt.disable_static()
+    with building(main):
+        b, n, m = out
+        assert [v.shape for v in (b, n, m)] == [[], [], []]
+        x = main.global_block().var("x")
+        with pytest.raises(TypeError, match="cannot iterate over static Variable 'x'"):
+            iter(x)
     got = rt.static.Executor().run(main, feed={"x": _x(5)}, fetch_list=[b, n, m])
     assert [int(v) for v in got] == [5, 3, 4]

@@ -6,6 +6,8 @@ their loop variables are not writes of the enclosing block.
 """
 import gast
 
+from dy2st.pyct.nodes import walk
+
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)
 _COMPREHENSIONS = (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
@@ -42,7 +44,7 @@ def _comprehension_reads(node):
     found = set()
     for gen in node.generators:
         found |= reads(gen.iter) - bound
-        bound |= {n.id for n in gast.walk(gen.target) if isinstance(n, gast.Name)}
+        bound |= {n.id for n in walk(gen.target) if isinstance(n, gast.Name)}
         for cond in gen.ifs:
             found |= reads(cond) - bound
     elts = [node.key, node.value] if isinstance(node, gast.DictComp) else [node.elt]
@@ -51,23 +53,54 @@ def _comprehension_reads(node):
     return found
 
 
+# Per node type: the fields a walk descends into (``ctx`` and ``type_comment`` never hold names).
+_FIELDS = {}
+
+
+def _fields(cls):
+    fields = _FIELDS.get(cls)
+    if fields is None:
+        fields = _FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "type_comment"))
+    return fields
+
+
+def _push_children(n, stack):
+    d = n.__dict__
+    for field in _FIELDS.get(type(n)) or _fields(type(n)):
+        value = d.get(field)
+        if type(value) is list:
+            stack.extend(value)
+        elif isinstance(value, _AST):
+            stack.append(value)
+
+
+_AST = gast.AST
+_LOAD, _STORE, _DEL = gast.Load, gast.Store, gast.Del
+
+
 def reads(node):
     """Names loaded anywhere in `node` (not descending into nested scopes' locals)."""
     found = set()
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, _SCOPES):
+        cls = type(n)
+        if cls is gast.Name:
+            if type(n.ctx) is _LOAD:
+                found.add(n.id)
+            if n.annotation is None:
+                continue
+        elif not isinstance(n, _AST):
+            continue  # None, str... in a list field
+        elif isinstance(n, _SCOPES):
             found |= free_reads(n)
             continue
-        if isinstance(n, _COMPREHENSIONS):
+        elif isinstance(n, _COMPREHENSIONS):
             found |= _comprehension_reads(n)
             continue
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-            found.add(n.id)
-        elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+        elif cls is gast.AugAssign and type(n.target) is gast.Name:
             found.add(n.target.id)
-        stack.extend(gast.iter_child_nodes(n))
+        _push_children(n, stack)
     return found
 
 
@@ -77,20 +110,26 @@ def writes(node):
     stack = [node]
     while stack:
         n = stack.pop()
-        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        cls = type(n)
+        if cls is gast.Name:
+            if type(n.ctx) in (_STORE, _DEL):
+                found.add(n.id)
+            if n.annotation is None:
+                continue
+        elif not isinstance(n, _AST):
+            continue
+        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
             found.add(n.name)
             continue
-        if isinstance(n, (gast.Lambda,) + _COMPREHENSIONS):
+        elif isinstance(n, (gast.Lambda,) + _COMPREHENSIONS):
             continue
-        if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
-            found.add(n.id)
         elif isinstance(n, (gast.Import, gast.ImportFrom)):
             found |= {(a.asname or a.name).split(".")[0] for a in n.names}
-        elif isinstance(n, gast.ExceptHandler) and n.name is not None:
+        elif cls is gast.ExceptHandler and n.name is not None:
             found.add(n.name.id if isinstance(n.name, gast.Name) else n.name)
-        elif isinstance(n, gast.NamedExpr):
+        elif cls is gast.NamedExpr:
             found.add(n.target.id)
-        stack.extend(gast.iter_child_nodes(n))
+        _push_children(n, stack)
     return found
 
 

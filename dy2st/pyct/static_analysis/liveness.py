@@ -14,70 +14,95 @@ from dy2st.pyct.static_analysis.activity import reads, writes
 _LOOP_LIMIT = 50
 
 
-def live_in(stmts, live_out=frozenset(), annotate=False):
+class _Memo:
+    """``reads``/``writes`` of each node, computed once per liveness run (the tree does not
+    change during one, and loops re-read their bodies until a fixed point)."""
+
+    def __init__(self):
+        self._reads, self._writes = {}, {}
+
+    def reads(self, node):
+        """``activity.reads(node)``, remembered."""
+        key = id(node)
+        found = self._reads.get(key)
+        if found is None:
+            found = self._reads[key] = frozenset(reads(node))
+        return found
+
+    def writes(self, node):
+        """``activity.writes(node)``, remembered."""
+        key = id(node)
+        found = self._writes.get(key)
+        if found is None:
+            found = self._writes[key] = frozenset(writes(node))
+        return found
+
+
+def live_in(stmts, live_out=frozenset(), annotate=False, memo=None):
     """Names live before `stmts`, given those live after them."""
+    memo = memo or _Memo()
     live = frozenset(live_out)
     for s in reversed(stmts):
-        live = _stmt(s, live, annotate)
+        live = _stmt(s, live, annotate, memo)
     return live
 
 
-def _stmt(s, out, annotate):
+def _stmt(s, out, annotate, m):
     if annotate:
         anno.setanno(s, anno.Static.LIVE_VARS_OUT, out)
     if isinstance(s, gast.If):
-        return frozenset(reads(s.test)) | live_in(s.body, out, annotate) | live_in(s.orelse, out, annotate)
+        return m.reads(s.test) | live_in(s.body, out, annotate, m) | live_in(s.orelse, out, annotate, m)
     if isinstance(s, gast.While):
-        else_in = live_in(s.orelse, out, annotate)
-        head = out | else_in | reads(s.test)
+        else_in = live_in(s.orelse, out, annotate, m)
+        head = out | else_in | m.reads(s.test)
         for _ in range(_LOOP_LIMIT):
-            new = frozenset(reads(s.test)) | live_in(s.body, head) | out | else_in
+            new = m.reads(s.test) | live_in(s.body, head, False, m) | out | else_in
             if new == head:
                 break
             head = new
-        live_in(s.body, head, annotate)
+        live_in(s.body, head, annotate, m)
         if annotate:
             anno.setanno(s, anno.Static.LIVE_VARS_IN, head)
         return head
     if isinstance(s, (gast.For, gast.AsyncFor)):
-        target = writes(s.target)
-        else_in = live_in(s.orelse, out, annotate)
+        target = m.writes(s.target)
+        else_in = live_in(s.orelse, out, annotate, m)
         # The break pass's extra test (an annotation, not yet code) is read at every iteration.
         extra = anno.getanno(s, anno.Basic.EXTRA_LOOP_TEST)
-        extra_reads = frozenset(reads(extra)) if extra is not None else frozenset()
+        extra_reads = m.reads(extra) if extra is not None else frozenset()
         head = out | else_in | extra_reads
         for _ in range(_LOOP_LIMIT):
-            new = (live_in(s.body, head) - target) | out | else_in | extra_reads
+            new = (live_in(s.body, head, False, m) - target) | out | else_in | extra_reads
             if new == head:
                 break
             head = new
-        live_in(s.body, head, annotate)
+        live_in(s.body, head, annotate, m)
         if annotate:
             anno.setanno(s, anno.Static.LIVE_VARS_IN, head)
-        return head | reads(s.iter)
+        return head | m.reads(s.iter)
     if isinstance(s, gast.Try):
-        final_in = live_in(s.finalbody, out, annotate)
+        final_in = live_in(s.finalbody, out, annotate, m)
         handlers_in = frozenset()
         for h in s.handlers:
-            handlers_in |= live_in(h.body, final_in, annotate)
+            handlers_in |= live_in(h.body, final_in, annotate, m)
             if h.type is not None:
-                handlers_in |= reads(h.type)
-        else_in = live_in(s.orelse, final_in, annotate)
+                handlers_in |= m.reads(h.type)
+        else_in = live_in(s.orelse, final_in, annotate, m)
         # Any statement of the body may raise, so whatever handlers need is live throughout.
-        body_in = live_in(s.body, else_in | handlers_in | final_in, annotate)
+        body_in = live_in(s.body, else_in | handlers_in | final_in, annotate, m)
         return body_in | handlers_in | final_in
     if isinstance(s, (gast.With, gast.AsyncWith)):
         bound = set()
         item_reads = set()
         for item in s.items:
-            item_reads |= reads(item.context_expr)
+            item_reads |= m.reads(item.context_expr)
             if item.optional_vars is not None:
-                bound |= writes(item.optional_vars)
-        return (live_in(s.body, out, annotate) - bound) | item_reads
+                bound |= m.writes(item.optional_vars)
+        return (live_in(s.body, out, annotate, m) - bound) | item_reads
     if isinstance(s, (gast.Return, gast.Raise)):
-        return frozenset(reads(s))
+        return m.reads(s)
     # Simple statements (and nested defs, which read their captured names).
-    return (out - writes(s)) | reads(s)
+    return (out - m.writes(s)) | m.reads(s)
 
 
 def annotate_liveness(fn_node):

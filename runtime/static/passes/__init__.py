@@ -5,13 +5,16 @@ a file or ONNX.  Between, passes in this package look at it or rewrite it:
 
 - analyses: ``defuse`` (what a block defines and reads from outside),
   ``liveness`` (which ops outputs need, what flows into a segment),
-  ``effects`` (persistable / side effect / must keep), ``fold`` (constants);
+  ``effects`` (persistable / side effect / must keep), ``fold`` (constants), ``reached``
+  (what a run's gradient reaches, given the branches and loop bodies it entered);
 - rewrites, each ``Program -> Program``: ``dce.eliminate_dead_code``,
   ``prune.prune`` (a new Program for given feeds and fetches);
 - executor features the compiler applies while it builds a plan, each switchable
   in ``features`` and tested on/off for identical results: ``kernels`` (direct
-  numpy, fast layer_norm/gelu/softmax), ``expressions`` (getitem, scalar ops),
-  ``inplace`` (buffer reuse), and compiled while loops (``codegen`` loop mode).
+  numpy, fast layer_norm/gelu/softmax, overwriting a dead input), ``expressions``
+  (getitem, reshape, scalar ops, scalar loop predicates), ``inplace`` (buffer reuse,
+  also with run-time dims), parameters read where used, and compiled while loops
+  (``codegen`` loop mode).
 
 ``PIPELINE`` lists, in order, the rewrites a traced Program gets before it is
 cached and shown to users; ``run_pipeline`` applies them.  Execution-time
@@ -25,6 +28,7 @@ from .features import FEATURES, enabled, feature_key, features
 from .fold import fold_constants
 from .liveness import analyze, last_uses, live_ops, segment_inputs
 from .prune import prune
+from .reached import reached
 
 # The traced Program's passes, in order.  Each entry: (name, pass(program, fetch_names) -> program, why here).
 PIPELINE = [

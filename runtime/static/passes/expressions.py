@@ -7,7 +7,7 @@ scalar arithmetic it does.  So, for a while body::
     v_getitem_0 = _k2_getitem(v_x, [v_i], spec=[['t', 0]])      ->  v_getitem_0 = v_x[(v_i,)]
     v_add_0 = _k0_add(v_i, _c0)                                  ->  v_add_0 = (v_i + _c0s)
     v_less_than_1 = _k6_less_than(v_add_0, _c1)                  ->  v_less_than_1 = (v_add_0 < _c1s)
-    v_r = _k4_reshape(v_t, shape=[1, 32, 64])                    ->  v_r = v_t.reshape((1, 32, 64))
+    v_r = _k4_reshape(v_t, None, shape=[-1, 32, 64])             ->  v_r = v_t.reshape((-1, 32, 64))
 
 The index is the tuple the kernel would build, and the operators on same-dtype
 rank-0 numpy values give the values and dtypes the ufuncs give.
@@ -61,7 +61,10 @@ def _shape_op(block, op, ref):
         return None
     if op.type == "reshape":
         shape = op.attrs.get("shape", [])
-        if shape and all(type(d) is int and d > 0 for d in shape):  # nothing for the kernel to resolve
+        # nothing for the kernel to resolve: positive dims and at most one -1, which numpy infers
+        # as the kernel does (0, "copy the input dim", and run-time ShapeTensor dims are the kernel's)
+        if (shape and not op.inputs.get("ShapeTensor") and all(type(d) is int and (d > 0 or d == -1) for d in shape)
+                and shape.count(-1) <= 1):
             return f"{ref(xs[0])}.reshape({tuple(shape)!r})"
         return None
     perm = op.attrs.get("perm", [])
@@ -86,3 +89,49 @@ def expression(block, op, ref, scalar_ref, g, prefix):
     if op.type in ("reshape", "transpose"):
         return _shape_op(block, op, ref)
     return None
+
+
+_COMPARE = ("less_than", "less_equal", "greater_than", "greater_equal", "equal", "not_equal")
+
+
+def loop_predicate(block, body, input_names, output_names, n_carries, consts):
+    """A compiled loop's predicate as a comparison of numpy scalars (feature ``scalar_predicates``).
+
+    ``i < n`` with ``n`` a [1] input costs a ufunc call a step; when the predicate is a
+    comparison of one-element values of one dtype that nothing but the loop reads, the
+    plan compares scalars instead: ``bool`` of the size-1 array the op makes is the
+    scalar comparison's value.  Returns ``(op, operands)`` or None; each operand is
+    ``(name, how)``: ``"value"`` (a rank-0 value, used as is), ``"hoist"`` (an outer
+    value or constant, unpacked to a scalar once before the loop).
+    """
+    if not enabled("scalar_predicates"):
+        return None
+    cond = output_names[-1]
+    if cond in output_names[:-1]:
+        return None
+    producer = None
+    for op in body:
+        if cond in op.input_arg_names:
+            return None  # the body reads it too: keep its array
+        if cond in op.output_arg_names:
+            producer = op
+    if producer is None or producer.type not in _COMPARE or producer.output_arg_names != [cond]:
+        return None
+    xs, ys = producer.inputs.get("X") or [], producer.inputs.get("Y") or []
+    if len(xs) != 1 or len(ys) != 1:
+        return None
+    x, y = block._find_var(xs[0]), block._find_var(ys[0])
+    if x is None or y is None or x.dtype != y.dtype or not str(x.dtype).startswith(("int", "float")):
+        return None
+    outer = set(input_names[n_carries:]) | set(consts)
+    operands = []
+    for n, v in ((xs[0], x), (ys[0], y)):
+        if any(d != 1 for d in v.shape):
+            return None
+        if n in outer:
+            operands.append((n, "hoist"))
+        elif not v.shape and n not in input_names[n_carries:]:
+            operands.append((n, "value"))
+        else:
+            return None
+    return producer, operands

@@ -24,6 +24,12 @@ FEATURES = {
     "shape_folding": True,
     # an elementwise op writes into a dead single-use temporary instead of a fresh array
     "inplace": True,
+    # a block without control-flow ops reads each parameter where it is used (no hoisted local)
+    "inline_params": True,
+    # a compiled loop's predicate on one-element values compares numpy scalars, not arrays
+    "scalar_predicates": True,
+    # pure ops of a compiled loop that read only values the loop never changes run once, before it
+    "hoist_invariants": True,
 }
 
 

@@ -7,8 +7,14 @@ For ``t = matmul(h, w); u = add(t, b); y = tanh(u)`` with ``t`` and ``u`` read o
 
 A value is reused only when writing it cannot be seen: it was made in this block
 by an op returning a fresh array (matmul, elementwise math, the activations), this
-op is its only reader and reads it once, it is not returned or persistable, and
-its static shape (fully known, rank >= 1) and dtype are the result's.
+op is its only reader and reads it once, it is not returned or persistable, its
+dtype is the result's, and its shape (rank >= 1) is provably the result's at run
+time: the other operand broadcasts into it without growing it, which the static
+shapes settle even with run-time dims (a bias [64] into [-1, 64]: each of the
+operand's dims is 1 or equals a known dim of the reused value).
+
+The plan then calls the ufunc as a statement and the result keeps the reused
+value's Python name (``codegen``): no new binding, no ``del`` of the old one.
 """
 import numpy as np
 
@@ -20,27 +26,32 @@ from .kernels import UFUNCS
 _UNARY = {"tanh": (np.tanh, ()), "exp": (np.exp, ()), "sqrt": (np.sqrt, ()), "abs": (np.abs, ()),
           "relu": (np.maximum, (0,))}  # the registry's relu is np.maximum(x, 0)
 _BINARY = {k: v for k, v in UFUNCS.items()}
-# ops whose output is a fresh array nothing else references
+# ops whose (first) output is a fresh array nothing else references
 _FRESH = frozenset(("matmul", "add", "subtract", "multiply", "divide", "tanh", "exp", "sqrt", "abs",
-                    "relu", "gelu", "softmax", "sigmoid"))
+                    "relu", "gelu", "softmax", "sigmoid", "layer_norm", "embedding"))
+# ops whose fast kernel (``kernels.select_kernel(donate=True)``) may overwrite X, of the result's shape
+DONORS = frozenset(("softmax", "layer_norm", "gelu"))
 
 
-def _static(v):
-    return v is not None and len(v.shape) > 0 and all(d >= 0 for d in v.shape)
+def _ranked(v):
+    return v is not None and len(v.shape) > 0
 
 
 def _fits(small, big):
-    """``small`` broadcasts into ``big`` without growing it (both fully known)."""
+    """An operand of shape ``small`` broadcasts into ``big`` without growing it, whatever
+    run-time sizes ``big``'s -1 dims take (``small`` must be fully known)."""
     if len(small) > len(big):
         return False
-    return all(s in (1, b) for s, b in zip(reversed(small), reversed(big)))
+    return all(s == 1 or (s == b and b >= 0) for s, b in zip(reversed(small), reversed(big)))
 
 
 def plan_inplace(block, ops, keep_alive, consts=()):
-    """{id(op): (ufunc, constant operands, name of the input it overwrites)} for ``ops`` of ``block``."""
+    """``(reuse, donors)`` for ``ops`` of ``block``: reuse is {id(op): (ufunc, constant operands
+    (0-d arrays), name of the input it overwrites)}; donors is {id(op)} of ``DONORS`` ops whose X is such a
+    dead temporary, which their fast kernel may overwrite."""
     if not enabled("inplace"):
-        return {}
-    readers, fresh, result = {}, set(), {}
+        return {}, set()
+    readers, fresh, result, donors = {}, set(), {}, set()
     for op in ops:
         for n in op.input_arg_names:
             readers[n] = readers.get(n, 0) + 1
@@ -49,9 +60,18 @@ def plan_inplace(block, ops, keep_alive, consts=()):
         choice = _choose(block, op, readers, fresh, keep_alive, consts)
         if choice is not None:
             result[id(op)] = choice
-        if op.type in _FRESH and len(outs) == 1:
-            fresh.update(outs)
-    return result
+        elif op.type in DONORS:
+            xs = op.inputs.get("X") or []
+            if len(xs) == 1 and _dead_temporary(block, xs[0], readers, fresh, keep_alive, consts):
+                donors.add(id(op))
+        if op.type in _FRESH and outs and (len(outs) == 1 or op.type == "layer_norm"):
+            fresh.add(outs[0])
+    return result, donors
+
+
+def _dead_temporary(block, n, readers, fresh, keep_alive, consts):
+    v = block._find_var(n)
+    return n in fresh and readers.get(n) == 1 and n not in keep_alive and n not in consts and _ranked(v)
 
 
 def _choose(block, op, readers, fresh, keep_alive, consts):
@@ -70,15 +90,17 @@ def _choose(block, op, readers, fresh, keep_alive, consts):
     else:
         return None
     out = block._find_var(op.output_arg_names[0]) if op.output_arg_names else None
-    if not _static(out) or not str(out.dtype).startswith("float"):
+    if not _ranked(out) or not str(out.dtype).startswith("float"):
         return None
     for k, n in enumerate(cands):
         v = block._find_var(n)
-        if (n in fresh and readers.get(n) == 1 and n not in keep_alive and n not in consts and _static(v)
-                and list(v.shape) == list(out.shape) and v.dtype == out.dtype):
+        if (_dead_temporary(block, n, readers, fresh, keep_alive, consts)
+                and len(v.shape) == len(out.shape) and v.dtype == out.dtype):
             if others:
                 o = block._find_var(others[k])
-                if o is None or not (len(o.shape) == 0 or (_static(o) and _fits(list(o.shape), list(out.shape)))):
+                if o is None or any(d < 0 for d in o.shape) or not _fits(list(o.shape), list(v.shape)):
                     continue
-            return ufunc, extra, n
+            # a constant operand as a 0-d array of the result's dtype: what numpy converts a Python
+            # scalar to on each call (NEP 50), converted once
+            return ufunc, tuple(np.asarray(c, np.dtype(str(out.dtype))) for c in extra), n
     return None

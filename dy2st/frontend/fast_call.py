@@ -1,0 +1,160 @@
+"""The cache-hit path of a ``StaticFunction``: one generated function per cached Program.
+
+A call whose arguments are all plain Tensors, given positionally, is served by a function
+written for the ConcreteProgram and the argument shapes/dtypes that selected it.  Every test
+the general path makes is still made, as straight-line code: the argument count, types, shapes
+and dtypes (the cache key), ``enable_to_static``/``not_to_static``/static mode/verbosity, the
+function's and the Layer's training modes, the Program's guards (the generated check of
+``guard_check.py``), then the run on the Program's backend, the Layer writes, the outputs that
+are the caller's own input Tensors, the output tags of ``output_spec`` and the output
+structure.  Any test that fails returns ``MISS`` and the caller takes the general path, which
+retraces when a guard no longer holds::
+
+    def call(args):
+        if len(args) != 1: return MISS
+        a0, = args
+        if type(a0) is not T: return MISS
+        v0 = a0.numpy()
+        if v0.shape != S0 or (v0.dtype is not D0 and v0.dtype != D0): return MISS
+        if not (C.enabled and C.verbosity < 2 and ...): return MISS
+        if not check(GO, GM): return MISS
+        PC._last = CP
+        try:
+            r = RUN(v0)
+            outs = [W(r[0])]
+        except Exception as exc:
+            RERAISE(exc)
+        NAME(CP, outs)
+        return outs[0]
+"""
+import weakref
+
+from runtime.static.train_step import is_train_step
+from runtime.tensor import Tensor, is_grad_enabled
+from runtime.trace_state import in_dynamic_mode
+
+from ..conversion.convert_call import NOT_TO_STATIC_ATTR
+from ..deploy.output_spec import name_outputs
+from . import config
+from .function_spec import unflatten
+
+MISS = object()  # "not served here": the caller takes the general path
+
+_FLOATS = ("float16", "float32", "float64")
+
+
+class _Writer:
+    """Collects the generated lines and the objects they read (as closure-free globals)."""
+
+    def __init__(self):
+        self.names = {}
+        self.lines = []
+
+    def ref(self, value, hint="K"):
+        """A global name the generated code reads ``value`` through."""
+        for name, held in self.names.items():
+            if held is value:
+                return name
+        name = f"{hint}{len(self.names)}"
+        self.names[name] = value
+        return name
+
+    def add(self, line, depth=1):
+        """Append one line at ``depth`` indentation levels."""
+        self.lines.append("    " * depth + line)
+
+
+def _skeleton_expr(w, skeleton):
+    """Python source rebuilding the output structure from ``outs`` (or a call of ``unflatten``)."""
+    kind = skeleton[0] if isinstance(skeleton, tuple) else None
+    if kind == "T":
+        return f"outs[{skeleton[1]}]"
+    if kind in ("list", "tuple"):
+        items = [_skeleton_expr(w, s) for s in skeleton[1]]
+        if kind == "list":
+            return "[" + ", ".join(items) + "]"
+        return "(" + "".join(f"{i}, " for i in items) + ")"
+    if kind == "dict":
+        return "{" + ", ".join(f"{w.ref(k)}: {_skeleton_expr(w, s)}" for k, s in skeleton[1]) + "}"
+    if kind == "V":
+        return w.ref(skeleton[2])
+    return f"UNFLATTEN({w.ref(skeleton)}, outs)"  # namedtuple, TensorArray rows: the general rebuild
+
+
+def build(sf, concrete, n_args, reraise):
+    """A factory ``make(shapes, dtypes) -> call(args)`` for ``concrete`` called with ``n_args``
+    positional Tensors; ``call`` returns the call's result or ``MISS``; ``reraise(exc)`` raises a
+    run-time error as the general path does.
+
+    The generated code holds no reference to ``sf`` (nor the instance but weakly): ``sf`` keeps
+    it, so a reference back would make a cycle.  ``sf`` drops its last generated call when its
+    own mode flag changes (``train()``/``eval()``) or it falls back to eager.
+    """
+    w = _Writer()
+    pp = concrete.partial_program
+    runner = pp.runner  # built now (onnxruntime: the session), not on the first hit
+    # A runner object's per-call function, read on each call (a rebuilt session replaces it).
+    run = f"{w.ref(runner)}.run" if hasattr(runner, "run") else w.ref(runner)
+    instance = sf._instance
+    target = getattr(sf.dygraph_function, "__func__", sf.dygraph_function)
+    a = [f"a{i}" for i in range(n_args)]
+    v = [f"v{i}" for i in range(n_args)]
+    lines = w.add
+    lines("def call(args):", 0)
+    lines(f"if len(args) != {n_args}: return MISS")
+    if n_args:
+        lines(f"{', '.join(a)}, = args")
+        lines("if " + " or ".join(f"type({x}) is not T" for x in a) + ": return MISS")
+        lines("; ".join(f"{y} = {x}.numpy()" for x, y in zip(a, v)))
+        lines("if " + " or ".join(f"{y}.shape != S[{i}] or ({y}.dtype is not D[{i}] and {y}.dtype != D[{i}])"
+                                  for i, y in enumerate(v)) + ": return MISS")
+    tests = ["C.enabled", "C.verbosity < 2", "DYN()", f"not getattr({w.ref(target)}, NTS, False)"]
+    if instance is not None:  # the raw flag by identity: a changed flag misses, and `_mode()` decides
+        try:
+            held = f"{w.ref(weakref.ref(instance))}()"
+        except TypeError:  # an instance without weak references: held strongly
+            held = w.ref(instance)
+        tests.append(f"getattr({held}, 'training', None) is {w.ref(getattr(instance, 'training', None))}")
+    lines("if not (" + " and ".join(tests) + "): return MISS")
+    if concrete.guards is not None:
+        lines("try:")
+        lines(f"if not {w.ref(concrete.guards._check)}(): return MISS", 2)
+        lines("except Exception: return MISS")  # the general path says what changed
+    lines(f"{w.ref(sf.program_cache)}._last = {w.ref(concrete)}")
+    lines("try:")
+    float_out = any(o.dtype in _FLOATS for o in concrete.outputs)
+    bound_grad = any(not t.stop_gradient for t in concrete.main_program.bound_tensors.values())
+    grad_test = None
+    if sf._training and float_out:  # eval(): always inference (the general path runs it under no_grad)
+        grad_test = "GRAD() and (" + " or ".join(["True" if bound_grad else "False"]
+                                                 + [f"not {x}.stop_gradient" for x in a]) + ")"
+    n_out = len(concrete.outputs)
+    wrapped = "[" + ", ".join(f"W(r[{k}])" for k in range(n_out)) + "]"
+    if is_train_step(pp.program):  # its own checks (no_grad, inputs needing gradients) before it runs
+        lines(f"outs = {w.ref(pp)}([{', '.join(a)}])", 2)
+    elif grad_test is not None:
+        lines(f"if {grad_test}:", 2)
+        lines(f"outs = {w.ref(pp)}([{', '.join(a)}])", 3)
+        lines("else:", 2)
+        lines(f"r = {run}({', '.join(v)})", 3)
+        lines(f"outs = {wrapped}", 3)
+    else:
+        lines(f"r = {run}({', '.join(v)})", 2)
+        lines(f"outs = {wrapped}", 2)
+    if concrete.layer_writes.count:
+        lines(f"outs = {w.ref(concrete.layer_writes)}.apply(outs)", 2)
+    lines("except Exception as exc:")
+    lines("RERAISE(exc)", 2)
+    feeds = {var.name: i for i, var in enumerate(concrete.inputs)}
+    for k, var in enumerate(concrete.outputs):  # eager `return x` hands back the caller's own Tensor
+        if var.name in feeds and feeds[var.name] < n_args:
+            lines(f"outs[{k}] = a{feeds[var.name]}")
+    lines(f"NAME({w.ref(concrete)}, outs)")
+    lines(f"return {_skeleton_expr(w, concrete.out_skeleton)}")
+    source = "def make(S, D):\n" + "\n".join("    " + line for line in w.lines) + "\n    return call\n"
+    namespace = dict(w.names, MISS=MISS, T=Tensor, W=Tensor.from_numpy, C=config._config, DYN=in_dynamic_mode,
+                     NTS=NOT_TO_STATIC_ATTR, GRAD=is_grad_enabled,
+                     NAME=name_outputs, UNFLATTEN=unflatten, RERAISE=reraise)
+    config.log(2, f"generated call of {sf.__name__}:\n{source}")
+    exec(compile(source, f"<dy2st call of {sf.__name__}>", "exec"), namespace)  # noqa: S102  (our own code)
+    return namespace.pop("make")  # popped: a function held by its own globals is a reference cycle

@@ -1,0 +1,132 @@
+"""Guards on single values a trace read: a global, a closure cell, an attribute of a plain object,
+the items of a plain list/tuple/dict (see ``guards.py``, which collects them with the layer guards).
+
+A plain value (number, string, small container of them) is guarded by equality, anything else
+by identity; a plain object's attributes that the traced code names and a container's items
+are guarded too (``_contents_guards``), so ``self.cfg.flag = False`` or replacing a layer kept
+in ``self.blocks = [...]`` retraces instead of reusing a Program built for the old state.
+"""
+import copy
+import inspect
+import types
+
+import runtime as rt
+
+_MISSING = object()
+_SIMPLE = (bool, int, float, complex, str, bytes, type(None))
+
+def _plain(value, depth=0):
+    """True for values guarded by equality: numbers, strings, None and small containers of them."""
+    kind = type(value)
+    if kind in _SIMPLE:
+        return True
+    if depth > 2 or kind not in (tuple, list, dict, set, frozenset) or len(value) > 64:
+        return False
+    if kind is dict:
+        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
+    return all(_plain(v, depth + 1) for v in value)
+
+
+def _same(current, snapshot):
+    # Compare types too: `if flag is True` tells 1 from True.
+    return type(current) is type(snapshot) and current == snapshot
+
+
+def _library(fn):
+    return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
+
+
+class _ValueGuard:
+    """One global or closure cell: a plain value by equality, anything else by identity."""
+
+    __slots__ = ("label", "read", "value", "plain", "where", "pinned")
+
+    def __init__(self, label, read, value, where):
+        self.label, self.read, self.where = label, read, where
+        self.pinned = None  # for an "items" guard: the items whose ids it holds, kept alive
+        self.plain = _plain(value)
+        self.value = copy.deepcopy(value) if self.plain else value
+
+    def holds(self):
+        now = self.read()
+        return _same(now, self.value) if self.plain else now is self.value
+
+    def source(self, writer):
+        """The expression reading the current value in the generated check."""
+        kind, container, name = self.where
+        if kind == "global":
+            return f"{writer.obj(container)}.get({name!r}, M)"
+        if kind == "items":
+            return f"{writer.obj(_items)}({writer.obj(container)})"
+        return f"{writer.obj(container)}.cell_contents"
+
+    def describe(self):
+        if self.where[0] == "items":
+            return f"{self.label} changed (one was replaced, added or removed)"
+        now = self.read()
+        shown = "<deleted>" if now is _MISSING else repr(now) if _plain(now) else f"another {type(now).__name__}"
+        old = repr(self.value) if self.plain else f"the {type(self.value).__name__} seen while tracing"
+        return f"{self.label} changed ({old} -> {shown})"
+
+
+def _items(container):
+    """What a plain list, tuple or dict holds, by identity: replacing one of its layers changes it."""
+    if type(container) is dict:
+        return tuple(container), tuple(map(id, container.values()))
+    return tuple(map(id, container))
+
+
+def _items_reader(container):
+    return lambda: _items(container)
+
+
+def _is_plain_object(value):
+    """A user object (a config, a dataclass) whose attributes a trace may read: not a layer, tensor,
+    function, module or class, and not a library object."""
+    if isinstance(value, (rt.nn.Layer, rt.Tensor, types.FunctionType, types.MethodType, types.ModuleType,
+                          types.BuiltinFunctionType, type)) or not isinstance(getattr(value, "__dict__", None), dict):
+        return False
+    return not _library(type(value))
+
+
+def _contents_guards(label, value, read, written, out, layers, depth=0):
+    """Guards on what a guarded non-plain value holds that the trace may have read:
+
+    the items of a plain list/tuple/dict by identity (a layer kept in ``self.blocks = [...]``
+    replaced by another), and the attributes the traced code names of a plain object
+    (``self.cfg.flag``), by value or identity like a layer's; layers found there are guarded
+    as layers.  ``read``/``written``: the attribute names the traced code reads and writes.
+    """
+    if depth > 3 or _plain(value):
+        return
+    if isinstance(value, rt.nn.Layer):
+        layers.append((label, value))
+    elif type(value) in (list, tuple, dict) and len(value) <= 64:
+        items = _items(value)
+        if type(value) is not tuple:  # a tuple cannot change; its items' contents still may
+            out.append(_ValueGuard(f"the items of {label}", _items_reader(value), items, ("items", value, None)))
+            out[-1].pinned = list(value.values() if type(value) is dict else value)
+        pairs = value.items() if type(value) is dict else enumerate(value)
+        for key, item in pairs:
+            _contents_guards(f"{label}[{key!r}]", item, read, written, out, layers, depth + 1)
+    elif _is_plain_object(value):
+        d = value.__dict__
+        for name in sorted(read & d.keys()):
+            item = d[name]
+            if isinstance(item, types.ModuleType) or inspect.isclass(item) or (name in written and not _plain(item)):
+                continue
+            out.append(_ValueGuard(f"attribute {label}.{name}", _global_reader(d, name), item, ("global", d, name)))
+            _contents_guards(f"{label}.{name}", item, read, written, out, layers, depth + 1)
+
+
+def _global_reader(namespace, name):
+    return lambda: namespace.get(name, _MISSING)
+
+
+def _cell_reader(cell):
+    def read():
+        try:
+            return cell.cell_contents
+        except ValueError:
+            return _MISSING
+    return read

@@ -1,0 +1,85 @@
+"""A fast ``ast.walk``: the converter walks every tree several times per pass.
+
+``ast.walk`` goes through two generators per node (``iter_child_nodes``, ``iter_fields``) and a
+``getattr`` per field; reading each node's ``__dict__`` by its ``_fields`` is several times
+faster and visits the nodes in the same order (parents before children, children in field
+order), so two trees of the same shape still come out in step.
+"""
+import ast
+
+_AST = ast.AST
+
+
+def walk(tree):
+    """Every node of a gast/ast tree (or list of trees), parents first, in ``ast.walk``'s order."""
+    out = list(tree) if type(tree) is list else [tree]
+    i = 0
+    while i < len(out):
+        node = out[i]
+        d = node.__dict__
+        for field in node._fields:
+            value = d.get(field)
+            if isinstance(value, _AST):
+                out.append(value)
+            elif type(value) is list:
+                out.extend(v for v in value if isinstance(v, _AST))
+        i += 1
+    return out
+
+
+def children(node):
+    """The direct child nodes of ``node``, in field order (``ast.iter_child_nodes`` as a list)."""
+    out = []
+    d = node.__dict__
+    for field in node._fields:
+        value = d.get(field)
+        if isinstance(value, _AST):
+            out.append(value)
+        elif type(value) is list:
+            out.extend(v for v in value if isinstance(v, _AST))
+    return out
+
+
+class FastTranslator:
+    """Mixin for gast's ast<->gast translators: the visitor of each node type and the fields it
+    copies looked up once per type, not by name and ``hasattr`` for every node.
+
+    A subclass sets ``target`` (the module whose node classes it builds) and its own
+    ``_visitors``/``_layouts`` dicts, and lists this mixin before gast's translator.
+    """
+
+    target = None
+    _visitors = None
+    _layouts = None
+
+    def visit(self, node):
+        """Translate ``node`` with its type's visitor (gast's ``visit_X`` or ``generic_visit``)."""
+        cls = type(node)
+        fn = self._visitors.get(cls)
+        if fn is None:
+            fn = self._visitors[cls] = getattr(type(self), "visit_" + cls.__name__, type(self).generic_visit)
+        return fn(self, node)
+
+    def generic_visit(self, node):
+        """A node of ``target`` with the same fields (translated) and location attributes."""
+        cls = type(node)
+        layout = self._layouts.get(cls)
+        if layout is None:
+            layout = self._layouts[cls] = (getattr(self.target, cls.__name__, None), cls._fields, cls._attributes)
+        target, fields, attributes = layout
+        if target is None:  # not part of the target AST (as in gast)
+            return None
+        old = node.__dict__
+        new = target.__new__(target)
+        for field in fields:
+            if field in old:
+                value = old[field]
+                if isinstance(value, _AST):
+                    value = self.visit(value)
+                elif type(value) is list:
+                    value = self._visit(value)
+                setattr(new, field, value)
+        for attr in attributes:
+            if attr in old:
+                setattr(new, attr, old[attr])
+        return new

@@ -1,0 +1,97 @@
+"""Training ops: what ``loss.backward()``, ``opt.step()`` and ``opt.clear_grad()`` append to a Program.
+
+A training step built inside a Program (``runtime.static.train_step``) ends in these
+ops.  Their kernels act on the live eager objects the Program was built against: the
+parameters (``Tensor``\\ s bound by reference), their ``.grad`` and the optimizer, whose
+own update rule does the arithmetic.  So one compiled call of forward, backward and
+update leaves parameters, accumulators, step count, scheduler-driven learning rate and
+``.grad`` exactly as the eager calls would, with no copy of any of them.
+
+Each op holds its eager objects in a ``Handle`` attr, which prints as a short name.
+"""
+from ..registry import def_op
+from ..tensor import _accumulate
+
+TRAIN_ONLY = ("training op: updates eager parameters, gradients and optimizer state in place; "
+              "ONNX export takes inference Programs")
+
+
+class Handle:
+    """A Program attr holding live eager objects (an optimizer, parameters) under a short name."""
+
+    __slots__ = ("obj", "params", "text")
+
+    def __init__(self, obj, params, text):
+        self.obj, self.params, self.text = obj, list(params), text
+
+    def __repr__(self):
+        return self.text
+
+    def __eq__(self, other):
+        return self is other
+
+    __hash__ = object.__hash__
+
+
+def _no_outputs(*_, **__):
+    return ()
+
+
+def _same_as_inputs(params, **_):
+    return list(params)
+
+
+def accumulate_grads_kernel(grads, params=None):
+    """Add each gradient into its parameter's ``.grad`` as eager ``backward()`` does."""
+    for p, g in zip(params.params, grads):
+        _accumulate(p, g)
+
+
+def optimizer_step_kernel(params, optimizer=None):
+    """Run the optimizer's eager update; return the parameters' (possibly re-laid-out) arrays."""
+    optimizer.obj._eager_step()
+    return [p._value for p in optimizer.params]
+
+
+def clear_grads_kernel(optimizer=None):
+    """``opt.clear_grad()`` (or ``param.clear_grad()``): drop the parameters' ``.grad``."""
+    if optimizer.obj is not None:
+        optimizer.obj._eager_clear_grad()
+    else:
+        for p in optimizer.params:
+            p.grad = None
+
+
+def train_update_kernel(grads, params, optimizer=None, grad_params=None):
+    """``accumulate_grads``, ``optimizer_step`` and ``clear_grads`` in one call.
+
+    When no parameter of the optimizer holds a ``.grad`` before the call (the usual loop
+    clears them), the gradients go to the update rule directly instead of through
+    ``.grad``: the same arrays, cast as ``backward`` casts them, so the same update.
+    """
+    opt = optimizer.obj
+    if opt._grads_empty():
+        by_param = {}
+        for p, g in zip(grad_params.params, grads):
+            by_param[id(p)] = g if g.dtype == p._value.dtype else g.astype(p._value.dtype)
+        opt._apply_given(by_param)
+    else:
+        accumulate_grads_kernel(grads, grad_params)
+        opt._eager_step()
+        opt._eager_clear_grad()
+    return [p._value for p in optimizer.params]
+
+
+def_op("accumulate_grads", ["Grad*"], [], attrs={"params": None}, kernel=accumulate_grads_kernel,
+       infer=_no_outputs, side_effect=True, no_onnx=TRAIN_ONLY,
+       doc="Accumulate each Grad into its eager parameter's .grad (loss.backward() in a Program).")
+def_op("optimizer_step", ["Param*"], ["ParamOut*"], attrs={"optimizer": None}, kernel=optimizer_step_kernel,
+       infer=_same_as_inputs, side_effect=True, no_onnx=TRAIN_ONLY,
+       doc="Run the optimizer's update on its parameters' .grad (opt.step() in a Program).")
+def_op("clear_grads", [], [], attrs={"optimizer": None}, kernel=clear_grads_kernel,
+       infer=_no_outputs, side_effect=True, no_onnx=TRAIN_ONLY,
+       doc="Drop the .grad of the optimizer's parameters (opt.clear_grad() in a Program).")
+def_op("train_update", ["Grad*", "Param*"], ["ParamOut*"], attrs={"optimizer": None, "grad_params": None},
+       kernel=train_update_kernel, infer=lambda grads, params, **_: list(params), side_effect=True,
+       no_onnx=TRAIN_ONLY,
+       doc="accumulate_grads, optimizer_step and clear_grads of one training step in one op.")

@@ -1,0 +1,79 @@
+"""Which inputs a run's outputs depend on differentiably, given which sub-blocks the run entered.
+
+Eagerly, a tensor's ``.grad`` stays None unless the tape links it to the loss: some op
+that ran, that has a gradient, read it on the way to the loss.  A Program's backward is
+built once for every path, so an input read only on a path this run did not take (an
+untaken branch at any depth, a loop body that ran zero times, a value a later branch
+dropped) gets zeros there.  ``reached`` walks the forward ops back from the outputs
+over the branches and bodies the run entered (``runtime.trace_state.run_recording_blocks``)
+and returns the names a gradient reaches, so the caller can give the others None.
+
+    ran = {idx of true_block}          # the run took the `if`
+    reached(ops, ["out"], names={"w1", "w2"}, ran=ran)   # -> {"w1"}: w2 only feeds the else
+
+Inside a loop body both branches of a `cond` may have run on different iterations; they
+both count (a gradient may then be zeros where eager has None only if every iteration's
+use was dropped later, which the set of entered blocks cannot tell).
+"""
+from ...registry import get_op
+
+_FLOATS = ("float16", "float32", "float64")
+
+
+def reached(ops, outputs, names, ran):
+    """The names of ``names`` that some of ``outputs`` depend on differentiably in a run that
+    entered the sub-blocks whose indices are in ``ran`` (``ops``: the forward ops, in order)."""
+    live = set(outputs)
+    _walk(ops, live, ran)
+    return live & set(names)
+
+
+def _float(block, name):
+    v = block._find_var(name)
+    # Unknown: assume it carries a gradient (never lose one).
+    return v is None or (v.kind == "tensor" and str(v.dtype) in _FLOATS)
+
+
+def _walk(ops, live, ran):
+    for op in reversed(ops):
+        if op.type == "cond":
+            a = op.attrs
+            for block, outs in ((a["true_block"], a["true_outs"]), (a["false_block"], a["false_outs"])):
+                if block.idx in ran:
+                    wanted = {bo for o, bo in zip(op.output("Out"), outs) if o in live}
+                    if wanted:
+                        live |= wanted
+                        _walk(block.ops, live, ran)
+        elif op.type == "while":
+            _walk_while(op, live, ran)
+        else:
+            opdef = get_op(op.type)
+            if opdef.grad is None or not any(n in live and _float(op.block, n) for n in op.output_arg_names):
+                continue
+            live.update(n for n in op.input_arg_names if _float(op.block, n))
+            for sub in op.sub_blocks():  # another op with a body: whatever it reads may matter
+                _all_reads(sub, live)
+
+
+def _walk_while(op, live, ran):
+    a = op.attrs
+    outs, xs = op.output("Out"), op.input("X")
+    body, carry_in, carry_out = a["sub_block"], a["carry_in"], a["carry_out"]
+    if body.idx not in ran:  # zero iterations: the loop returns its start values
+        live.update(x for o, x in zip(outs, xs) if o in live)
+        return
+    live.update(co for o, co in zip(outs, carry_out) if o in live)
+    while True:  # a carry read by the next iteration makes the previous iteration's value matter
+        size = len(live)
+        _walk(body.ops, live, ran)
+        live.update(co for ci, co in zip(carry_in, carry_out) if ci in live)
+        if len(live) == size:
+            break
+    live.update(x for ci, x in zip(carry_in, xs) if ci in live)
+
+
+def _all_reads(block, live):
+    for op in block.ops:
+        live.update(op.input_arg_names)
+        for sub in op.sub_blocks():
+            _all_reads(sub, live)

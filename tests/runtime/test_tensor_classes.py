@@ -1,0 +1,29 @@
+"""What Tensor and Variable define themselves, and the one generated part (operators and declared op methods)."""
+import numpy as np
+
+import runtime as rt
+from runtime import registry, tensor_methods
+from runtime.framework import Variable
+from runtime.tensor import TensorLike
+from static_helpers import building
+
+
+def test_hand_written_members_live_in_their_class_bodies():
+    assert {"dim", "ndimension", "T", "__hash__"} <= set(vars(TensorLike))
+    assert {"size", "detach"} <= set(vars(Variable))
+    # the generated part is exactly the protocol operators plus the declared op methods
+    generated = set(tensor_methods._OPERATORS) | set(registry.tensor_methods())
+    assert not generated & {"dim", "ndimension", "T", "size", "detach", "__hash__"}
+    assert all(vars(TensorLike)[name] is fn for name, fn in {**tensor_methods._OPERATORS,
+                                                            **registry.tensor_methods()}.items())
+
+
+def test_the_members_agree_between_modes():
+    x = rt.to_tensor(np.arange(6, dtype="float32").reshape(2, 3))
+    assert (x.dim(), x.ndimension(), x.T.shape, x.size) == (2, 2, [3, 2], 6)
+    assert {x: 1}[x] == 1
+    with building():
+        v = rt.static.data("v", [-1, 3], "float32")
+        k = rt.static.data("k", [2, 3], "float32")
+        assert (v.dim(), v.ndimension(), v.T.shape, k.size) == (2, 2, [3, -1], 6)
+        assert isinstance(v.size, Variable) and v.detach().stop_gradient and {v: 1}[v] == 1
