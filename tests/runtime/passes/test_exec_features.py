@@ -24,16 +24,25 @@ def _run_both(prog, feeds, fetch):
     return got["on"]
 
 
-def _sources_since(n_before):
-    return "".join(fn_source for fn_source in list(_plan_sources())[n_before:])
+def _plan_names():
+    """The generated plans alive now (compiled functions are weakly held: older ones may go)."""
+    return list(GENERATED.keys())
 
 
-def _plan_sources():
+def _new_sources(before):
+    """The sources of the plans compiled since ``before = _plan_names()``, in order."""
     import linecache
-    for fname in GENERATED:
+    seen = set(before)
+    out = []
+    for fname in _plan_names():
         entry = linecache.cache.get(fname)
-        if entry:
-            yield "".join(entry[2])
+        if fname not in seen and entry:
+            out.append("".join(entry[2]))
+    return out
+
+
+def _sources_since(before):
+    return "".join(_new_sources(before))
 
 
 def _transformer_block():
@@ -57,7 +66,7 @@ def _transformer_block():
 
 def test_transformer_block_identical_and_uses_fast_paths():
     prog, fetch, feeds = _transformer_block()
-    n = len(list(_plan_sources()))
+    n = _plan_names()
     _run_both(prog, feeds, fetch)
     src = _sources_since(n)
     assert "out=" in src  # a dead temporary was reused
@@ -72,7 +81,7 @@ def test_transformer_block_identical_and_uses_fast_paths():
 def test_control_flow_identical_with_compiled_loops():
     prog, (y, _) = control_flow_program()
     feeds = [{"x": np.full((2, 4), v, "float32"), "n": np.array(k)} for v, k in ((0.3, 3), (-0.2, 2), (0.1, 0))]
-    n = len(list(_plan_sources()))
+    n = _plan_names()
     _run_both(prog, feeds, [y])
     assert "while pred_:" in _sources_since(n)
 
@@ -89,7 +98,7 @@ def test_rnn_loop_counter_and_getitem_expressions():
         return [i, h, x[1:4, ::2, -1]]
     prog, fetch = build(body)
     feeds = [{"x": rng.normal(size=(6, 3, 8)).astype("float32"), "n": np.array(k)} for k in (0, 1, 6)]
-    n0 = len(list(_plan_sources()))
+    n0 = _plan_names()
     outs = _run_both(prog, feeds, fetch)
     assert [int(o[0]) for o in outs] == [0, 1, 6]
     src = _sources_since(n0)
@@ -110,9 +119,9 @@ def test_training_program_identical():
         return [loss] + [g for _, g in pairs]
     prog, fetch = build(body)
     feeds = [{"x": np.random.default_rng(k).normal(size=(4, 8)).astype("float32")} for k in range(2)]
-    n = len(list(_plan_sources()))
+    n = _plan_names()
     _run_both(prog, feeds, fetch)
-    off, on = list(_plan_sources())[n:]  # the plans built with every feature off, then on
+    off, on = _new_sources(n)  # the plans built with every feature off, then on
     assert "numel" in off and "numel" not in on and "reduce_mean" in on  # the mean's divisor became a constant
 
 
@@ -178,8 +187,8 @@ def test_mlp_relu_chain_reuses_buffers():
         return [h]
     prog, fetch = build(body)
     feeds = [{"x": np.random.default_rng(k).normal(size=(4, 6)).astype("float32")} for k in range(3)]
-    n = len(list(_plan_sources()))
+    n = _plan_names()
     outs = _run_both(prog, feeds, fetch)
-    off, on = list(_plan_sources())[n:]
+    off, on = _new_sources(n)
     assert "out=" not in off and on.count("out=") == 6  # each layer: bias add and relu in place
     assert (outs[0][0] >= 0).all()
