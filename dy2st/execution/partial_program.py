@@ -116,11 +116,19 @@ class _TrainStep:
         block = prog.global_block()
         n_fwd = len(block.ops)
         outs = [block.var(v.name) for v in pp.outputs]
-        self.diff_out = [i for i, v in enumerate(outs) if v.dtype in _FLOATS]
         input_names = [v.name for v in pp.inputs]
         float_inputs = [block.var(n) for n, m in zip(input_names, mask) if m and block.var(n).dtype in _FLOATS]
         self.bound = pp._trainable_bound()
         wrt = float_inputs + [block.var(name) for name, _ in self.bound]
+        # An output no input or parameter reaches differentiably on any path (a `.detach()`ed
+        # value, a count) takes no gradient: stop_gradient=True, as eagerly.
+        wrt_names = [v.name for v in wrt]
+        self.diff_out = [i for i, v in enumerate(outs) if v.dtype in _FLOATS
+                         and passes.reached(block.ops, [v.name], wrt_names)]
+        self.inert = not self.diff_out
+        if self.inert:  # no output takes a gradient on any path: run it as inference, as eagerly
+            self.forward = compile_block(block, input_names, [v.name for v in outs])
+            return
         with program_guard(prog), static_mode_guard(True):
             for v in wrt:
                 v.stop_gradient = False
@@ -145,7 +153,7 @@ class _TrainStep:
         self.wrt_names = [v.name for v in wrt]
         self.diff_names = [outs[i].name for i in self.diff_out]
         self.unused_by_path = {}
-        out_names = [v.name for v in outs]
+        out_names = self.out_names = [v.name for v in outs]
         self.n_out = len(out_names)
         self.saved = needed
         self.forward = compile_block(block, input_names, out_names + needed, op_range=(0, n_fwd))
@@ -157,19 +165,34 @@ class _TrainStep:
         self.bound_tensors = [t for _, t in self.bound]
 
     def run(self, tensors, arrays):
+        if self.inert:
+            return [Tensor.from_numpy(v) for v in self.forward(*arrays)]
         unused, ran = (), frozenset()
         if self.flow:
             res, entered = run_recording_blocks(self.forward, *arrays)
             ran = frozenset(entered)
             unused = self.unused_for(ran)
+            diff = self.diff_for(ran)
         else:
             res = self.forward(*arrays)
+            diff = self.diff_set
         n_out = self.n_out
         outs = res[:n_out]
         wrt = [tensors[i] for i in self.input_pos]
         wrt += self.bound_tensors
         back = _Backward(self, outs, res[n_out:n_out + self.n_saved], unused, ran)
-        return record_op(outs, wrt, back, self.diff_set)
+        return record_op(outs, wrt, back, diff)
+
+    def diff_for(self, ran):
+        """The outputs some input or parameter reaches differentiably on the path that entered the
+        sub-blocks ``ran``: the others come back with stop_gradient=True, as eagerly (a value
+        rebound under ``no_grad`` in a loop that ran)."""
+        key = ("outs", ran)
+        diff = self.unused_by_path.get(key)
+        if diff is None:
+            diff = self.unused_by_path[key] = frozenset(
+                i for i in self.diff_out if passes.reached(self.fwd_ops, [self.out_names[i]], self.wrt_names, ran))
+        return diff
 
     def unused_for(self, ran, used_outs=None):
         """Positions in wrt no gradient reaches on the path that entered the sub-blocks ``ran``,

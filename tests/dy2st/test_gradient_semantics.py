@@ -241,3 +241,49 @@ def test_parameters_only_an_unused_output_reaches_get_none_like_eager():
             got.append(grads_of(net.parameters()))
         assert_same_grads(got[1], got[0])
         assert got[1][2] is None and got[1][0] is not None
+
+
+def test_detached_output_comes_back_with_stop_gradient_true_as_eagerly():
+    """A converted function's `.detach()`ed output (and one no input reaches) has stop_gradient=True, as
+    eagerly; gradients through the other outputs are unchanged."""
+    def f(x, w):
+        y = x * w
+        return y.detach(), y, (w * 0 + 3).detach() * y.detach()
+
+    sf = dy2st.to_static(f)
+    for k in (1.0, -2.0, 0.5):
+        got = {}
+        for name, fn in (("eager", f), ("static", sf)):
+            x = rt.to_tensor(np.full(3, k, "float32"))
+            x.stop_gradient = False
+            w = rt.to_tensor(np.arange(3, dtype="float32"))
+            w.stop_gradient = False
+            a, b, c = fn(x, w)
+            (a * b + c * b).sum().backward()
+            got[name] = ([t.stop_gradient for t in (a, b, c)], x.grad.numpy(), w.grad.numpy())
+        assert got["static"][0] == got["eager"][0] == [True, False, True]
+        np.testing.assert_array_equal(got["static"][1], got["eager"][1])
+        np.testing.assert_array_equal(got["static"][2], got["eager"][2])
+
+
+def test_output_carried_through_a_no_grad_loop_keeps_its_gradient_when_the_loop_runs_zero_times():
+    """`x` rebound under no_grad in a tensor loop: after zero trips it is the input itself, so its
+    gradient reaches the input as eagerly (the output is differentiable on some path)."""
+    def f(x, n):
+        y = x * 0.5
+        for i in range(n):
+            with rt.no_grad():
+                x = x + i * 0.25
+        return y * 0.75, x - 0.5
+
+    sf = dy2st.to_static(f)
+    for trips in (0, 1, 3):
+        got = {}
+        for name, fn in (("eager", f), ("static", sf)):
+            x = rt.to_tensor(np.linspace(-1, 1, 6, dtype="float32").reshape(2, 3))
+            x.stop_gradient = False
+            a, b = fn(x, rt.to_tensor(trips))
+            (a.sum() + (b * b).sum()).backward() if not b.stop_gradient else a.sum().backward()
+            got[name] = (b.stop_gradient, x.grad.numpy())
+        assert got["static"][0] == got["eager"][0]
+        np.testing.assert_allclose(got["static"][1], got["eager"][1], rtol=1e-6)

@@ -20,12 +20,18 @@ from ...registry import get_op
 _FLOATS = ("float16", "float32", "float64")
 
 
-def reached(ops, outputs, names, ran):
+def reached(ops, outputs, names, ran=None):
     """The names of ``names`` that some of ``outputs`` depend on differentiably in a run that
-    entered the sub-blocks whose indices are in ``ran`` (``ops``: the forward ops, in order)."""
+    entered the sub-blocks whose indices are in ``ran`` (``ops``: the forward ops, in order).
+
+    ``ran=None``: on any path (every branch, and every loop both run and skipped)."""
     live = set(outputs)
     _walk(ops, live, ran)
     return live & set(names)
+
+
+def _entered(block, ran):
+    return ran is None or block.idx in ran
 
 
 def _float(block, name):
@@ -39,7 +45,7 @@ def _walk(ops, live, ran):
         if op.type == "cond":
             a = op.attrs
             for block, outs in ((a["true_block"], a["true_outs"]), (a["false_block"], a["false_outs"])):
-                if block.idx in ran:
+                if _entered(block, ran):
                     wanted = {bo for o, bo in zip(op.output("Out"), outs) if o in live}
                     if wanted:
                         live |= wanted
@@ -59,9 +65,10 @@ def _walk_while(op, live, ran):
     a = op.attrs
     outs, xs = op.output("Out"), op.input("X")
     body, carry_in, carry_out = a["sub_block"], a["carry_in"], a["carry_out"]
-    if body.idx not in ran:  # zero iterations: the loop returns its start values
+    if ran is None or body.idx not in ran:  # zero iterations: the loop returns its start values
         live.update(x for o, x in zip(outs, xs) if o in live)
-        return
+        if ran is not None:
+            return
     live.update(co for o, co in zip(outs, carry_out) if o in live)
     while True:  # a carry read by the next iteration makes the previous iteration's value matter
         size = len(live)
