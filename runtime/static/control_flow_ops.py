@@ -23,6 +23,7 @@ from ..tensor import format_tensor
 from ..trace_state import note_ran
 from .blocks import has_random_ops
 from .control_flow_grad import cond_grad, while_grad
+from .passes.effects import is_persistable
 from .passes.features import enabled
 
 
@@ -82,13 +83,31 @@ def _while_infer(pred, xs, params, sub_block=None, carry_in=(), carry_out=(), co
     return [_merge_meta(_var_meta(sub_block, i), _var_meta(sub_block, o)) for i, o in zip(carry_in, carry_out)], []
 
 
+def _persistables_written(block, names):
+    """Those of ``names`` that an op of ``block`` or of its sub-blocks (a branch) writes."""
+    found = set()
+    for op in block.ops:
+        found.update(n for n in op.output_arg_names if n in names)
+        for sub in op.sub_blocks():
+            found |= _persistables_written(sub, names)
+    return found
+
+
 def _build_while(op, compiler):
     a = op.attrs
     params = op.input("Params")
     n = len(a["carry_in"])
     idx = a["sub_block"].idx
     save = "StepScopes" in op.outputs
-    if not save and enabled("compiled_loops"):  # no per-step record needed: the loop runs in generated code
+    # Persistable state the body writes (batch norm's running statistics under a branch) is read
+    # again at every step, as eagerly: the value passed in at the start is stale after one step.
+    fresh = [(k, name) for k, name in enumerate(params) if is_persistable(op.block, name)
+             and name in _persistables_written(a["sub_block"], set(params))]
+    if fresh:
+        bound = compiler.program.bound_tensors
+        readers = [(k, (lambda t=bound[name]: t._value) if name in bound
+                    else (lambda name=name: compiler._read_scope(name))) for k, name in fresh]
+    if not save and not fresh and enabled("compiled_loops"):  # no per-step record: the loop runs in generated code
         loop = compiler.compile(a["sub_block"], list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
                                 name=f"while_loop{a['sub_block'].idx}", loop=n)
 
@@ -114,6 +133,10 @@ def _build_while(op, compiler):
         while pred:
             if save:
                 steps.append((xs, generator().bit_generator.state if rng else None))
+            if fresh:
+                ps = list(ps)
+                for k, read in readers:
+                    ps[k] = read()
             res = body(*xs, *ps)
             xs, pred = res[:n], res[n]
         return list(xs), ([steps] if save else [])

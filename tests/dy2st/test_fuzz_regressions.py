@@ -1,7 +1,6 @@
 """Differences the random-program fuzzer (``python -m dy2st.fuzz``) found, each cut down to the
 behaviour it broke and compared with eager execution."""
 import numpy as np
-import pytest
 
 import dy2st
 import runtime as rt
@@ -145,8 +144,6 @@ class _BatchNormInLoopBranch(rt.nn.Layer):
         return y
 
 
-@pytest.mark.xfail(strict=True, reason="known: in a tensor loop, batch norm under a tensor `if` updates the "
-                   "running statistics as if once (fuzz --train-mode, seed 2003)")
 def test_running_statistics_updated_under_a_branch_in_a_tensor_loop_accumulate_over_steps():
     xv = np.random.default_rng(4).standard_normal((5, 4)).astype("float32") + 0.5
     eager, static = _BatchNormInLoopBranch(), _BatchNormInLoopBranch()
