@@ -66,8 +66,9 @@ def object_roots(stmts, defined, local_names):
     return [r for r in written_roots(stmts) if r in defined or r not in local_names]
 
 
-class IfElseTransformer(transformer.Transformer):
-    """Turns ``if``/``elif``/``else`` and conditional expressions into ``_jst.IfElse`` (see the module docstring)."""
+class FunctionScopeTransformer(transformer.Transformer):
+    """A pass that analyses each function scope on entry: liveness and definedness annotations,
+    and ``local_names`` (the names the function binds), restored when the scope ends."""
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -81,6 +82,10 @@ class IfElseTransformer(transformer.Transformer):
         node.body = self.visit_block(node.body)
         self.local_names = saved
         return node
+
+
+class IfElseTransformer(FunctionScopeTransformer):
+    """Turns ``if``/``elif``/``else`` and conditional expressions into ``_jst.IfElse`` (see the module docstring)."""
 
     def visit_IfExp(self, node):
         self.generic_visit(node)

@@ -24,12 +24,11 @@ a traced row (`for a, b in t2d` -> `a, b = _jst.Unpack(item_0, 2)`).
 """
 import gast
 
-from dy2st.pyct import anno, origin_info, templates, transformer
-from dy2st.pyct.static_analysis import (annotate_defined, annotate_liveness, block_writes,
-                                        reads, writes)
-from dy2st.transformers.ifelse import (args_tuple, branch_function, call_statement,
+from dy2st.pyct import anno, origin_info, templates
+from dy2st.pyct.static_analysis import block_writes, reads, writes
+from dy2st.transformers.ifelse import (FunctionScopeTransformer, args_tuple, branch_function, call_statement,
                                        object_roots, undefined_inits)
-from dy2st.transformers.object_writes import function_locals, writes_dict
+from dy2st.transformers.object_writes import writes_dict
 
 _ITERATORS = {"range": "_jst.Range", "enumerate": "_jst.Enumerate", "zip": "_jst.Zip"}
 
@@ -55,20 +54,8 @@ def _unpack_spec(target):
                       ctx=gast.Load())
 
 
-class LoopTransformer(transformer.Transformer):
+class LoopTransformer(FunctionScopeTransformer):
     """Turns ``while`` and ``for`` into ``_jst.While``/``_jst.For`` (see the module docstring)."""
-
-    def __init__(self, ctx):
-        super().__init__(ctx)
-        self.local_names = set()
-
-    def visit_FunctionDef(self, node):
-        annotate_liveness(node)
-        annotate_defined(node)
-        saved, self.local_names = self.local_names, function_locals(node)
-        node.body = self.visit_block(node.body)
-        self.local_names = saved
-        return node
 
     def _with_writes(self, template, subs, body, defined):
         """Add `writes={...}` to the call when the body writes into objects."""
