@@ -36,7 +36,7 @@ from runtime.trace_state import in_dynamic_mode
 from ..conversion.convert_call import NOT_TO_STATIC_ATTR
 from ..deploy.output_spec import name_outputs
 from . import config
-from .function_spec import unflatten
+from .function_spec import OutputStructure, unflatten
 
 MISS = object()  # "not served here": the caller takes the general path
 
@@ -64,8 +64,27 @@ class _Writer:
         self.lines.append("    " * depth + line)
 
 
+def _tree_expr(w, spec, index, counter):
+    """Source for a ``pytree.TreeSpec`` of outputs (leaf ``i`` is ``outs[index[i]]``), or None."""
+    if spec.kind == "leaf":
+        counter[0] += 1
+        return f"outs[{index[counter[0] - 1]}]"
+    if spec.kind == "const":
+        return w.ref(spec.meta)
+    if spec.kind in ("list", "tuple"):
+        items = [_tree_expr(w, c, index, counter) for c in spec.children]
+        if any(i is None for i in items):
+            return None
+        return "[" + ", ".join(items) + "]" if spec.kind == "list" else "(" + "".join(f"{i}, " for i in items) + ")"
+    return None  # dicts, named tuples: the general rebuild
+
+
 def _skeleton_expr(w, skeleton):
     """Python source rebuilding the output structure from ``outs`` (or a call of ``unflatten``)."""
+    if isinstance(skeleton, OutputStructure) and not skeleton.rows:
+        expr = _tree_expr(w, skeleton.spec, skeleton.index, [0])
+        if expr is not None:
+            return expr
     kind = skeleton[0] if isinstance(skeleton, tuple) else None
     if kind == "T":
         return f"outs[{skeleton[1]}]"

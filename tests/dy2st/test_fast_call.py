@@ -191,3 +191,20 @@ def test_generated_calls_make_no_reference_cycle():
         assert ref() is None
     finally:
         gc.enable()
+
+
+def test_cache_hit_rebuilds_nested_output_structures_like_eager():
+    """Tuples, lists, constants and a tensor returned twice come back in eager's structure on a cache
+    hit (the generated call builds them inline) as on the first call."""
+    def f(x):
+        y = x * 2.0
+        return (y, [x + 1.0, 3, "tag"], y)
+
+    sf = dy2st.to_static(f)
+    for k in (1.0, -2.0, 0.5):
+        x = rt.to_tensor(np.full((2, 3), k, "float32"))
+        want, got = f(x), sf(x)
+        assert type(got) is tuple and type(got[1]) is list and got[1][1:] == [3, "tag"]
+        assert got[0] is got[2]
+        np.testing.assert_array_equal(got[0].numpy(), want[0].numpy())
+        np.testing.assert_array_equal(got[1][0].numpy(), want[1][0].numpy())
