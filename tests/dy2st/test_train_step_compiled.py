@@ -37,6 +37,17 @@ def _batches(n=5, seed=1):
     return [(rng.normal(size=(6, 8)).astype("float32"), rng.integers(0, 4, 6)) for _ in range(n)]
 
 
+def _loop_step(net, opt):
+    """The ordinary Paddle-style step body over ``net`` and ``opt`` (converted or run as written)."""
+    def step(x, y):
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    return step
+
+
 def _trajectory(make_opt, convert, body="loop", steps=5, dropout=0.0, scheduler=None):
     """Per step: the loss, every parameter, the optimizer state and whether each .grad is None."""
     rt.seed(0)
@@ -156,13 +167,7 @@ def test_one_program_with_forward_backward_and_update():
     net = Net()
     opt = O.Adam(0.01, parameters=net.parameters())
 
-    @dy2st.to_static
-    def step(x, y):
-        loss = F.cross_entropy(net(x), y)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
+    step = dy2st.to_static(_loop_step(net, opt))
 
     (x, y), = _batches(1)
     step(rt.to_tensor(x), rt.to_tensor(y))
@@ -211,13 +216,7 @@ def test_eager_step_and_state_dict_after_compiled_steps():
         rt.seed(0)
         net = Net()
         opt = O.Adam(0.01, parameters=net.parameters())
-
-        def step(x, y):
-            loss = F.cross_entropy(net(x), y)
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            return loss
+        step = _loop_step(net, opt)
         fn = dy2st.to_static(step) if convert else step
         batches = _batches(6)
         for x, y in batches[:3]:
@@ -240,13 +239,7 @@ def test_set_lr_between_calls():
         rt.seed(0)
         net = Net()
         opt = O.SGD(0.1, parameters=net.parameters())
-
-        def step(x, y):
-            loss = F.cross_entropy(net(x), y)
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            return loss
+        step = _loop_step(net, opt)
         fn = dy2st.to_static(step) if convert else step
         for i, (x, y) in enumerate(_batches(4)):
             opt.set_lr(0.1 / (i + 1))
