@@ -23,7 +23,7 @@ from ..tensor import format_tensor
 from ..trace_state import note_ran
 from .blocks import has_random_ops
 from .control_flow_grad import cond_grad, while_grad
-from .passes.effects import is_persistable
+from .passes.effects import persistables_written
 from .passes.features import enabled
 
 
@@ -83,16 +83,6 @@ def _while_infer(pred, xs, params, sub_block=None, carry_in=(), carry_out=(), co
     return [_merge_meta(_var_meta(sub_block, i), _var_meta(sub_block, o)) for i, o in zip(carry_in, carry_out)], []
 
 
-def _persistables_written(block, names):
-    """Those of ``names`` that an op of ``block`` or of its sub-blocks (a branch) writes."""
-    found = set()
-    for op in block.ops:
-        found.update(n for n in op.output_arg_names if n in names)
-        for sub in op.sub_blocks():
-            found |= _persistables_written(sub, names)
-    return found
-
-
 def _build_while(op, compiler):
     a = op.attrs
     params = op.input("Params")
@@ -101,8 +91,8 @@ def _build_while(op, compiler):
     save = "StepScopes" in op.outputs
     # Persistable state the body writes (batch norm's running statistics under a branch) is read
     # again at every step, as eagerly: the value passed in at the start is stale after one step.
-    fresh = [(k, name) for k, name in enumerate(params) if is_persistable(op.block, name)
-             and name in _persistables_written(a["sub_block"], set(params))]
+    written = persistables_written(a["sub_block"])
+    fresh = [(k, name) for k, name in enumerate(params) if name in written]
     if fresh:
         bound = compiler.program.bound_tensors
         readers = [(k, (lambda t=bound[name]: t._value) if name in bound

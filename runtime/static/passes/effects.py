@@ -26,6 +26,16 @@ def writes_persistable(block, op):
     return any(is_persistable(block, n) for n in op.output_arg_names)
 
 
+def persistables_written(block):
+    """The persistable names the ops of ``block`` and of their sub-blocks (branches, loop bodies) write."""
+    found = set()
+    for op in block.ops:
+        found.update(n for n in op.output_arg_names if is_persistable(block, n))
+        for sub in op.sub_blocks():
+            found |= persistables_written(sub)
+    return found
+
+
 def has_side_effect(block, op):
     """Ops a recomputation must not repeat: prints, asserts, writes of persistable state."""
     return get_op(op.type).side_effect or writes_persistable(block, op)
