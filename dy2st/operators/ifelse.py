@@ -2,7 +2,7 @@
 eager) condition -> only the branch taken runs, decided at trace time."""
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn.cond)
-from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
+from dy2st.operators.common import _block_count, _describe, _drop_blocks, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
 from dy2st.operators.python_semantics import int_kind, mark_int
 from dy2st.operators.side_effects import MoreSlots, build_with_slots, probing_now, tracked
 from dy2st.operators.tensor_array import TensorArray
@@ -55,8 +55,15 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()
     pack = (lambda r: (r,)) if single else (lambda r: _pack(r, n))
     pred = pred if pred.dtype == "bool" else rt.cast(pred, "bool")
     snap = tracked(writes, (true_fn, false_fn), args)
+    parent, blocks = rt.static.default_main_program().current_block(), _block_count()
+    ops = len(parent.ops)
     outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap, returns)
     if outs is None:  # the first branch left a return value unset that the other set: swap
+        # The discarded `cond` must not stay in the Program: its random draws (dropout) and
+        # persistable writes (batch-norm statistics) would run as well as the real one's.
+        del parent.ops[ops:]
+        parent.program._version += 1
+        _drop_blocks(blocks)
         outs = _cond_writing(rt.logical_not(pred), false_fn, true_fn, args, labels, pack, snap, returns)
     if names is None or n == 1:
         return outs[0]
