@@ -17,7 +17,10 @@ intermediate is deleted after its last use.  The analyses and the optional featu
 come from ``passes`` (liveness, effects, constant folding, direct numpy kernels,
 expressions, buffer reuse; see ``passes.features``).  Parameters are read where
 they are used unless a control-flow op could write them mid-block (then once, at
-the top: ``v_w = _B_w._value``; scope values: ``_rs('name')``).  Control-flow ops get a callable
+the top: ``v_w = _B_w._value``; scope values: ``_rs('name')``).  A control-flow op whose
+sub-blocks write persistable state (batch norm's running statistics in a branch or loop
+body) stores it itself: the block stores its own pending writes of those values before the
+op and reads them again after it (``passes.effects.persistables_written``).  Control-flow ops get a callable
 from their ``build_kernel(op, compiler)``, which compiles their sub-blocks with the
 same compiler; a while body without a gradient compiles with ``loop=n`` into one
 function holding the loop.  A line -> op table lets the executor say which op a
@@ -33,7 +36,7 @@ import numpy as np
 
 from ..errors import add_context
 from ..registry import get_op
-from .passes.effects import is_persistable
+from .passes.effects import is_persistable, persistables_written
 from .passes.expressions import _BINARY, expression, loop_predicate
 from .passes.features import enabled
 from .passes.fold import effective_attrs, fold_constants
@@ -160,8 +163,13 @@ class BlockCompiler:
         last_use = last_uses(body)
         keep_alive = set(output_names) | set(written)
         persistent = {n for n, _ in free}  # parameters and scope values: held elsewhere, a del frees nothing
+        # A control-flow op whose sub-blocks write persistable state (batch norm's running statistics
+        # in a branch) stores it itself: the values this block holds are stale after it, read again.
+        stale = {id(op): sorted(set().union(*map(persistables_written, op.sub_blocks())))
+                 for op in body if op.sub_blocks()}
+        nested = sorted({n for names in stale.values() for n in names} - set(written))
         invariant = [] if loop is None else loop_invariants(
-            block, body, set(input_names[loop:]) | set(cnames) | persistent, written,
+            block, body, set(input_names[loop:]) | set(cnames) | persistent, written + nested,
             set(input_names) | {output_names[-1]})
         hoisted = {id(op) for op in invariant}
         for op in invariant:  # read at every step: never overwritten or freed inside the loop
@@ -177,15 +185,24 @@ class BlockCompiler:
         # write-back at the end, so reading it where it is used sees the value a hoisted read would.
         inline_ok = (loop is None and enabled("inline_params")
                      and not any(get_op(op.type).build_kernel is not None for op in body))
+
+        def read(n):  # the statement reading persistable ``n`` into its local
+            if n in bound:
+                g["_B" + ident(n)[1:]] = bound[n]
+                return f"{ident(n)} = _B{ident(n)[1:]}._value"
+            return f"{ident(n)} = _rs({n!r})"
+        def store(n):  # the statement writing the local of persistable ``n`` back where it lives
+            if n in bound:
+                g["_B" + ident(n)[1:]] = bound[n]
+                return f"_B{ident(n)[1:]}._value = {ref(n)}"
+            return f"_S[{n!r}] = {ref(n)}"
+        pending = set()  # persistables this block wrote and has not stored yet
         for n, _ in free:
             if inline_ok and n in bound and n not in written and n not in output_names:
                 g["_B" + ident(n)[1:]] = bound[n]
                 inline[n] = f"_B{ident(n)[1:]}._value"
-            elif n in bound:
-                g["_B" + ident(n)[1:]] = bound[n]
-                reads.append(f"{ident(n)} = _B{ident(n)[1:]}._value")
             else:
-                reads.append(f"{ident(n)} = _rs({n!r})")
+                reads.append(read(n))
         # A loop body writing persistable state reads it again each step; otherwise reads are hoisted.
         ind = "    " if loop is None else "        "
         if loop is None or not written:  # hoisted; a loop writing persistable state reads inside it
@@ -224,6 +241,10 @@ class BlockCompiler:
         for i, op in enumerate(body):
             if id(op) in hoisted:
                 continue
+            flush = [n for n in stale.get(id(op), ()) if n in pending]
+            lines.extend(ind + store(n) for n in flush)  # a sub-block reads it from where it lives
+            pending.difference_update(flush)
+            pending.update(n for n in op.output_arg_names if n in written)
             live = {n for n in op.output_arg_names if last_use.get(n, -1) > i or n in keep_alive}
             buf = None
             if id(op) in reuse:  # a statement writing into buf; the result keeps buf's Python name
@@ -246,18 +267,15 @@ class BlockCompiler:
                                        n in keep_alive else "_", first_only)
             linemap[len(lines) + 1] = op
             lines.append(f"{ind}{target} = {call}" if target else f"{ind}{call}")
+            lines.extend(ind + read(n) for n in stale.get(id(op), ())
+                         if n not in alias and (last_use.get(n, -1) > i or n in keep_alive))
             dead = [ref(n) for n in dict.fromkeys(op.input_arg_names)
                     if last_use.get(n) == i and n not in keep_alive and n not in cnames and n != buf
                     and n not in persistent
                     and (own is None or n in own)]
             if dead:
                 lines.append(f"{ind}del {', '.join(dead)}")
-        for n in written:
-            if n in bound:
-                g["_B" + ident(n)[1:]] = bound[n]
-                lines.append(f"{ind}_B{ident(n)[1:]}._value = {ref(n)}")
-            else:
-                lines.append(f"{ind}_S[{n!r}] = {ref(n)}")
+        lines.extend(ind + store(n) for n in written)
         outs = [f"{cnames[n]}.copy()" if n in cnames else ref(n) for n in output_names]
         if loop is not None:
             carries = [ident(n) for n in input_names[:loop]]

@@ -2,7 +2,8 @@
 
 A branch or loop body's values exist only while its op runs, so each backward
 sub-block first *recomputes* the forward sub-block (a copy of its ops, minus
-prints, asserts and persistable writes) and then holds that copy's backward:
+prints, asserts and persistable writes, also inside nested branches and loop
+bodies: the forward run did those once) and then holds that copy's backward:
 
 - ``cond`` -> a ``cond`` on the same predicate whose branches are the backward of each
   branch (zeros via ``fill_constant_like`` where a branch does not touch an input).
@@ -17,6 +18,7 @@ prints, asserts and persistable writes) and then holds that copy's backward:
 import numpy as np
 
 from ..dispatch import apply
+from ..framework import Block
 from ..random import generator_guard
 from ..registry import GRAD_ONLY, def_op
 from .backward import backward_ops, building, current_requires
@@ -31,12 +33,7 @@ def grad_block(parent, fwd, targets, wrt, declare_seeds=False):
     Returns (block, [grad Variable or None per wrt name], [seed names]).
     """
     program = parent.program
-    gb = new_block(program, parent.idx)
-    for v in fwd.vars.values():
-        copy_var(gb, v)
-    for op in fwd.ops:
-        if not has_side_effect(fwd, op):
-            gb.append_op(op.type, op.inputs, op.outputs, op.attrs).origin = op.origin
+    gb = _recompute_copy(fwd, parent.idx)
     seeds, seed_names = {}, []
     for name, g in targets:
         if declare_seeds:
@@ -47,6 +44,28 @@ def grad_block(parent, fwd, targets, wrt, declare_seeds=False):
         seeds.setdefault(name, []).append(g)
     res = backward_ops(gb, list(gb.ops), seeds, wrt)
     return gb, [res[n] for n in wrt], seed_names
+
+
+def _recompute_copy(fwd, parent_idx):
+    """A new block (child of ``parent_idx``) with ``fwd``'s ops minus those a recomputation must not
+    repeat (prints, asserts, persistable writes: the forward did them), at any depth: a nested
+    ``cond``/``while`` whose body has such ops gets a copy of its body without them."""
+    blk = new_block(fwd.program, parent_idx)
+    for v in fwd.vars.values():
+        copy_var(blk, v)
+    for op in fwd.ops:
+        if has_side_effect(fwd, op):
+            continue
+        attrs = op.attrs
+        if any(_has_effects(sub) for sub in op.sub_blocks()):
+            attrs = {k: _recompute_copy(v, blk.idx) if isinstance(v, Block) and _has_effects(v) else v
+                     for k, v in op.attrs.items()}
+        blk.append_op(op.type, op.inputs, op.outputs, attrs).origin = op.origin
+    return blk
+
+
+def _has_effects(block):
+    return any(has_side_effect(block, op) or any(_has_effects(sub) for sub in op.sub_blocks()) for op in block.ops)
 
 
 def _zeros_in(block, name):
