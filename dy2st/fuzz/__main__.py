@@ -9,7 +9,7 @@ printed.  Exit status 1 when anything failed.
 Every program gets every check by default (forward values and Layer state, gradients, finite
 differences for function programs without a no_grad region, save + load, ONNX in onnxruntime);
 ``--fd-every/--save-every/--onnx-every K`` thin them out.  ``--train-mode`` also runs Layers in
-train mode (known to fail today: batch norm under a tensor ``if`` inside a tensor loop).
+train mode (dropout draws and batch norm's running statistics compared with eager execution).
 """
 import argparse
 import collections
