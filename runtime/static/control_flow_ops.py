@@ -129,6 +129,8 @@ def _build_while(op, compiler):
                     ps[k] = read()
             res = body(*xs, *ps)
             xs, pred = res[:n], res[n]
+        if steps:  # how many steps: what a gradient reaches depends on it (passes.reached)
+            note_ran((idx, len(steps)))
         return list(xs), ([steps] if save else [])
     return run_while
 

@@ -11,8 +11,10 @@ and returns the names a gradient reaches, so the caller can give the others None
     ran = {idx of true_block}          # the run took the `if`
     reached(ops, ["out"], names={"w1", "w2"}, ran=ran)   # -> {"w1"}: w2 only feeds the else
 
-Inside a loop body both branches of a `cond` may have run on different iterations; they
-both count (a gradient may then be zeros where eager has None only if every iteration's
+A loop whose steps a gradient replays also reports how many steps each run made (entries
+``(body idx, count)`` in ``ran``), and exactly that many steps are walked back: a carry rebound
+under ``no_grad`` cuts what earlier steps fed it, as eagerly.  Inside a loop body both
+branches of a `cond` may have run on different iterations; they both count (a gradient may then be zeros where eager has None only if every iteration's
 use was dropped later, which the set of entered blocks cannot tell).
 """
 from ...registry import get_op
@@ -69,6 +71,12 @@ def _walk_while(op, live, ran):
         live.update(x for o, x in zip(outs, xs) if o in live)
         if ran is not None:
             return
+    counts = {e[1] for e in ran if type(e) is tuple and e[0] == body.idx} if ran is not None else ()
+    if counts:  # how many steps each run of the loop made: walk exactly those steps back
+        start = [o in live for o in outs]
+        for count in counts:
+            _walk_steps(op, start, count, live, ran)
+        return
     live.update(co for o, co in zip(outs, carry_out) if o in live)
     while True:  # a carry read by the next iteration makes the previous iteration's value matter
         size = len(live)
@@ -77,6 +85,27 @@ def _walk_while(op, live, ran):
         if len(live) == size:
             break
     live.update(x for ci, x in zip(carry_in, xs) if ci in live)
+
+
+def _walk_steps(op, start, count, live, ran):
+    """``count`` iterations walked back from the last: a carry rebound under ``no_grad`` on a later
+    step cuts what the earlier steps fed it (eagerly, the value after two steps of
+    ``y = f(x); x = no_grad(g(y))`` no longer depends on the initial ``x``)."""
+    a = op.attrs
+    body, carry_in, carry_out = a["sub_block"], a["carry_in"], a["carry_out"]
+    local = {n for o in body.ops for n in o.output_arg_names} | set(carry_in)
+    states = [tuple(start)]  # which carries matter after the last step, the one before, ...
+    while len(states) <= count:
+        if states[-1] in states[:-1]:  # a cycle: the earlier steps repeat it (and what it reads)
+            first = states.index(states[-1])
+            period = len(states) - 1 - first
+            states.append(states[first + (count - first) % period])
+            break
+        step = {co for co, c in zip(carry_out, states[-1]) if c}
+        _walk(body.ops, step, ran)
+        live.update(n for n in step if n not in local)  # outer values and parameters the step read
+        states.append(tuple(ci in step for ci in carry_in))
+    live.update(x for x, c in zip(op.input("X"), states[-1]) if c)
 
 
 def _all_reads(block, live):
