@@ -23,6 +23,9 @@ from .trace_state import (_mode, _origin, disable_static, enable_static, in_dyna
                           origin_provider, static_mode_guard)
 
 
+_chain = itertools.chain.from_iterable
+
+
 def _fmt_shape(shape):
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
@@ -34,7 +37,7 @@ class Variable(TensorLike):
                  is_data=False, kind="tensor"):
         self.block = block
         self.name = name
-        self._shape = [int(d) for d in shape]
+        self._shape = list(map(int, shape))
         self._dtype = convert_dtype(dtype)
         self.persistable = persistable
         self.stop_gradient = stop_gradient
@@ -175,12 +178,12 @@ class Operator:
     @property
     def input_arg_names(self):
         """Every input variable name, over all slots, in slot order."""
-        return [n for names in self.inputs.values() for n in names]
+        return [*_chain(self.inputs.values())]
 
     @property
     def output_arg_names(self):
         """Every output variable name, over all slots, in slot order."""
-        return [n for names in self.outputs.values() for n in names]
+        return [*_chain(self.outputs.values())]
 
     def attr(self, name):
         """The value of attribute ``name``; KeyError if the op has none."""
@@ -312,11 +315,17 @@ class Program:
         n = self._names.get(prefix, 0)
         self._names[prefix] = n + 1
         name = f"{prefix}_{n}"
-        while any(name in b.vars for b in self.blocks):
+        while self._taken(name):
             n += 1
             self._names[prefix] = n + 1
             name = f"{prefix}_{n}"
         return name
+
+    def _taken(self, name):
+        for b in self.blocks:
+            if name in b.vars:
+                return True
+        return False
 
     @property
     def num_blocks(self):

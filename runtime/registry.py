@@ -47,7 +47,7 @@ class Meta:
     dtype: str
 
     def __post_init__(self):
-        self.shape = tuple(int(d) for d in self.shape)
+        self.shape = tuple(map(int, self.shape))
 
 
 def _method_map(methods):

@@ -27,6 +27,7 @@ import itertools
 import keyword
 import linecache
 import re
+import types
 import weakref
 
 import numpy as np
@@ -51,6 +52,30 @@ _LITERAL_TYPES = (bool, int, str, type(None))
 _PRED = "pred_"  # a compiled loop's predicate (var identifiers all start with "v_")
 
 
+
+
+# generated source text -> its module code object: a plan's text repeats often (a branch returning
+# its input, the same small body traced again for a new signature, a saved model loaded back), and
+# compiling it is most of what a small block costs.  Only the file name differs between two plans of
+# one text; ``_code`` puts the plan's own name into a copy.  Bounded: cleared when full.
+_CODE_CACHE = {}
+_CODE_CACHE_SIZE = 4096
+
+
+def _renamed(code, filename):
+    """``code`` and the code objects nested in it, with ``co_filename`` set to ``filename``."""
+    consts = tuple(_renamed(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
+def _code(source, filename):
+    """The compiled module code of ``source``, named ``filename`` (compiled once per distinct text)."""
+    code = _CODE_CACHE.get(source)
+    if code is None:
+        if len(_CODE_CACHE) >= _CODE_CACHE_SIZE:
+            _CODE_CACHE.clear()
+        code = _CODE_CACHE[source] = compile(source, "<runtime-plan>", "exec")
+    return _renamed(code, filename)
 
 
 class UndefinedVariableError(ValueError):
@@ -272,7 +297,7 @@ class BlockCompiler:
         source = "\n".join(lines) + "\n"
         filename = f"<runtime-plan-{next(_ids)}:{fname}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(compile(source, filename, "exec"), g)  # noqa: S102  (our own generated code)
+        exec(_code(source, filename), g)  # noqa: S102  (our own generated code)
         fn = g[fname]
         fn.source = source
         fn.linemap = linemap
