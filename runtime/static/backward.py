@@ -41,7 +41,7 @@ def building(block):
 def _unique_grad_name(block, name):
     base = f"{name}@GRAD"
     prog, cand, k = block.program, base, 1
-    while any(cand in b.vars for b in prog.blocks):
+    while prog._taken(cand):
         cand, k = f"{base}@{k}", k + 1
     return cand
 
@@ -108,19 +108,20 @@ class _Pass:
         for op in self.ops:
             if get_op(op.type).grad is None or writes_persistable(self.block, op):
                 continue
-            if any(n in req for n in op.input_arg_names):
+            if not req.isdisjoint(op.input_arg_names):
                 req.update(n for n in op.output_arg_names
                            if n not in self.no_grad and is_float_var(self._var(n)))
         return req
 
     def _relevant(self):
         reach = set(self.grads)
+        req = self.req
         out = []
         for op in reversed(self.ops):
             if get_op(op.type).grad is None or writes_persistable(self.block, op):
                 continue
-            if any(n in reach and n in self.req for n in op.output_arg_names) and \
-                    any(n in self.req for n in op.input_arg_names):
+            if any(n in reach and n in req for n in op.output_arg_names) and \
+                    not req.isdisjoint(op.input_arg_names):
                 out.append(op)
                 reach.update(n for n in op.input_arg_names if n in self.req)
         return out
