@@ -14,7 +14,7 @@ import itertools
 
 import numpy as np
 
-from .dtypes import convert_dtype
+from .dtypes import DType, convert_dtype
 from .registry import get_op
 from .tensor import TensorLike
 from .verify import verify_program
@@ -38,7 +38,7 @@ class Variable(TensorLike):
         self.block = block
         self.name = name
         self._shape = list(map(int, shape))
-        self._dtype = convert_dtype(dtype)
+        self._dtype = dtype if type(dtype) is DType else convert_dtype(dtype)
         self.persistable = persistable
         self.stop_gradient = stop_gradient
         self.is_data = is_data

@@ -97,6 +97,19 @@ def _is_literal(value):
     return False
 
 
+_IDENTS = {}
+
+
+def _identifier(name):
+    """``name`` with every non-word character replaced by ``_`` (remembered: names recur in every plan)."""
+    ident = _IDENTS.get(name)
+    if ident is None:
+        if len(_IDENTS) >= 65536:
+            _IDENTS.clear()
+        ident = _IDENTS[name] = re.sub(r"\W", "_", name)
+    return ident
+
+
 class _Names:
     """Var name -> a readable, unique Python identifier."""
 
@@ -106,7 +119,7 @@ class _Names:
     def __call__(self, name):
         ident = self.map.get(name)
         if ident is None:
-            base = "v_" + re.sub(r"\W", "_", name)
+            base = "v_" + _identifier(name)
             ident, n = base, 1
             while ident in self.used:
                 ident, n = f"{base}_{n}", n + 1
@@ -344,7 +357,7 @@ class BlockCompiler:
                 if len(ns) != 1:
                     raise ValueError(f"op '{op.type}' slot {slot} takes one variable, got {ns}")
                 args.append(ref(ns[0]))
-        kname = f"_k{i}_" + re.sub(r"\W", "_", op.type)
+        kname = f"_k{i}_" + _identifier(op.type)
         if opdef.build_kernel is not None:
             g[kname] = opdef.build_kernel(op, self)
             return f"{kname}({', '.join(args)})", False
