@@ -118,6 +118,8 @@ def to_variable(x, block=None):
 
 
 def _as_var(x, opdef):
+    if type(x) is Variable:
+        return x
     if isinstance(x, (Variable, Tensor)):
         return to_variable(x)
     if isinstance(x, (list, tuple)):
@@ -128,6 +130,8 @@ def _as_var(x, opdef):
 
 
 def _meta(v):
+    if type(v) is Variable:
+        return Meta(v._shape, v._dtype)
     if isinstance(v, list):
         return [_meta(x) for x in v]
     return None if v is None else Meta(tuple(v.shape), v.dtype)
@@ -144,18 +148,26 @@ def append_op(opdef, inputs, attrs, block=None):
     if opdef.infer is None:
         raise NotImplementedError(f"op '{opdef.type}' cannot be used in a static Program (no infer rule)")
     metas = opdef.infer(*[_meta(v) for v in vars_in], **full)
-    per_slot = [metas] if len(opdef.outputs) == 1 else list(metas)
-    stop = all(v.stop_gradient for v in _flat(vars_in)) or opdef.grad is None
+    outputs = opdef.outputs
+    per_slot = [metas] if len(outputs) == 1 else list(metas)
+    stop = opdef.grad is None
+    if not stop:
+        stop = True
+        for v in _flat(vars_in):
+            if not v.stop_gradient:
+                stop = False
+                break
     in_slots = {}
     for slot, v in zip(opdef.input_slots, vars_in):
         if v is None:
             continue
         in_slots[slot] = [x.name for x in v] if isinstance(v, list) else [v.name]
     out_vars, out_slots = [], {}
+    unique_name, create_var = block.program.unique_name, block.create_var
     for slot, m in zip(opdef.output_slots, per_slot):
         group = m if isinstance(m, list) else [m]
-        vs = [block.create_var(name=block.program.unique_name(opdef.type), shape=g.shape, dtype=g.dtype,
-                               stop_gradient=stop or str(g.dtype) not in _FLOATS) for g in group]
+        vs = [create_var(name=unique_name(opdef.type), shape=g.shape, dtype=g.dtype,
+                         stop_gradient=stop or str(g.dtype) not in _FLOATS) for g in group]
         out_slots[slot] = [v.name for v in vs]
         out_vars.append(vs if isinstance(m, list) else vs[0])
     block.append_op(opdef.type, in_slots, out_slots, full)

@@ -47,7 +47,7 @@ class Meta:
     dtype: str
 
     def __post_init__(self):
-        self.shape = tuple(int(d) for d in self.shape)
+        self.shape = tuple(map(int, self.shape))
 
 
 def _method_map(methods):
@@ -131,11 +131,14 @@ class OpDef:
 
     def full_attrs(self, attrs):
         """The declared default attrs updated with ``attrs``; TypeError naming any attr the op does not take."""
-        unknown = set(attrs) - set(self.attrs)
+        declared = self.attrs
+        if not attrs:
+            return dict(declared)
+        unknown = [k for k in attrs if k not in declared]
         if unknown:
-            raise TypeError(f"op '{self.type}' got unknown attributes {sorted(unknown)}; "
+            raise TypeError(f"op '{self.type}' got unknown attributes {sorted(set(unknown))}; "
                             f"it takes {sorted(self.attrs)}")
-        merged = dict(self.attrs)
+        merged = dict(declared)
         merged.update(attrs)
         return merged
 

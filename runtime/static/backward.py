@@ -10,7 +10,7 @@ rules too (control_flow_grad.py) that build backward sub-blocks with
 import contextlib
 
 from ..dispatch import apply, to_variable
-from ..framework import Variable, program_guard, static_mode_guard
+from ..framework import Block, Variable, program_guard, static_mode_guard
 from ..registry import GradContext, get_op
 from ..tensor import Tensor, enable_grad
 from .blocks import is_float_var
@@ -41,25 +41,48 @@ def building(block):
 def _unique_grad_name(block, name):
     base = f"{name}@GRAD"
     prog, cand, k = block.program, base, 1
-    while any(cand in b.vars for b in prog.blocks):
+    while prog._taken(cand):
         cand, k = f"{base}@{k}", k + 1
     return cand
 
 
 def _rename_in_op(op, old, new):
+    """Every mention of var ``old`` in ``op`` (slots, name attrs, ops of its sub-blocks) becomes ``new``."""
     for slots in (op.inputs, op.outputs):
         for names in slots.values():
-            for j, n in enumerate(names):
-                if n == old:
-                    names[j] = new
+            if old in names:
+                for j, n in enumerate(names):
+                    if n == old:
+                        names[j] = new
     for k, v in op.attrs.items():
-        if isinstance(v, list) and old in v:
-            op.attrs[k] = [new if x == old else x for x in v]
+        if type(v) is str:
+            if v == old:
+                op.attrs[k] = new
+        elif isinstance(v, list):
+            if old in v:
+                op.attrs[k] = [new if x == old else x for x in v]
+        elif isinstance(v, Block):
+            for sop in v.ops:
+                _rename_in_op(sop, old, new)
         elif v == old and isinstance(v, str):
             op.attrs[k] = new
-    for sub in op.sub_blocks():
-        for sop in sub.ops:
-            _rename_in_op(sop, old, new)
+
+
+def _mentioned(op, into):
+    """Add to ``into`` every name ``_rename_in_op`` could rename in ``op`` (its sub-blocks' ops too)."""
+    for names in op.inputs.values():
+        into.update(names)
+    for names in op.outputs.values():
+        into.update(names)
+    for v in op.attrs.values():
+        if isinstance(v, str):
+            into.add(v)
+        elif isinstance(v, list):
+            into.update(x for x in v if isinstance(x, str))
+        elif isinstance(v, Block):
+            for sop in v.ops:
+                _mentioned(sop, into)
+    return into
 
 
 class _Pass:
@@ -72,6 +95,7 @@ class _Pass:
         self.forward_names = set(block.vars)
         self.named = set()
         self.start = len(block.ops)
+        self.mentions = {}  # id(grad op) -> names it mentions (kept current by _rename)
         self.no_grad = set(no_grad)
         self.req = self._requires(wrt)
         self.wrt = wrt
@@ -84,19 +108,20 @@ class _Pass:
         for op in self.ops:
             if get_op(op.type).grad is None or writes_persistable(self.block, op):
                 continue
-            if any(n in req for n in op.input_arg_names):
+            if not req.isdisjoint(op.input_arg_names):
                 req.update(n for n in op.output_arg_names
                            if n not in self.no_grad and is_float_var(self._var(n)))
         return req
 
     def _relevant(self):
         reach = set(self.grads)
+        req = self.req
         out = []
         for op in reversed(self.ops):
             if get_op(op.type).grad is None or writes_persistable(self.block, op):
                 continue
-            if any(n in reach and n in self.req for n in op.output_arg_names) and \
-                    any(n in self.req for n in op.input_arg_names):
+            if any(n in reach and n in req for n in op.output_arg_names) and \
+                    not req.isdisjoint(op.input_arg_names):
                 out.append(op)
                 reach.update(n for n in op.input_arg_names if n in self.req)
         return out
@@ -114,13 +139,24 @@ class _Pass:
         if g.name in self.block.vars and g.name not in self.forward_names and g.name not in self.named:
             new = _unique_grad_name(self.block, n)
             del self.block.vars[g.name]
-            for op in self.block.ops[self.start:]:
-                _rename_in_op(op, g.name, new)
+            self._rename(g.name, new)
             g.name = new
             self.block.vars[new] = g
         self.named.add(g.name)
         self.final[n] = g
         return g
+
+    def _rename(self, old, new):
+        """``_rename_in_op`` on the grad ops that mention ``old`` (each op's names looked at once per pass:
+        a grad op's sub-blocks hold the recomputed forward, renaming through all of them each time costs)."""
+        mentions = self.mentions
+        for op in self.block.ops[self.start:]:
+            names = mentions.get(id(op))
+            if names is None:
+                names = mentions[id(op)] = _mentioned(op, set())
+            if old in names:
+                _rename_in_op(op, old, new)
+                names.add(new)
 
     def _structured(self, opdef, slots, names_of, fn, flat_single):
         """Per-slot values (a list for a variadic slot); a lone variadic output slot is flattened."""

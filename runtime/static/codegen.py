@@ -30,6 +30,7 @@ import itertools
 import keyword
 import linecache
 import re
+import types
 import weakref
 
 import numpy as np
@@ -56,6 +57,30 @@ _PRED = "pred_"  # a compiled loop's predicate (var identifiers all start with "
 
 
 
+# generated source text -> its module code object: a plan's text repeats often (a branch returning
+# its input, the same small body traced again for a new signature, a saved model loaded back), and
+# compiling it is most of what a small block costs.  Only the file name differs between two plans of
+# one text; ``_code`` puts the plan's own name into a copy.  Bounded: cleared when full.
+_CODE_CACHE = {}
+_CODE_CACHE_SIZE = 4096
+
+
+def _renamed(code, filename):
+    """``code`` and the code objects nested in it, with ``co_filename`` set to ``filename``."""
+    consts = tuple(_renamed(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=consts)
+
+
+def _code(source, filename):
+    """The compiled module code of ``source``, named ``filename`` (compiled once per distinct text)."""
+    code = _CODE_CACHE.get(source)
+    if code is None:
+        if len(_CODE_CACHE) >= _CODE_CACHE_SIZE:
+            _CODE_CACHE.clear()
+        code = _CODE_CACHE[source] = compile(source, "<runtime-plan>", "exec")
+    return _renamed(code, filename)
+
+
 class UndefinedVariableError(ValueError):
     """A block reads names that nothing defines (not an input, not persistable, not computed)."""
 
@@ -75,6 +100,19 @@ def _is_literal(value):
     return False
 
 
+_IDENTS = {}
+
+
+def _identifier(name):
+    """``name`` with every non-word character replaced by ``_`` (remembered: names recur in every plan)."""
+    ident = _IDENTS.get(name)
+    if ident is None:
+        if len(_IDENTS) >= 65536:
+            _IDENTS.clear()
+        ident = _IDENTS[name] = re.sub(r"\W", "_", name)
+    return ident
+
+
 class _Names:
     """Var name -> a readable, unique Python identifier."""
 
@@ -84,7 +122,7 @@ class _Names:
     def __call__(self, name):
         ident = self.map.get(name)
         if ident is None:
-            base = "v_" + re.sub(r"\W", "_", name)
+            base = "v_" + _identifier(name)
             ident, n = base, 1
             while ident in self.used:
                 ident, n = f"{base}_{n}", n + 1
@@ -290,7 +328,7 @@ class BlockCompiler:
         source = "\n".join(lines) + "\n"
         filename = f"<runtime-plan-{next(_ids)}:{fname}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(compile(source, filename, "exec"), g)  # noqa: S102  (our own generated code)
+        exec(_code(source, filename), g)  # noqa: S102  (our own generated code)
         fn = g[fname]
         fn.source = source
         fn.linemap = linemap
@@ -337,7 +375,7 @@ class BlockCompiler:
                 if len(ns) != 1:
                     raise ValueError(f"op '{op.type}' slot {slot} takes one variable, got {ns}")
                 args.append(ref(ns[0]))
-        kname = f"_k{i}_" + re.sub(r"\W", "_", op.type)
+        kname = f"_k{i}_" + _identifier(op.type)
         if opdef.build_kernel is not None:
             g[kname] = opdef.build_kernel(op, self)
             return f"{kname}({', '.join(args)})", False

@@ -51,18 +51,27 @@ def _check_pred(pred, what):
 def _build_cond(op, compiler):
     inputs = op.input("Input")
     a = op.attrs
-    true_fn = compiler.compile(a["true_block"], inputs, a["true_outs"], name=f"true_block{a['true_block'].idx}")
-    false_fn = compiler.compile(a["false_block"], inputs, a["false_outs"],
-                                name=f"false_block{a['false_block'].idx}")
+    tb, fb = a["true_block"], a["false_block"]
+    # Each branch is compiled when it first runs: a branch no run takes (one of each pair, often,
+    # and with it every block nested in it) costs nothing.
+    true_fn = false_fn = None
 
     # A gradient recomputes the taken branch: its random ops must draw the same numbers again.
     record = bool(op.outputs.get("RngState"))
-    t_idx, f_idx = a["true_block"].idx, a["false_block"].idx
+    t_idx, f_idx = tb.idx, fb.idx
 
     def run_cond(pred, xs, replay):
+        nonlocal true_fn, false_fn
         if pred.size != 1:
             _check_pred(pred, "cond")
-        fn, idx = (true_fn, t_idx) if pred else (false_fn, f_idx)
+        if pred:
+            fn, idx = true_fn, t_idx
+            if fn is None:
+                fn = true_fn = compiler.compile(tb, inputs, a["true_outs"], name=f"true_block{t_idx}")
+        else:
+            fn, idx = false_fn, f_idx
+            if fn is None:
+                fn = false_fn = compiler.compile(fb, inputs, a["false_outs"], name=f"false_block{f_idx}")
         note_ran(idx)
         state = [generator().bit_generator.state] if record else []
         if not replay:

@@ -32,13 +32,16 @@ def external_reads(block, defined=(), extra_reads=()):
     defined = set(defined)
     reads = {}
     for op in block.ops:
-        names = list(op.input_arg_names)
+        for names in op.inputs.values():
+            for n in names:
+                if n not in defined:
+                    reads[n] = None
         for sub in op.sub_blocks():
-            names.extend(external_reads(sub, sub_block_defined(op, sub)))
-        for n in names:
-            if n not in defined:
-                reads.setdefault(n, None)
-        defined.update(op.output_arg_names)
+            for n in external_reads(sub, sub_block_defined(op, sub)):
+                if n not in defined:
+                    reads[n] = None
+        for names in op.outputs.values():
+            defined.update(names)
     for n in extra_reads:
         if n not in defined:
             reads.setdefault(n, None)

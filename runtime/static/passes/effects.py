@@ -23,7 +23,15 @@ def is_persistable(block, name):
 
 def writes_persistable(block, op):
     """True when ``op`` writes a persistable var (a parameter update, running statistics...)."""
-    return any(is_persistable(block, n) for n in op.output_arg_names)
+    bound = block.program.bound_tensors
+    for names in op.outputs.values():
+        for n in names:  # is_persistable, inline: this runs for every op of every analysis
+            if n in bound:
+                return True
+            v = block._find_var(n)
+            if v is not None and v.persistable:
+                return True
+    return False
 
 
 def persistables_written(block):

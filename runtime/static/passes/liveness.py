@@ -28,7 +28,7 @@ def analyze(block, ops, output_names, keep=must_keep, stop=(), nested=False):
     kept = []
     for op in reversed(ops):
         outs = op.output_arg_names
-        if any(n in needed for n in outs) or (keep is not None and keep(block, op)):
+        if not needed.isdisjoint(outs) or (keep is not None and keep(block, op)):
             kept.append(op)
             needed.difference_update(outs)
             needed.update(n for n in (op_reads(op) if nested else op.input_arg_names) if n not in stop)
