@@ -10,7 +10,7 @@ from ..dispatch import apply
 from ..dtypes import FLOATS, float32
 from ..registry import GRAD_ONLY, Meta, def_op
 from .math import int_zero_check, operands
-from ..tensor import Tensor
+from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 from .common import cast, infer_broadcast, reduce_as, same_as
 from ..hints import Operand, TensorLike
 
@@ -22,7 +22,7 @@ def _grad_infer(a, g, **_):
 def is_floating(x):
     """Whether a Tensor or static Variable has a floating-point dtype."""
     # Reading the numpy dtype directly keeps the eager hot path cheap.
-    return x._value.dtype.kind == "f" if isinstance(x, Tensor) else x.dtype in FLOATS
+    return x._value.dtype.kind == "f" if isinstance(x, _tensor.Tensor) else x.dtype in FLOATS
 
 
 def _floating(x):

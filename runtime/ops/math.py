@@ -4,24 +4,25 @@ import numpy as np
 from ..dispatch import apply
 from .common import binary_operands, broadcast_shape, infer_broadcast, reduce_as, same_as
 from ..registry import GRAD_ONLY, Meta, def_op
-from ..tensor import Tensor
+from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 from collections.abc import Sequence
 from ..hints import Operand, TensorLike
 
 
 def operands(x, y):
     """``binary_operands`` with a fast path for the eager hot cases (no dtype change needed)."""
-    if isinstance(x, Tensor):
+    tensor = _tensor.Tensor
+    if isinstance(x, tensor):
         xd = x._value.dtype
-        if isinstance(y, Tensor):
+        if isinstance(y, tensor):
             if xd == y._value.dtype:
                 return x, y
         elif (y.__class__ is float and xd.kind == "f") or (y.__class__ is int and xd.kind in "fi"):
-            return x, Tensor._wrap(np.asarray(y, dtype=xd))
-    elif isinstance(y, Tensor):
+            return x, tensor._wrap(np.asarray(y, dtype=xd))
+    elif isinstance(y, tensor):
         yd = y._value.dtype
         if (x.__class__ is float and yd.kind == "f") or (x.__class__ is int and yd.kind in "fi"):
-            return Tensor._wrap(np.asarray(x, dtype=yd)), y
+            return tensor._wrap(np.asarray(x, dtype=yd)), y
     return binary_operands(x, y)
 
 
