@@ -19,6 +19,7 @@ import numpy as np
 
 from .dtypes import convert_dtype
 from .registry import GradContext
+from .trace_state import context_setting
 
 
 class TensorLike:
@@ -53,14 +54,7 @@ class _GradMode:
     switches autograd off in another)."""
 
     _enabled = contextvars.ContextVar("runtime_grad_enabled", default=True)
-
-    @property
-    def enabled(self):
-        return self._enabled.get()
-
-    @enabled.setter
-    def enabled(self, on):
-        self._enabled.set(on)
+    enabled = context_setting(_enabled)
 
 
 _grad_mode = _GradMode()
