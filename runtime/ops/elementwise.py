@@ -9,7 +9,7 @@ import numpy as np
 from ..dispatch import apply
 from ..dtypes import FLOATS, float32
 from ..registry import GRAD_ONLY, Meta, def_op
-from .math import int_zero_check, operands
+from .math import binary_function, int_zero_check, operands
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 from .common import cast, infer_broadcast, reduce_as, same_as
 from ..hints import Operand, TensorLike
@@ -253,16 +253,8 @@ def pow(x: TensorLike, y: Operand, name: str | None = None) -> TensorLike:  # no
     return apply("elementwise_pow", a, b)
 
 
-def maximum(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
-    """Elementwise maximum of ``x`` and ``y`` (broadcast, promoted)."""
-    a, b = operands(x, y)
-    return apply("maximum", a, b)
-
-
-def minimum(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
-    """Elementwise minimum of ``x`` and ``y`` (broadcast, promoted)."""
-    a, b = operands(x, y)
-    return apply("minimum", a, b)
+maximum = binary_function("maximum", """Elementwise maximum of ``x`` and ``y`` (broadcast, promoted).""")
+minimum = binary_function("minimum", """Elementwise minimum of ``x`` and ``y`` (broadcast, promoted).""")
 
 
 def clip(x: TensorLike, min: float | None = None, max: float | None = None,
@@ -271,16 +263,9 @@ def clip(x: TensorLike, min: float | None = None, max: float | None = None,
     return apply("clip", x, min=None if min is None else float(min), max=None if max is None else float(max))
 
 
-def floor_divide(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
-    """``x // y`` elementwise (rounds toward negative infinity, like Python)."""
-    a, b = operands(x, y)
-    return apply("floor_divide", a, b)
-
-
-def remainder(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
-    """``x % y`` elementwise, with the sign of ``y`` like Python. Also ``mod``."""
-    a, b = operands(x, y)
-    return apply("remainder", a, b)
+floor_divide = binary_function("floor_divide", """``x // y`` elementwise (rounds toward negative infinity, like
+    Python).""")
+remainder = binary_function("remainder", """``x % y`` elementwise, with the sign of ``y`` like Python. Also ``mod``.""")
 
 
 mod = remainder

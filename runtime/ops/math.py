@@ -1,4 +1,6 @@
 """Elementwise arithmetic and matmul: kernels, inference, gradients and public functions."""
+import sys
+
 import numpy as np
 
 from ..dispatch import apply
@@ -26,13 +28,18 @@ def operands(x, y):
     return binary_operands(x, y)
 
 
-def _binary(type):
+def binary_function(type, doc=None):
+    """The public function of the binary elementwise op ``type``: ``x`` and ``y`` broadcast and promoted
+    (``operands``), then the op; ``doc`` is its docstring."""
     def fn(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
         """The binary elementwise op of this function's name (``rt.add`` runs op ``add``) on ``x`` and ``y``,
         broadcast and promoted; either may be a Python scalar or a numpy array."""
         a, b = operands(x, y)
         return apply(type, a, b)
-    fn.__name__ = type
+    fn.__name__ = fn.__qualname__ = type
+    fn.__module__ = sys._getframe(1).f_globals["__name__"]  # the module that declares the op
+    if doc:
+        fn.__doc__ = doc
     return fn
 
 
@@ -242,10 +249,10 @@ def_op("relu", ["X"], ["Out"], kernel=lambda x: np.maximum(x, 0), infer=same_as,
 def_op("relu_grad", ["Out", "OutGrad"], ["XGrad"], kernel=_relu_grad_kernel,
        infer=lambda out, g, **_: Meta(g.shape, g.dtype), no_onnx=GRAD_ONLY)
 
-add = _binary("add")
-subtract = _binary("subtract")
-multiply = _binary("multiply")
-divide = _binary("divide")
+add = binary_function("add")
+subtract = binary_function("subtract")
+multiply = binary_function("multiply")
+divide = binary_function("divide")
 
 
 def matmul(x: Operand, y: Operand, transpose_x: bool = False, transpose_y: bool = False,
