@@ -103,6 +103,11 @@ def same_as(x, **_):
     return Meta(x.shape, x.dtype)
 
 
+def same_as_grad(_, g, **__):
+    """Shape inference of a gradient op ``(X or Out or Mask, OutGrad) -> XGrad``: OutGrad's shape and dtype."""
+    return Meta(g.shape, g.dtype)
+
+
 def reduce_as(g, like):
     """Sum ``g`` down to the shape of ``like`` (undoing broadcasting) when they differ."""
     if g is None:
