@@ -107,7 +107,8 @@ def _dtype(dtype, default):
     return str(convert_dtype(default if dtype is None else dtype))
 
 
-def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None, stop_gradient: bool = True) -> TensorLike:
+def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None,
+              stop_gradient: bool = True) -> TensorLike:
     """A Tensor from Python/numpy data: floats float32, ints int64, bools bool, ndarrays keep their dtype."""
     if isinstance(data, TensorLike):
         out = data if dtype is None else cast(data, dtype)
@@ -209,7 +210,7 @@ def eye(num_rows: int | TensorLike, num_columns: int | TensorLike | None = None,
         name: str | None = None) -> TensorLike:
     """A 2-D identity matrix of ``num_rows`` x ``num_columns`` (square by default), float32 unless ``dtype``."""
     num_columns = num_rows if num_columns is None else num_columns
-    if isinstance(num_rows, _rt.framework.Variable) or isinstance(num_columns, _rt.framework.Variable):  # sizes known at run time
+    if any(isinstance(n, _rt.framework.Variable) for n in (num_rows, num_columns)):  # sizes known at run time
         rows = apply("unsqueeze", arange(num_rows), axis=[1])
         cols = apply("unsqueeze", arange(num_columns), axis=[0])
         return cast(apply("equal", rows, cols), _dtype(dtype, float32))

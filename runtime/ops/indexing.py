@@ -313,7 +313,10 @@ def setitem(x, key, value):
         raise RuntimeError("a leaf Tensor that needs a gradient (stop_gradient=False) cannot be modified "
                            "in place; assign to a copy (y = x * 1) instead")
     spec, idx = parse_key(key)
-    value = cast(value, x.dtype) if isinstance(value, _tensor.Tensor) else as_tensor(np.asarray(value, dtype=x.dtype.np))
+    if isinstance(value, _tensor.Tensor):
+        value = cast(value, x.dtype)
+    else:
+        value = as_tensor(np.asarray(value, dtype=x.dtype.np))
     # The tape node must see the old x, so x's current state moves to an alias.
     old = _tensor.Tensor._wrap(x._value, x._node)
     old.stop_gradient = x.stop_gradient
