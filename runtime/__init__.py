@@ -13,7 +13,6 @@ from .registry import public_functions
 # rt.add, rt.sum, rt.zeros...: every public op function, from the op declarations (``api=[...]``).
 globals().update(public_functions())
 from .random import seed  # noqa: E402
-from . import tensor_methods  # noqa: E402,F401  (attaches operators to Tensor/Variable)
 from . import nn, optimizer  # noqa: E402  (layers and optimizers build on the ops above)
 from .nn import ParamAttr  # noqa: E402
 from .serialization import load, save  # noqa: E402

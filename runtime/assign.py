@@ -17,10 +17,12 @@ variable, a fed input) is not rebound: there only the returned value is new.
 import numpy as np
 
 from .dispatch import apply
-from .framework import Variable, _mode, current_block
+from . import tensor as _tensor  # read at call time: Tensor is made after the op declarations
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
+from .trace_state import _mode
 from .registry import composite
 from .ops.common import as_tensor, assign_to, cast
-from .tensor import Tensor, TensorLike
+from .tensor import TensorLike
 from .hints import Operand
 
 __all__ = ["assign", "increment", "clone"]
@@ -42,7 +44,7 @@ def _rebind(var, new, what):
     made them, so for those the new Variable is returned as it is, which is
     right for the usual ``i = rt.increment(i)``.
     """
-    block = current_block()
+    block = _rt.framework.current_block()
     if var.block is not block:
         raise TypeError(f"{what} writes in place into a value from an enclosing block ('{var.name}'), which a "
                         f"Program cannot express; use the returned value instead "
@@ -57,7 +59,7 @@ def _rebind(var, new, what):
 
 
 def _static_write(out, target, what):
-    if isinstance(target, Variable) and not target.persistable:
+    if isinstance(target, _rt.framework.Variable) and not target.persistable:
         return _rebind(target, out, what)
     return assign_to(cast(out, target.dtype), target)
 
@@ -71,11 +73,11 @@ def assign(x: Operand | list, output: TensorLike | None = None) -> TensorLike:
         if arr.dtype == np.float64 and not isinstance(x, np.ndarray):
             arr = arr.astype(np.float32)  # Python floats are float32, as in to_tensor
         out = as_tensor(arr)
-        if isinstance(out, TensorLike) and not isinstance(out, Variable):
-            out = Tensor._wrap(np.array(out._value, copy=True))
+        if isinstance(out, TensorLike) and not isinstance(out, _rt.framework.Variable):
+            out = _tensor.Tensor._wrap(np.array(out._value, copy=True))
     if output is None:
         return out
-    if _mode.static or isinstance(out, Variable) or isinstance(output, Variable):
+    if _mode.static or isinstance(out, _rt.framework.Variable) or isinstance(output, _rt.framework.Variable):
         return _static_write(out, output, "rt.assign(x, output)")
     return _write_in_place(output, out)  # output takes x's value, shape and dtype, as in Paddle
 
@@ -86,13 +88,13 @@ def increment(x: TensorLike, value: float = 1.0, name: str | None = None) -> Ten
         raise TypeError(f"rt.increment expects a Tensor, got {type(x).__name__}")
     if -1 not in x.shape and int(np.prod(x.shape)) != 1:
         raise ValueError(f"rt.increment needs a one-element tensor, got shape {x.shape}")
-    if _mode.static or isinstance(x, Variable):
+    if _mode.static or isinstance(x, _rt.framework.Variable):
         new = apply("scale", x, scale=1.0, bias=float(value))
-        if isinstance(x, Tensor) or x.persistable:
+        if isinstance(x, _tensor.Tensor) or x.persistable:
             assign_to(new, x)
             return new
         return _rebind(x, new, "rt.increment(x)")
-    old = Tensor._wrap(x._value, x._node)
+    old = _tensor.Tensor._wrap(x._value, x._node)
     old.stop_gradient = x.stop_gradient
     return _write_in_place(x, apply("scale", old, scale=1.0, bias=float(value)))
 

@@ -7,21 +7,27 @@ returns new Variables whose shape/dtype come from the op's ``infer`` rule.
 """
 import numpy as np
 
-from . import framework
-from .framework import Variable
+from . import tensor as _tensor  # read at call time: Tensor is made after the op declarations
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from .registry import Meta, get_op
-from .tensor import Node, Tensor, _grad_mode
+from .tensor import Node, _grad_mode
+from .trace_state import _mode
 
-_mode = framework._mode
 _FLOATS = ("float16", "float32", "float64")
 
 
 def _any_variable(inputs):
+    tensor = _tensor.Tensor
     for x in inputs:
-        if isinstance(x, Variable):
+        if type(x) is tensor or x is None:  # the eager case, decided without Variable
+            continue
+        variable = _rt.framework.Variable
+        if isinstance(x, variable):
             return True
-        if isinstance(x, (list, tuple)) and any(isinstance(v, Variable) for v in x):
-            return True
+        if isinstance(x, (list, tuple)):
+            for v in x:
+                if isinstance(v, variable):
+                    return True
     return False
 
 
@@ -38,7 +44,7 @@ def apply(type, *inputs, **attrs):
 
 # -- eager ---------------------------------------------------------------------
 def _value(x, opdef):
-    if isinstance(x, Tensor):
+    if isinstance(x, _tensor.Tensor):
         return x._value
     if isinstance(x, (list, tuple)):
         return [_value(v, opdef) for v in x]
@@ -48,13 +54,15 @@ def _value(x, opdef):
 
 
 def _needs_grad(inputs):
+    tensor = _tensor.Tensor
     for x in inputs:
-        if isinstance(x, Tensor):
+        if isinstance(x, tensor):
             if not x.stop_gradient:
                 return True
         elif isinstance(x, (list, tuple)):
-            if any(isinstance(v, Tensor) and not v.stop_gradient for v in x):
-                return True
+            for v in x:
+                if isinstance(v, tensor) and not v.stop_gradient:
+                    return True
     return False
 
 
@@ -64,9 +72,10 @@ def _as_recorded(x):
     A leaf that needs a gradient stays itself (its ``.grad`` is filled; it cannot be written in place)."""
     if isinstance(x, (list, tuple)):
         return type(x)(_as_recorded(v) for v in x)
-    if type(x) is not Tensor or (x._node is None and not x.stop_gradient):
+    tensor = _tensor.Tensor
+    if type(x) is not tensor or (x._node is None and not x.stop_gradient):
         return x
-    alias = Tensor._wrap(x._value, x._node)
+    alias = tensor._wrap(x._value, x._node)
     alias.stop_gradient = x.stop_gradient
     return alias
 
@@ -82,9 +91,9 @@ def run_eager(opdef, inputs, attrs):
     if opdef.grad is not None and _grad_mode.enabled and _needs_grad(inputs):
         node = Node(opdef, [_as_recorded(x) for x in inputs], opdef.full_attrs(attrs), outs)
     if not multi:
-        return Tensor._wrap(outs[0], None if node is None or outs[0].dtype.kind not in "fc" else (node, 0))
+        return _tensor.Tensor._wrap(outs[0], None if node is None or outs[0].dtype.kind not in "fc" else (node, 0))
     # Integer outputs (indices, masks) never carry a gradient.
-    tensors = [Tensor._wrap(o, None if node is None or o.dtype.kind not in "fc" else (node, i))
+    tensors = [_tensor.Tensor._wrap(o, None if node is None or o.dtype.kind not in "fc" else (node, i))
                for i, o in enumerate(outs)]
     if len(opdef.outputs) == 1:  # one variadic output slot: a list
         return tensors
@@ -99,11 +108,11 @@ def to_variable(x, block=None):
     value at every run, so an optimizer step on the eager parameter is seen by
     the next run without copying.
     """
-    if isinstance(x, Variable):
+    if isinstance(x, _rt.framework.Variable):
         return x
-    if not isinstance(x, Tensor):
+    if not isinstance(x, _tensor.Tensor):
         raise TypeError(f"expected a Tensor or Variable, got {type(x).__name__}")
-    program = framework.default_main_program()
+    program = _rt.framework.default_main_program()
     gblock = program.global_block()
     bound = program.bound_tensors
     for name, t in bound.items():
@@ -118,9 +127,9 @@ def to_variable(x, block=None):
 
 
 def _as_var(x, opdef):
-    if type(x) is Variable:
+    if type(x) is _rt.framework.Variable:
         return x
-    if isinstance(x, (Variable, Tensor)):
+    if isinstance(x, (_rt.framework.Variable, _tensor.Tensor)):
         return to_variable(x)
     if isinstance(x, (list, tuple)):
         return [_as_var(v, opdef) for v in x]
@@ -130,7 +139,7 @@ def _as_var(x, opdef):
 
 
 def _meta(v):
-    if type(v) is Variable:
+    if type(v) is _rt.framework.Variable:
         return Meta(v._shape, v._dtype)
     if isinstance(v, list):
         return [_meta(x) for x in v]
@@ -142,7 +151,7 @@ def append_op(opdef, inputs, attrs, block=None):
 
     Output shapes and dtypes come from the op's infer rule; NotImplementedError if it has none.
     """
-    block = block or framework.current_block()
+    block = block or _rt.framework.current_block()
     vars_in = [_as_var(x, opdef) for x in inputs]
     full = opdef.full_attrs(attrs)
     if opdef.infer is None:

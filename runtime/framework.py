@@ -16,7 +16,7 @@ import numpy as np
 
 from .dtypes import DType, convert_dtype
 from .registry import get_op
-from .tensor import TensorLike
+from .tensor_methods import TensorMethods
 from .verify import verify_program
 # The calling thread's mode and op-origin provider (re-exported: the IR's users import them from here).
 from .trace_state import (_mode, _origin, disable_static, enable_static, in_dynamic_mode,  # noqa: F401
@@ -30,7 +30,7 @@ def _fmt_shape(shape):
     return "[" + ", ".join(str(d) for d in shape) + "]"
 
 
-class Variable(TensorLike):
+class Variable(TensorMethods):
     """A named, typed value in a Block.  Operators on it append ops."""
 
     def __init__(self, block, name, shape, dtype, persistable=False, stop_gradient=True,

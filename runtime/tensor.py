@@ -5,9 +5,11 @@ input needs a gradient (``stop_gradient=False``) and gradients are enabled, so
 inference code pays nothing for autograd.  ``backward()`` walks the tape in
 reverse topological order and calls each op's registered gradient rule.
 
-``TensorLike`` is the shared base of ``Tensor`` and the static ``Variable``:
-operators and op-backed methods come from the op declarations (``tensor_methods.py``),
-so ``x + y`` computes on Tensors and appends an op on Variables.
+``TensorLike`` is the shared base of ``Tensor`` and the static ``Variable`` (what the
+annotations name); both are defined on ``TensorMethods``, the operators and op-backed
+methods made from the op declarations (``tensor_methods.py``), so ``x + y`` computes on
+Tensors and appends an op on Variables.  The op modules use this module's first part (the
+base, the grad mode, the tape), so ``Tensor`` is defined after them, at the end.
 """
 import contextlib
 import contextvars
@@ -17,14 +19,15 @@ import numpy as np
 
 from .dtypes import convert_dtype
 from .registry import GradContext
+from .trace_state import context_setting
 
 
 class TensorLike:
     """Base of Tensor and Variable.
 
     What needs no op module is defined here; the operators and the op-backed methods
-    (``x.sum()``) are made from the op declarations in ``tensor_methods``, once, because
-    the op modules themselves import this one.
+    (``x.sum()``) are on ``tensor_methods.TensorMethods``, the subclass Tensor and
+    Variable are defined on.
     """
 
     __slots__ = ()
@@ -51,14 +54,7 @@ class _GradMode:
     switches autograd off in another)."""
 
     _enabled = contextvars.ContextVar("runtime_grad_enabled", default=True)
-
-    @property
-    def enabled(self):
-        return self._enabled.get()
-
-    @enabled.setter
-    def enabled(self, on):
-        self._enabled.set(on)
+    enabled = context_setting(_enabled)
 
 
 _grad_mode = _GradMode()
@@ -117,10 +113,173 @@ class Node:
         self.saved = saved_state(inputs)
 
 
+def _flat_inputs(inputs):
+    for x in inputs:
+        if isinstance(x, (list, tuple)):
+            yield from x
+        else:
+            yield x
+
+
+def _topo_nodes(root):
+    order, seen = [], set()
+    stack = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for t in _flat_inputs(node.inputs):
+            if isinstance(t, Tensor) and t._node is not None and id(t._node[0]) not in seen:
+                stack.append((t._node[0], False))
+    return order  # inputs before users
+
+
+def _accumulate(t, g):
+    if g.shape != t._value.shape:
+        raise RuntimeError(f"internal error: gradient shape {list(g.shape)} does not match tensor "
+                           f"shape {t.shape}")
+    if g.dtype != t._value.dtype:
+        g = g.astype(t._value.dtype)
+    if t.grad is None:
+        t.grad = Tensor._wrap(np.array(g, copy=True))
+    else:
+        t.grad._value = t.grad._value + g
+
+
+# ``f(root, seed) -> bool``, tried in order by ``run_backward`` before the general tape walk;
+# True means ``f`` filled the gradients exactly as the walk would have (dy2st registers a
+# path for a loss computed from a converted function's output, whose graph it knows).
+BACKWARD_FAST_PATHS = []
+
+
+def run_backward(root, grad_tensor=None):
+    """Backpropagate from ``root`` over the recorded tape, accumulating leaf gradients.
+
+    Raises RuntimeError when ``root`` does not need a gradient.
+    """
+    if root.stop_gradient:
+        raise RuntimeError("backward() on a tensor that does not need a gradient "
+                           "(stop_gradient=True: no input of it requires grad)")
+    if grad_tensor is None:
+        seed = np.ones_like(root._value)
+    else:
+        seed = np.asarray(grad_tensor, dtype=root._value.dtype)
+        if seed.shape != root._value.shape:
+            raise ValueError(f"grad_tensor shape {list(seed.shape)} does not match tensor shape {root.shape}")
+    if root._node is None:
+        _accumulate(root, seed)
+        return
+    for fast in BACKWARD_FAST_PATHS:
+        if fast(root, seed):
+            return
+    pending = {(id(root._node[0]), root._node[1]): seed}
+    with no_grad():
+        for node in reversed(_topo_nodes(root._node[0])):
+            n_out = len(node.out_values)
+            grads = [pending.pop((id(node), i), None) for i in range(n_out)]
+            if all(g is None for g in grads):
+                continue
+            inputs, producers = backward_inputs(node)
+            in_grads = _node_grads(node, grads, inputs)
+            flat_grads = []
+            for slot_in, slot_g in zip(node.inputs, in_grads):
+                flat_grads += list(slot_g) if isinstance(slot_in, (list, tuple)) else [slot_g]
+            for t, g, producer in zip(_flat_inputs(node.inputs), flat_grads, producers):
+                if g is None or not isinstance(t, Tensor) or t.stop_gradient:
+                    continue
+                g = g._value if isinstance(g, Tensor) else np.asarray(g)
+                if producer is None:
+                    _accumulate(t, g)
+                else:
+                    key = (id(producer[0]), producer[1])
+                    prev = pending.get(key)
+                    pending[key] = g if prev is None else prev + g
+
+
+def _node_grads(node, grads, inputs=None):
+    if inputs is None:
+        inputs = backward_inputs(node)[0]
+    if node.custom_backward is not None:
+        return node.custom_backward(grads)
+    if node.opdef.grad is None:
+        return [None] * len(node.inputs)
+    outs = [Tensor._wrap(v) for v in node.out_values]
+    gts = [None if g is None else Tensor._wrap(g) for g in grads]
+    ctx = GradContext(inputs, outs, gts, node.attrs)
+    return node.opdef.grad(ctx)
+
+
+# -- in-place writes after an op ran -----------------------------------------------------------
+def bump_version(t):
+    """Note an in-place write into ``t`` (ops recorded before it keep what they saw, or refuse)."""
+    t._version = getattr(t, "_version", 0) + 1
+
+
+def saved_state(inputs):
+    """(array, producer, version) of each Tensor input, in ``_flat_inputs`` order."""
+    return [(t._value, t._node, getattr(t, "_version", 0)) if isinstance(t, Tensor) else None
+            for t in _flat_inputs(inputs)]
+
+
+def backward_inputs(node):
+    """The inputs a node's gradient rule sees and the producer each input's gradient flows to.
+
+    Both are what the op saw when it ran. A write that replaced an input's array (``x[i] = v``,
+    ``set_value``) leaves the old array intact, so the rule gets a stand-in holding it; a write
+    into the same array (an optimizer step) destroyed it, so backward refuses instead of
+    returning a gradient computed from values the forward never used.
+    """
+    saved = node.saved
+    flat = list(_flat_inputs(node.inputs))
+    producers = [s[1] if s is not None else None for s in saved]
+    changed = False
+    for t, s in zip(flat, saved):
+        if s is None or (t._value is s[0] and t._node is s[1] and getattr(t, "_version", 0) == s[2]):
+            continue
+        if t._value is s[0] and node.custom_backward is None:
+            raise RuntimeError(
+                f"a tensor{' ' + repr(t.name) if t.name else ''} of shape {t.shape} that the gradient of "
+                f"'{node.opdef.type}' needs was changed in place after the op ran (e.g. by an optimizer "
+                "step); call backward() before changing it, or run the forward again after the change")
+        if node.custom_backward is not None:
+            # A converted function's or PyLayer's backward reads its tensors when it runs.
+            raise RuntimeError(
+                f"a tensor{' ' + repr(t.name) if t.name else ''} of shape {t.shape} used by a converted "
+                "function was changed in place (e.g. by an optimizer step) before backward(); call "
+                "backward() before changing it, or call the function again after the change")
+        changed = True
+    if not changed:
+        return node.inputs, producers
+    stand_ins = iter([t if s is None else _stand_in(t, s) for t, s in zip(flat, saved)])
+    inputs = [[next(stand_ins) for _ in slot] if isinstance(slot, (list, tuple)) else next(stand_ins)
+              for slot in node.inputs]
+    return inputs, producers
+
+
+def _stand_in(t, s):
+    if t._value is s[0] and t._node is s[1]:
+        return t
+    alias = Tensor._wrap(s[0], s[1])
+    alias.stop_gradient = t.stop_gradient
+    return alias
+
+
+# -- the classes made from the op declarations ----------------------------------------------------
+# Tensor inherits the operators and op-backed methods (``x + y``, ``x.sum()``) from TensorMethods,
+# which is made from the op declarations. The op modules use the names above and read Tensor from
+# this module when called, so they are declared here, before the class that carries their methods.
+from .tensor_methods import TensorMethods  # noqa: E402
+
+
 _tensor_ids = itertools.count()
 
 
-class Tensor(TensorLike):
+class Tensor(TensorMethods):
     """An eager, numpy-backed tensor."""
 
     __slots__ = ("_value", "stop_gradient", "grad", "_node", "name", "persistable", "trainable",
@@ -324,159 +483,3 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     __str__ = __repr__
-
-
-def _flat_inputs(inputs):
-    for x in inputs:
-        if isinstance(x, (list, tuple)):
-            yield from x
-        else:
-            yield x
-
-
-def _topo_nodes(root):
-    order, seen = [], set()
-    stack = [(root, False)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        for t in _flat_inputs(node.inputs):
-            if isinstance(t, Tensor) and t._node is not None and id(t._node[0]) not in seen:
-                stack.append((t._node[0], False))
-    return order  # inputs before users
-
-
-def _accumulate(t, g):
-    if g.shape != t._value.shape:
-        raise RuntimeError(f"internal error: gradient shape {list(g.shape)} does not match tensor "
-                           f"shape {t.shape}")
-    if g.dtype != t._value.dtype:
-        g = g.astype(t._value.dtype)
-    if t.grad is None:
-        t.grad = Tensor._wrap(np.array(g, copy=True))
-    else:
-        t.grad._value = t.grad._value + g
-
-
-# ``f(root, seed) -> bool``, tried in order by ``run_backward`` before the general tape walk;
-# True means ``f`` filled the gradients exactly as the walk would have (dy2st registers a
-# path for a loss computed from a converted function's output, whose graph it knows).
-BACKWARD_FAST_PATHS = []
-
-
-def run_backward(root, grad_tensor=None):
-    """Backpropagate from ``root`` over the recorded tape, accumulating leaf gradients.
-
-    Raises RuntimeError when ``root`` does not need a gradient.
-    """
-    if root.stop_gradient:
-        raise RuntimeError("backward() on a tensor that does not need a gradient "
-                           "(stop_gradient=True: no input of it requires grad)")
-    if grad_tensor is None:
-        seed = np.ones_like(root._value)
-    else:
-        seed = np.asarray(grad_tensor, dtype=root._value.dtype)
-        if seed.shape != root._value.shape:
-            raise ValueError(f"grad_tensor shape {list(seed.shape)} does not match tensor shape {root.shape}")
-    if root._node is None:
-        _accumulate(root, seed)
-        return
-    for fast in BACKWARD_FAST_PATHS:
-        if fast(root, seed):
-            return
-    pending = {(id(root._node[0]), root._node[1]): seed}
-    with no_grad():
-        for node in reversed(_topo_nodes(root._node[0])):
-            n_out = len(node.out_values)
-            grads = [pending.pop((id(node), i), None) for i in range(n_out)]
-            if all(g is None for g in grads):
-                continue
-            inputs, producers = backward_inputs(node)
-            in_grads = _node_grads(node, grads, inputs)
-            flat_grads = []
-            for slot_in, slot_g in zip(node.inputs, in_grads):
-                flat_grads += list(slot_g) if isinstance(slot_in, (list, tuple)) else [slot_g]
-            for t, g, producer in zip(_flat_inputs(node.inputs), flat_grads, producers):
-                if g is None or not isinstance(t, Tensor) or t.stop_gradient:
-                    continue
-                g = g._value if isinstance(g, Tensor) else np.asarray(g)
-                if producer is None:
-                    _accumulate(t, g)
-                else:
-                    key = (id(producer[0]), producer[1])
-                    prev = pending.get(key)
-                    pending[key] = g if prev is None else prev + g
-
-
-def _node_grads(node, grads, inputs=None):
-    if inputs is None:
-        inputs = backward_inputs(node)[0]
-    if node.custom_backward is not None:
-        return node.custom_backward(grads)
-    if node.opdef.grad is None:
-        return [None] * len(node.inputs)
-    outs = [Tensor._wrap(v) for v in node.out_values]
-    gts = [None if g is None else Tensor._wrap(g) for g in grads]
-    ctx = GradContext(inputs, outs, gts, node.attrs)
-    return node.opdef.grad(ctx)
-
-
-# -- in-place writes after an op ran -----------------------------------------------------------
-def bump_version(t):
-    """Note an in-place write into ``t`` (ops recorded before it keep what they saw, or refuse)."""
-    t._version = getattr(t, "_version", 0) + 1
-
-
-def saved_state(inputs):
-    """(array, producer, version) of each Tensor input, in ``_flat_inputs`` order."""
-    return [(t._value, t._node, getattr(t, "_version", 0)) if isinstance(t, Tensor) else None
-            for t in _flat_inputs(inputs)]
-
-
-def backward_inputs(node):
-    """The inputs a node's gradient rule sees and the producer each input's gradient flows to.
-
-    Both are what the op saw when it ran. A write that replaced an input's array (``x[i] = v``,
-    ``set_value``) leaves the old array intact, so the rule gets a stand-in holding it; a write
-    into the same array (an optimizer step) destroyed it, so backward refuses instead of
-    returning a gradient computed from values the forward never used.
-    """
-    saved = node.saved
-    flat = list(_flat_inputs(node.inputs))
-    producers = [s[1] if s is not None else None for s in saved]
-    changed = False
-    for t, s in zip(flat, saved):
-        if s is None or (t._value is s[0] and t._node is s[1] and getattr(t, "_version", 0) == s[2]):
-            continue
-        if t._value is s[0] and node.custom_backward is None:
-            raise RuntimeError(
-                f"a tensor{' ' + repr(t.name) if t.name else ''} of shape {t.shape} that the gradient of "
-                f"'{node.opdef.type}' needs was changed in place after the op ran (e.g. by an optimizer "
-                "step); call backward() before changing it, or run the forward again after the change")
-        if node.custom_backward is not None:
-            # A converted function's or PyLayer's backward reads its tensors when it runs.
-            raise RuntimeError(
-                f"a tensor{' ' + repr(t.name) if t.name else ''} of shape {t.shape} used by a converted "
-                "function was changed in place (e.g. by an optimizer step) before backward(); call "
-                "backward() before changing it, or call the function again after the change")
-        changed = True
-    if not changed:
-        return node.inputs, producers
-    stand_ins = iter([t if s is None else _stand_in(t, s) for t, s in zip(flat, saved)])
-    inputs = [[next(stand_ins) for _ in slot] if isinstance(slot, (list, tuple)) else next(stand_ins)
-              for slot in node.inputs]
-    return inputs, producers
-
-
-def _stand_in(t, s):
-    if t._value is s[0] and t._node is s[1]:
-        return t
-    alias = Tensor._wrap(s[0], s[1])
-    alias.stop_gradient = t.stop_gradient
-    return alias

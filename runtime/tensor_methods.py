@@ -1,13 +1,13 @@
-"""The operators and op-backed methods of Tensor and Variable, made from the op declarations.
+"""``TensorMethods``: the operators and op-backed methods Tensor and Variable inherit, made from the op declarations.
 
 The methods come from the op registry (each op declares the Tensor methods it
-backs); the operators (``+``, ``[]``, ``&``...) are Python's protocol and are
-listed here.  The same method works in both modes because it calls the public
-function, which routes through ``dispatch.apply``.  ``x.sum(axis=1)`` is
-``rt.sum(x, axis=1)``.  They are put on the shared base ``TensorLike`` once, here:
-the op modules import ``Tensor`` and ``Variable``, so the classes exist before the
-declarations do.  Everything that needs no op (``dim``, ``T``, ``__hash__``;
-``Variable.size``/``detach``) is defined in the classes themselves.
+backs, ``def_op(..., methods=[...])``); the operators (``+``, ``[]``, ``&``...)
+are Python's protocol and are listed here.  The same method works in both modes
+because it is the public function, which routes through ``dispatch.apply``:
+``x.sum(axis=1)`` is ``rt.sum(x, axis=1)``.  The class is made once every op is
+declared, and ``Tensor`` (``runtime.tensor``) and ``Variable`` (``runtime.framework``)
+are defined on it, so nothing is added to a class after it exists.  What needs no
+op (``dim``, ``T``, hashing; ``Variable.size``/``detach``) is written in the classes.
 """
 
 from . import assign  # noqa: F401  (declares the clone composite)
@@ -41,7 +41,7 @@ def _invert(x):
     return logic.logical_not(x) if x.dtype == "bool" else logic.bitwise_not(x)
 
 
-_OPERATORS = {
+OPERATORS = {
     "__add__": math.add, "__radd__": _reflect(math.add),
     "__sub__": math.subtract, "__rsub__": _reflect(math.subtract),
     "__mul__": math.multiply, "__rmul__": _reflect(math.multiply),
@@ -61,15 +61,14 @@ _OPERATORS = {
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
 }
 
-# Every op-backed method comes from the op declarations (``def_op(..., methods=[...])``,
-# ``@composite(..., methods=[...])`` as for ``clone``).
-_METHODS = tensor_methods()
-
-
-def install():
-    """Put the operators and the declared op-backed methods on TensorLike (once, at import)."""
-    for name, fn in {**_OPERATORS, **_METHODS}.items():
-        setattr(TensorLike, name, fn)
-
-
-install()
+# The protocol operators, then every op-backed method the declarations name.
+TensorMethods = type("TensorMethods", (TensorLike,), {
+    "__doc__": "The operators and op-backed methods (``x + y``, ``x.sum()``) of Tensor and Variable, "
+               "made from the op declarations.",
+    "__module__": __name__,
+    "__slots__": (),
+    # a class defining ``__eq__`` gets ``__hash__ = None``; tensors hash by identity (TensorLike)
+    "__hash__": TensorLike.__hash__,
+    **OPERATORS,
+    **tensor_methods(),
+})

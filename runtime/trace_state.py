@@ -8,18 +8,31 @@ import contextlib
 import contextvars
 
 
+def context_setting(var, convert=None):
+    """A property over the ContextVar ``var``: each thread (and asyncio task) reads and writes its own value."""
+    def get(self):
+        return var.get()
+
+    def set_(self, value):
+        var.set(value if convert is None else convert(value))
+    return property(get, set_)
+
+
+@contextlib.contextmanager
+def holding(setting, attr, value):
+    """``setting.attr = value`` for a ``with`` body, the old value back after it."""
+    old = getattr(setting, attr)
+    setattr(setting, attr, value)
+    try:
+        yield
+    finally:
+        setattr(setting, attr, old)
+
+
 class _Mode:
-    """``_mode.static``: whether the calling thread builds Programs (reads and writes a ContextVar)."""
+    """``_mode.static``: whether the calling thread builds Programs."""
 
-    _static = contextvars.ContextVar("runtime_static_mode", default=False)
-
-    @property
-    def static(self):
-        return self._static.get()
-
-    @static.setter
-    def static(self, on):
-        self._static.set(bool(on))
+    static = context_setting(contextvars.ContextVar("runtime_static_mode", default=False), bool)
 
 
 _mode = _Mode()
@@ -40,44 +53,24 @@ def disable_static():
     _mode.static = False
 
 
-@contextlib.contextmanager
 def static_mode_guard(on=True):
     """Switch the mode for a ``with`` body (used while tracing a function)."""
-    old = _mode.static
-    _mode.static = on
-    try:
-        yield
-    finally:
-        _mode.static = old
+    return holding(_mode, "static", on)
 
 
 class _Origin:
     # A builder that knows where ops come from (the converter maps generated
     # code back to the user's file and line) installs a provider returning an
     # origin object for the op being appended; runtime never imports it.
-    _provider = contextvars.ContextVar("runtime_origin_provider", default=None)
-
-    @property
-    def provider(self):
-        return self._provider.get()
-
-    @provider.setter
-    def provider(self, fn):
-        self._provider.set(fn)
+    provider = context_setting(contextvars.ContextVar("runtime_origin_provider", default=None))
 
 
 _origin = _Origin()
 
 
-@contextlib.contextmanager
 def origin_provider(fn):
     """Record ``fn()`` as ``op.origin`` of every op appended in the ``with`` body."""
-    old = _origin.provider
-    _origin.provider = fn
-    try:
-        yield
-    finally:
-        _origin.provider = old
+    return holding(_origin, "provider", fn)
 
 
 # Which sub-blocks (by index) a run executed: a training step asks, so that a parameter

@@ -191,15 +191,6 @@ def _mixed(op):
     return refuse
 
 
-class MixedInt(rt.static.Variable):
-    """An int Variable that is a Python int on some run-time paths and an int tensor on others.
-    `+ - * // %` agree on both (and keep the mark with Python ints); `/` and `**` do not (true
-    division and float powers on the int), so they are refused at the user's line."""
-
-    __truediv__ = __rtruediv__ = _mixed("/")
-    __pow__ = __rpow__ = _mixed("**")
-
-
 def _keeps_mixed(name):
     base = getattr(rt.static.Variable, name)
 
@@ -210,7 +201,17 @@ def _keeps_mixed(name):
     return op
 
 
-for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__floordiv__",
-              "__rfloordiv__", "__mod__", "__rmod__"):
-    setattr(MixedInt, _name, _keeps_mixed(_name))
-MixedInt.__neg__ = lambda self: mark_int(rt.static.Variable.__neg__(self), "mixed")
+class MixedInt(rt.static.Variable):
+    """An int Variable that is a Python int on some run-time paths and an int tensor on others.
+    `+ - * // %` agree on both (and keep the mark with Python ints); `/` and `**` do not (true
+    division and float powers on the int), so they are refused at the user's line."""
+
+    __truediv__ = __rtruediv__ = _mixed("/")
+    __pow__ = __rpow__ = _mixed("**")
+    __add__, __radd__, __sub__, __rsub__, __mul__, __rmul__ = (
+        _keeps_mixed(n) for n in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__"))
+    __floordiv__, __rfloordiv__, __mod__, __rmod__ = (
+        _keeps_mixed(n) for n in ("__floordiv__", "__rfloordiv__", "__mod__", "__rmod__"))
+
+    def __neg__(self):
+        return mark_int(rt.static.Variable.__neg__(self), "mixed")

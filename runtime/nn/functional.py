@@ -6,15 +6,15 @@ into the op's fixed attrs, then goes through ``dispatch.apply`` so it works on
 eager Tensors and inside static Programs alike.
 """
 from ..dispatch import apply
-from ..dtypes import FLOATS, float32
 from ..ops.common import assign_to, cast, constant, is_tensor
+from ..ops.elementwise import _floating, gelu, sigmoid, tanh  # noqa: F401  (F.gelu, F.sigmoid, F.tanh)
 from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
+from ..ops.nn_loss import _check_reduction
+from ..ops.shape import flatten  # noqa: F401  (F.flatten)
 from ..registry import composite, composite_functions
 from collections.abc import Sequence
 from ..hints import DTypeLike, IntOrPair, Operand, TensorLike
-from ..tensor import Tensor
 
-_REDUCTIONS = ("mean", "sum", "none")
 
 
 def _pair(v, what):
@@ -46,43 +46,21 @@ def _paddings(padding):
     raise ValueError(f"padding must be an int, 2 or 4 ints, got {padding!r}")
 
 
-def _float(x):
-    # an eager float Tensor (the usual case) is checked on its array: ``x.dtype`` builds a DType
-    if type(x) is Tensor and x._value.dtype.kind == "f":
-        return x
-    return x if x.dtype in FLOATS else cast(x, float32)
-
-
 def _check_nchw(data_format, what):
     if data_format != "NCHW":
         raise NotImplementedError(f"{what}: only data_format='NCHW' is supported, got {data_format!r}")
 
 
-# -- activations ---------------------------------------------------------------------
-def sigmoid(x: TensorLike, name: str | None = None) -> TensorLike:
-    """``1 / (1 + exp(-x))``; int inputs compute in float32."""
-    return apply("sigmoid", _float(x))
-
-
-def tanh(x: TensorLike, name: str | None = None) -> TensorLike:
-    """Hyperbolic tangent; int inputs compute in float32."""
-    return apply("tanh", _float(x))
-
-
-def gelu(x: TensorLike, approximate: bool = False, name: str | None = None) -> TensorLike:
-    """GELU activation, exact (erf) or with the tanh approximation when ``approximate``."""
-    return apply("gelu", _float(x), approximate=bool(approximate))
-
-
+# -- activations (sigmoid, tanh, gelu: the functions of runtime.ops.elementwise) ------------------------
 def softmax(x: TensorLike, axis: int = -1, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
     """Softmax over ``axis``, computed in ``dtype`` if given (else float32 for int inputs)."""
-    x = cast(x, dtype) if dtype is not None else _float(x)
+    x = cast(x, dtype) if dtype is not None else _floating(x)
     return apply("softmax", x, axis=int(axis))
 
 
 def log_softmax(x: TensorLike, axis: int = -1, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
     """``log(softmax(x))`` over ``axis``, computed stably; ``dtype`` as in ``softmax``."""
-    x = cast(x, dtype) if dtype is not None else _float(x)
+    x = cast(x, dtype) if dtype is not None else _floating(x)
     return apply("log_softmax", x, axis=int(axis))
 
 
@@ -221,11 +199,6 @@ def one_hot(x: TensorLike, num_classes: int, name: str | None = None) -> TensorL
 
 
 # -- losses ---------------------------------------------------------------------------------
-def _check_reduction(reduction, what):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{what}: reduction must be one of {list(_REDUCTIONS)}, got {reduction!r}")
-
-
 def cross_entropy(input: TensorLike, label: Operand, weight: TensorLike | None = None, ignore_index: int = -100,
                   reduction: str = "mean", soft_label: bool = False, axis: int = -1, use_softmax: bool = True,
                   name: str | None = None) -> TensorLike:
@@ -239,7 +212,7 @@ def cross_entropy(input: TensorLike, label: Operand, weight: TensorLike | None =
         raise NotImplementedError("cross_entropy(weight=...) is not supported")
     if not is_tensor(label):
         label = constant(label, "float32" if soft_label else "int64")
-    return apply("cross_entropy", _float(input), label, soft_label=bool(soft_label),
+    return apply("cross_entropy", _floating(input), label, soft_label=bool(soft_label),
                  ignore_index=int(ignore_index), reduction=reduction, axis=int(axis), use_softmax=bool(use_softmax))
 
 
@@ -249,11 +222,6 @@ def mse_loss(input: TensorLike, label: Operand, reduction: str = "mean", name: s
     if not is_tensor(label):
         label = constant(label, input.dtype)
     return apply("mse_loss", input, cast(label, input.dtype), reduction=reduction)
-
-
-def flatten(x: TensorLike, start_axis: int = 0, stop_axis: int = -1, name: str | None = None) -> TensorLike:
-    """Merge dims ``start_axis``..``stop_axis`` into one."""
-    return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))
 
 
 # Composite ops (``@composite(..., functional=[...])``, e.g. softplus) join this namespace from their declarations.

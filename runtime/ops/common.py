@@ -3,10 +3,12 @@ import numpy as np
 
 from ..dispatch import apply, to_variable
 from ..dtypes import convert_dtype, default_dtype_of, promote, scalar_dtype
-from ..framework import Variable, _mode, current_block as _current_block
+from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
+from ..trace_state import _mode
 from ..registry import Meta, def_op
 from .shape_args import fill_dims, static_dims
-from ..tensor import Tensor, TensorLike
+from ..tensor import TensorLike
 from ..hints import DTypeLike
 
 SCALARS = (bool, int, float, np.bool_, np.integer, np.floating)
@@ -25,7 +27,7 @@ def constant(value, dtype):
         if arr.ndim == 0:
             return apply("fill_constant", shape=[], value=arr.item(), dtype=str(dtype))
         return apply("assign_value", shape=list(arr.shape), dtype=str(dtype), values=arr.ravel().tolist())
-    return Tensor._wrap(arr)
+    return _tensor.Tensor._wrap(arr)
 
 
 def as_tensor(x, dtype=None):
@@ -101,11 +103,16 @@ def same_as(x, **_):
     return Meta(x.shape, x.dtype)
 
 
+def same_as_grad(_, g, **__):
+    """Shape inference of a gradient op ``(X or Out or Mask, OutGrad) -> XGrad``: OutGrad's shape and dtype."""
+    return Meta(g.shape, g.dtype)
+
+
 def reduce_as(g, like):
     """Sum ``g`` down to the shape of ``like`` (undoing broadcasting) when they differ."""
     if g is None:
         return None
-    if isinstance(g, Variable) or isinstance(like, Variable):
+    if isinstance(g, _rt.framework.Variable) or isinstance(like, _rt.framework.Variable):
         if list(g.shape) == list(like.shape) and -1 not in g.shape[:-1]:
             return g
         return apply("reduce_as", g, like)
@@ -186,10 +193,10 @@ def assign_to(src, dst):
     ``assign`` op whose output *is* dst's var, so the executor writes the new
     value back to the bound tensor / scope after the run.
     """
-    if _mode.static or isinstance(src, Variable) or isinstance(dst, Variable):
+    if _mode.static or isinstance(src, _rt.framework.Variable) or isinstance(dst, _rt.framework.Variable):
         dvar = to_variable(dst)
         svar = to_variable(src)
-        block = _current_block()
+        block = _rt.framework.current_block()
         block.append_op("assign", {"X": [svar.name]}, {"Out": [dvar.name]}, {})
         return dvar
     dst._value = np.array(src._value, dtype=dst._value.dtype, copy=True)

@@ -10,10 +10,12 @@ import numpy as np
 
 from ..dispatch import apply
 from ..dtypes import convert_dtype, default_dtype_of, float32, int64
-from ..framework import Variable, _mode
+from ..trace_state import _mode
 from ..random import generator
 from ..registry import RANDOM, Meta, def_op
-from ..tensor import Tensor, TensorLike
+from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
+from ..tensor import TensorLike
 from .common import cast, constant, stop_gradient as _detach
 from .shape import expand, reshape
 from .shape_args import fill_dims, python_int, split_shape, static_dims, tensor_input
@@ -105,28 +107,29 @@ def _dtype(dtype, default):
     return str(convert_dtype(default if dtype is None else dtype))
 
 
-def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None, stop_gradient: bool = True) -> Tensor:
+def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None,
+              stop_gradient: bool = True) -> TensorLike:
     """A Tensor from Python/numpy data: floats float32, ints int64, bools bool, ndarrays keep their dtype."""
     if isinstance(data, TensorLike):
         out = data if dtype is None else cast(data, dtype)
-        if isinstance(out, Variable):
+        if isinstance(out, _rt.framework.Variable):
             # Eager to_tensor copies into a new leaf, so no gradient flows back to `data`.
             return _detach(out)
-        out = Tensor(np.array(out._value, copy=True), stop_gradient=stop_gradient)
+        out = _tensor.Tensor(np.array(out._value, copy=True), stop_gradient=stop_gradient)
         return out
     dt = convert_dtype(dtype) if dtype is not None else default_dtype_of(data)
     if _mode.static:
         return constant(data, dt)
-    return Tensor(np.array(data, dtype=dt.np), stop_gradient=stop_gradient)
+    return _tensor.Tensor(np.array(data, dtype=dt.np), stop_gradient=stop_gradient)
 
 
 def full(shape: ShapeLike, fill_value: int | float | bool | TensorLike, dtype: DTypeLike | None = None,
          name: str | None = None) -> TensorLike:
     """``shape``: ints and 1-element int Tensors, or a 1-D int Tensor (read when the Program runs)."""
-    if isinstance(fill_value, Variable):  # a run-time value: broadcast it to the shape
+    if isinstance(fill_value, _rt.framework.Variable):  # a run-time value: broadcast it to the shape
         dt = _dtype(dtype, float32)
         return expand(reshape(cast(fill_value, dt), []), shape)
-    if isinstance(fill_value, Tensor):
+    if isinstance(fill_value, _tensor.Tensor):
         fill_value = fill_value.item()
     dt = _dtype(dtype, float32)
     value = bool(fill_value) if dt == "bool" else fill_value
@@ -170,7 +173,7 @@ def empty_like(x: TensorLike, dtype: DTypeLike | None = None, name: str | None =
 
 
 def _number(v):
-    return v.item() if isinstance(v, Tensor) else v
+    return v.item() if isinstance(v, _tensor.Tensor) else v
 
 
 def arange(start: int | float | TensorLike = 0, end: int | float | TensorLike | None = None,
@@ -181,7 +184,7 @@ def arange(start: int | float | TensorLike = 0, end: int | float | TensorLike | 
     """
     if end is None:
         start, end = 0, start
-    if any(isinstance(v, Variable) for v in (start, end, step)):
+    if any(isinstance(v, _rt.framework.Variable) for v in (start, end, step)):
         dt = _dtype(dtype, int64 if all(_is_int(v) for v in (start, end, step)) else float32)
         bounds = [cast(v, dt) if isinstance(v, TensorLike) else constant(v, dt) for v in (start, end, step)]
         return apply("range", *bounds, dtype=dt)
@@ -207,7 +210,7 @@ def eye(num_rows: int | TensorLike, num_columns: int | TensorLike | None = None,
         name: str | None = None) -> TensorLike:
     """A 2-D identity matrix of ``num_rows`` x ``num_columns`` (square by default), float32 unless ``dtype``."""
     num_columns = num_rows if num_columns is None else num_columns
-    if isinstance(num_rows, Variable) or isinstance(num_columns, Variable):  # sizes known at run time
+    if any(isinstance(n, _rt.framework.Variable) for n in (num_rows, num_columns)):  # sizes known at run time
         rows = apply("unsqueeze", arange(num_rows), axis=[1])
         cols = apply("unsqueeze", arange(num_columns), axis=[0])
         return cast(apply("equal", rows, cols), _dtype(dtype, float32))

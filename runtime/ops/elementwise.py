@@ -8,21 +8,17 @@ import numpy as np
 
 from ..dispatch import apply
 from ..dtypes import FLOATS, float32
-from ..registry import GRAD_ONLY, Meta, def_op
-from .math import int_zero_check, operands
-from ..tensor import Tensor
-from .common import cast, infer_broadcast, reduce_as, same_as
+from ..registry import GRAD_ONLY, def_op
+from .math import binary_function, int_zero_check, operands
+from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
+from .common import cast, infer_broadcast, reduce_as, same_as, same_as_grad
 from ..hints import Operand, TensorLike
-
-
-def _grad_infer(a, g, **_):
-    return Meta(g.shape, g.dtype)
 
 
 def is_floating(x):
     """Whether a Tensor or static Variable has a floating-point dtype."""
     # Reading the numpy dtype directly keeps the eager hot path cheap.
-    return x._value.dtype.kind == "f" if isinstance(x, Tensor) else x.dtype in FLOATS
+    return x._value.dtype.kind == "f" if isinstance(x, _tensor.Tensor) else x.dtype in FLOATS
 
 
 def _floating(x):
@@ -71,7 +67,7 @@ def _unary(type, kernel, grad=None, onnx=None, doc="", **names):
 
 
 def _helper(type, kernel, doc=""):
-    def_op(type, ["A", "OutGrad"], ["XGrad"], kernel=kernel, infer=_grad_infer, doc=doc, no_onnx=GRAD_ONLY)
+    def_op(type, ["A", "OutGrad"], ["XGrad"], kernel=kernel, infer=same_as_grad, doc=doc, no_onnx=GRAD_ONLY)
 
 
 _ZERO_GRAD = lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)]  # noqa: E731  (piecewise constant)
@@ -107,7 +103,7 @@ def_op("gelu", ["X"], ["Out"], attrs={"approximate": False}, kernel=_gelu_kernel
                                approximate=ctx.attrs["approximate"])],
        onnx="gelu", api=["gelu"], functional=["gelu"], activation=True)
 def_op("gelu_grad", ["X", "OutGrad"], ["XGrad"], attrs={"approximate": False}, kernel=_gelu_grad_kernel,
-       infer=_grad_infer, no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY)
 
 
 # -- powers -----------------------------------------------------------------------------
@@ -178,7 +174,7 @@ def_op("clip", ["X"], ["Out"], attrs={"min": None, "max": None}, kernel=_clip_ke
        grad=lambda ctx: [apply("clip_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
        onnx="clip", api=["clip"], methods=["clip"])
 def_op("clip_grad", ["X", "OutGrad"], ["XGrad"], attrs={"min": None, "max": None}, kernel=_clip_grad_kernel,
-       infer=_grad_infer, no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY)
 
 
 # -- integer-style division -------------------------------------------------------------------
@@ -203,12 +199,14 @@ def_op("remainder", ["X", "Y"], ["Out"], kernel=_checked(np.mod, "remainder (%)"
 
 
 # -- public functions ----------------------------------------------------------------------------
-def _float_unary(type):
+def _float_unary(type, doc=None):
     def fn(x: TensorLike, name: str | None = None) -> TensorLike:
         """The elementwise function of this function's name (``rt.exp`` runs op ``exp``); int and bool inputs
         compute in float32."""
         return apply(type, x if is_floating(x) else cast(x, float32))
     fn.__name__ = type
+    if doc:
+        fn.__doc__ = doc
     return fn
 
 
@@ -224,8 +222,8 @@ exp = _float_unary("exp")
 log = _float_unary("log")
 sqrt = _float_unary("sqrt")
 rsqrt = _float_unary("rsqrt")
-tanh = _float_unary("tanh")
-sigmoid = _float_unary("sigmoid")
+tanh = _float_unary("tanh", "Hyperbolic tangent; int and bool inputs compute in float32.")
+sigmoid = _float_unary("sigmoid", "``1 / (1 + exp(-x))``; int and bool inputs compute in float32.")
 sin = _float_unary("sin")
 cos = _float_unary("cos")
 reciprocal = _float_unary("reciprocal")
@@ -253,16 +251,8 @@ def pow(x: TensorLike, y: Operand, name: str | None = None) -> TensorLike:  # no
     return apply("elementwise_pow", a, b)
 
 
-def maximum(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
-    """Elementwise maximum of ``x`` and ``y`` (broadcast, promoted)."""
-    a, b = operands(x, y)
-    return apply("maximum", a, b)
-
-
-def minimum(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
-    """Elementwise minimum of ``x`` and ``y`` (broadcast, promoted)."""
-    a, b = operands(x, y)
-    return apply("minimum", a, b)
+maximum = binary_function("maximum", """Elementwise maximum of ``x`` and ``y`` (broadcast, promoted).""")
+minimum = binary_function("minimum", """Elementwise minimum of ``x`` and ``y`` (broadcast, promoted).""")
 
 
 def clip(x: TensorLike, min: float | None = None, max: float | None = None,
@@ -271,16 +261,9 @@ def clip(x: TensorLike, min: float | None = None, max: float | None = None,
     return apply("clip", x, min=None if min is None else float(min), max=None if max is None else float(max))
 
 
-def floor_divide(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
-    """``x // y`` elementwise (rounds toward negative infinity, like Python)."""
-    a, b = operands(x, y)
-    return apply("floor_divide", a, b)
-
-
-def remainder(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
-    """``x % y`` elementwise, with the sign of ``y`` like Python. Also ``mod``."""
-    a, b = operands(x, y)
-    return apply("remainder", a, b)
+floor_divide = binary_function("floor_divide", """``x // y`` elementwise (rounds toward negative infinity, like
+    Python).""")
+remainder = binary_function("remainder", """``x % y`` elementwise, with the sign of ``y`` like Python. Also ``mod``.""")
 
 
 mod = remainder

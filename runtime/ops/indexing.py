@@ -17,9 +17,11 @@ op first, its bounds an input (``["t", k]`` in its ``slices`` attr); the rest of
 import numpy as np
 
 from ..dispatch import apply
-from ..framework import Variable, _mode
+from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
+from ..trace_state import _mode
 from ..registry import GRAD_ONLY, Meta, def_op
-from ..tensor import Tensor, TensorLike, bump_version
+from ..tensor import TensorLike, bump_version
 from .common import as_tensor, cast, reduce_as
 from .shape_args import INT_DTYPES, no_grads
 
@@ -206,7 +208,7 @@ _PLAIN = (int, type(None))
 
 
 def _is_tensor_bound(v, static):
-    return isinstance(v, Variable) or (static and isinstance(v, TensorLike))
+    return isinstance(v, _rt.framework.Variable) or (static and isinstance(v, TensorLike))
 
 
 def _axes_used(k):
@@ -229,7 +231,7 @@ def split_tensor_slices(x, key):
             break
     else:
         return [], [], key
-    static = _mode.static or isinstance(x, Variable)
+    static = _mode.static or isinstance(x, _rt.framework.Variable)
     if not any(isinstance(k, slice) and any(_is_tensor_bound(v, static) for v in (k.start, k.stop, k.step))
                for k in items):
         return [], [], key
@@ -260,7 +262,7 @@ def split_tensor_slices(x, key):
 def _bound(v):
     if v is None or isinstance(v, int):
         return v
-    if isinstance(v, Variable):
+    if isinstance(v, _rt.framework.Variable):
         raise TypeError(f"slice bounds must be Python ints when building a static Program, got Variable "
                         f"'{v.name}'; index with an int tensor (x[i]) or use rt.gather")
     return int(v.__index__())
@@ -302,18 +304,21 @@ def getitem(x, key):
 
 def setitem(x, key, value):
     """``x[key] = value``, in place on an eager Tensor (recorded on the tape like Paddle's inplace ops)."""
-    if _mode.static or isinstance(x, Variable):
+    if _mode.static or isinstance(x, _rt.framework.Variable):
         raise TypeError("item assignment (x[key] = v) is not supported on static Variables; "
                         "build the new value with rt.where or rt.concat instead")
-    if isinstance(value, Variable):
+    if isinstance(value, _rt.framework.Variable):
         raise TypeError("cannot assign a static Variable into an eager Tensor")
     if not x.stop_gradient and x._node is None:
         raise RuntimeError("a leaf Tensor that needs a gradient (stop_gradient=False) cannot be modified "
                            "in place; assign to a copy (y = x * 1) instead")
     spec, idx = parse_key(key)
-    value = cast(value, x.dtype) if isinstance(value, Tensor) else as_tensor(np.asarray(value, dtype=x.dtype.np))
+    if isinstance(value, _tensor.Tensor):
+        value = cast(value, x.dtype)
+    else:
+        value = as_tensor(np.asarray(value, dtype=x.dtype.np))
     # The tape node must see the old x, so x's current state moves to an alias.
-    old = Tensor._wrap(x._value, x._node)
+    old = _tensor.Tensor._wrap(x._value, x._node)
     old.stop_gradient = x.stop_gradient
     out = apply("set_value", old, value, idx, spec=spec)
     x._value, x._node, x.stop_gradient = out._value, out._node, out.stop_gradient

@@ -3,7 +3,7 @@ import numpy as np
 
 from ..dispatch import apply
 from ..registry import Meta, def_op
-from .math import operands
+from .math import binary_function, operands
 from .common import broadcast_shape, cast, reduce_as
 from ..hints import Operand, TensorLike
 
@@ -64,13 +64,8 @@ def_op("nonzero", ["X"], ["Out"], kernel=lambda x: np.argwhere(x).astype(np.int6
 
 # -- public ------------------------------------------------------------------------------------------
 def _compare(type):
-    def fn(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
-        """The elementwise comparison (or bitwise op) of this function's name on ``x`` and ``y``, broadcast and
-        promoted; comparisons return a bool Tensor."""
-        a, b = operands(x, y)
-        return apply(type, a, b)
-    fn.__name__ = type
-    return fn
+    return binary_function(type, """The elementwise comparison (or bitwise op) of this function's name on ``x`` and
+        ``y``, broadcast and promoted; comparisons return a bool Tensor.""")
 
 
 equal = _compare("equal")

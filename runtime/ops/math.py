@@ -1,37 +1,45 @@
 """Elementwise arithmetic and matmul: kernels, inference, gradients and public functions."""
+import sys
+
 import numpy as np
 
 from ..dispatch import apply
-from .common import binary_operands, broadcast_shape, infer_broadcast, reduce_as, same_as
+from .common import binary_operands, broadcast_shape, infer_broadcast, reduce_as, same_as, same_as_grad
 from ..registry import GRAD_ONLY, Meta, def_op
-from ..tensor import Tensor
+from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 from collections.abc import Sequence
 from ..hints import Operand, TensorLike
 
 
 def operands(x, y):
     """``binary_operands`` with a fast path for the eager hot cases (no dtype change needed)."""
-    if isinstance(x, Tensor):
+    tensor = _tensor.Tensor
+    if isinstance(x, tensor):
         xd = x._value.dtype
-        if isinstance(y, Tensor):
+        if isinstance(y, tensor):
             if xd == y._value.dtype:
                 return x, y
         elif (y.__class__ is float and xd.kind == "f") or (y.__class__ is int and xd.kind in "fi"):
-            return x, Tensor._wrap(np.asarray(y, dtype=xd))
-    elif isinstance(y, Tensor):
+            return x, tensor._wrap(np.asarray(y, dtype=xd))
+    elif isinstance(y, tensor):
         yd = y._value.dtype
         if (x.__class__ is float and yd.kind == "f") or (x.__class__ is int and yd.kind in "fi"):
-            return Tensor._wrap(np.asarray(x, dtype=yd)), y
+            return tensor._wrap(np.asarray(x, dtype=yd)), y
     return binary_operands(x, y)
 
 
-def _binary(type):
+def binary_function(type, doc=None):
+    """The public function of the binary elementwise op ``type``: ``x`` and ``y`` broadcast and promoted
+    (``operands``), then the op; ``doc`` is its docstring."""
     def fn(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
         """The binary elementwise op of this function's name (``rt.add`` runs op ``add``) on ``x`` and ``y``,
         broadcast and promoted; either may be a Python scalar or a numpy array."""
         a, b = operands(x, y)
         return apply(type, a, b)
-    fn.__name__ = type
+    fn.__name__ = fn.__qualname__ = type
+    fn.__module__ = sys._getframe(1).f_globals["__name__"]  # the module that declares the op
+    if doc:
+        fn.__doc__ = doc
     return fn
 
 
@@ -239,12 +247,12 @@ def_op("relu", ["X"], ["Out"], kernel=lambda x: np.maximum(x, 0), infer=same_as,
        grad=lambda ctx: [apply("relu_grad", ctx.outputs[0], ctx.out_grads[0])],
        onnx="Relu", api=["relu"], functional=["relu"], methods=["relu"], activation=True)
 def_op("relu_grad", ["Out", "OutGrad"], ["XGrad"], kernel=_relu_grad_kernel,
-       infer=lambda out, g, **_: Meta(g.shape, g.dtype), no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY)
 
-add = _binary("add")
-subtract = _binary("subtract")
-multiply = _binary("multiply")
-divide = _binary("divide")
+add = binary_function("add")
+subtract = binary_function("subtract")
+multiply = binary_function("multiply")
+divide = binary_function("divide")
 
 
 def matmul(x: Operand, y: Operand, transpose_x: bool = False, transpose_y: bool = False,

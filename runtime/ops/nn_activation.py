@@ -9,6 +9,7 @@ import numpy as np
 
 from ..dispatch import apply
 from ..registry import GRAD_ONLY, Meta, composite, def_op
+from .common import same_as_grad
 from .elementwise import _floating, exp, log, minimum, neg, sigmoid, tanh
 from .logic import greater_than, where
 from .math import add, multiply, relu, scale, subtract
@@ -49,21 +50,17 @@ def _float_infer(what):
     return infer
 
 
-def _grad_infer(out, g, **_):
-    return Meta(g.shape, g.dtype)
-
-
 def_op("softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_softmax_kernel, infer=_float_infer("softmax"),
        grad=lambda ctx: [apply("softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])],
        onnx="softmax", functional=["softmax"], activation=True)
 def_op("softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_softmax_grad_kernel,
-       infer=_grad_infer, no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY)
 def_op("log_softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_log_softmax_kernel,
        infer=_float_infer("log_softmax"),
        grad=lambda ctx: [apply("log_softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])],
        onnx="softmax", functional=["log_softmax"])
 def_op("log_softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_log_softmax_grad_kernel,
-       infer=_grad_infer, no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY)
 
 
 

@@ -95,19 +95,23 @@ def _conv_geometry(xs, ws, strides, paddings, dilations, groups, padding_algorit
     return pads, oh, ow
 
 
-def _conv_cols(x, w, strides, pads, dilations, oh, ow):
-    xp = _pad(x, pads)
-    return _windows(xp, w.shape[2:], strides, dilations, oh, ow)
+def _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm):
+    """``(oh, ow, columns)``: the output size and, per group, the im2col matrix of ``x``'s windows
+    (one row per output position, ``n * oh * ow`` rows), made one group at a time."""
+    pads, oh, ow = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
+    win = _windows(_pad(x, pads), w.shape[2:], strides, dilations, oh, ow)
+    n, cg = x.shape[0], x.shape[1] // groups
+    columns = (win[:, g * cg:(g + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)
+               for g in range(groups))
+    return oh, ow, columns
 
 
 def _conv2d_kernel(x, w, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), groups=1,
                    padding_algorithm="EXPLICIT"):
-    pads, oh, ow = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    win = _conv_cols(x, w, strides, pads, dilations, oh, ow)
-    n, cg, og = x.shape[0], x.shape[1] // groups, w.shape[0] // groups
+    oh, ow, columns = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
+    n, og = x.shape[0], w.shape[0] // groups
     outs = []
-    for g in range(groups):
-        cols = win[:, g * cg:(g + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)
+    for g, cols in enumerate(columns):
         wg = w[g * og:(g + 1) * og].reshape(og, -1)
         outs.append((cols @ wg.T).reshape(n, oh, ow, og))
     out = outs[0] if groups == 1 else np.concatenate(outs, axis=-1)
@@ -137,12 +141,10 @@ def _conv2d_grad_input_kernel(g, w, x, strides=(1, 1), paddings=(0, 0, 0, 0), di
 
 def _conv2d_grad_filter_kernel(x, g, w, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), groups=1,
                                padding_algorithm="EXPLICIT"):
-    pads, oh, ow = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    win = _conv_cols(x, w, strides, pads, dilations, oh, ow)
-    n, cg, og = x.shape[0], x.shape[1] // groups, w.shape[0] // groups
+    _, _, columns = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
+    og = w.shape[0] // groups
     parts = []
-    for gi in range(groups):
-        cols = win[:, gi * cg:(gi + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)
+    for gi, cols in enumerate(columns):
         gg = g[:, gi * og:(gi + 1) * og].transpose(1, 0, 2, 3).reshape(og, -1)
         parts.append((gg @ cols).reshape(og, *w.shape[1:]))
     out = parts[0] if groups == 1 else np.concatenate(parts, axis=0)

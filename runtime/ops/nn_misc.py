@@ -11,6 +11,7 @@ import numpy as np
 from ..dispatch import apply
 from ..random import generator
 from ..registry import GRAD_ONLY, Meta, def_op
+from .common import same_as_grad
 
 _DROPOUT_ATTRS = {"dropout_prob": 0.5, "is_test": False, "mode": "upscale_in_train"}
 _MODES = ("upscale_in_train", "downscale_in_infer")
@@ -55,7 +56,7 @@ def_op("dropout", ["X"], ["Out", "Mask"], attrs=dict(_DROPOUT_ATTRS), kernel=_dr
                          apply("dropout_grad", ctx.outputs[1], ctx.out_grads[0], **ctx.attrs)],
        doc="Zero each element with probability dropout_prob (mask drawn at run time).")
 def_op("dropout_grad", ["Mask", "OutGrad"], ["XGrad"], attrs=dict(_DROPOUT_ATTRS), kernel=_dropout_grad_kernel,
-       infer=lambda m, g, **_: Meta(g.shape, g.dtype), no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY)
 
 
 # -- embedding -----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from ..dispatch import apply
 from ..registry import GRAD_ONLY, Meta, def_op
 from .broadcast import broadcast_to, expand, expand_as, tile  # noqa: F401  (public here too)
 from .shape_args import copied_dims, fill_dims, no_grads, python_int, show, split_shape, tensor_input
-from ..framework import Variable
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..tensor import TensorLike
 from collections.abc import Sequence
 from ..hints import Axis, ShapeLike
@@ -312,7 +312,7 @@ def_op("shape", ["X"], ["Out"], kernel=lambda x: np.asarray(x.shape, dtype=np.in
 
 # -- public functions -------------------------------------------------------------------------------------
 def _int_list(v, what, arg="axis"):
-    if isinstance(v, TensorLike) and not isinstance(v, Variable):
+    if isinstance(v, TensorLike) and not isinstance(v, _rt.framework.Variable):
         v = v.numpy().tolist()
     if isinstance(v, (list, tuple)):
         return [python_int(d, what, f"{arg}[{i}]") for i, d in enumerate(v)]

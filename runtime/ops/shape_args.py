@@ -14,7 +14,8 @@ every dim ``None``.
 """
 import numpy as np
 
-from ..framework import Variable, _mode
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
+from ..trace_state import _mode
 from ..tensor import TensorLike
 
 INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8")
@@ -41,7 +42,7 @@ def _whole(t, what, arg, static):
     """A whole shape given as one int tensor."""
     if str(t.dtype) not in INT_DTYPES or t.ndim > 1:
         raise TypeError(f"{what}: {arg} given as a Tensor must be a 1-D int Tensor, got {_describe(t)}")
-    if not (static or isinstance(t, Variable)):
+    if not (static or isinstance(t, _rt.framework.Variable)):
         return [int(v) for v in np.ravel(t._value)], []
     n = 1 if t.ndim == 0 else t.shape[0]
     if n < 0:
@@ -56,7 +57,7 @@ def split_shape(shape, what, arg="shape", like=None):
     (no static mode, no Variable among ``shape`` and ``like``, the op's tensor input)."""
     if type(shape) in (list, tuple) and set(map(type, shape)) <= _INT:  # the common case, kept cheap
         return list(shape), []
-    static = _mode.static or isinstance(like, Variable)
+    static = _mode.static or isinstance(like, _rt.framework.Variable)
     if isinstance(shape, TensorLike):
         return _whole(shape, what, arg, static)
     if isinstance(shape, (int, np.integer)) and not isinstance(shape, (bool, np.bool_)):
@@ -64,7 +65,7 @@ def split_shape(shape, what, arg="shape", like=None):
     if not isinstance(shape, (list, tuple)):
         raise TypeError(f"{what}: {arg} must be a list or tuple of ints and 1-element int Tensors, or a 1-D "
                         f"int Tensor; got {_describe(shape)}")
-    static = static or any(isinstance(d, Variable) for d in shape)
+    static = static or any(isinstance(d, _rt.framework.Variable) for d in shape)
     dims, tensors = [], []
     for i, d in enumerate(shape):
         if isinstance(d, (int, np.integer)) and not isinstance(d, (bool, np.bool_)):
@@ -95,7 +96,7 @@ def no_grads(inputs, k):
 
 def python_int(v, what, arg):
     """An int argument that must be known when the Program is built (an axis, a count)."""
-    if isinstance(v, Variable):
+    if isinstance(v, _rt.framework.Variable):
         raise TypeError(f"{what}: {arg} must be a Python int when building a static Program, got {_describe(v)} "
                         "whose value is only known at run time")
     if isinstance(v, TensorLike):  # an eager one-element int Tensor: its value now

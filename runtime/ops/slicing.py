@@ -10,7 +10,8 @@ Python's clamping applies: an end past the dim stops at the dim, negative bounds
 the end, as in Paddle.
 """
 from ..dispatch import apply
-from ..framework import Variable, _mode
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
+from ..trace_state import _mode
 from ..tensor import TensorLike
 from .shape_args import python_int, split_shape, tensor_input
 from collections.abc import Sequence
@@ -31,7 +32,7 @@ def strided_slice(x: TensorLike, axes: Sequence[int], starts: Sequence[int | Ten
     for a in axes:
         if not -x.ndim <= a < x.ndim:
             raise ValueError(f"strided_slice: axis {a} is out of range for a tensor of shape {list(x.shape)}")
-    static = _mode.static or isinstance(x, Variable)
+    static = _mode.static or isinstance(x, _rt.framework.Variable)
     bounds, columns = [], []
     for arg, values in (("starts", starts), ("ends", ends), ("strides", strides)):
         dims, tensors = split_shape(_entries(values, static), "strided_slice", arg, like=x)

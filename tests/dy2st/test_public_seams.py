@@ -19,7 +19,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 # Private attributes of runtime objects (Tensor, Layer, Node, Program, ...) dy2st must not read.
 RUNTIME_PRIVATE = {"_value", "_wrap", "_node", "_sub_layers", "_parameters", "_buffers",
                    "_forward_pre_hooks", "_forward_post_hooks", "_grad_mode", "_topo_nodes",
-                   "_node_grads", "_flat_inputs", "_helper", "_current_block"}
+                   "_node_grads", "_flat_inputs", "_helper"}
 # Public-looking names that are the tape's internals.
 RUNTIME_INTERNAL = {"Node"}
 # Reach-ins still present, each waiting for its file to switch to the seam named here.

@@ -49,7 +49,7 @@ def test_no_onnx_ops_raise_their_reason():
 
 def test_tensor_methods_are_the_declared_ones():
     declared = registry.tensor_methods()
-    assert tensor_methods._METHODS == declared
+    assert {n: vars(tensor_methods.TensorMethods)[n] for n in declared} == declared
     for name, fn in declared.items():
         assert getattr(rt.Tensor, name) is fn, f"Tensor.{name} is not the declared function"
         assert getattr(rt.static.Variable, name) is fn, f"Variable.{name} is not the declared function"
@@ -129,3 +129,12 @@ def test_declared_codegen_forms_are_used():
     plan = list(main._exec_plans.values())[0].fn
     assert "v_cast_0 = v_x\n" in plan.source and "_k0_cast(" not in plan.source, plan.source
     assert any(v is np.add for v in plan.__globals__.values()), plan.source
+
+
+def test_a_name_in_rt_and_functional_is_one_function():
+    # An op public as rt.x and F.x is one function, not a copy written again in nn.functional.
+    api, functional = registry.public_functions(), registry.functional_functions()
+    both = sorted(set(api) & set(functional))
+    assert {"sigmoid", "tanh", "gelu", "flatten", "relu"} <= set(both)
+    copies = [n for n in both if api[n] is not functional[n]]
+    assert not copies, f"rt and rt.nn.functional hold different functions for: {copies}"

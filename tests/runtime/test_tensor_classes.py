@@ -5,6 +5,7 @@ import runtime as rt
 from runtime import registry, tensor_methods
 from runtime.framework import Variable
 from runtime.tensor import TensorLike
+from runtime.tensor_methods import TensorMethods
 from static_helpers import building
 
 
@@ -12,10 +13,22 @@ def test_hand_written_members_live_in_their_class_bodies():
     assert {"dim", "ndimension", "T", "__hash__"} <= set(vars(TensorLike))
     assert {"size", "detach"} <= set(vars(Variable))
     # the generated part is exactly the protocol operators plus the declared op methods
-    generated = set(tensor_methods._OPERATORS) | set(registry.tensor_methods())
-    assert not generated & {"dim", "ndimension", "T", "size", "detach", "__hash__"}
-    assert all(vars(TensorLike)[name] is fn for name, fn in {**tensor_methods._OPERATORS,
-                                                            **registry.tensor_methods()}.items())
+    generated = {**tensor_methods.OPERATORS, **registry.tensor_methods()}
+    assert not set(generated) & {"dim", "ndimension", "T", "size", "detach", "__hash__"}
+    assert all(vars(TensorMethods)[name] is fn for name, fn in generated.items())
+    housekeeping = {"__doc__", "__module__", "__slots__", "__hash__"}
+    assert set(vars(TensorMethods)) - housekeeping == set(generated)
+
+
+def test_the_classes_are_made_with_their_methods():
+    """Tensor and Variable are defined on TensorMethods: no op method is put on a class after it exists."""
+    assert rt.Tensor.__bases__ == (TensorMethods,) and Variable.__bases__ == (TensorMethods,)
+    assert TensorMethods.__bases__ == (TensorLike,)
+    generated = {**tensor_methods.OPERATORS, **registry.tensor_methods()}
+    for cls in (TensorLike, rt.Tensor, rt.Parameter, Variable):
+        patched = sorted(set(generated) & set(vars(cls)))
+        assert not patched, f"{cls.__name__} holds op methods of its own: {patched}"
+    assert rt.Tensor.__hash__ is not None and Variable.__hash__ is TensorLike.__hash__
 
 
 def test_the_members_agree_between_modes():
