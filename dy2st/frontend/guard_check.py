@@ -19,9 +19,11 @@ read when they last held: every write to a layer's tables, hook lists or attribu
         return True
 
 What the version does not cover is checked on every call: globals, closure cells and plain
-objects' attributes (``guard_values.py``), layer attributes holding mutable plain values (a
-list changed in place), and ``stop_gradient`` of the bound tensors.  A layer whose tables or
-hook lists are not the bumping kinds (replaced by hand) is checked on every call too.
+objects' attributes (``guard_values.py``), the layers' own attributes the traced code reads (a
+list changed in place, a value written into ``vars(layer)``), and ``stop_gradient`` of the bound
+tensors.  A layer whose tables or hook lists are not the bumping kinds (replaced by hand) is
+checked on every call too.  Writing a layer's ``training`` or ``forward`` straight into its
+``__dict__`` must be followed by ``runtime.nn.layer.state_changed()``.
 
 A key read with ``[]`` where the snapshot has the key: a missing key raises, and the callers
 treat a raising check as a failed one (the slow path then says what changed).
@@ -30,16 +32,6 @@ from runtime.nn.layer import STATE_VERSION, HookList, Layer, StateTable
 
 _PARAMS, _SUBS, _BUFS = Layer.STATE_TABLES
 _HOOKS = Layer.HOOK_TABLES
-_MUTABLE = (list, dict, set)
-
-
-def _immutable(value):
-    """True for a plain value no in-place change can alter (numbers, strings, tuples of them)."""
-    if type(value) in _MUTABLE:
-        return False
-    if type(value) in (tuple, frozenset):
-        return all(_immutable(v) for v in value)
-    return True
 
 
 class CheckWriter:
@@ -75,8 +67,8 @@ class CheckWriter:
         return tests + [f"t[{key!r}] is {self.obj(value)}" for key, value in table.items()]
 
     def layer(self, g):
-        """Add the checks of one layer guard: same sublayers, parameters, buffers, training flag, forward,
-        hooks and attributes; all but mutable attribute values only after some layer changed."""
+        """Add the checks of one layer guard: same sublayers, parameters, buffers, training flag, forward
+        and hooks only after some layer changed; the attributes its code reads on every call."""
         d = g.dict
         bumping = all(type(d[n]) is StateTable for n in (_SUBS, _PARAMS, _BUFS)) and all(
             type(d[n]) is HookList for n in _HOOKS)
@@ -95,7 +87,7 @@ class CheckWriter:
         for name, value, plain in zip(g.names, g.pinned[6], g.plain):
             read = f"d.get({name!r}, M)"
             test = self.same_value(read, value) if plain else f"{read} is {self.obj(value)}"
-            (tests if not plain or _immutable(value) else every_call).append(test)
+            every_call.append(test)
         target = self.gated if bumping else self.lines
         indent = "        " if bumping else "    "
         target.append(f"{indent}d = {ref}")
