@@ -30,7 +30,7 @@ retraces when a guard no longer holds::
 """
 import weakref
 
-from runtime.static.train_step import is_train_step
+from runtime.static.train_step import is_train_backward, is_train_step
 from runtime.tensor import Tensor, is_grad_enabled
 from runtime.trace_state import in_dynamic_mode
 
@@ -152,8 +152,17 @@ def build(sf, concrete, n_args, reraise):
                                                  + [f"not {x}.stop_gradient" for x in a]) + ")"
     n_out = len(concrete.outputs)
     wrapped = "[" + ", ".join(f"W(r[{k}])" for k in range(n_out)) + "]"
-    if is_train_step(pp.program):  # its own checks (no_grad, inputs needing gradients) before it runs
-        lines(f"outs = {w.ref(pp)}([{', '.join(a)}])", 2)
+    if is_train_step(pp.program):
+        # PartialProgram's call written out: a training step runs as inference (its backward is inside
+        # it); a call its checks refuse (`check_train_call`: under no_grad, an input needing a gradient)
+        # misses, and the general path raises their error.
+        refuse = []
+        if is_train_backward(pp.program):
+            refuse = ["not GRAD()"] + [f"(not {x}.stop_gradient and {y}.dtype.kind == 'f')" for x, y in zip(a, v)]
+        if refuse:
+            lines(f"if {' or '.join(refuse)}: return MISS", 2)
+        lines(f"r = {run}({', '.join(v)})", 2)
+        lines(f"outs = {wrapped}", 2)
     elif grad_test is not None:
         lines(f"if {grad_test}:", 2)
         lines(f"outs = {w.ref(pp)}([{', '.join(a)}])", 3)
