@@ -4,6 +4,7 @@ import types
 from collections.abc import Callable, Sequence
 
 import runtime as rt
+from runtime.nn.layer import state_changed
 from runtime.static import InputSpec
 from runtime.static.backends import check_backend
 
@@ -32,6 +33,7 @@ def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequen
                 forward = forward.dygraph_function
             sf = StaticFunction(forward, input_spec=input_spec, full_graph=full_graph, backend=backend)
             layer.__dict__["forward"] = sf.__get__(layer)
+            state_changed()  # an instance `forward` override: guards of traced Programs re-check
             return layer
         if isinstance(fn, StaticFunction):
             return fn

@@ -24,16 +24,19 @@ retraces when a guard no longer holds::
             outs = [W(r[0])]
         except Exception as exc:
             RERAISE(exc)
-        NAME(CP, outs)
+        o = outs[0]; TAGS[id(o)] = (REF(o), 0, 140212)   # name_outputs, written out
+        if len(TAGS) > SWEEP_AT[0]: NAME(CP, [])
         return outs[0]
 """
 import weakref
 
-from runtime.static.train_step import is_train_step
+from runtime.static.train_step import is_train_backward, is_train_step
 from runtime.tensor import Tensor, is_grad_enabled
 from runtime.trace_state import in_dynamic_mode
 
 from ..conversion.convert_call import NOT_TO_STATIC_ATTR
+from ..deploy.output_spec import _SWEEP_AT as output_sweep_at
+from ..deploy.output_spec import _TAGS as output_tags
 from ..deploy.output_spec import name_outputs
 from . import config
 from .function_spec import OutputStructure, unflatten
@@ -149,8 +152,17 @@ def build(sf, concrete, n_args, reraise):
                                                  + [f"not {x}.stop_gradient" for x in a]) + ")"
     n_out = len(concrete.outputs)
     wrapped = "[" + ", ".join(f"W(r[{k}])" for k in range(n_out)) + "]"
-    if is_train_step(pp.program):  # its own checks (no_grad, inputs needing gradients) before it runs
-        lines(f"outs = {w.ref(pp)}([{', '.join(a)}])", 2)
+    if is_train_step(pp.program):
+        # PartialProgram's call written out: a training step runs as inference (its backward is inside
+        # it); a call its checks refuse (`check_train_call`: under no_grad, an input needing a gradient)
+        # misses, and the general path raises their error.
+        refuse = []
+        if is_train_backward(pp.program):
+            refuse = ["not GRAD()"] + [f"(not {x}.stop_gradient and {y}.dtype.kind == 'f')" for x, y in zip(a, v)]
+        if refuse:
+            lines(f"if {' or '.join(refuse)}: return MISS", 2)
+        lines(f"r = {run}({', '.join(v)})", 2)
+        lines(f"outs = {wrapped}", 2)
     elif grad_test is not None:
         lines(f"if {grad_test}:", 2)
         lines(f"outs = {w.ref(pp)}([{', '.join(a)}])", 3)
@@ -168,12 +180,15 @@ def build(sf, concrete, n_args, reraise):
     for k, var in enumerate(concrete.outputs):  # eager `return x` hands back the caller's own Tensor
         if var.name in feeds and feeds[var.name] < n_args:
             lines(f"outs[{k}] = a{feeds[var.name]}")
-    lines(f"NAME({w.ref(concrete)}, outs)")
+    # name_outputs (output_spec.py) written out: each output's tag, and the sweep of dead ones.
+    for k in range(n_out - concrete.layer_writes.count):  # the user's outputs (`apply` drops the writes)
+        lines(f"o = outs[{k}]; TAGS[id(o)] = (REF(o), {k}, {id(concrete)})")
+    lines(f"if len(TAGS) > SWEEP_AT[0]: NAME({w.ref(concrete)}, [])")
     lines(f"return {_skeleton_expr(w, concrete.out_skeleton)}")
     source = "def make(S, D):\n" + "\n".join("    " + line for line in w.lines) + "\n    return call\n"
     namespace = dict(w.names, MISS=MISS, T=Tensor, W=Tensor.from_numpy, C=config._config, DYN=in_dynamic_mode,
                      NTS=NOT_TO_STATIC_ATTR, GRAD=is_grad_enabled,
-                     NAME=name_outputs, UNFLATTEN=unflatten, RERAISE=reraise)
+                     NAME=name_outputs, TAGS=output_tags, SWEEP_AT=output_sweep_at, REF=weakref.ref, UNFLATTEN=unflatten, RERAISE=reraise)
     config.log(2, f"generated call of {sf.__name__}:\n{source}")
     exec(compile(source, f"<dy2st call of {sf.__name__}>", "exec"), namespace)  # noqa: S102  (our own code)
     return namespace.pop("make")  # popped: a function held by its own globals is a reference cycle

@@ -38,10 +38,12 @@ from .guard_check import CheckWriter
 from .guard_values import (_MISSING, _cell_reader, _contents_guards, _global_reader, _is_plain_object, _library,
                            _plain, _same, _ValueGuard)
 
+# The attribute names of a Layer's tables and hook lists (the public seam naming them).
+_PARAMS, _SUBS, _BUFS = rt.nn.Layer.STATE_TABLES
+_PRE, _POST = rt.nn.Layer.HOOK_TABLES
 # Layer bookkeeping that the per-layer state below already covers.
-_LAYER_INTERNALS = frozenset({"_parameters", "_sub_layers", "_buffers", "_non_persistable_buffer_names",
-                              "_forward_pre_hooks", "_forward_post_hooks", "training", "forward",
-                              "_param_counts", "_full_name"})
+_LAYER_INTERNALS = frozenset({_PARAMS, _SUBS, _BUFS, _PRE, _POST, "_non_persistable_buffer_names", "training",
+                              "forward", "_param_counts", "_full_name"})
 
 _calls = contextvars.ContextVar("dy2st_traced_calls", default=None)
 
@@ -133,9 +135,9 @@ def _read_names(cls, start, written=None):
 
 def _layer_state(d):
     """The layer's structure and mode a trace depends on, as a tuple compared on each call."""
-    return (tuple(map(id, d["_sub_layers"].values())), tuple(map(id, d["_parameters"].values())),
-            tuple(map(id, d["_buffers"].values())), d.get("training"), id(d.get("forward")),
-            tuple(map(id, d["_forward_pre_hooks"])), tuple(map(id, d["_forward_post_hooks"])))
+    return (tuple(map(id, d[_SUBS].values())), tuple(map(id, d[_PARAMS].values())),
+            tuple(map(id, d[_BUFS].values())), d.get("training"), id(d.get("forward")),
+            tuple(map(id, d[_PRE])), tuple(map(id, d[_POST])))
 
 
 def _attr_holds(now, old, plain):
@@ -160,8 +162,8 @@ class _LayerGuard:
         self.plain = tuple(_plain(d[n]) for n in self.names)
         self.state = _layer_state(d)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
-        self.pinned = (dict(d["_sub_layers"]), dict(d["_parameters"]), dict(d["_buffers"]), d.get("forward"),
-                       list(d["_forward_pre_hooks"]), list(d["_forward_post_hooks"]),
+        self.pinned = (dict(d[_SUBS]), dict(d[_PARAMS]), dict(d[_BUFS]), d.get("forward"),
+                       list(d[_PRE]), list(d[_POST]),
                        [copy.deepcopy(d[n]) if p else d[n] for n, p in zip(self.names, self.plain)])
 
     def holds(self):
@@ -171,8 +173,8 @@ class _LayerGuard:
 
     def describe(self):
         d, (subs, params, bufs, fwd, pre, post, values) = self.dict, self.pinned
-        for table, old, what in (("_sub_layers", subs, "sub-layer"), ("_parameters", params, "parameter"),
-                                 ("_buffers", bufs, "buffer")):
+        for table, old, what in ((_SUBS, subs, "sub-layer"), (_PARAMS, params, "parameter"),
+                                 (_BUFS, bufs, "buffer")):
             now = d[table]
             changed = [k for k in list(old) + [k for k in now if k not in old] if now.get(k) is not old.get(k)]
             if changed:
@@ -183,7 +185,7 @@ class _LayerGuard:
             return f"{self.path}.training changed ({self.state[3]} -> {d.get('training')})"
         if d.get("forward") is not fwd:
             return f"{self.path}.forward was overridden on the instance"
-        if list(d["_forward_pre_hooks"]) != pre or list(d["_forward_post_hooks"]) != post:
+        if list(d[_PRE]) != pre or list(d[_POST]) != post:
             return f"the forward hooks of {self.path} changed"
         for name, old, plain in zip(self.names, values, self.plain):
             now = d.get(name, _MISSING)

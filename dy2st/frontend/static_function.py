@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 import runtime as rt
 from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
+from runtime.nn.layer import state_changed
 from runtime.static import InputSpec, passes
 from runtime.static.backends import check_backend
 
@@ -191,6 +192,7 @@ class StaticFunction:
             if isinstance(getattr(type(self._instance), name, None), StaticFunction):
                 # A decorated method: the instance gets the original back, as in Paddle.
                 self._instance.__dict__[name] = fn.__get__(self._instance)
+            state_changed()  # an instance `forward` changed: guards of traced Programs re-check
             return fn.__get__(self._instance)
         return fn
 

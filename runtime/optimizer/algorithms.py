@@ -33,21 +33,29 @@ class SGD(Optimizer):
         if self._grad_clip is not None:
             return super()._apply_given(grads)
         todo = []
+        base_lr = self.get_lr()
+        scales = {}  # (lr, dtype) -> the 0-d array eager multiplies by: made once per step
         for group in self._param_groups:
             if self._group_decay(group):
                 return super()._apply_given(grads)
+            group_lr = base_lr * group["learning_rate"]
             for p in group["params"]:
                 g = grads.get(id(p))
                 if g is None or p.stop_gradient:
                     continue
                 v = p._value
-                if not v.flags.writeable or v.dtype != g.dtype or v.shape != g.shape:
+                if v.dtype != g.dtype or v.shape != g.shape or not v.flags.writeable:
                     return super()._apply_given(grads)
-                todo.append((p, v, g, group["learning_rate"], getattr(p, "optimize_attr", {}).get("learning_rate", 1.0)))
-        base_lr = self.get_lr()
+                attrs = getattr(p, "optimize_attr", None)
+                lr = group_lr * (1.0 if attrs is None else attrs.get("learning_rate", 1.0))  # eager's order
+                key = (lr, g.dtype)
+                scale = scales.get(key)
+                if scale is None:
+                    scale = scales[key] = np.asarray(lr, g.dtype)
+                todo.append((p, v, g, scale))
         self._step_count += 1
-        for p, v, g, group_lr, param_lr in todo:
-            v -= np.asarray(base_lr * group_lr * param_lr, g.dtype) * g  # eager's product, in eager's order
+        for p, v, g, scale in todo:
+            v -= scale * g
             bump_version(p)
         weights_changed()
 

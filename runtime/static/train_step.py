@@ -33,6 +33,11 @@ def is_train_step(program):
     return bool(program.__dict__.get("_train_step"))
 
 
+def is_train_backward(program):
+    """Whether ``program``'s training step runs a backward (``check_train_call`` then checks its calls)."""
+    return bool(program.__dict__.get("_train_backward"))
+
+
 def check_train_call(program, tensors):
     """Refuse, before it runs, a call of a training-step Program that eager code would run differently:
     under ``no_grad`` (eager ``backward`` raises) or with an input that needs a gradient."""

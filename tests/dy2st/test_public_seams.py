@@ -4,7 +4,7 @@ An AST scan of ``dy2st/``: ``from runtime... import _x`` (or a tape-internal nam
 ``obj._x`` / ``getattr(obj, "_x")`` / the string ``"_x"`` where ``_x`` is a private attribute of a
 runtime object (the list below). The public seams that replace them: ``Tensor.numpy()``/``Tensor.from_numpy``,
 ``Tensor.set_value``, ``Layer.named_children``/``named_parameters``/``named_buffers``,
-``Layer.forward_pre_hooks()``/``forward_post_hooks()``, ``Layer.STATE_TABLES``,
+``Layer.forward_pre_hooks()``/``forward_post_hooks()``, ``Layer.STATE_TABLES``/``HOOK_TABLES``,
 ``rt.autograd.record_op``/``PyLayer``.
 """
 import ast
@@ -23,14 +23,7 @@ RUNTIME_PRIVATE = {"_value", "_wrap", "_node", "_sub_layers", "_parameters", "_b
 # Public-looking names that are the tape's internals.
 RUNTIME_INTERNAL = {"Node"}
 # Reach-ins still present, each waiting for its file to switch to the seam named here.
-KNOWN = {
-    # The cache-hit guards read a layer's attribute dict directly (generated, straight-line
-    # checks that must stay cheap); a public seam would be a Layer method giving the identity
-    # tuple (sublayers, parameters, buffers, hooks) they compare.
-    "dy2st/frontend/guards.py": {"_parameters", "_sub_layers", "_buffers", "_forward_pre_hooks", "_forward_post_hooks"},
-    "dy2st/frontend/guard_check.py": {"_parameters", "_sub_layers", "_buffers", "_forward_pre_hooks",
-                             "_forward_post_hooks"},
-}
+KNOWN = {}
 
 
 def _private(name):
