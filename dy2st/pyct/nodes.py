@@ -10,34 +10,31 @@ import ast
 _AST = ast.AST
 
 
-def walk(tree):
-    """Every node of a gast/ast tree (or list of trees), parents first, in ``ast.walk``'s order."""
-    out = list(tree) if type(tree) is list else [tree]
-    i = 0
-    while i < len(out):
-        node = out[i]
+def _children_of(nodes):
+    """The child nodes of each node of ``nodes``, in field order, read while ``nodes`` may grow:
+    extending a list with this generator over the same list is a breadth-first walk."""
+    for node in nodes:
         d = node.__dict__
         for field in node._fields:
             value = d.get(field)
             if isinstance(value, _AST):
-                out.append(value)
+                yield value
             elif type(value) is list:
-                out.extend(v for v in value if isinstance(v, _AST))
-        i += 1
+                for v in value:
+                    if isinstance(v, _AST):
+                        yield v
+
+
+def walk(tree):
+    """Every node of a gast/ast tree (or list of trees), parents first, in ``ast.walk``'s order."""
+    out = list(tree) if type(tree) is list else [tree]
+    out.extend(_children_of(out))
     return out
 
 
 def children(node):
     """The direct child nodes of ``node``, in field order (``ast.iter_child_nodes`` as a list)."""
-    out = []
-    d = node.__dict__
-    for field in node._fields:
-        value = d.get(field)
-        if isinstance(value, _AST):
-            out.append(value)
-        elif type(value) is list:
-            out.extend(v for v in value if isinstance(v, _AST))
-    return out
+    return list(_children_of((node,)))
 
 
 class FastTranslator:

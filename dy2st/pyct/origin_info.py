@@ -39,16 +39,37 @@ def resolve(tree, filename, source, first_lineno, function_name):
         anno.setanno(node, anno.Basic.ORIGIN, info)
 
 
-def copy_origin(src, dst_nodes):
-    """Give generated nodes (and their children lacking one) the origin of `src`."""
+def copy_origin(src, dst_nodes, covered=None):
+    """Give generated nodes (and their children lacking one) the origin of `src`.
+
+    ``covered``: a dict {id: node} a pass keeps of the nodes earlier calls gave it, every node
+    below which has an origin since (the pass must not put nodes lacking one under them
+    later). Their subtrees are skipped rather than walked again, and the roots given here are
+    added (with an origin to copy): a branch nested n deep is then walked once, not n times.
+    """
     info = anno.getanno(src, anno.Basic.ORIGIN)
     if info is None:
         return dst_nodes
     nodes = dst_nodes if isinstance(dst_nodes, (list, tuple)) else [dst_nodes]
-    for root in nodes:
-        for node in walk(root):
+    if covered is None:
+        for node in walk(nodes):
             if not anno.hasanno(node, anno.Basic.ORIGIN):
                 anno.setanno(node, anno.Basic.ORIGIN, info)
+        return dst_nodes
+    key, field = anno.Basic.ORIGIN, anno._ANNO_FIELD
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if id(node) in covered:
+            continue
+        store = node.__dict__.get(field)
+        if store is None:
+            node.__dict__[field] = {key: info}
+        elif key not in store:
+            store[key] = info
+        stack.extend(children(node))
+    for node in nodes:
+        covered[id(node)] = node  # holding the node keeps its id from being reused
     return dst_nodes
 
 

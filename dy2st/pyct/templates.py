@@ -1,6 +1,7 @@
 """Build code from readable templates: `replace("x = f(a)", x="y", f=call_node, a=arg_nodes)`.
 
-A template is parsed once (cached); each call clones it and substitutes placeholder names:
+A template is parsed once (cached); each call builds a fresh copy of it, substituting placeholder
+names on the way (substituted nodes are copied too, so one node may be substituted twice):
 - a `str` renames the placeholder (variables, function names, parameters);
 - an expression node replaces it (its `ctx` follows the placeholder's: Load/Store/Del);
 - a list splices in place: statements where the placeholder is an expression statement, elements
@@ -71,47 +72,62 @@ def _as_expr(value, ctx):
     raise TypeError(f"cannot substitute {value!r} into an expression")
 
 
-class _Replacer:
+class _Instantiator:
+    """Builds a fresh copy of a cached template's nodes, substituting placeholders on the way:
+    one pass, where cloning the template and then substituting into the clone took two."""
+
     def __init__(self, subs):
         self.subs = subs
 
-    def _expand_item(self, item):
-        """Returns a list: the item's replacement(s) when it is a spliced placeholder."""
-        if isinstance(item, gast.Expr) and isinstance(item.value, gast.Name):
+    def expand_item(self, item):
+        """A list item as its replacement(s): spliced statements/elements, or one built node."""
+        cls = type(item)
+        if cls is gast.Expr and type(item.value) is gast.Name:
             value = self.subs.get(item.value.id)
-            if isinstance(value, list):
+            if type(value) is list:
                 return [clone(v) if isinstance(v, gast.stmt) else gast.Expr(value=_as_expr(v, gast.Load()))
                         for v in value]
-        if isinstance(item, gast.Name) and isinstance(self.subs.get(item.id), list):
-            return [_as_expr(v, item.ctx) for v in self.subs[item.id]]
-        return [self.visit(item)]
+        elif cls is gast.Name:
+            value = self.subs.get(item.id)
+            if type(value) is list:
+                ctx = type(item.ctx)()
+                return [_as_expr(v, ctx) for v in value]
+        return [self.build(item)]
 
-    def visit(self, node):
-        if isinstance(node, gast.Name) and node.id in self.subs:
-            return _as_expr(self.subs[node.id], node.ctx)
-        if isinstance(node, (gast.FunctionDef, gast.ClassDef)) and isinstance(self.subs.get(node.name), str):
-            node.name = self.subs[node.name]
-        if isinstance(node, gast.arguments):
-            # Substituted parameters are final: visiting them again would substitute a user's
-            # parameter that happens to share a placeholder's name.
-            node.args = self._expand_args(node.args)
-            return node
-        d = node.__dict__
-        for field in node._fields:
-            if field not in d:
-                continue
-            value = d[field]
-            if isinstance(value, list):
-                new = []
+    def build(self, node):
+        """A new node for template node ``node``, placeholders substituted."""
+        cls = type(node)
+        if cls is gast.Name and node.id in self.subs:
+            return _as_expr(self.subs[node.id], type(node.ctx)())
+        if cls is gast.arguments:
+            # Substituted parameters are final: substituting into them again would rename a
+            # user's parameter that happens to share a placeholder's name.
+            new = clone(node)
+            new.args = self._expand_args(new.args)
+            return new
+        new = cls.__new__(cls)
+        fields = new.__dict__
+        for key, value in node.__dict__.items():
+            kind = type(value)
+            if kind is list:
+                items = []
                 for item in value:
-                    if isinstance(item, gast.AST):
-                        new.extend(self._expand_item(item))
+                    if isinstance(item, _AST):
+                        items.extend(self.expand_item(item))
                     else:
-                        new.append(item)
-                setattr(node, field, new)
-            elif isinstance(value, gast.AST):
-                setattr(node, field, self.visit(value))
-        return node
+                        items.append(item)
+                fields[key] = items
+            elif kind in _LEAVES:
+                fields[key] = value
+            elif isinstance(value, _AST):
+                fields[key] = self.build(value)
+            else:
+                fields[key] = value
+        if cls is gast.FunctionDef or cls is gast.ClassDef:
+            value = self.subs.get(node.name)
+            if isinstance(value, str):
+                new.name = value
+        return new
 
     def _expand_args(self, args):
         out = []
@@ -129,11 +145,10 @@ class _Replacer:
 
 def replace(template, **subs):
     """Statements (list) of `template` with placeholders substituted."""
-    body = clone(_parse(template))
-    replacer = _Replacer(subs)
+    builder = _Instantiator(subs)
     out = []
-    for stmt in body:
-        out.extend(replacer._expand_item(stmt))
+    for stmt in _parse(template):
+        out.extend(builder.expand_item(stmt))
     return out
 
 

@@ -41,22 +41,29 @@ class Transformer(gast.NodeTransformer):
     def __init__(self, ctx):
         self.ctx = ctx
 
+    def _visitor(self, cls):
+        """The method visiting ``cls`` nodes, or None when visiting one cannot change anything:
+        no ``visit_<Type>`` and no fields that hold nodes (``Load``, ``Add``, ``Constant``...)."""
+        owner = type(self)
+        fn = getattr(owner, "visit_" + cls.__name__, None)
+        if fn is None or (fn is ast.NodeVisitor.visit_Constant
+                          and not any(hasattr(owner, n) for n in _DEPRECATED_CONSTANT_VISITORS)):
+            fn = None if cls in _LEAVES else owner.generic_visit
+        self._dispatch[cls] = fn
+        return fn
+
     def visit(self, node):
         """Visit ``node`` with its ``visit_<Type>`` method, else ``generic_visit``."""
         cls = type(node)
-        fn = self._dispatch.get(cls)
-        if fn is None:
-            owner = type(self)
-            fn = getattr(owner, "visit_" + cls.__name__, None)
-            if fn is None or (fn is ast.NodeVisitor.visit_Constant
-                              and not any(hasattr(owner, n) for n in _DEPRECATED_CONSTANT_VISITORS)):
-                fn = owner.generic_visit
-            self._dispatch[cls] = fn
-        return fn(self, node)
+        fn = self._dispatch.get(cls, _UNKNOWN)
+        if fn is _UNKNOWN:
+            fn = self._visitor(cls)
+        return node if fn is None else fn(self, node)
 
     def generic_visit(self, node):
         """Visit every child; a visitor's None removes the child, a list replaces it (in lists)."""
         d = node.__dict__
+        dispatch = self._dispatch
         for field in node._fields:
             if field not in d:
                 continue
@@ -64,7 +71,7 @@ class Transformer(gast.NodeTransformer):
             if type(old) is list:
                 new_values = []
                 for value in old:
-                    if isinstance(value, _AST):
+                    if isinstance(value, _AST) and dispatch.get(type(value), _UNKNOWN) is not None:
                         value = self.visit(value)
                         if value is None:
                             continue
@@ -73,11 +80,11 @@ class Transformer(gast.NodeTransformer):
                             continue
                     new_values.append(value)
                 old[:] = new_values
-            elif isinstance(old, _AST):
+            elif isinstance(old, _AST) and dispatch.get(type(old), _UNKNOWN) is not None:
                 new = self.visit(old)
                 if new is None:
                     delattr(node, field)
-                else:
+                elif new is not old:
                     setattr(node, field, new)
         return node
 
@@ -100,6 +107,11 @@ class Transformer(gast.NodeTransformer):
 
 
 _AST = ast.AST
+_UNKNOWN = object()
+# Node types without fields that hold nodes: visiting one only returns it (unless a pass has a
+# visitor for the type).
+_LEAVES = frozenset([gast.Constant] + [c for c in vars(gast).values()
+                                      if isinstance(c, type) and issubclass(c, gast.AST) and not c._fields])
 
 
 def contains(stmts, kinds, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):

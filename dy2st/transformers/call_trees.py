@@ -21,6 +21,7 @@ import gast
 
 import runtime as rt
 from dy2st.pyct import templates, transformer
+from dy2st.pyct.nodes import walk
 
 LIBRARY_ROOTS = frozenset({"runtime", "numpy", "dy2st", "gast", "astor"}) | frozenset(sys.stdlib_module_names)
 
@@ -95,7 +96,7 @@ class CallTreeTransformer(transformer.Transformer):
         if self.self_name is None and node.args.args:
             self.self_name = node.args.args[0].id
         # Names bound inside the converted function shadow globals of the same name.
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
                 self.local_names.add(n.id)
             elif isinstance(n, gast.FunctionDef):

@@ -19,6 +19,7 @@ import types
 import gast
 
 from dy2st.pyct import templates, transformer
+from dy2st.pyct.nodes import walk
 
 _CASTS = ("int", "float", "bool")
 # Builtins whose argument must be a real Python value.
@@ -42,7 +43,7 @@ class CastTransformer(transformer.Transformer):
         self.needs_python = set()  # ids of cast calls whose value goes to Python code
 
     def visit_FunctionDef(self, node):
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
                 self.local_names.add(n.id)
             elif isinstance(n, gast.FunctionDef) and n is not node:

@@ -33,12 +33,19 @@ from dy2st.transformers.object_writes import function_locals, writes_dict, writt
 
 
 def branch_function(name, params, body, outputs):
-    """`def name(params): body; return outputs` (no return when there are no outputs)."""
+    """`def name(params): body; return outputs` (no return when there are no outputs).
+
+    The statements of ``body`` move into the function as they are (not copied): the caller
+    hands them over.
+    """
     if outputs:
-        return templates.replace("def fn(params):\n    body\n    return outs", fn=name,
-                                 params=params, body=body, outs=templates.names_tuple(outputs))[0]
-    return templates.replace("def fn(params):\n    body", fn=name, params=params,
-                             body=body or [gast.Pass()])[0]
+        fn = templates.replace("def fn(params):\n    body\n    return outs", fn=name, params=params,
+                               body=[], outs=templates.names_tuple(outputs))[0]
+        fn.body[:0] = body
+    else:
+        fn = templates.replace("def fn(params):\n    body", fn=name, params=params, body=[])[0]
+        fn.body = list(body) or [gast.Pass()]
+    return fn
 
 
 def undefined_inits(names):
@@ -66,19 +73,39 @@ def object_roots(stmts, defined, local_names):
     return [r for r in written_roots(stmts) if r in defined or r not in local_names]
 
 
+# Where a function scope ends for the analysis (a class body still reads its function's names).
+_FUNCTION_SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)
+
+
 class FunctionScopeTransformer(transformer.Transformer):
     """A pass that analyses each function scope on entry: liveness and definedness annotations,
-    and ``local_names`` (the names the function binds), restored when the scope ends."""
+    and ``local_names`` (the names the function binds), restored when the scope ends.
+
+    Only the statements of ``analysed`` read what the analysis finds, so a scope holding none
+    of them (nested functions aside: each is analysed on its own entry) is not analysed.
+    """
+
+    analysed = ()
 
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
+        self._with_origin = {}  # see origin_info.copy_origin: generated code, origins all set
+
+    def copy_origin(self, src, new):
+        """``origin_info.copy_origin`` for this pass's output, whose nodes it does not change
+        afterwards (moving whole statements into a generated function is fine)."""
+        return origin_info.copy_origin(src, new, self._with_origin)
 
     def visit_FunctionDef(self, node):
         # Each function scope gets its own analysis: liveness stops at its boundary.
-        annotate_liveness(node)
-        annotate_defined(node)
-        saved, self.local_names = self.local_names, function_locals(node)
+        saved = self.local_names
+        if transformer.contains(node.body, self.analysed, stop=_FUNCTION_SCOPES):
+            annotate_liveness(node)
+            annotate_defined(node)
+            self.local_names = function_locals(node)
+        else:
+            self.local_names = frozenset()  # never read: nothing in this scope asks
         node.body = self.visit_block(node.body)
         self.local_names = saved
         return node
@@ -87,12 +114,14 @@ class FunctionScopeTransformer(transformer.Transformer):
 class IfElseTransformer(FunctionScopeTransformer):
     """Turns ``if``/``elif``/``else`` and conditional expressions into ``_jst.IfElse`` (see the module docstring)."""
 
+    analysed = (gast.If,)
+
     def visit_IfExp(self, node):
         self.generic_visit(node)
         new = templates.replace_as_expression(
             "_jst.IfElse(test, lambda: body, lambda: orelse)",
             test=node.test, body=node.body, orelse=node.orelse)
-        return origin_info.copy_origin(node, new)
+        return self.copy_origin(node, new)
 
     def visit_If(self, node):
         live_out = anno.getanno(node, anno.Static.LIVE_VARS_OUT, frozenset())
@@ -124,7 +153,7 @@ class IfElseTransformer(FunctionScopeTransformer):
             names=templates.str_tuple(outputs), objs=writes_dict(roots),
             returned=templates.str_tuple(returned))
         new.append(call_statement(call, outputs))
-        return origin_info.copy_origin(node, new)
+        return self.copy_origin(node, new)
 
 
 def transform(node, ctx):

@@ -24,7 +24,7 @@ a traced row (`for a, b in t2d` -> `a, b = _jst.Unpack(item_0, 2)`).
 """
 import gast
 
-from dy2st.pyct import anno, origin_info, templates
+from dy2st.pyct import anno, templates
 from dy2st.pyct.static_analysis import block_writes, reads, writes
 from dy2st.transformers.ifelse import (FunctionScopeTransformer, args_tuple, branch_function, call_statement,
                                        object_roots, undefined_inits)
@@ -57,6 +57,8 @@ def _unpack_spec(target):
 class LoopTransformer(FunctionScopeTransformer):
     """Turns ``while`` and ``for`` into ``_jst.While``/``_jst.For`` (see the module docstring)."""
 
+    analysed = (gast.While, gast.For)
+
     def _with_writes(self, template, subs, body, defined):
         """Add `writes={...}` to the call when the body writes into objects."""
         roots = object_roots(body, defined, self.local_names)
@@ -85,7 +87,7 @@ class LoopTransformer(FunctionScopeTransformer):
         template = self._with_writes("_jst.While(cond, body, args, names)", subs, body, defined)
         call = templates.replace_as_expression(template, **subs)
         new.append(call_statement(call, carries))
-        return origin_info.copy_origin(node, new)
+        return self.copy_origin(node, new)
 
     def visit_For(self, node):
         defined = anno.getanno(node, anno.Static.DEFINED_VARS_IN, frozenset())
@@ -122,7 +124,7 @@ class LoopTransformer(FunctionScopeTransformer):
         new.append(branch_function(body_name, [item] + carries, body, carries))
         new += undefined_inits([c for c in carries if c not in defined])
         new.append(call_statement(templates.replace_as_expression(call_template, **subs), carries))
-        return origin_info.copy_origin(node, new)
+        return self.copy_origin(node, new)
 
 
 def transform(node, ctx):

@@ -12,6 +12,7 @@ loop passes hand those objects to `_jst.IfElse`/`_jst.While`/`_jst.For` as
 import gast
 
 from dy2st.pyct import templates
+from dy2st.pyct.nodes import walk
 
 # Methods that change a list, dict or set in place.
 MUTATING_METHODS = frozenset(
@@ -44,7 +45,7 @@ def written_roots(stmts):
     loop bodies already turned into functions still write what the user's code wrote)."""
     found = set()
     for stmt in stmts:
-        for node in gast.walk(stmt):
+        for node in walk(stmt):
             for target in _store_targets(node):
                 stack = [target]
                 while stack:
@@ -69,7 +70,7 @@ def function_locals(fn_node):
     """Names bound anywhere in a function (parameters included), nested functions' own
     names aside: a root that is not one of them is a global or closure variable."""
     names = set()
-    for node in gast.walk(fn_node):
+    for node in walk(fn_node):
         if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param, gast.Del)):
             names.add(node.id)
     return names

@@ -9,6 +9,7 @@
 import gast
 
 from dy2st.pyct import errors, transformer
+from dy2st.pyct.nodes import walk
 from dy2st.pyct.static_analysis import block_writes
 
 
@@ -31,7 +32,7 @@ class UnsupportedChecker(transformer.Transformer):
 
     def visit_FunctionDef(self, node):
         declared = []
-        for n in gast.walk(node):
+        for n in walk(node):
             if isinstance(n, (gast.Global, gast.Nonlocal)):
                 declared.append(n)
         rebound = block_writes(node.body) | _nested_writes(node)
@@ -49,7 +50,7 @@ class UnsupportedChecker(transformer.Transformer):
 def _nested_writes(node):
     """Writes anywhere below `node`, including inside nested functions (for nonlocal/global)."""
     names = set()
-    for n in gast.walk(node):
+    for n in walk(node):
         if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)):
             names.add(n.id)
         elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
