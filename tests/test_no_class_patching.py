@@ -9,8 +9,6 @@ import ast
 import pathlib
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-# Patching still present, each waiting for its file's owner to move the members into the class body.
-KNOWN = {"dy2st/pyct/undefined.py"}
 
 
 def _module_level(body):
@@ -56,7 +54,7 @@ def test_no_module_patches_a_class_at_import():
         for path in sorted((ROOT / pkg).rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
             lines = patches(path.read_text())
-            if lines and rel not in KNOWN:
+            if lines:
                 bad[rel] = lines
     assert not bad, f"classes patched at import (define the members in the class body): {bad}"
 
@@ -70,8 +68,3 @@ def test_scan_finds_patching():
     assert patches(installed) == [6]
     assert patches(installed.replace("install()\n", "")) == []  # a function nobody runs at import
 
-
-def test_known_files_still_patch():
-    # The exception list stays honest: each listed file still does what it is excused for.
-    for rel in KNOWN:
-        assert patches((ROOT / rel).read_text()), f"{rel} no longer patches a class: drop it from KNOWN"

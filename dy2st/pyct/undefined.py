@@ -18,10 +18,31 @@ def user_location():
     return info.filename, info.lineno, info.source_line
 
 
-class UndefinedVar:
+def _fail(self, *args, **kwargs):
+    """Any use of an UndefinedVar: a NameError naming the variable and the user's line."""
+    name = object.__getattribute__(self, "_name")
+    file, line, text = user_location()
+    where = f'\n  File "{file}", line {line}\n    {text.strip()}' if file else ""
+    raise NameError(f"local variable '{name}' is not defined on every path that reaches "
+                    f"this use (it is assigned only in some branches or loop iterations){where}")
+
+
+_DUNDERS = """add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod pow rpow
+matmul rmatmul and rand or ror xor rxor lshift rlshift rshift rrshift neg pos abs invert
+lt le gt ge bool call getitem setitem delitem iter len index int float complex contains
+array""".split()
+
+# Every operator protocol fails the same way; the base class is made with them, so UndefinedVar
+# has them from its creation (nothing is added to a class after it exists).
+_FailingOperators = type("_FailingOperators", (), {"__slots__": (), "__doc__": "Operators that all fail.",
+                                                    **{f"__{n}__": _fail for n in _DUNDERS}})
+
+
+class UndefinedVar(_FailingOperators):
     """The value of a name not yet assigned on some path (a branch or loop may assign it); using it raises."""
 
     __slots__ = ("_name",)
+    _fail = _fail
 
     def __init__(self, name):
         object.__setattr__(self, "_name", name)
@@ -31,13 +52,6 @@ class UndefinedVar:
         """The name this placeholder stands for."""
         return object.__getattribute__(self, "_name")
 
-    def _fail(self, *args, **kwargs):
-        name = object.__getattribute__(self, "_name")
-        file, line, text = user_location()
-        where = f'\n  File "{file}", line {line}\n    {text.strip()}' if file else ""
-        raise NameError(f"local variable '{name}' is not defined on every path that reaches "
-                        f"this use (it is assigned only in some branches or loop iterations){where}")
-
     def __getattr__(self, attr):
         if attr.startswith("__") and attr.endswith("__") and attr not in ("__array__", "__index__"):
             raise AttributeError(attr)  # protocol probes (copy, numpy, inspect) stay quiet
@@ -45,14 +59,6 @@ class UndefinedVar:
 
     def __repr__(self):
         return f"UndefinedVar({object.__getattribute__(self, '_name')!r})"
-
-
-_DUNDERS = """add radd sub rsub mul rmul truediv rtruediv floordiv rfloordiv mod rmod pow rpow
-matmul rmatmul and rand or ror xor rxor lshift rlshift rshift rrshift neg pos abs invert
-lt le gt ge bool call getitem setitem delitem iter len index int float complex contains
-array""".split()
-for _name in _DUNDERS:
-    setattr(UndefinedVar, f"__{_name}__", UndefinedVar._fail)
 
 
 class _ReturnNoValue(UndefinedVar):
