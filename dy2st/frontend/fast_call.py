@@ -11,13 +11,16 @@ structure.  Any test that fails returns ``MISS`` and the caller takes the genera
 retraces when a guard no longer holds::
 
     def call(args):
-        if len(args) != 1: return MISS
-        a0, = args
+        try:
+            a0, = args
+        except ValueError: return MISS
         if type(a0) is not T: return MISS
         v0 = a0.numpy()
         if v0.shape != S0 or (v0.dtype is not D0 and v0.dtype != D0): return MISS
         if not (C.enabled and C.verbosity < 2 and ...): return MISS
-        if not check(GO, GM): return MISS
+        try:
+            <the guards' checks (guard_check.py), each failed one a `return MISS`>
+        except Exception: return MISS
         PC._last = CP
         try:
             r = RUN(v0)
@@ -123,13 +126,16 @@ def build(sf, concrete, n_args, reraise):
     v = [f"v{i}" for i in range(n_args)]
     lines = w.add
     lines("def call(args):", 0)
-    lines(f"if len(args) != {n_args}: return MISS")
     if n_args:
-        lines(f"{', '.join(a)}, = args")
+        lines("try:")  # unpacking checks the count (free in 3.11 until it raises)
+        lines(f"{', '.join(a)}, = args", 2)
+        lines("except ValueError: return MISS")
         lines("if " + " or ".join(f"type({x}) is not T" for x in a) + ": return MISS")
         lines("; ".join(f"{y} = {x}.numpy()" for x, y in zip(a, v)))
         lines("if " + " or ".join(f"{y}.shape != S[{i}] or ({y}.dtype is not D[{i}] and {y}.dtype != D[{i}])"
                                   for i, y in enumerate(v)) + ": return MISS")
+    else:
+        lines("if args: return MISS")
     tests = ["C.enabled", "C.verbosity < 2", "DYN()", f"not getattr({w.ref(target)}, NTS, False)"]
     if instance is not None:  # the raw flag by identity: a changed flag misses, and `_mode()` decides
         try:
@@ -138,18 +144,21 @@ def build(sf, concrete, n_args, reraise):
             held = w.ref(instance)
         tests.append(f"getattr({held}, 'training', None) is {w.ref(getattr(instance, 'training', None))}")
     lines("if not (" + " and ".join(tests) + "): return MISS")
-    if concrete.guards is not None:
+    guards = concrete.guards
+    if guards is not None and guards.check_body:  # the guards' generated checks, written in (no call)
         lines("try:")
-        lines(f"if not {w.ref(concrete.guards._check)}(): return MISS", 2)
+        for line in guards.check_body:
+            lines(line.replace("return False", "return MISS"), 2)
         lines("except Exception: return MISS")  # the general path says what changed
+        w.names.update(guards.check_names)
     lines(f"{w.ref(sf.program_cache)}._last = {w.ref(concrete)}")
     lines("try:")
     float_out = any(o.dtype in _FLOATS for o in concrete.outputs)
     bound_grad = any(not t.stop_gradient for t in concrete.main_program.bound_tensors.values())
     grad_test = None
     if sf._training and float_out:  # eval(): always inference (the general path runs it under no_grad)
-        grad_test = "GRAD() and (" + " or ".join(["True" if bound_grad else "False"]
-                                                 + [f"not {x}.stop_gradient" for x in a]) + ")"
+        grad_test = "GRAD()" if bound_grad or not a else (
+            "GRAD() and (" + " or ".join(f"not {x}.stop_gradient" for x in a) + ")")
     n_out = len(concrete.outputs)
     wrapped = "[" + ", ".join(f"W(r[{k}])" for k in range(n_out)) + "]"
     if is_train_step(pp.program):

@@ -6,17 +6,20 @@ those while no Layer anywhere changed (``runtime.nn.layer.STATE_VERSION`` is sti
 read when they last held: every write to a layer's tables, hook lists or attributes through
 ``setattr`` draws a new one)::
 
-    def check():        # O0, O1, ... and M: the objects compared, V/S: the version now/when checked
-        v = V[0]
-        if v is not S[0]:
-            d = O0
-            if not (type(d['_sub_layers']) is TABLE and not d['_sub_layers'] and ...
-                    and d['training'] is O4 and 'forward' not in d and not d['_forward_pre_hooks']):
+    def check():        # G_O0, G_O1, ... and G_M: the objects compared, G_V/G_S: the version now/when checked
+        g_v = G_V[0]
+        if g_v is not G_S[0]:
+            g_d = G_O0
+            if not (type(g_d['_sub_layers']) is G_O1 and not g_d['_sub_layers'] and ...
+                    and g_d['training'] is G_O4 and 'forward' not in g_d and not g_d['_forward_pre_hooks']):
                 return False
             ...
-            S[0] = v
-        if not (O5.stop_gradient is O6 and ...): return False    # what the version does not cover
+            G_S[0] = g_v
+        if not (G_O5.stop_gradient is G_O6): return False    # what the version does not cover
         return True
+
+``body()`` gives the same lines to write into another generated function (``fast_call.py``),
+with ``names()`` the objects they read (every name starts with ``G_``/``g_``).
 
 What the version does not cover is checked on every call: globals, closure cells and plain
 objects' attributes (``guard_values.py``), the layers' own attributes the traced code reads (a
@@ -39,32 +42,30 @@ class CheckWriter:
 
     def __init__(self, missing):
         self.lines, self.gated, self.objects = [], [], []
-        self.missing = missing  # what `M` (a dict lookup's default) is in the generated code
+        self.missing = missing  # what `G_M` (a dict lookup's default) is in the generated code
+        self.seen = [None]      # `G_S`: the version the gated checks last held at (none yet)
 
     def obj(self, value):
-        """Keep ``value`` for the generated function and return the expression reading it (``Oi``)."""
+        """Keep ``value`` for the generated function and return the expression reading it (``G_Oi``)."""
         self.objects.append(value)
-        return f"O{len(self.objects) - 1}"
+        return f"G_O{len(self.objects) - 1}"
 
     def fail_unless(self, condition, gated=False):
         """Add a line returning False unless ``condition`` holds (``gated``: only after a layer changed)."""
-        if gated:
-            self.gated.append(f"        if not ({condition}): return False")
-        else:
-            self.lines.append(f"    if not ({condition}): return False")
+        (self.gated if gated else self.lines).append(f"if not ({condition}): return False")
 
     def same_value(self, expr, value):
         """An expression true when ``expr`` is (or equals, with the same type) ``value``."""
         # Identity first (small ints, interned strings, NaN), then type and equality.
         ref = self.obj(value)
-        return f"((x := {expr}) is {ref} or (type(x) is {self.obj(type(value))} and x == {ref}))"
+        return f"((g_x := {expr}) is {ref} or (type(g_x) is {self.obj(type(value))} and g_x == {ref}))"
 
     def table(self, dict_expr, table):
         """Tests that the dict at ``dict_expr`` holds exactly ``table``'s keys bound to the same objects."""
         if not table:
             return [f"not {dict_expr}"]
-        tests = [f"len(t := {dict_expr}) == {len(table)}"]
-        return tests + [f"t[{key!r}] is {self.obj(value)}" for key, value in table.items()]
+        tests = [f"len(g_t := {dict_expr}) == {len(table)}"]
+        return tests + [f"g_t[{key!r}] is {self.obj(value)}" for key, value in table.items()]
 
     def layer(self, g):
         """Add the checks of one layer guard: same sublayers, parameters, buffers, training flag, forward
@@ -74,38 +75,46 @@ class CheckWriter:
             type(d[n]) is HookList for n in _HOOKS)
         ref = self.obj(d)
         # The tables stay the bumping kinds: one replaced by hand would make later writes invisible.
-        tests = [f"type(d[{n!r}]) is {self.obj(type(d[n]))}" for n in (_SUBS, _PARAMS, _BUFS) + _HOOKS]
+        tests = [f"type(g_d[{n!r}]) is {self.obj(type(d[n]))}" for n in (_SUBS, _PARAMS, _BUFS) + _HOOKS]
         for name in (_SUBS, _PARAMS, _BUFS):
-            tests += self.table(f"d[{name!r}]", dict(d[name]))
-        tests.append(f"d['training'] is {self.obj(d['training'])}" if "training" in d else
-                     "'training' not in d")
-        tests.append("'forward' not in d" if "forward" not in d else
-                     f"d['forward'] is {self.obj(d['forward'])}")
+            tests += self.table(f"g_d[{name!r}]", dict(d[name]))
+        tests.append(f"g_d['training'] is {self.obj(d['training'])}" if "training" in d else
+                     "'training' not in g_d")
+        tests.append("'forward' not in g_d" if "forward" not in d else
+                     f"g_d['forward'] is {self.obj(d['forward'])}")
         for hooks in _HOOKS:
-            tests.append(f"not d[{hooks!r}]" if not d[hooks] else f"d[{hooks!r}] == {self.obj(list(d[hooks]))}")
+            tests.append(f"not g_d[{hooks!r}]" if not d[hooks] else f"g_d[{hooks!r}] == {self.obj(list(d[hooks]))}")
         every_call = []
         for name, value, plain in zip(g.names, g.pinned[6], g.plain):
-            read = f"d.get({name!r}, M)"
+            read = f"g_d.get({name!r}, G_M)"
             test = self.same_value(read, value) if plain else f"{read} is {self.obj(value)}"
             every_call.append(test)
-        target = self.gated if bumping else self.lines
-        indent = "        " if bumping else "    "
-        target.append(f"{indent}d = {ref}")
+        (self.gated if bumping else self.lines).append(f"g_d = {ref}")
         self.fail_unless(" and ".join(tests), gated=bumping)
         if every_call:
-            self.lines.append(f"    d = {ref}")
+            self.lines.append(f"g_d = {ref}")
             self.fail_unless(" and ".join(every_call))
+
+    def body(self):
+        """The checks as lines of Python (unindented; nested lines indented by four spaces), each
+        failed check a ``return False``; they read the objects of ``names()``."""
+        body = []
+        if self.gated:
+            body += ["g_v = G_V[0]", "if g_v is not G_S[0]:"] + ["    " + line for line in self.gated]
+            body.append("    G_S[0] = g_v")
+        return body + self.lines
+
+    def names(self):
+        """The objects the lines of ``body()`` read, by name."""
+        names = {f"G_O{i}": obj for i, obj in enumerate(self.objects)}
+        names.update(G_M=self.missing, G_V=STATE_VERSION, G_S=self.seen)
+        return names
 
     def compile(self):
         """Compile the collected checks; returns a function of no arguments, True while every guard holds."""
-        params = "".join(f"O{i}, " for i in range(len(self.objects)))
-        body = []
-        if self.gated:
-            body += ["    v = V[0]", "    if v is not S[0]:"] + self.gated + ["        S[0] = v"]
-        body += self.lines
-        source = (f"def make({params}M, V, S):\n    def check():\n"
-                  + "\n".join("    " + line for line in body) + "\n        return True\n    return check\n")
+        names = self.names()
+        source = (f"def make({', '.join(names)}):\n    def check():\n"
+                  + "".join(f"        {line}\n" for line in self.body()) + "        return True\n    return check\n")
         namespace = {}
         exec(compile(source, "<dy2st guards>", "exec"), namespace)  # noqa: S102  (our own generated code)
-        # S: the version the gated checks last held at (a new function starts with none).
-        return namespace.pop("make")(*self.objects, self.missing, STATE_VERSION, [None])
+        return namespace.pop("make")(*names.values())

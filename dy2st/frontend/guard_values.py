@@ -55,7 +55,7 @@ class _ValueGuard:
         """The expression reading the current value in the generated check."""
         kind, container, name = self.where
         if kind == "global":
-            return f"{writer.obj(container)}.get({name!r}, M)"
+            return f"{writer.obj(container)}.get({name!r}, G_M)"
         if kind == "items":
             return f"{writer.obj(_items)}({writer.obj(container)})"
         return f"{writer.obj(container)}.cell_contents"

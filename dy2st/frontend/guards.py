@@ -216,6 +216,7 @@ class Guards:
         for (_, t), flag in zip(bound, self.flags):
             w.fail_unless(f"{w.obj(t)}.stop_gradient is {w.obj(flag)}")
         self._check = w.compile()
+        self.check_body, self.check_names = w.body(), w.names()  # for writing the checks into a call
 
     def failure(self):
         """None while every guard holds, else a sentence saying what changed (the reason to retrace)."""

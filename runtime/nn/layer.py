@@ -463,11 +463,21 @@ class Layer:
         raise NotImplementedError(f"{type(self).__name__} does not define forward()")
 
     def __call__(self, *inputs, **kwargs):
+        if self._forward_pre_hooks:  # tested first: a layer without hooks pays no loop
+            inputs = self._run_pre_hooks(inputs)
+        out = self.forward(*inputs, **kwargs)
+        if self._forward_post_hooks:  # read after forward, which may have registered one
+            out = self._run_post_hooks(inputs, out)
+        return out
+
+    def _run_pre_hooks(self, inputs):
         for hook in self._forward_pre_hooks:
             result = hook(self, inputs)
             if result is not None:
                 inputs = result if isinstance(result, tuple) else (result,)
-        out = self.forward(*inputs, **kwargs)
+        return inputs
+
+    def _run_post_hooks(self, inputs, out):
         for hook in self._forward_post_hooks:
             result = hook(self, inputs, out)
             if result is not None:

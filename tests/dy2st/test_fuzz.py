@@ -136,3 +136,19 @@ def test_a_shrink_try_that_never_ends_or_grows_without_bound_counts_as_not_faili
     assert bounded(_never_ends, timeout=1.0)("x") is False
     assert bounded(_grows, timeout=20.0, memory=1 << 30)("x") is False
     assert bounded(_fails)("boom") is True and bounded(_fails)("fine") is False
+
+
+def test_the_fuzz_files_go_to_memory_where_there_is_a_dev_shm(monkeypatch, tmp_path):
+    import os
+
+    from dy2st.fuzz.__main__ import scratch_dir
+    folder = scratch_dir("dy2st-fuzz-test-")
+    try:
+        shm = os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK | os.X_OK)
+        assert os.path.isdir(folder) and (os.path.dirname(folder) == "/dev/shm") == shm
+    finally:
+        os.rmdir(folder)
+    monkeypatch.setattr(os, "access", lambda *a: False)  # no usable /dev/shm: the usual temp folder
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    folder = scratch_dir("dy2st-fuzz-test-")
+    assert os.path.dirname(folder) == str(tmp_path)
