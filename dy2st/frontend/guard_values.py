@@ -5,9 +5,13 @@ A plain value (number, string, small container of them) is guarded by equality, 
 by identity; a plain object's attributes that the traced code names and a container's items
 are guarded too (``_contents_guards``), so ``self.cfg.flag = False`` or replacing a layer kept
 in ``self.blocks = [...]`` retraces instead of reusing a Program built for the old state.
+The same holds for the attributes the traced code names of the user's own modules
+(``import config; if config.FLAG:``), see ``_module_guards``.
 """
 import copy
 import inspect
+import sys
+import sysconfig
 import types
 
 import runtime as rt
@@ -117,6 +121,35 @@ def _contents_guards(label, value, read, written, out, layers, depth=0):
                 continue
             out.append(_ValueGuard(f"attribute {label}.{name}", _global_reader(d, name), item, ("global", d, name)))
             _contents_guards(f"{label}.{name}", item, read, written, out, layers, depth + 1)
+
+
+# Where installed libraries and the standard library live: their modules are code, not settings.
+_INSTALLED = tuple(sorted({p for k in ("stdlib", "platstdlib", "purelib", "platlib")
+                           if (p := sysconfig.get_paths().get(k))}))
+
+
+def _user_module(module):
+    """True for a module of the user's own code (a config module), not an installed library's."""
+    root = module.__name__.split(".")[0]
+    if root in ("runtime", "dy2st", "numpy") or root in sys.stdlib_module_names:
+        return False
+    file = getattr(module, "__file__", None)
+    return bool(file) and not file.startswith(_INSTALLED)
+
+
+def _module_guards(label, module, read, written, out, layers):
+    """Guards on the attributes of a user module the traced code names (``config.FLAG``):
+    plain values by value, layers and plain objects by identity and then by their contents.
+    Tensors are read live and functions are code, so neither is guarded here."""
+    d = vars(module)
+    for name in sorted(read & d.keys()):
+        item = d[name]
+        if isinstance(item, (types.ModuleType, types.FunctionType, rt.Tensor)) or inspect.isclass(item) \
+                or name.startswith("__") or (name in written and not _plain(item)):
+            continue
+        if _plain(item) or isinstance(item, rt.nn.Layer) or _is_plain_object(item) or type(item) in (list, dict):
+            out.append(_ValueGuard(f"attribute {label}.{name}", _global_reader(d, name), item, ("global", d, name)))
+            _contents_guards(f"{label}.{name}", item, read, written, out, layers)
 
 
 def _global_reader(namespace, name):

@@ -12,7 +12,8 @@ torch.compile's guards and TF function's trace keys do:
 - the plain Python attributes (numbers, strings, tuples...) of those layers that
   their class's code can read (``self.use_bias``, ``self._M__scale``);
 - the globals and closure cells the traced functions read: plain values by
-  value, everything else by identity (modules are not guarded);
+  value, everything else by identity; of a module, the attributes the code names
+  if it is the user's own (``config.FLAG``), not an installed library's;
 - through those and the layers' attributes: the attributes the traced code names
   of plain objects (``self.cfg.flag``), and the items of plain lists, tuples and
   dicts by identity (a layer in ``self.blocks = [...]`` replaced), see ``guard_values.py``;
@@ -36,7 +37,7 @@ import runtime as rt
 from . import decorators
 from .guard_check import CheckWriter
 from .guard_values import (_MISSING, _cell_reader, _contents_guards, _global_reader, _is_plain_object, _library,
-                           _plain, _same, _ValueGuard)
+                           _module_guards, _plain, _same, _user_module, _ValueGuard)
 
 # The attribute names of a Layer's tables and hook lists (the public seam naming them).
 _PARAMS, _SUBS, _BUFS = rt.nn.Layer.STATE_TABLES
@@ -280,6 +281,8 @@ def _namespace_guards(fn, seen_code, layers, out, depth=0):
         except ValueError:
             pass
     for label, read, value, where in found:
+        if isinstance(value, types.ModuleType) and _user_module(value):
+            _module_guards(label.split(" ")[-1], value, names, _written_names(code), out, layers)
         if isinstance(value, types.ModuleType) or inspect.isclass(value) or label.endswith("__class__"):
             continue
         out.append(_ValueGuard(label, read, value, where))
