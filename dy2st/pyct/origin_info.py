@@ -1,9 +1,9 @@
 """Where each node came from in user code, and where each generated line maps back to.
 
 `resolve(tree, parsed)` stamps an `OriginInfo` on every node of a freshly parsed function.
-Passes copy it onto the nodes they create (`copy_origin`), and `inherit_origins` fills in the
-rest from the nearest annotated ancestor, so every generated line maps to the user statement it
-was made from. After code generation the loader records a line map per generated file;
+Passes copy it onto the nodes they create (`copy_origin`), and the rest count with the nearest
+annotated ancestor's (code generation reads them so; `inherit_origins` writes them on a tree),
+so every generated line maps to the user statement it was made from. After code generation the loader records a line map per generated file;
 `origin_of(generated_filename, generated_lineno)` answers "which user line is this?" for the
 error-mapping code.
 """
