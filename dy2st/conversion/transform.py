@@ -171,7 +171,6 @@ def transform_function(fn, snapshots=False, helpers=None):
     node = _pipeline(node, ctx, snapshot)
     if snapshots:
         assert tuple(n for n, _ in passes) == PASS_NAMES, "PASS_NAMES must list the pipeline's snapshots"
-    origin_info.inherit_origins(node)
     new_fn, filename, module_source = loader.load_function(
         node, original, {HELPER_NAME: helpers})
     new_fn.__name__ = original.__name__

@@ -16,7 +16,7 @@ import gast
 from gast.ast3 import GAstToAst3
 
 from dy2st.pyct import anno
-from dy2st.pyct.nodes import FastTranslator, walk as _walk
+from dy2st.pyct.nodes import FastTranslator, children as _children, walk as _walk
 
 
 class _ToAst(FastTranslator, GAstToAst3):
@@ -91,35 +91,48 @@ def _print(node, verify, full=None, same_shape=_same_shape):
 def source_with_origins(node):
     """(source, {generated line: OriginInfo}) for a gast tree annotated with origins.
 
-    Each node's origin is smuggled through gast->ast as its `lineno` (an index into a table),
-    then the re-parsed tree, walked in step with it, says which generated line holds it.
+    Each node's origin (or, lacking one, its closest annotated ancestor's) is smuggled through
+    gast->ast as its `lineno` (an index into a table), then the re-parsed tree, walked in step
+    with it, says which generated line holds it.
     """
     source, line_map, _ = compiled_source(node)
     return source, line_map
 
 
 def compiled_source(node):
-    """``source_with_origins`` plus the ast tree the source parses to (compile it, not the text)."""
+    """``source_with_origins`` plus the ast tree the source parses to (compile it, not the text).
+
+    A node without an origin counts with its closest annotated ancestor's.
+    """
     table = [None]  # index 0: no origin
     saved = []
     full = False
     origin_key = anno.Basic.ORIGIN
     anno_field = anno._ANNO_FIELD
     unsafe = _GAST_UNSAFE
-    for n in _walk(node):
+    # Breadth first, each node with the origin it inherits: its own, else its closest
+    # annotated ancestor's (what ``origin_info.inherit_origins`` would give it).
+    order, inherited = [node], [None]
+    i = 0
+    while i < len(order):
+        n = order[i]
+        d = n.__dict__
+        store = d.get(anno_field)
+        info = (store.get(origin_key) if store else None) or inherited[i]
+        i += 1
         if isinstance(n, unsafe):
             full = True
         # Nodes built by passes may lack a location attribute; they still carry an origin.
         if "lineno" in n._attributes:
-            d = n.__dict__
-            store = d.get(anno_field)
-            info = store.get(origin_key) if store else None
             saved.append((n, d.get("lineno"), d.get("end_lineno")))
             if info is None:
                 n.lineno = n.end_lineno = 0
             else:
                 n.lineno = n.end_lineno = len(table)
                 table.append(info)
+        kids = _children(n)
+        order += kids
+        inherited += [info] * len(kids)
     walks = []
 
     def same_shape(parsed, tree):  # the shape check, keeping both walks for the line map

@@ -10,10 +10,13 @@ import ast
 _AST = ast.AST
 
 
-def _children_of(nodes):
+def _children_of(nodes, prune=None):
     """The child nodes of each node of ``nodes``, in field order, read while ``nodes`` may grow:
-    extending a list with this generator over the same list is a breadth-first walk."""
+    extending a list with this generator over the same list is a breadth-first walk. Nodes
+    whose id is in ``prune`` give no children."""
     for node in nodes:
+        if prune is not None and id(node) in prune:
+            continue
         d = node.__dict__
         for field in node._fields:
             value = d.get(field)
@@ -25,10 +28,11 @@ def _children_of(nodes):
                         yield v
 
 
-def walk(tree):
-    """Every node of a gast/ast tree (or list of trees), parents first, in ``ast.walk``'s order."""
+def walk(tree, prune=None):
+    """Every node of a gast/ast tree (or list of trees), parents first, in ``ast.walk``'s order;
+    below the nodes whose id is in ``prune`` (a set or dict), nothing."""
     out = list(tree) if type(tree) is list else [tree]
-    out.extend(_children_of(out))
+    out.extend(_children_of(out, prune))
     return out
 
 

@@ -1,9 +1,9 @@
 """Where each node came from in user code, and where each generated line maps back to.
 
 `resolve(tree, parsed)` stamps an `OriginInfo` on every node of a freshly parsed function.
-Passes copy it onto the nodes they create (`copy_origin`), and `inherit_origins` fills in the
-rest from the nearest annotated ancestor, so every generated line maps to the user statement it
-was made from. After code generation the loader records a line map per generated file;
+Passes copy it onto the nodes they create (`copy_origin`), and the rest count with the nearest
+annotated ancestor's (code generation reads them so; `inherit_origins` writes them on a tree),
+so every generated line maps to the user statement it was made from. After code generation the loader records a line map per generated file;
 `origin_of(generated_filename, generated_lineno)` answers "which user line is this?" for the
 error-mapping code.
 """
@@ -51,23 +51,15 @@ def copy_origin(src, dst_nodes, covered=None):
     if info is None:
         return dst_nodes
     nodes = dst_nodes if isinstance(dst_nodes, (list, tuple)) else [dst_nodes]
-    if covered is None:
-        for node in walk(nodes):
-            if not anno.hasanno(node, anno.Basic.ORIGIN):
-                anno.setanno(node, anno.Basic.ORIGIN, info)
-        return dst_nodes
     key, field = anno.Basic.ORIGIN, anno._ANNO_FIELD
-    stack = list(nodes)
-    while stack:
-        node = stack.pop()
-        if id(node) in covered:
-            continue
+    for node in walk(list(nodes), covered):
         store = node.__dict__.get(field)
         if store is None:
             node.__dict__[field] = {key: info}
         elif key not in store:
             store[key] = info
-        stack.extend(children(node))
+    if covered is None:
+        return dst_nodes
     for node in nodes:
         covered[id(node)] = node  # holding the node keeps its id from being reused
     return dst_nodes
@@ -75,14 +67,19 @@ def copy_origin(src, dst_nodes, covered=None):
 
 def inherit_origins(tree):
     """Nodes without an origin take their closest annotated ancestor's."""
-    def visit(node, inherited):
-        own = anno.getanno(node, anno.Basic.ORIGIN)
+    key, field = anno.Basic.ORIGIN, anno._ANNO_FIELD
+    stack = [(tree, None)]
+    while stack:
+        node, inherited = stack.pop()
+        store = node.__dict__.get(field)
+        own = store.get(key) if store else None
         if own is None and inherited is not None:
-            anno.setanno(node, anno.Basic.ORIGIN, inherited)
+            if store is None:
+                node.__dict__[field] = {key: inherited}
+            else:
+                store[key] = inherited
             own = inherited
-        for child in children(node):
-            visit(child, own)
-    visit(tree, None)
+        stack.extend([(child, own) for child in children(node)])
 
 
 def register_line_map(generated_filename, line_map):

@@ -29,6 +29,7 @@ import gast
 
 from dy2st.pyct import anno, naming, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, block_writes, live_in
+from dy2st.pyct.static_analysis.liveness import Memo
 from dy2st.transformers.object_writes import function_locals, writes_dict, written_roots
 
 
@@ -101,8 +102,9 @@ class FunctionScopeTransformer(transformer.Transformer):
         # Each function scope gets its own analysis: liveness stops at its boundary.
         saved = self.local_names
         if transformer.contains(node.body, self.analysed, stop=_FUNCTION_SCOPES):
-            annotate_liveness(node)
-            annotate_defined(node)
+            memo = Memo()  # one tree, unchanged between the two analyses
+            annotate_liveness(node, memo)
+            annotate_defined(node, memo)
             self.local_names = function_locals(node)
         else:
             self.local_names = frozenset()  # never read: nothing in this scope asks

@@ -8,7 +8,6 @@ does not depend on how many layers were built before.
 """
 import collections
 import contextlib
-import itertools
 import re
 
 import numpy as np
@@ -16,6 +15,7 @@ import numpy as np
 from ..dtypes import convert_dtype
 from ..tensor import Parameter, Tensor, TensorLike
 from .initializer import Constant, XavierUniform
+from .layer_state import STATE_VERSION, HookList, StateTable, state_changed  # noqa: F401  (public here too)
 from .param_attr import ParamAttr
 from ..hints import DTypeLike
 
@@ -46,106 +46,6 @@ def forbid_new_state(reason):
 def _check_new_state(layer, what):
     if _no_new_state:
         raise RuntimeError(f"{type(layer).__name__} {what}: this code {_no_new_state[-1]}")
-
-
-# The version of all Layers' state: a new int object on every change of any layer's sub-layers,
-# parameters, buffers, hooks or attributes set through ``setattr``/``delattr`` (its ``training`` flag,
-# an instance ``forward``).  Code that snapshots layers (the converter's guards) compares
-# ``STATE_VERSION[0]`` by identity: while it is the object read with the snapshot, no layer changed
-# through these paths and the snapshot still holds.  Unique values drawn from a counter (a store
-# is never lost to a race: a later store is another new value).
-STATE_VERSION = [0]
-_versions = itertools.count(1)
-
-
-def state_changed():
-    """Bump ``STATE_VERSION``: call after changing a Layer's ``__dict__`` directly (bypassing ``setattr``)."""
-    STATE_VERSION[0] = next(_versions)
-
-
-_changed = state_changed
-
-
-class StateTable(collections.OrderedDict):
-    """The parameter/sub-layer/buffer table of a Layer: an OrderedDict whose every write bumps
-    ``STATE_VERSION``."""
-
-    def __setitem__(self, key, value):
-        super().__setitem__(key, value)
-        _changed()
-
-    def __delitem__(self, key):
-        super().__delitem__(key)
-        _changed()
-
-    def pop(self, *args):
-        """``OrderedDict.pop``, bumping ``STATE_VERSION``."""
-        try:
-            return super().pop(*args)
-        finally:
-            _changed()
-
-    def popitem(self, last=True):
-        """``OrderedDict.popitem``, bumping ``STATE_VERSION``."""
-        try:
-            return super().popitem(last)
-        finally:
-            _changed()
-
-    def clear(self):
-        """``OrderedDict.clear``, bumping ``STATE_VERSION``."""
-        super().clear()
-        _changed()
-
-    def update(self, *args, **kwargs):
-        """``OrderedDict.update``, bumping ``STATE_VERSION``."""
-        super().update(*args, **kwargs)
-        _changed()
-
-    def setdefault(self, key, default=None):
-        """``OrderedDict.setdefault``, bumping ``STATE_VERSION``."""
-        try:
-            return super().setdefault(key, default)
-        finally:
-            _changed()
-
-    def move_to_end(self, key, last=True):
-        """``OrderedDict.move_to_end``, bumping ``STATE_VERSION``."""
-        super().move_to_end(key, last)
-        _changed()
-
-    def __ior__(self, other):
-        super().__ior__(other)
-        _changed()
-        return self
-
-
-def _bumping(name):
-    def method(self, *args):
-        try:
-            return getattr(list, name)(self, *args)
-        finally:
-            _changed()
-    method.__name__ = name
-    method.__doc__ = f"``list.{name}``, bumping ``STATE_VERSION``."
-    return method
-
-
-class HookList(list):
-    """A Layer's forward pre- or post-hook list: a list whose every write bumps ``STATE_VERSION``."""
-
-    append = _bumping("append")
-    extend = _bumping("extend")
-    insert = _bumping("insert")
-    remove = _bumping("remove")
-    pop = _bumping("pop")
-    clear = _bumping("clear")
-    sort = _bumping("sort")
-    reverse = _bumping("reverse")
-    __setitem__ = _bumping("__setitem__")
-    __delitem__ = _bumping("__delitem__")
-    __iadd__ = _bumping("__iadd__")
-    __imul__ = _bumping("__imul__")
 
 
 def _snake(name):
@@ -187,7 +87,7 @@ class Layer:
         try:
             self._set(name, value)
         finally:
-            _changed()
+            state_changed()
 
     def _set(self, name, value):
         d = self.__dict__
@@ -220,7 +120,7 @@ class Layer:
         for key in ("_parameters", "_sub_layers", "_buffers"):
             self.__dict__[key].pop(name, None)
         self.__dict__.pop(name, None)
-        _changed()
+        state_changed()
 
     def __getattr__(self, name):
         d = self.__dict__
@@ -236,7 +136,7 @@ class Layer:
                 del self.__dict__[key][name]
                 return
         object.__delattr__(self, name)
-        _changed()
+        state_changed()
 
     # -- creation ------------------------------------------------------------------
     def full_name(self):

@@ -7,7 +7,7 @@ those names count as bound. A name only some paths bind, and not live, is never 
 import gast
 
 from dy2st.pyct import anno
-from dy2st.pyct.static_analysis.activity import writes, block_writes
+from dy2st.pyct.static_analysis.liveness import Memo
 
 
 def _params(fn):
@@ -19,40 +19,43 @@ def _params(fn):
     return names
 
 
-def _block(stmts, defined):
+def _block(stmts, defined, m):
     for s in stmts:
-        defined = _stmt(s, defined)
+        defined = _stmt(s, defined, m)
     return defined
 
 
-def _stmt(s, defined):
+def _stmt(s, defined, m):
     anno.setanno(s, anno.Static.DEFINED_VARS_IN, frozenset(defined))
     live_out = anno.getanno(s, anno.Static.LIVE_VARS_OUT, frozenset())
     if isinstance(s, gast.If):
-        body_w, else_w = block_writes(s.body), block_writes(s.orelse)
-        _block(s.body, defined)
-        _block(s.orelse, defined)
+        body_w, else_w = m.block_writes(s.body), m.block_writes(s.orelse)
+        _block(s.body, defined, m)
+        _block(s.orelse, defined, m)
         return defined | (body_w & else_w) | ((body_w | else_w) & live_out)
     if isinstance(s, (gast.While, gast.For)):
-        _block(s.body, defined | (writes(s.target) if isinstance(s, gast.For) else set()))
-        _block(s.orelse, defined)
-        written = block_writes(s.body) | (writes(s.target) if isinstance(s, gast.For) else set())
+        _block(s.body, defined | (m.writes(s.target) if isinstance(s, gast.For) else set()), m)
+        _block(s.orelse, defined, m)
+        written = m.block_writes(s.body) | (m.writes(s.target) if isinstance(s, gast.For) else set())
         return defined | (written & live_out)
     if isinstance(s, gast.Try):
-        _block(s.body, defined)
+        _block(s.body, defined, m)
         for h in s.handlers:
-            _block(h.body, defined)
-        _block(s.orelse, defined)
-        return _block(s.finalbody, defined)
+            _block(h.body, defined, m)
+        _block(s.orelse, defined, m)
+        return _block(s.finalbody, defined, m)
     if isinstance(s, gast.With):
         bound = set()
         for item in s.items:
             if item.optional_vars is not None:
-                bound |= writes(item.optional_vars)
-        return _block(s.body, defined | bound)
-    return defined | writes(s)
+                bound |= m.writes(item.optional_vars)
+        return _block(s.body, defined | bound, m)
+    return defined | m.writes(s)
 
 
-def annotate_defined(fn_node):
-    """Needs `annotate_liveness` first (a converted statement binds what is live after it)."""
-    _block(fn_node.body, set(_params(fn_node)))
+def annotate_defined(fn_node, memo=None):
+    """Needs `annotate_liveness` first (a converted statement binds what is live after it).
+
+    ``memo``: the liveness ``Memo`` of the same unchanged tree, whose writes are reused.
+    """
+    _block(fn_node.body, set(_params(fn_node)), memo or Memo())

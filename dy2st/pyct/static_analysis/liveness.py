@@ -14,9 +14,9 @@ from dy2st.pyct.static_analysis.activity import reads, writes
 _LOOP_LIMIT = 50
 
 
-class _Memo:
-    """``reads``/``writes`` of each node, computed once per liveness run (the tree does not
-    change during one, and loops re-read their bodies until a fixed point)."""
+class Memo:
+    """``reads``/``writes`` of each node, computed once per analysis of an unchanged tree
+    (loops re-read their bodies until a fixed point; definedness reads the same writes)."""
 
     def __init__(self):
         self._reads, self._writes = {}, {}
@@ -29,6 +29,13 @@ class _Memo:
             found = self._reads[key] = frozenset(reads(node))
         return found
 
+    def block_writes(self, stmts):
+        """``activity.block_writes(stmts)``, from the remembered writes of each statement."""
+        out = set()
+        for s in stmts:
+            out |= self.writes(s)
+        return out
+
     def writes(self, node):
         """``activity.writes(node)``, remembered."""
         key = id(node)
@@ -40,7 +47,7 @@ class _Memo:
 
 def live_in(stmts, live_out=frozenset(), annotate=False, memo=None):
     """Names live before `stmts`, given those live after them."""
-    memo = memo or _Memo()
+    memo = memo or Memo()
     live = frozenset(live_out)
     for s in reversed(stmts):
         live = _stmt(s, live, annotate, memo)
@@ -105,6 +112,9 @@ def _stmt(s, out, annotate, m):
     return (out - m.writes(s)) | m.reads(s)
 
 
-def annotate_liveness(fn_node):
-    """Annotate every statement of a FunctionDef (not nested ones) with liveness."""
-    live_in(fn_node.body, frozenset(), annotate=True)
+def annotate_liveness(fn_node, memo=None):
+    """Annotate every statement of a FunctionDef (not nested ones) with liveness.
+
+    ``memo``: a ``Memo`` to reuse (e.g. by ``annotate_defined`` on the same unchanged tree).
+    """
+    live_in(fn_node.body, frozenset(), annotate=True, memo=memo)

@@ -1,0 +1,112 @@
+"""The shortcuts conversion takes to do less work keep its results: walks, templates, origins."""
+import ast
+
+import gast
+
+from dy2st.conversion.transform import transform_function
+from dy2st.pyct import anno, codegen, nodes, origin_info, templates, transformer
+from dy2st.transformers import ifelse
+
+
+def _fn(source):
+    return gast.parse(source).body[0]
+
+
+def test_walk_matches_ast_walk_and_prunes():
+    tree = ast.parse("def f(a, b=1):\n    if a:\n        return [a, b]\n    return {b: a}\n")
+    assert [type(n) for n in nodes.walk(tree)] == [type(n) for n in ast.walk(tree)]
+    assert all(x is y for x, y in zip(nodes.walk(tree), ast.walk(tree)))
+    fdef = tree.body[0]
+    assert nodes.children(fdef) == list(ast.iter_child_nodes(fdef))
+    pruned = nodes.walk(tree, prune={id(fdef.body[0]): fdef.body[0]})
+    assert fdef.body[0] in pruned and fdef.body[0].test not in pruned
+    assert fdef.body[1].value in pruned
+
+
+def test_template_instances_share_nothing_with_the_cached_template():
+    a = templates.replace("x = f(y)", x="out", f="g", y=templates.name("v"))
+    b = templates.replace("x = f(y)", x="out", f="g", y=templates.name("v"))
+    walked_a, walked_b = nodes.walk(a), nodes.walk(b)
+    assert not {id(n) for n in walked_a} & {id(n) for n in walked_b}
+    anno.setanno(a[0].targets[0].ctx, anno.Basic.SKIP, True)  # marks only this instance
+    assert not anno.hasanno(b[0].targets[0].ctx, anno.Basic.SKIP)
+    assert ast.unparse(codegen._to_ast(gast.Module(body=a, type_ignores=[]))) == "out = g(v)"
+
+
+def test_template_substitutes_the_same_node_twice_as_copies():
+    expr = templates.name("v")
+    out = templates.replace_as_expression("f(a, a)", f="g", a=expr)
+    assert out.args[0] is not out.args[1] and out.args[0] is not expr
+
+
+def test_template_does_not_substitute_into_defaults():
+    fn = templates.replace("def fn(params, k=params):\n    pass", fn="h", params=["a", "b"])[0]
+    assert [p.id for p in fn.args.args] == ["a", "b", "k"]
+    assert fn.args.defaults[0].id == "params"
+
+
+def test_branch_function_moves_the_body():
+    body = [templates.replace("y = x + 1")[0]]
+    fn = ifelse.branch_function("true_fn_0", ["x"], body, ["y"])
+    assert fn.body[0] is body[0] and isinstance(fn.body[-1], gast.Return)
+    empty = ifelse.branch_function("false_fn_0", [], [], [])
+    assert isinstance(empty.body[0], gast.Pass)
+
+
+def test_copy_origin_skips_covered_subtrees():
+    info_a = origin_info.OriginInfo("f.py", 3, 0, "a", "f")
+    info_b = origin_info.OriginInfo("f.py", 9, 0, "b", "f")
+    src_a, src_b = gast.Pass(), gast.Pass()
+    anno.setanno(src_a, anno.Basic.ORIGIN, info_a)
+    anno.setanno(src_b, anno.Basic.ORIGIN, info_b)
+    covered = {}
+    inner = templates.replace("y = x + 1")
+    origin_info.copy_origin(src_a, inner, covered)
+    assert id(inner[0]) in covered
+    outer = templates.replace("def g():\n    body", body=[])
+    outer[0].body = inner
+    fresh = templates.name("z")  # put in a covered subtree by hand: the pass's promise broken
+    inner[0].value.left = fresh
+    origin_info.copy_origin(src_b, outer, covered)
+    assert anno.getanno(outer[0], anno.Basic.ORIGIN) is info_b
+    assert anno.getanno(inner[0], anno.Basic.ORIGIN) is info_a
+    assert not anno.hasanno(fresh, anno.Basic.ORIGIN)  # not walked again
+    origin_info.copy_origin(src_b, templates.replace("w = 1"))  # without a covered dict: all walked
+    loose = templates.replace("w = q")
+    origin_info.copy_origin(src_b, loose)
+    assert all(anno.getanno(n, anno.Basic.ORIGIN) is info_b for n in nodes.walk(loose))
+
+
+def test_compiled_source_maps_lines_by_the_closest_annotated_ancestor():
+    info = origin_info.OriginInfo("f.py", 7, 4, "    if a:", "f")
+    fn = _fn("def f(a):\n    b = a\n    return b\n")
+    anno.setanno(fn, anno.Basic.ORIGIN, origin_info.OriginInfo("f.py", 6, 0, "def f(a):", "f"))
+    anno.setanno(fn.body[0], anno.Basic.ORIGIN, info)
+    _, line_map, _ = codegen.compiled_source(gast.Module(body=[fn], type_ignores=[]))
+    assert line_map[1].lineno == 6 and line_map[2] is info and line_map[3].lineno == 6
+    assert not anno.hasanno(fn.body[1], anno.Basic.ORIGIN)  # read as inherited, not written
+
+
+def test_scopes_without_branches_are_not_analysed():
+    fn = _fn("def f(x):\n    y = x\n    def g(a):\n        if a:\n            a = 1\n        return a\n"
+             "    return y\n")
+    ctx = transformer.Context("f", "f.py")
+    ifelse.transform(fn, ctx)
+    assert not anno.hasanno(fn.body[0], anno.Static.LIVE_VARS_OUT)  # f holds no `if` of its own
+    g = fn.body[1]
+    assert anno.hasanno(g.body[-1], anno.Static.LIVE_VARS_OUT)  # g does
+
+
+def _loop_in_branch(x, n):
+    if x > 0:
+        i = 0
+        while i < n:
+            x = x + i
+            i += 1
+    return x
+
+
+def test_loop_inside_a_branch_still_carries_what_it_writes():
+    converted = transform_function(_loop_in_branch)
+    assert "_jst.While(loop_cond_0, loop_body_0, (i, x), ('i', 'x'))" in converted.source
+    assert converted.fn(1, 3) == _loop_in_branch(1, 3) and converted.fn(-1, 3) == -1
