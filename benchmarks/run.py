@@ -164,6 +164,8 @@ def _chart(table, path):
     except ImportError:
         return False
     rows = [r for r in table.get("1", next(iter(table.values()))).values() if r["kind"] == "runtime"]
+    if not rows:  # e.g. --only convert: nothing to chart
+        return False
     fig, axes = plt.subplots(len(rows), 1, figsize=(8, 2.2 * len(rows)))
     for ax, row in zip(axes if len(rows) > 1 else [axes], rows):
         names = list(row["results"])
