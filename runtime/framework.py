@@ -121,6 +121,16 @@ class Variable(TensorMethods):
         """Always raises TypeError: a static Variable has a value only inside ``Executor.run``."""
         raise TypeError(f"static Variable '{self.name}' has no value until an Executor runs the Program")
 
+    def item(self):
+        """Always raises TypeError, as ``numpy()`` does: a Python number needs the value, which a
+        static Variable has only inside ``Executor.run`` (keep it a tensor: ``x.sum() > 0``)."""
+        raise TypeError(f"static Variable '{self.name}'.item(): a Python number exists only when the Program "
+                        "runs; keep the value a tensor (e.g. compare `x.sum() > 0` in the if)")
+
+    def tolist(self):
+        """Always raises TypeError, as ``numpy()`` does."""
+        raise TypeError(f"static Variable '{self.name}'.tolist(): its values exist only when the Program runs")
+
     def gradient(self):
         """None, as for an eager Tensor no backward has reached yet: a value being built into a
         Program has no gradient. A parameter's gradient is not a Program value: read it outside."""

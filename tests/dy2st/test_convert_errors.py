@@ -85,3 +85,23 @@ def test_runtime_errors_point_at_user_lines():
     assert origin.filename == __file__
     assert origin.lineno == line_of(divide, "s += 1 / (i - 2)")
     assert origin.source_line.strip() == "s += 1 / (i - 2)"
+
+
+@pytest.mark.parametrize("call", ["item", "tolist", "numpy"])
+def test_python_value_of_a_traced_tensor_is_a_clear_error_at_the_user_line(call):
+    import numpy as np
+
+    import dy2st
+    import runtime as rt
+    from error_helpers import notes
+
+    def needs_a_number(x):
+        total = getattr(x.sum(), call)()
+        return x * 2 if total else x
+
+    sf = dy2st.to_static(needs_a_number, full_graph=True)
+    with pytest.raises(TypeError) as info:
+        sf(rt.to_tensor(np.ones(3, "float32")))
+    assert f"{call}()" in str(info.value) or "has no value" in str(info.value)
+    assert "Program" in str(info.value)
+    assert f"line {line_of(needs_a_number, 'total = getattr')}" in notes(info.value)
