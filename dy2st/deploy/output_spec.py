@@ -18,7 +18,7 @@ import runtime as rt
 
 from ..frontend.function_spec import OutputStructure
 
-__all__ = ["select_outputs", "name_outputs"]
+__all__ = ["select_outputs", "name_outputs", "name_outputs_source"]
 
 
 # id(Tensor) -> (weak reference, output position, id of the ConcreteProgram) for the outputs of
@@ -38,10 +38,24 @@ def name_outputs(concrete, outs):
         if isinstance(t, rt.Tensor):
             _TAGS[id(t)] = (ref(t), k, cid)
     if len(_TAGS) > _SWEEP_AT[0]:
-        for key in [key for key, tag in _TAGS.items() if tag[0]() is None]:
-            del _TAGS[key]
-        _SWEEP_AT[0] = max(1024, 2 * len(_TAGS))
+        _sweep()
     return outs
+
+
+def _sweep():
+    """Drop the entries of dead Tensors; the next sweep comes when the table has doubled."""
+    for key in [key for key, tag in _TAGS.items() if tag[0]() is None]:
+        del _TAGS[key]
+    _SWEEP_AT[0] = max(1024, 2 * len(_TAGS))
+
+
+def name_outputs_source(concrete, positions):
+    """``name_outputs`` as lines of generated code (a cache-hit call, ``fast_call.py``): tag the
+    Tensors ``outs[k]`` for each ``k`` in ``positions``, then sweep when due.  Returns the lines and
+    the names they read."""
+    lines = [f"o = outs[{k}]; TAGS[id(o)] = (REF(o), {k}, {id(concrete)})" for k in positions]
+    lines.append("if len(TAGS) > SWEEP_AT[0]: SWEEP()")
+    return lines, {"TAGS": _TAGS, "SWEEP_AT": _SWEEP_AT, "REF": weakref.ref, "SWEEP": _sweep}
 
 
 def _tag(entry):

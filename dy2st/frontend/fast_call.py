@@ -28,7 +28,7 @@ retraces when a guard no longer holds::
         except Exception as exc:
             RERAISE(exc)
         o = outs[0]; TAGS[id(o)] = (REF(o), 0, 140212)   # name_outputs, written out
-        if len(TAGS) > SWEEP_AT[0]: NAME(CP, [])
+        if len(TAGS) > SWEEP_AT[0]: SWEEP()
         return outs[0]
 """
 import weakref
@@ -38,9 +38,7 @@ from runtime.tensor import Tensor, is_grad_enabled
 from runtime.trace_state import in_dynamic_mode
 
 from ..conversion.convert_call import NOT_TO_STATIC_ATTR
-from ..deploy.output_spec import _SWEEP_AT as output_sweep_at
-from ..deploy.output_spec import _TAGS as output_tags
-from ..deploy.output_spec import name_outputs
+from ..deploy.output_spec import name_outputs_source
 from . import config
 from .function_spec import OutputStructure, unflatten
 
@@ -189,15 +187,16 @@ def build(sf, concrete, n_args, reraise):
     for k, var in enumerate(concrete.outputs):  # eager `return x` hands back the caller's own Tensor
         if var.name in feeds and feeds[var.name] < n_args:
             lines(f"outs[{k}] = a{feeds[var.name]}")
-    # name_outputs (output_spec.py) written out: each output's tag, and the sweep of dead ones.
-    for k in range(n_out - concrete.layer_writes.count):  # the user's outputs (`apply` drops the writes)
-        lines(f"o = outs[{k}]; TAGS[id(o)] = (REF(o), {k}, {id(concrete)})")
-    lines(f"if len(TAGS) > SWEEP_AT[0]: NAME({w.ref(concrete)}, [])")
+    # name_outputs written out, for the user's outputs (`apply` drops the layer writes)
+    tagging, tag_names = name_outputs_source(concrete, range(n_out - concrete.layer_writes.count))
+    for line in tagging:
+        lines(line)
+    w.names.update(tag_names)
     lines(f"return {_skeleton_expr(w, concrete.out_skeleton)}")
     source = "def make(S, D):\n" + "\n".join("    " + line for line in w.lines) + "\n    return call\n"
     namespace = dict(w.names, MISS=MISS, T=Tensor, W=Tensor.from_numpy, C=config._config, DYN=in_dynamic_mode,
                      NTS=NOT_TO_STATIC_ATTR, GRAD=is_grad_enabled,
-                     NAME=name_outputs, TAGS=output_tags, SWEEP_AT=output_sweep_at, REF=weakref.ref, UNFLATTEN=unflatten, RERAISE=reraise)
+                     UNFLATTEN=unflatten, RERAISE=reraise)
     config.log(2, f"generated call of {sf.__name__}:\n{source}")
     exec(compile(source, f"<dy2st call of {sf.__name__}>", "exec"), namespace)  # noqa: S102  (our own code)
     return namespace.pop("make")  # popped: a function held by its own globals is a reference cycle
