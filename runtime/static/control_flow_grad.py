@@ -23,6 +23,7 @@ from ..random import generator_guard
 from ..registry import GRAD_ONLY, def_op
 from .backward import backward_ops, building, current_requires
 from .blocks import copy_var, external_reads, has_random_ops, has_side_effect, is_float_var, new_block
+from .passes.effects import side_effect_inside
 
 
 def grad_block(parent, fwd, targets, wrt, declare_seeds=False):
@@ -56,16 +57,10 @@ def _recompute_copy(fwd, parent_idx):
     for op in fwd.ops:
         if has_side_effect(fwd, op):
             continue
-        attrs = op.attrs
-        if any(_has_effects(sub) for sub in op.sub_blocks()):
-            attrs = {k: _recompute_copy(v, blk.idx) if isinstance(v, Block) and _has_effects(v) else v
-                     for k, v in op.attrs.items()}
+        attrs = {k: _recompute_copy(v, blk.idx) if isinstance(v, Block) and side_effect_inside(v) else v
+                 for k, v in op.attrs.items()} if op.sub_blocks() else op.attrs
         blk.append_op(op.type, op.inputs, op.outputs, attrs).origin = op.origin
     return blk
-
-
-def _has_effects(block):
-    return any(has_side_effect(block, op) or any(_has_effects(sub) for sub in op.sub_blocks()) for op in block.ops)
 
 
 def _zeros_in(block, name):

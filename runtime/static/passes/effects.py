@@ -6,7 +6,8 @@ Three questions every analysis on a Program asks, answered once here:
   parameter bound to a live eager tensor, or a persistable scope entry).
 - ``writes_persistable(block, op)``: running the op changes such state.
 - ``has_side_effect(block, op)``: running the op twice is observable (prints,
-  asserts, persistable writes); a gradient's recomputation must skip it.
+  asserts, persistable writes); a gradient's recomputation must skip it
+  (``side_effect_inside(block)``: such an op anywhere in a block or its sub-blocks).
 - ``must_keep(block, op)``: dead-code elimination may not drop the op even when
   nothing reads its outputs (side effects, and impure ops such as random ones,
   whose draws advance the generator as eager mode does).
@@ -47,6 +48,11 @@ def persistables_written(block):
 def has_side_effect(block, op):
     """Ops a recomputation must not repeat: prints, asserts, writes of persistable state."""
     return get_op(op.type).side_effect or writes_persistable(block, op)
+
+
+def side_effect_inside(block):
+    """True when ``block`` or a block nested in it has an op a recomputation must not repeat."""
+    return any(has_side_effect(block, op) or any(map(side_effect_inside, op.sub_blocks())) for op in block.ops)
 
 
 def _impure_inside(op):
