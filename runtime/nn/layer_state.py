@@ -11,12 +11,8 @@ Writes straight into a Layer's ``__dict__`` are not seen; call ``state_changed()
 import collections
 import itertools
 
-# The version of all Layers' state: a new int object on every change of any layer's sub-layers,
-# parameters, buffers, hooks or attributes set through ``setattr``/``delattr`` (its ``training`` flag,
-# an instance ``forward``).  Code that snapshots layers (the converter's guards) compares
-# ``STATE_VERSION[0]`` by identity: while it is the object read with the snapshot, no layer changed
-# through these paths and the snapshot still holds.  Unique values drawn from a counter (a store
-# is never lost to a race: a later store is another new value).
+# Unique values drawn from a counter: a store is never lost to a race (a later store is another
+# new value), and no two versions are the same object.
 STATE_VERSION = [0]
 _versions = itertools.count(1)
 
@@ -26,60 +22,57 @@ def state_changed():
     STATE_VERSION[0] = next(_versions)
 
 
-_changed = state_changed
-
-
 class StateTable(collections.OrderedDict):
     """The parameter/sub-layer/buffer table of a Layer: an OrderedDict whose every write bumps
     ``STATE_VERSION``."""
 
     def __setitem__(self, key, value):
         super().__setitem__(key, value)
-        _changed()
+        state_changed()
 
     def __delitem__(self, key):
         super().__delitem__(key)
-        _changed()
+        state_changed()
 
     def pop(self, *args):
         """``OrderedDict.pop``, bumping ``STATE_VERSION``."""
         try:
             return super().pop(*args)
         finally:
-            _changed()
+            state_changed()
 
     def popitem(self, last=True):
         """``OrderedDict.popitem``, bumping ``STATE_VERSION``."""
         try:
             return super().popitem(last)
         finally:
-            _changed()
+            state_changed()
 
     def clear(self):
         """``OrderedDict.clear``, bumping ``STATE_VERSION``."""
         super().clear()
-        _changed()
+        state_changed()
 
     def update(self, *args, **kwargs):
         """``OrderedDict.update``, bumping ``STATE_VERSION``."""
         super().update(*args, **kwargs)
-        _changed()
+        state_changed()
 
     def setdefault(self, key, default=None):
         """``OrderedDict.setdefault``, bumping ``STATE_VERSION``."""
         try:
             return super().setdefault(key, default)
         finally:
-            _changed()
+            state_changed()
 
     def move_to_end(self, key, last=True):
         """``OrderedDict.move_to_end``, bumping ``STATE_VERSION``."""
         super().move_to_end(key, last)
-        _changed()
+        state_changed()
 
     def __ior__(self, other):
         super().__ior__(other)
-        _changed()
+        state_changed()
         return self
 
 
@@ -88,7 +81,7 @@ def _bumping(name):
         try:
             return getattr(list, name)(self, *args)
         finally:
-            _changed()
+            state_changed()
     method.__name__ = name
     method.__doc__ = f"``list.{name}``, bumping ``STATE_VERSION``."
     return method
