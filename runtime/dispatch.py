@@ -151,14 +151,16 @@ def append_op(opdef, inputs, attrs, block=None):
 
     Output shapes and dtypes come from the op's infer rule; NotImplementedError if it has none.
     """
-    block = block or _rt.framework.current_block()
-    vars_in = [_as_var(x, opdef) for x in inputs]
+    framework = _rt.framework
+    block = block or framework.current_block()
+    variable = framework.Variable
+    vars_in = [x if type(x) is variable else _as_var(x, opdef) for x in inputs]
     full = opdef.full_attrs(attrs)
     if opdef.infer is None:
         raise NotImplementedError(f"op '{opdef.type}' cannot be used in a static Program (no infer rule)")
     metas = opdef.infer(*[_meta(v) for v in vars_in], **full)
-    outputs = opdef.outputs
-    per_slot = [metas] if len(outputs) == 1 else list(metas)
+    in_names, out_names = opdef._slot_names()
+    per_slot = [metas] if len(out_names) == 1 else list(metas)
     stop = opdef.grad is None
     if not stop:
         stop = True
@@ -167,19 +169,20 @@ def append_op(opdef, inputs, attrs, block=None):
                 stop = False
                 break
     in_slots = {}
-    for slot, v in zip(opdef.input_slots, vars_in):
+    for slot, v in zip(in_names, vars_in):
         if v is None:
             continue
         in_slots[slot] = [x.name for x in v] if isinstance(v, list) else [v.name]
     out_vars, out_slots = [], {}
-    unique_name, create_var = block.program.unique_name, block.create_var
-    for slot, m in zip(opdef.output_slots, per_slot):
+    unique_name, create_var = block.program.unique_name, block._create_built
+    for slot, m in zip(out_names, per_slot):
         group = m if isinstance(m, list) else [m]
-        vs = [create_var(name=unique_name(opdef.type), shape=g.shape, dtype=g.dtype,
-                         stop_gradient=stop or str(g.dtype) not in _FLOATS) for g in group]
+        vs = [create_var(unique_name(opdef.type), g.shape, g.dtype, stop or str(g.dtype) not in _FLOATS)
+              for g in group]
         out_slots[slot] = [v.name for v in vs]
         out_vars.append(vs if isinstance(m, list) else vs[0])
-    block.append_op(opdef.type, in_slots, out_slots, full)
+    # The slot lists and ``full`` were made for this op alone: the Operator keeps them uncopied.
+    block._append(framework.Operator._owning(block, opdef.type, in_slots, out_slots, full))
     result = out_vars[0] if len(out_vars) == 1 else tuple(out_vars)
     if not _grad_mode.enabled and opdef.grad is not None:
         # Built inside `with no_grad():`: like eager, these values take no gradient.

@@ -22,6 +22,8 @@ class DType(str):
     __slots__ = ()
 
     def __eq__(self, other):
+        if type(other) is DType:  # both canonical already: the common case (``a.dtype == b.dtype``)
+            return str.__eq__(self, other)
         try:
             return str.__eq__(self, convert_dtype(other))
         except (TypeError, ValueError):
@@ -47,14 +49,30 @@ int8, int16, int32, int64 = _DTYPES["int8"], _DTYPES["int16"], _DTYPES["int32"],
 uint8, bool_ = _DTYPES["uint8"], _DTYPES["bool"]
 
 
+# Conversions already made: numpy dtypes and types, and the plain-str spellings (``"bool"`` from an
+# infer rule, ``"float"``). numpy's dtype.name is slow and this sits on the eager hot path (x.dtype)
+# and on every Variable the static builder makes. A str key is a plain ``str`` only: a subclass
+# may compare differently, so it takes the full path.
+# (Two tables: numpy reads ``np.dtype("float") == "float"`` as float64, where runtime reads float32.)
 _NP_CACHE = {}
+_STR_CACHE = {}
+_STR_CACHE_MAX = 256
 
 
 def convert_dtype(dtype):
     """Normalise a dtype given as str, numpy dtype, numpy type or DType to a DType."""
+    if type(dtype) is DType:
+        return dtype
+    if type(dtype) is str:
+        hit = _STR_CACHE.get(dtype)
+        if hit is not None:
+            return hit
+        result = _convert_dtype(dtype)
+        if len(_STR_CACHE) < _STR_CACHE_MAX:  # strings can be anything: keep the table small
+            _STR_CACHE[dtype] = result
+        return result
     if isinstance(dtype, DType):
         return dtype
-    # numpy's dtype.name is slow and this sits on the eager hot path (x.dtype).
     try:
         hit = _NP_CACHE.get(dtype)
     except TypeError:

@@ -167,6 +167,19 @@ class Operator:
         # records the user's file and line) so run-time errors can point there.
         self.origin = None
 
+    @classmethod
+    def _owning(cls, block, type, inputs, outputs, attrs):
+        """An Operator taking ``inputs``/``outputs`` (slot -> fresh name lists) and ``attrs`` as
+        they are, uncopied: for a builder that made them for this op alone (``dispatch.append_op``)."""
+        op = cls.__new__(cls)
+        op.block = block
+        op.type = type
+        op.inputs = inputs
+        op.outputs = outputs
+        op.attrs = attrs
+        op.origin = None
+        return op
+
     @property
     def input_names(self):
         """The op's input slot names."""
@@ -236,6 +249,38 @@ class Operator:
         return self.to_string()
 
 
+class _VarTable(dict):
+    """A block's name -> Variable table that also records each name it is given in ``declared``,
+    the Program-wide set of every name any of its blocks ever held (names deleted since stay).
+
+    ``Program.unique_name`` asks that set first: a name never declared is free without scanning
+    every block, and a program with hundreds of branch and loop blocks asks for thousands of names.
+    """
+
+    __slots__ = ("declared",)
+
+    def __init__(self, declared):
+        super().__init__()
+        self.declared = declared
+
+    def __setitem__(self, name, var):
+        self.declared.add(name)
+        dict.__setitem__(self, name, var)
+
+    def setdefault(self, name, default=None):
+        self.declared.add(name)
+        return dict.setdefault(self, name, default)
+
+    def update(self, *args, **kwargs):
+        new = dict(*args, **kwargs)
+        self.declared.update(new)
+        dict.update(self, new)
+
+    def __ior__(self, other):
+        self.update(other)
+        return self
+
+
 class Block:
     """A list of ops and the variables they use; block 0 is a Program's global block, the others are sub-blocks."""
 
@@ -243,7 +288,7 @@ class Block:
         self.program = program
         self.idx = idx
         self.parent_idx = parent_idx
-        self.vars = {}
+        self.vars = _VarTable(program._declared)
         self.ops = []
 
     @property
@@ -258,6 +303,28 @@ class Block:
             raise ValueError(f"variable '{name}' already exists in block {self.idx}")
         var = Variable(self, name, shape, dtype, **kwargs)
         self.vars[name] = var
+        return var
+
+    def _create_built(self, name, shape, dtype, stop_gradient):
+        """``create_var(name=name, shape=shape, dtype=dtype, stop_gradient=stop_gradient)`` for the
+        static builder, which makes a Variable for every op output: the same Variable, without two
+        calls' keyword packing."""
+        vars_ = self.vars
+        if name in vars_:
+            raise ValueError(f"variable '{name}' already exists in block {self.idx}")
+        var = Variable.__new__(Variable)
+        var.block = self
+        var.name = name
+        var._shape = list(map(int, shape))
+        var._dtype = dtype if type(dtype) is DType else convert_dtype(dtype)
+        # Variable.__init__'s defaults for the rest (test_build_speed_paths compares the two).
+        var.persistable = False
+        var.stop_gradient = stop_gradient
+        var.is_data = False
+        var.kind = "tensor"
+        var.trainable = False
+        vars_.declared.add(name)
+        dict.__setitem__(vars_, name, var)
         return var
 
     def var(self, name):
@@ -281,9 +348,12 @@ class Block:
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None):
         """Append an Operator (slot -> variable names, attrs) to this block and return it."""
-        op = Operator(self, type, inputs or {}, outputs or {}, attrs or {})
-        if _origin.provider is not None:
-            op.origin = _origin.provider()
+        return self._append(Operator(self, type, inputs or {}, outputs or {}, attrs or {}))
+
+    def _append(self, op):
+        provider = _origin.provider
+        if provider is not None:
+            op.origin = provider()
         self.ops.append(op)
         self.program._version += 1
         return op
@@ -310,6 +380,7 @@ class Program:
     _ids = itertools.count()
 
     def __init__(self):
+        self._declared = set()  # every name a block of this Program was given (see _VarTable)
         self.blocks = [Block(self, 0)]
         self._current = 0
         self._version = 0
@@ -333,6 +404,8 @@ class Program:
 
     def _taken(self, name):
         # whether a block declares ``name`` (a plain loop: the fastest form in CPython 3.11)
+        if name not in self._declared:  # never given to any block: no scan needed
+            return False
         for b in self.blocks:
             if name in b.vars:
                 return True

@@ -39,15 +39,19 @@ GRAD_ONLY = "gradient op: only training Programs hold it, and ONNX export takes 
 RANDOM = "random: draws from runtime's generator, which no ONNX random op reproduces value for value"
 
 
-@dataclass
+@dataclass(init=False)
 class Meta:
     """Static shape and dtype of a value (``-1`` marks an unknown dim)."""
 
+    __slots__ = ("shape", "dtype")
     shape: tuple
     dtype: str
 
-    def __post_init__(self):
-        self.shape = tuple(map(int, self.shape))
+    # Written out rather than generated: every op built into a Program makes several Metas, and
+    # the generated __init__ plus a __post_init__ call cost two Python frames each.
+    def __init__(self, shape, dtype):
+        self.shape = tuple(map(int, shape))
+        self.dtype = dtype
 
 
 def _method_map(methods):
@@ -114,12 +118,22 @@ class OpDef:
     @property
     def input_slots(self):
         """The input slot names, without ``*`` marks."""
-        return [self.slot(n) for n in self.inputs]
+        return list(self._slot_names()[0])
 
     @property
     def output_slots(self):
         """The output slot names, without ``*`` marks."""
-        return [self.slot(n) for n in self.outputs]
+        return list(self._slot_names()[1])
+
+    def _slot_names(self):
+        """(input slots, output slots) as tuples, stripped once per declaration: the static builder
+        reads them for every op it appends. Rebuilt if ``inputs``/``outputs`` were changed since."""
+        cached = self.__dict__.get("_slots")
+        if cached is None or cached[0] != self.inputs or cached[1] != self.outputs:
+            ins, outs = list(self.inputs), list(self.outputs)
+            cached = (ins, outs, (tuple(n.rstrip("*") for n in ins), tuple(n.rstrip("*") for n in outs)))
+            self.__dict__["_slots"] = cached
+        return cached[2]
 
     def is_variadic_input(self, i):
         """Whether input ``i`` takes a list of variables."""

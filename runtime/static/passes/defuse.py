@@ -11,6 +11,7 @@ through nested sub-blocks) that nothing inside defines before.  For the block::
 
 ``external_reads(block1)`` is ``['h', 'w']`` and ``defined_names(block1)`` is ``{'t', 'h2'}``.
 """
+from ...framework import Block
 
 
 def defined_names(block):
@@ -31,21 +32,33 @@ def external_reads(block, defined=(), extra_reads=()):
     """Ordered names read in ``block`` (and nested sub-blocks) before being defined there."""
     defined = set(defined)
     reads = {}
+    _collect_reads(block, defined, reads)
+    for n in extra_reads:
+        if n not in defined:
+            reads.setdefault(n, None)
+    return list(reads)
+
+
+def _collect_reads(block, defined, reads):
+    """``external_reads``' walk: adds to ``reads`` (an ordered dict) and ``defined`` in place.
+
+    A nested sub-block's reads are collected into their own dict and then filtered by what the
+    enclosing block defined before its op, exactly as a separate ``external_reads`` call would."""
     for op in block.ops:
         for names in op.inputs.values():
             for n in names:
                 if n not in defined:
                     reads[n] = None
-        for sub in op.sub_blocks():
-            for n in external_reads(sub, sub_block_defined(op, sub)):
+        for sub in op.attrs.values():
+            if type(sub) is not Block and not isinstance(sub, Block):
+                continue
+            inner = {}
+            _collect_reads(sub, sub_block_defined(op, sub), inner)
+            for n in inner:
                 if n not in defined:
                     reads[n] = None
         for names in op.outputs.values():
             defined.update(names)
-    for n in extra_reads:
-        if n not in defined:
-            reads.setdefault(n, None)
-    return list(reads)
 
 
 def op_reads(op):

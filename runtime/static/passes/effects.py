@@ -12,6 +12,7 @@ Three questions every analysis on a Program asks, answered once here:
   nothing reads its outputs (side effects, and impure ops such as random ones,
   whose draws advance the generator as eager mode does).
 """
+from ...framework import Block
 from ...registry import get_op
 
 def is_persistable(block, name):
@@ -38,10 +39,20 @@ def writes_persistable(block, op):
 def persistables_written(block):
     """The persistable names the ops of ``block`` and of their sub-blocks (branches, loop bodies) write."""
     found = set()
+    bound = block.program.bound_tensors
+    find = block._find_var
     for op in block.ops:
-        found.update(n for n in op.output_arg_names if is_persistable(block, n))
-        for sub in op.sub_blocks():
-            found |= persistables_written(sub)
+        for names in op.outputs.values():
+            for n in names:  # is_persistable, inline: every compiled control-flow op asks this
+                if n in bound:
+                    found.add(n)
+                else:
+                    v = find(n)
+                    if v is not None and v.persistable:
+                        found.add(n)
+        for sub in op.attrs.values():
+            if isinstance(sub, Block):
+                found |= persistables_written(sub)
     return found
 
 
