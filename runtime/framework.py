@@ -566,7 +566,10 @@ def program_guard(main_program, startup_program=None):
 
 def current_block():
     """The current block of the default main Program."""
-    return _Defaults.main.current_block()
+    # Every static op asks this: read the thread's pair directly, not through two properties.
+    pair = _DefaultPrograms._pair.get()
+    program = pair[0] if pair is not None else _Defaults.main
+    return program.blocks[program._current]
 
 
 def op_def(type):
