@@ -10,8 +10,8 @@ from runtime import dtypes
 from runtime.framework import Program, Variable, program_guard, static_mode_guard
 from runtime.registry import Meta, OpDef
 from runtime.static import nn
-from runtime.static.passes import effects
-from runtime.static.passes.defuse import external_reads, sub_block_defined
+from runtime.static.passes import dce, effects
+from runtime.static.passes.defuse import external_reads, op_reads, sub_block_defined
 
 
 def test_builder_variable_equals_create_var():
@@ -90,7 +90,35 @@ def _written_reference(block):
     return found
 
 
+def _mentioned_reference(program):
+    names = set()
+    for b in program.blocks:
+        for op in b.ops:
+            names.update(op_reads(op))
+            names.update(op.output_arg_names)
+            for v in op.attrs.values():
+                if isinstance(v, str):
+                    names.add(v)
+                elif isinstance(v, (list, tuple)):
+                    names.update(x for x in v if isinstance(x, str))
+    return names
+
+
 def test_def_use_and_effect_walks_match_their_definitions():
+    prog = _nested_program()
+    assert len(prog.blocks) > 5
+    for blk in prog.blocks:
+        assert external_reads(blk) == _reads_reference(blk)
+        assert external_reads(blk, {"x"}, ["w", "zz"]) == _reads_reference(blk, {"x"}, ["w", "zz"])
+        assert effects.persistables_written(blk) == _written_reference(blk)
+    assert "w" in effects.persistables_written(prog.global_block())
+    assert dce._mentioned(prog) == _mentioned_reference(prog)
+    # Sub-blocks missing from the Program's list (only their op refers to them) are still walked.
+    prog.blocks = [prog.blocks[0]]
+    assert dce._mentioned(prog) == _mentioned_reference(prog)
+
+
+def _nested_program():
     prog = Program()
     with program_guard(prog), static_mode_guard(True):
         x = rt.static.data("x", [3])
@@ -104,10 +132,5 @@ def test_def_use_and_effect_walks_match_their_definitions():
             return i + 1, acc + nn.cond(acc.sum() > 1.0, inner, lambda: acc * k)
         out = nn.while_loop(lambda i, acc: i < 3, body, [rt.full([], 0, "int64"), x])
         nn.cond(x.sum() > 0, lambda: out[1] * 2.0, inner)
-    assert len(prog.blocks) > 5
-    for blk in prog.blocks:
-        assert external_reads(blk) == _reads_reference(blk)
-        assert external_reads(blk, {"x"}, ["w", "zz"]) == _reads_reference(blk, {"x"}, ["w", "zz"])
-        assert effects.persistables_written(blk) == _written_reference(blk)
-    assert "w" in effects.persistables_written(prog.global_block())
     assert isinstance(out[1], Variable)
+    return prog

@@ -13,7 +13,7 @@ Ops with effects or randomness (``effects.must_keep``) stay.  Inside ``cond`` an
 The Program is edited in place (its version bumped, so cached plans rebuild) and
 returned.
 """
-from .defuse import op_reads
+from .defuse import external_reads, sub_block_defined
 from .effects import is_persistable
 from .liveness import live_ops
 
@@ -39,10 +39,19 @@ def _dce_block(block, output_names):
 
 
 def _mentioned(program):
+    # What every op of every block reads, writes or names. A sub-block listed in the Program has
+    # its ops' inputs collected when its turn comes (a superset of what it reads from outside), so
+    # only a sub-block missing from the list needs ``op_reads``' recursive walk: walking every
+    # nested block again at each level above it made this quadratic in the nesting depth.
     names = set()
+    listed = {id(b) for b in program.blocks}
     for b in program.blocks:
         for op in b.ops:
-            names.update(op_reads(op))
+            for group in op.inputs.values():
+                names.update(group)
+            for sub in op.sub_blocks():
+                if id(sub) not in listed:
+                    names.update(external_reads(sub, sub_block_defined(op, sub)))
             names.update(op.output_arg_names)
             for v in op.attrs.values():  # names held in attrs (carry lists, branch outputs)
                 if isinstance(v, str):
