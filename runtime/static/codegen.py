@@ -137,6 +137,7 @@ class BlockCompiler:
     def __init__(self, program, scope):
         self.program = program
         self.scope = scope
+        self._written = {}  # the memo of passes.effects.persistables_written over this Program's blocks
 
     # -- where persistable values live ------------------------------------------------
     def _read_scope(self, name):
@@ -203,7 +204,8 @@ class BlockCompiler:
         persistent = {n for n, _ in free}  # parameters and scope values: held elsewhere, a del frees nothing
         # A control-flow op whose sub-blocks write persistable state (batch norm's running statistics
         # in a branch) stores it itself: the values this block holds are stale after it, read again.
-        stale = {id(op): sorted(set().union(*map(persistables_written, op.sub_blocks())))
+        memo = self._written
+        stale = {id(op): sorted(set().union(*[persistables_written(sub, memo) for sub in op.sub_blocks()]))
                  for op in body if op.sub_blocks()}
         nested = sorted({n for names in stale.values() for n in names} - set(written))
         invariant = [] if loop is None else loop_invariants(

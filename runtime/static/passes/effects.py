@@ -35,13 +35,24 @@ def writes_persistable(block, op):
     return False
 
 
-def persistables_written(block):
-    """The persistable names the ops of ``block`` and of their sub-blocks (branches, loop bodies) write."""
+def persistables_written(block, memo=None):
+    """The persistable names the ops of ``block`` and of their sub-blocks (branches, loop bodies) write.
+
+    ``memo`` (a dict a compiler keeps) answers a block asked about again, at any depth, without
+    walking it: compiling nested blocks asks about each inner block once per level otherwise.  An
+    answer holds while the Program's version (bumped by every op appended or rewired) is unchanged."""
+    version = block.program._version
+    if memo is not None:
+        got = memo.get(id(block))
+        if got is not None and got[0] is block and got[1] == version:
+            return got[2]
     found = set()
     for op in block.ops:
         found.update(n for n in op.output_arg_names if is_persistable(block, n))
         for sub in op.sub_blocks():
-            found |= persistables_written(sub)
+            found |= persistables_written(sub, memo)
+    if memo is not None:
+        memo[id(block)] = (block, version, found)
     return found
 
 
