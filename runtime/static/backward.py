@@ -8,6 +8,7 @@ rules too (control_flow_grad.py) that build backward sub-blocks with
 ``backward_ops`` again.
 """
 import contextlib
+import itertools
 
 from ..dispatch import apply, to_variable
 from ..framework import Block, Variable, program_guard, static_mode_guard
@@ -16,6 +17,9 @@ from ..tensor import Tensor, enable_grad
 from .blocks import is_float_var
 from .codegen import effective_attrs
 from .passes.effects import writes_persistable
+
+
+_chain = itertools.chain.from_iterable
 
 
 class _Requires:
@@ -74,11 +78,8 @@ class _NameIndex:
     def own(self, op):
         got = self.ops.get(id(op))
         if got is None:
-            names = set()
-            for ns in op.inputs.values():
-                names.update(ns)
-            for ns in op.outputs.values():
-                names.update(ns)
+            names = set(_chain(op.inputs.values()))
+            names.update(_chain(op.outputs.values()))
             subs = []
             for v in op.attrs.values():
                 if isinstance(v, str):
@@ -142,7 +143,9 @@ class _Pass:
     """One backward pass over ``ops`` of ``block``, appending grad ops to ``block``."""
 
     def __init__(self, block, ops, seeds, wrt, no_grad):
-        self.block, self.ops = block, ops
+        self.block = block
+        # the ops a gradient can flow through (asked once: `_requires` and `_relevant` both walk them)
+        self.ops = [op for op in ops if get_op(op.type).grad is not None and not writes_persistable(block, op)]
         self.grads = {n: list(gs) for n, gs in seeds.items()}
         self.final = {}
         self.forward_names = set(block.vars)
@@ -159,8 +162,6 @@ class _Pass:
     def _requires(self, wrt):
         req = {n for n in wrt if n not in self.no_grad and is_float_var(self._var(n))}
         for op in self.ops:
-            if get_op(op.type).grad is None or writes_persistable(self.block, op):
-                continue
             if not req.isdisjoint(op.input_arg_names):
                 req.update(n for n in op.output_arg_names
                            if n not in self.no_grad and is_float_var(self._var(n)))
@@ -171,8 +172,6 @@ class _Pass:
         req = self.req
         out = []
         for op in reversed(self.ops):
-            if get_op(op.type).grad is None or writes_persistable(self.block, op):
-                continue
             if any(n in reach and n in req for n in op.output_arg_names) and \
                     not req.isdisjoint(op.input_arg_names):
                 out.append(op)

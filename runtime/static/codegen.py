@@ -137,7 +137,9 @@ class BlockCompiler:
     def __init__(self, program, scope):
         self.program = program
         self.scope = scope
-        self._written = {}  # the memo of passes.effects.persistables_written over this Program's blocks
+        # passes.effects.persistables_written's memo over this Program's blocks, shared by every plan of
+        # the Program (a training step's two segments walk the same nested blocks); version-checked
+        self._written = program.__dict__.setdefault("_persistables_written", {})
 
     # -- where persistable values live ------------------------------------------------
     def _read_scope(self, name):
