@@ -43,7 +43,7 @@ class PartialProgram:
         self.backend = check_backend(backend)
         self.what = what
         self._names = ([v.name for v in self.inputs], [v.name for v in self.outputs])
-        self._infer = make_runner("numpy", program, *self._names) if backend == "numpy" else None
+        self._infer = _NumpyRunner(program, *self._names) if backend == "numpy" else None
         self._train = {}
         self._said_training = False
 
@@ -103,6 +103,23 @@ class PartialProgram:
         if train is None:
             train = self._train[mask] = _TrainStep(self, mask)
         return train.run(tensors, arrays)
+
+
+class _NumpyRunner:
+    """The numpy inference plan, compiled on its first call: a function only ever called with
+    gradients (a training loop, every call of a random-program check) never needs it.
+
+    ``run`` is the per-call function (as an onnxruntime runner's): after the first call it is the
+    compiled plan itself, an instance attribute, so a call costs one attribute read more."""
+
+    backend = "numpy"
+
+    def __init__(self, program, feed_names, fetch_names):
+        self._args = (program, feed_names, fetch_names)
+
+    def run(self, *arrays):
+        plan = self.run = make_runner("numpy", *self._args)  # two threads racing both compile: harmless
+        return plan(*arrays)
 
 
 class _TrainStep:

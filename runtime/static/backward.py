@@ -8,6 +8,7 @@ rules too (control_flow_grad.py) that build backward sub-blocks with
 ``backward_ops`` again.
 """
 import contextlib
+import itertools
 
 from ..dispatch import apply, to_variable
 from ..framework import Block, Variable, program_guard, static_mode_guard
@@ -16,6 +17,9 @@ from ..tensor import Tensor, enable_grad
 from .blocks import is_float_var
 from .codegen import effective_attrs
 from .passes.effects import writes_persistable
+
+
+_chain = itertools.chain.from_iterable
 
 
 class _Requires:
@@ -48,6 +52,78 @@ def _unique_grad_name(block, name):
 
 def _rename_in_op(op, old, new):
     """Every mention of var ``old`` in ``op`` (slots, name attrs, ops of its sub-blocks) becomes ``new``."""
+    _rename_own(op, old, new)
+    for sub in op.sub_blocks():
+        for sop in sub.ops:
+            _rename_in_op(sop, old, new)
+
+
+class _NameIndex:
+    """Which names the ops of a backward pass's blocks mention, for renaming a grad var.
+
+    A grad op's sub-blocks hold the recomputed forward and its backward, nested as deep as the
+    user's branches and loops: walking them for every rename was most of what building a backward
+    cost.  Each op's own names and each block's names (its ops' and its sub-blocks', a superset
+    once renamed) are collected once per ``gradients`` call, shared by the nested passes, and a
+    rename enters only the blocks that mention the old name.  A block that got ops since it was
+    indexed is indexed again.
+    """
+
+    stack = []
+
+    def __init__(self):
+        self.ops = {}     # id(op) -> (op, its own names, its sub-blocks)
+        self.blocks = {}  # id(block) -> (block, number of ops indexed, names mentioned at any depth)
+
+    def own(self, op):
+        got = self.ops.get(id(op))
+        if got is None:
+            names = set(_chain(op.inputs.values()))
+            names.update(_chain(op.outputs.values()))
+            subs = []
+            for v in op.attrs.values():
+                if isinstance(v, str):
+                    names.add(v)
+                elif isinstance(v, list):
+                    names.update(x for x in v if isinstance(x, str))
+                elif isinstance(v, Block):
+                    subs.append(v)
+            got = self.ops[id(op)] = (op, names, subs)
+        return got
+
+    def block(self, block):
+        got = self.blocks.get(id(block))
+        if got is None or got[1] != len(block.ops):
+            names = set()
+            for op in block.ops:
+                _, own, subs = self.own(op)
+                names |= own
+                for sub in subs:
+                    names |= self.block(sub)
+            got = self.blocks[id(block)] = (block, len(block.ops), names)
+        return got[2]
+
+    def mentions(self, op, name):
+        _, own, subs = self.own(op)
+        return name in own or any(name in self.block(sub) for sub in subs)
+
+    def rename(self, op, old, new):
+        """``_rename_in_op`` on ``op``, entering only the sub-blocks that mention ``old``."""
+        _, own, subs = self.own(op)
+        if old in own:
+            _rename_own(op, old, new)
+            own.add(new)
+        for sub in subs:
+            names = self.block(sub)
+            if old in names:
+                for sop in sub.ops:
+                    if self.mentions(sop, old):
+                        self.rename(sop, old, new)
+                names.add(new)
+
+
+def _rename_own(op, old, new):
+    """``_rename_in_op`` on ``op``'s slots and name attrs, not its sub-blocks."""
     for slots in (op.inputs, op.outputs):
         for names in slots.values():
             if old in names:
@@ -55,47 +131,27 @@ def _rename_in_op(op, old, new):
                     if n == old:
                         names[j] = new
     for k, v in op.attrs.items():
-        if type(v) is str:
+        if isinstance(v, str):
             if v == old:
                 op.attrs[k] = new
         elif isinstance(v, list):
             if old in v:
                 op.attrs[k] = [new if x == old else x for x in v]
-        elif isinstance(v, Block):
-            for sop in v.ops:
-                _rename_in_op(sop, old, new)
-        elif v == old and isinstance(v, str):
-            op.attrs[k] = new
-
-
-def _mentioned(op, into):
-    """Add to ``into`` every name ``_rename_in_op`` could rename in ``op`` (its sub-blocks' ops too)."""
-    for names in op.inputs.values():
-        into.update(names)
-    for names in op.outputs.values():
-        into.update(names)
-    for v in op.attrs.values():
-        if isinstance(v, str):
-            into.add(v)
-        elif isinstance(v, list):
-            into.update(x for x in v if isinstance(x, str))
-        elif isinstance(v, Block):
-            for sop in v.ops:
-                _mentioned(sop, into)
-    return into
 
 
 class _Pass:
     """One backward pass over ``ops`` of ``block``, appending grad ops to ``block``."""
 
     def __init__(self, block, ops, seeds, wrt, no_grad):
-        self.block, self.ops = block, ops
+        self.block = block
+        # the ops a gradient can flow through (asked once: `_requires` and `_relevant` both walk them)
+        self.ops = [op for op in ops if get_op(op.type).grad is not None and not writes_persistable(block, op)]
         self.grads = {n: list(gs) for n, gs in seeds.items()}
         self.final = {}
         self.forward_names = set(block.vars)
         self.named = set()
         self.start = len(block.ops)
-        self.mentions = {}  # id(grad op) -> names it mentions (kept current by _rename)
+        self.mentions = {}  # id(grad op) -> names it and its sub-blocks mention (kept current by _rename)
         self.no_grad = set(no_grad)
         self.req = self._requires(wrt)
         self.wrt = wrt
@@ -106,8 +162,6 @@ class _Pass:
     def _requires(self, wrt):
         req = {n for n in wrt if n not in self.no_grad and is_float_var(self._var(n))}
         for op in self.ops:
-            if get_op(op.type).grad is None or writes_persistable(self.block, op):
-                continue
             if not req.isdisjoint(op.input_arg_names):
                 req.update(n for n in op.output_arg_names
                            if n not in self.no_grad and is_float_var(self._var(n)))
@@ -118,8 +172,6 @@ class _Pass:
         req = self.req
         out = []
         for op in reversed(self.ops):
-            if get_op(op.type).grad is None or writes_persistable(self.block, op):
-                continue
             if any(n in reach and n in req for n in op.output_arg_names) and \
                     not req.isdisjoint(op.input_arg_names):
                 out.append(op)
@@ -147,15 +199,16 @@ class _Pass:
         return g
 
     def _rename(self, old, new):
-        """``_rename_in_op`` on the grad ops that mention ``old`` (each op's names looked at once per pass:
-        a grad op's sub-blocks hold the recomputed forward, renaming through all of them each time costs)."""
-        mentions = self.mentions
+        """``_rename_in_op`` on the grad ops that mention ``old`` (``_NameIndex``: each op's and
+        block's names collected once, sub-blocks entered only where the name occurs)."""
+        index, mentions = _NameIndex.stack[-1], self.mentions
         for op in self.block.ops[self.start:]:
             names = mentions.get(id(op))
-            if names is None:
-                names = mentions[id(op)] = _mentioned(op, set())
+            if names is None:  # the op's names and its sub-blocks', in one set: one look-up per rename
+                _, own, subs = index.own(op)
+                names = mentions[id(op)] = own.union(*map(index.block, subs))
             if old in names:
-                _rename_in_op(op, old, new)
+                index.rename(op, old, new)
                 names.add(new)
 
     def _structured(self, opdef, slots, names_of, fn, flat_single):
@@ -175,6 +228,8 @@ class _Pass:
 
     def run(self):
         _Requires.stack.append(self.req)
+        # nested passes (a branch's or loop body's backward) share the outermost pass's index
+        _NameIndex.stack.append(_NameIndex.stack[-1] if _NameIndex.stack else _NameIndex())
         try:
             with building(self.block):
                 for op in self._relevant():
@@ -182,6 +237,7 @@ class _Pass:
                 return {n: self.finalize(n) for n in self.wrt}
         finally:
             _Requires.stack.pop()
+            _NameIndex.stack.pop()
 
     def _op_grad(self, op):
         opdef = get_op(op.type)

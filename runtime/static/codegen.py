@@ -137,6 +137,9 @@ class BlockCompiler:
     def __init__(self, program, scope):
         self.program = program
         self.scope = scope
+        # passes.effects.persistables_written's memo over this Program's blocks, shared by every plan of
+        # the Program (a training step's two segments walk the same nested blocks); version-checked
+        self._written = program.__dict__.setdefault("_persistables_written", {})
 
     # -- where persistable values live ------------------------------------------------
     def _read_scope(self, name):
@@ -203,7 +206,8 @@ class BlockCompiler:
         persistent = {n for n, _ in free}  # parameters and scope values: held elsewhere, a del frees nothing
         # A control-flow op whose sub-blocks write persistable state (batch norm's running statistics
         # in a branch) stores it itself: the values this block holds are stale after it, read again.
-        stale = {id(op): sorted(set().union(*map(persistables_written, op.sub_blocks())))
+        memo = self._written
+        stale = {id(op): sorted(set().union(*[persistables_written(sub, memo) for sub in op.sub_blocks()]))
                  for op in body if op.sub_blocks()}
         nested = sorted({n for names in stale.values() for n in names} - set(written))
         invariant = [] if loop is None else loop_invariants(

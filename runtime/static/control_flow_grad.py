@@ -190,12 +190,16 @@ def _build_while_grad(op, compiler):
     fl, carry_in, params = a["float_carries"], a["carry_in"], a["params"]
     grad_outs = a["grad_outs"]
     present = [n for n in grad_outs if n]
-    fn = compiler.compile(gb, list(carry_in) + list(params) + list(a["seed_names"]), present,
-                          name=f"while_grad_body{gb.idx}")
     nfl = len(fl)
     pidx = [params.index(p) for p in a["grad_params"]]
+    fn = None  # compiled when a backward first replays a step, as a branch on first entry: a loop
+    # no run entered (or a backward never run) costs nothing
 
     def run_while_grad(ogs, ps, steps_list):
+        nonlocal fn
+        if fn is None and steps_list[0]:
+            fn = compiler.compile(gb, list(carry_in) + list(params) + list(a["seed_names"]), present,
+                                  name=f"while_grad_body{gb.idx}")
         g = list(ogs)
         gp = [None] * len(pidx)
         for xs, rng_state in reversed(steps_list[0]):

@@ -278,3 +278,19 @@ def test_cond_rng_state_only_with_gradients_and_pruned_for_inference():
     rt.seed(3)
     np.testing.assert_array_equal(rt.static.Executor().run(pruned, feed={"x": xa, "w": wa},
                                                            fetch_list=[loss.name])[0], plain)
+
+
+@pytest.mark.parametrize("model", [while_with_cond, while_in_cond, nested_while_loop_dependent],
+                         ids=lambda m: m.__name__)
+def test_indexed_grad_renames_build_what_a_full_walk_builds(model, monkeypatch):
+    """Renaming a summed gradient enters only the sub-blocks the name index says mention it: the
+    Program (every block, every name) is the one renaming through every op at every depth builds."""
+    from runtime.static import backward
+    fast = str(build(model)[0])
+
+    def full_walk(self, old, new):
+        for op in self.block.ops[self.start:]:
+            backward._rename_in_op(op, old, new)
+    monkeypatch.setattr(backward._Pass, "_rename", full_walk)
+    assert str(build(model)[0]) == fast
+    assert "@GRAD" in fast

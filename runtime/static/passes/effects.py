@@ -36,8 +36,17 @@ def writes_persistable(block, op):
     return False
 
 
-def persistables_written(block):
-    """The persistable names the ops of ``block`` and of their sub-blocks (branches, loop bodies) write."""
+def persistables_written(block, memo=None):
+    """The persistable names the ops of ``block`` and of their sub-blocks (branches, loop bodies) write.
+
+    ``memo`` (a dict a compiler keeps) answers a block asked about again, at any depth, without
+    walking it: compiling nested blocks asks about each inner block once per level otherwise.  An
+    answer holds while the Program's version (bumped by every op appended or rewired) is unchanged."""
+    version = block.program._version
+    if memo is not None:
+        got = memo.get(id(block))
+        if got is not None and got[0] is block and got[1] == version:
+            return got[2]
     found = set()
     bound = block.program.bound_tensors
     find = block._find_var
@@ -52,7 +61,9 @@ def persistables_written(block):
                         found.add(n)
         for sub in op.attrs.values():
             if isinstance(sub, Block):
-                found |= persistables_written(sub)
+                found |= persistables_written(sub, memo)
+    if memo is not None:
+        memo[id(block)] = (block, version, found)
     return found
 
 
