@@ -204,16 +204,18 @@ def _deserialize(data):
         if i > 0:
             prog.blocks.append(blk)
         for j, rv in enumerate(need_field(rb, "vars", list, where)):
-            vw = f"{where}, var #{j}"
-            fields = {k: need_field(rv, k, t, vw) for k, t in _VAR_FIELDS.items()}
+            if type(rv) is dict and all(type(rv.get(k)) is t for k, t in _VAR_FIELDS.items()):
+                fields = {k: rv[k] for k in _VAR_FIELDS}  # the usual case: every field of its exact type
+            else:  # need_field names what is missing or wrong
+                fields = {k: need_field(rv, k, t, f"{where}, var #{j}") for k, t in _VAR_FIELDS.items()}
             if not all(type(d) is int and d >= -1 for d in fields["shape"]):
-                raise ProgramFormatError(f"{vw} '{fields['name']}': shape {fields['shape']} must be ints >= -1")
+                raise ProgramFormatError(f"{where}, var #{j} '{fields['name']}': shape {fields['shape']} must be ints >= -1")
             try:
                 convert_dtype(fields["dtype"])
             except TypeError as e:
-                raise ProgramFormatError(f"{vw} '{fields['name']}': {e}") from None
+                raise ProgramFormatError(f"{where}, var #{j} '{fields['name']}': {e}") from None
             if fields["name"] in blk.vars:
-                raise ProgramFormatError(f"{vw}: variable '{fields['name']}' is declared twice")
+                raise ProgramFormatError(f"{where}, var #{j}: variable '{fields['name']}' is declared twice")
             trainable = fields.pop("trainable")
             v = blk.create_var(**fields)
             v.trainable = trainable
