@@ -64,6 +64,7 @@ def train_program_of(metadata, tensors):
         for name in feeds + fetches:
             if not isinstance(name, str) or not gb.has_var(name):
                 raise ValueError(f"feed/fetch {name!r} is not a variable of the program")
+        program.verify()  # well formed now: it is compiled only when the model first runs in train()
     except (ValueError, TypeError, KeyError) as e:
         raise TrainProgramError(str(e)) from None
     for block in program.blocks:
