@@ -47,3 +47,11 @@ def test_export_of_a_loaded_prefix_equals_a_fresh_export(tmp_path):
     dy2st.load(prefix)
     again = dy2st.export_onnx(prefix, str(tmp_path / "b.onnx")).SerializeToString()  # reuses that
     assert again == fresh
+
+
+@pytest.mark.parametrize("make, differs", [(lambda: rt.nn.Sequential(rt.nn.Linear(3, 2), rt.nn.ReLU()), False),
+                                           (lambda: rt.nn.Sequential(rt.nn.Linear(3, 2), rt.nn.Dropout(0.5)), True)])
+def test_train_mode_comparison(tmp_path, make, differs):
+    prefix = str(tmp_path / "m")
+    dy2st.save(make(), prefix, input_spec=[dy2st.InputSpec([None, 3], "float32")])
+    assert json.load(open(prefix + ".pdmodel"))["metadata"]["train_differs"] is differs
