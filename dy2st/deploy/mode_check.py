@@ -12,14 +12,20 @@ Python attributes of the Layer), the loaded model raises in `train()` instead.
 from runtime.static.formats.program_format import deserialize_program, serialize_program
 
 
-def _signature(program):
-    """Op types and plain attributes, block by block (variable names are left out)."""
-    sig = []
-    for block in program.blocks:
-        for op in block.ops:
-            attrs = tuple(sorted((k, repr(v)) for k, v in op.attrs.items() if not hasattr(v, "ops")))
-            sig.append((block.idx, op.type, attrs))
-    return sig
+def _attrs_signature(op):
+    """An op's plain attributes, comparable (sub-blocks are compared op by op, not here)."""
+    return tuple(sorted((k, repr(v)) for k, v in op.attrs.items() if not hasattr(v, "ops")))
+
+
+def _same_ops(a, b):
+    """Whether two Programs have the same ops block by block (types and plain attributes; variable
+    names are left out).  The counts and types are compared first: attributes only when they agree."""
+    if len(a.blocks) != len(b.blocks):
+        return False
+    pairs = list(zip(a.blocks, b.blocks))
+    if any(len(x.ops) != len(y.ops) or [o.type for o in x.ops] != [o.type for o in y.ops] for x, y in pairs):
+        return False
+    return all(_attrs_signature(o) == _attrs_signature(p) for x, y in pairs for o, p in zip(x.ops, y.ops))
 
 
 def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_structure):
@@ -36,7 +42,7 @@ def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_s
         for sub, training in modes:
             sub.training = training
     program = concrete.main_program
-    if _signature(program) == _signature(eval_program):
+    if _same_ops(program, eval_program):
         return {"train_differs": False}
     writes = getattr(concrete, "layer_writes", None)
     persistable = {v.name for b in program.blocks for v in b.vars.values() if v.persistable}
@@ -64,6 +70,7 @@ def train_program_of(metadata, tensors):
         for name in feeds + fetches:
             if not isinstance(name, str) or not gb.has_var(name):
                 raise ValueError(f"feed/fetch {name!r} is not a variable of the program")
+        program.verify()  # well formed now: it is compiled only when the model first runs in train()
     except (ValueError, TypeError, KeyError) as e:
         raise TrainProgramError(str(e)) from None
     for block in program.blocks:

@@ -99,6 +99,24 @@ def _structure_of(data, num_outputs, key):
         raise ProgramFormatError(f"metadata '{key}': {e}") from None
 
 
+class _TrainMode:
+    """The stored train-mode Program; its PartialProgram (a compiled runner) is built on the first
+    train() call: most loaded models only ever serve in eval()."""
+
+    def __init__(self, program, feeds, fetches, backend, structure):
+        self.program, self.feeds, self.fetches, self.backend = program, feeds, fetches, backend
+        self.structure = structure
+        self._partial = None
+
+    def partial(self):
+        if self._partial is None:
+            gb = self.program.global_block()
+            self._partial = PartialProgram(self.program, [gb.var(n) for n in self.feeds],
+                                           [gb.var(n) for n in self.fetches], self.backend,
+                                           "the loaded model in train mode")
+        return self._partial
+
+
 class TranslatedLayer(rt.nn.Layer):
     """A Layer running a loaded Program; ``eval()`` for inference, ``train()`` + ``parameters()`` to fine-tune."""
 
@@ -126,15 +144,13 @@ class TranslatedLayer(rt.nn.Layer):
         self.eval()
 
     def _train_program(self, tensors, backend):
-        """The stored train-mode Program (see mode_check) as (PartialProgram, structure), or None."""
+        """The stored train-mode Program (see mode_check), validated now and compiled when first run."""
         train = train_program_of(self._metadata, tensors)
         if train is None or train[1] != self._feed_names:
             return None
         program, feeds, fetches, structure = train
-        gb = program.global_block()
-        partial = PartialProgram(program, [gb.var(n) for n in feeds], [gb.var(n) for n in fetches], backend,
-                                 "the loaded model in train mode")
-        return partial, _structure_of(structure, len(fetches), "train_output_structure")
+        return _TrainMode(program, feeds, fetches, backend, _structure_of(structure, len(fetches),
+                                                                           "train_output_structure"))
 
     @classmethod
     def load(cls, path: str, backend: str = "numpy") -> "TranslatedLayer":
@@ -203,7 +219,7 @@ class TranslatedLayer(rt.nn.Layer):
         tensors = self._check_inputs(inputs)
         structure = self._structure
         if self.training and self._train is not None:
-            partial, structure = self._train
+            partial, structure = self._train.partial(), self._train.structure
             outs = partial(tensors)
         elif not self.training and all(t.stop_gradient for t in tensors):
             with rt.no_grad():  # eval(): inference never builds the backward Program

@@ -16,12 +16,15 @@ previous complete set kept as hidden hard links (``.<name>.previous.pdmodel`` ..
 files move into place (``.pdmodel`` last), then the backup removed.  The checksums in ``.pdmodel``
 detect a set mixed from two saves (a crash between the moves); ``read_inference_model`` then reads
 the previous complete set, with a warning.  Files get the umask's permissions.  Reading bounds
-what the archive can make us allocate, and checks every op against the registry.
+what the archive can make us allocate, and checks every op against the registry (once per
+distinct bytes of the three files: a model read again unchanged is only rebuilt).
 """
+import collections
 import hashlib
 import io
 import json
 import os
+import threading
 import warnings
 import zipfile
 
@@ -30,6 +33,7 @@ import numpy as np
 from ...dtypes import convert_dtype
 from ...files import read_npy_archive, write_set_atomic
 from ...framework import Variable, default_main_program
+from ...registry import all_ops
 from ...tensor import Parameter, Tensor
 # PROGRAM_*, program_to_json/program_from_json and prune are re-exported: callers import them from here
 from .program_format import (
@@ -178,8 +182,7 @@ def _read(path):
         raise FileNotFoundError(f"model file '{path}' does not exist") from None
 
 
-def _read_json(path):
-    payload = _read(path)
+def _json(payload, path):
     try:
         return json.loads(payload.decode("utf-8"), parse_constant=reject_constant)
     except UnicodeDecodeError as e:
@@ -247,10 +250,45 @@ def read_inference_model(path_prefix):
         return model
 
 
+# Validating a model is a pure function of its three files' bytes and the op registry (which only
+# grows): a model read again unchanged (``dy2st.export_onnx(prefix)`` right after
+# ``dy2st.load(prefix)``) is rebuilt from its JSON without every op checked again.  Only the
+# digests of models that passed are kept (LRU, a few bytes each): nothing parsed is shared.
+_VALIDATED = collections.OrderedDict()
+_VALIDATED_LOCK = threading.Lock()
+_VALIDATED_ENTRIES = 256
+
+
+def _was_validated(key):
+    with _VALIDATED_LOCK:
+        if key in _VALIDATED:
+            _VALIDATED.move_to_end(key)
+            return True
+        return False
+
+
+def _remember_valid(key):
+    with _VALIDATED_LOCK:
+        _VALIDATED[key] = True
+        while len(_VALIDATED) > _VALIDATED_ENTRIES:
+            _VALIDATED.popitem(last=False)
+
+
 def _read_model_files(path_prefix):
     model_path, params_path = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
     info_path = params_path + ".info"
-    model = _read_json(model_path)
+    model_bytes = _read(model_path)
+    try:  # read all three first (the cache key); a missing one is reported in the usual order below
+        params_bytes, info_bytes = _read(params_path), _read(info_path)
+        digests = tuple(hashlib.sha256(b).hexdigest() for b in (model_bytes, params_bytes, info_bytes))
+    except FileNotFoundError:
+        params_bytes = info_bytes = digests = None
+    key = None if digests is None else (digests, len(all_ops()))
+    model = _json(model_bytes, model_path)
+    if key is not None and _was_validated(key):  # these bytes passed every check below: build only
+        program = deserialize_program(model["program"], trusted=True)
+        return InferenceModel(program, model["feed"], model["fetch"], params_from_bytes(params_bytes, params_path),
+                              _json(info_bytes, info_path), model["metadata"])
     try:
         check_header(model, MODEL_FORMAT, MODEL_VERSION, model_path)
         program = deserialize_program(need_field(model, "program", dict, model_path))
@@ -267,16 +305,20 @@ def _read_model_files(path_prefix):
     for n in feeds + fetches:
         if not isinstance(n, str) or n not in gb.vars:
             raise ProgramFormatError(f"{model_path}: feed/fetch name {n!r} is not a variable of the Program")
-    params_bytes, info_bytes = _read(params_path), _read(info_path)
+    if digests is None:
+        params_bytes, info_bytes = _read(params_path), _read(info_path)
     params = params_from_bytes(params_bytes, params_path)
     _check_params(program, params, params_path)
-    info = _read_json(info_path)
+    info = _json(info_bytes, info_path)
     _check_info(info, params, info_path)
-    for path, payload, key in ((params_path, params_bytes, "params_sha256"), (info_path, info_bytes, "info_sha256")):
-        want = meta.get(key)
-        if want is not None and hashlib.sha256(payload).hexdigest() != want:
+    for k, (path, payload, key_name) in enumerate(((params_path, params_bytes, "params_sha256"),
+                                                   (info_path, info_bytes, "info_sha256")), 1):
+        want = meta.get(key_name)
+        if want is not None and (digests[k] if digests else hashlib.sha256(payload).hexdigest()) != want:
             raise ProgramFormatError(f"{path} does not belong to {model_path} (checksum differs): the files come "
                                      "from different saves (an interrupted save?) or were modified")
+    if key is not None:
+        _remember_valid(key)
     return InferenceModel(program, feeds, fetches, params, info, meta)
 
 

@@ -33,8 +33,21 @@ def _fail(where, what):
     raise ProgramFormatError(f"{where}: {what}")
 
 
+def _slot_table(declared):
+    """([(slot, variadic?)] in order, {slot: variadic?}) of an op's declared slot names (``X*`` is
+    variadic); shared, never modified."""
+    table = _SLOT_TABLES.get(declared)
+    if table is None:
+        pairs = [(n.rstrip("*"), n.endswith("*")) for n in declared]
+        table = _SLOT_TABLES[declared] = (pairs, dict(pairs))
+    return table
+
+
+_SLOT_TABLES = {}  # declared slot names (a tuple) -> _slot_table; as many entries as slot layouts
+
+
 def _check_slots(opdef, slots, declared, kind, where):
-    variadic = {n.rstrip("*"): n.endswith("*") for n in declared}
+    variadic = _slot_table(tuple(declared))[1]
     for slot, names in slots.items():
         if slot not in variadic:
             _fail(where, f"{kind} slot '{slot}' is not one of the op's {kind} slots {sorted(variadic)}")
@@ -106,8 +119,7 @@ def _meta(block, names, variadic):
 
 def _check_infer(opdef, inputs, outputs, attrs, block, where):
     args = []
-    for declared in opdef.inputs:
-        slot, variadic = declared.rstrip("*"), declared.endswith("*")
+    for slot, variadic in _slot_table(tuple(opdef.inputs))[0]:
         names = inputs.get(slot)
         args.append(([] if variadic else None) if names is None else _meta(block, names, variadic))
     try:

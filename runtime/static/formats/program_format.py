@@ -150,12 +150,38 @@ def _slots(op, key, where):
     return slots
 
 
-def deserialize_program(data):
-    """Rebuild a Program from ``serialize_program``'s dict, validating everything (ProgramFormatError)."""
+def deserialize_program(data, trusted=False):
+    """Rebuild a Program from ``serialize_program``'s dict, validating everything (ProgramFormatError).
+
+    ``trusted=True`` only builds: for data known to pass every check (the same file bytes were
+    validated before, see ``io.read_inference_model``); never for data of unknown origin.
+    """
+    if trusted:
+        return _build(data)
     try:
         return _deserialize(data)
     except RecursionError:
         raise ProgramFormatError("program: attributes are nested too deeply") from None
+
+
+def _build(data):
+    """The Program of already validated ``data``: what ``_deserialize`` builds, without its checks."""
+    prog = Program()
+    prog.random_seed = data.get("random_seed")
+    raw_blocks = data["blocks"]
+    for i, rb in enumerate(raw_blocks):
+        blk = prog.blocks[0] if i == 0 else Block(prog, i, rb["parent"])
+        if i > 0:
+            prog.blocks.append(blk)
+        for rv in rb["vars"]:
+            v = blk.create_var(rv["name"], rv["shape"], rv["dtype"], persistable=rv["persistable"],
+                               stop_gradient=rv["stop_gradient"], is_data=rv["is_data"], kind=rv["kind"])
+            v.trainable = rv["trainable"]
+    for blk, rb in zip(prog.blocks, raw_blocks):
+        for ro in rb["ops"]:
+            attrs = {k: _decode_attr(v, prog.blocks, "") for k, v in ro["attrs"].items()}
+            blk.append_op(ro["type"], ro["inputs"], ro["outputs"], attrs).origin = ro.get("origin")
+    return prog
 
 
 def _deserialize(data):
@@ -178,16 +204,18 @@ def _deserialize(data):
         if i > 0:
             prog.blocks.append(blk)
         for j, rv in enumerate(need_field(rb, "vars", list, where)):
-            vw = f"{where}, var #{j}"
-            fields = {k: need_field(rv, k, t, vw) for k, t in _VAR_FIELDS.items()}
+            if type(rv) is dict and all(type(rv.get(k)) is t for k, t in _VAR_FIELDS.items()):
+                fields = {k: rv[k] for k in _VAR_FIELDS}  # the usual case: every field of its exact type
+            else:  # need_field names what is missing or wrong
+                fields = {k: need_field(rv, k, t, f"{where}, var #{j}") for k, t in _VAR_FIELDS.items()}
             if not all(type(d) is int and d >= -1 for d in fields["shape"]):
-                raise ProgramFormatError(f"{vw} '{fields['name']}': shape {fields['shape']} must be ints >= -1")
+                raise ProgramFormatError(f"{where}, var #{j} '{fields['name']}': shape {fields['shape']} must be ints >= -1")
             try:
                 convert_dtype(fields["dtype"])
             except TypeError as e:
-                raise ProgramFormatError(f"{vw} '{fields['name']}': {e}") from None
+                raise ProgramFormatError(f"{where}, var #{j} '{fields['name']}': {e}") from None
             if fields["name"] in blk.vars:
-                raise ProgramFormatError(f"{vw}: variable '{fields['name']}' is declared twice")
+                raise ProgramFormatError(f"{where}, var #{j}: variable '{fields['name']}' is declared twice")
             trainable = fields.pop("trainable")
             v = blk.create_var(**fields)
             v.trainable = trainable
