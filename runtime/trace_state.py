@@ -78,20 +78,62 @@ def origin_provider(fn):
 _ran_blocks = contextvars.ContextVar("runtime_ran_blocks", default=None)
 
 
+class BlockRecord:
+    """Where the ``cond``/``while`` kernels of one recorded run note what they enter.
+
+    ``into``: the set receiving notes now (the run's, or the current loop step's while a
+    loop records its steps one by one); ``stepping``: a loop step is being recorded, so a
+    loop nested in it must record its steps too (its compiled form cannot)."""
+
+    __slots__ = ("into", "stepping", "_same")
+
+    def __init__(self):
+        self.into, self.stepping, self._same = set(), False, {}
+
+    def steps(self, run_step, pred):
+        """Run ``pred = run_step()`` while ``pred`` holds, each step noting into a set of its own.
+        Returns the steps as ``((record, repeats), ...)`` in order, consecutive equal records
+        merged (``if i == 0: ... else: ...`` over 1000 steps is two pairs); equal records are
+        one frozenset."""
+        outer, was = self.into, self.stepping
+        same, records, repeats = self._same, [], []
+        self.stepping = True
+        try:
+            while pred:
+                self.into = step = set()
+                pred = run_step()
+                if records and step == records[-1]:
+                    repeats[-1] += 1
+                else:
+                    step = frozenset(step)
+                    records.append(same.setdefault(step, step))
+                    repeats.append(1)
+        finally:
+            self.into, self.stepping = outer, was
+        return tuple(zip(records, repeats))
+
+
 def run_recording_blocks(fn, *args):
     """``(fn(*args), ran)``: ``ran`` holds the index of every ``cond`` branch and ``while`` body
-    that ran (at least once) in the calling thread during the call (a plain call: this runs on
-    every training step)."""
-    ran = set()
-    token = _ran_blocks.set(ran)
+    that ran in the calling thread during the call (outside loop steps recorded one by one),
+    and for a loop whose steps are recorded ``(body idx, steps)``, ``steps`` as
+    ``BlockRecord.steps`` returns them (each record a frozenset of the same form).  A plain
+    call: this runs on every training step."""
+    record = BlockRecord()
+    token = _ran_blocks.set(record)
     try:
-        return fn(*args), ran
+        return fn(*args), record.into
     finally:
         _ran_blocks.reset(token)
 
 
+def block_record():
+    """The calling thread's ``BlockRecord`` while a run records the blocks it enters, else None."""
+    return _ran_blocks.get()
+
+
 def note_ran(block_idx):
-    """Called by the ``cond``/``while`` kernels: the sub-block ``block_idx`` runs now."""
-    ran = _ran_blocks.get()
-    if ran is not None:
-        ran.add(block_idx)
+    """Called by the ``cond`` kernel: the sub-block ``block_idx`` runs now."""
+    record = _ran_blocks.get()
+    if record is not None:
+        record.into.add(block_idx)

@@ -20,7 +20,7 @@ import numpy as np
 from ..random import generator, generator_guard
 from ..registry import Meta, def_op
 from ..tensor import format_tensor
-from ..trace_state import note_ran
+from ..trace_state import block_record, note_ran
 from .blocks import has_random_ops
 from .control_flow_grad import cond_grad, while_grad
 from .passes.effects import persistables_written
@@ -92,44 +92,49 @@ def _while_infer(pred, xs, params, sub_block=None, carry_in=(), carry_out=(), co
     return [_merge_meta(_var_meta(sub_block, i), _var_meta(sub_block, o)) for i, o in zip(carry_in, carry_out)], []
 
 
+_NOTHING = frozenset()  # what a step of a body without branches or loops enters
+
+
 def _build_while(op, compiler):
     a = op.attrs
     params = op.input("Params")
     n = len(a["carry_in"])
-    idx = a["sub_block"].idx
+    sub = a["sub_block"]
+    idx = sub.idx
     save = "StepScopes" in op.outputs
+    # A body entering branches or loops: when the run is recorded, each step notes what it
+    # entered on its own (passes.reached walks the steps back with the branch each one took).
+    flow = any(o.sub_blocks() for o in sub.ops)
     # Persistable state the body writes (batch norm's running statistics under a branch) is read
     # again at every step, as eagerly: the value passed in at the start is stale after one step.
-    written = persistables_written(a["sub_block"])
+    written = persistables_written(sub)
     fresh = [(k, name) for k, name in enumerate(params) if name in written]
     if fresh:
         bound = compiler.program.bound_tensors
         readers = [(k, (lambda t=bound[name]: t._value) if name in bound
                     else (lambda name=name: compiler._read_scope(name))) for k, name in fresh]
-    if not save and not fresh and enabled("compiled_loops"):  # no per-step record: the loop runs in generated code
-        loop = compiler.compile(a["sub_block"], list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
-                                name=f"while_loop{a['sub_block'].idx}", loop=n)
-
-        def run_loop(pred, xs, ps):
-            if pred.size != 1:
-                _check_pred(pred, "while_loop")
-            if pred:
-                note_ran(idx)
-            return list(loop(pred, *xs, *ps)), []
-        return run_loop
-    body = compiler.compile(a["sub_block"], list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
-                            name=f"while_body{a['sub_block'].idx}")
     # The backward recomputes each step: random ops must draw the same numbers again.
-    rng = save and has_random_ops(a["sub_block"])
+    rng = save and has_random_ops(sub)
+
+    def compile_body():
+        return compiler.compile(sub, list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
+                                name=f"while_body{idx}")
+    body = None
 
     def run_while(pred, xs, ps):
-        xs = tuple(xs)
+        nonlocal body
         if pred.size != 1:
             _check_pred(pred, "while_loop")
-        if pred:
-            note_ran(idx)
+        if not pred:
+            return list(xs), ([[]] if save else [])
+        if body is None:  # the compiled loop's fallback, in a recorded step
+            body = compile_body()
+        xs = tuple(xs)
         steps = [] if save else None
-        while pred:
+        count = 0
+
+        def step():
+            nonlocal xs, ps, count
             if save:
                 steps.append((xs, generator().bit_generator.state if rng else None))
             if fresh:
@@ -137,11 +142,42 @@ def _build_while(op, compiler):
                 for k, read in readers:
                     ps[k] = read()
             res = body(*xs, *ps)
-            xs, pred = res[:n], res[n]
-        if steps:  # how many steps: what a gradient reaches depends on it (passes.reached)
-            note_ran((idx, len(steps)))
+            xs = res[:n]
+            count += 1
+            return res[n]
+        record = block_record()
+        # How many steps (and, for a body with branches, what each step entered) decides what a
+        # gradient reaches: recorded for a loop a gradient replays and for any loop run inside a
+        # recorded step (the nesting loop's replay runs it again).
+        counted = record is not None and (save or record.stepping)
+        if record is not None:
+            record.into.add(idx)
+        if counted and flow:
+            record.into.add((idx, record.steps(step, pred)))
+        else:
+            while pred:
+                pred = step()
+            if counted:
+                record.into.add((idx, ((_NOTHING, count),)))
         return list(xs), ([steps] if save else [])
-    return run_while
+    if save or fresh or not enabled("compiled_loops"):
+        body = compile_body()
+        return run_while
+    # No per-step record: the loop runs in generated code.
+    loop = compiler.compile(sub, list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
+                            name=f"while_loop{idx}", loop=n)
+
+    def run_loop(pred, xs, ps):
+        if pred.size != 1:
+            _check_pred(pred, "while_loop")
+        if pred:
+            record = block_record()
+            if record is not None:
+                if record.stepping:  # nested in a recorded step: its steps are recorded too
+                    return run_while(pred, xs, ps)
+                record.into.add(idx)
+        return list(loop(pred, *xs, *ps)), []
+    return run_loop
 
 
 def_op("while", ["Condition", "X*", "Params*"], ["Out*", "StepScopes*"],

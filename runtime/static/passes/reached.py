@@ -11,11 +11,15 @@ and returns the names a gradient reaches, so the caller can give the others None
     ran = {idx of true_block}          # the run took the `if`
     reached(ops, ["out"], names={"w1", "w2"}, ran=ran)   # -> {"w1"}: w2 only feeds the else
 
-A loop whose steps a gradient replays also reports how many steps each run made (entries
-``(body idx, count)`` in ``ran``), and exactly that many steps are walked back: a carry rebound
-under ``no_grad`` cuts what earlier steps fed it, as eagerly.  Inside a loop body both
-branches of a `cond` may have run on different iterations; they both count (a gradient may then be zeros where eager has None only if every iteration's
-use was dropped later, which the set of entered blocks cannot tell).
+A loop whose steps a gradient replays (and any loop run inside such a step) also reports the
+steps it made: an entry ``(body idx, steps)`` in ``ran``, ``steps`` a tuple of ``(record,
+repeats)``, each record what a step entered (a set of the same form), in order.  Exactly
+those steps are walked back, each through the branches it took: a carry rebound under
+``no_grad``, or by a branch that drops it, on a later step cuts what the earlier steps fed it, as
+eagerly.
+
+    x = f(x) if i % 2 == 0 else g(w)   # two steps: ran holds (body, (({true}, 1), ({false}, 1)))
+    reached(ops, ["x_out"], names={"x", "w"}, ran=ran)   # -> {"w"}: step 1 dropped x
 """
 from ...registry import get_op
 
@@ -67,16 +71,19 @@ def _walk_while(op, live, ran):
     a = op.attrs
     outs, xs = op.output("Out"), op.input("X")
     body, carry_in, carry_out = a["sub_block"], a["carry_in"], a["carry_out"]
-    if ran is None or body.idx not in ran:  # zero iterations: the loop returns its start values
-        live.update(x for o, x in zip(outs, xs) if o in live)
-        if ran is not None:
+    if ran is not None:
+        if body.idx not in ran:  # zero iterations: the loop returns its start values
+            live.update(x for o, x in zip(outs, xs) if o in live)
             return
-    counts = {e[1] for e in ran if type(e) is tuple and e[0] == body.idx} if ran is not None else ()
-    if counts:  # how many steps each run of the loop made: walk exactly those steps back
-        start = [o in live for o in outs]
-        for count in counts:
-            _walk_steps(op, start, count, live, ran)
-        return
+        runs = [e[1] for e in ran if type(e) is tuple and e[0] == body.idx]
+        if runs:  # the steps each run of the loop made: walk exactly those back
+            start = tuple(o in live for o in outs)
+            for steps in runs:
+                _walk_steps(op, start, steps, live)
+            return
+        # Entered without a record: a loop no gradient replays (its compiled form cannot count).
+    else:
+        live.update(x for o, x in zip(outs, xs) if o in live)  # any path: maybe zero iterations
     live.update(co for o, co in zip(outs, carry_out) if o in live)
     while True:  # a carry read by the next iteration makes the previous iteration's value matter
         size = len(live)
@@ -87,25 +94,40 @@ def _walk_while(op, live, ran):
     live.update(x for ci, x in zip(carry_in, xs) if ci in live)
 
 
-def _walk_steps(op, start, count, live, ran):
-    """``count`` iterations walked back from the last: a carry rebound under ``no_grad`` on a later
-    step cuts what the earlier steps fed it (eagerly, the value after two steps of
-    ``y = f(x); x = no_grad(g(y))`` no longer depends on the initial ``x``)."""
+def _walk_steps(op, start, steps, live):
+    """The recorded steps (``((record, repeats), ...)``: what each step entered) walked back from
+    the last.  A carry rebound under ``no_grad`` on a later step cuts what the earlier steps fed
+    it (eagerly, the value after two steps of ``y = f(x); x = no_grad(g(y))`` no longer depends
+    on the initial ``x``), and each step reaches through the branch it took, not the others'
+    (two steps of ``x = f(x) if i == 0 else g(y)``: the initial ``x`` feeds nothing)."""
     a = op.attrs
     body, carry_in, carry_out = a["sub_block"], a["carry_in"], a["carry_out"]
     local = {n for o in body.ops for n in o.output_arg_names} | set(carry_in)
-    states = [tuple(start)]  # which carries matter after the last step, the one before, ...
-    while len(states) <= count:
-        if states[-1] in states[:-1]:  # a cycle: the earlier steps repeat it (and what it reads)
-            first = states.index(states[-1])
-            period = len(states) - 1 - first
-            states.append(states[first + (count - first) % period])
-            break
-        step = {co for co, c in zip(carry_out, states[-1]) if c}
-        _walk(body.ops, step, ran)
-        live.update(n for n in step if n not in local)  # outer values and parameters the step read
-        states.append(tuple(ci in step for ci in carry_in))
-    live.update(x for x, c in zip(op.input("X"), states[-1]) if c)
+    back = {}  # (carries that matter after a step, its record) -> those that matter before it
+
+    def step_back(state, rec):
+        before = back.get((state, rec))
+        if before is None:
+            step = {co for co, c in zip(carry_out, state) if c}
+            _walk(body.ops, step, rec)
+            live.update(n for n in step if n not in local)  # outer values and parameters the step read
+            before = back[state, rec] = tuple(ci in step for ci in carry_in)
+        return before
+
+    state = tuple(start)
+    for rec, repeats in reversed(steps):
+        seen, trail = {}, []  # the states repeat with a short period: skip whole periods
+        for k in range(repeats):
+            if not any(state):  # nothing the earlier steps computed matters any more
+                break
+            if state in seen:
+                first = seen[state]
+                state = trail[first + (repeats - k) % (k - first)]
+                break
+            seen[state] = k
+            trail.append(state)
+            state = step_back(state, rec)
+    live.update(x for x, c in zip(op.input("X"), state) if c)
 
 
 def _all_reads(block, live):
