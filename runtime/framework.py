@@ -317,7 +317,7 @@ class Block:
         var.name = name
         var._shape = list(map(int, shape))
         var._dtype = dtype if type(dtype) is DType else convert_dtype(dtype)
-        # Variable.__init__'s defaults for the rest (test_build_speed_paths compares the two).
+        # Variable.__init__'s defaults for the rest (test_trace_bookkeeping compares the two).
         var.persistable = False
         var.stop_gradient = stop_gradient
         var.is_data = False

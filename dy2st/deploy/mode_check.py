@@ -8,7 +8,13 @@ mode; when that Program differs, it is stored in the model's metadata (the same 
 Program format) and the loaded model runs it in `train()`, binding the same parameters and
 buffers. When it cannot be stored (it reads a parameter the eval Program does not, or writes
 Python attributes of the Layer), the loaded model raises in `train()` instead.
+
+The second trace is skipped when it provably gives the same Program (`mode_free`): the Layer
+tree is made only of runtime's own layer classes whose code never looks at a `training` flag
+(an MLP of Linear/ReLU/LayerNorm: one trace, ``train_differs: False``).  User classes are
+traced again: their code may read `self.training` in ways no cheap check can rule out.
 """
+import runtime as rt
 from runtime.static.formats.program_format import deserialize_program, serialize_program
 
 
@@ -28,10 +34,57 @@ def _same_ops(a, b):
     return all(_attrs_signature(o) == _attrs_signature(p) for x, y in pairs for o, p in zip(x.ops, y.ops))
 
 
+# What lets code see a layer's mode besides naming `training`: reading attributes by computed name.
+_INDIRECT = frozenset({"training", "__dict__", "vars", "getattr", "__getattribute__", "eval", "exec"})
+
+
+def _names(code):
+    """Names and string constants of a code object and the code nested in it."""
+    out = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, str):
+            out.add(const)
+        elif isinstance(const, tuple):  # keyword names of a call
+            out.update(c for c in const if isinstance(c, str))
+        elif hasattr(const, "co_names"):
+            out |= _names(const)
+    return out
+
+
+def _library_mode_free(cls):
+    """Whether `cls` is one of runtime's own layer classes and none of its methods can read a
+    layer's `training` flag (Linear, ReLU, Sequential...; not Dropout or BatchNorm)."""
+    base = rt.nn.Layer
+    if not cls.__module__.startswith("runtime.") or not issubclass(cls, base):
+        return False
+    for klass in cls.__mro__[:cls.__mro__.index(base)]:
+        for member in vars(klass).values():
+            fn = getattr(member, "fget", getattr(member, "__func__", member))
+            if hasattr(fn, "__code__") and _names(fn.__code__) & _INDIRECT:
+                return False
+    return True
+
+
+def mode_free(sf, instance):
+    """Whether tracing in train mode provably gives the eval-mode Program: `sf` runs the class's own
+    forward and the layer tree holds only runtime layer classes that never look at their mode, with
+    no hooks.  User code is never assumed mode free (it is traced again instead)."""
+    forward = type(instance).forward
+    forward = getattr(forward, "dygraph_function", forward)
+    if getattr(sf, "dygraph_function", None) is not forward:
+        return False
+    for sub in instance.sublayers(include_self=True):
+        if sub.forward_pre_hooks() or sub.forward_post_hooks() or not _library_mode_free(type(sub)):
+            return False
+    return True
+
+
 def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_structure):
     """Metadata entries describing the train-mode Program of `instance` (see the module docstring)."""
     if instance is None:
         return {}
+    if mode_free(sf, instance):  # the train-mode trace would give the same Program: not traced
+        return {"train_differs": False}
     modes = [(sub, sub.training) for sub in instance.sublayers(include_self=True)]
     try:
         instance.train()

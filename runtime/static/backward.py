@@ -66,7 +66,8 @@ class _NameIndex:
     cost.  Each op's own names and each block's names (its ops' and its sub-blocks', a superset
     once renamed) are collected once per ``gradients`` call, shared by the nested passes, and a
     rename enters only the blocks that mention the old name.  A block that got ops since it was
-    indexed is indexed again.
+    indexed is indexed again; the blocks nested in it are complete by then (a grad rule appends its
+    control-flow op after building the op's sub-blocks), so their entries stay exact.
     """
 
     stack = []

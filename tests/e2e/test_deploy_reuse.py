@@ -55,3 +55,44 @@ def test_train_mode_comparison(tmp_path, make, differs):
     prefix = str(tmp_path / "m")
     dy2st.save(make(), prefix, input_spec=[dy2st.InputSpec([None, 3], "float32")])
     assert json.load(open(prefix + ".pdmodel"))["metadata"]["train_differs"] is differs
+
+
+_LIBRARY_MODELS = {
+    "mlp": lambda: rt.nn.Sequential(rt.nn.Linear(3, 4), rt.nn.ReLU(), rt.nn.Linear(4, 2), rt.nn.Tanh()),
+    "norm": lambda: rt.nn.Sequential(rt.nn.Linear(3, 4), rt.nn.LayerNorm(4)),
+    "dropout": lambda: rt.nn.Sequential(rt.nn.Linear(3, 4), rt.nn.Dropout(0.5)),
+    "batchnorm": lambda: rt.nn.Sequential(rt.nn.Linear(3, 4), rt.nn.BatchNorm1D(4)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_LIBRARY_MODELS))
+def test_mode_free_library_models_trace_the_same_program_in_train_mode(name):
+    """What `mode_free` lets save skip (the train-mode trace) would have given the eval Program."""
+    from dy2st.deploy.io import _static_function_of
+    from dy2st.deploy.mode_check import _same_ops, mode_free
+
+    layer = _LIBRARY_MODELS[name]()
+    sf = _static_function_of(layer, None)
+    spec = dy2st.InputSpec([None, 3], "float32")
+    programs = []
+    for train in (False, True):
+        layer.train() if train else layer.eval()
+        programs.append(sf.get_concrete_program(spec).main_program)
+    assert mode_free(sf, layer) is (name in ("mlp", "norm"))
+    if mode_free(sf, layer):
+        assert _same_ops(*programs)
+    else:
+        assert not _same_ops(*programs)
+
+
+def test_mode_free_model_is_saved_with_one_trace_and_fine_tunes(tmp_path):
+    rt.seed(0)
+    layer = _LIBRARY_MODELS["mlp"]()
+    sf = dy2st.to_static(layer).forward
+    prefix = str(tmp_path / "m")
+    dy2st.save(layer, prefix, input_spec=[dy2st.InputSpec([None, 3], "float32")])
+    assert len(sf.program_cache) == 1  # the eval-mode trace only
+    loaded = dy2st.load(prefix).train()
+    x = rt.to_tensor(np.random.RandomState(1).randn(4, 3).astype("float32"))
+    layer.train()
+    np.testing.assert_allclose(loaded(x).numpy(), layer(x).numpy(), rtol=1e-6)

@@ -252,26 +252,30 @@ def read_inference_model(path_prefix):
 
 # Validating a model is a pure function of its three files' bytes and the op registry (which only
 # grows): a model read again unchanged (``dy2st.export_onnx(prefix)`` right after
-# ``dy2st.load(prefix)``) is rebuilt from its JSON without every op checked again.  Only the
-# digests of models that passed are kept (LRU, a few bytes each): nothing parsed is shared.
+# ``dy2st.load(prefix)``) is rebuilt from its JSON without every op checked again.  What passed is
+# remembered as the .pdmodel bytes (compared in full: hashing them with SHA-256 on every read
+# would cost more than it saves) and the SHA-256 of the other two files, which every read
+# computes anyway; LRU, bounded in bytes.  Nothing parsed is shared between reads.
 _VALIDATED = collections.OrderedDict()
 _VALIDATED_LOCK = threading.Lock()
-_VALIDATED_ENTRIES = 256
+_VALIDATED_MAX_BYTES = 32 << 20
 
 
-def _was_validated(key):
+def _was_validated(key, model_bytes):
     with _VALIDATED_LOCK:
-        if key in _VALIDATED:
+        known = _VALIDATED.get(key)
+        if known is not None and known == model_bytes:
             _VALIDATED.move_to_end(key)
             return True
         return False
 
 
-def _remember_valid(key):
+def _remember_valid(key, model_bytes):
     with _VALIDATED_LOCK:
-        _VALIDATED[key] = True
-        while len(_VALIDATED) > _VALIDATED_ENTRIES:
-            _VALIDATED.popitem(last=False)
+        _VALIDATED[key] = model_bytes
+        total = sum(len(b) for b in _VALIDATED.values())
+        while total > _VALIDATED_MAX_BYTES:
+            total -= len(_VALIDATED.popitem(last=False)[1])
 
 
 def _read_model_files(path_prefix):
@@ -280,12 +284,12 @@ def _read_model_files(path_prefix):
     model_bytes = _read(model_path)
     try:  # read all three first (the cache key); a missing one is reported in the usual order below
         params_bytes, info_bytes = _read(params_path), _read(info_path)
-        digests = tuple(hashlib.sha256(b).hexdigest() for b in (model_bytes, params_bytes, info_bytes))
+        digests = (None,) + tuple(hashlib.sha256(b).hexdigest() for b in (params_bytes, info_bytes))
     except FileNotFoundError:
         params_bytes = info_bytes = digests = None
-    key = None if digests is None else (digests, len(all_ops()))
+    key = None if digests is None else (hash(model_bytes), digests, len(all_ops()))
     model = _json(model_bytes, model_path)
-    if key is not None and _was_validated(key):  # these bytes passed every check below: build only
+    if key is not None and _was_validated(key, model_bytes):  # these bytes passed every check below
         program = deserialize_program(model["program"], trusted=True)
         return InferenceModel(program, model["feed"], model["fetch"], params_from_bytes(params_bytes, params_path),
                               _json(info_bytes, info_path), model["metadata"])
@@ -318,7 +322,7 @@ def _read_model_files(path_prefix):
             raise ProgramFormatError(f"{path} does not belong to {model_path} (checksum differs): the files come "
                                      "from different saves (an interrupted save?) or were modified")
     if key is not None:
-        _remember_valid(key)
+        _remember_valid(key, model_bytes)
     return InferenceModel(program, feeds, fetches, params, info, meta)
 
 
