@@ -29,10 +29,15 @@ def holding(setting, attr, value):
         setattr(setting, attr, old)
 
 
+# Whether the calling thread builds Programs; ``STATIC_MODE.get()`` is ``not in_dynamic_mode()``
+# without the two Python calls (for generated per-call code).
+STATIC_MODE = contextvars.ContextVar("runtime_static_mode", default=False)
+
+
 class _Mode:
     """``_mode.static``: whether the calling thread builds Programs."""
 
-    static = context_setting(contextvars.ContextVar("runtime_static_mode", default=False), bool)
+    static = context_setting(STATIC_MODE, bool)
 
 
 _mode = _Mode()
