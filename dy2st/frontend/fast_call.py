@@ -194,9 +194,9 @@ def build(sf, concrete, n_args, reraise):
     w.names.update(tag_names)
     lines(f"return {_skeleton_expr(w, concrete.out_skeleton)}")
     source = "def make(S, D):\n" + "\n".join("    " + line for line in w.lines) + "\n    return call\n"
-    # W: ``Tensor.from_numpy`` without its own frame; STATIC/GRAD: the ContextVars' C ``get`` (``not
-    # in_dynamic_mode()``, ``is_grad_enabled()`` without two Python calls each)
-    namespace = dict(w.names, MISS=MISS, T=Tensor, W=Tensor._wrap, C=config._config, STATIC=STATIC_MODE.get,
+    # STATIC/GRAD: the ContextVars' C ``get`` (``not in_dynamic_mode()``, ``is_grad_enabled()``
+    # without two Python calls each)
+    namespace = dict(w.names, MISS=MISS, T=Tensor, W=Tensor.from_numpy, C=config._config, STATIC=STATIC_MODE.get,
                      NTS=NOT_TO_STATIC_ATTR, GRAD=GRAD_ENABLED.get,
                      UNFLATTEN=unflatten, RERAISE=reraise)
     config.log(2, f"generated call of {sf.__name__}:\n{source}")
