@@ -58,6 +58,8 @@ class _GradMode:
 
 
 _grad_mode = _GradMode()
+# ``GRAD_ENABLED.get()`` is ``is_grad_enabled()`` without the two Python calls (for generated per-call code).
+GRAD_ENABLED = _GradMode._enabled
 
 
 class _GradSwitch(contextlib.ContextDecorator):

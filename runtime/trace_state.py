@@ -29,10 +29,15 @@ def holding(setting, attr, value):
         setattr(setting, attr, old)
 
 
+# Whether the calling thread builds Programs; ``STATIC_MODE.get()`` is ``not in_dynamic_mode()``
+# without the two Python calls (for generated per-call code).
+STATIC_MODE = contextvars.ContextVar("runtime_static_mode", default=False)
+
+
 class _Mode:
     """``_mode.static``: whether the calling thread builds Programs."""
 
-    static = context_setting(contextvars.ContextVar("runtime_static_mode", default=False), bool)
+    static = context_setting(STATIC_MODE, bool)
 
 
 _mode = _Mode()
@@ -82,22 +87,30 @@ class BlockRecord:
     """Where the ``cond``/``while`` kernels of one recorded run note what they enter.
 
     ``into``: the set receiving notes now (the run's, or the current loop step's while a
-    loop records its steps one by one); ``stepping``: a loop step is being recorded, so a
-    loop nested in it must record its steps too (its compiled form cannot)."""
+    loop records its steps one by one); ``counting``: whether a loop that may pass a gradient
+    records its steps now (not inside a loop that passes none: what it runs is never walked
+    step by step)."""
 
-    __slots__ = ("into", "stepping", "_same")
+    __slots__ = ("into", "counting", "_same")
 
     def __init__(self):
-        self.into, self.stepping, self._same = set(), False, {}
+        self.into, self.counting, self._same = set(), True, {}
+
+    def uncounted(self, fn, *args):
+        """``fn(*args)`` (a loop no gradient passes) with no loop inside it recording its steps."""
+        was, self.counting = self.counting, False
+        try:
+            return fn(*args)
+        finally:
+            self.counting = was
 
     def steps(self, run_step, pred):
         """Run ``pred = run_step()`` while ``pred`` holds, each step noting into a set of its own.
         Returns the steps as ``((record, repeats), ...)`` in order, consecutive equal records
         merged (``if i == 0: ... else: ...`` over 1000 steps is two pairs); equal records are
         one frozenset."""
-        outer, was = self.into, self.stepping
+        outer = self.into
         same, records, repeats = self._same, [], []
-        self.stepping = True
         try:
             while pred:
                 self.into = step = set()
@@ -109,7 +122,7 @@ class BlockRecord:
                     records.append(same.setdefault(step, step))
                     repeats.append(1)
         finally:
-            self.into, self.stepping = outer, was
+            self.into = outer
         return tuple(zip(records, repeats))
 
 

@@ -15,7 +15,7 @@ retraces when a guard no longer holds::
             a0, = args
         except ValueError: return MISS
         if type(a0) is not T: return MISS
-        v0 = a0.numpy()
+        v0 = a0._value
         if v0.shape != S0 or (v0.dtype is not D0 and v0.dtype != D0): return MISS
         if not (C.enabled and C.verbosity < 2 and ...): return MISS
         try:
@@ -34,8 +34,8 @@ retraces when a guard no longer holds::
 import weakref
 
 from runtime.static.train_step import is_train_backward, is_train_step
-from runtime.tensor import Tensor, is_grad_enabled
-from runtime.trace_state import in_dynamic_mode
+from runtime.tensor import GRAD_ENABLED, Tensor
+from runtime.trace_state import STATIC_MODE
 
 from ..conversion.convert_call import NOT_TO_STATIC_ATTR
 from ..deploy.output_spec import name_outputs_source
@@ -129,12 +129,12 @@ def build(sf, concrete, n_args, reraise):
         lines(f"{', '.join(a)}, = args", 2)
         lines("except ValueError: return MISS")
         lines("if " + " or ".join(f"type({x}) is not T" for x in a) + ": return MISS")
-        lines("; ".join(f"{y} = {x}.numpy()" for x, y in zip(a, v)))
+        lines("; ".join(f"{y} = {x}._value" for x, y in zip(a, v)))  # `numpy()` without the call
         lines("if " + " or ".join(f"{y}.shape != S[{i}] or ({y}.dtype is not D[{i}] and {y}.dtype != D[{i}])"
                                   for i, y in enumerate(v)) + ": return MISS")
     else:
         lines("if args: return MISS")
-    tests = ["C.enabled", "C.verbosity < 2", "DYN()", f"not getattr({w.ref(target)}, NTS, False)"]
+    tests = ["C.enabled", "C.verbosity < 2", "not STATIC()", f"not getattr({w.ref(target)}, NTS, False)"]
     if instance is not None:  # the raw flag by identity: a changed flag misses, and `_mode()` decides
         try:
             held = f"{w.ref(weakref.ref(instance))}()"
@@ -194,8 +194,10 @@ def build(sf, concrete, n_args, reraise):
     w.names.update(tag_names)
     lines(f"return {_skeleton_expr(w, concrete.out_skeleton)}")
     source = "def make(S, D):\n" + "\n".join("    " + line for line in w.lines) + "\n    return call\n"
-    namespace = dict(w.names, MISS=MISS, T=Tensor, W=Tensor.from_numpy, C=config._config, DYN=in_dynamic_mode,
-                     NTS=NOT_TO_STATIC_ATTR, GRAD=is_grad_enabled,
+    # STATIC/GRAD: the ContextVars' C ``get`` (``not in_dynamic_mode()``, ``is_grad_enabled()``
+    # without two Python calls each)
+    namespace = dict(w.names, MISS=MISS, T=Tensor, W=Tensor.from_numpy, C=config._config, STATIC=STATIC_MODE.get,
+                     NTS=NOT_TO_STATIC_ATTR, GRAD=GRAD_ENABLED.get,
                      UNFLATTEN=unflatten, RERAISE=reraise)
     config.log(2, f"generated call of {sf.__name__}:\n{source}")
     exec(compile(source, f"<dy2st call of {sf.__name__}>", "exec"), namespace)  # noqa: S102  (our own code)

@@ -15,8 +15,8 @@ read when they last held: every write to a layer's tables, hook lists or attribu
                 return False
             ...
             G_S[0] = g_v
-        if not (G_O5.stop_gradient is G_O6): return False    # what the version does not cover
-        return True
+        if not (G_O5.stop_gradient is G_O6 and G_O7.stop_gradient is G_O8): return False  # what the version
+        return True                                                                      # does not cover
 
 ``body()`` gives the same lines to write into another generated function (``fast_call.py``),
 with ``names()`` the objects they read (every name starts with ``G_``/``g_``).
@@ -37,6 +37,18 @@ _PARAMS, _SUBS, _BUFS = Layer.STATE_TABLES
 _HOOKS = Layer.HOOK_TABLES
 
 
+class _Test:
+    """A pending ``if not (condition): return False`` line (kept apart so the next test can join it)."""
+
+    __slots__ = ("condition",)
+
+    def __init__(self, condition):
+        self.condition = condition
+
+    def __str__(self):
+        return f"if not ({self.condition}): return False"
+
+
 class CheckWriter:
     """Writes the check function of one trace's guards (see the module docstring)."""
 
@@ -51,8 +63,15 @@ class CheckWriter:
         return f"G_O{len(self.objects) - 1}"
 
     def fail_unless(self, condition, gated=False):
-        """Add a line returning False unless ``condition`` holds (``gated``: only after a layer changed)."""
-        (self.gated if gated else self.lines).append(f"if not ({condition}): return False")
+        """Add a line returning False unless ``condition`` holds (``gated``: only after a layer changed).
+
+        A condition right after another one joins its line (``if not (A and B): return False``):
+        one jump per guard instead of a statement each, the same tests in the same order."""
+        lines = self.gated if gated else self.lines
+        if lines and type(lines[-1]) is _Test:
+            lines[-1] = _Test(f"{lines[-1].condition} and {condition}")
+        else:
+            lines.append(_Test(condition))
 
     def same_value(self, expr, value):
         """An expression true when ``expr`` is (or equals, with the same type) ``value``."""
@@ -100,9 +119,9 @@ class CheckWriter:
         failed check a ``return False``; they read the objects of ``names()``."""
         body = []
         if self.gated:
-            body += ["g_v = G_V[0]", "if g_v is not G_S[0]:"] + ["    " + line for line in self.gated]
+            body += ["g_v = G_V[0]", "if g_v is not G_S[0]:"] + ["    " + str(line) for line in self.gated]
             body.append("    G_S[0] = g_v")
-        return body + self.lines
+        return body + [str(line) for line in self.lines]
 
     def names(self):
         """The objects the lines of ``body()`` read, by name."""

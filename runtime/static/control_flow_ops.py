@@ -21,7 +21,7 @@ from ..random import generator, generator_guard
 from ..registry import Meta, def_op
 from ..tensor import format_tensor
 from ..trace_state import block_record, note_ran
-from .blocks import has_random_ops
+from .blocks import has_random_ops, is_float_var
 from .control_flow_grad import cond_grad, while_grad
 from .passes.effects import persistables_written
 from .passes.features import enabled
@@ -102,9 +102,17 @@ def _build_while(op, compiler):
     sub = a["sub_block"]
     idx = sub.idx
     save = "StepScopes" in op.outputs
-    # A body entering branches or loops: when the run is recorded, each step notes what it
-    # entered on its own (passes.reached walks the steps back with the branch each one took).
-    flow = any(o.sub_blocks() for o in sub.ops)
+    # How many steps (and, for a body with branches, what each step entered) decides what a
+    # gradient reaches (passes.reached), so a recorded run records them for each loop a gradient
+    # may pass: in the main block, those whose steps the gradient replays (StepScopes); in a
+    # branch or a loop body, any with a float value in or out (its gradient is a copy's, built
+    # for the enclosing op), unless an enclosing loop no gradient passes runs it.
+    if op.block.parent_idx < 0:
+        counted = save
+    else:
+        counted = any(is_float_var(sub._find_var(c)) for c in a["carry_in"]) or \
+            any(is_float_var(op.block._find_var(p)) for p in params)
+    flow = any(o.sub_blocks() for o in sub.ops)  # a body with branches or loops: record each step
     # Persistable state the body writes (batch norm's running statistics under a branch) is read
     # again at every step, as eagerly: the value passed in at the start is stale after one step.
     written = persistables_written(sub)
@@ -127,7 +135,7 @@ def _build_while(op, compiler):
             _check_pred(pred, "while_loop")
         if not pred:
             return list(xs), ([[]] if save else [])
-        if body is None:  # the compiled loop's fallback, in a recorded step
+        if body is None:  # the compiled loop's fallback in a recorded run
             body = compile_body()
         xs = tuple(xs)
         steps = [] if save else None
@@ -145,20 +153,24 @@ def _build_while(op, compiler):
             xs = res[:n]
             count += 1
             return res[n]
-        record = block_record()
-        # How many steps (and, for a body with branches, what each step entered) decides what a
-        # gradient reaches: recorded for a loop a gradient replays and for any loop run inside a
-        # recorded step (the nesting loop's replay runs it again).
-        counted = record is not None and (save or record.stepping)
-        if record is not None:
-            record.into.add(idx)
-        if counted and flow:
-            record.into.add((idx, record.steps(step, pred)))
-        else:
+
+        def run():
+            nonlocal pred
             while pred:
                 pred = step()
-            if counted:
+        record = block_record()
+        if record is None:
+            run()
+        elif counted and record.counting:
+            record.into.add(idx)
+            if flow:
+                record.into.add((idx, record.steps(step, pred)))
+            else:
+                run()
                 record.into.add((idx, ((_NOTHING, count),)))
+        else:
+            record.into.add(idx)
+            record.uncounted(run)
         return list(xs), ([steps] if save else [])
     if save or fresh or not enabled("compiled_loops"):
         body = compile_body()
@@ -173,9 +185,10 @@ def _build_while(op, compiler):
         if pred:
             record = block_record()
             if record is not None:
-                if record.stepping:  # nested in a recorded step: its steps are recorded too
+                if counted and record.counting:  # its steps are recorded: the loop runs step by step
                     return run_while(pred, xs, ps)
                 record.into.add(idx)
+                return list(record.uncounted(loop, pred, *xs, *ps)), []
         return list(loop(pred, *xs, *ps)), []
     return run_loop
 

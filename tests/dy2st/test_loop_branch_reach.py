@@ -153,3 +153,17 @@ def swapping(x, n):
 
 def test_repeated_steps_of_a_long_loop_keep_the_parity_of_their_count():
     _check_fn(swapping, ns=(7, 6, 0, 1))
+
+
+def loop_in_a_branch(x, n):
+    y = x * 1.0
+    if n > 1:
+        for i in range(n):
+            y = y * 2.0 if i < 1 else y.detach() + 1.0  # from the second step on, y needs no gradient
+    else:
+        y = y + 1.0
+    return y
+
+
+def test_a_loop_in_a_branch_records_its_steps_like_one_in_the_main_block():
+    _check_fn(loop_in_a_branch, ns=(2, 1, 3))

@@ -31,9 +31,19 @@ def reached(ops, outputs, names, ran=None):
     entered the sub-blocks whose indices are in ``ran`` (``ops``: the forward ops, in order).
 
     ``ran=None``: on any path (every branch, and every loop both run and skipped)."""
-    live = set(outputs)
-    _walk(ops, live, ran)
-    return live & set(names)
+    live, blind = set(outputs), []
+    _walk(ops, live, ran, blind)
+    got = live & set(names)
+    if blind:  # loops walked without their steps: they must not change the answer
+        cut = set(outputs)
+        _walk(ops, cut, ran, None)
+        if cut & set(names) != got:
+            where = ", ".join(f"the loop built at {op.origin}" if op.origin else "a loop" for op in blind)
+            raise RuntimeError(
+                f"cannot tell exactly which inputs get a gradient in this run: {where} ran without "
+                f"recording its steps (no gradient passes it) and yet reaches them; please report this "
+                f"program (the gradients could be zeros where eager gives None)")
+    return got
 
 
 def _entered(block, ran):
@@ -46,7 +56,7 @@ def _float(block, name):
     return v is None or (v.kind == "tensor" and str(v.dtype) in _FLOATS)
 
 
-def _walk(ops, live, ran):
+def _walk(ops, live, ran, blind):
     for op in reversed(ops):
         if op.type == "cond":
             a = op.attrs
@@ -55,9 +65,9 @@ def _walk(ops, live, ran):
                     wanted = {bo for o, bo in zip(op.output("Out"), outs) if o in live}
                     if wanted:
                         live |= wanted
-                        _walk(block.ops, live, ran)
+                        _walk(block.ops, live, ran, blind)
         elif op.type == "while":
-            _walk_while(op, live, ran)
+            _walk_while(op, live, ran, blind)
         else:
             opdef = get_op(op.type)
             if opdef.grad is None or not any(n in live and _float(op.block, n) for n in op.output_arg_names):
@@ -67,7 +77,7 @@ def _walk(ops, live, ran):
                 _all_reads(sub, live)
 
 
-def _walk_while(op, live, ran):
+def _walk_while(op, live, ran, blind):
     a = op.attrs
     outs, xs = op.output("Out"), op.input("X")
     body, carry_in, carry_out = a["sub_block"], a["carry_in"], a["carry_out"]
@@ -79,22 +89,27 @@ def _walk_while(op, live, ran):
         if runs:  # the steps each run of the loop made: walk exactly those back
             start = tuple(o in live for o in outs)
             for steps in runs:
-                _walk_steps(op, start, steps, live)
+                _walk_steps(op, start, steps, live, blind)
             return
-        # Entered without a record: a loop no gradient replays (its compiled form cannot count).
+        # Entered without a record: a loop no gradient passes (its compiled form cannot count).
+        # ``reached`` walks again with such loops passing nothing and checks the answer is the same.
+        if blind is None:
+            return
+        if any(o in live for o in outs):
+            blind.append(op)
     else:
         live.update(x for o, x in zip(outs, xs) if o in live)  # any path: maybe zero iterations
     live.update(co for o, co in zip(outs, carry_out) if o in live)
     while True:  # a carry read by the next iteration makes the previous iteration's value matter
         size = len(live)
-        _walk(body.ops, live, ran)
+        _walk(body.ops, live, ran, blind)
         live.update(co for ci, co in zip(carry_in, carry_out) if ci in live)
         if len(live) == size:
             break
     live.update(x for ci, x in zip(carry_in, xs) if ci in live)
 
 
-def _walk_steps(op, start, steps, live):
+def _walk_steps(op, start, steps, live, blind):
     """The recorded steps (``((record, repeats), ...)``: what each step entered) walked back from
     the last.  A carry rebound under ``no_grad`` on a later step cuts what the earlier steps fed
     it (eagerly, the value after two steps of ``y = f(x); x = no_grad(g(y))`` no longer depends
@@ -109,7 +124,7 @@ def _walk_steps(op, start, steps, live):
         before = back.get((state, rec))
         if before is None:
             step = {co for co, c in zip(carry_out, state) if c}
-            _walk(body.ops, step, rec)
+            _walk(body.ops, step, rec, blind)
             live.update(n for n in step if n not in local)  # outer values and parameters the step read
             before = back[state, rec] = tuple(ci in step for ci in carry_in)
         return before

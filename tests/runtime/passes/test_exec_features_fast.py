@@ -239,3 +239,32 @@ def test_hoisted_op_errors_only_when_the_loop_steps():
             with pytest.raises(IndexError) as info:
                 exe.run(prog, feed=dict(short, n=np.array(2)), fetch_list=fetch)
             assert "getitem" in str(info.value) + "\n".join(getattr(info.value, "__notes__", ()))
+
+
+def test_matrix_matmul_is_np_dot_and_matches_the_registry_kernel():
+    rng = np.random.default_rng(7)
+    w = rt.to_tensor(rng.normal(size=(6, 5)).astype("float32"))
+    wt = rt.to_tensor(rng.normal(size=(5, 6)).astype("float32"))
+
+    def body():
+        x = rt.static.data("x", [-1, 6], "float32")
+        xs = rt.static.data("xs", [2, 3, 6], "float32")
+        a = rt.matmul(x, w)                        # two matrices: np.dot
+        b = rt.matmul(x, wt, transpose_y=True)     # transposed: the registry's choice
+        c = rt.matmul(xs, w)                       # batched: np.matmul
+        return [a, b, c, rt.matmul(a, x, transpose_x=True)]
+    prog, fetch = build(body)
+    feeds = [{"x": rng.normal(size=(n, 6)).astype("float32"), "xs": rng.normal(size=(2, 3, 6)).astype("float32")}
+             for n in (1, 4, 0)]
+    before = set(GENERATED.keys())
+    for feed in feeds:
+        with passes.features(fast_kernels=False):
+            want = rt.static.Executor().run(prog, feed=feed, fetch_list=fetch)
+        got = rt.static.Executor().run(prog, feed=feed, fetch_list=fetch)
+        for u, v in zip(got, want):
+            assert u.dtype == v.dtype and u.shape == v.shape
+            np.testing.assert_allclose(u, v, rtol=1e-5, atol=1e-6)  # one BLAS gemm either way
+    used = [v for k in list(GENERATED.keys()) if k not in before for v in GENERATED[k].__globals__.values()
+            if v is np.dot or v is np.matmul]
+    # with fast kernels: dot for x @ w, matmul for the batched one; without: matmul for both
+    assert used.count(np.dot) == 1 and used.count(np.matmul) == 3
