@@ -13,25 +13,181 @@ import os
 
 import astor
 import gast
-from gast.ast3 import GAstToAst3
 
 from dy2st.pyct import anno
-from dy2st.pyct.nodes import FastTranslator, children as _children, walk as _walk
+from dy2st.pyct.nodes import walk
 
 
-class _ToAst(FastTranslator, GAstToAst3):
-    """gast's gast->ast converter, with its dispatch cached per node type."""
-
-    target = ast
-    _visitors = {}
-    _layouts = {}
+_ORIGIN_ATTR = "_dy2st_origin"  # on the printed ast tree only: the origin of the gast node it came from
 
 
-def _to_ast(node):
-    tree = _ToAst().visit(node)
+class _ToAst:
+    """gast -> ast, for printing: the tree is printed and compared with its re-parse, never
+    compiled, so it carries no positions and shares one instance per context/operator type.
+
+    ``order`` lists the new nodes in ``_preorder``'s order (what the re-parsed tree is walked
+    in step with); with ``origins``, each located node carries (as ``_ORIGIN_ATTR``) its gast
+    node's origin, or its closest annotated ancestor's.  ``unsafe``: whether the tree holds a
+    node type astor misprints.
+    """
+
+    def __init__(self, origins=False):
+        self.origins = origins
+        self.order = []
+        self.unsafe = False
+
+    def visit(self, node, info=None):
+        """The ast node for gast ``node`` (None for types ast lacks)."""
+        cls = type(node)
+        d = node.__dict__
+        if self.origins:
+            store = d.get(_ANNO_FIELD)
+            if store:
+                info = store.get(_ORIGIN) or info
+        if cls is _GAST_NAME:  # a third of all nodes: the generic path, unrolled
+            new = _AST_NAME()
+            ctx = _CTX[type(d["ctx"])]
+            self.order += (new, ctx)
+            nd = new.__dict__
+            if info is not None:
+                nd[_ORIGIN_ATTR] = info
+            nd["id"] = d["id"]
+            nd["ctx"] = ctx
+            return new
+        target, fields, located, special = _SPECS.get(cls) or _spec(cls)
+        if target is None or type(target) is not type:  # no such ast type, or a shared leaf
+            if target is not None:
+                self.order.append(target)
+            return target
+        if special is not None:
+            return special(self, node, info)
+        new = target()
+        self.order.append(new)
+        nd = new.__dict__
+        if located and info is not None:
+            nd[_ORIGIN_ATTR] = info
+        if target in _ASTOR_UNSAFE:
+            self.unsafe = True
+        visit = self.visit
+        for field in fields:
+            if field not in d:
+                continue
+            value = d[field]
+            if type(value) is list:
+                value = [visit(v, info) if isinstance(v, _GAST) else v for v in value]
+            elif isinstance(value, _GAST):
+                value = visit(value, info)
+            nd[field] = value
+        return new
+
+    def _arg(self, node, info):
+        """A parameter (a gast ``Name``) -> ``ast.arg``."""
+        if node is None:
+            return None
+        if self.origins:
+            store = node.__dict__.get(_ANNO_FIELD)
+            if store:
+                info = store.get(_ORIGIN) or info
+        new = ast.arg()
+        self.order.append(new)
+        d = new.__dict__
+        if info is not None:
+            d[_ORIGIN_ATTR] = info
+        d["arg"] = node.id
+        d["annotation"] = None if node.annotation is None else self.visit(node.annotation, info)
+        d["type_comment"] = node.type_comment
+        return new
+
+    def _arguments(self, node, info):
+        new = ast.arguments()
+        self.order.append(new)
+        d = new.__dict__
+        d["posonlyargs"] = [self._arg(a, info) for a in node.posonlyargs]
+        d["args"] = [self._arg(a, info) for a in node.args]
+        d["vararg"] = self._arg(node.vararg, info)
+        d["kwonlyargs"] = [self._arg(a, info) for a in node.kwonlyargs]
+        d["kw_defaults"] = [None if v is None else self.visit(v, info) for v in node.kw_defaults]
+        d["kwarg"] = self._arg(node.kwarg, info)
+        d["defaults"] = [self.visit(v, info) for v in node.defaults]
+        return new
+
+    def _except_handler(self, node, info):
+        new = ast.ExceptHandler()
+        self.order.append(new)
+        d = new.__dict__
+        if info is not None:
+            d[_ORIGIN_ATTR] = info
+        d["type"] = None if node.type is None else self.visit(node.type, info)
+        d["name"] = node.name.id if node.name else None
+        d["body"] = [self.visit(s, info) for s in node.body]
+        return new
+
+
+_ANNO_FIELD = anno._ANNO_FIELD
+_ORIGIN = anno.Basic.ORIGIN
+_GAST = gast.AST
+_GAST_NAME = gast.Name
+_AST_NAME = ast.Name
+_SPECIAL = {gast.arguments: _ToAst._arguments, gast.ExceptHandler: _ToAst._except_handler}
+# gast type -> (ast type, or its shared instance for types without fields, or None when ast
+# has no such type; the fields both have, in ast's order; whether it has a location; the
+# visitor of types translated differently)
+_SPECS = {}
+
+
+def _spec(cls):
+    target = getattr(ast, cls.__name__, None)
+    if target is None:
+        spec = (None, (), False, None)
+    elif not target._fields and not target._attributes:
+        spec = (target(), (), False, None)  # Load, Add...: ast.parse shares them too
+    else:
+        spec = (target, tuple(f for f in target._fields if f in cls._fields),
+                "lineno" in target._attributes and "lineno" in cls._attributes, _SPECIAL.get(cls))
+    _SPECS[cls] = spec
+    return spec
+
+
+# The shared context instances a translated Name takes.
+_CTX = {gast.Load: _spec(gast.Load)[0], gast.Store: _spec(gast.Store)[0], gast.Del: _spec(gast.Del)[0]}
+
+
+def _to_ast(node, translator=None):
+    tree = (translator or _ToAst()).visit(node)
     if not isinstance(tree, ast.Module):
         tree = ast.Module(body=tree if isinstance(tree, list) else [tree], type_ignores=[])
     return tree
+
+
+def _preorder(tree):
+    """Every node of an ast tree, each before its children, in field order (``_ToAst.order``'s order)."""
+    out = []
+    stack = [tree]
+    pop, append, fields_of = stack.pop, out.append, _FIELDS
+    while stack:
+        n = pop()
+        append(n)
+        fields = fields_of.get(type(n))
+        if fields is None:
+            fields = fields_of[type(n)] = type(n)._fields
+        if not fields:
+            continue
+        d = n.__dict__
+        kids = []
+        for field in fields:
+            value = d.get(field)
+            if type(value) is list:
+                kids += [v for v in value if isinstance(v, _AST)]
+            elif isinstance(value, _AST):
+                kids.append(value)
+        if kids:
+            kids.reverse()
+            stack += kids
+    return out
+
+
+_AST = ast.AST
+_FIELDS = {}
 
 
 CHECK_ALWAYS = os.environ.get("DY2ST_CHECK_CODEGEN") == "1"
@@ -46,8 +202,8 @@ def _same(a, b):
 
 
 def _same_shape(a, b):
-    """True when both trees have the same node types in the same (breadth-first) order."""
-    wa, wb = _walk(a), _walk(b)
+    """True when both trees have the same node types in the same order."""
+    wa, wb = _preorder(a), _preorder(b)
     return len(wa) == len(wb) and all(type(x) is type(y) for x, y in zip(wa, wb))
 
 
@@ -61,15 +217,16 @@ def to_source(node, verify=True):
     return source, tree
 
 
-def _print(node, verify, full=None, same_shape=_same_shape):
+def _print(node, verify, full=None, same_shape=_same_shape, translator=None):
     """(source, ast tree printed, the source re-parsed or None when not verified).
 
     ``full``: whether the tree holds nodes astor misprints (None: find out); ``same_shape``:
-    the node-by-node check of the re-parsed tree (the caller may fold it into its own walk).
+    the node-by-node check of the re-parsed tree (the caller may fold it into its own walk);
+    ``translator``: the ``_ToAst`` to translate with (the caller reads what it records).
     """
-    tree = _to_ast(node)
-    if full is None:
-        full = any(isinstance(n, _ASTOR_UNSAFE) for n in _walk(tree))
+    translator = translator or _ToAst()
+    tree = _to_ast(node, translator)
+    full = translator.unsafe if full is None else full
     full = full or CHECK_ALWAYS
     try:
         # One statement per line, unwrapped: astor's line splitting scatters tuples and calls.
@@ -81,6 +238,7 @@ def _print(node, verify, full=None, same_shape=_same_shape):
             return source, tree, parsed
     except Exception:  # astor raises assorted errors on nodes it does not know
         pass
+    ast.fix_missing_locations(tree)  # ast.unparse reads statements' line numbers (type comments)
     source = ast.unparse(tree) + "\n"
     parsed = ast.parse(source)
     if (verify or full) and not _same(parsed, tree):
@@ -91,9 +249,9 @@ def _print(node, verify, full=None, same_shape=_same_shape):
 def source_with_origins(node):
     """(source, {generated line: OriginInfo}) for a gast tree annotated with origins.
 
-    Each node's origin (or, lacking one, its closest annotated ancestor's) is smuggled through
-    gast->ast as its `lineno` (an index into a table), then the re-parsed tree, walked in step
-    with it, says which generated line holds it.
+    Each node's origin (or, lacking one, its closest annotated ancestor's) rides on the ast
+    node printed for it; the re-parsed tree, walked in step with the printed one, says which
+    generated line holds it.
     """
     source, line_map, _ = compiled_source(node)
     return source, line_map
@@ -104,55 +262,31 @@ def compiled_source(node):
 
     A node without an origin counts with its closest annotated ancestor's.
     """
-    table = [None]  # index 0: no origin
-    saved = []
-    full = False
-    origin_key = anno.Basic.ORIGIN
-    anno_field = anno._ANNO_FIELD
-    unsafe = _GAST_UNSAFE
-    # Breadth first, each node with the origin it inherits: its own, else its closest
-    # annotated ancestor's (what ``origin_info.inherit_origins`` would give it).
-    order, inherited = [node], [None]
-    i = 0
-    while i < len(order):
-        n = order[i]
-        d = n.__dict__
-        store = d.get(anno_field)
-        info = (store.get(origin_key) if store else None) or inherited[i]
-        i += 1
-        if isinstance(n, unsafe):
-            full = True
-        # Nodes built by passes may lack a location attribute; they still carry an origin.
-        if "lineno" in n._attributes:
-            saved.append((n, d.get("lineno"), d.get("end_lineno")))
-            if info is None:
-                n.lineno = n.end_lineno = 0
-            else:
-                n.lineno = n.end_lineno = len(table)
-                table.append(info)
-        kids = _children(n)
-        order += kids
-        inherited += [info] * len(kids)
+    translator = _ToAst(origins=True)
     walks = []
 
-    def same_shape(parsed, tree):  # the shape check, keeping both walks for the line map
-        wa, wb = _walk(tree), _walk(parsed)
-        walks.append((wa, wb))
+    def same_shape(parsed, tree):  # the shape check, keeping the re-parsed walk for the line map
+        wa, wb = translator.order, _preorder(parsed)
+        walks.append((parsed, wb))
         return len(wa) == len(wb) and all(type(x) is type(y) for x, y in zip(wa, wb))
 
-    try:
-        source, tree, parsed = _print(node, verify=True, full=full, same_shape=same_shape)
-    finally:
-        for n, lineno, end_lineno in saved:
-            n.lineno, n.end_lineno = lineno, end_lineno
-    wa, wb = walks[0] if walks and walks[0][1][0] is parsed else (_walk(tree), _walk(parsed))
+    source, tree, parsed = _print(node, verify=True, same_shape=same_shape, translator=translator)
+    wb = walks[0][1] if walks and walks[0][0] is parsed else _preorder(parsed)
     stmt_lines, expr_lines = {}, {}
     stmt = ast.stmt
-    for tagged, real in zip(wa, wb):
-        index = tagged.__dict__.get("lineno")
-        if not index or "lineno" not in real.__dict__:
+    for tagged, real in zip(translator.order, wb):
+        info = tagged.__dict__.get(_ORIGIN_ATTR)
+        if info is None or "lineno" not in real.__dict__:
             continue
         # The first statement on a line names its origin; expressions only fill lines without one.
         target = stmt_lines if isinstance(tagged, stmt) else expr_lines
-        target.setdefault(real.lineno, table[index])
+        target.setdefault(real.lineno, info)
+    if expr_lines.keys() - stmt_lines.keys():
+        # Lines inside a multi-line expression: named by the first expression on them in
+        # breadth-first order (closest to the root), not in the order walked above.
+        expr_lines = {}
+        for tagged, real in zip(walk(tree), walk(parsed)):
+            info = tagged.__dict__.get(_ORIGIN_ATTR)
+            if info is not None and "lineno" in real.__dict__ and not isinstance(tagged, stmt):
+                expr_lines.setdefault(real.lineno, info)
     return source, {**expr_lines, **stmt_lines}, parsed

@@ -20,23 +20,27 @@ OriginInfo = collections.namedtuple(
 _LINE_MAPS = {}
 
 
-def _source_line(filename, lineno, parsed_source, first_lineno):
-    lines = parsed_source.splitlines()
-    idx = lineno - first_lineno
-    if 0 <= idx < len(lines):
-        return lines[idx]
-    return linecache.getline(filename, lineno).rstrip("\n")
-
-
 def resolve(tree, filename, source, first_lineno, function_name):
     """Annotate every node carrying a line number with its user-code origin."""
+    lines = source.splitlines()  # once: a function has far more nodes than lines
+    infos = {}  # (line, column) -> OriginInfo: nodes starting at one place share one
+    key, field = anno.Basic.ORIGIN, anno._ANNO_FIELD
     for node in walk(tree):
-        lineno = getattr(node, "lineno", None)
+        d = node.__dict__
+        lineno = d.get("lineno")
         if lineno is None:
             continue
-        info = OriginInfo(filename, lineno, getattr(node, "col_offset", 0) or 0,
-                          _source_line(filename, lineno, source, first_lineno), function_name)
-        anno.setanno(node, anno.Basic.ORIGIN, info)
+        col = d.get("col_offset") or 0
+        info = infos.get((lineno, col))
+        if info is None:
+            idx = lineno - first_lineno
+            text = lines[idx] if 0 <= idx < len(lines) else linecache.getline(filename, lineno).rstrip("\n")
+            info = infos[lineno, col] = OriginInfo(filename, lineno, col, text, function_name)
+        store = d.get(field)
+        if store is None:
+            d[field] = {key: info}
+        else:
+            store[key] = info
 
 
 def copy_origin(src, dst_nodes, covered=None):

@@ -5,7 +5,7 @@ import ast
 import gast
 
 from dy2st.pyct import anno, errors, naming
-from dy2st.pyct.nodes import children, walk
+from dy2st.pyct.nodes import walk
 
 
 class Context:
@@ -121,9 +121,15 @@ def contains(stmts, kinds, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.L
         n = stack.pop()
         if isinstance(n, kinds):
             return True
-        if isinstance(n, stop):
+        if isinstance(n, stop) or not isinstance(n, _AST):  # a list field may hold names, None
             continue
-        stack.extend(children(n))
+        d = n.__dict__
+        for field in n._fields:  # children read in place: this runs on every scope of every pass
+            value = d.get(field)
+            if type(value) is list:
+                stack += value
+            elif isinstance(value, _AST):
+                stack.append(value)
     return False
 
 

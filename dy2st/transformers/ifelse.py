@@ -56,10 +56,10 @@ def undefined_inits(names):
 
 
 def call_statement(call, outputs):
-    """`outs = call` (or a bare `call` when nothing comes out)."""
+    """`outs = call` (or a bare `call` when nothing comes out); ``call`` moves into it."""
     if outputs:
-        return templates.replace("outs = call", outs=templates.names_tuple(outputs, gast.Store()),
-                                 call=call)[0]
+        # Built directly: a template would copy ``call``, which the caller hands over.
+        return gast.Assign(targets=[templates.names_tuple(outputs, gast.Store())], value=call, type_comment=None)
     return gast.Expr(value=call)
 
 
