@@ -114,9 +114,14 @@ def is_generated(filename):
 
 def innermost_origin(frame):
     """The OriginInfo of the innermost generated-code line running at or above `frame`, or None."""
+    maps = _LINE_MAPS
     while frame is not None:
-        info = origin_of(frame.f_code.co_filename, frame.f_lineno)
-        if info is not None:
-            return info
+        # The file first: a frame's f_lineno is computed from its bytecode offset on each read,
+        # and every op appended while tracing asks this across the runtime's frames above it.
+        lines = maps.get(frame.f_code.co_filename)
+        if lines is not None:
+            info = lines.get(frame.f_lineno)
+            if info is not None:
+                return info
         frame = frame.f_back
     return None
