@@ -208,13 +208,15 @@ def _set_mode(target, mode):
         target.layer.train() if mode == "train" else target.layer.eval()
 
 
-def _run(target, fn, xv, n, flag, seed, with_grad, none_grads):
-    """(output arrays, state after, gradients or None): one call, and its backward if asked."""
+def _run(target, fn, xv, n, flag, seed, with_grad, none_grads, inference=False):
+    """(output arrays, state after, gradients or None): one call, and its backward if asked;
+    ``inference``: under ``rt.no_grad()`` (the inference plan, no gradient for parameters either)."""
     x = rt.to_tensor(xv, stop_gradient=not with_grad)
     for p in target.params():
         p.clear_gradient()
     rt.seed(seed)
-    out = fn(x, n, flag)
+    with rt.no_grad() if inference else contextlib.nullcontext():
+        out = fn(x, n, flag)
     values, state = _arrays(out), target.state()
     if not with_grad:
         return values, state, None
@@ -243,13 +245,15 @@ def _forward_and_grad(target, meta, seed, options, traced):
             before = len(traced)
             for k, (xv, nv) in enumerate(cases):
                 n = rt.to_tensor(nv, dtype="int64")
-                with_grad = k == 0 and mode != "train"
+                # the first input through the training plan (and its backward, in eval mode), the
+                # others through the inference plan
+                with_grad, inference = k == 0 and mode != "train", k > 0
                 snap = target.snapshot()
                 want, want_state, want_grads = _run(target, target.eager, xv, n, flag, seed + k, with_grad,
-                                                    options.none_grads)
+                                                    options.none_grads, inference)
                 target.restore(snap)
                 got, got_state, got_grads = _run(target, target.static, xv, n, flag, seed + k, with_grad,
-                                                 options.none_grads)
+                                                 options.none_grads, inference)
                 what = f"mode={mode} flag={flag} n={nv} x{list(xv.shape)}"
                 _close(got, want, f"forward {what}", "forward")
                 _close(got_state, want_state, f"layer state after forward {what}", "forward")
