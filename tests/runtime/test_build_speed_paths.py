@@ -116,3 +116,15 @@ def test_static_operands_shortcut_matches_the_general_promotion(dtype):
 
     for a, b in [("x", "y"), ("x", 2.5), ("x", 3), (2.5, "x"), (3, "x"), ("x", True), (-0.0, "x")]:
         assert built(operands, a, b) == built(binary_operands, a, b), (a, b)
+
+
+def test_static_output_needs_a_gradient_when_any_input_does():
+    """append_op's inline walk over the inputs (lists included, None skipped) decides stop_gradient."""
+    prog = Program()
+    with rt.static.program_guard(prog), static_mode_guard(True):
+        a = rt.static.data("a", [2], "float32")
+        b = rt.static.data("b", [2], "float32")
+        b.stop_gradient = False
+        assert (a + a).stop_gradient and not (a + b).stop_gradient and not (b * 2.0).stop_gradient
+        assert not rt.concat([a, b]).stop_gradient and rt.concat([a, a]).stop_gradient
+        assert rt.cast(b, "int64").stop_gradient  # an integer output never takes a gradient
