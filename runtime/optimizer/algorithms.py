@@ -134,10 +134,10 @@ class Adam(Optimizer):
         self._adam(p, g, lr)
 
     def _adam_flat(self, flat, g, lr):
-        b1p, b2p = flat.buffer("beta1_pow_acc"), flat.buffer("beta2_pow_acc")
-        if b1p.min() != b1p.max() or b2p.min() != b2p.max():
+        if not (flat.uniform("beta1_pow_acc") and flat.uniform("beta2_pow_acc")):
             return False  # parameters at different steps (restored separately): per parameter
         m, v = flat.buffer("moment1"), flat.buffer("moment2")
+        b1p, b2p = flat.buffer("beta1_pow_acc"), flat.buffer("beta2_pow_acc")
         flat.flat -= self._adam_step(m, v, g, b1p, b2p, lr)
         return True
 
@@ -192,9 +192,7 @@ class AdamW(Adam):
 
     def _fused_update(self, flat, g, lr, group):
         coeff = group["weight_decay"] if group["weight_decay"] is not None else self._coeff
-        b1p = flat.buffer("beta1_pow_acc")
-        b2p = flat.buffer("beta2_pow_acc")
-        if b1p.min() != b1p.max() or b2p.min() != b2p.max():
+        if not (flat.uniform("beta1_pow_acc") and flat.uniform("beta2_pow_acc")):
             self._per_parameter(flat, g, lr, group)
             return
         if coeff:
