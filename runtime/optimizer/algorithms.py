@@ -144,12 +144,12 @@ class Adam(Optimizer):
     def _adam_step(self, m, v, g, b1p, b2p, lr):
         """The Adam step for gradient ``g``; updates the moments ``m``, ``v`` and the beta powers in
         place. One body for the per-parameter and the flat (fused) update, so both stay bitwise equal."""
+        b1, b2, c1, c2 = self._betas(g.dtype)
         dt = g.dtype
-        b1, b2 = np.asarray(self._beta1, dt), np.asarray(self._beta2, dt)
         m *= b1
-        m += (1 - b1) * g
+        m += c1 * g
         v *= b2
-        v += (1 - b2) * np.square(g)
+        v += c2 * np.square(g)
         corr2 = float(np.sqrt(1 - b2p[0]))
         lr_t = np.asarray(lr * corr2 / (1 - b1p[0]), dt)
         denom = np.sqrt(v)
@@ -159,6 +159,16 @@ class Adam(Optimizer):
         b1p *= b1
         b2p *= b2
         return step
+
+    def _betas(self, dt):
+        """``beta1``, ``beta2``, ``1 - beta1``, ``1 - beta2`` as ``dt`` scalars, made once per
+        (betas, dtype): the same numpy values at every step, without four scalar operations each."""
+        key = (self._beta1, self._beta2, dt)
+        cached = self.__dict__.get("_betas_cache")
+        if cached is None or cached[0] != key:
+            b1, b2 = np.asarray(self._beta1, dt), np.asarray(self._beta2, dt)
+            cached = self._betas_cache = (key, (b1, b2, 1 - b1, 1 - b2))
+        return cached[1]
 
     def _fused_update(self, flat, g, lr, group):
         if not self._adam_flat(flat, g, lr):
