@@ -164,8 +164,12 @@ def append_op(opdef, inputs, attrs, block=None):
     stop = opdef.grad is None
     if not stop:
         stop = True
-        for v in _flat(vars_in):
-            if not v.stop_gradient:
+        for v in vars_in:  # _flat's walk, inline: one generator per op built is measurable
+            if type(v) is variable:
+                if not v.stop_gradient:
+                    stop = False
+                    break
+            elif v is not None and any(x is not None and not x.stop_gradient for x in _flat([v])):
                 stop = False
                 break
     in_slots = {}
@@ -176,11 +180,15 @@ def append_op(opdef, inputs, attrs, block=None):
     out_vars, out_slots = [], {}
     unique_name, create_var = block.program.unique_name, block._create_built
     for slot, m in zip(out_names, per_slot):
-        group = m if isinstance(m, list) else [m]
+        if not isinstance(m, list):  # one Variable (most ops): no comprehension frames
+            v = create_var(unique_name(opdef.type), m.shape, m.dtype, stop or str(m.dtype) not in _FLOATS)
+            out_slots[slot] = [v.name]
+            out_vars.append(v)
+            continue
         vs = [create_var(unique_name(opdef.type), g.shape, g.dtype, stop or str(g.dtype) not in _FLOATS)
-              for g in group]
+              for g in m]
         out_slots[slot] = [v.name for v in vs]
-        out_vars.append(vs if isinstance(m, list) else vs[0])
+        out_vars.append(vs)
     # The slot lists and ``full`` were made for this op alone: the Operator keeps them uncopied.
     block._append(framework.Operator._owning(block, opdef.type, in_slots, out_slots, full))
     result = out_vars[0] if len(out_vars) == 1 else tuple(out_vars)

@@ -4,11 +4,17 @@ import sys
 import numpy as np
 
 from ..dispatch import apply
-from .common import binary_operands, broadcast_shape, infer_broadcast, reduce_as, same_as, same_as_grad
+from .common import binary_operands, broadcast_shape, constant, infer_broadcast, reduce_as, same_as, same_as_grad
 from ..registry import GRAD_ONLY, Meta, def_op
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 from collections.abc import Sequence
 from ..hints import Operand, TensorLike
+from ..dtypes import FLOATS, INTS, convert_dtype
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
+
+# canonical DType instances (``in`` finds them by identity, without DType.__eq__)
+_FLOAT_DTYPES = frozenset(convert_dtype(d) for d in FLOATS)
+_NUM_DTYPES = _FLOAT_DTYPES | frozenset(convert_dtype(d) for d in INTS)
 
 
 def operands(x, y):
@@ -25,6 +31,19 @@ def operands(x, y):
         yd = y._value.dtype
         if (x.__class__ is float and yd.kind == "f") or (x.__class__ is int and yd.kind in "fi"):
             return tensor._wrap(np.asarray(x, dtype=yd)), y
+    else:  # the static hot cases, decided as binary_operands would: no cast, the scalar takes the dtype
+        variable = _rt.framework.Variable
+        if x.__class__ is variable:
+            xd = x._dtype
+            if y.__class__ is variable:
+                if xd is y._dtype:
+                    return x, y
+            elif (y.__class__ is float and xd in _FLOAT_DTYPES) or (y.__class__ is int and xd in _NUM_DTYPES):
+                return x, constant(y, xd)
+        elif y.__class__ is variable:
+            yd = y._dtype
+            if (x.__class__ is float and yd in _FLOAT_DTYPES) or (x.__class__ is int and yd in _NUM_DTYPES):
+                return constant(x, yd), y
     return binary_operands(x, y)
 
 

@@ -134,22 +134,22 @@ class Adam(Optimizer):
         self._adam(p, g, lr)
 
     def _adam_flat(self, flat, g, lr):
-        b1p, b2p = flat.buffer("beta1_pow_acc"), flat.buffer("beta2_pow_acc")
-        if b1p.min() != b1p.max() or b2p.min() != b2p.max():
+        if not (flat.uniform("beta1_pow_acc") and flat.uniform("beta2_pow_acc")):
             return False  # parameters at different steps (restored separately): per parameter
         m, v = flat.buffer("moment1"), flat.buffer("moment2")
+        b1p, b2p = flat.buffer("beta1_pow_acc"), flat.buffer("beta2_pow_acc")
         flat.flat -= self._adam_step(m, v, g, b1p, b2p, lr)
         return True
 
     def _adam_step(self, m, v, g, b1p, b2p, lr):
         """The Adam step for gradient ``g``; updates the moments ``m``, ``v`` and the beta powers in
         place. One body for the per-parameter and the flat (fused) update, so both stay bitwise equal."""
+        b1, b2, c1, c2 = self._betas(g.dtype)
         dt = g.dtype
-        b1, b2 = np.asarray(self._beta1, dt), np.asarray(self._beta2, dt)
         m *= b1
-        m += (1 - b1) * g
+        m += c1 * g
         v *= b2
-        v += (1 - b2) * np.square(g)
+        v += c2 * np.square(g)
         corr2 = float(np.sqrt(1 - b2p[0]))
         lr_t = np.asarray(lr * corr2 / (1 - b1p[0]), dt)
         denom = np.sqrt(v)
@@ -159,6 +159,16 @@ class Adam(Optimizer):
         b1p *= b1
         b2p *= b2
         return step
+
+    def _betas(self, dt):
+        """``beta1``, ``beta2``, ``1 - beta1``, ``1 - beta2`` as ``dt`` scalars, made once per
+        (betas, dtype): the same numpy values at every step, without four scalar operations each."""
+        key = (self._beta1, self._beta2, dt)
+        cached = self.__dict__.get("_betas_cache")
+        if cached is None or cached[0] != key:
+            b1, b2 = np.asarray(self._beta1, dt), np.asarray(self._beta2, dt)
+            cached = self._betas_cache = (key, (b1, b2, 1 - b1, 1 - b2))
+        return cached[1]
 
     def _fused_update(self, flat, g, lr, group):
         if not self._adam_flat(flat, g, lr):
@@ -192,9 +202,7 @@ class AdamW(Adam):
 
     def _fused_update(self, flat, g, lr, group):
         coeff = group["weight_decay"] if group["weight_decay"] is not None else self._coeff
-        b1p = flat.buffer("beta1_pow_acc")
-        b2p = flat.buffer("beta2_pow_acc")
-        if b1p.min() != b1p.max() or b2p.min() != b2p.max():
+        if not (flat.uniform("beta1_pow_acc") and flat.uniform("beta2_pow_acc")):
             self._per_parameter(flat, g, lr, group)
             return
         if coeff:

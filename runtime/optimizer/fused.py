@@ -11,7 +11,13 @@ are bitwise identical, with a few numpy calls instead of a few per parameter.
 ``current()`` checks that every parameter and accumulator still is its view (a
 ``set_state_dict`` replaces arrays); the optimizer rebuilds the group when not.
 """
+from operator import attrgetter, is_
+
 import numpy as np
+
+_value_of = attrgetter("_value")
+_name_of = attrgetter("name")
+_shape_of = attrgetter("shape")
 
 
 class FlatGroup:
@@ -22,6 +28,7 @@ class FlatGroup:
         sizes = [p._value.size for p in params]
         self.offsets = np.cumsum([0] + sizes).tolist()
         self.params = list(params)
+        self.shapes = [p._value.shape for p in params]
         self.flat = np.empty(self.offsets[-1], dtype)
         self.grad = np.empty_like(self.flat)
         self.views = [self._adopt(i, p._value, self.flat) for i, p in enumerate(params)]
@@ -51,20 +58,28 @@ class FlatGroup:
 
     def current(self):
         """True while every parameter and accumulator still is this group's view."""
-        for p, view in zip(self.params, self.views):
-            if p._value is not view:
-                return False
+        # map/is_ instead of a Python loop: run at every step, a few dozen identity tests
+        if not all(map(is_, map(_value_of, self.params), self.views)):
+            return False
         for name, (_, views) in self.acc.items():
-            table = self.tables[name]
-            for p, view in zip(self.params, views):
-                if table.get(p.name) is not view:
-                    return False
+            if not all(map(is_, map(self.tables[name].get, map(_name_of, self.params)), views)):
+                return False
         return True
 
     def gather(self, grads):
-        """The gradients (in parameter order) as one flat array of the parameters' dtype."""
-        np.concatenate([g.reshape(-1) for g in grads], out=self.grad, casting="same_kind")
+        """The gradients (in parameter order) as one flat array of the parameters' dtype, or None when
+        one has another shape than its parameter."""
+        if list(map(_shape_of, grads)) != self.shapes:
+            return None
+        # axis=None: each array raveled in C order, as reshape(-1), without a Python call per array
+        np.concatenate(grads, axis=None, out=self.grad, casting="same_kind")
         return self.grad
+
+    def uniform(self, name):
+        """Whether every parameter's entry of scalar accumulator ``name`` holds the same value (False
+        when one is NaN, as ``min() != max()`` says); one ``tolist`` instead of two reductions."""
+        values = self.acc[name][0].tolist()
+        return values.count(values[0]) == len(values)
 
     def buffer(self, name):
         """The flat array holding accumulator ``name`` for every parameter of the group."""

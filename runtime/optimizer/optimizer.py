@@ -178,8 +178,8 @@ class Optimizer:
             coeff = self._group_decay(group)
             if len(pairs) == len(params) and self._fusable_now(group):
                 flat = self._flat_group(index, params)
-                if flat is not None and all(g.shape == p._value.shape for p, g in pairs):
-                    g = flat.gather([g for _, g in pairs])
+                g = None if flat is None else flat.gather([g for _, g in pairs])
+                if g is not None:  # every gradient has its parameter's shape (else the loop below raises)
                     if coeff:
                         g = g + np.asarray(coeff, g.dtype) * flat.flat
                     self._fused_update(flat, g, base_lr * group["learning_rate"], group)

@@ -95,3 +95,36 @@ def test_gradients_through_nested_conds_match_finite_differences(main):
             return (o * o).sum()
         fd = np.array([(f(xa + 1e-6 * e) - f(xa - 1e-6 * e)) / 2e-6 for e in np.eye(3)])
         np.testing.assert_allclose(got, fd, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool"])
+def test_static_operands_shortcut_matches_the_general_promotion(dtype):
+    """``math.operands`` decides the common static cases itself: the same dtypes and ops as
+    ``binary_operands`` (a scalar takes the Variable's dtype, an int meeting a bool widens, ...)."""
+    from runtime.ops.common import binary_operands
+    from runtime.ops.math import operands
+
+    def built(fn, a, b):
+        prog = Program()
+        with rt.static.program_guard(prog), static_mode_guard(True):
+            x = rt.static.data("x", [2], dtype)
+            y = rt.static.data("y", [2], dtype)
+            pick = {"x": x, "y": y}
+            out = fn(pick.get(a, a), pick.get(b, b))
+        ops = [(op.type, sorted(op.attrs.items())) for op in prog.global_block().ops]
+        return [(str(v.dtype), v.shape) for v in out], ops
+
+    for a, b in [("x", "y"), ("x", 2.5), ("x", 3), (2.5, "x"), (3, "x"), ("x", True), (-0.0, "x")]:
+        assert built(operands, a, b) == built(binary_operands, a, b), (a, b)
+
+
+def test_static_output_needs_a_gradient_when_any_input_does():
+    """append_op's inline walk over the inputs (lists included, None skipped) decides stop_gradient."""
+    prog = Program()
+    with rt.static.program_guard(prog), static_mode_guard(True):
+        a = rt.static.data("a", [2], "float32")
+        b = rt.static.data("b", [2], "float32")
+        b.stop_gradient = False
+        assert (a + a).stop_gradient and not (a + b).stop_gradient and not (b * 2.0).stop_gradient
+        assert not rt.concat([a, b]).stop_gradient and rt.concat([a, a]).stop_gradient
+        assert rt.cast(b, "int64").stop_gradient  # an integer output never takes a gradient

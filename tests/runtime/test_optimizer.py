@@ -59,6 +59,36 @@ def test_adam_and_adamw_formulas():
     np.testing.assert_allclose(q.numpy(), w1, rtol=1e-5)
 
 
+def test_adam_bitwise_equals_its_numpy_formula_across_a_beta_change(dtype="float32"):
+    """The update's cached beta scalars give the formula's exact bits, also after beta1 changes."""
+    rng = np.random.default_rng(0)
+    ps = [_param(rng.normal(size=n).astype(dtype)) for n in (3, 5)]
+    adam = rt.optimizer.Adam(learning_rate=0.01, parameters=ps)
+    dt = np.dtype(dtype)
+    ws = [p.numpy().copy() for p in ps]
+    ms, vs = [np.zeros_like(w) for w in ws], [np.zeros_like(w) for w in ws]
+    b1p = b2p = None
+    for t in range(4):
+        if t == 2:
+            adam._beta1 = 0.8  # the scalars are made again for the new value
+        b1, b2 = np.asarray(adam._beta1, dt), np.asarray(adam._beta2, dt)
+        b1p = np.asarray([0.9], dt) if b1p is None else b1p
+        b2p = np.asarray([0.999], dt) if b2p is None else b2p
+        gs = [rng.normal(size=w.shape).astype(dtype) for w in ws]
+        for p, g in zip(ps, gs):
+            _set_grad(p, g)
+        adam.step()
+        corr2 = float(np.sqrt(1 - b2p[0]))
+        lr_t = np.asarray(0.01 * corr2 / (1 - b1p[0]), dt)
+        for i, g in enumerate(gs):
+            ms[i] = b1 * ms[i] + (1 - b1) * g
+            vs[i] = b2 * vs[i] + (1 - b2) * np.square(g)
+            ws[i] = ws[i] - lr_t * ms[i] / (np.sqrt(vs[i]) + np.asarray(1e-8 * corr2, dt))
+        b1p, b2p = b1p * b1, b2p * b2
+        for p, w in zip(ps, ws):
+            np.testing.assert_array_equal(p.numpy(), w)
+
+
 def test_params_without_grad_or_trainable_are_skipped():
     a, b = _param([1.0]), _param([2.0])
     b.stop_gradient = True
