@@ -68,10 +68,11 @@ def args_tuple(names):
     return gast.Tuple(elts=[templates.name(n) for n in names], ctx=gast.Load())
 
 
-def object_roots(stmts, defined, local_names):
+def object_roots(stmts, defined, local_names, memo=None):
     """The names whose objects `stmts` write into and that have a value before them: defined
-    locals, or globals/closure variables (never bound in the function)."""
-    return [r for r in written_roots(stmts) if r in defined or r not in local_names]
+    locals, or globals/closure variables (never bound in the function). ``memo``: see
+    ``written_roots``."""
+    return [r for r in written_roots(stmts, memo) if r in defined or r not in local_names]
 
 
 # Where a function scope ends for the analysis (a class body still reads its function's names).
@@ -92,6 +93,8 @@ class FunctionScopeTransformer(transformer.Transformer):
         super().__init__(ctx)
         self.local_names = set()
         self._with_origin = {}  # see origin_info.copy_origin: generated code, origins all set
+        # see object_writes.written_roots: statements this pass has finished with
+        self.roots_memo = {}
 
     def copy_origin(self, src, new):
         """``origin_info.copy_origin`` for this pass's output, whose nodes it does not change
@@ -146,7 +149,7 @@ class IfElseTransformer(FunctionScopeTransformer):
         new = [branch_function(true_name, params, body, outputs),
                branch_function(false_name, params, orelse, outputs)]
         new += undefined_inits([p for p in params if p not in defined])
-        roots = object_roots(body + orelse, defined, self.local_names)
+        roots = object_roots(body + orelse, defined, self.local_names, self.roots_memo)
         returned = self.ctx.namer.with_role(outputs, naming.RETURN_VALUE)
         template = "_jst.IfElse(test, true_fn, false_fn, args, names" + (
             ", writes=objs" if roots else "") + (", returns=returned)" if returned else ")")

@@ -61,7 +61,7 @@ class LoopTransformer(FunctionScopeTransformer):
 
     def _with_writes(self, template, subs, body, defined):
         """Add `writes={...}` to the call when the body writes into objects."""
-        roots = object_roots(body, defined, self.local_names)
+        roots = object_roots(body, defined, self.local_names, self.roots_memo)
         if not roots:
             return template
         subs["objs"] = writes_dict(roots)

@@ -110,3 +110,23 @@ def test_loop_inside_a_branch_still_carries_what_it_writes():
     converted = transform_function(_loop_in_branch)
     assert "_jst.While(loop_cond_0, loop_body_0, (i, x), ('i', 'x'))" in converted.source
     assert converted.fn(1, 3) == _loop_in_branch(1, 3) and converted.fn(-1, 3) == -1
+
+
+def test_written_roots_with_a_memo_match_a_fresh_walk():
+    from dy2st.transformers.object_writes import written_roots
+    fn = _fn("def f(a, d, o):\n"
+             "    d['k'] = 1\n"
+             "    if a:\n"
+             "        o.n = 2\n"
+             "        for x in a:\n"
+             "            lst.append(x)\n"
+             "            (p.q, [r[0], *s.t]) = x\n"
+             "    e = _jst.SetItem(e, 1, 2)\n")
+    memo = {}
+    inner = fn.body[1].body[1].body
+    assert written_roots(inner, memo) == written_roots(inner) == ["lst", "p", "r", "s"]
+    assert written_roots(fn.body, memo) == written_roots(fn.body) == ["d", "e", "lst", "o", "p", "r", "s"]
+    assert id(inner[0]) in memo and id(fn.body[0]) in memo
+    # a known statement answers from the memo: its subtree is not walked again
+    memo[id(inner[0])] = (inner[0], frozenset({"marker"}))
+    assert "marker" in written_roots([fn.body[1]], {id(inner[0]): memo[id(inner[0])]})
