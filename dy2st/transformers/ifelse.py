@@ -40,19 +40,15 @@ def branch_function(name, params, body, outputs):
     hands them over.
     """
     if outputs:
-        fn = templates.replace("def fn(params):\n    body\n    return outs", fn=name, params=params,
-                               body=[], outs=templates.names_tuple(outputs))[0]
-        fn.body[:0] = body
-    else:
-        fn = templates.replace("def fn(params):\n    body", fn=name, params=params, body=[])[0]
-        fn.body = list(body) or [gast.Pass()]
-    return fn
+        return templates.function_def(name, params, list(body) + [gast.Return(value=templates.names_tuple(outputs))])
+    return templates.function_def(name, params, list(body) or [gast.Pass()])
 
 
 def undefined_inits(names):
     """``name = _jst.UndefinedVar('name')`` statements for ``names``."""
-    return [templates.replace("var = _jst.UndefinedVar(label)", var=n,
-                              label=gast.Constant(value=n, kind=None))[0] for n in names]
+    return [gast.Assign(targets=[templates.name(n, gast.Store())], type_comment=None,
+                        value=templates.helper_call("UndefinedVar", [gast.Constant(value=n, kind=None)]))
+            for n in names]
 
 
 def call_statement(call, outputs):
@@ -151,12 +147,12 @@ class IfElseTransformer(FunctionScopeTransformer):
         new += undefined_inits([p for p in params if p not in defined])
         roots = object_roots(body + orelse, defined, self.local_names, self.roots_memo)
         returned = self.ctx.namer.with_role(outputs, naming.RETURN_VALUE)
-        template = "_jst.IfElse(test, true_fn, false_fn, args, names" + (
-            ", writes=objs" if roots else "") + (", returns=returned)" if returned else ")")
-        call = templates.replace_as_expression(
-            template, test=test, true_fn=true_name, false_fn=false_name, args=args_tuple(params),
-            names=templates.str_tuple(outputs), objs=writes_dict(roots),
-            returned=templates.str_tuple(returned))
+        keywords = [("writes", writes_dict(roots))] if roots else []
+        if returned:
+            keywords.append(("returns", templates.str_tuple(returned)))
+        # Built directly: the test moves into the call (a template would copy it).
+        call = templates.helper_call("IfElse", [test, templates.name(true_name), templates.name(false_name),
+                                                args_tuple(params), templates.str_tuple(outputs)], keywords)
         new.append(call_statement(call, outputs))
         return self.copy_origin(node, new)
 

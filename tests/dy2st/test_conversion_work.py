@@ -130,3 +130,18 @@ def test_written_roots_with_a_memo_match_a_fresh_walk():
     # a known statement answers from the memo: its subtree is not walked again
     memo[id(inner[0])] = (inner[0], frozenset({"marker"}))
     assert "marker" in written_roots([fn.body[1]], {id(inner[0]): memo[id(inner[0])]})
+
+
+def test_directly_built_calls_and_functions_match_their_templates():
+    def dump(node):
+        return ast.dump(gast.gast_to_ast(node), include_attributes=False)
+    test = templates.name("c")
+    direct = templates.helper_call("IfElse", [test, templates.name("t"), ifelse.args_tuple(["a"])],
+                                   [("writes", templates.name("w"))])
+    assert direct.args[0] is test  # moved, not copied
+    assert dump(direct) == dump(templates.replace_as_expression(
+        "_jst.IfElse(c, t, args, writes=w)", args=ifelse.args_tuple(["a"])))
+    fn = ifelse.branch_function("true_fn_0", ["a", "b"], [templates.replace("a = 1")[0]], ["a", "b"])
+    assert dump(fn) == dump(_fn("def true_fn_0(a, b):\n    a = 1\n    return (a, b)\n"))
+    assert dump(ifelse.branch_function("f", [], [], [])) == dump(_fn("def f():\n    pass\n"))
+    assert dump(ifelse.undefined_inits(["y"])[0]) == dump(gast.parse("y = _jst.UndefinedVar('y')").body[0])
