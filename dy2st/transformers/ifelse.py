@@ -28,7 +28,7 @@ Objects the branches write into (`res[k] = v`, `self.n = v`, `lst.append(v)`; se
 import gast
 
 from dy2st.pyct import anno, naming, origin_info, templates, transformer
-from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, block_writes, live_in
+from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, live_in
 from dy2st.pyct.static_analysis.liveness import Memo
 from dy2st.transformers.object_writes import function_locals, writes_dict, written_roots
 
@@ -131,13 +131,14 @@ class IfElseTransformer(FunctionScopeTransformer):
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
 
-        body_w, else_w = block_writes(body), block_writes(orelse)
+        m = Memo()  # the branches' reads and writes, for both questions below
+        body_w, else_w = m.block_writes(body), m.block_writes(orelse)
         modified = body_w | else_w
         outputs = sorted(modified & live_out)
         # Live into a branch given what is live after the `if`: a name read before it is
         # written, or live afterwards and not written on every path through the branch (e.g.
         # assigned only inside a loop that may run zero times) must come in as a parameter.
-        read_first = live_in(body, live_out) | live_in(orelse, live_out)
+        read_first = live_in(body, live_out, memo=m) | live_in(orelse, live_out, memo=m)
         passed_through = set(outputs) - (body_w & else_w)
         params = sorted(modified & (read_first | passed_through))
 
