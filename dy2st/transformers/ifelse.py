@@ -88,7 +88,7 @@ class FunctionScopeTransformer(transformer.Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
-        self._with_origin = {}  # see origin_info.copy_origin: generated code, origins all set
+        self._with_origin = ctx.origin_covered  # see origin_info.copy_origin: generated code, origins all set
         # see object_writes.written_roots: statements this pass has finished with
         self.roots_memo = {}
 

@@ -145,3 +145,20 @@ def test_directly_built_calls_and_functions_match_their_templates():
     assert dump(fn) == dump(_fn("def true_fn_0(a, b):\n    a = 1\n    return (a, b)\n"))
     assert dump(ifelse.branch_function("f", [], [], [])) == dump(_fn("def f():\n    pass\n"))
     assert dump(ifelse.undefined_inits(["y"])[0]) == dump(gast.parse("y = _jst.UndefinedVar('y')").body[0])
+
+
+def test_loop_pass_reuses_the_if_pass_origin_cover_and_still_maps_every_line():
+    def f(x, n):
+        if n > 0:
+            while n > 1:
+                n = n - 1
+        return x + n
+
+    converted = transform_function(f)
+    first = f.__code__.co_firstlineno
+    lines = {info.lineno - first for info in converted.line_map.values()}
+    assert {1, 2, 3, 4} <= lines  # the if, the while, its body and the return all map back
+    for node in nodes.walk(converted._node):  # every generated statement has an origin
+        if isinstance(node, gast.stmt):
+            assert anno.getanno(node, anno.Basic.ORIGIN) is not None, gast.dump(node)[:80]
+    assert {anno.Basic.ORIGIN: 1}.get(anno.Basic.ORIGIN) == 1 and anno.Basic.ORIGIN != anno.Basic.SKIP
