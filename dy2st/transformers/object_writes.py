@@ -100,8 +100,33 @@ def written_roots(stmts, memo=None):
 def function_locals(fn_node):
     """Names bound anywhere in a function (parameters included), nested functions' own
     names aside: a root that is not one of them is a global or closure variable."""
-    binding = (gast.Store, gast.Param, gast.Del)
-    return {node.id for node in walk(fn_node) if type(node) is gast.Name and type(node.ctx) in binding}
+    names = set()
+    stack = [fn_node]
+    pop, push = stack.pop, stack.extend
+    while stack:  # a walk that skips what holds no names (contexts, operators): it sees every node
+        node = pop()
+        cls = type(node)
+        if cls is _NAME:
+            if type(node.ctx) in _BINDING:
+                names.add(node.id)
+            if node.annotation is None:
+                continue
+        fields = _NAME_FIELDS.get(cls)
+        if fields is None:
+            fields = _NAME_FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "type_comment"))
+        d = node.__dict__
+        for field in fields:
+            value = d.get(field)
+            if type(value) is list:
+                push([v for v in value if isinstance(v, _AST)])
+            elif isinstance(value, _AST):
+                stack.append(value)
+    return names
+
+
+_NAME, _AST = gast.Name, gast.AST
+_BINDING = (gast.Store, gast.Param, gast.Del)
+_NAME_FIELDS = {}  # per node type: the fields that may hold a Name
 
 
 def writes_dict(roots):

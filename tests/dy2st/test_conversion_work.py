@@ -162,3 +162,23 @@ def test_loop_pass_reuses_the_if_pass_origin_cover_and_still_maps_every_line():
         if isinstance(node, gast.stmt):
             assert anno.getanno(node, anno.Basic.ORIGIN) is not None, gast.dump(node)[:80]
     assert {anno.Basic.ORIGIN: 1}.get(anno.Basic.ORIGIN) == 1 and anno.Basic.ORIGIN != anno.Basic.SKIP
+
+
+def test_function_locals_sees_every_binding():
+    from dy2st.transformers.object_writes import function_locals
+    fn = _fn("def f(a, *args, k: int = 1, **kw):\n"
+             "    b = c + d\n"
+             "    (e, [g, *h]) = a\n"
+             "    for i in range(3):\n"
+             "        j: int = i\n"
+             "    del b\n"
+             "    def inner(p):\n"
+             "        q = p\n"
+             "    lam = lambda r: r\n"
+             "    with open(a) as w:\n"
+             "        pass\n"
+             "    x.y = z[0] = 1\n")
+    expected = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
+    assert function_locals(fn) == expected
+    assert {"a", "args", "k", "kw", "b", "e", "g", "h", "i", "j", "p", "q", "r", "lam", "w"} == expected
