@@ -176,3 +176,19 @@ def names_tuple(identifiers, ctx=None):
 def str_tuple(strings):
     """A tuple literal of the string constants ``strings``."""
     return gast.Tuple(elts=[gast.Constant(value=s, kind=None) for s in strings], ctx=gast.Load())
+
+
+def helper_call(attr, args, keywords=()):
+    """``_jst.attr(*args, **keywords)`` built directly (``args`` and keyword values move into it,
+    uncopied): what ``replace_as_expression("_jst.attr(...)")`` builds, minus the copies."""
+    return gast.Call(func=gast.Attribute(value=name("_jst"), attr=attr, ctx=gast.Load()), args=list(args),
+                     keywords=[gast.keyword(arg=k, value=v) for k, v in keywords])
+
+
+def function_def(fn_name, params, body):
+    """``def fn_name(params): body`` built directly (``body`` moves into it, uncopied)."""
+    return gast.FunctionDef(
+        name=fn_name, decorator_list=[], returns=None, type_comment=None, type_params=[],
+        args=gast.arguments(args=[name(p, gast.Param()) for p in params], posonlyargs=[], vararg=None,
+                            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=body)

@@ -19,6 +19,10 @@ class Context:
         self.namespace = namespace or {}
         # The original's closure variables (`__class__` among them in methods using super()).
         self.namespace_free_vars = frozenset(free_vars)
+        # {id: node} of generated nodes every node below which has an origin (see
+        # origin_info.copy_origin): the if and loop passes share it, so the loop pass does not
+        # walk again what the if pass generated.
+        self.origin_covered = {}
 
 
 _DEPRECATED_CONSTANT_VISITORS = ("visit_Num", "visit_Str", "visit_Bytes", "visit_NameConstant", "visit_Ellipsis")

@@ -28,7 +28,7 @@ Objects the branches write into (`res[k] = v`, `self.n = v`, `lst.append(v)`; se
 import gast
 
 from dy2st.pyct import anno, naming, origin_info, templates, transformer
-from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, block_writes, live_in
+from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, live_in
 from dy2st.pyct.static_analysis.liveness import Memo
 from dy2st.transformers.object_writes import function_locals, writes_dict, written_roots
 
@@ -40,19 +40,15 @@ def branch_function(name, params, body, outputs):
     hands them over.
     """
     if outputs:
-        fn = templates.replace("def fn(params):\n    body\n    return outs", fn=name, params=params,
-                               body=[], outs=templates.names_tuple(outputs))[0]
-        fn.body[:0] = body
-    else:
-        fn = templates.replace("def fn(params):\n    body", fn=name, params=params, body=[])[0]
-        fn.body = list(body) or [gast.Pass()]
-    return fn
+        return templates.function_def(name, params, list(body) + [gast.Return(value=templates.names_tuple(outputs))])
+    return templates.function_def(name, params, list(body) or [gast.Pass()])
 
 
 def undefined_inits(names):
     """``name = _jst.UndefinedVar('name')`` statements for ``names``."""
-    return [templates.replace("var = _jst.UndefinedVar(label)", var=n,
-                              label=gast.Constant(value=n, kind=None))[0] for n in names]
+    return [gast.Assign(targets=[templates.name(n, gast.Store())], type_comment=None,
+                        value=templates.helper_call("UndefinedVar", [gast.Constant(value=n, kind=None)]))
+            for n in names]
 
 
 def call_statement(call, outputs):
@@ -68,10 +64,11 @@ def args_tuple(names):
     return gast.Tuple(elts=[templates.name(n) for n in names], ctx=gast.Load())
 
 
-def object_roots(stmts, defined, local_names):
+def object_roots(stmts, defined, local_names, memo=None):
     """The names whose objects `stmts` write into and that have a value before them: defined
-    locals, or globals/closure variables (never bound in the function)."""
-    return [r for r in written_roots(stmts) if r in defined or r not in local_names]
+    locals, or globals/closure variables (never bound in the function). ``memo``: see
+    ``written_roots``."""
+    return [r for r in written_roots(stmts, memo) if r in defined or r not in local_names]
 
 
 # Where a function scope ends for the analysis (a class body still reads its function's names).
@@ -91,7 +88,9 @@ class FunctionScopeTransformer(transformer.Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
-        self._with_origin = {}  # see origin_info.copy_origin: generated code, origins all set
+        self._with_origin = ctx.origin_covered  # see origin_info.copy_origin: generated code, origins all set
+        # see object_writes.written_roots: statements this pass has finished with
+        self.roots_memo = {}
 
     def copy_origin(self, src, new):
         """``origin_info.copy_origin`` for this pass's output, whose nodes it does not change
@@ -132,13 +131,14 @@ class IfElseTransformer(FunctionScopeTransformer):
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
 
-        body_w, else_w = block_writes(body), block_writes(orelse)
+        m = Memo()  # the branches' reads and writes, for both questions below
+        body_w, else_w = m.block_writes(body), m.block_writes(orelse)
         modified = body_w | else_w
         outputs = sorted(modified & live_out)
         # Live into a branch given what is live after the `if`: a name read before it is
         # written, or live afterwards and not written on every path through the branch (e.g.
         # assigned only inside a loop that may run zero times) must come in as a parameter.
-        read_first = live_in(body, live_out) | live_in(orelse, live_out)
+        read_first = live_in(body, live_out, memo=m) | live_in(orelse, live_out, memo=m)
         passed_through = set(outputs) - (body_w & else_w)
         params = sorted(modified & (read_first | passed_through))
 
@@ -146,14 +146,14 @@ class IfElseTransformer(FunctionScopeTransformer):
         new = [branch_function(true_name, params, body, outputs),
                branch_function(false_name, params, orelse, outputs)]
         new += undefined_inits([p for p in params if p not in defined])
-        roots = object_roots(body + orelse, defined, self.local_names)
+        roots = object_roots(body + orelse, defined, self.local_names, self.roots_memo)
         returned = self.ctx.namer.with_role(outputs, naming.RETURN_VALUE)
-        template = "_jst.IfElse(test, true_fn, false_fn, args, names" + (
-            ", writes=objs" if roots else "") + (", returns=returned)" if returned else ")")
-        call = templates.replace_as_expression(
-            template, test=test, true_fn=true_name, false_fn=false_name, args=args_tuple(params),
-            names=templates.str_tuple(outputs), objs=writes_dict(roots),
-            returned=templates.str_tuple(returned))
+        keywords = [("writes", writes_dict(roots))] if roots else []
+        if returned:
+            keywords.append(("returns", templates.str_tuple(returned)))
+        # Built directly: the test moves into the call (a template would copy it).
+        call = templates.helper_call("IfElse", [test, templates.name(true_name), templates.name(false_name),
+                                                args_tuple(params), templates.str_tuple(outputs)], keywords)
         new.append(call_statement(call, outputs))
         return self.copy_origin(node, new)
 

@@ -59,13 +59,10 @@ class LoopTransformer(FunctionScopeTransformer):
 
     analysed = (gast.While, gast.For)
 
-    def _with_writes(self, template, subs, body, defined):
-        """Add `writes={...}` to the call when the body writes into objects."""
-        roots = object_roots(body, defined, self.local_names)
-        if not roots:
-            return template
-        subs["objs"] = writes_dict(roots)
-        return template[:-1] + ", writes=objs)"
+    def _writes(self, body, defined):
+        """``[("writes", {...})]`` for the call when the body writes into objects, else []."""
+        roots = object_roots(body, defined, self.local_names, self.roots_memo)
+        return [("writes", writes_dict(roots))] if roots else []
 
     def _carries(self, node, body, extra_reads=frozenset(), target=frozenset()):
         head = anno.getanno(node, anno.Static.LIVE_VARS_IN, frozenset())
@@ -78,14 +75,13 @@ class LoopTransformer(FunctionScopeTransformer):
         body = self.visit_block(node.body)
         carries = self._carries(node, body)
         cond_name, body_name = self.ctx.namer.new_group("loop_cond", "loop_body")
-        cond_fn = templates.replace("def fn(params):\n    return test", fn=cond_name,
-                                    params=carries, test=test)[0]
+        # Built directly: the test moves into the condition function (a template would copy it).
+        cond_fn = templates.function_def(cond_name, carries, [gast.Return(value=test)])
         new = [cond_fn, branch_function(body_name, carries, body, carries)]
         new += undefined_inits([c for c in carries if c not in defined])
-        subs = dict(cond=cond_name, body=body_name, args=args_tuple(carries),
-                    names=templates.str_tuple(carries))
-        template = self._with_writes("_jst.While(cond, body, args, names)", subs, body, defined)
-        call = templates.replace_as_expression(template, **subs)
+        call = templates.helper_call("While", [templates.name(cond_name), templates.name(body_name),
+                                               args_tuple(carries), templates.str_tuple(carries)],
+                                     self._writes(body, defined))
         new.append(call_statement(call, carries))
         return self.copy_origin(node, new)
 
@@ -111,19 +107,18 @@ class LoopTransformer(FunctionScopeTransformer):
             else:
                 body = templates.replace("target = item", target=target, item=item) + body
         new = []
-        call_template = "_jst.For(iterable, body, args, names)"
-        subs = dict(iterable=iterable, body=body_name, args=args_tuple(carries),
-                    names=templates.str_tuple(carries))
+        keywords = []
         if extra is not None:
             cond_name = self.ctx.namer.new("loop_cond")
-            new.append(templates.replace("def fn(params):\n    return test", fn=cond_name,
-                                         params=carries, test=extra)[0])
-            call_template = "_jst.For(iterable, body, args, names, extra_test=cond)"
-            subs["cond"] = cond_name
-        call_template = self._with_writes(call_template, subs, body, defined)
+            new.append(templates.function_def(cond_name, carries, [gast.Return(value=extra)]))
+            keywords.append(("extra_test", templates.name(cond_name)))
+        keywords += self._writes(body, defined)
         new.append(branch_function(body_name, [item] + carries, body, carries))
         new += undefined_inits([c for c in carries if c not in defined])
-        new.append(call_statement(templates.replace_as_expression(call_template, **subs), carries))
+        # Built directly: the iterable moves into the call (a template would copy it).
+        call = templates.helper_call("For", [iterable, templates.name(body_name), args_tuple(carries),
+                                             templates.str_tuple(carries)], keywords)
+        new.append(call_statement(call, carries))
         return self.copy_origin(node, new)
 
 

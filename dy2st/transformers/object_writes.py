@@ -40,27 +40,58 @@ def _store_targets(node):
     return []
 
 
-def written_roots(stmts):
+def _add_roots(node, found):
+    """Add to ``found`` the roots ``node`` itself writes into (not its children's)."""
+    cls = type(node)
+    if cls in _STORING:
+        for target in _store_targets(node):
+            stack = [target]
+            while stack:
+                t = stack.pop()
+                if isinstance(t, (gast.Tuple, gast.List)):
+                    stack.extend(t.elts)
+                elif isinstance(t, gast.Starred):
+                    stack.append(t.value)
+                elif isinstance(t, (gast.Attribute, gast.Subscript)):
+                    found.add(_root(t.value))
+    elif cls is gast.Call and type(node.func) is gast.Attribute:
+        if node.func.attr in MUTATING_METHODS:
+            found.add(_root(node.func.value))
+        elif _root(node.func) == "_jst" and node.func.attr in _WRITING_HELPERS and node.args:
+            found.add(_root(node.args[0]))  # `d = _jst.SetItem(d, k, v)` writes into d
+
+
+# The node types `_store_targets` finds targets in (tested by exact type: gast has no subclasses).
+_STORING = frozenset({gast.Assign, gast.Delete, gast.AugAssign, gast.AnnAssign, gast.For, gast.AsyncFor,
+                      gast.withitem})
+
+
+def written_roots(stmts, memo=None):
     """Sorted names whose objects `stmts` write into (nested functions included: branch and
-    loop bodies already turned into functions still write what the user's code wrote)."""
+    loop bodies already turned into functions still write what the user's code wrote).
+
+    ``memo``: a dict a pass keeps, {id(stmt): (stmt, roots)}, for statements it no longer
+    changes. The `if` and loop passes ask about a body after moving the statements of inner
+    bodies (already asked about) into generated functions, so with it a statement nested n
+    deep is walked once rather than n times.
+    """
     found = set()
     for stmt in stmts:
-        for node in walk(stmt):
-            for target in _store_targets(node):
-                stack = [target]
-                while stack:
-                    t = stack.pop()
-                    if isinstance(t, (gast.Tuple, gast.List)):
-                        stack.extend(t.elts)
-                    elif isinstance(t, gast.Starred):
-                        stack.append(t.value)
-                    elif isinstance(t, (gast.Attribute, gast.Subscript)):
-                        found.add(_root(t.value))
-            if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute):
-                if node.func.attr in MUTATING_METHODS:
-                    found.add(_root(node.func.value))
-                elif _root(node.func) == "_jst" and node.func.attr in _WRITING_HELPERS and node.args:
-                    found.add(_root(node.args[0]))  # `d = _jst.SetItem(d, k, v)` writes into d
+        if memo is None:
+            for node in walk(stmt):
+                _add_roots(node, found)
+            continue
+        entry = memo.get(id(stmt))
+        if entry is None:
+            own = set()
+            for node in walk(stmt, memo):  # below an already known statement: nothing
+                known = memo.get(id(node))
+                if known is not None:
+                    own |= known[1]
+                else:
+                    _add_roots(node, own)
+            entry = memo[id(stmt)] = (stmt, frozenset(own))  # holding stmt keeps its id unique
+        found |= entry[1]
     found.discard(None)
     found.discard("_jst")
     return sorted(found)
@@ -70,10 +101,32 @@ def function_locals(fn_node):
     """Names bound anywhere in a function (parameters included), nested functions' own
     names aside: a root that is not one of them is a global or closure variable."""
     names = set()
-    for node in walk(fn_node):
-        if isinstance(node, gast.Name) and isinstance(node.ctx, (gast.Store, gast.Param, gast.Del)):
-            names.add(node.id)
+    stack = [fn_node]
+    pop, push = stack.pop, stack.extend
+    while stack:  # a walk that skips what holds no names (contexts, operators): it sees every node
+        node = pop()
+        cls = type(node)
+        if cls is _NAME:
+            if type(node.ctx) in _BINDING:
+                names.add(node.id)
+            if node.annotation is None:
+                continue
+        fields = _NAME_FIELDS.get(cls)
+        if fields is None:
+            fields = _NAME_FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "type_comment"))
+        d = node.__dict__
+        for field in fields:
+            value = d.get(field)
+            if type(value) is list:
+                push([v for v in value if isinstance(v, _AST)])
+            elif isinstance(value, _AST):
+                stack.append(value)
     return names
+
+
+_NAME, _AST = gast.Name, gast.AST
+_BINDING = (gast.Store, gast.Param, gast.Del)
+_NAME_FIELDS = {}  # per node type: the fields that may hold a Name
 
 
 def writes_dict(roots):

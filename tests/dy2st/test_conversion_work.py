@@ -110,3 +110,75 @@ def test_loop_inside_a_branch_still_carries_what_it_writes():
     converted = transform_function(_loop_in_branch)
     assert "_jst.While(loop_cond_0, loop_body_0, (i, x), ('i', 'x'))" in converted.source
     assert converted.fn(1, 3) == _loop_in_branch(1, 3) and converted.fn(-1, 3) == -1
+
+
+def test_written_roots_with_a_memo_match_a_fresh_walk():
+    from dy2st.transformers.object_writes import written_roots
+    fn = _fn("def f(a, d, o):\n"
+             "    d['k'] = 1\n"
+             "    if a:\n"
+             "        o.n = 2\n"
+             "        for x in a:\n"
+             "            lst.append(x)\n"
+             "            (p.q, [r[0], *s.t]) = x\n"
+             "    e = _jst.SetItem(e, 1, 2)\n")
+    memo = {}
+    inner = fn.body[1].body[1].body
+    assert written_roots(inner, memo) == written_roots(inner) == ["lst", "p", "r", "s"]
+    assert written_roots(fn.body, memo) == written_roots(fn.body) == ["d", "e", "lst", "o", "p", "r", "s"]
+    assert id(inner[0]) in memo and id(fn.body[0]) in memo
+    # a known statement answers from the memo: its subtree is not walked again
+    memo[id(inner[0])] = (inner[0], frozenset({"marker"}))
+    assert "marker" in written_roots([fn.body[1]], {id(inner[0]): memo[id(inner[0])]})
+
+
+def test_directly_built_calls_and_functions_match_their_templates():
+    def dump(node):
+        return ast.dump(gast.gast_to_ast(node), include_attributes=False)
+    test = templates.name("c")
+    direct = templates.helper_call("IfElse", [test, templates.name("t"), ifelse.args_tuple(["a"])],
+                                   [("writes", templates.name("w"))])
+    assert direct.args[0] is test  # moved, not copied
+    assert dump(direct) == dump(templates.replace_as_expression(
+        "_jst.IfElse(c, t, args, writes=w)", args=ifelse.args_tuple(["a"])))
+    fn = ifelse.branch_function("true_fn_0", ["a", "b"], [templates.replace("a = 1")[0]], ["a", "b"])
+    assert dump(fn) == dump(_fn("def true_fn_0(a, b):\n    a = 1\n    return (a, b)\n"))
+    assert dump(ifelse.branch_function("f", [], [], [])) == dump(_fn("def f():\n    pass\n"))
+    assert dump(ifelse.undefined_inits(["y"])[0]) == dump(gast.parse("y = _jst.UndefinedVar('y')").body[0])
+
+
+def test_loop_pass_reuses_the_if_pass_origin_cover_and_still_maps_every_line():
+    def f(x, n):
+        if n > 0:
+            while n > 1:
+                n = n - 1
+        return x + n
+
+    converted = transform_function(f)
+    first = f.__code__.co_firstlineno
+    lines = {info.lineno - first for info in converted.line_map.values()}
+    assert {1, 2, 3, 4} <= lines  # the if, the while, its body and the return all map back
+    for node in nodes.walk(converted._node):  # every generated statement has an origin
+        if isinstance(node, gast.stmt):
+            assert anno.getanno(node, anno.Basic.ORIGIN) is not None, gast.dump(node)[:80]
+    assert {anno.Basic.ORIGIN: 1}.get(anno.Basic.ORIGIN) == 1 and anno.Basic.ORIGIN != anno.Basic.SKIP
+
+
+def test_function_locals_sees_every_binding():
+    from dy2st.transformers.object_writes import function_locals
+    fn = _fn("def f(a, *args, k: int = 1, **kw):\n"
+             "    b = c + d\n"
+             "    (e, [g, *h]) = a\n"
+             "    for i in range(3):\n"
+             "        j: int = i\n"
+             "    del b\n"
+             "    def inner(p):\n"
+             "        q = p\n"
+             "    lam = lambda r: r\n"
+             "    with open(a) as w:\n"
+             "        pass\n"
+             "    x.y = z[0] = 1\n")
+    expected = {n.id for n in gast.walk(fn) if isinstance(n, gast.Name)
+                and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
+    assert function_locals(fn) == expected
+    assert {"a", "args", "k", "kw", "b", "e", "g", "h", "i", "j", "p", "q", "r", "lam", "w"} == expected

@@ -63,11 +63,14 @@ def _stmt(s, out, annotate, m):
         else_in = live_in(s.orelse, out, annotate, m)
         head = out | else_in | m.reads(s.test)
         for _ in range(_LOOP_LIMIT):
-            new = m.reads(s.test) | live_in(s.body, head, False, m) | out | else_in
+            # Annotating on every round: the last round's input is the fixed point, and its
+            # annotations overwrite the earlier ones (a separate annotating walk cost a round).
+            new = m.reads(s.test) | live_in(s.body, head, annotate, m) | out | else_in
             if new == head:
                 break
             head = new
-        live_in(s.body, head, annotate, m)
+        else:
+            live_in(s.body, head, annotate, m)
         if annotate:
             anno.setanno(s, anno.Static.LIVE_VARS_IN, head)
         return head
@@ -78,12 +81,13 @@ def _stmt(s, out, annotate, m):
         extra = anno.getanno(s, anno.Basic.EXTRA_LOOP_TEST)
         extra_reads = m.reads(extra) if extra is not None else frozenset()
         head = out | else_in | extra_reads
-        for _ in range(_LOOP_LIMIT):
-            new = (live_in(s.body, head, False, m) - target) | out | else_in | extra_reads
+        for _ in range(_LOOP_LIMIT):  # annotating on every round: see While
+            new = (live_in(s.body, head, annotate, m) - target) | out | else_in | extra_reads
             if new == head:
                 break
             head = new
-        live_in(s.body, head, annotate, m)
+        else:
+            live_in(s.body, head, annotate, m)
         if annotate:
             anno.setanno(s, anno.Static.LIVE_VARS_IN, head)
         return head | m.reads(s.iter)
