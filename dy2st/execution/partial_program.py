@@ -121,6 +121,10 @@ class _NumpyRunner:
         plan = self.run = make_runner("numpy", *self._args)  # two threads racing both compile: harmless
         return plan(*arrays)
 
+    def __call__(self, *arrays):
+        """Run the plan (a runner is callable, as it was before the plan became lazy)."""
+        return self.run(*arrays)
+
 
 class _TrainStep:
     """The forward+backward clone of a PartialProgram's Program, split into two segments.
