@@ -37,6 +37,10 @@ def _init(features, options, folder):
     # often keeps what is collected the same, only later; a worker is replaced every 500 programs.
     gc.freeze()
     gc.set_threshold(20_000, 20, 20)
+    # Workers forked while the parent waits inherit its Ctrl-C/SIGTERM handling; the parent alone
+    # reacts to those and ends the workers with SIGTERM, which must stop them quietly.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _one(seed):
