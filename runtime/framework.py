@@ -12,11 +12,9 @@ import contextlib
 import contextvars
 import itertools
 
-import numpy as np
-
 from .dtypes import DType, convert_dtype
 from .registry import get_op
-from .tensor_methods import TensorMethods
+from .variable import Variable, _fmt_shape  # noqa: F401  (the IR's users import Variable from here)
 from .verify import verify_program
 # The calling thread's mode and op-origin provider (re-exported: the IR's users import them from here).
 from .trace_state import (_mode, _origin, disable_static, enable_static, in_dynamic_mode,  # noqa: F401
@@ -24,134 +22,6 @@ from .trace_state import (_mode, _origin, disable_static, enable_static, in_dyna
 
 
 _chain = itertools.chain.from_iterable
-
-
-def _fmt_shape(shape):
-    return "[" + ", ".join(str(d) for d in shape) + "]"
-
-
-class Variable(TensorMethods):
-    """A named, typed value in a Block.  Operators on it append ops."""
-
-    def __init__(self, block, name, shape, dtype, persistable=False, stop_gradient=True,
-                 is_data=False, kind="tensor"):
-        self.block = block
-        self.name = name
-        self._shape = list(map(int, shape))
-        self._dtype = dtype if type(dtype) is DType else convert_dtype(dtype)
-        self.persistable = persistable
-        self.stop_gradient = stop_gradient
-        self.is_data = is_data
-        # "tensor" for ordinary values, "steps" for the per-iteration states a
-        # forward ``while`` keeps for its gradient.
-        self.kind = kind
-        self.trainable = False
-
-    @property
-    def shape(self):
-        """The shape as a list of ints, -1 for a dim unknown until run time."""
-        return list(self._shape)
-
-    @property
-    def dtype(self):
-        """The variable's DType."""
-        return self._dtype
-
-    @property
-    def ndim(self):
-        """The number of dims."""
-        return len(self._shape)
-
-    @property
-    def size(self):
-        """The number of elements: a Python int when every dim is known, else a 0-d int Variable.
-
-        Code testing ``hasattr(x, "size")`` or reading it takes the same path once converted."""
-        if all(d >= 0 for d in self._shape):
-            return int(np.prod(self._shape, dtype=np.int64))
-        from .dispatch import apply  # dispatch imports this module: resolved on use
-        return apply("numel", self)
-
-    def detach(self):
-        """The value with gradients cut (a ``stop_gradient`` op; an eager Tensor's is a copy-free wrap)."""
-        from .ops.common import stop_gradient  # the op modules import this one: resolved on use
-        return stop_gradient(self)
-
-    def __repr__(self):
-        return f"var {self.name} : {self._dtype}{_fmt_shape(self._shape)}"
-
-    def to_string(self):
-        """One line: name, dtype, shape and flags (feed, persistable, trainable), as ``str(program)`` lists it."""
-        flags = []
-        if self.is_data:
-            flags.append("feed")
-        if self.persistable:
-            flags.append("persistable")
-        if not self.stop_gradient:
-            flags.append("trainable" if self.trainable else "needs_grad")
-        tail = f"  ({', '.join(flags)})" if flags else ""
-        if self.kind != "tensor":
-            return f"var {self.name} : {self.kind}{tail}"
-        return f"var {self.name} : {self._dtype}{_fmt_shape(self._shape)}{tail}"
-
-    def __bool__(self):
-        raise TypeError(
-            f"the truth value of static Variable '{self.name}' is only known when the Program runs; "
-            "use rt.static.nn.cond / while_loop (or @dy2st.to_static, which does this for you)")
-
-    def __len__(self):
-        if self._shape and self._shape[0] >= 0:
-            return self._shape[0]
-        raise TypeError(f"len() of Variable '{self.name}' with unknown first dim; use rt.shape(x)[0]")
-
-    def __iter__(self):
-        # A known first dim unpacks like an eager Tensor (``b, n = rt.shape(x)``).
-        if self._shape and self._shape[0] >= 0:
-            return (self[i] for i in range(self._shape[0]))
-        raise TypeError(f"cannot iterate over static Variable '{self.name}' in Python; "
-                        "use a while_loop (or @dy2st.to_static)")
-
-    def backward(self, grad_tensor=None, retain_graph=False):
-        """``loss.backward()`` while a Program is built: appends the gradient ops and their accumulation
-        into the parameters' ``.grad`` (``runtime.static.train_step``)."""
-        from .static.train_step import record_backward  # noqa: PLC0415  (static imports this module)
-        record_backward(self, grad_tensor)
-
-    def numpy(self):
-        """Always raises TypeError: a static Variable has a value only inside ``Executor.run``."""
-        raise TypeError(f"static Variable '{self.name}' has no value until an Executor runs the Program")
-
-    def item(self):
-        """Always raises TypeError, as ``numpy()`` does: a Python number needs the value, which a
-        static Variable has only inside ``Executor.run`` (keep it a tensor: ``x.sum() > 0``)."""
-        raise TypeError(f"static Variable '{self.name}'.item(): a Python number exists only when the Program "
-                        "runs; keep the value a tensor (e.g. compare `x.sum() > 0` in the if)")
-
-    def tolist(self):
-        """Always raises TypeError, as ``numpy()`` does."""
-        raise TypeError(f"static Variable '{self.name}'.tolist(): its values exist only when the Program runs")
-
-    def gradient(self):
-        """None, as for an eager Tensor no backward has reached yet: a value being built into a
-        Program has no gradient. A parameter's gradient is not a Program value: read it outside."""
-        if self.name in self.block.program.bound_tensors or self.persistable:
-            raise TypeError(f"'{self.name}'.gradient() inside a Program: a parameter's gradient exists only "
-                            "after a backward pass; read param.gradient() outside the converted function")
-        return None
-
-    def set_value(self, value):
-        """Paddle's ``set_value`` in a Program: the Variable stands for ``value`` from here on (same
-        shape and dtype required), as ``rt.assign(value, output=self)``."""
-        from .assign import assign  # the in-place write machinery of rt.assign
-        shape = list(getattr(value, "shape", np.shape(value)))
-        dtype = str(getattr(value, "dtype", np.asarray(value).dtype))
-        known = [d for d in self._shape]
-        if len(shape) != len(known) or any(a >= 0 and b >= 0 and a != b for a, b in zip(known, shape)):
-            raise ValueError(f"set_value: '{self.name}' has shape {known}, the new value has shape {shape}")
-        if dtype != str(self._dtype):
-            raise ValueError(f"set_value: '{self.name}' has dtype {self._dtype}, the new value has dtype {dtype}; "
-                             f"cast it first (value.astype('{self._dtype}'))")
-        return assign(value, output=self)
 
 
 class Operator:
