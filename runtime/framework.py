@@ -12,7 +12,6 @@ import contextlib
 import contextvars
 import itertools
 
-from .dtypes import DType, convert_dtype
 from .registry import get_op
 from .variable import Variable, _fmt_shape  # noqa: F401  (the IR's users import Variable from here)
 from .verify import verify_program
@@ -177,22 +176,12 @@ class Block:
 
     def _create_built(self, name, shape, dtype, stop_gradient):
         """``create_var(name=name, shape=shape, dtype=dtype, stop_gradient=stop_gradient)`` for the
-        static builder, which makes a Variable for every op output: the same Variable, without two
-        calls' keyword packing."""
+        static builder, which makes a Variable for every op output: the same Variable, without the
+        keyword packing of two calls."""
         vars_ = self.vars
         if name in vars_:
             raise ValueError(f"variable '{name}' already exists in block {self.idx}")
-        var = Variable.__new__(Variable)
-        var.block = self
-        var.name = name
-        var._shape = list(map(int, shape))
-        var._dtype = dtype if type(dtype) is DType else convert_dtype(dtype)
-        # Variable.__init__'s defaults for the rest (test_trace_bookkeeping compares the two).
-        var.persistable = False
-        var.stop_gradient = stop_gradient
-        var.is_data = False
-        var.kind = "tensor"
-        var.trainable = False
+        var = Variable(self, name, shape, dtype, False, stop_gradient)
         vars_.declared.add(name)
         dict.__setitem__(vars_, name, var)
         return var
