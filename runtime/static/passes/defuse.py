@@ -50,7 +50,7 @@ def _collect_reads(block, defined, reads):
                 if n not in defined:
                     reads[n] = None
         for sub in op.attrs.values():
-            if type(sub) is not Block and not isinstance(sub, Block):
+            if not isinstance(sub, Block):
                 continue
             inner = {}
             _collect_reads(sub, sub_block_defined(op, sub), inner)

@@ -23,17 +23,24 @@ def is_persistable(block, name):
     return v is not None and v.persistable
 
 
+def _persistable_outputs(op, bound, find):
+    """The names ``op`` writes that are persistable: ``is_persistable``, inline (every analysis
+    asks this of every op; ``bound``/``find`` are the block's ``bound_tensors``/``_find_var``)."""
+    out = []
+    for names in op.outputs.values():
+        for n in names:
+            if n in bound:
+                out.append(n)
+            else:
+                v = find(n)
+                if v is not None and v.persistable:
+                    out.append(n)
+    return out
+
+
 def writes_persistable(block, op):
     """True when ``op`` writes a persistable var (a parameter update, running statistics...)."""
-    bound = block.program.bound_tensors
-    for names in op.outputs.values():
-        for n in names:  # is_persistable, inline: this runs for every op of every analysis
-            if n in bound:
-                return True
-            v = block._find_var(n)
-            if v is not None and v.persistable:
-                return True
-    return False
+    return bool(_persistable_outputs(op, block.program.bound_tensors, block._find_var))
 
 
 def persistables_written(block, memo=None):
@@ -51,14 +58,7 @@ def persistables_written(block, memo=None):
     bound = block.program.bound_tensors
     find = block._find_var
     for op in block.ops:
-        for names in op.outputs.values():
-            for n in names:  # is_persistable, inline: every compiled control-flow op asks this
-                if n in bound:
-                    found.add(n)
-                else:
-                    v = find(n)
-                    if v is not None and v.persistable:
-                        found.add(n)
+        found.update(_persistable_outputs(op, bound, find))
         for sub in op.attrs.values():
             if isinstance(sub, Block):
                 found |= persistables_written(sub, memo)
