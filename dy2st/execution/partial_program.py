@@ -56,7 +56,7 @@ class PartialProgram:
             except NotLowerable as e:
                 warnings.warn(f"dy2st: backend={self.backend!r} cannot run {self.what}: {e}; "
                               "running it on the numpy executor", RuntimeWarning, stacklevel=4)
-                self._infer = make_runner("numpy", self.program, *self._names)
+                self._infer = _NumpyRunner(self.program, *self._names)
         return self._infer
 
     # -- which eager tensors can receive gradients --------------------------------
@@ -86,10 +86,9 @@ class PartialProgram:
 
     def __call__(self, tensors):
         if not self._needs_grad(tensors):
-            infer = self._infer if self._infer is not None else self.runner
-            infer = getattr(infer, "run", infer)  # a runner object's per-call function: one frame less
+            run = self.runner.run  # the runner's per-call function: one frame less than calling it
             wrap = Tensor.from_numpy
-            return [wrap(v) for v in infer(*[t.numpy() for t in tensors])]
+            return [wrap(v) for v in run(*[t.numpy() for t in tensors])]
         arrays = [t.numpy() for t in tensors]
         if self.backend != "numpy" and not self._said_training:
             self._said_training = True

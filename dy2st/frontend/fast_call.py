@@ -116,8 +116,8 @@ def build(sf, concrete, n_args, reraise):
     w = _Writer()
     pp = concrete.partial_program
     runner = pp.runner  # built now (onnxruntime: the session), not on the first hit
-    # A runner object's per-call function, read on each call (a rebuilt session replaces it).
-    run = f"{w.ref(runner)}.run" if hasattr(runner, "run") else w.ref(runner)
+    # The runner's per-call function, read on each call (a rebuilt session or a compiled plan replaces it).
+    run = f"{w.ref(runner)}.run"
     instance = sf._instance
     target = getattr(sf.dygraph_function, "__func__", sf.dygraph_function)
     a = [f"a{i}" for i in range(n_args)]
