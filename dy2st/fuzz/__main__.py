@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from .check import Options, check
+from .check import Options, check, preload
 from .generator import DEFAULT_FEATURES, FEATURES, generate
 from .shrink import bounded, shrink
 
@@ -88,6 +88,8 @@ def main(argv=None):
     start = time.time()
     ctx = multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn")
     folder = scratch_dir("dy2st-fuzz-")  # each program's module and model files, removed after
+    if args.onnx_every:
+        preload()  # imported once here, inherited by every forked worker
     try:
         with ctx.Pool(max(1, args.jobs), initializer=_init, initargs=(features, options, folder),
                       maxtasksperchild=500) as pool:

@@ -338,15 +338,25 @@ def _save(target, mod, meta, seed, folder, options):
 _ORT = {}
 
 
-def _ort_session(path):
-    """An onnxruntime session, or None when onnxruntime is not installed; one thread and no graph
-    rewrites: the fuzzer's graphs are tiny, so building the session is what costs."""
+def preload():
+    """Import onnxruntime and the ONNX exporter now, when installed: a parent calling this before it
+    forks its workers spares every worker (replaced every 500 programs) importing them again."""
     if "ort" not in _ORT:
         try:
             import onnxruntime  # optional: the check is skipped without it
         except ImportError:
             onnxruntime = None
         _ORT["ort"] = onnxruntime
+    try:
+        import runtime.static.onnx.export  # noqa: F401  (needs the onnx package)
+    except ImportError:
+        pass
+
+
+def _ort_session(path):
+    """An onnxruntime session, or None when onnxruntime is not installed; one thread and no graph
+    rewrites: the fuzzer's graphs are tiny, so building the session is what costs."""
+    preload()
     ort = _ORT["ort"]
     if ort is None:
         return None
