@@ -58,26 +58,29 @@ _PRED = "pred_"  # a compiled loop's predicate (var identifiers all start with "
 
 
 
-# generated source text -> the code object of the function it defines: a plan's text repeats often
-# (a branch returning its input, the same small body traced again for a new signature, a saved model
-# loaded back), and compiling it is most of what a small block costs.  Only the file name differs
-# between two plans of one text; ``_function`` gives each plan a copy with its own name.  Bounded:
+# generated source text after the function's name -> the code object of the function: a plan's text
+# repeats often (a branch returning its input, the same small body traced again for a new signature
+# or named for another block, a saved model loaded back), and compiling it is most of what a small
+# block costs.  Only the names differ between two plans of one text (the function's and the file's:
+# neither is read by the code itself); ``_function`` gives each plan a copy with its own.  Bounded:
 # cleared when full.
 _CODE_CACHE = {}
 _CODE_CACHE_SIZE = 4096
 
 
 def _function(source, fname, filename, g):
-    """The function ``fname`` that ``source`` (one ``def``) defines, with globals ``g`` and its code named
-    ``filename``: what exec'ing ``source`` in ``g`` makes, without running the module code each time."""
-    code = _CODE_CACHE.get(source)
+    """The function ``fname`` that ``source`` (one ``def fname(...)``) defines, with globals ``g`` and its
+    code named ``filename``: what exec'ing ``source`` in ``g`` makes, without running module code."""
+    key = source[4 + len(fname):]  # "(params):\n..." (the text starts "def " + fname)
+    code = _CODE_CACHE.get(key)
     if code is None:
         if len(_CODE_CACHE) >= _CODE_CACHE_SIZE:
             _CODE_CACHE.clear()
-        module = compile(source, "<runtime-plan>", "exec")
-        code = _CODE_CACHE[source] = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+        module = compile("def _plan" + key, "<runtime-plan>", "exec")
+        code = _CODE_CACHE[key] = next(c for c in module.co_consts if isinstance(c, types.CodeType))
     g.setdefault("__builtins__", builtins.__dict__)  # as exec would add
-    fn = g[fname] = types.FunctionType(code.replace(co_filename=filename), g, fname)
+    fn = g[fname] = types.FunctionType(code.replace(co_filename=filename, co_name=fname, co_qualname=fname),
+                                       g, fname)
     return fn
 
 
@@ -113,21 +116,21 @@ def _identifier(name):
     return ident
 
 
-class _Names:
-    """Var name -> a readable, unique Python identifier."""
+class _Names(dict):
+    """Var name -> a readable, unique Python identifier (``names[var]``: a name already given is a
+    plain dict lookup; ``__missing__`` makes the others)."""
 
     def __init__(self):
-        self.map, self.used = {}, set()
+        super().__init__()
+        self.used = set()
 
-    def __call__(self, name):
-        ident = self.map.get(name)
-        if ident is None:
-            base = "v_" + _identifier(name)
-            ident, n = base, 1
-            while ident in self.used:
-                ident, n = f"{base}_{n}", n + 1
-            self.used.add(ident)
-            self.map[name] = ident
+    def __missing__(self, name):
+        base = "v_" + _identifier(name)
+        ident, n = base, 1
+        while ident in self.used:
+            ident, n = f"{base}_{n}", n + 1
+        self.used.add(ident)
+        self[name] = ident
         return ident
 
 
@@ -166,7 +169,7 @@ class BlockCompiler:
         io = live_io(block, ops, output_names)
         ops = [op for op, _, _ in io.values()]
         g = {"_S": self.scope, "_rs": self._read_scope}
-        ident = _Names()
+        ident = _Names().__getitem__
         consts = self._fold(block, ops, input_names, g, io)
         body = [op for op in ops if id(op) not in consts["folded"]]
         cnames = consts["names"]
