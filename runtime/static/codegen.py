@@ -26,6 +26,7 @@ same compiler; a while body without a gradient compiles with ``loop=n`` into one
 function holding the loop.  A line -> op table lets the executor say which op a
 failure came from.
 """
+import builtins
 import itertools
 import keyword
 import linecache
@@ -37,14 +38,14 @@ import numpy as np
 
 from ..errors import add_context
 from ..registry import get_op
-from .passes.effects import is_persistable, persistables_written
+from .passes.effects import persistables_written
 from .passes.expressions import _BINARY, expression, loop_predicate
 from .passes.features import enabled
 from .passes.fold import effective_attrs, fold_constants
 from .passes.hoist import loop_invariants
 from .passes.inplace import plan_inplace
 from .passes.kernels import select_kernel
-from .passes.liveness import last_uses, live_ops
+from .passes.liveness import live_io
 
 # generated filename -> the generated function, whose ``linemap`` ({line number: Operator}) is read
 # when an error is annotated.  Weak: a plan's source, line map and Operators (and through them the
@@ -57,28 +58,30 @@ _PRED = "pred_"  # a compiled loop's predicate (var identifiers all start with "
 
 
 
-# generated source text -> its module code object: a plan's text repeats often (a branch returning
-# its input, the same small body traced again for a new signature, a saved model loaded back), and
-# compiling it is most of what a small block costs.  Only the file name differs between two plans of
-# one text; ``_code`` puts the plan's own name into a copy.  Bounded: cleared when full.
+# generated source text after the function's name -> the code object of the function: a plan's text
+# repeats often (a branch returning its input, the same small body traced again for a new signature
+# or named for another block, a saved model loaded back), and compiling it is most of what a small
+# block costs.  Only the names differ between two plans of one text (the function's and the file's:
+# neither is read by the code itself); ``_function`` gives each plan a copy with its own.  Bounded:
+# cleared when full.
 _CODE_CACHE = {}
 _CODE_CACHE_SIZE = 4096
 
 
-def _renamed(code, filename):
-    """``code`` and the code objects nested in it, with ``co_filename`` set to ``filename``."""
-    consts = tuple(_renamed(c, filename) if isinstance(c, types.CodeType) else c for c in code.co_consts)
-    return code.replace(co_filename=filename, co_consts=consts)
-
-
-def _code(source, filename):
-    """The compiled module code of ``source``, named ``filename`` (compiled once per distinct text)."""
-    code = _CODE_CACHE.get(source)
+def _function(source, fname, filename, g):
+    """The function ``fname`` that ``source`` (one ``def fname(...)``) defines, with globals ``g`` and its
+    code named ``filename``: what exec'ing ``source`` in ``g`` makes, without running module code."""
+    key = source[4 + len(fname):]  # "(params):\n..." (the text starts "def " + fname)
+    code = _CODE_CACHE.get(key)
     if code is None:
         if len(_CODE_CACHE) >= _CODE_CACHE_SIZE:
             _CODE_CACHE.clear()
-        code = _CODE_CACHE[source] = compile(source, "<runtime-plan>", "exec")
-    return _renamed(code, filename)
+        module = compile("def _plan" + key, "<runtime-plan>", "exec")
+        code = _CODE_CACHE[key] = next(c for c in module.co_consts if isinstance(c, types.CodeType))
+    g.setdefault("__builtins__", builtins.__dict__)  # as exec would add
+    fn = g[fname] = types.FunctionType(code.replace(co_filename=filename, co_name=fname, co_qualname=fname),
+                                       g, fname)
+    return fn
 
 
 class UndefinedVariableError(ValueError):
@@ -113,21 +116,21 @@ def _identifier(name):
     return ident
 
 
-class _Names:
-    """Var name -> a readable, unique Python identifier."""
+class _Names(dict):
+    """Var name -> a readable, unique Python identifier (``names[var]``: a name already given is a
+    plain dict lookup; ``__missing__`` makes the others)."""
 
     def __init__(self):
-        self.map, self.used = {}, set()
+        super().__init__()
+        self.used = set()
 
-    def __call__(self, name):
-        ident = self.map.get(name)
-        if ident is None:
-            base = "v_" + _identifier(name)
-            ident, n = base, 1
-            while ident in self.used:
-                ident, n = f"{base}_{n}", n + 1
-            self.used.add(ident)
-            self.map[name] = ident
+    def __missing__(self, name):
+        base = "v_" + _identifier(name)
+        ident, n = base, 1
+        while ident in self.used:
+            ident, n = f"{base}_{n}", n + 1
+        self.used.add(ident)
+        self[name] = ident
         return ident
 
 
@@ -162,10 +165,12 @@ class BlockCompiler:
         """
         input_names, output_names = list(input_names), list(output_names)
         ops = block.ops if op_range is None else block.ops[op_range[0]:op_range[1]]
-        ops = live_ops(block, ops, output_names)
+        # the live ops with their input and output names, built once here for every analysis below
+        io = live_io(block, ops, output_names)
+        ops = [op for op, _, _ in io.values()]
         g = {"_S": self.scope, "_rs": self._read_scope}
-        ident = _Names()
-        consts = self._fold(block, ops, input_names, g)
+        ident = _Names().__getitem__
+        consts = self._fold(block, ops, input_names, g, io)
         body = [op for op in ops if id(op) not in consts["folded"]]
         cnames = consts["names"]
 
@@ -177,21 +182,35 @@ class BlockCompiler:
                 return cnames[n]
             return inline[n] if n in inline else ident(alias.get(n, n))
 
-        # Free names: read before any op defines them.
+        # Free names: read before any op defines them.  The same walk finds the control-flow ops
+        # (their sub-blocks) and the last op reading each name.
+        bound, find = self.program.bound_tensors, block._find_var
+
+        def persistable(n):  # passes.effects.is_persistable, with the lookups above done once
+            if n in bound:
+                return True
+            v = find(n)
+            return v is not None and v.persistable
         defined = set(input_names) | set(cnames)
         free, undefined, written = [], [], []
-        for op in body:
-            for n in op.input_arg_names:
+        last_use, subs = {}, {}
+        for i, op in enumerate(body):
+            _, ins, outs = io[id(op)]
+            for n in ins:
+                last_use[n] = i
                 if n not in defined:
-                    (free if is_persistable(block, n) else undefined).append((n, op))
+                    (free if persistable(n) else undefined).append((n, op))
                     defined.add(n)
-            for n in op.output_arg_names:
+            for n in outs:
                 defined.add(n)
-                if is_persistable(block, n) and n not in written:
+                if n not in written and persistable(n):
                     written.append(n)
+            sb = op.sub_blocks()
+            if sb:
+                subs[id(op)] = sb
         for n in output_names:
             if n not in defined:
-                (free if is_persistable(block, n) else undefined).append((n, None))
+                (free if persistable(n) else undefined).append((n, None))
                 defined.add(n)
         if undefined:
             names = [n for n, _ in undefined]
@@ -201,22 +220,21 @@ class BlockCompiler:
                 f"variable '{n}' is read by {by} in block {block.idx} but nothing defines it before "
                 f"(not a feed/input, not persistable, not computed earlier); undefined: {names}", names, block)
 
-        last_use = last_uses(body)
         keep_alive = set(output_names) | set(written)
         persistent = {n for n, _ in free}  # parameters and scope values: held elsewhere, a del frees nothing
         # A control-flow op whose sub-blocks write persistable state (batch norm's running statistics
         # in a branch) stores it itself: the values this block holds are stale after it, read again.
         memo = self._written
-        stale = {id(op): sorted(set().union(*[persistables_written(sub, memo) for sub in op.sub_blocks()]))
-                 for op in body if op.sub_blocks()}
+        stale = {k: sorted(set().union(*[persistables_written(sub, memo) for sub in sb]))
+                 for k, sb in subs.items()}
         nested = sorted({n for names in stale.values() for n in names} - set(written))
         invariant = [] if loop is None else loop_invariants(
             block, body, set(input_names[loop:]) | set(cnames) | persistent, written + nested,
-            set(input_names) | {output_names[-1]})
+            set(input_names) | {output_names[-1]}, io)
         hoisted = {id(op) for op in invariant}
         for op in invariant:  # read at every step: never overwritten or freed inside the loop
-            keep_alive.update(op.output_arg_names)
-        reuse, donors = plan_inplace(block, body, keep_alive, cnames)
+            keep_alive.update(io[id(op)][2])
+        reuse, donors = plan_inplace(block, body, keep_alive, cnames, io)
         fname = name or f"block{block.idx}"
         params = ([_PRED] if loop is not None else []) + [ident(n) for n in input_names]
         lines = [f"def {fname}({', '.join(params)}):"]
@@ -225,8 +243,10 @@ class BlockCompiler:
         reads = []
         # With no control-flow op in the block nothing writes a parameter before the block's own
         # write-back at the end, so reading it where it is used sees the value a hoisted read would.
+        opdefs = {id(op): get_op(op.type) for op in body}
         inline_ok = (loop is None and enabled("inline_params")
-                     and not any(get_op(op.type).build_kernel is not None for op in body))
+                     and not any(d.build_kernel is not None for d in opdefs.values()))
+        scalar_ref = self._scalar_ref(ref, g)
 
         def read(n):  # the statement reading persistable ``n`` into its local
             if n in bound:
@@ -267,51 +287,58 @@ class BlockCompiler:
             if invariant:  # run once before the loop, and only if it makes a step
                 lines.append(f"    if {_PRED}:")
                 for op in invariant:
-                    call, first_only = self._call(block, op, body.index(op), ref, g, set(op.output_arg_names))
+                    call, first_only = self._call(block, op, body.index(op), ref, g, set(io[id(op)][2]),
+                                                  opdef=opdefs[id(op)], scalar_ref=scalar_ref)
                     linemap[len(lines) + 1] = op
-                    lines.append(f"        {self._targets(op, ident, first_only)} = {call}")
+                    lines.append(f"        {self._targets(op, ident, first_only, opdefs[id(op)])} = {call}")
             lines.append(f"    while {_PRED}:")
             if written:
                 lines.extend(ind + r for r in reads)
             # only values the body itself makes may be freed: carries and outer values live on
-            own = {n for op in body for n in op.output_arg_names}
+            own = {n for op in body for n in io[id(op)][2]}
         else:
             own = None
             for n in input_names:  # inputs nothing reads: drop their reference early
                 if n not in last_use and n not in keep_alive:
                     lines.append(f"    del {ident(n)}")
         for i, op in enumerate(body):
-            if id(op) in hoisted:
+            key = id(op)
+            if key in hoisted:
                 continue
-            flush = [n for n in stale.get(id(op), ()) if n in pending]
-            lines.extend(ind + store(n) for n in flush)  # a sub-block reads it from where it lives
-            pending.difference_update(flush)
-            pending.update(n for n in op.output_arg_names if n in written)
-            live = {n for n in op.output_arg_names if last_use.get(n, -1) > i or n in keep_alive}
+            _, ins, outs = io[key]
+            sb = stale.get(key)
+            if sb:
+                flush = [n for n in sb if n in pending]
+                lines.extend(ind + store(n) for n in flush)  # a sub-block reads it from where it lives
+                pending.difference_update(flush)
+            if written:
+                pending.update(n for n in outs if n in written)
             buf = None
-            if id(op) in reuse:  # a statement writing into buf; the result keeps buf's Python name
-                ufunc, extra, buf = reuse[id(op)]
+            if key in reuse:  # a statement writing into buf; the result keeps buf's Python name
+                ufunc, extra, buf = reuse[key]
                 kname = f"_k{i}_" + ufunc.__name__
                 g[kname] = ufunc
-                operands = [ref(n) for n in op.input_arg_names]
+                operands = [ref(n) for n in ins]
                 for k, c in enumerate(extra):
                     g[f"{kname}_{k}"] = c
                     operands.append(f"{kname}_{k}")
                 call = f"{kname}({', '.join(operands)}, out={ref(buf)})"
-                alias[op.output_arg_names[0]] = alias.get(buf, buf)
+                alias[outs[0]] = alias.get(buf, buf)
                 target = ""
             elif pred is not None and op is pred[0]:
                 call, first_only = pred[1], False
-                target = self._targets(op, ident)
+                target = self._targets(op, ident, False, opdefs[key])
             else:
-                call, first_only = self._call(block, op, i, ref, g, live, id(op) in donors)
-                target = self._targets(op, lambda n: ident(n) if (n in last_use and last_use[n] > i) or  # noqa: B023
-                                       n in keep_alive else "_", first_only)
+                live = {n for n in outs if last_use.get(n, -1) > i or n in keep_alive}
+                call, first_only = self._call(block, op, i, ref, g, live, key in donors, opdefs[key], scalar_ref)
+                target = self._targets(op, lambda n: ident(n) if n in live else "_",  # noqa: B023
+                                       first_only, opdefs[key])
             linemap[len(lines) + 1] = op
             lines.append(f"{ind}{target} = {call}" if target else f"{ind}{call}")
-            lines.extend(ind + read(n) for n in stale.get(id(op), ())
-                         if n not in alias and (last_use.get(n, -1) > i or n in keep_alive))
-            dead = [ref(n) for n in dict.fromkeys(op.input_arg_names)
+            if sb:
+                lines.extend(ind + read(n) for n in sb
+                             if n not in alias and (last_use.get(n, -1) > i or n in keep_alive))
+            dead = [ref(n) for n in dict.fromkeys(ins)
                     if last_use.get(n) == i and n not in keep_alive and n not in cnames and n != buf
                     and n not in persistent
                     and (own is None or n in own)]
@@ -332,8 +359,7 @@ class BlockCompiler:
         source = "\n".join(lines) + "\n"
         filename = f"<runtime-plan-{next(_ids)}:{fname}>"
         linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-        exec(_code(source, filename), g)  # noqa: S102  (our own generated code)
-        fn = g[fname]
+        fn = _function(source, fname, filename, g)
         fn.source = source
         fn.linemap = linemap
         GENERATED[filename] = fn
@@ -353,24 +379,28 @@ class BlockCompiler:
         return scalar_ref
 
     @staticmethod
-    def _fold(block, ops, input_names, g):
+    def _fold(block, ops, input_names, g, io=None):
         """Constants computed now (``passes.fold``), each bound to a global ``_cN`` of the plan."""
-        values, folded = fold_constants(block, ops, input_names, on_error=annotate, shapes=enabled("shape_folding"))
+        values, folded = fold_constants(block, ops, input_names, on_error=annotate, shapes=enabled("shape_folding"),
+                                        io=io)
         names = {}
         for n, v in values.items():
             names[n] = f"_c{len(names)}"
             g[names[n]] = v
         return {"names": names, "folded": folded}
 
-    def _call(self, block, op, i, ref, g, live=(), donate=False):
+    def _call(self, block, op, i, ref, g, live=(), donate=False, opdef=None, scalar_ref=None):
         """(Python source of the call computing ``op``, whether it returns the first output alone)."""
-        opdef = get_op(op.type)
-        alias = opdef.alias(block, op) if opdef.alias is not None else None
-        if alias is not None:  # the op's declared no-op case: the input itself, no call
-            return ref(alias), False
+        if opdef is None:
+            opdef = get_op(op.type)
+        if opdef.alias is not None:
+            alias = opdef.alias(block, op)
+            if alias is not None:  # the op's declared no-op case: the input itself, no call
+                return ref(alias), False
         args = []
+        inputs = op.inputs
         for j, slot in enumerate(opdef.input_slots):
-            ns = op.inputs.get(slot)
+            ns = inputs.get(slot)
             if ns is None:
                 args.append("None")
             elif opdef.is_variadic_input(j):
@@ -385,7 +415,7 @@ class BlockCompiler:
             return f"{kname}({', '.join(args)})", False
         if opdef.kernel is None:
             raise NotImplementedError(f"op '{op.type}' has no kernel and cannot run")
-        expr = expression(block, op, ref, self._scalar_ref(ref, g), g, kname)
+        expr = expression(block, op, ref, scalar_ref or self._scalar_ref(ref, g), g, kname)
         if expr is not None:
             return expr, False
         fast = select_kernel(block, op, live, donate)
@@ -394,7 +424,7 @@ class BlockCompiler:
             return f"{kname}({', '.join(args)})", getattr(fast, "first_only", False)
         g[kname] = opdef.kernel
         for k, v in effective_attrs(opdef, op).items():
-            if _is_literal(v) and k.isidentifier() and not keyword.iskeyword(k):
+            if _is_literal(v) and _keyword_ok(k):
                 args.append(f"{k}={v!r}")
             else:
                 aname = f"_a{i}_{len(g)}"
@@ -403,11 +433,13 @@ class BlockCompiler:
         return f"{kname}({', '.join(args)})", False
 
     @staticmethod
-    def _targets(op, tgt, first_only=False):
-        opdef = get_op(op.type)
+    def _targets(op, tgt, first_only=False, opdef=None):
+        if opdef is None:
+            opdef = get_op(op.type)
         parts = []
+        outputs = op.outputs
         for j, slot in enumerate(opdef.output_slots[:1] if first_only else opdef.output_slots):
-            ns = op.outputs.get(slot)
+            ns = outputs.get(slot)
             if ns is None:
                 parts.append("_")
             elif opdef.is_variadic_output(j):
@@ -415,6 +447,17 @@ class BlockCompiler:
             else:
                 parts.append(tgt(ns[0]))
         return ", ".join(parts)
+
+
+_KEYWORD_OK = {}
+
+
+def _keyword_ok(k):
+    """Whether attr ``k`` can be passed as ``k=...`` (remembered: attr names are few and recur)."""
+    ok = _KEYWORD_OK.get(k)
+    if ok is None:
+        ok = _KEYWORD_OK[k] = k.isidentifier() and not keyword.iskeyword(k)
+    return ok
 
 
 def op_note(op):

@@ -115,7 +115,7 @@ def _build_while(op, compiler):
     flow = any(o.sub_blocks() for o in sub.ops)  # a body with branches or loops: record each step
     # Persistable state the body writes (batch norm's running statistics under a branch) is read
     # again at every step, as eagerly: the value passed in at the start is stale after one step.
-    written = persistables_written(sub)
+    written = persistables_written(sub, compiler._written)
     fresh = [(k, name) for k, name in enumerate(params) if name in written]
     if fresh:
         bound = compiler.program.bound_tensors
@@ -135,7 +135,7 @@ def _build_while(op, compiler):
             _check_pred(pred, "while_loop")
         if not pred:
             return list(xs), ([[]] if save else [])
-        if body is None:  # the compiled loop's fallback in a recorded run
+        if body is None:  # compiled at the first step
             body = compile_body()
         xs = tuple(xs)
         steps = [] if save else None
@@ -173,22 +173,27 @@ def _build_while(op, compiler):
             record.uncounted(run)
         return list(xs), ([steps] if save else [])
     if save or fresh or not enabled("compiled_loops"):
-        body = compile_body()
-        return run_while
-    # No per-step record: the loop runs in generated code.
-    loop = compiler.compile(sub, list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
-                            name=f"while_loop{idx}", loop=n)
+        return run_while  # the body is compiled when the loop first makes a step
+    # No per-step record: the loop runs in generated code, compiled when it first makes a step (as
+    # a cond's branch is when it first runs): a loop no run enters, or one only recorded runs step
+    # through (run_while), costs nothing to build.
+    loop = None
 
     def run_loop(pred, xs, ps):
+        nonlocal loop
         if pred.size != 1:
             _check_pred(pred, "while_loop")
-        if pred:
-            record = block_record()
-            if record is not None:
-                if counted and record.counting:  # its steps are recorded: the loop runs step by step
-                    return run_while(pred, xs, ps)
-                record.into.add(idx)
-                return list(record.uncounted(loop, pred, *xs, *ps)), []
+        if not pred:
+            return list(xs), []
+        record = block_record()
+        if record is not None and counted and record.counting:  # its steps are recorded: step by step
+            return run_while(pred, xs, ps)
+        if loop is None:
+            loop = compiler.compile(sub, list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
+                                    name=f"while_loop{idx}", loop=n)
+        if record is not None:
+            record.into.add(idx)
+            return list(record.uncounted(loop, pred, *xs, *ps)), []
         return list(loop(pred, *xs, *ps)), []
     return run_loop
 

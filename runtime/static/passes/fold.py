@@ -16,7 +16,7 @@ static shape is fully known are constants too (a mean's gradient divides by one)
 import numpy as np
 
 from ...registry import get_op
-from .effects import is_persistable
+from .liveness import op_io
 
 
 def effective_attrs(opdef, op):
@@ -64,29 +64,36 @@ _SHAPE_OPS = {"numel": lambda shape: np.asarray(int(np.prod(shape, dtype=np.int6
               "shape": lambda shape: np.asarray(shape, dtype=np.int64)}
 
 
-def fold_constants(block, ops, input_names, on_error=None, shapes=False):
+def fold_constants(block, ops, input_names, on_error=None, shapes=False, io=None):
     """(name -> constant value, set of id(op) folded) for ``ops`` of ``block``.
 
     ``on_error(exc, op)`` turns a failure of a folded kernel into the exception
     raised (the executor names the op); by default the failure propagates.
+    ``io``: ``liveness.op_io(ops)`` (or a map holding it), if the caller has it.
     """
+    if io is None:
+        io = op_io(ops)
     defs = {}
     for op in ops:
-        for n in op.output_arg_names:
+        for n in io[id(op)][2]:
             defs[n] = defs.get(n, 0) + 1
     inputs = set(input_names)
     values, folded = {}, set()
+    bound, find = block.program.bound_tensors, block._find_var
     for op in ops:
-        opdef = get_op(op.type)
-        outs = op.output_arg_names
-        shape = _static_shape(block, op) if shapes and op.type in _SHAPE_OPS and len(outs) == 1 else None
-        if shape is not None and defs[outs[0]] == 1 and outs[0] not in inputs:
-            values[outs[0]] = _SHAPE_OPS[op.type](shape)
-            folded.add(id(op))
+        _, ins, outs = io[id(op)]
+        if shapes and op.type in _SHAPE_OPS and len(outs) == 1:
+            shape = _static_shape(block, op)
+            if shape is not None and defs[outs[0]] == 1 and outs[0] not in inputs:
+                values[outs[0]] = _SHAPE_OPS[op.type](shape)
+                folded.add(id(op))
+                continue
+        # every input a constant first: the cheap test, false for nearly every op
+        if not outs or not all(n in values for n in ins):
             continue
-        if (opdef.pure and opdef.kernel is not None and opdef.build_kernel is None and outs
-                and all(n in values for n in op.input_arg_names)
-                and all(defs[n] == 1 and n not in inputs and not is_persistable(block, n) for n in outs)):
+        opdef = get_op(op.type)
+        if (opdef.pure and opdef.kernel is not None and opdef.build_kernel is None
+                and all(defs[n] == 1 and n not in inputs and not _persistable(n, bound, find) for n in outs)):
             try:
                 res = opdef.kernel(*arg_values(opdef, op, values), **effective_attrs(opdef, op))
             except Exception as e:
@@ -96,3 +103,11 @@ def fold_constants(block, ops, input_names, on_error=None, shapes=False):
             values.update(zip(outs, flat_outputs(opdef, res)))
             folded.add(id(op))
     return values, folded
+
+
+def _persistable(n, bound, find):
+    """``effects.is_persistable`` with the block's ``bound_tensors`` and ``_find_var`` looked up once."""
+    if n in bound:
+        return True
+    v = find(n)
+    return v is not None and v.persistable

@@ -21,30 +21,35 @@ earlier than the step's order would have it.
 from ...registry import get_op
 from .effects import writes_persistable
 from .features import enabled
+from .liveness import op_io
 
 
-def loop_invariants(block, body, outer, written, keep_in_loop=()):
+def loop_invariants(block, body, outer, written, keep_in_loop=(), io=None):
     """The ops of ``body`` (a compiled while body) to run once before the loop, in order.
 
     ``outer``: names bound before the loop (outer values, constants, parameters read before
     it; carries are not: the loop rebinds them); ``written``: persistable vars the body writes (then nothing moves:
     the body reads that state again at every step); ``keep_in_loop``: names whose producing op
-    stays in the loop (the inputs, which the loop rebinds, and the predicate).
+    stays in the loop (the inputs, which the loop rebinds, and the predicate); ``io``:
+    ``liveness.op_io(body)`` (or a map holding it), if the caller has it.
     """
     if not enabled("hoist_invariants") or written:
         return []
+    if io is None:
+        io = op_io(body)
     writes = {}
     for op in body:
-        for n in op.output_arg_names:
+        for n in io[id(op)][2]:
             writes[n] = writes.get(n, 0) + 1
     # a name some op rebinds is not the same at every step; a hoisted result must be its one binding
     fixed, hoisted = {n for n in outer if n not in writes}, []
     for op in body:
+        _, ins, outs = io[id(op)]
         opdef = get_op(op.type)
         if (opdef.pure and opdef.build_kernel is None and not writes_persistable(block, op)
-                and op.output_arg_names
-                and all(writes[n] == 1 and n not in keep_in_loop for n in op.output_arg_names)
-                and all(n in fixed for n in op.input_arg_names)):
+                and outs
+                and all(writes[n] == 1 and n not in keep_in_loop for n in outs)
+                and all(n in fixed for n in ins)):
             hoisted.append(op)
-            fixed.update(op.output_arg_names)
+            fixed.update(outs)
     return hoisted

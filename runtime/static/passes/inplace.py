@@ -45,19 +45,22 @@ def _fits(small, big):
     return all(s == 1 or (s == b and b >= 0) for s, b in zip(reversed(small), reversed(big)))
 
 
-def plan_inplace(block, ops, keep_alive, consts=()):
+def plan_inplace(block, ops, keep_alive, consts=(), io=None):
     """``(reuse, donors)`` for ``ops`` of ``block``: reuse is {id(op): (ufunc, constant operands
     (0-d arrays), name of the input it overwrites)}; donors is {id(op)} of ``DONORS`` ops whose X is such a
-    dead temporary, which their fast kernel may overwrite."""
+    dead temporary, which their fast kernel may overwrite.  ``io``: ``liveness.op_io(ops)`` (or a
+    map holding it), if the caller has it."""
     if not enabled("inplace"):
         return {}, set()
     readers, fresh, result, donors = {}, set(), {}, set()
     for op in ops:
-        for n in op.input_arg_names:
+        for n in (io[id(op)][1] if io is not None else op.input_arg_names):
             readers[n] = readers.get(n, 0) + 1
     for op in ops:
-        outs = op.output_arg_names
-        choice = _choose(block, op, readers, fresh, keep_alive, consts)
+        outs = io[id(op)][2] if io is not None else op.output_arg_names
+        # only these ops can write into a dead temporary: _choose answers None for the others
+        choice = (_choose(block, op, readers, fresh, keep_alive, consts)
+                  if op.type in _UNARY or op.type in _BINARY else None)
         if choice is not None:
             result[id(op)] = choice
         elif op.type in DONORS:
@@ -70,18 +73,28 @@ def plan_inplace(block, ops, keep_alive, consts=()):
 
 
 def _dead_temporary(block, n, readers, fresh, keep_alive, consts):
-    v = block._find_var(n)
-    return n in fresh and readers.get(n) == 1 and n not in keep_alive and n not in consts and _ranked(v)
+    return (n in fresh and readers.get(n) == 1 and n not in keep_alive and n not in consts
+            and _ranked(block._find_var(n)))
+
+
+def _any_dead(names, readers, fresh, keep_alive, consts):
+    """Whether one of ``names`` passes ``_dead_temporary``'s tests on names alone: when none does,
+    ``_choose`` has no candidate, so it answers None before looking at any var."""
+    return any(n in fresh and readers.get(n) == 1 and n not in keep_alive and n not in consts for n in names)
 
 
 def _choose(block, op, readers, fresh, keep_alive, consts):
     if op.type in _UNARY:
         (ufunc, extra), cands = _UNARY[op.type], op.inputs.get("X") or []
         others = []
+        if not _any_dead(cands, readers, fresh, keep_alive, consts):
+            return None
     elif op.type in _BINARY:
         ufunc, extra = _BINARY[op.type], ()
         xs, ys = op.inputs.get("X") or [], op.inputs.get("Y") or []
         if len(xs) != 1 or len(ys) != 1 or xs[0] == ys[0]:
+            return None
+        if not _any_dead(xs + ys, readers, fresh, keep_alive, consts):
             return None
         x, y = block._find_var(xs[0]), block._find_var(ys[0])
         if x is None or y is None or x.dtype != y.dtype or (op.type == "divide" and not str(x.dtype).startswith("float")):

@@ -106,7 +106,12 @@ def _var(block, op, slot, k=0):
     return block._find_var(names[k]) if len(names) > k else None
 
 
+_SPECIAL = frozenset(("gelu", "matmul", "softmax", "layer_norm"))
+
+
 def _special(block, op, live, donate):
+    if op.type not in _SPECIAL:
+        return None
     x = _var(block, op, "X")
     if x is None or str(x.dtype) not in ("float32", "float64"):
         return None

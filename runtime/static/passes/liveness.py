@@ -41,6 +41,26 @@ def live_ops(block, ops, output_names, keep=must_keep):
     return analyze(block, ops, output_names, keep)[0]
 
 
+def live_io(block, ops, output_names, keep=must_keep):
+    """``live_ops`` as ``{id(op): (input names, output names)}`` of the ops kept, in order: the
+    compiler's analyses all read these lists, which each ``op.*_arg_names`` call builds anew."""
+    needed = set(output_names)
+    kept = []
+    for op in reversed(ops):
+        outs = op.output_arg_names
+        if not needed.isdisjoint(outs) or (keep is not None and keep(block, op)):
+            ins = op.input_arg_names
+            kept.append((op, ins, outs))
+            needed.difference_update(outs)
+            needed.update(ins)
+    return {id(op): (op, ins, outs) for op, ins, outs in reversed(kept)}
+
+
+def op_io(ops):
+    """``{id(op): (op, input names, output names)}`` for ``ops``, in order (see ``live_io``)."""
+    return {id(op): (op, op.input_arg_names, op.output_arg_names) for op in ops}
+
+
 def segment_inputs(block, output_names, op_range=None, persistables=False):
     """Names ``block.ops[op_range]`` must be given to produce ``output_names``.
 
@@ -62,10 +82,12 @@ def segment_inputs(block, output_names, op_range=None, persistables=False):
     return need
 
 
-def last_uses(ops):
-    """name -> index in ``ops`` of the last op reading it (where its value may be freed)."""
+def last_uses(ops, io=None):
+    """name -> index in ``ops`` of the last op reading it (where its value may be freed).
+
+    ``io``: ``op_io(ops)`` (or a map holding it), if the caller has it."""
     last = {}
     for i, op in enumerate(ops):
-        for n in op.input_arg_names:
+        for n in (io[id(op)][1] if io is not None else op.input_arg_names):
             last[n] = i
     return last
