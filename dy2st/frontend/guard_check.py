@@ -135,5 +135,25 @@ class CheckWriter:
         source = (f"def make({', '.join(names)}):\n    def check():\n"
                   + "".join(f"        {line}\n" for line in self.body()) + "        return True\n    return check\n")
         namespace = {}
-        exec(compile(source, "<dy2st guards>", "exec"), namespace)  # noqa: S102  (our own generated code)
+        exec(_compiled(source), namespace)  # noqa: S102  (our own generated code)
         return namespace.pop("make")(*names.values())
+
+
+# Compiled guard code by its source text. Safe to share: a code object depends on nothing but
+# its text (every object the checks read comes in as an argument of ``make``), and exec'ing it
+# makes a fresh ``make`` each time. The traces of one function (one per signature, mode...)
+# write the same text one after another, so a few recent texts are enough; few, so that
+# converting many functions keeps no memory.
+_CODES = {}
+_MAX_CODES = 16
+
+
+def _compiled(source):
+    """``compile(source, "<dy2st guards>", "exec")``, reused for a text compiled recently."""
+    code = _CODES.pop(source, None)
+    if code is None:
+        code = compile(source, "<dy2st guards>", "exec")
+        if len(_CODES) >= _MAX_CODES:
+            _CODES.pop(next(iter(_CODES)), None)  # the least recently used
+    _CODES[source] = code
+    return code

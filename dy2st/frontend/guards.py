@@ -31,6 +31,7 @@ import copy
 import dis
 import inspect
 import types
+import weakref
 
 import runtime as rt
 
@@ -103,11 +104,25 @@ def _as_function(member):
 def _written_names(code, out=None):
     """Attribute names a code object (and the functions nested in it) assigns or deletes."""
     out = set() if out is None else out
+    names = _WRITTEN.get(code)
+    if names is None:  # every trace of a function asks again: disassembling is not cheap
+        names = set()
+        _disassembled_writes(code, names)
+        _WRITTEN[code] = names = frozenset(names)
+    out.update(names)
+    return out
+
+
+# Code object -> the attribute names it writes. Safe to keep: a code object never changes (and
+# equal ones write the same names); weak, so a converted function's code goes when it does.
+_WRITTEN = weakref.WeakKeyDictionary()
+
+
+def _disassembled_writes(code, out):
     out.update(i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_ATTR", "DELETE_ATTR"))
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            _written_names(const, out)
-    return out
+            _disassembled_writes(const, out)
 
 
 def _read_names(cls, start, written=None):

@@ -1,10 +1,12 @@
 """`_jst.IfElse`: a symbolic condition -> a `cond` op with both branches traced; a Python (or
 eager) condition -> only the branch taken runs, decided at trace time."""
 import runtime as rt
-import runtime.static  # noqa: F401  (rt.static.nn.cond)
-from dy2st.operators.common import _block_count, _describe, _drop_blocks, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
+import runtime.static  # noqa: F401  (rt.static.default_main_program)
+from runtime.framework import static_mode_guard
+from runtime.static.control_flow import block_leaves, cond_op, cond_pred, trace_block
+from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
 from dy2st.operators.python_semantics import int_kind, mark_int
-from dy2st.operators.side_effects import MoreSlots, build_with_slots, probing_now, tracked
+from dy2st.operators.side_effects import probing_now, tracked
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
@@ -55,41 +57,24 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()
     pack = (lambda r: (r,)) if single else (lambda r: _pack(r, n))
     pred = pred if pred.dtype == "bool" else rt.cast(pred, "bool")
     snap = tracked(writes, (true_fn, false_fn), args)
-    parent, blocks = rt.static.default_main_program().current_block(), _block_count()
-    ops = len(parent.ops)
     outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap, returns)
-    if outs is None:  # the first branch left a return value unset that the other set: swap
-        # The discarded `cond` must not stay in the Program: its random draws (dropout) and
-        # persistable writes (batch-norm statistics) would run as well as the real one's.
-        del parent.ops[ops:]
-        parent.program._version += 1
-        _drop_blocks(blocks)
-        outs = _cond_writing(rt.logical_not(pred), false_fn, true_fn, args, labels, pack, snap, returns)
     if names is None or n == 1:
         return outs[0]
     return None if n == 0 else tuple(outs)
 
 
-def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap, returns=()):
+def _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap, returns=()):
     """`_build_cond`, with the slots of `snap` the branches write as extra outputs.
 
     Each branch starts from the contents the objects had before the `if`; afterwards they
-    hold the merged values. A slot written only by the second branch is found after the
-    first was traced, so the `cond` is then built again with it."""
+    hold the merged values."""
     if snap is None:
-        return _build_cond(pred, first_fn, second_fn, args, labels, pack, returns=returns)
-    slots, n = [], len(labels)
-    carried, state = [], {}  # what the last try carried, and what each branch gave
-
-    def build():
-        carried.clear()
-        state.clear()
-        return _build_cond(pred, first_fn, second_fn, args, labels, pack, snap, slots, carried, state,
-                           returns=returns)
-
-    merged = build_with_slots(snap, slots, build)
-    if merged is None:
-        return None
+        return _build_cond(pred, true_fn, false_fn, args, labels, pack, returns=returns)[0]
+    n = len(labels)
+    try:
+        merged, carried, state = _build_cond(pred, true_fn, false_fn, args, labels, pack, snap, returns)
+    finally:
+        snap.restore()
     for k, (slot, value) in enumerate(zip(carried, merged[n:])):
         if isinstance(value, UndefinedVar) and probing_now():
             # A scratch trace only learns dtypes: take the side that set the slot.
@@ -103,62 +88,95 @@ def _cond_writing(pred, first_fn, second_fn, args, labels, pack, snap, returns=(
     return merged[:n]
 
 
-def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=(), carried=None,
-                state=None, returns=()):
-    state = {} if state is None else state
-    labels = list(labels)
+class _Traced:
+    """One branch traced into its sub-block: what it returned and which slots it wrote."""
 
-    def with_slots(outs, restart):
-        if snap is None:
-            return outs
-        changed = snap.changed()
-        if restart:  # the second branch: everything it wrote must already be carried
-            extra = [s for s in changed if s not in carried]
-            if extra:
-                raise MoreSlots(extra)
-        else:
-            carried.extend(list(slots) + [s for s in changed if s not in slots])
-            labels.extend(snap.describe(s) for s in carried)
-        return tuple(outs) + tuple(snap.current(s) for s in carried)
+    def __init__(self, program, fn, args, pack, snap):
+        self.block, outs = trace_block(program, lambda: pack(_user_code(fn, *args)))
+        self.outs = tuple(outs)
+        self.changed = snap.changed() if snap is not None else {}
+        self.ops = len(self.block.ops)  # what the branch itself made (outputs come after)
 
-    def first():
-        outs = with_slots(pack(_user_code(first_fn, *args)), False)
-        state["first"] = outs
-        # A list whose items are tracked slots merges by identity, its items as slots.
-        state["keep"] = [i for i, v in enumerate(outs) if _tensorizable(v)
-                         and not (snap is not None and snap.tracks(v))]
-        return [_as_value(outs[i]) for i in state["keep"]]
+    def full(self, snap, carried):
+        """Its outputs followed by the carried slots' values at its end (an untouched slot: as before)."""
+        return self.outs + tuple(self.changed[s] if s in self.changed else snap.original(s) for s in carried)
 
-    def second():
+
+def _build_cond(pred, true_fn, false_fn, args, labels, pack, snap=None, returns=()):
+    """``(merged values, carried slots, state)`` of a `cond` op over the two branches.
+
+    Both branches are traced once. Which one comes first decides what the op outputs (the
+    first one's kept values, the other's conformed to them); when the first left the return
+    value unset and the other set it, the op is built again from the same traces with the
+    roles swapped (and the condition negated), as tracing them in that order would."""
+    program = rt.static.default_main_program()
+    parent = program.current_block()
+    ops = len(parent.ops)
+    names = list(labels)
+    try:
+        pred = cond_pred(pred)
+        a = _Traced(program, true_fn, args, pack, snap)
         if snap is not None:
             snap.restore()
-        outs = with_slots(pack(_user_code(second_fn, *args)), True)
-        state["second"] = outs
-        ret = []
-        for i in state["keep"]:
-            v = outs[i]
-            if isinstance(v, UndefinedVar):
-                v = _dummy_like(state["first"][i])  # result is discarded (or guarded) below
-            elif not _tensorizable(v):
-                raise ValueError(_with_location(
-                    f"variable '{labels[i]}' is {_describe(state['first'][i])} in one branch of a "
-                    f"tensor-dependent `if` and {_describe(v)} in the other"))
-            ret.append(_as_value(v))
-        return ret
-
-    try:
-        results = rt.static.nn.cond(pred, first, second)
+        b = _Traced(program, false_fn, args, pack, snap)
     except _InBranch as wrapped:
         raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
     except ValueError as e:
-        what = ", ".join("the function's return value (every `return` under a tensor-dependent "
-                         "condition must return the same structure)" if lb in returns
-                         else lb for lb in labels)
-        raise ValueError(_with_location(
-            f"the branches of a tensor-dependent `if` disagree about {what}: {e}")) from e
+        raise _disagree(e, names, returns) from e
+    built = _assemble(program, parent, pred, a, b, names, snap, returns)
+    if built is None:  # the first branch left a return value unset that the other set: swap
+        # The discarded `cond` must not stay in the Program: its random draws (dropout) and
+        # persistable writes (batch-norm statistics) would run as well as the real one's.
+        del parent.ops[ops:]
+        parent.program._version += 1
+        for t in (a, b):
+            del t.block.ops[t.ops:]  # the outputs made for the discarded op
+        built = _assemble(program, parent, rt.logical_not(pred), b, a, names, snap, returns)
+    return built
+
+
+def _disagree(e, labels, returns):
+    what = ", ".join("the function's return value (every `return` under a tensor-dependent "
+                     "condition must return the same structure)" if lb in returns
+                     else lb for lb in labels)
+    return ValueError(_with_location(f"the branches of a tensor-dependent `if` disagree about {what}: {e}"))
+
+
+def _assemble(program, parent, pred, first, second, labels, snap, returns):
+    """The `cond` op of two traced branches, ``first`` deciding the outputs; ``(merged, carried,
+    state)``, or None when ``first`` left a return value unset that ``second`` set."""
+    labels = list(labels)
+    carried = []
+    if snap is not None:
+        # What the first branch wrote, after what only the second did (in that order a build that
+        # learnt of the second's slots from a first try would carry them).
+        carried = [s for s in second.changed if s not in first.changed] + list(first.changed)
+        labels.extend(snap.describe(s) for s in carried)
+    state = {"first": first.full(snap, carried), "second": second.full(snap, carried)}
+    try:
+        # A list whose items are tracked slots merges by identity, its items as slots.
+        keep = [i for i, v in enumerate(state["first"]) if _tensorizable(v)
+                and not (snap is not None and snap.tracks(v))]
+        t_leaves, t_tree = block_leaves(program, first.block, [_as_value(state["first"][i]) for i in keep],
+                                        "cond true_fn output")
+        values = []
+        with program.block_guard(second.block), static_mode_guard(True):
+            for i in keep:
+                v = state["second"][i]
+                if isinstance(v, UndefinedVar):
+                    v = _dummy_like(state["first"][i])  # result is discarded (or guarded) below
+                elif not _tensorizable(v):
+                    raise ValueError(_with_location(
+                        f"variable '{labels[i]}' is {_describe(state['first'][i])} in one branch of a "
+                        f"tensor-dependent `if` and {_describe(v)} in the other"))
+                values.append(_as_value(v))
+        f_leaves, f_tree = block_leaves(program, second.block, values, "cond false_fn output")
+        results = cond_op(parent, pred, (first.block, t_leaves, t_tree), (second.block, f_leaves, f_tree))
+    except ValueError as e:
+        raise _disagree(e, labels, returns) from e
     results = list(results) if results is not None else []
     merged = []
-    kept = dict(zip(state["keep"], results))
+    kept = dict(zip(keep, results))
     for i, (a, b) in enumerate(zip(state["first"], state["second"])):
         if i in kept:
             if b is RETURN_NO_VALUE or (isinstance(b, UndefinedVar) and a is not RETURN_NO_VALUE
@@ -188,4 +206,4 @@ def _build_cond(pred, first_fn, second_fn, args, labels, pack, snap=None, slots=
             raise ValueError(_with_location(
                 f"variable '{labels[i]}' is {_describe(a)} in one branch of a tensor-dependent "
                 f"`if` and {_describe(b)} in the other"))
-    return merged
+    return merged, carried, state

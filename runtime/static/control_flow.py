@@ -109,12 +109,29 @@ def _is_static_pred(pred):
 
 # -- cond -------------------------------------------------------------------------------
 def _trace_branch(program, fn, what):
+    blk, out = trace_block(program, fn)
+    leaves, tree = block_leaves(program, blk, out, what)
+    return blk, leaves, tree
+
+
+def trace_block(program, fn):
+    """``(block, fn())``: ``fn`` (or nothing, for None) traced into a new sub-block of the current one."""
     blk = new_block(program, program._current)
     with program.block_guard(blk), static_mode_guard(True):
-        out = fn() if fn is not None else None
+        return blk, (fn() if fn is not None else None)
+
+
+def block_leaves(program, blk, out, what):
+    """``(leaves, tree)`` of a branch's output ``out``: its leaves as Variables of ``blk``."""
+    with program.block_guard(blk), static_mode_guard(True):
         leaves, tree = flatten(out)
-        leaves = [None if x is None else _as_var(x, what) for x in leaves]
-    return blk, leaves, tree
+        return [None if x is None else _as_var(x, what) for x in leaves], tree
+
+
+def cond_pred(pred):
+    """The condition of a ``cond`` op as a checked Variable (one bool element)."""
+    with static_mode_guard(True):
+        return _check_pred(_as_var(pred, "cond"), "cond")
 
 
 def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
@@ -128,10 +145,18 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
         raise TypeError("cond: true_fn and false_fn must be callables (or None)")
     program = default_main_program()
     parent = program.current_block()
-    with static_mode_guard(True):
-        pred = _check_pred(_as_var(pred, "cond"), "cond")
+    pred = cond_pred(pred)
     tb, t_leaves, t_tree = _trace_branch(program, true_fn, "cond true_fn output")
     fb, f_leaves, f_tree = _trace_branch(program, false_fn, "cond false_fn output")
+    return cond_op(parent, pred, (tb, t_leaves, t_tree), (fb, f_leaves, f_tree))
+
+
+def cond_op(parent, pred, true_branch, false_branch):
+    """Append the ``cond`` op of two traced branches, each ``(block, leaves, tree)``, to ``parent``;
+    returns its outputs in the branches' structure."""
+    program = parent.program
+    tb, t_leaves, t_tree = true_branch
+    fb, f_leaves, f_tree = false_branch
     if not _same_tree(t_tree, f_tree):
         raise ValueError(f"cond: true_fn and false_fn must return the same structure, but true_fn returned "
                          f"{_describe(t_tree)} and false_fn returned {_describe(f_tree)}")
