@@ -10,8 +10,10 @@ import numpy as np
 from . import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from .registry import Meta, get_op
-from .tensor import Node, _grad_mode
-from .trace_state import _mode
+# The ContextVars behind ``_grad_mode.enabled`` and ``_mode.static``: read directly, without the
+# properties' Python frames (every op asks them).
+from .tensor import GRAD_ENABLED, Node
+from .trace_state import STATIC_MODE
 
 _FLOATS = ("float16", "float32", "float64")
 
@@ -37,7 +39,7 @@ def apply(type, *inputs, **attrs):
     Raises KeyError when no op of that type is registered.
     """
     opdef = get_op(type)
-    if _mode.static or _any_variable(inputs):
+    if STATIC_MODE.get() or _any_variable(inputs):
         return append_op(opdef, inputs, attrs)
     return run_eager(opdef, inputs, attrs)
 
@@ -88,7 +90,7 @@ def run_eager(opdef, inputs, attrs):
     outs = list(out) if multi else [out]
     outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]
     node = None
-    if opdef.grad is not None and _grad_mode.enabled and _needs_grad(inputs):
+    if opdef.grad is not None and GRAD_ENABLED.get() and _needs_grad(inputs):
         node = Node(opdef, [_as_recorded(x) for x in inputs], opdef.full_attrs(attrs), outs)
     if not multi:
         return _tensor.Tensor._wrap(outs[0], None if node is None or outs[0].dtype.kind not in "fc" else (node, 0))
@@ -138,9 +140,17 @@ def _as_var(x, opdef):
     raise TypeError(f"op '{opdef.type}' expects Tensors or Variables as inputs, got {type(x).__name__}")
 
 
+_new_meta = Meta.__new__
+
+
 def _meta(v):
     if type(v) is _rt.framework.Variable:
-        return Meta(v._shape, v._dtype)
+        # Meta(v._shape, v._dtype) without its int() of every dim: a Variable's dims are ints already
+        # (its constructor made them so, and nothing else assigns ``_shape``).
+        m = _new_meta(Meta)
+        m.shape = tuple(v._shape)
+        m.dtype = v._dtype
+        return m
     if isinstance(v, list):
         return [_meta(x) for x in v]
     return None if v is None else Meta(tuple(v.shape), v.dtype)
@@ -192,7 +202,7 @@ def append_op(opdef, inputs, attrs, block=None):
     # The slot lists and ``full`` were made for this op alone: the Operator keeps them uncopied.
     block._append(framework.Operator._owning(block, opdef.type, in_slots, out_slots, full))
     result = out_vars[0] if len(out_vars) == 1 else tuple(out_vars)
-    if not _grad_mode.enabled and opdef.grad is not None:
+    if opdef.grad is not None and not GRAD_ENABLED.get():
         # Built inside `with no_grad():`: like eager, these values take no gradient.
         result = _stop_gradient(result, block)
     return result

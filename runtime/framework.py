@@ -83,7 +83,11 @@ class Operator:
 
     def sub_blocks(self):
         """The Blocks among the op's attributes (a ``cond``'s branches, a ``while``'s body)."""
-        return [v for v in self.attrs.values() if isinstance(v, Block)]
+        subs = []
+        for v in self.attrs.values():  # a plain loop: no comprehension frame (every analysis asks each op)
+            if isinstance(v, Block):
+                subs.append(v)
+        return subs
 
     def _fmt_attrs(self):
         parts = []
@@ -252,13 +256,14 @@ class Program:
 
     def unique_name(self, prefix):
         """A variable name ``prefix_N`` not used by any block of this Program."""
-        n = self._names.get(prefix, 0)
-        self._names[prefix] = n + 1
+        names = self._names
+        n = names.get(prefix, 0)
         name = f"{prefix}_{n}"
-        while self._taken(name):
-            n += 1
-            self._names[prefix] = n + 1
-            name = f"{prefix}_{n}"
+        if name in self._declared:  # ``_taken``'s first test inline: most names were never declared
+            while self._taken(name):
+                n += 1
+                name = f"{prefix}_{n}"
+        names[prefix] = n + 1
         return name
 
     def _taken(self, name):

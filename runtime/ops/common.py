@@ -1,12 +1,12 @@
 """Helpers every op module shares: operand conversion, broadcasting, gradient reduction."""
 import numpy as np
 
-from ..dispatch import apply, to_variable
+from ..dispatch import append_op, apply, to_variable
 from ..dtypes import convert_dtype, default_dtype_of, promote, scalar_dtype
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
-from ..trace_state import _mode
-from ..registry import Meta, def_op
+from ..trace_state import STATIC_MODE, _mode
+from ..registry import Meta, def_op, get_op
 from .shape_args import fill_dims, static_dims
 from ..tensor import TensorLike
 from ..hints import DTypeLike
@@ -23,9 +23,10 @@ def constant(value, dtype):
     """A constant as a Tensor (eager) or a ``fill_constant``/``assign_value`` op (static)."""
     dtype = convert_dtype(dtype)
     arr = np.asarray(value, dtype=dtype.np)
-    if _mode.static:
+    if STATIC_MODE.get():  # ``_mode.static`` without its property frame
         if arr.ndim == 0:
-            return apply("fill_constant", shape=[], value=arr.item(), dtype=str(dtype))
+            # apply("fill_constant", ...) without apply's look-ups: one such op per Python scalar operand
+            return append_op(get_op("fill_constant"), (), {"shape": [], "value": arr.item(), "dtype": str(dtype)})
         return apply("assign_value", shape=list(arr.shape), dtype=str(dtype), values=arr.ravel().tolist())
     return _tensor.Tensor._wrap(arr)
 

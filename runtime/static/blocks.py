@@ -3,8 +3,10 @@
 The analyses they rely on (``external_reads``, ``defined_names``, effects) live
 in ``passes``; they are re-exported here for the builders' convenience.
 """
+from ..framework import Block
+from ..registry import get_op
 from .passes.defuse import defined_names, external_reads
-from .passes.effects import has_side_effect, is_random
+from .passes.effects import has_side_effect
 from .program_tools import copy_var
 
 __all__ = [
@@ -34,8 +36,9 @@ def is_float_var(v):
 def has_random_ops(block):
     """True when ``block`` (or a nested sub-block) holds a random op (impure, not print/assert)."""
     for op in block.ops:
-        if is_random(op):
+        if get_op(op.type).random:  # is_random(op)
             return True
-        if any(has_random_ops(sub) for sub in op.sub_blocks()):
-            return True
+        for sub in op.attrs.values():  # op.sub_blocks(), without building the list
+            if isinstance(sub, Block) and has_random_ops(sub):
+                return True
     return False

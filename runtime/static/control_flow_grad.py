@@ -22,8 +22,9 @@ from ..framework import Block
 from ..random import generator_guard
 from ..registry import GRAD_ONLY, def_op
 from .backward import backward_ops, building, current_requires
-from .blocks import copy_var, external_reads, has_random_ops, has_side_effect, is_float_var, new_block
+from .blocks import external_reads, has_random_ops, has_side_effect, is_float_var, new_block
 from .passes.effects import side_effect_inside
+from .program_tools import append_copy, copy_vars_into
 
 
 def grad_block(parent, fwd, targets, wrt, declare_seeds=False):
@@ -52,14 +53,15 @@ def _recompute_copy(fwd, parent_idx):
     repeat (prints, asserts, persistable writes: the forward did them), at any depth: a nested
     ``cond``/``while`` whose body has such ops gets a copy of its body without them."""
     blk = new_block(fwd.program, parent_idx)
-    for v in fwd.vars.values():
-        copy_var(blk, v)
+    copy_vars_into(blk, fwd.vars.values())
     for op in fwd.ops:
         if has_side_effect(fwd, op):
             continue
-        attrs = {k: _recompute_copy(v, blk.idx) if isinstance(v, Block) and side_effect_inside(v) else v
-                 for k, v in op.attrs.items()} if op.sub_blocks() else op.attrs
-        blk.append_op(op.type, op.inputs, op.outputs, attrs).origin = op.origin
+        attrs = dict(op.attrs)
+        for k, v in attrs.items():
+            if isinstance(v, Block) and side_effect_inside(v):
+                attrs[k] = _recompute_copy(v, blk.idx)
+        append_copy(blk, op, attrs)
     return blk
 
 

@@ -1,5 +1,6 @@
 """What ``Program.clone(for_test=False)``, ``Program.to_dot()`` and ``Program.render()`` run."""
-from ..framework import Block, Program
+from ..framework import Block, Operator, Program, Variable
+
 
 def copy_var(block, v, name=None):
     """A copy of Variable ``v`` declared in ``block`` (under ``name`` when given)."""
@@ -7,6 +8,31 @@ def copy_var(block, v, name=None):
                           stop_gradient=v.stop_gradient, is_data=v.is_data, kind=v.kind)
     nv.trainable = v.trainable
     return nv
+
+
+def copy_vars_into(block, variables):
+    """``copy_var(block, v)`` for each of ``variables`` (distinct names) into ``block``, which
+    declares none of them yet (a block just made): no name can clash, so there is nothing to check
+    and the table is filled directly (clones and recomputed branches copy thousands of vars)."""
+    table = block.vars
+    put = dict.__setitem__
+    for v in variables:
+        nv = Variable(block, v.name, v._shape, v._dtype, v.persistable, v.stop_gradient, v.is_data, v.kind)
+        nv.trainable = v.trainable
+        put(table, v.name, nv)
+    table.declared.update(table)
+
+
+def append_copy(block, op, attrs):
+    """``block.append_op(op.type, op.inputs, op.outputs, attrs).origin = op.origin`` without
+    its copies of the copies: the slot lists are copied once, ``attrs`` (a dict the caller made
+    for the new op) is kept, and the origin provider is not asked (its answer was overwritten)."""
+    nop = Operator._owning(block, op.type, {k: list(v) for k, v in op.inputs.items()},
+                           {k: list(v) for k, v in op.outputs.items()}, attrs)
+    nop.origin = op.origin
+    block.ops.append(nop)
+    block.program._version += 1
+    return nop
 
 
 # attrs that switch an op between training and inference behaviour
@@ -24,8 +50,7 @@ def clone(program, for_test=False):
     for b in program.blocks:
         nb = Block(new, b.idx, b.parent_idx)
         new.blocks.append(nb)
-        for v in b.vars.values():
-            copy_var(nb, v)
+        copy_vars_into(nb, b.vars.values())
     for b, nb in zip(program.blocks, new.blocks):
         for op in b.ops:
             attrs = {}
@@ -37,8 +62,7 @@ def clone(program, for_test=False):
                 if for_test and k in _TEST_ATTRS:
                     v = _TEST_ATTRS[k]
                 attrs[k] = v
-            nop = nb.append_op(op.type, op.inputs, op.outputs, attrs)
-            nop.origin = op.origin
+            append_copy(nb, op, attrs)
     new._names = dict(program._names)
     new.bound_tensors = dict(program.bound_tensors)
     new.random_seed = program.random_seed

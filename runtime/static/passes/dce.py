@@ -13,6 +13,7 @@ Ops with effects or randomness (``effects.must_keep``) stay.  Inside ``cond`` an
 The Program is edited in place (its version bumped, so cached plans rebuild) and
 returned.
 """
+from ...framework import Block
 from .defuse import external_reads, sub_block_defined
 from .effects import is_persistable
 from .liveness import live_ops
@@ -43,21 +44,25 @@ def _mentioned(program):
     # its ops' inputs collected when its turn comes (a superset of what it reads from outside), so
     # only a sub-block missing from the list needs ``op_reads``' recursive walk: walking every
     # nested block again at each level above it made this quadratic in the nesting depth.
+    # One pass over each op's slots and attrs (a set: the order names are met in does not matter).
     names = set()
+    add, update = names.add, names.update
     listed = {id(b) for b in program.blocks}
     for b in program.blocks:
         for op in b.ops:
             for group in op.inputs.values():
-                names.update(group)
-            for sub in op.sub_blocks():
-                if id(sub) not in listed:
-                    names.update(external_reads(sub, sub_block_defined(op, sub)))
-            names.update(op.output_arg_names)
+                update(group)
+            for group in op.outputs.values():
+                update(group)
             for v in op.attrs.values():  # names held in attrs (carry lists, branch outputs)
                 if isinstance(v, str):
-                    names.add(v)
+                    add(v)
                 elif isinstance(v, (list, tuple)):
-                    names.update(x for x in v if isinstance(x, str))
+                    for x in v:
+                        if isinstance(x, str):
+                            add(x)
+                elif isinstance(v, Block) and id(v) not in listed:
+                    update(external_reads(v, sub_block_defined(op, v)))
     return names
 
 

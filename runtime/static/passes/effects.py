@@ -74,7 +74,14 @@ def has_side_effect(block, op):
 
 def side_effect_inside(block):
     """True when ``block`` or a block nested in it has an op a recomputation must not repeat."""
-    return any(has_side_effect(block, op) or any(map(side_effect_inside, op.sub_blocks())) for op in block.ops)
+    bound, find = block.program.bound_tensors, block._find_var
+    for op in block.ops:
+        if get_op(op.type).side_effect or _persistable_outputs(op, bound, find):  # has_side_effect
+            return True
+        for sub in op.attrs.values():  # op.sub_blocks(), without building the list
+            if isinstance(sub, Block) and side_effect_inside(sub):
+                return True
+    return False
 
 
 def _impure_inside(op):
