@@ -73,15 +73,33 @@ def _attr_kind_ok(default, value):
     return True
 
 
+# Attribute values whose exact type equals the declared default's pass ``_attr_kind_ok`` at once.
+_PLAIN = frozenset({bool, int, float, str, list})
+_DTYPE_ATTRS = frozenset({"dtype", "out_dtype"})
+
+
+def _check_dtype_attr(value, at, where):
+    if value is not None:
+        try:
+            convert_dtype(value)
+        except (TypeError, ValueError) as e:
+            _fail(where, f"{at}: {e}")
+
+
 def _check_attrs(opdef, attrs, block, where):
     declared = opdef.attrs
-    unknown, missing = sorted(set(attrs) - set(declared)), sorted(set(declared) - set(attrs))
-    if unknown or missing:
+    if attrs.keys() != declared.keys():
+        unknown, missing = sorted(set(attrs) - set(declared)), sorted(set(declared) - set(attrs))
         _fail(where, f"attributes {unknown or ''}{' unknown' if unknown else ''}"
               f"{' and ' if unknown and missing else ''}{missing or ''}{' missing' if missing else ''}; "
               f"the op takes {sorted(declared)}")
     subs = []
     for name, value in attrs.items():
+        default, tv = declared[name], type(value)
+        if tv is type(default) and tv in _PLAIN:  # the usual case: the declared default's own type
+            if name in _DTYPE_ATTRS:
+                _check_dtype_attr(value, f"attribute '{name}'", where)
+            continue
         at = f"attribute '{name}'"
         if name.endswith("_block") and declared[name] is None:
             if not isinstance(value, Block) or value.idx <= block.idx:
@@ -92,11 +110,10 @@ def _check_attrs(opdef, attrs, block, where):
             _fail(where, f"{at} is a block reference; the op takes a {type(declared[name]).__name__} there")
         if not _attr_kind_ok(declared[name], value):
             _fail(where, f"{at} should be {type(declared[name]).__name__}, got {type(value).__name__} {value!r:.60}")
-        if name in ("dtype", "out_dtype") and value is not None:
-            try:
-                convert_dtype(value)
-            except (TypeError, ValueError) as e:
-                _fail(where, f"{at}: {e}")
+        if name in _DTYPE_ATTRS:
+            _check_dtype_attr(value, at, where)
+    if _NAME_LISTS.isdisjoint(attrs):
+        return
     for name in _NAME_LISTS & set(attrs):
         value = attrs[name]
         if not all(isinstance(n, str) for n in value):
@@ -113,13 +130,13 @@ def _meta(block, names, variadic):
     metas = []
     for n in names:
         v = block.var(n)
-        metas.append(Meta(tuple(v.shape), v.dtype) if v.kind == "tensor" else None)
+        metas.append(Meta(v.shape, v.dtype) if v.kind == "tensor" else None)
     return metas if variadic else metas[0]
 
 
-def _check_infer(opdef, inputs, outputs, attrs, block, where):
+def _check_infer(opdef, inputs, outputs, attrs, block, where, in_pairs=None, out_pairs=None):
     args = []
-    for slot, variadic in _slot_table(tuple(opdef.inputs))[0]:
+    for slot, variadic in in_pairs if in_pairs is not None else _slot_table(tuple(opdef.inputs))[0]:
         names = inputs.get(slot)
         args.append(([] if variadic else None) if names is None else _meta(block, names, variadic))
     try:
@@ -127,13 +144,13 @@ def _check_infer(opdef, inputs, outputs, attrs, block, where):
     except Exception as e:  # noqa: BLE001 - any failure of inference on file data is a format error
         _fail(where, f"its inputs and attributes are inconsistent ({type(e).__name__}: {e})")
     per_slot = [metas] if len(opdef.outputs) == 1 else list(metas)
-    for declared, got in zip(opdef.outputs, per_slot):
-        slot = declared.rstrip("*")
+    out_pairs = out_pairs if out_pairs is not None else _slot_table(tuple(opdef.outputs))[0]
+    for (slot, variadic), got in zip(out_pairs, per_slot):
         names = outputs.get(slot)
         if names is None:
             continue
         group = got if isinstance(got, (list, tuple)) else [got]
-        if declared.endswith("*") and len(group) != len(names):
+        if variadic and len(group) != len(names):
             if all(block.var(n).kind != "tensor" for n in names):
                 continue  # per-step states of a while: not tensors, nothing to infer
             _fail(where, f"output slot '{slot}' holds {len(names)} names but the op makes {len(group)} values")
@@ -141,9 +158,12 @@ def _check_infer(opdef, inputs, outputs, attrs, block, where):
             v = block.var(n)
             if m is None or v.kind != "tensor":
                 continue
-            same = str(convert_dtype(m.dtype)) == str(v.dtype) and len(m.shape) == len(v.shape)
-            if not same or any(a != b and a >= 0 and b >= 0 for a, b in zip(m.shape, v.shape)):
-                _fail(where, f"output '{n}' is declared {v.dtype}{list(v.shape)} but the op makes "
+            vdtype, vshape = v.dtype, v.shape
+            if m.dtype is vdtype and list(m.shape) == vshape:
+                continue  # the usual case: exactly what the file declares
+            same = str(convert_dtype(m.dtype)) == str(vdtype) and len(m.shape) == len(vshape)
+            if not same or any(a != b and a >= 0 and b >= 0 for a, b in zip(m.shape, vshape)):
+                _fail(where, f"output '{n}' is declared {vdtype}{vshape} but the op makes "
                              f"{convert_dtype(m.dtype)}{list(m.shape)}")
 
 
@@ -174,12 +194,44 @@ def _check_control_flow(typ, inputs, outputs, attrs, block, where):
             _agree(where, "a loop output", block.var(out), sub.var(o))
 
 
+def _tables(opdef):
+    """(inputs, outputs, input {slot: variadic?}, output {slot: variadic?}, required output slots,
+    input [(slot, variadic?)], output [(slot, variadic?)]) of ``opdef``: kept on the OpDef and
+    rebuilt when its ``inputs`` or ``outputs`` no longer equal the lists it was built from (so it
+    cannot go stale)."""
+    cached = opdef.__dict__.get("_format_check")
+    if cached is None or cached[0] != opdef.inputs or cached[1] != opdef.outputs:
+        in_pairs, in_var = _slot_table(tuple(opdef.inputs))
+        out_pairs, out_var = _slot_table(tuple(opdef.outputs))
+        required = tuple(s for s, var in out_var.items() if not var)
+        cached = (list(opdef.inputs), list(opdef.outputs), in_var, out_var, required, in_pairs, out_pairs)
+        opdef.__dict__["_format_check"] = cached
+    return cached
+
+
+def _slots_ok(slots, variadic, required=()):
+    """Whether ``_check_slots`` would accept ``slots`` (only the cheap test; it names the problem)."""
+    for slot, names in slots.items():
+        var = variadic.get(slot)
+        if var is None or (not var and len(names) != 1):
+            return False
+    for slot in required:
+        if slot not in slots:
+            return False
+    return True
+
+
 def check_op(typ, inputs, outputs, attrs, block, where):
     """Raise ProgramFormatError unless the op agrees with its registry declaration (see the module doc)."""
     opdef = get_op(typ)
-    _check_slots(opdef, inputs, opdef.inputs, "input", where)
-    _check_slots(opdef, outputs, opdef.outputs, "output", where)
+    tables = _tables(opdef)
+    # The usual op passes the cheap tests; any doubt runs the full check, which names the problem.
+    if not _slots_ok(inputs, tables[2]):
+        _check_slots(opdef, inputs, opdef.inputs, "input", where)
+    if not _slots_ok(outputs, tables[3], tables[4]):
+        _check_slots(opdef, outputs, opdef.outputs, "output", where)
     _check_attrs(opdef, attrs, block, where)
-    _check_control_flow(typ, inputs, outputs, attrs, block, where)
+    if typ == "cond" or typ == "while":
+        _check_control_flow(typ, inputs, outputs, attrs, block, where)
     if opdef.infer is not None:
-        _check_infer(opdef, inputs, outputs, attrs, block, where)
+        _check_infer(opdef, inputs, outputs, attrs, block, where, tables[5], tables[6])

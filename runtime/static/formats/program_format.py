@@ -96,6 +96,23 @@ def _decode_attr(value, blocks, where):
 
 
 # -- Program <-> dict ----------------------------------------------------------
+# Attribute values stored as they are (``_encode_attr`` returns them unchanged): the usual case.
+_PLAIN_ENCODED = frozenset({bool, str, int, type(None)})
+
+
+def _encode_attrs(attrs, where_op):
+    out = {}
+    for k, v in attrs.items():
+        tv = type(v)
+        if tv in _PLAIN_ENCODED:
+            out[k] = v
+        elif tv is list and all(type(x) in _PLAIN_ENCODED for x in v):
+            out[k] = list(v)
+        else:  # where only built when needed: it names the attribute in an error
+            out[k] = _encode_attr(v, f"{where_op()} attribute '{k}'")
+    return out
+
+
 def serialize_program(program):
     """The JSON-able dict of ``program`` (see the module docstring for the format)."""
     blocks = []
@@ -105,8 +122,7 @@ def serialize_program(program):
                   "trainable": bool(getattr(v, "trainable", False)), "kind": v.kind} for v in blk.vars.values()]
         ops = []
         for i, op in enumerate(blk.ops):
-            where = f"block {blk.idx}, op #{i} '{op.type}'"
-            attrs = {k: _encode_attr(v, f"{where} attribute '{k}'") for k, v in op.attrs.items()}
+            attrs = _encode_attrs(op.attrs, lambda: f"block {blk.idx}, op #{i} '{op.type}'")
             origin = getattr(op, "origin", None)
             ops.append({"type": op.type, "inputs": {k: list(v) for k, v in op.inputs.items()},
                         "outputs": {k: list(v) for k, v in op.outputs.items()}, "attrs": attrs,
@@ -164,6 +180,10 @@ def deserialize_program(data, trusted=False):
         raise ProgramFormatError("program: attributes are nested too deeply") from None
 
 
+# JSON scalars: ``_decode_attr`` returns them unchanged (the usual attribute value).
+_SCALARS = frozenset({type(None), bool, int, float, str})
+
+
 def _build(data):
     """The Program of already validated ``data``: what ``_deserialize`` builds, without its checks."""
     prog = Program()
@@ -177,11 +197,44 @@ def _build(data):
             v = blk.create_var(rv["name"], rv["shape"], rv["dtype"], persistable=rv["persistable"],
                                stop_gradient=rv["stop_gradient"], is_data=rv["is_data"], kind=rv["kind"])
             v.trainable = rv["trainable"]
-    for blk, rb in zip(prog.blocks, raw_blocks):
+    blocks = prog.blocks
+    for blk, rb in zip(blocks, raw_blocks):
         for ro in rb["ops"]:
-            attrs = {k: _decode_attr(v, prog.blocks, "") for k, v in ro["attrs"].items()}
+            attrs = {k: v if type(v) in _SCALARS else _decode_attr(v, blocks, "") for k, v in ro["attrs"].items()}
             blk.append_op(ro["type"], ro["inputs"], ro["outputs"], attrs).origin = ro.get("origin")
     return prog
+
+
+def _read_var(rv, blk, where, j, dtypes_ok):
+    """The create_var fields of var entry ``rv`` (#``j`` of the block ``where``), all checked."""
+    if type(rv) is dict:  # the usual case: read each field once, check its exact type
+        name, shape, dtype = rv.get("name"), rv.get("shape"), rv.get("dtype")
+        persistable, stop_gradient = rv.get("persistable"), rv.get("stop_gradient")
+        is_data, trainable, kind = rv.get("is_data"), rv.get("trainable"), rv.get("kind")
+        ok = (type(name) is str and type(shape) is list and type(dtype) is str and type(persistable) is bool
+              and type(stop_gradient) is bool and type(is_data) is bool and type(trainable) is bool
+              and type(kind) is str)
+    else:
+        ok = False
+    if not ok:  # need_field names what is missing or wrong
+        fields = {k: need_field(rv, k, t, f"{where}, var #{j}") for k, t in _VAR_FIELDS.items()}
+        name, shape, dtype = fields["name"], fields["shape"], fields["dtype"]
+        persistable, stop_gradient = fields["persistable"], fields["stop_gradient"]
+        is_data, trainable, kind = fields["is_data"], fields["trainable"], fields["kind"]
+    for d in shape:
+        if type(d) is not int or d < -1:
+            raise ProgramFormatError(f"{where}, var #{j} '{name}': shape {shape} must be ints >= -1")
+    if dtype not in dtypes_ok:
+        try:
+            convert_dtype(dtype)
+        except TypeError as e:
+            raise ProgramFormatError(f"{where}, var #{j} '{name}': {e}") from None
+        dtypes_ok.add(dtype)
+    if name in blk.vars:
+        raise ProgramFormatError(f"{where}, var #{j}: variable '{name}' is declared twice")
+    v = blk.create_var(name, shape, dtype, persistable=persistable, stop_gradient=stop_gradient,
+                       is_data=is_data, kind=kind)
+    v.trainable = trainable
 
 
 def _deserialize(data):
@@ -194,6 +247,7 @@ def _deserialize(data):
         raise ProgramFormatError(f"program: field 'random_seed' should be int or null, got {type(seed).__name__}")
     prog = Program()
     prog.random_seed = seed
+    dtypes_ok = set()  # dtype names convert_dtype accepted in this file (it is a pure function of the name)
     for i, rb in enumerate(raw_blocks):
         where = f"block #{i}"
         idx, parent = need_field(rb, "idx", int, where), need_field(rb, "parent", int, where)
@@ -204,44 +258,62 @@ def _deserialize(data):
         if i > 0:
             prog.blocks.append(blk)
         for j, rv in enumerate(need_field(rb, "vars", list, where)):
-            if type(rv) is dict and all(type(rv.get(k)) is t for k, t in _VAR_FIELDS.items()):
-                fields = {k: rv[k] for k in _VAR_FIELDS}  # the usual case: every field of its exact type
-            else:  # need_field names what is missing or wrong
-                fields = {k: need_field(rv, k, t, f"{where}, var #{j}") for k, t in _VAR_FIELDS.items()}
-            if not all(type(d) is int and d >= -1 for d in fields["shape"]):
-                raise ProgramFormatError(f"{where}, var #{j} '{fields['name']}': shape {fields['shape']} must be ints >= -1")
-            try:
-                convert_dtype(fields["dtype"])
-            except TypeError as e:
-                raise ProgramFormatError(f"{where}, var #{j} '{fields['name']}': {e}") from None
-            if fields["name"] in blk.vars:
-                raise ProgramFormatError(f"{where}, var #{j}: variable '{fields['name']}' is declared twice")
-            trainable = fields.pop("trainable")
-            v = blk.create_var(**fields)
-            v.trainable = trainable
+            _read_var(rv, blk, where, j, dtypes_ok)
+    # Every var exists before any op is read: the names each block sees (its own and its parents')
+    # are fixed from here on, so they are collected once instead of walking the parents per name.
+    visible = []
+    for blk in prog.blocks:
+        visible.append(set(blk.vars) | (visible[blk.parent_idx] if blk.parent_idx >= 0 else set()))
+    blocks = prog.blocks
     for i, rb in enumerate(raw_blocks):
-        blk = prog.blocks[i]
+        blk, seen = blocks[i], visible[i]
         for j, ro in enumerate(need_field(rb, "ops", list, f"block #{i}")):
-            where = f"block {i}, op #{j}"
-            typ = need_field(ro, "type", str, where)
-            where = f"{where} '{typ}'"
-            if not has_op(typ):
-                raise ProgramFormatError(f"{where}: op type '{typ}' is not registered in this runtime")
-            ins, outs = _slots(ro, "inputs", where), _slots(ro, "outputs", where)
-            for key, slots in (("input", ins), ("output", outs)):
-                for slot, names in slots.items():
-                    for n in names:
-                        if not blk.has_var(n):
-                            raise ProgramFormatError(f"{where}: {key} {slot}='{n}' is not a variable of "
-                                                     f"block {i} or its parents")
-            attrs = {k: _decode_attr(v, prog.blocks, f"{where} attribute '{k}'")
-                     for k, v in need_field(ro, "attrs", dict, where).items()}
+            typ = ro.get("type") if type(ro) is dict else None
+            ins, outs = (ro.get("inputs"), ro.get("outputs")) if typ is not None else (None, None)
+            if not (type(typ) is str and has_op(typ) and _names_ok(ins, seen) and _names_ok(outs, seen)):
+                typ, ins, outs = _read_slots(ro, blk, i, j)  # the full checks: they name the problem
+            where = f"block {i}, op #{j} '{typ}'"
+            raw_attrs = ro.get("attrs")
+            if type(raw_attrs) is not dict:
+                raw_attrs = need_field(ro, "attrs", dict, where)
+            attrs = {k: v if type(v) in _SCALARS else _decode_attr(v, blocks, f"{where} attribute '{k}'")
+                     for k, v in raw_attrs.items()}
             origin = ro.get("origin")
             if origin is not None and not isinstance(origin, str):
                 raise ProgramFormatError(f"{where}: field 'origin' should be str or null")
             check_op(typ, ins, outs, attrs, blk, where)
             blk.append_op(typ, ins, outs, attrs).origin = origin
     return prog
+
+
+def _names_ok(slots, seen):
+    """Whether ``slots`` is a dict of lists of names of visible variables (what ``_read_slots`` checks)."""
+    if type(slots) is not dict:
+        return False
+    for names in slots.values():
+        if type(names) is not list:
+            return False
+        for n in names:
+            if type(n) is not str or n not in seen:
+                return False
+    return True
+
+
+def _read_slots(ro, blk, i, j):
+    """(type, inputs, outputs) of op entry ``ro`` (#``j`` of block ``i``), every field checked in order."""
+    where = f"block {i}, op #{j}"
+    typ = need_field(ro, "type", str, where)
+    where = f"{where} '{typ}'"
+    if not has_op(typ):
+        raise ProgramFormatError(f"{where}: op type '{typ}' is not registered in this runtime")
+    ins, outs = _slots(ro, "inputs", where), _slots(ro, "outputs", where)
+    for key, slots in (("input", ins), ("output", outs)):
+        for slot, names in slots.items():
+            for n in names:
+                if not blk.has_var(n):
+                    raise ProgramFormatError(f"{where}: {key} {slot}='{n}' is not a variable of "
+                                             f"block {i} or its parents")
+    return typ, ins, outs
 
 
 def program_to_json(program):

@@ -153,7 +153,8 @@ class Exporter:
     def emit_ops(self, block):
         """Lower every op of ``block`` to ONNX nodes; ops with no outputs are left out."""
         for op in block.ops:
-            if not op.outputs.get("Out", op.output_arg_names):
+            outs = op.outputs.get("Out")
+            if not (op.output_arg_names if outs is None else outs):
                 # An op producing nothing (a `cond` whose branches only ended a loop body with
                 # `continue`, an assert, a print) has no effect an ONNX graph could observe, and an
                 # If with no outputs is not a valid ONNX node: leave it out.

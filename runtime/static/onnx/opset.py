@@ -38,8 +38,17 @@ _INT64_MAX = np.iinfo(np.int64).max
 class _Pass:
     def __init__(self, model, opset):
         self.model, self.opset = model, opset
-        self.consts = {t.name: t for t in model.graph.initializer}
+        self._consts = None
         self.counter = 0
+
+    @property
+    def consts(self):
+        """Initializer name -> TensorProto; read from the model when a rewrite first needs a constant
+        (most models at the default opset need none, and walking the initializers is not free).
+        ``new_const`` keeps it up to date from then on: nothing else adds initializers meanwhile."""
+        if self._consts is None:
+            self._consts = {t.name: t for t in self.model.graph.initializer}
+        return self._consts
 
     def const_value(self, name, node, what, needs):
         t = self.consts.get(name)
@@ -112,14 +121,17 @@ class _Pass:
         return [node]
 
     def graph(self, graph):
-        nodes = []
+        nodes, changed = [], False
         for node in graph.node:
             for a in node.attribute:
                 if a.type == AttributeProto.GRAPH:
-                    self.graph(a.g)
-            nodes.extend(self.rewrite(node))
-        del graph.node[:]
-        graph.node.extend(nodes)
+                    self.graph(a.g)  # in place: the subgraph is part of this node
+            new = self.rewrite(node)
+            changed = changed or len(new) != 1 or new[0] is not node
+            nodes.extend(new)
+        if changed:  # re-adding copies every node: only when one was replaced
+            del graph.node[:]
+            graph.node.extend(nodes)
 
 
 def _get_attr(node, name):
