@@ -32,7 +32,21 @@ def walk(tree, prune=None):
     """Every node of a gast/ast tree (or list of trees), parents first, in ``ast.walk``'s order;
     below the nodes whose id is in ``prune`` (a set or dict), nothing."""
     out = list(tree) if type(tree) is list else [tree]
-    out.extend(_children_of(out, prune))
+    append = out.append
+    # A for loop over the list being appended to is the breadth-first walk ``_children_of``
+    # makes, without resuming a generator for every node (the converter walks trees often).
+    for node in out:
+        if prune is not None and id(node) in prune:
+            continue
+        d = node.__dict__
+        for field in node._fields:
+            value = d.get(field)
+            if isinstance(value, _AST):
+                append(value)
+            elif type(value) is list:
+                for v in value:
+                    if isinstance(v, _AST):
+                        append(v)
     return out
 
 

@@ -73,23 +73,39 @@ class Transformer(gast.NodeTransformer):
                 continue
             old = d[field]
             if type(old) is list:
-                new_values = []
-                for value in old:
-                    if isinstance(value, _AST) and dispatch.get(type(value), _UNKNOWN) is not None:
-                        value = self.visit(value)
-                        if value is None:
-                            continue
-                        if not isinstance(value, _AST):
-                            new_values.extend(value)
-                            continue
-                    new_values.append(value)
-                old[:] = new_values
-            elif isinstance(old, _AST) and dispatch.get(type(old), _UNKNOWN) is not None:
-                new = self.visit(old)
-                if new is None:
-                    delattr(node, field)
-                elif new is not old:
-                    setattr(node, field, new)
+                # The visitor is found inline (``visit`` would look it up again), and the list is
+                # rebuilt only from the first child that changes: most children come back as they are.
+                new_values = None
+                for i, value in enumerate(old):
+                    if isinstance(value, _AST):
+                        fn = dispatch.get(type(value), _UNKNOWN)
+                        if fn is _UNKNOWN:
+                            fn = self._visitor(type(value))
+                        if fn is not None:
+                            new = fn(self, value)
+                            if new is not value:
+                                if new_values is None:
+                                    new_values = old[:i]
+                                if new is None:
+                                    continue
+                                if not isinstance(new, _AST):
+                                    new_values.extend(new)
+                                    continue
+                                value = new
+                    if new_values is not None:
+                        new_values.append(value)
+                if new_values is not None:
+                    old[:] = new_values
+            elif isinstance(old, _AST):
+                fn = dispatch.get(type(old), _UNKNOWN)
+                if fn is _UNKNOWN:
+                    fn = self._visitor(type(old))
+                if fn is not None:
+                    new = fn(self, old)
+                    if new is None:
+                        delattr(node, field)
+                    elif new is not old:
+                        setattr(node, field, new)
         return node
 
     def error(self, node, message, cls=errors.Dy2StError):

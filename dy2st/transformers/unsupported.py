@@ -35,7 +35,8 @@ class UnsupportedChecker(transformer.Transformer):
         for n in walk(node):
             if isinstance(n, (gast.Global, gast.Nonlocal)):
                 declared.append(n)
-        rebound = block_writes(node.body) | _nested_writes(node)
+        # What the function rebinds matters only to a declaration (most functions have none).
+        rebound = block_writes(node.body) | _nested_writes(node) if declared else ()
         for decl in declared:
             hit = [n for n in decl.names if n in rebound]
             if hit:

@@ -82,55 +82,127 @@ def reads(node):
     """Names loaded anywhere in `node` (not descending into nested scopes' locals)."""
     found = set()
     stack = [node]
+    pop, push = stack.pop, stack.extend
+    kinds = _READ_KINDS
     while stack:
-        n = stack.pop()
+        n = pop()
         cls = type(n)
-        if cls is gast.Name:
+        if cls is _NAME:
             if type(n.ctx) is _LOAD:
                 found.add(n.id)
             if n.annotation is None:
                 continue
-        elif not isinstance(n, _AST):
-            continue  # None, str... in a list field
-        elif isinstance(n, _SCOPES):
-            found |= free_reads(n)
-            continue
-        elif isinstance(n, _COMPREHENSIONS):
-            found |= _comprehension_reads(n)
-            continue
-        elif cls is gast.AugAssign and type(n.target) is gast.Name:
-            found.add(n.target.id)
-        _push_children(n, stack)
+        else:
+            kind = kinds.get(cls)
+            if kind is None:
+                kind = _read_kind(cls)
+            if kind is not _PLAIN:
+                if kind is _SKIP:  # None, str... in a list field
+                    continue
+                if kind is _DEF:
+                    found |= free_reads(n)
+                    continue
+                if kind is _COMPREHENSION:
+                    found |= _comprehension_reads(n)
+                    continue
+                if type(n.target) is _NAME:  # an AugAssign
+                    found.add(n.target.id)
+        d = n.__dict__
+        for field in _FIELDS.get(cls) or _fields(cls):
+            value = d.get(field)
+            if type(value) is list:
+                push(value)
+            elif isinstance(value, _AST):
+                stack.append(value)
     return found
+
+
+_COMPREHENSION, _AUGASSIGN = "comprehension", "augassign"
+_READ_KINDS = {}  # what ``reads`` does with a node of each type (see _WRITE_KINDS)
+
+
+def _read_kind(cls):
+    if not issubclass(cls, _AST):
+        kind = _SKIP
+    elif issubclass(cls, _SCOPES):
+        kind = _DEF
+    elif issubclass(cls, _COMPREHENSIONS):
+        kind = _COMPREHENSION
+    elif cls is gast.AugAssign:
+        kind = _AUGASSIGN
+    else:
+        kind = _PLAIN
+    _READ_KINDS[cls] = kind
+    return kind
 
 
 def writes(node):
     """Names a statement binds in its own scope."""
     found = set()
     stack = [node]
+    pop, push = stack.pop, stack.extend
+    kinds = _WRITE_KINDS
     while stack:
-        n = stack.pop()
+        n = pop()
         cls = type(n)
-        if cls is gast.Name:
+        if cls is _NAME:
             if type(n.ctx) in (_STORE, _DEL):
                 found.add(n.id)
             if n.annotation is None:
                 continue
-        elif not isinstance(n, _AST):
-            continue
-        elif isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
-            found.add(n.name)
-            continue
-        elif isinstance(n, (gast.Lambda,) + _COMPREHENSIONS):
-            continue
-        elif isinstance(n, (gast.Import, gast.ImportFrom)):
-            found |= {(a.asname or a.name).split(".")[0] for a in n.names}
-        elif cls is gast.ExceptHandler and n.name is not None:
-            found.add(n.name.id if isinstance(n.name, gast.Name) else n.name)
-        elif cls is gast.NamedExpr:
-            found.add(n.target.id)
-        _push_children(n, stack)
+            kind = _PLAIN
+        else:
+            kind = kinds.get(cls)
+            if kind is None:
+                kind = _write_kind(cls)
+            if kind is _SKIP:  # None, str... in a list field; lambdas, comprehensions
+                continue
+            if kind is not _PLAIN:
+                if kind is _DEF:
+                    found.add(n.name)
+                    continue
+                if kind is _IMPORT:
+                    found |= {(a.asname or a.name).split(".")[0] for a in n.names}
+                elif kind is _HANDLER:
+                    if n.name is not None:
+                        found.add(n.name.id if isinstance(n.name, gast.Name) else n.name)
+                elif kind is _NAMED:
+                    found.add(n.target.id)
+        # the children, as _push_children pushes them
+        d = n.__dict__
+        for field in _FIELDS.get(cls) or _fields(cls):
+            value = d.get(field)
+            if type(value) is list:
+                push(value)
+            elif isinstance(value, _AST):
+                stack.append(value)
     return found
+
+
+# What ``writes`` does with a node of each type (found once per type; gast node types have no
+# subclasses, so the type decides what the isinstance tests decided).
+_PLAIN, _SKIP, _DEF, _IMPORT, _HANDLER, _NAMED = "plain", "skip", "def", "import", "handler", "named"
+_WRITE_KINDS = {}
+_NAME = gast.Name
+
+
+def _write_kind(cls):
+    if not issubclass(cls, _AST):
+        kind = _SKIP
+    elif issubclass(cls, (gast.FunctionDef, gast.AsyncFunctionDef, gast.ClassDef)):
+        kind = _DEF
+    elif issubclass(cls, (gast.Lambda,) + _COMPREHENSIONS):
+        kind = _SKIP
+    elif issubclass(cls, (gast.Import, gast.ImportFrom)):
+        kind = _IMPORT
+    elif cls is gast.ExceptHandler:
+        kind = _HANDLER
+    elif cls is gast.NamedExpr:
+        kind = _NAMED
+    else:
+        kind = _PLAIN
+    _WRITE_KINDS[cls] = kind
+    return kind
 
 
 def block_reads(stmts):
