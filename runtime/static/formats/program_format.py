@@ -122,7 +122,7 @@ def serialize_program(program):
                   "trainable": bool(getattr(v, "trainable", False)), "kind": v.kind} for v in blk.vars.values()]
         ops = []
         for i, op in enumerate(blk.ops):
-            attrs = _encode_attrs(op.attrs, lambda: f"block {blk.idx}, op #{i} '{op.type}'")
+            attrs = _encode_attrs(op.attrs, lambda blk=blk, i=i, op=op: f"block {blk.idx}, op #{i} '{op.type}'")
             origin = getattr(op, "origin", None)
             ops.append({"type": op.type, "inputs": {k: list(v) for k, v in op.inputs.items()},
                         "outputs": {k: list(v) for k, v in op.outputs.items()}, "attrs": attrs,
