@@ -26,12 +26,8 @@ same compiler; a while body without a gradient compiles with ``loop=n`` into one
 function holding the loop.  A line -> op table lets the executor say which op a
 failure came from.
 """
-import builtins
 import itertools
-import keyword
 import linecache
-import re
-import types
 import weakref
 
 import numpy as np
@@ -46,42 +42,14 @@ from .passes.hoist import loop_invariants
 from .passes.inplace import plan_inplace
 from .passes.kernels import select_kernel
 from .passes.liveness import live_io
+from .plan_code import _function, _identifier, _is_literal, _keyword_ok, _Names
 
 # generated filename -> the generated function, whose ``linemap`` ({line number: Operator}) is read
 # when an error is annotated.  Weak: a plan's source, line map and Operators (and through them the
 # Program and its parameters) live exactly as long as the compiled function, not forever.
 GENERATED = weakref.WeakValueDictionary()
 _ids = itertools.count()
-_LITERAL_TYPES = (bool, int, str, type(None))
 _PRED = "pred_"  # a compiled loop's predicate (var identifiers all start with "v_")
-
-
-
-
-# generated source text after the function's name -> the code object of the function: a plan's text
-# repeats often (a branch returning its input, the same small body traced again for a new signature
-# or named for another block, a saved model loaded back), and compiling it is most of what a small
-# block costs.  Only the names differ between two plans of one text (the function's and the file's:
-# neither is read by the code itself); ``_function`` gives each plan a copy with its own.  Bounded:
-# cleared when full.
-_CODE_CACHE = {}
-_CODE_CACHE_SIZE = 4096
-
-
-def _function(source, fname, filename, g):
-    """The function ``fname`` that ``source`` (one ``def fname(...)``) defines, with globals ``g`` and its
-    code named ``filename``: what exec'ing ``source`` in ``g`` makes, without running module code."""
-    key = source[4 + len(fname):]  # "(params):\n..." (the text starts "def " + fname)
-    code = _CODE_CACHE.get(key)
-    if code is None:
-        if len(_CODE_CACHE) >= _CODE_CACHE_SIZE:
-            _CODE_CACHE.clear()
-        module = compile("def _plan" + key, "<runtime-plan>", "exec")
-        code = _CODE_CACHE[key] = next(c for c in module.co_consts if isinstance(c, types.CodeType))
-    g.setdefault("__builtins__", builtins.__dict__)  # as exec would add
-    fn = g[fname] = types.FunctionType(code.replace(co_filename=filename, co_name=fname, co_qualname=fname),
-                                       g, fname)
-    return fn
 
 
 class UndefinedVariableError(ValueError):
@@ -91,47 +59,6 @@ class UndefinedVariableError(ValueError):
         super().__init__(message)
         self.names = names
         self.block = block
-
-
-def _is_literal(value):
-    if isinstance(value, float):
-        return value == value and value not in (float("inf"), float("-inf")) and type(value) is float
-    if type(value) in _LITERAL_TYPES:
-        return True
-    if type(value) in (list, tuple):
-        return all(_is_literal(v) for v in value)
-    return False
-
-
-_IDENTS = {}
-
-
-def _identifier(name):
-    """``name`` with every non-word character replaced by ``_`` (remembered: names recur in every plan)."""
-    ident = _IDENTS.get(name)
-    if ident is None:
-        if len(_IDENTS) >= 65536:
-            _IDENTS.clear()
-        ident = _IDENTS[name] = re.sub(r"\W", "_", name)
-    return ident
-
-
-class _Names(dict):
-    """Var name -> a readable, unique Python identifier (``names[var]``: a name already given is a
-    plain dict lookup; ``__missing__`` makes the others)."""
-
-    def __init__(self):
-        super().__init__()
-        self.used = set()
-
-    def __missing__(self, name):
-        base = "v_" + _identifier(name)
-        ident, n = base, 1
-        while ident in self.used:
-            ident, n = f"{base}_{n}", n + 1
-        self.used.add(ident)
-        self[name] = ident
-        return ident
 
 
 class BlockCompiler:
@@ -447,17 +374,6 @@ class BlockCompiler:
             else:
                 parts.append(tgt(ns[0]))
         return ", ".join(parts)
-
-
-_KEYWORD_OK = {}
-
-
-def _keyword_ok(k):
-    """Whether attr ``k`` can be passed as ``k=...`` (remembered: attr names are few and recur)."""
-    ok = _KEYWORD_OK.get(k)
-    if ok is None:
-        ok = _KEYWORD_OK[k] = k.isidentifier() and not keyword.iskeyword(k)
-    return ok
 
 
 def op_note(op):
