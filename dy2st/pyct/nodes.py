@@ -10,31 +10,13 @@ import ast
 _AST = ast.AST
 
 
-def _children_of(nodes, prune=None):
-    """The child nodes of each node of ``nodes``, in field order, read while ``nodes`` may grow:
-    extending a list with this generator over the same list is a breadth-first walk. Nodes
-    whose id is in ``prune`` give no children."""
-    for node in nodes:
-        if prune is not None and id(node) in prune:
-            continue
-        d = node.__dict__
-        for field in node._fields:
-            value = d.get(field)
-            if isinstance(value, _AST):
-                yield value
-            elif type(value) is list:
-                for v in value:
-                    if isinstance(v, _AST):
-                        yield v
-
-
 def walk(tree, prune=None):
     """Every node of a gast/ast tree (or list of trees), parents first, in ``ast.walk``'s order;
     below the nodes whose id is in ``prune`` (a set or dict), nothing."""
     out = list(tree) if type(tree) is list else [tree]
     append = out.append
-    # A for loop over the list being appended to is the breadth-first walk ``_children_of``
-    # makes, without resuming a generator for every node (the converter walks trees often).
+    # A for loop over the list being appended to is a breadth-first walk; the children are pushed
+    # inline (as ``children`` lists them), not by a call per node: the converter walks trees often.
     for node in out:
         if prune is not None and id(node) in prune:
             continue
@@ -52,7 +34,15 @@ def walk(tree, prune=None):
 
 def children(node):
     """The direct child nodes of ``node``, in field order (``ast.iter_child_nodes`` as a list)."""
-    return list(_children_of((node,)))
+    out = []
+    d = node.__dict__
+    for field in node._fields:
+        value = d.get(field)
+        if isinstance(value, _AST):
+            out.append(value)
+        elif type(value) is list:
+            out.extend(v for v in value if isinstance(v, _AST))
+    return out
 
 
 class FastTranslator:

@@ -64,16 +64,6 @@ def _fields(cls):
     return fields
 
 
-def _push_children(n, stack):
-    d = n.__dict__
-    for field in _FIELDS.get(type(n)) or _fields(type(n)):
-        value = d.get(field)
-        if type(value) is list:
-            stack.extend(value)
-        elif isinstance(value, _AST):
-            stack.append(value)
-
-
 _AST = gast.AST
 _LOAD, _STORE, _DEL = gast.Load, gast.Store, gast.Del
 
@@ -168,7 +158,7 @@ def writes(node):
                         found.add(n.name.id if isinstance(n.name, gast.Name) else n.name)
                 elif kind is _NAMED:
                     found.add(n.target.id)
-        # the children, as _push_children pushes them
+        # the children, as reads pushes them
         d = n.__dict__
         for field in _FIELDS.get(cls) or _fields(cls):
             value = d.get(field)
