@@ -124,9 +124,9 @@ def _build_while(op, compiler):
     # The backward recomputes each step: random ops must draw the same numbers again.
     rng = save and has_random_ops(sub)
 
-    def compile_body():
+    def compile_body(name, loop=None):  # the step body, or (loop=n) the whole loop in one function
         return compiler.compile(sub, list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
-                                name=f"while_body{idx}")
+                                name=f"{name}{idx}", loop=loop)
     body = None
 
     def run_while(pred, xs, ps):
@@ -136,7 +136,7 @@ def _build_while(op, compiler):
         if not pred:
             return list(xs), ([[]] if save else [])
         if body is None:  # compiled at the first step
-            body = compile_body()
+            body = compile_body("while_body")
         xs = tuple(xs)
         steps = [] if save else None
         count = 0
@@ -189,8 +189,7 @@ def _build_while(op, compiler):
         if record is not None and counted and record.counting:  # its steps are recorded: step by step
             return run_while(pred, xs, ps)
         if loop is None:
-            loop = compiler.compile(sub, list(a["carry_in"]) + params, list(a["carry_out"]) + [a["cond_out"]],
-                                    name=f"while_loop{idx}", loop=n)
+            loop = compile_body("while_loop", loop=n)
         if record is not None:
             record.into.add(idx)
             return list(record.uncounted(loop, pred, *xs, *ps)), []
