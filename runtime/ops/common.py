@@ -126,7 +126,9 @@ def _reduce_as_kernel(g, like):
     if g.shape == like.shape:
         return g
     if g.ndim == like.ndim + 1 and g.shape[1:] == like.shape:
-        return g.sum(axis=0)  # a bias gradient: the batch axis summed (the same sum as below)
+        # a bias gradient: the batch axis summed (the same sum as below; add.reduce is what
+        # ndarray.sum calls, without its Python wrapper)
+        return np.add.reduce(g, axis=0)
     nlead = g.ndim - like.ndim
     axes = tuple(range(nlead)) + tuple(i + nlead for i, d in enumerate(like.shape)
                                        if d == 1 and g.shape[i + nlead] != 1)

@@ -101,16 +101,42 @@ def _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax):
 
 _UNSIGNED = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 
-
-def _shifted(x2):
-    """Row-wise ``x - max``, ``exp`` of it, and its row sums (one log-softmax, kept in float)."""
-    s = x2 - x2.max(axis=1, keepdims=True)
-    e = np.exp(s)
-    return s, e, e.sum(axis=1)
+# (rows, classes) -> arange(rows) * classes, the flat index where each row starts.  Safe to keep:
+# its content is fixed by the key, and it never leaves this module (only sums made from it do).
+_ROW_STARTS = {}
 
 
-# The last fast-path forward's (logits, label, exp(shifted), row sums): its gradient
-# reuses them instead of recomputing the log-softmax and re-checking the labels.
+def _label_index(n, c, lab):
+    """The flat index of each row's label in an (n, c) array: one fancy index, not (arange, lab)."""
+    starts = _ROW_STARTS.get((n, c))
+    if starts is None:
+        if len(_ROW_STARTS) >= 64:  # a few batch shapes per model: bounded, never stale
+            _ROW_STARTS.clear()
+        starts = _ROW_STARTS[(n, c)] = np.arange(n, dtype=np.intp) * c
+    return starts + lab.astype(np.intp, copy=False)
+
+
+def _row_max(x2):
+    """Each row's max.  numpy reduces short rows slowly (a few µs for 64 rows of 10), a transposed
+    copy's contiguous columns quickly; a max is the same value in any order (NaN propagates both ways)."""
+    n, c = x2.shape
+    if c <= 32 and n >= 32:
+        return np.maximum.reduce(x2.T.copy(), axis=0)
+    return np.maximum.reduce(x2, axis=1)
+
+
+def _shifted(x2, lab):
+    """One log-softmax, kept in float: ``(exp(x - max), its row sums, the flat label index,
+    (x - max) at each row's label)``."""
+    idx = _label_index(*x2.shape, lab)
+    s = x2 - _row_max(x2)[:, None]
+    picked = s.take(idx)
+    e = np.exp(s, out=s)
+    return e, e.sum(axis=1), idx, picked
+
+
+# The last fast-path forward's (logits, label, flat label index, exp(shifted), attrs, row sums): its
+# gradient reuses them instead of recomputing the log-softmax and re-checking the labels.
 # Matched by identity of both arrays, so a gradient of other values never sees it.
 _LAST_CE = [None]
 
@@ -120,12 +146,13 @@ def _ce_kernel(logits, label, soft_label=False, ignore_index=-100, reduction="me
     rows = _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax)
     if rows is not None:
         x2, lab = rows
-        s, e, se = _shifted(x2)
-        loss = np.log(se) - s[np.arange(lab.size), lab]
-        _LAST_CE[0] = (logits, label, lab, e, (ignore_index, axis), se)
+        e, se, idx, picked = _shifted(x2, lab)
+        loss = np.log(se)
+        loss -= picked
+        _LAST_CE[0] = (logits, label, idx, e, (ignore_index, axis), se)
         if reduction == "none":
             return loss.reshape(label.shape).astype(logits.dtype, copy=False)
-        total = loss.sum()
+        total = np.add.reduce(loss)
         return np.asarray(total / max(lab.size, 1) if reduction == "mean" else total, dtype=logits.dtype)
     x, target, valid, keep = _prepare(logits, label, soft_label, ignore_index, axis)
     logp = _log_probs(x, use_softmax)
@@ -162,19 +189,18 @@ def _ce_grad_kernel(logits, label, g, soft_label=False, ignore_index=-100, reduc
     if last is not None and last[0] is logits and last[1] is label and last[4] == (ignore_index, axis) \
             and use_softmax and not soft_label:
         _LAST_CE[0] = None  # used once: the gradient below writes into it
-        rows, e, se = (None, last[2]), last[3], last[5]
+        e, se, idx = last[3], last[5], last[2]
     else:
         rows = _hard_rows(logits, label, soft_label, ignore_index, axis, use_softmax)
-        e, se = _shifted(rows[0])[1:] if rows is not None else (None, None)
-    if rows is not None:
+        e, se, idx = _shifted(*rows)[:3] if rows is not None else (None, None, None)
+    if e is not None:
         # d loss / d logits = (softmax - one_hot) * upstream, from one log-softmax.
-        lab = rows[1]
         e /= se[:, None]
-        e[np.arange(lab.size), lab] -= 1
+        e.reshape(-1)[idx] -= 1  # e is C-contiguous: the reshape is a view
         if reduction == "none":
             e *= g.reshape(-1, 1)
         else:
-            e *= (g / max(lab.size, 1)) if reduction == "mean" else g
+            e *= (g / max(idx.size, 1)) if reduction == "mean" else g
         return e.reshape(logits.shape).astype(logits.dtype, copy=False)
     x, target, valid, keep = _prepare(logits, label, soft_label, ignore_index, axis)
     if reduction == "none":
