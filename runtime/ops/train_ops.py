@@ -62,24 +62,44 @@ def clear_grads_kernel(optimizer=None):
             p.grad = None
 
 
-def train_update_kernel(grads, params, optimizer=None, grad_params=None):
+def train_update_kernel(grads, params, optimizer=None, grad_params=None, owned=frozenset()):
     """``accumulate_grads``, ``optimizer_step`` and ``clear_grads`` in one call.
 
     When no parameter of the optimizer holds a ``.grad`` before the call (the usual loop
     clears them), the gradients go to the update rule directly instead of through
     ``.grad``: the same arrays, cast as ``backward`` casts them, so the same update.
+    ``owned``: indices of gradients nothing but this call holds (``passes.owned_grads``),
+    which the rule may overwrite, as it may a cast copy.
     """
     opt = optimizer.obj
     if opt._grads_empty():
-        by_param = {}
-        for p, g in zip(grad_params.params, grads):
-            by_param[id(p)] = g if g.dtype == p._value.dtype else g.astype(p._value.dtype)
-        opt._apply_given(by_param)
+        by_param, spare = {}, set()
+        for k, (p, g) in enumerate(zip(grad_params.params, grads)):
+            if g.dtype != p._value.dtype:
+                g = g.astype(p._value.dtype)
+                spare.add(id(p))
+            elif k in owned:
+                spare.add(id(p))
+            by_param[id(p)] = g
+        opt._apply_given(by_param, spare)
     else:
         accumulate_grads_kernel(grads, grad_params)
         opt._eager_step()
         opt._eager_clear_grad()
     return [p._value for p in optimizer.params]
+
+
+def _train_update_fast(block, op):
+    """The kernel with the gradients it may overwrite settled now, for the plan (None: none)."""
+    from ..static.passes.owned_grads import owned_gradients  # noqa: PLC0415  (static imports the ops)
+    owned = owned_gradients(block, op)
+    if not owned:
+        return None
+    optimizer, grad_params = op.attrs["optimizer"], op.attrs["grad_params"]
+
+    def train_update(grads, params):
+        return train_update_kernel(grads, params, optimizer, grad_params, owned)
+    return train_update
 
 
 def_op("accumulate_grads", ["Grad*"], [], attrs={"params": None}, kernel=accumulate_grads_kernel,
@@ -93,5 +113,5 @@ def_op("clear_grads", [], [], attrs={"optimizer": None}, kernel=clear_grads_kern
        doc="Drop the .grad of the optimizer's parameters (opt.clear_grad() in a Program).")
 def_op("train_update", ["Grad*", "Param*"], ["ParamOut*"], attrs={"optimizer": None, "grad_params": None},
        kernel=train_update_kernel, infer=lambda grads, params, **_: list(params), side_effect=True,
-       no_onnx=TRAIN_ONLY,
+       no_onnx=TRAIN_ONLY, fast=_train_update_fast,
        doc="accumulate_grads, optimizer_step and clear_grads of one training step in one op.")

@@ -25,19 +25,22 @@ class SGD(Optimizer):
             self._write(p, p._value - step)
 
     def _fused_update(self, flat, g, lr, group):
-        flat.flat -= np.asarray(lr, g.dtype) * g
+        g *= np.asarray(lr, g.dtype)  # g is the group's own gradient buffer (or a sum made for it)
+        flat.flat -= g
 
-    def _apply_given(self, grads):
+    def _apply_given(self, grads, spare=frozenset()):
         # The per-parameter eager update (``p -= lr * g``, the same values as the flat group's)
         # without gathering the gradients into one buffer: they arrive one array per parameter.
+        # A gradient in ``spare`` (nothing else holds it) is scaled in place: ``g *= lr; p -= g``
+        # is bitwise ``p -= lr * g`` without the temporary.
         if self._grad_clip is not None:
-            return super()._apply_given(grads)
+            return super()._apply_given(grads, spare)
         todo = []
         base_lr = self.get_lr()
         scales = {}  # (lr, dtype) -> the 0-d array eager multiplies by: made once per step
         for group in self._param_groups:
             if self._group_decay(group):
-                return super()._apply_given(grads)
+                return super()._apply_given(grads, spare)
             group_lr = base_lr * group["learning_rate"]
             for p in group["params"]:
                 g = grads.get(id(p))
@@ -45,17 +48,21 @@ class SGD(Optimizer):
                     continue
                 v = p._value
                 if v.dtype != g.dtype or v.shape != g.shape or not v.flags.writeable:
-                    return super()._apply_given(grads)
+                    return super()._apply_given(grads, spare)
                 attrs = getattr(p, "optimize_attr", None)
                 lr = group_lr * (1.0 if attrs is None else attrs.get("learning_rate", 1.0))  # eager's order
                 key = (lr, g.dtype)
                 scale = scales.get(key)
                 if scale is None:
                     scale = scales[key] = np.asarray(lr, g.dtype)
-                todo.append((p, v, g, scale))
+                todo.append((p, v, g, scale, id(p) in spare))
         self._step_count += 1
-        for p, v, g, scale in todo:
-            v -= scale * g
+        for p, v, g, scale, own in todo:
+            if own:
+                g *= scale
+                v -= g
+            else:
+                v -= scale * g
             bump_version(p)
         weights_changed()
 
@@ -91,8 +98,10 @@ class Momentum(Optimizer):
         v = flat.buffer("velocity")
         v *= np.asarray(self._momentum, v.dtype)
         v += g
-        step = (g + np.asarray(self._momentum, g.dtype) * v) if self._use_nesterov else v
-        flat.flat -= np.asarray(lr, g.dtype) * step
+        if self._use_nesterov:
+            flat.flat -= np.asarray(lr, g.dtype) * (g + np.asarray(self._momentum, g.dtype) * v)
+        else:  # g (the group's own gradient buffer) is dead: lr * v goes into it
+            flat.flat -= np.multiply(v, np.asarray(lr, g.dtype), out=g)
 
 
 class Adam(Optimizer):
@@ -138,23 +147,27 @@ class Adam(Optimizer):
             return False  # parameters at different steps (restored separately): per parameter
         m, v = flat.buffer("moment1"), flat.buffer("moment2")
         b1p, b2p = flat.buffer("beta1_pow_acc"), flat.buffer("beta2_pow_acc")
-        flat.flat -= self._adam_step(m, v, g, b1p, b2p, lr)
+        flat.flat -= self._adam_step(m, v, g, b1p, b2p, lr, spare=True)  # g: the group's own buffer
         return True
 
-    def _adam_step(self, m, v, g, b1p, b2p, lr):
+    def _adam_step(self, m, v, g, b1p, b2p, lr, spare=False):
         """The Adam step for gradient ``g``; updates the moments ``m``, ``v`` and the beta powers in
-        place. One body for the per-parameter and the flat (fused) update, so both stay bitwise equal."""
+        place. One body for the per-parameter and the flat (fused) update, so both stay bitwise equal.
+        ``spare``: nothing else holds ``g``; its buffer and the squares' take the temporaries
+        (the same operations on the same values, so the same bits)."""
         b1, b2, c1, c2 = self._betas(g.dtype)
         dt = g.dtype
+        sq = np.square(g)
         m *= b1
-        m += c1 * g
+        m += np.multiply(g, c1, out=g if spare else None)
         v *= b2
-        v += c2 * np.square(g)
+        sq *= c2
+        v += sq
         corr2 = float(np.sqrt(1 - b2p[0]))
         lr_t = np.asarray(lr * corr2 / (1 - b1p[0]), dt)
-        denom = np.sqrt(v)
+        denom = np.sqrt(v, out=sq)
         denom += np.asarray(self._epsilon * corr2, dt)
-        step = lr_t * m
+        step = np.multiply(m, lr_t, out=g if spare else None)
         step /= denom
         b1p *= b1
         b2p *= b2

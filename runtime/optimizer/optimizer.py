@@ -157,13 +157,15 @@ class Optimizer:
                     return False
         return True
 
-    def _apply_given(self, grads):
+    def _apply_given(self, grads, spare=frozenset()):
         """``_apply_grads(grads)`` for gradients handed over by a compiled training step (never in
-        ``.grad``); a rule may take a shorter path to the same values."""
-        self._apply_grads(grads)
+        ``.grad``); a rule may take a shorter path to the same values.  ``spare``: ids of the
+        parameters whose gradient array nothing else holds (the rule may overwrite it)."""
+        self._apply_grads(grads, spare)
 
-    def _apply_grads(self, grads):
-        """The update: ``grads`` maps ``id(param)`` to its gradient array; None reads each ``.grad``."""
+    def _apply_grads(self, grads, spare=frozenset()):
+        """The update: ``grads`` maps ``id(param)`` to its gradient array; None reads each ``.grad``.
+        ``spare`` (as ``_apply_given``'s) goes unused: the fused path overwrites only its own gather buffer."""
         base_lr = self.get_lr()
         self._step_count += 1
         for index, group in enumerate(self._param_groups):
@@ -203,7 +205,8 @@ class Optimizer:
         raise NotImplementedError
 
     def _fused_update(self, flat, g, lr, group):
-        """The update of every parameter of a group at once (``flat.flat``, gradient ``g``)."""
+        """The update of every parameter of a group at once (``flat.flat``, gradient ``g``).  ``g`` is the
+        group's own gradient buffer (``FlatGroup.gather``) or a sum made from it: the rule may overwrite it."""
         raise NotImplementedError
 
     @staticmethod

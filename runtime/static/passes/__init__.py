@@ -13,8 +13,9 @@ a file or ONNX.  Between, passes in this package look at it or rewrite it:
   in ``features`` and tested on/off for identical results: ``kernels`` (direct
   numpy, fast layer_norm/gelu/softmax, overwriting a dead input), ``expressions``
   (getitem, reshape, scalar ops, scalar loop predicates), ``inplace`` (buffer reuse,
-  also with run-time dims), parameters read where used, and compiled while loops
-  (``codegen`` loop mode).
+  also with run-time dims), parameters read where used, compiled while loops
+  (``codegen`` loop mode), and ``owned_grads`` (a training step's update scales the
+  gradients only it holds in place; ``train_update``'s fast kernel asks it).
 
 ``PIPELINE`` lists, in order, the rewrites a traced Program gets before it is
 cached and shown to users; ``run_pipeline`` applies them.  Execution-time

@@ -30,6 +30,8 @@ FEATURES = {
     "scalar_predicates": True,
     # pure ops of a compiled loop that read only values the loop never changes run once, before it
     "hoist_invariants": True,
+    # a training step's update scales the gradients only it holds in place (passes/owned_grads.py)
+    "consume_grads": True,
 }
 
 
