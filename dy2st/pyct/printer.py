@@ -23,7 +23,7 @@ from astor.code_gen import SourceGenerator
 from astor.string_repr import pretty_string
 
 LINE_ATTR = "_dy2st_line"
-_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_DEFS = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
 
 
 class _LinePrinter(SourceGenerator):
@@ -38,9 +38,22 @@ class _LinePrinter(SourceGenerator):
         pending = self._pending = []
         result = self.result
         append = result.append
-        visit = self.visit
         node_type = ast.AST
         line = 1
+        visitors, defs, cls_self = self._visitors, _DEFS, _LinePrinter
+
+        def visit(node):
+            # astor's ``visit`` (by a cached lookup), queueing a node to mark (see ``statement``)
+            cls = type(node)
+            if mark in node.__dict__ and cls not in defs:
+                pending.append(node)
+            fn = visitors.get(cls)
+            if fn is None:
+                fn = getattr(cls_self, "visit_" + cls.__name__, None)
+                if fn is None:  # as astor's ExplicitNodeVisitor
+                    raise AttributeError("No defined handler for node of type %s" % cls.__name__)
+                visitors[cls] = fn
+            return fn(self, node)
 
         def write(*params):
             # astor's ``write``, plus the line count and the marks
@@ -67,19 +80,8 @@ class _LinePrinter(SourceGenerator):
                         if "\n" in item:  # a string constant printed over several lines
                             line += item.count("\n")
 
+        self.visit = visit  # astor's methods call ``self.visit``: the instance's closure answers
         self.write = write
-
-    def visit(self, node):
-        cls = type(node)
-        if self._mark in node.__dict__ and cls not in _DEFS:
-            self._pending.append(node)
-        fn = self._visitors.get(cls)
-        if fn is None:
-            fn = getattr(_LinePrinter, "visit_" + cls.__name__, None)
-            if fn is None:  # as astor's ExplicitNodeVisitor
-                raise AttributeError("No defined handler for node of type %s" % cls.__name__)
-            self._visitors[cls] = fn
-        return fn(self, node)
 
     def statement(self, node, *params, **kw):
         self.newline(node)
