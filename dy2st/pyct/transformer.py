@@ -54,6 +54,8 @@ class Transformer(gast.NodeTransformer):
                           and not any(hasattr(owner, n) for n in _DEPRECATED_CONSTANT_VISITORS)):
             skip = cls in _LEAVES or (cls in _EXPRESSION_PARTS and _statements_only(owner))
             fn = None if skip else owner.generic_visit
+            if fn is not None and cls is gast.Name and _plain_names(owner):
+                fn = _visit_name
         self._dispatch[cls] = fn
         return fn
 
@@ -150,6 +152,19 @@ def _statements_only(owner):
     return (owner.generic_visit is Transformer.generic_visit and owner.visit is Transformer.visit
             and all(getattr(owner, name, None) in inherited
                     for name in _EXPRESSION_NAMES.union(_DEPRECATED_CONSTANT_VISITORS)))
+
+
+def _plain_names(owner):
+    """Whether a pass leaves ``Name`` nodes and their contexts alone, with the inherited walk."""
+    return owner.generic_visit is Transformer.generic_visit and all(
+        getattr(owner, "visit_" + c.__name__, None) is None for c in (gast.Name, gast.Load, gast.Store,
+                                                                      gast.Del, gast.Param))
+
+
+def _visit_name(self, node):
+    # A third of all nodes: only a parameter's annotation below one can hold what a pass
+    # rewrites (its context is a leaf), so the others come back without a walk of their fields.
+    return node if node.__dict__.get("annotation") is None else Transformer.generic_visit(self, node)
 
 
 def contains(stmts, kinds, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
