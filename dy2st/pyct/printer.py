@@ -38,13 +38,30 @@ class _LinePrinter(SourceGenerator):
         pending = self._pending = []
         result = self.result
         append = result.append
-        node_type = ast.AST
+        node_type, name_type = ast.AST, ast.Name
         line = 1
         visitors, defs, cls_self = self._visitors, _DEFS, _LinePrinter
 
         def visit(node):
             # astor's ``visit`` (by a cached lookup), queueing a node to mark (see ``statement``)
+            nonlocal line
             cls = type(node)
+            if cls is name_type:  # a third of all nodes: astor's visit_Name and write, inlined
+                if self.new_lines:
+                    if result:
+                        line += self.new_lines
+                    append("\n" * self.new_lines)
+                    self.colinfo = len(result), 0
+                    append(self.indent_with * self.indentation)
+                    self.new_lines = 0
+                if pending:
+                    for n in pending:
+                        n.__dict__[LINE_ATTR] = line
+                    pending.clear()
+                if mark in node.__dict__:
+                    node.__dict__[LINE_ATTR] = line
+                append(node.id)
+                return
             if mark in node.__dict__ and cls not in defs:
                 pending.append(node)
             fn = visitors.get(cls)
