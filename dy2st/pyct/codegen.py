@@ -201,7 +201,7 @@ _FIELDS = {}
 CHECK_ALWAYS = os.environ.get("DY2ST_CHECK_CODEGEN") == "1"
 # Node types astor 0.8.1 is known to misprint (or not print): such trees are compared in full.
 _UNSAFE_NAMES = ("JoinedStr", "Match", "TryStar")
-_ASTOR_UNSAFE = tuple(getattr(ast, n) for n in _UNSAFE_NAMES if hasattr(ast, n))
+_ASTOR_UNSAFE = frozenset(getattr(ast, n) for n in _UNSAFE_NAMES if hasattr(ast, n))
 _GAST_UNSAFE = tuple(getattr(gast, n) for n in _UNSAFE_NAMES if hasattr(gast, n))
 
 
