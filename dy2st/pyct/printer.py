@@ -1,12 +1,12 @@
 """astor's printer, noting the line each node starts on as it prints.
 
-``print_tree(tree)`` returns exactly ``astor.to_source(tree, pretty_source="".join)`` and, on
-every node carrying ``codegen``'s origin attribute, the generated line the node starts on (as
-``LINE_ATTR``): the line ``ast.parse`` of the text would give it, so the line map needs no
-re-parse of the text.
+``print_tree(tree, mark)`` returns exactly ``astor.to_source(tree, pretty_source="".join)`` and
+writes on every node carrying attribute ``mark`` (``codegen``'s origin) the generated line the
+node starts on (as ``LINE_ATTR``): the line ``ast.parse`` of the text would give it, so the line
+map needs no re-parse of the text.
 
-    text = print_tree(tree)          # "def f(x):\n    return g(x)\n"
-    tree.body[0].body[0].value       # Call, marked with LINE_ATTR = 2 (when it has an origin)
+    text = print_tree(tree, mark)    # "def f(x):\n    return g(x)\n"
+    tree.body[0].body[0].value       # the Call, now with LINE_ATTR = 2 (when it carries ``mark``)
 
 A node starts where the first text it prints starts, once the pending newlines are written
 (parentheses astor opens around a node sit on the same line as its first token: statements are
