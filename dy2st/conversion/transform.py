@@ -13,6 +13,7 @@ import gast
 
 from dy2st.frontend import decorators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
+from dy2st.pyct.nodes import walk
 from dy2st.transformers import (
     assert_print,
     attributes,
@@ -156,9 +157,10 @@ def transform_function(fn, snapshots=False, helpers=None):
         helpers = importlib.import_module("dy2st.conversion.convert_operators")
     original = decorators.unwrap(fn)
     parsed = parser.parse_function(original)
-    namer = naming.Namer(naming.names_in(parsed.node) | set(vars(builtins)) | {HELPER_NAME})
+    walked = walk(parsed.node)  # for both readers of the parsed tree below
+    namer = naming.Namer(naming.names_in(parsed.node, walked) | set(vars(builtins)) | {HELPER_NAME})
     origin_info.resolve(parsed.node, parsed.filename, parsed.source, parsed.first_lineno,
-                        original.__qualname__)
+                        original.__qualname__, walked)
     node = _as_function_def(parsed.node, namer)
     ctx = transformer.Context(original.__qualname__, parsed.filename, namer, _namespace(original),
                               original.__code__.co_freevars)

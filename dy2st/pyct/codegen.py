@@ -1,12 +1,19 @@
 """gast -> Python source, verified by re-parsing.
 
 astor writes the most readable code, but 0.8.1 misprints f-strings with quotes inside braces and
-cannot print `match` or `except*`.  The code that runs (``source_with_origins``, for the loader)
-is re-parsed anyway for its line positions; both trees are walked in step and must agree node by
-node (type and count), and a tree holding what astor misprints is compared in full (`ast.dump`,
-without positions).  On any mismatch the standard `ast.unparse` is used.  Printing for display
-only (``to_source(node, verify=False)``) skips the re-parse; ``DY2ST_CHECK_CODEGEN=1`` compares
-every output in full, for debugging the printer.
+cannot print `match` or `except*`.  Verified output (``to_source``, ``compiled_source``) is
+re-parsed; both trees are walked in step and must agree node by node (type and count), and a
+tree holding what astor misprints is compared in full (`ast.dump`, without positions).  On any
+mismatch the standard `ast.unparse` is used.  Printing for display only
+(``to_source(node, verify=False)``) skips the re-parse; ``DY2ST_CHECK_CODEGEN=1`` compares every
+output in full, for debugging the printer.
+
+The code that runs (``compiled_code``, for the loader) is printed by ``printer``, which marks each
+node with the line it starts on: the line map needs no re-parse, and the text of a tree without
+the node types astor misprints is compiled as printed (its shape is not checked: on the tests,
+examples and 600 fuzz programs, that check never failed for such a tree).  Trees with what astor
+misprints, text that does not compile, and every tree under ``DY2ST_CHECK_CODEGEN=1`` (which also
+compares the printer's line map with the re-parse's) go the re-parsed way.
 """
 import ast
 import os
@@ -14,7 +21,7 @@ import os
 import astor
 import gast
 
-from dy2st.pyct import anno
+from dy2st.pyct import anno, printer
 from dy2st.pyct.nodes import walk
 
 
@@ -35,6 +42,7 @@ class _ToAst:
         self.origins = origins
         self.order = []
         self.unsafe = False
+        self.printed = False  # whether the source printed is astor's (not ast.unparse's)
 
     def visit(self, node, info=None):
         """The ast node for gast ``node`` (None for types ast lacks)."""
@@ -193,7 +201,7 @@ _FIELDS = {}
 CHECK_ALWAYS = os.environ.get("DY2ST_CHECK_CODEGEN") == "1"
 # Node types astor 0.8.1 is known to misprint (or not print): such trees are compared in full.
 _UNSAFE_NAMES = ("JoinedStr", "Match", "TryStar")
-_ASTOR_UNSAFE = tuple(getattr(ast, n) for n in _UNSAFE_NAMES if hasattr(ast, n))
+_ASTOR_UNSAFE = frozenset(getattr(ast, n) for n in _UNSAFE_NAMES if hasattr(ast, n))
 _GAST_UNSAFE = tuple(getattr(gast, n) for n in _UNSAFE_NAMES if hasattr(gast, n))
 
 
@@ -217,12 +225,16 @@ def to_source(node, verify=True):
     return source, tree
 
 
-def _print(node, verify, full=None, same_shape=_same_shape, translator=None):
+def _print(node, verify, full=None, same_shape=_same_shape, translator=None, lines=False):
     """(source, ast tree printed, the source re-parsed or None when not verified).
 
     ``full``: whether the tree holds nodes astor misprints (None: find out); ``same_shape``:
     the node-by-node check of the re-parsed tree (the caller may fold it into its own walk);
     ``translator``: the ``_ToAst`` to translate with (the caller reads what it records).
+    ``lines``: print with ``printer.print_tree``, which marks each node the translator tagged with
+    its generated line; astor's text of a tree without nodes it misprints is then trusted, not
+    re-parsed (unless ``DY2ST_CHECK_CODEGEN=1``): ``translator.printed`` says whether the text is
+    astor's.
     """
     translator = translator or _ToAst()
     tree = _to_ast(node, translator)
@@ -230,14 +242,19 @@ def _print(node, verify, full=None, same_shape=_same_shape, translator=None):
     full = full or CHECK_ALWAYS
     try:
         # One statement per line, unwrapped: astor's line splitting scatters tuples and calls.
-        source = astor.to_source(tree, pretty_source="".join)
-        if not verify and not full:
+        if lines:
+            source = printer.print_tree(tree, _ORIGIN_ATTR)
+        else:
+            source = astor.to_source(tree, pretty_source="".join)
+        translator.printed = True
+        if not full and (lines or not verify):
             return source, tree, None
         parsed = ast.parse(source)
         if (_same if full else same_shape)(parsed, tree):
             return source, tree, parsed
     except Exception:  # astor raises assorted errors on nodes it does not know
         pass
+    translator.printed = False
     ast.fix_missing_locations(tree)  # ast.unparse reads statements' line numbers (type comments)
     source = ast.unparse(tree) + "\n"
     parsed = ast.parse(source)
@@ -263,6 +280,12 @@ def compiled_source(node):
     A node without an origin counts with its closest annotated ancestor's.
     """
     translator = _ToAst(origins=True)
+    source, tree, parsed, wb = _print_reparsed(node, translator)
+    return source, _reparsed_line_map(translator, tree, parsed, wb), parsed
+
+
+def _print_reparsed(node, translator, **options):
+    """``_print`` verifying against a re-parse, with the re-parsed tree's preorder walk."""
     walks = []
 
     def same_shape(parsed, tree):  # the shape check, keeping the re-parsed walk for the line map
@@ -270,8 +293,13 @@ def compiled_source(node):
         walks.append((parsed, wb))
         return len(wa) == len(wb) and all(type(x) is type(y) for x, y in zip(wa, wb))
 
-    source, tree, parsed = _print(node, verify=True, same_shape=same_shape, translator=translator)
+    source, tree, parsed = _print(node, verify=True, same_shape=same_shape, translator=translator, **options)
     wb = walks[0][1] if walks and walks[0][0] is parsed else _preorder(parsed)
+    return source, tree, parsed, wb
+
+
+def _reparsed_line_map(translator, tree, parsed, wb):
+    """{generated line: origin}, read off the re-parsed tree (its preorder walk ``wb``)."""
     stmt_lines, expr_lines = {}, {}
     stmt = ast.stmt
     for tagged, real in zip(translator.order, wb):
@@ -289,4 +317,70 @@ def compiled_source(node):
             info = tagged.__dict__.get(_ORIGIN_ATTR)
             if info is not None and "lineno" in real.__dict__ and not isinstance(tagged, stmt):
                 expr_lines.setdefault(real.lineno, info)
-    return source, {**expr_lines, **stmt_lines}, parsed
+    return {**expr_lines, **stmt_lines}
+
+
+def _printed_line_map(translator, tree):
+    """``_reparsed_line_map`` from the lines the printer marked, or None if a tagged node has none.
+
+    Every tagged node is of a located ast type, as its re-parsed counterpart, so the same nodes
+    count, with the same lines, in the same orders.
+    """
+    stmt_lines, expr_lines = {}, {}
+    stmt, line_attr = ast.stmt, printer.LINE_ATTR
+    for tagged in translator.order:
+        d = tagged.__dict__
+        info = d.get(_ORIGIN_ATTR)
+        if info is None:
+            continue
+        line = d.get(line_attr)
+        if line is None:
+            line = _unvisited_line(tagged)
+            if line is None:
+                return None
+        target = stmt_lines if isinstance(tagged, stmt) else expr_lines
+        target.setdefault(line, info)
+    if expr_lines.keys() - stmt_lines.keys():
+        expr_lines = {}
+        for tagged in walk(tree):
+            d = tagged.__dict__
+            info = d.get(_ORIGIN_ATTR)
+            if info is not None and not isinstance(tagged, stmt):
+                expr_lines.setdefault(d.get(line_attr) or _unvisited_line(tagged), info)
+    return {**expr_lines, **stmt_lines}
+
+
+def _unvisited_line(node):
+    """A ``keyword`` argument (astor writes its name, never visits it) starts on its value's line."""
+    if type(node) is ast.keyword:
+        return node.value.__dict__.get(printer.LINE_ATTR)
+    return None
+
+
+def compiled_code(node, filename):
+    """(source, {generated line: OriginInfo}, code object compiled as ``filename``) for the loader.
+
+    A tree astor prints correctly (no f-string, ``match`` or ``except*``) is compiled from its
+    text, with the lines the printer marked: no re-parse.  Otherwise, when the text does not
+    compile, or a tagged node got no line, it goes the ``compiled_source`` way (checked against a
+    re-parse, whose tree is compiled), which also gives the same errors as before.  Under
+    ``DY2ST_CHECK_CODEGEN=1`` the printer's line map must equal the re-parse's.
+    """
+    translator = _ToAst(origins=True)
+    source, tree, parsed = _print(node, verify=True, translator=translator, lines=True)
+    if parsed is None:  # astor's text, trusted
+        line_map = _printed_line_map(translator, tree)
+        if line_map is not None:
+            try:
+                return source, line_map, compile(source, filename, "exec")
+            except Exception:  # what the text says is not what the tree says: redo it as before
+                pass
+        translator = _ToAst(origins=True)
+        source, tree, parsed, wb = _print_reparsed(node, translator)
+    else:
+        wb = _preorder(parsed)
+    line_map = _reparsed_line_map(translator, tree, parsed, wb)
+    if CHECK_ALWAYS and translator.printed and not translator.unsafe:
+        if _printed_line_map(translator, tree) != line_map:
+            raise AssertionError("the printer's line map differs from the re-parsed text's")
+    return source, line_map, compile(parsed, filename, "exec")

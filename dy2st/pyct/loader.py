@@ -48,10 +48,9 @@ def load_function(fn_node, original, injected):
                             kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
         body=[fn_node, gast.Return(value=templates.name(INNER_NAME))])]
     try:
-        text, line_map, tree = codegen.compiled_source(gast.Module(body=factory, type_ignores=[]))
+        text, line_map, code = codegen.compiled_code(gast.Module(body=factory, type_ignores=[]), filename)
     finally:
         fn_node.name = name
-    code = compile(tree, filename, "exec")  # the tree `text` parses to: the same code, one parse less
     fn_code = _find_code(_find_code(code, FACTORY_NAME), INNER_NAME)
     fn_code = fn_code.replace(co_name=name, co_qualname=original.__qualname__)
 

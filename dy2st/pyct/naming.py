@@ -14,10 +14,12 @@ import gast
 from dy2st.pyct.nodes import walk
 
 
-def names_in(tree):
-    """Every identifier mentioned in `tree` (variables, args, functions, attributes)."""
+def names_in(tree, walked=None):
+    """Every identifier mentioned in `tree` (variables, args, functions, attributes).
+
+    ``walked``: ``walk(tree)``, when the caller has it already."""
     found = set()
-    for node in walk(tree):
+    for node in walked if walked is not None else walk(tree):
         if isinstance(node, gast.Name):
             found.add(node.id)
         elif isinstance(node, (gast.FunctionDef, gast.ClassDef)):

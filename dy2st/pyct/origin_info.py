@@ -20,12 +20,14 @@ OriginInfo = collections.namedtuple(
 _LINE_MAPS = {}
 
 
-def resolve(tree, filename, source, first_lineno, function_name):
-    """Annotate every node carrying a line number with its user-code origin."""
+def resolve(tree, filename, source, first_lineno, function_name, walked=None):
+    """Annotate every node carrying a line number with its user-code origin.
+
+    ``walked``: ``walk(tree)``, when the caller has it already."""
     lines = source.splitlines()  # once: a function has far more nodes than lines
     infos = {}  # (line, column) -> OriginInfo: nodes starting at one place share one
     key, field = anno.Basic.ORIGIN, anno._ANNO_FIELD
-    for node in walk(tree):
+    for node in walked if walked is not None else walk(tree):
         d = node.__dict__
         lineno = d.get("lineno")
         if lineno is None:

@@ -52,7 +52,10 @@ class Transformer(gast.NodeTransformer):
         fn = getattr(owner, "visit_" + cls.__name__, None)
         if fn is None or (fn is ast.NodeVisitor.visit_Constant
                           and not any(hasattr(owner, n) for n in _DEPRECATED_CONSTANT_VISITORS)):
-            fn = None if cls in _LEAVES else owner.generic_visit
+            skip = cls in _LEAVES or (cls in _EXPRESSION_PARTS and _statements_only(owner))
+            fn = None if skip else owner.generic_visit
+            if fn is not None and cls is gast.Name and _plain_names(owner):
+                fn = _visit_name
         self._dispatch[cls] = fn
         return fn
 
@@ -132,6 +135,36 @@ _UNKNOWN = object()
 # visitor for the type).
 _LEAVES = frozenset([gast.Constant] + [c for c in vars(gast).values()
                                       if isinstance(c, type) and issubclass(c, gast.AST) and not c._fields])
+
+
+# Node types that hold no statements, at any depth (Python has no statement inside an expression).
+_EXPRESSION_PARTS = frozenset(
+    c for c in vars(gast).values() if isinstance(c, type) and issubclass(c, gast.AST) and issubclass(
+        c, (gast.expr, gast.expr_context, gast.boolop, gast.operator, gast.unaryop, gast.cmpop,
+            gast.comprehension, gast.arguments, gast.keyword, gast.alias, gast.withitem)))
+_EXPRESSION_NAMES = frozenset("visit_" + c.__name__ for c in _EXPRESSION_PARTS)
+
+
+def _statements_only(owner):
+    """Whether a pass class rewrites statements only: no visitor of an expression part, and the
+    inherited walk.  Its walk then leaves expressions alone (they would come back unchanged)."""
+    inherited = (None, ast.NodeVisitor.visit_Constant)
+    return (owner.generic_visit is Transformer.generic_visit and owner.visit is Transformer.visit
+            and all(getattr(owner, name, None) in inherited
+                    for name in _EXPRESSION_NAMES.union(_DEPRECATED_CONSTANT_VISITORS)))
+
+
+def _plain_names(owner):
+    """Whether a pass leaves ``Name`` nodes and their contexts alone, with the inherited walk."""
+    return owner.generic_visit is Transformer.generic_visit and all(
+        getattr(owner, "visit_" + c.__name__, None) is None for c in (gast.Name, gast.Load, gast.Store,
+                                                                      gast.Del, gast.Param))
+
+
+def _visit_name(self, node):
+    # A third of all nodes: only a parameter's annotation below one can hold what a pass
+    # rewrites (its context is a leaf), so the others come back without a walk of their fields.
+    return node if node.__dict__.get("annotation") is None else Transformer.generic_visit(self, node)
 
 
 def contains(stmts, kinds, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):

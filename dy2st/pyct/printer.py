@@ -1,0 +1,119 @@
+"""astor's printer, noting the line each node starts on as it prints.
+
+``print_tree(tree, mark)`` returns exactly ``astor.to_source(tree, pretty_source="".join)`` and
+writes on every node carrying attribute ``mark`` (``codegen``'s origin) the generated line the
+node starts on (as ``LINE_ATTR``): the line ``ast.parse`` of the text would give it, so the line
+map needs no re-parse of the text.
+
+    text = print_tree(tree, mark)    # "def f(x):\n    return g(x)\n"
+    tree.body[0].body[0].value       # the Call, now with LINE_ATTR = 2 (when it carries ``mark``)
+
+A node starts where the first text it prints starts, once the pending newlines are written
+(parentheses astor opens around a node sit on the same line as its first token: statements are
+printed one per line, unwrapped, and only a string constant can hold a line break).  Two kinds of
+node start elsewhere: a decorated ``def``/``class`` starts at its keyword, after the decorator
+lines, and a ``keyword`` argument is never visited (its name is written by the call), so it is
+left unmarked (it starts on its value's line).  Trees holding node types astor misprints
+(``codegen._ASTOR_UNSAFE``: its f-string printing rewrites what it wrote) get no usable marks;
+``codegen`` re-parses those.
+"""
+import ast
+
+from astor.code_gen import SourceGenerator
+from astor.string_repr import pretty_string
+
+LINE_ATTR = "_dy2st_line"
+_DEFS = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+
+
+class _LinePrinter(SourceGenerator):
+    """astor's ``SourceGenerator`` whose ``write`` counts the lines written and marks the nodes
+    that started since the last text (``visit`` queues those carrying ``mark``)."""
+
+    _visitors = {}  # node type -> astor's visitor function (astor builds the name for every node)
+
+    def __init__(self, mark):
+        super().__init__(" " * 4, False, pretty_string)
+        self._mark = mark
+        pending = self._pending = []
+        result = self.result
+        append = result.append
+        node_type, name_type = ast.AST, ast.Name
+        line = 1
+        visitors, defs, cls_self = self._visitors, _DEFS, _LinePrinter
+
+        def visit(node):
+            # astor's ``visit`` (by a cached lookup), queueing a node to mark (see ``statement``)
+            nonlocal line
+            cls = type(node)
+            if cls is name_type:  # a third of all nodes: astor's visit_Name and write, inlined
+                if self.new_lines:
+                    if result:
+                        line += self.new_lines
+                    append("\n" * self.new_lines)
+                    self.colinfo = len(result), 0
+                    append(self.indent_with * self.indentation)
+                    self.new_lines = 0
+                if pending:
+                    for n in pending:
+                        n.__dict__[LINE_ATTR] = line
+                    pending.clear()
+                if mark in node.__dict__:
+                    node.__dict__[LINE_ATTR] = line
+                append(node.id)
+                return
+            if mark in node.__dict__ and cls not in defs:
+                pending.append(node)
+            fn = visitors.get(cls)
+            if fn is None:
+                fn = getattr(cls_self, "visit_" + cls.__name__, None)
+                if fn is None:  # as astor's ExplicitNodeVisitor
+                    raise AttributeError("No defined handler for node of type %s" % cls.__name__)
+                visitors[cls] = fn
+            return fn(self, node)
+
+        def write(*params):
+            # astor's ``write``, plus the line count and the marks
+            nonlocal line
+            for item in params:
+                if isinstance(item, node_type):
+                    visit(item)
+                elif callable(item):
+                    item()
+                else:
+                    if self.new_lines:
+                        if result:  # leading newlines are dropped from the text (see print_tree)
+                            line += self.new_lines
+                        append("\n" * self.new_lines)
+                        self.colinfo = len(result), 0
+                        append(self.indent_with * self.indentation)
+                        self.new_lines = 0
+                    if item:
+                        if pending:
+                            for node in pending:
+                                node.__dict__[LINE_ATTR] = line
+                            pending.clear()
+                        append(item)
+                        if "\n" in item:  # a string constant printed over several lines
+                            line += item.count("\n")
+
+        self.visit = visit  # astor's methods call ``self.visit``: the instance's closure answers
+        self.write = write
+
+    def statement(self, node, *params, **kw):
+        self.newline(node)
+        if type(node) in _DEFS and self._mark in node.__dict__:
+            self._pending.append(node)  # its keyword starts it, not its first decorator
+        self.write(*params)
+
+
+def print_tree(tree, mark):
+    """``astor.to_source(tree, pretty_source="".join)``; each node holding attribute ``mark`` gets
+    its first line as ``LINE_ATTR``."""
+    printer = _LinePrinter(mark)
+    printer.visit(tree)
+    result = printer.result
+    result.append("\n")
+    if set(result[0]) == set("\n"):
+        result[0] = ""
+    return "".join(result)

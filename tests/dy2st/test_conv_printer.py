@@ -1,0 +1,155 @@
+"""The loader's printer marks each node's generated line as it prints (no re-parse): its text and
+line map equal the re-parse's, on code laid out in tricky ways."""
+import ast
+import functools
+
+import gast
+import pytest
+
+from dy2st.conversion.transform import transform_function
+from dy2st.pyct import codegen, nodes, printer
+
+
+def deco(f):
+    return f
+
+
+def call(*args, **kwargs):
+    return args
+
+
+def multi_line_strings(x):
+    s = """first
+second"""
+    t = call(x, """a
+b""", k=x + 1, **{"z": """c
+d"""})
+    if x > 0:
+        u = [1, """e
+f""", x]
+    else:
+        u = x
+    return s, t, u
+
+
+def decorators_and_nested_defs(x):
+    @deco
+    @functools.wraps(deco)
+    def inner(y):
+        """Doc
+        string."""
+        return y + 1
+
+    @deco
+    class Box:
+        @staticmethod
+        def get(z):
+            return z if z else -z
+    return inner(x), Box.get(x)
+
+
+def lambdas_and_comprehensions(x):
+    g = lambda a, b=2: a + b if a > 0 else b  # noqa: E731
+    xs = [i * 2 for i in range(3) if i]
+    d = {k: v for k, v in zip("ab", [1, 2])}
+    s = {i for i in xs}
+    return g(x), xs, d, s, sum(i for i in xs), (lambda q: q)(x)
+
+
+def long_expressions(x, y):
+    z = ((x + y) * (x - y) / (x * y + 1) - (x ** 2 + y ** -2) + (-x) ** 2 + -(x ** 2)) if x > y else (
+        x and y or not x) + (x if y else y)
+    w = x[1:2, ::3][0] + x[..., None].sum() - call(y, k=1)[0]
+    while w > z:
+        w = w - 1
+    return z, w
+
+
+def try_with_and_keywords(x):
+    try:
+        y = call(x,
+                 k=1,
+                 j="""x
+y""")
+    except (ValueError, TypeError) as e:
+        y = str(e)
+    finally:
+        pass
+    return y
+
+
+TRICKY = [multi_line_strings, decorators_and_nested_defs, lambdas_and_comprehensions, long_expressions,
+          try_with_and_keywords]
+
+
+def _module(fn):
+    return gast.Module(body=[transform_function(fn)._node], type_ignores=[])
+
+
+@pytest.mark.parametrize("fn", TRICKY, ids=lambda f: f.__name__)
+def test_text_and_line_map_equal_the_reparsed(fn):
+    module = _module(fn)
+    source, line_map, parsed = codegen.compiled_source(module)
+    fast_source, fast_map, code = codegen.compiled_code(module, "<printer test>")
+    assert fast_source == source
+    assert fast_map == line_map and list(fast_map) == list(line_map)  # same lines, same order
+    assert code.co_filename == "<printer test>"
+    assert code.co_consts == compile(parsed, "<printer test>", "exec").co_consts
+
+
+@pytest.mark.parametrize("fn", TRICKY, ids=lambda f: f.__name__)
+def test_every_marked_node_starts_on_its_reparsed_line(fn):
+    translator = codegen._ToAst(origins=True)
+    tree = codegen._to_ast(_module(fn), translator)
+    source = printer.print_tree(tree, codegen._ORIGIN_ATTR)
+    parsed = ast.parse(source)
+    marked = 0
+    for mine, real in zip(codegen._preorder(tree), codegen._preorder(parsed)):
+        assert type(mine) is type(real)
+        line = mine.__dict__.get(printer.LINE_ATTR)
+        if line is not None:
+            assert line == real.lineno, (type(mine).__name__, source.splitlines()[real.lineno - 1])
+            marked += 1
+        elif codegen._ORIGIN_ATTR in mine.__dict__:
+            assert isinstance(mine, ast.keyword) and mine.value.__dict__[printer.LINE_ATTR] == real.lineno
+    assert marked > 20
+
+
+def test_a_misprinted_text_goes_the_reparsed_way(monkeypatch):
+    module = _module(long_expressions)
+    expected = codegen.compiled_source(module)
+    monkeypatch.setattr(printer, "print_tree", lambda tree, mark: "def broken(:\n")
+    source, line_map, code = codegen.compiled_code(module, "<printer test>")
+    assert (source, line_map) == expected[:2]
+
+
+def test_a_node_the_printer_does_not_reach_goes_the_reparsed_way(monkeypatch):
+    module = _module(long_expressions)
+    expected = codegen.compiled_source(module)
+    real = printer.print_tree
+
+    def unmarking(tree, mark):  # as if astor wrote one node without visiting it
+        source = real(tree, mark)
+        next(n for n in nodes.walk(tree) if isinstance(n, ast.BinOp)).__dict__.pop(printer.LINE_ATTR)
+        return source
+
+    monkeypatch.setattr(printer, "print_tree", unmarking)
+    assert codegen.compiled_code(module, "<printer test>")[:2] == expected[:2]
+
+
+def test_check_codegen_compares_the_printer_with_the_reparse(monkeypatch):
+    monkeypatch.setattr(codegen, "CHECK_ALWAYS", True)
+    module = _module(multi_line_strings)
+    assert codegen.compiled_code(module, "<printer test>")[:2] == codegen.compiled_source(module)[:2]
+    real = printer.print_tree
+
+    def shifted(tree, mark):
+        source = real(tree, mark)
+        for n in nodes.walk(tree):
+            if printer.LINE_ATTR in n.__dict__:
+                n.__dict__[printer.LINE_ATTR] += 1
+        return source
+
+    monkeypatch.setattr(printer, "print_tree", shifted)
+    with pytest.raises(AssertionError, match="line map"):
+        codegen.compiled_code(module, "<printer test>")
