@@ -1,0 +1,135 @@
+"""The per-call path of a converted Layer: results with each call-path switch off and on are the
+same, and the onnxruntime backend's results equal the numpy executor's.
+
+Covers the generated cache-hit call (``dy2st/frontend/fast_call.py``: its outputs are plain
+Tensors without a gradient, as the general path's) and the onnxruntime runner's per-call function
+(``ort_run_options``: one RunOptions per runner instead of None), including calls from several
+threads at once on one runner.
+"""
+import threading
+
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as rt
+from dy2st import InputSpec
+from runtime import nn
+from runtime.nn import functional as F
+from runtime.static import passes
+
+
+class MLP(nn.Layer):
+    def __init__(self, width=16, depth=3):
+        super().__init__()
+        self.fcs = nn.LayerList([nn.Linear(width, width) for _ in range(depth)])
+
+    def forward(self, x):
+        for fc in self.fcs:
+            x = F.relu(fc(x))
+        return x
+
+
+class Loop(nn.Layer):
+    """A tensor while loop (a Loop node in onnxruntime, a compiled loop on numpy)."""
+
+    def __init__(self, d=8):
+        super().__init__()
+        self.w = nn.Linear(d, d)
+
+    def forward(self, x, n):
+        i = rt.zeros([], "int64")
+        while i < n:
+            x = rt.tanh(self.w(x))
+            i = i + 1
+        return x, i
+
+
+def _layer(cls, spec, backend="numpy", state=None):
+    rt.seed(3)
+    layer = dy2st.to_static(cls(), input_spec=spec, backend=backend)
+    if state is not None:
+        layer.set_state_dict(state)
+    layer.eval()
+    return layer
+
+
+def _arrays(out):
+    return [o.numpy() for o in (out if isinstance(out, (list, tuple)) else [out])]
+
+
+MLP_SPEC = [InputSpec([None, 16], "float32", "x")]
+LOOP_SPEC = [InputSpec([None, 8], "float32", "x"), InputSpec([], "int64", "n")]
+
+
+def _inputs(rng, batch):
+    return ([rt.to_tensor(rng.normal(size=(batch, 16)).astype("float32"))],
+            [rt.to_tensor(rng.normal(size=(batch, 8)).astype("float32")), rt.to_tensor(np.array(5, "int64"))])
+
+
+def test_cache_hit_outputs_are_plain_tensors_equal_to_eager():
+    rng = np.random.default_rng(0)
+    eager = MLP()
+    eager.eval()
+    static = _layer(MLP, MLP_SPEC, state=eager.state_dict())
+    x = rt.to_tensor(rng.normal(size=(4, 16)).astype("float32"))
+    with rt.no_grad():
+        want = eager(x).numpy()
+        first = static(x)   # the general path (builds the generated call)
+        second = static(x)  # the generated call
+    assert static.forward._hit is not None
+    for out in (first, second):
+        assert type(out) is rt.Tensor and out.stop_gradient and out.grad is None and out.name is None
+        np.testing.assert_array_equal(out.numpy(), want)
+    assert first.numpy() is not second.numpy()  # each call returns a fresh array
+
+
+def test_ort_run_options_off_and_on_equal_the_numpy_executor():
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    rng = np.random.default_rng(1)
+    for cls, spec, k in ((MLP, MLP_SPEC, 0), (Loop, LOOP_SPEC, 1)):
+        ref = _layer(cls, spec)
+        state = ref.state_dict()
+        results = {}
+        for flag in (False, True):
+            with passes.features(ort_run_options=flag):
+                layer = _layer(cls, spec, "onnxruntime", state)
+                runner = layer.forward.get_concrete_program(*_inputs(rng, 2)[k]).partial_program.runner
+                assert runner.backend == "onnxruntime"
+                assert (runner._run_opts is not None) is flag
+                with rt.no_grad():
+                    results[flag] = [_arrays(layer(*_inputs(np.random.default_rng(b), b)[k])) for b in (1, 3, 3)]
+        with rt.no_grad():
+            want = [_arrays(ref(*_inputs(np.random.default_rng(b), b)[k])) for b in (1, 3, 3)]
+        for got_off, got_on, w in zip(results[False], results[True], want):
+            for a, b, c in zip(got_off, got_on, w):
+                np.testing.assert_array_equal(a, b)  # the same session, the same arithmetic
+                np.testing.assert_allclose(a, c, rtol=2e-5, atol=2e-5)
+
+
+def test_ort_runner_shared_by_threads():
+    pytest.importorskip("onnxruntime")
+    pytest.importorskip("onnx")
+    ref = _layer(MLP, MLP_SPEC)
+    layer = _layer(MLP, MLP_SPEC, "onnxruntime", ref.state_dict())
+    xs = [rt.to_tensor(np.random.default_rng(s).normal(size=(s % 3 + 1, 16)).astype("float32")) for s in range(4)]
+    with rt.no_grad():
+        want = [ref(x).numpy() for x in xs]
+        layer(xs[0])
+    errors = []
+
+    def work(k):
+        try:
+            with rt.no_grad():
+                for _ in range(50):
+                    got = layer(xs[k]).numpy()
+                    np.testing.assert_allclose(got, want[k], rtol=2e-5, atol=2e-5)
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
