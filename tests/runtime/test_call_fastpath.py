@@ -2,9 +2,10 @@
 same, and the onnxruntime backend's results equal the numpy executor's.
 
 Covers the generated cache-hit call (``dy2st/frontend/fast_call.py``: its outputs are plain
-Tensors without a gradient, as the general path's) and the onnxruntime runner's per-call function
-(``ort_run_options``: one RunOptions per runner instead of None), including calls from several
-threads at once on one runner.
+Tensors without a gradient, as the general path's), relu's zeros of the operand's shape in a plan
+(``shared_zeros``: bitwise the same values, any batch size, several threads on one plan) and the
+onnxruntime runner's per-call function (``ort_run_options``: one RunOptions per runner instead of
+None), including calls from several threads at once on one runner.
 """
 import threading
 
@@ -17,6 +18,7 @@ from dy2st import InputSpec
 from runtime import nn
 from runtime.nn import functional as F
 from runtime.static import passes
+from runtime.static.backends.numpy import numpy_runner
 
 
 class MLP(nn.Layer):
@@ -125,6 +127,78 @@ def test_ort_runner_shared_by_threads():
                 for _ in range(50):
                     got = layer(xs[k]).numpy()
                     np.testing.assert_allclose(got, want[k], rtol=2e-5, atol=2e-5)
+        except Exception as e:  # noqa: BLE001  (reported below)
+            errors.append(e)
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
+
+class Mixed(nn.Layer):
+    """relus of three shapes: [-1, 16] twice (one group), [-1, 8] once, a transposed matmul's [16, 16]."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = nn.Linear(16, 16), nn.Linear(16, 16), nn.Linear(16, 8)
+
+    def forward(self, x):
+        h = F.relu(self.b(F.relu(self.a(x))))
+        g = F.relu(rt.matmul(h, h, transpose_x=True) - 0.5)
+        return F.relu(self.c(h)), g, F.relu(x)
+
+
+def _plans(layer, x):
+    cp = layer.forward.get_concrete_program(x)
+    out = {}
+    for flag in (False, True):
+        with passes.features(shared_zeros=flag):
+            out[flag] = numpy_runner(cp.main_program, [v.name for v in cp.inputs], [v.name for v in cp.outputs])
+    return out
+
+
+def test_shared_zeros_off_and_on_bitwise_equal():
+    for cls, spec in ((MLP, MLP_SPEC), (Mixed, MLP_SPEC)):
+        layer = _layer(cls, spec)
+        plans = _plans(layer, rt.to_tensor(np.zeros((2, 16), "float32")))
+        assert "_Z" not in plans[False].source and "_z" not in plans[False].source
+        assert "_Z0[" in plans[True].source  # the [-1, 16] relus share one lookup
+        if cls is Mixed:
+            assert plans[True].source.count("_Z") == 1  # the [-1, 8] relu alone keeps the 0-d zero
+        for batch in (1, 5, 0, 5, 3):
+            x = np.random.default_rng(batch).normal(size=(batch, 16)).astype("float32")
+            x[:, 0] = np.nan
+            want = plans[False](x.copy())
+            got = plans[True](x.copy())
+            for a, b in zip(want, got):
+                assert a.shape == b.shape and a.tobytes() == b.tobytes()
+                assert a.flags.writeable and b.flags.writeable  # the read-only zeros are never returned
+
+
+def test_shared_zeros_known_shape_is_a_constant():
+    layer = _layer(MLP, [InputSpec([4, 16], "float32", "x")])
+    plans = _plans(layer, rt.to_tensor(np.zeros((4, 16), "float32")))
+    assert "_Z" not in plans[True].source and "_z0" in plans[True].source
+    x = np.random.default_rng(0).normal(size=(4, 16)).astype("float32")
+    assert plans[True](x)[0].tobytes() == plans[False](x)[0].tobytes()
+
+
+def test_shared_zeros_plan_shared_by_threads():
+    layer = _layer(MLP, MLP_SPEC)
+    plan = _plans(layer, rt.to_tensor(np.zeros((2, 16), "float32")))[True]
+    xs = [np.random.default_rng(s).normal(size=(s % 4 + 1, 16)).astype("float32") for s in range(4)]
+    with passes.features(shared_zeros=False):
+        ref = _plans(layer, rt.to_tensor(np.zeros((2, 16), "float32")))[False]
+    want = [ref(x)[0] for x in xs]
+    errors = []
+
+    def work(k):
+        try:
+            for _ in range(200):
+                got = plan(xs[k])[0]
+                assert got.tobytes() == want[k].tobytes()
         except Exception as e:  # noqa: BLE001  (reported below)
             errors.append(e)
     threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]

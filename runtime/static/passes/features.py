@@ -30,6 +30,9 @@ FEATURES = {
     "scalar_predicates": True,
     # pure ops of a compiled loop that read only values the loop never changes run once, before it
     "hoist_invariants": True,
+    # relu written into a dead temporary takes zeros of its operand's shape (numpy's trivial loop),
+    # a constant for a known shape, looked up once per run for relus of one run-time shape
+    "shared_zeros": True,
     # the onnxruntime backend hands its session one RunOptions made once, not None (which the C
     # entry point turns into a fresh default RunOptions on every call); read when a runner is built
     "ort_run_options": True,
