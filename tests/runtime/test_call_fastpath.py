@@ -3,7 +3,8 @@ same, and the onnxruntime backend's results equal the numpy executor's.
 
 Covers the generated cache-hit call (``dy2st/frontend/fast_call.py``: its outputs are plain
 Tensors without a gradient, as the general path's), relu's zeros of the operand's shape in a plan
-(``shared_zeros``: bitwise the same values, any batch size, several threads on one plan) and the
+(``shared_zeros``: bitwise the same values, any batch size, several threads on one plan), a
+matrix product written ``x.dot(w)`` (``dot_method``: the same values and errors) and the
 onnxruntime runner's per-call function (``ort_run_options``: one RunOptions per runner instead of
 None), including calls from several threads at once on one runner.
 """
@@ -150,11 +151,11 @@ class Mixed(nn.Layer):
         return F.relu(self.c(h)), g, F.relu(x)
 
 
-def _plans(layer, x):
+def _plans(layer, x, switch="shared_zeros"):
     cp = layer.forward.get_concrete_program(x)
     out = {}
     for flag in (False, True):
-        with passes.features(shared_zeros=flag):
+        with passes.features(**{switch: flag}):
             out[flag] = numpy_runner(cp.main_program, [v.name for v in cp.inputs], [v.name for v in cp.outputs])
     return out
 
@@ -207,3 +208,20 @@ def test_shared_zeros_plan_shared_by_threads():
     for t in threads:
         t.join()
     assert not errors, errors[0]
+
+
+def test_dot_method_off_and_on_same_values_and_errors():
+    layer = _layer(Mixed, MLP_SPEC)
+    plans = _plans(layer, rt.to_tensor(np.zeros((2, 16), "float32")), "dot_method")
+    assert ".dot(" not in plans[False].source and ".dot(" in plans[True].source
+    for batch in (1, 0, 6):
+        x = np.random.default_rng(batch).normal(size=(batch, 16)).astype("float32")
+        for a, b in zip(plans[False](x), plans[True](x)):
+            assert a.shape == b.shape and a.dtype == b.dtype and a.tobytes() == b.tobytes()
+    errors = []
+    for flag in (False, True):  # a wrong width reaches the matmul (the plan itself checks no feeds)
+        with pytest.raises(ValueError) as info:
+            plans[flag](np.zeros((2, 12), "float32"))
+        errors.append(str(info.value))
+        assert "matmul" in "".join(getattr(info.value, "__notes__", []))  # the failing op is named
+    assert errors[0] == errors[1]
