@@ -40,7 +40,7 @@ from .passes.features import enabled
 from .passes.fold import effective_attrs, fold_constants
 from .passes.hoist import loop_invariants
 from .passes.inplace import plan_inplace
-from .passes.kernels import select_kernel
+from .passes.kernels import select_kernel, shared_zeros, zeros_table
 from .passes.liveness import live_io
 from .plan_code import _function, _identifier, _is_literal, _keyword_ok, _Names
 
@@ -162,6 +162,9 @@ class BlockCompiler:
         for op in invariant:  # read at every step: never overwritten or freed inside the loop
             keep_alive.update(io[id(op)][2])
         reuse, donors = plan_inplace(block, body, keep_alive, cnames, io)
+        # relu's zeros of the operand's shape: a constant, or one lookup per run per shape group
+        zeros = shared_zeros(block, body, reuse, io) if loop is None else {}
+        zeros_read = set()
         fname = name or f"block{block.idx}"
         params = ([_PRED] if loop is not None else []) + [ident(n) for n in input_names]
         lines = [f"def {fname}({', '.join(params)}):"]
@@ -249,6 +252,8 @@ class BlockCompiler:
                 for k, c in enumerate(extra):
                     g[f"{kname}_{k}"] = c
                     operands.append(f"{kname}_{k}")
+                if key in zeros:
+                    operands[-1] = self._zeros(zeros[key], ref(buf), zeros_read, lines, ind, g)
                 call = f"{kname}({', '.join(operands)}, out={ref(buf)})"
                 alias[outs[0]] = alias.get(buf, buf)
                 target = ""
@@ -292,6 +297,21 @@ class BlockCompiler:
         GENERATED[filename] = fn
         weakref.finalize(fn, linecache.cache.pop, filename, None)
         return fn
+
+    @staticmethod
+    def _zeros(choice, buf, seen, lines, ind, g):
+        """The name of relu's zeros operand for ``passes.kernels.shared_zeros``' ``choice``; the first
+        relu of a run-time shape group reads them first (``_zN = _ZN[buf.shape]``)."""
+        group, dtype, shape = choice
+        name = f"_z{group}"
+        if shape is not None:  # a known shape: the plan's own constant
+            if name not in g:
+                g[name] = zeros_table(dtype)[shape]
+        elif group not in seen:
+            seen.add(group)
+            g["_Z" + name[2:]] = zeros_table(dtype)
+            lines.append(f"{ind}{name} = _Z{name[2:]}[{buf}.shape]")
+        return name
 
     @staticmethod
     def _scalar_ref(ref, g):
@@ -346,6 +366,12 @@ class BlockCompiler:
         if expr is not None:
             return expr, False
         fast = select_kernel(block, op, live, donate)
+        if fast is np.dot and len(args) == 2 and enabled("dot_method"):
+            # ``x.dot(y)``: the same C function as ``np.dot(x, y)`` (PyArray_MatrixProduct2, values bit
+            # for bit) without ``np.dot``'s __array_function__ dispatcher (~1.2k instructions a call).
+            # The chosen kernel stays a global of the plan, naming what the line runs.
+            g[kname] = fast
+            return f"{args[0]}.dot({args[1]})", False
         if fast is not None:  # ranks known statically: numpy directly, checks and attrs resolved now
             g[kname] = fast
             return f"{kname}({', '.join(args)})", getattr(fast, "first_only", False)

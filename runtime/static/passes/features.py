@@ -32,6 +32,15 @@ FEATURES = {
     "hoist_invariants": True,
     # a training step's update scales the gradients only it holds in place (passes/owned_grads.py)
     "consume_grads": True,
+    # relu written into a dead temporary takes zeros of its operand's shape (numpy's trivial loop),
+    # a constant for a known shape, looked up once per run for relus of one run-time shape
+    "shared_zeros": True,
+    # a matmul of two matrices (np.dot, ``fast_kernels``) is written ``x.dot(y)``: the same C function
+    # without np.dot's __array_function__ dispatch
+    "dot_method": True,
+    # the onnxruntime backend hands its session one RunOptions made once, not None (which the C
+    # entry point turns into a fresh default RunOptions on every call); read when a runner is built
+    "ort_run_options": True,
 }
 
 

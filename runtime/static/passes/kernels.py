@@ -149,3 +149,97 @@ def select_kernel(block, op, live=(), donate=False):
             return fast
     opdef = get_op(op.type)
     return opdef.fast(block, op) if opdef.fast is not None else None
+
+
+# -- relu's zero operand: an array of the operand's shape (``shared_zeros``) -------------------------
+class _Zeros(dict):
+    """shape -> read-only zeros of one dtype: relu's second operand, never returned nor written.
+
+    Safe to share between plans and threads: nothing can write into them, and a shape key
+    decides the whole value (dtype fixed per table).  Bounded: cleared when full (a plan holding
+    one keeps it for its run)."""
+
+    def __init__(self, dtype):
+        super().__init__()
+        self.dtype = dtype
+
+    def __missing__(self, shape):
+        if len(self) >= 64:  # many batch sizes: start over (racing threads at worst make two)
+            self.clear()
+        z = np.zeros(shape, self.dtype)
+        z.flags.writeable = False
+        self[shape] = z
+        return z
+
+
+_ZEROS = {}
+
+
+def zeros_table(dtype):
+    """The ``_Zeros`` table of ``dtype`` (a numpy dtype)."""
+    table = _ZEROS.get(dtype)
+    if table is None:
+        table = _ZEROS[dtype] = _Zeros(dtype)
+    return table
+
+
+def shared_zeros(block, body, reuse, io):
+    """``{id(op): (group, dtype, fixed shape or None)}`` for relu ops written into a dead temporary
+    (``inplace``: ``np.maximum(h, 0, out=h)``) whose operand gets an array of zeros of its own shape.
+
+    numpy's maximum with a same-shape operand takes its trivial loop (8x64 float32: ~0.15 µs less
+    than with a 0-d zero); the values are the same, bit for bit.  A fully known shape gets a
+    constant; relus whose operands provably share one run-time shape form a group that looks the
+    array up once per run (``_Zeros[h.shape]``, ~70 ns: worth it from two relus on).  Shapes are
+    followed symbolically through the ops that fix them: matmul of two matrices is
+    (x rows, y columns), an op written into a buffer keeps the buffer's shape; every other output
+    gets fresh symbols for its -1 dims, so it groups with nothing.
+
+        h = matmul(x, w0); add(h, b0, out=h); maximum(h, Z, out=h)    # Z = ZEROS[h.shape], once
+        h1 = matmul(h, w1); add(h1, b1, out=h1); maximum(h1, Z, out=h1)   # h1: (x rows, 64) as h
+    """
+    if not enabled("shared_zeros"):
+        return {}
+    fresh = iter(range(1 << 30))
+    sym = {}
+
+    def static(n):
+        v = block._find_var(n)
+        if v is None or v.shape is None:
+            return None
+        return tuple(d if d >= 0 else ("?", next(fresh)) for d in v.shape)
+
+    def shape_of(n):
+        if n not in sym:
+            sym[n] = static(n)
+        return sym[n]
+
+    groups = {}
+    for op in body:
+        _, ins, outs = io[id(op)]
+        got = None
+        if id(op) in reuse:  # written into the buffer: the buffer's shape (inplace.py proves it)
+            ufunc, extra, buf = reuse[id(op)]
+            got = shape_of(buf)
+            v = block._find_var(buf)
+            if op.type == "relu" and ufunc is np.maximum and got is not None and v is not None:
+                groups.setdefault((got, str(v.dtype)), []).append(op)
+        elif op.type == "matmul" and len(outs) == 1:
+            x, y = _names(op, "X"), _names(op, "Y")
+            sx, sy = (shape_of(x[0]) if len(x) == 1 else None), (shape_of(y[0]) if len(y) == 1 else None)
+            if sx is not None and sy is not None and len(sx) == 2 and len(sy) == 2:
+                got = (sx[1] if op.attrs.get("transpose_x", False) else sx[0],
+                       sy[0] if op.attrs.get("transpose_y", False) else sy[1])
+        for k, n in enumerate(outs):
+            sym[n] = got if k == 0 and got is not None else static(n)
+    out = {}
+    for g, ((shape, dtype), ops) in enumerate(groups.items()):
+        known = all(isinstance(d, int) for d in shape)
+        if known or len(ops) > 1:
+            for op in ops:
+                out[id(op)] = (g, np.dtype(dtype), shape if known else None)
+    return out
+
+
+def _names(op, slot):
+    return op.inputs.get(slot) or ()
