@@ -48,6 +48,16 @@ class Loop(nn.Layer):
         return x, i
 
 
+
+def _in_threads(work, errors, n=4):
+    """Run ``work(k)`` for k < n in n threads at once; fail with the first error one reported."""
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+
 def _layer(cls, spec, backend="numpy", state=None):
     rt.seed(3)
     layer = dy2st.to_static(cls(), input_spec=spec, backend=backend)
@@ -130,12 +140,7 @@ def test_ort_runner_shared_by_threads():
                     np.testing.assert_allclose(got, want[k], rtol=2e-5, atol=2e-5)
         except Exception as e:  # noqa: BLE001  (reported below)
             errors.append(e)
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+    _in_threads(work, errors)
 
 
 class Mixed(nn.Layer):
@@ -202,12 +207,7 @@ def test_shared_zeros_plan_shared_by_threads():
                 assert got.tobytes() == want[k].tobytes()
         except Exception as e:  # noqa: BLE001  (reported below)
             errors.append(e)
-    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not errors, errors[0]
+    _in_threads(work, errors)
 
 
 def test_dot_method_off_and_on_same_values_and_errors():
