@@ -42,22 +42,35 @@ class _LinePrinter(SourceGenerator):
         line = 1
         visitors, defs, cls_self = self._visitors, _DEFS, _LinePrinter
 
+        def flush_newlines():
+            # astor's pending newlines and indent, counted (leading newlines are dropped from the
+            # text, see print_tree, so they count for no line)
+            nonlocal line
+            if result:
+                line += self.new_lines
+            append("\n" * self.new_lines)
+            self.colinfo = len(result), 0
+            append(self.indent_with * self.indentation)
+            self.new_lines = 0
+
+        def mark_pending():
+            # the nodes queued since the last text start on the line the next text starts on
+            for n in pending:
+                n.__dict__[LINE_ATTR] = line
+            pending.clear()
+
+        def start_text():
+            # what every non-empty text written does first
+            if self.new_lines:
+                flush_newlines()
+            if pending:
+                mark_pending()
+
         def visit(node):
             # astor's ``visit`` (by a cached lookup), queueing a node to mark (see ``statement``)
-            nonlocal line
             cls = type(node)
             if cls is name_type:  # a third of all nodes: astor's visit_Name and write, inlined
-                if self.new_lines:
-                    if result:
-                        line += self.new_lines
-                    append("\n" * self.new_lines)
-                    self.colinfo = len(result), 0
-                    append(self.indent_with * self.indentation)
-                    self.new_lines = 0
-                if pending:
-                    for n in pending:
-                        n.__dict__[LINE_ATTR] = line
-                    pending.clear()
+                start_text()
                 if mark in node.__dict__:
                     node.__dict__[LINE_ATTR] = line
                 append(node.id)
@@ -82,17 +95,10 @@ class _LinePrinter(SourceGenerator):
                     item()
                 else:
                     if self.new_lines:
-                        if result:  # leading newlines are dropped from the text (see print_tree)
-                            line += self.new_lines
-                        append("\n" * self.new_lines)
-                        self.colinfo = len(result), 0
-                        append(self.indent_with * self.indentation)
-                        self.new_lines = 0
+                        flush_newlines()
                     if item:
                         if pending:
-                            for node in pending:
-                                node.__dict__[LINE_ATTR] = line
-                            pending.clear()
+                            mark_pending()
                         append(item)
                         if "\n" in item:  # a string constant printed over several lines
                             line += item.count("\n")
