@@ -20,9 +20,12 @@ left unmarked (it starts on its value's line).  Trees holding node types astor m
 import ast
 
 from astor.code_gen import SourceGenerator
+from astor.op_util import Precedence, get_op_precedence
 from astor.string_repr import pretty_string
 
 LINE_ATTR = "_dy2st_line"
+_COMMA, _CALL_ONE_ARG, _HIGHEST = Precedence.Comma, Precedence.call_one_arg, Precedence.highest
+_TUPLE = get_op_precedence(ast.Tuple())
 _DEFS = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
 
 
@@ -111,6 +114,65 @@ class _LinePrinter(SourceGenerator):
         if type(node) in _DEFS and self._mark in node.__dict__:
             self._pending.append(node)  # its keyword starts it, not its first decorator
         self.write(*params)
+
+    # The node types generated code is made of most (calls, tuples, parameter lists), printed
+    # as astor 0.8.1 prints them, with the same writes in the same order, minus the closures and
+    # precedence helpers astor builds for every node.  Python 3 trees only: ``ast.Call`` has no
+    # ``starargs``/``kwargs`` (astor reads them as None).
+
+    def visit_Call(self, node):
+        write = self.write
+        args, keywords = node.args, node.keywords
+        precedence = _COMMA if len(args) + len(keywords) > 1 else _CALL_ONE_ARG
+        for arg in args:  # astor's set_precedence
+            arg._pp = precedence
+        self.visit(node.func)
+        write("(")
+        comma = False
+        for arg in args:
+            if comma:
+                write(", ")
+            comma = True
+            write(arg)
+        for keyword in keywords:
+            keyword.value._pp = _COMMA
+        for keyword in keywords:
+            if comma:
+                write(", ")
+            comma = True
+            arg = keyword.arg or ""  # None: `**mapping`
+            write(arg, "=" if arg else "**", keyword.value)
+        write(")")
+
+    def visit_Tuple(self, node):
+        # astor's ``delimit``: "(" written, then dropped when the tuple binds tighter than where
+        # it sits (never for an empty one); ")" appended as is (no pending newline to write)
+        write, result = self.write, self.result
+        write("(")
+        opening = len(result) - 1
+        elts = node.elts
+        discard = elts and _TUPLE >= node.__dict__.get("_pp", _HIGHEST)
+        for elt in elts:
+            elt._pp = _COMMA
+        for idx, elt in enumerate(elts):
+            write(", " if idx else "", elt)
+        write("," if len(elts) == 1 else "")
+        if discard:
+            result[opening] = ""
+        else:
+            result.append(")")
+
+    def visit_arguments(self, node):
+        d = node.__dict__
+        if d.get("posonlyargs") or d.get("vararg") or d.get("kwonlyargs") or d.get("kwarg") or d.get("defaults"):
+            return SourceGenerator.visit_arguments(self, node)
+        # plain parameters (what generated functions take): "a, b"
+        write = self.write
+        for idx, arg in enumerate(d["args"]):
+            if idx:
+                write(", ")
+            write(arg)
+        return None
 
 
 def print_tree(tree, mark):

@@ -3,6 +3,7 @@ line map equal the re-parse's, on code laid out in tricky ways."""
 import ast
 import functools
 
+import astor
 import gast
 import pytest
 
@@ -153,3 +154,31 @@ def test_check_codegen_compares_the_printer_with_the_reparse(monkeypatch):
     monkeypatch.setattr(printer, "print_tree", shifted)
     with pytest.raises(AssertionError, match="line map"):
         codegen.compiled_code(module, "<printer test>")
+
+
+# Calls, tuples and parameter lists take the printer's own paths (astor's, minus its closures).
+ASTOR_SHAPES = '''
+def f(a, b, /, c, d=1, *args, e, g=2, **kw):
+    return a, b
+def g(a, *, b):
+    pass
+def h(*args):
+    return ()
+def k(x):
+    t = (x,)
+    u = ((x, 1), (), [(2,)], {(3, 4): (5,)})
+    x[1, 2] = x[(1, 2)], x[()]
+    for (a, b), c in zip(x, (x, x)):
+        pass
+    call(*x, **{'k': (1, 2)}, key=(1,), other=(1, 2))
+    call((x, x))
+    call(x)(x, y)(*x)(**x)()
+    call(lambda: (x, x), lambda a, b=(1,): a)
+    return call(x, *x, k=1, **x), -(1, 2)[0], (x, x) if x else (x,)
+'''
+
+
+def test_calls_tuples_and_parameters_print_as_astor_does():
+    tree = ast.parse(ASTOR_SHAPES)
+    expected = astor.to_source(ast.parse(ASTOR_SHAPES), pretty_source="".join)
+    assert printer.print_tree(tree, codegen._ORIGIN_ATTR) == expected
