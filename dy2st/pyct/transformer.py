@@ -168,8 +168,14 @@ def _visit_name(self, node):
 
 
 def contains(stmts, kinds, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef)):
-    """Whether any node of `kinds` occurs in `stmts`, not looking inside `stop` nodes."""
+    """Whether any node of `kinds` occurs in `stmts`, not looking inside `stop` nodes.
+
+    Statement kinds (what the passes ask about: jumps, branches, loops) are looked for in
+    statement lists only: an expression holds no statement (a lambda's body is an expression).
+    """
     stack = list(stmts) if isinstance(stmts, list) else [stmts]
+    if _statement_kinds(kinds):
+        return _contains_statement(stack, kinds, stop)
     while stack:
         n = stack.pop()
         if isinstance(n, kinds):
@@ -183,6 +189,30 @@ def contains(stmts, kinds, stop=(gast.FunctionDef, gast.AsyncFunctionDef, gast.L
                 stack += value
             elif isinstance(value, _AST):
                 stack.append(value)
+    return False
+
+
+def _statement_kinds(kinds):
+    return all(issubclass(k, gast.stmt) for k in kinds) if type(kinds) is tuple else issubclass(kinds, gast.stmt)
+
+
+# The fields that hold statements (in statements, ``except`` handlers and ``match`` cases).
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _contains_statement(stack, kinds, stop):
+    """``contains`` for statement ``kinds``: descends through the statement lists only."""
+    while stack:
+        n = stack.pop()
+        if isinstance(n, kinds):
+            return True
+        if isinstance(n, stop) or not isinstance(n, _AST):
+            continue
+        d = n.__dict__
+        for field in _BLOCK_FIELDS:
+            value = d.get(field)
+            if type(value) is list:
+                stack += value
     return False
 
 
