@@ -32,6 +32,31 @@ def walk(tree, prune=None):
     return out
 
 
+def statements(tree):
+    """The nodes ``walk(tree)`` reaches through statement lists only (statements, ``except``
+    handlers, ``match`` cases), in its order: what finds a statement kind (a ``global``, a loop,
+    a ``def``) need not go through expressions, which hold none (a lambda's body is one)."""
+    out = list(tree) if type(tree) is list else [tree]
+    append = out.append
+    for node in out:
+        cls = type(node)
+        fields = _BLOCK_FIELDS.get(cls)
+        if fields is None:
+            fields = _BLOCK_FIELDS[cls] = tuple(f for f in cls._fields if f in _BLOCK_NAMES)
+        d = node.__dict__
+        for field in fields:
+            value = d.get(field)
+            if type(value) is list:
+                for v in value:
+                    if isinstance(v, _AST):
+                        append(v)
+    return out
+
+
+_BLOCK_NAMES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+_BLOCK_FIELDS = {}  # per node type: its fields that may hold statements, in field order
+
+
 def children(node):
     """The direct child nodes of ``node``, in field order (``ast.iter_child_nodes`` as a list)."""
     out = []

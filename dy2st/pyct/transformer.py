@@ -5,7 +5,7 @@ import ast
 import gast
 
 from dy2st.pyct import anno, errors, naming
-from dy2st.pyct.nodes import walk
+from dy2st.pyct.nodes import statements
 
 
 class Context:
@@ -218,5 +218,5 @@ def _contains_statement(stack, kinds, stop):
 
 def functions_in(tree):
     """Every FunctionDef in `tree`, innermost first (so rewriting one never hides another)."""
-    found = [n for n in walk(tree) if isinstance(n, gast.FunctionDef)]
+    found = [n for n in statements(tree) if isinstance(n, gast.FunctionDef)]
     return list(reversed(found))

@@ -22,7 +22,7 @@ The two names come from the namer with the roles RETURN_FLAG and RETURN_VALUE.
 import gast
 
 from dy2st.pyct import naming, origin_info, templates, transformer
-from dy2st.pyct.nodes import walk
+from dy2st.pyct.nodes import statements
 
 _LOOPS = (gast.For, gast.While)
 
@@ -33,7 +33,7 @@ def _has_return(node):
 
 def _return_in_loop(stmt):
     """Whether a `return` inside `stmt` sits in a loop nested in `stmt` (or `stmt` is one)."""
-    loops = [n for n in walk(stmt) if isinstance(n, _LOOPS)]
+    loops = [n for n in statements(stmt) if isinstance(n, _LOOPS)]
     return any(_has_return(loop.body) or _has_return(loop.orelse) for loop in loops)
 
 

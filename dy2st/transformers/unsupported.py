@@ -9,7 +9,7 @@
 import gast
 
 from dy2st.pyct import errors, transformer
-from dy2st.pyct.nodes import walk
+from dy2st.pyct.nodes import statements, walk
 from dy2st.pyct.static_analysis import block_writes
 
 
@@ -32,7 +32,7 @@ class UnsupportedChecker(transformer.Transformer):
 
     def visit_FunctionDef(self, node):
         declared = []
-        for n in walk(node):
+        for n in statements(node):  # declarations are statements
             if isinstance(n, (gast.Global, gast.Nonlocal)):
                 declared.append(n)
         # What the function rebinds matters only to a declaration (most functions have none).
