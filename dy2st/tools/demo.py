@@ -59,6 +59,8 @@ def load_digits(seed=0):
 
 
 def _progress(iterable, total, desc, enabled):
+    if not enabled:
+        return iterable  # no wrapper (tqdm's disabled one is a generator step per batch in the timed loop)
     try:
         from tqdm import tqdm
     except ImportError:
@@ -92,31 +94,54 @@ def warm_up(step, data, batch_size):
         step.get_concrete_program(rt.to_tensor(x_train[:n]), rt.to_tensor(y_train[:n]))
 
 
-def train(model, data, epochs, batch_size, lr, desc, progress=True, convert=False):
-    """The training loop: identical for the eager and the converted run, whose step function is the
-    same body under ``@to_static`` (``convert``).
-
-    The timed window is the loop alone: conversion and tracing happen once, before it
-    (``warm_up``), as they would be amortised over a real training run.
-    """
-    x_train, y_train = data
+def prepare(model, data, batch_size, lr, convert=False):
+    """The step function of one run (its own Adam over ``model``), with its Programs built:
+    conversion and tracing happen here, before any timed window, as they would be amortised
+    over a real training run."""
     opt = rt.optimizer.Adam(learning_rate=lr, parameters=model.parameters())
     model.train()
     step = make_train_step(model, opt, convert)
     warm_up(step, data, batch_size)
-    rt.seed(7)  # the same dropout masks for both runs, so their losses can be compared
-    rng = np.random.default_rng(1)
-    losses = []
+    return step
+
+
+def train_epoch(step, data, batch_size, epoch, desc):
+    """One epoch of the training loop; returns its per-batch losses and its time (the loop alone).
+
+    The framework RNG (dropout masks) and the data order are reseeded from ``epoch`` first, so
+    the eager and the converted run see the same masks and batches in every epoch whatever ran
+    between their epochs, and their losses can be compared step by step."""
+    x_train, y_train = data
+    rt.seed(7 + epoch)
+    order = np.random.default_rng((1, epoch)).permutation(len(x_train))
     n_batches = (len(x_train) + batch_size - 1) // batch_size
+    batches = _progress(range(n_batches), n_batches, desc, desc is not None)
+    losses = []
     start = time.perf_counter()
+    for b in batches:
+        idx = order[b * batch_size:(b + 1) * batch_size]
+        loss = step(rt.to_tensor(x_train[idx]), rt.to_tensor(y_train[idx]))
+        losses.append(float(loss))
+    return losses, time.perf_counter() - start
+
+
+def train_both(eager, static, data, epochs, batch_size, lr, progress=True):
+    """Train both models with the same loop, their epochs interleaved (eager epoch k, static epoch k,
+    ...; the first of each pair alternating), so drift of the machine's speed during the run hits
+    both alike.  Returns each run's per-batch losses and its throughput (images per second of the
+    summed epoch times)."""
+    runs = {"eager ": prepare(eager, data, batch_size, lr), "static": prepare(static, data, batch_size, lr, True)}
+    losses = {name: [] for name in runs}
+    seconds = dict.fromkeys(runs, 0.0)
+    names = list(runs)
     for epoch in range(epochs):
-        order = rng.permutation(len(x_train))
-        for b in _progress(range(n_batches), n_batches, f"{desc} epoch {epoch + 1}/{epochs}", progress):
-            idx = order[b * batch_size:(b + 1) * batch_size]
-            loss = step(rt.to_tensor(x_train[idx]), rt.to_tensor(y_train[idx]))
-            losses.append(float(loss))
-    elapsed = time.perf_counter() - start
-    return losses, epochs * len(x_train) / elapsed
+        for name in (names if epoch % 2 == 0 else names[::-1]):
+            desc = f"{name} epoch {epoch + 1}/{epochs}" if progress else None
+            got, elapsed = train_epoch(runs[name], data, batch_size, epoch, desc)
+            losses[name] += got
+            seconds[name] += elapsed
+    n = epochs * len(data[0])
+    return losses["eager "], n / seconds["eager "], losses["static"], n / seconds["static"]
 
 
 def accuracy(model, data):
@@ -151,8 +176,8 @@ def run(epochs=10, out_dir="dy2st_demo_out", batch_size=32, lr=0.01, progress=Tr
     rt.seed(2024)
     static = api.to_static(DigitsNet())  # forward converted too: shown, saved and timed for inference below
 
-    eager_losses, eager_tput = train(eager, train_data, epochs, batch_size, lr, "eager ", progress)
-    static_losses, static_tput = train(static, train_data, epochs, batch_size, lr, "static", progress, convert=True)
+    eager_losses, eager_tput, static_losses, static_tput = train_both(
+        eager, static, train_data, epochs, batch_size, lr, progress)
     max_diff = float(np.max(np.abs(np.array(eager_losses) - np.array(static_losses))))
     acc_e, acc_s = accuracy(eager, test_data), accuracy(static, test_data)
     print(f"final loss: eager {eager_losses[-1]:.4f}, static {static_losses[-1]:.4f} "
@@ -188,7 +213,8 @@ def run(epochs=10, out_dir="dy2st_demo_out", batch_size=32, lr=0.01, progress=Tr
         print("| " + " | ".join(r) + " |")
     print("\nTimed windows: inference, 1000 calls after one warm-up call; training, the epochs loop "
           f"({epochs} epochs of batch {batch_size}: one call of the step function (forward, cross_entropy, "
-          "backward, Adam step, clear_grad) and float(loss) per batch). Eager runs the step function as "
+          "backward, Adam step, clear_grad) and float(loss) per batch), eager and static epochs interleaved, "
+          "throughput from the summed epoch times. Eager runs the step function as "
           "written; static runs the same function under @to_static, one compiled Program per call. "
           "Converting and tracing happen once, before either window.")
     return {"acc_eager": acc_e, "acc_static": acc_s, "loss_diff": max_diff, "reload_match": same,
