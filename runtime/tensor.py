@@ -285,7 +285,7 @@ class Tensor(TensorMethods):
     """An eager, numpy-backed tensor."""
 
     __slots__ = ("_value", "stop_gradient", "grad", "_node", "name", "persistable", "trainable",
-                 "_version", "__weakref__")
+                 "_version", "_origin", "__weakref__")
 
     def __init__(self, value, stop_gradient=True, name=None):
         if not isinstance(value, np.ndarray):
@@ -299,6 +299,9 @@ class Tensor(TensorMethods):
         self.persistable = False
         self.trainable = False
         self._version = 0  # bumped by every in-place write (see Node.saved)
+        # Where this Tensor came from, for a layer above the runtime that needs to know later (dy2st
+        # marks the outputs of a converted call, for ``output_spec``); None here, never read here.
+        self._origin = None
 
     @classmethod
     def _wrap(cls, value, node=None):
@@ -311,6 +314,7 @@ class Tensor(TensorMethods):
         t.persistable = False
         t.trainable = False
         t._version = 0
+        t._origin = None
         return t
 
     @classmethod
@@ -321,6 +325,22 @@ class Tensor(TensorMethods):
         for user data.
         """
         return cls._wrap(value)
+
+    @staticmethod
+    def wrap_source(name, value):
+        """``from_numpy`` as one line of Python source (for generated per-call code: no call, no frame):
+        ``name`` becomes a Tensor over the array expression ``value``.  The line reads the globals
+        ``NEW`` (``object.__new__``) and ``T`` (``Tensor``); the fields are ``_wrap``'s, in its order."""
+        return (f"{name} = NEW(T); {name}._value = {value}; {name}.stop_gradient = True; {name}.grad = None; "
+                f"{name}._node = None; {name}.name = None; {name}.persistable = False; {name}.trainable = False; "
+                f"{name}._version = 0; {name}._origin = None")
+
+    def __getstate__(self):
+        # copy, deepcopy and pickle: ``_origin`` marks this Tensor, not the new one (see ``__init__``)
+        state = object.__getstate__(self)
+        if isinstance(state, tuple) and state[1] and "_origin" in state[1]:
+            state = state[0], {**state[1], "_origin": None}
+        return state
 
     # -- plain properties -------------------------------------------------
     @property

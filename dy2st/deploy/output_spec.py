@@ -18,49 +18,58 @@ import runtime as rt
 
 from ..frontend.function_spec import OutputStructure
 
-__all__ = ["select_outputs", "name_outputs", "name_outputs_source"]
+__all__ = ["OutputTag", "select_outputs", "name_outputs", "name_outputs_source", "output_tags"]
 
 
-# id(Tensor) -> (weak reference, output position, id of the ConcreteProgram) for the outputs of
-# converted calls.  Kept aside, not in ``Tensor.name``: a name there would become a feed name when the
-# Tensor is given as an InputSpec, where it could clash with the traced Program's own var names.
-# Entries of dead Tensors are swept when the table doubles (a weakref callback per output costs
-# more than the rest of a cache-hit call); ``_tag`` checks the weakref, so a reused id never matches.
-_TAGS = {}
-_SWEEP_AT = [1024]
+class OutputTag:
+    """Which output (``position``) of which ConcreteProgram (``program``, a weak reference) a Tensor
+    returned by a converted call is, held in the Tensor's ``_origin`` slot (Paddle's to_static outputs
+    carry their var name).  Not in ``Tensor.name``: a name there would become a feed name when the
+    Tensor is given as an InputSpec, where it could clash with the traced Program's own var names.
+
+    The Tensor holds its tag, so a Tensor that dies takes it along and a reused ``id`` never
+    matches; the weak reference keeps no Program alive.  A copy or pickle of a Tensor is another
+    Tensor, not a call's output: it comes back untagged (``Tensor.__getstate__``)."""
+
+    __slots__ = ("position", "program")
+
+    def __init__(self, position, program):
+        self.position = position
+        self.program = weakref.ref(program)
+
+
+def output_tags(concrete):
+    """The tags of ``concrete``'s outputs, one per position, made once (a call stores them as they are)."""
+    tags = concrete.__dict__.get("_output_tags")
+    if tags is None:  # two threads racing both make equal tags: harmless
+        tags = concrete._output_tags = [OutputTag(k, concrete) for k in range(len(concrete.outputs))]
+    return tags
 
 
 def name_outputs(concrete, outs):
-    """Remember which output of which Program each output Tensor of one call is (Paddle's to_static
-    outputs carry their var name), so that ``output_spec`` can find them; returns ``outs``."""
-    ref, cid = weakref.ref, id(concrete)
-    for k, t in enumerate(outs[:len(concrete.outputs)]):
+    """Tag each output Tensor of one call with its position in ``concrete`` (see ``OutputTag``), so
+    that ``output_spec`` can find it; returns ``outs``."""
+    for t, tag in zip(outs, output_tags(concrete)):
         if isinstance(t, rt.Tensor):
-            _TAGS[id(t)] = (ref(t), k, cid)
-    if len(_TAGS) > _SWEEP_AT[0]:
-        _sweep()
+            t._origin = tag
     return outs
-
-
-def _sweep():
-    """Drop the entries of dead Tensors; the next sweep comes when the table has doubled."""
-    for key in [key for key, tag in _TAGS.items() if tag[0]() is None]:
-        del _TAGS[key]
-    _SWEEP_AT[0] = max(1024, 2 * len(_TAGS))
 
 
 def name_outputs_source(concrete, positions):
     """``name_outputs`` as lines of generated code (a cache-hit call, ``fast_call.py``): tag the
-    Tensors ``outs[k]`` for each ``k`` in ``positions``, then sweep when due.  Returns the lines and
-    the names they read."""
-    lines = [f"o = outs[{k}]; TAGS[id(o)] = (REF(o), {k}, {id(concrete)})" for k in positions]
-    lines.append("if len(TAGS) > SWEEP_AT[0]: SWEEP()")
-    return lines, {"TAGS": _TAGS, "SWEEP_AT": _SWEEP_AT, "REF": weakref.ref, "SWEEP": _sweep}
+    Tensors ``outs[k]`` for each ``k`` in ``positions``.  Returns the lines and the names they read."""
+    tags = output_tags(concrete)
+    lines = [f"outs[{k}]._origin = TAG{k}" for k in positions]
+    return lines, {f"TAG{k}": tags[k] for k in positions}
 
 
 def _tag(entry):
-    tag = _TAGS.get(id(entry))
-    return tag if tag is not None and tag[0]() is entry else None
+    """The OutputTag of ``entry`` whose Program is still alive, or None."""
+    tag = getattr(entry, "_origin", None)  # a Tensor unpickled from before the slot existed has none set
+    if type(tag) is not OutputTag:
+        return None
+    program = tag.program()
+    return None if program is None else (program, tag.position)
 
 
 def _own_programs(sf, concrete):
@@ -103,8 +112,8 @@ def select_outputs(output_spec, outputs, skeleton, sf=None, concrete=None):
                                  f"({listing})")
             k = entry % n
         elif _tag(entry) is not None:  # an output Tensor of a converted call: its position, if ours
-            _, k, program = _tag(entry)
-            if program not in own or k >= n:
+            program, k = _tag(entry)
+            if id(program) not in own or k >= n:
                 raise ValueError("output_spec: this Tensor is an output of another converted function (or of "
                                  f"another Layer), not of the one saved; its outputs are {listing}")
         else:

@@ -24,11 +24,11 @@ retraces when a guard no longer holds::
         PC._last = CP
         try:
             r = RUN(v0)
-            outs = [W(r[0])]
+            o0 = NEW(T); o0._value = r[0]; o0.stop_gradient = True; ...   # Tensor.from_numpy, written out
+            outs = [o0]
         except Exception as exc:
             RERAISE(exc)
-        o = outs[0]; TAGS[id(o)] = (REF(o), 0, 140212)   # name_outputs, written out
-        if len(TAGS) > SWEEP_AT[0]: SWEEP()
+        outs[0]._origin = TAG0   # name_outputs, written out
         return outs[0]
 """
 import weakref
@@ -158,7 +158,9 @@ def build(sf, concrete, n_args, reraise):
         grad_test = "GRAD()" if bound_grad or not a else (
             "GRAD() and (" + " or ".join(f"not {x}.stop_gradient" for x in a) + ")")
     n_out = len(concrete.outputs)
-    wrapped = "[" + ", ".join(f"W(r[{k}])" for k in range(n_out)) + "]"
+    # `Tensor.from_numpy` written out (its two calls cost more than its ten stores), then the list
+    wrapped = [Tensor.wrap_source(f"o{k}", f"r[{k}]") for k in range(n_out)]
+    wrapped.append("outs = [" + ", ".join(f"o{k}" for k in range(n_out)) + "]")
     if is_train_step(pp.program):
         # PartialProgram's call written out: a training step runs as inference (its backward is inside
         # it); a call its checks refuse (`check_train_call`: under no_grad, an input needing a gradient)
@@ -169,16 +171,19 @@ def build(sf, concrete, n_args, reraise):
         if refuse:
             lines(f"if {' or '.join(refuse)}: return MISS", 2)
         lines(f"r = {run}({', '.join(v)})", 2)
-        lines(f"outs = {wrapped}", 2)
+        for line in wrapped:
+            lines(line, 2)
     elif grad_test is not None:
         lines(f"if {grad_test}:", 2)
         lines(f"outs = {w.ref(pp)}([{', '.join(a)}])", 3)
         lines("else:", 2)
         lines(f"r = {run}({', '.join(v)})", 3)
-        lines(f"outs = {wrapped}", 3)
+        for line in wrapped:
+            lines(line, 3)
     else:
         lines(f"r = {run}({', '.join(v)})", 2)
-        lines(f"outs = {wrapped}", 2)
+        for line in wrapped:
+            lines(line, 2)
     if concrete.layer_writes.count:
         lines(f"outs = {w.ref(concrete.layer_writes)}.apply(outs)", 2)
     lines("except Exception as exc:")
@@ -196,7 +201,7 @@ def build(sf, concrete, n_args, reraise):
     source = "def make(S, D):\n" + "\n".join("    " + line for line in w.lines) + "\n    return call\n"
     # STATIC/GRAD: the ContextVars' C ``get`` (``not in_dynamic_mode()``, ``is_grad_enabled()``
     # without two Python calls each)
-    namespace = dict(w.names, MISS=MISS, T=Tensor, W=Tensor.from_numpy, C=config._config, STATIC=STATIC_MODE.get,
+    namespace = dict(w.names, MISS=MISS, T=Tensor, NEW=Tensor.__new__, C=config._config, STATIC=STATIC_MODE.get,
                      NTS=NOT_TO_STATIC_ATTR, GRAD=GRAD_ENABLED.get,
                      UNFLATTEN=unflatten, RERAISE=reraise)
     config.log(2, f"generated call of {sf.__name__}:\n{source}")
