@@ -5,18 +5,10 @@ from dy2st.frontend import api
 from dy2st.tools import demo
 
 
-_DATA = []
-
-
-def _small_data():
-    if not _DATA:  # loaded once: reading the bundled digits is most of these tests' time
-        (x, y), _ = demo.load_digits()
-        _DATA.append((x[:96], y[:96]))
-    return _DATA[0]
-
-
-def test_interleaved_epochs_give_identical_losses_and_positive_throughput():
-    data = _small_data()
+def test_interleaved_epochs_give_identical_losses_and_each_epoch_is_reseeded_from_its_number():
+    # one test: loading the bundled digits (scikit-learn's import) is most of its time
+    (x, y), _ = demo.load_digits()
+    data = x[:96], y[:96]
     rt.seed(2024)
     eager = demo.DigitsNet()
     rt.seed(2024)
@@ -26,9 +18,6 @@ def test_interleaved_epochs_give_identical_losses_and_positive_throughput():
     assert le == ls  # bitwise: the same masks, batches and arithmetic in every epoch
     assert te > 0 and ts > 0
 
-
-def test_an_epoch_is_reseeded_from_its_number():
-    data = _small_data()
     rt.seed(2024)
     a = demo.prepare(demo.DigitsNet(), data, 32, 0.01)
     rt.seed(2024)
