@@ -7,7 +7,6 @@ so every generated line maps to the user statement it was made from. After code 
 `origin_of(generated_filename, generated_lineno)` answers "which user line is this?" for the
 error-mapping code.
 """
-import ast
 import collections
 import linecache
 
@@ -59,26 +58,13 @@ def copy_origin(src, dst_nodes, covered=None):
         return dst_nodes
     nodes = dst_nodes if isinstance(dst_nodes, (list, tuple)) else [dst_nodes]
     key, field = anno.Basic.ORIGIN, anno._ANNO_FIELD
-    # ``walk(nodes, covered)``, stamping each node as it is reached (not in a second loop)
-    out = list(nodes)
-    append = out.append
-    for node in out:
+    for node in walk(list(nodes), covered):
         d = node.__dict__
         store = d.get(field)
         if store is None:
             d[field] = {key: info}
         elif key not in store:
             store[key] = info
-        if covered is not None and id(node) in covered:
-            continue
-        for name in node._fields:
-            value = d.get(name)
-            if isinstance(value, _AST):
-                append(value)
-            elif type(value) is list:
-                for v in value:
-                    if isinstance(v, _AST):
-                        append(v)
     if covered is None:
         return dst_nodes
     for node in nodes:
@@ -101,9 +87,6 @@ def inherit_origins(tree):
                 store[key] = inherited
             own = inherited
         stack.extend([(child, own) for child in children(node)])
-
-
-_AST = ast.AST
 
 
 def register_line_map(generated_filename, line_map):
