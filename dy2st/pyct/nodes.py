@@ -53,7 +53,9 @@ def statements(tree):
     return out
 
 
-_BLOCK_NAMES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})
+# The fields that hold statements (in statements, ``except`` handlers and ``match`` cases).
+BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+_BLOCK_NAMES = frozenset(BLOCK_FIELDS)
 _BLOCK_FIELDS = {}  # per node type: its fields that may hold statements, in field order
 
 

@@ -5,7 +5,7 @@ import ast
 import gast
 
 from dy2st.pyct import anno, errors, naming
-from dy2st.pyct.nodes import statements
+from dy2st.pyct.nodes import BLOCK_FIELDS, statements
 
 
 class Context:
@@ -196,10 +196,6 @@ def _statement_kinds(kinds):
     return all(issubclass(k, gast.stmt) for k in kinds) if type(kinds) is tuple else issubclass(kinds, gast.stmt)
 
 
-# The fields that hold statements (in statements, ``except`` handlers and ``match`` cases).
-_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
 def _contains_statement(stack, kinds, stop):
     """``contains`` for statement ``kinds``: descends through the statement lists only."""
     while stack:
@@ -209,7 +205,7 @@ def _contains_statement(stack, kinds, stop):
         if isinstance(n, stop) or not isinstance(n, _AST):
             continue
         d = n.__dict__
-        for field in _BLOCK_FIELDS:
+        for field in BLOCK_FIELDS:
             value = d.get(field)
             if type(value) is list:
                 stack += value
