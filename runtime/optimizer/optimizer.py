@@ -161,11 +161,10 @@ class Optimizer:
         """``_apply_grads(grads)`` for gradients handed over by a compiled training step (never in
         ``.grad``); a rule may take a shorter path to the same values.  ``spare``: ids of the
         parameters whose gradient array nothing else holds (the rule may overwrite it)."""
-        self._apply_grads(grads, spare)
+        self._apply_grads(grads)  # ``spare`` unused: the fused path overwrites only its own gather buffer
 
-    def _apply_grads(self, grads, spare=frozenset()):
-        """The update: ``grads`` maps ``id(param)`` to its gradient array; None reads each ``.grad``.
-        ``spare`` (as ``_apply_given``'s) goes unused: the fused path overwrites only its own gather buffer."""
+    def _apply_grads(self, grads):
+        """The update: ``grads`` maps ``id(param)`` to its gradient array; None reads each ``.grad``."""
         base_lr = self.get_lr()
         self._step_count += 1
         for index, group in enumerate(self._param_groups):

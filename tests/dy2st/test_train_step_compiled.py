@@ -268,7 +268,7 @@ def test_update_shortcut_equals_the_general_update(monkeypatch):
     def run():
         return _trajectory(OPTIMIZERS["sgd_groups_param_lr"], True)
     on = run()
-    monkeypatch.setattr(O.SGD, "_apply_given", O.Optimizer._apply_grads)
+    monkeypatch.setattr(O.SGD, "_apply_given", O.Optimizer._apply_given)  # the general update
     _assert_same(on, run())
 
 
