@@ -60,8 +60,13 @@ def _static_shape(block, op):
     return tuple(v.shape)
 
 
-_SHAPE_OPS = {"numel": lambda shape: np.asarray(int(np.prod(shape, dtype=np.int64)), dtype=np.int64),
+SHAPE_OPS = {"numel": lambda shape: np.asarray(int(np.prod(shape, dtype=np.int64)), dtype=np.int64),
               "shape": lambda shape: np.asarray(shape, dtype=np.int64)}
+
+
+def foldable(opdef):
+    """Whether ``fold_constants`` may evaluate an op of ``opdef`` whose inputs are all constants."""
+    return opdef.pure and opdef.kernel is not None and opdef.build_kernel is None
 
 
 def fold_constants(block, ops, input_names, on_error=None, shapes=False, io=None):
@@ -82,17 +87,17 @@ def fold_constants(block, ops, input_names, on_error=None, shapes=False, io=None
     bound, find = block.program.bound_tensors, block._find_var
     for op in ops:
         _, ins, outs = io[id(op)]
-        if shapes and op.type in _SHAPE_OPS and len(outs) == 1:
+        if shapes and op.type in SHAPE_OPS and len(outs) == 1:
             shape = _static_shape(block, op)
             if shape is not None and defs[outs[0]] == 1 and outs[0] not in inputs:
-                values[outs[0]] = _SHAPE_OPS[op.type](shape)
+                values[outs[0]] = SHAPE_OPS[op.type](shape)
                 folded.add(id(op))
                 continue
         # every input a constant first: the cheap test, false for nearly every op
         if not outs or not all(n in values for n in ins):
             continue
         opdef = get_op(op.type)
-        if (opdef.pure and opdef.kernel is not None and opdef.build_kernel is None
+        if (foldable(opdef)
                 and all(defs[n] == 1 and n not in inputs and not _persistable(n, bound, find) for n in outs)):
             try:
                 res = opdef.kernel(*arg_values(opdef, op, values), **effective_attrs(opdef, op))

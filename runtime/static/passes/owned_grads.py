@@ -25,11 +25,10 @@ into forward and backward segments), and the user cannot fetch a gradient of
 from .defuse import op_reads
 from .effects import is_persistable
 from .features import enabled
+from .fold import SHAPE_OPS, foldable
 
 # ops whose first output is a fresh array no other value shares (see the module docstring for reduce_as)
 _FRESH = frozenset(("matmul", "relu_grad", "cross_entropy_grad", "reduce_as"))
-# ops whose outputs the compiler may fold to a constant without reading any varying value
-_SHAPE_OPS = frozenset(("numel", "shape"))
 
 
 def _fresh(block, op, name):
@@ -42,15 +41,14 @@ def _fresh(block, op, name):
 
 
 def _constant(block, ops):
-    """Names the compiler could fold (``passes.fold``): made by ops reading only such names."""
+    """Names the compiler could fold (``passes.fold``, by its own rule ``foldable``): made by a shape
+    op, or by a foldable op reading only such names.  A superset of what it folds (it also checks
+    single definitions, persistables and static shapes): a gradient in it is never consumed."""
     from ...registry import get_op  # noqa: PLC0415  (the registry imports the static package)
     const = set()
     for op in ops:
-        ins, outs = op.input_arg_names, op.output_arg_names
-        if op.type in _SHAPE_OPS or all(n in const for n in ins):
-            opdef = get_op(op.type)
-            if op.type in _SHAPE_OPS or (opdef.pure and opdef.build_kernel is None):
-                const.update(outs)
+        if op.type in SHAPE_OPS or (all(n in const for n in op.input_arg_names) and foldable(get_op(op.type))):
+            const.update(op.output_arg_names)
     return const
 
 
