@@ -23,6 +23,7 @@ exception type or ``mismatch``) is what the shrinker keeps constant while it cut
 import collections
 import contextlib
 import importlib.util
+import inspect
 import itertools
 import os
 import sys
@@ -322,6 +323,8 @@ def _saved_prefix(folder, seed):
 def _save(target, mod, meta, seed, folder, options):
     if not options.save_every or seed % options.save_every:
         return
+    if inspect.signature(target.eager).parameters["flag"].default is inspect.Parameter.empty:
+        return  # the plain grammar's main(x, n, flag): a saved model takes tensors only (SPECS)
     _set_mode(target, "eval")
     prefix = _saved_prefix(folder, seed)
     dy2st.save(target.layer if target.layer is not None else target.static, prefix, input_spec=SPECS)

@@ -28,6 +28,16 @@ def test_default_feature_programs_pass_every_stage(seed, tmp_path):
     assert fuzz.check(src, meta, seed, str(tmp_path), options) is None
 
 
+
+def test_plain_grammar_programs_pass_with_every_stage_asked_for(tmp_path):
+    # main(x, n, flag) of the plain grammar has no default for flag, so a model saved with the
+    # tensor specs alone could not be called: the save stage skips those programs (it failed every
+    # one of them with a missing-argument TypeError)
+    src, meta = fuzz.generate(40000)
+    options = fuzz.Options(fd_every=1, save_every=1, onnx_every=1)
+    assert fuzz.check(src, meta, 40000, str(tmp_path), options) is None
+
+
 STALE = textwrap.dedent('''
     import runtime as rt
 
