@@ -182,6 +182,10 @@ class _Gen:
             return [f"{t} = {self.expr(scope)} if {c} else {self.expr(scope)}"], False
         if kind in ("break", "continue", "return"):
             if r.random() < 0.25 and kind != "return":
+                if not always:
+                    # under a condition decided at trace time (`if flag or ...:`), it skips what
+                    # follows in the loop for that flag value: later constructs may go untraced
+                    self.py_jump = True
                 return [kind], True
             c, tensor = self.cond(scope)
             if not tensor:

@@ -38,6 +38,17 @@ def test_plain_grammar_programs_pass_with_every_stage_asked_for(tmp_path):
     assert fuzz.check(src, meta, 40000, str(tmp_path), options) is None
 
 
+
+def test_an_unconditional_jump_under_a_trace_time_condition_ends_the_always_traced_claim(tmp_path):
+    # seed 40290: `if flag: if flag or y.max() > c: continue` skips the rest of the loop body when
+    # flag is True, so the tensor ifs after it are never traced for that value; the structural check
+    # ("a tensor condition is always traced, so the Program has a cond") must not expect one
+    src, meta = fuzz.generate(40290)
+    assert "if flag or" in src and not meta["tensor_cf"]
+    options = fuzz.Options(fd_every=0, save_every=0, onnx_every=0)
+    assert fuzz.check(src, meta, 40290, str(tmp_path), options) is None
+
+
 STALE = textwrap.dedent('''
     import runtime as rt
 
