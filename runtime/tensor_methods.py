@@ -11,6 +11,7 @@ op (``dim``, ``T``, hashing; ``Variable.size``/``detach``) is written in the cla
 """
 
 from . import assign  # noqa: F401  (declares the clone composite)
+from .inplace import inplace_methods
 from .ops import elementwise, indexing, logic, math
 from .registry import tensor_methods
 from .tensor import TensorLike
@@ -61,7 +62,10 @@ OPERATORS = {
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
 }
 
-# The protocol operators, then every op-backed method the declarations name.
+# Paddle's in-place methods (``x.add_(y)``): each its out-of-place method, then a write-back.
+INPLACE = inplace_methods({**tensor_methods(), **OPERATORS})
+
+# The protocol operators, every op-backed method the declarations name, the in-place methods.
 TensorMethods = type("TensorMethods", (TensorLike,), {
     "__doc__": "The operators and op-backed methods (``x + y``, ``x.sum()``) of Tensor and Variable, "
                "made from the op declarations.",
@@ -71,4 +75,5 @@ TensorMethods = type("TensorMethods", (TensorLike,), {
     "__hash__": TensorLike.__hash__,
     **OPERATORS,
     **tensor_methods(),
+    **INPLACE,
 })

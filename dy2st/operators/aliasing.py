@@ -8,33 +8,103 @@ built, the two Python objects trade their state: the object every alias holds no
 `set_value` output, and the other object keeps naming the old value for the ops that already
 read it (ops refer to Variables by name, so they are unaffected).
 
-Variables that are not made in the current block (feeds, parameters, the placeholders of a
-loop body or of a branch's outer values) keep the rebinding alone: those are wired by the
-operators that own them. A write into a fed input is warned about at the user's line: eager
-changes the caller's tensor, the converted function does not.
+A write inside a branch or loop body into a Variable of an enclosing block (or into a loop
+body's placeholder) cannot trade state there: only the name is rebound, and the write is
+recorded (``recording_writes``). When the `cond` or `while` op is built and the written name's
+value at the end of every branch (or of the body) is that write, or the untouched Variable, the
+Variable the aliases hold takes over the op's output in its own block (``carry_writes``), so
+`z = y; if c: y[0] = v` leaves `z` holding what `y` holds, as eagerly.
+
+Feeds and parameters keep the rebinding alone. A write into a fed input is warned about at the
+user's line: eager changes the caller's tensor, the converted function does not.
 """
+import contextlib
+import threading
 import warnings
 
+from runtime.framework import Variable
+from runtime.inplace import adopt
 
-def _made_here(var):
-    block = var.block
-    return any(var.name in op.output_arg_names for op in reversed(block.ops))
+from dy2st.operators.common import _with_location
+from dy2st.operators.tensor_array import TensorArray
+
+_LOCAL = threading.local()
 
 
-def write_in_place(target, out):
-    """Return the object the write should leave bound: `target` itself, now naming `out`'s value."""
+@contextlib.contextmanager
+def recording_writes():
+    """While a branch or loop body is traced: ``{id(var): (var, value)}`` of the writes into
+    Variables it could not make in place (the latest per Variable)."""
+    outer = getattr(_LOCAL, "writes", None)
+    _LOCAL.writes = mine = {}
+    try:
+        yield mine
+    finally:
+        _LOCAL.writes = outer
+
+
+def _rebind(target, out):
+    if adopt(target, out):
+        return target
+    record = getattr(_LOCAL, "writes", None)
+    if record is not None and isinstance(target, Variable) and not target.persistable and not target.is_data:
+        record[id(target)] = (target, out)
+    return out
+
+
+def carry_writes(merged, paths, outer):
+    """``merged`` (a cond or while op's outputs), where output ``i`` is what an in-place write made
+    of the Variable ``outer[i]`` (the value ``i`` held before the op, which aliases may hold too),
+    given to that Variable instead (``_rebind``).
+
+    ``paths``: ``(finals, record, starts)`` per branch or loop body: the values it ended with, the
+    writes ``recording_writes`` recorded while it was traced, and the values it began with (a
+    branch: the outer Variables themselves; a loop body: its placeholders). Output ``i`` counts
+    as a write when on every path value ``i`` ended as the write recorded into the value it began
+    with, or as that value untouched, and on one path at least as a write."""
+    merged = list(merged)
+    _refuse_uncarried(paths)
+    for i, target in enumerate(outer):
+        if not isinstance(target, Variable) or i >= len(merged):
+            continue
+        written = False
+        for finals, record, starts in paths:
+            start = starts[i]
+            write = record.get(id(start)) if start is not None else None
+            if write is not None and finals[i] is write[1]:
+                written = True
+            elif finals[i] is not start:
+                break  # rebound to another value on this path: not one write
+        else:
+            if written:
+                merged[i] = _rebind(target, merged[i])
+    return merged
+
+
+def _refuse_uncarried(paths):
+    """A write into a Variable the op does not carry under any name (a helper function writing
+    into its argument, `bump(y)` with `y[0] = v` inside): eagerly the tensor changes, the op
+    would leave it as it was."""
+    for _, record, starts in paths:
+        # a list a tensor loop carries is a tensor array: its items are written into its tensor
+        carried = {id(s.tensor) for s in starts if isinstance(s, TensorArray)} | {id(s) for s in starts}
+        for var, _value in record.values():
+            if id(var) not in carried:
+                raise TypeError(_with_location(
+                    "an item or in-place write inside a tensor-dependent `if` or loop changes a tensor "
+                    "that the branch or loop body does not assign by name (a function it calls writes "
+                    "into its argument); eagerly the tensor changes, the Program could not carry that out: "
+                    "return the new value from the function and assign it (`y = bump(y)`)"))
+
+
+def write_in_place(target, out, what="an item write"):
+    """Return the object the write should leave bound: `target` itself, now naming `out`'s value
+    (``runtime.inplace.adopt``), or `out` where only the rebinding carries the write."""
     block = getattr(out, "block", None)
     if getattr(target, "is_data", False):
         op = block.ops[-1] if block is not None and block.ops else None
         where = f"{op.origin}: " if op is not None and op.origin is not None else ""
-        warnings.warn(f"dy2st: {where}an item write into the input tensor '{target.name}' changes only the "
+        warnings.warn(f"dy2st: {where}{what} into the input tensor '{target.name}' changes only the "
                       "function's own copy under to_static (eager changes the caller's tensor too); write into "
                       f"a copy ({target.name} = {target.name}.clone()) to make both agree", stacklevel=3)
-    if block is None or getattr(target, "block", None) is not block or type(target) is not type(out) \
-            or target.persistable or target.is_data or not _made_here(target):
-        return out
-    old_name, new_name = target.name, out.name
-    target.__dict__, out.__dict__ = out.__dict__, target.__dict__
-    block.vars[new_name] = target
-    block.vars[old_name] = out
-    return target
+    return _rebind(target, out)

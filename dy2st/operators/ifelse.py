@@ -4,6 +4,7 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.default_main_program)
 from runtime.framework import static_mode_guard
 from runtime.static.control_flow import block_leaves, cond_op, cond_pred, trace_block
+from dy2st.operators.aliasing import carry_writes, recording_writes
 from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
 from dy2st.operators.python_semantics import int_kind, mark_int
 from dy2st.operators.side_effects import probing_now, tracked
@@ -92,7 +93,11 @@ class _Traced:
     """One branch traced into its sub-block: what it returned and which slots it wrote."""
 
     def __init__(self, program, fn, args, pack, snap):
-        self.block, outs = trace_block(program, lambda: pack(_user_code(fn, *args)))
+        with recording_writes() as self.writes:
+            self.block, outs = trace_block(program, lambda: pack(_user_code(fn, *args)))
+        code = getattr(fn, "__code__", None)
+        # the outer values by the branch function's parameter names (the names it may write into)
+        self.starts = dict(zip(code.co_varnames[:code.co_argcount], args)) if code is not None else {}
         self.outs = tuple(outs)
         self.changed = snap.changed() if snap is not None else {}
         self.ops = len(self.block.ops)  # what the branch itself made (outputs come after)
@@ -206,4 +211,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             raise ValueError(_with_location(
                 f"variable '{labels[i]}' is {_describe(a)} in one branch of a tensor-dependent "
                 f"`if` and {_describe(b)} in the other"))
+    starts = [first.starts.get(label) for label in labels]
+    merged = carry_writes(merged, [(state["first"], first.writes, starts), (state["second"], second.writes, starts)],
+                          starts)
     return merged, carried, state

@@ -8,6 +8,7 @@ import numpy as np
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
+from dy2st.operators.aliasing import carry_writes, recording_writes
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
     _as_bool_var,
@@ -168,10 +169,14 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         c = cond(*hidden, *full)
         return c if is_symbolic(c) else rt.full([], bool(truth(c)), "bool")
 
+    traced = []  # (final values, recorded writes, placeholders) of the body's latest trace
+
     def body_fn(*flat):
         hidden, full = rebuild(flat)
-        new_hidden, outs = _user_code(body, *hidden, *full)
+        with recording_writes() as record:
+            new_hidden, outs = _user_code(body, *hidden, *full)
         outs = list(outs)
+        traced[:] = [(outs, record, full)]
         for i, v in enumerate(outs):
             if i not in carried and v is not values[i] and not (_plain(v) and v == values[i]):
                 raise ValueError(_with_location(
@@ -221,7 +226,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     if first_assigned:
         _check_ran(cond_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars], first_assigned)
     hidden, full = rebuild(list(results))
-    return tuple(full)
+    # an item or in-place write into a carried Variable: the Variable its aliases hold gets the result
+    return tuple(carry_writes(full, traced, before))
 
 
 def _check_ran(cond_fn, start, first_assigned):

@@ -18,6 +18,7 @@ import types
 import numpy as np
 
 import runtime as rt
+from runtime import inplace
 from runtime.dispatch import apply
 from runtime.ops import indexing
 
@@ -242,3 +243,17 @@ def SetItem(target, key, value):
     else:
         value = rt.to_tensor(np.asarray(value, dtype=target.dtype.np))
     return write_in_place(target, apply("set_value", target, value, idx, spec=spec))
+
+
+def Inplace(target, method, *args, **kwargs):
+    """`x.add_(y)` (an in-place Tensor method), written back as `x = _jst.Inplace(x, "add_", y)`.
+
+    A symbolic tensor gets the out-of-place op and a new Variable that every alias of `x`
+    then holds where it can (``aliasing.write_in_place``); the name is rebound either way, so
+    the write follows a tensor-dependent branch or loop like any assignment. Anything else
+    (an eager tensor, an object of the user's with a method of that name) runs the method.
+    """
+    if not is_symbolic(target):
+        getattr(target, method)(*args, **kwargs)
+        return target
+    return write_in_place(target, inplace.result(target, method, *args, **kwargs), f"{method}()")

@@ -1,7 +1,8 @@
 """Writes into a local list or tensor become visible assignments of its name.
 
 `lst.append(x)` / `x = lst.pop()` inside a loop -> `lst = _jst.Append(lst, x)` /
-`lst, x = _jst.Pop(lst)`, and `y[k] = v` anywhere -> `y = _jst.SetItem(y, k, v)`.
+`lst, x = _jst.Pop(lst)`, and `y[k] = v` anywhere -> `y = _jst.SetItem(y, k, v)`, and a
+statement calling an in-place Tensor method anywhere, `y.add_(v)` -> `y = _jst.Inplace(y, 'add_', v)`.
 
 Writing the name back makes it a visible write, so the branch and loop passes carry it. For
 a Python list or dict the helpers write in place and return the same object (aliasing
@@ -13,10 +14,13 @@ closure variables) are left alone: rebinding them would make them local.
     for i in range(n):                 for i in range(n):
         out.append(x[i])                   out = _jst.Append(out, x[i])
     y[0] = 0.0                         y = _jst.SetItem(y, 0, 0.0)
+    y.clip_(0.0, 1.0)                  y = _jst.Inplace(y, 'clip_', 0.0, 1.0)
 """
 import copy
 
 import gast
+
+from runtime.inplace import NAMES as INPLACE_METHODS
 
 from dy2st.pyct import origin_info, templates, transformer
 from dy2st.transformers.object_writes import function_locals
@@ -77,6 +81,12 @@ class ListAppendTransformer(transformer.Transformer):
         if self.loop_depth and _method_call(call, "pop", (0, 1)) and self._local(call.func.value):
             new = templates.replace("lst = _jst.Pop(lst, args)[0]", lst=call.func.value.id,
                                     args=list(call.args))
+            return origin_info.copy_origin(node, new)
+        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
+                and call.func.attr in INPLACE_METHODS and self._local(call.func.value)):
+            new = templates.replace("obj = _jst.Inplace(obj, method, args)", obj=call.func.value.id,
+                                    method=gast.Constant(value=call.func.attr, kind=None), args=list(call.args))
+            new[0].value.keywords = call.keywords
             return origin_info.copy_origin(node, new)
         return node
 

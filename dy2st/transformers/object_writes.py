@@ -19,7 +19,7 @@ MUTATING_METHODS = frozenset(
     "append extend insert pop remove clear update setdefault popitem sort reverse".split())
 
 # `_jst` helpers that write into their first argument (see the list_append pass).
-_WRITING_HELPERS = frozenset({"SetItem", "Append", "Pop"})
+_WRITING_HELPERS = frozenset({"SetItem", "Inplace", "Append", "Pop"})
 
 
 def _root(node):

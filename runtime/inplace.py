@@ -1,0 +1,127 @@
+"""Paddle's in-place Tensor methods (``x.add_(y)``, ``x.clip_(0, 1)``, ``x.zero_()``, ...).
+
+Each is its out-of-place method followed by ``x`` taking over the result, so every
+reference to the object ``x`` sees the new value, as in Paddle::
+
+    y = x                 # the same object
+    x.add_(1.0)           # x and y now both hold x + 1; the call returns x
+
+Eagerly the op is recorded on the tape against an alias holding x's old state (as
+``x[k] = v`` is), so gradients flow through the write; a leaf that needs a gradient
+refuses, as in Paddle.  The result must keep x's dtype, and its shape for the elementwise
+methods (``x.add_(y)`` never broadcasts x itself): anything else is an error, never a
+silent cast or broadcast.
+
+While a Program is built, the Variable ``x`` takes over the new Variable's identity
+(``adopt``) when both live in the same block and x was made there; otherwise (a parameter,
+a fed input, a Variable from an enclosing block) the method refuses: the converter writes
+``x.add_(y)`` as ``x = _jst.Inplace(x, "add_", y)``, which rebinds the name instead.
+"""
+from .trace_state import _mode
+
+# in-place method -> its out-of-place method; the reshaping ones may change x's shape
+ELEMENTWISE = {
+    "add_": "add", "subtract_": "subtract", "multiply_": "multiply", "divide_": "divide",
+    "scale_": "scale", "clip_": "clip", "pow_": "pow", "remainder_": "remainder",
+    "floor_divide_": "floor_divide", "exp_": "exp", "sqrt_": "sqrt", "rsqrt_": "rsqrt",
+    "reciprocal_": "reciprocal", "abs_": "abs", "neg_": "neg", "tanh_": "tanh", "sigmoid_": "sigmoid",
+    "floor_": "floor", "ceil_": "ceil", "round_": "round", "log_": "log", "masked_fill_": "masked_fill",
+}
+RESHAPING = {"reshape_": "reshape", "squeeze_": "squeeze", "unsqueeze_": "unsqueeze", "flatten_": "flatten"}
+FILLING = ("zero_", "fill_")
+NAMES = frozenset(ELEMENTWISE) | frozenset(RESHAPING) | frozenset(FILLING)
+
+
+def adopt(target, out):
+    """Make the Variable ``target`` name ``out``'s value (and ``out`` the old one); True when done.
+
+    Only for a Variable made by an op of the block ``out`` was added to: a parameter or fed
+    input lives outside the Program's ops, and a Variable of an enclosing block would leave
+    a branch or loop body without the branch or loop op carrying it out."""
+    block = getattr(out, "block", None)
+    if (block is None or getattr(target, "block", None) is not block or type(target) is not type(out)
+            or target.persistable or target.is_data
+            or not any(target.name in op.output_arg_names for op in reversed(block.ops))):
+        return False
+    old_name, new_name = target.name, out.name
+    target.__dict__, out.__dict__ = out.__dict__, target.__dict__
+    block.vars[new_name] = target
+    block.vars[old_name] = out
+    return True
+
+
+def check_result(x, out, name):
+    """The result of ``x.<name>(...)`` may replace x: same dtype, and same shape unless reshaping."""
+    if out.dtype != x.dtype:
+        raise TypeError(f"{name} would change the tensor's dtype from {x.dtype} to {out.dtype}; an in-place "
+                        f"method keeps the dtype: cast first (x = x.astype('{out.dtype}'))")
+    if name not in RESHAPING and list(out.shape) != list(x.shape):
+        raise ValueError(f"{name} would change the tensor's shape from {list(x.shape)} to {list(out.shape)} "
+                         "(an in-place method does not broadcast the tensor it writes); use the out-of-place "
+                         f"method instead: y = x.{name[:-1]}(...)")
+
+
+def _filled(x, value):
+    from .ops.creation import full_like  # noqa: PLC0415  (declared after this module is read)
+    return full_like(x, value, dtype=x.dtype)
+
+
+def result(x, name, *args, **kwargs):
+    """The value ``x.<name>(*args, **kwargs)`` makes x hold (checked by ``check_result``)."""
+    if name in FILLING:
+        out = _filled(x, *args, **kwargs) if name == "fill_" else _filled(x, 0)
+    else:
+        out = getattr(x, ELEMENTWISE.get(name) or RESHAPING[name])(*args, **kwargs)
+    check_result(x, out, name)
+    return out
+
+
+def _refusal(x, name):
+    from .variable import Variable  # noqa: PLC0415  (its class is built on the methods made here)
+    base = ELEMENTWISE.get(name) or RESHAPING.get(name)
+    instead = f"x = x.{base}(...)" if base else "x = rt.full_like(x, value)"
+    if not isinstance(x, Variable) or x.persistable or x.is_data:
+        return (f"{name}() writes in place into a parameter, a buffer or an input of the converted function, "
+                f"which its Program cannot change (the tensor outside would keep its value): change a copy "
+                f"(y = x.clone(); y.{name}(...))")
+    return (f"{name}() used inside an expression changes a tensor made outside this branch or loop, which the "
+            f"Program cannot carry out of it: call it as a statement of its own (x.{name}(...)), or write "
+            f"{instead}")
+
+
+def _method(name, base):
+    def method(self, *args, **kwargs):
+        # defined on the classes these methods join
+        from .tensor import Tensor, bump_version  # noqa: PLC0415
+        from .variable import Variable  # noqa: PLC0415
+        if isinstance(self, Variable) or _mode.static:
+            out = base(self, *args, **kwargs)
+            check_result(self, out, name)
+            if not adopt(self, out):
+                raise TypeError(_refusal(self, name))
+            return self
+        if not self.stop_gradient and self._node is None:
+            raise RuntimeError(f"a leaf Tensor that needs a gradient (stop_gradient=False) cannot be changed "
+                               f"in place by {name}(); use the out-of-place method (y = x.{name[:-1]}(...))")
+        # the tape keeps x's old state through an alias (x itself now holds the result)
+        old = Tensor._wrap(self._value, self._node)
+        old.stop_gradient = self.stop_gradient
+        out = base(old, *args, **kwargs)
+        check_result(self, out, name)
+        self._value, self._node, self.stop_gradient = out._value, out._node, out.stop_gradient
+        bump_version(self)
+        return self
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"In place: ``x.{name}(...)`` makes x hold ``x.{name[:-1]}(...)`` and returns x."
+    return method
+
+
+def inplace_methods(methods):
+    """The in-place methods, built on the out-of-place ``methods`` (name -> function)."""
+    made = {}
+    for name, base in {**ELEMENTWISE, **RESHAPING}.items():
+        if base in methods:
+            made[name] = _method(name, methods[base])
+    made["zero_"] = _method("zero_", lambda x: _filled(x, 0))
+    made["fill_"] = _method("fill_", _filled)
+    return made
