@@ -13,6 +13,7 @@ import os
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
+from runtime.dtypes import scalar_dtype
 
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.pyct.undefined import user_location
@@ -129,11 +130,22 @@ def python_int(v):
     return v
 
 
+def _as_scalar_for(v, other):
+    """``v`` (a PythonInt) cast to the dtype a Python int takes eagerly when it meets the genuine
+    tensor ``other`` (an int32 tensor keeps int32, a bool one gives int64); an int64 Variable would
+    otherwise promote ``other`` to int64, a dtype the eager run never has."""
+    if rt.is_tensor(other) and not isinstance(other, (PythonInt, MixedInt)):
+        dtype = scalar_dtype(0, other.dtype)
+        if dtype != v.dtype:
+            return rt.cast(v, dtype)
+    return v
+
+
 def _keeps_int(name):
     base = getattr(rt.static.Variable, name)
 
     def op(self, other):
-        out = base(self, other)
+        out = base(_as_scalar_for(self, other), other)
         return python_int(out) if _is_python_int(other) else out
     op.__name__ = name
     return op
@@ -148,18 +160,22 @@ class PythonInt(rt.static.Variable):
         if _is_python_int(other):
             return rt.divide(rt.cast(self, "float32"), rt.cast(other, "float32") if is_symbolic(other)
                              else float(other))
-        return rt.static.Variable.__truediv__(self, other)
+        return rt.static.Variable.__truediv__(_as_scalar_for(self, other), other)
 
     def __rtruediv__(self, other):
         if type(other) is int:
             return rt.divide(rt.full([], float(other), "float32"), rt.cast(self, "float32"))
-        return rt.static.Variable.__rtruediv__(self, other)
+        return rt.static.Variable.__rtruediv__(_as_scalar_for(self, other), other)
 
     __add__, __radd__ = _keeps_int("__add__"), _keeps_int("__radd__")
     __sub__, __rsub__ = _keeps_int("__sub__"), _keeps_int("__rsub__")
     __mul__, __rmul__ = _keeps_int("__mul__"), _keeps_int("__rmul__")
     __floordiv__, __rfloordiv__ = _keeps_int("__floordiv__"), _keeps_int("__rfloordiv__")
     __mod__, __rmod__ = _keeps_int("__mod__"), _keeps_int("__rmod__")
+    __and__, __rand__ = _keeps_int("__and__"), _keeps_int("__rand__")
+    __or__, __ror__ = _keeps_int("__or__"), _keeps_int("__ror__")
+    __xor__, __rxor__ = _keeps_int("__xor__"), _keeps_int("__rxor__")
+    __rpow__ = _keeps_int("__rpow__")
 
     def __neg__(self):
         return python_int(rt.static.Variable.__neg__(self))
@@ -174,7 +190,7 @@ class PythonInt(rt.static.Variable):
         # int ** negative int is a float in Python; an int tensor would truncate to 0.
         if type(other) is int and other < 0:
             return rt.pow(rt.cast(self, "float32"), float(other))
-        out = rt.static.Variable.__pow__(self, other)
+        out = rt.static.Variable.__pow__(_as_scalar_for(self, other), other)
         return python_int(out) if _is_python_int(other) else out
 
 
