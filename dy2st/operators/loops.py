@@ -29,7 +29,7 @@ from dy2st.operators.loop_closures import check_escaping_closures
 from dy2st.operators.python_semantics import MixedInt, _is_python_int, int_kind, mark_int, python_int
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
-from dy2st.operators.tensor_array import TensorArray
+from dy2st.operators.tensor_array import ProbeList, TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
 
@@ -136,7 +136,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     carried = [i for i, v in enumerate(values) if not (_plain(v) and not isinstance(v, (bool, int, float)))
                and not _is_static_object(v)]
     before = values
-    values, carried = _initialise_unknown_carries(body, prefix, values, carried)
+    values, carried = _initialise_unknown_carries(body, prefix, values, carried, names)
     # Names that get their first value inside the loop: eager code reading them after a loop
     # that ran zero times raises UnboundLocalError; the Program must not hand back the zero
     # placeholder they start from (checked after the loop is built, see _check_ran).
@@ -345,7 +345,13 @@ def _needs_probe(v):
     return isinstance(v, UndefinedVar) or (isinstance(v, list) and not v)
 
 
-def _initialise_unknown_carries(body, prefix, values, carried):
+def _probe_number(v):
+    """A Python number carry as the probe's tensor; an int marked as the body will see it (rebuild)."""
+    t = _to_tensor(v, "")
+    return python_int(t) if type(v) is int else t
+
+
+def _initialise_unknown_carries(body, prefix, values, carried, names):
     """Give carries with no value yet (a `return` value, a name first assigned in the loop, an
     empty list appended to) a start value of the dtype/rank the body gives them.
 
@@ -356,8 +362,8 @@ def _initialise_unknown_carries(body, prefix, values, carried):
     """
     if not any(_needs_probe(values[i]) for i in carried):
         return values, carried
-    probe_values = [list(v) if isinstance(v, list) else
-                    (_to_tensor(v, "") if isinstance(v, (bool, int, float)) else v) for v in values]
+    probe_values = [ProbeList(v, names[i]) if isinstance(v, list) else
+                    (_probe_number(v) if isinstance(v, (bool, int, float)) else v) for i, v in enumerate(values)]
     with rt.static.program_guard(rt.static.Program()), probing():
         _, outs = body(*prefix, *probe_values)
     values = list(values)
