@@ -31,12 +31,19 @@ def AsDtype(x, kind):
     if kind == "int":  # a Python int eagerly: `/` on it divides truly (a new Variable, marked)
         return python_int(rt.reshape(rt.cast(x, dtype), []))
     y = x if x.dtype == dtype else rt.cast(x, dtype)
-    return rt.reshape(y, []) if y.ndim else y
+    return _constant(rt.reshape(y, []) if y.ndim else y)
+
+
+def _constant(v):
+    """``v`` cut off from the gradient: eagerly it is a Python float or numpy array, which
+    backward never reaches, so the Program's gradients must not flow through it either."""
+    return v.detach() if v.dtype in ("float16", "float32", "float64") else v
 
 
 def Numpy(x):
-    """`x.numpy()`: the traced value itself while the Program is built (Paddle's to_static)."""
-    return x if is_symbolic(x) else x.numpy()
+    """`x.numpy()`: the traced value itself while the Program is built (Paddle's to_static),
+    without a gradient (a numpy array has none)."""
+    return _constant(x) if is_symbolic(x) else x.numpy()
 
 
 def PyValue(fn, x):
