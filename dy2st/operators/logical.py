@@ -5,7 +5,7 @@ A symbolic operand that is not a bool tensor keeps Python's meaning, "value or f
 `a or b` is `a` when `a` is true, else `b` (a `cond` op whose false branch evaluates `b`).
 """
 import runtime as rt
-from dy2st.operators.common import _as_bool_var, _bool_var, is_symbolic, truth
+from dy2st.operators.common import _as_bool_var, _bool_var, _with_location, is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
 from dy2st.tools import staging
 
@@ -25,6 +25,8 @@ def _chain(kind, thunks, stops, combine):
         if is_symbolic(value):
             staging.record(kind, f"logical_{kind} op", f"operand {i} is {staging.describe(value)}")
             rest = _chain(kind, thunks[i:], stops, combine)
+            if rt.is_tensor(rest) and rest.dtype != "bool":
+                _refuse_operand(kind, value, rest)
             return combine(_bool_var(value), _as_bool_var(rest))
         if stops(value):
             staging.record(kind, None, f"operand {i} is {staging.describe(value)}: short-circuits at trace time")
@@ -48,6 +50,17 @@ def _select(kind, value, rest_thunks, stops, combine):
     if kind == "or":
         return IfElse(value, keep, rest)
     return IfElse(value, rest, keep)
+
+
+def _refuse_operand(kind, value, rest):
+    """`mask and y` / `mask or y` for a bool tensor ``mask`` and a non-bool tensor ``y`` outside a
+    condition (there, operands come as bools via _jst.Truth): Python's result is one operand, the
+    bool mask or y, so its dtype depends on the mask's value; a logical op would give y's truth."""
+    raise TypeError(_with_location(
+        f"`{kind}` between a bool tensor ({staging.describe(value)}) and a {rest.dtype} tensor "
+        f"({staging.describe(rest)}): Python's result is one of the operands, a bool or a {rest.dtype} "
+        "tensor depending on the values, which one Program cannot be. Use rt.where(mask, y, ...) for a "
+        f"value, or rt.logical_{kind}(mask, y != 0) for a bool"))
 
 
 def And(*thunks):
