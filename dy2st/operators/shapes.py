@@ -27,6 +27,28 @@ class _SymbolicShape(list):
     def as_tensor(self):
         return self._runtime
 
+    def __eq__(self, other):
+        """`x.shape == other`: Python's answer when the known dims decide it (a length or a known
+        dim differs), else a bool tensor (all dims equal) the Program computes."""
+        if not isinstance(other, list) or len(other) != len(self):  # a tuple is never equal to a list
+            return list.__eq__(self, other)
+        pending = []
+        for a, b in zip(self, other):
+            if is_symbolic(a) or is_symbolic(b):
+                pending.append(rt.equal(a, b) if is_symbolic(a) else rt.equal(b, a))
+            elif a != b:
+                return False
+        out = pending[0] if pending else True
+        for p in pending[1:]:
+            out = rt.logical_and(out, p)
+        return out
+
+    def __ne__(self, other):
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else (rt.logical_not(eq) if is_symbolic(eq) else not eq)
+
+    __hash__ = None
+
 
 def Shape(x):
     """``x.shape``: a symbolic shape for a Variable with unknown dims, else the list of ints."""
