@@ -116,6 +116,9 @@ def _while_writing(snap, cond, body, values, names, prefix=()):
                     "(`out = []` before the loop, `out.append(v)` in it) or names can grow there: give "
                     "the slot a value before the loop, or collect into a local list"))
         start = tuple(values) + tuple(snap.original(s) for s in slots)
+        if not start and not prefix:  # no carry yet (a body that only calls `step()`): a thrown-away
+            with rt.static.program_guard(rt.static.Program()), probing():  # trace finds the slots
+                body_w()
         labels = list(names) + [snap.describe(s) for s in slots]
         return _symbolic_while(cond_w, body_w, start, labels, prefix)
 
