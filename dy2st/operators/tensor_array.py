@@ -21,7 +21,15 @@ class TensorArray:
                 "it, and its items' dtype and shape could not be fixed (the loop appends nothing "
                 "recognisable, or items have dims known only at run time): start it with one "
                 "item (and drop it after), or build it with a Python loop"))
-        return cls(rt.stack([i if rt.is_tensor(i) else rt.to_tensor(i) for i in items], axis=0))
+        items = [i if rt.is_tensor(i) else rt.to_tensor(i) for i in items]
+        first = items[0]
+        if any(i.dtype != first.dtype or i.ndim != first.ndim
+               or any(a != b and a >= 0 and b >= 0 for a, b in zip(i.shape, first.shape)) for i in items):
+            raise ValueError(_with_location(
+                f"list '{name}' is carried by a tensor-dependent loop as one stacked tensor, but its items "
+                f"differ ({', '.join(f'{i.dtype}{list(i.shape)}' for i in items)}): keep separate names "
+                "for values of different shapes, or give the items one dtype and shape"))
+        return cls(rt.stack(items, axis=0))
 
     def appended(self, item):
         """A new array with `item` added at the end."""
