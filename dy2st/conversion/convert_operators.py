@@ -18,7 +18,7 @@ from dy2st.operators.common import is_symbolic, truth  # noqa: F401  (part of th
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
-from dy2st.operators.python_semantics import IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept
+from dy2st.operators.python_semantics import IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type
 from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape
 from dy2st.operators.side_effects import SetItem
@@ -29,7 +29,8 @@ from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Assert", "FString", "Print", "Len", "Shape", "Append",
            "Pop", "SetItem", "Unpack", "AsDtype", "Numpy", "PyValue", "Stack", "Concat", "TensorArray",
-           "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept", "Compare", "Truth"]
+           "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept", "Compare", "Truth",
+           "Type"]
 
 _SELF = sys.modules[__name__]  # the interface the functions Call converts are generated against
 

@@ -29,10 +29,19 @@ def _with_variable(classes):
 
 
 def IsInstance(obj, classes):
-    """`isinstance` where a symbolic value counts as an `rt.Tensor`."""
+    """`isinstance` where a symbolic value counts as an `rt.Tensor` (a marked Python int as an int)."""
+    if isinstance(obj, PythonInt):  # a range counter, an unknown dim: an int eagerly
+        return isinstance(0, classes)
     if is_symbolic(obj):
         return isinstance(obj, _with_variable(classes))
     return isinstance(obj, classes)
+
+
+def Type(*args):
+    """`type(v)`: `rt.Tensor` for a symbolic value (`int` for a marked Python int), as eagerly."""
+    if len(args) == 1 and is_symbolic(args[0]):
+        return int if isinstance(args[0], PythonInt) else rt.Tensor
+    return type(*args)
 
 
 def SetStopGradient(x, flag):

@@ -78,7 +78,7 @@ def _is_method(qualname):
 # which these `_jst` versions accept (and pass plain lists through).
 _LIST_CONSUMERS = {"runtime.stack": "_jst.Stack", "runtime.concat": "_jst.Concat",
                    # a traced value is an rt.Tensor to user code
-                   "builtins.isinstance": "_jst.IsInstance"}
+                   "builtins.isinstance": "_jst.IsInstance", "builtins.type": "_jst.Type"}
 
 
 class CallTreeTransformer(transformer.Transformer):
