@@ -7,7 +7,7 @@ from tests.compat.helpers import arr, check
 
 
 def _branches_on_types(x, n):
-    a = x * (2 if type(x) == rt.Tensor else 3)
+    a = x * (2 if type(x) == rt.Tensor else 3)  # noqa: E721  (user code writes it so)
     b = x * (2 if type(x) is rt.Tensor else 3)
     for i in range(n):
         if isinstance(i, int):
