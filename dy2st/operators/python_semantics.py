@@ -139,12 +139,13 @@ def python_int(v):
     return v
 
 
-def _as_scalar_for(v, other):
-    """``v`` (a PythonInt) cast to the dtype a Python int takes eagerly when it meets the genuine
-    tensor ``other`` (an int32 tensor keeps int32, a bool one gives int64); an int64 Variable would
-    otherwise promote ``other`` to int64, a dtype the eager run never has."""
-    if rt.is_tensor(other) and not isinstance(other, (PythonInt, MixedInt)):
-        dtype = scalar_dtype(0, other.dtype)
+def _as_scalar_for(v, other, sample=0):
+    """``v`` (a PythonInt, or a PythonFloat with ``sample`` 0.0) cast to the dtype a Python number
+    takes eagerly when it meets the genuine tensor ``other`` (an int32 tensor keeps int32, a bool one
+    gives int64, a float16 one float16); ``v``'s own dtype would otherwise promote ``other`` to a
+    dtype the eager run never has."""
+    if rt.is_tensor(other) and not isinstance(other, (PythonInt, MixedInt, PythonFloat)):
+        dtype = scalar_dtype(sample, other.dtype)
         if dtype != v.dtype:
             return rt.cast(v, dtype)
     return v
@@ -155,6 +156,8 @@ def _keeps_int(name):
 
     def op(self, other):
         out = base(_as_scalar_for(self, other), other)
+        if isinstance(other, (float, PythonFloat)):
+            return python_float(out)
         return python_int(out) if _is_python_int(other) else out
     op.__name__ = name
     return op
@@ -167,13 +170,13 @@ class PythonInt(rt.static.Variable):
 
     def __truediv__(self, other):
         if _is_python_int(other):
-            return rt.divide(rt.cast(self, "float32"), rt.cast(other, "float32") if is_symbolic(other)
-                             else float(other))
+            return python_float(rt.divide(rt.cast(self, "float32"), rt.cast(other, "float32")
+                                          if is_symbolic(other) else float(other)))
         return rt.static.Variable.__truediv__(_as_scalar_for(self, other), other)
 
     def __rtruediv__(self, other):
         if type(other) is int:
-            return rt.divide(rt.full([], float(other), "float32"), rt.cast(self, "float32"))
+            return python_float(rt.divide(rt.full([], float(other), "float32"), rt.cast(self, "float32")))
         return rt.static.Variable.__rtruediv__(_as_scalar_for(self, other), other)
 
     __add__, __radd__ = _keeps_int("__add__"), _keeps_int("__radd__")
@@ -202,6 +205,47 @@ class PythonInt(rt.static.Variable):
         out = rt.static.Variable.__pow__(_as_scalar_for(self, other), other)
         return python_int(out) if _is_python_int(other) else out
 
+
+
+def python_float(v):
+    """Mark a float Variable as standing for a Python float (returns it)."""
+    if type(v) is rt.static.Variable and v.dtype in ("float16", "float32", "float64"):
+        v.__class__ = PythonFloat
+    return v
+
+
+def _keeps_float(name):
+    base = getattr(rt.static.Variable, name)
+
+    def op(self, other):
+        out = base(_as_scalar_for(self, other, 0.0), other)
+        python = type(other) in (int, float) or isinstance(other, (PythonInt, PythonFloat))
+        return python_float(out) if python else out
+    op.__name__ = name
+    return op
+
+
+class PythonFloat(rt.static.Variable):
+    """A float Variable that stands for a Python float (`float(t)`, a Python int divided, an element
+    of `t.numpy()`): with a genuine tensor it takes that tensor's float dtype (float32 with an int
+    one), as a Python float does eagerly; arithmetic with Python numbers keeps the mark."""
+
+    __add__, __radd__ = _keeps_float("__add__"), _keeps_float("__radd__")
+    __sub__, __rsub__ = _keeps_float("__sub__"), _keeps_float("__rsub__")
+    __mul__, __rmul__ = _keeps_float("__mul__"), _keeps_float("__rmul__")
+    __truediv__, __rtruediv__ = _keeps_float("__truediv__"), _keeps_float("__rtruediv__")
+    __floordiv__, __rfloordiv__ = _keeps_float("__floordiv__"), _keeps_float("__rfloordiv__")
+    __mod__, __rmod__ = _keeps_float("__mod__"), _keeps_float("__rmod__")
+    __pow__, __rpow__ = _keeps_float("__pow__"), _keeps_float("__rpow__")
+
+    def __neg__(self):
+        return python_float(rt.static.Variable.__neg__(self))
+
+    def __abs__(self):
+        return python_float(rt.static.Variable.__abs__(self))
+
+    def __pos__(self):
+        return self
 
 
 def _mixed(op):

@@ -2,6 +2,7 @@
 Python values -> plain ints (Python's `len` / `.shape`)."""
 import runtime as rt
 
+from dy2st.operators.casts import NumpyValue
 from dy2st.operators.common import _length, is_symbolic
 from dy2st.operators.python_semantics import python_int
 from dy2st.operators.tensor_array import TensorArray
@@ -51,7 +52,9 @@ class _SymbolicShape(list):
 
 
 def Shape(x):
-    """``x.shape``: a symbolic shape for a Variable with unknown dims, else the list of ints."""
+    """``x.shape``: a symbolic shape for a Variable with unknown dims, else the list of ints (a
+    tuple for `t.numpy()`, as numpy gives: `a.shape == [1]` is False eagerly)."""
     if is_symbolic(x) and any(d < 0 for d in x.shape):
-        return _SymbolicShape(x)
-    return x.shape
+        shape = _SymbolicShape(x)
+        return tuple(shape) if isinstance(x, NumpyValue) else shape
+    return tuple(x.shape) if isinstance(x, NumpyValue) else x.shape
