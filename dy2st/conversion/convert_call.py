@@ -2,11 +2,12 @@
 
 Converted: user functions, methods (re-bound to their object), lambdas, user `Layer`s (their
 `forward`, between their forward hooks), the layers of an `rt.nn.Sequential`, and callable
-user objects (their `__call__`). Left alone: builtins, classes, anything
+user objects (their `__call__`), the function of a `functools.partial`. Left alone: builtins, classes, anything
 from `runtime`, numpy, dy2st or the standard library, and functions marked `not_to_static`.
 A user function dy2st cannot convert (say, a generator) runs as is, with a warning: it was
 not the function the user asked to convert.
 """
+import functools
 import inspect
 import types
 import warnings
@@ -92,8 +93,11 @@ def convert_call(fn, operators=None):
     if static is not None:
         inner, instance = static
         return _bind(_convert_or_keep(inner, operators), instance)
+    if type(fn) is functools.partial:  # a partial of a user function: that function is converted
+        inner = convert_call(fn.func, operators)
+        return fn if inner is fn.func else functools.partial(inner, *fn.args, **fn.keywords)
     if _is_library(type(fn)) and not hasattr(fn, "forward"):
-        return fn  # numpy ufuncs, functools.partial and other library callables
+        return fn  # numpy ufuncs and other library callables
     override = getattr(fn, "__dict__", {}).get("forward")
     if override is not None and isinstance(fn, rt.nn.Layer) and not _has_hooks(fn):
         return convert_call(override, operators)  # `layer.forward = ...` on the instance wins, as in eager

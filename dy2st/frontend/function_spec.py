@@ -217,6 +217,16 @@ def skeleton_text(skeleton):
 _OUT_LEAVES = (Variable, rt.Tensor, TensorArray)
 
 
+def _escaped(var, fn):
+    """A returned Variable of a sub-block (a loop or branch body): it reached the result through an
+    object the converter did not see written there, so the Program could never compute it."""
+    return ValueError(
+        f"{getattr(fn, '__name__', 'the function')} returns '{var.name}' ({var.dtype}{list(var.shape)}), a value "
+        "made inside the body of a tensor-dependent loop or `if` that left it through a Python object the "
+        "converter did not see written there (a list, dict or attribute written by a closure or method "
+        "called in the body): assign the value to a local name in the body, or return it from that call")
+
+
 def flatten_outputs(obj, out_vars, fn=None):
     """The ``OutputStructure`` of what the traced function returned; its tensors appended to ``out_vars``."""
     leaves, spec = pytree.flatten(obj, _OUT_LEAVES, sort_keys=False)  # dict outputs in the order built
@@ -235,6 +245,8 @@ def flatten_outputs(obj, out_vars, fn=None):
             index.append(len(out_vars) - 1)
             continue
         var = leaf if isinstance(leaf, Variable) else to_variable(leaf)
+        if var.block.idx != 0:
+            raise _escaped(var, fn)
         # returned twice: one Tensor at both places, as eager returns one object
         k = next((j for j, seen in enumerate(out_vars) if seen is var), None)
         if k is None:

@@ -6,6 +6,7 @@ import sys
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn: Assert, Print)
 from dy2st.operators.common import _bool_var, is_symbolic, truth
+from dy2st.operators.python_semantics import PythonFloat, PythonInt
 from dy2st.operators.shapes import _SymbolicShape
 from dy2st.pyct.undefined import user_location
 from dy2st.tools import staging
@@ -75,9 +76,15 @@ class FString:
                 yield ["s", p]
             elif is_symbolic(p[0]):
                 tensors.append(p[0])
-                yield ["t", p[2], p[1] or None]
+                yield [_kind(p[0]), p[2], p[1] or None]
             else:
                 yield ["s", self._python(*p)]
+
+
+def _kind(v):
+    """The print piece of a traced value: "p" for one standing for a Python number (a loop counter,
+    float(t)), which prints as that number; "t" for a tensor, printed as eager prints Tensors."""
+    return "p" if isinstance(v, (PythonInt, PythonFloat)) else "t"
 
 
 def Print(*values, sep=" ", end="\n", file=None, flush=False):
@@ -100,7 +107,7 @@ def Print(*values, sep=" ", end="\n", file=None, flush=False):
                 template.extend(v.pieces(tensors))
             elif is_symbolic(v):
                 tensors.append(v)
-                template.append(["t", "", None])
+                template.append([_kind(v), "", None])
             else:
                 template.append(["s", str(v)])
         staging.record("print", "print op", "prints at every run, as eager print would")

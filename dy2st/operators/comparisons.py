@@ -31,7 +31,8 @@ def Compare(first, *links):
 
 def Truth(value):
     """A condition operand: a traced non-bool tensor becomes its truth (nonzero) as a bool
-    tensor; anything else comes back as it is (its Python truth is unchanged)."""
+    tensor, a Python value its truth (`and`/`or` then know a condition asks, see logical._chain);
+    tensors otherwise come back as they are."""
     if is_symbolic(value) and value.dtype != "bool":
         return rt.not_equal(value, rt.zeros_like(value))
-    return value
+    return value if rt.is_tensor(value) else bool(value)

@@ -5,7 +5,7 @@ A symbolic operand that is not a bool tensor keeps Python's meaning, "value or f
 `a or b` is `a` when `a` is true, else `b` (a `cond` op whose false branch evaluates `b`).
 """
 import runtime as rt
-from dy2st.operators.common import _as_bool_var, _bool_var, is_symbolic, truth
+from dy2st.operators.common import _as_bool_var, _bool_var, _with_location, is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
 from dy2st.tools import staging
 
@@ -25,6 +25,8 @@ def _chain(kind, thunks, stops, combine):
         if is_symbolic(value):
             staging.record(kind, f"logical_{kind} op", f"operand {i} is {staging.describe(value)}")
             rest = _chain(kind, thunks[i:], stops, combine)
+            if (rt.is_tensor(rest) and rest.dtype != "bool") or not (rt.is_tensor(rest) or isinstance(rest, bool)):
+                _refuse_operand(kind, value, rest)
             return combine(_bool_var(value), _as_bool_var(rest))
         if stops(value):
             staging.record(kind, None, f"operand {i} is {staging.describe(value)}: short-circuits at trace time")
@@ -48,6 +50,19 @@ def _select(kind, value, rest_thunks, stops, combine):
     if kind == "or":
         return IfElse(value, keep, rest)
     return IfElse(value, rest, keep)
+
+
+def _refuse_operand(kind, value, rest):
+    """`mask and y` / `mask or y` for a bool tensor ``mask`` and a non-bool ``y`` (a tensor or a
+    Python value) outside a condition (there, operands come as bools via _jst.Truth): Python's
+    result is one operand, the mask or y, so its type depends on the mask's value; a logical op
+    would give y's truth."""
+    other = f"a {rest.dtype} tensor" if rt.is_tensor(rest) else f"the Python value {rest!r}"
+    raise TypeError(_with_location(
+        f"`{kind}` between a bool tensor ({staging.describe(value)}) and {other} outside a condition: "
+        f"Python's result is one of the operands, the bool tensor or {other} depending on the values, "
+        "which one Program cannot be. Use `a if mask else b` or rt.where(mask, a, b) for a value, or "
+        f"rt.logical_{kind}(mask, y != 0) for a bool"))
 
 
 def And(*thunks):

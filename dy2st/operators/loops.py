@@ -30,7 +30,7 @@ from dy2st.operators.loop_closures import check_escaping_closures
 from dy2st.operators.python_semantics import MixedInt, _is_python_int, int_kind, mark_int, python_int
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
-from dy2st.operators.tensor_array import TensorArray
+from dy2st.operators.tensor_array import ProbeList, TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
 
@@ -117,6 +117,9 @@ def _while_writing(snap, cond, body, values, names, prefix=()):
                     "(`out = []` before the loop, `out.append(v)` in it) or names can grow there: give "
                     "the slot a value before the loop, or collect into a local list"))
         start = tuple(values) + tuple(snap.original(s) for s in slots)
+        if not start and not prefix:  # no carry yet (a body that only calls `step()`): a thrown-away
+            with rt.static.program_guard(rt.static.Program()), probing():  # trace finds the slots
+                body_w()
         labels = list(names) + [snap.describe(s) for s in slots]
         return _symbolic_while(cond_w, body_w, start, labels, prefix)
 
@@ -137,7 +140,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     carried = [i for i, v in enumerate(values) if not (_plain(v) and not isinstance(v, (bool, int, float)))
                and not _is_static_object(v)]
     before = values
-    values, carried = _initialise_unknown_carries(body, prefix, values, carried)
+    values, carried = _initialise_unknown_carries(body, prefix, values, carried, names)
     # Names that get their first value inside the loop: eager code reading them after a loop
     # that ran zero times raises UnboundLocalError; the Program must not hand back the zero
     # placeholder they start from (checked after the loop is built, see _check_ran).
@@ -351,7 +354,13 @@ def _needs_probe(v):
     return isinstance(v, UndefinedVar) or (isinstance(v, list) and not v)
 
 
-def _initialise_unknown_carries(body, prefix, values, carried):
+def _probe_number(v):
+    """A Python number carry as the probe's tensor; an int marked as the body will see it (rebuild)."""
+    t = _to_tensor(v, "")
+    return python_int(t) if type(v) is int else t
+
+
+def _initialise_unknown_carries(body, prefix, values, carried, names):
     """Give carries with no value yet (a `return` value, a name first assigned in the loop, an
     empty list appended to) a start value of the dtype/rank the body gives them.
 
@@ -362,8 +371,8 @@ def _initialise_unknown_carries(body, prefix, values, carried):
     """
     if not any(_needs_probe(values[i]) for i in carried):
         return values, carried
-    probe_values = [list(v) if isinstance(v, list) else
-                    (_to_tensor(v, "") if isinstance(v, (bool, int, float)) else v) for v in values]
+    probe_values = [ProbeList(v, names[i]) if isinstance(v, list) else
+                    (_probe_number(v) if isinstance(v, (bool, int, float)) else v) for i, v in enumerate(values)]
     with rt.static.program_guard(rt.static.Program()), probing():
         _, outs = body(*prefix, *probe_values)
     values = list(values)

@@ -13,6 +13,7 @@ import os
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
+from runtime.dtypes import scalar_dtype
 
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.pyct.undefined import user_location
@@ -28,10 +29,19 @@ def _with_variable(classes):
 
 
 def IsInstance(obj, classes):
-    """`isinstance` where a symbolic value counts as an `rt.Tensor`."""
+    """`isinstance` where a symbolic value counts as an `rt.Tensor` (a marked Python int as an int)."""
+    if isinstance(obj, PythonInt):  # a range counter, an unknown dim: an int eagerly
+        return isinstance(0, classes)
     if is_symbolic(obj):
         return isinstance(obj, _with_variable(classes))
     return isinstance(obj, classes)
+
+
+def Type(*args):
+    """`type(v)`: `rt.Tensor` for a symbolic value (`int` for a marked Python int), as eagerly."""
+    if len(args) == 1 and is_symbolic(args[0]):
+        return int if isinstance(args[0], PythonInt) else rt.Tensor
+    return type(*args)
 
 
 def SetStopGradient(x, flag):
@@ -129,11 +139,25 @@ def python_int(v):
     return v
 
 
+def _as_scalar_for(v, other, sample=0):
+    """``v`` (a PythonInt, or a PythonFloat with ``sample`` 0.0) cast to the dtype a Python number
+    takes eagerly when it meets the genuine tensor ``other`` (an int32 tensor keeps int32, a bool one
+    gives int64, a float16 one float16); ``v``'s own dtype would otherwise promote ``other`` to a
+    dtype the eager run never has."""
+    if rt.is_tensor(other) and not isinstance(other, (PythonInt, MixedInt, PythonFloat)):
+        dtype = scalar_dtype(sample, other.dtype)
+        if dtype != v.dtype:
+            return rt.cast(v, dtype)
+    return v
+
+
 def _keeps_int(name):
     base = getattr(rt.static.Variable, name)
 
     def op(self, other):
-        out = base(self, other)
+        out = base(_as_scalar_for(self, other), other)
+        if isinstance(other, (float, PythonFloat)):
+            return python_float(out)
         return python_int(out) if _is_python_int(other) else out
     op.__name__ = name
     return op
@@ -146,20 +170,24 @@ class PythonInt(rt.static.Variable):
 
     def __truediv__(self, other):
         if _is_python_int(other):
-            return rt.divide(rt.cast(self, "float32"), rt.cast(other, "float32") if is_symbolic(other)
-                             else float(other))
-        return rt.static.Variable.__truediv__(self, other)
+            return python_float(rt.divide(rt.cast(self, "float32"), rt.cast(other, "float32")
+                                          if is_symbolic(other) else float(other)))
+        return rt.static.Variable.__truediv__(_as_scalar_for(self, other), other)
 
     def __rtruediv__(self, other):
         if type(other) is int:
-            return rt.divide(rt.full([], float(other), "float32"), rt.cast(self, "float32"))
-        return rt.static.Variable.__rtruediv__(self, other)
+            return python_float(rt.divide(rt.full([], float(other), "float32"), rt.cast(self, "float32")))
+        return rt.static.Variable.__rtruediv__(_as_scalar_for(self, other), other)
 
     __add__, __radd__ = _keeps_int("__add__"), _keeps_int("__radd__")
     __sub__, __rsub__ = _keeps_int("__sub__"), _keeps_int("__rsub__")
     __mul__, __rmul__ = _keeps_int("__mul__"), _keeps_int("__rmul__")
     __floordiv__, __rfloordiv__ = _keeps_int("__floordiv__"), _keeps_int("__rfloordiv__")
     __mod__, __rmod__ = _keeps_int("__mod__"), _keeps_int("__rmod__")
+    __and__, __rand__ = _keeps_int("__and__"), _keeps_int("__rand__")
+    __or__, __ror__ = _keeps_int("__or__"), _keeps_int("__ror__")
+    __xor__, __rxor__ = _keeps_int("__xor__"), _keeps_int("__rxor__")
+    __rpow__ = _keeps_int("__rpow__")
 
     def __neg__(self):
         return python_int(rt.static.Variable.__neg__(self))
@@ -174,9 +202,50 @@ class PythonInt(rt.static.Variable):
         # int ** negative int is a float in Python; an int tensor would truncate to 0.
         if type(other) is int and other < 0:
             return rt.pow(rt.cast(self, "float32"), float(other))
-        out = rt.static.Variable.__pow__(self, other)
+        out = rt.static.Variable.__pow__(_as_scalar_for(self, other), other)
         return python_int(out) if _is_python_int(other) else out
 
+
+
+def python_float(v):
+    """Mark a float Variable as standing for a Python float (returns it)."""
+    if type(v) is rt.static.Variable and v.dtype in ("float16", "float32", "float64"):
+        v.__class__ = PythonFloat
+    return v
+
+
+def _keeps_float(name):
+    base = getattr(rt.static.Variable, name)
+
+    def op(self, other):
+        out = base(_as_scalar_for(self, other, 0.0), other)
+        python = type(other) in (int, float) or isinstance(other, (PythonInt, PythonFloat))
+        return python_float(out) if python else out
+    op.__name__ = name
+    return op
+
+
+class PythonFloat(rt.static.Variable):
+    """A float Variable that stands for a Python float (`float(t)`, a Python int divided, an element
+    of `t.numpy()`): with a genuine tensor it takes that tensor's float dtype (float32 with an int
+    one), as a Python float does eagerly; arithmetic with Python numbers keeps the mark."""
+
+    __add__, __radd__ = _keeps_float("__add__"), _keeps_float("__radd__")
+    __sub__, __rsub__ = _keeps_float("__sub__"), _keeps_float("__rsub__")
+    __mul__, __rmul__ = _keeps_float("__mul__"), _keeps_float("__rmul__")
+    __truediv__, __rtruediv__ = _keeps_float("__truediv__"), _keeps_float("__rtruediv__")
+    __floordiv__, __rfloordiv__ = _keeps_float("__floordiv__"), _keeps_float("__rfloordiv__")
+    __mod__, __rmod__ = _keeps_float("__mod__"), _keeps_float("__rmod__")
+    __pow__, __rpow__ = _keeps_float("__pow__"), _keeps_float("__rpow__")
+
+    def __neg__(self):
+        return python_float(rt.static.Variable.__neg__(self))
+
+    def __abs__(self):
+        return python_float(rt.static.Variable.__abs__(self))
+
+    def __pos__(self):
+        return self
 
 
 def _mixed(op):

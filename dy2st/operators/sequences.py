@@ -47,7 +47,7 @@ class _TensorEnumerate(_TensorSequence):
         return self.inner.length()
 
     def item(self, k):
-        return (k + self.start, self.inner.item(k))
+        return (python_int(k + self.start), self.inner.item(k))  # the count is a Python int eagerly
 
 
 class _TensorZip(_TensorSequence):

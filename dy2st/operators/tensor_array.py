@@ -21,7 +21,15 @@ class TensorArray:
                 "it, and its items' dtype and shape could not be fixed (the loop appends nothing "
                 "recognisable, or items have dims known only at run time): start it with one "
                 "item (and drop it after), or build it with a Python loop"))
-        return cls(rt.stack([i if rt.is_tensor(i) else rt.to_tensor(i) for i in items], axis=0))
+        items = [i if rt.is_tensor(i) else rt.to_tensor(i) for i in items]
+        first = items[0]
+        if any(i.dtype != first.dtype or i.ndim != first.ndim
+               or any(a != b and a >= 0 and b >= 0 for a, b in zip(i.shape, first.shape)) for i in items):
+            raise ValueError(_with_location(
+                f"list '{name}' is carried by a tensor-dependent loop as one stacked tensor, but its items "
+                f"differ ({', '.join(f'{i.dtype}{list(i.shape)}' for i in items)}): keep separate names "
+                "for values of different shapes, or give the items one dtype and shape"))
+        return cls(rt.stack(items, axis=0))
 
     def appended(self, item):
         """A new array with `item` added at the end."""
@@ -57,7 +65,31 @@ class TensorArray:
         return _length(self.tensor)
 
     def __getitem__(self, index):
+        if isinstance(index, slice):  # a list slice is a list: `a[1:] + a[:1]` must not add elementwise
+            return TensorArray(self.tensor[index])
         return self.tensor[index]
+
+    def __add__(self, other):
+        """`lst + other` (a list, or another list built in a tensor loop): the items of both."""
+        if isinstance(other, TensorArray):
+            other = other.tensor
+        elif isinstance(other, list):
+            if not other:
+                return self
+            other = rt.stack([i if rt.is_tensor(i) else rt.to_tensor(i) for i in other], axis=0)
+        else:
+            return NotImplemented
+        if other.dtype != self.tensor.dtype or other.ndim != self.tensor.ndim:
+            raise TypeError(_with_location(
+                f"`+` joins a list built in a tensor-dependent loop (items {self.tensor.dtype}"
+                f"{list(self.tensor.shape[1:])}) with items {other.dtype}{list(other.shape[1:])}: "
+                "the items of such a list must share one dtype and rank"))
+        return TensorArray(rt.concat([self.tensor, other], axis=0))
+
+    def __radd__(self, other):
+        if isinstance(other, list):
+            return TensorArray.from_list(other, "list").__add__(self) if other else self
+        return NotImplemented
 
     def __bool__(self):
         # Python would say True for any object; the list may be empty when the Program runs.
@@ -71,6 +103,27 @@ class TensorArray:
 
     def __repr__(self):
         return f"TensorArray({self.tensor!r})"
+
+
+class ProbeList(list):
+    """An empty list carried into a tensor loop, while the body is traced once to learn its
+    items' dtype and shape: a read past its end (the loop reads an item appended by an earlier
+    iteration, `lst[-2]`) has no item to read yet, so say so at the user's line instead of
+    Python's bare "list index out of range"."""
+
+    def __init__(self, items, name):
+        super().__init__(items)
+        self.name = name
+
+    def __getitem__(self, index):
+        try:
+            return super().__getitem__(index)
+        except IndexError:
+            raise IndexError(_with_location(
+                f"list '{self.name}' is empty before a tensor-dependent loop and the loop reads "
+                f"its item [{index}] (one appended by an earlier iteration): dy2st cannot learn "
+                "the items' dtype and shape from an empty list read before it is appended to. "
+                "Start it with one item (and skip it in the reads), or append before reading")) from None
 
 
 def Append(lst, item):

@@ -78,7 +78,10 @@ def _is_method(qualname):
 # which these `_jst` versions accept (and pass plain lists through).
 _LIST_CONSUMERS = {"runtime.stack": "_jst.Stack", "runtime.concat": "_jst.Concat",
                    # a traced value is an rt.Tensor to user code
-                   "builtins.isinstance": "_jst.IsInstance"}
+                   "builtins.isinstance": "_jst.IsInstance", "builtins.type": "_jst.Type",
+                   # decided by the truth of traced values (see operators.builtin_folds)
+                   "builtins.max": "_jst.Max", "builtins.min": "_jst.Min", "builtins.any": "_jst.Any",
+                   "builtins.all": "_jst.All"}
 
 
 class CallTreeTransformer(transformer.Transformer):

@@ -4,7 +4,7 @@
 Python's `t and u` is one of its operands, so with a float tensor `t` and a bool tensor `u` the
 value has no single dtype (a `cond` op cannot produce it). As the test of `if`, `while`, a
 ternary or `assert`, only its truth is read, and the truth of `Truth(t) and Truth(u)` is the
-same for every operand value; Python values pass through `Truth` unchanged:
+same for every operand value; Python values become their truth:
 
     if x.mean() + 1 and m > 1:          if _jst.Truth(x.mean() + 1) and m > 1:
 
@@ -15,7 +15,7 @@ import gast
 
 from dy2st.pyct import templates, transformer
 
-_ALREADY_BOOL = (gast.Compare, gast.Constant)
+_ALREADY_BOOL = (gast.Compare,)
 
 
 class ConditionTruthTransformer(transformer.Transformer):
@@ -32,6 +32,8 @@ class ConditionTruthTransformer(transformer.Transformer):
         if isinstance(value, gast.BoolOp):
             return self._truths(value)
         if isinstance(value, _ALREADY_BOOL) or (isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not)):
+            return value
+        if isinstance(value, gast.Constant) and isinstance(value.value, bool):
             return value
         return templates.replace_as_expression("_jst.Truth(value)", value=value)
 

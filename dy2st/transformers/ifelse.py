@@ -30,7 +30,8 @@ import gast
 from dy2st.pyct import anno, naming, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, live_in
 from dy2st.pyct.static_analysis.liveness import Memo
-from dy2st.transformers.object_writes import function_locals, writes_dict, written_roots
+from dy2st.transformers.object_writes import (called_function_roots, function_locals, nested_function_writes,
+                                               writes_dict, written_roots)
 
 
 def branch_function(name, params, body, outputs):
@@ -64,11 +65,13 @@ def args_tuple(names):
     return gast.Tuple(elts=[templates.name(n) for n in names], ctx=gast.Load())
 
 
-def object_roots(stmts, defined, local_names, memo=None):
+def object_roots(stmts, defined, local_names, memo=None, fn_writes=None):
     """The names whose objects `stmts` write into and that have a value before them: defined
     locals, or globals/closure variables (never bound in the function). ``memo``: see
-    ``written_roots``."""
-    return [r for r in written_roots(stmts, memo) if r in defined or r not in local_names]
+    ``written_roots``; ``fn_writes``: see ``nested_function_writes`` (writes made by the
+    function's own nested functions that `stmts` call)."""
+    roots = set(written_roots(stmts, memo)) | called_function_roots(stmts, fn_writes)
+    return sorted(r for r in roots if r in defined or r not in local_names)
 
 
 # Where a function scope ends for the analysis (a class body still reads its function's names).
@@ -88,6 +91,7 @@ class FunctionScopeTransformer(transformer.Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.local_names = set()
+        self.fn_writes = {}  # see object_writes.nested_function_writes
         self._with_origin = ctx.origin_covered  # see origin_info.copy_origin: generated code, origins all set
         # see object_writes.written_roots: statements this pass has finished with
         self.roots_memo = {}
@@ -99,16 +103,17 @@ class FunctionScopeTransformer(transformer.Transformer):
 
     def visit_FunctionDef(self, node):
         # Each function scope gets its own analysis: liveness stops at its boundary.
-        saved = self.local_names
+        saved = self.local_names, self.fn_writes
         if transformer.contains(node.body, self.analysed, stop=_FUNCTION_SCOPES):
             memo = Memo()  # one tree, unchanged between the two analyses
             annotate_liveness(node, memo)
             annotate_defined(node, memo)
             self.local_names = function_locals(node)
+            self.fn_writes = nested_function_writes(node)
         else:
             self.local_names = frozenset()  # never read: nothing in this scope asks
         node.body = self.visit_block(node.body)
-        self.local_names = saved
+        self.local_names, self.fn_writes = saved
         return node
 
 
@@ -146,7 +151,7 @@ class IfElseTransformer(FunctionScopeTransformer):
         new = [branch_function(true_name, params, body, outputs),
                branch_function(false_name, params, orelse, outputs)]
         new += undefined_inits([p for p in params if p not in defined])
-        roots = object_roots(body + orelse, defined, self.local_names, self.roots_memo)
+        roots = object_roots(body + orelse, defined, self.local_names, self.roots_memo, self.fn_writes)
         returned = self.ctx.namer.with_role(outputs, naming.RETURN_VALUE)
         keywords = [("writes", writes_dict(roots))] if roots else []
         if returned:

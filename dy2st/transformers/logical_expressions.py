@@ -16,6 +16,9 @@ class LogicalTransformer(transformer.Transformer):
     """Rewrites ``and``/``or``/``not`` (see the module docstring)."""
 
     def visit_BoolOp(self, node):
+        ternary = _ternary(node)
+        if ternary is not None:
+            return self.visit(ternary)
         self.generic_visit(node)
         fn = "_jst.And" if isinstance(node.op, gast.And) else "_jst.Or"
         thunks = [templates.replace_as_expression("lambda: value", value=v) for v in node.values]
@@ -27,6 +30,21 @@ class LogicalTransformer(transformer.Transformer):
         if isinstance(node.op, gast.Not):
             return templates.replace_as_expression("_jst.Not(x)", x=node.operand)
         return node
+
+
+def _ternary(node):
+    """`a and b or c` with `b` a true constant (`x > 0 and 2 or 3`) is `b if a else c` exactly: the
+    conditional expression (converted by the ifelse pass), since a tensor `a` could not give
+    Python's operand-valued result otherwise."""
+    if not (isinstance(node.op, gast.Or) and len(node.values) == 2):
+        return None
+    first = node.values[0]
+    if not (isinstance(first, gast.BoolOp) and isinstance(first.op, gast.And) and len(first.values) == 2):
+        return None
+    b = first.values[1]
+    if not (isinstance(b, gast.Constant) and b.value):
+        return None
+    return gast.IfExp(test=first.values[0], body=b, orelse=node.values[1])
 
 
 def transform(node, ctx):

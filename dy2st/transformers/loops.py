@@ -61,7 +61,7 @@ class LoopTransformer(FunctionScopeTransformer):
 
     def _writes(self, body, defined):
         """``[("writes", {...})]`` for the call when the body writes into objects, else []."""
-        roots = object_roots(body, defined, self.local_names, self.roots_memo)
+        roots = object_roots(body, defined, self.local_names, self.roots_memo, self.fn_writes)
         return [("writes", writes_dict(roots))] if roots else []
 
     def _carries(self, node, body, extra_reads=frozenset(), target=frozenset()):

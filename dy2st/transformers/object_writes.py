@@ -129,6 +129,36 @@ _BINDING = (gast.Store, gast.Param, gast.Del)
 _NAME_FIELDS = {}  # per node type: the fields that may hold a Name
 
 
+def nested_function_writes(fn_node):
+    """{name: roots} for the functions ``fn_node`` defines (at any depth of its own statements):
+    the objects each writes into through names it does not bind itself (closure variables and
+    globals). A loop or branch body that calls `inc()` writes what `inc` writes."""
+    out = {}
+    stack = list(fn_node.body)
+    while stack:
+        node = stack.pop()
+        if type(node) in (gast.FunctionDef, gast.AsyncFunctionDef):
+            own = function_locals(node)
+            roots = [r for r in written_roots(node.body) if r not in own]
+            if roots:
+                out[node.name] = frozenset(roots)
+            continue  # its own nested functions are its business
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            stack.extend(getattr(node, field, ()) or ())
+    return out
+
+
+def called_function_roots(stmts, fn_writes):
+    """The roots the nested functions ``stmts`` name (call, or pass on) write into."""
+    found = set()
+    if fn_writes:
+        for stmt in stmts:
+            for node in walk(stmt):
+                if type(node) is _NAME and node.id in fn_writes and type(node.ctx) is gast.Load:
+                    found |= fn_writes[node.id]
+    return found
+
+
 def writes_dict(roots):
     """`{'res': res, 'self': self}` as an expression."""
     return gast.Dict(keys=[gast.Constant(value=r, kind=None) for r in roots],

@@ -9,7 +9,7 @@ drawing from ``runtime.random.generator()``.
 import numpy as np
 
 from ..dispatch import apply
-from ..dtypes import convert_dtype, default_dtype_of, float32, int64
+from ..dtypes import convert_dtype, default_dtype_of, float32, int64, promote
 from ..trace_state import _mode
 from ..random import generator
 from ..registry import RANDOM, Meta, def_op
@@ -117,10 +117,33 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
             return _detach(out)
         out = _tensor.Tensor(np.array(out._value, copy=True), stop_gradient=stop_gradient)
         return out
+    if _mode.static and _holds_variable(data):
+        return _stacked(data, dtype)
     dt = convert_dtype(dtype) if dtype is not None else default_dtype_of(data)
     if _mode.static:
         return constant(data, dt)
     return _tensor.Tensor(np.array(data, dtype=dt.np), stop_gradient=stop_gradient)
+
+
+def _holds_variable(data):
+    return isinstance(data, (list, tuple)) and any(
+        isinstance(d, _rt.framework.Variable) or _holds_variable(d) for d in data)
+
+
+def _stacked(data, dtype):
+    """``to_tensor([n, n + 1])`` while a Program is built, some items run-time values (an unknown
+    dim): the items stacked as eager stacks their values, in the dtype numpy's array would get
+    (the given one, else the promotion of the items' dtypes, Python ints int64, floats float32)."""
+    items = [_stacked(d, dtype) if _holds_variable(d) else d for d in data]
+    if dtype is not None:
+        dt = convert_dtype(dtype)
+    else:
+        dt = None
+        for i in items:
+            d = i.dtype if isinstance(i, TensorLike) else default_dtype_of(i)
+            dt = d if dt is None else promote(dt, d)
+    parts = [cast(i, dt) if isinstance(i, TensorLike) else constant(i, dt) for i in items]
+    return _detach(_rt.stack(parts, axis=0))
 
 
 def full(shape: ShapeLike, fill_value: int | float | bool | TensorLike, dtype: DTypeLike | None = None,

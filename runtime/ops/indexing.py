@@ -124,7 +124,16 @@ def _getitem_grad_kernel(x, g, idx, spec=()):
 
 def _set_value_kernel(x, value, idx, spec=()):
     out = x.copy()
-    out[_key(spec, idx)] = value
+    key = _key(spec, idx)
+    try:
+        out[key] = value
+    except ValueError:
+        # Paddle writes a value with extra leading 1-dims (a shape-[1] tensor into one element);
+        # numpy refuses that for a 0-d target, so drop those dims (other mismatches still raise).
+        ndim = np.ndim(out[key])
+        if value.ndim <= ndim or any(d != 1 for d in value.shape[:value.ndim - ndim]):
+            raise
+        out[key] = value.reshape(value.shape[value.ndim - ndim:])
     return out
 
 
@@ -148,7 +157,12 @@ def _set_value_grad(ctx):
     g = ctx.out_grads[0]
     zero = apply("fill_any_like", value, value=0.0, dtype=str(g.dtype))
     gx = apply("set_value", g, zero, idx, **ctx.attrs)
-    gv = reduce_as(apply("getitem", g, idx, **ctx.attrs), value)
+    gv = apply("getitem", g, idx, **ctx.attrs)
+    extra = len(value.shape) - len(gv.shape)
+    if extra > 0:  # the write dropped leading 1-dims of the value (see _set_value_kernel)
+        gv = apply("reshape_as", reduce_as(gv, _rt.squeeze(value, axis=list(range(extra)))), value)
+    else:
+        gv = reduce_as(gv, value)
     return [gx, gv, _no_index_grads(idx)]
 
 

@@ -241,7 +241,8 @@ def format_values(values, names, message, summarize=20):
 def format_template(xs, template, stop_gradients=()):
     """Rebuild what ``print(...)`` would show eagerly: ``["s", text]`` pieces are literal text,
     ``["t", spec, conversion]`` pieces take the next value of ``xs``, formatted as the Tensor
-    would be (``str``, ``repr`` or a format spec on a one-element value)."""
+    would be (``str``, ``repr`` or a format spec on a one-element value); ``["p", spec, conversion]``
+    pieces format it as the Python number it stands for."""
     out, k = [], 0
     for piece in template:
         if piece[0] == "s":
@@ -251,7 +252,10 @@ def format_template(xs, template, stop_gradients=()):
         v = np.asarray(xs[k])
         sg = stop_gradients[k] if k < len(stop_gradients) else True
         k += 1
-        if spec and conversion != "r":
+        if piece[0] == "p":  # a value standing for a Python number prints as that number
+            value = v.item()
+            out.append(format({"s": str, "r": repr, "a": ascii}.get(conversion, lambda x: x)(value), spec))
+        elif spec and conversion != "r":
             if v.size != 1:
                 raise TypeError(f"format spec {spec!r} needs a one-element Tensor, got shape {list(v.shape)}")
             out.append(format(v.item(), spec))

@@ -1,0 +1,90 @@
+"""`_jst.Max` / `_jst.Min` / `_jst.Any` / `_jst.All`: Python's `max`, `min`, `any`, `all` over
+values some of which are traced.
+
+Eagerly these decide with the truth of one-element tensors (`max(x.shape[0], 3)`, `any([a > 0,
+b > 0])`); a traced value has no truth until the Program runs, so the choice becomes ops:
+`max`/`min` of ints (an unknown dim and Python ints, with `where`) or of one-element tensors of one
+dtype and shape (with `cond`) pick the first of equal items, as Python; `any`/`all` combine truths with
+`logical_or`/`logical_and` (a bool tensor, where Python gives a bool). Anything else is left to
+the builtin, whose error names the user's line.
+"""
+import builtins
+import math
+
+import runtime as rt
+from dy2st.operators.common import is_symbolic
+from dy2st.operators.comparisons import Truth
+from dy2st.operators.ifelse import IfElse
+from dy2st.operators.python_semantics import PythonInt, python_int
+
+
+def _items(args):
+    return list(args[0]) if len(args) == 1 else list(args)
+
+
+def _one_element(v):
+    return rt.is_tensor(v) and all(d >= 0 for d in v.shape) and math.prod(v.shape) == 1
+
+
+def _pick(items, better):
+    """The first item no later item is `better` than, with `where`; None when the items are not
+    ints (Python or marked) nor one-element tensors of one dtype and shape."""
+    if all(type(v) is int or isinstance(v, PythonInt) for v in items):
+        out = items[0]
+        for v in items[1:]:
+            a = out if is_symbolic(out) else rt.full([], out, "int64")
+            b = v if is_symbolic(v) else rt.full([], v, "int64")
+            out = python_int(rt.where(better(b, a), b, a))
+        return out
+    first = items[0]
+    if all(_one_element(v) and v.dtype == first.dtype and list(v.shape) == list(first.shape) for v in items):
+        out = first
+        for v in items[1:]:  # a `cond` op, so the item not picked gets no gradient, as eagerly
+            out = IfElse(better(v, out), lambda v=v: v, lambda out=out: out)
+        return out
+    return None
+
+
+def _fold(builtin, better, args, kwargs):
+    items = _items(args)
+    if kwargs or not items or not any(is_symbolic(v) for v in items):
+        return builtin(items, **kwargs) if len(args) == 1 else builtin(*args, **kwargs)
+    out = _pick(items, better)
+    return builtin(items) if out is None else out
+
+
+def Max(*args, **kwargs):
+    """``max(...)``: see the module docstring."""
+    return _fold(builtins.max, lambda b, a: b > a, args, kwargs)
+
+
+def Min(*args, **kwargs):
+    """``min(...)``: see the module docstring."""
+    return _fold(builtins.min, lambda b, a: b < a, args, kwargs)
+
+
+def _truths(iterable, builtin, combine):
+    items = list(iterable)
+    if not any(is_symbolic(v) for v in items):
+        return builtin(items)
+    if any(is_symbolic(v) and not _one_element(v) for v in items):
+        return builtin(items)  # a many-element tensor's truth: the builtin's own error
+    python = [bool(v) for v in items if not is_symbolic(v)]
+    if python and builtin(python) is (builtin is builtins.any):
+        return builtin(python)  # a Python item decides it, whatever the tensors hold
+    out = None
+    for v in items:
+        if is_symbolic(v):
+            t = rt.reshape(Truth(v), [])
+            out = t if out is None else combine(out, t)
+    return out
+
+
+def Any(iterable):
+    """``any(iterable)``: see the module docstring."""
+    return _truths(iterable, builtins.any, rt.logical_or)
+
+
+def All(iterable):
+    """``all(iterable)``: see the module docstring."""
+    return _truths(iterable, builtins.all, rt.logical_and)
