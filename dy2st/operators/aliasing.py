@@ -43,7 +43,8 @@ def recording_writes():
         _LOCAL.writes = outer
 
 
-def _rebind(target, out):
+def rebind(target, out):
+    """`target` taking over `out` (``adopt``), or `out`, the write recorded for the enclosing op."""
     if adopt(target, out):
         return target
     record = getattr(_LOCAL, "writes", None)
@@ -55,7 +56,7 @@ def _rebind(target, out):
 def carry_writes(merged, paths, outer):
     """``merged`` (a cond or while op's outputs), where output ``i`` is what an in-place write made
     of the Variable ``outer[i]`` (the value ``i`` held before the op, which aliases may hold too),
-    given to that Variable instead (``_rebind``).
+    given to that Variable instead (``rebind``).
 
     ``paths``: ``(finals, record, starts)`` per branch or loop body: the values it ended with, the
     writes ``recording_writes`` recorded while it was traced, and the values it began with (a
@@ -63,9 +64,17 @@ def carry_writes(merged, paths, outer):
     as a write when on every path value ``i`` ended as the write recorded into the value it began
     with, or as that value untouched, and on one path at least as a write."""
     merged = list(merged)
-    _refuse_uncarried(paths)
+    for i in written_outputs(paths, outer):
+        if i < len(merged):
+            merged[i] = rebind(outer[i], merged[i])
+    return merged
+
+
+def written_outputs(paths, outer):
+    """The indices ``i`` at which ``carry_writes`` finds a write of ``outer[i]``."""
+    found = []
     for i, target in enumerate(outer):
-        if not isinstance(target, Variable) or i >= len(merged):
+        if not isinstance(target, Variable):
             continue
         written = False
         for finals, record, starts in paths:
@@ -77,24 +86,39 @@ def carry_writes(merged, paths, outer):
                 break  # rebound to another value on this path: not one write
         else:
             if written:
-                merged[i] = _rebind(target, merged[i])
-    return merged
+                found.append(i)
+    return found
 
 
-def _refuse_uncarried(paths):
-    """A write into a Variable the op does not carry under any name (a helper function writing
-    into its argument, `bump(y)` with `y[0] = v` inside): eagerly the tensor changes, the op
-    would leave it as it was."""
-    for _, record, starts in paths:
-        # a list a tensor loop carries is a tensor array: its items are written into its tensor
-        carried = {id(s.tensor) for s in starts if isinstance(s, TensorArray)} | {id(s) for s in starts}
+def uncarried_writes(paths, outer):
+    """The Variables a path wrote into that no output carries as that write (in order): a helper
+    function writing into its argument (`bump(y)`), or a write whose name was rebound after it
+    (`y[0] = v; y = y * 2`). A branch carries them as extra outputs; a loop refuses them."""
+    written = written_outputs(paths, outer)
+    carried = {id(starts[i]) for _, _, starts in paths for i in written}
+    seen = {}
+    for _, record, _ in paths:
         for var, _value in record.values():
             if id(var) not in carried:
-                raise TypeError(_with_location(
-                    "an item or in-place write inside a tensor-dependent `if` or loop changes a tensor "
-                    "that the branch or loop body does not assign by name (a function it calls writes "
-                    "into its argument); eagerly the tensor changes, the Program could not carry that out: "
-                    "return the new value from the function and assign it (`y = bump(y)`)"))
+                seen.setdefault(id(var), var)
+    return list(seen.values())
+
+
+def refuse_uncarried(paths, outer):
+    """A loop body's write into a tensor it does not carry (see ``uncarried_writes``): eagerly the
+    tensor changes, the `while` op would leave it as it was."""
+    # a carried value, rebound after the write (`y[0] = v; y = y * 2`), is left to the rebinding
+    # (only an alias made before the loop would miss the write); a list a tensor loop carries is a
+    # tensor array, its items written into its tensor
+    named = {id(s) for _, _, starts in paths for s in starts}
+    named |= {id(s.tensor) for _, _, starts in paths for s in starts if isinstance(s, TensorArray)}
+    for var in uncarried_writes(paths, outer):
+        if id(var) not in named:
+            raise TypeError(_with_location(
+                "an item or in-place write inside a tensor-dependent loop changes a tensor that the loop "
+                "body does not assign by name (a function it calls writes into its argument); eagerly the "
+                "tensor changes, the Program could not carry that out: return the new value from the "
+                "function and assign it (`y = bump(y)`)"))
 
 
 def write_in_place(target, out, what="an item write"):
@@ -107,4 +131,4 @@ def write_in_place(target, out, what="an item write"):
         warnings.warn(f"dy2st: {where}{what} into the input tensor '{target.name}' changes only the "
                       "function's own copy under to_static (eager changes the caller's tensor too); write into "
                       f"a copy ({target.name} = {target.name}.clone()) to make both agree", stacklevel=3)
-    return _rebind(target, out)
+    return rebind(target, out)

@@ -4,7 +4,7 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.default_main_program)
 from runtime.framework import static_mode_guard
 from runtime.static.control_flow import block_leaves, cond_op, cond_pred, trace_block
-from dy2st.operators.aliasing import carry_writes, recording_writes
+from dy2st.operators.aliasing import rebind, carry_writes, recording_writes, uncarried_writes
 from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
 from dy2st.operators.python_semantics import int_kind, mark_int
 from dy2st.operators.side_effects import probing_now, tracked
@@ -158,6 +158,15 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
         carried = [s for s in second.changed if s not in first.changed] + list(first.changed)
         labels.extend(snap.describe(s) for s in carried)
     state = {"first": first.full(snap, carried), "second": second.full(snap, carried)}
+    # Variables a branch wrote into in place that no output carries as written (a helper writing
+    # into its argument; a name rebound after the write): extra outputs, given back to them below
+    starts = [first.starts.get(label) for label in labels]
+    paths = [(state["first"], first.writes, starts), (state["second"], second.writes, starts)]
+    extra = uncarried_writes(paths, starts)
+    if extra:
+        labels.extend(f"the tensor written in place ({v.name})" for v in extra)
+        for key, t in (("first", first), ("second", second)):
+            state[key] = tuple(state[key]) + tuple(t.writes.get(id(v), (v, v))[1] for v in extra)
     try:
         # A list whose items are tracked slots merges by identity, its items as slots.
         keep = [i for i, v in enumerate(state["first"]) if _tensorizable(v)
@@ -211,7 +220,9 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             raise ValueError(_with_location(
                 f"variable '{labels[i]}' is {_describe(a)} in one branch of a tensor-dependent "
                 f"`if` and {_describe(b)} in the other"))
-    starts = [first.starts.get(label) for label in labels]
-    merged = carry_writes(merged, [(state["first"], first.writes, starts), (state["second"], second.writes, starts)],
-                          starts)
+    if extra:
+        for var, value in zip(extra, merged[len(merged) - len(extra):]):
+            rebind(var, value)
+        del merged[len(merged) - len(extra):]
+    merged = carry_writes(merged, paths, starts)
     return merged, carried, state

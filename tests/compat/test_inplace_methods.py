@@ -193,15 +193,43 @@ def test_every_alias_of_a_tensor_written_under_tensor_control_flow_sees_the_writ
 
 def _helper_writes(x):
     y = x * 1
+    z = y
 
     def bump(t):
         t[0] = 9.0
 
     if x.sum() > 0:
         bump(y)
+    return y, z
+
+
+def _written_then_rebound(x):
+    y = x * 1
+    z = y
+    if x.sum() > 0:
+        y[0] = 5.0
+        y = y * 2
+    return y, z
+
+
+@pytest.mark.parametrize("fn", [_helper_writes, _written_then_rebound])
+def test_a_branch_carries_a_write_no_name_holds_as_an_extra_output(fn):
+    check(fn, (arr(2, 3, seed=1),), (-np.abs(arr(2, 3, seed=2)),))
+
+
+def _helper_writes_in_loop(x, n):
+    y = x * 1
+
+    def bump(t):
+        t[0] = t[0] + 1.0
+
+    i = 0
+    while i < n:
+        bump(y)
+        i += 1
     return y
 
 
-def test_a_write_the_branch_cannot_carry_out_is_refused_not_dropped():
+def test_a_loop_write_the_body_cannot_carry_out_is_refused_not_dropped():
     with pytest.raises(TypeError, match="does not assign by name"):
-        dy2st.to_static(_helper_writes)(rt.to_tensor(arr(2, 2)))
+        dy2st.to_static(_helper_writes_in_loop)(rt.to_tensor(arr(2, 2)), rt.to_tensor(2))
