@@ -4,7 +4,6 @@ and iterables -> a Python loop, unrolled at trace time.
 Carries with no value before a tensor loop are probed: the body is traced once into a scratch
 Program to learn their dtype and rank.
 """
-import numpy as np
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
@@ -25,36 +24,26 @@ from dy2st.operators.common import (
     is_symbolic,
     truth,
 )
-from dy2st.operators.ifelse import IfElse, _dummy_like, _tensorizable
+from dy2st.operators.ifelse import IfElse
+from dy2st.operators.loop_carries import (
+    _carry_spec,
+    _conform,
+    _initialise_unknown_carries,
+    _is_static_object,
+    _Mixed,
+    _number_reshapes,
+    _rebuild,
+    _spec_size,
+    _Widen,
+    _widens,
+)
 from dy2st.operators.loop_closures import check_escaping_closures
 from dy2st.operators.python_semantics import MixedInt, _is_python_int, int_kind, mark_int, python_int
 from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
-from dy2st.operators.tensor_array import ProbeList, TensorArray
+from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
-
-_PY_DTYPE = ((bool, "bool"), (int, "int64"), (float, "float32"))
-
-
-def _to_tensor(value, name):
-    """A loop carry as a Variable: Python bool/int/float -> 0-d constant of the API's dtype."""
-    if rt.is_tensor(value) or isinstance(value, TensorArray):
-        return value
-    for py_type, dtype in _PY_DTYPE:
-        if isinstance(value, py_type):
-            return rt.full([], value, dtype)
-    if isinstance(value, UndefinedVar):
-        raise ValueError(_with_location(
-            f"variable '{name}' is carried by a tensor-dependent loop but has no value before "
-            "it (it is first assigned inside the loop, or a `return` sits inside the loop): "
-            "give it an initial value of the right dtype and shape before the loop"))
-    if isinstance(value, list):
-        return TensorArray.from_list(value, name)
-    raise ValueError(_with_location(
-        f"variable '{name}' is changed by a tensor-dependent loop but holds "
-        f"{type(value).__name__} {value!r}, which cannot be a loop variable of a Program"))
-
 
 def While(cond, body, args, names, writes=None):
     """Python loop while the condition is a Python value; a `while` op once it is symbolic.
@@ -246,164 +235,6 @@ def _check_ran(cond_fn, start, first_assigned):
             raise UnboundLocalError(_with_location(message))
         return
     Assert(ran, message)
-
-
-def _number_reshapes(numbers, loop_vars, new):
-    """{flat position: (dtype, shape)} for carries that start as a Python number and that the
-    body turns into a tensor of another rank (`s = 0` then `s = s + row`): eager code holds that
-    tensor after the first iteration, so the loop starts with the number filled to its shape
-    and dtype (the results differ only in kind, not value, if the loop never runs)."""
-    out = {}
-    for k, number in numbers.items():
-        old, v = loop_vars[k], new[k]
-        if not (rt.is_tensor(v) and old.ndim != v.ndim and all(d >= 0 for d in v.shape)):
-            continue
-        kind = np.dtype(v.dtype.np).kind
-        if kind == "f" or (kind in "iu" and not isinstance(number, float)) or isinstance(number, bool):
-            out[k] = (v.dtype, list(v.shape))
-    return out
-
-
-class _Mixed(Exception):
-    """The body turns the Python ints at ``positions`` into int tensors (or back): build again
-    with them marked as path-dependent (see python_semantics.MixedInt)."""
-
-    def __init__(self, positions):
-        super().__init__(positions)
-        self.positions = positions
-
-
-class _Widen(Exception):
-    """The body widens some carries' dtype ({flat position: dtype}): start them wider."""
-
-    def __init__(self, casts):
-        super().__init__(casts)
-        self.casts = casts
-
-
-def _widens(old, new):
-    """Whether `new` is `old` promoted to a wider dtype of the same rank (int32 -> int64,
-    float32 -> float64, int -> float, bool -> int), as one eager iteration would make it."""
-    if old.dtype == new.dtype or old.ndim != new.ndim:
-        return False
-    a, b = np.dtype(old.dtype.np), np.dtype(new.dtype.np)
-    rank = {"b": 0, "u": 1, "i": 1, "f": 2}
-    if a.kind not in rank or b.kind not in rank:
-        return False
-    return rank[b.kind] > rank[a.kind] or (a.kind == b.kind and b.itemsize > a.itemsize)
-
-
-def _carry_spec(value, name):
-    """(spec, flat loop vars) of one carry: "leaf" (a tensor), "array" (a TensorArray) or a
-    tuple of specs (a tuple, flattened element by element)."""
-    if isinstance(value, tuple):
-        specs, flat = [], []
-        for k, e in enumerate(value):
-            spec, f = _carry_spec(e, f"{name}[{k}]")
-            specs.append(spec)
-            flat.extend(f)
-        return tuple(specs), flat
-    v = _to_tensor(value, name)
-    return ("array" if isinstance(v, TensorArray) else "leaf"), [v]
-
-
-def _spec_size(spec):
-    return sum(_spec_size(s) for s in spec) if isinstance(spec, tuple) else 1
-
-
-def _rebuild(spec, it):
-    if isinstance(spec, tuple):
-        return tuple(_rebuild(s, it) for s in spec)
-    v = next(it)
-    return TensorArray(v) if spec == "array" else v
-
-
-def _conform(spec, value, start, name):
-    """The body's new value of a carry as flat loop vars matching `start`, its flat start vars."""
-    if isinstance(spec, tuple):
-        if not isinstance(value, (tuple, list)) or len(value) != len(spec):
-            raise ValueError(_with_location(
-                f"variable '{name}' is a tuple of {len(spec)} before a tensor-dependent loop and "
-                f"the loop changes it to {_describe(value)}"))
-        out, pos = [], 0
-        for k, (s, e) in enumerate(zip(spec, value)):
-            size = _spec_size(s)
-            out.extend(_conform(s, e, start[pos:pos + size], f"{name}[{k}]"))
-            pos += size
-        return out
-    if isinstance(value, list):
-        value = TensorArray.from_list(value, name)
-    elif not rt.is_tensor(value) and isinstance(value, (bool, int, float)):
-        value = _number_like(value, start[0])
-    return [value]
-
-
-def _number_like(value, old):
-    """A Python number the body rebinds a carry to, as a tensor like the carry: its shape
-    (the number broadcasts the same way), and its dtype when the number fits it (a float
-    into an int carry keeps the float's dtype: the loop then widens or refuses)."""
-    py_dtype = next(d for t, d in _PY_DTYPE if isinstance(value, t))
-    if not rt.is_tensor(old):
-        return rt.full([], value, py_dtype)
-    kind = np.dtype(old.dtype.np).kind
-    fits = kind == "b" if isinstance(value, bool) else (kind in "iuf" if isinstance(value, int) else kind == "f")
-    shape = old.shape if all(d >= 0 for d in old.shape) else []
-    return rt.full(shape, value, old.dtype if fits else py_dtype)
-
-
-def _needs_probe(v):
-    return isinstance(v, UndefinedVar) or (isinstance(v, list) and not v)
-
-
-def _probe_number(v):
-    """A Python number carry as the probe's tensor; an int marked as the body will see it (rebuild)."""
-    t = _to_tensor(v, "")
-    return python_int(t) if type(v) is int else t
-
-
-def _initialise_unknown_carries(body, prefix, values, carried, names):
-    """Give carries with no value yet (a `return` value, a name first assigned in the loop, an
-    empty list appended to) a start value of the dtype/rank the body gives them.
-
-    The body is traced once into a scratch Program, thrown away, to see what comes out; the
-    start value is a zero constant (or an empty tensor array) that the loop overwrites. A
-    carry with no value that the body passes through untouched (its assignment sits on a path
-    this trace does not take) is not carried at all. Returns (values, carried).
-    """
-    if not any(_needs_probe(values[i]) for i in carried):
-        return values, carried
-    probe_values = [ProbeList(v, names[i]) if isinstance(v, list) else
-                    (_probe_number(v) if isinstance(v, (bool, int, float)) else v) for i, v in enumerate(values)]
-    with rt.static.program_guard(rt.static.Program()), probing():
-        _, outs = body(*prefix, *probe_values)
-    values = list(values)
-    kept = []
-    for i in carried:
-        kept.append(i)
-        if not _needs_probe(values[i]):
-            continue
-        out = outs[i]
-        if isinstance(values[i], list) and isinstance(out, list) and out and rt.is_tensor(out[-1]):
-            item = out[-1]
-            # Dims known only at run time start as 1: an empty array takes the first item's
-            # real dims when it is appended to (TensorArray.appended reshapes it).
-            values[i] = TensorArray(rt.zeros([0] + [d if d >= 0 else 1 for d in item.shape], item.dtype))
-        elif isinstance(values[i], UndefinedVar) and out is values[i]:
-            kept.pop()
-        elif values[i] is RETURN_NO_VALUE and out is None:
-            # `return None` inside the loop: the function returns None whether or not the loop
-            # returns (falling off its end is None too), so the value is plain Python.
-            values[i] = None
-            kept.pop()
-        elif isinstance(values[i], UndefinedVar) and _tensorizable(out):
-            values[i] = _dummy_like(out)
-    return tuple(values), kept
-
-
-def _is_static_object(v):
-    if isinstance(v, tuple):  # carried element by element when every element can be
-        return not v or any(v_ is None or isinstance(v_, str) or _is_static_object(v_) for v_ in v)
-    return not (rt.is_tensor(v) or isinstance(v, (bool, int, float, list, UndefinedVar, TensorArray)))
 
 
 def For(iterable, body, args, names, extra_test=None, writes=None):
