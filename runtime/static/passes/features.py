@@ -27,6 +27,9 @@ FEATURES = {
     "gelu_sign_bits": True,
     # within fast_kernels: embedding without padding_idx is w.take(ids, 0) after one check of the ids
     "fast_embedding": True,
+    # within fast_kernels: a matmul with transpose_x/y is np.matmul of .mT views written into the plan line
+    # (the registry's swapaxes views, without its Python function and np.swapaxes around the call)
+    "matmul_views": True,
     # numel/shape of a var whose static shape is fully known are constants of the plan
     "shape_folding": True,
     # an elementwise op writes into a dead single-use temporary instead of a fresh array

@@ -1,6 +1,6 @@
-"""The fast kernels' cheaper forms (``fast_reductions``, ``gelu_sign_bits``, ``fast_embedding``) give
-the registry kernels' bits: on edge values at the kernel level, and through a Program run with
-each switch off and on."""
+"""The fast kernels' cheaper forms (``fast_reductions``, ``gelu_sign_bits``, ``fast_embedding``,
+``matmul_views``) give the registry kernels' bits: on edge values at the kernel level, and through
+a Program run with each switch off and on."""
 import numpy as np
 import pytest
 from helpers_passes import build
@@ -11,7 +11,7 @@ from runtime.static import passes
 from runtime.static.codegen import GENERATED
 from runtime.static.passes import kernels
 
-SWITCHES = ("fast_reductions", "gelu_sign_bits", "fast_embedding")
+SWITCHES = ("fast_reductions", "gelu_sign_bits", "fast_embedding", "matmul_views")
 
 
 def _bits(a):
@@ -83,9 +83,10 @@ def test_switches_off_and_on_give_the_same_bits():
     ref = run(fast_kernels=False)
     before = set(GENERATED.keys())
     run()
-    used = {getattr(v, "__qualname__", "") for k in list(GENERATED.keys()) if k not in before
-            for v in GENERATED[k].__globals__.values()}
+    plans = [GENERATED[k] for k in list(GENERATED.keys()) if k not in before]
+    used = {getattr(v, "__qualname__", "") for fn in plans for v in fn.__globals__.values()}
     assert {"_embedding.<locals>.embedding", "_gelu.<locals>.gelu", "_softmax.<locals>.softmax"} <= used
+    assert any(".mT)" in fn.source or ".swapaxes(-1, -2))" in fn.source for fn in plans)
     for flags in ({}, *({name: False} for name in SWITCHES)):
         for got, want in zip(run(**flags), ref):
             _same_bits(got, want)
