@@ -103,3 +103,26 @@ def test_embedding_kernel_falls_back_on_other_ids():
         np.testing.assert_array_equal(fast(ids, w), w[ids])
     with pytest.raises(ValueError, match="out of range"):
         fast(np.array([-4]), w)
+
+
+def _ln_reference(x, scale, bias, begin, epsilon):
+    """The registry's layer_norm as np.mean / np.var write it (its kernel shares their steps)."""
+    axes = tuple(range(begin, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    inv = 1.0 / np.sqrt(x.var(axis=axes, keepdims=True) + epsilon)
+    norm = x.shape[begin:]
+    y = (x - mean) * inv * scale.reshape(norm) + bias.reshape(norm)
+    return y.astype(x.dtype, copy=False), mean.astype(x.dtype), inv.astype(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_registry_layer_norm_is_np_mean_and_var(dtype):
+    rng = np.random.default_rng(14)
+    kernel = get_op("layer_norm").kernel
+    for shape, begin in (((2, 5, 16), 2), ((3, 7), 1), ((2, 3, 4, 5), 1), ((4, 33, 129), 2), ((0, 4), 1)):
+        for scale in (1.0, 1e-3, 30.0) + ((1e4,) if dtype != "float16" else ()):  # float16 squares stay finite
+            x = ((rng.normal(size=shape) + 3 * rng.normal()) * scale).astype(dtype)
+            norm = shape[begin:]
+            w, b = rng.normal(size=norm).astype(dtype), rng.normal(size=norm).astype(dtype)
+            for got, want in zip(kernel(x, w, b, begin, 1e-5), _ln_reference(x, w, b, begin, 1e-5)):
+                _same_bits(got, want)
