@@ -120,9 +120,11 @@ def test_registry_layer_norm_is_np_mean_and_var(dtype):
     rng = np.random.default_rng(14)
     kernel = get_op("layer_norm").kernel
     for shape, begin in (((2, 5, 16), 2), ((3, 7), 1), ((2, 3, 4, 5), 1), ((4, 33, 129), 2), ((0, 4), 1)):
-        for scale in (1.0, 1e-3, 30.0) + ((1e4,) if dtype != "float16" else ()):  # float16 squares stay finite
+        for scale in (1.0, 1e-3, 30.0, 1e4):
             x = ((rng.normal(size=shape) + 3 * rng.normal()) * scale).astype(dtype)
             norm = shape[begin:]
             w, b = rng.normal(size=norm).astype(dtype), rng.normal(size=norm).astype(dtype)
-            for got, want in zip(kernel(x, w, b, begin, 1e-5), _ln_reference(x, w, b, begin, 1e-5)):
+            with np.errstate(over="ignore", invalid="ignore"):  # float16 overflows alike both ways
+                pairs = list(zip(kernel(x, w, b, begin, 1e-5), _ln_reference(x, w, b, begin, 1e-5)))
+            for got, want in pairs:
                 _same_bits(got, want)
