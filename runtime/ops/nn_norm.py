@@ -107,23 +107,41 @@ def _ln_check(xs, ss, bs_, begin):
         raise ValueError(f"layer_norm: begin_norm_axis {begin} out of range for input rank {nd}")
     norm = list(xs[begin:])
     for name, p in (("scale", ss), ("bias", bs_)):
-        flat = [int(np.prod(norm))] if all(d >= 0 for d in norm) else None
-        if list(p) != norm and (flat is None or list(p) != flat) and -1 not in p:
-            raise ValueError(f"layer_norm: {name} must have the normalized shape {norm}, got {list(p)}")
+        if list(p) != norm and -1 not in p:  # the flat size only when needed (np.prod is ~2 µs a call)
+            flat = [int(np.prod(norm))] if all(d >= 0 for d in norm) else None
+            if flat is None or list(p) != flat:
+                raise ValueError(f"layer_norm: {name} must have the normalized shape {norm}, got {list(p)}")
+
+
+_SUMMED = (np.dtype("float32"), np.dtype("float64"))
 
 
 def _ln_stats(x, begin, epsilon):
+    """(axes, mean, inv, x - mean or None).  For float32/float64, np.mean and np.var's own steps without
+    their wrappers, sharing one mean and one x - mean (np.var recomputes both): add.reduce, then a
+    division by the count (np.mean divides by an intp in float64; float32 division by float32(count) is
+    the same value, double rounding being exact for division), then the squares' add.reduce divided
+    the same way.  Other dtypes (float16 sums in float32) keep np.mean/np.var."""
     axes = tuple(range(begin, x.ndim))
-    mean = x.mean(axis=axes, keepdims=True)
-    inv = 1.0 / np.sqrt(x.var(axis=axes, keepdims=True) + epsilon)
-    return axes, mean, inv
+    count = 1
+    for d in x.shape[begin:]:
+        count *= d
+    if x.dtype not in _SUMMED or not 0 < count < 1 << 24:
+        return axes, x.mean(axis=axes, keepdims=True), 1.0 / np.sqrt(x.var(axis=axes, keepdims=True) + epsilon), None
+    n = x.dtype.type(count)
+    mean = np.add.reduce(x, axes, None, None, True)
+    np.divide(mean, n, out=mean)
+    xc = x - mean
+    var = np.add.reduce(np.multiply(xc, xc), axes, None, None, True)
+    np.divide(var, n, out=var)
+    return axes, mean, 1.0 / np.sqrt(var + epsilon), xc
 
 
 def _ln_kernel(x, scale, bias, begin_norm_axis=1, epsilon=1e-5):
     _ln_check(x.shape, scale.shape, bias.shape, begin_norm_axis)
-    _, mean, inv = _ln_stats(x, begin_norm_axis, epsilon)
+    _, mean, inv, xc = _ln_stats(x, begin_norm_axis, epsilon)
     norm = x.shape[begin_norm_axis:]
-    y = (x - mean) * inv * scale.reshape(norm) + bias.reshape(norm)
+    y = (x - mean if xc is None else xc) * inv * scale.reshape(norm) + bias.reshape(norm)
     return y.astype(x.dtype, copy=False), mean.astype(x.dtype), inv.astype(x.dtype)
 
 

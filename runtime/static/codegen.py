@@ -372,6 +372,10 @@ class BlockCompiler:
             # The chosen kernel stays a global of the plan, naming what the line runs.
             g[kname] = fast
             return f"{args[0]}.dot({args[1]})", False
+        if getattr(fast, "expr", None) is not None and len(args) == 2:
+            # a kernel that is one numpy call on views of its operands (``x.mT``): that call in the line
+            g[kname] = fast.kernel
+            return fast.expr.format(k=kname, x=args[0], y=args[1]), False
         if fast is not None:  # ranks known statically: numpy directly, checks and attrs resolved now
             g[kname] = fast
             return f"{kname}({', '.join(args)})", getattr(fast, "first_only", False)

@@ -20,6 +20,16 @@ FEATURES = {
     "expressions": True,
     # hand-written numpy for layer_norm (inference), gelu and softmax: in place, float32 kept
     "fast_kernels": True,
+    # within fast_kernels: layer_norm's means and softmax's max and sum call the ufunc reduces that
+    # np.mean/.max/.sum call, without their Python wrappers (the same sums, the same division)
+    "fast_reductions": True,
+    # within fast_kernels: gelu applies erf's sign as z's sign bit (bit views), not np.sign and a multiply
+    "gelu_sign_bits": True,
+    # within fast_kernels: embedding without padding_idx is w.take(ids, 0) after one check of the ids
+    "fast_embedding": True,
+    # within fast_kernels: a matmul with transpose_x/y is np.matmul of .mT views written into the plan line
+    # (the registry's swapaxes views, without its Python function and np.swapaxes around the call)
+    "matmul_views": True,
     # numel/shape of a var whose static shape is fully known are constants of the plan
     "shape_folding": True,
     # an elementwise op writes into a dead single-use temporary instead of a fresh array

@@ -10,8 +10,10 @@ values in the same order (results are bitwise those of the registry kernel)::
     layer_norm (Mean/InvStd unused)   ->  xc = x - mean; var from xc; xc *= inv; xc *= w; xc += b
     gelu                              ->  the erf polynomial in place, float32 kept
     softmax                           ->  e = x - max; exp(e, out=e); e /= sum
+    embedding (no padding_idx)        ->  w.take(ids, 0) after one max over the ids
     matmul of two float matrices      ->  np.dot (the same BLAS gemm without the gufunc machinery:
                                           ~30% less per call on small matrices)
+    matmul with transpose_x/y         ->  np.matmul(x, y.mT) written into the plan line
 
 Given a dead temporary X (``donate``), they overwrite it instead of allocating.
 """
@@ -31,18 +33,32 @@ def _consts(dtype, *values):
     return tuple(np.asarray(v, dtype) for v in values)
 
 
-def _layer_norm_y(axes, epsilon, donate, dtype):
+def _layer_norm_y(axes, epsilon, donate, dtype, count=None):
     # x.var() is the mean of (x - mean)**2 with the same mean and sums: computed from xc here,
-    # the subtraction is done once (bitwise the registry kernel's result)
+    # the subtraction is done once (bitwise the registry kernel's result).  With ``count`` (the
+    # normalized size, ``fast_reductions``) each mean is np.mean's own two steps without its Python
+    # wrapper (~60% of a small mean): add.reduce, then one division by the count.  np.mean divides
+    # by an intp (in float64, rounded to float32 on the store); float32 division by float32(count)
+    # is the same value: double rounding is exact for division, and count < 2**24 is exact.
     eps, one = _consts(dtype, epsilon, 1.0)
+    n = None if count is None else _consts(dtype, count)[0]
+    reduce, divide = np.add.reduce, np.divide
 
     def layer_norm(x, scale, bias):
-        mean = x.mean(axis=axes, keepdims=True)
+        if n is None:
+            mean = x.mean(axis=axes, keepdims=True)
+        else:
+            mean = reduce(x, axes, None, None, True)
+            divide(mean, n, out=mean)
         xc = np.subtract(x, mean, out=x) if donate else x - mean
-        var = np.multiply(xc, xc).mean(axis=axes, keepdims=True)
+        if n is None:
+            var = np.multiply(xc, xc).mean(axis=axes, keepdims=True)
+        else:
+            var = reduce(np.multiply(xc, xc), axes, None, None, True)
+            divide(var, n, out=var)
         var += eps
         np.sqrt(var, out=var)
-        inv = np.divide(one, var, out=var)
+        inv = divide(one, var, out=var)
         xc *= inv
         xc *= scale
         xc += bias
@@ -51,15 +67,24 @@ def _layer_norm_y(axes, epsilon, donate, dtype):
     return layer_norm
 
 
-def _gelu(dtype, donate):
-    """The registry's erf gelu (Abramowitz & Stegun 7.1.26), the same operations in place."""
+def _gelu(dtype, donate, sign_bits=False):
+    """The registry's erf gelu (Abramowitz & Stegun 7.1.26), the same operations in place.
+
+    ``sign_bits``: erf's ``sign(z) * y`` is y with z's sign bit xor-ed in, two integer passes over
+    bit views instead of np.sign (not vectorized by numpy: ~5x an add) and a multiply.  They agree
+    wherever z != 0, for every y.  At z == 0 (x == ±0 only: x / sqrt2 never underflows to zero)
+    sign gives 1 + 0 and the xor 1 ± y, but the result h * e has h = x * 0.5 = ±0 and e > 0 either
+    way: the same signed zero.  z's sign bit is h's (x / sqrt2 and x * 0.5 keep x's, NaN too)."""
     sqrt2, = _consts(dtype, np.sqrt(2).astype(dtype))
     c0, one, half, c1, c2, c3, c4, c5 = _consts(dtype, 0.3275911, 1, 0.5, 0.254829592, -0.284496736,
                                                1.421413741, -1.453152027, 1.061405429)
+    bits = np.dtype(f"i{dtype.itemsize}")
+    sign_bit, = _consts(bits, np.iinfo(bits).min)
+    xor, bit_and = np.bitwise_xor, np.bitwise_and
 
     def gelu(x):
         z = x / sqrt2
-        s = np.sign(z)
+        s = None if sign_bits else np.sign(z)
         a = np.abs(z, out=z)
         t = a * c0
         t += one
@@ -75,14 +100,30 @@ def _gelu(dtype, donate):
         np.exp(a, out=a)
         p *= a
         e = np.subtract(one, p, out=p)
-        e *= s
-        e += one
         h = np.multiply(x, half, out=x) if donate else x * half  # x * 0.5 is 0.5 * x, bit for bit
+        if s is None:  # a is free: it takes h's sign bits
+            eb = e.view(bits)
+            xor(eb, bit_and(h.view(bits), sign_bit, out=a.view(bits)), out=eb)
+        else:
+            e *= s
+        e += one
         return np.multiply(h, e, out=e)
     return gelu
 
 
-def _softmax(axis, donate):
+def _softmax(axis, donate, reduces=False):
+    # ``reduces`` (``fast_reductions``): the ufunc reduces .max/.sum call, without their wrappers
+    if reduces:
+        rmax, rsum = np.maximum.reduce, np.add.reduce
+
+        def softmax(x):
+            m = rmax(x, axis, None, None, True)
+            e = np.subtract(x, m, out=x) if donate else x - m
+            np.exp(e, out=e)
+            e /= rsum(e, axis, None, None, True)
+            return e
+        return softmax
+
     def softmax(x):
         e = np.subtract(x, x.max(axis=axis, keepdims=True), out=x) if donate else x - x.max(axis=axis, keepdims=True)
         np.exp(e, out=e)
@@ -101,27 +142,70 @@ def _dot(block, op, x):
     return np.dot
 
 
+# ``a.mT`` (numpy >= 2): the view ``np.swapaxes(a, -1, -2)`` makes, from an attribute (~0.15 µs, not ~1 µs)
+_MT = ".mT" if hasattr(np.ndarray, "mT") else ".swapaxes(-1, -2)"
+
+
+def _matmul_views(block, op, x):
+    """matmul with transpose_x/transpose_y as ``np.matmul`` of swapped-axes views, the registry's own
+    computation (its kernels swap the last two axes of the same arrays), written into the plan line:
+    ``.expr`` is the call's source, so the plan makes no Python call around np.matmul."""
+    y = _var(block, op, "Y")
+    tx, ty = op.attrs.get("transpose_x", False), op.attrs.get("transpose_y", False)
+    if not enabled("matmul_views") or y is None or not (tx or ty) or len(x.shape) < 2 or len(y.shape) < 2:
+        return None
+    swap, matmul = (lambda a: a.swapaxes(-1, -2)), np.matmul
+
+    def matmul_t(a, b):
+        return matmul(swap(a) if tx else a, swap(b) if ty else b)
+    matmul_t.kernel = matmul
+    matmul_t.expr = "{k}({x}%s, {y}%s)" % (_MT if tx else "", _MT if ty else "")
+    return matmul_t
+
+
 def _var(block, op, slot, k=0):
     names = op.inputs.get(slot) or ()
     return block._find_var(names[k]) if len(names) > k else None
 
 
-_SPECIAL = frozenset(("gelu", "matmul", "softmax", "layer_norm"))
+def _embedding(kernel, dtype):
+    """The registry's lookup ``w[ids]`` as ``w.take(ids, 0)`` (the same rows, ~1 µs less), its id check
+    as one max over the ids' bits read unsigned (a negative id reads as >= 2**63, out of range too).
+    Anything the check or the dtype test rejects goes to the registry kernel, which raises its error."""
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    rmax = np.maximum.reduce
+
+    def embedding(ids, w):
+        if (ids.dtype is not dtype or w.ndim != 2 or not ids.size
+                or rmax(ids.view(unsigned), None) >= w.shape[0]):
+            return kernel(ids, w)
+        return w.take(ids, 0)
+    return embedding
+
+
+_SPECIAL = frozenset(("gelu", "matmul", "softmax", "layer_norm", "embedding"))
 
 
 def _special(block, op, live, donate):
     if op.type not in _SPECIAL:
         return None
+    if op.type == "embedding":
+        ids = _var(block, op, "Ids")
+        if (not enabled("fast_embedding") or ids is None or op.attrs.get("padding_idx", -1) >= 0
+                or str(ids.dtype) not in ("int32", "int64")):
+            return None
+        return _embedding(get_op("embedding").kernel, np.dtype(str(ids.dtype)))
     x = _var(block, op, "X")
     if x is None or str(x.dtype) not in ("float32", "float64"):
         return None
+    reduces = enabled("fast_reductions")
     if op.type == "gelu" and not op.attrs.get("approximate", False):
-        return _gelu(np.dtype(str(x.dtype)), donate)
+        return _gelu(np.dtype(str(x.dtype)), donate, enabled("gelu_sign_bits"))
     if op.type == "matmul":
-        return _dot(block, op, x)
+        return _dot(block, op, x) or _matmul_views(block, op, x)
     if op.type == "softmax":
         axis = op.attrs.get("axis", -1)
-        return _softmax(axis, donate) if -x.ndim <= axis < x.ndim else None
+        return _softmax(axis, donate, reduces) if -x.ndim <= axis < x.ndim else None
     if op.type == "layer_norm" and not any(n in live for n in op.output_arg_names[1:]):
         begin = op.attrs.get("begin_norm_axis", 1)
         norm = list(x.shape[begin:]) if 0 <= begin < x.ndim else None
@@ -130,8 +214,9 @@ def _special(block, op, live, donate):
                 or list(scale.shape) != norm or list(bias.shape) != norm
                 or str(scale.dtype) != str(x.dtype) or str(bias.dtype) != str(x.dtype)):
             return None
+        count = int(np.prod(norm))
         return _layer_norm_y(tuple(range(begin, x.ndim)), float(op.attrs.get("epsilon", 1e-5)), donate,
-                             np.dtype(str(x.dtype)))
+                             np.dtype(str(x.dtype)), count if reduces and 0 < count < 1 << 24 else None)
     return None
 
 

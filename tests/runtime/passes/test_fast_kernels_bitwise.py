@@ -1,0 +1,130 @@
+"""The fast kernels' cheaper forms (``fast_reductions``, ``gelu_sign_bits``, ``fast_embedding``,
+``matmul_views``) give the registry kernels' bits: on edge values at the kernel level, and through
+a Program run with each switch off and on."""
+import numpy as np
+import pytest
+from helpers_passes import build
+
+import runtime as rt
+from runtime.registry import get_op
+from runtime.static import passes
+from runtime.static.codegen import GENERATED
+from runtime.static.passes import kernels
+
+SWITCHES = ("fast_reductions", "gelu_sign_bits", "fast_embedding", "matmul_views")
+
+
+def _bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view(f"u{a.dtype.itemsize}")
+
+
+def _same_bits(got, want):
+    """Equal dtype, shape and bits; NaNs only need to be NaN at the same places."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan)
+    np.testing.assert_array_equal(_bits(got)[~nan], _bits(want)[~nan])
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_reduced_layer_norm_and_softmax_match_the_registry(dtype):
+    rng = np.random.default_rng(11)
+    ln, softmax = get_op("layer_norm").kernel, get_op("softmax").kernel
+    for shape, begin in (((2, 5, 16), 2), ((3, 7), 1), ((2, 3, 4, 5), 2), ((1, 32, 64), 2), ((4, 33, 129), 1)):
+        for scale in (1.0, 1e-20, 1e15):
+            x = ((rng.normal(size=shape) + rng.normal()) * scale).astype(dtype)
+            norm = shape[begin:]
+            w, b = rng.normal(size=norm).astype(dtype), rng.normal(size=norm).astype(dtype)
+            want = ln(x, w, b, begin, 1e-5)[0]
+            for donate in (False, True):
+                fn = kernels._layer_norm_y(tuple(range(begin, len(shape))), 1e-5, donate, x.dtype,
+                                           int(np.prod(norm)))
+                _same_bits(fn(x.copy(), w, b), want)
+                for axis in (-1, 0, begin):
+                    _same_bits(kernels._softmax(axis, donate, True)(x.copy()), softmax(x, axis=axis))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gelu_sign_bits_match_the_registry(dtype):
+    rng = np.random.default_rng(12)
+    tiny = np.finfo(dtype).smallest_subnormal
+    edges = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, tiny, -tiny, 1e-30, -1e-30,
+                      3.0, -3.0, 40.0, -40.0, 1e30, -1e30], dtype)
+    unsigned = np.dtype(f"u{np.dtype(dtype).itemsize}")  # random bit patterns: every exponent, NaN payloads
+    raw = rng.integers(0, np.iinfo(unsigned).max, size=4096, dtype=unsigned, endpoint=True).view(dtype)
+    with np.errstate(all="ignore"):
+        for x in (edges, rng.normal(size=(3, 40, 17)).astype(dtype) * 4, raw):
+            want = get_op("gelu").kernel(x)
+            for donate in (False, True):
+                _same_bits(kernels._gelu(x.dtype, donate, True)(x.copy()), want)
+
+
+def _program():
+    rt.seed(3)
+    emb, ln, fc = rt.nn.Embedding(50, 16), rt.nn.LayerNorm(16), rt.nn.Linear(16, 16)
+
+    def body():
+        ids = rt.static.data("ids", [-1, 6], "int64")
+        h = ln(emb(ids))
+        s = rt.nn.functional.softmax(rt.matmul(h, h, transpose_y=True), axis=-1)
+        return [ln(rt.nn.functional.gelu(fc(rt.matmul(s, h))) + h)]
+    return build(body)
+
+
+def test_switches_off_and_on_give_the_same_bits():
+    prog, fetch = _program()
+    rng = np.random.default_rng(13)
+    feeds = [{"ids": rng.integers(0, 50, size=(b, 6))} for b in (1, 3)]
+
+    def run(**flags):
+        with passes.features(**flags):
+            return [rt.static.Executor().run(prog, feed=f, fetch_list=fetch)[0] for f in feeds]
+    ref = run(fast_kernels=False)
+    before = set(GENERATED.keys())
+    run()
+    plans = [GENERATED[k] for k in list(GENERATED.keys()) if k not in before]
+    used = {getattr(v, "__qualname__", "") for fn in plans for v in fn.__globals__.values()}
+    assert {"_embedding.<locals>.embedding", "_gelu.<locals>.gelu", "_softmax.<locals>.softmax"} <= used
+    assert any(".mT)" in fn.source or ".swapaxes(-1, -2))" in fn.source for fn in plans)
+    for flags in ({}, *({name: False} for name in SWITCHES)):
+        for got, want in zip(run(**flags), ref):
+            _same_bits(got, want)
+    for bad in (50, -1):  # out of range, negative: the registry kernel's error either way
+        for flags in ({"fast_embedding": False}, {}):
+            with passes.features(**flags), pytest.raises(ValueError, match=f"id {bad} is out of range"):
+                rt.static.Executor().run(prog, feed={"ids": np.full((1, 6), bad)}, fetch_list=fetch)
+
+
+def test_embedding_kernel_falls_back_on_other_ids():
+    w = np.arange(12, dtype="float32").reshape(4, 3)
+    fast = kernels._embedding(get_op("embedding").kernel, np.dtype("int64"))
+    for ids in (np.array([[3, 0]]), np.array([1, 2], "int32"), np.zeros((0, 2), "int64"), np.array(2)):
+        np.testing.assert_array_equal(fast(ids, w), w[ids])
+    with pytest.raises(ValueError, match="out of range"):
+        fast(np.array([-4]), w)
+
+
+def _ln_reference(x, scale, bias, begin, epsilon):
+    """The registry's layer_norm as np.mean / np.var write it (its kernel shares their steps)."""
+    axes = tuple(range(begin, x.ndim))
+    mean = x.mean(axis=axes, keepdims=True)
+    inv = 1.0 / np.sqrt(x.var(axis=axes, keepdims=True) + epsilon)
+    norm = x.shape[begin:]
+    y = (x - mean) * inv * scale.reshape(norm) + bias.reshape(norm)
+    return y.astype(x.dtype, copy=False), mean.astype(x.dtype), inv.astype(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_registry_layer_norm_is_np_mean_and_var(dtype):
+    rng = np.random.default_rng(14)
+    kernel = get_op("layer_norm").kernel
+    for shape, begin in (((2, 5, 16), 2), ((3, 7), 1), ((2, 3, 4, 5), 1), ((4, 33, 129), 2), ((0, 4), 1)):
+        for scale in (1.0, 1e-3, 30.0, 1e4):
+            x = ((rng.normal(size=shape) + 3 * rng.normal()) * scale).astype(dtype)
+            norm = shape[begin:]
+            w, b = rng.normal(size=norm).astype(dtype), rng.normal(size=norm).astype(dtype)
+            with np.errstate(over="ignore", invalid="ignore"):  # float16 overflows alike both ways
+                pairs = list(zip(kernel(x, w, b, begin, 1e-5), _ln_reference(x, w, b, begin, 1e-5)))
+            for got, want in pairs:
+                _same_bits(got, want)
