@@ -101,7 +101,9 @@ def test_written_update_equals_eager_on_and_off(name, change):
         assert opt._step_count == eager_opt._step_count
 
 
-def test_the_written_update_runs_and_the_switch_turns_it_off():
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("cls", [O.SGD, O.Adam])
+def test_the_written_update_runs_and_the_switch_turns_it_off(cls, groups, monkeypatch):
     from runtime.ops import train_ops  # noqa: PLC0415
     calls = []
     real = train_ops.train_update_kernel
@@ -109,12 +111,17 @@ def test_the_written_update_runs_and_the_switch_turns_it_off():
     def spy(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
+    monkeypatch.setattr(train_ops, "train_update_kernel", spy)
+
+    def make(ps):
+        ps = list(ps)
+        return cls(0.02, parameters=[{"params": ps[:2], "learning_rate": 0.5}, {"params": ps[2:]}]
+                   if groups == 2 else ps)
+    eager, _ = _run(make, False, None)
     for flag, general in ((True, 0), (False, 9)):
         calls.clear()
-        train_ops.train_update_kernel = spy
-        try:
-            with passes.features(plan_updates=flag):
-                _run(lambda ps: O.Adam(0.01, parameters=ps), True, None)
-        finally:
-            train_ops.train_update_kernel = real
+        with passes.features(plan_updates=flag):
+            static, _ = _run(make, True, None)
+        _same_bits(eager, static)
         assert len(calls) == general  # on: never the general update (9 steps, one state)
+
