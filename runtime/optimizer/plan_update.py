@@ -123,7 +123,7 @@ def _write(opt, grad_params, out_params, owned, fallback):
     outs = ", ".join(f"{s.ref(p, 'Q')}._value" for p in out_params)
     s.add(f"return [{outs}]")
     source = "def train_update(grads, params):\n" + "\n".join(s.lines) + "\n"
-    namespace = dict(s.names, MISS=fallback, EPOCH=_EPOCH, NO_ATTRS=_NO_ATTRS, np=np, float=float)
+    namespace = dict(s.names, MISS=fallback, EPOCH=_EPOCH, NO_ATTRS=_NO_ATTRS, np=np)
     exec(compile(source, f"<plan update of {type(opt).__name__}>", "exec"), namespace)  # noqa: S102  (our code)
     fn = namespace["train_update"]
     fn.source = source
