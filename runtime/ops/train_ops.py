@@ -90,16 +90,21 @@ def train_update_kernel(grads, params, optimizer=None, grad_params=None, owned=f
 
 
 def _train_update_fast(block, op):
-    """The kernel with the gradients it may overwrite settled now, for the plan (None: none)."""
-    from ..static.passes.owned_grads import owned_gradients  # noqa: PLC0415  (static imports the ops)
+    """The kernel for the plan: the gradients it may overwrite settled now, and with ``plan_updates``
+    the optimizer's update written out for the plan (``optimizer.plan_update``); None: the registry's."""
+    from ..static.passes.features import enabled  # noqa: PLC0415  (static imports the ops)
+    from ..static.passes.owned_grads import owned_gradients  # noqa: PLC0415
     owned = owned_gradients(block, op)
-    if not owned:
-        return None
     optimizer, grad_params = op.attrs["optimizer"], op.attrs["grad_params"]
 
     def train_update(grads, params):
         return train_update_kernel(grads, params, optimizer, grad_params, owned)
-    return train_update
+    if enabled("plan_updates"):
+        from ..optimizer.plan_update import plan_kernel  # noqa: PLC0415  (optimizers import the static package)
+        written = plan_kernel(optimizer.obj, grad_params, optimizer, owned, train_update)
+        if written is not None:
+            return written
+    return train_update if owned else None
 
 
 def_op("accumulate_grads", ["Grad*"], [], attrs={"params": None}, kernel=accumulate_grads_kernel,

@@ -42,6 +42,9 @@ FEATURES = {
     "hoist_invariants": True,
     # a training step's update scales the gradients only it holds in place (passes/owned_grads.py)
     "consume_grads": True,
+    # a training step's SGD/Adam update runs as straight-line code written for the plan at its first
+    # run, behind inline tests of the state it was written for (optimizer/plan_update.py)
+    "plan_updates": True,
     # relu written into a dead temporary takes zeros of its operand's shape (numpy's trivial loop),
     # a constant for a known shape, looked up once per run for relus of one run-time shape
     "shared_zeros": True,
