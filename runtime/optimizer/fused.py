@@ -57,9 +57,12 @@ class FlatGroup:
         return buf[lo:hi].reshape(value.shape)
 
     def current(self):
-        """True while every parameter and accumulator still is this group's view."""
+        """True while every parameter and accumulator still is this group's view, and no parameter
+        has been given a learning rate of its own since (the flat update applies the group's)."""
         # map/is_ instead of a Python loop: run at every step, a few dozen identity tests
         if not all(map(is_, map(_value_of, self.params), self.views)):
+            return False
+        if any(getattr(p, "optimize_attr", {}).get("learning_rate", 1.0) != 1.0 for p in self.params):
             return False
         for name, (_, views) in self.acc.items():
             if not all(map(is_, map(self.tables[name].get, map(_name_of, self.params)), views)):

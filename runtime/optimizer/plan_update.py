@@ -181,6 +181,8 @@ def _adam(s, opt, plan, owned):
         s.miss(f"o._flat.get({gi}) is not {fname}")
         for k, (pname, p, gk) in enumerate(members):
             s.miss(f"{pname}._value is not {s.ref(flat.views[k], 'V')}")
+            # a learning rate of its own, given after the flat group was made (FlatGroup.current)
+            s.miss(f"(getattr({pname}, 'optimize_attr', None) or NO_ATTRS).get('learning_rate', 1.0) != 1.0")
             s.miss(f"grads[{gk}].dtype is not {s.ref(flat.flat.dtype, 'D')} or grads[{gk}].shape != {flat.shapes[k]!r}")
             for name, (_, views) in flat.acc.items():
                 s.miss(f"{tnames[name]}.get({pname}.name) is not {s.ref(views[k], 'A')}")

@@ -52,10 +52,13 @@ def _scheduler(opt, net):
     opt.set_lr_scheduler(O.lr.StepDecay(0.05, step_size=1, gamma=0.5))
 
 
-# A per-parameter learning rate changed after the first step is left out: eager's flat update (one
-# buffer per group, made at its first step) does not see it, while a compiled step's SGD does, with
-# plan_updates on and off alike (a difference older than this switch).
-CHANGES = [None, _set_lr, _decay, _clip, _freeze, _stale_grad, _restore, _scheduler]
+def _param_lr(opt, net):
+    # after the flat group was made: eager's flat update and the written Adam update both applied
+    # the group's rate to it (FlatGroup.current and the written tests now see it)
+    net.fc1.weight.optimize_attr["learning_rate"] = 0.0
+
+
+CHANGES = [None, _set_lr, _decay, _clip, _freeze, _stale_grad, _restore, _scheduler, _param_lr]
 
 
 def _run(make_opt, convert, change):
@@ -125,3 +128,27 @@ def test_the_written_update_runs_and_the_switch_turns_it_off(cls, groups, monkey
         _same_bits(eager, static)
         assert len(calls) == general  # on: never the general update (9 steps, one state)
 
+
+
+@pytest.mark.parametrize("name", ["sgd", "adam"])
+def test_a_learning_rate_of_zero_given_to_a_parameter_mid_training_freezes_it(name):
+    make = {"sgd": lambda ps: O.SGD(0.05, parameters=ps), "adam": lambda ps: O.Adam(0.01, parameters=ps)}[name]
+    for convert in (False, True):
+        rt.seed(0)
+        net = Net()
+        opt = make(net.parameters())
+
+        def step(x, y):
+            loss = F.cross_entropy(net(x), y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+        fn = dy2st.to_static(step) if convert else step
+        x, y = _BATCHES[0]
+        fn(rt.to_tensor(x), rt.to_tensor(y))
+        net.fc1.weight.optimize_attr["learning_rate"] = 0.0
+        held = net.fc1.weight.numpy().copy()
+        for _ in range(3):
+            fn(rt.to_tensor(x), rt.to_tensor(y))
+        np.testing.assert_array_equal(net.fc1.weight.numpy(), held)
