@@ -13,7 +13,7 @@ from .registry import public_functions
 # rt.add, rt.sum, rt.zeros...: every public op function, from the op declarations (``api=[...]``).
 globals().update(public_functions())
 from .random import seed  # noqa: E402
-from . import nn, optimizer  # noqa: E402  (layers and optimizers build on the ops above)
+from . import nn, optimizer, regularizer  # noqa: E402  (layers and optimizers build on the ops above)
 from .nn import ParamAttr  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import static  # noqa: E402,F401

@@ -491,7 +491,9 @@ def format_tensor(value, stop_gradient=True):
 class Parameter(Tensor):
     """A trainable, persistable tensor owned by a Layer (or an optimizer)."""
 
-    __slots__ = ("optimize_attr",)
+    # regularizer: its own weight decay (ParamAttr), replacing the optimizer's; need_clip: False
+    # leaves its gradient out of gradient clipping
+    __slots__ = ("optimize_attr", "regularizer", "need_clip")
 
     _counter = {}
 
@@ -500,6 +502,8 @@ class Parameter(Tensor):
         self.persistable = True
         self.trainable = trainable
         self.optimize_attr = {"learning_rate": 1.0}
+        self.regularizer = None
+        self.need_clip = True
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()

@@ -165,6 +165,7 @@ class Layer:
         value = init.generate(shape, dtype or self._dtype)
         p = Parameter(value, name=name, trainable=attr.trainable)
         p.optimize_attr["learning_rate"] = attr.learning_rate
+        p.regularizer, p.need_clip = attr.regularizer, attr.need_clip
         return p
 
     def add_parameter(self, name, parameter):

@@ -15,6 +15,10 @@ class ParamAttr:
         self.name = name
         self.initializer = initializer
         self.learning_rate = learning_rate
+        from ..regularizer import L1Decay, L2Decay  # noqa: PLC0415  (nn loads before the optimizers)
+        if regularizer is not None and not isinstance(regularizer, (L1Decay, L2Decay)):
+            raise TypeError(f"ParamAttr regularizer must be rt.regularizer.L1Decay or L2Decay, "
+                            f"got {type(regularizer).__name__}")
         self.regularizer = regularizer
         self.trainable = trainable
         self.need_clip = need_clip

@@ -2,7 +2,8 @@
 from . import lr
 from .algorithms import SGD, Adagrad, Adam, AdamW, Momentum, RMSProp
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
-from .optimizer import L2Decay, Optimizer
+from ..regularizer import L1Decay, L2Decay
+from .optimizer import Optimizer
 
-__all__ = ["lr", "Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "L2Decay",
+__all__ = ["lr", "Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "L2Decay", "L1Decay",
            "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]

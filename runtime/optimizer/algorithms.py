@@ -7,7 +7,7 @@ from .optimizer import Optimizer
 from collections.abc import Callable, Iterable
 from ..tensor import Tensor
 from .lr import LRScheduler
-from .optimizer import L2Decay
+from ..regularizer import L1Decay, L2Decay
 
 
 class SGD(Optimizer):
@@ -39,13 +39,15 @@ class SGD(Optimizer):
         base_lr = self.get_lr()
         scales = {}  # (lr, dtype) -> the 0-d array eager multiplies by: made once per step
         for group in self._param_groups:
-            if self._group_decay(group):
+            if self._group_decay(group) or isinstance(group["weight_decay"], L1Decay):
                 return super()._apply_given(grads, spare)
             group_lr = base_lr * group["learning_rate"]
             for p in group["params"]:
                 g = grads.get(id(p))
                 if g is None or p.stop_gradient:
                     continue
+                if getattr(p, "regularizer", None) is not None:  # its own decay: the general update
+                    return super()._apply_given(grads, spare)
                 v = p._value
                 if v.dtype != g.dtype or v.shape != g.shape or not v.flags.writeable:
                     return super()._apply_given(grads, spare)

@@ -1,6 +1,7 @@
 """Gradient clipping strategies an optimizer applies before its update (Paddle's ``nn.ClipGrad*``).
 
-Each takes and returns a list of ``(param, grad_array)`` pairs (numpy, eager).
+Each takes and returns a list of ``(param, grad_array)`` pairs (numpy, eager); a parameter made
+with ``ParamAttr(need_clip=False)`` keeps its gradient as it is (and out of the global norm).
 """
 import numpy as np
 
@@ -31,6 +32,9 @@ class ClipGradByNorm:
     def __call__(self, params_grads):
         out = []
         for p, g in params_grads:
+            if not getattr(p, "need_clip", True):  # ParamAttr(need_clip=False)
+                out.append((p, g))
+                continue
             norm = float(np.sqrt(np.sum(np.square(g, dtype=np.float64))))
             out.append((p, (g * (self.clip_norm / norm)).astype(g.dtype) if norm > self.clip_norm else g))
         return out
@@ -44,4 +48,4 @@ class ClipGradByValue:
         self.min = -self.max if min is None else float(min)
 
     def __call__(self, params_grads):
-        return [(p, np.clip(g, self.min, self.max)) for p, g in params_grads]
+        return [(p, np.clip(g, self.min, self.max) if getattr(p, "need_clip", True) else g) for p, g in params_grads]

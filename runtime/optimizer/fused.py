@@ -100,4 +100,6 @@ def fusable(params):
             return False
         if getattr(p, "optimize_attr", {}).get("learning_rate", 1.0) != 1.0:
             return False
+        if getattr(p, "regularizer", None) is not None:  # its own decay replaces the group's
+            return False
     return len({p.name for p in params}) == len(params)

@@ -18,26 +18,21 @@ import numpy as np
 from ..static.backends import weights_changed
 from ..tensor import Tensor, bump_version
 from ..trace_state import _mode
+from ..regularizer import L1Decay, L2Decay
 from .fused import FlatGroup, fusable
 from .lr import LRScheduler
 from collections.abc import Callable, Iterable
 
 
-class L2Decay:
-    """L2 regularisation ``coeff * param`` added to the gradient (Paddle's ``regularizer.L2Decay``)."""
-
-    def __init__(self, coeff: float = 0.0) -> None:
-        self.coeff = float(coeff)
-
-
 def _decay_coeff(weight_decay):
-    if weight_decay is None:
+    """The L2 coefficient of a group's ``weight_decay`` (an L1Decay is added per parameter: 0 here)."""
+    if weight_decay is None or isinstance(weight_decay, L1Decay):
         return 0.0
     if isinstance(weight_decay, L2Decay):
         return weight_decay.coeff
     if isinstance(weight_decay, (int, float)):
         return float(weight_decay)
-    raise TypeError(f"weight_decay must be a float or L2Decay, got {type(weight_decay).__name__}")
+    raise TypeError(f"weight_decay must be a float, L2Decay or L1Decay, got {type(weight_decay).__name__}")
 
 
 class Optimizer:
@@ -177,7 +172,10 @@ class Optimizer:
             if self._grad_clip is not None:
                 pairs = self._grad_clip(pairs)
             coeff = self._group_decay(group)
-            if len(pairs) == len(params) and self._fusable_now(group):
+            # an L1Decay of the group, or a parameter's own regularizer (which replaces the group's
+            # decay for it), is added per parameter
+            l1 = group["weight_decay"] if isinstance(group["weight_decay"], L1Decay) else None
+            if len(pairs) == len(params) and l1 is None and self._fusable_now(group):
                 flat = self._flat_group(index, params)
                 g = None if flat is None else flat.gather([g for _, g in pairs])
                 if g is not None:  # every gradient has its parameter's shape (else the loop below raises)
@@ -190,7 +188,10 @@ class Optimizer:
             for p, g in pairs:
                 if g.shape != p._value.shape:
                     raise ValueError(f"gradient of '{p.name}' has shape {list(g.shape)}, parameter {p.shape}")
-                if coeff:
+                own = getattr(p, "regularizer", None) or l1
+                if own is not None:
+                    g = g + own.term(p._value, g.dtype)
+                elif coeff:
                     g = g + np.asarray(coeff, g.dtype) * p._value
                 lr = base_lr * group["learning_rate"] * getattr(p, "optimize_attr", {}).get("learning_rate", 1.0)
                 self._update(p, g.astype(p._value.dtype, copy=False), lr, group)

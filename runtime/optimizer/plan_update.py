@@ -101,6 +101,8 @@ def _write(opt, grad_params, out_params, owned, fallback):
             return None  # decay: the general walk adds it (SGD per parameter, Adam to the flat gradient)
         s.miss(f"{gname}['weight_decay'] is not {s.ref(wd, 'WD')} or {gname}['learning_rate'] is not {s.ref(glr, 'GLR')}")
         members = []
+        if any(getattr(p, "regularizer", None) is not None for p in params):
+            return None  # a parameter's own decay: the general walk adds it
         for k, p in enumerate(params):
             pname = s.ref(p, "P")
             s.miss(f"{plist}[{k}] is not {pname} or {pname}.grad is not None")
