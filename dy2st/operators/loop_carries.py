@@ -80,16 +80,33 @@ def _widens(old, new):
     return rank[b.kind] > rank[a.kind] or (a.kind == b.kind and b.itemsize > a.itemsize)
 
 
-def _carry_spec(value, name):
+class _ListSpec(tuple):
+    """The spec of a list carried item by item: rebuilt as a list."""
+
+
+class _Relist(Exception):
+    """A list carried item by item that the body grows, shrinks or turns into something else:
+    build again carrying that list (``index``: its carry) as one stacked tensor array."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
+def _carry_spec(value, name, as_array=False):
     """(spec, flat loop vars) of one carry: "leaf" (a tensor), "array" (a TensorArray) or a
-    tuple of specs (a tuple, flattened element by element)."""
-    if isinstance(value, tuple):
+    tuple of specs (a tuple, or a non-empty list, flattened element by element).
+
+    A list starts carried item by item: a fixed-length list the body rebinds (RNN states,
+    `hs = [f(h) for h in hs]`) keeps its items' own shapes and stays a list; one the body
+    grows or shrinks raises _Relist from `_conform` and is built again ``as_array``."""
+    if isinstance(value, tuple) or (isinstance(value, list) and value and not as_array):
         specs, flat = [], []
         for k, e in enumerate(value):
             spec, f = _carry_spec(e, f"{name}[{k}]")
             specs.append(spec)
             flat.extend(f)
-        return tuple(specs), flat
+        return (_ListSpec(specs) if isinstance(value, list) else tuple(specs)), flat
     v = _to_tensor(value, name)
     return ("array" if isinstance(v, TensorArray) else "leaf"), [v]
 
@@ -100,13 +117,16 @@ def _spec_size(spec):
 
 def _rebuild(spec, it):
     if isinstance(spec, tuple):
-        return tuple(_rebuild(s, it) for s in spec)
+        items = (_rebuild(s, it) for s in spec)
+        return list(items) if isinstance(spec, _ListSpec) else tuple(items)
     v = next(it)
     return TensorArray(v) if spec == "array" else v
 
 
 def _conform(spec, value, start, name):
     """The body's new value of a carry as flat loop vars matching `start`, its flat start vars."""
+    if isinstance(spec, _ListSpec) and (not isinstance(value, list) or len(value) != len(spec)):
+        raise _Relist(None)
     if isinstance(spec, tuple):
         if not isinstance(value, (tuple, list)) or len(value) != len(spec):
             raise ValueError(_with_location(

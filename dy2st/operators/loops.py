@@ -33,6 +33,7 @@ from dy2st.operators.loop_carries import (
     _Mixed,
     _number_reshapes,
     _rebuild,
+    _Relist,
     _spec_size,
     _Widen,
     _widens,
@@ -135,13 +136,19 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     # placeholder they start from (checked after the loop is built, see _check_ran).
     first_assigned = [names[i] for i in carried
                       if isinstance(before[i], UndefinedVar) and before[i] is not RETURN_NO_VALUE]
-    specs, loop_vars, numbers = [], list(prefix), {}
-    for i in carried:
-        spec, flat = _carry_spec(values[i], names[i])
-        if isinstance(values[i], (bool, int, float)):
-            numbers[len(loop_vars)] = values[i]  # flat position -> the Python number it starts as
-        specs.append(spec)
-        loop_vars.extend(flat)
+    arrays = set()  # carries of lists the body grows or shrinks: one stacked tensor array
+
+    def layout():
+        specs, loop_vars, numbers = [], list(prefix), {}
+        for i in carried:
+            spec, flat = _carry_spec(values[i], names[i], as_array=i in arrays)
+            if isinstance(values[i], (bool, int, float)):
+                numbers[len(loop_vars)] = values[i]  # flat position -> the Python number it starts as
+            specs.append(spec)
+            loop_vars.extend(flat)
+        return specs, loop_vars, numbers
+
+    specs, loop_vars, numbers = layout()
     p = len(prefix)
     mixed = set()  # carries that are a Python int or an int tensor depending on the trip count
 
@@ -180,7 +187,10 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         new, pos = list(new_hidden), p
         for spec, i in zip(specs, carried):
             size = _spec_size(spec)
-            new.extend(_conform(spec, outs[i], loop_vars[pos:pos + size], names[i]))
+            try:
+                new.extend(_conform(spec, outs[i], loop_vars[pos:pos + size], names[i]))
+            except _Relist:
+                raise _Relist(i) from None
             pos += size
         new = [v.tensor if isinstance(v, TensorArray) else v for v in new]
         widen = {k: (v.dtype, None) for k, (old, v) in enumerate(zip(loop_vars, new))
@@ -199,6 +209,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         except _Mixed as m:
             _drop_blocks(blocks)
             mixed.update(m.positions)
+            continue
+        except _Relist as r:
+            _drop_blocks(blocks)
+            arrays.add(r.index)
+            specs, loop_vars, numbers = layout()
             continue
         except _Widen as w:
             # `s = s + i64` with an int32 `s`: eager code widens `s` on the first iteration;

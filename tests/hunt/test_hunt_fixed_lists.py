@@ -1,0 +1,50 @@
+"""A list of tensors of fixed length rebound in a tensor loop (RNN states: `hs = [f(h) for h
+in hs]`, Paddle's seq2seq decoders) is carried item by item, like a tuple; a list the loop
+grows or shrinks is still carried as one stacked tensor."""
+import numpy as np
+
+import runtime as rt
+from tests.compat.helpers import check
+
+
+def _states(x, n):
+    hs = [x, x * 2]
+    for _ in range(n):
+        hs = [h * 0.5 + 1 for h in hs]
+    return hs
+
+
+def _states_break(x, n):
+    hs = [x, rt.concat([x, x])]  # items of different shapes
+    out = []
+    for _ in range(n):
+        if hs[0].sum() > 9:
+            break
+        hs = [hs[0] + 1, hs[1] * 2]
+        out.append(hs[0])
+    return rt.stack(out), hs
+
+
+def _mixed(x):
+    st = [x * 0, 0]  # a tensor and a Python int: fine item by item
+    while st[0].sum() < 5:
+        st[0] = st[0] + x
+        st[1] = st[1] + 1
+    return st[0], st[1]
+
+
+def _grows(x, n):
+    out = [x]
+    for _ in range(n):
+        x = x + 1
+        out.append(x)
+    return rt.stack(out)
+
+
+def test_fixed_length_list_carried_item_by_item():
+    x = np.array([1.0, 2.0], "float32")
+    for n in (0, 3):
+        check(_states, (x, rt.to_tensor(n)), grad=True)
+    check(_states_break, (x, rt.to_tensor(6)), (x * 3, rt.to_tensor(2)), grad=True)
+    check(_mixed, (x,))
+    check(_grows, (x, rt.to_tensor(3)), (x, rt.to_tensor(0)))
