@@ -84,6 +84,11 @@ class _ListSpec(tuple):
     """The spec of a list carried item by item: rebuilt as a list."""
 
 
+class _NamedSpec(tuple):
+    """The spec of a namedtuple carried item by item: rebuilt as its class (``cls``)."""
+    cls = tuple
+
+
 class _Relist(Exception):
     """A list carried item by item that the body grows, shrinks or turns into something else:
     build again carrying that list (``index``: its carry) as one stacked tensor array."""
@@ -106,6 +111,10 @@ def _carry_spec(value, name, as_array=False):
             spec, f = _carry_spec(e, f"{name}[{k}]")
             specs.append(spec)
             flat.extend(f)
+        if hasattr(value, "_fields"):
+            spec = _NamedSpec(specs)
+            spec.cls = type(value)
+            return spec, flat
         return (_ListSpec(specs) if isinstance(value, list) else tuple(specs)), flat
     v = _to_tensor(value, name)
     return ("array" if isinstance(v, TensorArray) else "leaf"), [v]
@@ -118,6 +127,8 @@ def _spec_size(spec):
 def _rebuild(spec, it):
     if isinstance(spec, tuple):
         items = (_rebuild(s, it) for s in spec)
+        if isinstance(spec, _NamedSpec):
+            return spec.cls(*items)
         return list(items) if isinstance(spec, _ListSpec) else tuple(items)
     v = next(it)
     return TensorArray(v) if spec == "array" else v

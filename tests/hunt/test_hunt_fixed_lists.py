@@ -1,8 +1,11 @@
-"""A list of tensors of fixed length rebound in a tensor loop (RNN states: `hs = [f(h) for h
+"""Containers carried by tensor control flow. A list of tensors of fixed length rebound in a tensor loop (RNN states: `hs = [f(h) for h
 in hs]`, Paddle's seq2seq decoders) is carried item by item, like a tuple; a list the loop
-grows or shrinks is still carried as one stacked tensor."""
+grows or shrinks is still carried as one stacked tensor. A namedtuple stays one."""
+import collections
+
 import numpy as np
 
+import dy2st
 import runtime as rt
 from tests.compat.helpers import check
 
@@ -48,3 +51,22 @@ def test_fixed_length_list_carried_item_by_item():
     check(_states_break, (x, rt.to_tensor(6)), (x * 3, rt.to_tensor(2)), grad=True)
     check(_mixed, (x,))
     check(_grows, (x, rt.to_tensor(3)), (x, rt.to_tensor(0)))
+
+
+_Pair = collections.namedtuple("_Pair", ["a", "b"])
+
+
+def _named(x, n):
+    p = _Pair(x, x * 2)
+    if x.sum() > 0:
+        p = _Pair(p.a + 1, p.b)
+    for _ in range(n):
+        p = _Pair(p.a + 1, p.b * 2)
+    return p.a + p.b, p
+
+
+def test_namedtuple_keeps_its_class_through_tensor_if_and_loop():
+    x = np.array([1.0, 2.0], "float32")
+    check(_named, (x, rt.to_tensor(2)), (-x, rt.to_tensor(0)))
+    _, p = dy2st.to_static(_named)(rt.to_tensor(x), rt.to_tensor(1))
+    assert type(p) is _Pair  # it was a plain list/tuple: `p.a` an AttributeError
