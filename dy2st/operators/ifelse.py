@@ -20,6 +20,8 @@ def _tensorizable(v):
         return True
     if rt.is_tensor(v) or isinstance(v, (bool, int, float)):
         return True
+    if isinstance(v, dict):  # a dict rebound in a branch (`st = {'h': ...}`): merged key by key
+        return len(v) > 0 and all(isinstance(k, str) and _tensorizable(e) for k, e in v.items())
     return isinstance(v, (list, tuple)) and len(v) > 0 and all(_tensorizable(e) for e in v)
 
 

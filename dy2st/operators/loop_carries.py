@@ -89,6 +89,20 @@ class _NamedSpec(tuple):
     cls = tuple
 
 
+class _DictSpec(tuple):
+    """The spec of a dict carried value by value (its ``keys``, in order): rebuilt as a dict."""
+    keys = ()
+
+
+class _Unchanged(Exception):
+    """A dict carried value by value that the body does not rebind (it may write into it: those
+    writes are slots of the loop's snapshot): build again with it left out of the carries."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
 class _Relist(Exception):
     """A list carried item by item that the body grows, shrinks or turns into something else:
     build again carrying that list (``index``: its carry) as one stacked tensor array."""
@@ -105,6 +119,15 @@ def _carry_spec(value, name, as_array=False):
     A list starts carried item by item: a fixed-length list the body rebinds (RNN states,
     `hs = [f(h) for h in hs]`) keeps its items' own shapes and stays a list; one the body
     grows or shrinks raises _Relist from `_conform` and is built again ``as_array``."""
+    if isinstance(value, dict):
+        specs, flat = [], []
+        for k, e in value.items():
+            spec, f = _carry_spec(e, f"{name}[{k!r}]")
+            specs.append(spec)
+            flat.extend(f)
+        spec = _DictSpec(specs)
+        spec.keys = tuple(value)
+        return spec, flat
     if isinstance(value, tuple) or (isinstance(value, list) and value and not as_array):
         specs, flat = [], []
         for k, e in enumerate(value):
@@ -129,6 +152,8 @@ def _rebuild(spec, it):
         items = (_rebuild(s, it) for s in spec)
         if isinstance(spec, _NamedSpec):
             return spec.cls(*items)
+        if isinstance(spec, _DictSpec):
+            return dict(zip(spec.keys, items))
         return list(items) if isinstance(spec, _ListSpec) else tuple(items)
     v = next(it)
     return TensorArray(v) if spec == "array" else v
@@ -138,6 +163,13 @@ def _conform(spec, value, start, name):
     """The body's new value of a carry as flat loop vars matching `start`, its flat start vars."""
     if isinstance(spec, _ListSpec) and (not isinstance(value, list) or len(value) != len(spec)):
         raise _Relist(None)
+    if isinstance(spec, _DictSpec):
+        if not isinstance(value, dict) or sorted(value) != sorted(spec.keys):
+            raise ValueError(_with_location(
+                f"variable '{name}' is a dict with keys {list(spec.keys)} before a tensor-dependent "
+                f"loop and the loop changes it to {_describe(value)}: keep its keys the same "
+                "(give every key a value before the loop)"))
+        value = [value[k] for k in spec.keys]
     if isinstance(spec, tuple):
         if not isinstance(value, (tuple, list)) or len(value) != len(spec):
             raise ValueError(_with_location(
@@ -219,6 +251,9 @@ def _initialise_unknown_carries(body, prefix, values, carried, names):
 
 
 def _is_static_object(v):
+    if isinstance(v, dict):  # carried value by value, like a tuple (string keys only)
+        return (not v or any(not isinstance(k, str) or (isinstance(e, list) and not e) for k, e in v.items())
+                or _is_static_object(tuple(v.values())))
     if isinstance(v, tuple):  # carried element by element when every element can be
         return not v or any(v_ is None or isinstance(v_, str) or _is_static_object(v_) for v_ in v)
     return not (rt.is_tensor(v) or isinstance(v, (bool, int, float, list, UndefinedVar, TensorArray)))

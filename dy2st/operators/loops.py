@@ -34,6 +34,7 @@ from dy2st.operators.loop_carries import (
     _number_reshapes,
     _rebuild,
     _Relist,
+    _Unchanged,
     _spec_size,
     _Widen,
     _widens,
@@ -181,6 +182,9 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                 raise ValueError(_with_location(
                     f"variable '{names[i]}' holds {_describe(values[i])} and a tensor-dependent "
                     f"loop changes it to {_describe(v)}; only tensors and numbers can change in such a loop"))
+        for i in carried:
+            if isinstance(outs[i], dict) and outs[i] is full[i]:
+                raise _Unchanged(i)
         turned = {i for i in carried if i not in mixed and int_kind(values[i], outs[i]) == "mixed"}
         if turned:  # a Python int the body makes an int tensor (or back): which one depends on the trip count
             raise _Mixed(turned)
@@ -210,9 +214,12 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             _drop_blocks(blocks)
             mixed.update(m.positions)
             continue
-        except _Relist as r:
+        except (_Relist, _Unchanged) as r:
             _drop_blocks(blocks)
-            arrays.add(r.index)
+            if isinstance(r, _Relist):
+                arrays.add(r.index)
+            else:
+                carried.remove(r.index)
             specs, loop_vars, numbers = layout()
             continue
         except _Widen as w:

@@ -1,6 +1,6 @@
 """Containers carried by tensor control flow. A list of tensors of fixed length rebound in a tensor loop (RNN states: `hs = [f(h) for h
 in hs]`, Paddle's seq2seq decoders) is carried item by item, like a tuple; a list the loop
-grows or shrinks is still carried as one stacked tensor. A namedtuple stays one."""
+grows or shrinks is still carried as one stacked tensor. A namedtuple stays one, a dict rebound there is carried value by value."""
 import collections
 
 import numpy as np
@@ -70,3 +70,19 @@ def test_namedtuple_keeps_its_class_through_tensor_if_and_loop():
     check(_named, (x, rt.to_tensor(2)), (-x, rt.to_tensor(0)))
     _, p = dy2st.to_static(_named)(rt.to_tensor(x), rt.to_tensor(1))
     assert type(p) is _Pair  # it was a plain list/tuple: `p.a` an AttributeError
+
+
+def _dict_states(x, n):
+    st = {"h": x, "c": [x, x * 2]}
+    if x.sum() > 0:
+        st = {"h": st["h"] + 1, "c": st["c"]}
+    for _ in range(n):
+        if st["h"].sum() > 20:
+            break
+        st = {"h": st["h"] * 2, "c": [c + 1 for c in st["c"]]}
+    return st
+
+
+def test_dict_rebound_under_tensor_if_and_loop():
+    x = np.array([1.0, 2.0], "float32")
+    check(_dict_states, (x, rt.to_tensor(4)), (-x, rt.to_tensor(0)), grad=True)
