@@ -95,8 +95,8 @@ class _DictSpec(tuple):
 
 
 class _Unchanged(Exception):
-    """A dict carried value by value that the body does not rebind (it may write into it: those
-    writes are slots of the loop's snapshot): build again with it left out of the carries."""
+    """A dict or list carried item by item that the body does not rebind (it may write into it:
+    those writes are slots of the loop's snapshot): build again with it left out of the carries."""
 
     def __init__(self, index):
         super().__init__(index)

@@ -33,6 +33,7 @@ from dy2st.operators.loop_carries import (
     _Mixed,
     _number_reshapes,
     _rebuild,
+    _ListSpec,
     _Relist,
     _Unchanged,
     _spec_size,
@@ -182,8 +183,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                 raise ValueError(_with_location(
                     f"variable '{names[i]}' holds {_describe(values[i])} and a tensor-dependent "
                     f"loop changes it to {_describe(v)}; only tensors and numbers can change in such a loop"))
-        for i in carried:
-            if isinstance(outs[i], dict) and outs[i] is full[i]:
+        for spec, i in zip(specs, carried):
+            # A list or dict the body writes into without rebinding it: those writes are slots
+            # of the loop's snapshot, written back into the caller's object (aliases see them)
+            if outs[i] is full[i] and (isinstance(outs[i], dict) or (
+                    isinstance(spec, _ListSpec) and len(outs[i]) == len(spec))):
                 raise _Unchanged(i)
         turned = {i for i in carried if i not in mixed and int_kind(values[i], outs[i]) == "mixed"}
         if turned:  # a Python int the body makes an int tensor (or back): which one depends on the trip count
@@ -206,6 +210,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
 
     blocks = _block_count()
     while True:
+        if len(loop_vars) == p and values:
+            # nothing carried (a body writing only into objects it was given): a thrown-away
+            # trace lets the written slots be found (MoreSlots), else while_loop refuses the loop
+            with rt.static.program_guard(rt.static.Program()), probing():
+                body(*prefix, *values)
         try:
             results = rt.static.nn.while_loop(
                 cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])

@@ -86,3 +86,27 @@ def _dict_states(x, n):
 def test_dict_rebound_under_tensor_if_and_loop():
     x = np.array([1.0, 2.0], "float32")
     check(_dict_states, (x, rt.to_tensor(4)), (-x, rt.to_tensor(0)), grad=True)
+
+
+def _alias_list(x, n):
+    st = [x * 0, 0]
+    al = st
+    for _ in range(n):
+        st[0] = st[0] + x
+        st[1] = st[1] + 1
+    return al[0], al[1]
+
+
+def _alias_dict(x):
+    st = {"s": x * 0}
+    al = st
+    while st["s"].sum() < 5:
+        st["s"] = st["s"] + x
+    return al["s"]
+
+
+def test_item_writes_in_tensor_loop_reach_aliases():
+    # the alias kept the value before the loop (silently), or the loop was refused
+    x = np.array([1.0, 2.0], "float32")
+    check(_alias_list, (x, rt.to_tensor(3)), (x, rt.to_tensor(0)))
+    check(_alias_dict, (x,))
