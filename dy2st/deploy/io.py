@@ -61,15 +61,25 @@ def _specs(sf, input_spec):
                              "already run once, or was declared with input_spec)")
         last = sf.program_cache.last()
         return [InputSpec(v.shape, v.dtype, v.name) for v in last.inputs]
-    specs = []
-    for s in input_spec:
-        if isinstance(s, InputSpec):
-            specs.append(s)
-        elif isinstance(s, rt.Tensor):
-            specs.append(InputSpec.from_tensor(s))
-        else:
-            raise TypeError(f"dy2st.save: input_spec entries must be InputSpec or Tensor, got {type(s).__name__}")
-    return specs
+    return [_spec(s) for s in input_spec]
+
+
+def _spec(s):
+    """One input_spec entry: an InputSpec (a Tensor gives its own); lists, tuples and dicts of
+    them as to_static takes them (the saved model is fed their tensors flat, in order); a Python
+    number, bool, string or None is an argument fixed in the saved Program, as Paddle keeps it."""
+    if isinstance(s, InputSpec):
+        return s
+    if isinstance(s, rt.Tensor):
+        return InputSpec.from_tensor(s)
+    if isinstance(s, (list, tuple)):
+        return type(s)(_spec(e) for e in s)
+    if isinstance(s, dict):
+        return {k: _spec(v) for k, v in s.items()}
+    if s is None or isinstance(s, (bool, int, float, str)):
+        return s
+    raise TypeError(f"dy2st.save: input_spec entries must be InputSpec or Tensor (or lists, dicts "
+                    f"of them, or Python constants), got {type(s).__name__}")
 
 
 def _bound_names(program):
