@@ -11,6 +11,7 @@ the Layer's own mode is restored afterwards.  A TranslatedLayer fine-tuned with
 the Layer is in; we prefer a model that predicts the same way every time.
 """
 import os
+import types
 from collections.abc import Callable, Sequence
 
 import runtime as rt
@@ -46,6 +47,9 @@ def _static_function_of(target, input_spec):
         return StaticFunction(fn, input_spec=input_spec, instance=target)
     if isinstance(target, StaticFunction):
         return target
+    if isinstance(target, types.MethodType) and isinstance(target.__func__, types.FunctionType):
+        # a bound method (`layer.infer`): its object stays `self`, and its parameters are saved
+        return StaticFunction(target.__func__, input_spec=input_spec, instance=target.__self__)
     if callable(target):
         return StaticFunction(target, input_spec=input_spec)
     raise TypeError(f"dy2st.save expects a Layer, a to_static function or a function, got {type(target).__name__}")

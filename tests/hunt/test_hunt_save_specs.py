@@ -36,3 +36,12 @@ def test_rt_load_of_a_saved_model_prefix_gives_its_state_dict(tmp_path):
     fresh.set_state_dict(rt.load(path))
     for (k, a), (_, b) in zip(net.state_dict().items(), fresh.state_dict().items()):
         np.testing.assert_array_equal(a.numpy(), b.numpy(), err_msg=k)
+
+
+def test_save_a_bound_method_keeps_its_layer(tmp_path):
+    # Paddle saves `layer.some_method` with the layer's parameters; it was "missing argument 'x'"
+    net = _Pair()
+    x, y = rt.to_tensor(np.random.rand(2, 3).astype("float32")), rt.to_tensor(np.ones([2, 3], "float32"))
+    path = str(tmp_path / "method")
+    dy2st.save(net.forward, path, input_spec=[[InputSpec([None, 3]), InputSpec([None, 3])]])
+    np.testing.assert_allclose(dy2st.load(path)(x, y).numpy(), net([x, y]).numpy(), rtol=1e-6)
