@@ -118,7 +118,10 @@ def _carry_spec(value, name, as_array=False):
 
     A list starts carried item by item: a fixed-length list the body rebinds (RNN states,
     `hs = [f(h) for h in hs]`) keeps its items' own shapes and stays a list; one the body
-    grows or shrinks raises _Relist from `_conform` and is built again ``as_array``."""
+    grows or shrinks raises _Relist from `_conform` and is built again ``as_array``. A None
+    item (an RNN layer without a cell state: `[h, None]`) is "none": no loop var, stays None."""
+    if value is None:
+        return "none", []
     if isinstance(value, dict):
         specs, flat = [], []
         for k, e in value.items():
@@ -144,7 +147,7 @@ def _carry_spec(value, name, as_array=False):
 
 
 def _spec_size(spec):
-    return sum(_spec_size(s) for s in spec) if isinstance(spec, tuple) else 1
+    return sum(_spec_size(s) for s in spec) if isinstance(spec, tuple) else int(spec != "none")
 
 
 def _rebuild(spec, it):
@@ -155,6 +158,8 @@ def _rebuild(spec, it):
         if isinstance(spec, _DictSpec):
             return dict(zip(spec.keys, items))
         return list(items) if isinstance(spec, _ListSpec) else tuple(items)
+    if spec == "none":
+        return None
     v = next(it)
     return TensorArray(v) if spec == "array" else v
 
@@ -163,6 +168,12 @@ def _conform(spec, value, start, name):
     """The body's new value of a carry as flat loop vars matching `start`, its flat start vars."""
     if isinstance(spec, _ListSpec) and (not isinstance(value, list) or len(value) != len(spec)):
         raise _Relist(None)
+    if spec == "none":
+        if value is not None:
+            raise ValueError(_with_location(
+                f"'{name}' is None before a tensor-dependent loop and the loop sets it to "
+                f"{_describe(value)}: give it a value of that dtype and shape before the loop"))
+        return []
     if isinstance(spec, _DictSpec):
         if not isinstance(value, dict) or sorted(value) != sorted(spec.keys):
             raise ValueError(_with_location(
@@ -255,5 +266,7 @@ def _is_static_object(v):
         return (not v or any(not isinstance(k, str) or (isinstance(e, list) and not e) for k, e in v.items())
                 or _is_static_object(tuple(v.values())))
     if isinstance(v, tuple):  # carried element by element when every element can be
-        return not v or any(v_ is None or isinstance(v_, str) or _is_static_object(v_) for v_ in v)
+        # (None items stay None; a tuple of Nones only is no carry at all)
+        return not v or all(v_ is None for v_ in v) or any(
+            v_ is not None and (isinstance(v_, str) or _is_static_object(v_)) for v_ in v)
     return not (rt.is_tensor(v) or isinstance(v, (bool, int, float, list, UndefinedVar, TensorArray)))

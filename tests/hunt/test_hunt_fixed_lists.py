@@ -110,3 +110,18 @@ def test_item_writes_in_tensor_loop_reach_aliases():
     x = np.array([1.0, 2.0], "float32")
     check(_alias_list, (x, rt.to_tensor(3)), (x, rt.to_tensor(0)))
     check(_alias_dict, (x,))
+
+
+def _none_items(x, n):
+    hs = [x, None]  # a layer without a cell state
+    st = {"h": x, "c": None}
+    for _ in range(n):
+        hs = [hs[0] * 2, hs[1]]
+        st = {"h": st["h"] + 1, "c": st["c"]}
+    return hs[0], hs[1] is None, st["h"], st["c"] is None
+
+
+def test_none_items_stay_none_through_a_tensor_loop():
+    # the list was a TypeError (no tensor from None), the dict refused
+    x = np.array([1.0, 2.0], "float32")
+    check(_none_items, (x, rt.to_tensor(2)), (x, rt.to_tensor(0)))
