@@ -219,6 +219,8 @@ def _check_magic(path):
 def load(path, return_numpy=False, **configs):
     """Read a file written by ``rt.save``; Tensors come back as Tensors (arrays with ``return_numpy``)."""
     path = os.fspath(path)
+    if not os.path.exists(path) and os.path.exists(path + ".pdmodel"):
+        return _load_model_params(path, return_numpy)
     _check_magic(path)
     archive = read_npy_archive(path, f"rt.load('{path}')", SerializationError)
     if _HEADER not in archive:
@@ -249,3 +251,17 @@ def load(path, return_numpy=False, **configs):
         return decoder.decode(header.get("tree"), header.get("leaves"))
     except RecursionError:
         raise SerializationError(f"rt.load('{path}'): the header is nested too deeply") from None
+
+
+def _load_model_params(prefix, return_numpy):
+    """``rt.load(prefix)`` of a model saved by ``dy2st.save`` (as Paddle's ``paddle.load`` reads a
+    ``paddle.jit.save`` prefix): its parameters and buffers as a ``state_dict`` (keys as the
+    Layer named them), ready for ``set_state_dict`` on a fresh Layer."""
+    from runtime.static.formats.io import read_inference_model  # the static formats import this module
+
+    m = read_inference_model(prefix)
+    out = {}
+    for entry in m.info:
+        arr = m.params[entry["name"]]
+        out[entry.get("structured_name") or entry["name"]] = arr if return_numpy else Tensor(arr)
+    return out

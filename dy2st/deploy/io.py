@@ -11,6 +11,7 @@ the Layer's own mode is restored afterwards.  A TranslatedLayer fine-tuned with
 the Layer is in; we prefer a model that predicts the same way every time.
 """
 import os
+import types
 from collections.abc import Callable, Sequence
 
 import runtime as rt
@@ -46,6 +47,9 @@ def _static_function_of(target, input_spec):
         return StaticFunction(fn, input_spec=input_spec, instance=target)
     if isinstance(target, StaticFunction):
         return target
+    if isinstance(target, types.MethodType) and isinstance(target.__func__, types.FunctionType):
+        # a bound method (`layer.infer`): its object stays `self`, and its parameters are saved
+        return StaticFunction(target.__func__, input_spec=input_spec, instance=target.__self__)
     if callable(target):
         return StaticFunction(target, input_spec=input_spec)
     raise TypeError(f"dy2st.save expects a Layer, a to_static function or a function, got {type(target).__name__}")
@@ -61,15 +65,25 @@ def _specs(sf, input_spec):
                              "already run once, or was declared with input_spec)")
         last = sf.program_cache.last()
         return [InputSpec(v.shape, v.dtype, v.name) for v in last.inputs]
-    specs = []
-    for s in input_spec:
-        if isinstance(s, InputSpec):
-            specs.append(s)
-        elif isinstance(s, rt.Tensor):
-            specs.append(InputSpec.from_tensor(s))
-        else:
-            raise TypeError(f"dy2st.save: input_spec entries must be InputSpec or Tensor, got {type(s).__name__}")
-    return specs
+    return [_spec(s) for s in input_spec]
+
+
+def _spec(s):
+    """One input_spec entry: an InputSpec (a Tensor gives its own); lists, tuples and dicts of
+    them as to_static takes them (the saved model is fed their tensors flat, in order); a Python
+    number, bool, string or None is an argument fixed in the saved Program, as Paddle keeps it."""
+    if isinstance(s, InputSpec):
+        return s
+    if isinstance(s, rt.Tensor):
+        return InputSpec.from_tensor(s)
+    if isinstance(s, (list, tuple)):
+        return type(s)(_spec(e) for e in s)
+    if isinstance(s, dict):
+        return {k: _spec(v) for k, v in s.items()}
+    if s is None or isinstance(s, (bool, int, float, str)):
+        return s
+    raise TypeError(f"dy2st.save: input_spec entries must be InputSpec or Tensor (or lists, dicts "
+                    f"of them, or Python constants), got {type(s).__name__}")
 
 
 def _bound_names(program):

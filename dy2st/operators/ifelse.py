@@ -20,7 +20,15 @@ def _tensorizable(v):
         return True
     if rt.is_tensor(v) or isinstance(v, (bool, int, float)):
         return True
-    return isinstance(v, (list, tuple)) and len(v) > 0 and all(_tensorizable(e) for e in v)
+    # containers merge item by item; a None item ([h, None]: no cell state) must be None in both
+    if isinstance(v, dict):  # a dict rebound in a branch (`st = {'h': ...}`): merged key by key
+        return (all(isinstance(k, str) for k in v)
+                and _items_tensorizable(list(v.values())))
+    return isinstance(v, (list, tuple)) and _items_tensorizable(v)
+
+
+def _items_tensorizable(items):
+    return any(e is not None for e in items) and all(e is None or _tensorizable(e) for e in items)
 
 
 def _as_value(v):
@@ -29,8 +37,13 @@ def _as_value(v):
 
 def _dummy_like(v):
     """A constant with `v`'s dtype and rank, standing in on a path where a value is unset."""
+    if v is None:  # a None item of a container stays None
+        return None
     if isinstance(v, (list, tuple)):
-        return type(v)(_dummy_like(e) for e in v)
+        items = [_dummy_like(e) for e in v]
+        return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)
+    if isinstance(v, dict):
+        return {k: _dummy_like(e) for k, e in v.items()}
     if rt.is_tensor(v):
         return rt.full([d if d >= 0 else 1 for d in v.shape], 0, v.dtype)
     if isinstance(v, TensorArray):

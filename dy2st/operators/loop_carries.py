@@ -80,33 +80,107 @@ def _widens(old, new):
     return rank[b.kind] > rank[a.kind] or (a.kind == b.kind and b.itemsize > a.itemsize)
 
 
-def _carry_spec(value, name):
+class _ListSpec(tuple):
+    """The spec of a list carried item by item: rebuilt as a list."""
+
+
+class _NamedSpec(tuple):
+    """The spec of a namedtuple carried item by item: rebuilt as its class (``cls``)."""
+    cls = tuple
+
+
+class _DictSpec(tuple):
+    """The spec of a dict carried value by value (its ``keys``, in order): rebuilt as a dict."""
+    keys = ()
+
+
+class _Unchanged(Exception):
+    """A dict or list carried item by item that the body does not rebind (it may write into it:
+    those writes are slots of the loop's snapshot): build again with it left out of the carries."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
+class _Relist(Exception):
+    """A list carried item by item that the body grows, shrinks or turns into something else:
+    build again carrying that list (``index``: its carry) as one stacked tensor array."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
+def _carry_spec(value, name, as_array=False):
     """(spec, flat loop vars) of one carry: "leaf" (a tensor), "array" (a TensorArray) or a
-    tuple of specs (a tuple, flattened element by element)."""
-    if isinstance(value, tuple):
+    tuple of specs (a tuple, or a non-empty list, flattened element by element).
+
+    A list starts carried item by item: a fixed-length list the body rebinds (RNN states,
+    `hs = [f(h) for h in hs]`) keeps its items' own shapes and stays a list; one the body
+    grows or shrinks raises _Relist from `_conform` and is built again ``as_array``. A None
+    item (an RNN layer without a cell state: `[h, None]`) is "none": no loop var, stays None."""
+    if value is None:
+        return "none", []
+    if isinstance(value, dict):
+        specs, flat = [], []
+        for k, e in value.items():
+            spec, f = _carry_spec(e, f"{name}[{k!r}]")
+            specs.append(spec)
+            flat.extend(f)
+        spec = _DictSpec(specs)
+        spec.keys = tuple(value)
+        return spec, flat
+    if isinstance(value, tuple) or (isinstance(value, list) and value and not as_array):
         specs, flat = [], []
         for k, e in enumerate(value):
             spec, f = _carry_spec(e, f"{name}[{k}]")
             specs.append(spec)
             flat.extend(f)
-        return tuple(specs), flat
+        if hasattr(value, "_fields"):
+            spec = _NamedSpec(specs)
+            spec.cls = type(value)
+            return spec, flat
+        return (_ListSpec(specs) if isinstance(value, list) else tuple(specs)), flat
     v = _to_tensor(value, name)
     return ("array" if isinstance(v, TensorArray) else "leaf"), [v]
 
 
 def _spec_size(spec):
-    return sum(_spec_size(s) for s in spec) if isinstance(spec, tuple) else 1
+    return sum(_spec_size(s) for s in spec) if isinstance(spec, tuple) else int(spec != "none")
 
 
 def _rebuild(spec, it):
     if isinstance(spec, tuple):
-        return tuple(_rebuild(s, it) for s in spec)
+        items = (_rebuild(s, it) for s in spec)
+        if isinstance(spec, _NamedSpec):
+            return spec.cls(*items)
+        if isinstance(spec, _DictSpec):
+            return dict(zip(spec.keys, items))
+        return list(items) if isinstance(spec, _ListSpec) else tuple(items)
+    if spec == "none":
+        return None
     v = next(it)
     return TensorArray(v) if spec == "array" else v
 
 
 def _conform(spec, value, start, name):
     """The body's new value of a carry as flat loop vars matching `start`, its flat start vars."""
+    if isinstance(spec, _ListSpec) and (not isinstance(value, list) or len(value) != len(spec)):
+        raise _Relist(None)
+    if spec == "none":
+        if value is not None:
+            raise ValueError(_with_location(
+                f"'{name}' is None before a tensor-dependent loop and the loop sets it to "
+                f"{_describe(value)}: give it a value of that dtype and shape before the loop"))
+        return []
+    if isinstance(spec, _DictSpec):
+        if not isinstance(value, dict) or sorted(value) != sorted(spec.keys):
+            raise ValueError(_with_location(
+                f"variable '{name}' is a dict with keys {list(spec.keys)} before a tensor-dependent "
+                f"loop and the loop changes it to {_describe(value)}: keep its keys the same "
+                "(give every key a value before the loop)"))
+        value = [value[k] for k in spec.keys]
     if isinstance(spec, tuple):
         if not isinstance(value, (tuple, list)) or len(value) != len(spec):
             raise ValueError(_with_location(
@@ -188,6 +262,11 @@ def _initialise_unknown_carries(body, prefix, values, carried, names):
 
 
 def _is_static_object(v):
+    if isinstance(v, dict):  # carried value by value, like a tuple (string keys only)
+        return (not v or any(not isinstance(k, str) or (isinstance(e, list) and not e) for k, e in v.items())
+                or _is_static_object(tuple(v.values())))
     if isinstance(v, tuple):  # carried element by element when every element can be
-        return not v or any(v_ is None or isinstance(v_, str) or _is_static_object(v_) for v_ in v)
+        # (None items stay None; a tuple of Nones only is no carry at all)
+        return not v or all(v_ is None for v_ in v) or any(
+            v_ is not None and (isinstance(v_, str) or _is_static_object(v_)) for v_ in v)
     return not (rt.is_tensor(v) or isinstance(v, (bool, int, float, list, UndefinedVar, TensorArray)))

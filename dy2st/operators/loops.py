@@ -33,6 +33,9 @@ from dy2st.operators.loop_carries import (
     _Mixed,
     _number_reshapes,
     _rebuild,
+    _ListSpec,
+    _Relist,
+    _Unchanged,
     _spec_size,
     _Widen,
     _widens,
@@ -135,13 +138,19 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     # placeholder they start from (checked after the loop is built, see _check_ran).
     first_assigned = [names[i] for i in carried
                       if isinstance(before[i], UndefinedVar) and before[i] is not RETURN_NO_VALUE]
-    specs, loop_vars, numbers = [], list(prefix), {}
-    for i in carried:
-        spec, flat = _carry_spec(values[i], names[i])
-        if isinstance(values[i], (bool, int, float)):
-            numbers[len(loop_vars)] = values[i]  # flat position -> the Python number it starts as
-        specs.append(spec)
-        loop_vars.extend(flat)
+    arrays = set()  # carries of lists the body grows or shrinks: one stacked tensor array
+
+    def layout():
+        specs, loop_vars, numbers = [], list(prefix), {}
+        for i in carried:
+            spec, flat = _carry_spec(values[i], names[i], as_array=i in arrays)
+            if isinstance(values[i], (bool, int, float)):
+                numbers[len(loop_vars)] = values[i]  # flat position -> the Python number it starts as
+            specs.append(spec)
+            loop_vars.extend(flat)
+        return specs, loop_vars, numbers
+
+    specs, loop_vars, numbers = layout()
     p = len(prefix)
     mixed = set()  # carries that are a Python int or an int tensor depending on the trip count
 
@@ -174,13 +183,22 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                 raise ValueError(_with_location(
                     f"variable '{names[i]}' holds {_describe(values[i])} and a tensor-dependent "
                     f"loop changes it to {_describe(v)}; only tensors and numbers can change in such a loop"))
+        for spec, i in zip(specs, carried):
+            # A list or dict the body writes into without rebinding it: those writes are slots
+            # of the loop's snapshot, written back into the caller's object (aliases see them)
+            if outs[i] is full[i] and (isinstance(outs[i], dict) or (
+                    isinstance(spec, _ListSpec) and len(outs[i]) == len(spec))):
+                raise _Unchanged(i)
         turned = {i for i in carried if i not in mixed and int_kind(values[i], outs[i]) == "mixed"}
         if turned:  # a Python int the body makes an int tensor (or back): which one depends on the trip count
             raise _Mixed(turned)
         new, pos = list(new_hidden), p
         for spec, i in zip(specs, carried):
             size = _spec_size(spec)
-            new.extend(_conform(spec, outs[i], loop_vars[pos:pos + size], names[i]))
+            try:
+                new.extend(_conform(spec, outs[i], loop_vars[pos:pos + size], names[i]))
+            except _Relist:
+                raise _Relist(i) from None
             pos += size
         new = [v.tensor if isinstance(v, TensorArray) else v for v in new]
         widen = {k: (v.dtype, None) for k, (old, v) in enumerate(zip(loop_vars, new))
@@ -192,6 +210,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
 
     blocks = _block_count()
     while True:
+        if len(loop_vars) == p and values:
+            # nothing carried (a body writing only into objects it was given): a thrown-away
+            # trace lets the written slots be found (MoreSlots), else while_loop refuses the loop
+            with rt.static.program_guard(rt.static.Program()), probing():
+                body(*prefix, *values)
         try:
             results = rt.static.nn.while_loop(
                 cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])
@@ -199,6 +222,14 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         except _Mixed as m:
             _drop_blocks(blocks)
             mixed.update(m.positions)
+            continue
+        except (_Relist, _Unchanged) as r:
+            _drop_blocks(blocks)
+            if isinstance(r, _Relist):
+                arrays.add(r.index)
+            else:
+                carried.remove(r.index)
+            specs, loop_vars, numbers = layout()
             continue
         except _Widen as w:
             # `s = s + i64` with an int32 `s`: eager code widens `s` on the first iteration;

@@ -27,7 +27,10 @@ def flatten(x):
             lv, t = flatten(v)
             leaves.extend(lv)
             subs.append(t)
-        return leaves, (type(x).__name__, subs)
+        # by kind, not class name: a list subclass (dy2st's probe list) matches a plain list;
+        # a namedtuple keeps its class, so `p.a` still works on what comes out
+        kind = type(x) if hasattr(x, "_fields") else "tuple" if isinstance(x, tuple) else "list"
+        return leaves, (kind, subs)
     if isinstance(x, dict):
         leaves, subs = [], []
         for k in x:
@@ -49,6 +52,8 @@ def unflatten(tree, leaves):
         if kind == "dict":
             return {k: build(s) for k, s in subs}
         vals = [build(s) for s in subs]
+        if isinstance(kind, type):  # a namedtuple
+            return kind(*vals)
         return tuple(vals) if kind == "tuple" else vals
     return build(tree)
 
@@ -74,6 +79,8 @@ def _describe(tree):
     if kind == "dict":
         return "{" + ", ".join(f"{k!r}: {_describe(s)}" for k, s in subs) + "}"
     inner = ", ".join(_describe(s) for s in subs)
+    if isinstance(kind, type):
+        return f"{kind.__name__}({inner})"
     return f"({inner}{',' if len(subs) == 1 else ''})" if kind == "tuple" else f"[{inner}]"
 
 

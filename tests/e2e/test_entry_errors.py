@@ -73,7 +73,7 @@ def test_bad_arguments_are_reported_at_the_call(tmp_path):
     pytest.importorskip("onnx")
     calls = [
         (TypeError, "input_spec entries must be InputSpec or Tensor", "dy2st.save",
-         lambda: dy2st.save(Mismatch(), str(tmp_path / "m"), input_spec=[3])),
+         lambda: dy2st.save(Mismatch(), str(tmp_path / "m"), input_spec=[{3}])),
         (TypeError, "unexpected keyword argument", "dy2st.save",
          lambda: dy2st.save(Mismatch(), str(tmp_path / "m"), input_spec=SPEC, combine=True)),
         (ValueError, "opset 11 and later", "dy2st.onnx.export",
@@ -95,7 +95,7 @@ def test_bad_arguments_are_reported_at_the_call(tmp_path):
 def test_show_internals_keeps_the_framework_frames(tmp_path, monkeypatch):
     monkeypatch.setenv("DY2ST_SHOW_INTERNALS", "1")
     with pytest.raises(TypeError) as info:
-        dy2st.save(Mismatch(), str(tmp_path / "m"), input_spec=[3])
+        dy2st.save(Mismatch(), str(tmp_path / "m"), input_spec=[{3}])
     assert any(f.endswith(os.path.join("dy2st", "deploy", "io.py")) for f in _internal_frames(info.value))
 
 

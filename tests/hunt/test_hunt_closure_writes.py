@@ -50,7 +50,7 @@ def _closure_from_elsewhere(x, n):
 def _mixed_list_carry(x):
     st = [x * 0, 0]
     while st[0].sum() < 5:
-        st[0] = st[0] + x
+        st.append(st[0] + x)  # grown: carried as one stacked tensor, which these items cannot be
     return st[0]
 
 
