@@ -61,9 +61,8 @@ def _param_lr(opt, net):
 CHANGES = [None, _set_lr, _decay, _clip, _freeze, _stale_grad, _restore, _scheduler, _param_lr]
 
 
-def _run(make_opt, convert, change):
-    """Losses and parameters of 3 rounds of 3 steps, ``change`` applied after the first round
-    (and the scheduler, if any, stepped after each round)."""
+def _stepper(make_opt, convert):
+    """A fresh Net, its optimizer and the training step over them (converted or eager)."""
     rt.seed(0)
     net = Net()
     opt = make_opt(net.parameters())
@@ -74,7 +73,13 @@ def _run(make_opt, convert, change):
         opt.step()
         opt.clear_grad()
         return loss
-    fn = dy2st.to_static(step) if convert else step
+    return net, opt, (dy2st.to_static(step) if convert else step)
+
+
+def _run(make_opt, convert, change):
+    """Losses and parameters of 3 rounds of 3 steps, ``change`` applied after the first round
+    (and the scheduler, if any, stepped after each round)."""
+    net, opt, fn = _stepper(make_opt, convert)
     out = []
     for r in range(3):
         if r == 1 and change is not None:
@@ -134,17 +139,7 @@ def test_the_written_update_runs_and_the_switch_turns_it_off(cls, groups, monkey
 def test_a_learning_rate_of_zero_given_to_a_parameter_mid_training_freezes_it(name):
     make = {"sgd": lambda ps: O.SGD(0.05, parameters=ps), "adam": lambda ps: O.Adam(0.01, parameters=ps)}[name]
     for convert in (False, True):
-        rt.seed(0)
-        net = Net()
-        opt = make(net.parameters())
-
-        def step(x, y):
-            loss = F.cross_entropy(net(x), y)
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            return loss
-        fn = dy2st.to_static(step) if convert else step
+        net, _, fn = _stepper(make, convert)
         x, y = _BATCHES[0]
         fn(rt.to_tensor(x), rt.to_tensor(y))
         net.fc1.weight.optimize_attr["learning_rate"] = 0.0
