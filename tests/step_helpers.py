@@ -2,7 +2,8 @@
 
 ``MLP`` is the small classifier they train, ``batches`` the fixed data, ``make_optimizer`` the
 optimizer configurations, ``step_trajectory`` runs the ordinary loop and records every step, and
-``assert_same_steps`` compares two recordings bit for bit.
+``assert_same_steps`` compares two recordings bit for bit; ``train_step`` is the ordinary
+loop body as one function, converted or not.
 """
 import numpy as np
 
@@ -52,6 +53,21 @@ def make_optimizer(kind, params, decay=False, clip=False):
         return rt.optimizer.AdamW(0.01, parameters=params, weight_decay=0.05 if decay else 0.0, grad_clip=clip), None
     sched = lr_sched.StepDecay(0.1, step_size=2, gamma=0.5)
     return rt.optimizer.Momentum(sched, momentum=0.5, parameters=params, grad_clip=clip), sched
+
+
+def train_step(model, opt, convert=False, loss_fn=F.cross_entropy):
+    """``step(x, y)``: ``loss_fn(model(x), y)``, backward, ``opt.step()``, ``opt.clear_grad()``,
+    returning the loss; under ``dy2st.to_static`` (one Program) when ``convert``."""
+    def step(x, y):
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    if convert:
+        import dy2st  # noqa: PLC0415  (the runtime-only tests import these helpers too)
+        return dy2st.to_static(step)
+    return step
 
 
 def step_trajectory(model, opt, data, loss_fn=F.cross_entropy, sched=None, set_to_zero=True):

@@ -4,11 +4,11 @@ update's key then refuses it and the general update runs)."""
 import numpy as np
 import pytest
 
-import dy2st
 import runtime as rt
 import runtime.nn.functional as F
 from runtime import nn
 from runtime.static import passes
+from step_helpers import train_step
 
 O = rt.optimizer
 _RNG = np.random.default_rng(5)
@@ -66,14 +66,7 @@ def _stepper(make_opt, convert):
     rt.seed(0)
     net = Net()
     opt = make_opt(net.parameters())
-
-    def step(x, y):
-        loss = F.cross_entropy(net(x), y)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
-    return net, opt, (dy2st.to_static(step) if convert else step)
+    return net, opt, train_step(net, opt, convert)
 
 
 def _run(make_opt, convert, change):

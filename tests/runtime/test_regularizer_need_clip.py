@@ -3,11 +3,11 @@ as Paddle applies them, eagerly and in a converted training step alike (they wer
 import numpy as np
 import pytest
 
-import dy2st
 import runtime as rt
 import runtime.nn.functional as F
 from runtime import nn
 from runtime.regularizer import L1Decay, L2Decay
+from step_helpers import train_step
 
 _X = np.random.default_rng(0).standard_normal((6, 4)).astype("float32")
 _Y = np.array([0, 1, 2, 1, 0, 2], "int64")
@@ -18,14 +18,7 @@ def _train(weight_attr, make_opt, convert, steps=3):
     fc = nn.Linear(4, 3, weight_attr=weight_attr)
     opt = make_opt(fc.parameters())
     w0 = fc.weight.numpy().copy()
-
-    def step(x, y):
-        loss = F.cross_entropy(fc(x), y)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
-    fn = dy2st.to_static(step) if convert else step
+    fn = train_step(fc, opt, convert)
     for _ in range(steps):
         fn(rt.to_tensor(_X), rt.to_tensor(_Y))
     return w0, fc.weight.numpy(), fc.bias.numpy()

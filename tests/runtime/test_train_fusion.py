@@ -9,6 +9,7 @@ import runtime.nn.functional as F
 from runtime import nn
 from runtime.ops import nn_loss
 from runtime.static import passes
+from step_helpers import train_step
 from runtime.static.passes import owned_grads
 from runtime.static.passes.owned_grads import owned_gradients
 from runtime.tensor import Parameter
@@ -41,14 +42,7 @@ def _train(make_opt, convert):
     rt.seed(0)
     net = MLP()
     opt = make_opt(net.parameters())
-
-    def step(x, y):
-        loss = F.cross_entropy(net(x), y)
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
-    fn = dy2st.to_static(step) if convert else step
+    fn = train_step(net, opt, convert)
     out = [fn(rt.to_tensor(x), rt.to_tensor(y)).numpy().copy() for x, y in _BATCHES]
     return out + [p.numpy().copy() for p in net.parameters()], fn
 
