@@ -104,6 +104,31 @@ def uncarried_writes(paths, outer):
     return list(seen.values())
 
 
+def refuse_stale_reads(block, record):
+    """A Variable written in place inside a branch or loop body (``record``) that the body reads
+    again after the write: the body still names it by its old value there (only the name the
+    write went through was rebound: `bump(y); y = y * 2`, or `z = y; y[0] = v; z + 1`), where
+    eagerly every name holding it sees the write."""
+    if not record:
+        return
+    ops = block.ops
+    made = {}
+    for k, op in enumerate(ops):
+        for n in op.output_arg_names:
+            made[n] = k
+    for var, value in record.values():
+        k = made.get(getattr(value, "name", None))
+        if k is None:
+            continue
+        if any(var.name in op.input_arg_names for op in ops[k + 1:]):
+            raise TypeError(_with_location(
+                "a tensor written in place inside a tensor-dependent `if` or loop is read again after the "
+                "write through another name (an alias, or the argument a helper function wrote into); "
+                "eagerly that name sees the write, the Program would read the value from before it: "
+                "assign the written value back to that name (`y = bump(y)`), or read the name the write "
+                "went through"))
+
+
 def refuse_uncarried(paths, outer):
     """A loop body's write into a tensor it does not carry (see ``uncarried_writes``): eagerly the
     tensor changes, the `while` op would leave it as it was."""

@@ -4,7 +4,7 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.default_main_program)
 from runtime.framework import static_mode_guard
 from runtime.static.control_flow import block_leaves, cond_op, cond_pred, trace_block
-from dy2st.operators.aliasing import rebind, carry_writes, recording_writes, uncarried_writes
+from dy2st.operators.aliasing import carry_writes, rebind, recording_writes, refuse_stale_reads, uncarried_writes
 from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
 from dy2st.operators.python_semantics import int_kind, mark_int
 from dy2st.operators.side_effects import probing_now, tracked
@@ -108,6 +108,7 @@ class _Traced:
     def __init__(self, program, fn, args, pack, snap):
         with recording_writes() as self.writes:
             self.block, outs = trace_block(program, lambda: pack(_user_code(fn, *args)))
+        refuse_stale_reads(self.block, self.writes)
         code = getattr(fn, "__code__", None)
         # the outer values by the branch function's parameter names (the names it may write into)
         self.starts = dict(zip(code.co_varnames[:code.co_argcount], args)) if code is not None else {}

@@ -7,7 +7,7 @@ Program to learn their dtype and rank.
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
-from dy2st.operators.aliasing import carry_writes, recording_writes, refuse_uncarried
+from dy2st.operators.aliasing import carry_writes, recording_writes, refuse_stale_reads, refuse_uncarried
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
     _as_bool_var,
@@ -176,6 +176,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         hidden, full = rebuild(flat)
         with recording_writes() as record:
             new_hidden, outs = _user_code(body, *hidden, *full)
+        refuse_stale_reads(rt.static.default_main_program().current_block(), record)
         outs = list(outs)
         traced[:] = [(outs, record, full)]
         for i, v in enumerate(outs):

@@ -233,3 +233,38 @@ def _helper_writes_in_loop(x, n):
 def test_a_loop_write_the_body_cannot_carry_out_is_refused_not_dropped():
     with pytest.raises(TypeError, match="does not assign by name"):
         dy2st.to_static(_helper_writes_in_loop)(rt.to_tensor(arr(2, 2)), rt.to_tensor(2))
+
+
+def _helper_write_then_read_in_branch(x):
+    y = x * 1
+
+    def bump(t):
+        t[0] = t[0] + 1.0
+
+    if x.sum() > -100:
+        bump(y)
+        y = y * 2  # reads y, which eagerly holds the write
+    return y
+
+
+def _helper_write_then_read_in_loop(x, n):
+    y = x * 1
+
+    def bump(t):
+        t[0] = t[0] + 1.0
+
+    i = 0
+    while i < n:
+        bump(y)
+        y = y * 2
+        i += 1
+    return y
+
+
+@pytest.mark.parametrize("fn, extra", [(_helper_write_then_read_in_branch, ()),
+                                       (_helper_write_then_read_in_loop, (2,))])
+def test_reading_a_tensor_again_after_a_write_the_body_cannot_show_is_refused(fn, extra):
+    # the Program would read the value from before the write (it gave zeros where eager gave the write)
+    args = (rt.to_tensor(np.zeros((2, 2), "float32")),) + tuple(rt.to_tensor(e) for e in extra)
+    with pytest.raises(TypeError, match="is read again after the write"):
+        dy2st.to_static(fn)(*args)
