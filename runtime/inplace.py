@@ -89,39 +89,24 @@ def _refusal(x, name):
             f"{instead}")
 
 
-def _method(name, base):
+def _method(name):
     def method(self, *args, **kwargs):
-        # defined on the classes these methods join
-        from .tensor import Tensor, bump_version  # noqa: PLC0415
+        from .tensor import write_back  # noqa: PLC0415  (defined on the classes these methods join)
         from .variable import Variable  # noqa: PLC0415
         if isinstance(self, Variable) or _mode.static:
-            out = base(self, *args, **kwargs)
-            check_result(self, out, name)
+            out = result(self, name, *args, **kwargs)
             if not adopt(self, out):
                 raise TypeError(_refusal(self, name))
             return self
-        if not self.stop_gradient and self._node is None:
-            raise RuntimeError(f"a leaf Tensor that needs a gradient (stop_gradient=False) cannot be changed "
-                               f"in place by {name}(); use the out-of-place method (y = x.{name[:-1]}(...))")
-        # the tape keeps x's old state through an alias (x itself now holds the result)
-        old = Tensor._wrap(self._value, self._node)
-        old.stop_gradient = self.stop_gradient
-        out = base(old, *args, **kwargs)
-        check_result(self, out, name)
-        self._value, self._node, self.stop_gradient = out._value, out._node, out.stop_gradient
-        bump_version(self)
-        return self
+        return write_back(self, lambda old: result(old, name, *args, **kwargs),
+                          f"a leaf Tensor that needs a gradient (stop_gradient=False) cannot be changed "
+                          f"in place by {name}(); use the out-of-place method (y = x.{name[:-1]}(...))")
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In place: ``x.{name}(...)`` makes x hold ``x.{name[:-1]}(...)`` and returns x."
     return method
 
 
 def inplace_methods(methods):
-    """The in-place methods, built on the out-of-place ``methods`` (name -> function)."""
-    made = {}
-    for name, base in {**ELEMENTWISE, **RESHAPING}.items():
-        if base in methods:
-            made[name] = _method(name, methods[base])
-    made["zero_"] = _method("zero_", lambda x: _filled(x, 0))
-    made["fill_"] = _method("fill_", _filled)
-    return made
+    """The in-place methods whose out-of-place form is among ``methods`` (name -> function)."""
+    bases = {**ELEMENTWISE, **RESHAPING}
+    return {name: _method(name) for name in (*bases, *FILLING) if name in FILLING or bases[name] in methods}

@@ -222,6 +222,20 @@ def bump_version(t):
     t._version = getattr(t, "_version", 0) + 1
 
 
+def write_back(x, compute, refusal):
+    """``x`` takes over ``compute(old)`` in place (``x[k] = v``, ``x.add_(y)``), where ``old`` holds
+    x's state before the write, so the tape records the op against it and gradients flow through
+    the write; a leaf that needs a gradient raises RuntimeError(``refusal``) first, as in Paddle."""
+    if not x.stop_gradient and x._node is None:
+        raise RuntimeError(refusal)
+    old = Tensor._wrap(x._value, x._node)
+    old.stop_gradient = x.stop_gradient
+    out = compute(old)
+    x._value, x._node, x.stop_gradient = out._value, out._node, out.stop_gradient
+    bump_version(x)
+    return x
+
+
 def saved_state(inputs):
     """(array, producer, version) of each Tensor input, in ``_flat_inputs`` order."""
     return [(t._value, t._node, getattr(t, "_version", 0)) if isinstance(t, Tensor) else None

@@ -21,7 +21,7 @@ from .. import tensor as _tensor  # read at call time: Tensor is made after the 
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..trace_state import _mode
 from ..registry import GRAD_ONLY, Meta, def_op
-from ..tensor import TensorLike, bump_version
+from ..tensor import TensorLike, write_back
 from .common import as_tensor, cast, reduce_as
 from .shape_args import INT_DTYPES, no_grads
 
@@ -323,17 +323,10 @@ def setitem(x, key, value):
                         "build the new value with rt.where or rt.concat instead")
     if isinstance(value, _rt.framework.Variable):
         raise TypeError("cannot assign a static Variable into an eager Tensor")
-    if not x.stop_gradient and x._node is None:
-        raise RuntimeError("a leaf Tensor that needs a gradient (stop_gradient=False) cannot be modified "
+
+    def written(old):
+        spec, idx = parse_key(key)
+        v = cast(value, x.dtype) if isinstance(value, _tensor.Tensor) else as_tensor(np.asarray(value, dtype=x.dtype.np))
+        return apply("set_value", old, v, idx, spec=spec)
+    write_back(x, written, "a leaf Tensor that needs a gradient (stop_gradient=False) cannot be modified "
                            "in place; assign to a copy (y = x * 1) instead")
-    spec, idx = parse_key(key)
-    if isinstance(value, _tensor.Tensor):
-        value = cast(value, x.dtype)
-    else:
-        value = as_tensor(np.asarray(value, dtype=x.dtype.np))
-    # The tape node must see the old x, so x's current state moves to an alias.
-    old = _tensor.Tensor._wrap(x._value, x._node)
-    old.stop_gradient = x.stop_gradient
-    out = apply("set_value", old, value, idx, spec=spec)
-    x._value, x._node, x.stop_gradient = out._value, out._node, out.stop_gradient
-    bump_version(x)
