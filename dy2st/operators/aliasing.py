@@ -53,25 +53,25 @@ def rebind(target, out):
     return out
 
 
-def carry_writes(merged, paths, outer):
-    """``merged`` (a cond or while op's outputs), where output ``i`` is what an in-place write made
-    of the Variable ``outer[i]`` (the value ``i`` held before the op, which aliases may hold too),
-    given to that Variable instead (``rebind``).
-
-    ``paths``: ``(finals, record, starts)`` per branch or loop body: the values it ended with, the
-    writes ``recording_writes`` recorded while it was traced, and the values it began with (a
-    branch: the outer Variables themselves; a loop body: its placeholders). Output ``i`` counts
-    as a write when on every path value ``i`` ended as the write recorded into the value it began
-    with, or as that value untouched, and on one path at least as a write."""
+def carry_writes(merged, outer, written):
+    """``merged`` (a cond or while op's outputs) with each output ``i`` of ``written`` (see
+    ``written_outputs``) given to the Variable ``outer[i]`` instead (``rebind``)."""
     merged = list(merged)
-    for i in written_outputs(paths, outer):
+    for i in written:
         if i < len(merged):
             merged[i] = rebind(outer[i], merged[i])
     return merged
 
 
 def written_outputs(paths, outer):
-    """The indices ``i`` at which ``carry_writes`` finds a write of ``outer[i]``."""
+    """The indices ``i`` at which the op's output ``i`` is what an in-place write made of the
+    Variable ``outer[i]`` (the value ``i`` held before the op, which aliases may hold too).
+
+    ``paths``: ``(finals, record, starts)`` per branch or loop body: the values it ended with, the
+    writes ``recording_writes`` recorded while it was traced, and the values it began with (a
+    branch: the outer Variables themselves; a loop body: its placeholders). Output ``i`` counts
+    as a write when on every path value ``i`` ended as the write recorded into the value it began
+    with, or as that value untouched, and on one path at least as a write."""
     found = []
     for i, target in enumerate(outer):
         if not isinstance(target, Variable):
@@ -90,11 +90,11 @@ def written_outputs(paths, outer):
     return found
 
 
-def uncarried_writes(paths, outer):
-    """The Variables a path wrote into that no output carries as that write (in order): a helper
-    function writing into its argument (`bump(y)`), or a write whose name was rebound after it
-    (`y[0] = v; y = y * 2`). A branch carries them as extra outputs; a loop refuses them."""
-    written = written_outputs(paths, outer)
+def uncarried_writes(paths, written):
+    """The Variables a path wrote into that no output of ``written`` carries as that write (in
+    order): a helper function writing into its argument (`bump(y)`), or a write whose name was
+    rebound after it (`y[0] = v; y = y * 2`). A branch carries them as extra outputs; a loop
+    refuses them."""
     carried = {id(starts[i]) for _, _, starts in paths for i in written}
     seen = {}
     for _, record, _ in paths:
@@ -129,7 +129,7 @@ def refuse_stale_reads(block, record):
                 "went through"))
 
 
-def refuse_uncarried(paths, outer):
+def refuse_uncarried(paths, written):
     """A loop body's write into a tensor it does not carry (see ``uncarried_writes``): eagerly the
     tensor changes, the `while` op would leave it as it was."""
     # a carried value, rebound after the write (`y[0] = v; y = y * 2`), is left to the rebinding
@@ -137,7 +137,7 @@ def refuse_uncarried(paths, outer):
     # tensor array, its items written into its tensor
     named = {id(s) for _, _, starts in paths for s in starts}
     named |= {id(s.tensor) for _, _, starts in paths for s in starts if isinstance(s, TensorArray)}
-    for var in uncarried_writes(paths, outer):
+    for var in uncarried_writes(paths, written):
         if id(var) not in named:
             raise TypeError(_with_location(
                 "an item or in-place write inside a tensor-dependent loop changes a tensor that the loop "

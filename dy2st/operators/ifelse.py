@@ -4,7 +4,8 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.default_main_program)
 from runtime.framework import static_mode_guard
 from runtime.static.control_flow import block_leaves, cond_op, cond_pred, trace_block
-from dy2st.operators.aliasing import carry_writes, rebind, recording_writes, refuse_stale_reads, uncarried_writes
+from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads, uncarried_writes,
+                                      written_outputs)
 from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
 from dy2st.operators.python_semantics import int_kind, mark_int
 from dy2st.operators.side_effects import probing_now, tracked
@@ -176,7 +177,8 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
     # into its argument; a name rebound after the write): extra outputs, given back to them below
     starts = [first.starts.get(label) for label in labels]
     paths = [(state["first"], first.writes, starts), (state["second"], second.writes, starts)]
-    extra = uncarried_writes(paths, starts)
+    written = written_outputs(paths, starts)
+    extra = uncarried_writes(paths, written)
     if extra:
         labels.extend(f"the tensor written in place ({v.name})" for v in extra)
         for key, t in (("first", first), ("second", second)):
@@ -238,5 +240,5 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
         for var, value in zip(extra, merged[len(merged) - len(extra):]):
             rebind(var, value)
         del merged[len(merged) - len(extra):]
-    merged = carry_writes(merged, paths, starts)
+    merged = carry_writes(merged, starts, written)
     return merged, carried, state

@@ -7,7 +7,8 @@ Program to learn their dtype and rank.
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
-from dy2st.operators.aliasing import carry_writes, recording_writes, refuse_stale_reads, refuse_uncarried
+from dy2st.operators.aliasing import (carry_writes, recording_writes, refuse_stale_reads, refuse_uncarried,
+                                      written_outputs)
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
     _as_bool_var,
@@ -251,8 +252,9 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         _check_ran(cond_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars], first_assigned)
     hidden, full = rebuild(list(results))
     # an item or in-place write into a carried Variable: the Variable its aliases hold gets the result
-    refuse_uncarried(traced, before)
-    return tuple(carry_writes(full, traced, before))
+    written = written_outputs(traced, before)
+    refuse_uncarried(traced, written)
+    return tuple(carry_writes(full, before, written))
 
 
 def _check_ran(cond_fn, start, first_assigned):
