@@ -58,11 +58,11 @@ class FlatGroup:
 
     def current(self):
         """True while every parameter and accumulator still is this group's view, and no parameter
-        has been given a learning rate of its own since (the flat update applies the group's)."""
+        has been given a learning rate or decay of its own since (``follows_group``)."""
         # map/is_ instead of a Python loop: run at every step, a few dozen identity tests
         if not all(map(is_, map(_value_of, self.params), self.views)):
             return False
-        if any(getattr(p, "optimize_attr", {}).get("learning_rate", 1.0) != 1.0 for p in self.params):
+        if not all(map(follows_group, self.params)):
             return False
         for name, (_, views) in self.acc.items():
             if not all(map(is_, map(self.tables[name].get, map(_name_of, self.params)), views)):
@@ -89,6 +89,16 @@ class FlatGroup:
         return self.acc[name][0]
 
 
+def follows_group(p):
+    """Whether ``p`` takes its group's update as it is: no learning rate and no decay of its own
+    (``ParamAttr(learning_rate=..., regularizer=...)``), which the flat update would not apply."""
+    return (getattr(p, "optimize_attr", _NO_ATTRS).get("learning_rate", 1.0) == 1.0
+            and getattr(p, "regularizer", None) is None)
+
+
+_NO_ATTRS = {}  # a tensor without ``optimize_attr`` (read only)
+
+
 def fusable(params):
     """Whether ``params`` can share one buffer: one float dtype, writeable, no per-parameter lr."""
     if len(params) < 2:
@@ -98,8 +108,6 @@ def fusable(params):
         v = p._value
         if v.dtype != dtype or dtype.kind != "f" or not v.flags.writeable or p.stop_gradient:
             return False
-        if getattr(p, "optimize_attr", {}).get("learning_rate", 1.0) != 1.0:
-            return False
-        if getattr(p, "regularizer", None) is not None:  # its own decay replaces the group's
+        if not follows_group(p):
             return False
     return len({p.name for p in params}) == len(params)

@@ -105,7 +105,9 @@ def _write(opt, grad_params, out_params, owned, fallback):
             return None  # a parameter's own decay: the general walk adds it
         for k, p in enumerate(params):
             pname = s.ref(p, "P")
-            s.miss(f"{plist}[{k}] is not {pname} or {pname}.grad is not None")
+            # a decay of its own given after this was written: the general walk adds it
+            s.miss(f"{plist}[{k}] is not {pname} or {pname}.grad is not None"
+                   f" or getattr({pname}, 'regularizer', None) is not None")
             gk = index.get(id(p))
             if gk is not None:
                 if p.stop_gradient:

@@ -67,3 +67,22 @@ def test_a_parameter_made_with_need_clip_false_keeps_its_gradient(clip, convert)
 def test_a_regularizer_of_another_kind_is_refused():
     with pytest.raises(TypeError, match="L1Decay or L2Decay"):
         rt.ParamAttr(regularizer=0.1)
+
+
+@pytest.mark.parametrize("make", [lambda ps: rt.optimizer.SGD(0.1, parameters=ps),
+                                  lambda ps: rt.optimizer.Adam(0.01, parameters=ps)])
+def test_a_regularizer_given_after_the_first_step_is_applied(make):
+    # the flat update (and the update written for a compiled step) were made when it had none
+    runs = []
+    for convert, late in ((False, True), (True, True), (False, False)):
+        rt.seed(0)
+        fc = nn.Linear(4, 3)
+        fn = train_step(fc, make(fc.parameters()), convert)
+        fn(rt.to_tensor(_X), rt.to_tensor(_Y))
+        if late:
+            fc.weight.regularizer = L1Decay(0.5)
+        for _ in range(2):
+            fn(rt.to_tensor(_X), rt.to_tensor(_Y))
+        runs.append(fc.weight.numpy())
+    assert runs[0].tobytes() == runs[1].tobytes()
+    assert np.abs(runs[0] - runs[2]).max() > 1e-3
