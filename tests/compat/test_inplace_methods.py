@@ -191,15 +191,17 @@ def test_every_alias_of_a_tensor_written_under_tensor_control_flow_sees_the_writ
     check(fn, *[(arr(2, 3, seed=s),) + extra for s in range(3)], (-np.abs(arr(2, 3, seed=9)),) + extra)
 
 
+def _bump(t):
+    """A helper writing into its tensor argument (as eagerly: the caller's tensor changes)."""
+    t[0] = t[0] + 1.0
+
+
 def _helper_writes(x):
     y = x * 1
     z = y
 
-    def bump(t):
-        t[0] = 9.0
-
     if x.sum() > 0:
-        bump(y)
+        _bump(y)
     return y, z
 
 
@@ -220,12 +222,9 @@ def test_a_branch_carries_a_write_no_name_holds_as_an_extra_output(fn):
 def _helper_writes_in_loop(x, n):
     y = x * 1
 
-    def bump(t):
-        t[0] = t[0] + 1.0
-
     i = 0
     while i < n:
-        bump(y)
+        _bump(y)
         i += 1
     return y
 
@@ -238,11 +237,8 @@ def test_a_loop_write_the_body_cannot_carry_out_is_refused_not_dropped():
 def _helper_write_then_read_in_branch(x):
     y = x * 1
 
-    def bump(t):
-        t[0] = t[0] + 1.0
-
     if x.sum() > -100:
-        bump(y)
+        _bump(y)
         y = y * 2  # reads y, which eagerly holds the write
     return y
 
@@ -250,12 +246,9 @@ def _helper_write_then_read_in_branch(x):
 def _helper_write_then_read_in_loop(x, n):
     y = x * 1
 
-    def bump(t):
-        t[0] = t[0] + 1.0
-
     i = 0
     while i < n:
-        bump(y)
+        _bump(y)
         y = y * 2
         i += 1
     return y

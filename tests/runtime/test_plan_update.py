@@ -5,23 +5,12 @@ import numpy as np
 import pytest
 
 import runtime as rt
-import runtime.nn.functional as F
-from runtime import nn
 from runtime.static import passes
-from step_helpers import train_step
+from step_helpers import MLP, train_step
 
 O = rt.optimizer
 _RNG = np.random.default_rng(5)
 _BATCHES = [(_RNG.normal(size=(16, 6)).astype("float32"), _RNG.integers(0, 4, 16)) for _ in range(3)]
-
-
-class Net(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.fc1, self.fc2 = nn.Linear(6, 8), nn.Linear(8, 4)
-
-    def forward(self, x):
-        return self.fc2(F.relu(self.fc1(x)))
 
 
 def _set_lr(opt, net):
@@ -62,9 +51,9 @@ CHANGES = [None, _set_lr, _decay, _clip, _freeze, _stale_grad, _restore, _schedu
 
 
 def _stepper(make_opt, convert):
-    """A fresh Net, its optimizer and the training step over them (converted or eager)."""
+    """A fresh MLP (6-8-4), its optimizer and the training step over them (converted or eager)."""
     rt.seed(0)
-    net = Net()
+    net = MLP(6, 8, 4)
     opt = make_opt(net.parameters())
     return net, opt, train_step(net, opt, convert)
 

@@ -5,11 +5,9 @@ import pytest
 
 import dy2st
 import runtime as rt
-import runtime.nn.functional as F
-from runtime import nn
 from runtime.ops import nn_loss
 from runtime.static import passes
-from step_helpers import train_step
+from step_helpers import MLP, train_step
 from runtime.static.passes import owned_grads
 from runtime.static.passes.owned_grads import owned_gradients
 from runtime.tensor import Parameter
@@ -24,15 +22,6 @@ OPTIMIZERS = {
 }
 
 
-class MLP(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.fc1, self.fc2 = nn.Linear(6, 12), nn.Linear(12, 5)
-
-    def forward(self, x):
-        return self.fc2(F.relu(self.fc1(x)))
-
-
 _RNG = np.random.default_rng(3)
 _BATCHES = [(_RNG.normal(size=(40, 6)).astype("float32"), _RNG.integers(0, 5, 40)) for _ in range(4)]
 
@@ -40,7 +29,7 @@ _BATCHES = [(_RNG.normal(size=(40, 6)).astype("float32"), _RNG.integers(0, 5, 40
 def _train(make_opt, convert):
     """Per step the loss, then the parameters after the last step (SGD/Momentum/Adam/AdamW)."""
     rt.seed(0)
-    net = MLP()
+    net = MLP(6, 12, 5)
     opt = make_opt(net.parameters())
     fn = train_step(net, opt, convert)
     out = [fn(rt.to_tensor(x), rt.to_tensor(y)).numpy().copy() for x, y in _BATCHES]
