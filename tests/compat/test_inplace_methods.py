@@ -188,7 +188,7 @@ def _rebinding_is_no_write(x):
 def test_every_alias_of_a_tensor_written_under_tensor_control_flow_sees_the_write(fn, extra):
     # the names and containers holding the same tensor as `y` held the old value under to_static
     extra = tuple(rt.to_tensor(e) for e in extra)
-    check(fn, *[(arr(2, 3, seed=s),) + extra for s in range(3)], (-np.abs(arr(2, 3, seed=9)),) + extra)
+    check(fn, *[(arr(2, 3, seed=s),) + extra for s in range(3)], (-np.abs(arr(2, 3, seed=9)),) + extra, grad=True)
 
 
 def _bump(t):
@@ -216,7 +216,7 @@ def _written_then_rebound(x):
 
 @pytest.mark.parametrize("fn", [_helper_writes, _written_then_rebound])
 def test_a_branch_carries_a_write_no_name_holds_as_an_extra_output(fn):
-    check(fn, (arr(2, 3, seed=1),), (-np.abs(arr(2, 3, seed=2)),))
+    check(fn, (arr(2, 3, seed=1),), (-np.abs(arr(2, 3, seed=2)),), grad=True)
 
 
 def _helper_writes_in_loop(x, n):
