@@ -1,6 +1,9 @@
-"""The `dy2st` command line, run as a user would: `python -m dy2st ...` in a subprocess
-(and the installed `dy2st` console script when it is on PATH)."""
+"""The `dy2st` command line: most commands through ``cli.main`` in this process (``run_cli``, what
+``python -m dy2st`` calls), and the paths only a real process shows through ``python -m dy2st`` in a
+subprocess (``run_cli_process``): --help, exit status, broken pipes, colour on a tty, and the
+installed `dy2st` console script when it is on PATH."""
 import ast
+import importlib.util
 import os
 import pty
 import shutil
@@ -11,6 +14,8 @@ import textwrap
 import pytest
 
 import dy2st
+import runtime as rt
+from tests.e2e.cli_runner import cli_in_process
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -58,6 +63,14 @@ ANSI = "\x1b["
 
 
 def run_cli(*args, cwd=None, env=None):
+    """``dy2st *args`` run in this process (``cli.main``, as ``python -m dy2st`` calls it), its output
+    captured: what the subprocess runs below check through a real process, the rest checks here, at a
+    fraction of the cost of starting an interpreter and importing the library per test."""
+    return cli_in_process(list(args), cwd=cwd, env=_env(env))
+
+
+def run_cli_process(*args, cwd=None, env=None):
+    """``python -m dy2st *args`` in a real subprocess."""
     return subprocess.run([sys.executable, "-m", "dy2st", *args], capture_output=True, text=True, cwd=cwd,
                           env=_env(env), timeout=120)
 
@@ -190,7 +203,7 @@ def test_convert_explain(model):
 
 
 def test_missing_file_one_line_exit_2(tmp_path):
-    res = run_cli("convert", str(tmp_path / "missing.py"))
+    res = run_cli_process("convert", str(tmp_path / "missing.py"))
     assert res.returncode == 2
     assert "Traceback" not in res.stderr
     lines = res.stderr.strip().splitlines()
@@ -268,16 +281,13 @@ def _run_in_pty(argv, extra_env=None):
 
 @pytest.fixture
 def saved_model(tmp_path, model):
-    script = textwrap.dedent(f'''
-        import sys
-        sys.path.insert(0, {str(model.parent)!r})
-        import dy2st, runtime as rt
-        from model import Net
-        rt.seed(0)
-        dy2st.save(Net(), {str(tmp_path / "net")!r},
-                   input_spec=[dy2st.InputSpec([None, 3], "float32", "image")])
-    ''')
-    subprocess.run([sys.executable, "-c", script], check=True, env=_env(), capture_output=True, timeout=120)
+    """The model file's Net saved by dy2st.save; its module is dropped again, so what reads the
+    files sees no user class (as a fresh process would)."""
+    spec = importlib.util.spec_from_file_location("saved_model_src", model)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    rt.seed(0)
+    dy2st.save(mod.Net(), str(tmp_path / "net"), input_spec=[dy2st.InputSpec([None, 3], "float32", "image")])
     return tmp_path / "net"
 
 
@@ -304,7 +314,7 @@ def test_inspect_missing_model_exit_2(tmp_path):
 # -- help and the console script -------------------------------------------------------------
 
 def test_help_lists_commands():
-    res = run_cli("--help")
+    res = run_cli_process("--help")
     assert res.returncode == 0
     for word in ("convert", "inspect", "demo"):
         assert word in res.stdout

@@ -1,5 +1,6 @@
 """A new user's first hour with the command line: version, flags in either place, helpful
-listings and errors, ONNX files, drawings. Run through a real subprocess."""
+listings and errors, ONNX files, drawings. Run through ``cli.main`` in this process (tests.e2e.cli_runner), as ``python -m dy2st``
+calls it."""
 import shutil
 
 import pytest
