@@ -132,9 +132,9 @@ def refuse_stale_reads(block, record):
 def refuse_uncarried(paths, written):
     """A loop body's write into a tensor it does not carry (see ``uncarried_writes``): eagerly the
     tensor changes, the `while` op would leave it as it was."""
-    # a carried value, rebound after the write (`y[0] = v; y = y * 2`), is left to the rebinding
-    # (only an alias made before the loop would miss the write); a list a tensor loop carries is a
-    # tensor array, its items written into its tensor
+    # a carried value, rebound after the write (`y[0] = v; y = y * 2`), is left to the rebinding,
+    # its start tensor to the loop's shadow carries (loops._WrittenThenRebound); a list a tensor
+    # loop carries is a tensor array, its items written into its tensor
     named = {id(s) for _, _, starts in paths for s in starts}
     named |= {id(s.tensor) for _, _, starts in paths for s in starts if isinstance(s, TensorArray)}
     for var in uncarried_writes(paths, written):

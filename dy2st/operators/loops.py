@@ -7,8 +7,8 @@ Program to learn their dtype and rank.
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
-from dy2st.operators.aliasing import (carry_writes, recording_writes, refuse_stale_reads, refuse_uncarried,
-                                      written_outputs)
+from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads,
+                                      refuse_uncarried, written_outputs)
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
     _as_bool_var,
@@ -48,6 +48,7 @@ from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, p
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
+from runtime.framework import Variable
 
 def While(cond, body, args, names, writes=None):
     """Python loop while the condition is a Python value; a `while` op once it is symbolic.
@@ -141,6 +142,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                       if isinstance(before[i], UndefinedVar) and before[i] is not RETURN_NO_VALUE]
     arrays = set()  # carries of lists the body grows or shrinks: one stacked tensor array
 
+    shadows = []  # carried tensors the body writes into, then rebinds: see _WrittenThenRebound
+
     def layout():
         specs, loop_vars, numbers = [], list(prefix), {}
         for i in carried:
@@ -149,6 +152,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                 numbers[len(loop_vars)] = values[i]  # flat position -> the Python number it starts as
             specs.append(spec)
             loop_vars.extend(flat)
+        for i in shadows:  # (first iteration?, the start tensor's value) after the regular carries
+            loop_vars.extend([rt.full([], True, "bool"), values[i]])
         return specs, loop_vars, numbers
 
     specs, loop_vars, numbers = layout()
@@ -202,6 +207,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             except _Relist:
                 raise _Relist(i) from None
             pos += size
+        new.extend(_shadow_outputs(shadows, flat[len(flat) - 2 * len(shadows):], values, full, outs, record, carried))
         new = [v.tensor if isinstance(v, TensorArray) else v for v in new]
         widen = {k: (v.dtype, None) for k, (old, v) in enumerate(zip(loop_vars, new))
                  if rt.is_tensor(old) and rt.is_tensor(v) and _widens(old, v)}
@@ -224,6 +230,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         except _Mixed as m:
             _drop_blocks(blocks)
             mixed.update(m.positions)
+            continue
+        except _WrittenThenRebound as w:
+            _drop_blocks(blocks)
+            shadows.extend(w.indices)
+            specs, loop_vars, numbers = layout()
             continue
         except (_Relist, _Unchanged) as r:
             _drop_blocks(blocks)
@@ -254,7 +265,47 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     # an item or in-place write into a carried Variable: the Variable its aliases hold gets the result
     written = written_outputs(traced, before)
     refuse_uncarried(traced, written)
+    results = list(results)
+    for k, i in enumerate(shadows):  # the start tensor holds what the first iteration wrote into it
+        rebind(values[i], results[len(results) - len(shadows) + k])
     return tuple(carry_writes(full, before, written))
+
+
+class _WrittenThenRebound(Exception):
+    """A carried tensor the body writes into (`y[0] = v`, `y.add_(v)`) and then rebinds
+    (`y = y * 2`): build again with two more carries for it.
+
+    Eagerly the first iteration writes into the tensor the loop started with, which aliases made
+    before the loop (`z = y`) still hold; later iterations write into tensors the body made. The
+    `while` op's output for the name is the rebound value, so the start tensor's own value is
+    carried beside it: a flag true on the first iteration only, and the start value, replaced by
+    the write's value where the flag is true. After the loop the start tensor takes it over
+    (``aliasing.rebind``), as the write would have left it."""
+
+    def __init__(self, indices):
+        super().__init__(indices)
+        self.indices = indices
+
+
+def _shadow_outputs(shadows, state, starts, full, outs, record, carried):
+    """The shadow carries' next values (see ``_WrittenThenRebound``), or that exception for a
+    carried tensor written into and rebound that has none yet."""
+    found = []
+    for i in carried:
+        write = record.get(id(full[i])) if isinstance(full[i], Variable) else None
+        start = starts[i]
+        if (write is not None and outs[i] is not write[1] and i not in shadows and isinstance(start, Variable)
+                and not (start.persistable or start.is_data)):  # a feed's write stays the function's own
+            found.append(i)
+    if found:
+        raise _WrittenThenRebound(found)
+    new = []
+    for k, i in enumerate(shadows):
+        first, start = state[2 * k], state[2 * k + 1]
+        write = record.get(id(full[i])) if isinstance(full[i], Variable) else None
+        value = write[1] if write is not None else full[i]
+        new.extend([rt.full([], False, "bool"), rt.where(first, value, start)])
+    return new
 
 
 def _check_ran(cond_fn, start, first_assigned):

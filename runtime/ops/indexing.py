@@ -21,6 +21,7 @@ from .. import tensor as _tensor  # read at call time: Tensor is made after the 
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..trace_state import _mode
 from ..registry import GRAD_ONLY, Meta, def_op
+from ..inplace import adopt
 from ..tensor import TensorLike, write_back
 from .common import as_tensor, cast, reduce_as
 from .shape_args import INT_DTYPES, no_grads
@@ -317,10 +318,15 @@ def getitem(x, key):
 
 
 def setitem(x, key, value):
-    """``x[key] = value``, in place on an eager Tensor (recorded on the tape like Paddle's inplace ops)."""
+    """``x[key] = value``, in place on an eager Tensor (recorded on the tape like Paddle's inplace ops).
+
+    On a static Variable made by an op of the block being built, a `set_value` op whose output the
+    Variable object takes over (``inplace.adopt``): every name and container holding it sees the
+    write, ops already appended keep reading the old value. Anything else (a parameter, a fed
+    input, a Variable of an enclosing block seen from a branch or loop body) is refused: the
+    Program could not carry the write out to the other holders of that object."""
     if _mode.static or isinstance(x, _rt.framework.Variable):
-        raise TypeError("item assignment (x[key] = v) is not supported on static Variables; "
-                        "build the new value with rt.where or rt.concat instead")
+        return _static_setitem(x, key, value)
     if isinstance(value, _rt.framework.Variable):
         raise TypeError("cannot assign a static Variable into an eager Tensor")
 
@@ -330,3 +336,18 @@ def setitem(x, key, value):
         return apply("set_value", old, v, idx, spec=spec)
     write_back(x, written, "a leaf Tensor that needs a gradient (stop_gradient=False) cannot be modified "
                            "in place; assign to a copy (y = x * 1) instead")
+
+
+def _static_setitem(x, key, value):
+    if not isinstance(x, _rt.framework.Variable):
+        raise TypeError("item assignment (x[key] = v) into an eager Tensor while a Program is being built: "
+                        "the Program would not see it; write into a Variable of the Program")
+    spec, idx = parse_key(key)
+    v = cast(value, x.dtype) if isinstance(value, TensorLike) else as_tensor(np.asarray(value, dtype=x.dtype.np))
+    out = apply("set_value", x, v, idx, spec=spec)
+    if not adopt(x, out):
+        what = ("a parameter" if x.persistable else "a fed input" if x.is_data
+                else "a tensor made outside the branch or loop being built")
+        raise TypeError(f"item assignment (x[key] = v) writes in place into {what}, which the Program cannot "
+                        "carry out to every name holding it; write through a local name instead "
+                        "(`y = ...; y[key] = v`), or build the new value (rt.where, rt.concat)")
