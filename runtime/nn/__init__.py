@@ -7,6 +7,13 @@ from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, 
 from .layers_activation import ELU, LeakyReLU, LogSigmoid, Mish, Silu, Softplus, Swish
 from .layers_conv import AvgPool2D, Conv2D, MaxPool2D
 from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss
+from .layers_activation_extra import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, PReLU, ReLU6,
+                                      SiLU, Softshrink, Softsign, Tanhshrink, ThresholdedReLU)
+from .loss_extra import (BCELoss, CosineSimilarity, KLDivLoss, L1Loss, MarginRankingLoss, NLLLoss, PairwiseDistance,
+                         SmoothL1Loss)
+from .layers_vision import (AdaptiveAvgPool1D, AdaptiveMaxPool2D, AvgPool1D, Conv1D, Conv2DTranspose, Dropout2D,
+                            GroupNorm, InstanceNorm2D, LocalResponseNorm, MaxPool1D, Pad2D, PixelShuffle, Unfold,
+                            Upsample, UpsamplingBilinear2D, UpsamplingNearest2D)
 from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
 from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, LayerNorm
 from .loss import CrossEntropyLoss, MSELoss
@@ -23,4 +30,10 @@ __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "Lay
            "AvgPool2D", "AdaptiveAvgPool2D", "BCEWithLogitsLoss", "MultiHeadAttention", "TransformerEncoderLayer",
            "TransformerEncoder", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
            "ParamAttr", "ParameterList", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
-           "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]
+           "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU",
+           "CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "PReLU", "ReLU6", "SiLU",
+           "Softshrink", "Softsign", "Tanhshrink", "ThresholdedReLU", "BCELoss", "CosineSimilarity", "KLDivLoss",
+           "L1Loss", "MarginRankingLoss", "NLLLoss", "PairwiseDistance", "SmoothL1Loss", "AdaptiveAvgPool1D",
+           "AdaptiveMaxPool2D", "AvgPool1D", "Conv1D", "Conv2DTranspose", "Dropout2D", "GroupNorm", "InstanceNorm2D",
+           "LocalResponseNorm", "MaxPool1D", "Pad2D", "PixelShuffle", "Unfold", "Upsample", "UpsamplingBilinear2D",
+           "UpsamplingNearest2D"]

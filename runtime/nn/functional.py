@@ -88,6 +88,34 @@ def conv2d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, st
     return add(out, apply("reshape", bias, shape=[1, -1, 1, 1]))
 
 
+def conv2d_transpose(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: IntOrPair = 1,
+                     padding: IntOrPair = 0, output_padding: IntOrPair = 0, dilation: IntOrPair = 1, groups: int = 1,
+                     output_size: IntOrPair | None = None, data_format: str = "NCHW",
+                     name: str | None = None) -> TensorLike:
+    """2-D transposed convolution of an NCHW input with ``weight`` [in_c, out_c/groups, kh, kw], plus ``bias``.
+
+    ``output_size`` [h, w] picks the output size among those the stride allows (it sets
+    ``output_padding``). Only ``data_format="NCHW"`` and explicit paddings (not "SAME"/"VALID").
+    """
+    _check_nchw(data_format, "conv2d_transpose")
+    pads, algo = _paddings(padding)
+    if algo != "EXPLICIT":
+        raise NotImplementedError(f"conv2d_transpose: padding={padding!r} is not supported; give explicit paddings")
+    strides, dilations = _pair(stride, "stride"), _pair(dilation, "dilation")
+    out_pad = _pair(output_padding, "output_padding")
+    if output_size is not None:
+        if len(x.shape) != 4 or min(x.shape[2:]) < 0 or len(weight.shape) != 4:
+            raise ValueError("conv2d_transpose: output_size needs a 4-D input with known spatial dims")
+        want = _pair(output_size, "output_size")
+        out_pad = [w - ((n - 1) * s - pads[2 * i] - pads[2 * i + 1] + d * (k - 1) + 1)
+                   for i, (w, n, s, d, k) in enumerate(zip(want, x.shape[2:], strides, dilations, weight.shape[2:]))]
+    out = apply("conv2d_transpose", x, weight, strides=strides, paddings=pads, output_padding=out_pad,
+                dilations=dilations, groups=int(groups))
+    if bias is None:
+        return out
+    return add(out, apply("reshape", bias, shape=[1, -1, 1, 1]))
+
+
 def _pool(op, x, kernel_size, stride, padding, ceil_mode, exclusive, data_format):
     _check_nchw(data_format, op)
     ksize = _pair(kernel_size, "kernel_size")

@@ -3,9 +3,11 @@
 ``tril``/``triu`` (causal masks), ``logsumexp``, ``var``/``std``, ``masked_fill``, ``bmm``,
 ``index_select``, ``log1p``, and ``F.normalize``, ``F.binary_cross_entropy_with_logits``,
 ``F.sequence_mask``, ``F.adaptive_avg_pool2d``."""
+import numpy as np
+
 from ..hints import Axis, DTypeLike, TensorLike
 from ..registry import composite
-from .common import cast
+from .common import cast, constant
 from .creation import arange, full_like, zeros_like
 from .elementwise import _floating, exp, log, maximum, sqrt
 from .elementwise import abs as abs_
@@ -167,9 +169,9 @@ def sequence_mask(x: TensorLike, maxlen: int | TensorLike | None = None, dtype: 
 @composite("adaptive_avg_pool2d", functional=["adaptive_avg_pool2d"])
 def adaptive_avg_pool2d(x: TensorLike, output_size: int | list[int], data_format: str = "NCHW",
                         name: str | None = None) -> TensorLike:
-    """Average pooling to ``output_size`` (an int or [h, w]) over NCHW input whose spatial dims
-    divide evenly by it (then every bin has the same size, as in Paddle); output size 1 is a
-    global mean and takes any input size."""
+    """Average pooling of an NCHW input over Paddle's adaptive bins (bin i spans ``floor(i * H / oh)``
+    to ``ceil((i + 1) * H / oh)``): a reshape and a mean when they all have one size, else two
+    matmuls by the bins' averaging matrices."""
     if data_format != "NCHW":
         raise ValueError("adaptive_avg_pool2d supports data_format='NCHW' only")
     oh, ow = (output_size, output_size) if isinstance(output_size, int) else output_size
@@ -177,9 +179,31 @@ def adaptive_avg_pool2d(x: TensorLike, output_size: int | list[int], data_format
     oh, ow = h if oh is None else oh, w if ow is None else ow
     if oh == 1 and ow == 1:
         return mean(x, axis=[2, 3], keepdim=True)
-    if h < 0 or w < 0 or h % oh or w % ow:
-        raise ValueError(f"adaptive_avg_pool2d: input spatial size {[h, w]} must be known and divisible by "
-                         f"output_size {[oh, ow]} (uneven bins are not supported)")
+    if h < 0 or w < 0:
+        raise ValueError(f"adaptive_avg_pool2d: the input's spatial size {[h, w]} must be known")
+    if h % oh or w % ow:
+        return _avg_uneven(x, oh, ow)
     n, c = _dim(x, 0), _dim(x, 1)
     bins = reshape(x, [n, c, oh, h // oh, ow, w // ow])
     return mean(bins, axis=[3, 5])
+
+
+def _bins(n_in, n_out):
+    """Paddle's adaptive pooling bins: (starts, ends) of the ``n_out`` bins over ``n_in`` entries."""
+    starts = [(i * n_in) // n_out for i in range(n_out)]
+    ends = [-(-((i + 1) * n_in) // n_out) for i in range(n_out)]
+    return starts, ends
+
+
+def _avg_matrix(n_in, n_out, dtype):
+    """[n_out, n_in]: row i averages bin i."""
+    m = np.zeros((n_out, n_in), dtype=np.float64)
+    for i, (s, e) in enumerate(zip(*_bins(n_in, n_out))):
+        m[i, s:e] = 1.0 / (e - s)
+    return constant(m, dtype)
+
+
+def _avg_uneven(x, oh, ow):
+    dt = str(x.dtype)
+    rows = matmul(_avg_matrix(x.shape[2], oh, dt), x)
+    return matmul(rows, _avg_matrix(x.shape[3], ow, dt), transpose_y=True)

@@ -340,6 +340,12 @@ COMPOSITES = {
                                 ref=lambda x, output_size: x.reshape(2, 3, 2, 2, 3, 2).mean((3, 5))),
 }
 
+# Paddle's extra activations, losses and vision functions (their own module: this one is long enough)
+from op_cases_nn import CASES_NN, COMPOSITES_NN  # noqa: E402
+
+CASES.update(CASES_NN)
+COMPOSITES.update(COMPOSITES_NN)
+
 SKIP = {
     "cond": "control flow: runs sub-blocks through the executor (tests/runtime static control-flow tests)",
     "while": "control flow: runs a sub-block through the executor",

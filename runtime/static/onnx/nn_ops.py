@@ -196,3 +196,12 @@ def _nll(ex, logp, label, reduction, ignore, dtype):
     if reduction == "sum":
         return total
     return ex.node("Div", [total, reduce(ex, "ReduceSum", keep, None, False)])
+
+
+@lowering("conv2d_transpose")
+def _conv2d_transpose(ex, op):
+    a = op.attrs
+    ws = ex.var("Filter").shape
+    ex.node("ConvTranspose", [ex.i("Input"), ex.i("Filter")], ex.o("Output"), strides=list(a["strides"]),
+            dilations=list(a["dilations"]), group=int(a["groups"]), kernel_shape=[int(k) for k in ws[2:]],
+            pads=_onnx_pads(a["paddings"]), output_padding=[int(p) for p in a["output_padding"]])

@@ -1,0 +1,378 @@
+"""Paddle's vision functions as composites of registered ops (gradients, static form and ONNX export
+come from the ops they are made of): ``F.interpolate`` (nearest, bilinear: a gather of the source
+rows/columns and a constant-weighted sum), ``F.pixel_shuffle``, ``F.unfold`` (conv2d with one-hot
+filters), ``F.adaptive_max_pool2d``, 1-D convolution and pooling (the 2-D ops on a height-1 input),
+``F.group_norm``, ``F.instance_norm``, ``F.local_response_norm``, ``F.temporal_shift``, ``F.dropout2d``.
+All take NCHW (NCL for the 1-D ones); another data_format is a NotImplementedError.
+"""
+import numpy as np
+
+from ..dispatch import apply
+from collections.abc import Sequence
+
+from ..hints import IntOrOne, IntOrPair, TensorLike
+from ..registry import composite
+from .common import as_tensor, constant
+from .composites_extra import _bins, _dim
+from .creation import full, ones
+from .elementwise import _floating, pow
+from .math import add, multiply, scale, subtract
+from .reduce import max as max_
+from .reduce import mean
+from .indexing import getitem
+from .shape import concat, gather, reshape, squeeze, transpose, unsqueeze
+
+
+def _nchw(data_format, what, want="NCHW"):
+    if data_format not in (None, want):
+        raise NotImplementedError(f"{what}: only data_format={want!r} is supported, got {data_format!r}")
+
+
+def _rank(x, n, what, layout="NCHW"):
+    if len(x.shape) != n:
+        raise ValueError(f"{what}: expects a {n}-D {layout} input, got shape {list(x.shape)}")
+
+
+def _known(x, axes, what):
+    for a in axes:
+        if x.shape[a] < 0:
+            raise ValueError(f"{what}: dim {a} of the input must be known, got shape {list(x.shape)}")
+
+
+def _two(v, what):
+    v = [v, v] if isinstance(v, (int, float)) else list(v)
+    if len(v) != 2:
+        raise ValueError(f"{what} must be a number or a pair, got {v}")
+    return v
+
+
+# -- interpolate -------------------------------------------------------------------------------------
+def _sources(n_in, n_out, scale_f, mode, align_corners, align_mode):
+    """(index0, index1, weight1) per output position along one axis, as Paddle's interp_v2 kernels
+    compute them: in float32, with the ratio 0 for a single output position."""
+    f32 = np.float32
+    k = np.arange(n_out, dtype=f32)
+    if n_out <= 1:
+        ratio = f32(0.0)
+    elif align_corners:
+        ratio = f32((n_in - 1) / (n_out - 1))
+    else:
+        ratio = f32(1.0 / scale_f) if scale_f else f32(f32(n_in) / f32(n_out))
+    if mode == "nearest":
+        i0 = np.minimum((ratio * k).astype(np.int64), n_in - 1)
+        return i0, None, None
+    if align_corners or align_mode == 1:
+        src = ratio * k
+    else:
+        src = np.maximum(ratio * (k + f32(0.5)) - f32(0.5), f32(0.0))
+    i0 = np.minimum(src.astype(np.int64), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    return i0, i1, src - i0.astype(f32)
+
+
+def _resample(x, axis, n_out, scale_f, mode, align_corners, align_mode):
+    n_in = x.shape[axis]
+    if n_in == n_out and (align_corners or not scale_f):  # the ratio is exactly 1: every row is its own
+        return x
+    i0, i1, w1 = _sources(n_in, n_out, scale_f, mode, align_corners, align_mode)
+    a = gather(x, as_tensor(i0, "int64"), axis=axis)
+    if i1 is None:
+        return a
+    b = gather(x, as_tensor(i1, "int64"), axis=axis)
+    w = w1.reshape([-1] + [1] * (x.ndim - 1 - axis))
+    return add(a, multiply(subtract(b, a), constant(w, str(x.dtype))))
+
+
+@composite("interpolate", functional=["interpolate", "upsample"])
+def interpolate(x: TensorLike, size: IntOrPair | None = None, scale_factor: float | Sequence[float] | None = None,
+                mode: str = "nearest", align_corners: bool = False,
+                align_mode: int = 0, data_format: str | None = None,
+                recompute_scale_factor: bool | None = None,
+                antialias: bool = False, name: str | None = None) -> TensorLike:
+    """Resize an NCHW input to ``size`` [h, w] or by ``scale_factor`` with ``mode`` "nearest" or "bilinear"
+    (Paddle's index and weight rules, ``align_corners`` and ``align_mode`` included)."""
+    mode = mode.lower()
+    if mode not in ("nearest", "bilinear"):
+        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported ('nearest' and 'bilinear' are)")
+    if mode == "nearest" and align_corners:
+        raise ValueError("interpolate: align_corners=True is only valid for the linear modes, not 'nearest'")
+    if align_mode not in (0, 1):
+        raise ValueError(f"interpolate: align_mode must be 0 or 1, got {align_mode}")
+    if antialias:
+        raise NotImplementedError("interpolate: antialias=True is not supported")
+    _nchw(data_format, "interpolate")
+    _rank(x, 4, f"interpolate(mode={mode!r})")
+    _known(x, (2, 3), "interpolate")
+    x = _floating(x)
+    h, w = x.shape[2], x.shape[3]
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: give exactly one of size and scale_factor")
+    if size is not None:
+        if any(not isinstance(s, (int, np.integer)) for s in _two(size, "size")):
+            raise NotImplementedError("interpolate: size must be Python ints (a Tensor size is not supported)")
+        oh, ow = (int(s) for s in _two(size, "size"))
+        sh = sw = None
+    else:
+        sh, sw = (float(s) for s in _two(scale_factor, "scale_factor"))
+        if sh <= 0 or sw <= 0:
+            raise ValueError(f"interpolate: scale_factor must be positive, got {scale_factor}")
+        oh, ow = int(h * sh), int(w * sw)
+        if recompute_scale_factor:
+            sh = sw = None
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"interpolate: the output size {[oh, ow]} must be positive")
+    if (oh, ow) == (h, w):  # Paddle copies the input when neither size changes, whatever the scale_factor
+        return x
+    x = _resample(x, 2, oh, sh, mode, align_corners, align_mode)
+    return _resample(x, 3, ow, sw, mode, align_corners, align_mode)
+
+
+# -- pixel shuffle, unfold ---------------------------------------------------------------------------
+@composite("pixel_shuffle", functional=["pixel_shuffle"])
+def pixel_shuffle(x: TensorLike, upscale_factor: int, data_format: str = "NCHW", name: str | None = None) -> TensorLike:
+    """[N, C * r * r, H, W] -> [N, C, H * r, W * r] (sub-pixel convolution's rearrangement)."""
+    _nchw(data_format, "pixel_shuffle")
+    _rank(x, 4, "pixel_shuffle")
+    r = int(upscale_factor)
+    c = x.shape[1]
+    if c >= 0 and c % (r * r):
+        raise ValueError(f"pixel_shuffle: the channels ({c}) must be divisible by upscale_factor ** 2 ({r * r})")
+    n, h, w = _dim(x, 0), _dim(x, 2), _dim(x, 3)
+    c = c // (r * r) if c >= 0 else -1
+    y = transpose(reshape(x, [n, c, r, r, h, w]), [0, 1, 4, 2, 5, 3])
+    return reshape(y, [n, c, h * r if isinstance(h, int) else -1, w * r if isinstance(w, int) else -1])
+
+
+@composite("unfold", functional=["unfold"])
+def unfold(x: TensorLike, kernel_sizes: IntOrPair, strides: IntOrPair = 1, paddings: IntOrPair = 0,
+           dilations: IntOrPair = 1, name: str | None = None) -> TensorLike:
+    """Sliding blocks (im2col): [N, C, H, W] -> [N, C * kh * kw, L]; ``paddings`` is an int, [h, w] or
+    [top, left, bottom, right] (Paddle's order)."""
+    _rank(x, 4, "unfold")
+    _known(x, (1,), "unfold")
+    x = _floating(x)
+    kh, kw = (int(k) for k in _two(kernel_sizes, "kernel_sizes"))
+    p = [paddings] * 4 if isinstance(paddings, int) else [int(v) for v in paddings]
+    if len(p) == 2:
+        p = [p[0], p[1], p[0], p[1]]
+    if len(p) != 4:
+        raise ValueError(f"unfold: paddings must be an int, 2 or 4 ints, got {paddings}")
+    c = x.shape[1]
+    eye = np.eye(kh * kw, dtype=np.float64).reshape(kh * kw, 1, kh, kw)
+    filt = constant(np.tile(eye, (c, 1, 1, 1)), str(x.dtype))
+    out = apply("conv2d", x, filt, strides=[int(s) for s in _two(strides, "strides")],
+                paddings=[p[0], p[2], p[1], p[3]], dilations=[int(d) for d in _two(dilations, "dilations")],
+                groups=c, padding_algorithm="EXPLICIT")
+    return reshape(out, [_dim(out, 0), c * kh * kw, -1])
+
+
+# -- adaptive pooling, 1-D convolution and pooling --------------------------------------------------
+def _max_bins(x, axis, n_out):
+    """Adaptive max along ``axis``: gather each bin's entries, padded to the widest bin with -inf."""
+    n_in = x.shape[axis]
+    starts, ends = _bins(n_in, n_out)
+    width = max(e - s for s, e in zip(starts, ends))
+    idx = np.array([[min(s + j, n_in) if s + j < e else n_in for j in range(width)]
+                    for s, e in zip(starts, ends)], dtype=np.int64)
+    dims = [_dim(x, i) for i in range(x.ndim)]
+    pad_dims = list(dims)
+    pad_dims[axis] = 1
+    padded = concat([x, full(pad_dims, -np.inf, dtype=x.dtype)], axis=axis)
+    g = gather(padded, as_tensor(idx.reshape(-1), "int64"), axis=axis)
+    dims[axis:axis + 1] = [n_out, width]
+    return max_(reshape(g, dims), axis=axis + 1)
+
+
+@composite("adaptive_max_pool2d", functional=["adaptive_max_pool2d"])
+def adaptive_max_pool2d(x: TensorLike, output_size: IntOrPair, return_mask: bool = False, name: str | None = None) -> TensorLike:
+    """Max over Paddle's adaptive bins (``floor(i * H / oh)`` to ``ceil((i + 1) * H / oh)``) of an NCHW input."""
+    if return_mask:
+        raise NotImplementedError("adaptive_max_pool2d(return_mask=True) is not supported")
+    _rank(x, 4, "adaptive_max_pool2d")
+    _known(x, (2, 3), "adaptive_max_pool2d")
+    oh, ow = _two(output_size, "output_size")
+    oh, ow = x.shape[2] if oh is None else int(oh), x.shape[3] if ow is None else int(ow)
+    return _max_bins(_max_bins(x, 2, oh), 3, ow)
+
+
+@composite("adaptive_avg_pool1d", functional=["adaptive_avg_pool1d"])
+def adaptive_avg_pool1d(x: TensorLike, output_size: int, name: str | None = None) -> TensorLike:
+    """Average over Paddle's adaptive bins of an NCL input."""
+    from .composites_extra import adaptive_avg_pool2d
+    _rank(x, 3, "adaptive_avg_pool1d", "NCL")
+    return squeeze(adaptive_avg_pool2d(unsqueeze(x, 2), [1, int(output_size)]), 2)
+
+
+def _pads_1d(padding, what):
+    if isinstance(padding, str):
+        return padding
+    p = [padding] if isinstance(padding, int) else [int(v) for v in padding]
+    if len(p) == 1:
+        p = p * 2
+    if len(p) != 2:
+        raise ValueError(f"{what}: padding must be an int, 1 or 2 ints or 'same'/'valid', got {padding!r}")
+    return [0, 0, p[0], p[1]]
+
+
+def _one(v, what):
+    v = [v] if isinstance(v, int) else [int(d) for d in v]
+    if len(v) != 1:
+        raise ValueError(f"{what} must be an int or a 1-element list, got {v}")
+    return [1, v[0]]
+
+
+@composite("conv1d", functional=["conv1d"])
+def conv1d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: IntOrOne = 1,
+           padding: IntOrPair | str = 0, dilation: IntOrOne = 1,
+           groups: int = 1, data_format: str = "NCL", name: str | None = None) -> TensorLike:
+    """1-D convolution of an NCL input with ``weight`` [out_c, in_c / groups, k] (conv2d on height 1)."""
+    from ..nn.functional import conv2d
+    _nchw(data_format, "conv1d", "NCL")
+    _rank(x, 3, "conv1d", "NCL")
+    if len(weight.shape) != 3:
+        raise ValueError(f"conv1d: weight must be [out_channels, in_channels / groups, k], got {list(weight.shape)}")
+    out = conv2d(unsqueeze(x, 2), unsqueeze(weight, 2), bias, stride=_one(stride, "stride"),
+                 padding=_pads_1d(padding, "conv1d"), dilation=_one(dilation, "dilation"), groups=groups)
+    return squeeze(out, 2)
+
+
+@composite("max_pool1d", functional=["max_pool1d"])
+def max_pool1d(x: TensorLike, kernel_size: IntOrOne, stride: IntOrOne | None = None,
+               padding: IntOrPair | str = 0, return_mask: bool = False,
+               ceil_mode: bool = False, name: str | None = None) -> TensorLike:
+    """1-D max pooling of an NCL input (max_pool2d on height 1); ``stride`` defaults to ``kernel_size``."""
+    from ..nn.functional import max_pool2d
+    _rank(x, 3, "max_pool1d", "NCL")
+    k = _one(kernel_size, "kernel_size")
+    out = max_pool2d(unsqueeze(x, 2), k, k if stride is None else _one(stride, "stride"),
+                     _pads_1d(padding, "max_pool1d"), ceil_mode, return_mask)
+    return squeeze(out, 2)
+
+
+@composite("avg_pool1d", functional=["avg_pool1d"])
+def avg_pool1d(x: TensorLike, kernel_size: IntOrOne, stride: IntOrOne | None = None,
+               padding: IntOrPair | str = 0, exclusive: bool = True, ceil_mode: bool = False,
+               name: str | None = None) -> TensorLike:
+    """1-D average pooling of an NCL input (avg_pool2d on height 1); ``exclusive`` leaves padding out."""
+    from ..nn.functional import avg_pool2d
+    _rank(x, 3, "avg_pool1d", "NCL")
+    k = _one(kernel_size, "kernel_size")
+    out = avg_pool2d(unsqueeze(x, 2), k, k if stride is None else _one(stride, "stride"),
+                     _pads_1d(padding, "avg_pool1d"), ceil_mode, exclusive)
+    return squeeze(out, 2)
+
+
+# -- normalisation ---------------------------------------------------------------------------------
+def _normalize(x, axis, epsilon):
+    centred = subtract(x, mean(x, axis=axis, keepdim=True))
+    var = mean(multiply(centred, centred), axis=axis, keepdim=True)
+    return multiply(centred, pow(add(var, float(epsilon)), -0.5))
+
+
+def _affine(y, weight, bias):
+    shape = [1, -1] + [1] * (y.ndim - 2)
+    if weight is not None:
+        y = multiply(y, reshape(weight, shape))
+    if bias is not None:
+        y = add(y, reshape(bias, shape))
+    return y
+
+
+@composite("group_norm", functional=["group_norm"])
+def group_norm(x: TensorLike, num_groups: int, epsilon: float = 1e-05, weight: TensorLike | None = None,
+               bias: TensorLike | None = None, data_format: str = "NCHW", name: str | None = None) -> TensorLike:
+    """Normalise each group of ``C / num_groups`` channels over its channels and spatial dims (biased
+    variance), then scale by ``weight`` [C] and shift by ``bias`` [C]."""
+    if data_format not in ("NCHW", "NCL", "NCDHW", "NC"):
+        raise NotImplementedError(f"group_norm: only channels-first data_format is supported, got {data_format!r}")
+    x = _floating(x)
+    if x.ndim < 2:
+        raise ValueError(f"group_norm: expects an input [N, C, ...], got shape {list(x.shape)}")
+    _known(x, range(1, x.ndim), "group_norm")
+    c, g = x.shape[1], int(num_groups)
+    if g < 1 or c % g:
+        raise ValueError(f"group_norm: the channels ({c}) must be divisible by num_groups ({g})")
+    y = _normalize(reshape(x, [_dim(x, 0), g, -1]), 2, epsilon)
+    return _affine(reshape(y, [_dim(x, 0)] + list(x.shape[1:])), weight, bias)
+
+
+@composite("instance_norm", functional=["instance_norm"])
+def instance_norm(x: TensorLike, running_mean: TensorLike | None = None, running_var: TensorLike | None = None,
+                  weight: TensorLike | None = None, bias: TensorLike | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.9, eps: float = 1e-05, data_format: str = "NCHW",
+                  name: str | None = None) -> TensorLike:
+    """Normalise each (sample, channel) over its spatial dims (biased variance), then ``weight``/``bias`` [C]."""
+    if data_format not in ("NCHW", "NCL", "NCDHW", "NC"):
+        raise NotImplementedError(f"instance_norm: only channels-first data_format is supported, got {data_format!r}")
+    if not use_input_stats:
+        raise NotImplementedError("instance_norm(use_input_stats=False) is not supported")
+    x = _floating(x)
+    if x.ndim < 3:
+        raise ValueError(f"instance_norm: expects an input [N, C, ...] with spatial dims, got {list(x.shape)}")
+    return _affine(_normalize(x, list(range(2, x.ndim)), eps), weight, bias)
+
+
+@composite("local_response_norm", functional=["local_response_norm"])
+def local_response_norm(x: TensorLike, size: int, alpha: float = 0.0001, beta: float = 0.75, k: float = 1.0,
+                        data_format: str = "NCHW", name: str | None = None) -> TensorLike:
+    """``x / (k + alpha * mean of x ** 2 over `size` neighbouring channels) ** beta`` (AlexNet), the
+    window zero-padded by ``size // 2`` before and ``(size - 1) // 2`` after."""
+    if data_format not in ("NCHW", "NCL", "NCDHW"):
+        raise NotImplementedError(f"local_response_norm: only channels-first data_format is supported, "
+                                  f"got {data_format!r}")
+    x = _floating(x)
+    if x.ndim < 3:
+        raise ValueError(f"local_response_norm: expects an input of rank >= 3, got shape {list(x.shape)}")
+    _known(x, (1,), "local_response_norm")
+    c, size = x.shape[1], int(size)
+    sq = multiply(x, x)
+    dims = [_dim(x, i) for i in range(x.ndim)]
+    parts = []
+    for n in (size // 2, (size - 1) // 2):
+        dims[1] = n
+        parts.append(full(list(dims), 0.0, dtype=x.dtype) if n else None)
+    padded = concat([p for p in (parts[0], sq, parts[1]) if p is not None], axis=1)
+    total = None
+    for j in range(size):
+        term = getitem(padded, (slice(None), slice(j, j + c)))
+        total = term if total is None else add(total, term)
+    return multiply(x, pow(scale(total, float(alpha) / size, float(k)), -float(beta)))
+
+
+@composite("temporal_shift", functional=["temporal_shift"])
+def temporal_shift(x: TensorLike, seg_num: int, shift_ratio: float = 0.25, name: str | None = None,
+                   data_format: str = "NCHW") -> TensorLike:
+    """TSM's shift of [N * T, C, H, W] (T = ``seg_num``): the first ``C * shift_ratio`` channels take the
+    previous frame's values, the next as many the next frame's, zeros past either end; the rest stay."""
+    _nchw(data_format, "temporal_shift")
+    _rank(x, 4, "temporal_shift")
+    _known(x, (1, 2, 3), "temporal_shift")
+    t = int(seg_num)
+    c, h, w = x.shape[1:]
+    c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
+    v = reshape(x, [-1, t, c, h, w])
+    zero = full([_dim(v, 0), 1, c, h, w], 0.0, dtype=x.dtype)
+    every = slice(None)
+    prev = concat([zero, getitem(v, (every, slice(0, t - 1)))], axis=1)  # frame t reads frame t - 1
+    nxt = concat([getitem(v, (every, slice(1, t))), zero], axis=1)  # frame t reads frame t + 1
+    pieces = [getitem(src, (every, every, slice(lo, hi))) for src, lo, hi in ((prev, 0, c1), (nxt, c1, c2), (v, c2, c))
+              if hi > lo]
+    out = concat(pieces, axis=2) if len(pieces) > 1 else pieces[0]
+    return reshape(out, [-1, c, h, w])
+
+
+@composite("dropout2d", functional=["dropout2d"])
+def dropout2d(x: TensorLike, p: float = 0.5, training: bool = True, data_format: str = "NCHW",
+              name: str | None = None) -> TensorLike:
+    """Zero whole channels of an NCHW input with probability ``p`` while ``training`` (the kept ones scaled
+    by ``1 / (1 - p)``)."""
+    _nchw(data_format, "dropout2d")
+    _rank(x, 4, "dropout2d")
+    if not isinstance(p, (int, float)) or not 0 <= p <= 1:
+        raise ValueError(f"dropout2d: p must be a number in [0, 1], got {p!r}")
+    if not training or p == 0:
+        return x
+    mask, _ = apply("dropout", ones([_dim(x, 0), _dim(x, 1), 1, 1], dtype=x.dtype), dropout_prob=float(p),
+                    is_test=False, mode="upscale_in_train")
+    return multiply(x, mask)
+
