@@ -111,6 +111,12 @@ def kl_div(input: TensorLike, label: TensorLike, reduction: str = "mean", log_ta
     return _reduce(loss, reduction, "kl_div")
 
 
+def _log_clamped(p):
+    """``max(log(p), -100)``, without taking the log of 0 (numpy would warn; its gradient would be 0 * inf)."""
+    pos = less_than(scale(p, 0.0), p)
+    return where(pos, maximum(log(where(pos, p, scale(p, 0.0, 1.0))), -100.0), scale(p, 0.0, -100.0))
+
+
 @composite("binary_cross_entropy", functional=["binary_cross_entropy"])
 def binary_cross_entropy(input: TensorLike, label: TensorLike, weight: TensorLike | None = None,
                          reduction: str = "mean", name: str | None = None) -> TensorLike:
@@ -120,8 +126,7 @@ def binary_cross_entropy(input: TensorLike, label: TensorLike, weight: TensorLik
     input = _floating(input)
     label = _label(label, input)
     _same_shape(input, label, "binary_cross_entropy")
-    lp = maximum(log(input), -100.0)
-    lq = maximum(log(scale(input, -1.0, 1.0)), -100.0)
+    lp, lq = _log_clamped(input), _log_clamped(scale(input, -1.0, 1.0))
     loss = scale(add(multiply(label, lp), multiply(scale(label, -1.0, 1.0), lq)), -1.0)
     if weight is not None:
         loss = multiply(loss, weight)
