@@ -2,7 +2,8 @@
 (so their gradients, static form and ONNX export are those of the ops they are made of):
 ``tril``/``triu`` (causal masks), ``logsumexp``, ``var``/``std``, ``masked_fill``, ``bmm``,
 ``index_select``, ``log1p``, and ``F.normalize``, ``F.binary_cross_entropy_with_logits``,
-``F.sequence_mask``, ``F.adaptive_avg_pool2d``."""
+``F.sequence_mask``, ``F.adaptive_avg_pool2d``, ``F.softmax_with_cross_entropy``, ``F.square_error_cost``."""
+from ..dispatch import apply
 from ..hints import Axis, DTypeLike, TensorLike
 from ..registry import composite
 from .common import cast
@@ -183,3 +184,23 @@ def adaptive_avg_pool2d(x: TensorLike, output_size: int | list[int], data_format
     n, c = _dim(x, 0), _dim(x, 1)
     bins = reshape(x, [n, c, oh, h // oh, ow, w // ow])
     return mean(bins, axis=[3, 5])
+
+
+@composite("softmax_with_cross_entropy", functional=["softmax_with_cross_entropy"])
+def softmax_with_cross_entropy(logits: TensorLike, label: TensorLike, soft_label: bool = False,
+                               ignore_index: int = -100, numeric_stable_mode: bool = True,
+                               return_softmax: bool = False, axis: int = -1):
+    """Paddle 1.x's unreduced softmax cross-entropy: the loss keeps ``axis`` as a dim of size 1;
+    ``return_softmax`` also gives the softmax of ``logits``."""
+    loss = apply("cross_entropy", _floating(logits), label, soft_label=bool(soft_label),
+                 ignore_index=int(ignore_index), reduction="none", axis=int(axis), use_softmax=True)
+    if loss.ndim < logits.ndim:  # a label without the class dim: the loss keeps it, as Paddle's does
+        loss = unsqueeze(loss, int(axis))
+    return (loss, apply("softmax", _floating(logits), axis=int(axis))) if return_softmax else loss
+
+
+@composite("square_error_cost", functional=["square_error_cost"])
+def square_error_cost(input: TensorLike, label: TensorLike) -> TensorLike:
+    """Elementwise ``(input - label) ** 2``, unreduced."""
+    d = subtract(input, label)
+    return multiply(d, d)

@@ -243,14 +243,22 @@ class Optimizer:
     clear_gradients = clear_grad
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
-        """``loss.backward()`` then ``step()``; returns ``(None, None)``. Inside a converted function
-        both are appended to the Program being built (``parameters``/``no_grad_set`` must be None there)."""
-        if _mode.static and (parameters is not None or no_grad_set is not None):
+        """Paddle's dygraph ``minimize``: the update of ``step()`` from the gradients already in
+        ``.grad`` (``loss.backward(); opt.minimize(loss)``, as Paddle documents it).  It does not run
+        the backward itself: doing so would add the gradients a second time.  ``parameters`` (a list
+        of parameters) and ``no_grad_set`` (parameters or their names) narrow which parameters it
+        updates, eagerly; inside a converted function they must be None.  Returns ``(None, None)``."""
+        if parameters is None and no_grad_set is None:
+            self.step()
+            return None, None
+        if _mode.static:
             raise NotImplementedError("opt.minimize(loss, parameters=..., no_grad_set=...) inside a converted "
                                       "function: only minimize(loss) is supported there; the optimizer's own "
                                       "parameters are updated")
-        loss.backward()
-        self.step()
+        chosen = self._parameter_list if parameters is None else list(parameters)
+        skip = {x if isinstance(x, str) else id(x) for x in (no_grad_set or ())}
+        self._apply_grads({id(p): p.grad._value for p in chosen
+                           if p.grad is not None and id(p) not in skip and p.name not in skip})
         return None, None
 
     # -- state -------------------------------------------------------------------------

@@ -338,6 +338,10 @@ COMPOSITES = {
                 ref=lambda x, pad, mode: np.pad(x, [(0, 0), (0, 0), (2, 1), (1, 2)], mode="reflect")),
     "adaptive_avg_pool2d": case(F(2, 3, 4, 6), output_size=[2, 3],
                                 ref=lambda x, output_size: x.reshape(2, 3, 2, 2, 3, 2).mean((3, 5))),
+    "softmax_with_cross_entropy": case(F(3, 5), np.array([[1], [4], [0]], "int64"), grad=[0],
+                                       ref=lambda x, y: -np.take_along_axis(
+                                           x - np.log(np.exp(x).sum(-1, keepdims=True)), y, -1)),
+    "square_error_cost": case(F(3, 4), F(3, 4), ref=lambda x, y: (x - y) ** 2),
 }
 
 SKIP = {
