@@ -63,3 +63,43 @@ def test_softmax_with_cross_entropy_keeps_the_class_dim():
     np.testing.assert_allclose(loss.numpy(), -np.take_along_axis(logp, y, -1), rtol=1e-6)
     np.testing.assert_allclose(sm.numpy(), np.exp(logp), rtol=1e-6)
     assert loss.shape == [2, 3, 1]
+
+
+def _beam_steps(scores, n):
+    """The seq2seq test's beam step: top-k over beams, gather_nd of the picked rows, the ids and
+    parents of every step collected in a tensor loop, gather_tree at the end."""
+    batch_pos = rt.expand(rt.unsqueeze(rt.arange(0, scores.shape[0], 1, dtype="int64"), [1]), [-1, 2])
+    state = rt.zeros([scores.shape[0], 2])
+    ids, parents = [], []
+    for _ in range(n):
+        flat = rt.reshape(scores + rt.unsqueeze(state, -1), [-1, 2 * scores.shape[2]])
+        top, idx = rt.topk(flat, k=2)
+        beam = rt.floor_divide(idx, rt.full([1], scores.shape[2], "int64"))
+        state = rt.gather_nd(flat, rt.stack([batch_pos, idx], axis=2)) * 0.5
+        ids.append(rt.remainder(idx, rt.full([1], scores.shape[2], "int64")))
+        parents.append(beam)
+    return F.gather_tree(rt.stack(ids), rt.stack(parents)), state.sum()
+
+
+def test_beam_search_steps_converted_match_eager():
+    sf = dy2st.to_static(_beam_steps)
+    rng = np.random.default_rng(3)
+    for n in (1, 3, 4):
+        a = rng.standard_normal((3, 2, 5)).astype("float32")
+        x, xs = rt.to_tensor(a, stop_gradient=False), rt.to_tensor(a, stop_gradient=False)
+        (want_ids, want_s), (got_ids, got_s) = _beam_steps(x, rt.to_tensor(n)), sf(xs, rt.to_tensor(n))
+        np.testing.assert_array_equal(want_ids.numpy(), got_ids.numpy())
+        assert want_s.numpy().tobytes() == got_s.numpy().tobytes()
+        want_s.backward()
+        got_s.backward()
+        assert x.grad.numpy().tobytes() == xs.grad.numpy().tobytes()
+
+
+def test_gather_nd_and_gather_tree_values():
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    idx = np.array([[[1, 2], [0, 0]], [[1, 1], [0, 2]]], "int64")
+    np.testing.assert_array_equal(rt.gather_nd(rt.to_tensor(x), rt.to_tensor(idx)).numpy(), x[idx[..., 0], idx[..., 1]])
+    ids = np.array([[[2, 3]], [[4, 5]], [[6, 7]]], "int64")  # [time, batch, beam]
+    par = np.array([[[0, 0]], [[1, 0]], [[1, 1]]], "int64")
+    np.testing.assert_array_equal(F.gather_tree(rt.to_tensor(ids), rt.to_tensor(par)).numpy().ravel(),
+                                  [2, 2, 5, 5, 6, 7])  # what Paddle 3.3 gives
