@@ -4,7 +4,7 @@ from .container import LayerDict, LayerList, Sequential
 from .layer import Layer
 from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax,
                            Tanh)
-from .layers_activation import ELU, LeakyReLU, LogSigmoid, Mish, Silu, Softplus, Swish
+from .layers_activation import ELU, Hardsigmoid, Hardswish, LeakyReLU, LogSigmoid, Mish, ReLU6, Silu, Softplus, Swish
 from .layers_conv import AvgPool2D, Conv2D, MaxPool2D
 from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss
 from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
@@ -19,7 +19,7 @@ from ..tensor import Parameter
 
 __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "LayerDict", "Linear", "Embedding",
            "Dropout", "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Softplus",
-           "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "Conv2D", "MaxPool2D",
+           "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "ReLU6", "Hardswish", "Hardsigmoid", "Conv2D", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BCEWithLogitsLoss", "MultiHeadAttention", "TransformerEncoderLayer",
            "TransformerEncoder", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
            "ParamAttr", "ParameterList", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",

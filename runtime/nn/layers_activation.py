@@ -81,3 +81,33 @@ class Mish(Layer):
 
     def forward(self, x):
         return F.mish(x)
+
+
+class ReLU6(Layer):
+    """``F.relu6(x) = min(max(x, 0), 6)``."""
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__()
+
+    def forward(self, x):
+        return F.relu6(x)
+
+
+class Hardswish(Layer):
+    """``F.hardswish(x) = x * relu6(x + 3) / 6``."""
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__()
+
+    def forward(self, x):
+        return F.hardswish(x)
+
+
+class Hardsigmoid(Layer):
+    """``F.hardsigmoid(x) = max(0, min(1, x / 6 + 0.5))``."""
+
+    def __init__(self, name: str | None = None) -> None:
+        super().__init__()
+
+    def forward(self, x):
+        return F.hardsigmoid(x)

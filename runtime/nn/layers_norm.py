@@ -66,7 +66,12 @@ class BatchNorm(_BatchNormBase):
     def __init__(self, num_channels: int, act: str | None = None, is_test: bool = False, momentum: float = 0.9,
                  epsilon: float = 1e-05, param_attr: ParamAttr | bool | None = None,
                  bias_attr: ParamAttr | bool | None = None, dtype: DTypeLike = "float32", data_layout: str = "NCHW",
-                 use_global_stats: bool | None = False, name: str | None = None) -> None:
+                 use_global_stats: bool | None = False, name: str | None = None, moving_mean_name: str | None = None,
+                 moving_variance_name: str | None = None, do_model_average_for_mean_and_var: bool = True,
+                 trainable_statistics: bool = False) -> None:
+        # the *_name arguments only name Paddle's statistics variables; there is nothing to name here
+        if trainable_statistics:
+            raise NotImplementedError("BatchNorm(trainable_statistics=True) is not supported")
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats)
         # Paddle's legacy layer applies the activation op named by `act` to its output
         self._act = act

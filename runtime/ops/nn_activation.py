@@ -11,8 +11,9 @@ from ..dispatch import apply
 from ..registry import GRAD_ONLY, Meta, composite, def_op
 from .common import same_as_grad
 from .elementwise import _floating, exp, log, minimum, neg, sigmoid, tanh
-from .logic import greater_than, where
-from .math import add, multiply, relu, scale, subtract
+from .creation import full_like
+from .logic import greater_than, less_than, where
+from .math import add, divide, multiply, relu, scale, subtract
 from ..hints import TensorLike
 
 
@@ -111,3 +112,24 @@ def mish(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x * tanh(softplus(x))``."""
     x = _floating(x)
     return multiply(x, tanh(softplus(x)))
+
+
+@composite("relu6", functional=["relu6"], activation=True)
+def relu6(x: TensorLike, name: str | None = None) -> TensorLike:
+    """``min(max(x, 0), 6)``; the gradient is 1 only for ``0 < x < 6``, as Paddle's."""
+    x = _floating(x)
+    return where(less_than(x, 6.0), relu(x), full_like(x, 6.0))
+
+
+@composite("hardsigmoid", functional=["hardsigmoid"], activation=True)
+def hardsigmoid(x: TensorLike, slope: float = 0.1666667, offset: float = 0.5, name: str | None = None) -> TensorLike:
+    """``max(0, min(1, slope * x + offset))`` (Paddle's defaults)."""
+    z = scale(_floating(x), float(slope), float(offset))
+    return where(less_than(z, 1.0), relu(z), full_like(z, 1.0))
+
+
+@composite("hardswish", functional=["hardswish"], activation=True)
+def hardswish(x: TensorLike, name: str | None = None) -> TensorLike:
+    """``x * relu6(x + 3) / 6``, in Paddle's order (the product, then the division)."""
+    x = _floating(x)
+    return divide(multiply(x, relu6(scale(x, 1.0, 3.0))), full_like(x, 6.0))

@@ -103,3 +103,18 @@ def test_gather_nd_and_gather_tree_values():
     par = np.array([[[0, 0]], [[1, 0]], [[1, 1]]], "int64")
     np.testing.assert_array_equal(F.gather_tree(rt.to_tensor(ids), rt.to_tensor(par)).numpy().ravel(),
                                   [2, 2, 5, 5, 6, 7])  # what Paddle 3.3 gives
+
+
+@pytest.mark.parametrize("name", ["relu6", "hardswish", "hardsigmoid"])
+def test_hard_activations_converted_match_eager(name):
+    fn = getattr(F, name)
+    sf = dy2st.to_static(lambda x: fn(x * 2.0))
+    a = np.concatenate([np.linspace(-8, 8, 33), [0.0, 3.0, -3.0, 6.0]]).astype("float32")
+    x, xs = rt.to_tensor(a, stop_gradient=False), rt.to_tensor(a, stop_gradient=False)
+    want, got = fn(x * 2.0), sf(xs)
+    assert want.numpy().tobytes() == got.numpy().tobytes()
+    want.sum().backward()
+    got.sum().backward()
+    assert x.grad.numpy().tobytes() == xs.grad.numpy().tobytes()
+    layer = {"relu6": rt.nn.ReLU6, "hardswish": rt.nn.Hardswish, "hardsigmoid": rt.nn.Hardsigmoid}[name]()
+    np.testing.assert_array_equal(layer(x * 2.0).numpy(), want.numpy())
