@@ -3,13 +3,13 @@
 ``tril``/``triu`` (causal masks), ``logsumexp``, ``var``/``std``, ``masked_fill``, ``bmm``,
 ``index_select``, ``log1p``, and ``F.normalize``, ``F.binary_cross_entropy_with_logits``,
 ``F.sequence_mask``, ``F.adaptive_avg_pool2d``, ``F.softmax_with_cross_entropy``, ``F.square_error_cost``,
-``gather_nd``."""
+``gather_nd``, ``F.cosine_similarity``, ``F.softsign``."""
 from ..dispatch import apply
 from ..hints import Axis, DTypeLike, TensorLike
 from ..registry import composite
 from .common import cast
 from .creation import arange, full_like, zeros_like
-from .elementwise import _floating, exp, log, maximum, sqrt
+from .elementwise import _floating, clip, exp, log, maximum, sqrt
 from .elementwise import abs as abs_
 from .logic import greater_equal, less_equal, less_than, where
 from .math import add, divide, matmul, multiply, relu, scale, subtract
@@ -223,3 +223,19 @@ def gather_nd(x: TensorLike, index: TensorLike, name: str | None = None) -> Tens
     rows = reshape(x, [-1] + [_dim(x, d) for d in range(k, x.ndim)])
     out = gather(rows, reshape(flat, [-1]), axis=0)
     return reshape(out, [_dim(index, d) for d in range(index.ndim - 1)] + [_dim(x, d) for d in range(k, x.ndim)])
+
+
+@composite("cosine_similarity", functional=["cosine_similarity"])
+def cosine_similarity(x1: TensorLike, x2: TensorLike, axis: int = 1, eps: float = 1e-8) -> TensorLike:
+    """``sum(x1 * x2) / sqrt(max(sum(x1^2) * sum(x2^2), eps^2))`` over ``axis``, as Paddle computes it."""
+    x1, x2 = _floating(x1), _floating(x2)
+    w12 = sum_(multiply(x1, x2), axis=axis)
+    w1, w2 = sum_(multiply(x1, x1), axis=axis), sum_(multiply(x2, x2), axis=axis)
+    return divide(w12, sqrt(clip(multiply(w1, w2), min=float(eps) * float(eps))))
+
+
+@composite("softsign", functional=["softsign"], activation=True)
+def softsign(x: TensorLike, name: str | None = None) -> TensorLike:
+    """``x / (1 + |x|)``."""
+    x = _floating(x)
+    return divide(x, scale(abs_(x), 1.0, 1.0))

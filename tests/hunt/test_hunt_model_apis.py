@@ -118,3 +118,21 @@ def test_hard_activations_converted_match_eager(name):
     assert x.grad.numpy().tobytes() == xs.grad.numpy().tobytes()
     layer = {"relu6": rt.nn.ReLU6, "hardswish": rt.nn.Hardswish, "hardsigmoid": rt.nn.Hardsigmoid}[name]()
     np.testing.assert_array_equal(layer(x * 2.0).numpy(), want.numpy())
+
+
+def test_cosine_similarity_and_softsign_converted_match_eager():
+    def f(x, y):
+        return F.cosine_similarity(F.softsign(x), y * 2.0, axis=1)
+
+    sf = dy2st.to_static(f)
+    rng = np.random.default_rng(4)
+    for n in (2, 5):
+        a, b = rng.standard_normal((n, 6)).astype("float32"), rng.standard_normal((n, 6)).astype("float32")
+        ins = [rt.to_tensor(v, stop_gradient=False) for v in (a, b, a, b)]
+        want, got = f(*ins[:2]), sf(*ins[2:])
+        assert want.numpy().tobytes() == got.numpy().tobytes()
+        want.sum().backward()
+        got.sum().backward()
+        assert all(ins[i].grad.numpy().tobytes() == ins[i + 2].grad.numpy().tobytes() for i in (0, 1))
+        np.testing.assert_allclose(want.numpy(), (a / (1 + abs(a)) * b).sum(1) / np.sqrt(
+            ((a / (1 + abs(a))) ** 2).sum(1) * (b * b).sum(1)), rtol=1e-5)

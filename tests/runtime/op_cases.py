@@ -356,6 +356,9 @@ COMPOSITES = {
                                            x - np.log(np.exp(x).sum(-1, keepdims=True)), y, -1)),
     "gather_nd": case(F(3, 4, 5), np.array([[[0, 1], [2, 3]], [[1, 0], [0, 0]]], "int64"), grad=[0],
                       ref=lambda x, i: x[i[..., 0], i[..., 1]]),
+    "cosine_similarity": case(F(3, 4), F(3, 4), axis=1, ref=lambda a, b, axis: (a * b).sum(1) / np.sqrt(
+        (a * a).sum(1) * (b * b).sum(1))),
+    "softsign": case(F(3, 4) * 3, ref=lambda x: x / (1 + np.abs(x))),
     "square_error_cost": case(F(3, 4), F(3, 4), ref=lambda x, y: (x - y) ** 2),
 }
 
