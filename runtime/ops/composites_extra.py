@@ -3,7 +3,7 @@
 ``tril``/``triu`` (causal masks), ``logsumexp``, ``var``/``std``, ``masked_fill``, ``bmm``,
 ``index_select``, ``log1p``, and ``F.normalize``, ``F.binary_cross_entropy_with_logits``,
 ``F.sequence_mask``, ``F.adaptive_avg_pool2d``, ``F.softmax_with_cross_entropy``, ``F.square_error_cost``,
-``gather_nd``, ``F.cosine_similarity``, ``F.softsign``."""
+``gather_nd``, ``F.cosine_similarity``, ``F.softsign``, ``F.label_smooth``."""
 from ..dispatch import apply
 from ..hints import Axis, DTypeLike, TensorLike
 from ..registry import composite
@@ -239,3 +239,13 @@ def softsign(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x / (1 + |x|)``."""
     x = _floating(x)
     return divide(x, scale(abs_(x), 1.0, 1.0))
+
+
+@composite("label_smooth", functional=["label_smooth"])
+def label_smooth(label: TensorLike, prior_dist: TensorLike | None = None, epsilon: float = 0.1,
+                 name: str | None = None) -> TensorLike:
+    """``(1 - epsilon) * label + epsilon / num_classes`` (or ``+ epsilon * prior_dist``), as Paddle."""
+    label = _floating(label)
+    if prior_dist is None:
+        return scale(label, 1.0 - float(epsilon), float(epsilon) / label.shape[-1])
+    return add(scale(label, 1.0 - float(epsilon)), scale(prior_dist, float(epsilon)))

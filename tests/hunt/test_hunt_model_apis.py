@@ -136,3 +136,23 @@ def test_cosine_similarity_and_softsign_converted_match_eager():
         assert all(ins[i].grad.numpy().tobytes() == ins[i + 2].grad.numpy().tobytes() for i in (0, 1))
         np.testing.assert_allclose(want.numpy(), (a / (1 + abs(a)) * b).sum(1) / np.sqrt(
             ((a / (1 + abs(a))) ** 2).sum(1) * (b * b).sum(1)), rtol=1e-5)
+
+
+def test_label_smooth_cross_entropy_converted_match_eager():
+    def f(logits, label):  # the Transformer test's CrossEntropyCriterion
+        soft = F.label_smooth(label=rt.squeeze(F.one_hot(label, logits.shape[-1])), epsilon=0.1)
+        return rt.sum(F.cross_entropy(logits, soft, soft_label=True, reduction="none"))
+
+    sf = dy2st.to_static(f)
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((6, 7)).astype("float32")
+    y = rt.to_tensor(rng.integers(0, 7, (6, 1)))
+    x, xs = rt.to_tensor(a, stop_gradient=False), rt.to_tensor(a, stop_gradient=False)
+    want, got = f(x, y), sf(xs, y)
+    assert want.numpy().tobytes() == got.numpy().tobytes()
+    want.backward()
+    got.backward()
+    assert x.grad.numpy().tobytes() == xs.grad.numpy().tobytes()
+    smooth = np.eye(7, dtype="float32")[y.numpy()[:, 0]] * np.float32(0.9) + np.float32(0.1 / 7)
+    onehot = rt.to_tensor(np.eye(7, dtype="float32")[y.numpy()[:, 0]])
+    np.testing.assert_allclose(F.label_smooth(onehot, epsilon=0.1).numpy(), smooth, rtol=1e-6)

@@ -359,6 +359,8 @@ COMPOSITES = {
     "cosine_similarity": case(F(3, 4), F(3, 4), axis=1, ref=lambda a, b, axis: (a * b).sum(1) / np.sqrt(
         (a * a).sum(1) * (b * b).sum(1))),
     "softsign": case(F(3, 4) * 3, ref=lambda x: x / (1 + np.abs(x))),
+    "label_smooth": case(np.eye(4, dtype=np.float32)[[0, 2, 3]], epsilon=0.2,
+                         ref=lambda x, epsilon: x * np.float32(0.8) + np.float32(0.05)),
     "square_error_cost": case(F(3, 4), F(3, 4), ref=lambda x, y: (x - y) ** 2),
 }
 
