@@ -142,8 +142,10 @@ def Pop(lst, *index):
     return lst, item
 
 
-def Stack(items, axis=0, **kwargs):
-    """``rt.stack`` that also takes a list built in a tensor loop (a TensorArray)."""
+def Stack(x, axis=0, **kwargs):
+    """``rt.stack`` that also takes a list built in a tensor loop (a TensorArray).  The list is
+    ``x``, Paddle's argument name (``paddle.stack(x=[...], axis=1)``)."""
+    items = x
     if isinstance(items, TensorArray):
         t = items.tensor
         if axis in (0, -t.ndim):
@@ -154,9 +156,11 @@ def Stack(items, axis=0, **kwargs):
     return rt.stack(items, axis=axis, **kwargs)
 
 
-def Concat(items, axis=0, **kwargs):
+def Concat(x, axis=0, **kwargs):
     """``rt.concat`` that also takes a list built in a tensor loop (a TensorArray): its items joined
-    along ``axis``, the loop's item count folded into that dim of the items."""
+    along ``axis``, the loop's item count folded into that dim of the items.  The list is ``x``,
+    Paddle's argument name (``paddle.concat(x=[...], axis=1)``)."""
+    items = x
     if isinstance(items, TensorArray):
         t = items.tensor
         rank = t.ndim - 1  # the items' rank

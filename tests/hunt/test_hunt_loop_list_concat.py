@@ -43,3 +43,18 @@ def test_concat_of_loop_list_bad_axis_is_a_clear_error():
     sf = dy2st.to_static(_model(2, False), input_spec=SPEC)
     with pytest.raises(ValueError, match="axis must be a Python int in"):
         sf(rt.ones([2, 3, 3]))
+
+
+def test_stack_and_concat_take_paddles_x_keyword():
+    def f(m, n):  # BERT's paddle.stack(x=[mask] * n_head, axis=1); SimNet's paddle.concat(x=inputs, axis=1)
+        heads = rt.stack(x=[m * 2.0] * 3, axis=1)
+        res = []
+        for i in range(n):
+            res.append(m * (i + 1.0))
+        return heads, rt.concat(x=[m, m + 1.0], axis=1), rt.stack(x=res, axis=0), rt.concat(x=res, axis=-1)
+
+    sf = dy2st.to_static(f)
+    m = rt.to_tensor(np.arange(6, dtype="float32").reshape(2, 3))
+    for n in (1, 3):
+        for a, b in zip(f(m, rt.to_tensor(n)), sf(m, rt.to_tensor(n))):
+            assert a.shape == b.shape and a.numpy().tobytes() == b.numpy().tobytes()
