@@ -5,8 +5,8 @@ from .layer import Layer
 from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax,
                            Tanh)
 from .layers_activation import ELU, Hardsigmoid, Hardswish, LeakyReLU, LogSigmoid, Mish, ReLU6, Silu, Softplus, Swish
-from .layers_conv import AvgPool2D, Conv2D, MaxPool2D
-from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss
+from .layers_conv import AvgPool2D, Conv2D, Conv2DTranspose, MaxPool2D
+from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss, Pad2D
 from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
 from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, LayerNorm
 from .loss import CrossEntropyLoss, MSELoss
@@ -19,8 +19,8 @@ from ..tensor import Parameter
 
 __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "LayerDict", "Linear", "Embedding",
            "Dropout", "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Softplus",
-           "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "ReLU6", "Hardswish", "Hardsigmoid", "Conv2D", "MaxPool2D",
-           "AvgPool2D", "AdaptiveAvgPool2D", "BCEWithLogitsLoss", "MultiHeadAttention", "TransformerEncoderLayer",
+           "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "ReLU6", "Hardswish", "Hardsigmoid", "Conv2D", "Conv2DTranspose", "MaxPool2D",
+           "AvgPool2D", "AdaptiveAvgPool2D", "Pad2D", "BCEWithLogitsLoss", "MultiHeadAttention", "TransformerEncoderLayer",
            "TransformerEncoder", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
            "ParamAttr", "ParameterList", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
            "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]

@@ -88,6 +88,34 @@ def conv2d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, st
     return add(out, apply("reshape", bias, shape=[1, -1, 1, 1]))
 
 
+def conv2d_transpose(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: IntOrPair = 1,
+                     padding: IntOrPair | str = 0, output_padding: IntOrPair = 0, groups: int = 1,
+                     dilation: IntOrPair = 1, data_format: str = "NCHW", output_size: IntOrPair | None = None,
+                     name: str | None = None) -> TensorLike:
+    """2-D transposed convolution of an NCHW input with ``weight`` [in_c, out_c/groups, kh, kw] (Paddle's
+    layout), plus ``bias``; ``output_size`` (ints) picks the output_padding that reaches it."""
+    _check_nchw(data_format, "conv2d_transpose")
+    pads, algo = _paddings(padding)
+    if algo == "SAME":
+        raise NotImplementedError("conv2d_transpose: padding='SAME' is not supported; give explicit paddings")
+    pads = [0, 0, 0, 0] if algo == "VALID" else pads
+    strides, dilations = _pair(stride, "stride"), _pair(dilation, "dilation")
+    extra = _pair(output_padding, "output_padding")
+    if output_size is not None:
+        want = _pair(output_size, "output_size")
+        extra = [want[i] - ((x.shape[2 + i] - 1) * strides[i] - pads[2 * i] - pads[2 * i + 1]
+                            + dilations[i] * (weight.shape[2 + i] - 1) + 1) for i in range(2)]
+    if any(not 0 <= e < max(s, d) for e, s, d in zip(extra, strides, dilations)):
+        raise ValueError(f"conv2d_transpose: output_padding {extra} must be >= 0 and below the stride {strides} "
+                         f"(or the dilation); from output_size={output_size!r}" if output_size is not None else
+                         f"conv2d_transpose: output_padding {extra} must be >= 0 and below the stride {strides}")
+    out = apply("conv2d_transpose", x, weight, strides=strides, paddings=pads, dilations=dilations,
+                groups=int(groups), padding_algorithm="EXPLICIT", output_padding=extra)
+    if bias is None:
+        return out
+    return add(out, apply("reshape", bias, shape=[1, -1, 1, 1]))
+
+
 def _pool(op, x, kernel_size, stride, padding, ceil_mode, exclusive, data_format):
     _check_nchw(data_format, op)
     ksize = _pair(kernel_size, "kernel_size")

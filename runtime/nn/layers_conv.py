@@ -42,6 +42,37 @@ class Conv2D(Layer):
                 f"stride={self._stride}, padding={self._padding}")
 
 
+class Conv2DTranspose(Layer):
+    """2-D transposed convolution; the filter is ``[in_channels, out_channels / groups, kh, kw]``
+    (Paddle's layout), default init as Conv2D's: Normal(0, sqrt(2 / (kh * kw * in_channels)))."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair, stride: IntOrPair = 1,
+                 padding: IntOrPair | str = 0, output_padding: IntOrPair = 0, groups: int = 1,
+                 dilation: IntOrPair = 1, weight_attr: ParamAttr | bool | None = None,
+                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCHW") -> None:
+        super().__init__()
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"Conv2DTranspose: in_channels ({in_channels}) and out_channels ({out_channels}) "
+                             f"must be divisible by groups ({groups})")
+        self._in_channels, self._out_channels = int(in_channels), int(out_channels)
+        self._kernel_size = F._pair(kernel_size, "kernel_size")
+        self._stride, self._padding, self._output_padding = stride, padding, output_padding
+        self._dilation, self._groups, self._data_format = dilation, groups, data_format
+        std = math.sqrt(2.0 / (self._kernel_size[0] * self._kernel_size[1] * self._in_channels))
+        self.weight = self.create_parameter([in_channels, out_channels // groups] + self._kernel_size,
+                                            attr=weight_attr, default_initializer=Normal(0.0, std))
+        self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
+
+    def forward(self, x, output_size=None):
+        return F.conv2d_transpose(x, self.weight, self.bias, stride=self._stride, padding=self._padding,
+                                  output_padding=self._output_padding, groups=self._groups,
+                                  dilation=self._dilation, data_format=self._data_format, output_size=output_size)
+
+    def extra_repr(self):
+        return (f"{self._in_channels}, {self._out_channels}, kernel_size={self._kernel_size}, "
+                f"stride={self._stride}, padding={self._padding}")
+
+
 class MaxPool2D(Layer):
     """2-D max pooling of NCHW input (see ``F.max_pool2d``); ``stride`` defaults to ``kernel_size``."""
 

@@ -70,8 +70,10 @@ class BatchNorm(_BatchNormBase):
                  moving_variance_name: str | None = None, do_model_average_for_mean_and_var: bool = True,
                  trainable_statistics: bool = False) -> None:
         # the *_name arguments only name Paddle's statistics variables; there is nothing to name here
-        if trainable_statistics:
-            raise NotImplementedError("BatchNorm(trainable_statistics=True) is not supported")
+        # trainable_statistics: batch statistics in eval mode too; use_global_stats=True overrides it
+        if trainable_statistics and not use_global_stats:
+            raise NotImplementedError("BatchNorm(trainable_statistics=True) is not supported (except with "
+                                      "use_global_stats=True, which it does not change)")
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats)
         # Paddle's legacy layer applies the activation op named by `act` to its output
         self._act = act

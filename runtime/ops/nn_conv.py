@@ -1,4 +1,4 @@
-"""2-D convolution and pooling (NCHW) as im2col on strided numpy views.
+"""2-D convolution, transposed convolution and pooling (NCHW) as im2col on strided numpy views.
 
 A window view ``[N, C, OH, OW, kh, kw]`` of the padded input is built without
 copying (``sliding_window_view`` + strides for stride/dilation); convolution is
@@ -170,6 +170,46 @@ def_op("conv2d_grad_filter", ["Input", "OutGrad", "Filter"], ["FilterGrad"], att
        kernel=_conv2d_grad_filter_kernel, infer=lambda x, g, w, **_: Meta(w.shape, w.dtype),
        no_onnx=GRAD_ONLY, doc="Gradient of conv2d with respect to its filter (OutGrad x im2col(Input)).")
 
+
+
+# -- transposed convolution: the input gradient of conv2d, run forwards ------------------------------
+def _deconv_shape(xs, ws, strides, paddings, dilations, groups, output_padding):
+    """``[N, out_c, H, W]`` of conv2d_transpose, ``H = (h - 1) s - pads + d (k - 1) + 1 + output_padding``."""
+    _check_rank("conv2d_transpose", "input", xs, 4)
+    _check_rank("conv2d_transpose", "filter", ws, 4)
+    if xs[1] >= 0 and xs[1] != ws[0]:
+        raise ValueError(f"conv2d_transpose: input has {xs[1]} channels but the filter [in, out/groups, kh, kw] "
+                         f"has shape {list(ws)}")
+    hw = [-1 if xs[2 + i] < 0 else (xs[2 + i] - 1) * strides[i] - paddings[2 * i] - paddings[2 * i + 1]
+          + dilations[i] * (ws[2 + i] - 1) + 1 + output_padding[i] for i in range(2)]
+    return (xs[0], ws[1] * groups, *hw)
+
+
+def _conv2d_transpose_kernel(x, w, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), groups=1,
+                             padding_algorithm="EXPLICIT", output_padding=(0, 0)):
+    shape = _deconv_shape(x.shape, w.shape, strides, paddings, dilations, groups, output_padding)
+    like = np.broadcast_to(np.zeros((), x.dtype), shape)  # conv2d_grad_input reads only its shape and dtype
+    return _conv2d_grad_input_kernel(x, w, like, strides, paddings, dilations, groups, padding_algorithm)
+
+
+def _conv2d_transpose_grad(ctx):
+    x, w = ctx.inputs
+    g = ctx.out_grads[0]
+    conv = {k: v for k, v in ctx.attrs.items() if k != "output_padding"}
+    # y = conv2d's input gradient of x: so dx is conv2d of dy, and dw conv2d's filter gradient with
+    # dy as conv2d's input and x as its output gradient
+    gx = None if x.stop_gradient else apply("conv2d", g, w, **conv)
+    gw = None if w.stop_gradient else apply("conv2d_grad_filter", g, x, w, **conv)
+    return [gx, gw]
+
+
+def_op("conv2d_transpose", ["Input", "Filter"], ["Output"], attrs=dict(_CONV_ATTRS, output_padding=[0, 0]),
+       kernel=_conv2d_transpose_kernel, grad=_conv2d_transpose_grad,
+       infer=lambda x, w, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), groups=1,
+       padding_algorithm="EXPLICIT", output_padding=(0, 0): Meta(
+           _deconv_shape(x.shape, w.shape, strides, paddings, dilations, groups, output_padding), x.dtype),
+       no_onnx="ConvTranspose is not lowered yet", functional=["conv2d_transpose"],
+       doc="2-D transposed convolution, NCHW input and [in, out/groups, kh, kw] filter.")
 
 # -- pooling ---------------------------------------------------------------------
 def _pool_geometry(what, xs, ksize, strides, paddings, ceil_mode):

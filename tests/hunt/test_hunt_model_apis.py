@@ -156,3 +156,37 @@ def test_label_smooth_cross_entropy_converted_match_eager():
     smooth = np.eye(7, dtype="float32")[y.numpy()[:, 0]] * np.float32(0.9) + np.float32(0.1 / 7)
     onehot = rt.to_tensor(np.eye(7, dtype="float32")[y.numpy()[:, 0]])
     np.testing.assert_allclose(F.label_smooth(onehot, epsilon=0.1).numpy(), smooth, rtol=1e-6)
+
+
+class _Up(rt.nn.Layer):
+    """CycleGAN's DeConv2D: a transposed convolution, a Pad2D, a global-statistics BatchNorm."""
+
+    def __init__(self):
+        super().__init__()
+        self.deconv = rt.nn.Conv2DTranspose(4, 6, 3, stride=2, padding=[1, 1], groups=2)
+        self.pad = rt.nn.Pad2D([0, 1, 0, 1], mode="constant", value=0.0)
+        self.bn = rt.nn.BatchNorm(6, use_global_stats=True, trainable_statistics=True, act="leaky_relu")
+
+    def forward(self, x):
+        y = self.bn(self.pad(self.deconv(x)))
+        return y, F.conv2d_transpose(x, self.deconv.weight, stride=2, padding=1, groups=2, output_size=[8, 10])
+
+
+def test_conv2d_transpose_converted_match_eager():
+    rng = np.random.default_rng(6)
+    want_net, got_net = _Up(), _Up()
+    got_net.set_state_dict(want_net.state_dict())
+    got_net = dy2st.to_static(got_net)
+    for n in (1, 3):
+        a = rng.standard_normal((n, 4, 4, 5)).astype("float32")
+        x, xs = rt.to_tensor(a, stop_gradient=False), rt.to_tensor(a, stop_gradient=False)
+        (w1, w2), (g1, g2) = want_net(x), got_net(xs)
+        assert w1.shape == [n, 6, 8, 10] and g2.shape == [n, 6, 8, 10]
+        assert w1.numpy().tobytes() == g1.numpy().tobytes() and w2.numpy().tobytes() == g2.numpy().tobytes()
+        (w1.sum() + (w2 * w2).sum()).backward()
+        (g1.sum() + (g2 * g2).sum()).backward()
+        assert x.grad.numpy().tobytes() == xs.grad.numpy().tobytes()
+        for p, q in zip(want_net.parameters(), got_net.parameters()):
+            assert p.grad.numpy().tobytes() == q.grad.numpy().tobytes()
+    with pytest.raises(ValueError, match="output_padding"):
+        F.conv2d_transpose(x, want_net.deconv.weight, stride=2, groups=2, output_size=[20, 20])

@@ -78,6 +78,26 @@ def _gather_tree(ids, parents):
     return out
 
 
+def _deconv(x, w, strides, paddings, dilations, groups, padding_algorithm, output_padding):
+    """Transposed convolution by scattering each input pixel times the filter (the definition)."""
+    (s0, s1), (d0, d1), (pt, pb, pl, pr) = strides, dilations, paddings
+    n, cin, h, wd = x.shape
+    _, cog, kh, kw = w.shape
+    cig = cin // groups
+    full = np.zeros((n, cog * groups, (h - 1) * s0 + d0 * (kh - 1) + 1 + output_padding[0] + pb,
+                     (wd - 1) * s1 + d1 * (kw - 1) + 1 + output_padding[1] + pr), np.float64)
+    for g in range(groups):
+        xs, ws = x[:, g * cig:(g + 1) * cig], w[g * cig:(g + 1) * cig]
+        for i in range(h):
+            for j in range(wd):
+                for a in range(kh):
+                    for b in range(kw):
+                        full[:, g * cog:(g + 1) * cog, i * s0 + a * d0, j * s1 + b * d1] += xs[:, :, i, j] @ ws[:, :, a, b]
+    oh = (h - 1) * s0 - pt - pb + d0 * (kh - 1) + 1 + output_padding[0]
+    ow = (wd - 1) * s1 - pl - pr + d1 * (kw - 1) + 1 + output_padding[1]
+    return full[:, :, pt:pt + oh, pl:pl + ow].astype(x.dtype)
+
+
 def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -293,6 +313,9 @@ CASES.update({
                          ref=lambda m, g, dropout_prob: g * m / 0.5),
     "embedding": case(I(6, 3, 2), F(6, 4), ref=lambda ids, w: w[ids]),
     "embedding_grad": case(I(6, 3, 2), F(3, 2, 4), F(6, 4)),
+    "conv2d_transpose": case(F(2, 4, 3, 4), F(4, 3, 3, 3) * 0.3, strides=[2, 1], paddings=[1, 0, 0, 1],
+                             dilations=[1, 2], groups=1, padding_algorithm="EXPLICIT", output_padding=[1, 0],
+                             ref=_deconv),
     "gather_tree": case(I(9, 4, 2, 3), I(3, 4, 2, 3), ref=lambda ids, par: _gather_tree(ids, par)),
     "one_hot": case(I(4, 5), num_classes=4, ref=lambda x, num_classes: np.eye(4, dtype=np.float32)[x]),
 })
