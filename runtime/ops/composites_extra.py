@@ -3,7 +3,7 @@
 ``tril``/``triu`` (causal masks), ``logsumexp``, ``var``/``std``, ``masked_fill``, ``bmm``,
 ``index_select``, ``log1p``, and ``F.normalize``, ``F.binary_cross_entropy_with_logits``,
 ``F.sequence_mask``, ``F.adaptive_avg_pool2d``, ``F.softmax_with_cross_entropy``, ``F.square_error_cost``,
-``gather_nd``, ``F.cosine_similarity``, ``F.softsign``, ``F.label_smooth``."""
+``gather_nd``, ``F.cosine_similarity``, ``F.softsign``, ``F.label_smooth``, ``F.temporal_shift``."""
 from ..dispatch import apply
 from ..hints import Axis, DTypeLike, TensorLike
 from ..registry import composite
@@ -16,7 +16,7 @@ from .math import add, divide, matmul, multiply, relu, scale, subtract
 from .reduce import max as max_
 from .reduce import mean
 from .reduce import sum as sum_
-from .shape import gather, reshape, shape, unsqueeze
+from .shape import concat, gather, reshape, shape, unsqueeze
 
 
 def _dim(x, axis):
@@ -249,3 +249,19 @@ def label_smooth(label: TensorLike, prior_dist: TensorLike | None = None, epsilo
     if prior_dist is None:
         return scale(label, 1.0 - float(epsilon), float(epsilon) / label.shape[-1])
     return add(scale(label, 1.0 - float(epsilon)), scale(prior_dist, float(epsilon)))
+
+
+@composite("temporal_shift", functional=["temporal_shift"])
+def temporal_shift(x: TensorLike, seg_num: int, shift_ratio: float = 0.25, name: str | None = None,
+                   data_format: str = "NCHW") -> TensorLike:
+    """TSM's shift of ``x`` [N * seg_num, C, H, W] along time: the first ``C * shift_ratio`` channels
+    take the previous segment's values, the next as many the following segment's, zeros past the ends."""
+    if data_format != "NCHW" or x.ndim != 4:
+        raise ValueError(f"temporal_shift expects NCHW input of rank 4 (data_format='NCHW'), got shape {x.shape}")
+    c = x.shape[1]
+    c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
+    seg = reshape(x, [-1, int(seg_num), c, _dim(x, 2), _dim(x, 3)])
+    edge = zeros_like(seg[:, :1])
+    padded = concat([edge, seg, edge], axis=1)  # time index t of seg is t + 1 here
+    parts = [padded[:, :-2, :c1], padded[:, 2:, c1:c2], seg[:, :, c2:]]
+    return reshape(concat(parts, axis=2), [-1, c, _dim(x, 2), _dim(x, 3)])

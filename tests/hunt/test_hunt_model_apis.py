@@ -190,3 +190,17 @@ def test_conv2d_transpose_converted_match_eager():
             assert p.grad.numpy().tobytes() == q.grad.numpy().tobytes()
     with pytest.raises(ValueError, match="output_padding"):
         F.conv2d_transpose(x, want_net.deconv.weight, stride=2, groups=2, output_size=[20, 20])
+
+
+def test_temporal_shift_converted_match_eager():
+    sf = dy2st.to_static(lambda x: F.temporal_shift(x * 1.5, 3, 1.0 / 8))
+    a = np.random.default_rng(7).standard_normal((6, 16, 2, 2)).astype("float32")
+    x, xs = rt.to_tensor(a, stop_gradient=False), rt.to_tensor(a, stop_gradient=False)
+    want, got = F.temporal_shift(x * 1.5, 3, 1.0 / 8), sf(xs)
+    assert want.numpy().tobytes() == got.numpy().tobytes()
+    (want * want).sum().backward()
+    (got * got).sum().backward()
+    assert x.grad.numpy().tobytes() == xs.grad.numpy().tobytes()
+    v = (a * np.float32(1.5)).reshape(2, 3, 16, 2, 2)
+    np.testing.assert_array_equal(want.numpy().reshape(2, 3, 16, 2, 2)[:, 1:, :2], v[:, :-1, :2])  # previous segment
+    np.testing.assert_array_equal(want.numpy().reshape(2, 3, 16, 2, 2)[:, 0, :2], 0)

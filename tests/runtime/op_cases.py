@@ -98,6 +98,17 @@ def _deconv(x, w, strides, paddings, dilations, groups, padding_algorithm, outpu
     return full[:, :, pt:pt + oh, pl:pl + ow].astype(x.dtype)
 
 
+def _temporal_shift(x, seg_num, shift_ratio):
+    nt, c, h, w = x.shape
+    v = x.reshape(-1, seg_num, c, h, w)
+    out = np.zeros_like(v)
+    c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
+    out[:, 1:, :c1] = v[:, :-1, :c1]  # from the previous segment
+    out[:, :-1, c1:c2] = v[:, 1:, c1:c2]  # from the next one
+    out[:, :, c2:] = v[:, :, c2:]
+    return out.reshape(nt, c, h, w)
+
+
 def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -384,6 +395,7 @@ COMPOSITES = {
     "softsign": case(F(3, 4) * 3, ref=lambda x: x / (1 + np.abs(x))),
     "label_smooth": case(np.eye(4, dtype=np.float32)[[0, 2, 3]], epsilon=0.2,
                          ref=lambda x, epsilon: x * np.float32(0.8) + np.float32(0.05)),
+    "temporal_shift": case(F(6, 8, 2, 3), seg_num=3, shift_ratio=0.25, ref=_temporal_shift),
     "square_error_cost": case(F(3, 4), F(3, 4), ref=lambda x, y: (x - y) ** 2),
 }
 
