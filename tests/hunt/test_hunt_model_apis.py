@@ -204,3 +204,17 @@ def test_temporal_shift_converted_match_eager():
     v = (a * np.float32(1.5)).reshape(2, 3, 16, 2, 2)
     np.testing.assert_array_equal(want.numpy().reshape(2, 3, 16, 2, 2)[:, 1:, :2], v[:, :-1, :2])  # previous segment
     np.testing.assert_array_equal(want.numpy().reshape(2, 3, 16, 2, 2)[:, 0, :2], 0)
+
+
+def test_deepcopy_of_a_converted_layer_uses_its_own_parameters():
+    import copy
+
+    net = dy2st.to_static(rt.nn.Linear(4, 3))
+    x = rt.to_tensor(np.random.default_rng(8).standard_normal((2, 4)).astype("float32"))
+    before = net(x).numpy()
+    cp = copy.deepcopy(net)
+    assert cp.forward.class_instance is cp and net.forward.class_instance is net
+    np.testing.assert_array_equal(cp(x).numpy(), before)
+    cp.weight.set_value(np.ones((4, 3), "float32"))
+    np.testing.assert_allclose(cp(x).numpy(), x.numpy() @ np.ones((4, 3), "float32") + cp.bias.numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(net(x).numpy(), before)
