@@ -154,7 +154,7 @@ class StaticFunction:
         return self.concrete_program.outputs
 
     @property
-    def class_instance(self):
+    def class_instance(self) -> object:
         """The Layer (or object) whose method this is, None for a plain function (Paddle's name)."""
         return self._instance
 

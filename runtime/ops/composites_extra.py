@@ -190,7 +190,7 @@ def adaptive_avg_pool2d(x: TensorLike, output_size: int | list[int], data_format
 @composite("softmax_with_cross_entropy", functional=["softmax_with_cross_entropy"])
 def softmax_with_cross_entropy(logits: TensorLike, label: TensorLike, soft_label: bool = False,
                                ignore_index: int = -100, numeric_stable_mode: bool = True,
-                               return_softmax: bool = False, axis: int = -1):
+                               return_softmax: bool = False, axis: int = -1) -> TensorLike | tuple:
     """Paddle 1.x's unreduced softmax cross-entropy: the loss keeps ``axis`` as a dim of size 1;
     ``return_softmax`` also gives the softmax of ``logits``."""
     loss = apply("cross_entropy", _floating(logits), label, soft_label=bool(soft_label),
