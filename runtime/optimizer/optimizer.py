@@ -13,6 +13,9 @@ State (``state_dict``) is Paddle-shaped: one entry per accumulator named
 ``{param.name}_{accumulator}_0`` (e.g. ``linear_0.w_0_moment1_0``), plus
 ``global_step`` and ``LR_Scheduler`` when a scheduler drives the learning rate.
 """
+import sys
+import warnings
+
 import numpy as np
 
 from ..static.backends import weights_changed
@@ -33,6 +36,14 @@ def _decay_coeff(weight_decay):
     if isinstance(weight_decay, (int, float)):
         return float(weight_decay)
     raise TypeError(f"weight_decay must be a float, L2Decay or L1Decay, got {type(weight_decay).__name__}")
+
+
+def _user_level():
+    """The ``stacklevel`` of the first caller outside this package (the user's ``opt.step()`` line)."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("runtime."):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 class Optimizer:
@@ -70,6 +81,10 @@ class Optimizer:
         self._accumulators = {name: {} for name in self._accumulator_names}
         self._step_count = 0
         self._flat = {}  # group index -> FlatGroup (or None: not fusable)
+        # ids of parameters an update has seen a gradient for: Paddle's clear_grad() leaves them a zero
+        # gradient, which Paddle's next step still applies (momentum, decay); here they have none
+        self._had_grad, self._groups_seen = set(), set()
+        self._skip_warned = False
 
     def _add_param_group(self, group):
         params = list(group["params"])
@@ -169,6 +184,11 @@ class Optimizer:
                          if p.grad is not None and not p.stop_gradient]
             else:
                 pairs = [(p, grads[id(p)]) for p in params if id(p) in grads and not p.stop_gradient]
+            if len(pairs) != len(params):
+                self._note_skipped(params, pairs)
+            elif index not in self._groups_seen:  # every parameter of the group took a gradient
+                self._groups_seen.add(index)
+                self._had_grad.update(map(id, params))
             if self._grad_clip is not None:
                 pairs = self._grad_clip(pairs)
             coeff = self._group_decay(group)
@@ -225,10 +245,29 @@ class Optimizer:
         else:
             p._value = np.array(new, dtype=p._value.dtype)
 
+    def _note_skipped(self, params, pairs):
+        """Warn once when a parameter that had a gradient in an earlier step has none now: Paddle's
+        ``clear_grad()`` zeroes gradients, so Paddle would still move it (momentum, weight decay)."""
+        got = {id(p) for p, _ in pairs}
+        self._had_grad.update(got)
+        if self._skip_warned:
+            return
+        skipped = [p.name for p in params if id(p) not in got and id(p) in self._had_grad]
+        if skipped:
+            self._skip_warned = True
+            warnings.warn(f"{type(self).__name__}.step(): parameter(s) {skipped[:3]} had a gradient in an earlier "
+                          "step but have none now, so this step leaves them as they are. Paddle's clear_grad() "
+                          "zeroes gradients instead, and its step would still apply momentum and weight decay to "
+                          "them; results differ from Paddle's from here on (shown once)", stacklevel=_user_level())
+
     def clear_grad(self, set_to_zero=True):
-        """Clear every parameter's gradient. Also ``clear_gradients``.
+        """Clear every parameter's gradient (to None: see ``_note_skipped`` for how that differs from
+        Paddle's zeroing). Also ``clear_gradients``.
 
         Inside a converted function it appends the clearing to the Program being built."""
+        if not set_to_zero:  # Paddle's set_to_zero=False: None there too, and its step skips them
+            self._had_grad.clear()
+            self._groups_seen.clear()
         if _mode.static:
             from ..static.train_step import record_clear_grad  # noqa: PLC0415
             record_clear_grad(self)

@@ -70,3 +70,26 @@ def test_minimize_no_grad_set_skips_parameters():
     opt.minimize(None, no_grad_set={net.bias})
     np.testing.assert_array_equal(net.bias.numpy(), b0)
     np.testing.assert_array_equal(w0 - net.weight.numpy(), np.ones((2, 1), "float32"))
+
+
+def _two_steps(clear):
+    a, b = rt.nn.Linear(2, 2), rt.nn.Linear(2, 2)
+    opt = rt.optimizer.Momentum(learning_rate=0.1, momentum=0.9, parameters=a.parameters() + b.parameters())
+    x = rt.ones([1, 2])
+    (a(x) + b(x)).sum().backward()
+    opt.step()
+    clear(opt)
+    a(x).sum().backward()  # b takes no gradient this step
+    opt.step()
+
+
+def test_step_skipping_a_parameter_paddle_would_move_warns_once():
+    # Paddle's clear_grad() zeroes .grad, so its second step still applies b's momentum: ours
+    # leaves b where it is, and says so rather than diverging silently
+    with pytest.warns(UserWarning, match="Paddle's clear_grad\\(\\) zeroes gradients"):
+        _two_steps(lambda opt: opt.clear_grad())
+
+
+def test_no_warning_when_paddle_also_skips(recwarn):
+    _two_steps(lambda opt: opt.clear_grad(set_to_zero=False))  # Paddle's None: its step skips b too
+    assert not [w for w in recwarn if "clear_grad" in str(w.message)]
