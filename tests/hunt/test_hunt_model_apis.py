@@ -218,3 +218,22 @@ def test_deepcopy_of_a_converted_layer_uses_its_own_parameters():
     cp.weight.set_value(np.ones((4, 3), "float32"))
     np.testing.assert_allclose(cp(x).numpy(), x.numpy() @ np.ones((4, 3), "float32") + cp.bias.numpy(), rtol=1e-6)
     np.testing.assert_array_equal(net(x).numpy(), before)
+
+
+def test_load_inference_model_with_paddles_file_names(tmp_path):
+    # the model tests' static check: load_inference_model(dir, exe, model_filename=..., params_filename=...)
+    net = rt.nn.Linear(3, 2)
+    x = np.random.default_rng(9).standard_normal((4, 3)).astype("float32")
+    dy2st.save(net, str(tmp_path / "inference" / "m"), input_spec=[dy2st.InputSpec([None, 3], "float32", "x")])
+    rt.enable_static()
+    try:
+        exe = rt.static.Executor()
+        prog, feeds, fetches = rt.static.load_inference_model(str(tmp_path / "inference"), exe,
+                                                              model_filename="m.pdmodel", params_filename="m.pdiparams")
+        out, = exe.run(prog, feed={feeds[0]: x}, fetch_list=fetches)
+        with pytest.raises(ValueError, match="must name one saved model"):
+            rt.static.load_inference_model(str(tmp_path / "inference"), exe, model_filename="m.pdmodel",
+                                           params_filename="other.pdiparams")
+    finally:
+        rt.disable_static()
+    np.testing.assert_array_equal(out, net(rt.to_tensor(x)).numpy())
