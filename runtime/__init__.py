@@ -22,7 +22,8 @@ from . import static  # noqa: E402,F401
 from . import autograd, pytree, utils  # noqa: E402
 from .assign import assign, clone, increment  # noqa: E402
 from .autograd import grad  # noqa: E402
-from .device import CPUPlace, get_device, is_compiled_with_cuda, set_device  # noqa: E402
+from .device import (CPUPlace, get_default_dtype, get_device, is_compiled_with_cuda, set_default_dtype,  # noqa: E402
+                     set_device)
 from . import io, metric  # noqa: E402
 from .static.formats import program_state as _program_state  # noqa: E402
 _program_state.register()  # rt.save/rt.load of a Program

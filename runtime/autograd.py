@@ -38,7 +38,7 @@ from .ops.creation import zeros_like
 from .registry import GradContext, Meta, def_op, get_op, has_op
 from .static.backward import gradients
 from .tensor import (Node, Tensor, TensorLike, _flat_inputs, _grad_mode, _node_grads, _topo_nodes, backward_inputs,
-                     enable_grad, no_grad)
+                     enable_grad, latest_first, no_grad)
 
 __all__ = ["PyLayer", "PyLayerContext", "grad", "backward", "once_differentiable", "record_op"]
 
@@ -283,8 +283,8 @@ def _eager_grad(outs, ins, seeds, create_graph, skip):
             if id(n) not in seen:
                 seen.add(id(n))
                 order.append(n)
-    # _topo_nodes gives each root's nodes inputs-first; merge into one consumer-first order.
-    order = _consumers_first(order)
+    # consumers first, latest recorded first: gradients sum in the order backward() sums them
+    order = latest_first(order)
     mode = enable_grad() if create_graph else no_grad()
     with mode:
         for node in order:
@@ -310,28 +310,6 @@ def _eager_grad(outs, ins, seeds, create_graph, skip):
             g = Tensor._wrap(np.array(g._value, copy=True))
         res.append(g)
     return res
-
-
-def _consumers_first(nodes):
-    """Order tape nodes so every node comes before the nodes that produced its inputs."""
-    index = {id(n): n for n in nodes}
-    users = {id(n): 0 for n in nodes}
-    for n in nodes:
-        for t in _flat_inputs(n.inputs):
-            if isinstance(t, Tensor) and t._node is not None and id(t._node[0]) in index:
-                users[id(t._node[0])] += 1
-    ready = [n for n in nodes if users[id(n)] == 0]
-    order = []
-    while ready:
-        n = ready.pop()
-        order.append(n)
-        for t in _flat_inputs(n.inputs):
-            if isinstance(t, Tensor) and t._node is not None and id(t._node[0]) in index:
-                p = id(t._node[0])
-                users[p] -= 1
-                if users[p] == 0:
-                    ready.append(index[p])
-    return order
 
 
 def once_differentiable(backward):

@@ -1,6 +1,7 @@
-"""Devices: runtime computes with numpy on the CPU, so "cpu" is the one device (Paddle's set_device/get_device)."""
+"""Devices: runtime computes with numpy on the CPU, so "cpu" is the one device (Paddle's set_device/get_device),
+and float32 the one default dtype (set_default_dtype/get_default_dtype)."""
 
-__all__ = ["CPUPlace", "set_device", "get_device", "is_compiled_with_cuda"]
+__all__ = ["CPUPlace", "set_device", "get_device", "is_compiled_with_cuda", "set_default_dtype", "get_default_dtype"]
 
 
 class CPUPlace:
@@ -34,3 +35,17 @@ def get_device():
 def is_compiled_with_cuda():
     """False: there is no GPU support."""
     return False
+
+
+def set_default_dtype(d):
+    """Paddle's default float dtype for new parameters and Python floats: float32 here, the only
+    setting supported (another one raises rather than being ignored)."""
+    from .dtypes import convert_dtype  # noqa: PLC0415  (dtypes stays free of device imports)
+    name = str(convert_dtype(d))
+    if name != "float32":
+        raise NotImplementedError(f"set_default_dtype({name!r}): only float32 is supported as the default dtype")
+
+
+def get_default_dtype():
+    """The default float dtype: ``"float32"``."""
+    return "float32"

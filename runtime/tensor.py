@@ -14,6 +14,7 @@ base, the grad mode, the tape), so ``Tensor`` is defined after them, at the end.
 import contextlib
 import contextvars
 import itertools
+import operator
 
 import numpy as np
 
@@ -96,12 +97,19 @@ def is_grad_enabled():
     return _grad_mode.enabled
 
 
+_NODE_SEQ = itertools.count()
+
+
 class Node:
     """One recorded op: what its gradient rule needs, and nothing that refers back to outputs."""
 
-    __slots__ = ("opdef", "inputs", "attrs", "out_values", "custom_backward", "saved", "__weakref__")
+    __slots__ = ("opdef", "inputs", "attrs", "out_values", "custom_backward", "saved", "seq", "__weakref__")
 
     def __init__(self, opdef, inputs, attrs, out_values, custom_backward=None):
+        # Recording order: backward visits nodes latest-first, the order a Program's backward
+        # visits its ops, so a tensor used three or more times sums its gradients in the same
+        # order (float addition is not associative) and converted code matches eager bitwise.
+        self.seq = next(_NODE_SEQ)
         self.opdef = opdef
         self.inputs = inputs
         self.attrs = attrs
@@ -139,6 +147,15 @@ def _topo_nodes(root):
             if isinstance(t, Tensor) and t._node is not None and id(t._node[0]) not in seen:
                 stack.append((t._node[0], False))
     return order  # inputs before users
+
+
+def latest_first(nodes):
+    """Tape nodes, the most recently recorded first: a consumer always comes before the nodes
+    that produced its inputs (they were recorded before it)."""
+    return sorted(nodes, key=_seq_of, reverse=True)
+
+
+_seq_of = operator.attrgetter("seq")
 
 
 def _accumulate(t, g):
@@ -180,8 +197,12 @@ def run_backward(root, grad_tensor=None):
         if fast(root, seed):
             return
     pending = {(id(root._node[0]), root._node[1]): seed}
+    # A leaf's contributions are summed first and then added to its .grad once, as Paddle's
+    # accumulation node does and as a Program's backward does: ``G + (g1 + g2)``, not
+    # ``(G + g1) + g2``, which rounds differently when .grad already holds G.
+    leaves = {}
     with no_grad():
-        for node in reversed(_topo_nodes(root._node[0])):
+        for node in latest_first(_topo_nodes(root._node[0])):
             n_out = len(node.out_values)
             grads = [pending.pop((id(node), i), None) for i in range(n_out)]
             if all(g is None for g in grads):
@@ -196,11 +217,16 @@ def run_backward(root, grad_tensor=None):
                     continue
                 g = g._value if isinstance(g, Tensor) else np.asarray(g)
                 if producer is None:
-                    _accumulate(t, g)
+                    if g.dtype != t._value.dtype:
+                        g = g.astype(t._value.dtype)
+                    prev = leaves.get(id(t))
+                    leaves[id(t)] = (t, g if prev is None else prev[1] + g)
                 else:
                     key = (id(producer[0]), producer[1])
                     prev = pending.get(key)
                     pending[key] = g if prev is None else prev + g
+    for t, g in leaves.values():
+        _accumulate(t, g)
 
 
 def _node_grads(node, grads, inputs=None):

@@ -153,6 +153,11 @@ class StaticFunction:
         """The output Variables of the current ``concrete_program``."""
         return self.concrete_program.outputs
 
+    @property
+    def class_instance(self) -> object:
+        """The Layer (or object) whose method this is, None for a plain function (Paddle's name)."""
+        return self._instance
+
     def get_traced_count(self) -> int:
         """How many Programs this function has traced (retraces after a failed guard included)."""
         return self._traced_count

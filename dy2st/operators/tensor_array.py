@@ -142,8 +142,10 @@ def Pop(lst, *index):
     return lst, item
 
 
-def Stack(items, axis=0, **kwargs):
-    """``rt.stack`` that also takes a list built in a tensor loop (a TensorArray)."""
+def Stack(x, axis=0, **kwargs):
+    """``rt.stack`` that also takes a list built in a tensor loop (a TensorArray).  The list is
+    ``x``, Paddle's argument name (``paddle.stack(x=[...], axis=1)``)."""
+    items = x
     if isinstance(items, TensorArray):
         t = items.tensor
         if axis in (0, -t.ndim):
@@ -154,11 +156,22 @@ def Stack(items, axis=0, **kwargs):
     return rt.stack(items, axis=axis, **kwargs)
 
 
-def Concat(items, axis=0, **kwargs):
-    """``rt.concat`` that also takes a list built in a tensor loop (axis 0 only; ValueError otherwise)."""
+def Concat(x, axis=0, **kwargs):
+    """``rt.concat`` that also takes a list built in a tensor loop (a TensorArray): its items joined
+    along ``axis``, the loop's item count folded into that dim of the items.  The list is ``x``,
+    Paddle's argument name (``paddle.concat(x=[...], axis=1)``)."""
+    items = x
     if isinstance(items, TensorArray):
         t = items.tensor
-        if axis != 0 or any(d < 0 for d in t.shape[2:]):
-            raise ValueError("concat of a list built in a tensor loop supports axis=0 with known item dims")
-        return rt.reshape(t, [-1] + list(t.shape[2:]))
+        rank = t.ndim - 1  # the items' rank
+        if not isinstance(axis, int) or not -rank <= axis < rank:
+            raise ValueError(_with_location(
+                f"concat of a list built in a tensor loop: axis must be a Python int in [{-rank}, {rank}) "
+                f"for items of rank {rank}, got {axis!r}"))
+        axis %= rank
+        if axis:  # bring the item count next to the joined dim: [d0.., n, d_axis, ..]
+            t = rt.transpose(t, list(range(1, axis + 1)) + [0] + list(range(axis + 1, t.ndim)))
+        dims = rt.shape(t) if any(d < 0 for i, d in enumerate(t.shape) if i not in (axis, axis + 1)) else None
+        shape = [d if d >= 0 or i in (axis, axis + 1) else dims[i] for i, d in enumerate(t.shape)]
+        return rt.reshape(t, shape[:axis] + [-1] + shape[axis + 2:])
     return rt.concat(items, axis=axis, **kwargs)

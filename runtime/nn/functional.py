@@ -226,6 +226,17 @@ def one_hot(x: TensorLike, num_classes: int, name: str | None = None) -> TensorL
     return apply("one_hot", x, num_classes=int(num_classes))
 
 
+def gather_tree(ids: TensorLike, parents: TensorLike) -> TensorLike:
+    """Beam-search sequences from per-step ``ids`` and ``parents`` ([max_time, batch, beam]): each
+    last-step beam followed back through its parents (Paddle's ``F.gather_tree``)."""
+    if not is_tensor(ids) or not is_tensor(parents):
+        raise TypeError("gather_tree expects Tensors ids and parents")
+    if ids.dtype != parents.dtype or ids.dtype not in ("int32", "int64"):
+        raise TypeError(f"gather_tree: ids and parents must share an int32 or int64 dtype, got {ids.dtype} "
+                        f"and {parents.dtype}")
+    return apply("gather_tree", ids, parents)
+
+
 # -- losses ---------------------------------------------------------------------------------
 def cross_entropy(input: TensorLike, label: Operand, weight: TensorLike | None = None, ignore_index: int = -100,
                   reduction: str = "mean", soft_label: bool = False, axis: int = -1, use_softmax: bool = True,

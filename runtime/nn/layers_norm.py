@@ -66,10 +66,28 @@ class BatchNorm(_BatchNormBase):
     def __init__(self, num_channels: int, act: str | None = None, is_test: bool = False, momentum: float = 0.9,
                  epsilon: float = 1e-05, param_attr: ParamAttr | bool | None = None,
                  bias_attr: ParamAttr | bool | None = None, dtype: DTypeLike = "float32", data_layout: str = "NCHW",
-                 use_global_stats: bool | None = False, name: str | None = None) -> None:
+                 use_global_stats: bool | None = False, name: str | None = None, moving_mean_name: str | None = None,
+                 moving_variance_name: str | None = None, do_model_average_for_mean_and_var: bool = True,
+                 trainable_statistics: bool = False) -> None:
+        # the *_name arguments only name Paddle's statistics variables; there is nothing to name here
+        # trainable_statistics: batch statistics in eval mode too; use_global_stats=True overrides it
+        if trainable_statistics and not use_global_stats:
+            raise NotImplementedError("BatchNorm(trainable_statistics=True) is not supported (except with "
+                                      "use_global_stats=True, which it does not change)")
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats)
-        if act is not None:
-            raise NotImplementedError("BatchNorm(act=...) is not supported; apply the activation after it")
+        # Paddle's legacy layer applies the activation op named by `act` to its output
+        self._act = act
+        if act is not None and not callable(getattr(F, _ACT_NAMES.get(act, act), None)):
+            raise ValueError(f"BatchNorm(act={act!r}): unknown activation; use one of rt.nn.functional's "
+                             f"activations (e.g. 'relu', 'sigmoid', 'tanh') or apply it after the layer")
+
+    def forward(self, x):
+        y = super().forward(x)
+        return y if self._act is None else getattr(F, _ACT_NAMES.get(self._act, self._act))(y)
+
+
+# Paddle's activation op names that differ from their nn.functional names
+_ACT_NAMES = {"hard_swish": "hardswish", "hard_sigmoid": "hardsigmoid", "softrelu": "softplus"}
 
 
 class LayerNorm(Layer):

@@ -208,13 +208,14 @@ def _slice_grad_kernel(x, g, bounds=None, slices=()):
 
 def_op("slice", ["X", "Bounds*"], ["Out"], attrs={"slices": []},
        kernel=lambda x, bounds=None, slices=(): x[_slice_key(x.ndim, slices, bounds)], infer=_slice_infer,
-       grad=lambda ctx: [apply("slice_grad", ctx.inputs[0], ctx.out_grads[0], ctx.inputs[1], **ctx.attrs),
+       # Bounds is absent when every bound is an int (always so eagerly): *inputs[1:] passes it on only if given
+       grad=lambda ctx: [apply("slice_grad", ctx.inputs[0], ctx.out_grads[0], *ctx.inputs[1:], **ctx.attrs),
                          no_grads(ctx.inputs, 1)],
        onnx="slice", api=["slice", "strided_slice"], module="runtime.ops.slicing",
        doc="Basic slicing; slices are [axis, start, stop, step], a bound [\"t\", k] is Bounds[k] at run time.")
 def_op("slice_grad", ["X", "OutGrad", "Bounds*"], ["XGrad"], attrs={"slices": []}, kernel=_slice_grad_kernel,
        infer=lambda x, g, bounds=None, slices=(): Meta(x.shape, g.dtype),
-       grad=lambda ctx: [None, apply("slice", ctx.out_grads[0], ctx.inputs[2], **ctx.attrs),
+       grad=lambda ctx: [None, apply("slice", ctx.out_grads[0], *ctx.inputs[2:], **ctx.attrs),
                          no_grads(ctx.inputs, 2)], no_onnx=GRAD_ONLY,
        doc="Zeros shaped like X with OutGrad written at the slices.")
 

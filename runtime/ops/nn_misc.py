@@ -1,4 +1,4 @@
-"""dropout, embedding lookup and one_hot.
+"""dropout, embedding lookup, one_hot and gather_tree (the beam-search backtrace).
 
 ``dropout`` draws its mask from ``runtime.random.generator()`` inside the
 kernel (``random=True``), so a static Program draws a fresh mask at every run
@@ -124,3 +124,29 @@ def _one_hot_infer(x, num_classes=1):
 def_op("one_hot", ["X"], ["Out"], attrs={"num_classes": 1}, kernel=_one_hot_kernel, infer=_one_hot_infer,
        onnx="one_hot", functional=["one_hot"],
        doc="float32 one-hot encoding along a new last axis.")
+
+
+def _gather_tree_kernel(ids, parents):
+    # Paddle's beam-search backtrace: from the last step's beams, follow each beam's parent back
+    out = np.empty_like(ids)
+    if ids.shape[0] == 0:
+        return out
+    out[-1] = ids[-1]
+    parent = parents[-1]
+    for t in range(ids.shape[0] - 2, -1, -1):
+        out[t] = np.take_along_axis(ids[t], parent, axis=-1)
+        parent = np.take_along_axis(parents[t], parent, axis=-1)
+    return out
+
+
+def _gather_tree_infer(ids, parents):
+    if len(ids.shape) != 3 or len(parents.shape) != 3:
+        raise ValueError(f"gather_tree expects ids and parents of shape [max_time, batch, beam], got "
+                         f"{list(ids.shape)} and {list(parents.shape)}")
+    return Meta(ids.shape, ids.dtype)
+
+
+def_op("gather_tree", ["Ids", "Parents"], ["Out"], kernel=_gather_tree_kernel, infer=_gather_tree_infer,
+       no_onnx="a beam-search backtrace (a loop over time steps) without an ONNX mapping here",
+       functional=["gather_tree"],
+       doc="The full beam-search sequences: each last-step beam's ids followed back through its parents.")

@@ -286,3 +286,34 @@ class Adagrad(Optimizer):
         mom = self._acc("moment", p, init=self._init)
         mom += np.square(g)
         self._write(p, p._value - np.asarray(lr, g.dtype) * g / (np.sqrt(mom) + np.asarray(self._epsilon, g.dtype)))
+
+
+class Adamax(Optimizer):
+    """Paddle's Adamax: ``m = b1 m + (1 - b1) g``, ``u = max(b2 u + eps, |g|)``,
+    ``p -= lr / (1 - b1^t) * m / u``."""
+
+    _accumulator_names = ("moment", "inf_norm", "beta1_pow_acc")
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9, beta2: float = 0.999,
+                 epsilon: float = 1e-08, parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 name: str | None = None) -> None:
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        for what, v in (("beta1", beta1), ("beta2", beta2)):
+            if not 0 <= v < 1:
+                raise ValueError(f"Adamax: {what} must be in [0, 1), got {v}")
+        self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
+
+    def _acc_spec(self, acc):
+        return {"init": self._beta1, "shape": (1,)} if acc == "beta1_pow_acc" else {}
+
+    def _update(self, p, g, lr, group):
+        dt = g.dtype.type
+        m, u = self._acc("moment", p), self._acc("inf_norm", p)
+        b1p = self._acc("beta1_pow_acc", p, **self._acc_spec("beta1_pow_acc"))
+        m *= dt(self._beta1)
+        m += (dt(1) - dt(self._beta1)) * g  # 1 - beta1 in the parameter dtype, as Paddle
+        np.maximum(u * dt(self._beta2) + dt(self._epsilon), np.abs(g), out=u)
+        lr_t = np.asarray(lr, g.dtype) / (dt(1) - b1p)
+        self._write(p, p._value - lr_t * (m / u))
+        b1p *= dt(self._beta1)

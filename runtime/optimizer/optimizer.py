@@ -13,6 +13,9 @@ State (``state_dict``) is Paddle-shaped: one entry per accumulator named
 ``{param.name}_{accumulator}_0`` (e.g. ``linear_0.w_0_moment1_0``), plus
 ``global_step`` and ``LR_Scheduler`` when a scheduler drives the learning rate.
 """
+import sys
+import warnings
+
 import numpy as np
 
 from ..static.backends import weights_changed
@@ -33,6 +36,14 @@ def _decay_coeff(weight_decay):
     if isinstance(weight_decay, (int, float)):
         return float(weight_decay)
     raise TypeError(f"weight_decay must be a float, L2Decay or L1Decay, got {type(weight_decay).__name__}")
+
+
+def _user_level():
+    """The ``stacklevel`` of the first caller outside this package (the user's ``opt.step()`` line)."""
+    level, frame = 2, sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__name__", "").startswith("runtime."):
+        level, frame = level + 1, frame.f_back
+    return level
 
 
 class Optimizer:
@@ -70,6 +81,10 @@ class Optimizer:
         self._accumulators = {name: {} for name in self._accumulator_names}
         self._step_count = 0
         self._flat = {}  # group index -> FlatGroup (or None: not fusable)
+        # ids of parameters an update has seen a gradient for: Paddle's clear_grad() leaves them a zero
+        # gradient, which Paddle's next step still applies (momentum, decay); here they have none
+        self._had_grad, self._groups_seen = set(), set()
+        self._skip_warned = False
 
     def _add_param_group(self, group):
         params = list(group["params"])
@@ -169,6 +184,11 @@ class Optimizer:
                          if p.grad is not None and not p.stop_gradient]
             else:
                 pairs = [(p, grads[id(p)]) for p in params if id(p) in grads and not p.stop_gradient]
+            if len(pairs) != len(params):
+                self._note_skipped(params, pairs)
+            elif index not in self._groups_seen:  # every parameter of the group took a gradient
+                self._groups_seen.add(index)
+                self._had_grad.update(map(id, params))
             if self._grad_clip is not None:
                 pairs = self._grad_clip(pairs)
             coeff = self._group_decay(group)
@@ -225,10 +245,29 @@ class Optimizer:
         else:
             p._value = np.array(new, dtype=p._value.dtype)
 
+    def _note_skipped(self, params, pairs):
+        """Warn once when a parameter that had a gradient in an earlier step has none now: Paddle's
+        ``clear_grad()`` zeroes gradients, so Paddle would still move it (momentum, weight decay)."""
+        got = {id(p) for p, _ in pairs}
+        self._had_grad.update(got)
+        if self._skip_warned:
+            return
+        skipped = [p.name for p in params if id(p) not in got and id(p) in self._had_grad]
+        if skipped:
+            self._skip_warned = True
+            warnings.warn(f"{type(self).__name__}.step(): parameter(s) {skipped[:3]} had a gradient in an earlier "
+                          "step but have none now, so this step leaves them as they are. Paddle's clear_grad() "
+                          "zeroes gradients instead, and its step would still apply momentum and weight decay to "
+                          "them; results differ from Paddle's from here on (shown once)", stacklevel=_user_level())
+
     def clear_grad(self, set_to_zero=True):
-        """Clear every parameter's gradient. Also ``clear_gradients``.
+        """Clear every parameter's gradient (to None: see ``_note_skipped`` for how that differs from
+        Paddle's zeroing). Also ``clear_gradients``.
 
         Inside a converted function it appends the clearing to the Program being built."""
+        if not set_to_zero:  # Paddle's set_to_zero=False: None there too, and its step skips them
+            self._had_grad.clear()
+            self._groups_seen.clear()
         if _mode.static:
             from ..static.train_step import record_clear_grad  # noqa: PLC0415
             record_clear_grad(self)
@@ -243,14 +282,22 @@ class Optimizer:
     clear_gradients = clear_grad
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
-        """``loss.backward()`` then ``step()``; returns ``(None, None)``. Inside a converted function
-        both are appended to the Program being built (``parameters``/``no_grad_set`` must be None there)."""
-        if _mode.static and (parameters is not None or no_grad_set is not None):
+        """Paddle's dygraph ``minimize``: the update of ``step()`` from the gradients already in
+        ``.grad`` (``loss.backward(); opt.minimize(loss)``, as Paddle documents it).  It does not run
+        the backward itself: doing so would add the gradients a second time.  ``parameters`` (a list
+        of parameters) and ``no_grad_set`` (parameters or their names) narrow which parameters it
+        updates, eagerly; inside a converted function they must be None.  Returns ``(None, None)``."""
+        if parameters is None and no_grad_set is None:
+            self.step()
+            return None, None
+        if _mode.static:
             raise NotImplementedError("opt.minimize(loss, parameters=..., no_grad_set=...) inside a converted "
                                       "function: only minimize(loss) is supported there; the optimizer's own "
                                       "parameters are updated")
-        loss.backward()
-        self.step()
+        chosen = self._parameter_list if parameters is None else list(parameters)
+        skip = {x if isinstance(x, str) else id(x) for x in (no_grad_set or ())}
+        self._apply_grads({id(p): p.grad._value for p in chosen
+                           if p.grad is not None and id(p) not in skip and p.name not in skip})
         return None, None
 
     # -- state -------------------------------------------------------------------------

@@ -68,7 +68,8 @@ def _trajectory(make_opt, convert, body="loop", steps=5, dropout=0.0, scheduler=
             loss.backward()
             opt.step()
             net.clear_gradients()
-        elif body == "minimize":
+        elif body == "minimize":  # Paddle's dygraph idiom: minimize steps from the .grad backward() left
+            loss.backward()
             opt.minimize(loss)
             opt.clear_grad()
         else:

@@ -69,6 +69,15 @@ def case(*inputs, ref=None, grad=None, dyn=(0,), tol=1e-5, grad_outs=None, shape
     return Case(list(inputs), attrs, ref, grad, dyn, tol, grad_outs, shape_known, onnx, outs, opset, seeded)
 
 
+def _gather_tree(ids, parents):
+    out, parent = ids.copy(), parents[-1]
+    for t in range(len(ids) - 2, -1, -1):
+        for b in range(ids.shape[1]):
+            out[t, b] = ids[t, b, parent[b]]
+        parent = np.stack([parents[t, b, parent[b]] for b in range(ids.shape[1])])
+    return out
+
+
 def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
@@ -284,6 +293,7 @@ CASES.update({
                          ref=lambda m, g, dropout_prob: g * m / 0.5),
     "embedding": case(I(6, 3, 2), F(6, 4), ref=lambda ids, w: w[ids]),
     "embedding_grad": case(I(6, 3, 2), F(3, 2, 4), F(6, 4)),
+    "gather_tree": case(I(9, 4, 2, 3), I(3, 4, 2, 3), ref=lambda ids, par: _gather_tree(ids, par)),
     "one_hot": case(I(4, 5), num_classes=4, ref=lambda x, num_classes: np.eye(4, dtype=np.float32)[x]),
 })
 
@@ -338,6 +348,8 @@ COMPOSITES = {
                 ref=lambda x, pad, mode: np.pad(x, [(0, 0), (0, 0), (2, 1), (1, 2)], mode="reflect")),
     "adaptive_avg_pool2d": case(F(2, 3, 4, 6), output_size=[2, 3],
                                 ref=lambda x, output_size: x.reshape(2, 3, 2, 2, 3, 2).mean((3, 5))),
+    "gather_nd": case(F(3, 4, 5), np.array([[[0, 1], [2, 3]], [[1, 0], [0, 0]]], "int64"), grad=[0],
+                      ref=lambda x, i: x[i[..., 0], i[..., 1]]),
 }
 
 # Paddle's extra activations, losses and vision functions (their own module: this one is long enough)

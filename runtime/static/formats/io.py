@@ -342,12 +342,21 @@ def bind_params(program, params, info):
     return tensors
 
 
-def load_inference_model(path_prefix, executor=None):
+def load_inference_model(path_prefix, executor=None, model_filename=None, params_filename=None):
     """``[program, feed_names, fetch_vars]`` (Paddle's order); parameters are bound to the program.
 
     ``program.bound_tensors`` maps each parameter name to its loaded tensor, so any
-    Executor reads them; ``executor`` is accepted for Paddle compatibility.
+    Executor reads them; ``executor`` is accepted for Paddle compatibility.  Paddle's older form
+    ``load_inference_model(dirname, exe, model_filename="m.pdmodel", params_filename="m.pdiparams")``
+    names the files inside a directory; they must be one saved model's ``.pdmodel``/``.pdiparams``.
     """
+    if model_filename is not None or params_filename is not None:
+        stem = os.fspath(model_filename or "")
+        stem = stem[:-len(".pdmodel")] if stem.endswith(".pdmodel") else None
+        if stem is None or params_filename is None or os.fspath(params_filename) != stem + ".pdiparams":
+            raise ValueError(f"load_inference_model: model_filename {model_filename!r} and params_filename "
+                             f"{params_filename!r} must name one saved model's NAME.pdmodel and NAME.pdiparams")
+        path_prefix = os.path.join(os.fspath(path_prefix), stem)
     m = read_inference_model(path_prefix)
     bind_params(m.program, m.params, m.info)
     gb = m.program.global_block()
