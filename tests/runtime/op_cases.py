@@ -352,3 +352,9 @@ SKIP = {
     "train_update": "training op on live eager objects (tests/dy2st/test_train_step_compiled.py)",
     "py_layer": "a user PyLayer's forward/backward (tests/runtime/test_autograd_api.py)",
 }
+
+# -- the Paddle 2.x extras (einsum, unique, erf, median...): their rows live in op_cases_extra ------------
+from op_cases_extra import CASES as _EXTRA_CASES, COMPOSITES as _EXTRA_COMPOSITES  # noqa: E402
+
+CASES.update(_EXTRA_CASES)
+COMPOSITES.update(_EXTRA_COMPOSITES)
