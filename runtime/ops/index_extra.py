@@ -218,7 +218,11 @@ def _einsum_infer(xs, equation=""):
     size = {}
     for s, x in zip(lhs.split(","), xs):
         for c, d in zip(s, x.shape):
-            size[c] = d if size.get(c, 1) in (1, -1) and d != 1 else size.get(c, d)
+            have = size.get(c, 1)
+            if d not in (1, -1) and have not in (1, -1) and d != have:
+                raise ValueError(f"einsum {equation!r}: subscript '{c}' has sizes {have} and {d} "
+                                 f"(operand shapes {[list(x.shape) for x in xs]})")
+            size[c] = d if have in (1, -1) and d != 1 else size.get(c, d)
     return Meta([size[c] for c in rhs], xs[0].dtype)
 
 
@@ -254,4 +258,7 @@ def einsum(equation: str, *operands: TensorLike) -> TensorLike:
     """Einstein summation (``einsum("ij,jk->ik", a, b)``), with ``...`` broadcast dims and an implicit output."""
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    return apply("einsum", list(operands), equation=_normalise(equation, [x.ndim for x in operands]))
+    operands = list(operands)
+    equation = _normalise(equation, [x.ndim for x in operands])
+    _einsum_infer(operands, equation)  # sizes that disagree: said here, with the subscript, in both modes
+    return apply("einsum", operands, equation=equation)

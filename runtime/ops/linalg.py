@@ -26,8 +26,8 @@ def _need(x, ndims, what):
 def dot(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     """Inner product of two 1-D tensors (a 0-d tensor), or row by row of two 2-D ones (shape [N])."""
     _need(x, (1, 2), "dot")
-    if x.ndim != y.ndim:
-        raise ValueError(f"dot: x and y must have the same rank, got shapes {list(x.shape)} and {list(y.shape)}")
+    if x.ndim != y.ndim or any(a != b and a >= 0 and b >= 0 for a, b in zip(x.shape, y.shape)):
+        raise ValueError(f"dot: x and y must have the same shape, got {list(x.shape)} and {list(y.shape)}")
     return sum_(multiply(x, y), axis=-1)
 
 
@@ -123,6 +123,9 @@ def moveaxis(x: TensorLike, source: int | list[int], destination: int | list[int
     if len(src) != len(dst):
         raise ValueError(f"moveaxis: source {src} and destination {dst} must have the same length")
     n = x.ndim
+    bad = [a for a in src + dst if not -n <= a < n]
+    if bad:
+        raise ValueError(f"moveaxis: axes {bad} are out of range for a tensor of rank {n}")
     src, dst = [s % n for s in src], [d % n for d in dst]
     perm = [i for i in range(n) if i not in src]
     for d, s in sorted(zip(dst, src)):
@@ -171,6 +174,8 @@ def rot90(x: TensorLike, k: int = 1, axes: list[int] = (0, 1), name: str | None 
 @composite("unbind", api=["unbind"], methods=["unbind"])
 def unbind(input: TensorLike, axis: int = 0) -> list[TensorLike]:  # noqa: A002
     """The slices of ``input`` along ``axis``, that dim removed (``unstack``)."""
+    if not -input.ndim <= axis < input.ndim:
+        raise ValueError(f"unbind: axis {axis} is out of range for a tensor of rank {input.ndim}")
     n = input.shape[axis]
     if n < 0:
         raise ValueError(f"unbind: dim {axis} of shape {list(input.shape)} must be known")

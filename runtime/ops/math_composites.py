@@ -150,6 +150,8 @@ def diff(x: TensorLike, n: int = 1, axis: int = -1, prepend: TensorLike | None =
          append: TensorLike | None = None, name: str | None = None) -> TensorLike:
     """The ``n``-th forward difference along ``axis`` (after concatenating ``prepend``/``append``);
     bool tensors give ``x[i+1] != x[i]``."""
+    if not -x.ndim <= axis < x.ndim:
+        raise ValueError(f"diff: axis {axis} is out of range for a tensor of rank {x.ndim} (x needs rank >= 1)")
     axis %= x.ndim
     parts = [p for p in (prepend, x, append) if p is not None]
     x = concat(parts, axis=axis) if len(parts) > 1 else x

@@ -59,7 +59,7 @@ for _name, (_kernel, _grad, _onnx) in _UNARY.items():
 
 
 def _float_unary(type):
-    def fn(x, name=None):
+    def fn(x: TensorLike, name: str | None = None) -> TensorLike:
         return apply(type, _floating(x))
     fn.__name__ = fn.__qualname__ = type
     fn.__doc__ = f"Elementwise ``{type}`` (int inputs compute in float32)."
