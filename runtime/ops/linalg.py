@@ -86,7 +86,7 @@ def trace(x: TensorLike, offset: int = 0, axis1: int = 0, axis2: int = 1, name: 
     return sum_(diagonal(x, offset, axis1, axis2), axis=-1)
 
 
-@composite("diag", api=["diag"])
+@composite("diag", api=["diag"], methods=["diag"])
 def diag(x: TensorLike, offset: int = 0, padding_value: int | float = 0, name: str | None = None) -> TensorLike:
     """A 1-D ``x`` on the ``offset`` diagonal of a square matrix (``padding_value`` elsewhere), or the
     ``offset`` diagonal of a 2-D ``x``."""
@@ -225,7 +225,7 @@ def take(x: TensorLike, index: TensorLike, mode: str = "raise", name: str | None
     return reshape(gather(flat, idx), [_dim(index, i) for i in range(index.ndim)])
 
 
-@composite("index_sample", api=["index_sample"])
+@composite("index_sample", api=["index_sample"], methods=["index_sample"])
 def index_sample(x: TensorLike, index: TensorLike) -> TensorLike:
     """``out[i, j] = x[i, index[i, j]]`` for 2-D ``x`` and ``index``."""
     _need(x, (2,), "index_sample (x)")
@@ -254,7 +254,7 @@ def repeat_interleave(x: TensorLike, repeats: int | TensorLike, axis: int | None
     return gather(x, constant(np.repeat(np.arange(counts.size), counts), "int64"), axis)
 
 
-@composite("scatter_nd", api=["scatter_nd"])
+@composite("scatter_nd", api=["scatter_nd"], methods=["scatter_nd"])
 def scatter_nd(index: TensorLike, updates: TensorLike, shape: ShapeLike, name: str | None = None) -> TensorLike:
     """Zeros of ``shape`` with ``updates`` added at the index tuples in ``index``'s last dim."""
     zeros = apply("fill_constant", shape=[int(d) for d in shape], value=0.0, dtype=str(updates.dtype))

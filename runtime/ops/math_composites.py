@@ -274,7 +274,7 @@ def is_empty(x: TensorLike, name: str | None = None) -> TensorLike:
     return equal(apply("numel", x), constant(0, "int64"))
 
 
-@composite("rank", api=["rank"])
+@composite("rank", api=["rank"], methods=["rank"])
 def rank(input: TensorLike) -> TensorLike:  # noqa: A002
     """The number of dims of ``input``, as a 0-d int32 tensor."""
     return constant(input.ndim, "int32")
