@@ -7,6 +7,7 @@ import numpy as np
 from ..dispatch import apply
 from ..hints import ShapeLike, TensorLike
 from ..registry import composite
+from .broadcast import expand
 from .common import broadcast_shape, constant
 from .composites_extra import _dim
 from .indexing import getitem
@@ -194,7 +195,7 @@ def meshgrid(*args: TensorLike, **kwargs) -> list[TensorLike]:
     for i, a in enumerate(args):
         r = [1] * len(args)
         r[i] = shape[i]
-        out.append(apply("expand", reshape(a, r), shape=shape))
+        out.append(expand(reshape(a, r), shape))
     return out
 
 
@@ -204,7 +205,16 @@ def broadcast_tensors(input: list[TensorLike], name: str | None = None) -> list[
     shape = ()
     for x in input:
         shape = broadcast_shape(shape, x.shape, "broadcast_tensors inputs")
-    return [x if tuple(x.shape) == shape else apply("expand", x, shape=list(shape)) for x in input]
+    # an unknown (-1) dim: the run-time size of an input that has it there (-1 in expand would keep a 1)
+    dims = list(shape)
+    for k, d in enumerate(shape):
+        if d < 0:
+            for x in input:
+                j = k - len(shape) + x.ndim  # dims align from the right
+                if j >= 0 and x.shape[j] != 1:
+                    dims[k] = _dim(x, j)
+                    break
+    return [x if tuple(x.shape) == shape and -1 not in shape else expand(x, dims) for x in input]
 
 
 @composite("take", api=["take"], methods=["take"])
@@ -244,7 +254,7 @@ def repeat_interleave(x: TensorLike, repeats: int | TensorLike, axis: int | None
     if isinstance(repeats, int):
         e = unsqueeze(x, axis + 1)
         shape = [_dim(x, i) for i in range(x.ndim)]
-        tiled = apply("expand", e, shape=shape[:axis + 1] + [repeats] + shape[axis + 1:])
+        tiled = expand(e, shape[:axis + 1] + [repeats] + shape[axis + 1:])
         n = x.shape[axis] * repeats if x.shape[axis] >= 0 else -1
         return reshape(tiled, shape[:axis] + [n] + shape[axis + 1:])
     if not hasattr(repeats, "_value"):

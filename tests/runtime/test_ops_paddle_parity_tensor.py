@@ -175,3 +175,26 @@ def test_to_static_matches_eager():
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     types = {op.type for op in static.main_program.global_block().ops}
     assert {"einsum", "gather_nd", "scatter", "diagonal", "reduce_amax", "cumprod", "cond"} <= types, types
+
+
+def _dyn_fns(x):
+    return [rt.broadcast_tensors([x, x[:1]])[1], rt.repeat_interleave(x, 2, axis=0), rt.meshgrid(x[:, 0], x[0])[1],
+            rt.take(x, rt.to_tensor([[0, 5], [-1, 2]])), rt.einsum("bi,bj->bij", x, x), rt.kron(x, rt.ones([2, 1])),
+            rt.median(x, axis=1), rt.cumprod(x, dim=0), rt.unique(rt.cast(x > 0, "int64")), rt.diagonal(x)]
+
+
+def test_unknown_batch_dim_matches_eager():
+    # -1 dims: the functions read run-time sizes (a -1 given to expand would keep a broadcast 1)
+    main = rt.static.Program()
+    rt.enable_static()
+    try:
+        with rt.static.program_guard(main, rt.static.Program()):
+            outs = _dyn_fns(rt.static.data("x", [-1, 4], "float32"))
+    finally:
+        rt.disable_static()
+    for n in (3, 5):
+        x = np.random.default_rng(n).standard_normal((n, 4)).astype(np.float32)
+        got = rt.static.Executor().run(main, feed={"x": x}, fetch_list=outs)
+        for k, (g, w) in enumerate(zip(got, _dyn_fns(T(x)))):
+            assert g.shape == tuple(w.shape) and g.dtype == w.numpy().dtype, f"output {k}"
+            np.testing.assert_allclose(g, w.numpy(), rtol=1e-6, err_msg=f"output {k}")
