@@ -226,21 +226,42 @@ def _einsum_infer(xs, equation=""):
     return Meta([size[c] for c in rhs], xs[0].dtype)
 
 
+def _on_diagonal(gu, u, s, x, used):
+    """The gradient of an operand with repeated subscripts (``ii``): ``gu`` (over the distinct letters ``u``)
+    placed on the diagonal, one identity factor per repeat (``ij,iI->iIj``)."""
+    spare = [c for c in string.ascii_letters if c not in used]
+    if any(d < 0 for d in x.shape):
+        raise NotImplementedError(f"einsum gradient: repeated subscripts ({s!r}) need known dims, got {list(x.shape)}")
+    target, eyes, first = "", [], set()
+    for k, c in enumerate(s):
+        if c in first:
+            target += spare[len(eyes)]
+            eyes.append((c + spare[len(eyes)], x.shape[k]))
+        else:
+            first.add(c)
+            target += c
+    gu = apply("expand", gu, shape=[x.shape[s.index(c)] for c in u])
+    ids = [apply("eye", num_rows=n, num_columns=n, dtype=str(gu.dtype)) for _, n in eyes]
+    return apply("einsum", [gu] + ids, equation=",".join([u] + [e for e, _ in eyes]) + "->" + target)
+
+
 def _einsum_grad(ctx):
     xs, g = ctx.inputs[0], ctx.out_grads[0]
     lhs, rhs = ctx.attrs["equation"].split("->")
     subs = lhs.split(",")
     grads = []
     for i, (s, x) in enumerate(zip(subs, xs)):
-        if len(set(s)) != len(s):
-            raise NotImplementedError(f"einsum gradient: repeated subscripts in one operand ({s!r}) are not supported")
         others = [t for j, t in enumerate(subs) if j != i]
         seen = set(rhs + "".join(others))
-        kept = "".join(c for c in s if c in seen)
+        u = "".join(dict.fromkeys(s))  # the distinct letters, in order
+        kept = "".join(c for c in u if c in seen)
         eq = ",".join([rhs] + others) + "->" + kept
         gi = apply("einsum", [g] + [t for j, t in enumerate(xs) if j != i], equation=eq)
-        if kept != s:  # letters summed out of x alone: their gradient is g broadcast back over them
-            gi = apply("unsqueeze", gi, axis=[k for k, c in enumerate(s) if c not in seen])
+        if kept != u:  # letters summed out of x alone: their gradient is g broadcast back over them
+            gi = apply("unsqueeze", gi, axis=[k for k, c in enumerate(u) if c not in seen])
+        if u != s:
+            grads.append(_on_diagonal(gi, u, s, x, lhs + rhs))
+            continue
         ones = [k for k, c in enumerate(s) if x.shape[k] == 1 and c in seen]
         if ones:  # ``...`` dims x broadcast (size 1 against n): summed back
             gi = apply("reduce_sum", gi, axis=ones, keepdim=True)

@@ -147,6 +147,10 @@ def test_gradients_follow_paddle_rules():
     b = T(np.ones((1, 3), np.float32), stop_gradient=False)
     rt.einsum("...i,...i->...", a, b).sum().backward()
     assert b.grad.tolist() == [[3.0, 5.0, 7.0]] and a.grad.tolist() == [[1.0] * 3] * 2
+    # repeated subscripts (a diagonal): the gradient lies on that diagonal
+    m = T(np.ones((2, 2, 3), np.float32), stop_gradient=False)
+    (rt.einsum("iij->j", m) * T([1.0, 2.0, 3.0])).sum().backward()
+    assert m.grad.numpy().tolist() == (np.eye(2)[:, :, None] * [1.0, 2.0, 3.0]).tolist()
 
 
 def _model(x, y):
