@@ -92,7 +92,7 @@ def _scatter_grad(ctx):
 
 def_op("scatter", ["X", "Index", "Updates"], ["Out"], attrs={"overwrite": True}, kernel=_scatter_kernel,
        infer=lambda x, index, updates, overwrite=True: Meta(x.shape, x.dtype), grad=_scatter_grad,
-       no_onnx="not lowered yet (ScatterND overwrites; Paddle's accumulate mode zeroes rows first)",
+       onnx="scatter",
        api=["scatter"], methods=["scatter"], doc="x with rows index replaced by (or summed from) updates.")
 
 
@@ -174,7 +174,7 @@ _DIAG_ATTRS = {"offset": 0, "axis1": 0, "axis2": 1}
 def_op("diagonal", ["X"], ["Out"], attrs=_DIAG_ATTRS,
        kernel=lambda x, offset=0, axis1=0, axis2=1: np.diagonal(x, offset, *_diag_axes(x.ndim, axis1, axis2)).copy(),
        infer=_diagonal_infer, grad=lambda ctx: [apply("diagonal_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
-       no_onnx="not lowered yet (a GatherND over computed index pairs)", api=["diagonal"], methods=["diagonal"],
+       onnx="diagonal", api=["diagonal"], methods=["diagonal"],
        doc="The diagonal of the (axis1, axis2) planes at offset, as a new last dim.")
 def_op("diagonal_grad", ["X", "OutGrad"], ["XGrad"], attrs=_DIAG_ATTRS, kernel=_diagonal_grad_kernel,
        infer=lambda x, g, **a: Meta(x.shape, g.dtype), no_onnx=GRAD_ONLY)

@@ -86,7 +86,7 @@ def _atan2_grad(ctx):
 
 def_op("atan2", ["X", "Y"], ["Out"], kernel=np.arctan2,
        infer=lambda x, y: Meta(broadcast_shape(x.shape, y.shape), x.dtype),
-       grad=_atan2_grad, no_onnx="ONNX has no atan2 node (Atan of a quotient loses the quadrant)",
+       grad=_atan2_grad, onnx="atan2",
        api=["atan2"], methods=["atan2"])
 
 
