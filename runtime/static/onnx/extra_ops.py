@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .lowering import ints, lowering
+from .lowering import ints, lowering, reduce
 
 
 @lowering("log_base")
@@ -27,14 +27,45 @@ def _trunc(ex, op):
 
 @lowering("einsum")
 def _einsum(ex, op):
+    if ex.opset < 12:
+        raise NotImplementedError("ONNX export: einsum needs opset 12 (Einsum)")
     ex.node("Einsum", ex.ins("Operands"), ex.o("Out"), equation=op.attrs["equation"])
 
 
 @lowering("scatter_nd_add")
 def _scatter_nd_add(ex, op):
-    if ex.opset < 16:
-        raise NotImplementedError("ONNX export: scatter_nd_add needs opset 16 (ScatterND reduction='add')")
-    ex.node("ScatterND", [ex.i("X"), ex.i("Index"), ex.i("Updates")], ex.o("Out"), reduction="add")
+    if ex.opset >= 16:
+        ex.node("ScatterND", [ex.i("X"), ex.i("Index"), ex.i("Updates")], ex.o("Out"), reduction="add")
+        return
+    _add_at_pre16(ex, ex.i("X"), ex.var("X"), ex.i("Index"), ex.var("Index").shape[-1], ex.var("Index").ndim,
+                  ex.i("Updates"), ex.o("Out"))
+
+
+def _add_at_pre16(ex, x, xv, index, k, index_rank, updates, out):
+    """``x`` plus the updates sent to the index tuples, before opset 16 (ScatterND has no ``add``): the
+    product of one one-hot per index component (``[n, S0..Sk-1]``) times the updates, summed over n."""
+    dt, rest = xv.dtype, xv.ndim - k
+    if k == 0:  # every update goes to the whole of x
+        upd = ex.node("Reshape", [updates, ex.node("Concat", [ints(ex, [-1]), ex.node("Shape", [x])], axis=0)])
+        ex.node("Add", [x, reduce(ex, "ReduceSum", upd, [0], False)], out)
+        return
+    idx = ex.node("Reshape", [index, ints(ex, [-1, k])])
+    shape, hot = ex.node("Shape", [x]), None
+    for j in range(k):
+        col = ex.node("Gather", [idx, ex.const(np.int64(j))], axis=1)
+        depth = ex.node("Gather", [shape, ex.const(np.int64(j))])
+        h = ex.node("OneHot", [col, depth, ex.const(np.asarray([0, 1], dtype=dt))], axis=-1)
+        others = [a for a in range(1, k + 1) if a != j + 1]
+        h = ex.node("Unsqueeze", [h, ints(ex, others)]) if others else h
+        hot = h if hot is None else ex.node("Mul", [hot, h])
+    if rest:
+        hot = ex.node("Unsqueeze", [hot, ints(ex, list(range(k + 1, k + 1 + rest)))])
+        tail = ex.node("Slice", [ex.node("Shape", [updates]), ints(ex, [index_rank - 1]), ints(ex, [2 ** 62])])
+        upd = ex.node("Reshape", [updates, ex.node("Concat", [ints(ex, [-1]), tail], axis=0)])
+    else:
+        upd = ex.node("Reshape", [updates, ints(ex, [-1])])
+    upd = ex.node("Unsqueeze", [upd, ints(ex, list(range(1, k + 1)))]) if k else upd
+    ex.node("Add", [x, reduce(ex, "ReduceSum", ex.node("Mul", [hot, upd]), [0], False)], out)
 
 
 @lowering("put_along_axis")
@@ -51,10 +82,11 @@ def _scatter(ex, op):
     if op.attrs.get("overwrite", True):
         ex.node("ScatterND", [x, idx, updates], ex.o("Out"))
         return
-    if ex.opset < 16:
-        raise NotImplementedError("ONNX export: scatter(overwrite=False) needs opset 16 (ScatterND reduction='add')")
     zeroed = ex.node("ScatterND", [x, idx, ex.node("Mul", [updates, ex.const(0, ex.var("Updates").dtype)])])
-    ex.node("ScatterND", [zeroed, idx, updates], ex.o("Out"), reduction="add")
+    if ex.opset >= 16:
+        ex.node("ScatterND", [zeroed, idx, updates], ex.o("Out"), reduction="add")
+    else:
+        _add_at_pre16(ex, zeroed, ex.var("X"), idx, 1, 2, updates, ex.o("Out"))
 
 
 @lowering("diagonal")
