@@ -354,7 +354,8 @@ SKIP = {
 }
 
 # -- the Paddle 2.x extras (einsum, unique, erf, median...): their rows live in op_cases_extra ------------
-from op_cases_extra import CASES as _EXTRA_CASES, COMPOSITES as _EXTRA_COMPOSITES  # noqa: E402
+import op_cases_extra  # noqa: E402
 
+_EXTRA_CASES, _EXTRA_COMPOSITES = op_cases_extra.rows(D, F, P, case)
 CASES.update(_EXTRA_CASES)
 COMPOSITES.update(_EXTRA_COMPOSITES)
