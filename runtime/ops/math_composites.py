@@ -15,7 +15,7 @@ from .creation import full_like, linspace, zeros_like
 from .elementwise import _floating, exp, maximum, minimum
 from .elementwise import abs as abs_
 from .indexing import getitem
-from .logic import (equal, greater_than, isinf, isnan, less_equal, less_than, logical_and, logical_not,
+from .logic import (equal, greater_than, isfinite, isinf, isnan, less_equal, less_than, logical_and, logical_not,
                     logical_or, not_equal, where)
 from .math import add, divide, multiply, operands, scale, subtract
 from .reduce import all as all_
@@ -83,8 +83,11 @@ def isclose(x: TensorLike, y: TensorLike, rtol: float = 1e-05, atol: float = 1e-
             name: str | None = None) -> TensorLike:
     """``|x - y| <= atol + rtol * |y|`` elementwise (equal infinities are close; nans only with ``equal_nan``)."""
     x, y = operands(x, y)
-    close = less_equal(abs_(subtract(x, y)), add(scale(abs_(y), float(rtol)), float(atol)))
-    close = logical_or(equal(x, y), logical_and(close, logical_not(logical_or(isinf(x), isinf(y)))))
+    finite = logical_and(isfinite(x), isfinite(y))
+    # inf/nan zeroed before the arithmetic (inf - inf would warn); equal() decides infinities
+    xf, yf = where(finite, x, zeros_like(x)), where(finite, y, zeros_like(y))
+    close = less_equal(abs_(subtract(xf, yf)), add(scale(abs_(yf), float(rtol)), float(atol)))
+    close = logical_or(equal(x, y), logical_and(close, finite))
     if equal_nan:
         close = logical_or(close, logical_and(isnan(x), isnan(y)))
     return close
@@ -198,6 +201,9 @@ def median(x: TensorLike, axis: int | None = None, keepdim: bool = False, mode: 
         raise ValueError(f"median: mode must be 'avg' or 'min', got {mode!r}")
     flat = axis is None
     values, indices, ax, n = _sorted_along(x, axis)
+    if n == 0 and mode == "avg":  # nan, as Paddle (and numpy)
+        shape = [] if flat else [1 if i == ax else d for i, d in enumerate(x.shape) if keepdim or i != ax]
+        return apply("fill_constant", shape=shape, value=float("nan"), dtype=str(_floating(x).dtype))
     if n == 0:
         raise ValueError("median: x has no elements along the reduced dims")
     lo = _along(values, ax, (n - 1) // 2, (n - 1) // 2 + 1)

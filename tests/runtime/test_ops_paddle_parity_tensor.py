@@ -3,6 +3,8 @@ shapes (expected values below were read off Paddle 3.3), through dy2st.to_static
 their gradients where Paddle's rule differs from the obvious one (amax ties, mode, einsum's ``...``).
 Every op also has a row in op_cases_extra.py (kernel vs numpy, one-op Program, ONNX, finite
 differences)."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -24,6 +26,7 @@ EAGER = [
     (lambda: rt.median(T(X)), (2.0, "float32", [])),
     (lambda: rt.median(T(X), axis=1), ([1.5, 3.5], "float32", [2])),
     (lambda: rt.median(T([1, 2, 3, 4])), (2.5, "float32", [])),
+    (lambda: rt.median(rt.zeros([2, 0]), axis=1), ([float("nan")] * 2, "float32", [2])),
     (lambda: rt.median(T(X), axis=1, mode="min")[0], ([1.0, 2.0], "float32", [2])),
     (lambda: rt.mode(T(X)), [([1.0, 2.0], "float32", [2]), ([3, 1], "int64", [2])]),
     (lambda: rt.unique(T([[2, 1], [2, 3]]), return_index=True, return_inverse=True, return_counts=True),
@@ -119,6 +122,13 @@ def test_methods_are_paddle_names():
     assert x.t().shape == [4, 2] and len(x.unbind()) == 2 and x.diagonal().tolist() == [3.0, 2.0]
     assert x.amax().item() == 5.0 and x.cumprod(1).shape == [2, 4] and x.median().item() == 2.0
     assert x.floor_mod(T(2.0)).tolist()[0] == [1.0, 1.0, 0.0, 1.0] and x.is_floating_point()
+
+
+def test_isclose_of_infinities_does_not_warn():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # inf - inf would be numpy's "invalid value" warning
+        got = rt.isclose(T([np.inf, -np.inf, np.nan, 1.0]), T([np.inf, np.inf, np.nan, 1.0]), equal_nan=True)
+    assert got.tolist() == [True, False, True, True]
 
 
 def test_errors_say_what_was_expected():
