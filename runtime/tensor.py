@@ -43,6 +43,14 @@ class TensorLike:
 
     ndimension = dim
 
+    def is_floating_point(self):
+        """Whether the dtype is a floating-point one (a Python bool, known statically too)."""
+        return str(self.dtype) in ("float16", "bfloat16", "float32", "float64")
+
+    def is_integer(self):
+        """Whether the dtype is an integer one, bool excluded (a Python bool, known statically too)."""
+        return str(self.dtype) in ("int8", "int16", "int32", "int64", "uint8")
+
     @property
     def T(self):
         """The tensor with its dims in reverse order."""
@@ -412,6 +420,10 @@ class Tensor(TensorMethods):
         if self._value.size != 1:
             raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
         return self._value.item()
+
+    def tolist(self):
+        """The value as nested Python lists (a Python number for a 0-d tensor)."""
+        return self._value.tolist()
 
     def __array__(self, dtype=None, copy=None):
         return self._value if dtype is None else self._value.astype(dtype)

@@ -194,7 +194,8 @@ def_op("remainder", ["X", "Y"], ["Out"], kernel=_checked(np.mod, "remainder (%)"
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
                          reduce_as(apply("multiply", apply("neg", ctx.out_grads[0]),
                                          apply("floor_divide", ctx.inputs[0], ctx.inputs[1])), ctx.inputs[1])],
-       onnx="floor_div_mod", api=["remainder", "mod"], methods=["remainder", "mod"],
+       onnx="floor_div_mod", api=["remainder", "mod", "floor_mod"],
+       methods=["remainder", "mod", "floor_mod"],
        doc="Python-style modulo (result has the sign of y).")
 
 
@@ -266,4 +267,4 @@ floor_divide = binary_function("floor_divide", """``x // y`` elementwise (rounds
 remainder = binary_function("remainder", """``x % y`` elementwise, with the sign of ``y`` like Python. Also ``mod``.""")
 
 
-mod = remainder
+mod = floor_mod = remainder

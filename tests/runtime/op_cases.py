@@ -370,3 +370,10 @@ SKIP = {
     "train_update": "training op on live eager objects (tests/dy2st/test_train_step_compiled.py)",
     "py_layer": "a user PyLayer's forward/backward (tests/runtime/test_autograd_api.py)",
 }
+
+# -- the Paddle 2.x extras (einsum, unique, erf, median...): their rows live in op_cases_extra ------------
+import op_cases_extra  # noqa: E402
+
+_EXTRA_CASES, _EXTRA_COMPOSITES = op_cases_extra.rows(D, F, P, case)
+CASES.update(_EXTRA_CASES)
+COMPOSITES.update(_EXTRA_COMPOSITES)

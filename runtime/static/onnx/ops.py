@@ -20,7 +20,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from ...registry import get_op
-from . import index_ops, nn_ops  # noqa: F401  (their lowerings join LOWERINGS)
+from . import extra_ops, index_ops, nn_ops  # noqa: F401  (their lowerings join LOWERINGS)
 from .lowering import (
     INT64_MAX,
     INT64_MIN,
@@ -150,7 +150,8 @@ def _cast(ex, op):
 @lowering("reduce")
 def _reduce(ex, op):
     onnx_type = {"reduce_sum": "ReduceSum", "reduce_mean": "ReduceMean", "reduce_max": "ReduceMax",
-                 "reduce_min": "ReduceMin", "reduce_prod": "ReduceProd"}[op.type]
+                 "reduce_min": "ReduceMin", "reduce_prod": "ReduceProd",
+                 "reduce_amax": "ReduceMax", "reduce_amin": "ReduceMin"}[op.type]
     x, want = ex.i("X"), ex.var("Out", outputs=True).dtype
     x = ex.cast(x, ex.var("X").dtype, want)  # sum of bools/ints: the kernel's output dtype
     reduce(ex, onnx_type, x, op.attrs.get("axis"), op.attrs.get("keepdim", False), ex.o("Out"))
