@@ -2,7 +2,7 @@
 (so their gradients, static form and ONNX export are those of the ops they are made of):
 ``tril``/``triu`` (causal masks), ``logsumexp``, ``var``/``std``, ``masked_fill``, ``bmm``,
 ``index_select``, ``log1p``, and ``F.normalize``, ``F.binary_cross_entropy_with_logits``,
-``F.sequence_mask``, ``F.adaptive_avg_pool2d``, ``gather_nd``."""
+``F.sequence_mask``, ``F.adaptive_avg_pool2d``."""
 import numpy as np
 
 from ..hints import Axis, DTypeLike, TensorLike
@@ -208,20 +208,3 @@ def _avg_uneven(x, oh, ow):
     rows = matmul(_avg_matrix(x.shape[2], oh, dt), x)
     return matmul(rows, _avg_matrix(x.shape[3], ow, dt), transpose_y=True)
 
-
-@composite("gather_nd", api=["gather_nd"], methods=["gather_nd"])
-def gather_nd(x: TensorLike, index: TensorLike, name: str | None = None) -> TensorLike:
-    """``out[i..] = x[index[i..]]``: the last dim of int ``index`` (k entries) picks along x's first
-    k dims, so the result has shape ``index.shape[:-1] + x.shape[k:]`` (Paddle's gather_nd)."""
-    k = index.shape[-1] if index.ndim else -1
-    if index.ndim == 0 or k < 1 or k > x.ndim:
-        raise ValueError(f"gather_nd: index's last dim (known when the Program is built) must be between 1 "
-                         f"and x's rank {x.ndim}, got index of shape {index.shape} for x of shape {x.shape}")
-    index = cast(index, "int64")
-    flat = None  # the row-major position within x's first k dims
-    for i in range(k):
-        col = index[..., i]
-        flat = col if flat is None else add(multiply(flat, _dim(x, i)), col)
-    rows = reshape(x, [-1] + [_dim(x, d) for d in range(k, x.ndim)])
-    out = gather(rows, reshape(flat, [-1]), axis=0)
-    return reshape(out, [_dim(index, d) for d in range(index.ndim - 1)] + [_dim(x, d) for d in range(k, x.ndim)])

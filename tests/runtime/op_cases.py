@@ -348,8 +348,6 @@ COMPOSITES = {
                 ref=lambda x, pad, mode: np.pad(x, [(0, 0), (0, 0), (2, 1), (1, 2)], mode="reflect")),
     "adaptive_avg_pool2d": case(F(2, 3, 4, 6), output_size=[2, 3],
                                 ref=lambda x, output_size: x.reshape(2, 3, 2, 2, 3, 2).mean((3, 5))),
-    "gather_nd": case(F(3, 4, 5), np.array([[[0, 1], [2, 3]], [[1, 0], [0, 0]]], "int64"), grad=[0],
-                      ref=lambda x, i: x[i[..., 0], i[..., 1]]),
 }
 
 # Paddle's extra activations, losses and vision functions (their own module: this one is long enough)
