@@ -31,8 +31,24 @@ class TensorArray:
                 "for values of different shapes, or give the items one dtype and shape"))
         return cls(rt.stack(items, axis=0))
 
+    def _check_item(self, item, verb):
+        """TypeError at the user's line unless ``item`` is a tensor of the items' dtype and shape:
+        the stacked tensor has one dtype and item shape, so a cast or a broadcast would hand back
+        a different value from the one eager Python's list stores."""
+        want = self.tensor
+        if (rt.is_tensor(item) and item.dtype == want.dtype and item.ndim == want.ndim - 1
+                and all(a == b or a < 0 or b < 0 for a, b in zip(item.shape, want.shape[1:]))):
+            return
+        got = f"{item.dtype}{list(item.shape)}" if rt.is_tensor(item) else repr(item)
+        raise TypeError(_with_location(
+            f"{verb} a list built in a tensor-dependent loop (one stacked tensor of "
+            f"{want.dtype}{list(want.shape[1:])} items) with {got}: the list keeps one dtype and "
+            "shape for its items, where eager Python would store this value as it is. Give the "
+            "value the items' dtype and shape (astype, reshape), or keep it in another list"))
+
     def appended(self, item):
         """A new array with `item` added at the end."""
+        self._check_item(item, "extends")
         arr = self.tensor
         if any(d < 0 for d in item.shape) and is_symbolic(item):
             # The array may still be the empty start whose unknown dims are placeholders: give it
