@@ -1,4 +1,5 @@
-"""`_jst.AsDtype` / `_jst.Numpy` / `_jst.PyValue`: builtin casts and `.numpy()` in converted code.
+"""`_jst.AsDtype` / `_jst.Numpy` / `_jst.Item` / `_jst.PyValue`: builtin casts, `.numpy()` and
+`.item()` in converted code.
 
 A traced tensor stays traced (`int(x)` -> a 0-d int64 `cast`, `x.numpy()` -> `x`), as
 Paddle's to_static does; Python values and eager tensors get the builtins' answers.
@@ -75,6 +76,37 @@ class NumpyValue(rt.static.Variable):
             return self[(0,) * self.ndim]
         out = rt.reshape(self, [])  # a new Variable to mark
         return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
+
+
+def Item(x, *args):
+    """`x.item(*args)`: for a traced tensor, the element as a traced Python number (no gradient,
+    as eagerly), so `if x.sum().item() > 0:` and `n * x.max().item()` convert as Paddle's do."""
+    if not is_symbolic(x) or isinstance(x, NumpyValue):
+        return x.item(*args)
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]
+    known = all(d >= 0 for d in x.shape)
+    if any(not isinstance(a, int) or isinstance(a, bool) for a in args):
+        raise TypeError(_with_location(f"item({', '.join(map(repr, args))}): the indices must be Python ints"))
+    if not args:
+        if known and math.prod(x.shape) != 1:
+            raise ValueError(_with_location(f"item() needs a tensor with one element, got shape {list(x.shape)}"))
+        out = rt.reshape(x, [])
+    elif len(args) == 1:
+        if known and not -math.prod(x.shape) <= args[0] < math.prod(x.shape):
+            raise ValueError(_with_location(f"index {args[0]} is out of bounds for size {math.prod(x.shape)}"))
+        out = rt.reshape(x, [-1])[args[0]]
+    else:
+        if len(args) != x.ndim:
+            raise ValueError(_with_location(f"incorrect number of indices for Tensor: {len(args)} for {x.ndim} dims"))
+        for axis, (i, d) in enumerate(zip(args, x.shape)):
+            if d >= 0 and not -d <= i < d:
+                raise ValueError(_with_location(f"index {i} is out of bounds for axis {axis} with size {d}"))
+        out = x[tuple(args)]
+    out = _constant(out)
+    if type(out) is not rt.static.Variable:
+        out = rt.reshape(out, [])  # a new Variable to mark
+    return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
 
 
 def PyValue(fn, x):
