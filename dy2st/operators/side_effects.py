@@ -110,6 +110,8 @@ def _contents(obj):
     """The dict or list holding `obj`'s writable state, or None for values not tracked."""
     if isinstance(obj, (dict, list)):
         return obj
+    if isinstance(obj, TensorArray):
+        return obj.__dict__  # its stacked tensor, which `lst.append(v)` in a branch replaces
     if obj is None or isinstance(obj, _OPAQUE) or rt.is_tensor(obj):
         return None
     if (type(obj).__module__ or "").split(".")[0] in ("numpy", "dy2st"):

@@ -76,6 +76,40 @@ class TensorArray:
         self.tensor = rest.tensor
         return item
 
+    def extend(self, items):
+        """`lst.extend(items)`: in place, like a Python list."""
+        self.tensor = (self + (items if isinstance(items, TensorArray) else list(items))).tensor
+
+    def insert(self, index, item):
+        """`lst.insert(index, item)`: in place. A slice clamps an index past either end exactly as
+        `list.insert` does, so the array's run-time length needs no check."""
+        if not isinstance(index, int):
+            raise TypeError(_with_location("insert() into a list built in a tensor-dependent loop "
+                                           "needs a Python int index"))
+        self._check_item(item, "inserts into")
+        t = self.tensor
+        self.tensor = rt.concat([t[:index], rt.unsqueeze(item, 0), t[index:]], axis=0)
+
+    def reverse(self):
+        """`lst.reverse()`: in place."""
+        self.tensor = self.tensor[::-1]
+
+    def clear(self):
+        """`lst.clear()`: in place; the items keep their dtype and shape for later appends."""
+        self.tensor = self.tensor[:0]
+
+    def copy(self):
+        """`lst.copy()`: a new list of the same items."""
+        return TensorArray(self.tensor)
+
+    def __mul__(self, n):
+        """`lst * n`: the items repeated ``n`` (a Python int) times."""
+        if not isinstance(n, int) or isinstance(n, bool):
+            return NotImplemented
+        return TensorArray(rt.concat([self.tensor] * n, axis=0) if n > 0 else self.tensor[:0])
+
+    __rmul__ = __mul__
+
     def length(self):
         """The number of items (a tensor when unknown until run time)."""
         return _length(self.tensor)
@@ -91,8 +125,10 @@ class TensorArray:
             other = other.tensor
         elif isinstance(other, list):
             if not other:
-                return self
-            other = rt.stack([i if rt.is_tensor(i) else rt.to_tensor(i) for i in other], axis=0)
+                return TensorArray(self.tensor)
+            for item in other:
+                self._check_item(item, "joins")
+            other = rt.stack(other, axis=0)
         else:
             return NotImplemented
         if other.dtype != self.tensor.dtype or other.ndim != self.tensor.ndim:

@@ -45,3 +45,32 @@ def test_items_that_fit_match_eager():
     n = np.array([3], "int32")
     for fn in (_replace, _extend):
         check(fn, (np.float32([1, 2]), n, np.float32([7, 8])), (np.float32([0, 5]), n, np.float32([1, 1])))
+
+
+def _methods(x, n):
+    a = _filled(x, n)
+    a.insert(-1, x * 100)
+    a.extend([x * 7])
+    b = a.copy()
+    b.reverse()
+    return a[0], a[-2], b[0], len(a * 2)
+
+
+def _mutated_in_branches(x, n):
+    a = _filled(x, n)
+    if x.sum() > 2:
+        a.append(x * 5)
+    else:
+        a.insert(0, x * 6)
+        a.pop()
+    for i in range(n):
+        if a[-1].sum() > 4:
+            a.clear()
+        a.append(x * 0.5 + i)
+    return a[0], a[-1], len(a)
+
+
+def test_list_methods_and_branch_mutations_match_eager():
+    x1, x2 = np.float32([1, 2]), np.float32([0.5, 0.2])
+    check(_methods, (x1, np.array(3)), (x2, np.array(1)), grad=True)
+    check(_mutated_in_branches, (x1, np.array(3)), (x2, np.array(2)), (x2 * 4, np.array(4)), grad=True)
