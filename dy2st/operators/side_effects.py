@@ -225,8 +225,9 @@ def SetItem(target, key, value):
     """
     if isinstance(target, TensorArray):
         # A list carried by a tensor loop is one stacked tensor: write its row.
-        if not isinstance(key, slice):
-            target._check_item(value, "replaces an item of")
+        if isinstance(key, slice):
+            return target.slice_assigned(key, value)
+        target._check_item(value, "replaces an item of")
         return TensorArray(SetItem(target.tensor, key, value))
     if not (is_symbolic(target) or (rt.is_tensor(target) and is_symbolic(value))):
         target[key] = value

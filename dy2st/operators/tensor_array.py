@@ -76,6 +76,32 @@ class TensorArray:
         self.tensor = rest.tensor
         return item
 
+    def slice_assigned(self, key, items):
+        """The array after ``lst[start:stop] = items``: the items in ``start:stop`` replaced by
+        ``items`` (any number of them), as a Python list does. Slicing clamps ``start`` and ``stop``
+        as the list does; a step, or bounds of mixed signs (their order known only at run time), is
+        refused."""
+        start, stop = key.start, key.stop
+        same_sign = start is None or stop is None or (start >= 0) == (stop >= 0)
+        if (key.step is not None or not all(b is None or (isinstance(b, int) and not isinstance(b, bool))
+                                            for b in (start, stop)) or not same_sign):
+            raise TypeError(_with_location(
+                f"slice assignment lst[{key.start}:{key.stop}:{key.step}] = ... on a list built in a "
+                "tensor-dependent loop supports Python int bounds of one sign, without a step"))
+        if start is not None and stop is not None and stop < start:
+            stop = start  # `lst[2:1] = items` inserts at 2, as Python does
+        items = list(items.tensor) if isinstance(items, TensorArray) and items.tensor.shape[0] >= 0 else items
+        if not isinstance(items, (list, tuple)):
+            raise TypeError(_with_location("slice assignment on a list built in a tensor-dependent loop "
+                                           "needs a list of items"))
+        for item in items:
+            self._check_item(item, "assigns into")
+        t = self.tensor
+        head = t[:start] if start is not None else t[:0]
+        tail = t[stop:] if stop is not None else t[:0]
+        parts = [head] + ([rt.stack(list(items), axis=0)] if items else []) + [tail]
+        return TensorArray(rt.concat(parts, axis=0))
+
     def extend(self, items):
         """`lst.extend(items)`: in place, like a Python list."""
         self.tensor = (self + (items if isinstance(items, TensorArray) else list(items))).tensor

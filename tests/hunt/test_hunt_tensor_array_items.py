@@ -74,3 +74,24 @@ def test_list_methods_and_branch_mutations_match_eager():
     x1, x2 = np.float32([1, 2]), np.float32([0.5, 0.2])
     check(_methods, (x1, np.array(3)), (x2, np.array(1)), grad=True)
     check(_mutated_in_branches, (x1, np.array(3)), (x2, np.array(2)), (x2 * 4, np.array(4)), grad=True)
+
+
+def _slice_assigned(x, n):
+    a = _filled(x, n)
+    a[0:2] = [x * 10]
+    a[:0] = [x * 20, x * 30]
+    a[-1:] = []
+    a[2:1] = [x * 40]  # inserts at 2
+    return a[0], a[1], a[2], a[-1], len(a)
+
+
+def test_slice_assignment_replaces_items_as_a_list_does():
+    check(_slice_assigned, (np.float32([1, 2]), np.array(3)), (np.float32([3, 1]), np.array(4)), grad=True)
+    with pytest.raises(TypeError, match="slice assignment"):
+        dy2st.to_static(_reversed_bounds)(rt.ones([2]), rt.full([1], 3, "int32"))
+
+
+def _reversed_bounds(x, n):
+    a = _filled(x, n)
+    a[-1:2] = [x]  # which items go depends on the run-time length: refused
+    return a[0]
