@@ -66,6 +66,16 @@ class NumpyValue(rt.static.Variable):
             out.__class__ = NumpyValue
         return out
 
+    def _numpy_result(self, out):
+        """A reduction's result as numpy gives it: a numpy scalar (acting as a Python number) when
+        it is 0-d, else an array again."""
+        if type(out) is not rt.static.Variable:
+            return out
+        if out.ndim == 0:
+            return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
+        out.__class__ = NumpyValue
+        return out
+
     def item(self, *args):
         """`a.item()` of a one-element array: its value as a Python number."""
         if args or (all(d >= 0 for d in self.shape) and math.prod(self.shape) != 1):
@@ -107,6 +117,22 @@ def Item(x, *args):
     if type(out) is not rt.static.Variable:
         out = rt.reshape(out, [])  # a new Variable to mark
     return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
+
+
+def _numpy_reduction(name):
+    method = getattr(rt.static.Variable, name)
+
+    def reduce(self, *args, **kwargs):
+        return self._numpy_result(method(self, *args, **kwargs))
+
+    reduce.__name__ = name
+    reduce.__doc__ = f"`a.{name}()`: a numpy scalar when it reduces to one value (see `_numpy_result`)."
+    return reduce
+
+
+for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin"):
+    if hasattr(rt.static.Variable, _name):
+        setattr(NumpyValue, _name, _numpy_reduction(_name))
 
 
 def PyValue(fn, x):
