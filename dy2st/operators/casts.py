@@ -76,6 +76,34 @@ class NumpyValue(rt.static.Variable):
         out.__class__ = NumpyValue
         return out
 
+    def sum(self, *args, **kwargs):
+        """`a.sum()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.sum(self, *args, **kwargs))
+
+    def mean(self, *args, **kwargs):
+        """`a.mean()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.mean(self, *args, **kwargs))
+
+    def max(self, *args, **kwargs):
+        """`a.max()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.max(self, *args, **kwargs))
+
+    def min(self, *args, **kwargs):
+        """`a.min()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.min(self, *args, **kwargs))
+
+    def prod(self, *args, **kwargs):
+        """`a.prod()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.prod(self, *args, **kwargs))
+
+    def argmax(self, *args, **kwargs):
+        """`a.argmax()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.argmax(self, *args, **kwargs))
+
+    def argmin(self, *args, **kwargs):
+        """`a.argmin()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.argmin(self, *args, **kwargs))
+
     def item(self, *args):
         """`a.item()` of a one-element array: its value as a Python number."""
         if args or (all(d >= 0 for d in self.shape) and math.prod(self.shape) != 1):
@@ -117,22 +145,6 @@ def Item(x, *args):
     if type(out) is not rt.static.Variable:
         out = rt.reshape(out, [])  # a new Variable to mark
     return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
-
-
-def _numpy_reduction(name):
-    method = getattr(rt.static.Variable, name)
-
-    def reduce(self, *args, **kwargs):
-        return self._numpy_result(method(self, *args, **kwargs))
-
-    reduce.__name__ = name
-    reduce.__doc__ = f"`a.{name}()`: a numpy scalar when it reduces to one value (see `_numpy_result`)."
-    return reduce
-
-
-for _name in ("sum", "mean", "max", "min", "prod", "argmax", "argmin"):
-    if hasattr(rt.static.Variable, _name):
-        setattr(NumpyValue, _name, _numpy_reduction(_name))
 
 
 def PyValue(fn, x):
