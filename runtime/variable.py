@@ -83,6 +83,13 @@ class Variable(TensorMethods):
             f"the truth value of static Variable '{self.name}' is only known when the Program runs; "
             "use rt.static.nn.cond / while_loop (or @dy2st.to_static, which does this for you)")
 
+    def __index__(self):
+        # Python asks for a real int (a list index, `np.ones(n)`, `range` outside converted code):
+        # say why there is none instead of "'Variable' object cannot be interpreted as an integer"
+        raise TypeError(f"static Variable '{self.name}' is used where Python needs an int (a list index, a "
+                        "numpy or Python call); its value exists only when the Program runs: keep it a "
+                        "tensor (index a tensor, use the runtime's functions)")
+
     def __len__(self):
         if self._shape and self._shape[0] >= 0:
             return self._shape[0]

@@ -42,3 +42,14 @@ def test_set_state_dict_from_a_program_value_is_refused_at_the_users_line():
     with pytest.raises(ValueError, match="outside the converted function") as info:
         dy2st.to_static(layer)(x)
     assert "self.set_state_dict(state)" in _message(info.value)
+
+
+def _ones_of(x):
+    t = x.numpy()
+    return rt.to_tensor(np.ones(t))
+
+
+def test_a_program_value_where_python_needs_an_int_says_so():
+    with pytest.raises(TypeError, match="where Python needs an int") as info:
+        dy2st.to_static(_ones_of)(rt.to_tensor([2]))
+    assert __file__ in _message(info.value)
