@@ -7,6 +7,7 @@ Paddle's to_static does; Python values and eager tensors get the builtins' answe
 import math
 
 import runtime as rt
+from runtime.dispatch import apply
 
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.operators.python_semantics import python_float, python_int
@@ -21,8 +22,19 @@ def _target_dtype(x, kind):
     return {"int": "int64", "float": "float32", "bool": "bool"}[kind]
 
 
+def _live(x):
+    """An eager tensor from outside the function (a parameter, a buffer, a captured tensor) read
+    while a Program is built: as a Program value, read at every run, since a Python number taken
+    from it now would stay in the cached Program after the tensor changes (an optimizer step,
+    ``set_value``), where eager code reads the new value."""
+    if rt.is_tensor(x) and not is_symbolic(x) and not rt.in_dynamic_mode():
+        return apply("assign", x)
+    return x
+
+
 def AsDtype(x, kind):
     """`int(x)` / `float(x)` / `bool(x)`: a 0-d tensor of that kind for a traced tensor."""
+    x = _live(x)
     if not is_symbolic(x):
         return _PY[kind](x)
     if all(d >= 0 for d in x.shape) and math.prod(x.shape) != 1:
@@ -45,6 +57,7 @@ def _constant(v):
 def Numpy(x):
     """`x.numpy()`: the traced value itself while the Program is built (Paddle's to_static),
     without a gradient (a numpy array has none); the items read from it act as numpy scalars."""
+    x = _live(x)
     if not is_symbolic(x):
         return x.numpy()
     out = x.detach()
@@ -119,6 +132,7 @@ class NumpyValue(rt.static.Variable):
 def Item(x, *args):
     """`x.item(*args)`: for a traced tensor, the element as a traced Python number (no gradient,
     as eagerly), so `if x.sum().item() > 0:` and `n * x.max().item()` convert as Paddle's do."""
+    x = _live(x)
     if not is_symbolic(x) or isinstance(x, NumpyValue):
         return x.item(*args)
     if len(args) == 1 and isinstance(args[0], tuple):
