@@ -415,11 +415,15 @@ class Tensor(TensorMethods):
         """The value as a numpy array (shared, not copied)."""
         return self._value
 
-    def item(self):
-        """The single element as a Python number; ValueError when the tensor has more than one."""
-        if self._value.size != 1:
+    def item(self, *args):
+        """One element as a Python number: the only one (ValueError when there are more), or the
+        one at a flat index ``item(i)`` or at ``item(i, j, ...)`` (numpy's ``item``, as Paddle's)."""
+        if not args and self._value.size != 1:
             raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
-        return self._value.item()
+        try:
+            return self._value.item(*args)
+        except IndexError as e:  # Paddle raises ValueError for an index out of bounds
+            raise ValueError(str(e)) from None
 
     def tolist(self):
         """The value as nested Python lists (a Python number for a 0-d tensor)."""

@@ -83,6 +83,13 @@ class Variable(TensorMethods):
             f"the truth value of static Variable '{self.name}' is only known when the Program runs; "
             "use rt.static.nn.cond / while_loop (or @dy2st.to_static, which does this for you)")
 
+    def __index__(self):
+        # Python asks for a real int (a list index, `np.ones(n)`, `range` outside converted code):
+        # say why there is none instead of "'Variable' object cannot be interpreted as an integer"
+        raise TypeError(f"static Variable '{self.name}' is used where Python needs an int (a list index, a "
+                        "numpy or Python call); its value exists only when the Program runs: keep it a "
+                        "tensor (index a tensor, use the runtime's functions)")
+
     def __len__(self):
         if self._shape and self._shape[0] >= 0:
             return self._shape[0]
@@ -103,7 +110,9 @@ class Variable(TensorMethods):
 
     def numpy(self):
         """Always raises TypeError: a static Variable has a value only inside ``Executor.run``."""
-        raise TypeError(f"static Variable '{self.name}' has no value until an Executor runs the Program")
+        raise TypeError(f"static Variable '{self.name}' has no value until an Executor runs the Program "
+                        "(so numpy functions cannot compute with it: use the runtime's tensor functions, "
+                        "e.g. rt.sum(x) for np.sum(x.numpy()))")
 
     def item(self):
         """Always raises TypeError, as ``numpy()`` does: a Python number needs the value, which a

@@ -108,6 +108,9 @@ def convert_call(fn, operators=None):
     if static is not None:
         forward = static[0]  # the function itself: a decorator's wrapper is converted too
     elif isinstance(forward, types.FunctionType) and (_is_library(forward) or is_not_to_static(forward)):
+        if _is_library(forward) and _has_hooks(fn):
+            # a runtime layer runs as it is, but the user's hooks around it are converted
+            return types.MethodType(_convert_or_keep(with_hooks(forward), operators), fn)
         return fn  # runtime layers run as they are
     if isinstance(forward, types.FunctionType):
         # A layer's hooks run around its converted forward, as Layer.__call__ runs them.

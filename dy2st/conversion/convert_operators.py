@@ -13,7 +13,7 @@ import sys
 from dy2st.conversion import convert_call as _convert_call
 from dy2st.frontend import guards as _guards
 from dy2st.operators.assert_print import Assert, FString, Print, RaiseIf
-from dy2st.operators.casts import AsDtype, Numpy, PyValue
+from dy2st.operators.casts import AsDtype, Item, Numpy, PyValue
 from dy2st.operators.common import is_symbolic, truth  # noqa: F401  (part of the _jst interface)
 from dy2st.operators.builtin_folds import All, Any, Max, Min
 from dy2st.operators.ifelse import IfElse
@@ -21,15 +21,15 @@ from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
 from dy2st.operators.python_semantics import IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type
 from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
-from dy2st.operators.shapes import Len, Shape
+from dy2st.operators.shapes import Len, Shape, Size
 from dy2st.operators.side_effects import Inplace, SetItem
 from dy2st.operators.tensor_array import Append, Concat, Pop, Stack, TensorArray
 from dy2st.pyct import origin_info
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
-           "For", "Range", "Enumerate", "Zip", "Assert", "FString", "Print", "Len", "Shape", "Append",
-           "Pop", "SetItem", "Inplace", "Unpack", "AsDtype", "Numpy", "PyValue", "Stack", "Concat",
+           "For", "Range", "Enumerate", "Zip", "Assert", "FString", "Print", "Len", "Shape", "Size", "Append",
+           "Pop", "SetItem", "Inplace", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
            "Compare", "Truth", "Type", "Max", "Min", "Any", "All"]
 

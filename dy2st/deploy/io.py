@@ -43,6 +43,10 @@ def _static_function_of(target, input_spec):
             fn = forward.dygraph_function
         if hooks:
             spec = input_spec if input_spec is not None else getattr(forward, "_input_spec", None)
+            if spec is None and isinstance(forward, StaticFunction) and len(forward.program_cache):
+                # a converted forward that already ran: its last inputs, as for a layer without
+                # hooks (those a pre-hook handed it, as Paddle's save takes them)
+                spec = _specs(forward, None)
             return StaticFunction(with_hooks(fn), input_spec=spec, instance=target)
         return StaticFunction(fn, input_spec=input_spec, instance=target)
     if isinstance(target, StaticFunction):

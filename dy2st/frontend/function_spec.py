@@ -196,6 +196,33 @@ def signature_text(inputs):
     return "(" + ", ".join(f"{v.name}: {v.dtype}{list(v.shape)}" for v in inputs) + ")"
 
 
+def leaf_names(skeleton, params):
+    """A feed name for every tensor of a call's arguments (``skeleton``: its ``(args, kwargs)``
+    structure), as Paddle names them: the parameter's name, ``{name}_{i}`` for an item of a
+    list or tuple, a dict's key for its value; ``params`` are the positional parameters' names."""
+    names = []
+
+    def walk(spec, name):
+        if spec.kind == "leaf":
+            names.append(name)
+        elif spec.kind == "dict":
+            for k, child in zip(spec.meta[0], spec.children):
+                walk(child, k if isinstance(k, str) and k.isidentifier() else f"{name}_{k}")
+        elif spec.kind != "const":
+            for i, child in enumerate(spec.children):
+                walk(child, f"{name}_{i}")
+
+    if skeleton.kind != "tuple" or len(skeleton.children) != 2:
+        return []
+    args, kwargs = skeleton.children
+    for i, child in enumerate(args.children):
+        walk(child, params[i] if i < len(params) else f"input_{i}")
+    if kwargs.kind == "dict":
+        for k, child in zip(kwargs.meta[0], kwargs.children):
+            walk(child, k)
+    return names
+
+
 def skeleton_text(skeleton):
     """The non-tensor parts of a call's arguments (they select the Program), for the log."""
     kind = skeleton.kind

@@ -41,6 +41,7 @@ from .function_spec import (
     flatten,
     flatten_outputs,
     has_input_spec,
+    leaf_names as _leaf_names,
     signature_text,
     skeleton_text,
     skeleton_values,
@@ -411,16 +412,22 @@ class StaticFunction:
         """The Program of ``concrete_program`` (the input_spec's, else the most recent call's)."""
         return self.concrete_program.main_program
 
-    def _feed_names(self, metas):
+    def _feed_names(self, metas, skeleton=None):
         try:
-            params = [p for p in inspect.signature(self.dygraph_function).parameters]
+            sig = list(inspect.signature(self.dygraph_function).parameters.values())
         except (TypeError, ValueError):
-            params = []
-        if self._instance is not None and params:
-            params = params[1:]
+            sig = []
+        if self._instance is not None and sig:
+            sig = sig[1:]
+        params = [p.name for p in sig]
+        star = [p.name for p in sig if p.kind is inspect.Parameter.VAR_POSITIONAL]
+        if star:  # the arguments `*args` takes: args_0, args_1, ...
+            first = params.index(star[0])
+            params = params[:first] + [f"{star[0]}_{j}" for j in range(len(metas))]
+        paths = _leaf_names(skeleton, params) if skeleton is not None else []
         names, used = [], set()
         for i, (given, _, _) in enumerate(metas):
-            name = given or (params[i] if i < len(params) else f"input_{i}")
+            name = given or (paths[i] if i < len(paths) else params[i] if i < len(params) else f"input_{i}")
             while name in used:
                 name = f"{name}_{i}"
             used.add(name)
@@ -430,7 +437,7 @@ class StaticFunction:
     def _trace(self, skeleton, metas, skeleton_text="", count=True):
         main, startup = Program(), Program()
         fn = self.converted.fn
-        feed_names = self._feed_names(metas)
+        feed_names = self._feed_names(metas, skeleton)
         sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d) in zip(feed_names, metas))
         mode = "" if self._instance is None else f", training={self._mode()}"
         config.log(1, f"building a Program for {self._qualname()}({sig}{mode})"

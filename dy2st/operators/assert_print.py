@@ -3,9 +3,11 @@ Python one checked once at trace time; `print` while a Program is built -> a `pr
 prints at every run exactly what eager `print` would."""
 import sys
 
+import numpy as np
+
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn: Assert, Print)
-from dy2st.operators.common import _bool_var, is_symbolic, truth
+from dy2st.operators.common import _bool_var, _with_location, is_symbolic, truth
 from dy2st.operators.python_semantics import PythonFloat, PythonInt
 from dy2st.operators.shapes import _SymbolicShape
 from dy2st.pyct.undefined import user_location
@@ -17,6 +19,12 @@ def Assert(cond, message=None):
     the user's line); checked now otherwise.
     """
     if is_symbolic(cond):
+        known = [d for d in cond.shape if d >= 0]
+        if len(known) == cond.ndim and int(np.prod(known)) != 1:
+            # eager `assert` takes bool() of the tensor, which refuses any other size
+            raise TypeError(_with_location(
+                f"`assert` on a tensor of shape {list(cond.shape)}: its truth value needs exactly "
+                "one element (eager bool() refuses it too); reduce it first (rt.all(c) or rt.any(c))"))
         msg = message if message is not None else "assertion failed"
         file, line, text = user_location()
         if file is not None:

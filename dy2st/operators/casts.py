@@ -1,4 +1,5 @@
-"""`_jst.AsDtype` / `_jst.Numpy` / `_jst.PyValue`: builtin casts and `.numpy()` in converted code.
+"""`_jst.AsDtype` / `_jst.Numpy` / `_jst.Item` / `_jst.PyValue`: builtin casts, `.numpy()` and
+`.item()` in converted code.
 
 A traced tensor stays traced (`int(x)` -> a 0-d int64 `cast`, `x.numpy()` -> `x`), as
 Paddle's to_static does; Python values and eager tensors get the builtins' answers.
@@ -6,6 +7,7 @@ Paddle's to_static does; Python values and eager tensors get the builtins' answe
 import math
 
 import runtime as rt
+from runtime.dispatch import apply
 
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.operators.python_semantics import python_float, python_int
@@ -20,8 +22,19 @@ def _target_dtype(x, kind):
     return {"int": "int64", "float": "float32", "bool": "bool"}[kind]
 
 
+def _live(x):
+    """An eager tensor from outside the function (a parameter, a buffer, a captured tensor) read
+    while a Program is built: as a Program value, read at every run, since a Python number taken
+    from it now would stay in the cached Program after the tensor changes (an optimizer step,
+    ``set_value``), where eager code reads the new value."""
+    if rt.is_tensor(x) and not is_symbolic(x) and not rt.in_dynamic_mode():
+        return apply("assign", x)
+    return x
+
+
 def AsDtype(x, kind):
     """`int(x)` / `float(x)` / `bool(x)`: a 0-d tensor of that kind for a traced tensor."""
+    x = _live(x)
     if not is_symbolic(x):
         return _PY[kind](x)
     if all(d >= 0 for d in x.shape) and math.prod(x.shape) != 1:
@@ -44,6 +57,7 @@ def _constant(v):
 def Numpy(x):
     """`x.numpy()`: the traced value itself while the Program is built (Paddle's to_static),
     without a gradient (a numpy array has none); the items read from it act as numpy scalars."""
+    x = _live(x)
     if not is_symbolic(x):
         return x.numpy()
     out = x.detach()
@@ -65,6 +79,44 @@ class NumpyValue(rt.static.Variable):
             out.__class__ = NumpyValue
         return out
 
+    def _numpy_result(self, out):
+        """A reduction's result as numpy gives it: a numpy scalar (acting as a Python number) when
+        it is 0-d, else an array again."""
+        if type(out) is not rt.static.Variable:
+            return out
+        if out.ndim == 0:
+            return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
+        out.__class__ = NumpyValue
+        return out
+
+    def sum(self, *args, **kwargs):
+        """`a.sum()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.sum(self, *args, **kwargs))
+
+    def mean(self, *args, **kwargs):
+        """`a.mean()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.mean(self, *args, **kwargs))
+
+    def max(self, *args, **kwargs):
+        """`a.max()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.max(self, *args, **kwargs))
+
+    def min(self, *args, **kwargs):
+        """`a.min()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.min(self, *args, **kwargs))
+
+    def prod(self, *args, **kwargs):
+        """`a.prod()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.prod(self, *args, **kwargs))
+
+    def argmax(self, *args, **kwargs):
+        """`a.argmax()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.argmax(self, *args, **kwargs))
+
+    def argmin(self, *args, **kwargs):
+        """`a.argmin()`: a numpy scalar when it reduces to one value."""
+        return self._numpy_result(rt.static.Variable.argmin(self, *args, **kwargs))
+
     def item(self, *args):
         """`a.item()` of a one-element array: its value as a Python number."""
         if args or (all(d >= 0 for d in self.shape) and math.prod(self.shape) != 1):
@@ -75,6 +127,38 @@ class NumpyValue(rt.static.Variable):
             return self[(0,) * self.ndim]
         out = rt.reshape(self, [])  # a new Variable to mark
         return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
+
+
+def Item(x, *args):
+    """`x.item(*args)`: for a traced tensor, the element as a traced Python number (no gradient,
+    as eagerly), so `if x.sum().item() > 0:` and `n * x.max().item()` convert as Paddle's do."""
+    x = _live(x)
+    if not is_symbolic(x) or isinstance(x, NumpyValue):
+        return x.item(*args)
+    if len(args) == 1 and isinstance(args[0], tuple):
+        args = args[0]
+    known = all(d >= 0 for d in x.shape)
+    if any(not isinstance(a, int) or isinstance(a, bool) for a in args):
+        raise TypeError(_with_location(f"item({', '.join(map(repr, args))}): the indices must be Python ints"))
+    if not args:
+        if known and math.prod(x.shape) != 1:
+            raise ValueError(_with_location(f"item() needs a tensor with one element, got shape {list(x.shape)}"))
+        out = rt.reshape(x, [])
+    elif len(args) == 1:
+        if known and not -math.prod(x.shape) <= args[0] < math.prod(x.shape):
+            raise ValueError(_with_location(f"index {args[0]} is out of bounds for size {math.prod(x.shape)}"))
+        out = rt.reshape(x, [-1])[args[0]]
+    else:
+        if len(args) != x.ndim:
+            raise ValueError(_with_location(f"incorrect number of indices for Tensor: {len(args)} for {x.ndim} dims"))
+        for axis, (i, d) in enumerate(zip(args, x.shape)):
+            if d >= 0 and not -d <= i < d:
+                raise ValueError(_with_location(f"index {i} is out of bounds for axis {axis} with size {d}"))
+        out = x[tuple(args)]
+    out = _constant(out)
+    if type(out) is not rt.static.Variable:
+        out = rt.reshape(out, [])  # a new Variable to mark
+    return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
 
 
 def PyValue(fn, x):

@@ -11,7 +11,8 @@ from dy2st.operators.tensor_array import TensorArray
 def Len(x):
     """``len(x)``: a ``shape`` op's first element when the first dim is unknown, else a plain int."""
     if isinstance(x, TensorArray):
-        return x.length()
+        n = x.length()  # a Python int eagerly: marked, so `/` on it divides truly
+        return python_int(n) if is_symbolic(n) else n
     n = _length(x)
     return python_int(n) if is_symbolic(x) else n  # a fresh `shape` element, or an int
 
@@ -49,6 +50,13 @@ class _SymbolicShape(list):
         return eq if eq is NotImplemented else (rt.logical_not(eq) if is_symbolic(eq) else not eq)
 
     __hash__ = None
+
+
+def Size(x):
+    """``x.size``: a Python int eagerly, so the ``numel`` of a Variable with unknown dims is
+    marked (``x.size / 4`` divides truly); any other object's ``size`` as it is."""
+    n = x.size
+    return python_int(n) if is_symbolic(x) and is_symbolic(n) else n
 
 
 def Shape(x):

@@ -110,6 +110,8 @@ def _contents(obj):
     """The dict or list holding `obj`'s writable state, or None for values not tracked."""
     if isinstance(obj, (dict, list)):
         return obj
+    if isinstance(obj, TensorArray):
+        return obj.__dict__  # its stacked tensor, which `lst.append(v)` in a branch replaces
     if obj is None or isinstance(obj, _OPAQUE) or rt.is_tensor(obj):
         return None
     if (type(obj).__module__ or "").split(".")[0] in ("numpy", "dy2st"):
@@ -223,6 +225,9 @@ def SetItem(target, key, value):
     """
     if isinstance(target, TensorArray):
         # A list carried by a tensor loop is one stacked tensor: write its row.
+        if isinstance(key, slice):
+            return target.slice_assigned(key, value)
+        target._check_item(value, "replaces an item of")
         return TensorArray(SetItem(target.tensor, key, value))
     if not (is_symbolic(target) or (rt.is_tensor(target) and is_symbolic(value))):
         target[key] = value

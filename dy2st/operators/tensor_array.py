@@ -31,8 +31,24 @@ class TensorArray:
                 "for values of different shapes, or give the items one dtype and shape"))
         return cls(rt.stack(items, axis=0))
 
+    def _check_item(self, item, verb):
+        """TypeError at the user's line unless ``item`` is a tensor of the items' dtype and shape:
+        the stacked tensor has one dtype and item shape, so a cast or a broadcast would hand back
+        a different value from the one eager Python's list stores."""
+        want = self.tensor
+        if (rt.is_tensor(item) and item.dtype == want.dtype and item.ndim == want.ndim - 1
+                and all(a == b or a < 0 or b < 0 for a, b in zip(item.shape, want.shape[1:]))):
+            return
+        got = f"{item.dtype}{list(item.shape)}" if rt.is_tensor(item) else repr(item)
+        raise TypeError(_with_location(
+            f"{verb} a list built in a tensor-dependent loop (one stacked tensor of "
+            f"{want.dtype}{list(want.shape[1:])} items) with {got}: the list keeps one dtype and "
+            "shape for its items, where eager Python would store this value as it is. Give the "
+            "value the items' dtype and shape (astype, reshape), or keep it in another list"))
+
     def appended(self, item):
         """A new array with `item` added at the end."""
+        self._check_item(item, "extends")
         arr = self.tensor
         if any(d < 0 for d in item.shape) and is_symbolic(item):
             # The array may still be the empty start whose unknown dims are placeholders: give it
@@ -60,6 +76,66 @@ class TensorArray:
         self.tensor = rest.tensor
         return item
 
+    def slice_assigned(self, key, items):
+        """The array after ``lst[start:stop] = items``: the items in ``start:stop`` replaced by
+        ``items`` (any number of them), as a Python list does. Slicing clamps ``start`` and ``stop``
+        as the list does; a step, or bounds of mixed signs (their order known only at run time), is
+        refused."""
+        start, stop = key.start, key.stop
+        same_sign = start is None or stop is None or (start >= 0) == (stop >= 0)
+        if (key.step is not None or not all(b is None or (isinstance(b, int) and not isinstance(b, bool))
+                                            for b in (start, stop)) or not same_sign):
+            raise TypeError(_with_location(
+                f"slice assignment lst[{key.start}:{key.stop}:{key.step}] = ... on a list built in a "
+                "tensor-dependent loop supports Python int bounds of one sign, without a step"))
+        if start is not None and stop is not None and stop < start:
+            stop = start  # `lst[2:1] = items` inserts at 2, as Python does
+        items = list(items.tensor) if isinstance(items, TensorArray) and items.tensor.shape[0] >= 0 else items
+        if not isinstance(items, (list, tuple)):
+            raise TypeError(_with_location("slice assignment on a list built in a tensor-dependent loop "
+                                           "needs a list of items"))
+        for item in items:
+            self._check_item(item, "assigns into")
+        t = self.tensor
+        head = t[:start] if start is not None else t[:0]
+        tail = t[stop:] if stop is not None else t[:0]
+        parts = [head] + ([rt.stack(list(items), axis=0)] if items else []) + [tail]
+        return TensorArray(rt.concat(parts, axis=0))
+
+    def extend(self, items):
+        """`lst.extend(items)`: in place, like a Python list."""
+        self.tensor = (self + (items if isinstance(items, TensorArray) else list(items))).tensor
+
+    def insert(self, index, item):
+        """`lst.insert(index, item)`: in place. A slice clamps an index past either end exactly as
+        `list.insert` does, so the array's run-time length needs no check."""
+        if not isinstance(index, int):
+            raise TypeError(_with_location("insert() into a list built in a tensor-dependent loop "
+                                           "needs a Python int index"))
+        self._check_item(item, "inserts into")
+        t = self.tensor
+        self.tensor = rt.concat([t[:index], rt.unsqueeze(item, 0), t[index:]], axis=0)
+
+    def reverse(self):
+        """`lst.reverse()`: in place."""
+        self.tensor = self.tensor[::-1]
+
+    def clear(self):
+        """`lst.clear()`: in place; the items keep their dtype and shape for later appends."""
+        self.tensor = self.tensor[:0]
+
+    def copy(self):
+        """`lst.copy()`: a new list of the same items."""
+        return TensorArray(self.tensor)
+
+    def __mul__(self, n):
+        """`lst * n`: the items repeated ``n`` (a Python int) times."""
+        if not isinstance(n, int) or isinstance(n, bool):
+            return NotImplemented
+        return TensorArray(rt.concat([self.tensor] * n, axis=0) if n > 0 else self.tensor[:0])
+
+    __rmul__ = __mul__
+
     def length(self):
         """The number of items (a tensor when unknown until run time)."""
         return _length(self.tensor)
@@ -75,8 +151,10 @@ class TensorArray:
             other = other.tensor
         elif isinstance(other, list):
             if not other:
-                return self
-            other = rt.stack([i if rt.is_tensor(i) else rt.to_tensor(i) for i in other], axis=0)
+                return TensorArray(self.tensor)
+            for item in other:
+                self._check_item(item, "joins")
+            other = rt.stack(other, axis=0)
         else:
             return NotImplemented
         if other.dtype != self.tensor.dtype or other.ndim != self.tensor.ndim:

@@ -1,4 +1,4 @@
-"""`int(x)`, `float(x)`, `bool(x)` and `x.numpy()` -> `_jst` casts that stay in the Program.
+"""`int(x)`, `float(x)`, `bool(x)`, `x.numpy()` and `x.item()` -> `_jst` casts that stay in the Program.
 
 As in Paddle's to_static, a builtin cast of a traced tensor becomes a `cast` op (a 0-d tensor
 of the matching dtype) and `.numpy()` gives the traced value itself, so `if rt.mean(x).numpy()
@@ -10,6 +10,7 @@ values and eager tensors are cast by the builtins, as before.
 
     n = int(x.shape[0])                n = _jst.AsDtype(x.shape[0], 'int')
     if rt.mean(x).numpy() > 5:         if _jst.Numpy(rt.mean(x)) > 5:
+    k = x.max().item()                 k = _jst.Item(x.max())
     s = json.dumps(float(v))           s = json.dumps(_jst.PyValue(float, v))
 """
 import builtins
@@ -35,7 +36,7 @@ def _stdlib_function(obj):
 
 
 class CastTransformer(transformer.Transformer):
-    """Rewrites ``int/float/bool(x)`` and ``x.numpy()`` into ``_jst`` casts (see the module docstring)."""
+    """Rewrites ``int/float/bool(x)``, ``x.numpy()`` and ``x.item()`` into ``_jst`` casts (see the module docstring)."""
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -79,13 +80,18 @@ class CastTransformer(transformer.Transformer):
                 and isinstance(n.left.value, str):
             args = n.right.elts if isinstance(n.right, gast.Tuple) else [n.right]
         for a in args:
-            if self._is_cast(a) or self._is_numpy_call(a):
+            if self._is_cast(a) or self._is_numpy_call(a) or self._is_item_call(a):
                 self.needs_python.add(id(a))
 
     @staticmethod
     def _is_numpy_call(node):
         return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
                 and node.func.attr == "numpy" and not node.args and not node.keywords)
+
+    @staticmethod
+    def _is_item_call(node):
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
+                and node.func.attr == "item" and not node.keywords)
 
     def _is_cast(self, node):
         return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
@@ -102,6 +108,11 @@ class CastTransformer(transformer.Transformer):
         if (self._is_numpy_call(node) and id(node) not in self.needs_python
                 and not isinstance(self._resolve(node.func.value), types.ModuleType)):
             return templates.replace_as_expression("_jst.Numpy(x)", x=node.func.value)
+        if (self._is_item_call(node) and id(node) not in self.needs_python
+                and not isinstance(self._resolve(node.func.value), types.ModuleType)):
+            new = gast.Call(func=templates.replace_as_expression("_jst.Item"),
+                            args=[node.func.value] + node.args, keywords=[])
+            return gast.copy_location(new, node)
         return node
 
 

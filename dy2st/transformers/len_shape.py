@@ -1,10 +1,11 @@
-"""`len(x)` -> `_jst.Len(x)`, `x.shape` -> `_jst.Shape(x)`.
+"""`len(x)` -> `_jst.Len(x)`, `x.shape` -> `_jst.Shape(x)`, `x.size` -> `_jst.Size(x)`.
 
 A Variable's static shape may hold -1 (unknown until run); these return a shape op's result for
 such dims and plain ints otherwise, so Python code that branches on known sizes stays Python.
 
     n = len(x)                          n = _jst.Len(x)
     b = x.shape[0]                      b = _jst.Shape(x)[0]
+    k = x.size                          k = _jst.Size(x)
 """
 import gast
 
@@ -12,7 +13,7 @@ from dy2st.pyct import templates, transformer
 
 
 class LenShapeTransformer(transformer.Transformer):
-    """Rewrites ``len(x)`` and ``x.shape`` (see the module docstring)."""
+    """Rewrites ``len(x)``, ``x.shape`` and ``x.size`` (see the module docstring)."""
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -25,6 +26,8 @@ class LenShapeTransformer(transformer.Transformer):
         self.generic_visit(node)
         if node.attr == "shape" and isinstance(node.ctx, gast.Load):
             return templates.replace_as_expression("_jst.Shape(x)", x=node.value)
+        if node.attr == "size" and isinstance(node.ctx, gast.Load):
+            return templates.replace_as_expression("_jst.Size(x)", x=node.value)
         return node
 
 

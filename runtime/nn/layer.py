@@ -14,6 +14,7 @@ import numpy as np
 
 from ..dtypes import convert_dtype
 from ..tensor import Parameter, Tensor, TensorLike
+from ..variable import Variable
 from .initializer import Constant, XavierUniform
 from .layer_state import STATE_VERSION, HookList, StateTable, state_changed  # noqa: F401  (public here too)
 from .param_attr import ParamAttr
@@ -302,6 +303,14 @@ class Layer:
             if key not in state_dict:
                 continue
             value = state_dict[key]
+            if isinstance(value, Variable):
+                # a value computed while a Program is built has no array to copy, and the copy
+                # would happen once, at trace time, not at every run as eager code does it
+                raise ValueError(
+                    f"set_state_dict of {type(self).__name__}: '{key}' is a value computed inside a "
+                    "converted function, known only when its Program runs; setting parameters from it "
+                    "is not supported there. Call set_state_dict outside the converted function (in "
+                    "__init__, or before calling it)")
             arr = value._value if isinstance(value, Tensor) else np.asarray(value)
             if tuple(arr.shape) != tuple(target._value.shape):
                 raise ValueError(f"set_state_dict of {type(self).__name__}: '{key}' has shape {list(arr.shape)} "

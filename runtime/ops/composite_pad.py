@@ -5,23 +5,37 @@ from ..registry import composite
 from .creation import full
 from .indexing import getitem
 from .shape import concat, shape
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 
 _MODES = ("constant", "reflect", "replicate", "circular")
+_FORMATS = ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC")
+
+
+def _symbolic(p):
+    return isinstance(p, _rt.framework.Variable)
 
 
 def _pairs(pad, ndim, data_format):
     """{axis: (before, after)} from Paddle's pad list: all dims first-to-last when it has 2 * ndim
     entries, else (left, right, top, bottom, front, back) from the last spatial dim backwards."""
-    pad = [int(p) for p in pad]
+    # an amount computed in a Program (from a dynamic dim, say) stays a tensor: constant mode
+    # pads by it at run time
+    pad = [p if _symbolic(p) else int(p) for p in pad]
     if len(pad) % 2:
         raise ValueError(f"pad: the pad list needs pairs (before, after), got {pad}")
     if len(pad) == 2 * ndim:
         return {a: (pad[2 * a], pad[2 * a + 1]) for a in range(ndim)}
-    if not data_format.startswith("NC"):
-        raise ValueError(f"pad: data_format {data_format!r} is not supported (channels-first only)")
+    if data_format not in _FORMATS:
+        raise ValueError(f"pad: data_format must be one of {_FORMATS}, got {data_format!r}")
     if len(pad) > 2 * (ndim - 2):
         raise ValueError(f"pad: {len(pad)} pad entries for a rank-{ndim} input in {data_format}")
-    return {ndim - 1 - k: (pad[2 * k], pad[2 * k + 1]) for k in range(len(pad) // 2)}
+    if not data_format.startswith("NC") and len(pad) != 2 * (ndim - 2):
+        # Paddle versions disagree on a shorter list in channels-last (its spatial dims, or the
+        # last dims, channels included): refuse it rather than pick one
+        raise ValueError(f"pad: {data_format} needs {2 * (ndim - 2)} pad entries (two per spatial dim) "
+                         f"or {2 * ndim} (two per dim), got {len(pad)}")
+    last = ndim - 1 if data_format.startswith("NC") else ndim - 2  # the last spatial dim
+    return {last - k: (pad[2 * k], pad[2 * k + 1]) for k in range(len(pad) // 2)}
 
 
 def _take(x, axis, sl):
@@ -52,6 +66,13 @@ def pad(x: TensorLike, pad: list[int], mode: str = "constant", value: float = 0.
     if mode not in _MODES:
         raise ValueError(f"pad: mode must be one of {_MODES}, got {mode!r}")
     for axis, (before, after) in sorted(_pairs(pad, x.ndim, data_format).items()):
+        if _symbolic(before) or _symbolic(after):
+            if mode != "constant":
+                raise ValueError(f"pad: mode {mode!r} needs the pad amounts as Python ints while a Program "
+                                 "is built (only 'constant' takes amounts known at run time)")
+            x = concat([_border(x, axis, before, True, mode, value), x,
+                        _border(x, axis, after, False, mode, value)], axis=axis)
+            continue
         if before < 0 or after < 0:
             raise ValueError(f"pad: negative padding {before, after} is not supported")
         if mode == "reflect" and max(before, after) >= x.shape[axis] >= 0:
