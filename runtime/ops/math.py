@@ -119,7 +119,8 @@ _div_check = int_zero_check("divide (/)")
 def _divide_kernel(x, y):
     if x.dtype.kind in "iub":
         _div_check(x, y)
-        # Paddle 2.x: integer division with `/` truncates toward zero for ints.
+        # only internal callers reach here with ints (the public ``divide`` casts them to float32):
+        # exact integer ratios such as counts, which truncate toward zero
         return np.trunc(np.true_divide(x, y)).astype(x.dtype)
     return np.true_divide(x, y)
 
@@ -271,7 +272,15 @@ def_op("relu_grad", ["Out", "OutGrad"], ["XGrad"], kernel=_relu_grad_kernel,
 add = binary_function("add")
 subtract = binary_function("subtract")
 multiply = binary_function("multiply")
-divide = binary_function("divide")
+
+
+def divide(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
+    """``x / y`` elementwise, broadcast and promoted. Integer and bool operands divide truly into float32,
+    as Paddle 3 does (``7 / 2`` is 3.5, a zero divisor gives inf/nan), not into a truncated integer."""
+    a, b = operands(x, y)
+    if not str(a.dtype).startswith("float"):  # operands agree in dtype: both are ints or bools
+        a, b = apply("cast", a, dtype="float32"), apply("cast", b, dtype="float32")
+    return apply("divide", a, b)
 
 
 def matmul(x: Operand, y: Operand, transpose_x: bool = False, transpose_y: bool = False,
