@@ -227,9 +227,24 @@ sigmoid = _float_unary("sigmoid", "``1 / (1 + exp(-x))``; int and bool inputs co
 sin = _float_unary("sin")
 cos = _float_unary("cos")
 reciprocal = _float_unary("reciprocal")
-floor = _float_unary("floor")
-ceil = _float_unary("ceil")
-round = _float_unary("round")  # noqa: A001
+
+
+def _rounding_unary(type):
+    float_fn = _float_unary(type)
+
+    def fn(x: TensorLike, name: str | None = None) -> TensorLike:
+        """The rounding function of this function's name (``rt.floor`` runs op ``floor``); an int input is
+        returned as an int copy, as in Paddle (a float32 detour would change integers above 2**24)."""
+        if not is_floating(x) and str(x.dtype) != "bool":
+            return apply("assign", x)
+        return float_fn(x)
+    fn.__name__ = type
+    return fn
+
+
+floor = _rounding_unary("floor")
+ceil = _rounding_unary("ceil")
+round = _rounding_unary("round")  # noqa: A001
 abs = _same_unary("abs")  # noqa: A001
 sign = _same_unary("sign")
 square = _same_unary("square")
@@ -257,7 +272,10 @@ minimum = binary_function("minimum", """Elementwise minimum of ``x`` and ``y`` (
 
 def clip(x: TensorLike, min: float | None = None, max: float | None = None,
          name: str | None = None) -> TensorLike:  # noqa: A002
-    """``x`` limited to [``min``, ``max``]; a None bound is not applied."""
+    """``x`` limited to [``min``, ``max``]; a None bound is not applied. An int ``x`` with a float bound
+    computes in float32, as in Paddle (an int result would truncate the bound: clip(-3, min=0.5) -> 0)."""
+    if not is_floating(x) and (isinstance(min, float) or isinstance(max, float)):
+        x = cast(x, float32)
     return apply("clip", x, min=None if min is None else float(min), max=None if max is None else float(max))
 
 
