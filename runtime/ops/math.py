@@ -182,26 +182,45 @@ def _matmul_infer(x, y, transpose_x=False, transpose_y=False):
     return Meta(tuple(batch) + (xs[-2], ys[-1]), x.dtype)
 
 
+def _swap_last(t):
+    perm = list(range(t.ndim))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return apply("transpose", t, perm=perm)
+
+
+def _matmul_vector_grad(x, y, g, tx, ty):
+    """Gradient when an operand is a vector (rare in models): the operands as matrices, the transposes
+    applied first (a vector's transpose flag is ignored, as in the kernel), so one rule serves."""
+    xe = _swap_last(x) if tx and x.ndim >= 2 else x
+    ye = _swap_last(y) if ty and y.ndim >= 2 else y
+    x2 = apply("unsqueeze", xe, axis=[0]) if x.ndim == 1 else xe
+    y2 = apply("unsqueeze", ye, axis=[-1]) if y.ndim == 1 else ye
+    if x.ndim == 1 and y.ndim == 1:
+        g2 = apply("reshape", g, shape=[1, 1])  # g is 0-d: a dot product
+    else:
+        g2 = apply("unsqueeze", g, axis=[-2]) if x.ndim == 1 else g
+        g2 = apply("unsqueeze", g2, axis=[-1]) if y.ndim == 1 else g2
+    gx = apply("matmul", g2, y2, transpose_x=False, transpose_y=True)
+    gy = apply("matmul", x2, g2, transpose_x=True, transpose_y=False)
+    if x.ndim == 1:
+        gx = apply("reshape", reduce_as(gx, x2), shape=list(x.shape))
+    else:
+        gx = reduce_as(gx, xe)
+        gx = _swap_last(gx) if tx else gx
+    if y.ndim == 1:
+        gy = apply("reshape", reduce_as(gy, y2), shape=list(y.shape))
+    else:
+        gy = reduce_as(gy, ye)
+        gy = _swap_last(gy) if ty else gy
+    return [reduce_as(gx, x), reduce_as(gy, y)]
+
+
 def _matmul_grad(ctx):
     x, y = ctx.inputs
     g = ctx.out_grads[0]
     tx, ty = ctx.attrs["transpose_x"], ctx.attrs["transpose_y"]
     if x.ndim < 2 or y.ndim < 2:
-        # Vector cases are rare in models; promote to matrices so one rule serves.
-        x2 = apply("unsqueeze", x, axis=[0]) if x.ndim == 1 else x
-        y2 = apply("unsqueeze", y, axis=[-1]) if y.ndim == 1 else y
-        g2 = g
-        if x.ndim == 1:
-            g2 = apply("unsqueeze", g2, axis=[-2])
-        if y.ndim == 1:
-            g2 = apply("unsqueeze", g2, axis=[-1])
-        gx = apply("matmul", g2, y2, transpose_x=False, transpose_y=True)
-        gy = apply("matmul", x2, g2, transpose_x=True, transpose_y=False)
-        if x.ndim == 1:
-            gx = apply("reshape", reduce_as(gx, apply("unsqueeze", x, axis=[0])), shape=list(x.shape))
-        if y.ndim == 1:
-            gy = apply("reshape", reduce_as(gy, apply("unsqueeze", y, axis=[-1])), shape=list(y.shape))
-        return [reduce_as(gx, x), reduce_as(gy, y)]
+        return _matmul_vector_grad(x, y, g, tx, ty)
     if not tx and not ty:
         gx = apply("matmul", g, y, transpose_y=True)
         gy = apply("matmul", x, g, transpose_x=True)
