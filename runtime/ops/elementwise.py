@@ -274,6 +274,8 @@ def clip(x: TensorLike, min: float | None = None, max: float | None = None,
          name: str | None = None) -> TensorLike:  # noqa: A002
     """``x`` limited to [``min``, ``max``]; a None bound is not applied. An int ``x`` with a float bound
     computes in float32, as in Paddle (an int result would truncate the bound: clip(-3, min=0.5) -> 0)."""
+    if min is not None and max is not None and min > max:  # numpy would silently give max everywhere
+        raise ValueError(f"clip: min ({min}) must not exceed max ({max})")
     if not is_floating(x) and (isinstance(min, float) or isinstance(max, float)):
         x = cast(x, float32)
     return apply("clip", x, min=None if min is None else float(min), max=None if max is None else float(max))
