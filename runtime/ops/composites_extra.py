@@ -84,7 +84,9 @@ def var(x: TensorLike, axis: Axis | None = None, unbiased: bool = True, keepdim:
     n = _count(x, axis)
     centred = subtract(x, mean(x, axis=axis, keepdim=True))
     total = sum_(multiply(centred, centred), axis=axis, keepdim=keepdim)
-    return scale(total, 1.0 / max(n - 1 if unbiased else n, 1))
+    d = n - 1 if unbiased else n
+    # no degrees of freedom left (one element unbiased, or none): nan, as Paddle and numpy give, not 0
+    return scale(total, 1.0 / d if d > 0 else float("nan"))
 
 
 @composite("std", api=["std"], methods=["std"])
