@@ -4,6 +4,8 @@ Gradients of the smooth unary functions go through small ``*_grad`` ops that
 read the forward output (``tanh_grad(out, g)``), so the backward pass is one
 kernel per op rather than a chain of arithmetic.
 """
+import math
+
 import numpy as np
 
 from ..dispatch import apply
@@ -34,8 +36,14 @@ def _sigmoid(x):
 _SQRT_2_PI = float(np.sqrt(2 / np.pi))  # a Python float keeps float32 inputs float32
 
 
+_ERF64 = np.frompyfunc(math.erf, 1, 1)
+
+
 def _erf(x):
-    """erf to ~1e-7 (Abramowitz & Stegun 7.1.26): numpy has no erf and scipy is not a dependency."""
+    """erf to ~1e-7 (Abramowitz & Stegun 7.1.26): numpy has no erf and scipy is not a dependency. That
+    is float32's precision; float64 takes math.erf per element (slower, but 1e-7 would be a silent loss)."""
+    if x.dtype == np.float64:
+        return _ERF64(x).astype(np.float64) if x.ndim else np.float64(math.erf(x))
     s = np.sign(x)
     a = np.abs(x)
     t = 1 / (1 + 0.3275911 * a)
