@@ -131,6 +131,10 @@ def _elementwise_pow_grad(ctx):
     g, out = ctx.out_grads[0], ctx.outputs[0]
     gx = apply("multiply", g, apply("multiply", y, apply("elementwise_pow", x, apply("scale", y, bias=-1.0))))
     gy = apply("multiply", g, apply("multiply", out, apply("log", x)))
+    # at x == 0 with y >= 0 the exponent's gradient is 0 (as in Paddle), not out * log(0) = 0 * -inf = nan
+    flat = apply("logical_and", apply("equal", x, apply("fill_any_like", x, value=0.0, dtype=str(x.dtype))),
+                 apply("greater_equal", y, apply("fill_any_like", y, value=0.0, dtype=str(y.dtype))))
+    gy = apply("where", flat, apply("fill_any_like", gy, value=0.0, dtype=str(gy.dtype)), gy)
     return [reduce_as(gx, x), reduce_as(gy, y)]
 
 
