@@ -128,7 +128,10 @@ def normalize(x: TensorLike, p: int = 2, axis: int = 1, epsilon: float = 1e-12,
     """``x / max(||x||_p, epsilon)`` along ``axis`` (Paddle's F.normalize; p = 1 or 2)."""
     x = _floating(x)
     if p == 2:
-        norm = sqrt(sum_(multiply(x, x), axis=axis, keepdim=True))
+        # the squares floored at epsilon**2 before the sqrt: the same norm wherever it reaches epsilon, and
+        # an all-zero slice no longer meets sqrt's 0/0 gradient (nan; Paddle gives x's gradient / epsilon)
+        squares = sum_(multiply(x, x), axis=axis, keepdim=True)
+        norm = sqrt(maximum(squares, full_like(squares, float(epsilon) ** 2)))
     elif p == 1:
         norm = sum_(abs_(x), axis=axis, keepdim=True)
     else:
