@@ -25,9 +25,14 @@ def _reflect(fn):
 
 
 def _bool_or_bitwise(logical, bitwise):
-    """``&``/``|``/``^`` are logical on bool tensors and bitwise on int tensors (as in Paddle)."""
+    """``&``/``|``/``^`` are logical on bool tensors and bitwise on int tensors (as in Paddle); a float tensor
+    operand is refused as Paddle refuses it (``bool & float`` was a logical and, ``float & bool`` a numpy error)."""
     def op(x, y):
         dx = getattr(x, "dtype", None)
+        if any(str(getattr(v, "dtype", "")).startswith("float") for v in (x, y)):
+            raise TypeError(f"unsupported operand dtypes for {bitwise.__name__} (& | ^): "
+                            f"{getattr(x, 'dtype', type(x).__name__)} and {getattr(y, 'dtype', type(y).__name__)}; "
+                            "they need bool or integer tensors")
         return logical(x, y) if dx == "bool" or (dx is None and getattr(y, "dtype", None) == "bool") \
             else bitwise(x, y)
     return op

@@ -81,8 +81,14 @@ def conv2d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, st
     """
     _check_nchw(data_format, "conv2d")
     pads, algo = _paddings(padding)
+    dilations = _pair(dilation, "dilation")
+    if algo == "SAME" and list(dilations) != [1, 1]:
+        # Paddle silently drops the dilation under SAME (it convolves undilated); a dilated SAME conv
+        # here would give other numbers than the Paddle code being ported, so neither is guessed
+        raise ValueError(f"conv2d: padding='SAME' with dilation {list(dilations)} is not supported (Paddle "
+                         "ignores the dilation there); pass explicit paddings for a dilated convolution")
     out = apply("conv2d", x, weight, strides=_pair(stride, "stride"), paddings=pads,
-                dilations=_pair(dilation, "dilation"), groups=int(groups), padding_algorithm=algo)
+                dilations=dilations, groups=int(groups), padding_algorithm=algo)
     if bias is None:
         return out
     return add(out, apply("reshape", bias, shape=[1, -1, 1, 1]))

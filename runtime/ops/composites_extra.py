@@ -86,7 +86,9 @@ def var(x: TensorLike, axis: Axis | None = None, unbiased: bool = True, keepdim:
     n = _count(x, axis)
     centred = subtract(x, mean(x, axis=axis, keepdim=True))
     total = sum_(multiply(centred, centred), axis=axis, keepdim=keepdim)
-    return scale(total, 1.0 / max(n - 1 if unbiased else n, 1))
+    d = n - 1 if unbiased else n
+    # no degrees of freedom left (one element unbiased, or none): nan, as Paddle and numpy give, not 0
+    return scale(total, 1.0 / d if d > 0 else float("nan"))
 
 
 @composite("std", api=["std"], methods=["std"])
@@ -128,7 +130,10 @@ def normalize(x: TensorLike, p: int = 2, axis: int = 1, epsilon: float = 1e-12,
     """``x / max(||x||_p, epsilon)`` along ``axis`` (Paddle's F.normalize; p = 1 or 2)."""
     x = _floating(x)
     if p == 2:
-        norm = sqrt(sum_(multiply(x, x), axis=axis, keepdim=True))
+        # the squares floored at epsilon**2 before the sqrt: the same norm wherever it reaches epsilon, and
+        # an all-zero slice no longer meets sqrt's 0/0 gradient (nan; Paddle gives x's gradient / epsilon)
+        squares = sum_(multiply(x, x), axis=axis, keepdim=True)
+        norm = sqrt(maximum(squares, full_like(squares, float(epsilon) ** 2)))
     elif p == 1:
         norm = sum_(abs_(x), axis=axis, keepdim=True)
     else:

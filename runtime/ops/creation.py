@@ -154,7 +154,8 @@ def full(shape: ShapeLike, fill_value: int | float | bool | TensorLike, dtype: D
         return expand(reshape(cast(fill_value, dt), []), shape)
     if isinstance(fill_value, _tensor.Tensor):
         fill_value = fill_value.item()
-    dt = _dtype(dtype, float32)
+    # a bool fill gives a bool tensor, as in Paddle (not float32 ones)
+    dt = _dtype(dtype, "bool" if isinstance(fill_value, (bool, np.bool_)) else float32)
     value = bool(fill_value) if dt == "bool" else fill_value
     return _shaped("fill_constant", shape, "full", value=value, dtype=dt)
 

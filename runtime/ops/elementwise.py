@@ -4,6 +4,8 @@ Gradients of the smooth unary functions go through small ``*_grad`` ops that
 read the forward output (``tanh_grad(out, g)``), so the backward pass is one
 kernel per op rather than a chain of arithmetic.
 """
+import math
+
 import numpy as np
 
 from ..dispatch import apply
@@ -34,8 +36,14 @@ def _sigmoid(x):
 _SQRT_2_PI = float(np.sqrt(2 / np.pi))  # a Python float keeps float32 inputs float32
 
 
+_ERF64 = np.frompyfunc(math.erf, 1, 1)
+
+
 def _erf(x):
-    """erf to ~1e-7 (Abramowitz & Stegun 7.1.26): numpy has no erf and scipy is not a dependency."""
+    """erf to ~1e-7 (Abramowitz & Stegun 7.1.26): numpy has no erf and scipy is not a dependency. That
+    is float32's precision; float64 takes math.erf per element (slower, but 1e-7 would be a silent loss)."""
+    if x.dtype == np.float64:
+        return _ERF64(x).astype(np.float64) if x.ndim else np.float64(math.erf(x))
     s = np.sign(x)
     a = np.abs(x)
     t = 1 / (1 + 0.3275911 * a)
@@ -123,6 +131,10 @@ def _elementwise_pow_grad(ctx):
     g, out = ctx.out_grads[0], ctx.outputs[0]
     gx = apply("multiply", g, apply("multiply", y, apply("elementwise_pow", x, apply("scale", y, bias=-1.0))))
     gy = apply("multiply", g, apply("multiply", out, apply("log", x)))
+    # at x == 0 with y >= 0 the exponent's gradient is 0 (as in Paddle), not out * log(0) = 0 * -inf = nan
+    flat = apply("logical_and", apply("equal", x, apply("fill_any_like", x, value=0.0, dtype=str(x.dtype))),
+                 apply("greater_equal", y, apply("fill_any_like", y, value=0.0, dtype=str(y.dtype))))
+    gy = apply("where", flat, apply("fill_any_like", gy, value=0.0, dtype=str(gy.dtype)), gy)
     return [reduce_as(gx, x), reduce_as(gy, y)]
 
 
@@ -228,9 +240,24 @@ sigmoid = _float_unary("sigmoid", "``1 / (1 + exp(-x))``; int and bool inputs co
 sin = _float_unary("sin")
 cos = _float_unary("cos")
 reciprocal = _float_unary("reciprocal")
-floor = _float_unary("floor")
-ceil = _float_unary("ceil")
-round = _float_unary("round")  # noqa: A001
+
+
+def _rounding_unary(type):
+    float_fn = _float_unary(type)
+
+    def fn(x: TensorLike, name: str | None = None) -> TensorLike:
+        """The rounding function of this function's name (``rt.floor`` runs op ``floor``); an int input is
+        returned as an int copy, as in Paddle (a float32 detour would change integers above 2**24)."""
+        if not is_floating(x) and str(x.dtype) != "bool":
+            return apply("assign", x)
+        return float_fn(x)
+    fn.__name__ = type
+    return fn
+
+
+floor = _rounding_unary("floor")
+ceil = _rounding_unary("ceil")
+round = _rounding_unary("round")  # noqa: A001
 abs = _same_unary("abs")  # noqa: A001
 sign = _same_unary("sign")
 square = _same_unary("square")
@@ -258,7 +285,12 @@ minimum = binary_function("minimum", """Elementwise minimum of ``x`` and ``y`` (
 
 def clip(x: TensorLike, min: float | None = None, max: float | None = None,
          name: str | None = None) -> TensorLike:  # noqa: A002
-    """``x`` limited to [``min``, ``max``]; a None bound is not applied."""
+    """``x`` limited to [``min``, ``max``]; a None bound is not applied. An int ``x`` with a float bound
+    computes in float32, as in Paddle (an int result would truncate the bound: clip(-3, min=0.5) -> 0)."""
+    if min is not None and max is not None and min > max:  # numpy would silently give max everywhere
+        raise ValueError(f"clip: min ({min}) must not exceed max ({max})")
+    if not is_floating(x) and (isinstance(min, float) or isinstance(max, float)):
+        x = cast(x, float32)
     return apply("clip", x, min=None if min is None else float(min), max=None if max is None else float(max))
 
 

@@ -4,7 +4,7 @@ import numpy as np
 from ..dispatch import apply
 from ..registry import Meta, def_op
 from .math import binary_function, operands
-from .common import broadcast_shape, cast, reduce_as
+from .common import broadcast_shape, cast, constant, reduce_as
 from ..hints import Operand, TensorLike
 
 
@@ -132,6 +132,10 @@ def where(condition: TensorLike, x: Operand | None = None, y: Operand | None = N
     """Elementwise select; ``where(cond)`` alone gives ``nonzero(cond, as_tuple=True)``."""
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)
+    if not hasattr(x, "dtype") and not hasattr(y, "dtype"):  # two Python scalars, as Paddle takes them
+        dt = "bool" if isinstance(x, bool) and isinstance(y, bool) else \
+            "float32" if isinstance(x, float) or isinstance(y, float) else "int64"
+        x, y = constant(x, dt), constant(y, dt)
     a, b = operands(x, y)
     if condition.dtype != "bool":
         condition = cast(condition, "bool")

@@ -119,7 +119,8 @@ _div_check = int_zero_check("divide (/)")
 def _divide_kernel(x, y):
     if x.dtype.kind in "iub":
         _div_check(x, y)
-        # Paddle 2.x: integer division with `/` truncates toward zero for ints.
+        # only internal callers reach here with ints (the public ``divide`` casts them to float32):
+        # exact integer ratios such as counts, which truncate toward zero
         return np.trunc(np.true_divide(x, y)).astype(x.dtype)
     return np.true_divide(x, y)
 
@@ -181,26 +182,45 @@ def _matmul_infer(x, y, transpose_x=False, transpose_y=False):
     return Meta(tuple(batch) + (xs[-2], ys[-1]), x.dtype)
 
 
+def _swap_last(t):
+    perm = list(range(t.ndim))
+    perm[-2], perm[-1] = perm[-1], perm[-2]
+    return apply("transpose", t, perm=perm)
+
+
+def _matmul_vector_grad(x, y, g, tx, ty):
+    """Gradient when an operand is a vector (rare in models): the operands as matrices, the transposes
+    applied first (a vector's transpose flag is ignored, as in the kernel), so one rule serves."""
+    xe = _swap_last(x) if tx and x.ndim >= 2 else x
+    ye = _swap_last(y) if ty and y.ndim >= 2 else y
+    x2 = apply("unsqueeze", xe, axis=[0]) if x.ndim == 1 else xe
+    y2 = apply("unsqueeze", ye, axis=[-1]) if y.ndim == 1 else ye
+    if x.ndim == 1 and y.ndim == 1:
+        g2 = apply("reshape", g, shape=[1, 1])  # g is 0-d: a dot product
+    else:
+        g2 = apply("unsqueeze", g, axis=[-2]) if x.ndim == 1 else g
+        g2 = apply("unsqueeze", g2, axis=[-1]) if y.ndim == 1 else g2
+    gx = apply("matmul", g2, y2, transpose_x=False, transpose_y=True)
+    gy = apply("matmul", x2, g2, transpose_x=True, transpose_y=False)
+    if x.ndim == 1:
+        gx = apply("reshape", reduce_as(gx, x2), shape=list(x.shape))
+    else:
+        gx = reduce_as(gx, xe)
+        gx = _swap_last(gx) if tx else gx
+    if y.ndim == 1:
+        gy = apply("reshape", reduce_as(gy, y2), shape=list(y.shape))
+    else:
+        gy = reduce_as(gy, ye)
+        gy = _swap_last(gy) if ty else gy
+    return [reduce_as(gx, x), reduce_as(gy, y)]
+
+
 def _matmul_grad(ctx):
     x, y = ctx.inputs
     g = ctx.out_grads[0]
     tx, ty = ctx.attrs["transpose_x"], ctx.attrs["transpose_y"]
     if x.ndim < 2 or y.ndim < 2:
-        # Vector cases are rare in models; promote to matrices so one rule serves.
-        x2 = apply("unsqueeze", x, axis=[0]) if x.ndim == 1 else x
-        y2 = apply("unsqueeze", y, axis=[-1]) if y.ndim == 1 else y
-        g2 = g
-        if x.ndim == 1:
-            g2 = apply("unsqueeze", g2, axis=[-2])
-        if y.ndim == 1:
-            g2 = apply("unsqueeze", g2, axis=[-1])
-        gx = apply("matmul", g2, y2, transpose_x=False, transpose_y=True)
-        gy = apply("matmul", x2, g2, transpose_x=True, transpose_y=False)
-        if x.ndim == 1:
-            gx = apply("reshape", reduce_as(gx, apply("unsqueeze", x, axis=[0])), shape=list(x.shape))
-        if y.ndim == 1:
-            gy = apply("reshape", reduce_as(gy, apply("unsqueeze", y, axis=[-1])), shape=list(y.shape))
-        return [reduce_as(gx, x), reduce_as(gy, y)]
+        return _matmul_vector_grad(x, y, g, tx, ty)
     if not tx and not ty:
         gx = apply("matmul", g, y, transpose_y=True)
         gy = apply("matmul", x, g, transpose_x=True)
@@ -271,7 +291,15 @@ def_op("relu_grad", ["Out", "OutGrad"], ["XGrad"], kernel=_relu_grad_kernel,
 add = binary_function("add")
 subtract = binary_function("subtract")
 multiply = binary_function("multiply")
-divide = binary_function("divide")
+
+
+def divide(x: Operand, y: Operand, name: str | None = None) -> TensorLike:
+    """``x / y`` elementwise, broadcast and promoted. Integer and bool operands divide truly into float32,
+    as Paddle 3 does (``7 / 2`` is 3.5, a zero divisor gives inf/nan), not into a truncated integer."""
+    a, b = operands(x, y)
+    if not str(a.dtype).startswith("float"):  # operands agree in dtype: both are ints or bools
+        a, b = apply("cast", a, dtype="float32"), apply("cast", b, dtype="float32")
+    return apply("divide", a, b)
 
 
 def matmul(x: Operand, y: Operand, transpose_x: bool = False, transpose_y: bool = False,

@@ -11,7 +11,7 @@ from ..dispatch import apply
 from ..registry import GRAD_ONLY, Meta, composite, def_op
 from .common import same_as_grad
 from .elementwise import _floating, exp, log, minimum, neg, sigmoid, tanh
-from .logic import greater_than, where
+from .logic import greater_equal, greater_than, where
 from .math import add, multiply, relu, scale, subtract
 from ..hints import TensorLike
 
@@ -87,9 +87,9 @@ def silu(x: TensorLike, name: str | None = None) -> TensorLike:
 
 @composite("leaky_relu", functional=["leaky_relu"], activation=True)
 def leaky_relu(x: TensorLike, negative_slope: float = 0.01, name: str | None = None) -> TensorLike:
-    """``x`` where positive, ``negative_slope * x`` elsewhere."""
+    """``x`` where non-negative, ``negative_slope * x`` elsewhere (at 0 the gradient is 1, as in Paddle)."""
     x = _floating(x)
-    return where(greater_than(x, 0.0), x, scale(x, float(negative_slope)))
+    return where(greater_equal(x, 0.0), x, scale(x, float(negative_slope)))
 
 
 @composite("elu", functional=["elu"], activation=True)

@@ -13,6 +13,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dispatch import apply
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..registry import GRAD_ONLY, Meta, def_op
 
 _CONV_ATTRS = {"strides": [1, 1], "paddings": [0, 0, 0, 0], "dilations": [1, 1], "groups": 1,
@@ -151,12 +152,23 @@ def _conv2d_grad_filter_kernel(x, g, w, strides=(1, 1), paddings=(0, 0, 0, 0), d
     return out.astype(w.dtype, copy=False)
 
 
+def _wants_grad(v):
+    """Whether the backward being built needs ``v``'s gradient. A static pass knows by name (its required
+    set): a Program's intermediate Variables keep the default stop_gradient=True, so reading the flag
+    dropped the gradient of a conv whose input came from another op (concat, a layer before it)."""
+    from ..static.backward import current_requires  # the static package loads after the op modules
+    req = current_requires()
+    if req is not None and isinstance(v, _rt.framework.Variable):
+        return v.name in req
+    return not v.stop_gradient
+
+
 def _conv2d_grad(ctx):
     x, w = ctx.inputs
     g = ctx.out_grads[0]
     # A network's input rarely needs a gradient; skipping its col2im halves the first layer's backward.
-    gx = None if x.stop_gradient else apply("conv2d_grad_input", g, w, x, **ctx.attrs)
-    gw = None if w.stop_gradient else apply("conv2d_grad_filter", x, g, w, **ctx.attrs)
+    gx = apply("conv2d_grad_input", g, w, x, **ctx.attrs) if _wants_grad(x) else None
+    gw = apply("conv2d_grad_filter", x, g, w, **ctx.attrs) if _wants_grad(w) else None
     return [gx, gw]
 
 

@@ -160,7 +160,8 @@ def _ce_kernel(logits, label, soft_label=False, ignore_index=-100, reduction="me
         loss = -(target * logp).sum(axis=-1)
         count = loss.size
     else:
-        loss = -np.take_along_axis(logp, target[..., None], axis=-1)[..., 0] * valid
+        # where, not `* valid`: an ignored row's nan/inf logits must not reach the loss (nan * 0 is nan)
+        loss = np.where(valid, -np.take_along_axis(logp, target[..., None], axis=-1)[..., 0], 0)
         count = int(valid.sum())
     if reduction == "sum":
         return np.asarray(loss.sum(), dtype=logits.dtype)
@@ -218,6 +219,8 @@ def _ce_grad_kernel(logits, label, g, soft_label=False, ignore_index=-100, reduc
         dx = dlogp - p * dlogp.sum(axis=-1, keepdims=True)
     else:
         dx = dlogp / np.maximum(x, np.finfo(x.dtype).tiny)
+    if valid is not None:  # an ignored row gets 0, whatever its logits (p * 0 is nan for nan logits)
+        dx = np.where(valid[..., None], dx, 0)
     return np.ascontiguousarray(np.moveaxis(dx, -1, axis)).astype(logits.dtype, copy=False)
 
 

@@ -104,15 +104,20 @@ def _sum_grad(ctx):
 
 def _mean_grad(ctx):
     x, g = ctx.inputs[0], ctx.out_grads[0]
-    count = apply("divide", apply("numel", x), apply("numel", g))  # exact: an integer ratio
+    # exact: an integer ratio. An empty g (x has a 0-size kept dim) has an empty gradient: divide by 1
+    # there rather than raise ZeroDivisionError
+    gn = apply("numel", g)
+    count = apply("divide", apply("numel", x), apply("maximum", gn, apply("fill_any_like", gn, value=1, dtype="int64")))
     return [apply("divide", _restore(g, x, ctx.attrs), apply("cast", count, dtype=str(x.dtype)))]
 
 
 def _extreme_grad(ctx):
+    """Paddle's rule: tied extremes share the gradient equally (each gets g / count), so the input
+    gradient sums to g; a nan extreme (no element equals it) gives nan gradients, as in Paddle."""
     x, g = ctx.inputs[0], ctx.out_grads[0]
-    hit = apply("equal", x, _restore(ctx.outputs[0], x, ctx.attrs))
-    zero = apply("fill_any_like", x, value=0.0, dtype=str(x.dtype))
-    return [apply("where", hit, _restore(g, x, ctx.attrs), zero)]
+    hit = apply("cast", apply("equal", x, _restore(ctx.outputs[0], x, ctx.attrs)), dtype=str(x.dtype))
+    count = apply("reduce_sum", hit, **ctx.attrs)
+    return [apply("multiply", hit, _restore(apply("divide", g, count), x, ctx.attrs))]
 
 
 def _prod_grad(ctx):
@@ -248,8 +253,9 @@ def cumsum(x: TensorLike, axis: int | None = None, dtype: DTypeLike | None = Non
     """Cumulative sum along ``axis``, or over the flattened tensor when ``axis`` is None."""
     if dtype is not None:
         x = cast(x, dtype)
-    elif x.dtype == "bool":
-        # A running count, as torch gives: a bool cumsum would saturate at True.
+    elif str(x.dtype) in ("bool", "int8", "int16", "int32", "uint8"):
+        # int64, as ``sum`` and Paddle give (no int32 wrap-around); for bool a running count, as torch
+        # gives: a bool cumsum would saturate at True.
         x = cast(x, "int64")
     if axis is None:
         x = apply("flatten", x, start_axis=0, stop_axis=-1)

@@ -7,12 +7,11 @@ from ..hints import TensorLike
 
 
 def _order(x, axis, descending):
-    """Stable order: equal values keep their index order, descending too (as ONNX TopK breaks ties)."""
+    """Stable order: equal values keep their index order, descending too (as ONNX TopK breaks ties).
+    nan counts as the largest value, as in Paddle: last ascending, first descending."""
     if descending:
-        if x.dtype.kind == "f":
-            return np.argsort(-x, axis=axis, kind="stable")
-        # -x overflows at the smallest int and is wrong for bool/unsigned: sort the reversed axis
-        # ascending, read it backwards, and map the positions back.
+        # not argsort(-x): that puts nan last, and -x overflows at the smallest int and is wrong for
+        # bool/unsigned. Sort the reversed axis ascending, read it backwards, map the positions back.
         rev = np.argsort(np.flip(x, axis), axis=axis, kind="stable")
         return x.shape[axis] - 1 - np.flip(rev, axis)
     return np.argsort(x, axis=axis, kind="stable")

@@ -1,4 +1,5 @@
-"""Eager kernels that numpy would make silently wrong: integer division by zero, out-of-range axes."""
+"""Eager kernels that numpy would make silently wrong: integer floor division by zero, out-of-range axes.
+(Integer true division gives float32 inf/nan, as in Paddle 3: test_hunt_int_divide.)"""
 import numpy as np
 import pytest
 
@@ -6,7 +7,7 @@ import dy2st
 import runtime as rt
 
 
-@pytest.mark.parametrize("expr", ["a / z", "a // z", "a % z", "a // 0", "a % 0", "a / 0"])
+@pytest.mark.parametrize("expr", ["a // z", "a % z", "a // 0", "a % 0"])
 def test_integer_division_by_zero_raises(expr):
     names = {"a": rt.to_tensor([-7, 7, 0, 3]), "z": rt.to_tensor([1, 0, 1, 1])}
     with pytest.raises(ZeroDivisionError, match="division by zero"):

@@ -200,6 +200,8 @@ def _special(block, op, live, donate):
         return None
     reduces = enabled("fast_reductions")
     if op.type == "gelu" and not op.attrs.get("approximate", False):
+        if str(x.dtype) != "float32":  # float64 gelu takes the registry's exact erf (math.erf)
+            return None
         return _gelu(np.dtype(str(x.dtype)), donate, enabled("gelu_sign_bits"))
     if op.type == "matmul":
         return _dot(block, op, x) or _matmul_views(block, op, x)

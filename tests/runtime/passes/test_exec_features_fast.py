@@ -126,9 +126,10 @@ def test_donating_kernels_match_the_registry_bitwise():
                 assert fn.first_only and got.dtype == want.dtype
                 np.testing.assert_array_equal(got, want)
                 np.testing.assert_array_equal(kernels._softmax(-1, donate)(x.copy()), get_op("softmax").kernel(x))
-                got = kernels._gelu(x.dtype, donate)(x.copy())
-                assert got.dtype == gelu.dtype
-                np.testing.assert_array_equal(got, gelu)
+                if dtype == "float32":  # float64 gelu keeps the registry's exact erf kernel
+                    got = kernels._gelu(x.dtype, donate)(x.copy())
+                    assert got.dtype == gelu.dtype
+                    np.testing.assert_array_equal(got, gelu)
 
 
 class _Counter(rt.nn.Layer):

@@ -45,7 +45,7 @@ def test_reduced_layer_norm_and_softmax_match_the_registry(dtype):
                     _same_bits(kernels._softmax(axis, donate, True)(x.copy()), softmax(x, axis=axis))
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float32"])  # float64 gelu keeps the registry's exact erf kernel
 def test_gelu_sign_bits_match_the_registry(dtype):
     rng = np.random.default_rng(12)
     tiny = np.finfo(dtype).smallest_subnormal
