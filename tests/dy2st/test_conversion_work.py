@@ -182,3 +182,25 @@ def test_function_locals_sees_every_binding():
                 and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
     assert function_locals(fn) == expected
     assert {"a", "args", "k", "kw", "b", "e", "g", "h", "i", "j", "p", "q", "r", "lam", "w"} == expected
+
+
+def test_def_facts_match_the_walks_of_each_def():
+    from dy2st.transformers.object_writes import DefFacts, function_locals, nested_function_writes, written_roots
+    fn = _fn("def f(a, d=g.pop()):\n"
+             "    d['k'] = 1\n"
+             "    def inc(p=q.append(1)):\n"
+             "        o.n = p\n"
+             "        def deeper(r):\n"
+             "            s[0] = r\n"
+             "            t = lambda u: u\n"
+             "    if a:\n"
+             "        class C:\n"
+             "            def m(self):\n"
+             "                self.x = w.y = 2\n")
+    facts = DefFacts()
+    for node in gast.walk(fn):  # outermost first: the inner defs' facts come from the outer walk
+        if isinstance(node, gast.FunctionDef):
+            own, body_roots, _ = facts.of(node)
+            assert own == function_locals(node) and body_roots == written_roots(node.body)
+            assert nested_function_writes(node, facts) == nested_function_writes(node)
+    assert nested_function_writes(fn) == {"inc": frozenset({"o", "s"}), "m": frozenset({"w"})}
