@@ -145,6 +145,10 @@ def test_directly_built_calls_and_functions_match_their_templates():
     assert dump(fn) == dump(_fn("def true_fn_0(a, b):\n    a = 1\n    return (a, b)\n"))
     assert dump(ifelse.branch_function("f", [], [], [])) == dump(_fn("def f():\n    pass\n"))
     assert dump(ifelse.undefined_inits(["y"])[0]) == dump(gast.parse("y = _jst.UndefinedVar('y')").body[0])
+    rest = [templates.replace("a = 1")[0]]
+    guard = templates.unless("did_break_0", rest)[0]
+    assert guard.body[0] is rest[0]  # moved, not copied
+    assert dump(guard) == dump(templates.replace("if not flag:\n    rest", flag="did_break_0", rest=rest)[0])
 
 
 def test_loop_pass_reuses_the_if_pass_origin_cover_and_still_maps_every_line():
