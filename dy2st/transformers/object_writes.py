@@ -159,31 +159,47 @@ class DefFacts:
     Only for trees the pass has not changed yet: the if and loop passes ask on entering a def,
     before changing anything below it, and enter each def once (so a nested def, found when an
     enclosing def was entered, is still as it was when it is entered itself).
+
+    ``rewritten``: the node types the pass rewrites; a def holding none of them at any depth is
+    left as it is by the pass, so its roots stay true to the end of the pass (see ``settle``).
     """
 
-    def __init__(self):
-        self._known = {}  # id(def) -> (def, locals, sorted body roots, every root of the def's subtree)
+    def __init__(self, rewritten=()):
+        self._rewritten = frozenset(rewritten)
+        # id(def) -> (def, locals, sorted body roots, every root of the def's subtree, whether the
+        # subtree holds a node of a rewritten type)
+        self._known = {}
 
     def of(self, fn):
         """(function_locals(fn), written_roots(fn.body), the roots of fn's whole subtree, raw)."""
         entry = self._known.get(id(fn))
         if entry is None:
             head_names, head_roots = set(), set()
-            self._walk([v for f, v in fn.__dict__.items() if f != "body" and f in _DEF_HEAD and v is not None],
-                       head_names, head_roots)
+            head = self._walk([v for f, v in fn.__dict__.items() if f != "body" and f in _DEF_HEAD and v is not None],
+                              head_names, head_roots)
             names, roots = set(), set()
-            self._walk(list(fn.body), names, roots)
+            body = self._walk(list(fn.body), names, roots)
             body_roots = set(roots)
             body_roots.discard(None)
             body_roots.discard("_jst")
             entry = self._known[id(fn)] = (fn, frozenset(names | head_names), sorted(body_roots),
-                                           frozenset(roots | head_roots))  # holding fn keeps its id unique
-        return entry[1:]
+                                           frozenset(roots | head_roots), head or body)  # fn held: its id stays unique
+        return entry[1:4]
+
+    def settle(self, memo):
+        """Enter in ``memo`` (``written_roots``'s, of statements the pass no longer changes) every
+        known def the pass leaves as it is, with the roots of its whole subtree: ``written_roots``
+        then takes them rather than walking the def (a branch function the if pass made, moved
+        into a loop function by the loop pass, say)."""
+        for fn, _, _, every_root, touched in self._known.values():
+            if not touched and id(fn) not in memo:
+                memo[id(fn)] = (fn, every_root)
 
     def _walk(self, stack, names, roots):
         """``function_locals``'s walk (names bound) and ``written_roots``'s (roots written) in one;
-        a nested def contributes its own facts."""
+        a nested def contributes its own facts. Returns whether a node of a rewritten type was met."""
         pop, push = stack.pop, stack.extend
+        rewritten, touched = self._rewritten, False
         while stack:
             node = pop()
             if type(node) is list:
@@ -198,11 +214,15 @@ class DefFacts:
                 if node.annotation is None:
                     continue
             elif cls is gast.FunctionDef or cls is gast.AsyncFunctionDef:
-                own, _, every_root = self.of(node)
+                self.of(node)
+                _, own, _, every_root, inner = self._known[id(node)]
                 names |= own
                 roots |= every_root
+                touched = touched or inner
                 continue
             else:
+                if cls in rewritten:
+                    touched = True
                 _add_roots(node, roots)
             fields = _NAME_FIELDS.get(cls)
             if fields is None:
@@ -214,6 +234,7 @@ class DefFacts:
                     push([v for v in value if isinstance(v, _AST)])
                 elif isinstance(value, _AST):
                     stack.append(value)
+        return touched
 
 
 _DEF_HEAD = frozenset(("args", "decorator_list", "returns", "type_params"))  # a def's fields besides its body

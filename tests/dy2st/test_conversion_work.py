@@ -208,3 +208,15 @@ def test_def_facts_match_the_walks_of_each_def():
             assert own == function_locals(node) and body_roots == written_roots(node.body)
             assert nested_function_writes(node, facts) == nested_function_writes(node)
     assert nested_function_writes(fn) == {"inc": frozenset({"o", "s"}), "m": frozenset({"w"})}
+    loops = DefFacts(rewritten=(gast.While, gast.For))
+    loops.of(fn)
+    memo = {}
+    loops.settle(memo)  # defs holding no loop: their whole subtree's roots, as written_roots finds them
+    inc = fn.body[1]
+    assert memo[id(inc)] == (inc, frozenset({"q", "o", "s"})) and id(fn) in memo
+    with_loop = _fn("def g(a):\n    def h():\n        for x in a:\n            a.n = x\n    return h\n")
+    loops = DefFacts(rewritten=(gast.While, gast.For))
+    loops.of(with_loop)
+    memo = {}
+    loops.settle(memo)
+    assert memo == {}  # the loop pass rewrites h (and so g): their roots are not final
