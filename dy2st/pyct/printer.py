@@ -18,14 +18,16 @@ left unmarked (it starts on its value's line).  Trees holding node types astor m
 ``codegen`` re-parses those.
 """
 import ast
+import math
 
 from astor.code_gen import SourceGenerator
-from astor.op_util import Precedence, get_op_precedence
+from astor.op_util import Precedence, get_op_precedence, precedence_data, symbol_data
 from astor.string_repr import pretty_string
 
 LINE_ATTR = "_dy2st_line"
 _COMMA, _CALL_ONE_ARG, _HIGHEST = Precedence.Comma, Precedence.call_one_arg, Precedence.highest
 _TUPLE = get_op_precedence(ast.Tuple())
+_CONSTANT, _POW, _POW_RHS = get_op_precedence(ast.Constant()), Precedence.Pow, Precedence.PowRHS
 _DEFS = frozenset((ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
 
 
@@ -157,6 +159,91 @@ class _LinePrinter(SourceGenerator):
         for idx, elt in enumerate(elts):
             write(", " if idx else "", elt)
         write("," if len(elts) == 1 else "")
+        if discard:
+            result[opening] = ""
+        else:
+            result.append(")")
+
+    # Operators and numbers: astor's ``delimit`` inline ("(" written, then dropped unless the node
+    # binds looser than where it sits, as its ``Delimit`` object decides), the same writes after.
+
+    def visit_Constant(self, node):
+        value = node.value
+        kind = type(value)
+        if not (kind is int or kind is bool or (kind is float and math.isfinite(value))):
+            return SourceGenerator.visit_Constant(self, node)  # strings, inf/nan, complex...
+        write, result = self.write, self.result
+        write("(")
+        opening = len(result) - 1
+        write(repr(value))  # astor's _handle_numeric_constant of a finite int/float
+        if _CONSTANT >= node.__dict__.get("_pp", _HIGHEST):
+            result[opening] = ""
+        else:
+            result.append(")")
+        return None
+
+    def visit_BinOp(self, node):
+        write, result = self.write, self.result
+        op, left, right = node.op, node.left, node.right
+        write("(")
+        opening = len(result) - 1
+        p = precedence_data[type(op)]
+        discard = p >= node.__dict__.get("_pp", _HIGHEST)
+        if type(op) is ast.Pow:
+            left._pp, right._pp = _POW + 1, _POW_RHS
+        else:
+            left._pp, right._pp = p, p + 1
+        write(left, " %s " % symbol_data[type(op)], right)
+        if discard:
+            result[opening] = ""
+        else:
+            result.append(")")
+
+    def visit_BoolOp(self, node):
+        write, result = self.write, self.result
+        write("(")
+        opening = len(result) - 1
+        p = precedence_data[type(node.op)]
+        discard = p >= node.__dict__.get("_pp", _HIGHEST)
+        op = " %s " % symbol_data[type(node.op)]
+        values = node.values
+        for value in values:
+            value._pp = p + 1
+        for idx, value in enumerate(values):
+            write(idx and op or "", value)
+        if discard:
+            result[opening] = ""
+        else:
+            result.append(")")
+
+    def visit_Compare(self, node):
+        write, result = self.write, self.result
+        write("(")
+        opening = len(result) - 1
+        p = precedence_data[type(node.ops[0])]
+        discard = p >= node.__dict__.get("_pp", _HIGHEST)
+        node.left._pp = p + 1
+        for right in node.comparators:
+            right._pp = p + 1
+        self.visit(node.left)
+        for op, right in zip(node.ops, node.comparators):
+            write(" %s " % symbol_data[type(op)], right)
+        if discard:
+            result[opening] = ""
+        else:
+            result.append(")")
+
+    def visit_UnaryOp(self, node):
+        write, result = self.write, self.result
+        write("(")
+        opening = len(result) - 1
+        op, operand = node.op, node.operand
+        p = precedence_data[type(op)]
+        discard = p >= node.__dict__.get("_pp", _HIGHEST)
+        operand._pp = p
+        operand._p_op = op
+        sym = symbol_data[type(op)]
+        write(sym, " " if sym.isalpha() else "", operand)
         if discard:
             result[opening] = ""
         else:

@@ -185,6 +185,13 @@ def helper_call(attr, args, keywords=()):
                      keywords=[gast.keyword(arg=k, value=v) for k, v in keywords])
 
 
+def unless(flag, body):
+    """``if not flag: body`` built directly (the statements of ``body`` move into it, uncopied): what
+    ``replace("if not flag:\n    rest", flag=flag, rest=body)`` builds, minus the copy of ``body``
+    (the rest of a block after a jump, which the break and return passes guard)."""
+    return [gast.If(test=gast.UnaryOp(op=gast.Not(), operand=name(flag)), body=list(body), orelse=[])]
+
+
 def function_def(fn_name, params, body):
     """``def fn_name(params): body`` built directly (``body`` moves into it, uncopied)."""
     return gast.FunctionDef(

@@ -47,7 +47,7 @@ def _rewrite(stmts, kind, flag):
         out.append(s)
         rest = stmts[i + 1:]
         if rest:
-            guard = templates.replace("if not flag:\n    rest", flag=flag, rest=_rewrite(rest, kind, flag))
+            guard = templates.unless(flag, _rewrite(rest, kind, flag))
             out.extend(origin_info.copy_origin(rest[0], guard))
         return out
     return out
@@ -75,7 +75,7 @@ class BreakContinueTransformer(transformer.Transformer):
                 extra = templates.replace_as_expression("_jst.Not(flag)", flag=flag)
                 anno.setanno(node, anno.Basic.EXTRA_LOOP_TEST, origin_info.copy_origin(node, extra))
             if node.orelse:
-                post = templates.replace("if not flag:\n    orelse", flag=flag, orelse=node.orelse)
+                post = templates.unless(flag, node.orelse)
         else:
             post = node.orelse
         node.orelse = []

@@ -67,6 +67,7 @@ def _resolve(node, namespace):
 
 
 _UNKNOWN = object()
+_BINDS = (gast.Store, gast.Param)
 
 
 def _is_method(qualname):
@@ -99,13 +100,16 @@ class CallTreeTransformer(transformer.Transformer):
         if self.self_name is None and node.args.args:
             self.self_name = node.args.args[0].id
         # Names bound inside the converted function shadow globals of the same name.
+        local_names = self.local_names
         for n in walk(node):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
-                self.local_names.add(n.id)
-            elif isinstance(n, gast.FunctionDef):
-                self.local_names.add(n.name)
-            if (isinstance(n, gast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], gast.Name)
-                    and isinstance(n.value, gast.Call) and _is_user_class(_resolve(n.value.func, self.ctx.namespace))):
+            cls = type(n)  # gast node types have no subclasses: the type decides
+            if cls is gast.Name:
+                if type(n.ctx) in _BINDS:
+                    local_names.add(n.id)
+            elif cls is gast.FunctionDef:
+                local_names.add(n.name)
+            elif (cls is gast.Assign and len(n.targets) == 1 and type(n.targets[0]) is gast.Name
+                    and type(n.value) is gast.Call and _is_user_class(_resolve(n.value.func, self.ctx.namespace))):
                 self.user_objects.add(n.targets[0].id)
         self.generic_visit(node)
         return node

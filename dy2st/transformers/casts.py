@@ -35,6 +35,10 @@ def _stdlib_function(obj):
     return (root in sys.stdlib_module_names or root == "numpy") and root != "builtins"
 
 
+_BINDS = (gast.Store, gast.Param)
+_CONSUMER_TYPES = frozenset((gast.Call, gast.FormattedValue, gast.BinOp))
+
+
 class CastTransformer(transformer.Transformer):
     """Rewrites ``int/float/bool(x)``, ``x.numpy()`` and ``x.item()`` into ``_jst`` casts (see the module docstring)."""
 
@@ -44,12 +48,17 @@ class CastTransformer(transformer.Transformer):
         self.needs_python = set()  # ids of cast calls whose value goes to Python code
 
     def visit_FunctionDef(self, node):
+        local_names = self.local_names
         for n in walk(node):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Param)):
-                self.local_names.add(n.id)
-            elif isinstance(n, gast.FunctionDef) and n is not node:
-                self.local_names.add(n.name)
-            self._mark_python_consumers(n)
+            cls = type(n)  # gast node types have no subclasses: the type decides
+            if cls is gast.Name:
+                if type(n.ctx) in _BINDS:
+                    local_names.add(n.id)
+            elif cls is gast.FunctionDef:
+                if n is not node:
+                    local_names.add(n.name)
+            elif cls in _CONSUMER_TYPES:  # the only nodes _mark_python_consumers reads
+                self._mark_python_consumers(n)
         self.generic_visit(node)
         return node
 

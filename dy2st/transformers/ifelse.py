@@ -30,8 +30,8 @@ import gast
 from dy2st.pyct import anno, naming, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, live_in
 from dy2st.pyct.static_analysis.liveness import Memo
-from dy2st.transformers.object_writes import (called_function_roots, function_locals, nested_function_writes,
-                                               writes_dict, written_roots)
+from dy2st.transformers.object_writes import (DefFacts, called_function_roots, nested_function_writes, writes_dict,
+                                               written_roots)
 
 
 def branch_function(name, params, body, outputs):
@@ -87,6 +87,7 @@ class FunctionScopeTransformer(transformer.Transformer):
     """
 
     analysed = ()
+    rewritten = ()  # the node types the pass rewrites (visits of others change nothing)
 
     def __init__(self, ctx):
         super().__init__(ctx)
@@ -95,6 +96,8 @@ class FunctionScopeTransformer(transformer.Transformer):
         self._with_origin = ctx.origin_covered  # see origin_info.copy_origin: generated code, origins all set
         # see object_writes.written_roots: statements this pass has finished with
         self.roots_memo = {}
+        # each def's locals and written roots, found once per pass
+        self.def_facts = DefFacts(self.rewritten)
 
     def copy_origin(self, src, new):
         """``origin_info.copy_origin`` for this pass's output, whose nodes it does not change
@@ -108,8 +111,9 @@ class FunctionScopeTransformer(transformer.Transformer):
             memo = Memo()  # one tree, unchanged between the two analyses
             annotate_liveness(node, memo)
             annotate_defined(node, memo)
-            self.local_names = function_locals(node)
-            self.fn_writes = nested_function_writes(node)
+            self.local_names = self.def_facts.of(node)[0]
+            self.fn_writes = nested_function_writes(node, self.def_facts)
+            self.def_facts.settle(self.roots_memo)
         else:
             self.local_names = frozenset()  # never read: nothing in this scope asks
         node.body = self.visit_block(node.body)
@@ -121,6 +125,7 @@ class IfElseTransformer(FunctionScopeTransformer):
     """Turns ``if``/``elif``/``else`` and conditional expressions into ``_jst.IfElse`` (see the module docstring)."""
 
     analysed = (gast.If,)
+    rewritten = (gast.If, gast.IfExp)
 
     def visit_IfExp(self, node):
         self.generic_visit(node)

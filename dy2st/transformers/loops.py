@@ -58,6 +58,7 @@ class LoopTransformer(FunctionScopeTransformer):
     """Turns ``while`` and ``for`` into ``_jst.While``/``_jst.For`` (see the module docstring)."""
 
     analysed = (gast.While, gast.For)
+    rewritten = (gast.While, gast.For)
 
     def _writes(self, body, defined):
         """``[("writes", {...})]`` for the call when the body writes into objects, else []."""

@@ -129,23 +129,115 @@ _BINDING = (gast.Store, gast.Param, gast.Del)
 _NAME_FIELDS = {}  # per node type: the fields that may hold a Name
 
 
-def nested_function_writes(fn_node):
+def nested_function_writes(fn_node, facts=None):
     """{name: roots} for the functions ``fn_node`` defines (at any depth of its own statements):
     the objects each writes into through names it does not bind itself (closure variables and
-    globals). A loop or branch body that calls `inc()` writes what `inc` writes."""
+    globals). A loop or branch body that calls `inc()` writes what `inc` writes.
+
+    ``facts``: a ``DefFacts`` of the pass, which knows each def's locals and roots already."""
+    facts = facts or DefFacts()
     out = {}
     stack = list(fn_node.body)
     while stack:
         node = stack.pop()
         if type(node) in (gast.FunctionDef, gast.AsyncFunctionDef):
-            own = function_locals(node)
-            roots = [r for r in written_roots(node.body) if r not in own]
+            own, body_roots, _ = facts.of(node)
+            roots = [r for r in body_roots if r not in own]
             if roots:
                 out[node.name] = frozenset(roots)
             continue  # its own nested functions are its business
         for field in ("body", "orelse", "finalbody", "handlers"):
             stack.extend(getattr(node, field, ()) or ())
     return out
+
+
+class DefFacts:
+    """Per pass: each def's ``function_locals`` and the roots its body writes into
+    (``written_roots(fn.body)``), found in one walk of the outermost def asked about, each
+    nested def's facts folded into its parent's rather than walked again for each level.
+
+    Only for trees the pass has not changed yet: the if and loop passes ask on entering a def,
+    before changing anything below it, and enter each def once (so a nested def, found when an
+    enclosing def was entered, is still as it was when it is entered itself).
+
+    ``rewritten``: the node types the pass rewrites; a def holding none of them at any depth is
+    left as it is by the pass, so its roots stay true to the end of the pass (see ``settle``).
+    """
+
+    def __init__(self, rewritten=()):
+        self._rewritten = frozenset(rewritten)
+        # id(def) -> (def, locals, sorted body roots, every root of the def's subtree, whether the
+        # subtree holds a node of a rewritten type)
+        self._known = {}
+
+    def of(self, fn):
+        """(function_locals(fn), written_roots(fn.body), the roots of fn's whole subtree, raw)."""
+        entry = self._known.get(id(fn))
+        if entry is None:
+            head_names, head_roots = set(), set()
+            head = self._walk([v for f, v in fn.__dict__.items() if f != "body" and f in _DEF_HEAD and v is not None],
+                              head_names, head_roots)
+            names, roots = set(), set()
+            body = self._walk(list(fn.body), names, roots)
+            body_roots = set(roots)
+            body_roots.discard(None)
+            body_roots.discard("_jst")
+            entry = self._known[id(fn)] = (fn, frozenset(names | head_names), sorted(body_roots),
+                                           frozenset(roots | head_roots), head or body)  # fn held: its id stays unique
+        return entry[1:4]
+
+    def settle(self, memo):
+        """Enter in ``memo`` (``written_roots``'s, of statements the pass no longer changes) every
+        known def the pass leaves as it is, with the roots of its whole subtree: ``written_roots``
+        then takes them rather than walking the def (a branch function the if pass made, moved
+        into a loop function by the loop pass, say)."""
+        for fn, _, _, every_root, touched in self._known.values():
+            if not touched and id(fn) not in memo:
+                memo[id(fn)] = (fn, every_root)
+
+    def _walk(self, stack, names, roots):
+        """``function_locals``'s walk (names bound) and ``written_roots``'s (roots written) in one;
+        a nested def contributes its own facts. Returns whether a node of a rewritten type was met."""
+        pop, push = stack.pop, stack.extend
+        rewritten, touched = self._rewritten, False
+        while stack:
+            node = pop()
+            if type(node) is list:
+                push(node)
+                continue
+            if not isinstance(node, _AST):
+                continue
+            cls = type(node)
+            if cls is _NAME:
+                if type(node.ctx) in _BINDING:
+                    names.add(node.id)
+                if node.annotation is None:
+                    continue
+            elif cls is gast.FunctionDef or cls is gast.AsyncFunctionDef:
+                self.of(node)
+                _, own, _, every_root, inner = self._known[id(node)]
+                names |= own
+                roots |= every_root
+                touched = touched or inner
+                continue
+            else:
+                if cls in rewritten:
+                    touched = True
+                _add_roots(node, roots)
+            fields = _NAME_FIELDS.get(cls)
+            if fields is None:
+                fields = _NAME_FIELDS[cls] = tuple(f for f in cls._fields if f not in ("ctx", "op", "type_comment"))
+            d = node.__dict__
+            for field in fields:
+                value = d.get(field)
+                if type(value) is list:
+                    push([v for v in value if isinstance(v, _AST)])
+                elif isinstance(value, _AST):
+                    stack.append(value)
+        return touched
+
+
+_DEF_HEAD = frozenset(("args", "decorator_list", "returns", "type_params"))  # a def's fields besides its body
 
 
 def called_function_roots(stmts, fn_writes):

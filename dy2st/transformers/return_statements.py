@@ -65,8 +65,7 @@ class _FunctionReturns:
                         s, templates.replace("if flag:\n    break", flag=self.flag)))
                 out.extend(self.block(rest, in_loop))
             elif rest:
-                guard = templates.replace("if not flag:\n    rest", flag=self.flag,
-                                          rest=self.block(rest, in_loop))
+                guard = templates.unless(self.flag, self.block(rest, in_loop))
                 out.extend(origin_info.copy_origin(rest[0], guard))
             return out
         return out

@@ -156,7 +156,8 @@ def test_check_codegen_compares_the_printer_with_the_reparse(monkeypatch):
         codegen.compiled_code(module, "<printer test>")
 
 
-# Calls, tuples and parameter lists take the printer's own paths (astor's, minus its closures).
+# Calls, tuples, parameter lists, operators and numbers take the printer's own paths (astor's,
+# minus its closures).
 ASTOR_SHAPES = '''
 def f(a, b, /, c, d=1, *args, e, g=2, **kw):
     return a, b
@@ -175,6 +176,10 @@ def k(x):
     call(x)(x, y)(*x)(**x)()
     call(lambda: (x, x), lambda a, b=(1,): a)
     return call(x, *x, k=1, **x), -(1, 2)[0], (x, x) if x else (x,)
+def ops(a, b):
+    c = (a + b) * -a ** -b ** 2 - (a - (b - 1)) / 2.5 % (a // 3) @ b << 1 | a & ~b ^ a
+    d = not (a < b <= c) and (a or b and not c) or (a is not b) in [a not in b, a == b != c]
+    return (-1) ** 2, 2 ** -1, -(-a), +a, True + False, (1, 2.0, 10 ** 30, 1e300, float('inf')), a if not a else -1
 '''
 
 

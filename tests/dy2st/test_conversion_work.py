@@ -145,6 +145,10 @@ def test_directly_built_calls_and_functions_match_their_templates():
     assert dump(fn) == dump(_fn("def true_fn_0(a, b):\n    a = 1\n    return (a, b)\n"))
     assert dump(ifelse.branch_function("f", [], [], [])) == dump(_fn("def f():\n    pass\n"))
     assert dump(ifelse.undefined_inits(["y"])[0]) == dump(gast.parse("y = _jst.UndefinedVar('y')").body[0])
+    rest = [templates.replace("a = 1")[0]]
+    guard = templates.unless("did_break_0", rest)[0]
+    assert guard.body[0] is rest[0]  # moved, not copied
+    assert dump(guard) == dump(templates.replace("if not flag:\n    rest", flag="did_break_0", rest=rest)[0])
 
 
 def test_loop_pass_reuses_the_if_pass_origin_cover_and_still_maps_every_line():
@@ -182,3 +186,37 @@ def test_function_locals_sees_every_binding():
                 and isinstance(n.ctx, (gast.Store, gast.Param, gast.Del))}
     assert function_locals(fn) == expected
     assert {"a", "args", "k", "kw", "b", "e", "g", "h", "i", "j", "p", "q", "r", "lam", "w"} == expected
+
+
+def test_def_facts_match_the_walks_of_each_def():
+    from dy2st.transformers.object_writes import DefFacts, function_locals, nested_function_writes, written_roots
+    fn = _fn("def f(a, d=g.pop()):\n"
+             "    d['k'] = 1\n"
+             "    def inc(p=q.append(1)):\n"
+             "        o.n = p\n"
+             "        def deeper(r):\n"
+             "            s[0] = r\n"
+             "            t = lambda u: u\n"
+             "    if a:\n"
+             "        class C:\n"
+             "            def m(self):\n"
+             "                self.x = w.y = 2\n")
+    facts = DefFacts()
+    for node in gast.walk(fn):  # outermost first: the inner defs' facts come from the outer walk
+        if isinstance(node, gast.FunctionDef):
+            own, body_roots, _ = facts.of(node)
+            assert own == function_locals(node) and body_roots == written_roots(node.body)
+            assert nested_function_writes(node, facts) == nested_function_writes(node)
+    assert nested_function_writes(fn) == {"inc": frozenset({"o", "s"}), "m": frozenset({"w"})}
+    loops = DefFacts(rewritten=(gast.While, gast.For))
+    loops.of(fn)
+    memo = {}
+    loops.settle(memo)  # defs holding no loop: their whole subtree's roots, as written_roots finds them
+    inc = fn.body[1]
+    assert memo[id(inc)] == (inc, frozenset({"q", "o", "s"})) and id(fn) in memo
+    with_loop = _fn("def g(a):\n    def h():\n        for x in a:\n            a.n = x\n    return h\n")
+    loops = DefFacts(rewritten=(gast.While, gast.For))
+    loops.of(with_loop)
+    memo = {}
+    loops.settle(memo)
+    assert memo == {}  # the loop pass rewrites h (and so g): their roots are not final

@@ -26,31 +26,44 @@ def _block(stmts, defined, m):
 
 
 def _stmt(s, defined, m):
-    anno.setanno(s, anno.Static.DEFINED_VARS_IN, frozenset(defined))
-    live_out = anno.getanno(s, anno.Static.LIVE_VARS_OUT, frozenset())
-    if isinstance(s, gast.If):
+    d = s.__dict__  # anno.setanno/getanno, inline: every statement is annotated
+    store = d.get(_ANNO_FIELD)
+    if store is None:
+        store = d[_ANNO_FIELD] = {}
+    store[_DEFINED_IN] = frozenset(defined)
+    cls = type(s)  # gast node types have no subclasses: the type decides
+    if cls not in _COMPOUND:
+        return defined | m.writes(s)
+    if cls is gast.If:
+        live_out = store.get(_LIVE_OUT, frozenset())
         body_w, else_w = m.block_writes(s.body), m.block_writes(s.orelse)
         _block(s.body, defined, m)
         _block(s.orelse, defined, m)
         return defined | (body_w & else_w) | ((body_w | else_w) & live_out)
-    if isinstance(s, (gast.While, gast.For)):
-        _block(s.body, defined | (m.writes(s.target) if isinstance(s, gast.For) else set()), m)
+    if cls is gast.While or cls is gast.For:
+        live_out = store.get(_LIVE_OUT, frozenset())
+        _block(s.body, defined | (m.writes(s.target) if cls is gast.For else set()), m)
         _block(s.orelse, defined, m)
-        written = m.block_writes(s.body) | (m.writes(s.target) if isinstance(s, gast.For) else set())
+        written = m.block_writes(s.body) | (m.writes(s.target) if cls is gast.For else set())
         return defined | (written & live_out)
-    if isinstance(s, gast.Try):
+    if cls is gast.Try:
         _block(s.body, defined, m)
         for h in s.handlers:
             _block(h.body, defined, m)
         _block(s.orelse, defined, m)
         return _block(s.finalbody, defined, m)
-    if isinstance(s, gast.With):
-        bound = set()
-        for item in s.items:
-            if item.optional_vars is not None:
-                bound |= m.writes(item.optional_vars)
-        return _block(s.body, defined | bound, m)
-    return defined | m.writes(s)
+    # With
+    bound = set()
+    for item in s.items:
+        if item.optional_vars is not None:
+            bound |= m.writes(item.optional_vars)
+    return _block(s.body, defined | bound, m)
+
+
+_ANNO_FIELD = anno._ANNO_FIELD
+_DEFINED_IN, _LIVE_OUT = anno.Static.DEFINED_VARS_IN, anno.Static.LIVE_VARS_OUT
+# The statements with their own rule above (an AsyncFor, a TryStar... count as simple statements).
+_COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.Try, gast.With))
 
 
 def annotate_defined(fn_node, memo=None):

@@ -54,12 +54,28 @@ def live_in(stmts, live_out=frozenset(), annotate=False, memo=None):
     return live
 
 
+def _annotate(node, key, value):
+    # anno.setanno, inline: every statement is annotated on every fixed-point round
+    d = node.__dict__
+    store = d.get(_ANNO_FIELD)
+    if store is None:
+        d[_ANNO_FIELD] = {key: value}
+    else:
+        store[key] = value
+
+
 def _stmt(s, out, annotate, m):
     if annotate:
-        anno.setanno(s, anno.Static.LIVE_VARS_OUT, out)
-    if isinstance(s, gast.If):
+        _annotate(s, _LIVE_OUT, out)
+    cls = type(s)  # gast node types have no subclasses: the type decides
+    if cls not in _COMPOUND:
+        if cls is gast.Return or cls is gast.Raise:
+            return m.reads(s)
+        # Simple statements (and nested defs, which read their captured names).
+        return (out - m.writes(s)) | m.reads(s)
+    if cls is gast.If:
         return m.reads(s.test) | live_in(s.body, out, annotate, m) | live_in(s.orelse, out, annotate, m)
-    if isinstance(s, gast.While):
+    if cls is gast.While:
         else_in = live_in(s.orelse, out, annotate, m)
         head = out | else_in | m.reads(s.test)
         for _ in range(_LOOP_LIMIT):
@@ -72,9 +88,9 @@ def _stmt(s, out, annotate, m):
         else:
             live_in(s.body, head, annotate, m)
         if annotate:
-            anno.setanno(s, anno.Static.LIVE_VARS_IN, head)
+            _annotate(s, _LIVE_IN, head)
         return head
-    if isinstance(s, (gast.For, gast.AsyncFor)):
+    if cls is gast.For or cls is gast.AsyncFor:
         target = m.writes(s.target)
         else_in = live_in(s.orelse, out, annotate, m)
         # The break pass's extra test (an annotation, not yet code) is read at every iteration.
@@ -89,9 +105,9 @@ def _stmt(s, out, annotate, m):
         else:
             live_in(s.body, head, annotate, m)
         if annotate:
-            anno.setanno(s, anno.Static.LIVE_VARS_IN, head)
+            _annotate(s, _LIVE_IN, head)
         return head | m.reads(s.iter)
-    if isinstance(s, gast.Try):
+    if cls is gast.Try:
         final_in = live_in(s.finalbody, out, annotate, m)
         handlers_in = frozenset()
         for h in s.handlers:
@@ -102,18 +118,19 @@ def _stmt(s, out, annotate, m):
         # Any statement of the body may raise, so whatever handlers need is live throughout.
         body_in = live_in(s.body, else_in | handlers_in | final_in, annotate, m)
         return body_in | handlers_in | final_in
-    if isinstance(s, (gast.With, gast.AsyncWith)):
-        bound = set()
-        item_reads = set()
-        for item in s.items:
-            item_reads |= m.reads(item.context_expr)
-            if item.optional_vars is not None:
-                bound |= m.writes(item.optional_vars)
-        return (live_in(s.body, out, annotate, m) - bound) | item_reads
-    if isinstance(s, (gast.Return, gast.Raise)):
-        return m.reads(s)
-    # Simple statements (and nested defs, which read their captured names).
-    return (out - m.writes(s)) | m.reads(s)
+    # With, AsyncWith
+    bound = set()
+    item_reads = set()
+    for item in s.items:
+        item_reads |= m.reads(item.context_expr)
+        if item.optional_vars is not None:
+            bound |= m.writes(item.optional_vars)
+    return (live_in(s.body, out, annotate, m) - bound) | item_reads
+
+
+_ANNO_FIELD, _LIVE_OUT, _LIVE_IN = anno._ANNO_FIELD, anno.Static.LIVE_VARS_OUT, anno.Static.LIVE_VARS_IN
+# The statements with their own rule above (a TryStar, a match... count as simple statements).
+_COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.AsyncFor, gast.Try, gast.With, gast.AsyncWith))
 
 
 def annotate_liveness(fn_node, memo=None):
