@@ -1,5 +1,5 @@
-"""The fast kernels' cheaper forms (``fast_reductions``, ``gelu_sign_bits``, ``fast_embedding``,
-``matmul_views``) give the registry kernels' bits: on edge values at the kernel level, and through
+"""The fast kernels' cheaper forms (``fast_reductions``, ``gelu_sign_bits``, ``gelu_blocks``,
+``fast_embedding``, ``matmul_views``) give the registry kernels' bits: on edge values at the kernel level, and through
 a Program run with each switch off and on."""
 import numpy as np
 import pytest
@@ -11,7 +11,7 @@ from runtime.static import passes
 from runtime.static.codegen import GENERATED
 from runtime.static.passes import kernels
 
-SWITCHES = ("fast_reductions", "gelu_sign_bits", "fast_embedding", "matmul_views")
+SWITCHES = ("fast_reductions", "gelu_sign_bits", "gelu_blocks", "fast_embedding", "matmul_views")
 
 
 def _bits(a):
@@ -58,6 +58,22 @@ def test_gelu_sign_bits_match_the_registry(dtype):
             want = get_op("gelu").kernel(x)
             for donate in (False, True):
                 _same_bits(kernels._gelu(x.dtype, donate, True)(x.copy()), want)
+                _same_bits(kernels._gelu_blocked(x.dtype, donate)(x.copy()), want)
+
+
+@pytest.mark.parametrize("dtype", ["float32"])  # float64 gelu keeps the registry's exact erf kernel
+def test_gelu_blocks_match_the_registry(dtype, monkeypatch):
+    """Blocks of 40 bytes: several whole blocks and a shorter last one, one block, a non-contiguous
+    input (the whole-array kernel), 0-d and empty inputs."""
+    monkeypatch.setattr(kernels, "_GELU_BLOCK", 40)
+    rng = np.random.default_rng(15)
+    x = (rng.normal(size=(3, 7, 11)) * 3).astype(dtype)
+    with np.errstate(all="ignore"):
+        for a in (x, x[:1, :1, :3], x[:, ::2], x[0, 0, 0, ...], x[:0]):
+            want = get_op("gelu").kernel(a)
+            for donate in (False, True):
+                arg = a.copy() if a.flags.c_contiguous else a
+                _same_bits(kernels._gelu_blocked(x.dtype, donate)(arg), want)
 
 
 def _program():
@@ -85,7 +101,7 @@ def test_switches_off_and_on_give_the_same_bits():
     run()
     plans = [GENERATED[k] for k in list(GENERATED.keys()) if k not in before]
     used = {getattr(v, "__qualname__", "") for fn in plans for v in fn.__globals__.values()}
-    assert {"_embedding.<locals>.embedding", "_gelu.<locals>.gelu", "_softmax.<locals>.softmax"} <= used
+    assert {"_embedding.<locals>.embedding", "_gelu_blocked.<locals>.gelu", "_softmax.<locals>.softmax"} <= used
     assert any(".mT)" in fn.source or ".swapaxes(-1, -2))" in fn.source for fn in plans)
     for flags in ({}, *({name: False} for name in SWITCHES)):
         for got, want in zip(run(**flags), ref):
