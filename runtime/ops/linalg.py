@@ -14,7 +14,7 @@ from .indexing import getitem
 from .logic import where
 from .math import matmul, multiply, subtract
 from .reduce import sum as sum_
-from .shape import gather, reshape, transpose, unsqueeze
+from .shape import concat, gather, reshape, transpose, unsqueeze
 
 
 def _need(x, ndims, what):
@@ -287,3 +287,60 @@ def tril_indices(row: int, col: int, offset: int = 0, dtype: str = "int64") -> T
 def triu_indices(row: int, col: int | None = None, offset: int = 0, dtype: str = "int64") -> TensorLike:
     """The [2, n] (row, col) indices of the upper triangle (``col >= row + offset``); ``col`` defaults to ``row``."""
     return _tri_indices(int(row), int(row if col is None else col), int(offset), False, dtype)
+
+
+def _axes(axis, ndim, what):
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    for a in axes:
+        if not isinstance(a, int) or not -ndim <= a < max(ndim, 1):
+            raise ValueError(f"{what}: axis {a!r} is out of range for a tensor of rank {ndim}")
+    return [a % max(ndim, 1) for a in axes]
+
+
+@composite("flip", api=["flip", "reverse"], methods=["flip"])
+def flip(x: TensorLike, axis: int | list[int], name: str | None = None) -> TensorLike:
+    """``x`` with the order of its entries reversed along each of ``axis`` (an int or a list)."""
+    axes = set(_axes(axis, x.ndim, "flip"))
+    if not axes or x.ndim == 0:
+        return getitem(x, ...)
+    return getitem(x, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(x.ndim)))
+
+
+@composite("roll", api=["roll"], methods=["roll"])
+def roll(x: TensorLike, shifts: int | list[int], axis: int | list[int] | None = None,
+         name: str | None = None) -> TensorLike:
+    """``x`` shifted cyclically by ``shifts`` along ``axis`` (entries leaving one end come back at the
+    other); without ``axis`` the tensor is rolled flat and keeps its shape, as Paddle's roll."""
+    shifts = [shifts] if isinstance(shifts, int) else [int(s) for s in shifts]
+    if axis is None:
+        if len(shifts) != 1:
+            raise ValueError(f"roll: without axis, shifts must be one int, got {shifts}")
+        flat = roll(reshape(x, [-1]), shifts, 0)
+        return reshape(flat, [_dim(x, i) for i in range(x.ndim)])
+    axes = _axes(axis, x.ndim, "roll")
+    if len(axes) != len(shifts):
+        raise ValueError(f"roll: shifts {shifts} and axis {list(axes)} must have the same length")
+    for shift, a in zip(shifts, axes):
+        n = x.shape[a]
+        if n < 0:
+            raise ValueError(f"roll: dim {a} of x is only known when the Program runs; roll needs its size")
+        k = shift % n if n else 0
+        if k:
+            head = tuple(slice(n - k, None) if i == a else slice(None) for i in range(x.ndim))
+            tail = tuple(slice(None, n - k) if i == a else slice(None) for i in range(x.ndim))
+            x = concat([getitem(x, head), getitem(x, tail)], axis=a)
+    return x
+
+
+@composite("masked_select", api=["masked_select"], methods=["masked_select"])
+def masked_select(x: TensorLike, mask: TensorLike, name: str | None = None) -> TensorLike:
+    """The entries of ``x`` where the bool ``mask`` is true, as a 1-D tensor in row-major order (``x``
+    and ``mask`` broadcast against each other first, as Paddle's masked_select)."""
+    if str(mask.dtype) != "bool":
+        raise TypeError(f"masked_select: mask must be a bool tensor, got {mask.dtype}")
+    shape = broadcast_shape(list(x.shape), list(mask.shape))
+    if list(x.shape) != shape:
+        x = expand(x, shape)
+    if list(mask.shape) != shape:
+        mask = expand(mask, shape)
+    return getitem(x, mask)

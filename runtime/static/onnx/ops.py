@@ -339,6 +339,13 @@ def _getitem(ex, op):
     """``x[key]`` one key item at a time, tracking which axis of the partial result it applies to."""
     spec, x, rank = [list(s) for s in op.attrs.get("spec", [])], ex.i("X"), ex.var("X").ndim
     tensors = [s for s in spec if s[0] == "t"]
+    if (len(spec) == 1 and tensors and ex.var("Index", 0).dtype == "bool"
+            and ex.var("Index", 0).ndim == rank):  # x[mask], mask x's shape (masked_select): Compress flat
+        flat = ints(ex, [-1])
+        xf = ex.node("Reshape", [x, flat], [ex.fresh("flat")])
+        mf = ex.node("Reshape", [ex.i("Index", 0), flat], [ex.fresh("flat")])
+        ex.node("Compress", [xf, mf], ex.o("Out"), axis=0)
+        return
     if tensors and (len(tensors) > 1 or any(s[0] == "i" for s in spec)
                     or ex.var("Index", tensors[0][1]).dtype == "bool"):
         raise NotImplementedError("ONNX export: getitem with bool masks or several tensor/int indices mixed "
