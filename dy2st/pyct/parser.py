@@ -181,6 +181,26 @@ def _indentation(line):
     return len(line) - len(line.lstrip())
 
 
+def _parse_lambda_lines(source, first_lineno, filename):
+    """The lines holding a lambda that do not parse alone: an item of a dict, list or call
+    (`"relu": lambda x: ...,`) parses inside the brackets it came from, the last item once the
+    brackets it closes are cut off (`lambda x: x * x])`)."""
+    dedented = textwrap.dedent(source).rstrip()
+    first = source.lstrip("\n").splitlines()[0] if source.strip() else ""
+    indent = len(first) - len(first.lstrip())
+    texts = [dedented]
+    while texts[-1] and texts[-1][-1] in ")]},":
+        texts.append(texts[-1][:-1].rstrip())
+    for text in texts:
+        for opening, closing in (("{", "}"), ("[", "]"), ("f(", ")")):
+            try:
+                return _gast_parse(f"{opening}\n{text}\n{closing}", first_lineno - 2, indent)
+            except SyntaxError:
+                continue
+    raise errors.Dy2StError("cannot read the source of this lambda (its line does not parse on its own); "
+                            "give it its own line or use def", filename=filename, lineno=first_lineno)
+
+
 def _find_lambda(module, fn):
     """The one Lambda in `module` that compiled into `fn`'s code object."""
     code = fn.__code__
@@ -236,10 +256,15 @@ def parse_function(fn):
             module = parse_source(source, first_lineno)[0]
         except SyntaxError:
             module = None
+    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
     if module is None:
         source = "".join(inspect.getblock(lines[lnum:]))
-        module = parse_source(source, first_lineno)[0]
-    filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
+        try:
+            module = parse_source(source, first_lineno)[0]
+        except SyntaxError:
+            if fn.__name__ != "<lambda>":
+                raise
+            module = _parse_lambda_lines(source, first_lineno, filename)
     if fn.__name__ == "<lambda>":
         node = _find_lambda(module, fn)
     else:
