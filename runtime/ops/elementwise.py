@@ -147,22 +147,24 @@ def_op("elementwise_pow", ["X", "Y"], ["Out"], kernel=np.power, infer=infer_broa
 
 # -- min / max / clip ---------------------------------------------------------------------
 def _select_grad(mask_type):
-    """Gradient of maximum/minimum: x wins ties (as in Paddle)."""
+    """Gradient of maximum/minimum: the winner takes it, a tie splits it in halves (as Paddle 3
+    and PyTorch do; logaddexp's gradient at x == y is then exact)."""
     def grad(ctx):
         x, y = ctx.inputs
         g = ctx.out_grads[0]
-        take_x = apply(mask_type, x, y)
+        take_x, tie = apply(mask_type, x, y), apply("equal", x, y)
         zero = apply("fill_any_like", g, value=0.0, dtype=str(g.dtype))
-        gx = apply("where", take_x, g, zero)
-        gy = apply("where", take_x, zero, g)
+        half = apply("where", tie, apply("scale", g, scale=0.5), zero)
+        gx = apply("where", take_x, g, half)
+        gy = apply("where", take_x, zero, apply("where", tie, half, g))
         return [reduce_as(gx, x), reduce_as(gy, y)]
     return grad
 
 
 def_op("maximum", ["X", "Y"], ["Out"], kernel=np.maximum, infer=infer_broadcast,
-       grad=_select_grad("greater_equal"), onnx="Max", api=["maximum"], methods=["maximum"])
+       grad=_select_grad("greater_than"), onnx="Max", api=["maximum"], methods=["maximum"])
 def_op("minimum", ["X", "Y"], ["Out"], kernel=np.minimum, infer=infer_broadcast,
-       grad=_select_grad("less_equal"), onnx="Min", api=["minimum"], methods=["minimum"])
+       grad=_select_grad("less_than"), onnx="Min", api=["minimum"], methods=["minimum"])
 
 
 def _clip_kernel(x, min=None, max=None):

@@ -10,7 +10,7 @@ import numpy as np
 from ..dispatch import apply
 from ..registry import GRAD_ONLY, Meta, composite, def_op
 from .common import same_as_grad
-from .elementwise import _floating, exp, log, minimum, neg, sigmoid, tanh
+from .elementwise import _floating, exp, log, neg, sigmoid, tanh
 from .logic import greater_equal, greater_than, where
 from .math import add, multiply, relu, scale, subtract
 from ..hints import TensorLike
@@ -92,12 +92,18 @@ def leaky_relu(x: TensorLike, negative_slope: float = 0.01, name: str | None = N
     return where(greater_equal(x, 0.0), x, scale(x, float(negative_slope)))
 
 
+def nonpositive(x):
+    """``min(x, 0)`` whose gradient at 0 goes to ``x`` (so elu, selu and celu have Paddle's slope at
+    0), built from ``where``: maximum/minimum split the gradient of a tie."""
+    return where(greater_than(x, 0.0), apply("fill_any_like", x, value=0.0, dtype=str(x.dtype)), x)
+
+
 @composite("elu", functional=["elu"], activation=True)
 def elu(x: TensorLike, alpha: float = 1.0, name: str | None = None) -> TensorLike:
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
     x = _floating(x)
     # exp of min(x, 0): the branch where() discards must stay finite, or its zero gradient becomes 0 * inf.
-    return where(greater_than(x, 0.0), x, scale(exp(minimum(x, 0.0)), float(alpha), -float(alpha)))
+    return where(greater_than(x, 0.0), x, scale(exp(nonpositive(x)), float(alpha), -float(alpha)))
 
 
 @composite("log_sigmoid", functional=["log_sigmoid"], activation=True)

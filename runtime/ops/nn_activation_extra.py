@@ -5,7 +5,8 @@ strictly, as Paddle); gradients exactly at a kink follow the ops used (``clip`` 
 """
 from ..hints import TensorLike
 from ..registry import composite
-from .elementwise import _floating, clip, exp, minimum, sigmoid, tanh
+from .elementwise import _floating, clip, exp, sigmoid, tanh
+from .nn_activation import nonpositive
 from .elementwise import abs as abs_
 from .logic import greater_than, where
 from .math import add, divide, multiply, relu, scale, subtract
@@ -64,7 +65,7 @@ def selu(x: TensorLike, scale: float = 1.0507009873554804934193349852946,
     x = _floating(x)
     s, a = float(scale), float(alpha)
     # exp of min(x, 0): the discarded branch stays finite (its zero gradient must not be 0 * inf)
-    neg = _scale(exp(minimum(x, 0.0)), s * a, -s * a)
+    neg = _scale(exp(nonpositive(x)), s * a, -s * a)
     return where(greater_than(x, 0.0), _scale(x, s), neg)
 
 
@@ -75,8 +76,8 @@ def celu(x: TensorLike, alpha: float = 1.0, name: str | None = None) -> TensorLi
         raise ZeroDivisionError("celu: alpha cannot be 0")
     x = _floating(x)
     a = float(alpha)
-    neg = scale(exp(scale(minimum(x, 0.0), 1.0 / a)), a, -a)
-    return add(relu(x), minimum(neg, 0.0))
+    neg = scale(exp(scale(nonpositive(x), 1.0 / a)), a, -a)
+    return add(relu(x), nonpositive(neg))
 
 
 @composite("softsign", functional=["softsign"], activation=True)
