@@ -1,14 +1,16 @@
 """More of Paddle's activations (``F.relu6``, ``F.hardswish``, ``F.prelu``, ``F.selu``, ``F.glu``...) as
 composites of registered ops: their gradients, static form and ONNX export are those of the ops they
-are made of.  Kinks take the side Paddle's kernels take where it matters for values (``x > threshold``
-strictly, as Paddle); gradients exactly at a kink follow the ops used (``clip`` passes its bounds).
+are made of.  Kinks take the side Paddle's kernels take, for values and for gradients exactly at a
+kink (relu6, hardtanh and hardswish pass a gradient only strictly inside their bounds, hardshrink
+keeps ``x`` at its threshold), checked against Paddle 3.3.
 """
+from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import composite
 from .elementwise import _floating, clip, exp, sigmoid, tanh
 from .nn_activation import nonpositive
 from .elementwise import abs as abs_
-from .logic import greater_than, where
+from .logic import greater_equal, greater_than, less_than, where
 from .math import add, divide, multiply, relu, scale, subtract
 from .math import scale as _scale  # selu's own argument is called scale
 from .shape import reshape, split
@@ -16,15 +18,22 @@ from .shape import reshape, split
 
 @composite("relu6", functional=["relu6"], activation=True)
 def relu6(x: TensorLike, name: str | None = None) -> TensorLike:
-    """``min(max(x, 0), 6)``."""
-    return clip(_floating(x), 0.0, 6.0)
+    """``min(max(x, 0), 6)``; the gradient is 1 only for ``0 < x < 6``, as Paddle's."""
+    return _inside(_floating(x), 0.0, 6.0)
+
+
+def _inside(x, lo, hi):
+    """``clip(x, lo, hi)`` whose gradient is 1 only strictly inside (Paddle's relu6, hardtanh and
+    hardswish kernels; ``clip``'s own gradient includes the bounds)."""
+    low = where(greater_than(x, lo), x, apply("fill_any_like", x, value=lo, dtype=str(x.dtype)))
+    return where(less_than(low, hi), low, apply("fill_any_like", x, value=hi, dtype=str(x.dtype)))
 
 
 @composite("hardswish", functional=["hardswish"], activation=True)
 def hardswish(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x * relu6(x + 3) / 6`` (MobileNetV3)."""
     x = _floating(x)
-    return multiply(x, scale(clip(add(x, 3.0), 0.0, 6.0), 1.0 / 6.0))
+    return multiply(x, scale(_inside(add(x, 3.0), 0.0, 6.0), 1.0 / 6.0))
 
 
 @composite("hardsigmoid", functional=["hardsigmoid"], activation=True)
@@ -99,9 +108,9 @@ def softshrink(x: TensorLike, threshold: float = 0.5, name: str | None = None) -
 
 @composite("hardshrink", functional=["hardshrink"], activation=True)
 def hardshrink(x: TensorLike, threshold: float = 0.5, name: str | None = None) -> TensorLike:
-    """``x`` where ``|x| > threshold``, 0 elsewhere."""
+    """``x`` where ``|x| >= threshold``, 0 elsewhere (Paddle's kernel keeps ``x`` at the threshold)."""
     x = _floating(x)
-    return where(greater_than(abs_(x), float(threshold)), x, scale(x, 0.0))
+    return where(greater_equal(abs_(x), float(threshold)), x, scale(x, 0.0))
 
 
 @composite("tanhshrink", functional=["tanhshrink"], activation=True)
@@ -113,8 +122,8 @@ def tanhshrink(x: TensorLike, name: str | None = None) -> TensorLike:
 
 @composite("hardtanh", functional=["hardtanh"], activation=True)
 def hardtanh(x: TensorLike, min: float = -1.0, max: float = 1.0, name: str | None = None) -> TensorLike:  # noqa: A002
-    """``x`` clipped to [``min``, ``max``]."""
-    return clip(_floating(x), float(min), float(max))
+    """``x`` clipped to [``min``, ``max``]; the gradient is 1 only strictly inside, as Paddle's."""
+    return _inside(_floating(x), float(min), float(max))
 
 
 @composite("thresholded_relu", functional=["thresholded_relu"], activation=True)

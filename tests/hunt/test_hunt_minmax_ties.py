@@ -1,5 +1,6 @@
-"""maximum/minimum split a tie's gradient in halves (Paddle 3.3 and PyTorch), so logaddexp's gradient at
-x == y is exact; elu/selu/celu keep Paddle's slope at 0 (expected values from Paddle 3.3)."""
+"""maximum/minimum split a tie's gradient in halves (Paddle 3.3 and PyTorch), so logaddexp's gradient
+at x == y is exact; elu/selu/celu keep Paddle's slope at 0, and relu6/hardtanh/hardswish/hardshrink
+Paddle's gradients at their kinks (expected values from Paddle 3.3)."""
 import numpy as np
 import pytest
 
@@ -39,3 +40,16 @@ def _ties(x, y):
 def test_converted_ties_match_eager():
     a = np.array([1.0, 2.0, 2.0, -1.0], "float32")
     check(_ties, (a, a[::-1].copy()), (a, a.copy()), grad=True)
+
+
+@pytest.mark.parametrize("fn, want", [
+    (F.relu6, [0, 0, 0, 0, 1, 1, 1, 0]),
+    (F.hardtanh, [0, 0, 1, 1, 1, 0, 0, 0]),
+    (F.hardswish, [0, 0.16667, 0.33333, 0.5, 0.66667, 0.83333, 1, 1]),
+    (F.hardshrink, [1, 1, 1, 0, 1, 1, 1, 1]),
+])
+def test_gradients_exactly_at_the_kinks_are_paddles(fn, want):
+    """Paddle 3.3's gradients at -3, -1, -0.5, 0, 0.5, 1, 3 and 6."""
+    x = rt.to_tensor(np.array([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 6.0], "float32"), stop_gradient=False)
+    fn(x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), want, atol=1e-5)
