@@ -88,7 +88,16 @@ _unary("tanh", np.tanh, lambda ctx: [apply("tanh_grad", ctx.outputs[0], ctx.out_
        functional=["tanh"], activation=True)
 _unary("sigmoid", _sigmoid, lambda ctx: [apply("sigmoid_grad", ctx.outputs[0], ctx.out_grads[0])], "Sigmoid",
        functional=["sigmoid"], activation=True)
-_unary("abs", np.abs, lambda ctx: [apply("multiply", ctx.out_grads[0], apply("sign", ctx.inputs[0]))], "Abs")
+def _abs_grad(ctx):
+    """g * sign(x), and exactly 0 where x == 0 whatever g is: Paddle's abs gradient, so sqrt(|x|)
+    or log(|x|) at 0 (an infinite g) gives 0, not 0 * inf = nan."""
+    x, g = ctx.inputs[0], ctx.out_grads[0]
+    zero = apply("fill_any_like", g, value=0.0, dtype=str(g.dtype))
+    at_zero = apply("equal", x, apply("fill_any_like", x, value=0, dtype=str(x.dtype)))
+    return [apply("where", at_zero, zero, apply("multiply", g, apply("sign", x)))]
+
+
+_unary("abs", np.abs, _abs_grad, "Abs")
 _unary("sign", np.sign, _ZERO_GRAD, "Sign")
 _unary("square", np.square,
        lambda ctx: [apply("multiply", ctx.out_grads[0], apply("scale", ctx.inputs[0], scale=2.0))], "square")

@@ -53,3 +53,15 @@ def test_gradients_exactly_at_the_kinks_are_paddles(fn, want):
     x = rt.to_tensor(np.array([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 6.0], "float32"), stop_gradient=False)
     fn(x).sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), want, atol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy's divide-by-zero of the inner gradients
+def test_abs_passes_no_gradient_at_zero_even_an_infinite_one():
+    """Paddle's abs gradient is 0 at x == 0: sqrt(|x|) and a where() discarding log(|x|) stay finite."""
+    v = np.array([0.0, 1.0, -2.0], "float32")
+    x = rt.to_tensor(v, stop_gradient=False)
+    rt.sqrt(rt.abs(x)).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [0.0, 0.5, -0.35355339], rtol=1e-6)
+    x = rt.to_tensor(v, stop_gradient=False)
+    rt.where(x > 0, rt.log(rt.abs(x)), x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [1.0, 1.0, 1.0])
