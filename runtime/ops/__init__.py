@@ -4,5 +4,5 @@ from . import creation, elementwise, indexing, logic, reduce, shape, slicing, so
 from . import nn_ops  # noqa: F401  (neural-network ops)
 from . import composite_pad, composites_extra  # noqa: F401  (Paddle functions built from the ops above)
 from . import index_extra, math_extra, search  # noqa: F401  (Paddle 2.x extras: erf, einsum, unique...)
-from . import linalg, math_composites  # noqa: F401  (Paddle 2.x extras made of the ops above)
+from . import linalg, math_composites, norms  # noqa: F401  (Paddle 2.x extras made of the ops above)
 from . import train_ops  # noqa: F401  (loss.backward(), opt.step(), opt.clear_grad() in a Program)

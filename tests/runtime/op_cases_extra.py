@@ -93,6 +93,8 @@ def _composites(D, F, P, case, _M):  # noqa: N803
         "unflatten": case(F(2, 6), axis=1, shape=[2, -1], ref=lambda x, axis, shape: x.reshape(2, 2, 3)),
         "rot90": case(F(2, 3), k=1, ref=lambda x, k: np.rot90(x)),
         "flip": case(F(2, 3, 4), axis=[0, 2], ref=lambda x, axis: np.flip(x, (0, 2))),
+        "norm": case(F(3, 4), p=3.0, axis=1, ref=lambda x, p, axis: (np.abs(x) ** 3).sum(1) ** (1 / 3)),
+        "dist": case(F(3, 4), F(4), p=2.0, ref=lambda x, y, p: np.sqrt(((x - y) ** 2).sum())),
         "roll": case(F(2, 3, 4), shifts=[1, -2], axis=[0, 2],
                      ref=lambda x, shifts, axis: np.roll(x, (1, -2), (0, 2))),
         "masked_select": case(F(2, 3), np.array([[True, False, True], [False, True, True]]),

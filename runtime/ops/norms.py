@@ -1,0 +1,78 @@
+"""Paddle's vector norms, ``norm`` (also ``rt.linalg.norm``) and ``dist``, as composites of registered
+ops (gradients, static form and ONNX export are those of the ops they use).
+
+A root of a zero sum has an infinite derivative; the gradient there is 0, as Paddle's p_norm kernel
+gives, by taking the root of 1 where the sum is 0 and selecting 0 afterwards (a ``where`` passes no
+gradient to the branch it drops).
+"""
+import math as _math
+
+from ..hints import TensorLike
+from ..registry import composite
+from .common import cast
+from .creation import full_like
+from .elementwise import _floating, pow, sqrt
+from .elementwise import abs as abs_
+from .logic import equal, not_equal, where
+from .math import subtract
+from .reduce import max as max_
+from .reduce import min as min_
+from .reduce import sum as sum_
+
+
+def _axes(axis, ndim):
+    if axis is None:
+        return None
+    axes = [axis] if isinstance(axis, int) else [int(a) for a in axis]
+    for a in axes:
+        if not -max(ndim, 1) <= a < max(ndim, 1):
+            raise ValueError(f"norm: axis {a} is out of range for a tensor of rank {ndim}")
+    return axes
+
+
+def _root(s, k):
+    """``s ** k`` (k = 1/2 by sqrt) with a 0 gradient where ``s`` is 0."""
+    zero = equal(s, full_like(s, 0.0))
+    safe = where(zero, full_like(s, 1.0), s)
+    return where(zero, full_like(s, 0.0), sqrt(safe) if k == 0.5 else pow(safe, k))
+
+
+@composite("norm", api=["norm"], methods=["norm"])
+def norm(x: TensorLike, p: float | str | None = None, axis: int | list[int] | None = None, keepdim: bool = False,
+         name: str | None = None) -> TensorLike:
+    """The vector ``p``-norm of ``x`` over ``axis`` (all of it by default): ``p`` None or "fro" is the
+    2-norm (Frobenius over two axes), a float ``sum(|x|^p)^(1/p)``, ``inf``/``-inf`` the largest/smallest
+    ``|x|``, 0 the count of nonzeros. Matrix norms other than Frobenius ("nuc", a numeric ``p`` over two
+    axes) are not available."""
+    x = _floating(x)
+    axes = _axes(axis, x.ndim)
+    if p is None or p == "fro":
+        if axes is not None and len(axes) > 2:
+            raise ValueError(f"norm: the Frobenius norm takes one or two axes, got {axes}")
+        return _root(sum_(x * x, axis=axes, keepdim=keepdim), 0.5)
+    if isinstance(p, str):
+        raise NotImplementedError(f"norm: p={p!r} (a matrix norm) is not available; use p='fro' or a vector norm")
+    if axes is not None and len(axes) == 2:
+        raise NotImplementedError(f"norm: a matrix {p}-norm over axes {axes} is not available; use p='fro', or "
+                                  "one axis for a vector norm")
+    if axes is not None and len(axes) > 2:
+        raise ValueError(f"norm: a vector norm takes one axis (or none: all of x), got {axes}")
+    p = float(p)
+    a = abs_(x)
+    if p == _math.inf:
+        return max_(a, axis=axes, keepdim=keepdim)
+    if p == -_math.inf:
+        return min_(a, axis=axes, keepdim=keepdim)
+    if p == 0:
+        return sum_(cast(not_equal(x, full_like(x, 0.0)), str(x.dtype)), axis=axes, keepdim=keepdim)
+    if p == 1:
+        return sum_(a, axis=axes, keepdim=keepdim)
+    if p == 2:
+        return _root(sum_(x * x, axis=axes, keepdim=keepdim), 0.5)
+    return _root(sum_(pow(a, p), axis=axes, keepdim=keepdim), 1.0 / p)
+
+
+@composite("dist", api=["dist"], methods=["dist"])
+def dist(x: TensorLike, y: TensorLike, p: float = 2, name: str | None = None) -> TensorLike:
+    """The ``p``-norm of ``x - y`` (broadcast) over all its entries, a 0-d tensor."""
+    return norm(subtract(_floating(x), _floating(y)), p=float(p))
