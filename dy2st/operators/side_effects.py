@@ -15,11 +15,9 @@ parameters, sublayers and buffers in the dicts `rt.nn.Layer.STATE_TABLES` names)
 import contextlib
 import types
 
-import numpy as np
 
 import runtime as rt
 from runtime import inplace
-from runtime.dispatch import apply
 from runtime.ops import indexing
 
 from dy2st.operators.aliasing import write_in_place
@@ -242,12 +240,7 @@ def SetItem(target, key, value):
             f"item assignment writes in place into {what}, which a converted function cannot do "
             "(the caller's tensor would not change): write into a copy (`y = x.clone()` or "
             "`y = x * 1`, then `y[...] = v`)"))
-    spec, idx = indexing.parse_key(key)
-    if rt.is_tensor(value):
-        value = value if value.dtype == target.dtype else rt.cast(value, target.dtype)
-    else:
-        value = rt.to_tensor(np.asarray(value, dtype=target.dtype.np))
-    return write_in_place(target, apply("set_value", target, value, idx, spec=spec))
+    return write_in_place(target, indexing.set_value(target, key, value))
 
 
 def Inplace(target, method, *args, **kwargs):

@@ -17,7 +17,6 @@ op first, its bounds an input (``["t", k]`` in its ``slices`` attr); the rest of
 import numpy as np
 
 from ..dispatch import apply
-from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..trace_state import _mode
 from ..registry import GRAD_ONLY, Meta, def_op
@@ -331,21 +330,25 @@ def setitem(x, key, value):
     if isinstance(value, _rt.framework.Variable):
         raise TypeError("cannot assign a static Variable into an eager Tensor")
 
-    def written(old):
-        spec, idx = parse_key(key)
-        v = cast(value, x.dtype) if isinstance(value, _tensor.Tensor) else as_tensor(np.asarray(value, dtype=x.dtype.np))
-        return apply("set_value", old, v, idx, spec=spec)
-    write_back(x, written, "a leaf Tensor that needs a gradient (stop_gradient=False) cannot be modified "
-                           "in place; assign to a copy (y = x * 1) instead")
+    write_back(x, lambda old: set_value(old, key, value),
+               "a leaf Tensor that needs a gradient (stop_gradient=False) cannot be modified in place; assign "
+               "to a copy (y = x * 1) instead")
+
+
+def set_value(x, key, value):
+    """The ``set_value`` op of ``x[key] = value``, out of place: ``value`` cast to x's dtype (a Python
+    value made a tensor of it). Eager item writes, static ones and the converter's ``SetItem`` all
+    build their write with it."""
+    spec, idx = parse_key(key)
+    v = cast(value, x.dtype) if isinstance(value, TensorLike) else as_tensor(np.asarray(value, dtype=x.dtype.np))
+    return apply("set_value", x, v, idx, spec=spec)
 
 
 def _static_setitem(x, key, value):
     if not isinstance(x, _rt.framework.Variable):
         raise TypeError("item assignment (x[key] = v) into an eager Tensor while a Program is being built: "
                         "the Program would not see it; write into a Variable of the Program")
-    spec, idx = parse_key(key)
-    v = cast(value, x.dtype) if isinstance(value, TensorLike) else as_tensor(np.asarray(value, dtype=x.dtype.np))
-    out = apply("set_value", x, v, idx, spec=spec)
+    out = set_value(x, key, value)
     if not adopt(x, out):
         what = ("a parameter" if x.persistable else "a fed input" if x.is_data
                 else "a tensor made outside the branch or loop being built")
