@@ -15,7 +15,6 @@ parameters, sublayers and buffers in the dicts `rt.nn.Layer.STATE_TABLES` names)
 import contextlib
 import types
 
-
 import runtime as rt
 from runtime import inplace
 from runtime.ops import indexing

@@ -13,21 +13,12 @@ from .common import cast
 from .creation import full_like
 from .elementwise import _floating, pow, sqrt
 from .elementwise import abs as abs_
+from .linalg import _axes
 from .logic import equal, not_equal, where
 from .math import subtract
 from .reduce import max as max_
 from .reduce import min as min_
 from .reduce import sum as sum_
-
-
-def _axes(axis, ndim):
-    if axis is None:
-        return None
-    axes = [axis] if isinstance(axis, int) else [int(a) for a in axis]
-    for a in axes:
-        if not -max(ndim, 1) <= a < max(ndim, 1):
-            raise ValueError(f"norm: axis {a} is out of range for a tensor of rank {ndim}")
-    return axes
 
 
 def _root(s, k):
@@ -45,7 +36,7 @@ def norm(x: TensorLike, p: float | str | None = None, axis: int | list[int] | No
     ``|x|``, 0 the count of nonzeros. Matrix norms other than Frobenius ("nuc", a numeric ``p`` over two
     axes) are not available."""
     x = _floating(x)
-    axes = _axes(axis, x.ndim)
+    axes = None if axis is None else _axes(axis, max(x.ndim, 1), "norm")  # a 0-d x takes axis 0 or -1
     if p is None or p == "fro":
         if axes is not None and len(axes) > 2:
             raise ValueError(f"norm: the Frobenius norm takes one or two axes, got {axes}")
