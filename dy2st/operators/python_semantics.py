@@ -151,16 +151,38 @@ def _as_scalar_for(v, other, sample=0):
     return v
 
 
-def _keeps_int(name):
+def _keeping(name, sample, mark_for):
+    """The Variable operator ``name`` for a marked number: ``self`` takes the dtype a Python number
+    would (``_as_scalar_for``), and the result is marked by ``mark_for(other)`` (None: unmarked)."""
     base = getattr(rt.static.Variable, name)
 
     def op(self, other):
-        out = base(_as_scalar_for(self, other), other)
-        if isinstance(other, (float, PythonFloat)):
-            return python_float(out)
-        return python_int(out) if _is_python_int(other) else out
+        out = base(_as_scalar_for(self, other, sample), other)
+        mark = mark_for(other)
+        return out if mark is None else mark(out)
     op.__name__ = name
     return op
+
+
+def _marked_unary(name, mark):
+    """The unary Variable operator ``name`` whose result keeps ``mark`` (python_int or python_float)."""
+    base = getattr(rt.static.Variable, name)
+
+    def op(self):
+        return mark(base(self))
+    op.__name__ = name
+    return op
+
+
+def _int_result(other):
+    """A Python int with ``other``: a Python float with a float, a Python int with an int, else a tensor."""
+    if isinstance(other, (float, PythonFloat)):
+        return python_float
+    return python_int if _is_python_int(other) else None
+
+
+def _keeps_int(name):
+    return _keeping(name, 0, _int_result)
 
 
 class PythonInt(rt.static.Variable):
@@ -189,11 +211,7 @@ class PythonInt(rt.static.Variable):
     __xor__, __rxor__ = _keeps_int("__xor__"), _keeps_int("__rxor__")
     __rpow__ = _keeps_int("__rpow__")
 
-    def __neg__(self):
-        return python_int(rt.static.Variable.__neg__(self))
-
-    def __abs__(self):
-        return python_int(rt.static.Variable.__abs__(self))
+    __neg__, __abs__ = _marked_unary("__neg__", python_int), _marked_unary("__abs__", python_int)
 
     def __pos__(self):
         return self
@@ -214,15 +232,14 @@ def python_float(v):
     return v
 
 
-def _keeps_float(name):
-    base = getattr(rt.static.Variable, name)
+def _float_result(other):
+    """A Python float with any Python number (marked or not) stays one, with a tensor it is a tensor."""
+    python = type(other) in (int, float) or isinstance(other, (PythonInt, PythonFloat))
+    return python_float if python else None
 
-    def op(self, other):
-        out = base(_as_scalar_for(self, other, 0.0), other)
-        python = type(other) in (int, float) or isinstance(other, (PythonInt, PythonFloat))
-        return python_float(out) if python else out
-    op.__name__ = name
-    return op
+
+def _keeps_float(name):
+    return _keeping(name, 0.0, _float_result)
 
 
 class PythonFloat(rt.static.Variable):
@@ -238,11 +255,7 @@ class PythonFloat(rt.static.Variable):
     __mod__, __rmod__ = _keeps_float("__mod__"), _keeps_float("__rmod__")
     __pow__, __rpow__ = _keeps_float("__pow__"), _keeps_float("__rpow__")
 
-    def __neg__(self):
-        return python_float(rt.static.Variable.__neg__(self))
-
-    def __abs__(self):
-        return python_float(rt.static.Variable.__abs__(self))
+    __neg__, __abs__ = _marked_unary("__neg__", python_float), _marked_unary("__abs__", python_float)
 
     def __pos__(self):
         return self
