@@ -134,15 +134,17 @@ def _gast_parse(source, line_offset=0, col_offset=0):
     return _ToGast(line_offset, col_offset).visit(ast.parse(source))
 
 
+def _first_indent(source):
+    """The indentation of the fragment's first line (0 for a blank fragment)."""
+    first = source.lstrip("\n").splitlines()[0] if source.strip() else ""
+    return len(first) - len(first.lstrip())
+
+
 def parse_source(source, first_lineno=1):
     """Parse a (possibly indented) code fragment that starts at line ``first_lineno`` of its
     file; returns (module, indent width removed), with the file's positions (columns count
     the indentation removed)."""
-    dedented = textwrap.dedent(source)
-    indent = 0
-    first = source.lstrip("\n").splitlines()[0] if source.strip() else ""
-    if first:
-        indent = len(first) - len(first.lstrip())
+    dedented, indent = textwrap.dedent(source), _first_indent(source)
     try:
         return _gast_parse(dedented, first_lineno - 1, indent), indent
     except SyntaxError:
@@ -185,10 +187,8 @@ def _parse_lambda_lines(source, first_lineno, filename):
     """The lines holding a lambda that do not parse alone: an item of a dict, list or call
     (`"relu": lambda x: ...,`) parses inside the brackets it came from, the last item once the
     brackets it closes are cut off (`lambda x: x * x])`)."""
-    dedented = textwrap.dedent(source).rstrip()
-    first = source.lstrip("\n").splitlines()[0] if source.strip() else ""
-    indent = len(first) - len(first.lstrip())
-    texts = [dedented]
+    indent = _first_indent(source)
+    texts = [textwrap.dedent(source).rstrip()]
     while texts[-1] and texts[-1][-1] in ")]},":
         texts.append(texts[-1][:-1].rstrip())
     for text in texts:
