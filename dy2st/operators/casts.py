@@ -66,6 +66,17 @@ def Numpy(x):
     return out
 
 
+def _reduction(name):
+    """``a.<name>(...)`` of a ``NumpyValue``: a numpy scalar when it reduces to one value."""
+    base = getattr(rt.static.Variable, name)
+
+    def reduce(self, *args, **kwargs):
+        return self._numpy_result(base(self, *args, **kwargs))
+    reduce.__name__ = name
+    reduce.__doc__ = f"`a.{name}()`: a numpy scalar when it reduces to one value."
+    return reduce
+
+
 class NumpyValue(rt.static.Variable):
     """`t.numpy()` of a traced tensor. Eagerly an item of it (`a[0]`, `for v in a`) is a numpy
     scalar, which meets a tensor as a Python number does (an int32 tensor plus an int64 item stays
@@ -89,33 +100,8 @@ class NumpyValue(rt.static.Variable):
         out.__class__ = NumpyValue
         return out
 
-    def sum(self, *args, **kwargs):
-        """`a.sum()`: a numpy scalar when it reduces to one value."""
-        return self._numpy_result(rt.static.Variable.sum(self, *args, **kwargs))
-
-    def mean(self, *args, **kwargs):
-        """`a.mean()`: a numpy scalar when it reduces to one value."""
-        return self._numpy_result(rt.static.Variable.mean(self, *args, **kwargs))
-
-    def max(self, *args, **kwargs):
-        """`a.max()`: a numpy scalar when it reduces to one value."""
-        return self._numpy_result(rt.static.Variable.max(self, *args, **kwargs))
-
-    def min(self, *args, **kwargs):
-        """`a.min()`: a numpy scalar when it reduces to one value."""
-        return self._numpy_result(rt.static.Variable.min(self, *args, **kwargs))
-
-    def prod(self, *args, **kwargs):
-        """`a.prod()`: a numpy scalar when it reduces to one value."""
-        return self._numpy_result(rt.static.Variable.prod(self, *args, **kwargs))
-
-    def argmax(self, *args, **kwargs):
-        """`a.argmax()`: a numpy scalar when it reduces to one value."""
-        return self._numpy_result(rt.static.Variable.argmax(self, *args, **kwargs))
-
-    def argmin(self, *args, **kwargs):
-        """`a.argmin()`: a numpy scalar when it reduces to one value."""
-        return self._numpy_result(rt.static.Variable.argmin(self, *args, **kwargs))
+    sum, mean, max, min = _reduction("sum"), _reduction("mean"), _reduction("max"), _reduction("min")
+    prod, argmax, argmin = _reduction("prod"), _reduction("argmax"), _reduction("argmin")
 
     def item(self, *args):
         """`a.item()` of a one-element array: its value as a Python number."""
