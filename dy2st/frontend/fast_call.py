@@ -16,7 +16,7 @@ retraces when a guard no longer holds::
         except ValueError: return MISS
         if type(a0) is not T: return MISS
         v0 = a0._value
-        if v0.shape != S0 or (v0.dtype is not D0 and v0.dtype != D0): return MISS
+        if v0.shape != S0 or (v0.dtype is not D0 and v0.dtype != D0) or a0.stop_gradient is not G0: return MISS
         if not (C.enabled and C.verbosity < 2 and ...): return MISS
         try:
             <the guards' checks (guard_check.py), each failed one a `return MISS`>
@@ -105,7 +105,7 @@ def _skeleton_expr(w, skeleton):
 
 
 def build(sf, concrete, n_args, reraise):
-    """A factory ``make(shapes, dtypes) -> call(args)`` for ``concrete`` called with ``n_args``
+    """A factory ``make(shapes, dtypes, stop_gradients) -> call(args)`` for ``concrete`` called with ``n_args``
     positional Tensors; ``call`` returns the call's result or ``MISS``; ``reraise(exc)`` raises a
     run-time error as the general path does.
 
@@ -130,8 +130,10 @@ def build(sf, concrete, n_args, reraise):
         lines("except ValueError: return MISS")
         lines("if " + " or ".join(f"type({x}) is not T" for x in a) + ": return MISS")
         lines("; ".join(f"{y} = {x}._value" for x, y in zip(a, v)))  # `numpy()` without the call
+        # stop_gradient is part of the cache key: converted code may read it (``if x.stop_gradient:``)
         lines("if " + " or ".join(f"{y}.shape != S[{i}] or ({y}.dtype is not D[{i}] and {y}.dtype != D[{i}])"
-                                  for i, y in enumerate(v)) + ": return MISS")
+                                  f" or {x}.stop_gradient is not G[{i}]"
+                                  for i, (x, y) in enumerate(zip(a, v))) + ": return MISS")
     else:
         lines("if args: return MISS")
     tests = ["C.enabled", "C.verbosity < 2", "not STATIC()", f"not getattr({w.ref(target)}, NTS, False)"]
@@ -198,7 +200,7 @@ def build(sf, concrete, n_args, reraise):
         lines(line)
     w.names.update(tag_names)
     lines(f"return {_skeleton_expr(w, concrete.out_skeleton)}")
-    source = "def make(S, D):\n" + "\n".join("    " + line for line in w.lines) + "\n    return call\n"
+    source = "def make(S, D, G):\n" + "\n".join("    " + line for line in w.lines) + "\n    return call\n"
     # STATIC/GRAD: the ContextVars' C ``get`` (``not in_dynamic_mode()``, ``is_grad_enabled()``
     # without two Python calls each)
     namespace = dict(w.names, MISS=MISS, T=Tensor, NEW=Tensor.__new__, C=config._config, STATIC=STATIC_MODE.get,

@@ -145,9 +145,13 @@ def check_against_spec(tensors, input_spec, fn_name):
     return shapes
 
 
-def cache_key(skeleton, tensors, traced_shapes, training):
-    """The program-cache key of a call: its argument skeleton, each tensor's dtype and traced shape, and the mode."""
-    metas = tuple((str(t.dtype), tuple(s)) for t, s in zip(tensors, traced_shapes))
+def cache_key(skeleton, tensors, traced_shapes, training, flags=False):
+    """The program-cache key of a call: its argument skeleton, each tensor's dtype and traced shape, and
+    the mode; with ``flags``, each tensor's ``stop_gradient`` too (the traced code reads it)."""
+    if flags:
+        metas = tuple((str(t.dtype), tuple(s), t.stop_gradient) for t, s in zip(tensors, traced_shapes))
+    else:
+        metas = tuple((str(t.dtype), tuple(s)) for t, s in zip(tensors, traced_shapes))
     return (skeleton, metas, training)
 
 

@@ -221,6 +221,7 @@ class Guards:
         self.values = value_guards
         self.bound = bound  # [(name, tensor)] the Program reads live
         self.flags = tuple(t.stop_gradient for _, t in bound)
+        self.reads_stop_gradient = False  # set by ``build``: the traced code names ``stop_gradient``
         w = CheckWriter(_MISSING)
         for g in layer_guards:
             w.layer(g)
@@ -353,4 +354,18 @@ def build(function, instance, arguments, calls, program):
                     _contents_guards(f"{g.path}.{name}", g.dict[name], g.read, g.written, value_guards, found)
         roots = found
     bound = list(program.bound_tensors.items())
-    return Guards(layer_guards, value_guards, bound)
+    guards = Guards(layer_guards, value_guards, bound)
+    guards.reads_stop_gradient = _names_flag(seen_code | _layer_code(calls, called))
+    return guards
+
+
+def _layer_code(calls, called):
+    """The code objects of the user's Layer methods a trace ran (a called Layer runs its ``forward``)."""
+    fns = [fn for fns in called.values() for fn in fns]
+    fns += [_as_function(getattr(type(obj), "forward", None)) for obj in calls if isinstance(obj, rt.nn.Layer)]
+    return {fn.__code__ for fn in fns if fn is not None and not _library(fn)}
+
+
+def _names_flag(codes):
+    """Whether any of the user's traced code objects names ``stop_gradient`` (reads or writes it)."""
+    return any("stop_gradient" in _code_names(code) for code in codes)

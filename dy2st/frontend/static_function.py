@@ -96,6 +96,7 @@ class StaticFunction:
         self._bound = weakref.WeakKeyDictionary()
         self._fell_back = False
         self._traced_count = 0
+        self._flag_key = False  # arguments' stop_gradient in the cache key (the traced code reads it)
         self._warned_many = False
         self._last_retrace = None
         self._lock = threading.RLock()  # RLock: a recursive function traces itself inline
@@ -267,11 +268,11 @@ class StaticFunction:
             if type(a) is not rt.Tensor:
                 return None
             v = a.numpy()
-            sig.append((v.shape, v.dtype))
+            sig.append((v.shape, v.dtype, a.stop_gradient))
         return tuple(sig), self._mode()
 
     def _fast_call(self, concrete, sig):
-        """The generated call of ``concrete`` for arguments of these (shape, dtype)s."""
+        """The generated call of ``concrete`` for arguments of these (shape, dtype, stop_gradient)s."""
         # Kept here, not on the ConcreteProgram: the generated code refers to the Program and its
         # cache, and a reference back from them would make a cycle only the cyclic GC frees.
         key = (id(concrete), len(sig))
@@ -279,7 +280,7 @@ class StaticFunction:
         if held is None or held[0] is not concrete:
             held = self._fast_makers[key] = (concrete, fast_call.build(self, concrete, len(sig), _reraise_run))
         make = held[1]
-        return make(tuple(s for s, _ in sig), tuple(d for _, d in sig))
+        return make(*zip(*sig)) if sig else make((), (), ())
 
     def _mode(self):
         inst = self._instance
@@ -309,6 +310,14 @@ class StaticFunction:
         else:
             config.log(2, f"cache miss for {self._qualname()} ({len(self.program_cache)} Program(s) cached)")
         concrete = self._trace(skeleton, metas, skeleton_text=skeleton_text)
+        if concrete.guards is not None and concrete.guards.reads_stop_gradient and not self._flag_key:
+            # The traced code reads an argument's ``stop_gradient``: from now on it is part of the key
+            # (one Program per combination, as Paddle's InputSpec keeps it), this one's included.
+            self._flag_key = True
+            self._hit = None
+            self._fast_cache.clear()
+            if key[0] != "spec":
+                key = (key[0], tuple(m + (sg,) for m, (*_, sg) in zip(key[1], metas)), key[2])
         self.program_cache[key] = concrete
         self._warn_if_many(failed)
         return concrete
@@ -335,15 +344,16 @@ class StaticFunction:
         else:
             shapes = [t.shape for t in tensors]
             names = [None] * len(tensors)
-        key = cache_key(skeleton, tensors, shapes, self._mode())
-        metas = [(n, s, t.dtype) for n, s, t in zip(names, shapes, tensors)]
+        key = cache_key(skeleton, tensors, shapes, self._mode(), self._flag_key)
+        metas = [(n, s, t.dtype, t.stop_gradient) for n, s, t in zip(names, shapes, tensors)]
         return key, skeleton, metas, tensors
 
     def _spec_signature(self, args, kwargs):
         """(cache key, argument skeleton, feed metas) of InputSpecs mixed with Python arguments."""
         skeleton, spec_objs = specs_to_placeholders((tuple(args), kwargs))
-        metas = [(s.name, [(-1 if d is None else d) for d in s.shape], s.dtype) for s in spec_objs]
-        key = ("spec", skeleton, tuple((n, str(d), tuple(s)) for n, s, d in metas), self._mode())
+        metas = [(s.name, [(-1 if d is None else d) for d in s.shape], s.dtype, bool(s.stop_gradient))
+                 for s in spec_objs]
+        key = ("spec", skeleton, tuple((n, str(d), tuple(s), sg) for n, s, d, sg in metas), self._mode())
         return key, skeleton, metas
 
     def _specs_given(self, args, kwargs):
@@ -426,7 +436,7 @@ class StaticFunction:
             params = params[:first] + [f"{star[0]}_{j}" for j in range(len(metas))]
         paths = _leaf_names(skeleton, params) if skeleton is not None else []
         names, used = [], set()
-        for i, (given, _, _) in enumerate(metas):
+        for i, (given, *_) in enumerate(metas):
             name = given or (paths[i] if i < len(paths) else params[i] if i < len(params) else f"input_{i}")
             while name in used:
                 name = f"{name}_{i}"
@@ -438,7 +448,7 @@ class StaticFunction:
         main, startup = Program(), Program()
         fn = self.converted.fn
         feed_names = self._feed_names(metas, skeleton)
-        sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d) in zip(feed_names, metas))
+        sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d, _) in zip(feed_names, metas))
         mode = "" if self._instance is None else f", training={self._mode()}"
         config.log(1, f"building a Program for {self._qualname()}({sig}{mode})"
                       + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
@@ -447,7 +457,9 @@ class StaticFunction:
         with recording_calls() as calls, program_guard(main, startup), static_mode_guard(True), \
                 origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes:
             feeds = [rt.static.data(name, shape, dtype)
-                     for name, (_, shape, dtype) in zip(feed_names, metas)]
+                     for name, (_, shape, dtype, _) in zip(feed_names, metas)]
+            for feed, (*_, stop_gradient) in zip(feeds, metas):  # what `x.stop_gradient` reads as eagerly
+                feed.stop_gradient = stop_gradient
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
             check_args_unchanged(skeleton, (tuple(args), kwargs), feeds, self.dygraph_function)
