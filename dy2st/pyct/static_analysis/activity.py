@@ -69,7 +69,7 @@ _LOAD, _STORE, _DEL = gast.Load, gast.Store, gast.Del
 
 
 def reads(node):
-    """Names loaded anywhere in `node` (not descending into nested scopes' locals)."""
+    """Names loaded (or deleted) anywhere in `node` (not descending into nested scopes' locals)."""
     found = set()
     stack = [node]
     pop, push = stack.pop, stack.extend
@@ -78,7 +78,7 @@ def reads(node):
         n = pop()
         cls = type(n)
         if cls is _NAME:
-            if type(n.ctx) is _LOAD:
+            if type(n.ctx) is not _STORE:  # `del y` needs y's value as a load does
                 found.add(n.id)
             if n.annotation is None:
                 continue
