@@ -97,6 +97,10 @@ class DataLoader:
             for indices in self.batch_sampler:
                 yield _to_tensors(self.collate_fn([self.dataset[i] for i in indices]))
 
+    def __call__(self):
+        """``loader()``: the same iterator as ``iter(loader)`` (Paddle 2.x code writes ``enumerate(loader())``)."""
+        return iter(self)
+
     def _iter_stream(self):
         batch = []
         for sample in self.dataset:

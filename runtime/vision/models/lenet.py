@@ -1,0 +1,22 @@
+"""LeNet-5 for 28x28 single-channel images, as ``paddle.vision.models.LeNet``."""
+from ... import nn
+
+
+class LeNet(nn.Layer):
+    """Two conv/ReLU/max-pool stages, then three Linear layers (none when ``num_classes <= 0``)."""
+
+    def __init__(self, num_classes=10):
+        super().__init__()
+        self.num_classes = num_classes
+        self.features = nn.Sequential(
+            nn.Conv2D(1, 6, 3, stride=1, padding=1), nn.ReLU(), nn.MaxPool2D(2, 2),
+            nn.Conv2D(6, 16, 5, stride=1, padding=0), nn.ReLU(), nn.MaxPool2D(2, 2))
+        if num_classes > 0:
+            # Paddle's last layer has 10 outputs whatever num_classes says; kept, so its weights load
+            self.fc = nn.Sequential(nn.Linear(400, 120), nn.Linear(120, 84), nn.Linear(84, 10))
+
+    def forward(self, inputs):
+        x = self.features(inputs)
+        if self.num_classes > 0:
+            x = self.fc(x.flatten(1))
+        return x
