@@ -8,7 +8,7 @@ from runtime.nn.layer import state_changed
 from runtime.static import InputSpec
 from runtime.static.backends import check_backend
 
-from ..conversion.convert_call import not_to_static  # noqa: F401  (re-exported)
+from ..conversion.convert_call import ignore_module, not_to_static  # noqa: F401  (re-exported)
 from . import config
 from .static_function import StaticFunction
 
