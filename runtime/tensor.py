@@ -57,12 +57,8 @@ class TensorLike:
         from .ops.shape import transpose  # the op modules import this one: resolved on use
         return transpose(self, list(range(self.ndim))[::-1])
 
-    # Devices and layout, as Paddle answers for a CPU tensor: every value here is one contiguous CPU
+    # Layout and device, as Paddle answers for a CPU tensor: every value here is one contiguous CPU
     # array, so these are the tensor itself / constants, eagerly and in converted code alike.
-    def cpu(self):
-        """The tensor itself: it is on the CPU already (Paddle's ``x.cpu()`` of a CPU tensor)."""
-        return self
-
     def contiguous(self):
         """The tensor itself: its memory is contiguous already."""
         return self
