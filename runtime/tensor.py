@@ -550,6 +550,17 @@ class Tensor(TensorMethods):
         raise NotImplementedError("tensor hooks are not supported")
 
 
+def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
+    """A tensor of ``shape`` filled with ``value`` as ``dtype`` (Paddle's ``paddle.tensor.fill_constant``:
+    ``rt.full`` with its arguments in that order; ``out``, when given, is written in place)."""
+    from .ops.creation import full  # the op modules load after this one: resolved on use
+    res = full(shape, value, dtype)
+    if out is None:
+        return res
+    from .assign import assign
+    return assign(res, out)
+
+
 def format_tensor(value, stop_gradient=True):
     """How a Tensor prints: eagerly, and at run time from a ``print`` inside converted code."""
     value = np.asarray(value)
