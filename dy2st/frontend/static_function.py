@@ -91,6 +91,9 @@ class StaticFunction:
         if isinstance(function, StaticFunction):
             function = function.dygraph_function
         self.dygraph_function = function
+        if input_spec is not None and not isinstance(input_spec, (list, tuple)):
+            raise TypeError(f"input_spec must be a list or tuple (one entry per argument), got "
+                            f"{type(input_spec).__name__}: wrap it as [spec]")
         self._input_spec = list(input_spec) if input_spec is not None else None
         self._full_graph = full_graph
         # A method bound through the class (a decorated `forward`) or by to_static(layer) holds its

@@ -1,6 +1,7 @@
 """`to_static(fn, build_strategy=rt.static.BuildStrategy())` (Paddle's test_build_strategy.py): the
 graph fusion options are taken and change no result; anything else as build_strategy is a
-TypeError, as in Paddle, and an option Paddle lacks is an AttributeError."""
+TypeError, as in Paddle, and an option Paddle lacks is an AttributeError. An input_spec that is not
+a list (test_function_spec.py) is a TypeError saying so."""
 import pytest
 
 import dy2st
@@ -25,3 +26,8 @@ def test_build_strategy_is_accepted_and_checked():
         dy2st.to_static(_foo, build_strategy="x")
     with pytest.raises(AttributeError):
         bs.fuse_everything = True
+
+
+def test_input_spec_must_be_a_list():
+    with pytest.raises(TypeError, match=r"input_spec must be a list or tuple .*got InputSpec"):
+        dy2st.to_static(_foo, input_spec=dy2st.InputSpec([None, 4]))
