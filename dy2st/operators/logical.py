@@ -72,7 +72,8 @@ def _check_truth(kind, value):
     if _several(value):
         raise TypeError(_with_location(
             f"`{kind}` takes the truth value of {staging.describe(value)}: bool() needs a tensor with one "
-            f"element, got shape {list(value.shape)}, as eagerly; use rt.logical_{kind}(a, b) for an "
+            f"element, got shape {list(value.shape)}, as eagerly; use "
+            f"{'rt.logical_not(x)' if kind == 'not' else f'rt.logical_{kind}(a, b)'} for an "
             "elementwise result, or rt.all / rt.any to reduce it first"))
 
 
@@ -102,6 +103,7 @@ def Or(*thunks):
 def Not(x):
     """``not x``: a ``logical_not`` op for a symbolic ``x``, Python's ``not`` otherwise."""
     if is_symbolic(x):
+        _check_truth("not", x)
         staging.record("not", "logical_not op", f"operand is {staging.describe(x)}")
         return rt.logical_not(_bool_var(x))
     staging.record("not", None, f"operand is {staging.describe(x)}: evaluated at trace time")
