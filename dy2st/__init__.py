@@ -12,12 +12,12 @@
 from runtime.static import InputSpec
 from runtime.version import __version__
 
-from .frontend.api import enable_to_static, not_to_static, set_code_level, set_verbosity, to_code, to_static
+from .frontend.api import enable_to_static, ignore_module, not_to_static, set_code_level, set_verbosity, to_code, to_static
 from . import onnx  # noqa: F401  (dy2st.onnx.export; not in __all__: a star import must not shadow the onnx package)
 from .deploy.export import export_onnx
 from .deploy.io import load, save
 from .frontend.static_function import ConcreteProgram, StaticFunction
 from .deploy.translated_layer import TranslatedLayer
 
-__all__ = ["to_static", "not_to_static", "enable_to_static", "to_code", "set_code_level", "set_verbosity",
+__all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static", "to_code", "set_code_level", "set_verbosity",
            "save", "load", "InputSpec", "StaticFunction", "ConcreteProgram", "TranslatedLayer", "export_onnx", "__version__"]

@@ -230,6 +230,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     if framework._mode.static or any(isinstance(t, Variable) for t in outs + ins):
         return _static_grad(outs, ins, seeds, allow_unused, no_grad_vars)
     skip = {id(t) for t in (no_grad_vars or [])}
+    if allow_unused:  # an output that needs no gradient reaches no input (Paddle: None for each)
+        kept = [(o, s) for o, s in zip(outs, seeds) if not o.stop_gradient]
+        if not kept:
+            return [None] * len(ins)
+        outs, seeds = [o for o, _ in kept], [s for _, s in kept]
     grads = _eager_grad(outs, ins, seeds, create_graph, skip)
     for i, g in enumerate(grads):
         if g is None and not allow_unused:

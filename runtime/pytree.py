@@ -16,6 +16,11 @@ in the structure itself as a constant (``['const', value]``): that is the form
 a converted function's arguments and outputs take, where Tensors are fed to a
 Program and Python values are part of the cache key.
 
+With ``leaf_types`` given, a dataclass instance is a container too (its fields, in
+declaration order): a converted function's arguments may be dataclasses holding Tensors,
+as Paddle's ``to_static`` allows, where a constant would freeze their tensors into the
+Program.  Without ``leaf_types`` (``rt.utils.flatten``) it stays a leaf, as in Paddle's nest.
+
 ``sort_keys=False`` visits dict values in insertion order instead (a function's
 outputs keep the order it built them in).  ``const_key(value)`` adds more of a
 constant to the spec's identity than ``==`` sees (``0.0`` vs ``-0.0``); it is
@@ -26,6 +31,8 @@ and round-trips through JSON (``to_json``/``from_json``) when its constants
 and dict keys are JSON scalars, so a saved model can record its output
 structure without pickle.
 """
+import dataclasses
+
 __all__ = ["TreeSpec", "flatten", "unflatten", "map_structure", "assert_same_structure", "is_container"]
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
@@ -45,10 +52,12 @@ def _key_order(keys):
 
 
 class TreeSpec:
-    """The structure of a tree: ``kind`` is 'leaf', 'const', 'list', 'tuple', 'namedtuple' or 'dict'.
+    """The structure of a tree: ``kind`` is 'leaf', 'const', 'list', 'tuple', 'namedtuple',
+    'dataclass' or 'dict'.
 
     ``children`` holds sub-specs in the order their leaves are visited;
-    ``meta`` is the constant (for 'const'), the named tuple class, or for 'dict'
+    ``meta`` is the constant (for 'const'), the named tuple class, (class, field names) for a
+    dataclass, or for 'dict'
     a pair (visit-order keys, insertion-order keys) so a rebuilt dict keeps the
     user's key order while leaves follow the sorted order.
     """
@@ -66,6 +75,8 @@ class TreeSpec:
         # hashing and comparing it stays in C (a spec keys caches).
         if kind == "namedtuple":
             key_meta = (meta.__module__, meta.__qualname__)
+        elif kind == "dataclass":  # (class, field names): the class itself, as a rebuild uses it
+            key_meta = meta
         elif kind == "const":
             key_meta = (type(meta).__name__, meta, extra)
         else:
@@ -91,7 +102,8 @@ class TreeSpec:
         """``(path, spec)`` of this node and every node under it, in visiting order (``path``: the
         keys and indices from the root, as in ``tree[k0][k1]``)."""
         yield path, self
-        keys = self.meta[0] if self.kind == "dict" else range(len(self.children))
+        keys = self.meta[0] if self.kind == "dict" else self.meta[1] if self.kind == "dataclass" else \
+            range(len(self.children))
         for key, child in zip(keys, self.children):
             yield from child.walk(path + (key,))
 
@@ -116,6 +128,8 @@ class TreeSpec:
             return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
         if self.kind == "namedtuple":
             return f"{self.meta.__name__}(" + ", ".join(inner) + ")"
+        if self.kind == "dataclass":
+            return f"{self.meta[0].__name__}(" + ", ".join(f"{n}={t}" for n, t in zip(self.meta[1], inner)) + ")"
         return "{" + ", ".join(f"{k!r}: {t}" for k, t in zip(self.meta[0], inner)) + "}"
 
     # -- JSON ------------------------------------------------------------------------
@@ -133,6 +147,11 @@ class TreeSpec:
         if self.kind == "namedtuple" and not plain_tuples:
             raise ValueError(f"the named tuple {self.meta.__name__} in the tree has no JSON form; "
                              "use a tuple or a dict")
+        if self.kind == "dataclass":  # saved as the dict of its fields (whoever reads it lacks the class)
+            if not plain_tuples:
+                raise ValueError(f"the dataclass {self.meta[0].__name__} in the tree has no JSON form; use a dict")
+            return ["dict", [[n, c.to_json(plain_tuples)] for n, c in zip(self.meta[1], self.children)],
+                    list(self.meta[1])]
         if self.kind in ("list", "tuple", "namedtuple"):
             kind = "list" if self.kind == "list" else "tuple"
             return [kind, [c.to_json(plain_tuples) for c in self.children]]
@@ -203,6 +222,11 @@ def flatten(tree, leaf_types=None, sort_keys=True, const_key=None):
             start = len(leaves)
             children = [visit(v) for v in node]
             return TreeSpec("namedtuple", children, meta=cls, num_leaves=len(leaves) - start)
+        if leaf_types is not None and hasattr(cls, "__dataclass_fields__"):  # an instance (a class's type is type)
+            start = len(leaves)
+            names = tuple(f.name for f in dataclasses.fields(node))
+            children = [visit(getattr(node, n)) for n in names]
+            return TreeSpec("dataclass", children, meta=(cls, names), num_leaves=len(leaves) - start)
         if leaf_types is None:
             append(node)
             return _LEAF
@@ -236,6 +260,12 @@ def _unflatten(spec, it):
         return tuple(items)
     if kind == "namedtuple":
         return spec.meta(*items)
+    if kind == "dataclass":  # rebuilt field by field, as copy.copy does: no __init__/__post_init__ rerun
+        cls, names = spec.meta
+        obj = cls.__new__(cls)
+        for name, value in zip(names, items):
+            object.__setattr__(obj, name, value)  # frozen dataclasses too
+        return obj
     visit, insertion = spec.meta
     by_key = dict(zip(visit, items))
     pairs = [(k, by_key[k]) for k in insertion]
@@ -250,7 +280,7 @@ def _same(spec_a, spec_b):
         return False
     if spec_a.kind == "dict" and set(spec_a.meta[0]) != set(spec_b.meta[0]):
         return False
-    if spec_a.kind == "namedtuple" and spec_a.meta is not spec_b.meta:
+    if spec_a.kind in ("namedtuple", "dataclass") and spec_a.meta != spec_b.meta:
         return False
     return all(_same(a, b) for a, b in zip(spec_a.children, spec_b.children))
 

@@ -57,6 +57,20 @@ class TensorLike:
         from .ops.shape import transpose  # the op modules import this one: resolved on use
         return transpose(self, list(range(self.ndim))[::-1])
 
+    # Layout and device, as Paddle answers for a CPU tensor: every value here is one contiguous CPU
+    # array, so these are the tensor itself / constants, eagerly and in converted code alike.
+    def contiguous(self):
+        """The tensor itself: its memory is contiguous already."""
+        return self
+
+    def is_contiguous(self):
+        """True: a tensor's memory is always contiguous here."""
+        return True
+
+    def get_device(self):
+        """-1, Paddle's device id of a CPU tensor."""
+        return -1
+
 
 class _GradMode:
     """``_grad_mode.enabled`` of the calling thread (a ContextVar: ``no_grad`` in one thread never
@@ -534,6 +548,17 @@ class Tensor(TensorMethods):
     def register_hook(self, hook):
         """Not supported: raises NotImplementedError."""
         raise NotImplementedError("tensor hooks are not supported")
+
+
+def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
+    """A tensor of ``shape`` filled with ``value`` as ``dtype`` (Paddle's ``paddle.tensor.fill_constant``:
+    ``rt.full`` with its arguments in that order; ``out``, when given, is written in place)."""
+    from .ops.creation import full  # the op modules load after this one: resolved on use
+    res = full(shape, value, dtype)
+    if out is None:
+        return res
+    from .assign import assign
+    return assign(res, out)
 
 
 def format_tensor(value, stop_gradient=True):

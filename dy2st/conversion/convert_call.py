@@ -3,7 +3,8 @@
 Converted: user functions, methods (re-bound to their object), lambdas, user `Layer`s (their
 `forward`, between their forward hooks), the layers of an `rt.nn.Sequential`, and callable
 user objects (their `__call__`), the function of a `functools.partial`. Left alone: builtins, classes, anything
-from `runtime`, numpy, dy2st or the standard library, and functions marked `not_to_static`.
+from `runtime`, numpy, dy2st, the standard library or a module given to `ignore_module`, and
+functions marked `not_to_static`.
 A user function dy2st cannot convert (say, a generator) runs as is, with a warning: it was
 not the function the user asked to convert.
 """
@@ -38,9 +39,23 @@ def is_not_to_static(fn):
     return bool(getattr(getattr(fn, "__func__", fn), NOT_TO_STATIC_ATTR, False))
 
 
+# Names of the modules given to ignore_module (their functions, and their submodules', run as is).
+_IGNORED = set()
+
+
+def ignore_module(modules: list) -> None:
+    """Call the functions of ``modules`` (module objects, e.g. ``[scipy]``) as they are from
+    converted code, never converting them, as Paddle's ``paddle.jit.ignore_module`` does."""
+    if not isinstance(modules, (list, tuple)) or not all(isinstance(m, types.ModuleType) for m in modules):
+        raise TypeError(f"ignore_module expects a list of modules, got {modules!r}")
+    _IGNORED.update(m.__name__ for m in modules)
+
+
 def _is_library(obj):
     module = getattr(obj, "__module__", None) or ""
-    return module.split(".")[0] in LIBRARY_ROOTS
+    if module.split(".")[0] in LIBRARY_ROOTS:
+        return True
+    return bool(_IGNORED) and any(module == m or module.startswith(m + ".") for m in _IGNORED)
 
 
 def converted_function(fn, operators=None):

@@ -8,22 +8,27 @@ from runtime.nn.layer import state_changed
 from runtime.static import InputSpec
 from runtime.static.backends import check_backend
 
-from ..conversion.convert_call import not_to_static  # noqa: F401  (re-exported)
+from ..conversion.convert_call import ignore_module, not_to_static  # noqa: F401  (re-exported)
 from . import config
 from .static_function import StaticFunction
 
 
 def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequence[InputSpec] | None = None,
-              full_graph: bool = True, backend: str | None = None) -> StaticFunction | rt.nn.Layer | Callable:
+              full_graph: bool = True, backend: str | None = None,
+              build_strategy: rt.static.BuildStrategy | None = None) -> StaticFunction | rt.nn.Layer | Callable:
     """Convert a function, a method or a Layer so it runs as a cached static Program.
 
     Usable as ``@to_static``, ``@to_static(input_spec=[...])``, ``to_static(obj.method)``
     (keeps ``obj`` as ``self``) or ``to_static(layer)`` (returns the layer, its
     ``forward`` converted).  ``backend`` is "numpy" (the default) or "onnxruntime".
-    Unknown keyword arguments raise TypeError.
+    ``build_strategy`` (Paddle's graph fusion options) must be a ``rt.static.BuildStrategy``; it
+    changes no result. Unknown keyword arguments raise TypeError.
     """
     if backend is not None:
         check_backend(backend)
+    if build_strategy is not None and not isinstance(build_strategy, rt.static.BuildStrategy):
+        raise TypeError(f"to_static: build_strategy must be a rt.static.BuildStrategy, got "
+                        f"{type(build_strategy).__name__}")
 
     def decorate(fn):
         if isinstance(fn, rt.nn.Layer):

@@ -1,15 +1,19 @@
 """Arguments of a converted function: a write into a list/dict argument is refused, and a
 returned argument is the caller's own object.
 
-The Program cache rebuilds list/dict arguments from their structure on every trace, so writes
+The Program cache rebuilds list/dict (and dataclass) arguments from their structure on every trace, so writes
 into them (`acc.append(y)`, `cfg["n"] = 2`, `xs[0] = xs[0] * 2`) reach neither the caller's
 container nor later calls (which reuse the Program): eager changes the caller's list on every
 call. Such a write is reported instead of being dropped silently.
 """
 
 
+class _Field(str):
+    """A dataclass field on a path (shown as `.name`)."""
+
+
 def _describe(path):
-    return "".join(f"[{p!r}]" for p in path)
+    return "".join(f".{p}" if isinstance(p, _Field) else f"[{p!r}]" for p in path)
 
 
 def _find_change(spec, obj, feeds, path, fed):
@@ -25,6 +29,8 @@ def _find_change(spec, obj, feeds, path, fed):
         if set(obj) != set(keys):
             return path, f"now has keys {sorted(obj, key=repr)} instead of {sorted(keys, key=repr)}"
         pairs = [(k, s, obj[k]) for k, s in zip(keys, spec.children)]
+    elif kind == "dataclass":  # `data.x = ...` is a write into the caller's object too
+        pairs = [(_Field(n), s, getattr(obj, n)) for n, s in zip(spec.meta[1], spec.children)]
     elif kind == "list" and (not isinstance(obj, list) or len(obj) != len(spec.children)):
         return path, f"now has {len(obj)} items instead of {len(spec.children)}"
     else:  # a tuple is immutable itself; only its mutable items can change

@@ -56,14 +56,26 @@ def to_static_enabled():
     return _config.enabled
 
 
+def _level(level, env, default, what, also_to_stdout):
+    """``level`` checked as Paddle checks it (an int, or None for the environment variable's value)."""
+    if not isinstance(also_to_stdout, bool):
+        raise TypeError(f"{what}: also_to_stdout must be a bool, got {type(also_to_stdout).__name__}")
+    if level is None:
+        return int(os.environ.get(env, default))
+    if not isinstance(level, int):
+        raise TypeError(f"{what}: level must be an int (or None), got {type(level).__name__} {level!r}")
+    return int(level)
+
+
 def set_code_level(level: int = 100, also_to_stdout: bool = False) -> None:
     """Print the transformed code after pass number ``level`` to stdout whenever a function is converted.
 
     Pass 0 is the original source, pass 1 the first rewrite, and so on; a level at
     or past the last pass (100, the default) prints the final code; -1 turns it off.
     ``also_to_stdout`` is accepted for Paddle compatibility (the code always goes to stdout).
+    None: the ``DY2ST_CODE_LEVEL`` environment variable's level (-1 when unset).
     """
-    _config.code_level = int(level)
+    _config.code_level = _level(level, "DY2ST_CODE_LEVEL", "-1", "set_code_level", also_to_stdout)
 
 
 def code_level():
@@ -75,9 +87,10 @@ def set_verbosity(level: int = 0, also_to_stdout: bool = False) -> None:
     """Log what gets converted and why, to stderr (and stdout with ``also_to_stdout``).
 
     0: silent; 1: each function converted, each Program built (with its signature),
-    eager fallbacks; 2: also every Program-cache hit and miss.
+    eager fallbacks; 2: also every Program-cache hit and miss. None: the ``DY2ST_VERBOSITY``
+    environment variable's level (0 when unset).
     """
-    _config.verbosity = int(level)
+    _config.verbosity = _level(level, "DY2ST_VERBOSITY", "0", "set_verbosity", also_to_stdout)
     _config.verbosity_to_stdout = bool(also_to_stdout)
     logger.setLevel(_LEVELS.get(_config.verbosity, logging.DEBUG) if _config.verbosity > 0 else logging.NOTSET)
     if _config.verbosity > 0:

@@ -237,6 +237,8 @@ def skeleton_text(skeleton):
     inner = [skeleton_text(s) for s in skeleton.children]
     if kind == "namedtuple":
         return f"{skeleton.meta.__name__}({', '.join(inner)})"
+    if kind == "dataclass":
+        return f"{skeleton.meta[0].__name__}({', '.join(f'{n}={t}' for n, t in zip(skeleton.meta[1], inner))})"
     if kind == "list":
         return f"[{', '.join(inner)}]"
     if kind == "tuple":

@@ -161,11 +161,12 @@ def _attr_holds(now, old, plain):
 
 
 class _LayerGuard:
-    __slots__ = ("path", "layer", "dict", "names", "plain", "state", "pinned", "read", "written")
+    # No reference to the layer itself (its __dict__ is enough): the root layer's guard lives in the
+    # program cache of its converted forward, which must not keep the layer alive.
+    __slots__ = ("path", "dict", "names", "plain", "state", "pinned", "read", "written")
 
     def __init__(self, path, layer, called=()):
         self.path = path
-        self.layer = layer
         self.dict = d = layer.__dict__
         start = [_as_function(getattr(type(layer), "forward", None))] + list(called)
         # Plain values (numbers, strings, flags) by value; anything else (a function, a tensor,

@@ -75,17 +75,33 @@ def _where(fn):
 _MANY_PROGRAMS = 10
 
 
+def _weakly_referable(obj):
+    try:
+        weakref.ref(obj)
+    except TypeError:  # a class with __slots__ and no __weakref__: held strongly
+        return False
+    return True
+
+
 class StaticFunction:
     """A function, method or Layer forward run as cached static Programs (see the module docstring)."""
 
     def __init__(self, function: Callable, input_spec: Sequence[InputSpec] | None = None, full_graph: bool = True,
-                 instance: object = None, backend: str | None = None) -> None:
+                 instance: object = None, backend: str | None = None, weak_instance: bool = False) -> None:
         if isinstance(function, StaticFunction):
             function = function.dygraph_function
         self.dygraph_function = function
+        if input_spec is not None and not isinstance(input_spec, (list, tuple)):
+            raise TypeError(f"input_spec must be a list or tuple (one entry per argument), got "
+                            f"{type(input_spec).__name__}: wrap it as [spec]")
         self._input_spec = list(input_spec) if input_spec is not None else None
         self._full_graph = full_graph
-        self._instance = instance
+        # A method bound through the class (a decorated `forward`) or by to_static(layer) holds its
+        # object weakly, as Paddle does: the object (its __dict__, or the class's per-instance cache)
+        # holds this StaticFunction, so a strong reference back would keep every Layer ever called
+        # alive. to_static(obj.method) holds it strongly: the caller may hold only the result.
+        self._strong_instance = None if weak_instance else instance
+        self._instance_ref = weakref.ref(instance) if weak_instance and instance is not None else None
         self._backend = check_backend(backend or "numpy")
         self._training = True
         self.program_cache = ProgramCache()
@@ -104,6 +120,18 @@ class StaticFunction:
         self.__doc__ = getattr(function, "__doc__", None)
         self.__wrapped__ = function
 
+    @property
+    def _instance(self):
+        ref = self._instance_ref
+        if ref is None:
+            return self._strong_instance
+        inst = ref()
+        if inst is None:
+            raise RuntimeError(f"{self.__name__}: the object this converted method belongs to has been deleted; "
+                               "keep a reference to it while using the method (`net = Net(); net.forward(x)`, "
+                               "not `Net().forward(x)`)")
+        return inst
+
     # -- descriptor: methods bind per instance -----------------------------------
     def __get__(self, instance, owner=None):
         if instance is None:
@@ -111,7 +139,7 @@ class StaticFunction:
         bound = self._bound.get(instance)
         if bound is None:
             bound = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance,
-                                   backend=self._backend)
+                                   backend=self._backend, weak_instance=_weakly_referable(instance))
             self._bound[instance] = bound
         return bound
 
@@ -122,7 +150,7 @@ class StaticFunction:
         if instance is not None:
             instance = memo.get(id(instance), instance) if id(instance) in memo else copy.deepcopy(instance, memo)
         new = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance,
-                             backend=self._backend)
+                             backend=self._backend, weak_instance=self._instance_ref is not None)
         new._converted = self._converted
         new._training = self._training
         memo[id(self)] = new

@@ -134,7 +134,9 @@ def _build_cond(pred, true_fn, false_fn, args, labels, pack, snap=None, returns=
     ops = len(parent.ops)
     names = list(labels)
     try:
-        pred = cond_pred(pred)
+        # Any size here: eager fails on a condition of several elements only when the `if` runs,
+        # and this one may sit in a branch no run takes (the `cond` op checks when it runs).
+        pred = cond_pred(pred, sized=False)
         a = _Traced(program, true_fn, args, pack, snap)
         if snap is not None:
             snap.restore()

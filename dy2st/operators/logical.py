@@ -4,6 +4,8 @@ Python's own `and`/`or`/`not`, short-circuiting at trace time.
 A symbolic operand that is not a bool tensor keeps Python's meaning, "value or fallback":
 `a or b` is `a` when `a` is true, else `b` (a `cond` op whose false branch evaluates `b`).
 """
+import numpy as np
+
 import runtime as rt
 from dy2st.operators.common import _as_bool_var, _bool_var, _with_location, is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
@@ -23,10 +25,17 @@ def _chain(kind, thunks, stops, combine):
                                             "the result is an operand, as in Python")
             return _select(kind, value, thunks[i:], stops, combine)
         if is_symbolic(value):
+            _check_truth(kind, value)
             staging.record(kind, f"logical_{kind} op", f"operand {i} is {staging.describe(value)}")
             rest = _chain(kind, thunks[i:], stops, combine)
             if (rt.is_tensor(rest) and rest.dtype != "bool") or not (rt.is_tensor(rest) or isinstance(rest, bool)):
                 _refuse_operand(kind, value, rest)
+            if rt.is_tensor(rest) and _several(rest):
+                raise TypeError(_with_location(
+                    f"`{kind}` between {staging.describe(value)} and a bool tensor of shape {list(rest.shape)}: "
+                    "Python's result is one of them depending on the first's value (and an `if` takes the "
+                    "second's truth, which bool() refuses for several elements), which one Program cannot be; "
+                    f"use rt.logical_{kind}(a, b) for an elementwise mask, or rt.all / rt.any to reduce it first"))
             return combine(_bool_var(value), _as_bool_var(rest))
         if stops(value):
             staging.record(kind, None, f"operand {i} is {staging.describe(value)}: short-circuits at trace time")
@@ -50,6 +59,22 @@ def _select(kind, value, rest_thunks, stops, combine):
     if kind == "or":
         return IfElse(value, keep, rest)
     return IfElse(value, rest, keep)
+
+
+def _several(t):
+    """Whether tensor ``t`` is known to hold more than one element."""
+    return t.ndim > 0 and all(d >= 0 for d in t.shape) and int(np.prod(t.shape)) > 1
+
+
+def _check_truth(kind, value):
+    """Python takes the truth of every operand but the last: eager bool() refuses a tensor of
+    several elements, so a logical op over them would answer code that fails eagerly."""
+    if _several(value):
+        raise TypeError(_with_location(
+            f"`{kind}` takes the truth value of {staging.describe(value)}: bool() needs a tensor with one "
+            f"element, got shape {list(value.shape)}, as eagerly; use "
+            f"{'rt.logical_not(x)' if kind == 'not' else f'rt.logical_{kind}(a, b)'} for an "
+            "elementwise result, or rt.all / rt.any to reduce it first"))
 
 
 def _refuse_operand(kind, value, rest):
@@ -78,6 +103,7 @@ def Or(*thunks):
 def Not(x):
     """``not x``: a ``logical_not`` op for a symbolic ``x``, Python's ``not`` otherwise."""
     if is_symbolic(x):
+        _check_truth("not", x)
         staging.record("not", "logical_not op", f"operand is {staging.describe(x)}")
         return rt.logical_not(_bool_var(x))
     staging.record("not", None, f"operand is {staging.describe(x)}: evaluated at trace time")

@@ -74,8 +74,25 @@ def _unary(type, kernel, grad=None, onnx=None, doc="", **names):
            api=[type], methods=[type], **names)
 
 
-def _helper(type, kernel, doc=""):
-    def_op(type, ["A", "OutGrad"], ["XGrad"], kernel=kernel, infer=same_as_grad, doc=doc, no_onnx=GRAD_ONLY)
+def _helper(type, kernel, doc="", grad=None):
+    def_op(type, ["A", "OutGrad"], ["XGrad"], kernel=kernel, infer=same_as_grad, grad=grad, doc=doc,
+           no_onnx=GRAD_ONLY)
+
+
+def _tanh_grad_grad(ctx):
+    """Of ``g (1 - out^2)``: ``-2 out g G`` for out, ``(1 - out^2) G`` for g (second derivatives of tanh)."""
+    out, g, gg = ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0]
+    one_minus = apply("scale", apply("square", out), scale=-1.0, bias=1.0)
+    return [apply("scale", apply("multiply", apply("multiply", out, g), gg), scale=-2.0),
+            apply("multiply", one_minus, gg)]
+
+
+def _sigmoid_grad_grad(ctx):
+    """Of ``g out (1 - out)``: ``g (1 - 2 out) G`` for out, ``out (1 - out) G`` for g."""
+    out, g, gg = ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0]
+    slope = apply("multiply", out, apply("scale", out, scale=-1.0, bias=1.0))
+    return [apply("multiply", apply("multiply", g, apply("scale", out, scale=-2.0, bias=1.0)), gg),
+            apply("multiply", slope, gg)]
 
 
 _ZERO_GRAD = lambda ctx: [apply("scale", ctx.out_grads[0], scale=0.0)]  # noqa: E731  (piecewise constant)
@@ -113,8 +130,8 @@ _unary("ceil", np.ceil, _ZERO_GRAD, "Ceil")
 _unary("round", np.round, _ZERO_GRAD, "Round")
 _helper("sqrt_grad", lambda out, g: g / (2 * out), "d sqrt: g / (2 out)")
 _helper("rsqrt_grad", lambda out, g: g * (-0.5) * out * out * out, "d rsqrt: -g out^3 / 2")
-_helper("tanh_grad", lambda out, g: g * (1 - out * out), "d tanh: g (1 - out^2)")
-_helper("sigmoid_grad", lambda out, g: g * out * (1 - out), "d sigmoid: g out (1 - out)")
+_helper("tanh_grad", lambda out, g: g * (1 - out * out), "d tanh: g (1 - out^2)", grad=_tanh_grad_grad)
+_helper("sigmoid_grad", lambda out, g: g * out * (1 - out), "d sigmoid: g out (1 - out)", grad=_sigmoid_grad_grad)
 def_op("gelu", ["X"], ["Out"], attrs={"approximate": False}, kernel=_gelu_kernel, infer=same_as,
        grad=lambda ctx: [apply("gelu_grad", ctx.inputs[0], ctx.out_grads[0],
                                approximate=ctx.attrs["approximate"])],

@@ -10,6 +10,7 @@ from ..framework import (Block, Operator, Program, Variable, default_main_progra
                          program_guard)
 from . import control_flow_ops  # noqa: F401  (registers cond/while/while_grad/assert/print)
 from . import nn
+from .build_strategy import BuildStrategy
 from .backward import append_backward, gradients
 from .control_flow import cond, while_loop
 from .executor import Executor, compile_block, segment_inputs
@@ -22,3 +23,4 @@ __all__ = ["Block", "Operator", "Program", "Variable", "default_main_program", "
            "program_guard", "nn", "append_backward", "gradients", "cond", "while_loop", "Executor",
            "compile_block", "segment_inputs", "InputSpec", "data", "Scope", "global_scope", "scope_guard",
            "save_inference_model", "load_inference_model", "accuracy"]
+__all__ += ["BuildStrategy"]

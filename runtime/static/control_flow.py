@@ -99,12 +99,12 @@ def _fmt(v):
     return f"{v.dtype}{list(v.shape)}"
 
 
-def _check_pred(pred, what):
+def _check_pred(pred, what, sized=True):
     if pred.dtype != "bool":
         raise TypeError(f"{what}: the condition must be a bool tensor, got '{pred.name}' of dtype {pred.dtype}; "
                         "compare it (e.g. x > 0) or cast it")
     known = [d for d in pred.shape if d >= 0]
-    if int(np.prod(known)) > 1 if known else False:
+    if sized and (int(np.prod(known)) > 1 if known else False):
         raise ValueError(f"{what}: the condition must have exactly one element, got '{pred.name}' with shape "
                          f"{pred.shape}; reduce it first (e.g. rt.all(c) or rt.any(c))")
     return pred
@@ -135,10 +135,11 @@ def block_leaves(program, blk, out, what):
         return [None if x is None else _as_var(x, what) for x in leaves], tree
 
 
-def cond_pred(pred):
-    """The condition of a ``cond`` op as a checked Variable (one bool element)."""
+def cond_pred(pred, sized=True):
+    """The condition of a ``cond`` op as a checked Variable (one bool element; with ``sized=False``
+    any size, the op itself refusing more than one element when it runs)."""
     with static_mode_guard(True):
-        return _check_pred(_as_var(pred, "cond"), "cond")
+        return _check_pred(_as_var(pred, "cond"), "cond", sized)
 
 
 def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):

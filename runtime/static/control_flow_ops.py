@@ -45,7 +45,8 @@ def _cond_infer(pred, inputs, rng_state=None, true_block=None, false_block=None,
 
 def _check_pred(pred, what):
     if pred.size != 1:
-        raise ValueError(f"{what}: the predicate must have exactly one element, got shape {list(pred.shape)}")
+        raise ValueError(f"{what}: the predicate must have exactly one element, got shape {list(pred.shape)} "
+                         "(its truth value is ambiguous, as eagerly); reduce it first (e.g. rt.all(c) or rt.any(c))")
 
 
 def _build_cond(op, compiler):
