@@ -51,6 +51,17 @@ class TensorLike:
         """Whether the dtype is an integer one, bool excluded (a Python bool, known statically too)."""
         return str(self.dtype) in ("int8", "int16", "int32", "int64", "uint8")
 
+    def cpu(self):
+        """The tensor itself: every tensor already lives on the CPU (Paddle's ``x.cpu()`` returns ``x``
+        when it is there, so gradients keep flowing through it)."""
+        return self
+
+    @property
+    def place(self):
+        """``CPUPlace()``, the one place a tensor lives."""
+        from .device import CPUPlace  # device stays free of tensor imports; resolved on use
+        return CPUPlace()
+
     @property
     def T(self):
         """The tensor with its dims in reverse order."""

@@ -87,6 +87,10 @@ class DataLoader:
             return len(self.dataset)
         return len(self.batch_sampler)
 
+    def __call__(self):
+        """``for batch in loader():``, Paddle's older spelling of iterating the loader."""
+        return iter(self)
+
     def __iter__(self):
         if self._iterable:
             yield from self._iter_stream()
