@@ -1,6 +1,6 @@
 """Paddle 2.x spellings the ResNet test calls: ``Tensor.cpu()`` (the tensor itself on a CPU-only
 build, so gradients flow through it), ``Tensor.place`` and iterating ``DataLoader`` by calling it
-(``for batch in loader():``), eagerly and converted."""
+(``for batch in loader():``), eagerly and converted; ``place.is_cpu_place()`` as the memcpy test reads it."""
 import numpy as np
 
 import dy2st
@@ -28,6 +28,7 @@ def test_cpu_is_identity_with_grads_eager_and_converted():
         np.testing.assert_array_equal(got[0][1], got[1][1])
     x = rt.ones([2])
     assert x.cpu() is x and repr(x.place) == "Place(cpu)"
+    assert x.place.is_cpu_place() and not x.place.is_gpu_place()
 
 
 def test_dataloader_call_iterates_like_iter():
