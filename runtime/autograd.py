@@ -31,7 +31,7 @@ Such a Program runs and trains in this process; it cannot be saved to a file
 """
 import numpy as np
 
-from . import framework
+from . import framework, grad_hooks
 from .dispatch import apply as apply_op, to_variable
 from .framework import Variable
 from .ops.creation import zeros_like
@@ -285,6 +285,7 @@ def _eager_grad(outs, ins, seeds, create_graph, skip):
                 order.append(n)
     # consumers first, latest recorded first: gradients sum in the order backward() sums them
     order = latest_first(order)
+    hooked = grad_hooks.any_hooks()
     mode = enable_grad() if create_graph else no_grad()
     with mode:
         for node in order:
@@ -292,6 +293,8 @@ def _eager_grad(outs, ins, seeds, create_graph, skip):
             gs = [pending.get(("node", id(node), i)) for i in range(n_out)]
             if all(g is None for g in gs):
                 continue
+            if hooked:  # a computed tensor's hooks, as backward() runs them (Paddle's grad skips leaves')
+                gs = grad_hooks.output_tensor_grads(node, gs)
             in_grads = _grads_of(node, gs, create_graph)
             for slot_in, slot_g in zip(node.inputs, in_grads):
                 pairs = zip(slot_in, slot_g) if isinstance(slot_in, (list, tuple)) else [(slot_in, slot_g)]
