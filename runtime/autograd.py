@@ -117,7 +117,12 @@ class _StaticLayer:
         self.cls, self.ctx = cls, ctx
 
     def __repr__(self):
-        return f"<PyLayer {self.cls.__name__}: its backward is Python code, so the Program cannot be saved>"
+        return f"<PyLayer {self.cls.__name__}>"
+
+    def saved_attr(self):
+        """What a saved Program keeps: the class name. Its forward ops are in the Program, so the
+        saved model runs; its backward is Python code, so a loaded model cannot differentiate it."""
+        return self.cls.__name__
 
 
 def _forward_outputs(cls, result, kind):
@@ -146,6 +151,10 @@ def _apply_static(cls, inputs, args, kwargs):
 
 def _py_layer_grad(gctx):
     rec = gctx.attrs["layer"]
+    if not isinstance(rec, _StaticLayer):  # a loaded Program: the class name only (see saved_attr)
+        raise RuntimeError(f"the PyLayer {rec!r} of a loaded model has no backward: its backward is Python code, "
+                           "which a saved model does not keep. Load the model for inference (eval()), or "
+                           "fine-tune the original Layer")
     xs, _ = gctx.inputs
     grads = []
     for g, o in zip(gctx.out_grads, gctx.outputs):
