@@ -2,10 +2,10 @@
 tensor among the arguments the text is an ``FString``, so the print op shows the tensor's value at
 every run (as eager print does) instead of the Variable's name formatted once while tracing.
 
-Only the forms whose meaning is a plain ``str``/``repr`` of each argument are rewritten (``%s``,
-``%r``, ``%a`` with flags/width/precision; ``{}``, ``{0}``, ``{name}`` with a conversion and a
-literal spec); anything else (numeric ``%d``/``%.3f``, ``%(key)s``, ``{0.attr}``) is formatted by
-Python as before.
+Rewritten: ``%s``/``%r``/``%a`` with flags, width and precision, a float directive (``%.3f``,
+``%e``...) of a float tensor and an integer one (``%d``, ``%x``...) of an int tensor; ``{}``, ``{0}``,
+``{name}`` with a conversion and a literal spec. Anything else (``%(key)s``, ``%*d``, ``{0.attr}``,
+a numeric directive of a Python number among tensors) is formatted by Python as before.
 """
 import re
 import string
@@ -30,17 +30,41 @@ def _percent_parts(fmt, values):
         if kind == "%":
             parts.append("%")
             continue
-        if m["key"] is not None or "*" in (m["width"] or "", m["prec"] or "") or kind not in "sra" \
-                or used >= len(values):
+        if m["key"] is not None or "*" in (m["width"] or "", m["prec"] or "") or used >= len(values):
             return None
-        width, prec = m["width"] or "", m["prec"]
-        align = ("<" if "-" in m["flags"] else ">") if width else ""
-        parts.append((values[used], kind, align + width + ("." + prec if prec is not None else "")))
+        piece = _piece(values[used], kind, m["flags"], m["width"] or "", m["prec"])
+        if piece is None:
+            return None
+        parts.append(piece)
         used += 1
     if "%" in fmt[pos:] or used != len(values):
         return None
     parts.append(fmt[pos:])
     return [p for p in parts if p != ""]
+
+
+_FLOAT_TYPES, _INT_TYPES = "eEfFgG", "diuxXo"
+
+
+def _piece(value, kind, flags, width, prec):
+    """The FString piece ``(value, conversion, spec)`` of one ``%`` directive, or None to leave it to Python.
+
+    ``%s``/``%r``/``%a`` format the str/repr/ascii text; a numeric directive on a symbolic tensor
+    is the same format spec (``%08.3f`` -> ``08.3f``) when the tensor's dtype is one Python's ``%``
+    would format that way: a float directive of a float tensor, an integer one of an int tensor.
+    """
+    tail = ("." + prec if prec is not None else "")
+    if kind in "sra":
+        return value, kind, (("<" if "-" in flags else ">") if width else "") + width + tail
+    if not is_symbolic(value):
+        return None  # a Python number next to a tensor: only the tensors need the run-time form
+    dtype = str(value.dtype)
+    if not (kind in _FLOAT_TYPES and dtype.startswith("float") or kind in _INT_TYPES and dtype.startswith("int")):
+        return None
+    sign = "+" if "+" in flags else " " if " " in flags else ""
+    zero = "0" if "0" in flags and "-" not in flags else ""
+    spec = ("<" if "-" in flags else "") + sign + ("#" if "#" in flags else "") + zero + width + tail
+    return value, "", spec + ("d" if kind in "iu" else kind)
 
 
 def PercentFormat(fmt, args):

@@ -1,6 +1,7 @@
 """`print("x %s" % t)` and `print("x {}".format(t))` in converted code print the tensor's value at
-every run, as eager print does (they printed the Variable's name, formatted once while tracing);
-forms Python must format (numeric specs of Python numbers, a tuple variable) stay Python's."""
+every run, as eager print does (they printed the Variable's name, formatted once while tracing),
+numeric directives (``%.3f``, ``%5d``) included; forms Python must format (a tuple variable, numbers
+that are Python's) stay Python's."""
 import contextlib
 import io
 
@@ -13,6 +14,9 @@ def _prints(x):
     print("a=%s b=%r %% c=%-4s|" % (x, y, 3))
     print("v {0} {1!r} {name:>4} {0}".format(x, y, name="n"))
     print("loss {:.3f}".format(1.23456), "%5.2f" % 3.14159)
+    m, n = x.mean(), rt.cast(x.sum(), "int64")
+    print("loss %.3f %+.2f|%08.3f|%-8.2f|%e|%g" % (m, m, m, m, m, m), "n=%d %5d %-5d| %x %+d" % (n, n, n, n, n))
+    print("loss {:.3f} {:>8.2f}".format(m, m))
     pair = (x, y)
     print("%s and %s" % pair)
     if x.sum() > 0:
