@@ -128,3 +128,9 @@ def static_grad(block, name, g):
         if out is not None:
             g = out
     return g
+
+
+def program_hooks(program):
+    """The names of ``program``'s variables that have ``register_hook`` functions."""
+    table = program.__dict__.get("_grad_hooks") or {}
+    return sorted(name for name, hooks in table.items() if hooks)

@@ -131,3 +131,22 @@ def test_parameter_hooks(in_forward):
         if convert and in_forward:
             assert any("registers the hook once" in str(w.message) for w in caught)
     np.testing.assert_array_equal(grads[0], grads[1])
+
+
+class _HookedNet(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = rt.nn.Linear(3, 2)
+
+    def forward(self, x):
+        y = self.fc(x)
+        y.register_hook(_double)
+        return y * 2
+
+
+def test_saving_a_program_with_hooks_warns_they_are_not_saved(tmp_path):
+    net = dy2st.to_static(_HookedNet())
+    with pytest.warns(UserWarning, match="register_hook.*not saved"):
+        dy2st.save(net, str(tmp_path / "m"), input_spec=[dy2st.InputSpec([None, 3])])
+    x = rt.ones([2, 3])
+    np.testing.assert_array_equal(dy2st.load(str(tmp_path / "m"))(x).numpy(), net(x).numpy())
