@@ -31,7 +31,7 @@ Such a Program runs and trains in this process; it cannot be saved to a file
 """
 import numpy as np
 
-from . import framework
+from . import framework, grad_hooks
 from .dispatch import apply as apply_op, to_variable
 from .framework import Variable
 from .ops.creation import zeros_like
@@ -117,7 +117,12 @@ class _StaticLayer:
         self.cls, self.ctx = cls, ctx
 
     def __repr__(self):
-        return f"<PyLayer {self.cls.__name__}: its backward is Python code, so the Program cannot be saved>"
+        return f"<PyLayer {self.cls.__name__}>"
+
+    def saved_attr(self):
+        """What a saved Program keeps: the class name. Its forward ops are in the Program, so the
+        saved model runs; its backward is Python code, so a loaded model cannot differentiate it."""
+        return self.cls.__name__
 
 
 def _forward_outputs(cls, result, kind):
@@ -146,6 +151,10 @@ def _apply_static(cls, inputs, args, kwargs):
 
 def _py_layer_grad(gctx):
     rec = gctx.attrs["layer"]
+    if not isinstance(rec, _StaticLayer):  # a loaded Program: the class name only (see saved_attr)
+        raise RuntimeError(f"the PyLayer {rec!r} of a loaded model has no backward: its backward is Python code, "
+                           "which a saved model does not keep. Load the model for inference (eval()), or "
+                           "fine-tune the original Layer")
     xs, _ = gctx.inputs
     grads = []
     for g, o in zip(gctx.out_grads, gctx.outputs):
@@ -290,6 +299,7 @@ def _eager_grad(outs, ins, seeds, create_graph, skip):
                 order.append(n)
     # consumers first, latest recorded first: gradients sum in the order backward() sums them
     order = latest_first(order)
+    hooked = grad_hooks.any_hooks()
     mode = enable_grad() if create_graph else no_grad()
     with mode:
         for node in order:
@@ -297,6 +307,8 @@ def _eager_grad(outs, ins, seeds, create_graph, skip):
             gs = [pending.get(("node", id(node), i)) for i in range(n_out)]
             if all(g is None for g in gs):
                 continue
+            if hooked:  # a computed tensor's hooks, as backward() runs them (Paddle's grad skips leaves')
+                gs = grad_hooks.output_tensor_grads(node, gs)
             in_grads = _grads_of(node, gs, create_graph)
             for slot_in, slot_g in zip(node.inputs, in_grads):
                 pairs = zip(slot_in, slot_g) if isinstance(slot_in, (list, tuple)) else [(slot_in, slot_g)]

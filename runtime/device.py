@@ -16,6 +16,14 @@ class CPUPlace:
     def __hash__(self):
         return hash("cpu")
 
+    def is_cpu_place(self):
+        """True (Paddle's ``Place.is_cpu_place``)."""
+        return True
+
+    def is_gpu_place(self):
+        """False: there is no GPU (Paddle's ``Place.is_gpu_place``)."""
+        return False
+
 
 def set_device(device):
     """Select the device for new tensors; only ``"cpu"`` exists here. Returns its place."""

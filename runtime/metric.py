@@ -15,7 +15,7 @@ from .ops.shape import reshape
 from .ops.sort import argsort, topk
 from .tensor import Tensor, TensorLike
 
-__all__ = ["Accuracy", "Metric", "accuracy"]
+__all__ = ["Accuracy", "Auc", "Metric", "accuracy"]
 
 
 def _label_column(label):
@@ -108,4 +108,47 @@ class Accuracy(Metric):
 
     def name(self):
         """Names of the values ``accumulate`` returns."""
+        return self._name
+
+
+class Auc(Metric):
+    """Area under the ROC curve over many batches, from a histogram of the positive-class scores in
+    ``num_thresholds + 1`` bins (Paddle's ``paddle.metric.Auc``): ``update(preds, labels)`` with
+    ``preds`` [N, 2] class probabilities (column 1 is the positive class) and ``labels`` [N] or [N, 1]."""
+
+    def __init__(self, curve="ROC", num_thresholds=4095, name="auc", *args, **kwargs):
+        if curve != "ROC":
+            raise NotImplementedError(f"Auc: only curve='ROC' is supported, got {curve!r}")
+        self._curve, self._num_thresholds, self._name = curve, int(num_thresholds), name
+        self.reset()
+
+    def update(self, preds, labels):
+        """Count this batch's positive-class scores, each in the bin ``int(score * num_thresholds)``."""
+        if isinstance(preds, Variable) or isinstance(labels, Variable):
+            raise TypeError("Auc.update needs values: call it on eager Tensors or fetched arrays")
+        preds, labels = (np.asarray(v.numpy() if isinstance(v, Tensor) else v) for v in (preds, labels))
+        scores = preds.reshape(preds.shape[0], -1)[:, 1]
+        bins = (scores * self._num_thresholds).astype(np.int64)
+        if bins.size and (bins.min() < 0 or bins.max() > self._num_thresholds):
+            raise ValueError("Auc.update: preds must be probabilities in [0, 1]")
+        positive = labels.reshape(-1).astype(bool)
+        np.add.at(self._stat_pos, bins[positive], 1.0)
+        np.add.at(self._stat_neg, bins[~positive], 1.0)
+
+    def accumulate(self):
+        """The AUC of everything seen since the last reset (0.0 without both classes)."""
+        # from the highest threshold down: cumulative true/false positives and the trapezoids between them
+        pos, neg = np.cumsum(self._stat_pos[::-1]), np.cumsum(self._stat_neg[::-1])
+        pos_prev, neg_prev = np.concatenate([[0.0], pos[:-1]]), np.concatenate([[0.0], neg[:-1]])
+        area = np.cumsum(np.abs(neg - neg_prev) * (pos + pos_prev) / 2.0)[-1]
+        tot_pos, tot_neg = pos[-1], neg[-1]
+        return area / tot_pos / tot_neg if tot_pos > 0.0 and tot_neg > 0.0 else 0.0  # np.float64, as Paddle
+
+    def reset(self):
+        """Forget every batch seen so far."""
+        self._stat_pos = np.zeros(self._num_thresholds + 1)
+        self._stat_neg = np.zeros(self._num_thresholds + 1)
+
+    def name(self):
+        """The metric's name."""
         return self._name

@@ -18,6 +18,7 @@ import operator
 
 import numpy as np
 
+from . import grad_hooks
 from .dtypes import convert_dtype
 from .registry import GradContext
 from .trace_state import context_setting
@@ -50,6 +51,17 @@ class TensorLike:
     def is_integer(self):
         """Whether the dtype is an integer one, bool excluded (a Python bool, known statically too)."""
         return str(self.dtype) in ("int8", "int16", "int32", "int64", "uint8")
+
+    def cpu(self):
+        """The tensor itself: every tensor already lives on the CPU (Paddle's ``x.cpu()`` returns ``x``
+        when it is there, so gradients keep flowing through it)."""
+        return self
+
+    @property
+    def place(self):
+        """``CPUPlace()``, the one place a tensor lives."""
+        from .device import CPUPlace  # device stays free of tensor imports; resolved on use
+        return CPUPlace()
 
     @property
     def T(self):
@@ -212,10 +224,11 @@ def run_backward(root, grad_tensor=None):
         seed = np.asarray(grad_tensor, dtype=root._value.dtype)
         if seed.shape != root._value.shape:
             raise ValueError(f"grad_tensor shape {list(seed.shape)} does not match tensor shape {root.shape}")
+    hooked = grad_hooks.any_hooks()
     if root._node is None:
-        _accumulate(root, seed)
+        _accumulate(root, grad_hooks.leaf_grad(root, seed, Tensor._wrap) if hooked else seed)
         return
-    for fast in BACKWARD_FAST_PATHS:
+    for fast in () if hooked else BACKWARD_FAST_PATHS:  # the fast paths do not run tensor hooks
         if fast(root, seed):
             return
     pending = {(id(root._node[0]), root._node[1]): seed}
@@ -229,6 +242,8 @@ def run_backward(root, grad_tensor=None):
             grads = [pending.pop((id(node), i), None) for i in range(n_out)]
             if all(g is None for g in grads):
                 continue
+            if hooked:
+                grads = grad_hooks.output_grads(node, grads, Tensor._wrap)
             inputs, producers = backward_inputs(node)
             in_grads = _node_grads(node, grads, inputs)
             flat_grads = []
@@ -248,7 +263,7 @@ def run_backward(root, grad_tensor=None):
                     prev = pending.get(key)
                     pending[key] = g if prev is None else prev + g
     for t, g in leaves.values():
-        _accumulate(t, g)
+        _accumulate(t, grad_hooks.leaf_grad(t, g, Tensor._wrap) if hooked else g)
 
 
 def _node_grads(node, grads, inputs=None):
@@ -546,8 +561,9 @@ class Tensor(TensorMethods):
         return self
 
     def register_hook(self, hook):
-        """Not supported: raises NotImplementedError."""
-        raise NotImplementedError("tensor hooks are not supported")
+        """Call ``hook(grad)`` on this tensor's gradient in backward; a non-None result replaces it.
+        Returns a handle whose ``remove()`` unregisters it (see ``runtime.grad_hooks``)."""
+        return grad_hooks.register(self, hook)
 
 
 def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):

@@ -108,6 +108,12 @@ class Variable(TensorMethods):
         from .static.train_step import record_backward  # noqa: PLC0415  (static imports this module)
         record_backward(self, grad_tensor)
 
+    def register_hook(self, hook):
+        """``hook(grad)`` on this value's gradient in the Program's backward pass (ops it appends run at every
+        call); a non-None result replaces the gradient. Returns a handle with ``remove()``."""
+        from .grad_hooks import register_static  # noqa: PLC0415  (grad_hooks is imported by tensor)
+        return register_static(self, hook)
+
     def numpy(self):
         """Always raises TypeError: a static Variable has a value only inside ``Executor.run``."""
         raise TypeError(f"static Variable '{self.name}' has no value until an Executor runs the Program "

@@ -19,6 +19,7 @@ from dy2st.operators.builtin_folds import All, Any, Max, Min
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
+from dy2st.operators.print_formats import PercentFormat, StrFormat
 from dy2st.operators.python_semantics import IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type
 from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
@@ -28,7 +29,7 @@ from dy2st.pyct import origin_info
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
-           "For", "Range", "Enumerate", "Zip", "Assert", "FString", "Print", "Len", "Shape", "Size", "Append",
+           "For", "Range", "Enumerate", "Zip", "Assert", "FString", "PercentFormat", "StrFormat", "Print", "Len", "Shape", "Size", "Append",
            "Pop", "SetItem", "Inplace", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
            "Compare", "Truth", "Type", "Max", "Min", "Any", "All"]

@@ -12,9 +12,11 @@ the Layer is in; we prefer a model that predicts the same way every time.
 """
 import os
 import types
+import warnings
 from collections.abc import Callable, Sequence
 
 import runtime as rt
+from runtime.grad_hooks import program_hooks
 from runtime.static import InputSpec
 from runtime.static.backends import check_backend
 from runtime.static.formats.io import save_inference_model
@@ -142,6 +144,11 @@ def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpe
         for sub, training in modes:  # each sub-layer's own mode, not just the top one's
             sub.training = training
     program = concrete.main_program
+    hooked = program_hooks(program)
+    if hooked:
+        warnings.warn(f"dy2st.save: the gradient hooks (register_hook) on {hooked[:3]} are Python functions and are "
+                      "not saved: the loaded model runs the same, but fine-tuning it computes gradients without "
+                      "them", stacklevel=2)
     writes = getattr(concrete, "layer_writes", None)
     outputs = concrete.outputs[:len(concrete.outputs) - (writes.count if writes is not None else 0)]
     outputs, skeleton = select_outputs(configs.get("output_spec"), outputs, concrete.out_skeleton, sf, concrete)

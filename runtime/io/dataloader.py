@@ -87,6 +87,10 @@ class DataLoader:
             return len(self.dataset)
         return len(self.batch_sampler)
 
+    def __call__(self):
+        """``for batch in loader():``, Paddle's older spelling of iterating the loader."""
+        return iter(self)
+
     def __iter__(self):
         if self._iterable:
             yield from self._iter_stream()
@@ -96,10 +100,6 @@ class DataLoader:
         else:
             for indices in self.batch_sampler:
                 yield _to_tensors(self.collate_fn([self.dataset[i] for i in indices]))
-
-    def __call__(self):
-        """``loader()``: the same iterator as ``iter(loader)`` (Paddle 2.x code writes ``enumerate(loader())``)."""
-        return iter(self)
 
     def _iter_stream(self):
         batch = []

@@ -11,7 +11,7 @@ from .layers_activation_extra import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, 
                                       SiLU, Softshrink, Softsign, Tanhshrink, ThresholdedReLU)
 from .loss_extra import (BCELoss, CosineSimilarity, KLDivLoss, L1Loss, MarginRankingLoss, NLLLoss, PairwiseDistance,
                          SmoothL1Loss)
-from .layers_vision import (AdaptiveAvgPool1D, AdaptiveMaxPool2D, AvgPool1D, Conv1D, Conv2DTranspose, Dropout2D,
+from .layers_vision import (AdaptiveAvgPool1D, AdaptiveMaxPool2D, AvgPool1D, Conv1D, Conv2DTranspose, Conv3D, Dropout2D,
                             GroupNorm, InstanceNorm2D, LocalResponseNorm, MaxPool1D, Pad2D, PixelShuffle, Unfold,
                             Upsample, UpsamplingBilinear2D, UpsamplingNearest2D)
 from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
@@ -34,6 +34,6 @@ __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "Lay
            "CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "PReLU", "ReLU6", "SiLU",
            "Softshrink", "Softsign", "Tanhshrink", "ThresholdedReLU", "BCELoss", "CosineSimilarity", "KLDivLoss",
            "L1Loss", "MarginRankingLoss", "NLLLoss", "PairwiseDistance", "SmoothL1Loss", "AdaptiveAvgPool1D",
-           "AdaptiveMaxPool2D", "AvgPool1D", "Conv1D", "Conv2DTranspose", "Dropout2D", "GroupNorm", "InstanceNorm2D",
+           "AdaptiveMaxPool2D", "AvgPool1D", "Conv1D", "Conv2DTranspose", "Conv3D", "Dropout2D", "GroupNorm", "InstanceNorm2D",
            "LocalResponseNorm", "MaxPool1D", "Pad2D", "PixelShuffle", "Unfold", "Upsample", "UpsamplingBilinear2D",
            "UpsamplingNearest2D"]

@@ -1,5 +1,5 @@
 """Vision layers over ``runtime/ops/nn_vision.py`` and ``conv2d_transpose`` (Paddle's nn.Conv1D,
-nn.Conv2DTranspose, nn.Upsample, nn.GroupNorm, nn.InstanceNorm2D, nn.PixelShuffle...).  Parameter names
+nn.Conv3D, nn.Conv2DTranspose, nn.Upsample, nn.GroupNorm, nn.InstanceNorm2D, nn.PixelShuffle...).  Parameter names
 and shapes are Paddle's, so state dicts match: ``weight``/``bias`` for the convolutions and GroupNorm,
 ``scale``/``bias`` for InstanceNorm2D."""
 import math
@@ -35,6 +35,32 @@ class Conv1D(Layer):
 
     def forward(self, x):
         return F.conv1d(x, self.weight, self.bias, self._stride, self._padding, self._dilation, self._groups,
+                        self._data_format)
+
+
+class Conv3D(Layer):
+    """3-D convolution of NCDHW input; the filter is ``[out_channels, in_channels / groups, kd, kh, kw]``,
+    initialised as Paddle's: Normal(0, sqrt(2 / (kd * kh * kw * in_channels)))."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair, stride: IntOrPair = 1,
+                 padding: IntOrPair | str = 0, dilation: IntOrPair = 1, groups: int = 1, padding_mode: str = "zeros",
+                 weight_attr: ParamAttr | bool | None = None,
+                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCDHW") -> None:
+        super().__init__()
+        if padding_mode != "zeros":
+            raise NotImplementedError(f"Conv3D: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"Conv3D: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
+                             f"divisible by groups ({groups})")
+        k = [int(kernel_size)] * 3 if isinstance(kernel_size, int) else [int(d) for d in kernel_size]
+        self._stride, self._padding, self._dilation, self._groups = stride, padding, dilation, groups
+        self._data_format = data_format
+        self.weight = self.create_parameter([out_channels, in_channels // groups] + k, attr=weight_attr,
+                                            default_initializer=Normal(0.0, math.sqrt(2.0 / (math.prod(k) * in_channels))))
+        self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
+
+    def forward(self, x):
+        return F.conv3d(x, self.weight, self.bias, self._stride, self._padding, self._dilation, self._groups,
                         self._data_format)
 
 

@@ -142,3 +142,12 @@ class LinearWarmup(LRScheduler):
             self.inner.step(self.last_epoch - self.warmup_steps)
             return self.inner()
         return self.base_lr
+
+
+# The rest of Paddle's schedules; lr_extra subclasses LRScheduler above, so it is imported last.
+from .lr_extra import (CosineAnnealingWarmRestarts, CyclicLR, InverseTimeDecay, MultiplicativeDecay,  # noqa: E402
+                       NaturalExpDecay, NoamDecay, OneCycleLR, PolynomialDecay, ReduceOnPlateau)
+
+__all__ = ["LRScheduler", "StepDecay", "MultiStepDecay", "ExponentialDecay", "CosineAnnealingDecay", "LambdaDecay",
+           "PiecewiseDecay", "LinearWarmup", "NoamDecay", "NaturalExpDecay", "InverseTimeDecay", "PolynomialDecay",
+           "MultiplicativeDecay", "OneCycleLR", "CyclicLR", "CosineAnnealingWarmRestarts", "ReduceOnPlateau"]

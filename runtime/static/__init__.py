@@ -14,13 +14,13 @@ from .build_strategy import BuildStrategy
 from .backward import append_backward, gradients
 from .control_flow import cond, while_loop
 from .executor import Executor, compile_block, segment_inputs
-from .input import InputSpec, data
+from .input import InputSpec, create_global_var, data
 from .formats.io import save_inference_model, load_inference_model, serialize_program, deserialize_program
 from .scope import Scope, global_scope, scope_guard
 from ..metric import accuracy  # Paddle 2.x code calls it as paddle.static.accuracy
 
 __all__ = ["Block", "Operator", "Program", "Variable", "default_main_program", "default_startup_program",
            "program_guard", "nn", "append_backward", "gradients", "cond", "while_loop", "Executor",
-           "compile_block", "segment_inputs", "InputSpec", "data", "Scope", "global_scope", "scope_guard",
+           "compile_block", "segment_inputs", "InputSpec", "create_global_var", "data", "Scope", "global_scope", "scope_guard",
            "save_inference_model", "load_inference_model", "accuracy"]
 __all__ += ["BuildStrategy"]

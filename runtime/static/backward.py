@@ -13,6 +13,7 @@ import itertools
 from ..dispatch import apply, to_variable
 from ..framework import Block, Variable, program_guard, static_mode_guard
 from ..registry import GradContext, get_op
+from ..grad_hooks import static_grad
 from ..tensor import Tensor, enable_grad
 from .blocks import is_float_var
 from .codegen import effective_attrs
@@ -189,6 +190,7 @@ class _Pass:
         g = gs[0]
         for other in gs[1:]:
             g = apply("add", g, other)
+        g = static_grad(self.block, n, g)  # the var's register_hook functions, on its summed gradient
         if g.name in self.block.vars and g.name not in self.forward_names and g.name not in self.named:
             new = _unique_grad_name(self.block, n)
             del self.block.vars[g.name]

@@ -38,6 +38,23 @@ def data(name, shape, dtype="float32", lod_level=0):
     return block.create_var(name=name, shape=shape, dtype=dtype, is_data=True, stop_gradient=True)
 
 
+def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
+    """Paddle's ``paddle.static.create_global_var`` in dygraph mode: a new Tensor of ``shape`` filled with
+    ``value`` (no gradient). While a Program is built it is refused: there its value would have to persist
+    from one run of the Program to the next, which a converted function does not keep."""
+    from ..trace_state import _mode  # trace_state imports the tensor module: resolved on use
+    if _mode.static:
+        raise NotImplementedError("paddle.static.create_global_var inside a converted function or a static "
+                                  "Program is not supported (its value would have to persist across runs); "
+                                  "create the tensor outside, e.g. as a Layer buffer (register_buffer)")
+    shape = _norm_shape(shape, "create_global_var")
+    if any(d < 0 for d in shape):
+        raise ValueError(f"create_global_var: every dim must be known, got {list(shape)}")
+    t = Tensor(np.full(shape, value, dtype=convert_dtype(dtype).np), stop_gradient=True)
+    t.persistable, t.name = bool(persistable), name
+    return t
+
+
 class InputSpec:
     """The shape (-1 for unknown dims), dtype and name of one input of a converted function."""
 

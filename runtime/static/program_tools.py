@@ -66,6 +66,9 @@ def clone(program, for_test=False):
     new._names = dict(program._names)
     new.bound_tensors = dict(program.bound_tensors)
     new.random_seed = program.random_seed
+    hooks = program.__dict__.get("_grad_hooks")
+    if hooks:  # Variable.register_hook functions, by name: the clone's backward applies them too
+        new._grad_hooks = hooks
     new._current = 0
     return new
 

@@ -72,6 +72,20 @@ def _conv1d(x, w, b, stride, padding):
     return out + b[None, :, None]
 
 
+def _conv3d(x, w, b, stride, padding):
+    """Direct 3-D convolution, groups 1, the same stride and padding on every dim."""
+    xp = np.pad(x, ((0, 0), (0, 0)) + ((padding, padding),) * 3)
+    k = w.shape[2:]
+    outs = [(n - kk) // stride + 1 for n, kk in zip(xp.shape[2:], k)]
+    out = np.zeros((x.shape[0], w.shape[0], *outs), np.float64)
+    for a in range(outs[0]):
+        for i in range(outs[1]):
+            for j in range(outs[2]):
+                patch = xp[:, :, a * stride:a * stride + k[0], i * stride:i * stride + k[1], j * stride:j * stride + k[2]]
+                out[:, :, a, i, j] = np.einsum("ncdhw,ocdhw->no", patch, w)
+    return out + b[None, :, None, None, None]
+
+
 def _conv_t(x, w, strides, paddings, output_padding):
     """conv2d_transpose as a scatter of each input pixel times the filter (groups 1)."""
     n, ci, h, wd = x.shape
@@ -161,6 +175,7 @@ COMPOSITES_NN = {
     "adaptive_avg_pool1d": case(F(2, 3, 7), output_size=3,
                                 ref=lambda x, output_size: _adaptive(x[:, :, None], 1, 3, np.mean)[:, :, 0]),
     "conv1d": case(F(2, 3, 7), F(4, 3, 3), F(4), stride=2, padding=1, ref=_conv1d, tol=1e-4),
+    "conv3d": case(F(2, 3, 4, 3, 5), F(4, 3, 2, 2, 3), F(4), stride=2, padding=1, ref=_conv3d, tol=1e-4),
     "max_pool1d": case(D(2, 3, 8), kernel_size=2, ref=lambda x, kernel_size: x.reshape(2, 3, 4, 2).max(-1)),
     "avg_pool1d": case(F(2, 3, 8), kernel_size=2, ref=lambda x, kernel_size: x.reshape(2, 3, 4, 2).mean(-1)),
     "group_norm": case(F(2, 4, 2, 3), num_groups=2, tol=1e-4,

@@ -60,6 +60,9 @@ def _encode_attr(value, where):
                             "data": [_encode_attr(v, where) for v in value.ravel().tolist()]}}
     if isinstance(value, (list, tuple)):
         return [_encode_attr(v, where) for v in value]
+    saved = getattr(type(value), "saved_attr", None)
+    if saved is not None:  # a value that cannot be saved says what stands for it in a saved Program
+        return _encode_attr(saved(value), where)
     if isinstance(value, dict):
         if not all(isinstance(k, str) for k in value):
             raise TypeError(f"{where}: dict attributes need str keys, got {list(value)!r}")
