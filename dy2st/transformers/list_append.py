@@ -15,6 +15,11 @@ closure variables) are left alone: rebinding them would make them local.
         out.append(x[i])                   out = _jst.Append(out, x[i])
     y[0] = 0.0                         y = _jst.SetItem(y, 0, 0.0)
     y.clip_(0.0, 1.0)                  y = _jst.Inplace(y, 'clip_', 0.0, 1.0)
+    rt.tensor.array_write(x, i, arr)   arr = _jst.ArrayWrite(x, i, arr)
+
+Paddle's `array_write(x, i, array=arr)` changes the list `arr` in place, so the statement form
+is a write of `arr` like `arr.append(x)`, anywhere (a write at a tensor index makes the list one
+stacked tensor, which `if` and loops carry by name).
 """
 import copy
 
@@ -22,7 +27,9 @@ import gast
 
 from runtime.inplace import NAMES as INPLACE_METHODS
 
+import runtime.ops.tensor_array
 from dy2st.pyct import origin_info, templates, transformer
+from dy2st.transformers.call_trees import resolve
 from dy2st.transformers.object_writes import function_locals
 
 
@@ -72,8 +79,21 @@ class ListAppendTransformer(transformer.Transformer):
     def _local(self, name_node):
         return isinstance(name_node, gast.Name) and name_node.id in self.local_names
 
+    def _array_written(self, call):
+        """The local Name node of the array a statement `rt.tensor.array_write(x, i, arr)` writes, or None."""
+        if not (isinstance(call, gast.Call)
+                and resolve(call.func, self.ctx.namespace) is runtime.ops.tensor_array.array_write):
+            return None
+        arr = call.args[2] if len(call.args) > 2 else next((k.value for k in call.keywords if k.arg == "array"), None)
+        return arr if self._local(arr) else None
+
     def visit_Expr(self, node):
         call = node.value
+        arr = self._array_written(call)
+        if arr is not None:
+            call.func = templates.replace_as_expression("_jst.ArrayWrite")
+            new = templates.replace("arr = call", arr=arr.id, call=call)
+            return origin_info.copy_origin(node, new)
         if self.loop_depth and _method_call(call, "append", (1,)) and self._local(call.func.value):
             new = templates.replace("lst = _jst.Append(lst, item)", lst=call.func.value.id,
                                     item=call.args[0])
