@@ -225,20 +225,39 @@ class GroupNorm(Layer):
         return f"num_groups={self._num_groups}, num_channels={self._num_channels}, epsilon={self._epsilon}"
 
 
-class InstanceNorm2D(Layer):
-    """``F.instance_norm`` of NCHW input with learned ``scale`` [C] (ones) and ``bias`` [C] (zeros)."""
+class _InstanceNorm(Layer):
+    """``F.instance_norm`` with learned ``scale`` [C] (ones) and ``bias`` [C] (zeros)."""
+
+    _ranks, _layout = (4,), "NCHW"
 
     def __init__(self, num_features: int, epsilon: float = 1e-05, momentum: float = 0.9,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
-                 data_format: str = "NCHW", name: str | None = None) -> None:
+                 data_format: str | None = None, name: str | None = None) -> None:
         super().__init__()
         if (weight_attr is False) != (bias_attr is False):
-            raise ValueError("InstanceNorm2D: weight_attr and bias_attr must be False together (as in Paddle)")
-        self._epsilon, self._data_format = epsilon, data_format
+            raise ValueError(f"{type(self).__name__}: weight_attr and bias_attr must be False together (as in Paddle)")
+        self._epsilon, self._data_format = epsilon, data_format or self._layout
         self.scale = self.create_parameter([num_features], attr=weight_attr, default_initializer=Constant(1.0))
         self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True)
 
     def forward(self, x):
-        if len(x.shape) != 4:
-            raise ValueError(f"InstanceNorm2D expects a 4-D NCHW input, got shape {list(x.shape)}")
+        if len(x.shape) not in self._ranks:
+            raise ValueError(f"{type(self).__name__} expects a {' or '.join(f'{r}-D' for r in self._ranks)} "
+                             f"{self._layout} input, got shape {list(x.shape)}")
         return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self._epsilon, data_format=self._data_format)
+
+
+class InstanceNorm1D(_InstanceNorm):
+    """``F.instance_norm`` of NCL input, over L per sample and channel."""
+
+    _ranks, _layout = (3,), "NCL"
+
+
+class InstanceNorm2D(_InstanceNorm):
+    """``F.instance_norm`` of NCHW input, over H and W per sample and channel."""
+
+
+class InstanceNorm3D(_InstanceNorm):
+    """``F.instance_norm`` of NCDHW input, over D, H and W per sample and channel."""
+
+    _ranks, _layout = (5,), "NCDHW"

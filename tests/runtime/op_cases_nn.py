@@ -172,8 +172,29 @@ COMPOSITES_NN = {
     "dropout2d": case(F(2, 3, 2, 2), training=False, ref=lambda x, training: x),
 }
 
+def _conv3d_ref(x, w, strides, paddings, dilations):
+    """conv3d (groups 1) as a sum over kernel positions of strided slices of the padded input."""
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(paddings[2 * i], paddings[2 * i + 1]) for i in range(3)])
+    k, s, d = w.shape[2:], strides, dilations
+    out = [(xp.shape[2 + i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(3)]
+    y = np.zeros((x.shape[0], w.shape[0], *out), np.float64)
+    for a, b, c in np.ndindex(*k):
+        sl = xp[:, :, a * d[0]::s[0], b * d[1]::s[1], c * d[2]::s[2]][:, :, :out[0], :out[1], :out[2]]
+        y += np.einsum("ncdhw,oc->nodhw", sl, w[:, :, a, b, c])
+    return y.astype(x.dtype)
+
+
+_C3 = dict(strides=[1, 2, 1], paddings=[1, 0, 0, 1, 1, 1], dilations=[1, 1, 2])
+_P3 = dict(ksize=[2, 2, 2], strides=[2, 2, 2], paddings=[0] * 6)
 _CT = dict(strides=[2, 1], paddings=[1, 0, 0, 1], output_padding=[1, 0])
 CASES_NN = {
+    "conv3d": case(F(1, 2, 4, 3, 4), F(2, 2, 2, 2, 2), **_C3, tol=1e-4, ref=_conv3d_ref),
+    "conv3d_grad_input": case(F(1, 2, 4, 2, 4), F(2, 2, 2, 2, 2), F(1, 2, 4, 3, 4), **_C3),
+    "conv3d_grad_filter": case(F(1, 2, 4, 3, 4), F(1, 2, 4, 2, 4), F(2, 2, 2, 2, 2), **_C3),
+    "max_pool3d": case(D(1, 2, 4, 4, 2), **_P3, ref=lambda x, **a: x.reshape(1, 2, 2, 2, 2, 2, 1, 2).max((3, 5, 7))),
+    "avg_pool3d": case(F(1, 2, 4, 4, 2), **_P3, ref=lambda x, **a: x.reshape(1, 2, 2, 2, 2, 2, 1, 2).mean((3, 5, 7))),
+    "max_pool3d_grad": case(D(1, 2, 4, 4, 2), F(1, 2, 2, 2, 1), **_P3),
+    "avg_pool3d_grad": case(F(1, 2, 4, 4, 2), F(1, 2, 2, 2, 1), **_P3),
     "conv2d_transpose": case(F(2, 3, 3, 4), F(3, 2, 3, 2), **_CT, tol=1e-4,
                              ref=lambda x, w, strides, paddings, output_padding: _conv_t(x, w, strides, paddings,
                                                                                         output_padding)),

@@ -1,6 +1,6 @@
 """ONNX mappings of the neural-network ops (conv2d, pooling, batch/layer norm, dropout, embedding...).
 
-Lowerings named by the op declarations (``onnx="conv2d"``); see ``ops`` for the
+Lowerings named by the op declarations (``onnx="conv"``); see ``ops`` for the
 ``fn(ex, op)`` contract and how the exporter's table is built from the registry.  Only
 inference semantics are mapped: batch_norm and dropout in training mode raise
 ``NotImplementedError`` (export the model traced in ``eval()`` mode).
@@ -10,19 +10,19 @@ import numpy as np
 from .lowering import ints, lowering, onnx_dtype, reduce, softmax
 
 
-def _onnx_pads(p):  # runtime [top, bottom, left, right] -> ONNX [top, left, bottom, right]
-    return [int(p[0]), int(p[2]), int(p[1]), int(p[3])]
+def _onnx_pads(p):  # runtime [before, after] per spatial dim -> ONNX [every before, every after]
+    return [int(v) for v in list(p[0::2]) + list(p[1::2])]
 
 
-@lowering("conv2d")
-def _conv2d(ex, op):
+@lowering("conv")
+def _conv(ex, op):
     a = op.attrs
     xs, ws = ex.var("Input").shape, ex.var("Filter").shape
     pads = list(a.get("paddings", [0, 0, 0, 0]))
     algo = a.get("padding_algorithm", "EXPLICIT")
     extra = {}
     if algo == "VALID":
-        pads = [0, 0, 0, 0]
+        pads = [0] * (2 * len(ws[2:]))
     elif algo == "SAME":
         if min(xs[2:]) < 0:
             extra["auto_pad"] = "SAME_UPPER"  # Paddle puts the odd pixel at the end, as SAME_UPPER does
@@ -33,16 +33,17 @@ def _conv2d(ex, op):
                 pads += [total // 2, total - total // 2]
     if not extra:
         extra["pads"] = _onnx_pads(pads)
-    ex.node("Conv", [ex.i("Input"), ex.i("Filter")], ex.o("Output"), strides=list(a.get("strides", [1, 1])),
-            dilations=list(a.get("dilations", [1, 1])), group=int(a.get("groups", 1)),
+    ex.node("Conv", [ex.i("Input"), ex.i("Filter")], ex.o("Output"), strides=list(a["strides"]),
+            dilations=list(a["dilations"]), group=int(a.get("groups", 1)),
             kernel_shape=[int(k) for k in ws[2:]], **extra)
 
 
 @lowering("pool")
 def _pool(ex, op):
     a = op.attrs
-    extra = {} if op.type == "max_pool2d" else {"count_include_pad": 0 if a.get("exclusive", True) else 1}
-    ex.node("MaxPool" if op.type == "max_pool2d" else "AveragePool", [ex.i("X")], ex.o("Out"),
+    is_max = op.type.startswith("max_pool")
+    extra = {} if is_max else {"count_include_pad": 0 if a.get("exclusive", True) else 1}
+    ex.node("MaxPool" if is_max else "AveragePool", [ex.i("X")], ex.o("Out"),
             kernel_shape=list(a["ksize"]), strides=list(a["strides"]), pads=_onnx_pads(a["paddings"]),
             ceil_mode=int(bool(a.get("ceil_mode"))), **extra)
 
