@@ -137,3 +137,21 @@ def test_avg_pool2d_not_exclusive_divides_like_paddle():
     np.testing.assert_allclose(y[:, 3], [1 / 3, 0.5, 0.5, 0.25], rtol=1e-6)
     y = F.avg_pool2d(rt.ones([1, 1, 5, 5]), 2, 2, [0, 1, 1, 0], exclusive=False).numpy()[0, 0]
     np.testing.assert_allclose(y, [[0.5, 1, 1]] * 3, rtol=1e-6)
+
+
+def test_onnx_pools_divide_as_the_kernels():
+    import pytest
+    ort = pytest.importorskip("onnxruntime")
+    from runtime.static.onnx.export import build_model
+
+    cases = [([1, 1, 5, 5], F.avg_pool2d, dict(kernel_size=2, stride=2, padding=[0, 1, 1, 0], exclusive=False)),
+             ([1, 2, 4, 6, 5], F.avg_pool3d, dict(kernel_size=3, stride=2, padding=1, ceil_mode=True, exclusive=False)),
+             ([1, 2, 4, 6, 5], F.max_pool3d, dict(kernel_size=[2, 3, 2], stride=2, padding=[0, 1, 1, 0, 1, 1]))]
+    for shape, fn, kw in cases:
+        main = rt.static.Program()
+        with rt.static.program_guard(main):
+            y = fn(rt.static.data("x", shape, "float32"), **kw)
+        sess = ort.InferenceSession(build_model(main, ["x"], [y.name]).SerializeToString(),
+                                    providers=["CPUExecutionProvider"])
+        xv = np.random.default_rng(0).standard_normal(shape).astype("float32")
+        np.testing.assert_allclose(sess.run(None, {"x": xv})[0], fn(rt.to_tensor(xv), **kw).numpy(), atol=1e-6)

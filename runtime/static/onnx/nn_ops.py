@@ -42,10 +42,29 @@ def _conv(ex, op):
 def _pool(ex, op):
     a = op.attrs
     is_max = op.type.startswith("max_pool")
-    extra = {} if is_max else {"count_include_pad": 0 if a.get("exclusive", True) else 1}
-    ex.node("MaxPool" if is_max else "AveragePool", [ex.i("X")], ex.o("Out"),
-            kernel_shape=list(a["ksize"]), strides=list(a["strides"]), pads=_onnx_pads(a["paddings"]),
-            ceil_mode=int(bool(a.get("ceil_mode"))), **extra)
+    pads = list(a["paddings"])
+    # Paddle's (and the kernel's) non-exclusive divisor counts an after-padding only as far as the
+    # before-padding reaches; onnxruntime counts all of it. There: the exclusive average rescaled.
+    uneven = not is_max and not a.get("exclusive", True) and any(pads[1::2][i] > pads[0::2][i]
+                                                                 for i in range(len(pads) // 2))
+    extra = {} if is_max else {"count_include_pad": 0 if a.get("exclusive", True) or uneven else 1}
+    out = ex.node("MaxPool" if is_max else "AveragePool", [ex.i("X")], None if uneven else ex.o("Out"),
+                  kernel_shape=list(a["ksize"]), strides=list(a["strides"]), pads=_onnx_pads(pads),
+                  ceil_mode=int(bool(a.get("ceil_mode"))), **extra)
+    if uneven:
+        ex.node("Mul", [out, ex.const(_uneven_rescale(ex.var("X"), a), ex.var("X").dtype)], ex.o("Out"))
+
+
+def _uneven_rescale(xv, a):
+    """(window cells inside the input) / (Paddle's non-exclusive divisor), per output position."""
+    from ...ops.nn_conv import _avg_counts, _pool_geometry
+    if any(d < 0 for d in xv.shape[2:]):
+        raise NotImplementedError("ONNX export: avg pooling with exclusive=False and an after-padding wider than "
+                                  "the before-padding needs known spatial dims")
+    k, s = a["ksize"], a["strides"]
+    pads, out = _pool_geometry("avg_pool", xv.shape, k, s, a["paddings"], a.get("ceil_mode", False))
+    dt = np.dtype(str(xv.dtype))
+    return _avg_counts(xv.shape, k, s, pads, out, True, dt) / _avg_counts(xv.shape, k, s, pads, out, False, dt)
 
 
 @lowering("batch_norm")
