@@ -162,7 +162,7 @@ class LocalResponseNorm(_Wrap):
 
 
 class Upsample(_Wrap):
-    """``F.interpolate`` as a layer ("nearest" and "bilinear" modes)."""
+    """``F.interpolate`` as a layer ("nearest", "bilinear", "bicubic" and "area" modes)."""
 
     _fn = "interpolate"
 
