@@ -126,3 +126,28 @@ def test_onnx_lowering_appends_and_fails_past_the_end():
     for k in (3, -3):
         with pytest.raises(Exception, match="out of bounds|invalid|Gather"):
             sess.run(None, {"a": av, "x": xv, "i": np.array([k])})
+
+
+def _write_in_one_branch(x):
+    arr = [x, x + 1]
+    if x.sum() > 0:  # this branch makes the list a tensor array, the other leaves it a list
+        rt.tensor.array_write(x * 2, rt.zeros([1], "int64"), array=arr)
+    return rt.stack(arr), rt.tensor.array_read(arr, rt.ones([1], "int64"))
+
+
+def _branches_in_a_loop(x, n):
+    arr = rt.tensor.create_array("float32", [x])
+    i = rt.zeros([1], "int64")
+    while i < n:
+        i = i + 1
+        if i % 2 == 0:
+            rt.tensor.array_write(x * i.astype("float32"), i, array=arr)
+        else:
+            rt.tensor.array_write(-x, i, array=arr)
+    return rt.concat(arr)
+
+
+def test_writes_under_tensor_ifs():
+    x = np.array([1.0, 2.0], "float32")
+    check(_write_in_one_branch, (x,), (-x,), grad=True)
+    check(_branches_in_a_loop, (x, np.array([3])), (x, np.array([0])), grad=True)
