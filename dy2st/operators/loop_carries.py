@@ -103,6 +103,26 @@ class _Unchanged(Exception):
         self.index = index
 
 
+class IndexedByTensor(TypeError):
+    """A list carried item by item was indexed by a tensor (`a[i]`, `i` a loop counter tensor)."""
+
+    def __init__(self, items):
+        super().__init__("a list indexed by a tensor inside a tensor-dependent loop is carried as one "
+                         "stacked tensor array")
+        self.items = items
+
+
+class CarriedList(list):
+    """A list carried item by item, as the body's trace sees it: read at a tensor index, it asks
+    (IndexedByTensor) to be built again carried as one stacked tensor array, which that index can
+    read (Paddle's dygraph-to-static turns such a list into a tensor array too)."""
+
+    def __getitem__(self, index):
+        if is_symbolic(index):
+            raise IndexedByTensor(self)
+        return super().__getitem__(index)
+
+
 class _Relist(Exception):
     """A list carried item by item that the body grows, shrinks or turns into something else:
     build again carrying that list (``index``: its carry) as one stacked tensor array."""

@@ -50,7 +50,7 @@ def test_loop_built_array_converted_vs_eager_on_several_lengths():
 def _overwrite(x, n):
     arr = rt.tensor.create_array("float32", [x, x * 2, x * 3])
     for k in range(n):  # `k` is a tensor: writes at tensor indices, the last one past the old end
-        arr = rt.tensor.array_write(rt.tensor.array_read(arr, k) + 1.0, k + 1, arr)
+        arr = rt.tensor.array_write(arr[k] + 1.0, k + 1, arr)
     if x.sum() > 0:
         rt.tensor.array_write(-x, rt.zeros([1], "int64"), array=arr)
     return rt.stack(arr), rt.tensor.array_length(arr)
@@ -151,3 +151,15 @@ def test_writes_under_tensor_ifs():
     x = np.array([1.0, 2.0], "float32")
     check(_write_in_one_branch, (x,), (-x,), grad=True)
     check(_branches_in_a_loop, (x, np.array([3])), (x, np.array([0])), grad=True)
+
+
+def _index_then_append(x, n):
+    arr = [x, x * 2, x * 3]
+    for k in range(n):  # `arr[k]`: a tensor index into a list the loop grows
+        arr.append(arr[k] + 1.0)
+    return rt.stack(arr)
+
+
+def test_list_indexed_by_a_loop_tensor_is_carried_as_an_array():
+    x = np.array([1.0, 2.0], "float32")
+    check(_index_then_append, (x, np.array(2)), (-x, np.array(4)), grad=True)
