@@ -82,6 +82,12 @@ def _resample(x, axis, n_out, scale_f, mode, align_corners, align_mode):
     return add(a, multiply(subtract(b, a), constant(w, str(x.dtype))))
 
 
+def _one_size(size):
+    if len(size) != 1:
+        raise ValueError(f"interpolate: a 3-D input takes one output size, got {list(size)}")
+    return int(size[0])
+
+
 @composite("interpolate", functional=["interpolate", "upsample"])
 def interpolate(x: TensorLike, size: IntOrPair | None = None, scale_factor: float | Sequence[float] | None = None,
                 mode: str = "nearest", align_corners: bool = False,
@@ -98,8 +104,11 @@ def interpolate(x: TensorLike, size: IntOrPair | None = None, scale_factor: floa
     if mode == "area":  # as Paddle: the average over each output cell's bins; only a size
         if size is None:
             raise ValueError("interpolate: mode 'area' needs size (Paddle: output size can not be None in AREA mode)")
-        _rank(x, 4, "interpolate(mode='area')")
         from .composites_extra import adaptive_avg_pool2d
+        from .nn_vision import adaptive_avg_pool1d
+        if len(x.shape) == 3:  # NCL
+            return adaptive_avg_pool1d(x, size if isinstance(size, int) else _one_size(size))
+        _rank(x, 4, "interpolate(mode='area')")
         return adaptive_avg_pool2d(x, size)
     if mode == "nearest" and align_corners:
         raise ValueError("interpolate: align_corners=True is only valid for the linear modes, not 'nearest'")

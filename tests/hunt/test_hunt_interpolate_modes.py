@@ -62,6 +62,9 @@ def test_bicubic_scale_factor_matches_paddle_and_area_needs_a_size():
     np.testing.assert_allclose(y.numpy().ravel(), _CUBIC_SCALE, atol=2e-5)
     with pytest.raises(ValueError, match="area"):
         F.interpolate(rt.to_tensor(_x()), scale_factor=2, mode="area")
+    # an NCL input: Paddle's adaptive_avg_pool1d (bins [0, 3), [2, 5), [4, 7))
+    y = F.interpolate(rt.arange(7, dtype="float32").reshape([1, 1, 7]), size=3, mode="area")
+    np.testing.assert_array_equal(y.numpy(), [[[1.0, 3.0, 5.0]]])
 
 
 class _Up(nn.Layer):
