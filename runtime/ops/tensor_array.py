@@ -55,11 +55,13 @@ def _write_kernel(array, x, i):
 
 
 def _write_infer(array, x, i):
-    if array.shape[0] != 0:
+    if array.shape[0] > 0:  # (the kernel checks an array of run-time length)
         _check_item("array_write", Meta(array.shape[1:], array.dtype), x)
     elif array.dtype != x.dtype:
         raise ValueError(f"array_write: the array holds {array.dtype} items, got {x.dtype}{list(x.shape)}")
-    dims = [b if a < 0 else a for a, b in zip(x.shape, array.shape[1:])] if array.shape[0] else list(x.shape)
+    # An array of unknown length may be an empty start whose item dims are placeholders: only a
+    # known non-empty one's dims can stand for x's unknown ones.
+    dims = [b if a < 0 else a for a, b in zip(x.shape, array.shape[1:])] if array.shape[0] > 0 else list(x.shape)
     return Meta([-1] + dims, array.dtype)
 
 
