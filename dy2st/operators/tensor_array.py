@@ -268,6 +268,19 @@ def ArrayWrite(x, i, array=None):
     return TensorArray(out) if is_symbolic(out) else out
 
 
+def ArrayWriteInto(x, i, array=None):
+    """``rt.tensor.array_write(x, i, obj.arr)`` into an array no local name holds: eagerly the
+    holder's list gets the item in place, so a write that would make a new stacked array (at a
+    tensor index, or into a list built in a tensor loop) is refused rather than lost."""
+    out = ArrayWrite(x, i, array)
+    if array is not None and out is not array:
+        raise TypeError(_with_location(
+            "rt.tensor.array_write at a run-time index writes into an array held by an attribute or a "
+            "global, which a Program cannot change in place: bind the array to a local name first "
+            "(arr = self.arr), write into that, and store it back if needed (self.arr = arr)"))
+    return out
+
+
 def ArrayRead(array, i):
     """``rt.tensor.array_read(array, i)``, also of a list built in a tensor loop."""
     return rt.tensor.array_read(array.tensor if isinstance(array, TensorArray) else array, i)

@@ -163,3 +163,26 @@ def _index_then_append(x, n):
 def test_list_indexed_by_a_loop_tensor_is_carried_as_an_array():
     x = np.array([1.0, 2.0], "float32")
     check(_index_then_append, (x, np.array(2)), (-x, np.array(4)), grad=True)
+
+
+def _result_and_array(x):
+    arr = [x]
+    out = rt.tensor.array_write(x * 2, rt.ones([1], "int64"), arr)  # eagerly `arr` is `out`
+    return rt.stack(arr), rt.stack(out)
+
+
+class _Holder(rt.nn.Layer):
+    def forward(self, x, at_tensor):
+        self.arr = [x]
+        rt.tensor.array_write(x + 1, rt.ones([1], "int64") if at_tensor else 1, self.arr)
+        return rt.stack(self.arr)
+
+
+def test_the_written_array_is_the_result_and_an_attribute_write_is_refused_at_a_tensor_index():
+    x = np.array([1.0, 2.0], "float32")
+    check(_result_and_array, (x,), grad=True)
+    xt = rt.to_tensor(x)
+    np.testing.assert_array_equal(dy2st.to_static(_Holder())(xt, False).numpy(), _Holder()(xt, False).numpy())
+    with pytest.raises(TypeError, match="held by an attribute or a global") as info:
+        dy2st.to_static(_Holder())(xt, True)
+    assert f"line {line_of(_Holder.forward, 'x + 1, rt.ones')}" in str(info.value)
