@@ -12,6 +12,7 @@ Attrs use Paddle's spelling: ``strides``, ``paddings`` (before/after per spatial
 """
 import functools
 import itertools
+import math
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -117,7 +118,7 @@ def _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm
     win = _windows(_pad(x, pads), w.shape[2:], strides, dilations, out)
     n, cg, nd = x.shape[0], x.shape[1] // groups, x.ndim - 2
     order = (0,) + tuple(range(2, 2 + nd)) + (1,) + tuple(range(2 + nd, 2 + 2 * nd))  # [N, *out, C, *k]
-    rows = n * int(np.prod(out))
+    rows = n * math.prod(out)
     columns = (win[:, g * cg:(g + 1) * cg].transpose(order).reshape(rows, -1) for g in range(groups))
     return out, columns
 
@@ -142,7 +143,7 @@ def _conv_grad_input_kernel(g, w, x, strides, paddings, dilations, groups, paddi
     pads, out = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
     n, cg, og, nd = x.shape[0], x.shape[1] // groups, w.shape[0] // groups, x.ndim - 2
     k = w.shape[2:]
-    rows = n * int(np.prod(out))
+    rows = n * math.prod(out)
     parts = []
     for gi in range(groups):
         gg = g[:, gi * og:(gi + 1) * og].transpose((0,) + tuple(range(2, 2 + nd)) + (1,)).reshape(rows, og)
@@ -245,7 +246,7 @@ def _max_pool_grad_kernel(x, g, ksize, strides, paddings, ceil_mode, exclusive):
     n, c = x.shape[:2]
     arg = win.reshape(n, c, *out, -1).argmax(axis=-1)
     # One-hot of the winning position per window: the gradient goes to one input only.
-    cols = (arg[..., None] == np.arange(int(np.prod(ksize)))).reshape(n, c, *out, *ksize)
+    cols = (arg[..., None] == np.arange(math.prod(ksize))).reshape(n, c, *out, *ksize)
     cols = cols * g[(Ellipsis,) + (None,) * len(ksize)]
     return _scatter_windows(cols, x.shape, pads, ksize, strides, (1,) * len(ksize), out, x.dtype)
 
