@@ -118,7 +118,8 @@ class CarriedList(list):
     read (Paddle's dygraph-to-static turns such a list into a tensor array too)."""
 
     def __getitem__(self, index):
-        if is_symbolic(index):
+        bounds = (index.start, index.stop, index.step) if isinstance(index, slice) else (index,)
+        if any(is_symbolic(b) for b in bounds):
             raise IndexedByTensor(self)
         return super().__getitem__(index)
 

@@ -160,9 +160,17 @@ def _index_then_append(x, n):
     return rt.stack(arr)
 
 
+def _slice_then_append(x, n):
+    arr = [x, x * 2, x * 3]
+    for k in range(n):  # a slice with tensor bounds
+        arr.append(rt.stack(arr[k:k + 2]).sum(0))
+    return rt.stack(arr)
+
+
 def test_list_indexed_by_a_loop_tensor_is_carried_as_an_array():
     x = np.array([1.0, 2.0], "float32")
     check(_index_then_append, (x, np.array(2)), (-x, np.array(4)), grad=True)
+    check(_slice_then_append, (x, np.array(2)), (x, np.array(3)), grad=True)
 
 
 def _result_and_array(x):
