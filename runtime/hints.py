@@ -21,7 +21,9 @@ ShapeLike = Union[Sequence[Union[int, TensorLike]], TensorLike]
 Axis = Union[int, Sequence[int]]
 #: An int for every spatial dim, or one per dim.
 IntOrPair = Union[int, Sequence[int]]
+#: A 3-D size: an int for each of the three spatial dims, or one per dim.
+IntOrTriple = Union[int, Sequence[int]]
 #: A 1-D size: an int or a 1-element list.
 IntOrOne = Union[int, Sequence[int]]
 
-__all__ = ["Axis", "DTypeLike", "IntOrOne", "IntOrPair", "Operand", "ShapeLike", "TensorLike"]
+__all__ = ["Axis", "DTypeLike", "IntOrOne", "IntOrPair", "IntOrTriple", "Operand", "ShapeLike", "TensorLike"]

@@ -606,3 +606,13 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
     __str__ = __repr__
+
+
+def __getattr__(name):
+    """``rt.tensor.create_array`` / ``array_write`` / ``array_read`` / ``array_length``: Paddle
+    reaches its tensor-array functions as ``paddle.tensor.*``. Looked up on first use because the
+    op modules that define them load after this one."""
+    from .ops.tensor_array import PUBLIC
+    if name in PUBLIC:
+        return PUBLIC[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,8 @@ from dy2st.operators.python_semantics import IsInstance, SetStopGradient, SetSto
 from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
 from dy2st.operators.side_effects import Inplace, SetItem
-from dy2st.operators.tensor_array import Append, Concat, Pop, Stack, TensorArray
+from dy2st.operators.tensor_array import (Append, ArrayLength, ArrayRead, ArrayWrite, ArrayWriteInto, Concat, Pop,
+                                         Stack, TensorArray)
 from dy2st.pyct import origin_info
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
@@ -32,7 +33,8 @@ __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfEls
            "For", "Range", "Enumerate", "Zip", "Assert", "FString", "PercentFormat", "StrFormat", "Print", "Len", "Shape", "Size", "Append",
            "Pop", "SetItem", "Inplace", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
-           "Compare", "Truth", "Type", "Max", "Min", "Any", "All"]
+           "Compare", "Truth", "Type", "Max", "Min", "Any", "All", "ArrayWrite", "ArrayWriteInto", "ArrayRead",
+           "ArrayLength"]
 
 _SELF = sys.modules[__name__]  # the interface the functions Call converts are generated against
 

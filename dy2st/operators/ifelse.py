@@ -157,6 +157,19 @@ def _build_cond(pred, true_fn, false_fn, args, labels, pack, snap=None, returns=
     return built
 
 
+def _relist(program, state, first, second):
+    """A list one branch made a tensor array (`rt.tensor.array_write` at a tensor index) and the
+    other left a Python list: that list stacked too, in its own branch, so both merge as one."""
+    for i, (a, b) in enumerate(zip(state["first"], state["second"])):
+        if isinstance(a, TensorArray) == isinstance(b, TensorArray):
+            continue
+        key, branch, items = ("second", second, b) if isinstance(a, TensorArray) else ("first", first, a)
+        if isinstance(items, list) and items and all(rt.is_tensor(v) for v in items):
+            with program.block_guard(branch.block), static_mode_guard(True):
+                array = TensorArray.from_list(items, "list")
+            state[key] = tuple(state[key][:i]) + (array,) + tuple(state[key][i + 1:])
+
+
 def _disagree(e, labels, returns):
     what = ", ".join("the function's return value (every `return` under a tensor-dependent "
                      "condition must return the same structure)" if lb in returns
@@ -185,6 +198,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
         labels.extend(f"the tensor written in place ({v.name})" for v in extra)
         for key, t in (("first", first), ("second", second)):
             state[key] = tuple(state[key]) + tuple(t.writes.get(id(v), (v, v))[1] for v in extra)
+    _relist(program, state, first, second)
     try:
         # A list whose items are tracked slots merges by identity, its items as slots.
         keep = [i for i, v in enumerate(state["first"]) if _tensorizable(v)

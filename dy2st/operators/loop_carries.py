@@ -6,7 +6,7 @@ scratch probe of carries that have no value before the loop.
 import numpy as np
 
 import runtime as rt
-from dy2st.operators.common import _describe, _with_location
+from dy2st.operators.common import _describe, _with_location, is_symbolic
 from dy2st.operators.ifelse import _dummy_like, _tensorizable
 from dy2st.operators.python_semantics import python_int
 from dy2st.operators.side_effects import probing
@@ -101,6 +101,27 @@ class _Unchanged(Exception):
     def __init__(self, index):
         super().__init__(index)
         self.index = index
+
+
+class IndexedByTensor(TypeError):
+    """A list carried item by item was indexed by a tensor (`a[i]`, `i` a loop counter tensor)."""
+
+    def __init__(self, items):
+        super().__init__("a list indexed by a tensor inside a tensor-dependent loop is carried as one "
+                         "stacked tensor array")
+        self.items = items
+
+
+class CarriedList(list):
+    """A list carried item by item, as the body's trace sees it: read at a tensor index, it asks
+    (IndexedByTensor) to be built again carried as one stacked tensor array, which that index can
+    read (Paddle's dygraph-to-static turns such a list into a tensor array too)."""
+
+    def __getitem__(self, index):
+        bounds = (index.start, index.stop, index.step) if isinstance(index, slice) else (index,)
+        if any(is_symbolic(b) for b in bounds):
+            raise IndexedByTensor(self)
+        return super().__getitem__(index)
 
 
 class _Relist(Exception):
@@ -233,9 +254,14 @@ def _initialise_unknown_carries(body, prefix, values, carried, names):
     """
     if not any(_needs_probe(values[i]) for i in carried):
         return values, carried
-    probe_values = [ProbeList(v, names[i]) if isinstance(v, list) else
-                    (_probe_number(v) if isinstance(v, (bool, int, float)) else v) for i, v in enumerate(values)]
     with rt.static.program_guard(rt.static.Program()), probing():
+        # A carried tensor enters the probe as an input of the scratch Program, as the loop's own
+        # trace gets it: `i = rt.increment(i)` rebinds a block input but refuses a value of another block.
+        probe_values = [ProbeList(v, names[i]) if isinstance(v, list) else
+                        (_probe_number(v) if isinstance(v, (bool, int, float)) else
+                         rt.static.data(f"probe_{i}", list(v.shape), v.dtype)
+                         if i in carried and is_symbolic(v) and type(v) is rt.static.Variable else v)
+                        for i, v in enumerate(values)]
         _, outs = body(*prefix, *probe_values)
     values = list(values)
     kept = []
@@ -249,6 +275,10 @@ def _initialise_unknown_carries(body, prefix, values, carried, names):
             # Dims known only at run time start as 1: an empty array takes the first item's
             # real dims when it is appended to (TensorArray.appended reshapes it).
             values[i] = TensorArray(rt.zeros([0] + [d if d >= 0 else 1 for d in item.shape], item.dtype))
+        elif isinstance(values[i], list) and isinstance(out, TensorArray):
+            # written at a tensor index (`rt.tensor.array_write(x, i, arr)`): an empty array of its items
+            t = out.tensor
+            values[i] = TensorArray(rt.zeros([0] + [d if d >= 0 else 1 for d in t.shape[1:]], t.dtype))
         elif isinstance(values[i], UndefinedVar) and out is values[i]:
             kept.pop()
         elif values[i] is RETURN_NO_VALUE and out is None:

@@ -33,6 +33,8 @@ from dy2st.operators.loop_carries import (
     _is_static_object,
     _Mixed,
     _number_reshapes,
+    CarriedList,
+    IndexedByTensor,
     _rebuild,
     _ListSpec,
     _Relist,
@@ -180,8 +182,18 @@ def _symbolic_while(cond, body, values, names, prefix=()):
 
     def body_fn(*flat):
         hidden, full = rebuild(flat)
+        for spec, i in zip(specs, carried):
+            if isinstance(spec, _ListSpec):
+                full[i] = CarriedList(full[i])
         with recording_writes() as record:
-            new_hidden, outs = _user_code(body, *hidden, *full)
+            try:
+                new_hidden, outs = _user_code(body, *hidden, *full)
+            except _InBranch as wrapped:
+                read = wrapped.error
+                at = [i for i in carried if isinstance(read, IndexedByTensor) and full[i] is read.items]
+                if at:
+                    raise _Relist(at[0]) from None
+                raise
         refuse_stale_reads(rt.static.default_main_program().current_block(), record)
         outs = list(outs)
         traced[:] = [(outs, record, full)]

@@ -51,7 +51,7 @@ def _is_user_class(obj):
     return inspect.isclass(obj) and (getattr(obj, "__module__", "") or "").split(".")[0] not in LIBRARY_ROOTS
 
 
-def _resolve(node, namespace):
+def resolve(node, namespace):
     """The object an expression names, if globals/closure pin it down; else a sentinel."""
     if isinstance(node, gast.Name):
         if node.id in namespace:
@@ -60,7 +60,7 @@ def _resolve(node, namespace):
             return getattr(builtins, node.id)
         return _UNKNOWN
     if isinstance(node, gast.Attribute):
-        base = _resolve(node.value, namespace)
+        base = resolve(node.value, namespace)
         if isinstance(base, types.ModuleType):
             return getattr(base, node.attr, _UNKNOWN)
     return _UNKNOWN
@@ -82,7 +82,10 @@ _LIST_CONSUMERS = {"runtime.stack": "_jst.Stack", "runtime.concat": "_jst.Concat
                    "builtins.isinstance": "_jst.IsInstance", "builtins.type": "_jst.Type",
                    # decided by the truth of traced values (see operators.builtin_folds)
                    "builtins.max": "_jst.Max", "builtins.min": "_jst.Min", "builtins.any": "_jst.Any",
-                   "builtins.all": "_jst.All"}
+                   "builtins.all": "_jst.All",
+                   # Paddle's tensor arrays: also a list built in a tensor loop (see list_append)
+                   "runtime.array_write": "_jst.ArrayWrite", "runtime.array_read": "_jst.ArrayRead",
+                   "runtime.array_length": "_jst.ArrayLength"}
 
 
 class CallTreeTransformer(transformer.Transformer):
@@ -109,7 +112,7 @@ class CallTreeTransformer(transformer.Transformer):
             elif cls is gast.FunctionDef:
                 local_names.add(n.name)
             elif (cls is gast.Assign and len(n.targets) == 1 and type(n.targets[0]) is gast.Name
-                    and type(n.value) is gast.Call and _is_user_class(_resolve(n.value.func, self.ctx.namespace))):
+                    and type(n.value) is gast.Call and _is_user_class(resolve(n.value.func, self.ctx.namespace))):
                 self.user_objects.add(n.targets[0].id)
         self.generic_visit(node)
         return node
@@ -127,7 +130,7 @@ class CallTreeTransformer(transformer.Transformer):
             if isinstance(func, gast.Attribute) and root is func.value and root.id in self.user_objects:
                 return False
             return isinstance(func, gast.Attribute) and func.attr in PLAIN_METHODS
-        target = _resolve(func, self.ctx.namespace)
+        target = resolve(func, self.ctx.namespace)
         if target is not _UNKNOWN:
             return _is_library(target)
         return isinstance(func, gast.Attribute) and func.attr in PLAIN_METHODS
@@ -141,7 +144,7 @@ class CallTreeTransformer(transformer.Transformer):
             # only inside a class body; generated code is compiled outside one, so say it.
             node.args = [templates.name("__class__"), templates.name(self.self_name)]
             return node
-        target = _resolve(node.func, self.ctx.namespace)
+        target = resolve(node.func, self.ctx.namespace)
         helper = _LIST_CONSUMERS.get((getattr(target, "__module__", "") or "").split(".")[0] + "."
                                      + getattr(target, "__name__", ""))
         if helper is not None:

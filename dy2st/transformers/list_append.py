@@ -15,6 +15,11 @@ closure variables) are left alone: rebinding them would make them local.
         out.append(x[i])                   out = _jst.Append(out, x[i])
     y[0] = 0.0                         y = _jst.SetItem(y, 0, 0.0)
     y.clip_(0.0, 1.0)                  y = _jst.Inplace(y, 'clip_', 0.0, 1.0)
+    rt.tensor.array_write(x, i, arr)   arr = _jst.ArrayWrite(x, i, arr)
+
+Paddle's `array_write(x, i, array=arr)` changes the list `arr` in place, so it is a write of
+`arr` like `arr.append(x)`, anywhere and whether or not its result is assigned (a write at a
+tensor index makes the list one stacked tensor, which `if` and loops carry by name).
 """
 import copy
 
@@ -22,7 +27,9 @@ import gast
 
 from runtime.inplace import NAMES as INPLACE_METHODS
 
+import runtime.ops.tensor_array
 from dy2st.pyct import origin_info, templates, transformer
+from dy2st.transformers.call_trees import resolve
 from dy2st.transformers.object_writes import function_locals
 
 
@@ -72,8 +79,33 @@ class ListAppendTransformer(transformer.Transformer):
     def _local(self, name_node):
         return isinstance(name_node, gast.Name) and name_node.id in self.local_names
 
+    def _array_write(self, call, target=None):
+        """Statements for `[target =] rt.tensor.array_write(x, i, arr)`, or None for another call.
+
+        Eagerly the write changes the list `arr` in place, so every name holding it sees the item.
+        A local `arr` is written back (and `target` bound to it too); an array held elsewhere
+        (`self.arr`, a global) goes to `_jst.ArrayWriteInto`, which refuses a write it cannot make
+        in place (at a tensor index) instead of leaving the holder's list unchanged."""
+        if not (isinstance(call, gast.Call)
+                and resolve(call.func, self.ctx.namespace) is runtime.ops.tensor_array.array_write):
+            return None
+        arr = call.args[2] if len(call.args) > 2 else next((k.value for k in call.keywords if k.arg == "array"), None)
+        if arr is None:  # a new array: nothing else holds it
+            return None
+        if not self._local(arr):
+            call.func = templates.replace_as_expression("_jst.ArrayWriteInto")
+            return None
+        call.func = templates.replace_as_expression("_jst.ArrayWrite")
+        new = templates.replace("arr = call", arr=arr.id, call=call)
+        if target is not None and not (isinstance(target, gast.Name) and target.id == arr.id):
+            new += templates.replace("target = arr", target=target, arr=arr.id)
+        return new
+
     def visit_Expr(self, node):
         call = node.value
+        new = self._array_write(call)
+        if new is not None:
+            return origin_info.copy_origin(node, new)
         if self.loop_depth and _method_call(call, "append", (1,)) and self._local(call.func.value):
             new = templates.replace("lst = _jst.Append(lst, item)", lst=call.func.value.id,
                                     item=call.args[0])
@@ -95,6 +127,9 @@ class ListAppendTransformer(transformer.Transformer):
         if len(node.targets) != 1:
             return node
         target = node.targets[0]
+        new = self._array_write(value, target)
+        if new is not None:
+            return origin_info.copy_origin(node, new)
         if (self.loop_depth and isinstance(target, gast.Name) and _method_call(value, "pop", (0, 1))
                 and self._local(value.func.value)):
             new = templates.replace("lst, target = _jst.Pop(lst, args)", lst=value.func.value.id,

@@ -5,17 +5,17 @@ from .layer import Layer
 from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax,
                            Tanh)
 from .layers_activation import ELU, LeakyReLU, LogSigmoid, Mish, Silu, Softplus, Swish
-from .layers_conv import AvgPool2D, Conv2D, MaxPool2D
+from .layers_conv import AvgPool2D, AvgPool3D, Conv2D, Conv3D, MaxPool2D, MaxPool3D
 from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss
 from .layers_activation_extra import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, PReLU, ReLU6,
                                       SiLU, Softshrink, Softsign, Tanhshrink, ThresholdedReLU)
 from .loss_extra import (BCELoss, CosineSimilarity, KLDivLoss, L1Loss, MarginRankingLoss, NLLLoss, PairwiseDistance,
                          SmoothL1Loss)
-from .layers_vision import (AdaptiveAvgPool1D, AdaptiveMaxPool2D, AvgPool1D, Conv1D, Conv2DTranspose, Conv3D, Dropout2D,
-                            GroupNorm, InstanceNorm2D, LocalResponseNorm, MaxPool1D, Pad2D, PixelShuffle, Unfold,
+from .layers_vision import (AdaptiveAvgPool1D, AdaptiveMaxPool2D, AvgPool1D, Conv1D, Conv2DTranspose, Dropout2D,
+                            GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, LocalResponseNorm, MaxPool1D, Pad2D, PixelShuffle, Unfold,
                             Upsample, UpsamplingBilinear2D, UpsamplingNearest2D)
 from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
-from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, LayerNorm
+from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, LayerNorm
 from .loss import CrossEntropyLoss, MSELoss
 from .param_attr import ParamAttr
 from .parameter_list import ParameterList
@@ -34,6 +34,7 @@ __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "Lay
            "CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "PReLU", "ReLU6", "SiLU",
            "Softshrink", "Softsign", "Tanhshrink", "ThresholdedReLU", "BCELoss", "CosineSimilarity", "KLDivLoss",
            "L1Loss", "MarginRankingLoss", "NLLLoss", "PairwiseDistance", "SmoothL1Loss", "AdaptiveAvgPool1D",
-           "AdaptiveMaxPool2D", "AvgPool1D", "Conv1D", "Conv2DTranspose", "Conv3D", "Dropout2D", "GroupNorm", "InstanceNorm2D",
+           "AdaptiveMaxPool2D", "AvgPool1D", "Conv1D", "Conv2DTranspose", "Dropout2D", "GroupNorm", "InstanceNorm2D",
            "LocalResponseNorm", "MaxPool1D", "Pad2D", "PixelShuffle", "Unfold", "Upsample", "UpsamplingBilinear2D",
-           "UpsamplingNearest2D"]
+           "UpsamplingNearest2D", "Conv3D", "MaxPool3D", "AvgPool3D", "BatchNorm3D", "InstanceNorm1D",
+           "InstanceNorm3D"]

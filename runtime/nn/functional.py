@@ -13,42 +13,66 @@ from ..ops.nn_loss import _check_reduction
 from ..ops.shape import flatten  # noqa: F401  (F.flatten)
 from ..registry import composite, composite_functions
 from collections.abc import Sequence
-from ..hints import DTypeLike, IntOrPair, Operand, TensorLike
+from ..hints import DTypeLike, IntOrPair, IntOrTriple, Operand, TensorLike
 
 
 
-def _pair(v, what):
+def _ntuple(v, n, what):
     if isinstance(v, int):
-        return [v, v]
+        return [v] * n
     v = [int(d) for d in v]
-    if len(v) != 2:
-        raise ValueError(f"{what} must be an int or a pair of ints, got {v}")
+    if len(v) != n:
+        raise ValueError(f"{what} must be an int or {n} ints, got {v}")
     return v
 
 
-def _paddings(padding):
-    """Paddle's conv/pool ``padding`` forms -> ([top, bottom, left, right], padding_algorithm)."""
+def _pair(v, what):
+    return _ntuple(v, 2, what)
+
+
+def _paddings(padding, nd=2, channel_last=False):
+    """Paddle's conv/pool ``padding`` forms -> (before/after pads per spatial dim, padding_algorithm)."""
     if isinstance(padding, str):
         algo = padding.upper()
         if algo not in ("SAME", "VALID"):
             raise ValueError(f"padding must be 'SAME', 'VALID', an int or a list, got {padding!r}")
-        return [0, 0, 0, 0], algo
+        return [0] * (2 * nd), algo
     if isinstance(padding, int):
-        return [padding] * 4, "EXPLICIT"
+        return [padding] * (2 * nd), "EXPLICIT"
     pads = list(padding)
-    if pads and isinstance(pads[0], (list, tuple)):  # [[0,0],[0,0],[t,b],[l,r]] (NCHW)
-        pads = [int(d) for pair in pads[2:] for d in pair]
+    if pads and isinstance(pads[0], (list, tuple)):  # one pair per dim of the input, batch and channel ones 0
+        spatial = pads[1:-1] if channel_last else pads[2:]
+        pads = [int(d) for pair in spatial for d in pair]
     pads = [int(d) for d in pads]
-    if len(pads) == 2:
-        return [pads[0], pads[0], pads[1], pads[1]], "EXPLICIT"
-    if len(pads) == 4:
+    if len(pads) == nd:
+        return [p for p in pads for _ in (0, 1)], "EXPLICIT"
+    if len(pads) == 2 * nd:
         return pads, "EXPLICIT"
-    raise ValueError(f"padding must be an int, 2 or 4 ints, got {padding!r}")
+    raise ValueError(f"padding must be an int, {nd} or {2 * nd} ints, got {padding!r}")
 
 
 def _check_nchw(data_format, what):
     if data_format != "NCHW":
         raise NotImplementedError(f"{what}: only data_format='NCHW' is supported, got {data_format!r}")
+
+
+_LAYOUTS = {2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+
+
+def _channel_last(data_format, nd, what):
+    """Whether ``data_format`` puts channels last; ValueError for a layout other than nd's two."""
+    first, last = _LAYOUTS[nd]
+    if data_format not in (first, last):
+        raise ValueError(f"{what}: data_format must be {first!r} or {last!r}, got {data_format!r}")
+    return data_format == last
+
+
+def _to_channels_first(x, nd):
+    return apply("transpose", x, perm=[0, nd + 1] + list(range(1, nd + 1)))
+
+
+def _to_channels_last(x, nd):
+    return apply("transpose", x, perm=[0] + list(range(2, nd + 2)) + [1])
 
 
 # -- activations (sigmoid, tanh, gelu: the functions of runtime.ops.elementwise) ------------------------
@@ -72,26 +96,39 @@ def linear(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, na
     return out if bias is None else add(out, bias)
 
 
+def _conv(nd, x, weight, bias, stride, padding, dilation, groups, data_format):
+    what = f"conv{nd}d"
+    last = _channel_last(data_format, nd, what)
+    pads, algo = _paddings(padding, nd, last)
+    dilations = _ntuple(dilation, nd, "dilation")
+    if algo == "SAME" and any(d != 1 for d in dilations):
+        # Paddle silently drops the dilation under SAME (it convolves undilated); a dilated SAME conv
+        # here would give other numbers than the Paddle code being ported, so neither is guessed
+        raise ValueError(f"{what}: padding='SAME' with dilation {list(dilations)} is not supported (Paddle "
+                         "ignores the dilation there); pass explicit paddings for a dilated convolution")
+    if last:
+        x = _to_channels_first(x, nd)
+    out = apply(what, x, weight, strides=_ntuple(stride, nd, "stride"), paddings=pads,
+                dilations=dilations, groups=int(groups), padding_algorithm=algo)
+    if bias is not None:
+        out = add(out, apply("reshape", bias, shape=[1, -1] + [1] * nd))
+    return _to_channels_last(out, nd) if last else out
+
+
 def conv2d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: IntOrPair = 1,
            padding: IntOrPair | str = 0, dilation: IntOrPair = 1, groups: int = 1, data_format: str = "NCHW",
            name: str | None = None) -> TensorLike:
-    """2-D convolution of an NCHW input with ``weight`` [out_c, in_c/groups, kh, kw], plus ``bias`` per channel.
+    """2-D convolution of an NCHW (or NHWC) input with ``weight`` [out_c, in_c/groups, kh, kw], plus ``bias``
+    per channel. ``padding`` is an int, a pair, four ints, one pair per input dim, or "SAME"/"VALID"."""
+    return _conv(2, x, weight, bias, stride, padding, dilation, groups, data_format)
 
-    ``padding`` is an int, a pair, four ints, or "SAME"/"VALID". Only ``data_format="NCHW"``.
-    """
-    _check_nchw(data_format, "conv2d")
-    pads, algo = _paddings(padding)
-    dilations = _pair(dilation, "dilation")
-    if algo == "SAME" and list(dilations) != [1, 1]:
-        # Paddle silently drops the dilation under SAME (it convolves undilated); a dilated SAME conv
-        # here would give other numbers than the Paddle code being ported, so neither is guessed
-        raise ValueError(f"conv2d: padding='SAME' with dilation {list(dilations)} is not supported (Paddle "
-                         "ignores the dilation there); pass explicit paddings for a dilated convolution")
-    out = apply("conv2d", x, weight, strides=_pair(stride, "stride"), paddings=pads,
-                dilations=dilations, groups=int(groups), padding_algorithm=algo)
-    if bias is None:
-        return out
-    return add(out, apply("reshape", bias, shape=[1, -1, 1, 1]))
+
+def conv3d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: IntOrTriple = 1,
+           padding: IntOrTriple | str = 0, dilation: IntOrTriple = 1, groups: int = 1, data_format: str = "NCDHW",
+           name: str | None = None) -> TensorLike:
+    """3-D convolution of an NCDHW (or NDHWC) input with ``weight`` [out_c, in_c/groups, kd, kh, kw], plus
+    ``bias`` per channel. ``padding`` is an int, three ints, six ints, one pair per input dim, or "SAME"/"VALID"."""
+    return _conv(3, x, weight, bias, stride, padding, dilation, groups, data_format)
 
 
 def conv2d_transpose(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: IntOrPair = 1,
@@ -123,20 +160,24 @@ def conv2d_transpose(x: TensorLike, weight: TensorLike, bias: TensorLike | None 
 
 
 def _pool(op, x, kernel_size, stride, padding, ceil_mode, exclusive, data_format):
-    _check_nchw(data_format, op)
-    ksize = _pair(kernel_size, "kernel_size")
-    strides = ksize if stride is None else _pair(stride, "stride")
-    pads, algo = _paddings(padding)
+    nd = int(op[-2])
+    last = _channel_last(data_format, nd, op)
+    ksize = _ntuple(kernel_size, nd, "kernel_size")
+    strides = ksize if stride is None else _ntuple(stride, nd, "stride")
+    pads, algo = _paddings(padding, nd, last)
     if algo == "SAME":
         raise NotImplementedError(f"{op}: padding='SAME' is not supported; give explicit paddings")
-    return apply(op, x, ksize=ksize, strides=strides, paddings=pads, ceil_mode=bool(ceil_mode),
-                 exclusive=bool(exclusive))
+    if last:
+        x = _to_channels_first(x, nd)
+    out = apply(op, x, ksize=ksize, strides=strides, paddings=pads, ceil_mode=bool(ceil_mode),
+                exclusive=bool(exclusive))
+    return _to_channels_last(out, nd) if last else out
 
 
 def max_pool2d(x: TensorLike, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair | str = 0,
                ceil_mode: bool = False, return_mask: bool = False, data_format: str = "NCHW",
                name: str | None = None) -> TensorLike:
-    """2-D max pooling of an NCHW input; ``stride`` defaults to ``kernel_size``.
+    """2-D max pooling of an NCHW (or NHWC) input; ``stride`` defaults to ``kernel_size``.
 
     Raises NotImplementedError for ``return_mask=True``.
     """
@@ -148,13 +189,37 @@ def max_pool2d(x: TensorLike, kernel_size: IntOrPair, stride: IntOrPair | None =
 def avg_pool2d(x: TensorLike, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair | str = 0,
                ceil_mode: bool = False, exclusive: bool = True, divisor_override: int | None = None,
                data_format: str = "NCHW", name: str | None = None) -> TensorLike:
-    """2-D average pooling of an NCHW input; ``exclusive`` leaves padding out of the average.
+    """2-D average pooling of an NCHW (or NHWC) input; ``exclusive`` leaves padding out of the average.
 
     Raises NotImplementedError for ``divisor_override``.
     """
     if divisor_override is not None:
         raise NotImplementedError("avg_pool2d(divisor_override=...) is not supported")
     return _pool("avg_pool2d", x, kernel_size, stride, padding, ceil_mode, exclusive, data_format)
+
+
+def max_pool3d(x: TensorLike, kernel_size: IntOrTriple, stride: IntOrTriple | None = None,
+               padding: IntOrTriple | str = 0, ceil_mode: bool = False, return_mask: bool = False,
+               data_format: str = "NCDHW", name: str | None = None) -> TensorLike:
+    """3-D max pooling of an NCDHW (or NDHWC) input; ``stride`` defaults to ``kernel_size``.
+
+    Raises NotImplementedError for ``return_mask=True``.
+    """
+    if return_mask:
+        raise NotImplementedError("max_pool3d(return_mask=True) is not supported")
+    return _pool("max_pool3d", x, kernel_size, stride, padding, ceil_mode, True, data_format)
+
+
+def avg_pool3d(x: TensorLike, kernel_size: IntOrTriple, stride: IntOrTriple | None = None,
+               padding: IntOrTriple | str = 0, ceil_mode: bool = False, exclusive: bool = True,
+               divisor_override: int | None = None, data_format: str = "NCDHW", name: str | None = None) -> TensorLike:
+    """3-D average pooling of an NCDHW (or NDHWC) input; ``exclusive`` leaves padding out of the average.
+
+    Raises NotImplementedError for ``divisor_override``.
+    """
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool3d(divisor_override=...) is not supported")
+    return _pool("avg_pool3d", x, kernel_size, stride, padding, ceil_mode, exclusive, data_format)
 
 
 # -- regularisation and normalisation ---------------------------------------------------------

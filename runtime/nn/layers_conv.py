@@ -1,45 +1,70 @@
-"""Convolution and pooling layers (NCHW)."""
+"""Convolution and pooling layers over 2 and 3 spatial dims (channels first or last)."""
 import math
 
 from . import functional as F
 from .initializer import Normal
 from .layer import Layer
-from ..hints import IntOrPair
+from ..hints import IntOrPair, IntOrTriple
 from .param_attr import ParamAttr
 
 
-class Conv2D(Layer):
-    """2-D convolution; the filter is ``[out_channels, in_channels / groups, kh, kw]``.
+class _ConvNd(Layer):
+    """Convolution over ``_nd`` spatial dims; the filter is ``[out_channels, in_channels / groups, *kernel]``.
 
-    Default filter init is Paddle's: Normal(0, sqrt(2 / (kh * kw * in_channels))).
+    Default filter init is Paddle's: Normal(0, sqrt(2 / (prod(kernel) * in_channels))).
     """
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair, stride: IntOrPair = 1,
-                 padding: IntOrPair | str = 0, dilation: IntOrPair = 1, groups: int = 1, padding_mode: str = "zeros",
-                 weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
-                 data_format: str = "NCHW") -> None:
+    _nd, _fn, _layout = 2, "conv2d", "NCHW"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
+                 padding_mode="zeros", weight_attr=None, bias_attr=None, data_format=None):
         super().__init__()
+        what = type(self).__name__
         if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv2D: only padding_mode='zeros' is supported, got {padding_mode!r}")
+            raise NotImplementedError(f"{what}: only padding_mode='zeros' is supported, got {padding_mode!r}")
         if in_channels % groups or out_channels % groups:
-            raise ValueError(f"Conv2D: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
+            raise ValueError(f"{what}: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
                              f"divisible by groups ({groups})")
         self._in_channels, self._out_channels = int(in_channels), int(out_channels)
-        self._kernel_size = F._pair(kernel_size, "kernel_size")
+        self._kernel_size = F._ntuple(kernel_size, self._nd, "kernel_size")
         self._stride, self._padding, self._dilation, self._groups = stride, padding, dilation, groups
-        self._data_format = data_format
-        std = math.sqrt(2.0 / (self._kernel_size[0] * self._kernel_size[1] * self._in_channels))
+        self._data_format = data_format or self._layout
+        std = math.sqrt(2.0 / (math.prod(self._kernel_size) * self._in_channels))
         self.weight = self.create_parameter([out_channels, in_channels // groups] + self._kernel_size,
                                             attr=weight_attr, default_initializer=Normal(0.0, std))
         self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
 
     def forward(self, x):
-        return F.conv2d(x, self.weight, self.bias, stride=self._stride, padding=self._padding,
-                        dilation=self._dilation, groups=self._groups, data_format=self._data_format)
+        return getattr(F, self._fn)(x, self.weight, self.bias, stride=self._stride, padding=self._padding,
+                                    dilation=self._dilation, groups=self._groups, data_format=self._data_format)
 
     def extra_repr(self):
         return (f"{self._in_channels}, {self._out_channels}, kernel_size={self._kernel_size}, "
                 f"stride={self._stride}, padding={self._padding}")
+
+
+class Conv2D(_ConvNd):
+    """2-D convolution of NCHW (or NHWC) input; the filter is ``[out_channels, in_channels / groups, kh, kw]``."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair, stride: IntOrPair = 1,
+                 padding: IntOrPair | str = 0, dilation: IntOrPair = 1, groups: int = 1, padding_mode: str = "zeros",
+                 weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
+                 data_format: str = "NCHW") -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, padding_mode,
+                         weight_attr, bias_attr, data_format)
+
+
+class Conv3D(_ConvNd):
+    """3-D convolution of NCDHW (or NDHWC) input; the filter is ``[out_channels, in_channels / groups, kd, kh, kw]``."""
+
+    _nd, _fn, _layout = 3, "conv3d", "NCDHW"
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTriple, stride: IntOrTriple = 1,
+                 padding: IntOrTriple | str = 0, dilation: IntOrTriple = 1, groups: int = 1,
+                 padding_mode: str = "zeros", weight_attr: ParamAttr | bool | None = None,
+                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCDHW") -> None:
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, padding_mode,
+                         weight_attr, bias_attr, data_format)
 
 
 class MaxPool2D(Layer):
@@ -73,6 +98,43 @@ class AvgPool2D(Layer):
 
     def forward(self, x):
         return F.avg_pool2d(x, self.ksize, self.stride, self.padding, self.ceil_mode, self.exclusive,
+                            self.divisor, self.data_format)
+
+    def extra_repr(self):
+        return f"kernel_size={self.ksize}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxPool3D(Layer):
+    """3-D max pooling of NCDHW (or NDHWC) input (see ``F.max_pool3d``); ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size: IntOrTriple, stride: IntOrTriple | None = None, padding: IntOrTriple | str = 0,
+                 ceil_mode: bool = False, return_mask: bool = False, data_format: str = "NCDHW",
+                 name: str | None = None) -> None:
+        super().__init__()
+        self.ksize, self.stride, self.padding = kernel_size, stride, padding
+        self.ceil_mode, self.return_mask, self.data_format = ceil_mode, return_mask, data_format
+
+    def forward(self, x):
+        return F.max_pool3d(x, self.ksize, self.stride, self.padding, self.ceil_mode, self.return_mask,
+                            self.data_format)
+
+    def extra_repr(self):
+        return f"kernel_size={self.ksize}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool3D(Layer):
+    """3-D average pooling of NCDHW (or NDHWC) input (see ``F.avg_pool3d``); ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size: IntOrTriple, stride: IntOrTriple | None = None, padding: IntOrTriple | str = 0,
+                 ceil_mode: bool = False, exclusive: bool = True, divisor_override: int | None = None,
+                 data_format: str = "NCDHW", name: str | None = None) -> None:
+        super().__init__()
+        self.ksize, self.stride, self.padding = kernel_size, stride, padding
+        self.ceil_mode, self.exclusive, self.divisor = ceil_mode, exclusive, divisor_override
+        self.data_format = data_format
+
+    def forward(self, x):
+        return F.avg_pool3d(x, self.ksize, self.stride, self.padding, self.ceil_mode, self.exclusive,
                             self.divisor, self.data_format)
 
     def extra_repr(self):

@@ -60,6 +60,17 @@ class BatchNorm2D(_BatchNormBase):
     _expected_ranks = (4,)
 
 
+class BatchNorm3D(_BatchNormBase):
+    """Batch normalization of NCDHW (or NDHWC) input over N, D, H and W per channel."""
+
+    _expected_ranks = (5,)
+
+    def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
+                 weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
+                 data_format: str = "NCDHW", use_global_stats: bool | None = None, name: str | None = None) -> None:
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats)
+
+
 class BatchNorm(_BatchNormBase):
     """Paddle's rank-agnostic BatchNorm(num_channels, ...)."""
 

@@ -1,5 +1,5 @@
 """Vision layers over ``runtime/ops/nn_vision.py`` and ``conv2d_transpose`` (Paddle's nn.Conv1D,
-nn.Conv3D, nn.Conv2DTranspose, nn.Upsample, nn.GroupNorm, nn.InstanceNorm2D, nn.PixelShuffle...).  Parameter names
+nn.Conv2DTranspose, nn.Upsample, nn.GroupNorm, nn.InstanceNorm2D, nn.PixelShuffle...).  Parameter names
 and shapes are Paddle's, so state dicts match: ``weight``/``bias`` for the convolutions and GroupNorm,
 ``scale``/``bias`` for InstanceNorm2D."""
 import math
@@ -35,32 +35,6 @@ class Conv1D(Layer):
 
     def forward(self, x):
         return F.conv1d(x, self.weight, self.bias, self._stride, self._padding, self._dilation, self._groups,
-                        self._data_format)
-
-
-class Conv3D(Layer):
-    """3-D convolution of NCDHW input; the filter is ``[out_channels, in_channels / groups, kd, kh, kw]``,
-    initialised as Paddle's: Normal(0, sqrt(2 / (kd * kh * kw * in_channels)))."""
-
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair, stride: IntOrPair = 1,
-                 padding: IntOrPair | str = 0, dilation: IntOrPair = 1, groups: int = 1, padding_mode: str = "zeros",
-                 weight_attr: ParamAttr | bool | None = None,
-                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCDHW") -> None:
-        super().__init__()
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv3D: only padding_mode='zeros' is supported, got {padding_mode!r}")
-        if in_channels % groups or out_channels % groups:
-            raise ValueError(f"Conv3D: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
-                             f"divisible by groups ({groups})")
-        k = [int(kernel_size)] * 3 if isinstance(kernel_size, int) else [int(d) for d in kernel_size]
-        self._stride, self._padding, self._dilation, self._groups = stride, padding, dilation, groups
-        self._data_format = data_format
-        self.weight = self.create_parameter([out_channels, in_channels // groups] + k, attr=weight_attr,
-                                            default_initializer=Normal(0.0, math.sqrt(2.0 / (math.prod(k) * in_channels))))
-        self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
-
-    def forward(self, x):
-        return F.conv3d(x, self.weight, self.bias, self._stride, self._padding, self._dilation, self._groups,
                         self._data_format)
 
 
@@ -188,7 +162,7 @@ class LocalResponseNorm(_Wrap):
 
 
 class Upsample(_Wrap):
-    """``F.interpolate`` as a layer ("nearest" and "bilinear" modes)."""
+    """``F.interpolate`` as a layer ("nearest", "bilinear", "bicubic" and "area" modes)."""
 
     _fn = "interpolate"
 
@@ -251,20 +225,39 @@ class GroupNorm(Layer):
         return f"num_groups={self._num_groups}, num_channels={self._num_channels}, epsilon={self._epsilon}"
 
 
-class InstanceNorm2D(Layer):
-    """``F.instance_norm`` of NCHW input with learned ``scale`` [C] (ones) and ``bias`` [C] (zeros)."""
+class _InstanceNorm(Layer):
+    """``F.instance_norm`` with learned ``scale`` [C] (ones) and ``bias`` [C] (zeros)."""
+
+    _ranks, _layout = (4,), "NCHW"
 
     def __init__(self, num_features: int, epsilon: float = 1e-05, momentum: float = 0.9,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
-                 data_format: str = "NCHW", name: str | None = None) -> None:
+                 data_format: str | None = None, name: str | None = None) -> None:
         super().__init__()
         if (weight_attr is False) != (bias_attr is False):
-            raise ValueError("InstanceNorm2D: weight_attr and bias_attr must be False together (as in Paddle)")
-        self._epsilon, self._data_format = epsilon, data_format
+            raise ValueError(f"{type(self).__name__}: weight_attr and bias_attr must be False together (as in Paddle)")
+        self._epsilon, self._data_format = epsilon, data_format or self._layout
         self.scale = self.create_parameter([num_features], attr=weight_attr, default_initializer=Constant(1.0))
         self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True)
 
     def forward(self, x):
-        if len(x.shape) != 4:
-            raise ValueError(f"InstanceNorm2D expects a 4-D NCHW input, got shape {list(x.shape)}")
+        if len(x.shape) not in self._ranks:
+            raise ValueError(f"{type(self).__name__} expects a {' or '.join(f'{r}-D' for r in self._ranks)} "
+                             f"{self._layout} input, got shape {list(x.shape)}")
         return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self._epsilon, data_format=self._data_format)
+
+
+class InstanceNorm1D(_InstanceNorm):
+    """``F.instance_norm`` of NCL input, over L per sample and channel."""
+
+    _ranks, _layout = (3,), "NCL"
+
+
+class InstanceNorm2D(_InstanceNorm):
+    """``F.instance_norm`` of NCHW input, over H and W per sample and channel."""
+
+
+class InstanceNorm3D(_InstanceNorm):
+    """``F.instance_norm`` of NCDHW input, over D, H and W per sample and channel."""
+
+    _ranks, _layout = (5,), "NCDHW"

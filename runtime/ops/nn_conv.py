@@ -1,14 +1,19 @@
-"""2-D convolution and pooling (NCHW) as im2col on strided numpy views.
+"""Convolution and pooling over 2 or 3 spatial dims (NCHW, NCDHW) as im2col on strided numpy views.
 
-A window view ``[N, C, OH, OW, kh, kw]`` of the padded input is built without
-copying (``sliding_window_view`` + strides for stride/dilation); convolution is
-then one matmul per group, and the input gradient is the scatter-add of the
-column gradient back through the same ``kh * kw`` strided slices.
+A window view ``[N, C, *out, *kernel]`` of the padded input is built without copying
+(``sliding_window_view`` + strides for stride/dilation); convolution is then one matmul per
+group, and the input gradient is the scatter-add of the column gradient back through the same
+strided slices, one per kernel position.  One set of kernels serves ``conv2d``/``conv3d`` and the
+2-D/3-D pools: the number of spatial dims is the input's rank minus 2.
 
-Attrs use Paddle's spelling: ``strides``, ``paddings`` (``[top, bottom, left,
-right]``), ``dilations``, ``groups``, ``padding_algorithm`` ("EXPLICIT",
-"SAME" or "VALID").
+Attrs use Paddle's spelling: ``strides``, ``paddings`` (before/after per spatial dim:
+``[top, bottom, left, right]`` in 2-D, ``[front, back, top, bottom, left, right]`` in 3-D),
+``dilations``, ``groups``, ``padding_algorithm`` ("EXPLICIT", "SAME" or "VALID").
 """
+import functools
+import itertools
+import math
+
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
@@ -20,11 +25,16 @@ _CONV_ATTRS = {"strides": [1, 1], "paddings": [0, 0, 0, 0], "dilations": [1, 1],
                "padding_algorithm": "EXPLICIT"}
 _POOL_ATTRS = {"ksize": [2, 2], "strides": [2, 2], "paddings": [0, 0, 0, 0], "ceil_mode": False,
                "exclusive": True}
+_CONV3D_ATTRS = {"strides": [1, 1, 1], "paddings": [0] * 6, "dilations": [1, 1, 1], "groups": 1,
+                 "padding_algorithm": "EXPLICIT"}
+_POOL3D_ATTRS = {"ksize": [2, 2, 2], "strides": [2, 2, 2], "paddings": [0] * 6, "ceil_mode": False,
+                 "exclusive": True}
+_LAYOUT = {4: "NCHW", 5: "NCDHW"}
 
 
 def _check_rank(what, name, shape, rank):
     if len(shape) != rank:
-        raise ValueError(f"{what}: {name} must be {rank}-D (NCHW), got shape {list(shape)}")
+        raise ValueError(f"{what}: {name} must be {rank}-D ({_LAYOUT.get(rank, 'NC...')}), got shape {list(shape)}")
 
 
 def _out_len(size, k, s, p0, p1, d=1, ceil=False):
@@ -38,9 +48,9 @@ def _out_len(size, k, s, p0, p1, d=1, ceil=False):
 
 
 def _resolve_pads(hw, ksize, strides, dilations, paddings, algorithm):
-    """Explicit ``[top, bottom, left, right]`` pads (SAME needs known spatial dims)."""
+    """Explicit before/after pads per spatial dim (SAME needs known spatial dims)."""
     if algorithm == "VALID":
-        return [0, 0, 0, 0]
+        return [0] * (2 * len(hw))
     if algorithm == "SAME":
         pads = []
         for size, k, s, d in zip(hw, ksize, strides, dilations):
@@ -53,100 +63,103 @@ def _resolve_pads(hw, ksize, strides, dilations, paddings, algorithm):
     return list(paddings)
 
 
-def _windows(xp, k, s, d, oh, ow):
-    """``[N, C, OH, OW, kh, kw]`` view of the padded input (no copy)."""
-    span = (d[0] * (k[0] - 1) + 1, d[1] * (k[1] - 1) + 1)
-    v = sliding_window_view(xp, span, axis=(2, 3))
-    return v[:, :, :s[0] * (oh - 1) + 1:s[0], :s[1] * (ow - 1) + 1:s[1], ::d[0], ::d[1]]
+def _windows(xp, k, s, d, out):
+    """``[N, C, *out, *k]`` view of the padded input (no copy)."""
+    nd = len(k)
+    span = tuple(d[i] * (k[i] - 1) + 1 for i in range(nd))
+    v = sliding_window_view(xp, span, axis=tuple(range(2, 2 + nd)))
+    return v[(slice(None), slice(None)) + tuple(slice(None, s[i] * (out[i] - 1) + 1, s[i]) for i in range(nd))
+             + tuple(slice(None, None, d[i]) for i in range(nd))]
 
 
 def _pad(x, pads, value=0):
     if not any(pads):
         return x
-    return np.pad(x, ((0, 0), (0, 0), (pads[0], pads[1]), (pads[2], pads[3])), constant_values=value)
+    return np.pad(x, ((0, 0), (0, 0)) + tuple((pads[2 * i], pads[2 * i + 1]) for i in range(x.ndim - 2)),
+                  constant_values=value)
 
 
-def _scatter_windows(cols, shape, pads, k, s, d, oh, ow, dtype):
-    """Adjoint of ``_windows``: add ``cols [N, C, OH, OW, kh, kw]`` back into an input-shaped array."""
-    n, c, h, w = shape
-    out = np.zeros((n, c, h + pads[0] + pads[1], w + pads[2] + pads[3]), dtype=dtype)
-    for i in range(k[0]):
-        for j in range(k[1]):
-            r0, c0 = i * d[0], j * d[1]
-            out[:, :, r0:r0 + s[0] * (oh - 1) + 1:s[0], c0:c0 + s[1] * (ow - 1) + 1:s[1]] += cols[..., i, j]
-    return out[:, :, pads[0]:pads[0] + h, pads[2]:pads[2] + w]
+def _scatter_windows(cols, shape, pads, k, s, d, out, dtype):
+    """Adjoint of ``_windows``: add ``cols [N, C, *out, *k]`` back into an input-shaped array."""
+    nd = len(k)
+    sizes = shape[2:]
+    acc = np.zeros(tuple(shape[:2]) + tuple(sizes[i] + pads[2 * i] + pads[2 * i + 1] for i in range(nd)), dtype=dtype)
+    for pos in itertools.product(*(range(kk) for kk in k)):
+        at = tuple(slice(pos[i] * d[i], pos[i] * d[i] + s[i] * (out[i] - 1) + 1, s[i]) for i in range(nd))
+        acc[(slice(None), slice(None)) + at] += cols[(Ellipsis,) + pos]
+    return acc[(slice(None), slice(None)) + tuple(slice(pads[2 * i], pads[2 * i] + sizes[i]) for i in range(nd))]
 
 
-# -- conv2d ----------------------------------------------------------------------
+# -- conv2d / conv3d ------------------------------------------------------------------
 def _conv_geometry(xs, ws, strides, paddings, dilations, groups, padding_algorithm):
-    _check_rank("conv2d", "input", xs, 4)
-    _check_rank("conv2d", "filter", ws, 4)
+    """(explicit pads, output spatial sizes) of a convolution, checking the shapes."""
+    what = f"conv{len(xs) - 2}d" if len(xs) in (4, 5) else "conv"
+    _check_rank(what, "input", xs, len(ws))
+    _check_rank(what, "filter", ws, len(xs))
     cin, cout = xs[1], ws[0]
     if groups < 1 or (cout >= 0 and cout % groups):
-        raise ValueError(f"conv2d: out_channels ({cout}) must be a positive multiple of groups ({groups})")
+        raise ValueError(f"{what}: out_channels ({cout}) must be a positive multiple of groups ({groups})")
     if cin >= 0 and ws[1] >= 0 and cin != ws[1] * groups:
-        raise ValueError(f"conv2d: input has {cin} channels but the filter of shape {list(ws)} with "
+        raise ValueError(f"{what}: input has {cin} channels but the filter of shape {list(ws)} with "
                          f"groups={groups} expects {ws[1] * groups}")
     pads = _resolve_pads(xs[2:], ws[2:], strides, dilations, paddings, padding_algorithm)
-    oh = _out_len(xs[2], ws[2], strides[0], pads[0], pads[1], dilations[0])
-    ow = _out_len(xs[3], ws[3], strides[1], pads[2], pads[3], dilations[1])
-    if oh == 0 or ow == 0:
-        raise ValueError(f"conv2d: the filter {list(ws[2:])} (dilations {list(dilations)}) does not fit the "
+    out = tuple(_out_len(xs[2 + i], ws[2 + i], strides[i], pads[2 * i], pads[2 * i + 1], dilations[i])
+                for i in range(len(xs) - 2))
+    if 0 in out:
+        raise ValueError(f"{what}: the filter {list(ws[2:])} (dilations {list(dilations)}) does not fit the "
                          f"padded input {list(xs[2:])} with paddings {pads}")
-    return pads, oh, ow
+    return pads, out
 
 
 def _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm):
-    """``(oh, ow, columns)``: the output size and, per group, the im2col matrix of ``x``'s windows
-    (one row per output position, ``n * oh * ow`` rows), made one group at a time."""
-    pads, oh, ow = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    win = _windows(_pad(x, pads), w.shape[2:], strides, dilations, oh, ow)
-    n, cg = x.shape[0], x.shape[1] // groups
-    columns = (win[:, g * cg:(g + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(n * oh * ow, -1)
-               for g in range(groups))
-    return oh, ow, columns
+    """``(out, columns)``: the output spatial size and, per group, the im2col matrix of ``x``'s windows
+    (one row per output position, ``n * prod(out)`` rows), made one group at a time."""
+    pads, out = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
+    win = _windows(_pad(x, pads), w.shape[2:], strides, dilations, out)
+    n, cg, nd = x.shape[0], x.shape[1] // groups, x.ndim - 2
+    order = (0,) + tuple(range(2, 2 + nd)) + (1,) + tuple(range(2 + nd, 2 + 2 * nd))  # [N, *out, C, *k]
+    rows = n * math.prod(out)
+    columns = (win[:, g * cg:(g + 1) * cg].transpose(order).reshape(rows, -1) for g in range(groups))
+    return out, columns
 
 
-def _conv2d_kernel(x, w, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), groups=1,
-                   padding_algorithm="EXPLICIT"):
-    oh, ow, columns = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
-    n, og = x.shape[0], w.shape[0] // groups
+def _conv_kernel(x, w, strides, paddings, dilations, groups, padding_algorithm):
+    out, columns = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
+    n, og, nd = x.shape[0], w.shape[0] // groups, x.ndim - 2
     outs = []
     for g, cols in enumerate(columns):
         wg = w[g * og:(g + 1) * og].reshape(og, -1)
-        outs.append((cols @ wg.T).reshape(n, oh, ow, og))
-    out = outs[0] if groups == 1 else np.concatenate(outs, axis=-1)
-    return np.ascontiguousarray(out.transpose(0, 3, 1, 2)).astype(x.dtype, copy=False)
+        outs.append((cols @ wg.T).reshape(n, *out, og))
+    res = outs[0] if groups == 1 else np.concatenate(outs, axis=-1)
+    return np.ascontiguousarray(res.transpose((0, nd + 1) + tuple(range(1, nd + 1)))).astype(x.dtype, copy=False)
 
 
-def _conv2d_infer(x, w, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), groups=1,
-                  padding_algorithm="EXPLICIT"):
-    _, oh, ow = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    return Meta((x.shape[0], w.shape[0], oh, ow), x.dtype)
+def _conv_infer(x, w, strides, paddings, dilations, groups, padding_algorithm):
+    _, out = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
+    return Meta((x.shape[0], w.shape[0]) + out, x.dtype)
 
 
-def _conv2d_grad_input_kernel(g, w, x, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), groups=1,
-                              padding_algorithm="EXPLICIT"):
-    pads, oh, ow = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
-    n, cg, og = x.shape[0], x.shape[1] // groups, w.shape[0] // groups
-    kh, kw = w.shape[2:]
+def _conv_grad_input_kernel(g, w, x, strides, paddings, dilations, groups, padding_algorithm):
+    pads, out = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
+    n, cg, og, nd = x.shape[0], x.shape[1] // groups, w.shape[0] // groups, x.ndim - 2
+    k = w.shape[2:]
+    rows = n * math.prod(out)
     parts = []
     for gi in range(groups):
-        gg = g[:, gi * og:(gi + 1) * og].transpose(0, 2, 3, 1).reshape(n * oh * ow, og)
+        gg = g[:, gi * og:(gi + 1) * og].transpose((0,) + tuple(range(2, 2 + nd)) + (1,)).reshape(rows, og)
         wg = w[gi * og:(gi + 1) * og].reshape(og, -1)
-        parts.append((gg @ wg).reshape(n, oh, ow, cg, kh, kw))
-    cols = parts[0] if groups == 1 else np.concatenate(parts, axis=3)
-    cols = cols.transpose(0, 3, 1, 2, 4, 5)
-    return _scatter_windows(cols, x.shape, pads, (kh, kw), strides, dilations, oh, ow, x.dtype)
+        parts.append((gg @ wg).reshape(n, *out, cg, *k))
+    cols = parts[0] if groups == 1 else np.concatenate(parts, axis=1 + nd)
+    cols = cols.transpose((0, 1 + nd) + tuple(range(1, 1 + nd)) + tuple(range(2 + nd, 2 + 2 * nd)))
+    return _scatter_windows(cols, x.shape, pads, k, strides, dilations, out, x.dtype)
 
 
-def _conv2d_grad_filter_kernel(x, g, w, strides=(1, 1), paddings=(0, 0, 0, 0), dilations=(1, 1), groups=1,
-                               padding_algorithm="EXPLICIT"):
-    _, _, columns = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
+def _conv_grad_filter_kernel(x, g, w, strides, paddings, dilations, groups, padding_algorithm):
+    _, columns = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
     og = w.shape[0] // groups
     parts = []
     for gi, cols in enumerate(columns):
-        gg = g[:, gi * og:(gi + 1) * og].transpose(1, 0, 2, 3).reshape(og, -1)
+        gg = g[:, gi * og:(gi + 1) * og].swapaxes(0, 1).reshape(og, -1)
         parts.append((gg @ cols).reshape(og, *w.shape[1:]))
     out = parts[0] if groups == 1 else np.concatenate(parts, axis=0)
     return out.astype(w.dtype, copy=False)
@@ -163,107 +176,123 @@ def _wants_grad(v):
     return not v.stop_gradient
 
 
-def _conv2d_grad(ctx):
+def _conv_grad(ctx, nd):
     x, w = ctx.inputs
     g = ctx.out_grads[0]
     # A network's input rarely needs a gradient; skipping its col2im halves the first layer's backward.
-    gx = apply("conv2d_grad_input", g, w, x, **ctx.attrs) if _wants_grad(x) else None
-    gw = apply("conv2d_grad_filter", x, g, w, **ctx.attrs) if _wants_grad(w) else None
+    gx = apply(f"conv{nd}d_grad_input", g, w, x, **ctx.attrs) if _wants_grad(x) else None
+    gw = apply(f"conv{nd}d_grad_filter", x, g, w, **ctx.attrs) if _wants_grad(w) else None
     return [gx, gw]
 
 
-def_op("conv2d", ["Input", "Filter"], ["Output"], attrs=dict(_CONV_ATTRS),
-       kernel=_conv2d_kernel, infer=_conv2d_infer, grad=_conv2d_grad, onnx="conv2d", functional=["conv2d"],
-       doc="2-D convolution, NCHW input and [out, in/groups, kh, kw] filter.")
-def_op("conv2d_grad_input", ["OutGrad", "Filter", "Input"], ["InputGrad"], attrs=dict(_CONV_ATTRS),
-       kernel=_conv2d_grad_input_kernel, infer=lambda g, w, x, **_: Meta(x.shape, x.dtype),
-       no_onnx=GRAD_ONLY, doc="Gradient of conv2d with respect to its input (col2im of OutGrad x Filter).")
-def_op("conv2d_grad_filter", ["Input", "OutGrad", "Filter"], ["FilterGrad"], attrs=dict(_CONV_ATTRS),
-       kernel=_conv2d_grad_filter_kernel, infer=lambda x, g, w, **_: Meta(w.shape, w.dtype),
-       no_onnx=GRAD_ONLY, doc="Gradient of conv2d with respect to its filter (OutGrad x im2col(Input)).")
+for _nd, _attrs, _shape in ((2, _CONV_ATTRS, "NCHW input and [out, in/groups, kh, kw]"),
+                            (3, _CONV3D_ATTRS, "NCDHW input and [out, in/groups, kd, kh, kw]")):
+    # One kernel per spatial rank, its defaults that rank's attrs (what the op declares).
+    _k = functools.partial
+    def_op(f"conv{_nd}d", ["Input", "Filter"], ["Output"], attrs=dict(_attrs), kernel=_k(_conv_kernel, **_attrs),
+           infer=_conv_infer, grad=lambda ctx, nd=_nd: _conv_grad(ctx, nd), onnx="conv",
+           functional=[f"conv{_nd}d"], doc=f"{_nd}-D convolution, {_shape} filter.")
+    def_op(f"conv{_nd}d_grad_input", ["OutGrad", "Filter", "Input"], ["InputGrad"], attrs=dict(_attrs),
+           kernel=_k(_conv_grad_input_kernel, **_attrs), infer=lambda g, w, x, **_: Meta(x.shape, x.dtype),
+           no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its input (col2im of OutGrad x Filter).")
+    def_op(f"conv{_nd}d_grad_filter", ["Input", "OutGrad", "Filter"], ["FilterGrad"], attrs=dict(_attrs),
+           kernel=_k(_conv_grad_filter_kernel, **_attrs), infer=lambda x, g, w, **_: Meta(w.shape, w.dtype),
+           no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its filter (OutGrad x im2col(Input)).")
 
 
-# -- pooling ---------------------------------------------------------------------
+# -- pooling (2-D and 3-D) --------------------------------------------------------------
 def _pool_geometry(what, xs, ksize, strides, paddings, ceil_mode):
-    _check_rank(what, "input", xs, 4)
-    oh = _out_len(xs[2], ksize[0], strides[0], paddings[0], paddings[1], ceil=ceil_mode)
-    ow = _out_len(xs[3], ksize[1], strides[1], paddings[2], paddings[3], ceil=ceil_mode)
-    if oh == 0 or ow == 0:
+    nd = len(ksize)
+    _check_rank(what, "input", xs, nd + 2)
+    out = tuple(_out_len(xs[2 + i], ksize[i], strides[i], paddings[2 * i], paddings[2 * i + 1], ceil=ceil_mode)
+                for i in range(nd))
+    if 0 in out:
         raise ValueError(f"{what}: kernel {list(ksize)} does not fit the padded input {list(xs[2:])} "
                          f"with paddings {list(paddings)}")
-    # ceil_mode may need extra bottom/right padding for the last window to exist.
+    # ceil_mode may need extra after-padding for the last window to exist.
     pads = list(paddings)
-    if xs[2] >= 0:
-        pads[1] += max((oh - 1) * strides[0] + ksize[0] - (xs[2] + pads[0] + pads[1]), 0)
-    if xs[3] >= 0:
-        pads[3] += max((ow - 1) * strides[1] + ksize[1] - (xs[3] + pads[2] + pads[3]), 0)
-    return pads, oh, ow
+    for i in range(nd):
+        if xs[2 + i] >= 0:
+            padded = xs[2 + i] + pads[2 * i] + pads[2 * i + 1]
+            pads[2 * i + 1] += max((out[i] - 1) * strides[i] + ksize[i] - padded, 0)
+    return pads, out
 
 
 def _pool_infer(what):
     def infer(x, ksize, strides, paddings, ceil_mode=False, exclusive=True):
-        _, oh, ow = _pool_geometry(what, x.shape, ksize, strides, paddings, ceil_mode)
-        return Meta((x.shape[0], x.shape[1], oh, ow), x.dtype)
+        _, out = _pool_geometry(what, x.shape, ksize, strides, paddings, ceil_mode)
+        return Meta((x.shape[0], x.shape[1]) + out, x.dtype)
     return infer
 
 
+def _window_axes(nd):
+    return tuple(range(2 + nd, 2 + 2 * nd))
+
+
 def _max_windows(x, ksize, strides, paddings, ceil_mode):
-    pads, oh, ow = _pool_geometry("max_pool2d", x.shape, ksize, strides, paddings, ceil_mode)
+    pads, out = _pool_geometry(f"max_pool{len(ksize)}d", x.shape, ksize, strides, paddings, ceil_mode)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
-    win = _windows(_pad(x, pads, fill), ksize, strides, (1, 1), oh, ow)
-    return win, pads, oh, ow
+    win = _windows(_pad(x, pads, fill), ksize, strides, (1,) * len(ksize), out)
+    return win, pads, out
 
 
-def _max_pool_kernel(x, ksize=(2, 2), strides=(2, 2), paddings=(0, 0, 0, 0), ceil_mode=False, exclusive=True):
+def _max_pool_kernel(x, ksize, strides, paddings, ceil_mode, exclusive):
     win = _max_windows(x, ksize, strides, paddings, ceil_mode)[0]
-    return win.max(axis=(4, 5))
+    return win.max(axis=_window_axes(len(ksize)))
 
 
-def _max_pool_grad_kernel(x, g, ksize=(2, 2), strides=(2, 2), paddings=(0, 0, 0, 0), ceil_mode=False,
-                          exclusive=True):
-    win, pads, oh, ow = _max_windows(x, ksize, strides, paddings, ceil_mode)
+def _max_pool_grad_kernel(x, g, ksize, strides, paddings, ceil_mode, exclusive):
+    win, pads, out = _max_windows(x, ksize, strides, paddings, ceil_mode)
     n, c = x.shape[:2]
-    arg = win.reshape(n, c, oh, ow, -1).argmax(axis=-1)
+    arg = win.reshape(n, c, *out, -1).argmax(axis=-1)
     # One-hot of the winning position per window: the gradient goes to one input only.
-    cols = (arg[..., None] == np.arange(ksize[0] * ksize[1])).reshape(n, c, oh, ow, *ksize)
-    cols = cols * g[..., None, None]
-    return _scatter_windows(cols, x.shape, pads, ksize, strides, (1, 1), oh, ow, x.dtype)
+    cols = (arg[..., None] == np.arange(math.prod(ksize))).reshape(n, c, *out, *ksize)
+    cols = cols * g[(Ellipsis,) + (None,) * len(ksize)]
+    return _scatter_windows(cols, x.shape, pads, ksize, strides, (1,) * len(ksize), out, x.dtype)
 
 
-def _avg_counts(shape, ksize, strides, pads, oh, ow, exclusive, dtype):
+def _avg_counts(shape, ksize, strides, pads, out, exclusive, dtype):
     if not exclusive:
-        return np.asarray(ksize[0] * ksize[1], dtype=dtype)
+        # Paddle's divisor: each window clipped to end at size + the *before* padding, so padding
+        # counts and a ceil_mode extension does not (an after-padding wider than the before one
+        # counts only that far); k per dim whenever the windows stay inside the padded input.
+        count = np.ones((), dtype=np.int64)
+        for i, k in enumerate(ksize):
+            start = np.arange(out[i]) * strides[i] - pads[2 * i]
+            count = np.multiply.outer(count, np.minimum(start + k, shape[2 + i] + pads[2 * i]) - start)
+        return count.astype(dtype)
     ones = _pad(np.ones((1, 1) + tuple(shape[2:]), dtype=dtype), pads)
-    return _windows(ones, ksize, strides, (1, 1), oh, ow).sum(axis=(4, 5))
+    return _windows(ones, ksize, strides, (1,) * len(ksize), out).sum(axis=_window_axes(len(ksize)))
 
 
-def _avg_pool_kernel(x, ksize=(2, 2), strides=(2, 2), paddings=(0, 0, 0, 0), ceil_mode=False, exclusive=True):
-    pads, oh, ow = _pool_geometry("avg_pool2d", x.shape, ksize, strides, paddings, ceil_mode)
-    win = _windows(_pad(x, pads), ksize, strides, (1, 1), oh, ow)
-    total = win.sum(axis=(4, 5))
-    return (total / _avg_counts(x.shape, ksize, strides, pads, oh, ow, exclusive, x.dtype)).astype(x.dtype)
+def _avg_pool_kernel(x, ksize, strides, paddings, ceil_mode, exclusive):
+    pads, out = _pool_geometry(f"avg_pool{len(ksize)}d", x.shape, ksize, strides, paddings, ceil_mode)
+    win = _windows(_pad(x, pads), ksize, strides, (1,) * len(ksize), out)
+    total = win.sum(axis=_window_axes(len(ksize)))
+    return (total / _avg_counts(x.shape, ksize, strides, pads, out, exclusive, x.dtype)).astype(x.dtype)
 
 
-def _avg_pool_grad_kernel(x, g, ksize=(2, 2), strides=(2, 2), paddings=(0, 0, 0, 0), ceil_mode=False,
-                          exclusive=True):
-    pads, oh, ow = _pool_geometry("avg_pool2d", x.shape, ksize, strides, paddings, ceil_mode)
-    share = g / _avg_counts(x.shape, ksize, strides, pads, oh, ow, exclusive, g.dtype)
-    cols = np.broadcast_to(share[..., None, None], share.shape + tuple(ksize))
-    return _scatter_windows(cols, x.shape, pads, ksize, strides, (1, 1), oh, ow, x.dtype)
+def _avg_pool_grad_kernel(x, g, ksize, strides, paddings, ceil_mode, exclusive):
+    pads, out = _pool_geometry(f"avg_pool{len(ksize)}d", x.shape, ksize, strides, paddings, ceil_mode)
+    share = g / _avg_counts(x.shape, ksize, strides, pads, out, exclusive, g.dtype)
+    cols = np.broadcast_to(share[(Ellipsis,) + (None,) * len(ksize)], share.shape + tuple(ksize))
+    return _scatter_windows(cols, x.shape, pads, ksize, strides, (1,) * len(ksize), out, x.dtype)
 
 
-def_op("max_pool2d", ["X"], ["Out"], attrs=dict(_POOL_ATTRS), kernel=_max_pool_kernel,
-       infer=_pool_infer("max_pool2d"),
-       grad=lambda ctx: [apply("max_pool2d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
-       onnx="pool", functional=["max_pool2d"], doc="2-D max pooling, NCHW.")
-def_op("max_pool2d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_POOL_ATTRS), kernel=_max_pool_grad_kernel,
-       infer=lambda x, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY,
-       doc="Routes each window's gradient to its maximum.")
-def_op("avg_pool2d", ["X"], ["Out"], attrs=dict(_POOL_ATTRS), kernel=_avg_pool_kernel,
-       infer=_pool_infer("avg_pool2d"),
-       grad=lambda ctx: [apply("avg_pool2d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
-       onnx="pool", functional=["avg_pool2d"],
-       doc="2-D average pooling, NCHW (exclusive: padding is not counted, Paddle's default).")
-def_op("avg_pool2d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_POOL_ATTRS), kernel=_avg_pool_grad_kernel,
-       infer=lambda x, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY, doc="Spreads each window's gradient evenly.")
-
+for _nd, _attrs, _layout in ((2, _POOL_ATTRS, "NCHW"), (3, _POOL3D_ATTRS, "NCDHW")):
+    _k = functools.partial
+    def_op(f"max_pool{_nd}d", ["X"], ["Out"], attrs=dict(_attrs), kernel=_k(_max_pool_kernel, **_attrs),
+           infer=_pool_infer(f"max_pool{_nd}d"),
+           grad=lambda ctx, nd=_nd: [apply(f"max_pool{nd}d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
+           onnx="pool", functional=[f"max_pool{_nd}d"], doc=f"{_nd}-D max pooling, {_layout}.")
+    def_op(f"max_pool{_nd}d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_attrs),
+           kernel=_k(_max_pool_grad_kernel, **_attrs), infer=lambda x, g, **_: Meta(x.shape, x.dtype),
+           no_onnx=GRAD_ONLY, doc="Routes each window's gradient to its maximum.")
+    def_op(f"avg_pool{_nd}d", ["X"], ["Out"], attrs=dict(_attrs), kernel=_k(_avg_pool_kernel, **_attrs),
+           infer=_pool_infer(f"avg_pool{_nd}d"),
+           grad=lambda ctx, nd=_nd: [apply(f"avg_pool{nd}d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
+           onnx="pool", functional=[f"avg_pool{_nd}d"],
+           doc=f"{_nd}-D average pooling, {_layout} (exclusive: padding is not counted, Paddle's default).")
+    def_op(f"avg_pool{_nd}d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_attrs),
+           kernel=_k(_avg_pool_grad_kernel, **_attrs), infer=lambda x, g, **_: Meta(x.shape, x.dtype),
+           no_onnx=GRAD_ONLY, doc="Spreads each window's gradient evenly.")

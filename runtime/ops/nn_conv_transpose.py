@@ -7,7 +7,7 @@ import numpy as np
 
 from ..dispatch import apply
 from ..registry import Meta, def_op
-from .nn_conv import _check_rank, _conv2d_grad_input_kernel
+from .nn_conv import _check_rank, _conv_grad_input_kernel
 
 _ATTRS = {"strides": [1, 1], "paddings": [0, 0, 0, 0], "output_padding": [0, 0], "dilations": [1, 1],
           "groups": 1}
@@ -48,7 +48,7 @@ def _conv_attrs(attrs):
 def _kernel(x, w, strides=(1, 1), paddings=(0, 0, 0, 0), output_padding=(0, 0), dilations=(1, 1), groups=1):
     shape = _out_size(x.shape, w.shape, strides, paddings, output_padding, dilations, groups)
     like = np.broadcast_to(np.zeros((), x.dtype), shape)  # only its shape and dtype are read
-    return _conv2d_grad_input_kernel(x, w, like, strides, paddings, dilations, groups, "EXPLICIT")
+    return _conv_grad_input_kernel(x, w, like, strides, paddings, dilations, groups, "EXPLICIT")
 
 
 def _infer(x, w, strides=(1, 1), paddings=(0, 0, 0, 0), output_padding=(0, 0), dilations=(1, 1), groups=1):

@@ -1,6 +1,5 @@
 """Paddle's vision functions as composites of registered ops (gradients, static form and ONNX export
-come from the ops they are made of): ``F.interpolate`` (nearest, bilinear: a gather of the source
-rows/columns and a constant-weighted sum), ``F.pixel_shuffle``, ``F.unfold`` (conv2d with one-hot
+come from the ops they are made of): ``F.pixel_shuffle``, ``F.unfold`` (conv2d with one-hot
 filters), ``F.adaptive_max_pool2d``, 1-D convolution and pooling (the 2-D ops on a height-1 input),
 ``F.group_norm``, ``F.instance_norm``, ``F.local_response_norm``, ``F.temporal_shift``, ``F.dropout2d``.
 All take NCHW (NCL for the 1-D ones); another data_format is a NotImplementedError.
@@ -8,7 +7,6 @@ All take NCHW (NCL for the 1-D ones); another data_format is a NotImplementedErr
 import numpy as np
 
 from ..dispatch import apply
-from collections.abc import Sequence
 
 from ..hints import IntOrOne, IntOrPair, TensorLike
 from ..registry import composite
@@ -44,87 +42,6 @@ def _two(v, what):
     if len(v) != 2:
         raise ValueError(f"{what} must be a number or a pair, got {v}")
     return v
-
-
-# -- interpolate -------------------------------------------------------------------------------------
-def _sources(n_in, n_out, scale_f, mode, align_corners, align_mode):
-    """(index0, index1, weight1) per output position along one axis, as Paddle's interp_v2 kernels
-    compute them: in float32, with the ratio 0 for a single output position."""
-    f32 = np.float32
-    k = np.arange(n_out, dtype=f32)
-    if n_out <= 1:
-        ratio = f32(0.0)
-    elif align_corners:
-        ratio = f32((n_in - 1) / (n_out - 1))
-    else:
-        ratio = f32(1.0 / scale_f) if scale_f else f32(f32(n_in) / f32(n_out))
-    if mode == "nearest":
-        i0 = np.minimum((ratio * k).astype(np.int64), n_in - 1)
-        return i0, None, None
-    if align_corners or align_mode == 1:
-        src = ratio * k
-    else:
-        src = np.maximum(ratio * (k + f32(0.5)) - f32(0.5), f32(0.0))
-    i0 = np.minimum(src.astype(np.int64), n_in - 1)
-    i1 = np.minimum(i0 + 1, n_in - 1)
-    return i0, i1, src - i0.astype(f32)
-
-
-def _resample(x, axis, n_out, scale_f, mode, align_corners, align_mode):
-    n_in = x.shape[axis]
-    if n_in == n_out and (align_corners or not scale_f):  # the ratio is exactly 1: every row is its own
-        return x
-    i0, i1, w1 = _sources(n_in, n_out, scale_f, mode, align_corners, align_mode)
-    a = gather(x, as_tensor(i0, "int64"), axis=axis)
-    if i1 is None:
-        return a
-    b = gather(x, as_tensor(i1, "int64"), axis=axis)
-    w = w1.reshape([-1] + [1] * (x.ndim - 1 - axis))
-    return add(a, multiply(subtract(b, a), constant(w, str(x.dtype))))
-
-
-@composite("interpolate", functional=["interpolate", "upsample"])
-def interpolate(x: TensorLike, size: IntOrPair | None = None, scale_factor: float | Sequence[float] | None = None,
-                mode: str = "nearest", align_corners: bool = False,
-                align_mode: int = 0, data_format: str | None = None,
-                recompute_scale_factor: bool | None = None,
-                antialias: bool = False, name: str | None = None) -> TensorLike:
-    """Resize an NCHW input to ``size`` [h, w] or by ``scale_factor`` with ``mode`` "nearest" or "bilinear"
-    (Paddle's index and weight rules, ``align_corners`` and ``align_mode`` included)."""
-    mode = mode.lower()
-    if mode not in ("nearest", "bilinear"):
-        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported ('nearest' and 'bilinear' are)")
-    if mode == "nearest" and align_corners:
-        raise ValueError("interpolate: align_corners=True is only valid for the linear modes, not 'nearest'")
-    if align_mode not in (0, 1):
-        raise ValueError(f"interpolate: align_mode must be 0 or 1, got {align_mode}")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported")
-    _nchw(data_format, "interpolate")
-    _rank(x, 4, f"interpolate(mode={mode!r})")
-    _known(x, (2, 3), "interpolate")
-    x = _floating(x)
-    h, w = x.shape[2], x.shape[3]
-    if (size is None) == (scale_factor is None):
-        raise ValueError("interpolate: give exactly one of size and scale_factor")
-    if size is not None:
-        if any(not isinstance(s, (int, np.integer)) for s in _two(size, "size")):
-            raise NotImplementedError("interpolate: size must be Python ints (a Tensor size is not supported)")
-        oh, ow = (int(s) for s in _two(size, "size"))
-        sh = sw = None
-    else:
-        sh, sw = (float(s) for s in _two(scale_factor, "scale_factor"))
-        if sh <= 0 or sw <= 0:
-            raise ValueError(f"interpolate: scale_factor must be positive, got {scale_factor}")
-        oh, ow = int(h * sh), int(w * sw)
-        if recompute_scale_factor:
-            sh = sw = None
-    if oh <= 0 or ow <= 0:
-        raise ValueError(f"interpolate: the output size {[oh, ow]} must be positive")
-    if (oh, ow) == (h, w):  # Paddle copies the input when neither size changes, whatever the scale_factor
-        return x
-    x = _resample(x, 2, oh, sh, mode, align_corners, align_mode)
-    return _resample(x, 3, ow, sw, mode, align_corners, align_mode)
 
 
 # -- pixel shuffle, unfold ---------------------------------------------------------------------------

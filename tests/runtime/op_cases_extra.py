@@ -25,6 +25,12 @@ def _put_ref(x, index, updates, axis):
     return out
 
 
+def _array_write_ref(a, x, i):
+    out = a.copy()
+    out[i[0]] = x
+    return out
+
+
 def _mode_ref(x, axis):
     # row 0: 3 and 1 both twice, the smaller wins, at its last index; row 1: 2 (and 5) twice
     return np.array([1.0, 2.0], np.float32), np.array([3, 1])
@@ -73,6 +79,11 @@ def _cases(D, F, P, case, small):  # noqa: N803
                              right=True, dyn=(1,), ref=lambda s, v, right: np.searchsorted(s, v, "right")),
         # mode's value repeats by nature: finite differences break its ties (its gradient is in the parity tests)
         "mode": case(np.array([[3.0, 1, 3, 1], [2, 2, 5, 5]], np.float32), axis=1, grad=False, ref=_mode_ref),
+        # tensor arrays: a stacked [n, ...] value, item I overwritten (an append is in test_hunt_tensor_array_api)
+        "array_write": case(F(3, 2, 4), F(2, 4), np.array([1]), ref=_array_write_ref, shape_known=False),
+        "array_write_grad": case(F(3, 2, 4), F(3, 2, 4), np.array([3])),
+        "array_read": case(F(3, 2, 4), np.array([-1]), ref=lambda a, i: a[-1]),
+        "array_read_grad": case(F(3, 2, 4), F(2, 4), np.array([2])),
     }
 
 def _composites(D, F, P, case, _M):  # noqa: N803

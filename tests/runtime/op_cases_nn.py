@@ -72,20 +72,6 @@ def _conv1d(x, w, b, stride, padding):
     return out + b[None, :, None]
 
 
-def _conv3d(x, w, b, stride, padding):
-    """Direct 3-D convolution, groups 1, the same stride and padding on every dim."""
-    xp = np.pad(x, ((0, 0), (0, 0)) + ((padding, padding),) * 3)
-    k = w.shape[2:]
-    outs = [(n - kk) // stride + 1 for n, kk in zip(xp.shape[2:], k)]
-    out = np.zeros((x.shape[0], w.shape[0], *outs), np.float64)
-    for a in range(outs[0]):
-        for i in range(outs[1]):
-            for j in range(outs[2]):
-                patch = xp[:, :, a * stride:a * stride + k[0], i * stride:i * stride + k[1], j * stride:j * stride + k[2]]
-                out[:, :, a, i, j] = np.einsum("ncdhw,ocdhw->no", patch, w)
-    return out + b[None, :, None, None, None]
-
-
 def _conv_t(x, w, strides, paddings, output_padding):
     """conv2d_transpose as a scatter of each input pixel times the filter (groups 1)."""
     n, ci, h, wd = x.shape
@@ -175,7 +161,6 @@ COMPOSITES_NN = {
     "adaptive_avg_pool1d": case(F(2, 3, 7), output_size=3,
                                 ref=lambda x, output_size: _adaptive(x[:, :, None], 1, 3, np.mean)[:, :, 0]),
     "conv1d": case(F(2, 3, 7), F(4, 3, 3), F(4), stride=2, padding=1, ref=_conv1d, tol=1e-4),
-    "conv3d": case(F(2, 3, 4, 3, 5), F(4, 3, 2, 2, 3), F(4), stride=2, padding=1, ref=_conv3d, tol=1e-4),
     "max_pool1d": case(D(2, 3, 8), kernel_size=2, ref=lambda x, kernel_size: x.reshape(2, 3, 4, 2).max(-1)),
     "avg_pool1d": case(F(2, 3, 8), kernel_size=2, ref=lambda x, kernel_size: x.reshape(2, 3, 4, 2).mean(-1)),
     "group_norm": case(F(2, 4, 2, 3), num_groups=2, tol=1e-4,
@@ -187,8 +172,29 @@ COMPOSITES_NN = {
     "dropout2d": case(F(2, 3, 2, 2), training=False, ref=lambda x, training: x),
 }
 
+def _conv3d_ref(x, w, strides, paddings, dilations):
+    """conv3d (groups 1) as a sum over kernel positions of strided slices of the padded input."""
+    xp = np.pad(x, [(0, 0), (0, 0)] + [(paddings[2 * i], paddings[2 * i + 1]) for i in range(3)])
+    k, s, d = w.shape[2:], strides, dilations
+    out = [(xp.shape[2 + i] - d[i] * (k[i] - 1) - 1) // s[i] + 1 for i in range(3)]
+    y = np.zeros((x.shape[0], w.shape[0], *out), np.float64)
+    for a, b, c in np.ndindex(*k):
+        sl = xp[:, :, a * d[0]::s[0], b * d[1]::s[1], c * d[2]::s[2]][:, :, :out[0], :out[1], :out[2]]
+        y += np.einsum("ncdhw,oc->nodhw", sl, w[:, :, a, b, c])
+    return y.astype(x.dtype)
+
+
+_C3 = dict(strides=[1, 2, 1], paddings=[1, 0, 0, 1, 1, 1], dilations=[1, 1, 2])
+_P3 = dict(ksize=[2, 2, 2], strides=[2, 2, 2], paddings=[0] * 6)
 _CT = dict(strides=[2, 1], paddings=[1, 0, 0, 1], output_padding=[1, 0])
 CASES_NN = {
+    "conv3d": case(F(1, 2, 4, 3, 4), F(2, 2, 2, 2, 2), **_C3, tol=1e-4, ref=_conv3d_ref),
+    "conv3d_grad_input": case(F(1, 2, 4, 2, 4), F(2, 2, 2, 2, 2), F(1, 2, 4, 3, 4), **_C3),
+    "conv3d_grad_filter": case(F(1, 2, 4, 3, 4), F(1, 2, 4, 2, 4), F(2, 2, 2, 2, 2), **_C3),
+    "max_pool3d": case(D(1, 2, 4, 4, 2), **_P3, ref=lambda x, **a: x.reshape(1, 2, 2, 2, 2, 2, 1, 2).max((3, 5, 7))),
+    "avg_pool3d": case(F(1, 2, 4, 4, 2), **_P3, ref=lambda x, **a: x.reshape(1, 2, 2, 2, 2, 2, 1, 2).mean((3, 5, 7))),
+    "max_pool3d_grad": case(D(1, 2, 4, 4, 2), F(1, 2, 2, 2, 1), **_P3),
+    "avg_pool3d_grad": case(F(1, 2, 4, 4, 2), F(1, 2, 2, 2, 1), **_P3),
     "conv2d_transpose": case(F(2, 3, 3, 4), F(3, 2, 3, 2), **_CT, tol=1e-4,
                              ref=lambda x, w, strides, paddings, output_padding: _conv_t(x, w, strides, paddings,
                                                                                         output_padding)),

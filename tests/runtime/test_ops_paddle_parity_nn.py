@@ -117,8 +117,10 @@ def test_errors_name_what_is_wrong():
         F.l1_loss(x, x, reduction="avg")
     with pytest.raises(NotImplementedError, match="NCHW"):
         F.interpolate(x, scale_factor=2, data_format="NHWC")
-    with pytest.raises(NotImplementedError, match="bicubic"):
-        F.interpolate(x, scale_factor=2, mode="bicubic")
+    with pytest.raises(NotImplementedError, match="trilinear"):
+        F.interpolate(x, scale_factor=2, mode="trilinear")
+    with pytest.raises(ValueError, match="area"):
+        F.interpolate(x, scale_factor=2, mode="area")
     with pytest.raises(ValueError, match="exactly one"):
         F.interpolate(x, size=[4, 4], scale_factor=2)
     with pytest.raises(ValueError, match="divisible"):

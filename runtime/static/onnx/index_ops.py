@@ -145,3 +145,33 @@ def _reduce_as(ex, op):
     if axes:
         out = reduce(ex, "ReduceSum", out, axes, True)
     ex.node("Reshape", [out, ex.node("Shape", [ex.i("Target")])], ex.o("Out"))
+
+
+def _array_index(ex):
+    """The op's item index ``I`` as a 0-d int64 ONNX value."""
+    return ex.node("Reshape", [ex.cast(ex.i("I"), ex.var("I").dtype, "int64"), ints(ex, [])])
+
+
+@lowering("array_read")
+def _array_read(ex, op):
+    """Gather takes Python-style negative indices and fails on one out of range, as the kernel does."""
+    ex.node("Gather", [ex.i("Array"), _array_index(ex)], ex.o("Out"), axis=0)
+
+
+@lowering("array_write")
+def _array_write(ex, op):
+    """One Gather from the array with ``X`` appended as row ``n``: row ``i`` reads ``n``. An index
+    past either end asks for row ``n + 1``, which does not exist, so onnxruntime fails as the
+    kernel does instead of writing somewhere else."""
+    arr, i = ex.i("Array"), _array_index(ex)
+    n = ex.node("Gather", [ex.node("Shape", [arr]), ex.const(np.int64(0))])
+    zero, one = ex.const(np.int64(0)), ex.const(np.int64(1))
+    n1 = ex.node("Add", [n, one])
+    i = ex.node("Where", [ex.node("Less", [i, zero]), ex.node("Add", [i, n]), i])
+    i = ex.node("Where", [ex.node("Or", [ex.node("Less", [i, zero]), ex.node("Greater", [i, n])]),
+                          ex.node("Add", [n1, one]), i])  # out of range: a row past the end
+    end = ex.node("Add", [i, one])
+    rows = ex.node("Range", [zero, ex.node("Where", [ex.node("Greater", [end, n]), end, n]), one])  # int Max: opset 12
+    rows = ex.node("Where", [ex.node("Equal", [rows, i]), n, rows])
+    both = ex.node("Concat", [arr, ex.node("Unsqueeze", [ex.i("X"), ints(ex, [0])])], axis=0)
+    ex.node("Gather", [both, rows], ex.o("Out"), axis=0)

@@ -1,6 +1,6 @@
 """ONNX mappings of the neural-network ops (conv2d, pooling, batch/layer norm, dropout, embedding...).
 
-Lowerings named by the op declarations (``onnx="conv2d"``); see ``ops`` for the
+Lowerings named by the op declarations (``onnx="conv"``); see ``ops`` for the
 ``fn(ex, op)`` contract and how the exporter's table is built from the registry.  Only
 inference semantics are mapped: batch_norm and dropout in training mode raise
 ``NotImplementedError`` (export the model traced in ``eval()`` mode).
@@ -10,19 +10,19 @@ import numpy as np
 from .lowering import ints, lowering, onnx_dtype, reduce, softmax
 
 
-def _onnx_pads(p):  # runtime [top, bottom, left, right] -> ONNX [top, left, bottom, right]
-    return [int(p[0]), int(p[2]), int(p[1]), int(p[3])]
+def _onnx_pads(p):  # runtime [before, after] per spatial dim -> ONNX [every before, every after]
+    return [int(v) for v in list(p[0::2]) + list(p[1::2])]
 
 
-@lowering("conv2d")
-def _conv2d(ex, op):
+@lowering("conv")
+def _conv(ex, op):
     a = op.attrs
     xs, ws = ex.var("Input").shape, ex.var("Filter").shape
     pads = list(a.get("paddings", [0, 0, 0, 0]))
     algo = a.get("padding_algorithm", "EXPLICIT")
     extra = {}
     if algo == "VALID":
-        pads = [0, 0, 0, 0]
+        pads = [0] * (2 * len(ws[2:]))
     elif algo == "SAME":
         if min(xs[2:]) < 0:
             extra["auto_pad"] = "SAME_UPPER"  # Paddle puts the odd pixel at the end, as SAME_UPPER does
@@ -33,18 +33,38 @@ def _conv2d(ex, op):
                 pads += [total // 2, total - total // 2]
     if not extra:
         extra["pads"] = _onnx_pads(pads)
-    ex.node("Conv", [ex.i("Input"), ex.i("Filter")], ex.o("Output"), strides=list(a.get("strides", [1, 1])),
-            dilations=list(a.get("dilations", [1, 1])), group=int(a.get("groups", 1)),
+    ex.node("Conv", [ex.i("Input"), ex.i("Filter")], ex.o("Output"), strides=list(a["strides"]),
+            dilations=list(a["dilations"]), group=int(a.get("groups", 1)),
             kernel_shape=[int(k) for k in ws[2:]], **extra)
 
 
 @lowering("pool")
 def _pool(ex, op):
     a = op.attrs
-    extra = {} if op.type == "max_pool2d" else {"count_include_pad": 0 if a.get("exclusive", True) else 1}
-    ex.node("MaxPool" if op.type == "max_pool2d" else "AveragePool", [ex.i("X")], ex.o("Out"),
-            kernel_shape=list(a["ksize"]), strides=list(a["strides"]), pads=_onnx_pads(a["paddings"]),
-            ceil_mode=int(bool(a.get("ceil_mode"))), **extra)
+    is_max = op.type.startswith("max_pool")
+    pads = list(a["paddings"])
+    # Paddle's (and the kernel's) non-exclusive divisor counts an after-padding only as far as the
+    # before-padding reaches; onnxruntime counts all of it. There: the exclusive average rescaled.
+    uneven = not is_max and not a.get("exclusive", True) and any(pads[1::2][i] > pads[0::2][i]
+                                                                 for i in range(len(pads) // 2))
+    extra = {} if is_max else {"count_include_pad": 0 if a.get("exclusive", True) or uneven else 1}
+    out = ex.node("MaxPool" if is_max else "AveragePool", [ex.i("X")], None if uneven else ex.o("Out"),
+                  kernel_shape=list(a["ksize"]), strides=list(a["strides"]), pads=_onnx_pads(pads),
+                  ceil_mode=int(bool(a.get("ceil_mode"))), **extra)
+    if uneven:
+        ex.node("Mul", [out, ex.const(_uneven_rescale(ex.var("X"), a), ex.var("X").dtype)], ex.o("Out"))
+
+
+def _uneven_rescale(xv, a):
+    """(window cells inside the input) / (Paddle's non-exclusive divisor), per output position."""
+    from ...ops.nn_conv import _avg_counts, _pool_geometry
+    if any(d < 0 for d in xv.shape[2:]):
+        raise NotImplementedError("ONNX export: avg pooling with exclusive=False and an after-padding wider than "
+                                  "the before-padding needs known spatial dims")
+    k, s = a["ksize"], a["strides"]
+    pads, out = _pool_geometry("avg_pool", xv.shape, k, s, a["paddings"], a.get("ceil_mode", False))
+    dt = np.dtype(str(xv.dtype))
+    return _avg_counts(xv.shape, k, s, pads, out, True, dt) / _avg_counts(xv.shape, k, s, pads, out, False, dt)
 
 
 @lowering("batch_norm")
