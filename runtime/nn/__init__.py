@@ -15,6 +15,7 @@ from .layers_vision import (AdaptiveAvgPool1D, AdaptiveMaxPool2D, AvgPool1D, Con
                             GroupNorm, InstanceNorm2D, LocalResponseNorm, MaxPool1D, Pad2D, PixelShuffle, Unfold,
                             Upsample, UpsamplingBilinear2D, UpsamplingNearest2D)
 from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
 from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, LayerNorm
 from .loss import CrossEntropyLoss, MSELoss
 from .param_attr import ParamAttr
@@ -28,7 +29,7 @@ __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "Lay
            "Dropout", "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Softplus",
            "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "Conv2D", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BCEWithLogitsLoss", "MultiHeadAttention", "TransformerEncoderLayer",
-           "TransformerEncoder", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
+           "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
            "ParamAttr", "ParameterList", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
            "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU",
            "CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "PReLU", "ReLU6", "SiLU",

@@ -375,3 +375,8 @@ import op_cases_extra  # noqa: E402
 _EXTRA_CASES, _EXTRA_COMPOSITES = op_cases_extra.rows(D, F, P, case)
 CASES.update(_EXTRA_CASES)
 COMPOSITES.update(_EXTRA_COMPOSITES)
+
+# -- later Paddle 2.x compatibility functions (attention, padding, small math, losses) ------------------
+from op_cases_compat import COMPOSITES_COMPAT  # noqa: E402
+
+COMPOSITES.update(COMPOSITES_COMPAT)
