@@ -1,5 +1,5 @@
 """``rt.nn``: layers, ``functional`` and ``initializer`` (Paddle's ``paddle.nn``)."""
-from . import functional, initializer
+from . import functional, initializer, utils
 from .container import LayerDict, LayerList, Sequential
 from .layer import Layer
 from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax,
@@ -25,7 +25,7 @@ from .rnn_layers import GRU, LSTM, RNN, BiRNN, SimpleRNN
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from ..tensor import Parameter
 
-__all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "LayerDict", "Linear", "Embedding",
+__all__ = ["functional", "initializer", "utils", "Layer", "Sequential", "LayerList", "LayerDict", "Linear", "Embedding",
            "Dropout", "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Softplus",
            "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "Conv2D", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BCEWithLogitsLoss", "MultiHeadAttention", "TransformerEncoderLayer",
