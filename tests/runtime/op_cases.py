@@ -377,6 +377,7 @@ CASES.update(_EXTRA_CASES)
 COMPOSITES.update(_EXTRA_COMPOSITES)
 
 # -- later Paddle 2.x compatibility functions (attention, padding, small math, losses) ------------------
-from op_cases_compat import COMPOSITES_COMPAT  # noqa: E402
+from op_cases_compat import CASES_COMPAT, COMPOSITES_COMPAT  # noqa: E402
 
+CASES.update(CASES_COMPAT)
 COMPOSITES.update(COMPOSITES_COMPAT)

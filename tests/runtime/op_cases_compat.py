@@ -3,7 +3,7 @@ attention, padding and shuffling layers' functions, small math functions and los
 are plain numpy, written from Paddle's formulas (checked against Paddle 3.3 outside the suite)."""
 import numpy as np
 
-from op_cases import F, case
+from op_cases import D, F, I, case
 
 
 def _sdpa(q, k, v, mask):
@@ -13,6 +13,37 @@ def _sdpa(q, k, v, mask):
     return ((w / w.sum(-1, keepdims=True)) @ v).transpose(0, 2, 1, 3)
 
 
+def _diag_embed(x, offset):
+    n = x.shape[-1] + abs(offset)
+    out = np.zeros(x.shape[:-1] + (n, n), x.dtype)
+    for i in range(x.shape[-1]):
+        out[..., i + max(-offset, 0), i + max(offset, 0)] = x[..., i]
+    return out
+
+
+def _cdist(x, y, p):
+    return (np.abs(x[..., :, None, :] - y[..., None, :, :]) ** p).sum(-1) ** (1 / p)
+
+
+CASES_COMPAT = {
+    "bincount": case(I(6, 9), None, minlength=8, ref=lambda x, w, minlength: np.bincount(x, minlength=8),
+                     shape_known=False),
+}
+
 COMPOSITES_COMPAT = {
     "scaled_dot_product_attention": case(F(2, 3, 2, 4), F(2, 5, 2, 4), F(2, 5, 2, 4), F(3, 5), ref=_sdpa),
+    "zeropad2d": case(F(1, 2, 3, 3), padding=[1, 0, 2, 1],
+                      ref=lambda x, padding: np.pad(x, [(0, 0), (0, 0), (2, 1), (1, 0)])),
+    "pixel_unshuffle": case(F(1, 2, 4, 6), downscale_factor=2,
+                            ref=lambda x, downscale_factor: x.reshape(1, 2, 2, 2, 3, 2).transpose(0, 1, 3, 5, 2, 4)
+                            .reshape(1, 8, 2, 3)),
+    "channel_shuffle": case(F(2, 6, 2, 2), groups=3,
+                            ref=lambda x, groups: x.reshape(2, 3, 2, 2, 2).transpose(0, 2, 1, 3, 4).reshape(2, 6, 2, 2)),
+    "maxout": case(D(2, 6, 2, 2), groups=2, ref=lambda x, groups: x.reshape(2, 3, 2, 2, 2).max(2)),
+    "diag_embed": case(F(2, 3), offset=1, ref=_diag_embed),
+    "diagflat": case(F(2, 2), offset=-1, ref=lambda x, offset: np.diagflat(x, -1)),
+    "inner": case(F(2, 4), F(3, 4), ref=lambda x, y: x @ y.T),
+    "addmm": case(F(3, 4), F(3, 2), F(2, 4), beta=0.5, alpha=2.0,
+                  ref=lambda i, x, y, beta, alpha: 0.5 * i + 2.0 * (x @ y)),
+    "cdist": case(F(2, 3, 4), F(2, 5, 4), p=3.0, ref=_cdist),
 }
