@@ -14,6 +14,8 @@ from .loss_extra import (BCELoss, CosineSimilarity, KLDivLoss, L1Loss, MarginRan
 from .layers_vision import (AdaptiveAvgPool1D, AdaptiveMaxPool2D, AvgPool1D, Conv1D, Conv2DTranspose, Dropout2D,
                             GroupNorm, InstanceNorm2D, LocalResponseNorm, MaxPool1D, Pad2D, PixelShuffle, Unfold,
                             Upsample, UpsamplingBilinear2D, UpsamplingNearest2D)
+from .loss_more import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, MultiLabelSoftMarginLoss,
+                        PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
 from .layers_compat import (ChannelShuffle, Maxout, Pad1D, Pad3D, PixelUnshuffle, Softmax2D, Unflatten,
                             ZeroPad2D)
 from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
@@ -40,4 +42,5 @@ __all__ = ["functional", "initializer", "utils", "Layer", "Sequential", "LayerLi
            "AdaptiveMaxPool2D", "AvgPool1D", "Conv1D", "Conv2DTranspose", "Dropout2D", "GroupNorm", "InstanceNorm2D",
            "LocalResponseNorm", "MaxPool1D", "Pad2D", "PixelShuffle", "Unfold", "Upsample", "UpsamplingBilinear2D",
            "UpsamplingNearest2D", "ZeroPad2D", "Pad1D", "Pad3D", "PixelUnshuffle", "ChannelShuffle", "Maxout",
-           "Unflatten", "Softmax2D"]
+           "Unflatten", "Softmax2D", "HuberLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
+           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
