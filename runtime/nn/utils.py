@@ -1,14 +1,18 @@
-"""``rt.nn.utils`` (Paddle's ``paddle.nn.utils``): weight normalisation as a forward pre-hook,
-gradient clipping of ``.grad`` in place, and parameters to and from one vector; plus
+"""``rt.nn.utils`` (Paddle's ``paddle.nn.utils``): weight and spectral normalisation as forward
+pre-hooks, gradient clipping of ``.grad`` in place, and parameters to and from one vector; plus
 ``rt.create_parameter``.
 
-``weight_norm`` computes the weight from ``{name}_g`` and ``{name}_v`` with registered ops at every
-forward, so it converts and trains like the layer's own code. The gradient clippers and the vector
+``weight_norm`` and ``spectral_norm`` compute the weight with registered ops at every forward (the
+power iteration's vectors are buffers written with ``assign_to``, as BatchNorm's running statistics),
+so they convert and train like the layer's own code. The gradient clippers and the vector
 functions work on eager values only, as Paddle's (``RuntimeError`` inside a converted function).
 """
 import numpy as np
 
-from ..ops.common import as_tensor
+from ..dispatch import apply
+from ..ops.common import as_tensor, assign_to, stop_gradient
+from ..ops.linalg import dot, mv
+from ..ops.math import divide, matmul
 from ..ops.composites_extra import normalize
 from ..ops.math import multiply
 from ..ops.reduce import sum as sum_
@@ -107,6 +111,66 @@ def remove_weight_norm(layer: Layer, name: str = "weight") -> Layer:
             layer._forward_pre_hooks.remove(hook)
             return layer
     raise ValueError(f"weight_norm of '{name}' not found in {layer}")
+
+
+# -- spectral normalisation ----------------------------------------------------------------------------
+class SpectralNorm:
+    """The forward pre-hook ``spectral_norm`` registers: ``layer.{name} = {name}_orig / sigma``, sigma
+    the largest singular value estimated by power iteration (one round per forward while training)."""
+
+    def __init__(self, name="weight", n_power_iterations=1, dim=0, eps=1e-12):
+        if n_power_iterations <= 0:
+            raise ValueError(f"Expected n_power_iterations to be positive, but got n_power_iterations="
+                             f"{n_power_iterations}")
+        self.name, self.n_power_iterations, self.dim, self.eps = name, n_power_iterations, dim, eps
+
+    def reshape_weight_to_matrix(self, weight):
+        """``weight`` with axis ``dim`` first, as a [that dim, everything else] matrix."""
+        if self.dim != 0:
+            weight = transpose(weight, [self.dim] + [d for d in range(weight.ndim) if d != self.dim])
+        return reshape(weight, [weight.shape[0], -1])
+
+    def compute_weight(self, layer, do_power_iteration):
+        """``{name}_orig / sigma``; ``do_power_iteration`` first refines the buffers ``{name}_u``/``_v``."""
+        weight = getattr(layer, self.name + "_orig")
+        u, v = getattr(layer, self.name + "_u"), getattr(layer, self.name + "_v")
+        mat = self.reshape_weight_to_matrix(weight)
+        if do_power_iteration:
+            fixed = stop_gradient(mat)  # Paddle runs the iteration under no_grad
+            for _ in range(self.n_power_iterations):
+                assign_to(normalize(matmul(fixed, u, transpose_x=True), axis=0, epsilon=self.eps), v)
+                assign_to(normalize(matmul(fixed, v), axis=0, epsilon=self.eps), u)
+            # copies: the product below keeps these values for the backward, whatever the next forward writes
+            u, v = apply("assign", u), apply("assign", v)
+        return divide(weight, dot(u, mv(mat, v)))
+
+    def __call__(self, layer, inputs):
+        setattr(layer, self.name, self.compute_weight(layer, do_power_iteration=layer.training))
+
+
+def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 1, eps: float = 1e-12,
+                  dim: int | None = None) -> Layer:
+    """Divide ``layer.{name}`` by its spectral norm at every forward (parameter ``{name}_orig``, buffers
+    ``{name}_u`` and ``{name}_v`` drawn from N(0, 1) and normalised). ``dim`` defaults to 1 for Linear
+    and transposed convolutions, else 0."""
+    if any(isinstance(h, SpectralNorm) and h.name == name for h in layer._forward_pre_hooks):
+        raise RuntimeError(f"Cannot register two spectral_norm hooks on the same parameter {name}")
+    if dim is None:
+        dim = 1 if type(layer).__name__ in ("Linear", "Conv1DTranspose", "Conv2DTranspose", "Conv3DTranspose") else 0
+    hook = SpectralNorm(name, n_power_iterations, dim, eps)
+    weight = layer._parameters[name]
+    h, w = hook.reshape_weight_to_matrix(Tensor(weight._value)).shape
+    from ..random import generator  # noqa: PLC0415
+    dt = weight._value.dtype
+    u = normalize(Tensor(generator().standard_normal(h).astype(dt)), axis=0, epsilon=eps)
+    v = normalize(Tensor(generator().standard_normal(w).astype(dt)), axis=0, epsilon=eps)
+    del layer._parameters[name]
+    layer.add_parameter(name + "_orig", weight)
+    setattr(layer, name, weight * 1.0)
+    layer.register_buffer(name + "_u", Tensor(u._value))
+    layer.register_buffer(name + "_v", Tensor(v._value))
+    layer.register_forward_pre_hook(hook)
+    return layer
 
 
 # -- gradients and vectors (eager only, as Paddle's) ------------------------------------------------

@@ -87,3 +87,33 @@ def test_grad_clipping_and_vectors():
         return x + 1
     with pytest.raises(RuntimeError, match="dynamic mode"):
         inside(rt.to_tensor([1.0]))
+
+
+def _spectral():
+    layer = nn.Linear(4, 3)
+    nn.utils.spectral_norm(layer)
+    state = {"weight_orig": np.sin(np.arange(12)).reshape(4, 3), "bias": np.zeros(3),
+             "weight_u": np.cos(np.arange(3)), "weight_v": np.cos(np.arange(4) + 1.0)}
+    layer.set_state_dict({k: rt.to_tensor(v.astype("float32")) for k, v in state.items()})
+    return layer
+
+
+def test_spectral_norm_matches_paddle_and_converts():
+    x = rt.to_tensor(np.cos(np.arange(8) * 0.3).reshape(2, 4).astype("float32"))
+    eager, conv = _spectral(), _spectral()
+    assert sorted(eager.state_dict()) == ["bias", "weight_orig", "weight_u", "weight_v"]
+    out = eager(x)
+    out.sum().backward()
+    # Paddle 3.3's output, power-iterated u and gradient for the same state (training mode)
+    np.testing.assert_allclose(out.numpy()[0], [0.09268225, 0.18638755, 0.10872902], rtol=1e-5)
+    np.testing.assert_allclose(eager.weight_u.numpy(), [0.29608223, -0.48661047, -0.82191575], rtol=1e-5)
+    np.testing.assert_allclose(eager.weight_orig.grad.numpy()[0], [0.7703884, 0.8150483, 0.8341805], rtol=1e-5)
+    conv = dy2st.to_static(conv)
+    conv(x).sum().backward()
+    for _ in range(2):   # the buffers move on at every training step, in both
+        eager(x).sum().backward()
+        conv(x).sum().backward()
+    np.testing.assert_allclose(conv.weight_u.numpy(), eager.weight_u.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(conv.weight_orig.grad.numpy(), eager.weight_orig.grad.numpy(), rtol=1e-5)
+    eager.eval(), conv.eval()
+    np.testing.assert_allclose(conv(x).numpy(), eager(x).numpy(), rtol=1e-6)
