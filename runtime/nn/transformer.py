@@ -45,7 +45,11 @@ def _attr_list(attr, n):
         if len(attr) != n:
             raise ValueError(f"length of param_attr should be {n} when it is a list/tuple, got {len(attr)}")
         return [None if a is True else a for a in attr]
-    return [copy.deepcopy(attr) for _ in range(n)]
+    attrs = [copy.deepcopy(attr) for _ in range(n)]
+    for i, a in enumerate(attrs):  # a named ParamAttr names each part apart, as Paddle's ("w_0", "w_1"...)
+        if isinstance(a, ParamAttr) and a.name:
+            a.name = f"{a.name}_{i}"
+    return attrs
 
 
 def _activation(name, what):
