@@ -15,6 +15,7 @@ globals().update(public_functions())
 from .random import seed  # noqa: E402
 from . import nn, optimizer, regularizer  # noqa: E402  (layers and optimizers build on the ops above)
 from .nn import ParamAttr  # noqa: E402
+from .nn.utils import create_parameter  # noqa: E402
 from .serialization import load, save  # noqa: E402
 from . import static  # noqa: E402,F401
 

@@ -1,5 +1,5 @@
 """``rt.nn``: layers, ``functional`` and ``initializer`` (Paddle's ``paddle.nn``)."""
-from . import functional, initializer
+from . import functional, initializer, utils
 from .container import LayerDict, LayerList, Sequential
 from .layer import Layer
 from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, LogSoftmax, ReLU, Sigmoid, Softmax,
@@ -12,9 +12,14 @@ from .layers_activation_extra import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, 
 from .loss_extra import (BCELoss, CosineSimilarity, KLDivLoss, L1Loss, MarginRankingLoss, NLLLoss, PairwiseDistance,
                          SmoothL1Loss)
 from .layers_vision import (AdaptiveAvgPool1D, AdaptiveMaxPool2D, AvgPool1D, Conv1D, Conv2DTranspose, Dropout2D,
-                            GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, LocalResponseNorm, MaxPool1D, Pad2D, PixelShuffle, Unfold,
-                            Upsample, UpsamplingBilinear2D, UpsamplingNearest2D)
+                            GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, LocalResponseNorm, MaxPool1D, Pad2D,
+                            PixelShuffle, Unfold, Upsample, UpsamplingBilinear2D, UpsamplingNearest2D)
+from .loss_more import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, MultiLabelSoftMarginLoss,
+                        PoissonNLLLoss, SoftMarginLoss, TripletMarginLoss)
+from .layers_compat import (ChannelShuffle, Maxout, Pad1D, Pad3D, PixelUnshuffle, Softmax2D, Unflatten,
+                            ZeroPad2D)
 from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
+from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
 from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, LayerNorm
 from .loss import CrossEntropyLoss, MSELoss
 from .param_attr import ParamAttr
@@ -24,11 +29,11 @@ from .rnn_layers import GRU, LSTM, RNN, BiRNN, SimpleRNN
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from ..tensor import Parameter
 
-__all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "LayerDict", "Linear", "Embedding",
+__all__ = ["functional", "initializer", "utils", "Layer", "Sequential", "LayerList", "LayerDict", "Linear", "Embedding",
            "Dropout", "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Softplus",
            "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "Conv2D", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BCEWithLogitsLoss", "MultiHeadAttention", "TransformerEncoderLayer",
-           "TransformerEncoder", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
+           "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
            "ParamAttr", "ParameterList", "LSTMCell", "GRUCell", "Parameter", "ClipGradByGlobalNorm",
            "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU",
            "CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "PReLU", "ReLU6", "SiLU",
@@ -37,4 +42,6 @@ __all__ = ["functional", "initializer", "Layer", "Sequential", "LayerList", "Lay
            "AdaptiveMaxPool2D", "AvgPool1D", "Conv1D", "Conv2DTranspose", "Dropout2D", "GroupNorm", "InstanceNorm2D",
            "LocalResponseNorm", "MaxPool1D", "Pad2D", "PixelShuffle", "Unfold", "Upsample", "UpsamplingBilinear2D",
            "UpsamplingNearest2D", "Conv3D", "MaxPool3D", "AvgPool3D", "BatchNorm3D", "InstanceNorm1D",
-           "InstanceNorm3D"]
+           "InstanceNorm3D", "ZeroPad2D", "Pad1D", "Pad3D", "PixelUnshuffle", "ChannelShuffle", "Maxout",
+           "Unflatten", "Softmax2D", "HuberLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
+           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]

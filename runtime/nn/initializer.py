@@ -167,3 +167,74 @@ class Assign(Initializer):
 # Paddle's fluid-era aliases.
 MSRA = KaimingNormal
 Xavier = XavierUniform
+
+
+class Orthogonal(Initializer):
+    """A (semi-)orthogonal matrix times ``gain``: the Q of a normal draw's QR decomposition (signs
+    fixed by R's diagonal), over ``[shape[0], prod(shape[1:])]``, as Paddle's ``Orthogonal``."""
+
+    def __init__(self, gain=1.0, name=None):
+        self.gain = gain
+
+    def _draw(self, shape):
+        if len(shape) < 2:
+            raise ValueError(f"Orthogonal initializes tensors of 2 or more dims, got shape {list(shape)}")
+        rows, cols = shape[0], int(np.prod(shape[1:]))
+        q, r = np.linalg.qr(generator().standard_normal((max(rows, cols), min(rows, cols))))
+        q = q * np.sign(np.diag(r))
+        return (q.T if rows < cols else q).reshape(shape) * self.gain
+
+
+class Dirac(Initializer):
+    """The identity of a convolution (3-, 4- or 5-D weight ``[out, in, k...]``): 1 at the kernel's
+    centre from input channel j to output channel ``g * out / groups + j``, 0 elsewhere (Paddle's ``Dirac``)."""
+
+    def __init__(self, groups=1, name=None):
+        self.groups = groups
+
+    def _draw(self, shape):
+        if len(shape) not in (3, 4, 5):
+            raise ValueError(f"Dirac initializes 3-, 4- or 5-D tensors, got shape {list(shape)}")
+        if shape[0] % self.groups:
+            raise ValueError(f"Dirac: dim 0 ({shape[0]}) must be divisible by groups ({self.groups})")
+        out = np.zeros(shape)
+        per_group = shape[0] // self.groups
+        centre = tuple(k // 2 for k in shape[2:])
+        for g in range(self.groups):
+            for j in range(min(per_group, shape[1])):
+                out[(g * per_group + j, j) + centre] = 1.0
+        return out
+
+
+_GAINS = {"sigmoid": 1, "linear": 1, "conv1d": 1, "conv2d": 1, "conv3d": 1, "conv1d_transpose": 1,
+          "conv_transpose1d": 1, "conv2d_transpose": 1, "conv_transpose2d": 1, "conv3d_transpose": 1,
+          "conv_transpose3d": 1, "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}
+
+
+def calculate_gain(nonlinearity, param=None):
+    """Paddle's recommended initializer gain for ``nonlinearity`` (``param``: leaky_relu's slope, default 0.01)."""
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else float(param)
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity not in _GAINS:
+        raise ValueError(f"calculate_gain: nonlinearity {nonlinearity!r} is not supported")
+    return _GAINS[nonlinearity]
+
+
+# set_global_initializer's choices: they replace a layer's default initializer (not a ParamAttr's own)
+_global = {"weight": None, "bias": None}
+
+
+def set_global_initializer(weight_init, bias_init=None):
+    """Initialize every parameter created from now on with ``weight_init`` (weights) and
+    ``bias_init`` (biases) instead of the layers' defaults; an initializer given in a ParamAttr
+    still wins. ``None`` restores the defaults."""
+    for what, init in (("weight_init", weight_init), ("bias_init", bias_init)):
+        if init is not None and not isinstance(init, Initializer):
+            raise TypeError(f"set_global_initializer: {what} must be an Initializer or None, got {type(init).__name__}")
+    _global["weight"], _global["bias"] = weight_init, bias_init
+
+
+def global_initializer(is_bias):
+    """The initializer ``set_global_initializer`` chose for weights or biases (None: the layer's default)."""
+    return _global["bias" if is_bias else "weight"]

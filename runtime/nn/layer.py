@@ -15,7 +15,7 @@ import numpy as np
 from ..dtypes import convert_dtype
 from ..tensor import Parameter, Tensor, TensorLike
 from ..variable import Variable
-from .initializer import Constant, XavierUniform
+from .initializer import Constant, XavierUniform, global_initializer
 from .layer_state import STATE_VERSION, HookList, StateTable, state_changed  # noqa: F401  (public here too)
 from .param_attr import ParamAttr
 from ..hints import DTypeLike
@@ -157,7 +157,8 @@ class Layer:
         shape = [int(d) for d in shape]
         if any(d <= 0 for d in shape):
             raise ValueError(f"parameter shape must have positive dims, got {shape}")
-        init = attr.initializer or default_initializer or (Constant(0.0) if is_bias else XavierUniform())
+        init = (attr.initializer or global_initializer(is_bias) or default_initializer
+                or (Constant(0.0) if is_bias else XavierUniform()))
         kind = "b" if is_bias else "w"
         name = attr.name
         if name is None:

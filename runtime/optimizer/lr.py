@@ -33,12 +33,21 @@ class LRScheduler:
         """The rate at ``self.last_epoch``; each schedule defines it."""
         raise NotImplementedError
 
+    # what state_dict() saves (Paddle's state_keys); a schedule with more state lists it here
+    _state_keys = ("last_epoch", "last_lr")
+
     def state_dict(self):
-        """``{"last_epoch", "last_lr"}``, enough to resume the schedule. Also saved in the optimizer's state_dict."""
-        return {"last_epoch": self.last_epoch, "last_lr": self.last_lr}
+        """``{"last_epoch", "last_lr"}`` (and a schedule's own state), enough to resume the schedule.
+        Also saved in the optimizer's state_dict."""
+        return {k: getattr(self, k) for k in self._state_keys}
 
     def set_state_dict(self, state_dict):
-        """Restore a state from ``state_dict()``. Also ``set_dict``."""
+        """Restore a state from ``state_dict()``. Also ``set_dict``. RuntimeError if a key is missing."""
+        missing = [k for k in self._state_keys if k not in state_dict]
+        if missing:
+            raise RuntimeError(f"{type(self).__name__}.set_state_dict: the state has no {missing}")
+        for k in self._state_keys:
+            setattr(self, k, state_dict[k])
         self.last_epoch = int(state_dict["last_epoch"])
         self.last_lr = float(state_dict["last_lr"])
 
@@ -144,10 +153,6 @@ class LinearWarmup(LRScheduler):
         return self.base_lr
 
 
-# The rest of Paddle's schedules; lr_extra subclasses LRScheduler above, so it is imported last.
-from .lr_extra import (CosineAnnealingWarmRestarts, CyclicLR, InverseTimeDecay, MultiplicativeDecay,  # noqa: E402
-                       NaturalExpDecay, NoamDecay, OneCycleLR, PolynomialDecay, ReduceOnPlateau)
-
-__all__ = ["LRScheduler", "StepDecay", "MultiStepDecay", "ExponentialDecay", "CosineAnnealingDecay", "LambdaDecay",
-           "PiecewiseDecay", "LinearWarmup", "NoamDecay", "NaturalExpDecay", "InverseTimeDecay", "PolynomialDecay",
-           "MultiplicativeDecay", "OneCycleLR", "CyclicLR", "CosineAnnealingWarmRestarts", "ReduceOnPlateau"]
+# Paddle's other schedules (their own module: this one is long enough); they subclass LRScheduler above.
+from .lr_extra import (CosineAnnealingWarmRestarts, CyclicLR, InverseTimeDecay, LinearLR,  # noqa: E402,F401
+                       MultiplicativeDecay, NaturalExpDecay, NoamDecay, OneCycleLR, PolynomialDecay, ReduceOnPlateau)

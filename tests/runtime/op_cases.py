@@ -375,3 +375,9 @@ import op_cases_extra  # noqa: E402
 _EXTRA_CASES, _EXTRA_COMPOSITES = op_cases_extra.rows(D, F, P, case)
 CASES.update(_EXTRA_CASES)
 COMPOSITES.update(_EXTRA_COMPOSITES)
+
+# -- later Paddle 2.x compatibility functions (attention, padding, small math, losses) ------------------
+from op_cases_compat import CASES_COMPAT, COMPOSITES_COMPAT  # noqa: E402
+
+CASES.update(CASES_COMPAT)
+COMPOSITES.update(COMPOSITES_COMPAT)

@@ -1,0 +1,78 @@
+"""Registry rows (see op_cases.py) for the Paddle 2.x functions ported models call that came later:
+attention, padding and shuffling layers' functions, small math functions and losses. The references
+are plain numpy, written from Paddle's formulas (checked against Paddle 3.3 outside the suite)."""
+import numpy as np
+
+from op_cases import D, F, I, case
+
+
+def _sdpa(q, k, v, mask):
+    q, k, v = (t.transpose(0, 2, 1, 3) for t in (q, k, v))
+    s = q @ k.transpose(0, 1, 3, 2) / np.sqrt(q.shape[-1]) + mask
+    w = np.exp(s - s.max(-1, keepdims=True))
+    return ((w / w.sum(-1, keepdims=True)) @ v).transpose(0, 2, 1, 3)
+
+
+def _diag_embed(x, offset):
+    n = x.shape[-1] + abs(offset)
+    out = np.zeros(x.shape[:-1] + (n, n), x.dtype)
+    for i in range(x.shape[-1]):
+        out[..., i + max(-offset, 0), i + max(offset, 0)] = x[..., i]
+    return out
+
+
+def _cdist(x, y, p):
+    return (np.abs(x[..., :, None, :] - y[..., None, :, :]) ** p).sum(-1) ** (1 / p)
+
+
+def _red(loss):
+    return loss.mean()
+
+
+def _logsig(x):
+    return -np.logaddexp(0, -x)
+
+
+_PM = np.array([[1, -1, 1], [-1, -1, 1]], np.float32)
+_POS = np.array([[0.5, 1.5, 2.5], [3.0, 0.2, 1.0]], np.float32)
+
+
+CASES_COMPAT = {
+    "bincount": case(I(6, 9), None, minlength=8, ref=lambda x, w, minlength: np.bincount(x, minlength=8),
+                     shape_known=False),
+}
+
+COMPOSITES_COMPAT = {
+    "scaled_dot_product_attention": case(F(2, 3, 2, 4), F(2, 5, 2, 4), F(2, 5, 2, 4), F(3, 5), ref=_sdpa),
+    "zeropad2d": case(F(1, 2, 3, 3), padding=[1, 0, 2, 1],
+                      ref=lambda x, padding: np.pad(x, [(0, 0), (0, 0), (2, 1), (1, 0)])),
+    "pixel_unshuffle": case(F(1, 2, 4, 6), downscale_factor=2,
+                            ref=lambda x, downscale_factor: x.reshape(1, 2, 2, 2, 3, 2).transpose(0, 1, 3, 5, 2, 4)
+                            .reshape(1, 8, 2, 3)),
+    "channel_shuffle": case(F(2, 6, 2, 2), groups=3,
+                            ref=lambda x, groups: x.reshape(2, 3, 2, 2, 2).transpose(0, 2, 1, 3, 4).reshape(2, 6, 2, 2)),
+    "maxout": case(D(2, 6, 2, 2), groups=2, ref=lambda x, groups: x.reshape(2, 3, 2, 2, 2).max(2)),
+    "diag_embed": case(F(2, 3), offset=1, ref=_diag_embed),
+    "diagflat": case(F(2, 2), offset=-1, ref=lambda x, offset: np.diagflat(x, -1)),
+    "inner": case(F(2, 4), F(3, 4), ref=lambda x, y: x @ y.T),
+    "addmm": case(F(3, 4), F(3, 2), F(2, 4), beta=0.5, alpha=2.0,
+                  ref=lambda i, x, y, beta, alpha: 0.5 * i + 2.0 * (x @ y)),
+    "cdist": case(F(2, 3, 4), F(2, 5, 4), p=3.0, ref=_cdist),
+    # -- losses (nn_loss_more.py) ------------------------------------------------------------------------
+    "hinge_embedding_loss": case(F(2, 3), _PM, margin=0.5, grad=[0],
+                                 ref=lambda x, y, margin: _red(np.where(y == 1, x, np.maximum(0.5 - x, 0)))),
+    "cosine_embedding_loss": case(F(2, 3), F(2, 3), np.array([1, -1], np.int64), margin=0.1, grad=[0, 1], ref=lambda a, b, y,
+                                  margin: _red(np.where(y == 1, 1 - (a * b).sum(1) / np.sqrt((a * a).sum(1) * (b * b).sum(1)),
+                                                        np.maximum((a * b).sum(1) / np.sqrt((a * a).sum(1) * (b * b).sum(1))
+                                                                   - 0.1, 0)))),
+    "triplet_margin_loss": case(F(2, 3), F(2, 3), F(2, 3) * 3, margin=2.0, ref=lambda a, p, n, margin: _red(np.maximum(
+        np.sqrt(((a - p + 1e-6) ** 2).sum(1)) - np.sqrt(((a - n + 1e-6) ** 2).sum(1)) + 2.0, 0))),
+    "soft_margin_loss": case(F(2, 3), _PM, grad=[0], ref=lambda x, y: _red(np.log1p(np.exp(-y * x)))),
+    "multi_label_soft_margin_loss": case(F(2, 3), (_PM > 0).astype(np.float32), grad=[0], ref=lambda x, y: _red(
+        -(y * _logsig(x) + (1 - y) * _logsig(-x)).mean(-1))),
+    "poisson_nll_loss": case(F(2, 3), _POS, grad=[0], ref=lambda x, y: _red(np.exp(x) - y * x)),
+    "gaussian_nll_loss": case(F(2, 3), F(2, 3), _POS, grad=[0, 1],
+                              ref=lambda x, y, v: _red(0.5 * (np.log(v) + (x - y) ** 2 / v))),
+    "dice_loss": case(_POS / 4, np.array([[2], [0]], np.int64), ref=lambda x, y: _red(
+        1 - 2 * x[np.arange(2), y[:, 0]] / (x.sum(1) + 1 + 1e-5))),
+}
