@@ -2,7 +2,8 @@
 the items of a plain list/tuple/dict (see ``guards.py``, which collects them with the layer guards).
 
 A plain value (number, string, small container of them) is guarded by equality, anything else
-by identity; a plain object's attributes that the traced code names and a container's items
+by identity, a numpy array also by its bytes (``ArrayContents``: the trace baked its values in as
+constants, and an in-place write keeps its identity); a plain object's attributes that the traced code names and a container's items
 are guarded too (``_contents_guards``), so ``self.cfg.flag = False`` or replacing a layer kept
 in ``self.blocks = [...]`` retraces instead of reusing a Program built for the old state.
 The same holds for the attributes the traced code names of the user's own modules
@@ -13,6 +14,8 @@ import inspect
 import sys
 import sysconfig
 import types
+
+import numpy as np
 
 import runtime as rt
 
@@ -40,20 +43,42 @@ def _library(fn):
     return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
 
 
+class ArrayContents:
+    """Called with the array a guard holds by identity: True while its dtype, shape and bytes are
+    those seen while tracing (bitwise: -0.0 and NaN payloads count). Costs a copy of the array
+    per call, as eager code converting it (``rt.to_tensor(a)``, ``x * a``) does too."""
+
+    __slots__ = ("dtype", "shape", "data")
+
+    def __init__(self, array):
+        self.dtype, self.shape, self.data = array.dtype, array.shape, array.tobytes()
+
+    def __call__(self, array):
+        return array.dtype == self.dtype and array.shape == self.shape and array.tobytes() == self.data
+
+
+def array_contents(value):
+    """The ArrayContents of a numpy array of numbers, strings or bools (None for anything else)."""
+    return ArrayContents(value) if type(value) is np.ndarray and value.dtype.kind in "biufcSUM" else None
+
+
 class _ValueGuard:
     """One global or closure cell: a plain value by equality, anything else by identity."""
 
-    __slots__ = ("label", "read", "value", "plain", "where", "pinned")
+    __slots__ = ("label", "read", "value", "plain", "where", "pinned", "contents")
 
     def __init__(self, label, read, value, where):
         self.label, self.read, self.where = label, read, where
         self.pinned = None  # for an "items" guard: the items whose ids it holds, kept alive
         self.plain = _plain(value)
         self.value = copy.deepcopy(value) if self.plain else value
+        self.contents = None if self.plain else array_contents(value)
 
     def holds(self):
         now = self.read()
-        return _same(now, self.value) if self.plain else now is self.value
+        if self.plain:
+            return _same(now, self.value)
+        return now is self.value and (self.contents is None or self.contents(now))
 
     def source(self, writer):
         """The expression reading the current value in the generated check."""
@@ -62,12 +87,16 @@ class _ValueGuard:
             return f"{writer.obj(container)}.get({name!r}, G_M)"
         if kind == "items":
             return f"{writer.obj(_items)}({writer.obj(container)})"
+        if kind == "item":  # a list/tuple/dict item (a numpy array: see ArrayContents)
+            return f"{writer.obj(container)}[{name!r}]"
         return f"{writer.obj(container)}.cell_contents"
 
     def describe(self):
         if self.where[0] == "items":
             return f"{self.label} changed (one was replaced, added or removed)"
         now = self.read()
+        if now is self.value and self.contents is not None:
+            return f"{self.label} (a numpy array) was written in place"
         shown = "<deleted>" if now is _MISSING else repr(now) if _plain(now) else f"another {type(now).__name__}"
         old = repr(self.value) if self.plain else f"the {type(self.value).__name__} seen while tracing"
         return f"{self.label} changed ({old} -> {shown})"
@@ -78,6 +107,15 @@ def _items(container):
     if type(container) is dict:
         return tuple(container), tuple(map(id, container.values()))
     return tuple(map(id, container))
+
+
+def _item_reader(container, key):
+    def read():
+        try:
+            return container[key]
+        except (IndexError, KeyError):
+            return _MISSING
+    return read
 
 
 def _items_reader(container):
@@ -112,6 +150,8 @@ def _contents_guards(label, value, read, written, out, layers, depth=0):
             out[-1].pinned = list(value.values() if type(value) is dict else value)
         pairs = value.items() if type(value) is dict else enumerate(value)
         for key, item in pairs:
+            if array_contents(item) is not None:
+                out.append(_ValueGuard(f"{label}[{key!r}]", _item_reader(value, key), item, ("item", value, key)))
             _contents_guards(f"{label}[{key!r}]", item, read, written, out, layers, depth + 1)
     elif _is_plain_object(value):
         d = value.__dict__

@@ -37,7 +37,7 @@ import runtime as rt
 
 from . import decorators
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, _cell_reader, _contents_guards, _global_reader, _is_plain_object, _library,
+from .guard_values import (_MISSING, _cell_reader, array_contents, _contents_guards, _global_reader, _is_plain_object, _library,
                            _module_guards, _plain, _same, _user_module, _ValueGuard)
 
 # The attribute names of a Layer's tables and hook lists (the public seam naming them).
@@ -156,12 +156,14 @@ def _layer_state(d):
             tuple(map(id, d[_PRE])), tuple(map(id, d[_POST])))
 
 
-def _attr_holds(now, old, plain):
-    return _same(now, old) if plain else now is old
+def _attr_holds(now, old, plain, contents=None):
+    if plain:
+        return _same(now, old)
+    return now is old and (contents is None or contents(now))
 
 
 class _LayerGuard:
-    __slots__ = ("path", "layer", "dict", "names", "plain", "state", "pinned", "read", "written")
+    __slots__ = ("path", "layer", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays")
 
     def __init__(self, path, layer, called=()):
         self.path = path
@@ -176,6 +178,8 @@ class _LayerGuard:
         self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
                                   and not inspect.isclass(d[n]) and (_plain(d[n]) or n not in written)))
         self.plain = tuple(_plain(d[n]) for n in self.names)
+        # a numpy array the code reads is also guarded by its bytes (see guard_values.ArrayContents)
+        self.arrays = tuple(None if p else array_contents(d[n]) for n, p in zip(self.names, self.plain))
         self.state = _layer_state(d)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
         self.pinned = (dict(d[_SUBS]), dict(d[_PARAMS]), dict(d[_BUFS]), d.get("forward"),
@@ -185,7 +189,8 @@ class _LayerGuard:
     def holds(self):
         d = self.dict
         return _layer_state(d) == self.state and all(
-            _attr_holds(d.get(n, _MISSING), old, p) for n, old, p in zip(self.names, self.pinned[6], self.plain))
+            _attr_holds(d.get(n, _MISSING), old, p, a)
+            for n, old, p, a in zip(self.names, self.pinned[6], self.plain, self.arrays))
 
     def describe(self):
         d, (subs, params, bufs, fwd, pre, post, values) = self.dict, self.pinned
@@ -203,8 +208,10 @@ class _LayerGuard:
             return f"{self.path}.forward was overridden on the instance"
         if list(d[_PRE]) != pre or list(d[_POST]) != post:
             return f"the forward hooks of {self.path} changed"
-        for name, old, plain in zip(self.names, values, self.plain):
+        for name, old, plain, contents in zip(self.names, values, self.plain, self.arrays):
             now = d.get(name, _MISSING)
+            if now is old and contents is not None and not contents(now):
+                return f"attribute {self.path}.{name} (a numpy array) was written in place"
             if not _attr_holds(now, old, plain):
                 shown = ("<deleted>" if now is _MISSING else repr(now) if _plain(now)
                          else f"another {type(now).__name__}")
@@ -228,7 +235,8 @@ class Guards:
             if g.plain:
                 w.fail_unless(w.same_value(g.source(w), g.value))
             else:
-                w.fail_unless(f"{g.source(w)} is {w.obj(g.value)}")
+                ref = w.obj(g.value)
+                w.fail_unless(f"{g.source(w)} is {ref}" + (f" and {w.obj(g.contents)}({ref})" if g.contents else ""))
         for (_, t), flag in zip(bound, self.flags):
             w.fail_unless(f"{w.obj(t)}.stop_gradient is {w.obj(flag)}")
         self._check = w.compile()
@@ -261,7 +269,8 @@ class Guards:
                  f"training={g.state[3]}" + (f", attributes {', '.join(g.names)}" if g.names else "")
                  for g in self.layers]
         lines += [f"{g.label} are the same objects" if g.where[0] == "items" else f"{g.label} == {g.value!r}"
-                  if g.plain else f"{g.label} is the same {type(g.value).__name__}" for g in self.values]
+                  if g.plain else f"{g.label} is the same {type(g.value).__name__}" + (" with the same values" if g.contents else "")
+                  for g in self.values]
         if self.bound:
             lines.append(f"stop_gradient of {len(self.bound)} bound tensor(s)")
         return lines
