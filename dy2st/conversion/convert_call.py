@@ -49,7 +49,7 @@ def converted_function(fn, operators=None):
     ``operators``: the runtime interface module the generated code calls (see
     ``transform.transform_function``)."""
     try:
-        return _CACHE[fn]
+        return transform.with_defaults_of(_CACHE[fn], fn)
     except (KeyError, TypeError):
         pass
     new = transform.transform_function(fn, helpers=operators).fn

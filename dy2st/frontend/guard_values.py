@@ -87,6 +87,8 @@ class _ValueGuard:
             return f"{writer.obj(container)}.get({name!r}, G_M)"
         if kind == "items":
             return f"{writer.obj(_items)}({writer.obj(container)})"
+        if kind == "attr":  # a function's __defaults__
+            return f"{writer.obj(container)}.{name}"
         if kind == "item":  # a list/tuple/dict item (a numpy array: see ArrayContents)
             return f"{writer.obj(container)}[{name!r}]"
         return f"{writer.obj(container)}.cell_contents"
@@ -116,6 +118,10 @@ def _item_reader(container, key):
         except (IndexError, KeyError):
             return _MISSING
     return read
+
+
+def _attr_reader(obj, name):
+    return lambda: getattr(obj, name, _MISSING)
 
 
 def _items_reader(container):

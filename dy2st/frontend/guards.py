@@ -37,7 +37,7 @@ import runtime as rt
 
 from . import decorators
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, _cell_reader, array_contents, _contents_guards, _global_reader, _is_plain_object, _library,
+from .guard_values import (_MISSING, _attr_reader, _cell_reader, array_contents, _contents_guards, _global_reader, _is_plain_object, _library,
                            _module_guards, _plain, _same, _user_module, _ValueGuard)
 
 # The attribute names of a Layer's tables and hook lists (the public seam naming them).
@@ -304,6 +304,10 @@ def _namespace_guards(fn, seen_code, layers, out, depth=0):
                           ("cell", cell, name)))
         except ValueError:
             pass
+    for attr in ("__defaults__", "__kwdefaults__"):  # read afresh by every call (convert_call.with_defaults_of)
+        value = getattr(fn, attr, None)
+        if value:
+            found.append((f"the default values of {fn.__qualname__}", _attr_reader(fn, attr), value, ("attr", fn, attr)))
     for label, read, value, where in found:
         if isinstance(value, types.ModuleType) and _user_module(value):
             _module_guards(label.split(" ")[-1], value, names, _written_names(code), out, layers)
