@@ -50,12 +50,27 @@ _LAYER_INTERNALS = frozenset({_PARAMS, _SUBS, _BUFS, _PRE, _POST, "_non_persista
 _calls = contextvars.ContextVar("dy2st_traced_calls", default=None)
 
 
+class _Calls(list):
+    """The callables a trace reached; ``before``: guards on the globals and closure cells the user
+    functions among them read, made before each first ran (see ``build``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.before, self.seen = [], set()
+
+    def snapshot(self, fn):
+        if fn is not None and getattr(fn, "__code__", None) not in self.seen and not _library(fn):
+            _namespace_guards(fn, self.seen, [], self.before)
+
+
 @contextlib.contextmanager
-def recording():
-    """Collect the callables converted code reaches while the ``with`` body traces."""
-    token = _calls.set([])
+def recording(function=None):
+    """Collect the callables converted code reaches while the ``with`` body traces ``function``."""
+    calls = _Calls()
+    calls.snapshot(decorators.unwrap(function) if function is not None else None)
+    token = _calls.set(calls)
     try:
-        yield _calls.get()
+        yield calls
     finally:
         _calls.reset(token)
 
@@ -65,6 +80,7 @@ def note_call(fn):
     calls = _calls.get()
     if calls is not None:
         calls.append(fn)
+        calls.snapshot(_python_function(fn)[0])
 
 
 def _code_names(code, out=None):
@@ -338,11 +354,30 @@ def _object_guards(obj, function, layers):
     return out
 
 
+def _holds_traced(value, depth=0):
+    """Whether ``value`` is or holds (in lists, tuples, dicts, plain objects) a Variable being traced."""
+    if isinstance(value, rt.static.Variable):
+        return True
+    if depth > 3:
+        return False
+    if type(value) in (list, tuple, set, frozenset):
+        return any(_holds_traced(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return any(_holds_traced(v, depth + 1) for v in value.values())
+    return _is_plain_object(value) and any(_holds_traced(v, depth + 1) for v in vars(value).values())
+
+
 def build(function, instance, arguments, calls, program):
     """The Guards of a trace of ``function`` (bound to ``instance``) that reached ``calls``."""
     roots = [("self", instance)] if isinstance(instance, rt.nn.Layer) else []
     roots += [(f"argument {i}", a) for i, a in enumerate(arguments) if isinstance(a, rt.nn.Layer)]
-    value_guards, seen_code = [], set()
+    # A global, closure cell or default value the trace itself changed (`COUNT[0] += 1`, a memo
+    # dict filled): eagerly every call does it again, so the Program, which baked in the value read,
+    # holds only until the next call. Its guard as it was before the trace makes that call retrace.
+    # Not when it now holds values of this trace (`ACTS["h"] = h`, read back within it): the Program
+    # does not depend on those, and retracing would only store the next trace's ones.
+    value_guards = [g for g in getattr(calls, "before", ()) if not g.holds() and not _holds_traced(g.read())]
+    seen_code = set()
     called = {id(instance): [decorators.unwrap(function)]}  # layer -> its methods the trace ran
     _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)
     if instance is not None and not isinstance(instance, rt.nn.Layer):
