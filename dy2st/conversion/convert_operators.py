@@ -11,6 +11,7 @@ tuple (several), matching the assignment the loop/branch pass writes.
 import sys
 
 from dy2st.conversion import convert_call as _convert_call
+from dy2st.transformers.call_trees import is_random_draw
 from dy2st.frontend import guards as _guards
 from dy2st.operators.assert_print import Assert, FString, Print, RaiseIf
 from dy2st.operators.casts import AsDtype, Item, Numpy, PyValue
@@ -19,7 +20,8 @@ from dy2st.operators.builtin_folds import All, Any, Max, Min
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
-from dy2st.operators.python_semantics import IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type
+from dy2st.operators.python_semantics import (IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type,
+                                             refuse_python_random)
 from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
 from dy2st.operators.side_effects import Inplace, SetItem
@@ -39,6 +41,9 @@ _SELF = sys.modules[__name__]  # the interface the functions Call converts are g
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""
     _guards.note_call(fn)  # what the trace reached: its layers and globals get guarded
+    owner = is_random_draw(fn)
+    if owner:
+        refuse_python_random(fn, owner)
     return _convert_call.convert_call(fn, _SELF)
 
 

@@ -347,3 +347,15 @@ class MixedInt(rt.static.Variable):
 
     def __neg__(self):
         return mark_int(rt.static.Variable.__neg__(self), "mixed")
+
+
+
+def refuse_python_random(fn, owner):
+    """Raise at the user's line: converted code called a Python or numpy random draw
+    (``call_trees.is_random_draw``), which would run once, while the Program is built."""
+    raise TypeError(_with_location(
+        f"{fn.__name__}() draws from {owner}'s random generator, which converted code calls once, while "
+        "the Program is built: every call of the cached Program would reuse that draw (a branch "
+        "taken or skipped forever). Use the runtime's random ops (rt.rand, rt.uniform, "
+        "rt.randint...), which draw anew on every run, pass the value in as an argument, or "
+        "convert with dy2st.to_static(..., full_graph=False)"))
