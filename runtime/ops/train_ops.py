@@ -89,6 +89,11 @@ def train_update_kernel(grads, params, optimizer=None, grad_params=None, owned=f
     return [p._value for p in optimizer.params]
 
 
+def lr_scheduler_step_kernel(scheduler=None, epoch=None):
+    """``scheduler.step(epoch)``: the rate the next ``optimizer_step``/``train_update`` reads."""
+    scheduler.obj.step(epoch)
+
+
 def _train_update_fast(block, op):
     """The kernel for the plan: the gradients it may overwrite settled now, and with ``plan_updates``
     the optimizer's update written out for the plan (``optimizer.plan_update``); None: the registry's."""
@@ -120,3 +125,6 @@ def_op("train_update", ["Grad*", "Param*"], ["ParamOut*"], attrs={"optimizer": N
        kernel=train_update_kernel, infer=lambda grads, params, **_: list(params), side_effect=True,
        no_onnx=TRAIN_ONLY, fast=_train_update_fast,
        doc="accumulate_grads, optimizer_step and clear_grads of one training step in one op.")
+def_op("lr_scheduler_step", [], [], attrs={"scheduler": None, "epoch": None}, kernel=lr_scheduler_step_kernel,
+       infer=_no_outputs, side_effect=True, no_onnx=TRAIN_ONLY,
+       doc="Advance an LRScheduler (scheduler.step() in a Program): the steps after it read its new rate.")

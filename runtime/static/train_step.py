@@ -7,7 +7,9 @@ Called while a Program is being built (a converted function), the three calls ap
   them into the parameters' ``.grad`` when the Program runs;
 - ``opt.step()``: ``optimizer_step``, the optimizer's own update over ``.grad``
   (clipping, weight decay, the learning rate of this step, its accumulators);
-- ``opt.clear_grad()``: ``clear_grads``.
+- ``opt.clear_grad()``: ``clear_grads``;
+- ``scheduler.step()``: ``lr_scheduler_step``, so the rate advances at every call (not once, while
+  the Program is built) and the updates after it read the new one, as eagerly.
 
 The usual ``backward(); step(); clear_grad()`` becomes one ``train_update`` op that
 hands the gradients to the update rule directly (when no ``.grad`` is set at run time).
@@ -180,3 +182,14 @@ def record_clear_grad(opt, tensors=None):
             return
     block.append_op("clear_grads", {}, {}, {"optimizer": Handle(opt, [], f"<{type(opt).__name__}>")})
     block.program._train_step = True
+
+
+def record_lr_step(scheduler, epoch):
+    """``scheduler.step(epoch)`` while a Program is built: ``lr_scheduler_step``."""
+    from ..framework import default_main_program  # noqa: PLC0415
+    if epoch is not None and type(epoch) is not int:
+        raise TypeError(f"scheduler.step(epoch) in a converted function takes a Python int epoch, got "
+                        f"{type(epoch).__name__}: call it outside the converted function")
+    block = _global(default_main_program().global_block(), "scheduler.step()")
+    block.append_op("lr_scheduler_step", {}, {}, {"scheduler": Handle(scheduler, [], f"<{type(scheduler).__name__}>"),
+                                                  "epoch": epoch})
