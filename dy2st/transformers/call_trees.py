@@ -67,6 +67,12 @@ def is_random_draw(fn):
     return None
 
 
+def reads_learning_rate(fn):
+    """Whether calling ``fn`` reads an optimizer's or scheduler's current rate (a Python float eagerly,
+    which ``_jst.Call`` reads when the Program runs: `opt.get_lr()`, `scheduler()`)."""
+    return getattr(fn, "__func__", None) is rt.optimizer.Optimizer.get_lr or isinstance(fn, rt.optimizer.lr.LRScheduler)
+
+
 def _is_user_class(obj):
     return inspect.isclass(obj) and (getattr(obj, "__module__", "") or "").split(".")[0] not in LIBRARY_ROOTS
 
@@ -162,7 +168,9 @@ class CallTreeTransformer(transformer.Transformer):
             node.args = [templates.name("__class__"), templates.name(self.self_name)]
             return node
         target = _resolve(node.func, self.ctx.namespace)
-        if is_random_draw(target):  # `random.random()`, `np.random.rand()`: `_jst.Call` refuses it
+        if is_random_draw(target) or reads_learning_rate(target):
+            # `random.random()`, `np.random.rand()`: `_jst.Call` refuses them; `scheduler()`: it reads
+            # the rate when the Program runs
             node.func = templates.replace_as_expression("_jst.Call(f)", f=node.func)
             return node
         helper = _LIST_CONSUMERS.get((getattr(target, "__module__", "") or "").split(".")[0] + "."

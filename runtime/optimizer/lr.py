@@ -24,6 +24,12 @@ class LRScheduler:
         self._advance(None)
 
     def __call__(self):
+        if _mode.static:  # while a Program is built: the rate read when it runs (see Optimizer.get_lr)
+            from ..static.train_step import record_lr_read  # noqa: PLC0415
+            return record_lr_read(self._current, type(self).__name__)
+        return self.last_lr
+
+    def _current(self):
         return self.last_lr
 
     def step(self, epoch=None):

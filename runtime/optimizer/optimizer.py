@@ -103,7 +103,15 @@ class Optimizer:
 
     # -- learning rate -------------------------------------------------------------
     def get_lr(self):
-        """The current learning rate as a float (the scheduler's value if there is one)."""
+        """The current learning rate as a float (the scheduler's value if there is one).
+
+        While a Program is being built: a value of it read when it runs (``train_step.record_lr_read``)."""
+        if _mode.static:
+            from ..static.train_step import record_lr_read  # noqa: PLC0415  (static imports optimizers' users)
+            return record_lr_read(self._eager_lr, f"learning rate of {type(self).__name__}")
+        return self._eager_lr()
+
+    def _eager_lr(self):
         lr = self._learning_rate
         return float(lr()) if isinstance(lr, LRScheduler) else float(lr)
 

@@ -193,3 +193,11 @@ def record_lr_step(scheduler, epoch):
     block = _global(default_main_program().global_block(), "scheduler.step()")
     block.append_op("lr_scheduler_step", {}, {}, {"scheduler": Handle(scheduler, [], f"<{type(scheduler).__name__}>"),
                                                   "epoch": epoch})
+
+
+def record_lr_read(source, name):
+    """``opt.get_lr()`` or ``scheduler()`` while a Program is built: a float64 [] ``learning_rate``
+    value read when the Program runs (``source``: a callable returning the rate then), so a rate a
+    scheduler or ``set_lr`` changes between calls is the one each call sees, as eagerly."""
+    from ..dispatch import apply  # noqa: PLC0415
+    return apply("learning_rate", source=Handle(source, [], f"<{name}>"))
