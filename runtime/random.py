@@ -19,7 +19,7 @@ import threading
 
 import numpy as np
 
-from .trace_state import _mode, _origin
+from .trace_state import converting
 
 
 class _RNG:
@@ -40,7 +40,7 @@ def seed(n):
     parameter initialisation there needs."""
     if not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"seed expects a non-negative int, got {n!r}")
-    if _mode.static and _origin.provider is not None:
+    if converting():
         from .dispatch import apply  # noqa: PLC0415  (dispatch imports the op modules, which import this one)
         apply("seed", value=int(n))
         return n

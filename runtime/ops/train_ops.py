@@ -96,6 +96,11 @@ def lr_scheduler_step_kernel(scheduler=None, epoch=None):
     scheduler.obj.step(epoch)
 
 
+def set_learning_rate_kernel(optimizer=None, value=0.0):
+    """``opt.set_lr(value)``: the rate the updates after it use."""
+    optimizer.obj.set_lr(value)
+
+
 def learning_rate_kernel(source=None):
     """``opt.get_lr()`` / ``scheduler()`` read when the Program runs (the rate of this call)."""
     return np.asarray(float(source.obj()), np.float64)
@@ -139,3 +144,6 @@ def_op("learning_rate", [], ["Out"], attrs={"source": None}, kernel=learning_rat
        infer=lambda source=None: Meta([], "float64"), side_effect=True, no_onnx=TRAIN_ONLY,
        doc="The current rate of an optimizer or LRScheduler (opt.get_lr(), scheduler() in a Program), read "
            "at every run; side_effect keeps it from being folded or hoisted as a constant.")
+def_op("set_learning_rate", [], [], attrs={"optimizer": None, "value": 0.0}, kernel=set_learning_rate_kernel,
+       infer=_no_outputs, side_effect=True, no_onnx=TRAIN_ONLY,
+       doc="opt.set_lr(value) at every run of a Program (in a converted function).")

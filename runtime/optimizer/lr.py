@@ -6,7 +6,7 @@ optimizer reads ``scheduler()`` at every ``step()``.
 import math
 from collections.abc import Callable, Sequence
 
-from ..trace_state import _mode
+from ..trace_state import converting
 
 
 class LRScheduler:
@@ -24,7 +24,7 @@ class LRScheduler:
         self._advance(None)
 
     def __call__(self):
-        if _mode.static:  # while a Program is built: the rate read when it runs (see Optimizer.get_lr)
+        if converting():  # while a function is converted: the rate read when the Program runs (see Optimizer.get_lr)
             from ..static.train_step import record_lr_read  # noqa: PLC0415
             return record_lr_read(self._current, type(self).__name__)
         return self.last_lr
@@ -35,9 +35,9 @@ class LRScheduler:
     def step(self, epoch=None):
         """Advance to the next epoch (or to ``epoch``) and recompute the rate.
 
-        While a Program is being built this appends the step to it instead
+        While a function is converted this appends the step to its Program instead
         (``runtime.static.train_step``): it runs at every call of the Program."""
-        if _mode.static:
+        if converting():
             from ..static.train_step import record_lr_step  # noqa: PLC0415  (static imports optimizers' users)
             record_lr_step(self, epoch)
             return

@@ -201,3 +201,15 @@ def record_lr_read(source, name):
     scheduler or ``set_lr`` changes between calls is the one each call sees, as eagerly."""
     from ..dispatch import apply  # noqa: PLC0415
     return apply("learning_rate", source=Handle(source, [], f"<{name}>"))
+
+
+def record_set_lr(opt, value):
+    """``opt.set_lr(value)`` while a function is converted: ``set_learning_rate`` (a Python number's
+    value; a traced one is refused: its value exists only when the Program runs)."""
+    from ..framework import default_main_program  # noqa: PLC0415
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"opt.set_lr(value) in a converted function takes a Python number, got {type(value).__name__}: "
+                        "call it outside the converted function")
+    block = _global(default_main_program().global_block(), "opt.set_lr()")
+    block.append_op("set_learning_rate", {}, {}, {"optimizer": Handle(opt, [], f"<{type(opt).__name__}>"),
+                                                  "value": float(value)})

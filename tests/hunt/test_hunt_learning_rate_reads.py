@@ -1,7 +1,8 @@
 """`opt.get_lr()` and `scheduler()` in converted code are Python floats eagerly, read at every call;
 the trace baked in the rate of the one call that built the Program (a printed or used rate stayed
 stale after `scheduler.step()` or `opt.set_lr()`). They are a `learning_rate` op now, read when the
-Program runs and marked as Python floats (the tensor's dtype wins, `min` and `if` work)."""
+Program runs and marked as Python floats (the tensor's dtype wins, `min` and `if` work).
+`opt.set_lr(v)` in converted code ran once per Python value `v` too: it is an op as well."""
 import numpy as np
 
 import dy2st
@@ -38,3 +39,19 @@ def test_rates_are_read_at_every_call(capsys):
     assert printed[0::2] == printed[1::2]  # eager and converted print the same lines
     assert printed[-1] == "lr=0.0250 0.025"
     assert len(sf.program_cache) == 3  # one per dtype: the rates are not part of any key
+
+
+def test_set_lr_in_converted_code_sets_the_rate_at_every_call():
+    _, _, fixed = _setup()
+
+    def sets(x, v):
+        fixed.set_lr(v)
+        return x * fixed.get_lr()
+
+    sf = dy2st.to_static(sets)
+    x = rt.ones([2])
+    for outside in (0.5, 0.9):
+        fixed.set_lr(outside)  # changed between calls: the call sets it back, as eagerly
+        np.testing.assert_array_equal(sf(x, 0.25).numpy(), [0.25, 0.25])
+        assert fixed.get_lr() == 0.25
+    assert len(sf.program_cache) == 1

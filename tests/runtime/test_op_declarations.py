@@ -108,7 +108,8 @@ def test_flags():
     assert random_ops == ["dropout", "gaussian_random", "randint", "randperm", "uniform_random"]
     assert sorted(t for t, d in OPS.items() if d.side_effect) == ["accumulate_grads", "assert", "clear_grads",
                                                                   "learning_rate", "lr_scheduler_step",
-                                                                  "optimizer_step", "print", "seed", "train_update"]
+                                                                  "optimizer_step", "print", "seed",
+                                                                  "set_learning_rate", "train_update"]
     assert all(not d.pure for d in OPS.values() if d.random or d.side_effect)
 
 
