@@ -3,6 +3,7 @@
     assert x.sum() > 0, "bad"          _jst.Assert(x.sum() > 0, 'bad')
     print("x is", x)                   _jst.Print('x is', x)
     print(f"x is {x}")                 _jst.Print(_jst.FString(['x is ', (x, '', '')]))
+    print("x is %.2f" % x)             _jst.Print(_jst.PercentFormat('x is %.2f', x))
 
 A Python condition is checked at once (as `assert` would); a symbolic one becomes an `assert`
 op that checks at every run. `print` prints Python values normally and tensors through a
@@ -26,8 +27,17 @@ class AssertPrintTransformer(transformer.Transformer):
         self.generic_visit(node)
         if isinstance(node.func, gast.Name) and node.func.id == "print":
             node.func = templates.replace_as_expression("_jst.Print")
-            node.args = [self._fstring(a) if isinstance(a, gast.JoinedStr) else a for a in node.args]
+            node.args = [self._fstring(a) if isinstance(a, gast.JoinedStr) else self._percent(a) for a in node.args]
         return node
+
+    @staticmethod
+    def _percent(node):
+        """"a %.2f" % x -> _jst.PercentFormat('a %.2f', x): formatted when the value is known."""
+        if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod) and isinstance(node.left, gast.Constant)
+                and isinstance(node.left.value, str)):
+            return node
+        call = templates.replace_as_expression("_jst.PercentFormat(fmt, values)", fmt=node.left, values=node.right)
+        return origin_info.copy_origin(node, call)
 
     @staticmethod
     def _fstring(node):
