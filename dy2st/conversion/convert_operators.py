@@ -13,7 +13,7 @@ import sys
 from dy2st.conversion import convert_call as _convert_call
 from dy2st.transformers.call_trees import is_random_draw, reads_learning_rate
 from dy2st.frontend import guards as _guards
-from dy2st.operators.assert_print import Assert, FString, PercentFormat, Print, RaiseIf
+from dy2st.operators.assert_print import Assert, FString, PercentFormat, Print, RaiseIf, StrFormat
 from dy2st.operators.casts import AsDtype, Item, Numpy, PyValue
 from dy2st.operators.common import is_symbolic, truth  # noqa: F401  (part of the _jst interface)
 from dy2st.operators.builtin_folds import All, Any, Max, Min
@@ -30,7 +30,7 @@ from dy2st.pyct import origin_info
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
-           "For", "Range", "Enumerate", "Zip", "Assert", "FString", "PercentFormat", "Print", "Len", "Shape", "Size", "Append",
+           "For", "Range", "Enumerate", "Zip", "Assert", "FString", "PercentFormat", "StrFormat", "Print", "Len", "Shape", "Size", "Append",
            "Pop", "SetItem", "Inplace", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
            "Compare", "Truth", "Type", "Max", "Min", "Any", "All"]

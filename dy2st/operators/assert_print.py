@@ -2,6 +2,7 @@
 Python one checked once at trace time; `print` while a Program is built -> a `print` op that
 prints at every run exactly what eager `print` would."""
 import re
+import string
 import sys
 
 import numpy as np
@@ -132,6 +133,33 @@ def PercentFormat(fmt, values):
         raise TypeError(_with_location("not all arguments converted during string formatting"))
     parts.append(fmt[pos:])
     return FString([p for p in parts if p != ""])
+
+
+def StrFormat(fmt, *args, **kwargs):
+    """`"text {:.3f}".format(v)` as an argument of `print`: ``str.format`` for Python values, an
+    FString (formatted at every run) when a value is traced; a field the print op cannot format
+    (an attribute or item of the value, a nested spec) is a TypeError at the user's line."""
+    if not any(is_symbolic(v) for v in (*args, *kwargs.values())):
+        return fmt.format(*args, **kwargs)
+    parts, auto = [], 0
+    for text, field, spec, conversion in string.Formatter().parse(fmt):
+        parts.append(text)
+        if field is None:
+            continue
+        if field == "":
+            field, auto = str(auto), auto + 1
+        value = args[int(field)] if field.isdigit() else kwargs.get(field, _MISSING_FIELD)
+        if value is _MISSING_FIELD or "{" in (spec or ""):
+            raise TypeError(_with_location(f"print of {fmt!r}.format(...) with a traced value: the field "
+                                               f"{{{field}}} cannot be formatted at run time; write an f-string"))
+        if is_symbolic(value):
+            parts.append((value, conversion or "", spec or ""))
+        else:
+            parts.append(("{0" + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}").format(value))
+    return FString([p for p in parts if p != ""])
+
+
+_MISSING_FIELD = object()
 
 
 def _kind(v):

@@ -4,6 +4,7 @@
     print("x is", x)                   _jst.Print('x is', x)
     print(f"x is {x}")                 _jst.Print(_jst.FString(['x is ', (x, '', '')]))
     print("x is %.2f" % x)             _jst.Print(_jst.PercentFormat('x is %.2f', x))
+    print("x is {}".format(x))         _jst.Print(_jst.StrFormat('x is {}', x))
 
 A Python condition is checked at once (as `assert` would); a symbolic one becomes an `assert`
 op that checks at every run. `print` prints Python values normally and tensors through a
@@ -32,7 +33,13 @@ class AssertPrintTransformer(transformer.Transformer):
 
     @staticmethod
     def _percent(node):
-        """"a %.2f" % x -> _jst.PercentFormat('a %.2f', x): formatted when the value is known."""
+        """"a %.2f" % x -> _jst.PercentFormat('a %.2f', x), "a {:.2f}".format(x) -> _jst.StrFormat('a {:.2f}', x):
+        formatted when the value is known."""
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == "format"
+                and isinstance(node.func.value, gast.Constant) and isinstance(node.func.value.value, str)):
+            new = gast.Call(func=templates.replace_as_expression("_jst.StrFormat"), args=[node.func.value] + node.args,
+                            keywords=node.keywords)
+            return origin_info.copy_origin(node, gast.copy_location(new, node))
         if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod) and isinstance(node.left, gast.Constant)
                 and isinstance(node.left.value, str)):
             return node

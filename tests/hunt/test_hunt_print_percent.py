@@ -1,6 +1,7 @@
-"""`print("loss %.3f" % loss)` in converted code: `%` made the string once, while the Program was
-built (from the Variable's text), and later calls printed nothing. A `%` format inside `print` is
-formatted at every run now, as an f-string is; what the print op cannot mimic is refused."""
+"""`print("loss %.3f" % loss)` (or `"loss {:.3f}".format(loss)`) in converted code: the string was
+made once, while the Program was built (from the Variable's text), and later calls printed it
+again. Both are formatted at every run now, as an f-string is; what the print op cannot mimic is
+refused at the user's line."""
 import numpy as np
 import pytest
 
@@ -14,6 +15,7 @@ def _prints(x, n):
     print("v %s" % s)
     print("v %r|%.3f|%8.2e|%-7.1f|%+g %%" % (s, s, s, s, s))
     print("n %d|%5d|%x" % (n, n * 3, n * 10), "plain %d" % 3)
+    print("v {0!r}|{0:.3f}|{1:>8.2e}|{k:+g}|{{}}|{2}".format(s, s, "lit", k=s), "n {:d} {:5d}".format(n, n * 3))
     i = 0
     while i < n:
         print("step %d of %d" % (i, n))
