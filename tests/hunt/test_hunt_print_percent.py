@@ -44,3 +44,25 @@ def test_a_conversion_the_print_op_cannot_mimic_is_refused_at_the_users_line():
         dy2st.to_static(_int_of_float)(rt.ones([2]))
     where = notes(info.value)
     assert "test_hunt_print_percent.py" in where and 'print("%d" % x.sum())' in where
+
+
+def _str_of_tensor(x):
+    print("x=" + str(x.sum()))
+    return x
+
+
+def _lazy_messages(x, n):
+    if x.sum() > 100:
+        raise ValueError("too big: " + str(x.sum()))  # made only if it raises, as eagerly
+    assert x.sum() > -100, "small " + repr(x.sum())
+    print("layer_" + str(n), str([1, 2]))
+    return x * n
+
+
+def test_str_of_a_traced_tensor_is_refused_and_lazy_messages_convert(capsys):
+    with pytest.raises(TypeError, match=r"str\(\) of a traced tensor") as info:
+        dy2st.to_static(_str_of_tensor)(rt.ones([2]))
+    assert 'print("x=" + str(x.sum()))' in notes(info.value)
+    out = dy2st.to_static(_lazy_messages)(rt.ones([2]), 3)
+    np.testing.assert_array_equal(out.numpy(), [3.0, 3.0])
+    assert capsys.readouterr().out == "layer_3 [1, 2]\n"
