@@ -43,18 +43,29 @@ def _library(fn):
     return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
 
 
+# Arrays up to this size are compared whole on every call (a few µs for 64 KiB); a larger one
+# (a positional-encoding table the code slices) by an even sample of _SAMPLE elements: a rewrite
+# of it (`pe[:] = ...`, a new scale) is seen, a write into a few elements between samples is not.
+_EXACT_BYTES = 1 << 16
+_SAMPLE = 1 << 12
+
+
 class ArrayContents:
     """Called with the array a guard holds by identity: True while its dtype, shape and bytes are
-    those seen while tracing (bitwise: -0.0 and NaN payloads count). Costs a copy of the array
-    per call, as eager code converting it (``rt.to_tensor(a)``, ``x * a``) does too."""
+    those seen while tracing (bitwise: -0.0 and NaN payloads count); see ``_EXACT_BYTES``."""
 
-    __slots__ = ("dtype", "shape", "data")
+    __slots__ = ("dtype", "shape", "data", "step")
 
     def __init__(self, array):
-        self.dtype, self.shape, self.data = array.dtype, array.shape, array.tobytes()
+        self.dtype, self.shape = array.dtype, array.shape
+        self.step = 1 if array.nbytes <= _EXACT_BYTES else -(-array.size // _SAMPLE)
+        self.data = self._bytes(array)
+
+    def _bytes(self, array):
+        return array.tobytes() if self.step == 1 else np.ravel(array)[::self.step].tobytes()
 
     def __call__(self, array):
-        return array.dtype == self.dtype and array.shape == self.shape and array.tobytes() == self.data
+        return array.dtype == self.dtype and array.shape == self.shape and self._bytes(array) == self.data
 
 
 def array_contents(value):

@@ -26,9 +26,10 @@ class _Masked(rt.nn.Layer):
     def __init__(self):
         super().__init__()
         self.mask = np.array([1.0, 0.0], "float32")
+        self.table = np.ones((512, 64), "float32")  # 128 KiB: guarded by a sample of its elements
 
     def forward(self, x):
-        return x * rt.to_tensor(self.mask)
+        return x * rt.to_tensor(self.mask) + rt.to_tensor(self.table[0, :2])
 
 
 def _same_as_eager(fn, sf, x):
@@ -59,4 +60,6 @@ def test_a_layer_attribute_array_written_in_place_retraces():
     for value in (0.0, 5.0, 5.0):
         net.mask[1] = value
         np.testing.assert_array_equal(snet(x).numpy(), _Masked.forward(net, x).numpy())
-    assert len(snet.forward.program_cache) == 2
+    net.table[:] = 3.0  # rewritten whole
+    np.testing.assert_array_equal(snet(x).numpy(), _Masked.forward(net, x).numpy())
+    assert snet.forward.get_traced_count() == 3
