@@ -80,7 +80,7 @@ def note_call(fn):
     calls = _calls.get()
     if calls is not None:
         calls.append(fn)
-        calls.snapshot(_python_function(fn)[0])
+        calls.snapshot(_ran_function(*_python_function(fn)))
 
 
 def _code_names(code, out=None):
@@ -107,6 +107,13 @@ def _python_function(obj):
     if isinstance(obj, types.FunctionType):
         return inspect.unwrap(obj), None
     return None, None
+
+
+def _ran_function(fn, layer):
+    """The user function a call ran: ``fn``, or the forward of a Layer called as ``layer(x)``."""
+    if fn is None and layer is not None:
+        fn = _as_function(getattr(type(layer), "forward", None))
+    return fn
 
 
 def _as_function(member):
@@ -388,6 +395,7 @@ def build(function, instance, arguments, calls, program):
             roots.append((type(layer).__name__, layer))
             if fn is not None:
                 called.setdefault(id(layer), []).append(fn)
+        fn = _ran_function(fn, layer)  # a sub-layer's forward reads globals too (a flag, a config module)
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
     layer_guards, seen = [], set()
