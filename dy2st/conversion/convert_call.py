@@ -126,7 +126,9 @@ def _sequential(seq, operators):
     are converted too)."""
     def forward(x):
         for layer in seq:
-            x = convert_call(layer, operators)(x)
+            # through the interface's Call when there is one: the trace notes the layer (its forward's
+            # globals get guarded) as it does a layer called by name
+            x = (operators.Call(layer) if hasattr(operators, "Call") else convert_call(layer, operators))(x)
         return x
     return forward
 
