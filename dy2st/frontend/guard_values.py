@@ -98,7 +98,7 @@ class _ValueGuard:
             return f"{writer.obj(container)}.get({name!r}, G_M)"
         if kind == "items":
             return f"{writer.obj(_items)}({writer.obj(container)})"
-        if kind == "attr":  # a function's __defaults__
+        if kind == "attr":  # a function's __defaults__, a class attribute
             return f"{writer.obj(container)}.{name}"
         if kind == "item":  # a list/tuple/dict item (a numpy array: see ArrayContents)
             return f"{writer.obj(container)}[{name!r}]"
@@ -148,6 +148,26 @@ def _is_plain_object(value):
     return not _library(type(value))
 
 
+def class_guards(cls, read, out, seen):
+    """Guards on the plain class attributes (``SCALE = 2.0`` in the class body, of the user's own
+    classes in its MRO) among the names ``read``: code reads them through ``self.SCALE``,
+    ``type(self).SCALE`` or ``Cfg.flag``, and the trace bakes them in like instance attributes."""
+    if cls in seen or _library(cls):
+        return
+    seen.add(cls)
+    user = [k for k in cls.__mro__ if k is not object and not _library(k)]
+    for name in sorted(read):
+        if name.startswith("__"):
+            continue
+        for klass in user:
+            d = vars(klass)
+            if name in d:
+                if _plain(d[name]):
+                    out.append(_ValueGuard(f"class attribute {cls.__name__}.{name}", _attr_reader(cls, name), d[name],
+                                           ("attr", cls, name)))
+                break
+
+
 def _contents_guards(label, value, read, written, out, layers, depth=0):
     """Guards on what a guarded non-plain value holds that the trace may have read:
 
@@ -171,6 +191,7 @@ def _contents_guards(label, value, read, written, out, layers, depth=0):
                 out.append(_ValueGuard(f"{label}[{key!r}]", _item_reader(value, key), item, ("item", value, key)))
             _contents_guards(f"{label}[{key!r}]", item, read, written, out, layers, depth + 1)
     elif _is_plain_object(value):
+        class_guards(type(value), read, out, set())
         d = value.__dict__
         for name in sorted(read & d.keys()):
             item = d[name]

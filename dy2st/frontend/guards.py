@@ -37,7 +37,7 @@ import runtime as rt
 
 from . import decorators
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, _attr_reader, _cell_reader, array_contents, _contents_guards, _global_reader, _is_plain_object, _library,
+from .guard_values import (_MISSING, _attr_reader, _cell_reader, array_contents, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
                            _module_guards, _plain, _same, _user_module, _ValueGuard)
 
 # The attribute names of a Layer's tables and hook lists (the public seam naming them).
@@ -332,6 +332,8 @@ def _namespace_guards(fn, seen_code, layers, out, depth=0):
         if value:
             found.append((f"the default values of {fn.__qualname__}", _attr_reader(fn, attr), value, ("attr", fn, attr)))
     for label, read, value, where in found:
+        if inspect.isclass(value):
+            class_guards(value, names, out, set())  # `Cfg.flag`: a user class's plain attributes
         if isinstance(value, types.ModuleType) and _user_module(value):
             _module_guards(label.split(" ")[-1], value, names, _written_names(code), out, layers)
         if isinstance(value, types.ModuleType) or inspect.isclass(value) or label.endswith("__class__"):
@@ -398,12 +400,13 @@ def build(function, instance, arguments, calls, program):
         fn = _ran_function(fn, layer)  # a sub-layer's forward reads globals too (a flag, a config module)
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
-    layer_guards, seen = [], set()
+    layer_guards, seen, classes = [], set(), set()
     while roots:  # layers kept in plain lists, dicts or objects are guarded as layers too
         start, found = len(layer_guards), []
         for path, layer in roots:
             _walk_layers(path, layer, seen, layer_guards, called)
         for g in layer_guards[start:]:
+            class_guards(type(g.layer), g.read, value_guards, classes)  # `self.SCALE` set in the class body
             for name, plain in zip(g.names, g.plain):
                 if not plain:
                     _contents_guards(f"{g.path}.{name}", g.dict[name], g.read, g.written, value_guards, found)
