@@ -241,3 +241,16 @@ def _cell_reader(cell):
         except ValueError:
             return _MISSING
     return read
+
+
+def _holds_traced(value, depth=0):
+    """Whether ``value`` is or holds (in lists, tuples, dicts, plain objects) a Variable being traced."""
+    if isinstance(value, rt.static.Variable):
+        return True
+    if depth > 3:
+        return False
+    if type(value) in (list, tuple, set, frozenset):
+        return any(_holds_traced(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return any(_holds_traced(v, depth + 1) for v in value.values())
+    return _is_plain_object(value) and any(_holds_traced(v, depth + 1) for v in vars(value).values())

@@ -37,7 +37,7 @@ import runtime as rt
 
 from . import decorators
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, _attr_reader, _cell_reader, array_contents, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
+from .guard_values import (_MISSING, _attr_reader, _cell_reader, _holds_traced, array_contents, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
                            _module_guards, _plain, _same, _user_module, _ValueGuard)
 
 # The attribute names of a Layer's tables and hook lists (the public seam naming them).
@@ -361,19 +361,6 @@ def _object_guards(obj, function, layers):
             out.append(_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n)))
             _contents_guards(f"self.{n}", d[n], names, written, out, layers)
     return out
-
-
-def _holds_traced(value, depth=0):
-    """Whether ``value`` is or holds (in lists, tuples, dicts, plain objects) a Variable being traced."""
-    if isinstance(value, rt.static.Variable):
-        return True
-    if depth > 3:
-        return False
-    if type(value) in (list, tuple, set, frozenset):
-        return any(_holds_traced(v, depth + 1) for v in value)
-    if type(value) is dict:
-        return any(_holds_traced(v, depth + 1) for v in value.values())
-    return _is_plain_object(value) and any(_holds_traced(v, depth + 1) for v in vars(value).values())
 
 
 def build(function, instance, arguments, calls, program):
