@@ -80,7 +80,7 @@ def note_call(fn):
     calls = _calls.get()
     if calls is not None:
         calls.append(fn)
-        calls.snapshot(_ran_function(*_python_function(fn)))
+        calls.snapshot(_ran_function(*_python_function(fn)) or _callable_object(fn))
 
 
 def _code_names(code, out=None):
@@ -114,6 +114,14 @@ def _ran_function(fn, layer):
     if fn is None and layer is not None:
         fn = _as_function(getattr(type(layer), "forward", None))
     return fn
+
+
+def _callable_object(obj):
+    """The user function calling a plain object runs (its class's ``__call__``), or None."""
+    if not _is_plain_object(obj):
+        return None
+    call = _as_function(getattr(type(obj), "__call__", None))  # noqa: B004  (the class's own __call__, not a callability test)
+    return call if call is not None and not _library(call) else None
 
 
 def _as_function(member):
@@ -378,8 +386,15 @@ def build(function, instance, arguments, calls, program):
     _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)
     if instance is not None and not isinstance(instance, rt.nn.Layer):
         value_guards += _object_guards(instance, function, roots)
+    objects = set()
     for obj in calls:
         fn, layer = _python_function(obj)
+        call = _callable_object(obj) if fn is None and layer is None else None
+        if call is not None:  # `scaler(x)`: what its __call__ reads of the object, as a bound method's self
+            if id(obj) not in objects:
+                objects.add(id(obj))
+                value_guards += _object_guards(obj, call, roots)
+            fn = call
         if layer is not None:
             roots.append((type(layer).__name__, layer))
             if fn is not None:
