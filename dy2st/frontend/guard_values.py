@@ -148,6 +148,24 @@ def _is_plain_object(value):
     return not _library(type(value))
 
 
+def _member_reads(cls, read, depth=0):
+    """The names the methods and properties of ``cls`` that ``read`` names read in turn
+    (`cfg.get_scale()`, `cfg.doubled` read `self.scale`)."""
+    out = set()
+    if _library(cls) or depth > 2:
+        return out
+    for name in read:
+        member = inspect.getattr_static(cls, name, None)
+        fn = getattr(getattr(member, "fget", member), "__func__", getattr(member, "fget", member))
+        if isinstance(fn, types.FunctionType) and not _library(fn):
+            todo = [fn.__code__]
+            while todo:
+                code = todo.pop()
+                out.update(code.co_names)
+                todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return out | _member_reads(cls, out - read, depth + 1) if out - read else out
+
+
 def class_guards(cls, read, out, seen):
     """Guards on the plain class attributes (``SCALE = 2.0`` in the class body, of the user's own
     classes in its MRO) among the names ``read``: code reads them through ``self.SCALE``,
@@ -191,6 +209,7 @@ def _contents_guards(label, value, read, written, out, layers, depth=0):
                 out.append(_ValueGuard(f"{label}[{key!r}]", _item_reader(value, key), item, ("item", value, key)))
             _contents_guards(f"{label}[{key!r}]", item, read, written, out, layers, depth + 1)
     elif _is_plain_object(value):
+        read = read | _member_reads(type(value), read)
         class_guards(type(value), read, out, set())
         d = value.__dict__
         for name in sorted(read & d.keys()):

@@ -43,3 +43,44 @@ def test_attributes_and_globals_a_called_objects_call_reads_are_guarded():
             out.sum().backward()
             np.testing.assert_array_equal(out.numpy(), np.array([1.0, -2.0], "float32") * (k * g) + 1)
             np.testing.assert_array_equal(x.grad.numpy(), np.full(2, k * g, "float32"))
+
+
+class _Cfg:
+    def __init__(self):
+        self.scale = 2.0
+
+    def get_scale(self):
+        return self.scale
+
+    @property
+    def doubled(self):
+        return self.scale * 2
+
+
+_CFG = _Cfg()
+
+
+def _method(x):
+    return x * _CFG.get_scale()
+
+
+def _property(x):
+    return x * _CFG.doubled
+
+
+class _WithCfg(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.cfg = _Cfg()
+
+    def forward(self, x):
+        return x * self.cfg.get_scale()
+
+
+def test_attributes_read_by_a_plain_objects_methods_and_properties_are_guarded():
+    layer = _WithCfg()
+    for fn, cfg, times in ((_method, _CFG, 1), (_property, _CFG, 2), (layer, layer.cfg, 1)):
+        sf = dy2st.to_static(fn)
+        for scale in (2.0, 3.0, 3.0):
+            cfg.scale = scale
+            np.testing.assert_array_equal(sf(rt.ones([2])).numpy(), [scale * times] * 2)
