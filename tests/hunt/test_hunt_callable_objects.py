@@ -1,6 +1,7 @@
 """A plain callable object (a class with `__call__`, not a Layer) that converted code calls, kept
 in a global or on a Layer: the attributes its `__call__` reads (`self.k`) and the globals it reads
-were not guarded, so changing them reused the Program built for the old values."""
+were not guarded, so changing them reused the Program built for the old values; nor were the
+attributes a plain object's methods and properties read (`cfg.get_scale()`, `cfg.doubled`)."""
 import numpy as np
 
 import dy2st
