@@ -19,6 +19,8 @@ import threading
 
 import numpy as np
 
+from .trace_state import converting
+
 
 class _RNG:
     gen = np.random.default_rng(0)
@@ -30,9 +32,23 @@ _local = contextvars.ContextVar("runtime_generator", default=None)
 
 
 def seed(n):
-    """Make parameter init, ``rand*`` and dropout repeatable (in the calling thread; see above)."""
+    """Make parameter init, ``rand*`` and dropout repeatable (in the calling thread; see above).
+
+    While a converter traces a function into a Program (static mode with an origin provider) this
+    appends a ``seed`` op instead, so the stream restarts at every run, before the draws after it,
+    as eager calls restart it. Hand-built static code (``enable_static()``) seeds at once, as
+    parameter initialisation there needs."""
     if not isinstance(n, (int, np.integer)) or n < 0:
         raise ValueError(f"seed expects a non-negative int, got {n!r}")
+    if converting():
+        from .dispatch import apply  # noqa: PLC0415  (dispatch imports the op modules, which import this one)
+        apply("seed", value=int(n))
+        return n
+    return reseed(n)
+
+
+def reseed(n):
+    """``seed(n)`` now (the ``seed`` op's kernel)."""
     gen = np.random.default_rng(int(n))
     _rng.gen = _seeded.gen = gen
     if _local.get() is not None:

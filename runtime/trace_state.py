@@ -150,3 +150,10 @@ def note_ran(block_idx):
     record = _ran_blocks.get()
     if record is not None:
         record.into.add(block_idx)
+
+
+def converting():
+    """Whether a converter is tracing a function into a Program in this thread (static mode with
+    an origin provider), as opposed to hand-built static code (``enable_static()``): Python state
+    such calls change or read (``rt.seed``, a scheduler's rate) must then become ops of the Program."""
+    return _mode.static and _origin.provider is not None

@@ -64,7 +64,7 @@ def converted_function(fn, operators=None):
     ``operators``: the runtime interface module the generated code calls (see
     ``transform.transform_function``)."""
     try:
-        return _CACHE[fn]
+        return transform.with_defaults_of(_CACHE[fn], fn)
     except (KeyError, TypeError):
         pass
     new = transform.transform_function(fn, helpers=operators).fn
@@ -141,7 +141,9 @@ def _sequential(seq, operators):
     are converted too)."""
     def forward(x):
         for layer in seq:
-            x = convert_call(layer, operators)(x)
+            # through the interface's Call when there is one: the trace notes the layer (its forward's
+            # globals get guarded) as it does a layer called by name
+            x = (operators.Call(layer) if hasattr(operators, "Call") else convert_call(layer, operators))(x)
         return x
     return forward
 

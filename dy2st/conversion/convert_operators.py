@@ -11,16 +11,17 @@ tuple (several), matching the assignment the loop/branch pass writes.
 import sys
 
 from dy2st.conversion import convert_call as _convert_call
+from dy2st.transformers.call_trees import is_random_draw, reads_learning_rate
 from dy2st.frontend import guards as _guards
-from dy2st.operators.assert_print import Assert, FString, Print, RaiseIf
+from dy2st.operators.assert_print import Assert, FString, PercentFormat, Print, RaiseIf, StrFormat
 from dy2st.operators.casts import AsDtype, Item, Numpy, PyValue
 from dy2st.operators.common import is_symbolic, truth  # noqa: F401  (part of the _jst interface)
 from dy2st.operators.builtin_folds import All, Any, Max, Min
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
-from dy2st.operators.print_formats import PercentFormat, StrFormat
-from dy2st.operators.python_semantics import IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type
+from dy2st.operators.python_semantics import (IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type,
+                                             python_float, refuse_python_random)
 from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
 from dy2st.operators.side_effects import Inplace, SetItem
@@ -42,7 +43,16 @@ _SELF = sys.modules[__name__]  # the interface the functions Call converts are g
 def Call(fn):
     """`f(x)` in user code becomes `_jst.Call(f)(x)`: user functions are converted too."""
     _guards.note_call(fn)  # what the trace reached: its layers and globals get guarded
+    owner = is_random_draw(fn)
+    if owner:
+        refuse_python_random(fn, owner)
+    if reads_learning_rate(fn):
+        return _python_float_of(fn)  # a Python float eagerly: read when the Program runs, marked as one
     return _convert_call.convert_call(fn, _SELF)
+
+
+def _python_float_of(fn):
+    return lambda *args, **kwargs: python_float(fn(*args, **kwargs))
 
 
 def origin_of(generated_filename, generated_lineno):

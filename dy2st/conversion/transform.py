@@ -125,6 +125,19 @@ class ConvertedFunction:
         return origin_info.origin_of(self.filename, generated_lineno)
 
 
+def with_defaults_of(converted, original):
+    """``converted`` (a function made from ``original``) with ``original``'s current default values:
+    the loader copied them once, and eager calls read ``__defaults__`` afresh (one reassigned later
+    must not leave the converted copy with the old ones; the guards retrace on it)."""
+    original = getattr(original, "__func__", original)
+    defaults, kwdefaults = getattr(original, "__defaults__", None), getattr(original, "__kwdefaults__", None)
+    if converted.__defaults__ is not defaults:
+        converted.__defaults__ = defaults
+    if converted.__kwdefaults__ is not kwdefaults:
+        converted.__kwdefaults__ = kwdefaults
+    return converted
+
+
 def _as_function_def(node, namer):
     """A lambda becomes `def lambda_0(args): return expr`, which every pass understands."""
     if not isinstance(node, gast.Lambda):

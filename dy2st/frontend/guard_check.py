@@ -104,9 +104,11 @@ class CheckWriter:
         for hooks in _HOOKS:
             tests.append(f"not g_d[{hooks!r}]" if not d[hooks] else f"g_d[{hooks!r}] == {self.obj(list(d[hooks]))}")
         every_call = []
-        for name, value, plain in zip(g.names, g.pinned[6], g.plain):
+        for name, value, plain, contents in zip(g.names, g.pinned[6], g.plain, g.arrays):
             read = f"g_d.get({name!r}, G_M)"
             test = self.same_value(read, value) if plain else f"{read} is {self.obj(value)}"
+            if contents is not None:  # a numpy array: its bytes too (written in place, same object)
+                test += f" and {self.obj(contents)}({self.obj(value)})"
             every_call.append(test)
         (self.gated if bumping else self.lines).append(f"g_d = {ref}")
         self.fail_unless(" and ".join(tests), gated=bumping)

@@ -2,7 +2,8 @@
 the items of a plain list/tuple/dict (see ``guards.py``, which collects them with the layer guards).
 
 A plain value (number, string, small container of them) is guarded by equality, anything else
-by identity; a plain object's attributes that the traced code names and a container's items
+by identity, a numpy array also by its bytes (``ArrayContents``: the trace baked its values in as
+constants, and an in-place write keeps its identity); a plain object's attributes that the traced code names and a container's items
 are guarded too (``_contents_guards``), so ``self.cfg.flag = False`` or replacing a layer kept
 in ``self.blocks = [...]`` retraces instead of reusing a Program built for the old state.
 The same holds for the attributes the traced code names of the user's own modules
@@ -13,6 +14,8 @@ import inspect
 import sys
 import sysconfig
 import types
+
+import numpy as np
 
 import runtime as rt
 
@@ -40,20 +43,53 @@ def _library(fn):
     return (getattr(fn, "__module__", None) or "").split(".")[0] in ("runtime", "dy2st", "numpy")
 
 
+# Arrays up to this size are compared whole on every call (a few µs for 64 KiB); a larger one
+# (a positional-encoding table the code slices) by an even sample of _SAMPLE elements: a rewrite
+# of it (`pe[:] = ...`, a new scale) is seen, a write into a few elements between samples is not.
+_EXACT_BYTES = 1 << 16
+_SAMPLE = 1 << 12
+
+
+class ArrayContents:
+    """Called with the array a guard holds by identity: True while its dtype, shape and bytes are
+    those seen while tracing (bitwise: -0.0 and NaN payloads count); see ``_EXACT_BYTES``."""
+
+    __slots__ = ("dtype", "shape", "data", "step")
+
+    def __init__(self, array):
+        self.dtype, self.shape = array.dtype, array.shape
+        self.step = 1 if array.nbytes <= _EXACT_BYTES else -(-array.size // _SAMPLE)
+        self.data = self._bytes(array)
+
+    def _bytes(self, array):
+        return array.tobytes() if self.step == 1 else np.ravel(array)[::self.step].tobytes()
+
+    def __call__(self, array):
+        return array.dtype == self.dtype and array.shape == self.shape and self._bytes(array) == self.data
+
+
+def array_contents(value):
+    """The ArrayContents of a numpy array of numbers, strings or bools (None for anything else)."""
+    return ArrayContents(value) if type(value) is np.ndarray and value.dtype.kind in "biufcSUM" else None
+
+
 class _ValueGuard:
     """One global or closure cell: a plain value by equality, anything else by identity."""
 
-    __slots__ = ("label", "read", "value", "plain", "where", "pinned")
+    __slots__ = ("label", "read", "value", "plain", "where", "pinned", "contents")
 
     def __init__(self, label, read, value, where):
         self.label, self.read, self.where = label, read, where
         self.pinned = None  # for an "items" guard: the items whose ids it holds, kept alive
         self.plain = _plain(value)
         self.value = copy.deepcopy(value) if self.plain else value
+        self.contents = None if self.plain else array_contents(value)
 
     def holds(self):
         now = self.read()
-        return _same(now, self.value) if self.plain else now is self.value
+        if self.plain:
+            return _same(now, self.value)
+        return now is self.value and (self.contents is None or self.contents(now))
 
     def source(self, writer):
         """The expression reading the current value in the generated check."""
@@ -62,12 +98,18 @@ class _ValueGuard:
             return f"{writer.obj(container)}.get({name!r}, G_M)"
         if kind == "items":
             return f"{writer.obj(_items)}({writer.obj(container)})"
+        if kind == "attr":  # a function's __defaults__, a class attribute
+            return f"{writer.obj(container)}.{name}"
+        if kind == "item":  # a list/tuple/dict item (a numpy array: see ArrayContents)
+            return f"{writer.obj(container)}[{name!r}]"
         return f"{writer.obj(container)}.cell_contents"
 
     def describe(self):
         if self.where[0] == "items":
             return f"{self.label} changed (one was replaced, added or removed)"
         now = self.read()
+        if now is self.value and self.contents is not None:
+            return f"{self.label} (a numpy array) was written in place"
         shown = "<deleted>" if now is _MISSING else repr(now) if _plain(now) else f"another {type(now).__name__}"
         old = repr(self.value) if self.plain else f"the {type(self.value).__name__} seen while tracing"
         return f"{self.label} changed ({old} -> {shown})"
@@ -78,6 +120,19 @@ def _items(container):
     if type(container) is dict:
         return tuple(container), tuple(map(id, container.values()))
     return tuple(map(id, container))
+
+
+def _item_reader(container, key):
+    def read():
+        try:
+            return container[key]
+        except (IndexError, KeyError):
+            return _MISSING
+    return read
+
+
+def _attr_reader(obj, name):
+    return lambda: getattr(obj, name, _MISSING)
 
 
 def _items_reader(container):
@@ -91,6 +146,44 @@ def _is_plain_object(value):
                           types.BuiltinFunctionType, type)) or not isinstance(getattr(value, "__dict__", None), dict):
         return False
     return not _library(type(value))
+
+
+def _member_reads(cls, read, depth=0):
+    """The names the methods and properties of ``cls`` that ``read`` names read in turn
+    (`cfg.get_scale()`, `cfg.doubled` read `self.scale`)."""
+    out = set()
+    if _library(cls) or depth > 2:
+        return out
+    for name in read:
+        member = inspect.getattr_static(cls, name, None)
+        fn = getattr(getattr(member, "fget", member), "__func__", getattr(member, "fget", member))
+        if isinstance(fn, types.FunctionType) and not _library(fn):
+            todo = [fn.__code__]
+            while todo:
+                code = todo.pop()
+                out.update(code.co_names)
+                todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return out | _member_reads(cls, out - read, depth + 1) if out - read else out
+
+
+def class_guards(cls, read, out, seen):
+    """Guards on the plain class attributes (``SCALE = 2.0`` in the class body, of the user's own
+    classes in its MRO) among the names ``read``: code reads them through ``self.SCALE``,
+    ``type(self).SCALE`` or ``Cfg.flag``, and the trace bakes them in like instance attributes."""
+    if cls in seen or _library(cls):
+        return
+    seen.add(cls)
+    user = [k for k in cls.__mro__ if k is not object and not _library(k)]
+    for name in sorted(read):
+        if name.startswith("__"):
+            continue
+        for klass in user:
+            d = vars(klass)
+            if name in d:
+                if _plain(d[name]):
+                    out.append(_ValueGuard(f"class attribute {cls.__name__}.{name}", _attr_reader(cls, name), d[name],
+                                           ("attr", cls, name)))
+                break
 
 
 def _contents_guards(label, value, read, written, out, layers, depth=0):
@@ -112,8 +205,12 @@ def _contents_guards(label, value, read, written, out, layers, depth=0):
             out[-1].pinned = list(value.values() if type(value) is dict else value)
         pairs = value.items() if type(value) is dict else enumerate(value)
         for key, item in pairs:
+            if array_contents(item) is not None:
+                out.append(_ValueGuard(f"{label}[{key!r}]", _item_reader(value, key), item, ("item", value, key)))
             _contents_guards(f"{label}[{key!r}]", item, read, written, out, layers, depth + 1)
     elif _is_plain_object(value):
+        read = read | _member_reads(type(value), read)
+        class_guards(type(value), read, out, set())
         d = value.__dict__
         for name in sorted(read & d.keys()):
             item = d[name]
@@ -163,3 +260,16 @@ def _cell_reader(cell):
         except ValueError:
             return _MISSING
     return read
+
+
+def _holds_traced(value, depth=0):
+    """Whether ``value`` is or holds (in lists, tuples, dicts, plain objects) a Variable being traced."""
+    if isinstance(value, rt.static.Variable):
+        return True
+    if depth > 3:
+        return False
+    if type(value) in (list, tuple, set, frozenset):
+        return any(_holds_traced(v, depth + 1) for v in value)
+    if type(value) is dict:
+        return any(_holds_traced(v, depth + 1) for v in value.values())
+    return _is_plain_object(value) and any(_holds_traced(v, depth + 1) for v in vars(value).values())

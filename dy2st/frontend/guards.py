@@ -37,7 +37,7 @@ import runtime as rt
 
 from . import decorators
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, _cell_reader, _contents_guards, _global_reader, _is_plain_object, _library,
+from .guard_values import (_MISSING, _attr_reader, _cell_reader, _holds_traced, array_contents, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
                            _module_guards, _plain, _same, _user_module, _ValueGuard)
 
 # The attribute names of a Layer's tables and hook lists (the public seam naming them).
@@ -50,12 +50,27 @@ _LAYER_INTERNALS = frozenset({_PARAMS, _SUBS, _BUFS, _PRE, _POST, "_non_persista
 _calls = contextvars.ContextVar("dy2st_traced_calls", default=None)
 
 
+class _Calls(list):
+    """The callables a trace reached; ``before``: guards on the globals and closure cells the user
+    functions among them read, made before each first ran (see ``build``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.before, self.seen = [], set()
+
+    def snapshot(self, fn):
+        if fn is not None and getattr(fn, "__code__", None) not in self.seen and not _library(fn):
+            _namespace_guards(fn, self.seen, [], self.before)
+
+
 @contextlib.contextmanager
-def recording():
-    """Collect the callables converted code reaches while the ``with`` body traces."""
-    token = _calls.set([])
+def recording(function=None):
+    """Collect the callables converted code reaches while the ``with`` body traces ``function``."""
+    calls = _Calls()
+    calls.snapshot(decorators.unwrap(function) if function is not None else None)
+    token = _calls.set(calls)
     try:
-        yield _calls.get()
+        yield calls
     finally:
         _calls.reset(token)
 
@@ -65,6 +80,7 @@ def note_call(fn):
     calls = _calls.get()
     if calls is not None:
         calls.append(fn)
+        calls.snapshot(_ran_function(*_python_function(fn)) or _callable_object(fn))
 
 
 def _code_names(code, out=None):
@@ -91,6 +107,21 @@ def _python_function(obj):
     if isinstance(obj, types.FunctionType):
         return inspect.unwrap(obj), None
     return None, None
+
+
+def _ran_function(fn, layer):
+    """The user function a call ran: ``fn``, or the forward of a Layer called as ``layer(x)``."""
+    if fn is None and layer is not None:
+        fn = _as_function(getattr(type(layer), "forward", None))
+    return fn
+
+
+def _callable_object(obj):
+    """The user function calling a plain object runs (its class's ``__call__``), or None."""
+    if not _is_plain_object(obj):
+        return None
+    call = _as_function(getattr(type(obj), "__call__", None))  # noqa: B004  (the class's own __call__, not a callability test)
+    return call if call is not None and not _library(call) else None
 
 
 def _as_function(member):
@@ -156,17 +187,19 @@ def _layer_state(d):
             tuple(map(id, d[_PRE])), tuple(map(id, d[_POST])))
 
 
-def _attr_holds(now, old, plain):
-    return _same(now, old) if plain else now is old
+def _attr_holds(now, old, plain, contents=None):
+    if plain:
+        return _same(now, old)
+    return now is old and (contents is None or contents(now))
 
 
 class _LayerGuard:
     # No reference to the layer itself (its __dict__ is enough): the root layer's guard lives in the
     # program cache of its converted forward, which must not keep the layer alive.
-    __slots__ = ("path", "dict", "names", "plain", "state", "pinned", "read", "written")
+    __slots__ = ("path", "cls", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays")
 
     def __init__(self, path, layer, called=()):
-        self.path = path
+        self.path, self.cls = path, type(layer)
         self.dict = d = layer.__dict__
         start = [_as_function(getattr(type(layer), "forward", None))] + list(called)
         # Plain values (numbers, strings, flags) by value; anything else (a function, a tensor,
@@ -177,6 +210,8 @@ class _LayerGuard:
         self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
                                   and not inspect.isclass(d[n]) and (_plain(d[n]) or n not in written)))
         self.plain = tuple(_plain(d[n]) for n in self.names)
+        # a numpy array the code reads is also guarded by its bytes (see guard_values.ArrayContents)
+        self.arrays = tuple(None if p else array_contents(d[n]) for n, p in zip(self.names, self.plain))
         self.state = _layer_state(d)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
         self.pinned = (dict(d[_SUBS]), dict(d[_PARAMS]), dict(d[_BUFS]), d.get("forward"),
@@ -186,7 +221,8 @@ class _LayerGuard:
     def holds(self):
         d = self.dict
         return _layer_state(d) == self.state and all(
-            _attr_holds(d.get(n, _MISSING), old, p) for n, old, p in zip(self.names, self.pinned[6], self.plain))
+            _attr_holds(d.get(n, _MISSING), old, p, a)
+            for n, old, p, a in zip(self.names, self.pinned[6], self.plain, self.arrays))
 
     def describe(self):
         d, (subs, params, bufs, fwd, pre, post, values) = self.dict, self.pinned
@@ -204,8 +240,10 @@ class _LayerGuard:
             return f"{self.path}.forward was overridden on the instance"
         if list(d[_PRE]) != pre or list(d[_POST]) != post:
             return f"the forward hooks of {self.path} changed"
-        for name, old, plain in zip(self.names, values, self.plain):
+        for name, old, plain, contents in zip(self.names, values, self.plain, self.arrays):
             now = d.get(name, _MISSING)
+            if now is old and contents is not None and not contents(now):
+                return f"attribute {self.path}.{name} (a numpy array) was written in place"
             if not _attr_holds(now, old, plain):
                 shown = ("<deleted>" if now is _MISSING else repr(now) if _plain(now)
                          else f"another {type(now).__name__}")
@@ -230,7 +268,8 @@ class Guards:
             if g.plain:
                 w.fail_unless(w.same_value(g.source(w), g.value))
             else:
-                w.fail_unless(f"{g.source(w)} is {w.obj(g.value)}")
+                ref = w.obj(g.value)
+                w.fail_unless(f"{g.source(w)} is {ref}" + (f" and {w.obj(g.contents)}({ref})" if g.contents else ""))
         for (_, t), flag in zip(bound, self.flags):
             w.fail_unless(f"{w.obj(t)}.stop_gradient is {w.obj(flag)}")
         self._check = w.compile()
@@ -263,7 +302,8 @@ class Guards:
                  f"training={g.state[3]}" + (f", attributes {', '.join(g.names)}" if g.names else "")
                  for g in self.layers]
         lines += [f"{g.label} are the same objects" if g.where[0] == "items" else f"{g.label} == {g.value!r}"
-                  if g.plain else f"{g.label} is the same {type(g.value).__name__}" for g in self.values]
+                  if g.plain else f"{g.label} is the same {type(g.value).__name__}" + (" with the same values" if g.contents else "")
+                  for g in self.values]
         if self.bound:
             lines.append(f"stop_gradient of {len(self.bound)} bound tensor(s)")
         return lines
@@ -297,7 +337,13 @@ def _namespace_guards(fn, seen_code, layers, out, depth=0):
                           ("cell", cell, name)))
         except ValueError:
             pass
+    for attr in ("__defaults__", "__kwdefaults__"):  # read afresh by every call (convert_call.with_defaults_of)
+        value = getattr(fn, attr, None)
+        if value:
+            found.append((f"the default values of {fn.__qualname__}", _attr_reader(fn, attr), value, ("attr", fn, attr)))
     for label, read, value, where in found:
+        if inspect.isclass(value):
+            class_guards(value, names, out, set())  # `Cfg.flag`: a user class's plain attributes
         if isinstance(value, types.ModuleType) and _user_module(value):
             _module_guards(label.split(" ")[-1], value, names, _written_names(code), out, layers)
         if isinstance(value, types.ModuleType) or inspect.isclass(value) or label.endswith("__class__"):
@@ -331,25 +377,40 @@ def build(function, instance, arguments, calls, program):
     """The Guards of a trace of ``function`` (bound to ``instance``) that reached ``calls``."""
     roots = [("self", instance)] if isinstance(instance, rt.nn.Layer) else []
     roots += [(f"argument {i}", a) for i, a in enumerate(arguments) if isinstance(a, rt.nn.Layer)]
-    value_guards, seen_code = [], set()
+    # A global, closure cell or default value the trace itself changed (`COUNT[0] += 1`, a memo
+    # dict filled): eagerly every call does it again, so the Program, which baked in the value read,
+    # holds only until the next call. Its guard as it was before the trace makes that call retrace.
+    # Not when it now holds values of this trace (`ACTS["h"] = h`, read back within it): the Program
+    # does not depend on those, and retracing would only store the next trace's ones.
+    value_guards = [g for g in getattr(calls, "before", ()) if not g.holds() and not _holds_traced(g.read())]
+    seen_code = set()
     called = {id(instance): [decorators.unwrap(function)]}  # layer -> its methods the trace ran
     _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)
     if instance is not None and not isinstance(instance, rt.nn.Layer):
         value_guards += _object_guards(instance, function, roots)
+    objects = set()
     for obj in calls:
         fn, layer = _python_function(obj)
+        call = _callable_object(obj) if fn is None and layer is None else None
+        if call is not None:  # `scaler(x)`: what its __call__ reads of the object, as a bound method's self
+            if id(obj) not in objects:
+                objects.add(id(obj))
+                value_guards += _object_guards(obj, call, roots)
+            fn = call
         if layer is not None:
             roots.append((type(layer).__name__, layer))
             if fn is not None:
                 called.setdefault(id(layer), []).append(fn)
+        fn = _ran_function(fn, layer)  # a sub-layer's forward reads globals too (a flag, a config module)
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
-    layer_guards, seen = [], set()
+    layer_guards, seen, classes = [], set(), set()
     while roots:  # layers kept in plain lists, dicts or objects are guarded as layers too
         start, found = len(layer_guards), []
         for path, layer in roots:
             _walk_layers(path, layer, seen, layer_guards, called)
         for g in layer_guards[start:]:
+            class_guards(g.cls, g.read, value_guards, classes)  # `self.SCALE` set in the class body
             for name, plain in zip(g.names, g.plain):
                 if not plain:
                     _contents_guards(f"{g.path}.{name}", g.dict[name], g.read, g.written, value_guards, found)

@@ -26,12 +26,12 @@ from runtime.static.backends import check_backend
 
 from ..conversion import convert_operators
 from ..conversion.convert_call import is_not_to_static
-from ..conversion.transform import ConvertedFunction, transform_function
+from ..conversion.transform import ConvertedFunction, transform_function, with_defaults_of
 from ..deploy.output_spec import name_outputs
 from ..execution import layer_writes
 from ..tools import staging
 from ..tools.error import current_origin, is_mapped, show_internals, to_user_error
-from . import config, fast_call
+from . import config, decorators, fast_call
 from .argument_writes import check_unchanged as check_args_unchanged
 from .argument_writes import returned_inputs
 from .fast_call import MISS
@@ -474,7 +474,7 @@ class StaticFunction:
 
     def _trace(self, skeleton, metas, skeleton_text="", count=True):
         main, startup = Program(), Program()
-        fn = self.converted.fn
+        fn = with_defaults_of(self.converted.fn, decorators.unwrap(self.dygraph_function))
         feed_names = self._feed_names(metas, skeleton)
         sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d, _) in zip(feed_names, metas))
         mode = "" if self._instance is None else f", training={self._mode()}"
@@ -482,7 +482,7 @@ class StaticFunction:
                       + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
         # Gradients are on while building (a first call under `no_grad()` must not build a Program
         # without them); the user's own `with rt.no_grad():` inside still turns them off.
-        with recording_calls() as calls, program_guard(main, startup), static_mode_guard(True), \
+        with recording_calls(self.dygraph_function) as calls, program_guard(main, startup), static_mode_guard(True), \
                 origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes:
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype, _) in zip(feed_names, metas)]

@@ -1,6 +1,8 @@
 """`_jst.Assert` / `_jst.Print`: a symbolic condition -> an `assert` op checked at every run, a
 Python one checked once at trace time; `print` while a Program is built -> a `print` op that
 prints at every run exactly what eager `print` would."""
+import re
+import string
 import sys
 
 import numpy as np
@@ -87,6 +89,77 @@ class FString:
                 yield [_kind(p[0]), p[2], p[1] or None]
             else:
                 yield ["s", self._python(*p)]
+
+
+# One `%` conversion: %(key)s, flags, width, precision, length modifier, type.
+_PERCENT = re.compile(r"%(\([^)]*\))?([-+ 0#]*)(\*|\d+)?(?:\.(\*|\d*))?[hlL]?([diouxXeEfFgGcrsa%])")
+
+
+def PercentFormat(fmt, values):
+    """`"text %.3f" % v` as an argument of `print`: Python's own formatting for Python values, an
+    FString (formatted at every run) when a value is traced. The conversions of a traced value that
+    format exactly as eager `%` does are `%s`/`%r`/`%a` (no width), the float ones and, for an int
+    value, the int ones; any other is a TypeError at the user's line (eager prints the value of
+    each call, a string made while tracing would print the first call's text once)."""
+    items = values if type(values) is tuple else (values,)
+    if not any(is_symbolic(v) for v in items):
+        return fmt % values
+    parts, pos, k = [], 0, 0
+    for m in _PERCENT.finditer(fmt):
+        key, flags, width, prec, kind = m.groups()
+        parts.append(fmt[pos:m.start()])
+        pos = m.end()
+        if kind == "%":
+            parts.append("%")
+            continue
+        if key or width == "*" or prec == "*" or k >= len(items):
+            raise TypeError(_with_location(f"print of {fmt!r} % (...) with a traced value: write it as an f-string"))
+        v = items[k]
+        k += 1
+        if not is_symbolic(v):
+            parts.append(m.group(0) % (v,))
+        elif kind in "sra" and not (flags or width or prec is not None):
+            parts.append((v, kind, ""))
+        elif kind in "fFeEgG" or (kind in "diouxX" and v.dtype.np.kind in "iu"):
+            spec = ("<" if "-" in flags else "") + ("+" if "+" in flags else " " if " " in flags else "") \
+                + ("#" if "#" in flags else "") + ("0" if "0" in flags and "-" not in flags else "") \
+                + (width or "") + (f".{prec or 0}" if prec is not None else "") + {"i": "d", "u": "d"}.get(kind, kind)
+            parts.append((v, "", spec))
+        else:
+            raise TypeError(_with_location(
+                f"print of {m.group(0)!r} % a traced {v.dtype} value: eager `%` converts it first (int(), str()), "
+                "which a print op cannot mimic; write it as an f-string (f\"{{int(x)}}\" converts at every run)"))
+    if k != len(items):
+        raise TypeError(_with_location("not all arguments converted during string formatting"))
+    parts.append(fmt[pos:])
+    return FString([p for p in parts if p != ""])
+
+
+def StrFormat(fmt, *args, **kwargs):
+    """`"text {:.3f}".format(v)` as an argument of `print`: ``str.format`` for Python values, an
+    FString (formatted at every run) when a value is traced; a field the print op cannot format
+    (an attribute or item of the value, a nested spec) is a TypeError at the user's line."""
+    if not any(is_symbolic(v) for v in (*args, *kwargs.values())):
+        return fmt.format(*args, **kwargs)
+    parts, auto = [], 0
+    for text, field, spec, conversion in string.Formatter().parse(fmt):
+        parts.append(text)
+        if field is None:
+            continue
+        if field == "":
+            field, auto = str(auto), auto + 1
+        value = args[int(field)] if field.isdigit() else kwargs.get(field, _MISSING_FIELD)
+        if value is _MISSING_FIELD or "{" in (spec or ""):
+            raise TypeError(_with_location(f"print of {fmt!r}.format(...) with a traced value: the field "
+                                               f"{{{field}}} cannot be formatted at run time; write an f-string"))
+        if is_symbolic(value):
+            parts.append((value, conversion or "", spec or ""))
+        else:
+            parts.append(("{0" + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}").format(value))
+    return FString([p for p in parts if p != ""])
+
+
+_MISSING_FIELD = object()
 
 
 def _kind(v):

@@ -15,7 +15,7 @@ import runtime as rt
 from dy2st.operators.common import is_symbolic
 from dy2st.operators.comparisons import Truth
 from dy2st.operators.ifelse import IfElse
-from dy2st.operators.python_semantics import PythonInt, python_int
+from dy2st.operators.python_semantics import PythonFloat, PythonInt, python_float, python_int
 
 
 def _items(args):
@@ -35,6 +35,14 @@ def _pick(items, better):
             a = out if is_symbolic(out) else rt.full([], out, "int64")
             b = v if is_symbolic(v) else rt.full([], v, "int64")
             out = python_int(rt.where(better(b, a), b, a))
+        return out
+    if all(type(v) is float or isinstance(v, PythonFloat) for v in items):  # e.g. min(opt.get_lr(), 0.1)
+        dtype = next(v.dtype for v in items if is_symbolic(v))
+        out = items[0]
+        for v in items[1:]:
+            a = out if is_symbolic(out) else rt.full([], out, dtype)
+            b = v if is_symbolic(v) else rt.full([], v, dtype)
+            out = python_float(rt.where(better(b, a), b, a))
         return out
     first = items[0]
     if all(_one_element(v) and v.dtype == first.dtype and list(v.shape) == list(first.shape) for v in items):

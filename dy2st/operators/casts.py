@@ -154,6 +154,7 @@ def PyValue(fn, x):
         raise TypeError(_with_location(
             f"{fn.__name__}() of a traced tensor ('{x.name}', {x.dtype}{list(x.shape)}) is passed to "
             "Python code that needs a real value, which exists only when the Program runs. Keep "
-            "this in eager code, or convert with dy2st.to_static(..., full_graph=False) to run the "
+            "this in eager code (to print it, pass the tensor or an f-string to print(), which "
+            "formats it at every run), or convert with dy2st.to_static(..., full_graph=False) to run the "
             "function eagerly when it cannot be converted"))
     return fn(x)

@@ -366,6 +366,10 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
 def _symbolic_for(seq, body, values, names, extra_test, writes=None):
     n = len(names)
     length = seq.length()
+    if type(length) is int and length <= 0:
+        # rows of a tensor whose first dim is a known 0: the body never runs (and cannot be traced:
+        # there is no row to index), as eagerly; the shape is part of the Program's cache key
+        return values
     counter = rt.full([], 0, "int64")
 
     def cond(k, *vals):

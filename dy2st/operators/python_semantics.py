@@ -45,14 +45,64 @@ def Type(*args):
 
 
 def SetStopGradient(x, flag):
-    """`x.stop_gradient = flag`; returns what `x` names afterwards."""
+    """`x.stop_gradient = flag`; returns what `x` names afterwards.
+
+    Eagerly the flag only decides whether later ops record a gradient edge to the tensor, which
+    keeps its own: `y.stop_gradient = False` after `= True` makes the ops after it reach the
+    values `y` came from again.  So the cut value remembers what it was cut from, and setting
+    the flag back returns that value."""
     if is_symbolic(x):
         if flag and x.dtype in ("float16", "float32", "float64"):
+            source = x
             x = x.detach()  # a `stop_gradient` op
+            x._dy2st_cut_from = source
+        elif not flag:
+            if getattr(x, "_dy2st_cut_from", None) is None and _cut_inside(x.block, x.name):
+                raise ValueError(_with_location(
+                    "`stop_gradient = False` on a value a `stop_gradient = True` inside a tensor-dependent "
+                    "`if` or loop cut: eagerly it reconnects the gradient in the iterations or branch that "
+                    "cut it, which a Program value cannot; set it back inside that same branch or body"))
+            x = _uncut(x)
         x.stop_gradient = bool(flag)
         return x
     x.stop_gradient = flag
     return x
+
+
+def _uncut(x):
+    """The value a chain of `stop_gradient = True` cut ``x`` from (``x`` itself if none did)."""
+    while getattr(x, "_dy2st_cut_from", None) is not None:
+        x = x._dy2st_cut_from
+    return x
+
+
+def _cut_inside(block, name, depth=0):
+    """Whether the value ``name`` of ``block`` is a `cond`/`while` output that a
+    `stop_gradient = True` inside one of its branches or its body cut (directly or nested)."""
+    var = _find_var(block, name)
+    if var is not None and getattr(var, "_dy2st_cut_from", None) is not None:
+        return True
+    if depth > 32:
+        return False
+    for op in reversed(block.ops):
+        outs = op.outputs.get("Out", ())
+        if op.type not in ("cond", "while") or name not in outs:
+            continue
+        k = outs.index(name)
+        if op.type == "cond":
+            inner = [(op.attrs["true_block"], op.attrs["true_outs"]), (op.attrs["false_block"], op.attrs["false_outs"])]
+        else:
+            inner = [(op.attrs["sub_block"], op.attrs["carry_out"])]
+        return any(k < len(names) and _cut_inside(sub, names[k], depth + 1) for sub, names in inner)
+    return False
+
+
+def _find_var(block, name):
+    while block is not None:
+        if name in block.vars:
+            return block.vars[name]
+        block = block.program.blocks[block.parent_idx] if block.parent_idx >= 0 else None
+    return None
 
 
 def SetStopGradientItem(container, key, flag):
@@ -297,3 +347,15 @@ class MixedInt(rt.static.Variable):
 
     def __neg__(self):
         return mark_int(rt.static.Variable.__neg__(self), "mixed")
+
+
+
+def refuse_python_random(fn, owner):
+    """Raise at the user's line: converted code called a Python or numpy random draw
+    (``call_trees.is_random_draw``), which would run once, while the Program is built."""
+    raise TypeError(_with_location(
+        f"{fn.__name__}() draws from {owner}'s random generator, which converted code calls once, while "
+        "the Program is built: every call of the cached Program would reuse that draw (a branch "
+        "taken or skipped forever). Use the runtime's random ops (rt.rand, rt.uniform, "
+        "rt.randint...), which draw anew on every run, pass the value in as an argument, or "
+        "convert with dy2st.to_static(..., full_graph=False)"))

@@ -56,6 +56,9 @@ class _TensorZip(_TensorSequence):
 
     def length(self):
         lengths = [p.length() for p in self.parts]
+        known = [n for n in lengths if type(n) is int]
+        if known and (len(known) == len(lengths) or min(known) <= 0):
+            return max(min(known), 0)  # a Python int: an empty part stops the zip before any item
         out = lengths[0]
         for other in lengths[1:]:
             out = rt.minimum(_as_int_var(out), _as_int_var(other))

@@ -3,7 +3,7 @@
     assert x.sum() > 0, "bad"          _jst.Assert(x.sum() > 0, 'bad')
     print("x is", x)                   _jst.Print('x is', x)
     print(f"x is {x}")                 _jst.Print(_jst.FString(['x is ', (x, '', '')]))
-    print("x is %s" % x)               _jst.Print(_jst.PercentFormat('x is %s', x))
+    print("x is %.2f" % x)             _jst.Print(_jst.PercentFormat('x is %.2f', x))
     print("x is {}".format(x))         _jst.Print(_jst.StrFormat('x is {}', x))
 
 A Python condition is checked at once (as `assert` would); a symbolic one becomes an `assert`
@@ -28,22 +28,23 @@ class AssertPrintTransformer(transformer.Transformer):
         self.generic_visit(node)
         if isinstance(node.func, gast.Name) and node.func.id == "print":
             node.func = templates.replace_as_expression("_jst.Print")
-            node.args = [self._formatted(a) for a in node.args]
+            node.args = [self._fstring(a) if isinstance(a, gast.JoinedStr) else self._percent(a) for a in node.args]
         return node
 
-    def _formatted(self, node):
-        """A print argument that formats values into text: an FString (or the helper that makes
-        one when a value is a tensor), so a tensor prints its run-time value."""
-        if isinstance(node, gast.JoinedStr):
-            return self._fstring(node)
-        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod) and _is_str(node.left):
-            call = templates.replace_as_expression("_jst.PercentFormat(fmt, args)", fmt=node.left, args=node.right)
-            return origin_info.copy_origin(node, call)
-        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == "format" \
-                and _is_str(node.func.value):
-            node.args = [node.func.value, *node.args]
-            node.func = templates.replace_as_expression("_jst.StrFormat")
-        return node
+    @staticmethod
+    def _percent(node):
+        """"a %.2f" % x -> _jst.PercentFormat('a %.2f', x), "a {:.2f}".format(x) -> _jst.StrFormat('a {:.2f}', x):
+        formatted when the value is known."""
+        if (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr == "format"
+                and isinstance(node.func.value, gast.Constant) and isinstance(node.func.value.value, str)):
+            new = gast.Call(func=templates.replace_as_expression("_jst.StrFormat"), args=[node.func.value] + node.args,
+                            keywords=node.keywords)
+            return origin_info.copy_origin(node, gast.copy_location(new, node))
+        if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mod) and isinstance(node.left, gast.Constant)
+                and isinstance(node.left.value, str)):
+            return node
+        call = templates.replace_as_expression("_jst.PercentFormat(fmt, values)", fmt=node.left, values=node.right)
+        return origin_info.copy_origin(node, call)
 
     @staticmethod
     def _fstring(node):
@@ -64,10 +65,6 @@ class AssertPrintTransformer(transformer.Transformer):
                                           gast.Constant(value=spec_text, kind=None)], ctx=gast.Load()))
         call = templates.replace_as_expression("_jst.FString(parts)", parts=gast.List(elts=parts, ctx=gast.Load()))
         return origin_info.copy_origin(node, call)
-
-
-def _is_str(node):
-    return isinstance(node, gast.Constant) and isinstance(node.value, str)
 
 
 def transform(node, ctx):

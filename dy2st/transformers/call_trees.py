@@ -14,10 +14,12 @@ arguments) is wrapped; `_jst.Call` decides at run time.
 """
 import builtins
 import inspect
+import random
 import sys
 import types
 
 import gast
+import numpy as np
 
 import runtime as rt
 from dy2st.pyct import templates, transformer
@@ -45,6 +47,30 @@ def _is_library(obj):
     if isinstance(obj, (types.BuiltinFunctionType, types.BuiltinMethodType)):
         return True
     return module.split(".")[0] in LIBRARY_ROOTS
+
+
+# Draws from Python's and numpy's generators (the `random` module's functions and numpy's legacy
+# `np.random.*` are methods of hidden instances of these): converted code would run them once,
+# while the Program is built, and every call of the cached Program would reuse that one draw.
+_GENERATORS = {random.Random: "Python", np.random.RandomState: "numpy", np.random.Generator: "numpy"}
+_NOT_DRAWS = frozenset({"seed", "getstate", "setstate", "get_state", "set_state", "bit_generator", "spawn"})
+
+
+def is_random_draw(fn):
+    """"Python"/"numpy" when ``fn`` is a bound draw method of such a generator, else None."""
+    owner = getattr(fn, "__self__", None)
+    if owner is None or getattr(fn, "__name__", "") in _NOT_DRAWS:
+        return None
+    for cls, kind in _GENERATORS.items():
+        if isinstance(owner, cls):
+            return kind
+    return None
+
+
+def reads_learning_rate(fn):
+    """Whether calling ``fn`` reads an optimizer's or scheduler's current rate (a Python float eagerly,
+    which ``_jst.Call`` reads when the Program runs: `opt.get_lr()`, `scheduler()`)."""
+    return getattr(fn, "__func__", None) is rt.optimizer.Optimizer.get_lr or isinstance(fn, rt.optimizer.lr.LRScheduler)
 
 
 def _is_user_class(obj):
@@ -145,6 +171,11 @@ class CallTreeTransformer(transformer.Transformer):
             node.args = [templates.name("__class__"), templates.name(self.self_name)]
             return node
         target = resolve(node.func, self.ctx.namespace)
+        if is_random_draw(target) or reads_learning_rate(target):
+            # `random.random()`, `np.random.rand()`: `_jst.Call` refuses them; `scheduler()`: it reads
+            # the rate when the Program runs
+            node.func = templates.replace_as_expression("_jst.Call(f)", f=node.func)
+            return node
         helper = _LIST_CONSUMERS.get((getattr(target, "__module__", "") or "").split(".")[0] + "."
                                      + getattr(target, "__name__", ""))
         if helper is not None:

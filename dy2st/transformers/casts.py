@@ -12,6 +12,7 @@ values and eager tensors are cast by the builtins, as before.
     if rt.mean(x).numpy() > 5:         if _jst.Numpy(rt.mean(x)) > 5:
     k = x.max().item()                 k = _jst.Item(x.max())
     s = json.dumps(float(v))           s = json.dumps(_jst.PyValue(float, v))
+    print("x=" + str(x))               print("x=" + _jst.PyValue(str, x))   (a traced x: the error)
 """
 import builtins
 import sys
@@ -35,6 +36,16 @@ def _stdlib_function(obj):
     return (root in sys.stdlib_module_names or root == "numpy") and root != "builtins"
 
 
+_TEXTS = ("str", "repr", "ascii")
+
+
+def _is_lazy_message(node):
+    """`_jst.RaiseIf(cond, error)` / `_jst.Assert(cond, message)`: what they raise is made eagerly only on failure."""
+    f = node.func
+    return (isinstance(f, gast.Attribute) and f.attr in ("RaiseIf", "Assert") and isinstance(f.value, gast.Name)
+            and f.value.id == "_jst")
+
+
 _BINDS = (gast.Store, gast.Param)
 _CONSUMER_TYPES = frozenset((gast.Call, gast.FormattedValue, gast.BinOp))
 
@@ -46,6 +57,7 @@ class CastTransformer(transformer.Transformer):
         super().__init__(ctx)
         self.local_names = set()
         self.needs_python = set()  # ids of cast calls whose value goes to Python code
+        self.lazy = 0  # inside the error of a `_jst.RaiseIf` or the message of a `_jst.Assert`
 
     def visit_FunctionDef(self, node):
         local_names = self.local_names
@@ -102,13 +114,26 @@ class CastTransformer(transformer.Transformer):
         return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
                 and node.func.attr == "item" and not node.keywords)
 
+    def _is_text(self, node):
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
+                and node.func.id in _TEXTS and len(node.args) == 1 and not node.keywords
+                and not isinstance(node.args[0], gast.Starred)
+                and self._resolve(node.func) is getattr(builtins, node.func.id))
+
     def _is_cast(self, node):
         return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name)
                 and node.func.id in _CASTS and len(node.args) == 1 and not node.keywords
                 and self._resolve(node.func) is getattr(builtins, node.func.id))
 
     def visit_Call(self, node):
+        lazy = _is_lazy_message(node)
+        self.lazy += lazy
         self.generic_visit(node)
+        self.lazy -= lazy
+        if self._is_text(node) and not self.lazy:
+            # str(x)/repr(x) of a traced tensor is the Variable's text made while tracing (eager: the
+            # values of each call); inside a `raise`/`assert` message it is only read if that fails
+            return templates.replace_as_expression("_jst.PyValue(fn, x)", fn=node.func.id, x=node.args[0])
         if self._is_cast(node):
             if id(node) in self.needs_python:
                 return templates.replace_as_expression("_jst.PyValue(fn, x)", fn=node.func.id, x=node.args[0])

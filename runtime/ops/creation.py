@@ -11,7 +11,7 @@ import numpy as np
 from ..dispatch import apply
 from ..dtypes import convert_dtype, default_dtype_of, float32, int64, promote
 from ..trace_state import _mode
-from ..random import generator
+from ..random import generator, reseed
 from ..registry import RANDOM, Meta, def_op
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
@@ -86,6 +86,9 @@ def _shape_infer(st=None, shape=(), dtype="float32", **_):
 # None dims of ``shape`` are the values of ShapeTensor (see shape_args).
 def_op("uniform_random", ["ShapeTensor*"], ["Out"], attrs={"shape": [], "min": -1.0, "max": 1.0, "dtype": "float32"},
        kernel=_uniform_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM, api=["rand", "uniform"])
+def_op("seed", [], [], attrs={"value": 0}, kernel=lambda value=0: (reseed(value), ())[1], infer=lambda **_: (),
+       side_effect=True, no_onnx=RANDOM,
+       doc="rt.seed(value) at every run (in a converted function): the random ops after it repeat their draws.")
 def_op("gaussian_random", ["ShapeTensor*"], ["Out"], attrs={"shape": [], "mean": 0.0, "std": 1.0, "dtype": "float32"},
        kernel=_gaussian_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM,
        api=["randn", "normal", "standard_normal"])

@@ -9,7 +9,9 @@ update leaves parameters, accumulators, step count, scheduler-driven learning ra
 
 Each op holds its eager objects in a ``Handle`` attr, which prints as a short name.
 """
-from ..registry import def_op
+import numpy as np
+
+from ..registry import Meta, def_op
 from ..tensor import _accumulate
 
 TRAIN_ONLY = ("training op: updates eager parameters, gradients and optimizer state in place; "
@@ -89,6 +91,21 @@ def train_update_kernel(grads, params, optimizer=None, grad_params=None, owned=f
     return [p._value for p in optimizer.params]
 
 
+def lr_scheduler_step_kernel(scheduler=None, epoch=None):
+    """``scheduler.step(epoch)``: the rate the next ``optimizer_step``/``train_update`` reads."""
+    scheduler.obj.step(epoch)
+
+
+def set_learning_rate_kernel(optimizer=None, value=0.0):
+    """``opt.set_lr(value)``: the rate the updates after it use."""
+    optimizer.obj.set_lr(value)
+
+
+def learning_rate_kernel(source=None):
+    """``opt.get_lr()`` / ``scheduler()`` read when the Program runs (the rate of this call)."""
+    return np.asarray(float(source.obj()), np.float64)
+
+
 def _train_update_fast(block, op):
     """The kernel for the plan: the gradients it may overwrite settled now, and with ``plan_updates``
     the optimizer's update written out for the plan (``optimizer.plan_update``); None: the registry's."""
@@ -120,3 +137,13 @@ def_op("train_update", ["Grad*", "Param*"], ["ParamOut*"], attrs={"optimizer": N
        kernel=train_update_kernel, infer=lambda grads, params, **_: list(params), side_effect=True,
        no_onnx=TRAIN_ONLY, fast=_train_update_fast,
        doc="accumulate_grads, optimizer_step and clear_grads of one training step in one op.")
+def_op("lr_scheduler_step", [], [], attrs={"scheduler": None, "epoch": None}, kernel=lr_scheduler_step_kernel,
+       infer=_no_outputs, side_effect=True, no_onnx=TRAIN_ONLY,
+       doc="Advance an LRScheduler (scheduler.step() in a Program): the steps after it read its new rate.")
+def_op("learning_rate", [], ["Out"], attrs={"source": None}, kernel=learning_rate_kernel,
+       infer=lambda source=None: Meta([], "float64"), side_effect=True, no_onnx=TRAIN_ONLY,
+       doc="The current rate of an optimizer or LRScheduler (opt.get_lr(), scheduler() in a Program), read "
+           "at every run; side_effect keeps it from being folded or hoisted as a constant.")
+def_op("set_learning_rate", [], [], attrs={"optimizer": None, "value": 0.0}, kernel=set_learning_rate_kernel,
+       infer=_no_outputs, side_effect=True, no_onnx=TRAIN_ONLY,
+       doc="opt.set_lr(value) at every run of a Program (in a converted function).")

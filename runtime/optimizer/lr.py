@@ -6,6 +6,8 @@ optimizer reads ``scheduler()`` at every ``step()``.
 import math
 from collections.abc import Callable, Sequence
 
+from ..trace_state import converting
+
 
 class LRScheduler:
     """Base of learning-rate schedules: pass one as an optimizer's ``learning_rate`` and call ``step()`` per epoch
@@ -19,13 +21,29 @@ class LRScheduler:
         self.last_lr = float(learning_rate)
         self.last_epoch = last_epoch
         self.verbose = verbose
-        self.step()
+        self._advance(None)
 
     def __call__(self):
+        if converting():  # while a function is converted: the rate read when the Program runs (see Optimizer.get_lr)
+            from ..static.train_step import record_lr_read  # noqa: PLC0415
+            return record_lr_read(self._current, type(self).__name__)
+        return self.last_lr
+
+    def _current(self):
         return self.last_lr
 
     def step(self, epoch=None):
-        """Advance to the next epoch (or to ``epoch``) and recompute the rate."""
+        """Advance to the next epoch (or to ``epoch``) and recompute the rate.
+
+        While a function is converted this appends the step to its Program instead
+        (``runtime.static.train_step``): it runs at every call of the Program."""
+        if converting():
+            from ..static.train_step import record_lr_step  # noqa: PLC0415  (static imports optimizers' users)
+            record_lr_step(self, epoch)
+            return
+        self._advance(epoch)
+
+    def _advance(self, epoch):
         self.last_epoch = self.last_epoch + 1 if epoch is None else int(epoch)
         self.last_lr = float(self.get_lr())
 
@@ -148,7 +166,7 @@ class LinearWarmup(LRScheduler):
         if self.last_epoch < self.warmup_steps:
             return self.start_lr + (self.end_lr - self.start_lr) * self.last_epoch / self.warmup_steps
         if self.inner is not None:
-            self.inner.step(self.last_epoch - self.warmup_steps)
+            self.inner._advance(self.last_epoch - self.warmup_steps)
             return self.inner()
         return self.base_lr
 

@@ -4,6 +4,7 @@ Reached as ``rt.optimizer.lr.NoamDecay`` etc."""
 import math
 from collections.abc import Callable
 
+from ..trace_state import converting
 from .lr import LRScheduler
 
 
@@ -218,7 +219,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     def get_lr(self):
         return self.eta_min + (self.base_lr - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
 
-    def step(self, epoch=None):
+    def _advance(self, epoch):  # the base's step() calls it (or, in converted code, an op that does)
         if epoch is None and self.last_epoch < 0:
             epoch = 0
         if epoch is None:
@@ -268,6 +269,9 @@ class ReduceOnPlateau(LRScheduler):
 
     def step(self, metrics, epoch=None):
         """Read ``metrics`` (a number or a 1-element Tensor/array) for the epoch that ended."""
+        if converting():  # it would run once, while the Program is built
+            raise TypeError("ReduceOnPlateau.step(metrics) in a converted function would run once, while the "
+                            "Program is built: call it outside the converted function, once per epoch")
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
         if hasattr(metrics, "numpy") or hasattr(metrics, "size"):
             value = metrics.numpy() if hasattr(metrics, "numpy") else metrics

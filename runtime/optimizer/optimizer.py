@@ -20,7 +20,7 @@ import numpy as np
 
 from ..static.backends import weights_changed
 from ..tensor import Tensor, bump_version
-from ..trace_state import _mode
+from ..trace_state import _mode, converting
 from ..regularizer import L1Decay, L2Decay
 from .fused import FlatGroup, fusable
 from .lr import LRScheduler
@@ -103,14 +103,28 @@ class Optimizer:
 
     # -- learning rate -------------------------------------------------------------
     def get_lr(self):
-        """The current learning rate as a float (the scheduler's value if there is one)."""
+        """The current learning rate as a float (the scheduler's value if there is one).
+
+        While a function is converted: a value of it read when the Program runs (``train_step.record_lr_read``)."""
+        if converting():
+            from ..static.train_step import record_lr_read  # noqa: PLC0415  (static imports optimizers' users)
+            return record_lr_read(self._eager_lr, f"learning rate of {type(self).__name__}")
+        return self._eager_lr()
+
+    def _eager_lr(self):
         lr = self._learning_rate
         return float(lr()) if isinstance(lr, LRScheduler) else float(lr)
 
     def set_lr(self, value):
-        """Set a fixed learning rate; RuntimeError when an LRScheduler drives it."""
+        """Set a fixed learning rate; RuntimeError when an LRScheduler drives it.
+
+        While a function is converted: a ``set_learning_rate`` op, run at every call (``train_step``)."""
         if isinstance(self._learning_rate, LRScheduler):
             raise RuntimeError("set_lr() cannot override an LRScheduler; call scheduler.step() instead")
+        if converting():
+            from ..static.train_step import record_set_lr  # noqa: PLC0415
+            record_set_lr(self, value)
+            return
         self._learning_rate = float(value)
 
     def set_lr_scheduler(self, scheduler):

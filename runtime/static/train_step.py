@@ -7,7 +7,9 @@ Called while a Program is being built (a converted function), the three calls ap
   them into the parameters' ``.grad`` when the Program runs;
 - ``opt.step()``: ``optimizer_step``, the optimizer's own update over ``.grad``
   (clipping, weight decay, the learning rate of this step, its accumulators);
-- ``opt.clear_grad()``: ``clear_grads``.
+- ``opt.clear_grad()``: ``clear_grads``;
+- ``scheduler.step()``: ``lr_scheduler_step``, so the rate advances at every call (not once, while
+  the Program is built) and the updates after it read the new one, as eagerly.
 
 The usual ``backward(); step(); clear_grad()`` becomes one ``train_update`` op that
 hands the gradients to the update rule directly (when no ``.grad`` is set at run time).
@@ -180,3 +182,34 @@ def record_clear_grad(opt, tensors=None):
             return
     block.append_op("clear_grads", {}, {}, {"optimizer": Handle(opt, [], f"<{type(opt).__name__}>")})
     block.program._train_step = True
+
+
+def record_lr_step(scheduler, epoch):
+    """``scheduler.step(epoch)`` while a Program is built: ``lr_scheduler_step``."""
+    from ..framework import default_main_program  # noqa: PLC0415
+    if epoch is not None and type(epoch) is not int:
+        raise TypeError(f"scheduler.step(epoch) in a converted function takes a Python int epoch, got "
+                        f"{type(epoch).__name__}: call it outside the converted function")
+    block = _global(default_main_program().global_block(), "scheduler.step()")
+    block.append_op("lr_scheduler_step", {}, {}, {"scheduler": Handle(scheduler, [], f"<{type(scheduler).__name__}>"),
+                                                  "epoch": epoch})
+
+
+def record_lr_read(source, name):
+    """``opt.get_lr()`` or ``scheduler()`` while a Program is built: a float64 [] ``learning_rate``
+    value read when the Program runs (``source``: a callable returning the rate then), so a rate a
+    scheduler or ``set_lr`` changes between calls is the one each call sees, as eagerly."""
+    from ..dispatch import apply  # noqa: PLC0415
+    return apply("learning_rate", source=Handle(source, [], f"<{name}>"))
+
+
+def record_set_lr(opt, value):
+    """``opt.set_lr(value)`` while a function is converted: ``set_learning_rate`` (a Python number's
+    value; a traced one is refused: its value exists only when the Program runs)."""
+    from ..framework import default_main_program  # noqa: PLC0415
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"opt.set_lr(value) in a converted function takes a Python number, got {type(value).__name__}: "
+                        "call it outside the converted function")
+    block = _global(default_main_program().global_block(), "opt.set_lr()")
+    block.append_op("set_learning_rate", {}, {}, {"optimizer": Handle(opt, [], f"<{type(opt).__name__}>"),
+                                                  "value": float(value)})

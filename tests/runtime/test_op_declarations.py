@@ -107,7 +107,9 @@ def test_flags():
     random_ops = sorted(t for t, d in OPS.items() if d.random)
     assert random_ops == ["dropout", "gaussian_random", "randint", "randperm", "uniform_random"]
     assert sorted(t for t, d in OPS.items() if d.side_effect) == ["accumulate_grads", "assert", "clear_grads",
-                                                                  "optimizer_step", "print", "train_update"]
+                                                                  "learning_rate", "lr_scheduler_step",
+                                                                  "optimizer_step", "print", "seed",
+                                                                  "set_learning_rate", "train_update"]
     assert all(not d.pure for d in OPS.values() if d.random or d.side_effect)
 
 
