@@ -6,15 +6,15 @@ scheduler after every training batch.
 """
 import numbers
 import os
-import sys
-import time
 import warnings
 
 import numpy as np
 
 from ..optimizer.lr import LRScheduler as _Scheduler
+from .progressbar import ProgressBar
 
-__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "LRScheduler", "EarlyStopping", "config_callbacks"]
+__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "LRScheduler", "EarlyStopping", "ReduceLROnPlateau",
+           "config_callbacks"]
 
 _MODES = ("train", "eval", "predict")
 
@@ -156,58 +156,6 @@ class Callback:
         """Called after prediction batch ``step``."""
 
 
-def _format_values(values):
-    out = ""
-    for k, val in values:
-        out += f" - {k}:"
-        for v in (val if isinstance(val, list) else [val]):
-            if isinstance(v, np.ndarray) and v.size == 1 and v.dtype in (np.float32, np.float64):
-                v = v.item()
-            if isinstance(v, (float, np.floating)):
-                out += f" {v:.4f}" if abs(v) > 1e-3 else f" {v:.4e}"
-            else:
-                out += f" {v}"
-    return out
-
-
-class _ProgressBar:
-    """Paddle's progress line: ``step 3/6 - loss: 0.9512 - acc: 0.6250 - 2ms/step`` (verbose 2), or a bar redrawn
-    in place (verbose 1)."""
-
-    def __init__(self, num=None, width=30, verbose=1, name="step"):
-        if isinstance(num, int) and num <= 0:
-            raise TypeError("num should be None or integer (> 0)")
-        self._num, self._width, self._verbose, self.name = num, width, verbose, name
-        self._start, self._total_width = time.time(), 0
-
-    def _count(self, current):
-        if self._num is None:
-            return f"{self.name} {current:3}"
-        return f"{self.name} {current:{int(np.log10(self._num)) + 1}d}/{self._num}"
-
-    def update(self, current, values=()):
-        per = (time.time() - self._start) / current if current else 0
-        fps = (f" - {per:.0f}s/{self.name}" if per >= 1 or per == 0 else
-               f" - {per * 1e3:.0f}ms/{self.name}" if per >= 1e-3 else f" - {per * 1e6:.0f}us/{self.name}")
-        if self._verbose in (2, 3):
-            sys.stdout.write(self._count(current) + _format_values(values) + fps + "\n")
-        elif self._verbose == 1:
-            line = self._count(current)
-            if self._num is not None:
-                done = int(self._width * current / self._num)
-                bar = ("=" * (done - 1) + (">" if current < self._num else "=")) if done > 0 else ""
-                line += " [" + bar + "." * (self._width - done) + "]"
-            line += _format_values(values)
-            if self._num is not None and current < self._num:
-                line += f" - ETA: {int(per * (self._num - current))}s"
-            line += fps
-            pad = " " * max(0, self._total_width - len(line))
-            self._total_width = len(line)
-            end = "\n" if self._num is None or current >= self._num else ""
-            sys.stdout.write("\r" + line + pad + end)
-        sys.stdout.flush()
-
-
 class ProgBarLogger(Callback):
     """Print the loss and metrics every ``log_freq`` steps and at the end of an epoch: ``verbose`` 0 silent,
     1 a progress bar, 2 one line per print."""
@@ -228,7 +176,7 @@ class ProgBarLogger(Callback):
         self.steps, self.epoch, self.train_step = self.params["steps"], epoch, 0
         if self.epochs and self.verbose:
             print(f"Epoch {epoch + 1}/{self.epochs}")
-        self.train_progbar = _ProgressBar(num=self.steps, verbose=self.verbose)
+        self.train_progbar = ProgressBar(num=self.steps, verbose=self.verbose)
 
     def _updates(self, logs, mode):
         metrics = getattr(self, f"{mode}_metrics")
@@ -254,7 +202,7 @@ class ProgBarLogger(Callback):
         setattr(self, f"{mode}_metrics", logs.get("metrics", []))
         setattr(self, f"{mode}_step", 0)
         self.samples = 0
-        setattr(self, f"{mode}_progbar", _ProgressBar(num=logs.get("steps"), verbose=self.verbose))
+        setattr(self, f"{mode}_progbar", ProgressBar(num=logs.get("steps"), verbose=self.verbose))
         if self.verbose:
             print(title)
 
@@ -381,3 +329,62 @@ class EarlyStopping(Callback):
                 if self.save_best_model and best_path:
                     print(f"Best checkpoint has been saved at {os.path.abspath(best_path)}")
         self.stopped_epoch += 1
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiply a float learning rate by ``factor`` (not below ``min_lr``) when ``monitor`` (from the
+    evaluation after each epoch) has not improved by ``min_delta`` for ``patience`` evaluations, then
+    wait ``cooldown`` evaluations."""
+
+    def __init__(self, monitor="loss", factor=0.1, patience=10, verbose=1, mode="auto", min_delta=1e-4, cooldown=0,
+                 min_lr=0):
+        super().__init__()
+        if factor >= 1.0:
+            raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0.")
+        self.monitor, self.factor, self.min_lr, self.min_delta = monitor, factor, min_lr, min_delta
+        self.patience, self.verbose, self.cooldown, self.mode, self.epoch = patience, verbose, cooldown, mode, 0
+        self._reset()
+
+    def _reset(self):
+        if self.mode not in ("auto", "min", "max"):
+            warnings.warn(f"Learning rate reduction mode {self.mode} is unknown, fallback to auto mode.", stacklevel=3)
+            self.mode = "auto"
+        if self.mode == "min" or (self.mode == "auto" and "acc" not in self.monitor):
+            self.monitor_op, self.best = (lambda a, b: np.less(a, b - self.min_delta)), np.inf
+        else:
+            self.monitor_op, self.best = (lambda a, b: np.greater(a, b + self.min_delta)), -np.inf
+        self.cooldown_counter = self.wait = 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def on_eval_end(self, logs=None):
+        if logs is None or self.monitor not in logs:
+            warnings.warn("Monitor of ReduceLROnPlateau should be loss or metric name.", stacklevel=2)
+            return
+        opt = getattr(self.model, "_optimizer", None)
+        if not isinstance(getattr(opt, "_learning_rate", None), float):
+            warnings.warn(f"Expected learning_rate be float, bug got {type(getattr(opt, '_learning_rate', None))}.",
+                          stacklevel=2)
+            return
+        current = logs[self.monitor]
+        if isinstance(current, (list, tuple)):
+            current = current[0]
+        elif not isinstance(current, numbers.Number):
+            return
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self.monitor_op(current, self.best):
+            self.best, self.wait = current, 0
+        elif self.cooldown_counter <= 0:
+            self.wait += 1
+            if self.wait >= self.patience:
+                old_lr = opt.get_lr()
+                if old_lr > np.float32(self.min_lr):
+                    new_lr = max(old_lr * self.factor, self.min_lr)
+                    opt._learning_rate = new_lr
+                    if self.verbose > 0:
+                        print(f"\nEpoch {self.epoch + 1}: ReduceLROnPlateau reducing learning rate to {new_lr}.")
+                    self.cooldown_counter, self.wait = self.cooldown, 0
+        self.epoch += 1

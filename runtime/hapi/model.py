@@ -17,7 +17,7 @@ import warnings
 import numpy as np
 
 from .. import amp
-from ..io import DataLoader, Dataset
+from ..io import DataLoader, Dataset, IterableDataset
 from ..metric import Metric
 from ..nn import Layer
 from ..ops.creation import to_tensor
@@ -275,6 +275,7 @@ class Model:
     # -- whole datasets ----------------------------------------------------------------------------
     def _loader(self, data, batch_size, shuffle=False, drop_last=False, num_workers=0):
         if isinstance(data, Dataset):
+            shuffle = shuffle and not isinstance(data, IterableDataset)  # a stream has no order to shuffle
             return DataLoader(data, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
                               num_workers=num_workers)
         return data

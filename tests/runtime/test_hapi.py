@@ -160,3 +160,17 @@ def test_save_load_callbacks(tmp_path):
     assert {"0.pdparams", "final.pdparams", "best_model.pdparams"} <= set(os.listdir(tmp_path / "run"))
     with pytest.raises(TypeError, match="is not sub class of Metric"):
         model.prepare(metrics=[object()])
+
+
+def test_reduce_lr_on_plateau_steps_as_paddle():
+    net = nn.Linear(2, 2)
+    model = rt.Model(net)
+    model.prepare(rt.optimizer.SGD(0.5, parameters=net.parameters()))
+    cb = rt.callbacks.ReduceLROnPlateau(patience=1, cooldown=1, verbose=0, factor=0.5, min_lr=0.1)
+    cb.set_model(model)
+    cb.on_train_begin()
+    lrs = []
+    for loss in [1.0, 1.0, 1.0, 0.99995, 1.0, 0.5, 0.6]:
+        cb.on_eval_end({"loss": [loss]})
+        lrs.append(model._optimizer.get_lr())
+    assert lrs == [0.5, 0.25, 0.125, 0.1, 0.1, 0.1, 0.1]  # Paddle 3.3's sequence
