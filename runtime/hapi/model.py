@@ -56,8 +56,8 @@ def _input_info(inputs):
         inputs = list(inputs.values())
     if isinstance(inputs, (InputSpec, Tensor, np.ndarray)):
         inputs = [inputs]
-    if not isinstance(inputs, (list, tuple)):
-        return None
+    if not isinstance(inputs, (list, tuple)) or not all(hasattr(x, "shape") and hasattr(x, "dtype") for x in inputs):
+        return None  # e.g. nested Python lists: no hint then
     return [list(x.shape) for x in inputs], [str(np.dtype(x.dtype)) if isinstance(x, np.ndarray) else str(x.dtype)
                                              for x in inputs]
 
@@ -91,6 +91,7 @@ class Model:
         self._test_dataloader = None
         self.stop_training = False
         self._input_info = _input_info(inputs) if inputs else None
+        self._given_inputs = inputs is not None
         self._inputs = self._verify_spec(inputs, is_input=True)
         self._labels = self._verify_spec(labels)
 
@@ -183,7 +184,10 @@ class Model:
         ``dy2st.save(model.network, path, input_spec=[...])``."""
         if not training:
             spec = ""
-            if self._input_info is not None:
+            if self._given_inputs:  # the user's specs, else the shapes of the last batch run
+                spec = ", ".join(f"InputSpec({[None if d == -1 else d for d in s.shape]}, '{s.dtype}', '{s.name}')"
+                                 for s in self._inputs)
+            elif self._input_info is not None:
                 spec = ", ".join(f"InputSpec({[None] + s[1:]}, '{d}')" for s, d in zip(*self._input_info))
             raise NotImplementedError(
                 "Model.save(path, training=False) writes an inference model, which needs the dy2st converter "
