@@ -54,6 +54,7 @@ class InvertedResidualConfig:
 
     @staticmethod
     def adjust_channels(channels, scale=1.0):
+        """``channels * scale`` rounded to a multiple of 8 (``make_divisible``)."""
         return make_divisible(channels * scale, 8)
 
 
