@@ -94,11 +94,11 @@ class Layer:
         d = self.__dict__
         if isinstance(value, Parameter):
             self._ensure_init()
-            self._drop(name)
+            self._unregister(name)
             d["_parameters"][name] = value
         elif isinstance(value, Layer):
             self._ensure_init()
-            self._drop(name)
+            self._unregister(name)
             d["_sub_layers"][name] = value
         elif "_parameters" in d and name in d["_parameters"]:
             if value is not None:
@@ -117,7 +117,8 @@ class Layer:
         else:
             object.__setattr__(self, name, value)
 
-    def _drop(self, name):
+    # not ``_drop``: a method shadows a sublayer of that name (Paddle's SqueezeNet and GoogLeNet have one)
+    def _unregister(self, name):
         for key in ("_parameters", "_sub_layers", "_buffers"):
             self.__dict__[key].pop(name, None)
         self.__dict__.pop(name, None)
@@ -175,7 +176,7 @@ class Layer:
         if parameter is not None and not isinstance(parameter, Parameter):
             raise TypeError(f"add_parameter('{name}') expects a Parameter, got {type(parameter).__name__}")
         self._ensure_init()
-        self._drop(name)
+        self._unregister(name)
         self._parameters[name] = parameter
         return parameter
 
@@ -184,7 +185,7 @@ class Layer:
         if sublayer is not None and not isinstance(sublayer, Layer):
             raise TypeError(f"add_sublayer('{name}') expects a Layer, got {type(sublayer).__name__}")
         self._ensure_init()
-        self._drop(name)
+        self._unregister(name)
         self._sub_layers[str(name)] = sublayer
         return sublayer
 
@@ -195,7 +196,7 @@ class Layer:
         if tensor is not None:
             _check_new_state(self, f"registers buffer '{name}'")
         self._ensure_init()
-        self._drop(name)
+        self._unregister(name)
         if tensor is not None:
             if tensor.name is None:
                 tensor.name = f"{self._full_name}.{name}"

@@ -1,5 +1,5 @@
 """``rt.vision``: Paddle's ``paddle.vision`` for ported code: the image backend switch, the MNIST
-datasets read from local files, a few transforms, and the classic models (``LeNet``, ``ResNet``).
+datasets read from local files, a few transforms, and the models of ``paddle.vision.models``.
 
 Datasets are never downloaded: the machine may have no network, and a file appearing from the
 network is not something a converter should do behind its user's back.  They are read from

@@ -1,6 +1,7 @@
 """ResNet-18/34/50/101/152 (and wide / ResNeXt variants through ``width``/``groups``), as
 ``paddle.vision.models``: the same layers under the same names."""
 from ... import nn
+from ._utils import refuse_pretrained
 
 _DEPTHS = {18: [2, 2, 2, 2], 34: [3, 4, 6, 3], 50: [3, 4, 6, 3], 101: [3, 4, 23, 3], 152: [3, 8, 36, 3]}
 
@@ -110,9 +111,7 @@ class ResNet(nn.Layer):
 
 
 def _resnet(name, block, depth, pretrained, **kwargs):
-    if pretrained:
-        raise ValueError(f"{name}(pretrained=True): pretrained weights are not downloaded by this runtime; build "
-                         f"{name}() and load a saved state dict with set_state_dict(rt.load(path))")
+    refuse_pretrained(name, pretrained)
     return ResNet(block, depth, **kwargs)
 
 
@@ -139,3 +138,23 @@ def resnet101(pretrained=False, **kwargs):
 def resnet152(pretrained=False, **kwargs):
     """ResNet-152 (BottleneckBlock)."""
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, **kwargs)
+
+
+# ResNeXt (``groups`` paths of ``width`` channels per bottleneck) and wide ResNet (``width`` 128)
+def _variant(name, depth, groups=1, width=64):
+    def build(pretrained=False, **kwargs):
+        kwargs["groups"], kwargs["width"] = groups, width
+        return _resnet(name, BottleneckBlock, depth, pretrained, **kwargs)
+    build.__name__ = build.__qualname__ = name
+    build.__doc__ = f"ResNet-{depth} (BottleneckBlock) with groups={groups}, width={width}."
+    return build
+
+
+resnext50_32x4d = _variant("resnext50_32x4d", 50, 32, 4)
+resnext50_64x4d = _variant("resnext50_64x4d", 50, 64, 4)
+resnext101_32x4d = _variant("resnext101_32x4d", 101, 32, 4)
+resnext101_64x4d = _variant("resnext101_64x4d", 101, 64, 4)
+resnext152_32x4d = _variant("resnext152_32x4d", 152, 32, 4)
+resnext152_64x4d = _variant("resnext152_64x4d", 152, 64, 4)
+wide_resnet50_2 = _variant("wide_resnet50_2", 50, width=128)
+wide_resnet101_2 = _variant("wide_resnet101_2", 101, width=128)
