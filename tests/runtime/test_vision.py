@@ -44,12 +44,21 @@ def test_mnist_items_and_the_seed_loader(tmp_path, cv2_backend):
 
 
 def test_mnist_pil_backend_and_transforms(tmp_path):
+    pytest.importorskip("PIL")  # the 'pil' backend's optional dependency
     img, lab, imgs, _ = _idx_files(tmp_path)
     data = rt.vision.datasets.MNIST(image_path=img, label_path=lab, backend="pil",
                                     transform=T.Compose([T.ToTensor(), T.Normalize(mean=[0.5], std=[0.5])]))
     image, _ = data[2]
     assert image.shape == [1, 28, 28]
     np.testing.assert_allclose(image.numpy()[0], (imgs[2] / np.float32(255) - 0.5) / 0.5, rtol=1e-6)
+
+
+def test_the_pil_backend_without_pillow_says_what_to_do(tmp_path, monkeypatch):
+    img, lab, _, _ = _idx_files(tmp_path)
+    monkeypatch.setitem(__import__("sys").modules, "PIL", None)  # as if Pillow were not installed
+    data = rt.vision.datasets.MNIST(image_path=img, label_path=lab, backend="pil")
+    with pytest.raises(ImportError, match="set_image_backend\\('cv2'\\)"):
+        data[0]
 
 
 def test_transforms_match_paddle():
