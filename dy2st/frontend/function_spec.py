@@ -287,3 +287,55 @@ def flatten_outputs(obj, out_vars, fn=None):
             k = len(out_vars) - 1
         index.append(k)
     return OutputStructure(spec, index, rows)
+
+
+# -- a call's signature: cache key, feeds ------------------------------------------------------------
+def call_signature(args, kwargs, input_spec, fn_name, mode, flags):
+    """(cache key, argument skeleton, feed metas, tensors) of a call; each feed meta is (name given by
+    an InputSpec or None, traced shape, dtype, stop_gradient); ``flags``: see ``cache_key``."""
+    tensors = []
+    skeleton = flatten((tuple(args), kwargs), tensors)
+    if input_spec is not None:
+        shapes = check_against_spec(tensors, input_spec, fn_name)
+        names = [s.name for s in spec_list(input_spec) if isinstance(s, InputSpec)]
+        names += [None] * (len(tensors) - len(names))  # tensors beyond the specs
+    else:
+        shapes = [t.shape for t in tensors]
+        names = [None] * len(tensors)
+    key = cache_key(skeleton, tensors, shapes, mode, flags)
+    metas = [(n, s, t.dtype, t.stop_gradient) for n, s, t in zip(names, shapes, tensors)]
+    return key, skeleton, metas, tensors
+
+
+def spec_signature(args, kwargs, mode):
+    """(cache key, argument skeleton, feed metas) of InputSpecs mixed with Python arguments."""
+    skeleton, spec_objs = specs_to_placeholders((tuple(args), kwargs))
+    metas = [(s.name, [(-1 if d is None else d) for d in s.shape], s.dtype, bool(s.stop_gradient))
+             for s in spec_objs]
+    key = ("spec", skeleton, tuple((n, str(d), tuple(s), sg) for n, s, d, sg in metas), mode)
+    return key, skeleton, metas
+
+
+def feed_names_of(fn, bound, metas, skeleton=None):
+    """The feed names of a trace of ``fn`` (``bound``: a method, its first parameter is not fed): an
+    InputSpec's name, else the argument's path (``leaf_names``), made unique."""
+    try:
+        sig = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        sig = []
+    if bound and sig:
+        sig = sig[1:]
+    params = [p.name for p in sig]
+    star = [p.name for p in sig if p.kind is inspect.Parameter.VAR_POSITIONAL]
+    if star:  # the arguments `*args` takes: args_0, args_1, ...
+        first = params.index(star[0])
+        params = params[:first] + [f"{star[0]}_{j}" for j in range(len(metas))]
+    paths = leaf_names(skeleton, params) if skeleton is not None else []
+    names, used = [], set()
+    for i, (given, *_) in enumerate(metas):
+        name = given or (paths[i] if i < len(paths) else params[i] if i < len(params) else f"input_{i}")
+        while name in used:
+            name = f"{name}_{i}"
+        used.add(name)
+        names.append(name)
+    return names

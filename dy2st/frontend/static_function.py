@@ -36,17 +36,14 @@ from .argument_writes import check_unchanged as check_args_unchanged
 from .argument_writes import returned_inputs
 from .fast_call import MISS
 from .function_spec import (
-    cache_key,
-    check_against_spec,
-    flatten,
+    call_signature,
+    feed_names_of,
     flatten_outputs,
     has_input_spec,
-    leaf_names as _leaf_names,
     signature_text,
     skeleton_text,
     skeleton_values,
-    spec_list,
-    specs_to_placeholders,
+    spec_signature,
     unflatten,
 )
 from .guards import build as build_guards
@@ -362,27 +359,12 @@ class StaticFunction:
                       "change per call as Tensors", stacklevel=4)
 
     def _call_signature(self, args, kwargs):
-        """(cache key, argument skeleton, feed metas, tensors) of a call."""
-        tensors = []
-        skeleton = flatten((tuple(args), kwargs), tensors)
-        if self._input_spec is not None:
-            shapes = check_against_spec(tensors, self._input_spec, self.__name__)
-            names = [s.name for s in spec_list(self._input_spec) if isinstance(s, InputSpec)]
-            names += [None] * (len(tensors) - len(names))  # tensors beyond the specs
-        else:
-            shapes = [t.shape for t in tensors]
-            names = [None] * len(tensors)
-        key = cache_key(skeleton, tensors, shapes, self._mode(), self._flag_key)
-        metas = [(n, s, t.dtype, t.stop_gradient) for n, s, t in zip(names, shapes, tensors)]
-        return key, skeleton, metas, tensors
+        """(cache key, argument skeleton, feed metas, tensors) of a call (``function_spec.call_signature``)."""
+        return call_signature(args, kwargs, self._input_spec, self.__name__, self._mode(), self._flag_key)
 
     def _spec_signature(self, args, kwargs):
         """(cache key, argument skeleton, feed metas) of InputSpecs mixed with Python arguments."""
-        skeleton, spec_objs = specs_to_placeholders((tuple(args), kwargs))
-        metas = [(s.name, [(-1 if d is None else d) for d in s.shape], s.dtype, bool(s.stop_gradient))
-                 for s in spec_objs]
-        key = ("spec", skeleton, tuple((n, str(d), tuple(s), sg) for n, s, d, sg in metas), self._mode())
-        return key, skeleton, metas
+        return spec_signature(args, kwargs, self._mode())
 
     def _specs_given(self, args, kwargs):
         """(args, kwargs) to trace from InputSpecs, or None when these are call arguments."""
@@ -409,23 +391,7 @@ class StaticFunction:
         with staging.recording() as decisions:
             fresh = self._trace(skeleton, metas, count=False)
         report = staging.format_report(self.dygraph_function, decisions, self._qualname())
-        return report + "\n" + self._guard_report(key, fresh)
-
-    def _guard_report(self, key, fresh):
-        lines = ["program cache:"]
-        cached, failed = self.program_cache.lookup(key)
-        if cached is not None:
-            lines.append("  the cached Program for these arguments is valid; it is reused while:")
-        elif failed is not None:
-            lines.append(f"  the cached Program for these arguments is stale and will be retraced: {failed}")
-            lines.append("  a new Program would be reused while:")
-        else:
-            lines.append("  no Program cached for these arguments yet; once traced it is reused while:")
-        guards = (cached or fresh).guards
-        lines += [f"    {line}" for line in (guards.summary() if guards is not None else [])] or ["    (no guards)"]
-        if self._last_retrace:
-            lines.append(f"  last retrace: {self._last_retrace}")
-        return "\n".join(lines)
+        return report + "\n" + staging.guard_report(self.program_cache, key, fresh, self._last_retrace)
 
     def get_concrete_program(self, *args, **kwargs) -> ConcreteProgram:
         """The ConcreteProgram for these arguments (InputSpecs allowed, mixed with Python values)."""
@@ -450,32 +416,10 @@ class StaticFunction:
         """The Program of ``concrete_program`` (the input_spec's, else the most recent call's)."""
         return self.concrete_program.main_program
 
-    def _feed_names(self, metas, skeleton=None):
-        try:
-            sig = list(inspect.signature(self.dygraph_function).parameters.values())
-        except (TypeError, ValueError):
-            sig = []
-        if self._instance is not None and sig:
-            sig = sig[1:]
-        params = [p.name for p in sig]
-        star = [p.name for p in sig if p.kind is inspect.Parameter.VAR_POSITIONAL]
-        if star:  # the arguments `*args` takes: args_0, args_1, ...
-            first = params.index(star[0])
-            params = params[:first] + [f"{star[0]}_{j}" for j in range(len(metas))]
-        paths = _leaf_names(skeleton, params) if skeleton is not None else []
-        names, used = [], set()
-        for i, (given, *_) in enumerate(metas):
-            name = given or (paths[i] if i < len(paths) else params[i] if i < len(params) else f"input_{i}")
-            while name in used:
-                name = f"{name}_{i}"
-            used.add(name)
-            names.append(name)
-        return names
-
     def _trace(self, skeleton, metas, skeleton_text="", count=True):
         main, startup = Program(), Program()
         fn = with_defaults_of(self.converted.fn, decorators.unwrap(self.dygraph_function))
-        feed_names = self._feed_names(metas, skeleton)
+        feed_names = feed_names_of(self.dygraph_function, self._instance is not None, metas, skeleton)
         sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d, _) in zip(feed_names, metas))
         mode = "" if self._instance is None else f", training={self._mode()}"
         config.log(1, f"building a Program for {self._qualname()}({sig}{mode})"

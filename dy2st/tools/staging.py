@@ -152,3 +152,22 @@ def format_report(fn, decisions, title):
             lines.append(f"  {name}: after the `if` at line {lineno} it is set on one branch only; "
                          "using it there is an error")
     return "\n".join(lines)
+
+
+def guard_report(cache, key, fresh, last_retrace=None):
+    """The ``program cache:`` part of ``explain()``: whether ``cache`` holds a valid Program for ``key``,
+    what it (or ``fresh``, the Program just traced) is guarded on, and the last retrace's reason."""
+    lines = ["program cache:"]
+    cached, failed = cache.lookup(key)
+    if cached is not None:
+        lines.append("  the cached Program for these arguments is valid; it is reused while:")
+    elif failed is not None:
+        lines.append(f"  the cached Program for these arguments is stale and will be retraced: {failed}")
+        lines.append("  a new Program would be reused while:")
+    else:
+        lines.append("  no Program cached for these arguments yet; once traced it is reused while:")
+    guards = (cached or fresh).guards
+    lines += [f"    {line}" for line in (guards.summary() if guards is not None else [])] or ["    (no guards)"]
+    if last_retrace:
+        lines.append(f"  last retrace: {last_retrace}")
+    return "\n".join(lines)
