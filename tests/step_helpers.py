@@ -55,10 +55,16 @@ def make_optimizer(kind, params, decay=False, clip=False):
     return rt.optimizer.Momentum(sched, momentum=0.5, parameters=params, grad_clip=clip), sched
 
 
+def squared_sum(out, _=None):
+    """A label-free loss for ``train_step``: ``(out ** 2).sum()``."""
+    return (out ** 2).sum()
+
+
 def train_step(model, opt, convert=False, loss_fn=F.cross_entropy):
     """``step(x, y)``: ``loss_fn(model(x), y)``, backward, ``opt.step()``, ``opt.clear_grad()``,
-    returning the loss; under ``dy2st.to_static`` (one Program) when ``convert``."""
-    def step(x, y):
+    returning the loss; under ``dy2st.to_static`` (one Program) when ``convert``.  ``y`` may be
+    left out for a loss that takes none (``squared_sum``)."""
+    def step(x, y=None):
         loss = loss_fn(model(x), y)
         loss.backward()
         opt.step()

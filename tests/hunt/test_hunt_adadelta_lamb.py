@@ -4,8 +4,8 @@ the weights Paddle 2.x reaches after three steps, eagerly and inside a converted
 import numpy as np
 import pytest
 
-import dy2st
 import runtime as rt
+from tests.step_helpers import squared_sum, train_step
 
 # Paddle 3.3's weights after the three steps below (float32 kernels; compared to float rounding).
 PADDLE = {
@@ -34,14 +34,7 @@ def _run(name, convert, xs, w0, opt_state=None, layer=None):
     if opt_state is not None:
         opt.set_state_dict(opt_state)
 
-    def step(x):
-        loss = (layer(x) ** 2).sum()
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
-
-    fn = dy2st.to_static(step) if convert else step
+    fn = train_step(layer, opt, convert, loss_fn=squared_sum)
     losses = [fn(rt.to_tensor(x)).numpy() for x in xs]
     return layer.weight.numpy(), losses, opt, layer
 

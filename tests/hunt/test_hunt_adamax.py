@@ -4,8 +4,8 @@ eagerly and inside a converted training step."""
 import numpy as np
 import pytest
 
-import dy2st
 import runtime as rt
+from tests.step_helpers import squared_sum, train_step
 
 
 @pytest.mark.parametrize("convert", [False, True])
@@ -17,14 +17,7 @@ def test_adamax_matches_paddles_update(convert):
     layer.weight.set_value(w0)
     opt = rt.optimizer.Adamax(learning_rate=0.01, parameters=layer.parameters(), weight_decay=0.01)
 
-    def step(x):
-        loss = (layer(x) ** 2).sum()
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
-
-    fn = dy2st.to_static(step) if convert else step
+    fn = train_step(layer, opt, convert, loss_fn=squared_sum)
 
     got = []
     for x in xs:

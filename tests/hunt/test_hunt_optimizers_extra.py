@@ -4,8 +4,8 @@ compiled step runs the same update), and the state dict round-trips with Paddle'
 import numpy as np
 import pytest
 
-import dy2st
 import runtime as rt
+from tests.step_helpers import squared_sum, train_step
 
 _W0 = np.sin(np.arange(6)).reshape(3, 2).astype("float32")
 _B0 = np.array([0.5, -0.3], "float32")
@@ -35,13 +35,7 @@ def _train(name, kw, convert, steps=_XS):
     layer.bias.set_value(_B0)
     opt = getattr(rt.optimizer, name)(parameters=layer.parameters(), **kw)
 
-    def step(x):
-        loss = (layer(x) ** 2).sum()
-        loss.backward()
-        opt.step()
-        opt.clear_grad()
-        return loss
-    fn = dy2st.to_static(step) if convert else step
+    fn = train_step(layer, opt, convert, loss_fn=squared_sum)
     for x in steps:
         fn(rt.to_tensor(x))
     return layer, opt
