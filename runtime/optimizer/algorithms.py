@@ -10,6 +10,24 @@ from .lr import LRScheduler
 from ..regularizer import L1Decay, L2Decay
 
 
+def check_betas(what, beta1, beta2, epsilon=None):
+    """Paddle's argument checks of the Adam family: betas in [0, 1), epsilon (when given) >= 0."""
+    for name, v in (("beta1", beta1), ("beta2", beta2)):
+        if not 0 <= v < 1:
+            raise ValueError(f"{what}: {name} must be in [0, 1), got {v}")
+    if epsilon is not None and epsilon < 0:
+        raise ValueError(f"{what}: epsilon must be >= 0, got {epsilon}")
+
+
+def beta_pow_specs(self, acc):
+    """``_acc_spec`` of an optimizer keeping Adam's ``beta1_pow_acc``/``beta2_pow_acc`` ([1], from beta)."""
+    if acc == "beta1_pow_acc":
+        return {"init": self._beta1, "shape": (1,)}
+    if acc == "beta2_pow_acc":
+        return {"init": self._beta2, "shape": (1,)}
+    return {}
+
+
 class SGD(Optimizer):
     """Plain gradient descent: ``p -= lr * grad``. Paddle: ``optimizer.SGD``."""
 
@@ -118,19 +136,10 @@ class Adam(Optimizer):
                  weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
                  lazy_mode: bool = False, multi_precision: bool = False, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        for what, v in (("beta1", beta1), ("beta2", beta2)):
-            if not 0 <= v < 1:
-                raise ValueError(f"{type(self).__name__}: {what} must be in [0, 1), got {v}")
-        if epsilon < 0:
-            raise ValueError(f"{type(self).__name__}: epsilon must be >= 0, got {epsilon}")
+        check_betas(type(self).__name__, beta1, beta2, epsilon)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
 
-    def _acc_spec(self, acc):
-        if acc == "beta1_pow_acc":
-            return {"init": self._beta1, "shape": (1,)}
-        if acc == "beta2_pow_acc":
-            return {"init": self._beta2, "shape": (1,)}
-        return {}
+    _acc_spec = beta_pow_specs
 
     def _adam(self, p, g, lr):
         m = self._acc("moment1", p)
@@ -299,9 +308,7 @@ class Adamax(Optimizer):
                  weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
                  name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        for what, v in (("beta1", beta1), ("beta2", beta2)):
-            if not 0 <= v < 1:
-                raise ValueError(f"Adamax: {what} must be in [0, 1), got {v}")
+        check_betas("Adamax", beta1, beta2)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
 
     def _acc_spec(self, acc):

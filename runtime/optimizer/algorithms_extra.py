@@ -8,16 +8,9 @@ import numpy as np
 
 from ..regularizer import L2Decay
 from ..tensor import Tensor
+from .algorithms import beta_pow_specs, check_betas
 from .lr import LRScheduler
 from .optimizer import Optimizer
-
-
-def _check_betas(what, beta1, beta2, epsilon):
-    for name, v in (("beta1", beta1), ("beta2", beta2)):
-        if not 0 <= v < 1:
-            raise ValueError(f"{what}: {name} must be in [0, 1), got {v}")
-    if epsilon < 0:
-        raise ValueError(f"{what}: epsilon must be >= 0, got {epsilon}")
 
 
 class NAdam(Optimizer):
@@ -31,7 +24,7 @@ class NAdam(Optimizer):
                  parameters: Iterable[Tensor] | Iterable[dict] | None = None,
                  weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
                  name: str | None = None) -> None:
-        _check_betas("NAdam", beta1, beta2, epsilon)
+        check_betas("NAdam", beta1, beta2, epsilon)
         if momentum_decay < 0:
             raise ValueError(f"NAdam: momentum_decay must be >= 0, got {momentum_decay}")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
@@ -69,7 +62,7 @@ class RAdam(Optimizer):
                  epsilon: float = 1.0e-8, parameters: Iterable[Tensor] | Iterable[dict] | None = None,
                  weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
                  name: str | None = None) -> None:
-        _check_betas("RAdam", beta1, beta2, epsilon)
+        check_betas("RAdam", beta1, beta2, epsilon)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
 
@@ -173,18 +166,13 @@ class Lamb(Optimizer):
                  beta2: float = 0.999, epsilon: float = 1e-6, parameters: Iterable[Tensor] | Iterable[dict] | None = None,
                  grad_clip: Callable | None = None, exclude_from_weight_decay_fn: Callable | None = None,
                  multi_precision: bool = False, always_adapt: bool = False, name: str | None = None) -> None:
-        _check_betas("Lamb", beta1, beta2, epsilon)
+        check_betas("Lamb", beta1, beta2, epsilon)
         super().__init__(learning_rate, parameters, None, grad_clip, name)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
         self._lamb_weight_decay, self._exclude, self.always_adapt = lamb_weight_decay, exclude_from_weight_decay_fn, \
             always_adapt
 
-    def _acc_spec(self, acc):
-        if acc == "beta1_pow_acc":
-            return {"init": self._beta1, "shape": (1,)}
-        if acc == "beta2_pow_acc":
-            return {"init": self._beta2, "shape": (1,)}
-        return {}
+    _acc_spec = beta_pow_specs  # Adam's beta1_pow_acc/beta2_pow_acc
 
     def _update(self, p, g, lr, group):
         t = g.dtype.type
