@@ -12,7 +12,9 @@ The ``slow`` marker (registered in ``pyproject.toml``) tags long sweeps; the def
 them (``-m "not slow"``), ``python -m pytest -m slow`` runs only them, ``-m ""`` runs everything.
 """
 import importlib
+import importlib.util
 import os
+import py_compile
 import sys
 
 import pytest
@@ -20,7 +22,38 @@ import pytest
 import runtime as rt
 from static_helpers import building
 
-EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXAMPLES = os.path.join(ROOT, "examples")
+_COMPILED = []  # bytecode files this run wrote into the tree, removed when it ends
+
+
+def pytest_configure(config):
+    """With bytecode writing turned off (``PYTHONDONTWRITEBYTECODE``), every xdist worker and every
+    subprocess a test starts compiles the whole package again (~0.5 s of CPU each, ~30 processes a
+    run).  The controller compiles it once, before the workers start, and removes what it wrote when
+    the run ends.  (A ``PYTHONPYCACHEPREFIX`` folder would not do: it also hides the installed
+    libraries' bytecode, which every process would then compile.)"""
+    if not sys.dont_write_bytecode or hasattr(config, "workerinput"):
+        return
+    for package in ("runtime", "dy2st"):
+        for folder, _, files in os.walk(os.path.join(ROOT, package)):
+            for name in files:
+                if not name.endswith(".py"):
+                    continue
+                source = os.path.join(folder, name)
+                compiled = importlib.util.cache_from_source(source)
+                if not os.path.exists(compiled) and py_compile.compile(source, compiled, quiet=2):
+                    _COMPILED.append(compiled)
+
+
+def pytest_unconfigure(config):
+    for compiled in _COMPILED:
+        try:
+            os.remove(compiled)
+            os.rmdir(os.path.dirname(compiled))  # only once it is empty: a cache folder of ours
+        except OSError:
+            pass
+    _COMPILED.clear()
 
 
 @pytest.fixture
