@@ -162,7 +162,7 @@ class LocalResponseNorm(_Wrap):
 
 
 class Upsample(_Wrap):
-    """``F.interpolate`` as a layer ("nearest", "bilinear", "bicubic" and "area" modes)."""
+    """``F.interpolate`` as a layer (modes "nearest", "linear", "bilinear", "trilinear", "bicubic", "area")."""
 
     _fn = "interpolate"
 
