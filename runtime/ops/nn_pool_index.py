@@ -3,7 +3,8 @@
 
 The mask is Paddle's: per (sample, channel), the flat index of the winning element in the
 *unpadded* input's spatial dims (``h * W + w`` in 2-D), int32, the first maximum of a window
-in row-major order winning ties (Paddle's strict ``>``).  ``unpool`` writes each value at its
+in row-major order winning ties (Paddle's strict ``>``); -1 (and the lowest finite value) for a
+ceil_mode window with no input element in it, as Paddle's.  ``unpool`` writes each value at its
 index in a zero ``[N, C, *output_size]`` output; their gradients are the matching scatter-add
 and gather along those flat indices.
 """
@@ -35,8 +36,15 @@ def _with_index_kernel(x, ksize, strides, paddings, ceil_mode):
         rest, pos = np.divmod(rest, ksize[i])
         start = np.arange(out[i]) * strides[i] - paddings[2 * i]
         coords.append(pos + start.reshape((-1,) + (1,) * (nd - 1 - i)))
+    inside = np.ones(arg.shape, dtype=bool)
     for i, coord in enumerate(reversed(coords)):
         index = index * x.shape[2 + i] + coord
+        inside &= (coord >= 0) & (coord < x.shape[2 + i])
+    if not inside.all():
+        # a ceil_mode window wholly in the padding (or of -inf only): Paddle's loop finds nothing above its
+        # start value, the lowest finite one, and leaves the index at -1
+        values = np.where(inside, values, np.finfo(x.dtype).min if x.dtype.kind == "f" else values)
+        index = np.where(inside, index, -1)
     return values, index.astype(np.int32)
 
 
@@ -54,8 +62,10 @@ def _rows(a):
 def _scatter_add_kernel(x, mask, g):
     """max_pool*_with_index's input gradient: each output gradient added at its mask index."""
     rows, size = x.shape[0] * x.shape[1], math.prod(x.shape[2:])
-    at = _rows(mask).astype(np.int64) + (np.arange(rows) * size)[:, None]
-    acc = np.bincount(at.ravel(), weights=_rows(g).ravel().astype(np.float64), minlength=rows * size)
+    m = _rows(mask).astype(np.int64)
+    at = m + (np.arange(rows) * size)[:, None]
+    keep = (m >= 0).ravel()  # -1: a window with no input element, no gradient to give
+    acc = np.bincount(at.ravel()[keep], weights=_rows(g).ravel()[keep].astype(np.float64), minlength=rows * size)
     return acc.reshape(x.shape).astype(x.dtype)
 
 
