@@ -7,6 +7,7 @@ from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, 
 from .layers_activation import ELU, LeakyReLU, LogSigmoid, Mish, Silu, Softplus, Swish
 from .layers_conv import AvgPool2D, AvgPool3D, Conv2D, Conv3D, MaxPool2D, MaxPool3D
 from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss
+from .layers_more import Bilinear, Conv3DTranspose, MaxUnPool1D, MaxUnPool2D, MaxUnPool3D
 from .layers_activation_extra import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, PReLU, ReLU6,
                                       SiLU, Softshrink, Softsign, Tanhshrink, ThresholdedReLU)
 from .loss_extra import (BCELoss, CosineSimilarity, KLDivLoss, L1Loss, MarginRankingLoss, NLLLoss, PairwiseDistance,
@@ -44,4 +45,5 @@ __all__ = ["functional", "initializer", "utils", "Layer", "Sequential", "LayerLi
            "UpsamplingNearest2D", "Conv3D", "MaxPool3D", "AvgPool3D", "BatchNorm3D", "InstanceNorm1D",
            "InstanceNorm3D", "ZeroPad2D", "Pad1D", "Pad3D", "PixelUnshuffle", "ChannelShuffle", "Maxout",
            "Unflatten", "Softmax2D", "HuberLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
-           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+           "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "Conv3DTranspose",
+           "Bilinear", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]

@@ -51,11 +51,6 @@ def _paddings(padding, nd=2, channel_last=False):
     raise ValueError(f"padding must be an int, {nd} or {2 * nd} ints, got {padding!r}")
 
 
-def _check_nchw(data_format, what):
-    if data_format != "NCHW":
-        raise NotImplementedError(f"{what}: only data_format='NCHW' is supported, got {data_format!r}")
-
-
 _LAYOUTS = {2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
@@ -129,97 +124,6 @@ def conv3d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, st
     """3-D convolution of an NCDHW (or NDHWC) input with ``weight`` [out_c, in_c/groups, kd, kh, kw], plus
     ``bias`` per channel. ``padding`` is an int, three ints, six ints, one pair per input dim, or "SAME"/"VALID"."""
     return _conv(3, x, weight, bias, stride, padding, dilation, groups, data_format)
-
-
-def conv2d_transpose(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: IntOrPair = 1,
-                     padding: IntOrPair = 0, output_padding: IntOrPair = 0, dilation: IntOrPair = 1, groups: int = 1,
-                     output_size: IntOrPair | None = None, data_format: str = "NCHW",
-                     name: str | None = None) -> TensorLike:
-    """2-D transposed convolution of an NCHW input with ``weight`` [in_c, out_c/groups, kh, kw], plus ``bias``.
-
-    ``output_size`` [h, w] picks the output size among those the stride allows (it sets
-    ``output_padding``). Only ``data_format="NCHW"`` and explicit paddings (not "SAME"/"VALID").
-    """
-    _check_nchw(data_format, "conv2d_transpose")
-    pads, algo = _paddings(padding)
-    if algo != "EXPLICIT":
-        raise NotImplementedError(f"conv2d_transpose: padding={padding!r} is not supported; give explicit paddings")
-    strides, dilations = _pair(stride, "stride"), _pair(dilation, "dilation")
-    out_pad = _pair(output_padding, "output_padding")
-    if output_size is not None:
-        if len(x.shape) != 4 or min(x.shape[2:]) < 0 or len(weight.shape) != 4:
-            raise ValueError("conv2d_transpose: output_size needs a 4-D input with known spatial dims")
-        want = _pair(output_size, "output_size")
-        out_pad = [w - ((n - 1) * s - pads[2 * i] - pads[2 * i + 1] + d * (k - 1) + 1)
-                   for i, (w, n, s, d, k) in enumerate(zip(want, x.shape[2:], strides, dilations, weight.shape[2:]))]
-    out = apply("conv2d_transpose", x, weight, strides=strides, paddings=pads, output_padding=out_pad,
-                dilations=dilations, groups=int(groups))
-    if bias is None:
-        return out
-    return add(out, apply("reshape", bias, shape=[1, -1, 1, 1]))
-
-
-def _pool(op, x, kernel_size, stride, padding, ceil_mode, exclusive, data_format):
-    nd = int(op[-2])
-    last = _channel_last(data_format, nd, op)
-    ksize = _ntuple(kernel_size, nd, "kernel_size")
-    strides = ksize if stride is None else _ntuple(stride, nd, "stride")
-    pads, algo = _paddings(padding, nd, last)
-    if algo == "SAME":
-        raise NotImplementedError(f"{op}: padding='SAME' is not supported; give explicit paddings")
-    if last:
-        x = _to_channels_first(x, nd)
-    out = apply(op, x, ksize=ksize, strides=strides, paddings=pads, ceil_mode=bool(ceil_mode),
-                exclusive=bool(exclusive))
-    return _to_channels_last(out, nd) if last else out
-
-
-def max_pool2d(x: TensorLike, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair | str = 0,
-               ceil_mode: bool = False, return_mask: bool = False, data_format: str = "NCHW",
-               name: str | None = None) -> TensorLike:
-    """2-D max pooling of an NCHW (or NHWC) input; ``stride`` defaults to ``kernel_size``.
-
-    Raises NotImplementedError for ``return_mask=True``.
-    """
-    if return_mask:
-        raise NotImplementedError("max_pool2d(return_mask=True) is not supported")
-    return _pool("max_pool2d", x, kernel_size, stride, padding, ceil_mode, True, data_format)
-
-
-def avg_pool2d(x: TensorLike, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair | str = 0,
-               ceil_mode: bool = False, exclusive: bool = True, divisor_override: int | None = None,
-               data_format: str = "NCHW", name: str | None = None) -> TensorLike:
-    """2-D average pooling of an NCHW (or NHWC) input; ``exclusive`` leaves padding out of the average.
-
-    Raises NotImplementedError for ``divisor_override``.
-    """
-    if divisor_override is not None:
-        raise NotImplementedError("avg_pool2d(divisor_override=...) is not supported")
-    return _pool("avg_pool2d", x, kernel_size, stride, padding, ceil_mode, exclusive, data_format)
-
-
-def max_pool3d(x: TensorLike, kernel_size: IntOrTriple, stride: IntOrTriple | None = None,
-               padding: IntOrTriple | str = 0, ceil_mode: bool = False, return_mask: bool = False,
-               data_format: str = "NCDHW", name: str | None = None) -> TensorLike:
-    """3-D max pooling of an NCDHW (or NDHWC) input; ``stride`` defaults to ``kernel_size``.
-
-    Raises NotImplementedError for ``return_mask=True``.
-    """
-    if return_mask:
-        raise NotImplementedError("max_pool3d(return_mask=True) is not supported")
-    return _pool("max_pool3d", x, kernel_size, stride, padding, ceil_mode, True, data_format)
-
-
-def avg_pool3d(x: TensorLike, kernel_size: IntOrTriple, stride: IntOrTriple | None = None,
-               padding: IntOrTriple | str = 0, ceil_mode: bool = False, exclusive: bool = True,
-               divisor_override: int | None = None, data_format: str = "NCDHW", name: str | None = None) -> TensorLike:
-    """3-D average pooling of an NCDHW (or NDHWC) input; ``exclusive`` leaves padding out of the average.
-
-    Raises NotImplementedError for ``divisor_override``.
-    """
-    if divisor_override is not None:
-        raise NotImplementedError("avg_pool3d(divisor_override=...) is not supported")
-    return _pool("avg_pool3d", x, kernel_size, stride, padding, ceil_mode, exclusive, data_format)
 
 
 # -- regularisation and normalisation ---------------------------------------------------------
@@ -336,3 +240,8 @@ def mse_loss(input: TensorLike, label: Operand, reduction: str = "mean", name: s
 
 # Composite ops (``@composite(..., functional=[...])``, e.g. softplus) join this namespace from their declarations.
 globals().update(composite_functions("functional"))
+
+# The transposed convolutions and the pools, in their own modules (they read the helpers above).
+from .functional_conv import conv2d_transpose, conv3d_transpose  # noqa: E402,F401
+from .functional_pool import (avg_pool2d, avg_pool3d, max_pool2d, max_pool3d, max_unpool1d,  # noqa: E402,F401
+                              max_unpool2d, max_unpool3d)

@@ -71,14 +71,14 @@ class MaxPool2D(Layer):
     """2-D max pooling of NCHW input (see ``F.max_pool2d``); ``stride`` defaults to ``kernel_size``."""
 
     def __init__(self, kernel_size: IntOrPair, stride: IntOrPair | None = None, padding: IntOrPair | str = 0,
-                 ceil_mode: bool = False, return_mask: bool = False, data_format: str = "NCHW",
+                 return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCHW",
                  name: str | None = None) -> None:
         super().__init__()
         self.ksize, self.stride, self.padding = kernel_size, stride, padding
         self.ceil_mode, self.return_mask, self.data_format = ceil_mode, return_mask, data_format
 
     def forward(self, x):
-        return F.max_pool2d(x, self.ksize, self.stride, self.padding, self.ceil_mode, self.return_mask,
+        return F.max_pool2d(x, self.ksize, self.stride, self.padding, self.return_mask, self.ceil_mode,
                             self.data_format)
 
     def extra_repr(self):
@@ -108,14 +108,14 @@ class MaxPool3D(Layer):
     """3-D max pooling of NCDHW (or NDHWC) input (see ``F.max_pool3d``); ``stride`` defaults to ``kernel_size``."""
 
     def __init__(self, kernel_size: IntOrTriple, stride: IntOrTriple | None = None, padding: IntOrTriple | str = 0,
-                 ceil_mode: bool = False, return_mask: bool = False, data_format: str = "NCDHW",
+                 return_mask: bool = False, ceil_mode: bool = False, data_format: str = "NCDHW",
                  name: str | None = None) -> None:
         super().__init__()
         self.ksize, self.stride, self.padding = kernel_size, stride, padding
         self.ceil_mode, self.return_mask, self.data_format = ceil_mode, return_mask, data_format
 
     def forward(self, x):
-        return F.max_pool3d(x, self.ksize, self.stride, self.padding, self.ceil_mode, self.return_mask,
+        return F.max_pool3d(x, self.ksize, self.stride, self.padding, self.return_mask, self.ceil_mode,
                             self.data_format)
 
     def extra_repr(self):

@@ -39,11 +39,12 @@ class Conv1D(Layer):
 
 
 class Conv2DTranspose(Layer):
-    """2-D transposed convolution of NCHW input; the filter is ``[in_channels, out_channels / groups, kh, kw]``
-    (Xavier-uniform by default, as Paddle's)."""
+    """2-D transposed convolution of NCHW (or NHWC) input; the filter is ``[in_channels, out_channels / groups,
+    kh, kw]`` (Xavier-uniform by default, as Paddle's)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair, stride: IntOrPair = 1,
-                 padding: IntOrPair = 0, output_padding: IntOrPair = 0, groups: int = 1, dilation: IntOrPair = 1, weight_attr: ParamAttr | bool | None = None,
+                 padding: IntOrPair | str = 0, output_padding: IntOrPair = 0, groups: int = 1, dilation: IntOrPair = 1,
+                 weight_attr: ParamAttr | bool | None = None,
                  bias_attr: ParamAttr | bool | None = None, data_format: str = "NCHW") -> None:
         super().__init__()
         if in_channels % groups or out_channels % groups:
@@ -162,7 +163,7 @@ class LocalResponseNorm(_Wrap):
 
 
 class Upsample(_Wrap):
-    """``F.interpolate`` as a layer ("nearest", "bilinear", "bicubic" and "area" modes)."""
+    """``F.interpolate`` as a layer (modes "nearest", "linear", "bilinear", "trilinear", "bicubic", "area")."""
 
     _fn = "interpolate"
 

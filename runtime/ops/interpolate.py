@@ -1,7 +1,8 @@
 """``F.interpolate`` / ``F.upsample`` (Paddle's ``interp_v2`` modes) as a composite of registered ops:
-nearest, bilinear and bicubic are gathers of source rows/columns and constant-weighted sums along
-each axis (so gradients, the static form and the ONNX export come from gather/multiply/add); area
-is ``adaptive_avg_pool2d`` to ``size``, as Paddle's is.
+nearest, linear, bilinear, trilinear and bicubic are gathers of source rows/columns and constant-weighted sums along
+each axis in turn (so gradients, the static form and the ONNX export come from gather/multiply/add);
+area is ``adaptive_avg_pool1d``/``2d`` to ``size``, as Paddle's is.  A channels-last input is
+transposed to channels first and back.
 """
 from collections.abc import Sequence
 
@@ -12,8 +13,8 @@ from ..registry import composite
 from .common import as_tensor, constant
 from .elementwise import _floating
 from .math import add, multiply, subtract
-from .nn_vision import _known, _nchw, _rank, _two
-from .shape import gather
+from .nn_vision import _known
+from .shape import gather, transpose
 
 
 # -- interpolate -------------------------------------------------------------------------------------
@@ -82,10 +83,49 @@ def _resample(x, axis, n_out, scale_f, mode, align_corners, align_mode):
     return add(a, multiply(subtract(b, a), constant(w, str(x.dtype))))
 
 
+_RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,), "nearest": (4, 5)}
+_LAYOUTS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+_RANK_ERRORS = {"linear": "'linear' only support 3-D tensor.", "nearest": "'NEAREST' only support 4-D  or 5-D tensor.",
+                "bilinear": "'bilinear' and 'bicubic' only support 4-D tensor.",
+                "bicubic": "'bilinear' and 'bicubic' only support 4-D tensor.",
+                "trilinear": "'trilinear'only support 5-D tensor."}
+
+
 def _one_size(size):
     if len(size) != 1:
         raise ValueError(f"interpolate: a 3-D input takes one output size, got {list(size)}")
     return int(size[0])
+
+
+def _per_dim(v, nd, what):
+    v = [v] * nd if isinstance(v, (int, float, np.integer, np.floating)) else list(v)
+    if len(v) != nd:
+        raise ValueError(f"interpolate: {what} must have {nd} entries for a {nd + 2}-D input, got {v}")
+    return v
+
+
+def _out_sizes(spatial, size, scale_factor, recompute_scale_factor):
+    """(output sizes, per-dim scale factors or None) from ``size`` or ``scale_factor``, as Paddle reads them."""
+    nd = len(spatial)
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: give exactly one of size and scale_factor")
+    if size is not None:
+        if isinstance(size, (list, tuple)) and len(size) != nd:
+            raise ValueError("The x and size should satisfy rank(x) - 2 == len(size).")
+        sizes = _per_dim(size, nd, "size")
+        if any(not isinstance(s, (int, np.integer)) for s in sizes):
+            raise NotImplementedError("interpolate: size must be Python ints (a Tensor size is not supported)")
+        outs, scales = [int(s) for s in sizes], [None] * nd
+    else:
+        scales = [float(s) for s in _per_dim(scale_factor, nd, "scale_factor")]
+        if any(s <= 0 for s in scales):
+            raise ValueError(f"interpolate: scale_factor must be positive, got {scale_factor}")
+        outs = [int(n * s) for n, s in zip(spatial, scales)]
+        if recompute_scale_factor:
+            scales = [None] * nd
+    if any(o <= 0 for o in outs):
+        raise ValueError(f"interpolate: the output size {outs} must be positive")
+    return outs, scales
 
 
 @composite("interpolate", functional=["interpolate", "upsample"])
@@ -94,53 +134,51 @@ def interpolate(x: TensorLike, size: IntOrPair | None = None, scale_factor: floa
                 align_mode: int = 0, data_format: str | None = None,
                 recompute_scale_factor: bool | None = None,
                 antialias: bool = False, name: str | None = None) -> TensorLike:
-    """Resize an NCHW input to ``size`` [h, w] or by ``scale_factor`` with ``mode`` "nearest", "bilinear",
-    "bicubic" (Paddle's index and weight rules, ``align_corners`` and ``align_mode`` included) or "area"
-    (Paddle's: ``adaptive_avg_pool2d`` to ``size``)."""
+    """Resize to ``size`` or by ``scale_factor`` with ``mode`` "linear" (3-D input), "bilinear"/"bicubic"
+    (4-D), "trilinear" (5-D), "nearest" (4-D, 5-D) with Paddle's index and weight rules (``align_corners``
+    and ``align_mode`` included), or "area" (Paddle's: adaptive average pooling to ``size``).
+    ``data_format`` defaults to channels first by rank (NCW, NCHW, NCDHW); NWC/NHWC/NDHWC are channels last."""
+    rank = len(x.shape)
+    if rank not in _LAYOUTS:
+        raise ValueError(f"The dimension of the input tensor should only be 3-D, 4-D or 5-D, but the received "
+                         f"dimension is {rank}.")
     mode = mode.lower()
-    if mode not in ("nearest", "bilinear", "bicubic", "area"):
-        raise NotImplementedError(f"interpolate: mode {mode!r} is not supported ('nearest', 'bilinear', "
-                                  "'bicubic' and 'area' are)")
-    if mode == "area":  # as Paddle: the average over each output cell's bins; only a size
+    if mode not in ("linear", "bilinear", "trilinear", "nearest", "bicubic", "area"):
+        raise ValueError(f"interpolate: mode {mode!r} is not one of 'area', 'linear', 'bilinear', 'trilinear', "
+                         "'bicubic' or 'nearest'")
+    if mode == "area":  # as Paddle: the average over each output cell's bins (channels first); only a size
         if size is None:
             raise ValueError("interpolate: mode 'area' needs size (Paddle: output size can not be None in AREA mode)")
         from .composites_extra import adaptive_avg_pool2d
         from .nn_vision import adaptive_avg_pool1d
-        if len(x.shape) == 3:  # NCL
+        if rank == 3:  # NCL
             return adaptive_avg_pool1d(x, size if isinstance(size, int) else _one_size(size))
-        _rank(x, 4, "interpolate(mode='area')")
+        if rank == 5:
+            raise NotImplementedError("interpolate: mode 'area' of a 5-D input (adaptive_avg_pool3d) is not supported")
         return adaptive_avg_pool2d(x, size)
+    if rank not in _RANKS[mode]:
+        raise ValueError(_RANK_ERRORS[mode])
     if mode == "nearest" and align_corners:
         raise ValueError("interpolate: align_corners=True is only valid for the linear modes, not 'nearest'")
     if align_mode not in (0, 1):
         raise ValueError(f"interpolate: align_mode must be 0 or 1, got {align_mode}")
     if antialias:
         raise NotImplementedError("interpolate: antialias=True is not supported")
-    _nchw(data_format, "interpolate")
-    _rank(x, 4, f"interpolate(mode={mode!r})")
-    _known(x, (2, 3), "interpolate")
+    first, last = _LAYOUTS[rank]
+    data_format = first if data_format is None else data_format.upper()
+    if data_format not in (first, last):
+        raise ValueError(f"Got wrong value for param `data_format`: {data_format} received but only `{first}` or "
+                         f"`{last}` supported for {rank}-D input.")
+    channel_last = data_format == last
+    if channel_last:
+        x = transpose(x, [0, rank - 1] + list(range(1, rank - 1)))
+    _known(x, range(2, rank), "interpolate")
     x = _floating(x)
-    h, w = x.shape[2], x.shape[3]
-    if (size is None) == (scale_factor is None):
-        raise ValueError("interpolate: give exactly one of size and scale_factor")
-    if size is not None:
-        if any(not isinstance(s, (int, np.integer)) for s in _two(size, "size")):
-            raise NotImplementedError("interpolate: size must be Python ints (a Tensor size is not supported)")
-        oh, ow = (int(s) for s in _two(size, "size"))
-        sh = sw = None
-    else:
-        sh, sw = (float(s) for s in _two(scale_factor, "scale_factor"))
-        if sh <= 0 or sw <= 0:
-            raise ValueError(f"interpolate: scale_factor must be positive, got {scale_factor}")
-        oh, ow = int(h * sh), int(w * sw)
-        if recompute_scale_factor:
-            sh = sw = None
-    if oh <= 0 or ow <= 0:
-        raise ValueError(f"interpolate: the output size {[oh, ow]} must be positive")
-    if (oh, ow) == (h, w):  # Paddle copies the input when neither size changes, whatever the scale_factor
-        return x
-    if mode == "bicubic":  # Paddle interpolates along the width first
-        x = _resample(x, 3, ow, sw, mode, align_corners, align_mode)
-        return _resample(x, 2, oh, sh, mode, align_corners, align_mode)
-    x = _resample(x, 2, oh, sh, mode, align_corners, align_mode)
-    return _resample(x, 3, ow, sw, mode, align_corners, align_mode)
+    outs, scales = _out_sizes(list(x.shape[2:]), size, scale_factor, recompute_scale_factor)
+    if outs != list(x.shape[2:]):  # Paddle copies the input when no size changes, whatever the scale_factor
+        axes = [3, 2] if mode == "bicubic" else range(2, rank)  # Paddle's bicubic goes along the width first
+        for axis in axes:
+            x = _resample(x, axis, outs[axis - 2], scales[axis - 2], mode, align_corners, align_mode)
+    if channel_last:
+        x = transpose(x, [0] + list(range(2, rank)) + [1])
+    return x

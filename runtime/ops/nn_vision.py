@@ -157,12 +157,15 @@ def conv1d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, st
 def max_pool1d(x: TensorLike, kernel_size: IntOrOne, stride: IntOrOne | None = None,
                padding: IntOrPair | str = 0, return_mask: bool = False,
                ceil_mode: bool = False, name: str | None = None) -> TensorLike:
-    """1-D max pooling of an NCL input (max_pool2d on height 1); ``stride`` defaults to ``kernel_size``."""
+    """1-D max pooling of an NCL input (max_pool2d on height 1); ``stride`` defaults to ``kernel_size``;
+    ``return_mask`` also returns each maximum's index in L (int32)."""
     from ..nn.functional import max_pool2d
     _rank(x, 3, "max_pool1d", "NCL")
     k = _one(kernel_size, "kernel_size")
     out = max_pool2d(unsqueeze(x, 2), k, k if stride is None else _one(stride, "stride"),
-                     _pads_1d(padding, "max_pool1d"), ceil_mode, return_mask)
+                     _pads_1d(padding, "max_pool1d"), return_mask=return_mask, ceil_mode=ceil_mode)
+    if return_mask:  # the 2-D mask's index h * L + l is l on a height-1 input
+        return squeeze(out[0], 2), squeeze(out[1], 2)
     return squeeze(out, 2)
 
 

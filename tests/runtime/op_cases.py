@@ -385,3 +385,9 @@ from op_cases_compat import CASES_COMPAT, COMPOSITES_COMPAT  # noqa: E402
 
 CASES.update(CASES_COMPAT)
 COMPOSITES.update(COMPOSITES_COMPAT)
+
+# -- conv3d_transpose, the pools with a mask, max unpooling, bilinear ------------------------------------
+from op_cases_layers import CASES_LAYERS, COMPOSITES_LAYERS  # noqa: E402
+
+CASES.update(CASES_LAYERS)
+COMPOSITES.update(COMPOSITES_LAYERS)

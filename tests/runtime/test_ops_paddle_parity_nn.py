@@ -115,9 +115,9 @@ def test_errors_name_what_is_wrong():
         F.glu(T(3, 5))
     with pytest.raises(ValueError, match="reduction"):
         F.l1_loss(x, x, reduction="avg")
-    with pytest.raises(NotImplementedError, match="NCHW"):
-        F.interpolate(x, scale_factor=2, data_format="NHWC")
-    with pytest.raises(NotImplementedError, match="trilinear"):
+    with pytest.raises(ValueError, match="NCHW"):
+        F.interpolate(x, scale_factor=2, data_format="NCDHW")
+    with pytest.raises(ValueError, match="trilinear"):  # Paddle's: 'trilinear' takes a 5-D input
         F.interpolate(x, scale_factor=2, mode="trilinear")
     with pytest.raises(ValueError, match="area"):
         F.interpolate(x, scale_factor=2, mode="area")

@@ -6,6 +6,7 @@ inference semantics are mapped: batch_norm and dropout in training mode raise
 ``NotImplementedError`` (export the model traced in ``eval()`` mode).
 """
 import numpy as np
+from onnx import numpy_helper
 
 from .lowering import ints, lowering, onnx_dtype, reduce, softmax
 
@@ -218,10 +219,38 @@ def _nll(ex, logp, label, reduction, ignore, dtype):
     return ex.node("Div", [total, reduce(ex, "ReduceSum", keep, None, False)])
 
 
-@lowering("conv2d_transpose")
-def _conv2d_transpose(ex, op):
+@lowering("conv_transpose")
+def _conv_transpose(ex, op):  # conv2d_transpose and conv3d_transpose: pads already explicit
     a = op.attrs
     ws = ex.var("Filter").shape
     ex.node("ConvTranspose", [ex.i("Input"), ex.i("Filter")], ex.o("Output"), strides=list(a["strides"]),
             dilations=list(a["dilations"]), group=int(a["groups"]), kernel_shape=[int(k) for k in ws[2:]],
             pads=_onnx_pads(a["paddings"]), output_padding=[int(p) for p in a["output_padding"]])
+
+
+@lowering("max_pool_with_index")
+def _max_pool_with_index(ex, op):
+    """MaxPool's Indices count over the whole N, C, *spatial tensor; Paddle's mask over one channel's
+    spatial dims: the remainder by their product."""
+    a, xv = op.attrs, ex.var("X")
+    if any(d < 0 for d in xv.shape[2:]):
+        raise NotImplementedError("ONNX export: max pooling with return_mask=True needs known spatial dims")
+    out, idx = ex.node("MaxPool", [ex.i("X")], [ex.o("Out"), ex.fresh("indices")], kernel_shape=list(a["ksize"]),
+                       strides=list(a["strides"]), pads=_onnx_pads(a["paddings"]),
+                       ceil_mode=int(bool(a.get("ceil_mode"))))
+    rem = ex.node("Mod", [idx, ex.const(np.int64(np.prod(xv.shape[2:])))])
+    ex.node("Cast", [rem], ex.o("Mask"), to=onnx_dtype("int32"))
+
+
+@lowering("unpool")
+def _unpool(ex, op):
+    """ScatterElements along the flattened spatial dims of a zero [N, C, prod(output_size)] tensor."""
+    size = [int(s) for s in op.attrs["output_size"]]
+    nc = ex.node("Slice", [ex.node("Shape", [ex.i("X")]), ints(ex, [0]), ints(ex, [2])])
+    flat = ex.node("Concat", [nc, ints(ex, [-1])], axis=0)
+    x = ex.node("Reshape", [ex.i("X"), flat])
+    idx = ex.node("Reshape", [ex.node("Cast", [ex.i("Indices")], to=onnx_dtype("int64")), flat])
+    zeros = ex.node("ConstantOfShape", [ex.node("Concat", [nc, ints(ex, [int(np.prod(size))])], axis=0)],
+                    value=numpy_helper.from_array(np.zeros(1, np.dtype(str(ex.var("X").dtype)))))
+    out = ex.node("ScatterElements", [zeros, idx, x], axis=2)
+    ex.node("Reshape", [out, ex.node("Concat", [nc, ints(ex, size)], axis=0)], ex.o("Out"))
