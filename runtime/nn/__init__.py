@@ -45,3 +45,8 @@ __all__ = ["functional", "initializer", "utils", "Layer", "Sequential", "LayerLi
            "InstanceNorm3D", "ZeroPad2D", "Pad1D", "Pad3D", "PixelUnshuffle", "ChannelShuffle", "Maxout",
            "Unflatten", "Softmax2D", "HuberLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss"]
+
+# Paddle's padding layers by mode and rank (ConstantPad1D..CircularPad3D, ZeroPad1D/3D)
+from . import layers_pad as _layers_pad  # noqa: E402
+from .layers_pad import *  # noqa: E402,F401,F403
+__all__ += _layers_pad.__all__

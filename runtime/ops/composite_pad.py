@@ -53,6 +53,9 @@ def _border(x, axis, n, before, mode, value):
         edge = _take(x, axis, slice(0, 1) if before else slice(-1, None))
         return concat([edge] * n, axis=axis)
     if mode == "circular":
+        size = x.shape[axis]
+        if size >= 0 and n > size:  # wraps around more than once (Paddle's circular mode allows it)
+            x = concat([x] * -(-n // size), axis=axis)
         return _take(x, axis, slice(-n, None) if before else slice(0, n))
     # reflect: the n entries next to the edge, mirrored (the edge itself is not repeated)
     return _take(x, axis, slice(n, 0, -1) if before else slice(-2, -n - 2, -1))
