@@ -50,3 +50,8 @@ __all__ = ["functional", "initializer", "utils", "Layer", "Sequential", "LayerLi
 from . import layers_pad as _layers_pad  # noqa: E402
 from .layers_pad import *  # noqa: E402,F401,F403
 __all__ += _layers_pad.__all__
+
+# adaptive max pooling in 1-D/3-D, adaptive average pooling in 3-D, LP pooling
+from . import layers_pool_extra as _layers_pool_extra  # noqa: E402
+from .layers_pool_extra import *  # noqa: E402,F401,F403
+__all__ += _layers_pool_extra.__all__

@@ -385,3 +385,8 @@ from op_cases_compat import CASES_COMPAT, COMPOSITES_COMPAT  # noqa: E402
 
 CASES.update(CASES_COMPAT)
 COMPOSITES.update(COMPOSITES_COMPAT)
+
+# -- adaptive/LP pooling and the other Paddle 2.x nn functions of runtime/ops/nn_pool_adaptive.py... --------
+from op_cases_nnapi import COMPOSITES_NNAPI  # noqa: E402
+
+COMPOSITES.update(COMPOSITES_NNAPI)

@@ -1,0 +1,64 @@
+"""Registry rows (see op_cases.py) for the Paddle 2.x nn functions of ``runtime/ops/nn_pool_adaptive.py``
+and its siblings. The references are plain numpy written from Paddle's formulas (the functions were
+also checked against Paddle 3.3 in tests/runtime/test_nn_api_*.py)."""
+import itertools
+
+import numpy as np
+
+from op_cases import D, F, P, case
+
+
+def _bins(n, m):
+    return [((i * n) // m, -(-((i + 1) * n) // m)) for i in range(m)]
+
+
+def _adaptive(x, sizes, fn):
+    """fn over each adaptive bin of the trailing len(sizes) dims."""
+    nd = len(sizes)
+    spatial = x.shape[-nd:]
+    out = np.zeros(x.shape[:-nd] + tuple(sizes), x.dtype)
+    for idx in itertools.product(*[range(o) for o in sizes]):
+        sl = tuple(slice(*_bins(n, o)[i]) for n, o, i in zip(spatial, sizes, idx))
+        out[(Ellipsis,) + idx] = fn(x[(Ellipsis,) + sl].reshape(x.shape[:-nd] + (-1,)), axis=-1)
+    return out
+
+
+def _max_mask(x, sizes):
+    nd = len(sizes)
+    spatial = x.shape[-nd:]
+    flat = np.arange(int(np.prod(spatial))).reshape(spatial)
+    mask = np.zeros(x.shape[:-nd] + tuple(sizes), np.int32)
+    for idx in itertools.product(*[range(o) for o in sizes]):
+        sl = tuple(slice(*_bins(n, o)[i]) for n, o, i in zip(spatial, sizes, idx))
+        win = x[(Ellipsis,) + sl].reshape(x.shape[:-nd] + (-1,))
+        mask[(Ellipsis,) + idx] = flat[sl].reshape(-1)[win.argmax(-1)]
+    return _adaptive(x, sizes, np.max), mask
+
+
+def _lp1d(x, norm_type, kernel_size, stride):
+    n = (x.shape[-1] - kernel_size) // stride + 1
+    return np.stack([(x[..., i * stride:i * stride + kernel_size] ** norm_type).sum(-1) ** (1 / norm_type)
+                     for i in range(n)], -1)
+
+
+def _lp2d(x, norm_type, kernel_size, padding):
+    xp = np.pad(x, [(0, 0), (0, 0), (padding, padding), (padding, padding)])
+    k = kernel_size
+    out = np.zeros(x.shape[:2] + ((xp.shape[2] - k) // k + 1, (xp.shape[3] - k) // k + 1), x.dtype)
+    for i, j in itertools.product(range(out.shape[2]), range(out.shape[3])):
+        out[:, :, i, j] = (xp[:, :, i * k:i * k + k, j * k:j * k + k] ** norm_type).sum((2, 3)) ** (1 / norm_type)
+    return out
+
+
+COMPOSITES_NNAPI = {
+    "adaptive_max_pool1d": case(D(2, 3, 7), output_size=3, return_mask=True,
+                                ref=lambda x, output_size, return_mask: _max_mask(x, [3])),
+    "adaptive_max_pool3d": case(D(1, 1, 3, 4, 5), output_size=[2, 3, 2], return_mask=True,
+                                ref=lambda x, output_size, return_mask: _max_mask(x, [2, 3, 2])),
+    "adaptive_avg_pool3d": case(F(2, 2, 3, 4, 5), output_size=[2, 3, 2],
+                                ref=lambda x, output_size: _adaptive(x, [2, 3, 2], np.mean)),
+    "lp_pool1d": case(P(2, 3, 7), norm_type=3, kernel_size=3, stride=2,
+                      ref=lambda x, norm_type, kernel_size, stride: _lp1d(x, 3, 3, 2)),
+    "lp_pool2d": case(P(1, 2, 4, 5), norm_type=2, kernel_size=2, padding=1,
+                      ref=lambda x, norm_type, kernel_size, padding: _lp2d(x, 2, 2, 1)),
+}
