@@ -55,3 +55,8 @@ __all__ += _layers_pad.__all__
 from . import layers_pool_extra as _layers_pool_extra  # noqa: E402
 from .layers_pool_extra import *  # noqa: E402,F401,F403
 __all__ += _layers_pool_extra.__all__
+
+# channel dropout in 3-D, the alpha dropouts and RReLU
+from . import layers_dropout_extra as _layers_dropout_extra  # noqa: E402
+from .layers_dropout_extra import *  # noqa: E402,F401,F403
+__all__ += _layers_dropout_extra.__all__

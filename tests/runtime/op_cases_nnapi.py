@@ -61,4 +61,11 @@ COMPOSITES_NNAPI = {
                       ref=lambda x, norm_type, kernel_size, stride: _lp1d(x, 3, 3, 2)),
     "lp_pool2d": case(P(1, 2, 4, 5), norm_type=2, kernel_size=2, padding=1,
                       ref=lambda x, norm_type, kernel_size, padding: _lp2d(x, 2, 2, 1)),
+    # the random functions' rows run their deterministic (inference) path; training is in test_nn_api_dropout.py
+    "dropout1d": case(F(2, 3, 4), training=False, ref=lambda x, training: x),
+    "dropout3d": case(F(2, 3, 2, 2, 2), training=False, ref=lambda x, training: x),
+    "alpha_dropout": case(F(2, 3), training=False, ref=lambda x, training: x),
+    "feature_alpha_dropout": case(F(2, 3, 2), training=False, ref=lambda x, training: x),
+    "rrelu": case(F(3, 4) + 0.05, lower=0.1, upper=0.3, training=False,
+                  ref=lambda x, lower, upper, training: np.where(x >= 0, x, x * np.float32(0.2))),
 }
