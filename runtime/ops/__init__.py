@@ -9,3 +9,4 @@ from . import train_ops  # noqa: F401  (loss.backward(), opt.step(), opt.clear_g
 from . import tensor_array  # noqa: F401  (Paddle's tensor arrays: rt.tensor.array_write...)
 from . import nn_pool_adaptive  # noqa: F401  (adaptive max/avg pooling in 1-D/3-D, LP pooling)
 from . import nn_dropout_extra  # noqa: F401  (dropout1d/3d, alpha dropouts, rrelu)
+from . import nn_activation_inplace  # noqa: F401  (F.relu_, F.tanh_...: in-place activations)

@@ -17,6 +17,8 @@ A row is ``case(*inputs, ref=..., grad=..., dyn=..., **attrs)``:
   take (training-mode batch_norm...); outs: indices of the outputs that check compares.
 - opset: the ONNX opset to export with (default: the exporter's).
 - seeded: a random op: eager and the one-op Program each run after ``rt.seed(0)`` and must agree.
+- computed: (composites) the Tensor arguments pass through ``x * 1`` first: an in-place function
+  (``F.relu_``) writes into a value the Program made, never into a fed input or a leaf.
 
 Composite ops (``@composite``) have rows in COMPOSITES: inputs are the function's Tensor arguments,
 attrs its keyword arguments, ref the numpy reference.
@@ -55,18 +57,20 @@ def B(*shape):
 
 class Case:
     def __init__(self, inputs, attrs, ref=None, grad=None, dyn=(0,), tol=1e-5, grad_outs=None, shape_known=True,
-                 onnx=None, outs=None, opset=None, seeded=False):
+                 onnx=None, outs=None, opset=None, seeded=False, computed=False):
         self.inputs, self.attrs, self.ref, self.grad, self.dyn, self.tol = inputs, attrs, ref, grad, dyn, tol
         self.grad_outs, self.shape_known = grad_outs, shape_known
         self.onnx, self.outs, self.opset, self.seeded = onnx, outs, opset, seeded
+        self.computed = computed
 
     def __repr__(self):
         return f"Case(attrs={self.attrs})"
 
 
 def case(*inputs, ref=None, grad=None, dyn=(0,), tol=1e-5, grad_outs=None, shape_known=True, onnx=None, outs=None,
-         opset=None, seeded=False, **attrs):
-    return Case(list(inputs), attrs, ref, grad, dyn, tol, grad_outs, shape_known, onnx, outs, opset, seeded)
+         opset=None, seeded=False, computed=False, **attrs):
+    return Case(list(inputs), attrs, ref, grad, dyn, tol, grad_outs, shape_known, onnx, outs, opset, seeded,
+                computed)
 
 
 def _gather_tree(ids, parents):

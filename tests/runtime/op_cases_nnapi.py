@@ -68,4 +68,16 @@ COMPOSITES_NNAPI = {
     "feature_alpha_dropout": case(F(2, 3, 2), training=False, ref=lambda x, training: x),
     "rrelu": case(F(3, 4) + 0.05, lower=0.1, upper=0.3, training=False,
                   ref=lambda x, lower, upper, training: np.where(x >= 0, x, x * np.float32(0.2))),
+    # in-place activations: on a computed value (a fed input or a leaf cannot be written in place)
+    "relu_": case(F(3, 4) + 0.05, computed=True, ref=lambda x: np.maximum(x, 0)),
+    "elu_": case(F(3, 4) + 0.05, alpha=0.5, computed=True, ref=lambda x, alpha: np.where(x > 0, x, 0.5 * np.expm1(x))),
+    "leaky_relu_": case(F(3, 4) + 0.05, negative_slope=0.2, computed=True,
+                        ref=lambda x, negative_slope: np.where(x > 0, x, 0.2 * x)),
+    "softmax_": case(F(3, 4), axis=0, computed=True,
+                     ref=lambda x, axis: np.exp(x) / np.exp(x).sum(0, keepdims=True)),
+    "tanh_": case(F(3, 4), computed=True, ref=lambda x: np.tanh(x)),
+    "hardtanh_": case(F(3, 4) * 0.5, min=-0.55, max=0.65, computed=True,
+                      ref=lambda x, min, max: np.clip(x, -0.55, 0.65)),  # noqa: A006
+    "thresholded_relu_": case(F(3, 4) + 0.05, threshold=0.3, value=-1.0, computed=True,
+                              ref=lambda x, threshold, value: np.where(x > 0.3, x, -1.0)),
 }
