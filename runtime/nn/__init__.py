@@ -60,3 +60,7 @@ __all__ += _layers_pool_extra.__all__
 from . import layers_dropout_extra as _layers_dropout_extra  # noqa: E402
 from .layers_dropout_extra import *  # noqa: E402,F401,F403
 __all__ += _layers_dropout_extra.__all__
+
+# col2im as a layer
+from .layers_vision_extra import Fold  # noqa: E402
+__all__ += ["Fold"]

@@ -10,3 +10,5 @@ from . import tensor_array  # noqa: F401  (Paddle's tensor arrays: rt.tensor.arr
 from . import nn_pool_adaptive  # noqa: F401  (adaptive max/avg pooling in 1-D/3-D, LP pooling)
 from . import nn_dropout_extra  # noqa: F401  (dropout1d/3d, alpha dropouts, rrelu)
 from . import nn_activation_inplace  # noqa: F401  (F.relu_, F.tanh_...: in-place activations)
+from . import nn_vision_extra  # noqa: F401  (F.fold, F.affine_grid, F.grid_sample)
+from . import nn_misc_extra  # noqa: F401  (F.gumbel_softmax, F.pdist, F.logsigmoid)

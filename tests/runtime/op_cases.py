@@ -16,7 +16,7 @@ A row is ``case(*inputs, ref=..., grad=..., dyn=..., **attrs)``:
 - onnx: another case (same op) for the ONNX check, when this one uses attrs the lowering does not
   take (training-mode batch_norm...); outs: indices of the outputs that check compares.
 - opset: the ONNX opset to export with (default: the exporter's).
-- seeded: a random op: eager and the one-op Program each run after ``rt.seed(0)`` and must agree.
+- seeded: a random op (or composite): eager and the one-op Program each run after ``rt.seed(0)`` and must agree.
 - computed: (composites) the Tensor arguments pass through ``x * 1`` first: an in-place function
   (``F.relu_``) writes into a value the Program made, never into a fed input or a leaf.
 

@@ -50,6 +50,41 @@ def _lp2d(x, norm_type, kernel_size, padding):
     return out
 
 
+def _fold(x, output_sizes, kernel_sizes, strides, paddings):
+    n, c = x.shape[0], x.shape[1] // 4
+    out = np.zeros((n, c, 4 + 2, 5), x.dtype)  # height padded by 1 on each side
+    blocks = x.reshape(n, c, 2, 2, 5, 2)  # [N, C, kh, kw, block rows, block cols]
+    for bi, bj, a, b in itertools.product(range(5), range(2), range(2), range(2)):
+        out[:, :, bi + a, 2 * bj + b] += blocks[:, :, a, b, bi, bj]
+    return out[:, :, 1:-1]
+
+
+def _affine_grid(theta, out_shape, align_corners):
+    h, w = out_shape[2:]
+    ys, xs = (np.linspace(-1, 1, n) * (n - 1) / n for n in (h, w))
+    base = np.stack(list(np.meshgrid(xs, ys)) + [np.ones((h, w))], -1)  # [H, W, 3]: x, y, 1
+    return np.einsum("hwk,njk->nhwj", base, theta)
+
+
+def _grid_sample_border(x, grid, padding_mode, align_corners):
+    n, c, h, w = x.shape
+    out = np.zeros((n, c) + grid.shape[1:3], x.dtype)
+    for i, j in itertools.product(range(grid.shape[1]), range(grid.shape[2])):
+        gx = np.clip(((grid[0, i, j, 0] + 1) * w - 1) / 2, 0, w - 1)
+        gy = np.clip(((grid[0, i, j, 1] + 1) * h - 1) / 2, 0, h - 1)
+        x0, y0 = int(np.floor(gx)), int(np.floor(gy))
+        for cx, cy in itertools.product((x0, x0 + 1), (y0, y0 + 1)):
+            if cx < w and cy < h:
+                out[0, :, i, j] += x[0, :, cy, cx] * (1 - abs(gx - cx)) * (1 - abs(gy - cy))
+    return out
+
+
+def _gumbel(x, temperature):
+    u = np.maximum(np.random.default_rng(0).random(x.shape, dtype=np.float32), np.finfo(np.float32).tiny)
+    z = (x - np.log(-np.log(u))) / temperature
+    return np.exp(z - z.max(-1, keepdims=True)) / np.exp(z - z.max(-1, keepdims=True)).sum(-1, keepdims=True)
+
+
 COMPOSITES_NNAPI = {
     "adaptive_max_pool1d": case(D(2, 3, 7), output_size=3, return_mask=True,
                                 ref=lambda x, output_size, return_mask: _max_mask(x, [3])),
@@ -80,4 +115,15 @@ COMPOSITES_NNAPI = {
                       ref=lambda x, min, max: np.clip(x, -0.55, 0.65)),  # noqa: A006
     "thresholded_relu_": case(F(3, 4) + 0.05, threshold=0.3, value=-1.0, computed=True,
                               ref=lambda x, threshold, value: np.where(x > 0.3, x, -1.0)),
+    # fold: the adjoint of unfold (<fold(x), y> == <x, unfold(y)>), checked by scattering each block
+    "fold": case(F(1, 8, 10), output_sizes=[4, 5], kernel_sizes=2, strides=[1, 2], paddings=[1, 0], ref=_fold),
+    "affine_grid": case(F(1, 2, 3), out_shape=[1, 1, 3, 4], align_corners=False, ref=_affine_grid),
+    "grid_sample": case(F(1, 2, 3, 4), np.array([[[[-0.9, 0.35], [0.3, -0.6]], [[1.2, 0.1], [0.55, 0.8]]]], np.float32),
+                        padding_mode="border", align_corners=False, ref=_grid_sample_border),
+    # seeded: the noise is the generator's first float32 uniform draws after rt.seed(0); the gradient is
+    # Paddle's (softmax's Jacobian alone), not the function's, so test_nn_api_vision.py checks it
+    "gumbel_softmax": case(F(2, 3), temperature=2.0, grad=False, seeded=True, ref=_gumbel),
+    "pdist": case(F(4, 3), p=3.0, ref=lambda x, p: np.array([(np.abs(x[i] - x[j]) ** 3).sum() ** (1 / 3)
+                                                             for i in range(4) for j in range(i + 1, 4)])),
+    "logsigmoid": case(F(3, 4), ref=lambda x: -np.log1p(np.exp(-x))),
 }
