@@ -64,3 +64,8 @@ __all__ += _layers_dropout_extra.__all__
 # col2im as a layer
 from .layers_vision_extra import Fold  # noqa: E402
 __all__ += ["Fold"]
+
+# CTC, margin and hierarchical-sigmoid losses
+from . import loss_nnapi as _loss_nnapi  # noqa: E402
+from .loss_nnapi import *  # noqa: E402,F401,F403
+__all__ += _loss_nnapi.__all__

@@ -12,3 +12,4 @@ from . import nn_dropout_extra  # noqa: F401  (dropout1d/3d, alpha dropouts, rre
 from . import nn_activation_inplace  # noqa: F401  (F.relu_, F.tanh_...: in-place activations)
 from . import nn_vision_extra  # noqa: F401  (F.fold, F.affine_grid, F.grid_sample)
 from . import nn_misc_extra  # noqa: F401  (F.gumbel_softmax, F.pdist, F.logsigmoid)
+from . import nn_ctc, nn_loss_nnapi  # noqa: F401  (F.ctc_loss, margin losses, npair, hsigmoid)

@@ -3,7 +3,8 @@
 Adding an op?  Add a row to CASES (or, if it cannot be checked this way, a reason to SKIP).
 A row is ``case(*inputs, ref=..., grad=..., dyn=..., **attrs)``:
 
-- inputs: numpy arrays (a list of arrays for a variadic ``X*`` slot; None for an absent optional input).
+- inputs: numpy arrays (a list of arrays for a variadic ``X*`` slot; None for an absent optional input;
+  for a composite, a Python number passes through as is: an int argument between Tensor ones).
 - ref: numpy reference ``ref(*inputs, **attrs)`` -> array (tuple/list for several outputs), or None
   when the kernel is only checked through its gradient / shape inference.
 - grad: indices of the inputs whose gradient is checked against finite differences (default: every
@@ -391,6 +392,7 @@ CASES.update(CASES_COMPAT)
 COMPOSITES.update(COMPOSITES_COMPAT)
 
 # -- adaptive/LP pooling and the other Paddle 2.x nn functions of runtime/ops/nn_pool_adaptive.py... --------
-from op_cases_nnapi import COMPOSITES_NNAPI  # noqa: E402
+from op_cases_nnapi import CASES_NNAPI, COMPOSITES_NNAPI  # noqa: E402
 
+CASES.update(CASES_NNAPI)
 COMPOSITES.update(COMPOSITES_NNAPI)

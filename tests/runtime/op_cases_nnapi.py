@@ -85,6 +85,48 @@ def _gumbel(x, temperature):
     return np.exp(z - z.max(-1, keepdims=True)) / np.exp(z - z.max(-1, keepdims=True)).sum(-1, keepdims=True)
 
 
+def _ctc_brute(logits, labels, in_lens, lab_lens, blank=0):
+    """-log P(label) by summing every alignment (tiny T and C only)."""
+    out = []
+    for b in range(logits.shape[1]):
+        t_len, lab = int(in_lens[b]), list(labels[b, :int(lab_lens[b])])
+        x = logits[:t_len, b].astype(np.float64)
+        logp = x - np.log(np.exp(x).sum(-1, keepdims=True))
+        total = 0.0
+        for path in itertools.product(range(x.shape[1]), repeat=t_len):
+            collapsed = [k for i, k in enumerate(path) if k != blank and (i == 0 or path[i - 1] != k)]
+            if collapsed == lab:
+                total += np.exp(sum(logp[t, k] for t, k in enumerate(path)))
+        out.append(-np.log(total))
+    return np.array(out, np.float32)
+
+
+def _npair(a, p, labels, l2_reg):
+    same = (labels[:, None] == labels[None, :]).astype(np.float64)
+    same /= same.sum(1, keepdims=True)
+    sim = a @ p.T
+    logsm = sim - sim.max(1, keepdims=True)
+    logsm -= np.log(np.exp(logsm).sum(1, keepdims=True))
+    ce = -(same * logsm).sum(1, keepdims=True)  # [B, 1]
+    l2 = ((a * a).sum(1).mean() + (p * p).sum(1).mean()) * 0.25 * l2_reg
+    return l2 + (same * ce).sum(0).mean()
+
+
+def _hsig_default(x, label, w, b, num_classes):
+    loss = np.zeros((len(label), 1), np.float32)
+    for n, k in enumerate(label):
+        c = k + num_classes
+        length = int(np.floor(np.log2(c)))
+        for j in range(3):  # code length of 6 classes: 3 (steps past the path add log 2, as Paddle's)
+            if j >= length:
+                loss[n] += np.log(2.0)
+                continue
+            node, bit = (c >> (j + 1)) - 1, (c >> j) & 1
+            z = np.clip(x[n] @ w[node] + b[node, 0], -40, 40)
+            loss[n] += np.log1p(np.exp(z)) - bit * z
+    return loss
+
+
 COMPOSITES_NNAPI = {
     "adaptive_max_pool1d": case(D(2, 3, 7), output_size=3, return_mask=True,
                                 ref=lambda x, output_size, return_mask: _max_mask(x, [3])),
@@ -126,4 +168,29 @@ COMPOSITES_NNAPI = {
     "pdist": case(F(4, 3), p=3.0, ref=lambda x, p: np.array([(np.abs(x[i] - x[j]) ** 3).sum() ** (1 / 3)
                                                              for i in range(4) for j in range(i + 1, 4)])),
     "logsigmoid": case(F(3, 4), ref=lambda x: -np.log1p(np.exp(-x))),
+    # losses
+    "ctc_loss": case(F(4, 2, 3), np.array([[1, 2], [2, 0]], np.int32), np.array([4, 3], np.int64),
+                     np.array([2, 1], np.int64), reduction="none", grad=[0],
+                     ref=lambda x, lab, il, ll, reduction: _ctc_brute(x, lab, il, ll)),
+    "multi_margin_loss": case(F(4, 5), np.array([1, 0, 4, 2], np.int64), 2, 0.5, P(5), grad=[0],
+                              ref=lambda x, y, p, margin, w: (w[y][:, None] * np.maximum(
+                                  0.5 - x[np.arange(4), y][:, None] + x, 0) ** 2).mean(1).mean()
+                              - (w[y] * 0.25 / 5).mean()),
+    "multi_label_margin_loss": case(F(3, 4), np.array([[3, 0, -1, 1], [1, 2, 3, 0], [-1, 1, 1, 1]], np.int64),
+                                    reduction="none", ref=lambda x, y, reduction: np.array([
+                                        sum(max(0, 1 - x[0, t] + x[0, i]) for t in (3, 0) for i in (1, 2)) / 4,
+                                        0.0, 0.0])),
+    "triplet_margin_with_distance_loss": case(F(3, 4), F(3, 4), F(3, 4), margin=2.0, swap=True, ref=lambda a, p, n,
+                                              margin, swap: np.maximum(np.sqrt(((a - p + 1e-6) ** 2).sum(1)) - np.minimum(
+                                                  np.sqrt(((a - n + 1e-6) ** 2).sum(1)),
+                                                  np.sqrt(((p - n + 1e-6) ** 2).sum(1))) + 2.0, 0).mean()),
+    "npair_loss": case(F(4, 3), F(4, 3), np.array([1, 2, 1, 3], np.int64), l2_reg=0.01, grad=[0, 1], ref=_npair),
+    "hsigmoid_loss": case(F(4, 3), np.array([0, 5, 3, 2], np.int64), 6, F(5, 3), F(5, 1), grad=[0, 3, 4],
+                          ref=lambda x, y, num_classes, w, b: _hsig_default(x, y, w, b, 6)),
+}
+
+CASES_NNAPI = {
+    # the loss is checked against brute force through ctc_loss's row; here its gradient against differences
+    "warpctc": case(F(4, 2, 3), np.array([[1, 2], [2, 0]], np.int32), np.array([4, 3], np.int64),
+                    np.array([2, 1], np.int64), grad=[0], grad_outs=[0]),
 }

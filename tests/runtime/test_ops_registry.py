@@ -151,7 +151,7 @@ def _check_infer(op, opdef, c, outs, attrs):
 def _to64(x):
     if isinstance(x, list):
         return [_to64(v) for v in x]
-    if x is not None and x.dtype.kind == "f":
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return x.astype(np.float64)
     return x
 
@@ -240,7 +240,7 @@ def _build_program(fn, inputs, dyn=()):
             if isinstance(x, list):
                 args.append([data(f"in{i}_{j}", v, False) for j, v in enumerate(x)])
             else:
-                args.append(None if x is None else data(f"in{i}", x, i in dyn))
+                args.append(x if x is None or isinstance(x, (int, float)) else data(f"in{i}", x, i in dyn))
         out = fn(*args)
     outs = [out] if not isinstance(out, (list, tuple)) else list(_flat([o for o in out]))
     return main, feed, outs
@@ -307,8 +307,8 @@ def test_op_onnx(op):
 
 # -- composite ops ----------------------------------------------------------------------------------------
 def _wrap(x, stop_gradient=True):
-    if x is None:
-        return None
+    if x is None or isinstance(x, (int, float)):  # an absent input, or a Python number between Tensor ones
+        return x
     if isinstance(x, list):  # a list argument (broadcast_tensors)
         return [_wrap(v, stop_gradient) for v in x]
     return rt.Tensor(x.copy(), stop_gradient=stop_gradient or x.dtype.kind != "f")
