@@ -2,6 +2,8 @@
 ``F.multi_label_margin_loss``, ``F.triplet_margin_with_distance_loss``, ``F.npair_loss`` and
 ``F.hsigmoid_loss`` as composites of registered ops, following Paddle's formulas step by step (their
 gradients, static form and ONNX export are those of the ops they are made of)."""
+from collections.abc import Callable
+
 import numpy as np
 
 from ..dispatch import apply
@@ -105,7 +107,7 @@ def _variable_types():
 
 @composite("triplet_margin_with_distance_loss", functional=["triplet_margin_with_distance_loss"])
 def triplet_margin_with_distance_loss(input: TensorLike, positive: TensorLike, negative: TensorLike,  # noqa: A002
-                                      distance_function=None, margin: float = 1.0, swap: bool = False,
+                                      distance_function: Callable | None = None, margin: float = 1.0, swap: bool = False,
                                       reduction: str = "mean", name: str | None = None) -> TensorLike:
     """``max(0, d(input, positive) - d(input, negative) + margin)`` with ``distance_function`` (default: the
     pairwise 2-norm distance); ``swap`` also compares the positive with the negative."""
