@@ -69,3 +69,8 @@ __all__ += ["Fold"]
 from . import loss_nnapi as _loss_nnapi  # noqa: E402
 from .loss_nnapi import *  # noqa: E402,F401,F403
 __all__ += _loss_nnapi.__all__
+
+# beam search decoding (eager)
+from . import decode  # noqa: E402
+from .decode import BeamSearchDecoder, dynamic_decode  # noqa: E402
+__all__ += ["decode", "BeamSearchDecoder", "dynamic_decode"]
