@@ -1,4 +1,4 @@
-"""Paddle's ``F.gumbel_softmax``, ``F.pdist`` and ``F.logsigmoid`` as composites of registered ops: their
+"""Paddle's ``F.gumbel_softmax``, ``F.pdist``, ``F.logsigmoid`` and ``F.rms_norm`` as composites of registered ops: their
 gradients, static form and ONNX export are those of the ops they are made of.
 
 ``gumbel_softmax`` keeps Paddle's gradient, which is softmax's own (Paddle's kernel leaves out the
@@ -19,8 +19,9 @@ from .logic import equal, greater_than, not_equal, where
 from .math import add, multiply, scale, subtract
 from .nn_activation import log_sigmoid
 from .reduce import max as max_
+from .reduce import mean as mean_
 from .reduce import sum as sum_
-from .shape import gather
+from .shape import gather, reshape
 
 
 @composite("gumbel_softmax", functional=["gumbel_softmax"])
@@ -82,3 +83,24 @@ def pdist(x: TensorLike, p: float = 2.0, name: str | None = None) -> TensorLike:
 def logsigmoid(x: TensorLike, name: str | None = None) -> TensorLike:
     """``log(sigmoid(x))``, computed stably (Paddle's other name of ``F.log_sigmoid``)."""
     return log_sigmoid(x)
+
+
+@composite("rms_norm", functional=["rms_norm"])
+def rms_norm(input: TensorLike, normalized_shape: int | list[int], weight: TensorLike | None = None,  # noqa: A002
+             eps: float = 1e-5, name: str | None = None) -> tuple[TensorLike, TensorLike]:
+    """Root-mean-square normalisation over the trailing ``normalized_shape`` dims: ``(out, invvar)`` with
+    ``out = x / sqrt(mean(x ** 2) + eps) * weight`` and ``invvar`` the ``1 / sqrt(mean(x ** 2) + eps)``
+    of each row, shape [rows] (rows: the product of the leading dims), as Paddle documents it (Paddle 3.3
+    has no CPU kernel of its own to compare with)."""
+    norm = [int(normalized_shape)] if isinstance(normalized_shape, int) else [int(d) for d in normalized_shape]
+    k = len(norm)
+    if k == 0 or k > input.ndim or list(input.shape[input.ndim - k:]) != norm:
+        raise ValueError(f"rms_norm: the input's last dims {list(input.shape)} must end with normalized_shape {norm}")
+    axes = list(range(input.ndim - k, input.ndim))
+    mean_sq = mean_(multiply(input, input), axis=axes, keepdim=True)
+    inv = pow_(scale(mean_sq, 1.0, bias=float(eps)), -0.5)
+    out = multiply(input, inv)
+    if weight is not None:
+        out = multiply(out, weight)
+    # float32 (Paddle's) for the half and single precisions; a float64 input keeps its precision
+    return out, cast(reshape(inv, [-1]), "float64" if str(input.dtype) == "float64" else "float32")

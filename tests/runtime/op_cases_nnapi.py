@@ -168,6 +168,8 @@ COMPOSITES_NNAPI = {
     "pdist": case(F(4, 3), p=3.0, ref=lambda x, p: np.array([(np.abs(x[i] - x[j]) ** 3).sum() ** (1 / 3)
                                                              for i in range(4) for j in range(i + 1, 4)])),
     "logsigmoid": case(F(3, 4), ref=lambda x: -np.log1p(np.exp(-x))),
+    "rms_norm": case(F(2, 3, 4), 4, P(4), ref=lambda x, shape, w: (
+        x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-5) * w, 1 / np.sqrt((x * x).mean(-1).ravel() + 1e-5))),
     # losses
     "ctc_loss": case(F(4, 2, 3), np.array([[1, 2], [2, 0]], np.int32), np.array([4, 3], np.int64),
                      np.array([2, 1], np.int64), reduction="none", grad=[0],

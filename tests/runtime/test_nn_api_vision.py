@@ -146,3 +146,19 @@ def test_vision_errors():
         F.fold(rt.ones([1, 4, 4]), [4, 4], 2, paddings=[1, 0, 0, 1])
     with pytest.raises(ValueError, match="padding_mode"):
         F.grid_sample(rt.to_tensor(XS), rt.to_tensor(GRID), padding_mode="wrap")
+
+
+def _rms(x, w):
+    return F.rms_norm(x, [3], w, eps=1e-6)
+
+
+def test_rms_norm_as_documented():
+    # Paddle 3.3 has no CPU kernel for F.rms_norm: checked against the formula its docstring gives
+    x, w = np.random.default_rng(3).standard_normal((2, 4, 3)).astype("float32"), np.array([1, 2, 0.5], "float32")
+    (out, inv), _ = check_converted(_rms, x, w)
+    want_inv = 1 / np.sqrt((x * x).mean(-1) + 1e-6)
+    np.testing.assert_allclose(inv, want_inv.ravel(), rtol=1e-5)
+    np.testing.assert_allclose(out, x * want_inv[..., None] * w, rtol=1e-5)
+    assert inv.dtype == np.float32 and inv.shape == (8,)
+    with pytest.raises(ValueError, match="must end with normalized_shape"):
+        F.rms_norm(rt.to_tensor(x), [4])
