@@ -95,12 +95,15 @@ def affine_grid(theta: TensorLike, out_shape: list[int] | TensorLike, align_corn
             raise ValueError("affine_grid: out_shape must be known while the Program is built (a list or an "
                              "eager Tensor)")
         out_shape = out_shape.numpy().tolist()
-    out_shape = [int(d) for d in out_shape]
+    out_shape = list(out_shape)
     nd = len(out_shape) - 2
     if nd not in (2, 3) or theta.ndim != 3 or list(theta.shape[1:]) != [nd, nd + 1]:
         raise ValueError(f"affine_grid: theta must be [N, 2, 3] with a 4-D out_shape or [N, 3, 4] with a 5-D one, "
                          f"got theta {list(theta.shape)} and out_shape {out_shape}")
-    spatial = out_shape[2:]
+    # N and C may be run-time sizes (x.shape[0] of a converted function): the grid reads only H, W (and D)
+    if any(isinstance(d, _symbolic_types()) for d in out_shape[2:]):
+        raise ValueError("affine_grid: the spatial sizes of out_shape must be known while the Program is built")
+    spatial = [int(d) for d in out_shape[2:]]
     axes = [_base_coords(s, align_corners) for s in spatial]
     mesh = np.meshgrid(*axes, indexing="ij")  # D/H/W order; the grid lists x (W) first
     base = np.stack(list(reversed(mesh)) + [np.ones(spatial)], -1).reshape(-1, nd + 1)

@@ -162,3 +162,15 @@ def test_rms_norm_as_documented():
     assert inv.dtype == np.float32 and inv.shape == (8,)
     with pytest.raises(ValueError, match="must end with normalized_shape"):
         F.rms_norm(rt.to_tensor(x), [4])
+
+
+def _sampled(x):
+    grid = F.affine_grid(x[:, 0, :2, :3], [x.shape[0], 1, 3, 5])  # N: a run-time size when the batch is unknown
+    return F.grid_sample(x, grid, mode="nearest")
+
+
+def test_unknown_batch_in_converted_code():
+    x = np.random.default_rng(0).standard_normal((3, 2, 4, 4)).astype("float32")
+    st = dy2st.to_static(_sampled, input_spec=[dy2st.InputSpec([None, 2, 4, 4], "float32")])
+    for n in (3, 1):
+        np.testing.assert_array_equal(st(rt.to_tensor(x[:n])).numpy(), _sampled(rt.to_tensor(x[:n])).numpy())
