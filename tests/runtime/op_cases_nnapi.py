@@ -130,9 +130,9 @@ def _hsig_default(x, label, w, b, num_classes):
 COMPOSITES_NNAPI = {
     "adaptive_max_pool1d": case(D(2, 3, 7), output_size=3, return_mask=True,
                                 ref=lambda x, output_size, return_mask: _max_mask(x, [3])),
-    "adaptive_max_pool3d": case(D(1, 1, 3, 4, 5), output_size=[2, 3, 2], return_mask=True,
-                                ref=lambda x, output_size, return_mask: _max_mask(x, [2, 3, 2])),
-    "adaptive_avg_pool3d": case(F(2, 2, 3, 4, 5), output_size=[2, 3, 2],
+    "adaptive_max_pool3d": case(D(1, 1, 3, 3, 4), output_size=[2, 2, 3], return_mask=True,
+                                ref=lambda x, output_size, return_mask: _max_mask(x, [2, 2, 3])),
+    "adaptive_avg_pool3d": case(F(1, 1, 3, 4, 5), output_size=[2, 3, 2],
                                 ref=lambda x, output_size: _adaptive(x, [2, 3, 2], np.mean)),
     "lp_pool1d": case(P(2, 3, 7), norm_type=3, kernel_size=3, stride=2,
                       ref=lambda x, norm_type, kernel_size, stride: _lp1d(x, 3, 3, 2)),
