@@ -6,6 +6,8 @@ gradients, static form and ONNX export are those of the ops they are made of.
 ``take_along_axis``; the sampling weights come from the grid by ops, so the grid's gradient is theirs
 (zero where border clipping holds a coordinate, as Paddle's).
 """
+import itertools
+
 import numpy as np
 
 from ..dispatch import apply
@@ -145,12 +147,18 @@ def _source_coord(coord, size, padding_mode, align_corners):
     return coord
 
 
-def _corner(flat, ix, iy, h, w, c, padding_mode):
-    """Values at integer positions (ix, iy) [N, L] of flat [N, C, H*W], zero outside (zeros padding)."""
+def _corner(flat, coords, sizes, c):
+    """Values at the integer positions ``coords`` ([N, L] each; x first) of flat [N, C, prod(sizes)] (``sizes``
+    W first), and where they lie inside the input (zeros padding reads 0 outside)."""
     dt = str(flat.dtype)
-    inside = logical_and(logical_and(greater_equal(ix, constant(0.0, dt)), less_equal(ix, constant(w - 1.0, dt))),
-                         logical_and(greater_equal(iy, constant(0.0, dt)), less_equal(iy, constant(h - 1.0, dt))))
-    idx = cast(add(scale(clip(iy, 0.0, h - 1.0), float(w)), clip(ix, 0.0, w - 1.0)), "int64")
+    inside, idx, stride = None, None, 1
+    for coord, size in zip(coords, sizes):
+        within = logical_and(greater_equal(coord, constant(0.0, dt)), less_equal(coord, constant(size - 1.0, dt)))
+        inside = within if inside is None else logical_and(inside, within)
+        part = scale(clip(coord, 0.0, size - 1.0), float(stride))
+        idx = part if idx is None else add(part, idx)
+        stride *= size
+    idx = cast(idx, "int64")
     n, length = _dim(idx, 0), _dim(idx, 1)
     vals = take_along_axis(flat, expand(unsqueeze(idx, 1), [n, c, length]), axis=2)
     return vals, unsqueeze(cast(inside, dt), 1)
@@ -159,38 +167,44 @@ def _corner(flat, ix, iy, h, w, c, padding_mode):
 @composite("grid_sample", functional=["grid_sample"])
 def grid_sample(x: TensorLike, grid: TensorLike, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool = True, name: str | None = None) -> TensorLike:
-    """Samples of an NCHW ``x`` at the normalized (x, y) points of ``grid`` [N, H_out, W_out, 2] ([-1, 1]
-    spans the input): ``mode`` "bilinear" or "nearest", ``padding_mode`` "zeros", "border" or "reflection"."""
+    """Samples of an NCHW ``x`` at the normalized (x, y) points of ``grid`` [N, H_out, W_out, 2] (or of an
+    NCDHW ``x`` at the (x, y, z) points of [N, D_out, H_out, W_out, 3]; [-1, 1] spans the input): ``mode``
+    "bilinear" (trilinear in 3-D) or "nearest", ``padding_mode`` "zeros", "border" or "reflection"."""
     if mode not in ("bilinear", "nearest"):
         raise ValueError(f"grid_sample: mode must be 'bilinear' or 'nearest', got {mode!r}")
     if padding_mode not in ("zeros", "border", "reflection"):
         raise ValueError(f"grid_sample: padding_mode must be 'zeros', 'border' or 'reflection', got {padding_mode!r}")
-    if x.ndim == 5:
-        raise NotImplementedError("grid_sample: 5-D (volumetric) inputs are not supported")
-    if x.ndim != 4 or grid.ndim != 4 or grid.shape[3] != 2:
-        raise ValueError(f"grid_sample: x must be [N, C, H, W] and grid [N, H_out, W_out, 2], got {list(x.shape)} "
-                         f"and {list(grid.shape)}")
-    c, h, w = x.shape[1:]
-    if min(c, h, w) < 0:
+    nd = x.ndim - 2
+    if nd not in (2, 3) or grid.ndim != x.ndim or grid.shape[-1] != nd:
+        raise ValueError(f"grid_sample: x must be [N, C, H, W] with grid [N, H_out, W_out, 2], or [N, C, D, H, W] "
+                         f"with grid [N, D_out, H_out, W_out, 3], got {list(x.shape)} and {list(grid.shape)}")
+    c = x.shape[1]
+    sizes = list(reversed(x.shape[2:]))  # W, H(, D): the order of the grid's coordinates
+    if min([c] + sizes) < 0:
         raise ValueError(f"grid_sample: the input's channels and spatial dims must be known, got {list(x.shape)}")
-    n, ho, wo = _dim(grid, 0), _dim(grid, 1), _dim(grid, 2)
-    flat = reshape(x, [_dim(x, 0), c, h * w])
-    gxy = reshape(grid, [n, -1, 2])
-    gx, gy = (getitem(gxy, (slice(None), slice(None), k)) for k in (0, 1))
-    ix = _source_coord(gx, w, padding_mode, align_corners)
-    iy = _source_coord(gy, h, padding_mode, align_corners)
+    n = _dim(grid, 0)
+    out_dims = [_dim(grid, i) for i in range(1, nd + 1)]
+    flat = reshape(x, [_dim(x, 0), c, int(np.prod(sizes))])
+    points = reshape(grid, [n, -1, nd])
+    coords = [_source_coord(getitem(points, (slice(None), slice(None), k)), size, padding_mode, align_corners)
+              for k, size in enumerate(sizes)]
     if mode == "nearest":
-        vals, inside = _corner(flat, round_(ix), round_(iy), h, w, c, padding_mode)
+        vals, inside = _corner(flat, [round_(v) for v in coords], sizes, c)
         out = multiply(vals, inside)
     else:
-        x0, y0 = floor(ix), floor(iy)
-        x1, y1 = scale(x0, 1.0, bias=1.0), scale(y0, 1.0, bias=1.0)
-        wx1, wy1 = subtract(ix, x0), subtract(iy, y0)
-        wx0, wy0 = subtract(x1, ix), subtract(y1, iy)
+        lows = [floor(v) for v in coords]
+        highs = [scale(v, 1.0, bias=1.0) for v in lows]
+        # weight of the low corner: high - coord; of the high corner: coord - low (Paddle's)
+        weights = [(subtract(hi, v), subtract(v, lo)) for v, lo, hi in zip(coords, lows, highs)]
         out = None
-        for cx, cy, wgt in ((x0, y0, multiply(wx0, wy0)), (x1, y0, multiply(wx1, wy0)),
-                            (x0, y1, multiply(wx0, wy1)), (x1, y1, multiply(wx1, wy1))):
-            vals, inside = _corner(flat, cx, cy, h, w, c, padding_mode)
+        # corners in Paddle's order: x fastest, then y (then z)
+        for pick in itertools.product((0, 1), repeat=nd):
+            pick = pick[::-1]  # pick[k]: low (0) or high (1) along coordinate k (x first)
+            corner = [highs[k] if b else lows[k] for k, b in enumerate(pick)]
+            wgt = weights[0][pick[0]]
+            for k in range(1, nd):
+                wgt = multiply(wgt, weights[k][pick[k]])
+            vals, inside = _corner(flat, corner, sizes, c)
             term = multiply(vals, multiply(unsqueeze(wgt, 1), inside))
             out = term if out is None else add(out, term)
-    return reshape(out, [n, c, ho, wo])
+    return reshape(out, [n, c] + out_dims)

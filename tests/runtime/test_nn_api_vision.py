@@ -147,6 +147,8 @@ def test_vision_errors():
         F.fold(rt.ones([1, 4, 4]), [4, 4], 2, paddings=[1, 0, 0, 1])
     with pytest.raises(ValueError, match="padding_mode"):
         F.grid_sample(rt.to_tensor(XS), rt.to_tensor(GRID), padding_mode="wrap")
+    with pytest.raises(ValueError, match="with grid \\[N, D_out, H_out, W_out, 3\\]"):
+        F.grid_sample(rt.ones([1, 1, 2, 2, 2]), rt.to_tensor(GRID))
 
 
 def _rms(x, w):
@@ -175,3 +177,24 @@ def test_unknown_batch_in_converted_code():
     st = dy2st.to_static(_sampled, input_spec=[dy2st.InputSpec([None, 2, 4, 4], "float32")])
     for n in (3, 1):
         np.testing.assert_array_equal(st(rt.to_tensor(x[:n])).numpy(), _sampled(rt.to_tensor(x[:n])).numpy())
+
+
+def test_grid_sample_3d_matches_paddle():
+    x = np.arange(24, dtype="float32").reshape(1, 1, 2, 3, 4) ** 1.5 / 4
+    grid = np.array([[[[[-0.9, 0.35, 0.2], [1.3, -0.6, -0.7]], [[-0.25, 1.1, 0.9], [0.55, 0.8, -1.2]]]]], "float32")
+    # Paddle 3.3: F.grid_sample(x, grid, mode, padding_mode, align_corners) and, trilinear, grid's gradient of
+    # sum(out * [[1, 2], [3, 4]])
+    for (mode, padding_mode, align), values, grid_grad in (
+            (("bilinear", "zeros", False), [10.29945, 0.0, 5.05229, 2.07233],
+             [29.42701, 5.82701, 10.79366, 0, 0, 0, 2.19084, -64.95802, -25.26146, 2.33285, -15.54247, 27.63107]),
+            (("bilinear", "reflection", True), [12.44426, 4.40268, 22.76398, 9.19604],
+             [1.96554, 5.31275, 7.52454, -2.55645, 7.21371, 14.02069, 7.61432, -19.28469, 25.68705, 7.32854,
+              18.24023, -35.17216]),
+            (("nearest", "border", False), [22.36068, 1.29904, 24.05852, 9.12072], None)):
+        xt, g = rt.to_tensor(x, stop_gradient=False), rt.to_tensor(grid, stop_gradient=False)
+        out = F.grid_sample(xt, g, mode=mode, padding_mode=padding_mode, align_corners=align)
+        (out * rt.to_tensor(np.arange(1, 5, dtype="float32").reshape(1, 1, 1, 2, 2))).sum().backward()
+        np.testing.assert_allclose(out.numpy().ravel(), values, atol=1e-4)
+        if grid_grad is not None:
+            np.testing.assert_allclose(g.grad.numpy().ravel(), grid_grad, atol=5e-4, rtol=1e-5)
+    check_converted(lambda x, g: F.grid_sample(x, g, align_corners=False), x, grid)
