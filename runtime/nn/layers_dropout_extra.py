@@ -13,8 +13,8 @@ class Dropout3D(Layer):
         super().__init__()
         self.p, self.data_format = p, data_format
 
-    def forward(self, x: TensorLike):
-        return F.dropout3d(x, self.p, training=self.training, data_format=self.data_format)
+    def forward(self, input: TensorLike):  # noqa: A002  (Paddle's argument name)
+        return F.dropout3d(input, self.p, training=self.training, data_format=self.data_format)
 
     def extra_repr(self):
         return f"p={self.p}, data_format={self.data_format}"
@@ -29,8 +29,8 @@ class AlphaDropout(Layer):
         super().__init__()
         self.p = p
 
-    def forward(self, x: TensorLike):
-        return getattr(F, self._fn)(x, self.p, training=self.training)
+    def forward(self, input: TensorLike):  # noqa: A002  (Paddle's argument name)
+        return getattr(F, self._fn)(input, self.p, training=self.training)
 
     def extra_repr(self):
         return f"p={self.p}"

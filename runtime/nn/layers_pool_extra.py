@@ -12,8 +12,8 @@ class AdaptiveMaxPool1D(Layer):
         super().__init__()
         self._output_size, self._return_mask = output_size, return_mask
 
-    def forward(self, x: TensorLike):
-        return F.adaptive_max_pool1d(x, self._output_size, self._return_mask)
+    def forward(self, input: TensorLike):  # noqa: A002  (Paddle's argument name)
+        return F.adaptive_max_pool1d(input, self._output_size, self._return_mask)
 
     def extra_repr(self):
         return f"output_size={self._output_size}, return_mask={self._return_mask}"
@@ -46,12 +46,11 @@ class LPPool1D(Layer):
     _fn = "lp_pool1d"
 
     def __init__(self, norm_type: float, kernel_size: int | list, stride: int | list | None = None,
-                 padding: int | list | str = 0, ceil_mode: bool = False, data_format: str | None = None,
+                 padding: int | list | str = 0, ceil_mode: bool = False, data_format: str = "NCL",
                  name: str | None = None) -> None:
         super().__init__()
         self.norm_type, self.kernel_size, self.stride = float(norm_type), kernel_size, stride
-        self.padding, self.ceil_mode = padding, ceil_mode
-        self.data_format = data_format or ("NCL" if self._fn == "lp_pool1d" else "NCHW")
+        self.padding, self.ceil_mode, self.data_format = padding, ceil_mode, data_format
 
     def forward(self, x: TensorLike):
         return getattr(F, self._fn)(x, self.norm_type, self.kernel_size, self.stride, self.padding, self.ceil_mode,
