@@ -221,6 +221,11 @@ class _Static:
         rt.disable_static()
 
 
+def _python_number(x):
+    """A plain int/float argument of a composite's row (not a numpy scalar, which becomes a Tensor)."""
+    return isinstance(x, (int, float)) and not isinstance(x, np.generic)
+
+
 def _build_program(fn, inputs, dyn=()):
     """``fn(*vars)`` in a fresh Program fed by one ``data`` var per input array: (program, feed, outputs).
 
@@ -240,7 +245,7 @@ def _build_program(fn, inputs, dyn=()):
             if isinstance(x, list):
                 args.append([data(f"in{i}_{j}", v, False) for j, v in enumerate(x)])
             else:
-                args.append(x if x is None or isinstance(x, (int, float)) else data(f"in{i}", x, i in dyn))
+                args.append(x if x is None or _python_number(x) else data(f"in{i}", x, i in dyn))
         out = fn(*args)
     outs = [out] if not isinstance(out, (list, tuple)) else list(_flat([o for o in out]))
     return main, feed, outs
@@ -307,7 +312,7 @@ def test_op_onnx(op):
 
 # -- composite ops ----------------------------------------------------------------------------------------
 def _wrap(x, stop_gradient=True):
-    if x is None or isinstance(x, (int, float)):  # an absent input, or a Python number between Tensor ones
+    if x is None or _python_number(x):  # an absent input, or a Python number between Tensor ones
         return x
     if isinstance(x, list):  # a list argument (broadcast_tensors)
         return [_wrap(v, stop_gradient) for v in x]
