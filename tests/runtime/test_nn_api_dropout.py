@@ -1,14 +1,14 @@
 """Channel dropout in 1-D/3-D, the alpha dropouts and RReLU (runtime/ops/nn_dropout_extra.py,
 runtime/nn/layers_dropout_extra.py): Paddle 3.3's constants and rules (hard-coded below, from
 paddle.nn.functional in a scratch script), converted against eager after the same seed bitwise with
-gradients, fresh draws at every call of converted code, eval mode saved, loaded and exported; errors."""
+gradients, fresh draws at every call of converted code, eval mode saved and loaded; errors."""
 import numpy as np
 import pytest
 
 import dy2st
 import runtime as rt
 import runtime.nn.functional as F
-from nnapi_helpers import check_onnx, check_saved, run_with_grads
+from nnapi_helpers import check_saved, run_with_grads
 
 X = np.linspace(-2, 2, 40, dtype="float32").reshape(2, 4, 5)
 
@@ -78,11 +78,7 @@ def test_layers_train_eval_reprs_save_and_onnx(tmp_path):
 
     def make():
         return rt.nn.Sequential(rt.nn.Dropout3D(), rt.nn.RReLU(0.1, 0.2))
-    x = X.reshape(2, 4, 1, 1, 5)
-    check_saved(make(), x, tmp_path)
-    layer = make()
-    layer.eval()
-    check_onnx(layer, x)
+    check_saved(make(), X.reshape(2, 4, 1, 1, 5), tmp_path)  # (their eval rows export to ONNX: test_ops_registry)
 
 
 def test_errors():
