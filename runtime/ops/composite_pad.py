@@ -76,8 +76,9 @@ def pad(x: TensorLike, pad: list[int], mode: str = "constant", value: float = 0.
             x = concat([_border(x, axis, before, True, mode, value), x,
                         _border(x, axis, after, False, mode, value)], axis=axis)
             continue
-        if before < 0 or after < 0:
-            raise ValueError(f"pad: negative padding {before, after} is not supported")
+        # a negative amount crops (Paddle's): pad by the positive amounts first, then cut the rest away
+        crop = (max(-before, 0), max(-after, 0))
+        before, after = max(before, 0), max(after, 0)
         if mode == "reflect" and max(before, after) >= x.shape[axis] >= 0:
             raise ValueError(f"pad: reflect padding {before, after} must be smaller than dim {axis} "
                              f"({x.shape[axis]})")
@@ -85,4 +86,6 @@ def pad(x: TensorLike, pad: list[int], mode: str = "constant", value: float = 0.
                 ([_border(x, axis, after, False, mode, value)] if after else [])
         if len(parts) > 1:
             x = concat(parts, axis=axis)
+        if crop != (0, 0):
+            x = _take(x, axis, slice(crop[0], -crop[1] if crop[1] else None))
     return x

@@ -76,3 +76,22 @@ def test_pad_layer_errors():
         nn.ReplicationPad1D(1)(rt.to_tensor(X2))
     with pytest.raises(ValueError, match="reflect padding"):
         nn.ReflectionPad1D([4, 1])(rt.to_tensor(X1))  # Paddle: the dim must exceed the pad
+
+
+def _crop_pad(x):
+    return rt.nn.functional.pad(x, [-1, 2], mode="circular", data_format="NCL")
+
+
+def test_negative_padding_crops_as_paddle():
+    # Paddle 3.3: F.pad(X1, [-1, 2], mode, value=5, data_format="NCL"), first row: the positive side pads the
+    # original, then the negative side is cut away; the gradient skips the cut entries
+    x = rt.to_tensor(X1, stop_gradient=False)
+    for mode, want in (("constant", [1, 2, 3, 5, 5]), ("reflect", [1, 2, 3, 2, 1]), ("replicate", [1, 2, 3, 3, 3]),
+                       ("circular", [1, 2, 3, 0, 1])):
+        np.testing.assert_array_equal(rt.nn.functional.pad(x, [-1, 2], mode=mode, value=5.0,
+                                                           data_format="NCL").numpy()[0, 0], want)
+    rt.nn.functional.pad(x, [-1, 2], value=5.0, data_format="NCL").sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy()[0, 0], [0, 1, 1, 1])
+    grid = rt.to_tensor(np.arange(16, dtype="float32").reshape(1, 1, 4, 4))  # Paddle 3.3's ZeroPad2D on it:
+    np.testing.assert_array_equal(nn.ZeroPad2D([-1, 1, 0, -2])(grid).numpy()[0, 0], [[1, 2, 3, 0], [5, 6, 7, 0]])
+    check_converted(_crop_pad, X1)
