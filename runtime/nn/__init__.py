@@ -47,3 +47,32 @@ __all__ = ["functional", "initializer", "utils", "Layer", "Sequential", "LayerLi
            "Unflatten", "Softmax2D", "HuberLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
            "SoftMarginLoss", "MultiLabelSoftMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "Conv3DTranspose",
            "Bilinear", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
+
+# Paddle's padding layers by mode and rank (ConstantPad1D..CircularPad3D, ZeroPad1D/3D)
+from . import layers_pad as _layers_pad  # noqa: E402
+from .layers_pad import *  # noqa: E402,F401,F403
+__all__ += _layers_pad.__all__
+
+# adaptive max pooling in 1-D/3-D, adaptive average pooling in 3-D, LP pooling
+from . import layers_pool_extra as _layers_pool_extra  # noqa: E402
+from .layers_pool_extra import *  # noqa: E402,F401,F403
+__all__ += _layers_pool_extra.__all__
+
+# channel dropout in 3-D, the alpha dropouts and RReLU
+from . import layers_dropout_extra as _layers_dropout_extra  # noqa: E402
+from .layers_dropout_extra import *  # noqa: E402,F401,F403
+__all__ += _layers_dropout_extra.__all__
+
+# col2im as a layer
+from .layers_vision_extra import Fold  # noqa: E402
+__all__ += ["Fold"]
+
+# CTC, margin and hierarchical-sigmoid losses
+from . import loss_nnapi as _loss_nnapi  # noqa: E402
+from .loss_nnapi import *  # noqa: E402,F401,F403
+__all__ += _loss_nnapi.__all__
+
+# beam search decoding (eager)
+from . import decode  # noqa: E402
+from .decode import BeamSearchDecoder, dynamic_decode  # noqa: E402
+__all__ += ["decode", "BeamSearchDecoder", "dynamic_decode"]

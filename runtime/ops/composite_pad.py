@@ -53,6 +53,9 @@ def _border(x, axis, n, before, mode, value):
         edge = _take(x, axis, slice(0, 1) if before else slice(-1, None))
         return concat([edge] * n, axis=axis)
     if mode == "circular":
+        size = x.shape[axis]
+        if size >= 0 and n > size:  # wraps around more than once (Paddle's circular mode allows it)
+            x = concat([x] * -(-n // size), axis=axis)
         return _take(x, axis, slice(-n, None) if before else slice(0, n))
     # reflect: the n entries next to the edge, mirrored (the edge itself is not repeated)
     return _take(x, axis, slice(n, 0, -1) if before else slice(-2, -n - 2, -1))
@@ -73,8 +76,9 @@ def pad(x: TensorLike, pad: list[int], mode: str = "constant", value: float = 0.
             x = concat([_border(x, axis, before, True, mode, value), x,
                         _border(x, axis, after, False, mode, value)], axis=axis)
             continue
-        if before < 0 or after < 0:
-            raise ValueError(f"pad: negative padding {before, after} is not supported")
+        # a negative amount crops (Paddle's): pad by the positive amounts first, then cut the rest away
+        crop = (max(-before, 0), max(-after, 0))
+        before, after = max(before, 0), max(after, 0)
         if mode == "reflect" and max(before, after) >= x.shape[axis] >= 0:
             raise ValueError(f"pad: reflect padding {before, after} must be smaller than dim {axis} "
                              f"({x.shape[axis]})")
@@ -82,4 +86,6 @@ def pad(x: TensorLike, pad: list[int], mode: str = "constant", value: float = 0.
                 ([_border(x, axis, after, False, mode, value)] if after else [])
         if len(parts) > 1:
             x = concat(parts, axis=axis)
+        if crop != (0, 0):
+            x = _take(x, axis, slice(crop[0], -crop[1] if crop[1] else None))
     return x

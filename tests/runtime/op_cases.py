@@ -3,7 +3,8 @@
 Adding an op?  Add a row to CASES (or, if it cannot be checked this way, a reason to SKIP).
 A row is ``case(*inputs, ref=..., grad=..., dyn=..., **attrs)``:
 
-- inputs: numpy arrays (a list of arrays for a variadic ``X*`` slot; None for an absent optional input).
+- inputs: numpy arrays (a list of arrays for a variadic ``X*`` slot; None for an absent optional input;
+  for a composite, a Python number passes through as is: an int argument between Tensor ones).
 - ref: numpy reference ``ref(*inputs, **attrs)`` -> array (tuple/list for several outputs), or None
   when the kernel is only checked through its gradient / shape inference.
 - grad: indices of the inputs whose gradient is checked against finite differences (default: every
@@ -16,7 +17,9 @@ A row is ``case(*inputs, ref=..., grad=..., dyn=..., **attrs)``:
 - onnx: another case (same op) for the ONNX check, when this one uses attrs the lowering does not
   take (training-mode batch_norm...); outs: indices of the outputs that check compares.
 - opset: the ONNX opset to export with (default: the exporter's).
-- seeded: a random op: eager and the one-op Program each run after ``rt.seed(0)`` and must agree.
+- seeded: a random op (or composite): eager and the one-op Program each run after ``rt.seed(0)`` and must agree.
+- computed: (composites) the Tensor arguments pass through ``x * 1`` first: an in-place function
+  (``F.relu_``) writes into a value the Program made, never into a fed input or a leaf.
 
 Composite ops (``@composite``) have rows in COMPOSITES: inputs are the function's Tensor arguments,
 attrs its keyword arguments, ref the numpy reference.
@@ -55,18 +58,20 @@ def B(*shape):
 
 class Case:
     def __init__(self, inputs, attrs, ref=None, grad=None, dyn=(0,), tol=1e-5, grad_outs=None, shape_known=True,
-                 onnx=None, outs=None, opset=None, seeded=False):
+                 onnx=None, outs=None, opset=None, seeded=False, computed=False):
         self.inputs, self.attrs, self.ref, self.grad, self.dyn, self.tol = inputs, attrs, ref, grad, dyn, tol
         self.grad_outs, self.shape_known = grad_outs, shape_known
         self.onnx, self.outs, self.opset, self.seeded = onnx, outs, opset, seeded
+        self.computed = computed
 
     def __repr__(self):
         return f"Case(attrs={self.attrs})"
 
 
 def case(*inputs, ref=None, grad=None, dyn=(0,), tol=1e-5, grad_outs=None, shape_known=True, onnx=None, outs=None,
-         opset=None, seeded=False, **attrs):
-    return Case(list(inputs), attrs, ref, grad, dyn, tol, grad_outs, shape_known, onnx, outs, opset, seeded)
+         opset=None, seeded=False, computed=False, **attrs):
+    return Case(list(inputs), attrs, ref, grad, dyn, tol, grad_outs, shape_known, onnx, outs, opset, seeded,
+                computed)
 
 
 def _gather_tree(ids, parents):
@@ -391,3 +396,9 @@ from op_cases_layers import CASES_LAYERS, COMPOSITES_LAYERS  # noqa: E402
 
 CASES.update(CASES_LAYERS)
 COMPOSITES.update(COMPOSITES_LAYERS)
+
+# -- adaptive/LP pooling and the other Paddle 2.x nn functions of runtime/ops/nn_pool_adaptive.py... --------
+from op_cases_nnapi import CASES_NNAPI, COMPOSITES_NNAPI  # noqa: E402
+
+CASES.update(CASES_NNAPI)
+COMPOSITES.update(COMPOSITES_NNAPI)

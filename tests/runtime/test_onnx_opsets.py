@@ -18,9 +18,8 @@ from runtime.dispatch import apply  # noqa: E402
 from runtime.registry import get_op  # noqa: E402
 
 from op_cases import CASES, COMPOSITES, SKIP, case  # noqa: E402
-from runtime.registry import all_composites  # noqa: E402
-from test_ops_registry import (OPS, _build_program, _compare, _composite_eager, _eager, _full_attrs,  # noqa: E402
-                               _lowerable, _onnx_run)
+from test_ops_registry import (OPS, _build_program, _compare, _composite_eager, _composite_fn, _eager,  # noqa: E402
+                               _full_attrs, _lowerable, _onnx_run)
 
 OPSETS = [11, 12, 13, 14, 15, 16, 17, 18]  # each side of every boundary the fitting pass and lowerings use
 _rng = np.random.default_rng(99)
@@ -112,7 +111,7 @@ def test_older_opset_forms(op, k, opset):
 @pytest.mark.parametrize("opset", [11, 13])
 @pytest.mark.parametrize("name", sorted(COMPOSITES))
 def test_composite_at_opset(name, opset):
-    c, fn = COMPOSITES[name], all_composites()[name].fn
+    c, fn = COMPOSITES[name], _composite_fn(name, COMPOSITES[name])
     eager = [o.numpy() for o in _composite_eager(name, c)]
     main, feed, outs = _build_program(lambda *a: fn(*a, **c.attrs), c.inputs)
     if not _lowerable(main):

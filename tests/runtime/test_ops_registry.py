@@ -151,7 +151,7 @@ def _check_infer(op, opdef, c, outs, attrs):
 def _to64(x):
     if isinstance(x, list):
         return [_to64(v) for v in x]
-    if x is not None and x.dtype.kind == "f":
+    if isinstance(x, np.ndarray) and x.dtype.kind == "f":
         return x.astype(np.float64)
     return x
 
@@ -221,6 +221,11 @@ class _Static:
         rt.disable_static()
 
 
+def _python_number(x):
+    """A plain int/float argument of a composite's row (not a numpy scalar, which becomes a Tensor)."""
+    return isinstance(x, (int, float)) and not isinstance(x, np.generic)
+
+
 def _build_program(fn, inputs, dyn=()):
     """``fn(*vars)`` in a fresh Program fed by one ``data`` var per input array: (program, feed, outputs).
 
@@ -240,7 +245,7 @@ def _build_program(fn, inputs, dyn=()):
             if isinstance(x, list):
                 args.append([data(f"in{i}_{j}", v, False) for j, v in enumerate(x)])
             else:
-                args.append(None if x is None else data(f"in{i}", x, i in dyn))
+                args.append(x if x is None or _python_number(x) else data(f"in{i}", x, i in dyn))
         out = fn(*args)
     outs = [out] if not isinstance(out, (list, tuple)) else list(_flat([o for o in out]))
     return main, feed, outs
@@ -307,8 +312,8 @@ def test_op_onnx(op):
 
 # -- composite ops ----------------------------------------------------------------------------------------
 def _wrap(x, stop_gradient=True):
-    if x is None:
-        return None
+    if x is None or _python_number(x):  # an absent input, or a Python number between Tensor ones
+        return x
     if isinstance(x, list):  # a list argument (broadcast_tensors)
         return [_wrap(v, stop_gradient) for v in x]
     return rt.Tensor(x.copy(), stop_gradient=stop_gradient or x.dtype.kind != "f")
@@ -319,8 +324,19 @@ def _outs(out):
     return list(_flat(out)) if isinstance(out, (list, tuple)) else [out]
 
 
-def _composite_eager(name, c, inputs=None):
+def _composite_fn(name, c):
+    """The composite's function; for a ``computed`` row (an in-place function, which cannot write into a
+    fed input or a leaf) its Tensor arguments first pass through ``x * 1``, a value the Program makes."""
     fn = all_composites()[name].fn
+    if not c.computed:
+        return fn
+    return lambda *a, **kw: fn(*[rt.scale(t, 1.0) if t is not None else None for t in a], **kw)
+
+
+def _composite_eager(name, c, inputs=None):
+    fn = _composite_fn(name, c)
+    if c.seeded:
+        rt.seed(0)
     return _outs(fn(*[_wrap(x) for x in (inputs if inputs is not None else c.inputs)], **c.attrs))
 
 
@@ -331,7 +347,8 @@ def _lowerable(main):
 
 @pytest.mark.parametrize("name", sorted(COMPOSITES))
 def test_composite(name):
-    c, fn = COMPOSITES[name], all_composites()[name].fn
+    c = COMPOSITES[name]
+    fn = _composite_fn(name, c)
     eager = [o.numpy() for o in _composite_eager(name, c)]
     ref = c.ref(*c.inputs, **c.attrs)
     refs = list(ref) if isinstance(ref, (list, tuple)) else [ref]
@@ -339,6 +356,8 @@ def test_composite(name):
     for k, (e, r) in enumerate(zip(eager, refs)):
         _compare(e, np.asarray(r).astype(e.dtype), f"{name} output {k}: eager vs numpy", c.tol)
     main, feed, outs = _build_program(lambda *a: fn(*a, **c.attrs), c.inputs)
+    if c.seeded:  # a random composite: the Program draws what eager drew after the same seed
+        rt.seed(0)
     static = rt.static.Executor().run(main, feed=feed, fetch_list=outs)
     for k, (g, e) in enumerate(zip(static, eager)):
         _compare(g, e, f"{name} output {k}: Program vs eager", c.tol)
