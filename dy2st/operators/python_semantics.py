@@ -359,3 +359,15 @@ def refuse_python_random(fn, owner):
         "taken or skipped forever). Use the runtime's random ops (rt.rand, rt.uniform, "
         "rt.randint...), which draw anew on every run, pass the value in as an argument, or "
         "convert with dy2st.to_static(..., full_graph=False)"))
+
+
+def refuse_clock(fn):
+    """Raise at the user's line: converted code read a clock (``call_trees.reads_clock``), which
+    would run once, while the Program is built."""
+    name = getattr(fn, "__qualname__", getattr(fn, "__name__", "the clock"))
+    raise TypeError(_with_location(
+        f"{name}() reads the clock, which converted code reads once, while the Program is built: "
+        "every call of the cached Program would reuse that one time (a timestamp, a timeout or a "
+        "duration frozen at trace time). Read the clock outside the converted function and pass the "
+        "value in as an argument (time a call from outside it), or convert with "
+        "dy2st.to_static(..., full_graph=False)"))
