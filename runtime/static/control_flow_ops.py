@@ -256,7 +256,9 @@ def format_template(xs, template, stop_gradients=()):
         if piece[0] == "p":  # a value standing for a Python number prints as that number
             value = v.item()
             out.append(format({"s": str, "r": repr, "a": ascii}.get(conversion, lambda x: x)(value), spec))
-        elif spec and conversion != "r":
+        elif conversion in ("s", "r", "a"):  # f"{t!s:>30}": the Tensor's text, then the spec (pads it)
+            out.append(format(format_tensor(v, sg), spec or ""))
+        elif spec:
             if v.size != 1:
                 raise TypeError(f"format spec {spec!r} needs a one-element Tensor, got shape {list(v.shape)}")
             out.append(format(v.item(), spec))
