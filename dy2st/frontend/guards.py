@@ -58,16 +58,21 @@ class _Calls(list):
         super().__init__()
         self.before, self.seen = [], set()
 
-    def snapshot(self, fn):
-        if fn is not None and getattr(fn, "__code__", None) not in self.seen and not _library(fn):
+    def snapshot(self, fn, owner=None):
+        code = getattr(fn, "__code__", None)
+        if fn is not None and code not in self.seen and not _library(fn):
             _namespace_guards(fn, self.seen, [], self.before)
+            if owner is not None and not inspect.isclass(owner):  # `type(self).n += 1`: a class counter
+                class_guards(type(owner), _code_names(code), self.before, set())
 
 
 @contextlib.contextmanager
-def recording(function=None):
-    """Collect the callables converted code reaches while the ``with`` body traces ``function``."""
+def recording(function=None, instance=None):
+    """Collect the callables converted code reaches while the ``with`` body traces ``function``
+    (a method of ``instance``)."""
     calls = _Calls()
-    calls.snapshot(decorators.unwrap(function) if function is not None else None)
+    owner = instance if instance is not None else getattr(function, "__self__", None)
+    calls.snapshot(decorators.unwrap(function) if function is not None else None, owner)
     token = _calls.set(calls)
     try:
         yield calls
@@ -80,7 +85,12 @@ def note_call(fn):
     calls = _calls.get()
     if calls is not None:
         calls.append(fn)
-        calls.snapshot(_ran_function(*_python_function(fn)) or _callable_object(fn))
+        inner, layer = _python_function(fn)
+        ran = _ran_function(inner, layer)
+        if ran is not None:
+            calls.snapshot(ran, layer if layer is not None else getattr(fn, "__self__", None))
+        else:
+            calls.snapshot(_callable_object(fn), fn)
 
 
 def _code_names(code, out=None):

@@ -426,7 +426,7 @@ class StaticFunction:
                       + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
         # Gradients are on while building (a first call under `no_grad()` must not build a Program
         # without them); the user's own `with rt.no_grad():` inside still turns them off.
-        with recording_calls(self.dygraph_function) as calls, program_guard(main, startup), static_mode_guard(True), \
+        with recording_calls(self.dygraph_function, self._instance) as calls, program_guard(main, startup), static_mode_guard(True), \
                 origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes:
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype, _) in zip(feed_names, metas)]
