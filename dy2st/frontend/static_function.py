@@ -31,7 +31,7 @@ from ..deploy.output_spec import name_outputs
 from ..execution import layer_writes
 from ..tools import staging
 from ..tools.error import current_origin, is_mapped, show_internals, to_user_error
-from . import config, decorators, fast_call
+from . import config, decorators, fast_call, trace_checks
 from .argument_writes import check_unchanged as check_args_unchanged
 from .argument_writes import returned_inputs
 from .fast_call import MISS
@@ -438,6 +438,7 @@ class StaticFunction:
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
             writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
+            trace_checks.check(main, feeds, out_vars)
         passes.run_pipeline(main, [v.name for v in out_vars])  # drop trace leftovers nothing returns
         guards = build_guards(self.dygraph_function, self._instance, skeleton_values(skeleton), calls, main)
         if count:

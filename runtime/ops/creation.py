@@ -124,7 +124,10 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
         return _stacked(data, dtype)
     dt = convert_dtype(dtype) if dtype is not None else default_dtype_of(data)
     if _mode.static:
-        return constant(data, dt)
+        out = constant(data, dt)
+        if not stop_gradient:  # a trainable leaf, as eagerly (dy2st checks that no gradient it gets is lost)
+            out.stop_gradient = False
+        return out
     return _tensor.Tensor(np.array(data, dtype=dt.np), stop_gradient=stop_gradient)
 
 

@@ -1,0 +1,67 @@
+"""Checks at the end of a trace: trainable values the traced code made itself (``check``).
+
+Those are `w = rt.to_tensor(v, stop_gradient=False)`, or `w = rt.zeros([2]); w.stop_gradient = False`.
+
+Eagerly each call makes a new leaf, and `loss.backward()` fills its `.grad`.  In the Program it is
+a value computed on every run: `rt.grad(y, w)` inside the function and every gradient reaching
+the arguments and the Layer's parameters are the same, but a `.grad` for the value itself has no
+eager tensor to go to.  That is invisible as long as the value stays inside the function.  When it
+leaves (returned, or written to `self`), or an output takes a gradient only through it (eager gives
+that output stop_gradient=False, the Program a constant), the converted call would differ
+silently: the trace is refused at the line that made the value.
+"""
+from runtime.errors import Origin
+
+from runtime.static.passes.reached import reached
+
+from ..tools.error import attach_origin
+
+_FLOATS = ("float16", "float32", "float64")
+
+
+def _trainable(block, name):
+    v = block._find_var(name)
+    return v is not None and str(v.dtype) in _FLOATS and not v.stop_gradient
+
+
+def _leaves(program):
+    """{name: op} of the float values with stop_gradient=False no trainable input of their op reaches."""
+    found = {}
+    for block in program.blocks:
+        for op in block.ops:
+            if op.type in ("cond", "while") or any(_trainable(block, n) for n in op.input_arg_names):
+                continue
+            for n in op.output_arg_names:
+                if _trainable(block, n):
+                    found[n] = op
+    return found
+
+
+def check(program, feeds, out_vars):
+    """Raise (at the user's line that made it) when a traced-made trainable value leaves the
+    function or is the only way an output takes a gradient (see the module docstring)."""
+    leaves = _leaves(program)
+    if not leaves:
+        return
+    sources = {f.name for f in feeds if not f.stop_gradient and str(f.dtype) in _FLOATS}
+    sources |= {n for n, t in program.bound_tensors.items() if not t.stop_gradient}
+    ops = program.global_block().ops
+    for v in out_vars:
+        if v.stop_gradient:  # eagerly a constant too (a `rt.grad` result, a detached value)
+            continue
+        got = reached(ops, [v.name], set(leaves) | sources)
+        made = sorted(got & set(leaves))
+        if not made or (v.name not in leaves and got & sources):
+            continue
+        op = leaves[v.name] if v.name in leaves else leaves[made[0]]
+        why = ("the function returns it (or writes it to the Layer)" if v.name in leaves else
+               "an output of the function takes a gradient only through it")
+        exc = TypeError(
+            "a trainable tensor made inside the converted function (rt.to_tensor(..., stop_gradient=False), "
+            f"or `.stop_gradient = False` on a value made there) cannot be exact: {why}, and eagerly "
+            "every call makes a new leaf whose .grad backward() fills, which a Program value has no "
+            "tensor for. Make it outside the function (an argument, or a parameter: "
+            "self.create_parameter) and pass it in")
+        origin = op.origin if isinstance(op.origin, Origin) or op.origin is None else Origin.parse(op.origin)
+        raise attach_origin(exc, origin, "while building the Program") if origin is not None else exc
+
