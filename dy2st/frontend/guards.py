@@ -35,7 +35,7 @@ import weakref
 
 import runtime as rt
 
-from . import decorators
+from . import decorators, memo_probes
 from .guard_check import CheckWriter
 from .guard_values import (_MISSING, _attr_reader, _cell_reader, _holds_traced, array_contents, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
                            _module_guards, _plain, _same, _user_module, _ValueGuard)
@@ -392,7 +392,10 @@ def build(function, instance, arguments, calls, program):
     # holds only until the next call. Its guard as it was before the trace makes that call retrace.
     # Not when it now holds values of this trace (`ACTS["h"] = h`, read back within it): the Program
     # does not depend on those, and retracing would only store the next trace's ones.
-    value_guards = [g for g in getattr(calls, "before", ()) if not g.holds() and not _holds_traced(g.read())]
+    # Unless the code probes it (`k in memo`): a memo of traced values (see memo_probes.py).
+    probes = memo_probes.probed_names(getattr(calls, "seen", ()))
+    value_guards = [g for g in getattr(calls, "before", ()) if not g.holds()
+                    and (not _holds_traced(g.read()) or memo_probes.probed(g, probes))]
     seen_code = set()
     called = {id(instance): [decorators.unwrap(function)]}  # layer -> its methods the trace ran
     _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)

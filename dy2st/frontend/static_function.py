@@ -426,7 +426,9 @@ class StaticFunction:
                       + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
         # Gradients are on while building (a first call under `no_grad()` must not build a Program
         # without them); the user's own `with rt.no_grad():` inside still turns them off.
-        with recording_calls(self.dygraph_function, self._instance) as calls, program_guard(main, startup), static_mode_guard(True), \
+        # Sealed when done: its values kept across calls (a memo) are an error in later Programs.
+        with trace_checks.sealing(main), recording_calls(self.dygraph_function, self._instance) as calls, \
+                program_guard(main, startup), static_mode_guard(True), \
                 origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes:
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype, _) in zip(feed_names, metas)]
@@ -438,6 +440,7 @@ class StaticFunction:
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
             writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
+            trace_checks.check_foreign(main, out_vars, self.dygraph_function)
             trace_checks.check(main, feeds, out_vars)
         passes.run_pipeline(main, [v.name for v in out_vars])  # drop trace leftovers nothing returns
         guards = build_guards(self.dygraph_function, self._instance, skeleton_values(skeleton), calls, main)

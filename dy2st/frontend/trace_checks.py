@@ -1,4 +1,5 @@
-"""Checks at the end of a trace: trainable values the traced code made itself (``check``).
+"""Checks at the end of a trace: values of another trace (``check_foreign``, ``sealing``), and
+trainable values the traced code made itself (``check``).
 
 Those are `w = rt.to_tensor(v, stop_gradient=False)`, or `w = rt.zeros([2]); w.stop_gradient = False`.
 
@@ -10,6 +11,8 @@ leaves (returned, or written to `self`), or an output takes a gradient only thro
 that output stop_gradient=False, the Program a constant), the converted call would differ
 silently: the trace is refused at the line that made the value.
 """
+import contextlib
+
 from runtime.errors import Origin
 
 from runtime.static.passes.reached import reached
@@ -65,3 +68,28 @@ def check(program, feeds, out_vars):
         origin = op.origin if isinstance(op.origin, Origin) or op.origin is None else Origin.parse(op.origin)
         raise attach_origin(exc, origin, "while building the Program") if origin is not None else exc
 
+
+def check_foreign(program, out_vars, fn):
+    """Raise when the function returned (or wrote to its Layer) a value traced for another
+    Program: a tensor of an earlier trace kept across calls (a memo, a global), which names
+    nothing, or something else, in this Program."""
+    for v in out_vars:
+        if v.block.program is not program:
+            code = getattr(fn, "__code__", None)
+            where = f' (File "{code.co_filename}", line {code.co_firstlineno}, in {code.co_name})' if code else ""
+            raise ValueError(
+                f"{getattr(fn, '__qualname__', 'the converted function')}{where} returned the value '{v.name}' "
+                "traced while building another Program: a tensor from an earlier trace, kept across calls "
+                "(in a memo dict, a global, a list or an attribute), has no value in this one. Keep eager "
+                "tensors there (compute them outside the converted function) or recompute the value in each call")
+
+
+@contextlib.contextmanager
+def sealing(program):
+    """Seal ``program`` when the trace building it ends (also when it fails): an op of a later
+    Program given one of its values raises (``runtime.dispatch``), instead of reading whatever
+    that Program calls by the same name."""
+    try:
+        yield
+    finally:
+        program.sealed = True
