@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Callable, Sequence
 
 import runtime as rt
+from runtime import grad_hooks
 from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
 from runtime.nn.layer import state_changed
 from runtime.static import InputSpec, passes
@@ -259,6 +260,7 @@ class StaticFunction:
                 if out is not MISS:
                     self._hit = call
                     return out
+        traced = self._traced_count
         try:
             concrete, tensors = self._concrete_for_call(args, kwargs)
         except Exception as exc:  # noqa: BLE001  (full_graph=False: any build failure falls back)
@@ -271,6 +273,10 @@ class StaticFunction:
             self._fell_back = True
             self._hit = None
             return self.dygraph_function(*self._args_with_self(args), **kwargs)
+        if concrete.eager_hooks and traced == self._traced_count:
+            # `param.register_hook(fn)` in the traced code: eagerly every call registers one more
+            for t, hook in concrete.eager_hooks:
+                t.register_hook(hook)
         try:
             if self._training:
                 outs = concrete.partial_program(tensors)
@@ -280,7 +286,7 @@ class StaticFunction:
             outs = concrete.layer_writes.apply(outs)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
-        if fast is not None:
+        if fast is not None and not concrete.eager_hooks:  # the generated call does not register hooks
             self._hit = self._fast_cache[fast] = self._fast_call(concrete, fast[0])
         return unflatten(concrete.out_skeleton, name_outputs(concrete, returned_inputs(concrete, tensors, outs)))
 
@@ -451,6 +457,7 @@ class StaticFunction:
         concrete = ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn, guards)
         concrete.backend = self._backend
         concrete.layer_writes = writes
+        concrete.eager_hooks = grad_hooks.eager_hooks(main)
         return concrete
 
     def __repr__(self):
