@@ -63,7 +63,25 @@ class _Calls(list):
         if fn is not None and code not in self.seen and not _library(fn):
             _namespace_guards(fn, self.seen, [], self.before)
             if owner is not None and not inspect.isclass(owner):  # `type(self).n += 1`: a class counter
-                class_guards(type(owner), _code_names(code), self.before, set())
+                names = _code_names(code)
+                class_guards(type(owner), names, self.before, set())
+                _attribute_containers(owner, names, self.before)
+
+
+def _attribute_containers(owner, names, out):
+    """Guards on the items of the lists and dicts the method's code names among ``owner``'s
+    attributes (`self.hist.append(1)`, `self.seen[k] = 1`): taken before the trace, one the
+    trace changes retraces the next call, as a global list does."""
+    d = getattr(owner, "__dict__", None)
+    if not isinstance(d, dict):
+        return
+    for name in sorted(names & d.keys() - _LAYER_INTERNALS):
+        if type(d[name]) not in (list, dict):
+            continue
+        if _plain(d[name]):  # `[1, 2]`, `{"n": 3}`: by value
+            out.append(_ValueGuard(f"attribute self.{name}", _global_reader(d, name), d[name], ("global", d, name)))
+        else:
+            _contents_guards(f"self.{name}", d[name], names, set(), out, [])
 
 
 @contextlib.contextmanager
