@@ -36,6 +36,7 @@ from . import config, decorators, fast_call, trace_checks
 from .argument_writes import check_unchanged as check_args_unchanged
 from .argument_writes import returned_inputs
 from .fast_call import MISS
+from .guard_values import _item_reader, _ValueGuard
 from .function_spec import (
     call_signature,
     feed_names_of,
@@ -446,6 +447,8 @@ class StaticFunction:
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
             writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
+            calls.before += [_ValueGuard(label, _item_reader(c, key), old, ("item", c, key))
+                             for c, key, old, label in writes.python_changes]
             trace_checks.check_foreign(main, out_vars, self.dygraph_function)
             trace_checks.check(main, feeds, out_vars)
         passes.run_pipeline(main, [v.name for v in out_vars])  # drop trace leftovers nothing returns
