@@ -14,6 +14,7 @@ silently: the trace is refused at the line that made the value.
 import contextlib
 
 from runtime.errors import Origin
+from runtime.registry import get_op
 
 from runtime.static.passes.reached import reached
 
@@ -28,11 +29,13 @@ def _trainable(block, name):
 
 
 def _leaves(program):
-    """{name: op} of the float values with stop_gradient=False no trainable input of their op reaches."""
+    """{name: op} of the float values with stop_gradient=False that no trainable input of their op
+    reaches (none is trainable, or the op has no gradient: `rt.to_tensor(t, stop_gradient=False)`)."""
     found = {}
     for block in program.blocks:
         for op in block.ops:
-            if op.type in ("cond", "while") or any(_trainable(block, n) for n in op.input_arg_names):
+            if op.type in ("cond", "while") or (get_op(op.type).grad is not None
+                                                and any(_trainable(block, n) for n in op.input_arg_names)):
                 continue
             for n in op.output_arg_names:
                 if _trainable(block, n):

@@ -117,7 +117,10 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
         out = data if dtype is None else cast(data, dtype)
         if isinstance(out, _rt.framework.Variable):
             # Eager to_tensor copies into a new leaf, so no gradient flows back to `data`.
-            return _detach(out)
+            out = _detach(out)
+            if not stop_gradient:  # a trainable leaf, as eagerly (see the constant case below)
+                out.stop_gradient = False
+            return out
         out = _tensor.Tensor(np.array(out._value, copy=True), stop_gradient=stop_gradient)
         return out
     if _mode.static and _holds_variable(data):

@@ -23,7 +23,8 @@ def _inner_grad(x):
 
 def _mixed(x):
     w = rt.to_tensor(np.array([0.5, 2.0], "float32"), stop_gradient=False)
-    return (x * w).sum() + (x * x).sum()
+    c = rt.to_tensor(x, stop_gradient=False)  # a copy: trainable, cut from x
+    return (x * w).sum() + (x * x).sum() + (c * w).sum(), c.stop_gradient
 
 
 def _penalty(x):
@@ -49,8 +50,14 @@ def _only_through(x):
     return x * w
 
 
+def _copied(x):
+    z = rt.to_tensor(x, stop_gradient=False)  # eagerly a new leaf: no gradient reaches x
+    return rt.to_tensor(x) * 2 + z
+
+
 @pytest.mark.parametrize("fn, line", [(_returned, "w = rt.to_tensor([2.0, 3.0], stop_gradient=False)"),
-                                      (_only_through, "w = rt.zeros([2]) + 1")])
+                                      (_only_through, "w = rt.zeros([2]) + 1"),
+                                      (_copied, "z = rt.to_tensor(x, stop_gradient=False)")])
 def test_a_lost_leaf_gradient_is_refused_at_the_users_line(fn, line):
     with pytest.raises(TypeError, match="trainable tensor made inside the converted function") as info:
         dy2st.to_static(fn)(rt.to_tensor([1.0, 5.0]))
