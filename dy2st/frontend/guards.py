@@ -37,7 +37,7 @@ import runtime as rt
 
 from . import decorators, memo_probes
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, _attr_reader, _cell_reader, _holds_traced, array_contents, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
+from .guard_values import (_MISSING, attribute_containers, _attr_reader, _cell_reader, _holds_traced, array_contents, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
                            _module_guards, _plain, _same, _user_module, _ValueGuard)
 
 # The attribute names of a Layer's tables and hook lists (the public seam naming them).
@@ -65,23 +65,7 @@ class _Calls(list):
             if owner is not None and not inspect.isclass(owner):  # `type(self).n += 1`: a class counter
                 names = _code_names(code)
                 class_guards(type(owner), names, self.before, set())
-                _attribute_containers(owner, names, self.before)
-
-
-def _attribute_containers(owner, names, out):
-    """Guards on the items of the lists and dicts the method's code names among ``owner``'s
-    attributes (`self.hist.append(1)`, `self.seen[k] = 1`): taken before the trace, one the
-    trace changes retraces the next call, as a global list does."""
-    d = getattr(owner, "__dict__", None)
-    if not isinstance(d, dict):
-        return
-    for name in sorted(names & d.keys() - _LAYER_INTERNALS):
-        if type(d[name]) not in (list, dict):
-            continue
-        if _plain(d[name]):  # `[1, 2]`, `{"n": 3}`: by value
-            out.append(_ValueGuard(f"attribute self.{name}", _global_reader(d, name), d[name], ("global", d, name)))
-        else:
-            _contents_guards(f"self.{name}", d[name], names, set(), out, [])
+                attribute_containers(owner, names, self.before, _LAYER_INTERNALS)
 
 
 @contextlib.contextmanager
