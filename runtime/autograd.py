@@ -237,7 +237,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if len(seeds) != len(outs):
             raise ValueError(f"grad: {len(outs)} outputs but {len(seeds)} grad_outputs")
     if framework._mode.static or any(isinstance(t, Variable) for t in outs + ins):
-        return _static_grad(outs, ins, seeds, allow_unused, no_grad_vars)
+        return _static_grad(outs, ins, seeds, allow_unused, no_grad_vars, create_graph)
     skip = {id(t) for t in (no_grad_vars or [])}
     if allow_unused:  # an output that needs no gradient reaches no input (Paddle: None for each)
         kept = [(o, s) for o, s in zip(outs, seeds) if not o.stop_gradient]
@@ -252,7 +252,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     return grads
 
 
-def _static_grad(outs, ins, seeds, allow_unused, no_grad_vars):
+def _static_grad(outs, ins, seeds, allow_unused, no_grad_vars, create_graph=True):
     outs = [to_variable(o) for o in outs]
     ins = [to_variable(i) for i in ins]
     seeds = [None if s is None else to_variable(s) for s in seeds]
@@ -262,6 +262,8 @@ def _static_grad(outs, ins, seeds, allow_unused, no_grad_vars):
         if g is None and not allow_unused:
             raise RuntimeError(f"grad: input {i} ('{ins[i].name}') is not reached from the outputs; "
                                "pass allow_unused=True to get None for it")
+    if not create_graph:  # as eagerly: constants, which a later backward does not differentiate
+        res = [None if g is None else g.detach() for g in res]
     return res
 
 

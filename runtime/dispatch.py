@@ -183,10 +183,19 @@ def append_op(opdef, inputs, attrs, block=None):
                 stop = False
                 break
     in_slots = {}
+    program = block.program
     for slot, v in zip(in_names, vars_in):
         if v is None:
             continue
-        in_slots[slot] = [x.name for x in v] if isinstance(v, list) else [v.name]
+        if isinstance(v, list):
+            for x in v:
+                if x.block.program is not program and x.block.program.sealed:
+                    _foreign(opdef, x, program)
+            in_slots[slot] = [x.name for x in v]
+        else:
+            if v.block.program is not program and v.block.program.sealed:
+                _foreign(opdef, v, program)
+            in_slots[slot] = [v.name]
     out_vars, out_slots = [], {}
     unique_name, create_var = block.program.unique_name, block._create_built
     for slot, m in zip(out_names, per_slot):
@@ -206,6 +215,23 @@ def append_op(opdef, inputs, attrs, block=None):
         # Built inside `with no_grad():`: like eager, these values take no gradient.
         result = _stop_gradient(result, block)
     return result
+
+
+class ForeignVariableError(ValueError):
+    """An op of one Program given a Variable of a sealed other one (names are per Program: it would
+    read whatever this one calls by that name, or nothing)."""
+
+
+def _foreign(opdef, v, program):
+    source = program.clone_of
+    while source is not None:  # a clone's ops may read its original's Variables: the same names
+        if source is v.block.program:
+            return
+        source = source.clone_of
+    raise ForeignVariableError(
+        f"op '{opdef.type}' was given the value '{v.name}' of another Program: a value traced while "
+        "building an earlier Program (kept in a global, a dict, a list or an attribute across calls) "
+        "has no value in this one")
 
 
 def _stop_gradient(v, block):

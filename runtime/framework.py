@@ -253,6 +253,10 @@ class Program:
         # (parameters of a Layer traced by the converter): name -> Tensor.
         self.bound_tensors = {}
         self.random_seed = None
+        # Set by a builder that is done with this Program (a converted function's finished trace):
+        # its values given to an op of another Program are an error (names are per Program).
+        self.sealed = False
+        self.clone_of = None  # the Program this one is a clone of (``clone``)
 
     def unique_name(self, prefix):
         """A variable name ``prefix_N`` not used by any block of this Program."""

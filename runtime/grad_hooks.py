@@ -6,7 +6,6 @@ run before its gradient flows on to the op that made it (``run_backward``). Whil
 built the hooks are kept on the Variable, and the backward pass calls them on the Variable's summed
 gradient (``runtime.static.backward``), so they become ops that run at every call.
 """
-import warnings
 import weakref
 
 import numpy as np
@@ -42,11 +41,10 @@ def _check(t, hook):
 def register(t, hook):
     """Register ``hook`` on the eager Tensor ``t`` (see the module docstring)."""
     _check(t, hook)
-    if _mode.static:  # a Layer's parameter, say, reached while a converted function is traced
-        warnings.warn("register_hook on an eager tensor (a parameter) inside a converted function registers the "
-                      "hook once, when the Program is built; eager code doing this registers one more hook at "
-                      "every call. Register it once (e.g. in __init__) to get the same gradients both ways",
-                      stacklevel=3)
+    if _mode.static:  # a Layer's parameter, say, reached while a Program is built: registered now and
+        # noted on the Program, so that whoever runs it again can register it again at each run, as eagerly
+        from .framework import default_main_program  # noqa: PLC0415  (framework imports the tensor module)
+        default_main_program().__dict__.setdefault("_eager_hooks", []).append((t, hook))
     if t._node is None:
         table, key, owner = _LEAF, id(t), t
     else:
@@ -72,6 +70,17 @@ def register_static(v, hook):
     hooks = table.setdefault(v.name, [])
     hooks.append(hook)
     return HookRemoveHelper(hooks, hook)
+
+
+def eager_hooks(program):
+    """The ``(tensor, hook)`` pairs registered on eager tensors while ``program`` was built and still
+    registered (a hook the traced code removed again is not)."""
+    out = []
+    for t, hook in program.__dict__.get("_eager_hooks", ()):
+        table, key = (_LEAF, id(t)) if t._node is None else (_OUT, (id(t._node[0]), t._node[1]))
+        if any(h is hook for h in table.get(key, ())):
+            out.append((t, hook))
+    return out
 
 
 def any_hooks():

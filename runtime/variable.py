@@ -99,8 +99,10 @@ class Variable(TensorMethods):
         # A known first dim unpacks like an eager Tensor (``b, n = rt.shape(x)``).
         if self._shape and self._shape[0] >= 0:
             return (self[i] for i in range(self._shape[0]))
-        raise TypeError(f"cannot iterate over static Variable '{self.name}' in Python; "
-                        "use a while_loop (or @dy2st.to_static)")
+        raise TypeError(f"cannot iterate over static Variable '{self.name}' in Python: its first dim is known "
+                        "only when the Program runs (a comprehension, unpacking, list(), zip() with a Python "
+                        "list); use a plain `for` statement over it (a loop op under dy2st.to_static) or a "
+                        "while_loop")
 
     def backward(self, grad_tensor=None, retain_graph=False):
         """``loss.backward()`` while a Program is built: appends the gradient ops and their accumulation

@@ -11,7 +11,7 @@ tuple (several), matching the assignment the loop/branch pass writes.
 import sys
 
 from dy2st.conversion import convert_call as _convert_call
-from dy2st.transformers.call_trees import is_random_draw, reads_learning_rate
+from dy2st.transformers.call_trees import is_random_draw, reads_clock, reads_learning_rate
 from dy2st.frontend import guards as _guards
 from dy2st.operators.assert_print import Assert, FString, PercentFormat, Print, RaiseIf, StrFormat
 from dy2st.operators.casts import AsDtype, Item, Numpy, PyValue
@@ -21,7 +21,7 @@ from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
 from dy2st.operators.python_semantics import (IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type,
-                                             python_float, refuse_python_random)
+                                             python_float, refuse_clock, refuse_python_random)
 from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
 from dy2st.operators.side_effects import Inplace, SetItem
@@ -46,6 +46,8 @@ def Call(fn):
     owner = is_random_draw(fn)
     if owner:
         refuse_python_random(fn, owner)
+    if reads_clock(fn):
+        refuse_clock(fn)
     if reads_learning_rate(fn):
         return _python_float_of(fn)  # a Python float eagerly: read when the Program runs, marked as one
     return _convert_call.convert_call(fn, _SELF)

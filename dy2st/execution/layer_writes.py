@@ -9,15 +9,15 @@ the trace, and after every run the new values are written back:
   run reads the new value;
 - any other slot (`self.last`) gets the run's output tensor, as eager code would.
 
-Python values written during the trace (`self.calls += 1`) stay as the trace left them: they
-are decided once, like every Python value in converted code.
+Python values written during the trace (`self.calls += 1`) stay as the trace left them, and are
+guarded as they were before it (``python_changes``): the next call retraces and changes them
+again, as eager code does on every call (a global counter is handled the same way).
 
 Parameters must not be created while a Program is built (a Layer constructed inside
 `forward`): they would be frozen into the Program. `tracking()` refuses them.
 """
 import contextlib
 import inspect
-import warnings
 import weakref
 
 import runtime as rt
@@ -44,6 +44,9 @@ class LayerWrites:
         # (slot, tensor to update in place or None, pytree structure of a new list/dict or None, outputs)
         self._updates = []
         self.count = 0      # extra outputs at the end of the Program's outputs
+        # (container, key, value before the trace, label) of the Python values the trace changed
+        # (`self.calls += 1`): guarded as they were, so the next call retraces and changes them again
+        self.python_changes = []
 
     def finish(self, out_vars, program):
         """Add the written tensors to `out_vars` and put the layer tree back as it was."""
@@ -56,8 +59,9 @@ class LayerWrites:
             if not (is_symbolic(value) or rt.is_tensor(value)):
                 leaves, skeleton = pytree.flatten(value, rt.static.Variable, sort_keys=False)
                 if not leaves:
-                    keep[slot] = value  # a Python value: decided at trace time
-                    _warn_python_change(self._snap.describe(slot), self._snap.original(slot), value)
+                    keep[slot] = value  # a Python value: the next call retraces (see python_changes)
+                    self.python_changes.append((self._snap.container(slot), slot[1], self._snap.original(slot),
+                                                self._snap.describe(slot)))
                     continue
                 out_vars.extend(to_variable(v) for v in leaves)  # a new list/dict of tensors
                 self._updates.append((slot, None, skeleton, len(leaves)))
@@ -91,16 +95,6 @@ class LayerWrites:
             pos += size
         self._snap.write(fresh)
         return outs[:n]
-
-
-def _warn_python_change(where, old, new):
-    """`self.calls += 1` in forward runs once, when the Program is built: say so."""
-    numbers = (bool, int, float)
-    if isinstance(old, numbers) and isinstance(new, numbers) and old != new:
-        warnings.warn(f"{where} changed from {old!r} to {new!r} while the Program was built; later "
-                      "calls of the cached Program do not change it again (Python values in converted "
-                      "code are decided once). Keep it in a tensor buffer (register_buffer) to update it "
-                      "on every call", stacklevel=2)
 
 
 @contextlib.contextmanager

@@ -220,6 +220,23 @@ def _contents_guards(label, value, read, written, out, layers, depth=0):
             _contents_guards(f"{label}.{name}", item, read, written, out, layers, depth + 1)
 
 
+def attribute_containers(owner, names, out, internals=frozenset()):
+    """Guards on the items of the lists and dicts the method's code names among ``owner``'s
+    attributes (`self.hist.append(1)`, `self.seen[k] = 1`): taken before the trace, one the
+    trace changes retraces the next call, as a global list does. ``internals``: names to skip (a
+    Layer's own tables)."""
+    d = getattr(owner, "__dict__", None)
+    if not isinstance(d, dict):
+        return
+    for name in sorted(names & d.keys() - internals):
+        if type(d[name]) not in (list, dict):
+            continue
+        if _plain(d[name]):  # `[1, 2]`, `{"n": 3}`: by value
+            out.append(_ValueGuard(f"attribute self.{name}", _global_reader(d, name), d[name], ("global", d, name)))
+        else:
+            _contents_guards(f"self.{name}", d[name], names, set(), out, [])
+
+
 # Where installed libraries and the standard library live: their modules are code, not settings.
 _INSTALLED = tuple(sorted({p for k in ("stdlib", "platstdlib", "purelib", "platlib")
                            if (p := sysconfig.get_paths().get(k))}))

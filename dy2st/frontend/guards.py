@@ -35,9 +35,9 @@ import weakref
 
 import runtime as rt
 
-from . import decorators
+from . import decorators, memo_probes
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, _attr_reader, _cell_reader, _holds_traced, array_contents, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
+from .guard_values import (_MISSING, attribute_containers, _attr_reader, _cell_reader, _holds_traced, array_contents, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
                            _module_guards, _plain, _same, _user_module, _ValueGuard)
 
 # The attribute names of a Layer's tables and hook lists (the public seam naming them).
@@ -58,16 +58,23 @@ class _Calls(list):
         super().__init__()
         self.before, self.seen = [], set()
 
-    def snapshot(self, fn):
-        if fn is not None and getattr(fn, "__code__", None) not in self.seen and not _library(fn):
+    def snapshot(self, fn, owner=None):
+        code = getattr(fn, "__code__", None)
+        if fn is not None and code not in self.seen and not _library(fn):
             _namespace_guards(fn, self.seen, [], self.before)
+            if owner is not None and not inspect.isclass(owner):  # `type(self).n += 1`: a class counter
+                names = _code_names(code)
+                class_guards(type(owner), names, self.before, set())
+                attribute_containers(owner, names, self.before, _LAYER_INTERNALS)
 
 
 @contextlib.contextmanager
-def recording(function=None):
-    """Collect the callables converted code reaches while the ``with`` body traces ``function``."""
+def recording(function=None, instance=None):
+    """Collect the callables converted code reaches while the ``with`` body traces ``function``
+    (a method of ``instance``)."""
     calls = _Calls()
-    calls.snapshot(decorators.unwrap(function) if function is not None else None)
+    owner = instance if instance is not None else getattr(function, "__self__", None)
+    calls.snapshot(decorators.unwrap(function) if function is not None else None, owner)
     token = _calls.set(calls)
     try:
         yield calls
@@ -80,7 +87,12 @@ def note_call(fn):
     calls = _calls.get()
     if calls is not None:
         calls.append(fn)
-        calls.snapshot(_ran_function(*_python_function(fn)) or _callable_object(fn))
+        inner, layer = _python_function(fn)
+        ran = _ran_function(inner, layer)
+        if ran is not None:
+            calls.snapshot(ran, layer if layer is not None else getattr(fn, "__self__", None))
+        else:
+            calls.snapshot(_callable_object(fn), fn)
 
 
 def _code_names(code, out=None):
@@ -382,7 +394,10 @@ def build(function, instance, arguments, calls, program):
     # holds only until the next call. Its guard as it was before the trace makes that call retrace.
     # Not when it now holds values of this trace (`ACTS["h"] = h`, read back within it): the Program
     # does not depend on those, and retracing would only store the next trace's ones.
-    value_guards = [g for g in getattr(calls, "before", ()) if not g.holds() and not _holds_traced(g.read())]
+    # Unless the code probes it (`k in memo`): a memo of traced values (see memo_probes.py).
+    probes = memo_probes.probed_names(getattr(calls, "seen", ()))
+    value_guards = [g for g in getattr(calls, "before", ()) if not g.holds()
+                    and (not _holds_traced(g.read()) or memo_probes.probed(g, probes))]
     seen_code = set()
     called = {id(instance): [decorators.unwrap(function)]}  # layer -> its methods the trace ran
     _namespace_guards(decorators.unwrap(function), seen_code, roots, value_guards)

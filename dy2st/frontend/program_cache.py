@@ -24,6 +24,7 @@ class ConcreteProgram:
         self.guards = guards
         self.backend = "numpy"  # the StaticFunction's backend for inference runs
         self._partial = None
+        self.eager_hooks = ()  # (tensor, hook) the trace registered: registered again at every call
 
     @property
     def parameters(self):

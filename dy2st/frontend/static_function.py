@@ -19,6 +19,7 @@ import weakref
 from collections.abc import Callable, Sequence
 
 import runtime as rt
+from runtime import grad_hooks
 from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
 from runtime.nn.layer import state_changed
 from runtime.static import InputSpec, passes
@@ -31,10 +32,11 @@ from ..deploy.output_spec import name_outputs
 from ..execution import layer_writes
 from ..tools import staging
 from ..tools.error import current_origin, is_mapped, show_internals, to_user_error
-from . import config, decorators, fast_call
+from . import config, decorators, fast_call, trace_checks
 from .argument_writes import check_unchanged as check_args_unchanged
 from .argument_writes import returned_inputs
 from .fast_call import MISS
+from .guard_values import _item_reader, _ValueGuard
 from .function_spec import (
     call_signature,
     feed_names_of,
@@ -259,6 +261,7 @@ class StaticFunction:
                 if out is not MISS:
                     self._hit = call
                     return out
+        traced = self._traced_count
         try:
             concrete, tensors = self._concrete_for_call(args, kwargs)
         except Exception as exc:  # noqa: BLE001  (full_graph=False: any build failure falls back)
@@ -271,6 +274,10 @@ class StaticFunction:
             self._fell_back = True
             self._hit = None
             return self.dygraph_function(*self._args_with_self(args), **kwargs)
+        if concrete.eager_hooks and traced == self._traced_count:
+            # `param.register_hook(fn)` in the traced code: eagerly every call registers one more
+            for t, hook in concrete.eager_hooks:
+                t.register_hook(hook)
         try:
             if self._training:
                 outs = concrete.partial_program(tensors)
@@ -280,7 +287,7 @@ class StaticFunction:
             outs = concrete.layer_writes.apply(outs)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
-        if fast is not None:
+        if fast is not None and not concrete.eager_hooks:  # the generated call does not register hooks
             self._hit = self._fast_cache[fast] = self._fast_call(concrete, fast[0])
         return unflatten(concrete.out_skeleton, name_outputs(concrete, returned_inputs(concrete, tensors, outs)))
 
@@ -426,7 +433,9 @@ class StaticFunction:
                       + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
         # Gradients are on while building (a first call under `no_grad()` must not build a Program
         # without them); the user's own `with rt.no_grad():` inside still turns them off.
-        with recording_calls(self.dygraph_function) as calls, program_guard(main, startup), static_mode_guard(True), \
+        # Sealed when done: its values kept across calls (a memo) are an error in later Programs.
+        with trace_checks.sealing(main), recording_calls(self.dygraph_function, self._instance) as calls, \
+                program_guard(main, startup), static_mode_guard(True), \
                 origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes:
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype, _) in zip(feed_names, metas)]
@@ -438,6 +447,10 @@ class StaticFunction:
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
             writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
+            calls.before += [_ValueGuard(label, _item_reader(c, key), old, ("item", c, key))
+                             for c, key, old, label in writes.python_changes]
+            trace_checks.check_foreign(main, out_vars, self.dygraph_function)
+            trace_checks.check(main, feeds, out_vars)
         passes.run_pipeline(main, [v.name for v in out_vars])  # drop trace leftovers nothing returns
         guards = build_guards(self.dygraph_function, self._instance, skeleton_values(skeleton), calls, main)
         if count:
@@ -447,6 +460,7 @@ class StaticFunction:
         concrete = ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn, guards)
         concrete.backend = self._backend
         concrete.layer_writes = writes
+        concrete.eager_hooks = grad_hooks.eager_hooks(main)
         return concrete
 
     def __repr__(self):

@@ -1,6 +1,7 @@
 """`_jst.Assert` / `_jst.Print`: a symbolic condition -> an `assert` op checked at every run, a
 Python one checked once at trace time; `print` while a Program is built -> a `print` op that
 prints at every run exactly what eager `print` would."""
+import builtins
 import re
 import string
 import sys
@@ -16,9 +17,10 @@ from dy2st.pyct.undefined import user_location
 from dy2st.tools import staging
 
 
-def Assert(cond, message=None):
+def Assert(cond, message=None, error=None):
     """``assert cond, message``: an ``assert`` op checked at every run for a symbolic ``cond`` (its message names
-    the user's line); checked now otherwise.
+    the user's line); checked now otherwise. ``error``: the built-in exception class name it raises
+    (``RaiseIf``), AssertionError by default.
     """
     if is_symbolic(cond):
         known = [d for d in cond.shape if d >= 0]
@@ -32,7 +34,7 @@ def Assert(cond, message=None):
         if file is not None:
             msg = f"{msg} ({file}, line {line}: {text.strip()})"
         staging.record("assert", "assert op", f"condition is {staging.describe(cond)}: checked at every run")
-        return rt.static.nn.Assert(_bool_var(cond), msg)
+        return rt.static.nn.Assert(_bool_var(cond), msg, error=error)
     staging.record("assert", None, f"condition is {staging.describe(cond)}: checked once at trace time")
     if not truth(cond):
         raise AssertionError(message) if message is not None else AssertionError()
@@ -47,8 +49,12 @@ def RaiseIf(cond, error):
     if is_symbolic(cond):
         staging.record("if", "assert op", f"`raise` under a condition that is {staging.describe(cond)}: "
                                           "checked at every run")
-        message = f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
-        return Assert(rt.logical_not(_bool_var(cond)), message)
+        # a built-in exception keeps its type (code catching `ValueError` around the call); another
+        # is an AssertionError naming it
+        kind = type(error).__name__
+        builtin = getattr(builtins, kind, None) is type(error)
+        message = str(error) if builtin else (f"{kind}: {error}" if str(error) else kind)
+        return Assert(rt.logical_not(_bool_var(cond)), message, kind if builtin else None)
     staging.record("if", None, f"`raise` under a condition that is {staging.describe(cond)}: decided at trace time")
     if truth(cond):
         raise error

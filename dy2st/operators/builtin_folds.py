@@ -6,13 +6,14 @@ b > 0])`); a traced value has no truth until the Program runs, so the choice bec
 `max`/`min` of ints (an unknown dim and Python ints, with `where`) or of one-element tensors of one
 dtype and shape (with `cond`) pick the first of equal items, as Python; `any`/`all` combine truths with
 `logical_or`/`logical_and` (a bool tensor, where Python gives a bool). Anything else is left to
-the builtin, whose error names the user's line.
+a TypeError at the user's line (eagerly the result is one of the items, a Python number or a tensor
+as the comparison goes, which no Program value can be).
 """
 import builtins
 import math
 
 import runtime as rt
-from dy2st.operators.common import is_symbolic
+from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.operators.comparisons import Truth
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.python_semantics import PythonFloat, PythonInt, python_float, python_int
@@ -58,7 +59,15 @@ def _fold(builtin, better, args, kwargs):
     if kwargs or not items or not any(is_symbolic(v) for v in items):
         return builtin(items, **kwargs) if len(args) == 1 else builtin(*args, **kwargs)
     out = _pick(items, better)
-    return builtin(items) if out is None else out
+    if out is None:
+        kinds = ", ".join(sorted({f"a {v.dtype} tensor of shape {list(v.shape)}" if rt.is_tensor(v)
+                                  else type(v).__name__ for v in items}))
+        raise TypeError(_with_location(
+            f"{builtin.__name__}() of traced values ({kinds}): eagerly it returns the item itself, chosen by "
+            "comparing them, which a Program can do only for ints, or for one-element tensors of one dtype and "
+            f"shape; make every item such a tensor (rt.full([], 0.5, x.dtype)), or use rt.{builtin.__name__}imum / "
+            f"rt.{builtin.__name__}() on a stacked tensor"))
+    return out
 
 
 def Max(*args, **kwargs):

@@ -261,6 +261,12 @@ class PythonInt(rt.static.Variable):
     __xor__, __rxor__ = _keeps_int("__xor__"), _keeps_int("__rxor__")
     __rpow__ = _keeps_int("__rpow__")
 
+    def __round__(self, ndigits=None):
+        if ndigits is None or ndigits >= 0:  # an int rounds to itself
+            return self
+        raise TypeError(_with_location(f"round(n, {ndigits}) of a Python int known only when the Program "
+                                       "runs: round it with // and * instead"))
+
     __neg__, __abs__ = _marked_unary("__neg__", python_int), _marked_unary("__abs__", python_int)
 
     def __pos__(self):
@@ -309,6 +315,22 @@ class PythonFloat(rt.static.Variable):
 
     def __pos__(self):
         return self
+
+    def __round__(self, ndigits=None):
+        """`round(n / 2)`: Python's int, ties to even; `round(v, k)` rounds decimal digits of the
+        float's exact value, which a float tensor op cannot match: refused."""
+        if ndigits is not None:
+            raise TypeError(_with_location(
+                f"round(value, {ndigits}) of a Python float known only when the Program runs: Python rounds "
+                "its exact decimal value, which tensor ops cannot reproduce; round(value) (to an int) works"))
+        low = rt.floor(self)
+        frac = rt.subtract(self, low)
+        high = rt.add(low, rt.full([], 1.0, self.dtype))
+        even = rt.equal(rt.remainder(low, rt.full([], 2.0, self.dtype)), rt.full([], 0.0, self.dtype))
+        tie = rt.where(even, low, high)
+        half = rt.full([], 0.5, self.dtype)
+        picked = rt.where(rt.greater_than(frac, half), high, rt.where(rt.less_than(frac, half), low, tie))
+        return python_int(rt.cast(picked, "int64"))
 
 
 def _mixed(op):
@@ -359,3 +381,15 @@ def refuse_python_random(fn, owner):
         "taken or skipped forever). Use the runtime's random ops (rt.rand, rt.uniform, "
         "rt.randint...), which draw anew on every run, pass the value in as an argument, or "
         "convert with dy2st.to_static(..., full_graph=False)"))
+
+
+def refuse_clock(fn):
+    """Raise at the user's line: converted code read a clock (``call_trees.reads_clock``), which
+    would run once, while the Program is built."""
+    name = getattr(fn, "__qualname__", getattr(fn, "__name__", "the clock"))
+    raise TypeError(_with_location(
+        f"{name}() reads the clock, which converted code reads once, while the Program is built: "
+        "every call of the cached Program would reuse that one time (a timestamp, a timeout or a "
+        "duration frozen at trace time). Read the clock outside the converted function and pass the "
+        "value in as an argument (time a call from outside it), or convert with "
+        "dy2st.to_static(..., full_graph=False)"))

@@ -207,6 +207,10 @@ class Snapshot:
             else:
                 c.append(v)
 
+    def container(self, slot):
+        """The dict or list holding ``slot``."""
+        return self._saved[slot[0]][0]
+
     def describe(self, slot):
         """`res['a']`, `self.n`: how the user's code names a slot."""
         label, attrs = self.labels[slot[0]]

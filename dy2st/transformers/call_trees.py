@@ -13,9 +13,11 @@ arguments) is wrapped; `_jst.Call` decides at run time.
     h = rt.stack(outs)                 h = _jst.Stack(outs)
 """
 import builtins
+import datetime
 import inspect
 import random
 import sys
+import time
 import types
 
 import gast
@@ -65,6 +67,21 @@ def is_random_draw(fn):
         if isinstance(owner, cls):
             return kind
     return None
+
+
+# Clocks: read once, while the Program is built, the time would be baked into every call of it.
+_CLOCKS = frozenset(getattr(time, n) for n in (
+    "time", "time_ns", "perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "process_time",
+    "process_time_ns", "thread_time", "thread_time_ns", "localtime", "gmtime", "ctime", "asctime")) | {
+    datetime.datetime.now, datetime.datetime.utcnow, datetime.datetime.today, datetime.date.today}
+
+
+def reads_clock(fn):
+    """Whether ``fn`` reads the wall clock or a timer (`time.time`, `datetime.now`...)."""
+    try:
+        return fn in _CLOCKS
+    except TypeError:  # unhashable callables are no clock
+        return False
 
 
 def reads_learning_rate(fn):
@@ -171,7 +188,7 @@ class CallTreeTransformer(transformer.Transformer):
             node.args = [templates.name("__class__"), templates.name(self.self_name)]
             return node
         target = resolve(node.func, self.ctx.namespace)
-        if is_random_draw(target) or reads_learning_rate(target):
+        if is_random_draw(target) or reads_learning_rate(target) or reads_clock(target):
             # `random.random()`, `np.random.rand()`: `_jst.Call` refuses them; `scheduler()`: it reads
             # the rate when the Program runs
             node.func = templates.replace_as_expression("_jst.Call(f)", f=node.func)

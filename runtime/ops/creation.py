@@ -117,14 +117,20 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
         out = data if dtype is None else cast(data, dtype)
         if isinstance(out, _rt.framework.Variable):
             # Eager to_tensor copies into a new leaf, so no gradient flows back to `data`.
-            return _detach(out)
+            out = _detach(out)
+            if not stop_gradient:  # a trainable leaf, as eagerly (see the constant case below)
+                out.stop_gradient = False
+            return out
         out = _tensor.Tensor(np.array(out._value, copy=True), stop_gradient=stop_gradient)
         return out
     if _mode.static and _holds_variable(data):
         return _stacked(data, dtype)
     dt = convert_dtype(dtype) if dtype is not None else default_dtype_of(data)
     if _mode.static:
-        return constant(data, dt)
+        out = constant(data, dt)
+        if not stop_gradient:  # a trainable leaf, as eagerly (dy2st checks that no gradient it gets is lost)
+            out.stop_gradient = False
+        return out
     return _tensor.Tensor(np.array(data, dtype=dt.np), stop_gradient=stop_gradient)
 
 

@@ -15,6 +15,8 @@ Formats (fixed; the converter and backward rely on them):
 Their run-time callables come from ``build_kernel(op, compiler)``: each sub-block is
 compiled once, with the same compiler, into a plain Python function.
 """
+import builtins
+
 import numpy as np
 
 from ..random import generator, generator_guard
@@ -215,17 +217,24 @@ def_op("fill_constant_like", ["X"], ["Out"], attrs={"value": 0.0, "dtype": None}
        doc="A tensor of X's (run-time) shape filled with one value (gradient seeds and zeros).")
 
 
-def _assert_kernel(cond, data, message="", summarize=20):
+def _assert_kernel(cond, data, message="", summarize=20, error=""):
     if not np.all(cond):
         msg = message or "Assert failed"
         if data:
             msg += " " + " ".join(np.array2string(np.asarray(d).ravel()[:summarize], separator=", ") for d in data)
-        raise AssertionError(msg)
+        raise _error_type(error)(msg)
 
 
-def_op("assert", ["Cond", "Data*"], [], attrs={"message": "", "summarize": 20},
+def _error_type(name):
+    """The built-in exception class ``name`` (`raise ValueError(...)` under a run-time condition
+    raises a ValueError, as eagerly), else AssertionError."""
+    cls = getattr(builtins, name, None) if name else None
+    return cls if isinstance(cls, type) and issubclass(cls, Exception) else AssertionError
+
+
+def_op("assert", ["Cond", "Data*"], [], attrs={"message": "", "summarize": 20, "error": ""},
        kernel=_assert_kernel, infer=lambda cond, data, **_: (), side_effect=True, onnx="side_effect",
-       doc="Raise AssertionError(message) at run time when Cond is False.")
+       doc="Raise AssertionError(message) (or the built-in exception named by `error`) at run time when Cond is False.")
 
 
 def format_values(values, names, message, summarize=20):
@@ -256,7 +265,9 @@ def format_template(xs, template, stop_gradients=()):
         if piece[0] == "p":  # a value standing for a Python number prints as that number
             value = v.item()
             out.append(format({"s": str, "r": repr, "a": ascii}.get(conversion, lambda x: x)(value), spec))
-        elif spec and conversion != "r":
+        elif conversion in ("s", "r", "a"):  # f"{t!s:>30}": the Tensor's text, then the spec (pads it)
+            out.append(format(format_tensor(v, sg), spec or ""))
+        elif spec:
             if v.size != 1:
                 raise TypeError(f"format spec {spec!r} needs a one-element Tensor, got shape {list(v.shape)}")
             out.append(format(v.item(), spec))

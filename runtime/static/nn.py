@@ -8,7 +8,7 @@ from ..framework import Variable, default_main_program, default_startup_program,
 from ..registry import activation_names, functional_functions
 from ..tensor import Tensor
 from .control_flow import cond, while_loop
-from .control_flow_ops import format_values
+from .control_flow_ops import _error_type, format_values
 
 __all__ = ["fc", "cond", "while_loop", "Assert", "Print"]
 
@@ -57,21 +57,22 @@ def _static(*xs):
     return not in_dynamic_mode() or any(isinstance(x, Variable) for x in xs)
 
 
-def Assert(cond, message=None, data=None, summarize=20, name=None):  # noqa: N802 (Paddle's name)
-    """Raise AssertionError(message) when ``cond`` is False (at run time for a static ``cond``)."""
+def Assert(cond, message=None, data=None, summarize=20, name=None, error=None):  # noqa: N802 (Paddle's name)
+    """Raise AssertionError(message) when ``cond`` is False (at run time for a static ``cond``);
+    ``error``: the name of a built-in exception class to raise instead."""
     data = list(data or [])
     if not _static(cond, *data):
         if not np.all(np.asarray(cond._value if isinstance(cond, Tensor) else cond)):
             msg = message or "Assert failed"
             if data:
                 msg += " " + format_values([np.asarray(d) for d in data], [], "", summarize)
-            raise AssertionError(msg)
+            raise _error_type(error or "")(msg)
         return None
     block = default_main_program().current_block()
     c = to_variable(cond)
     ds = [to_variable(d) for d in data]
     block.append_op("assert", {"Cond": [c.name], "Data": [d.name for d in ds]}, {},
-                    {"message": message or "", "summarize": summarize})
+                    {"message": message or "", "summarize": summarize, "error": error or ""})
     return None
 
 

@@ -66,6 +66,9 @@ def clone(program, for_test=False):
     new._names = dict(program._names)
     new.bound_tensors = dict(program.bound_tensors)
     new.random_seed = program.random_seed
+    # Same names as the original: Python code run while the clone is extended (a PyLayer's backward)
+    # may still hold the original's Variables, which name the clone's
+    new.clone_of = program
     hooks = program.__dict__.get("_grad_hooks")
     if hooks:  # Variable.register_hook functions, by name: the clone's backward applies them too
         new._grad_hooks = hooks

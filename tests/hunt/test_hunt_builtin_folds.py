@@ -1,7 +1,10 @@
 """max/min/any/all over traced values: decided when the Program runs (an unknown dim against an
 int, one-element tensors), with the gradient only to the item picked, as eagerly."""
+import pytest
+
 import dy2st
 import runtime as rt
+from error_helpers import notes
 from tests.compat.helpers import arr, check, same
 
 
@@ -22,3 +25,15 @@ def test_max_min_any_all_of_traced_values():
     for n in (3, 5):
         x, y = rt.to_tensor(arr(n)), rt.to_tensor(arr(n, seed=2))
         same(_folds(x, y), sf(x, y))
+
+
+def _mixed_max(x):
+    return max(x[0] * 1, 0.5)
+
+
+def test_max_of_a_tensor_and_a_python_float_is_refused_at_the_users_line():
+    # eagerly the result is the tensor or the float 0.5, as the comparison goes: no Program value is
+    with pytest.raises(TypeError, match=r"max\(\) of traced values") as info:
+        dy2st.to_static(_mixed_max)(rt.to_tensor([1.0, 2.0]))
+    text = str(info.value) + notes(info.value)
+    assert "test_hunt_builtin_folds.py" in text and "return max(x[0] * 1, 0.5)" in text
