@@ -385,3 +385,10 @@ from op_cases_compat import CASES_COMPAT, COMPOSITES_COMPAT  # noqa: E402
 
 CASES.update(CASES_COMPAT)
 COMPOSITES.update(COMPOSITES_COMPAT)
+
+# -- paddle.linalg: decompositions, solvers, norms (their rows live in op_cases_linalg) ------------------
+import op_cases_linalg  # noqa: E402
+
+_LINALG_CASES, _LINALG_COMPOSITES = op_cases_linalg.rows(case)
+CASES.update(_LINALG_CASES)
+COMPOSITES.update(_LINALG_COMPOSITES)

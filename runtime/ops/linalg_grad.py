@@ -1,0 +1,190 @@
+"""Gradient rules of the decomposition ops (linalg_ops.py), built from registered ops so they run on eager
+Tensors and on static Variables alike. Real inputs only; the formulas are PyTorch's/TensorFlow's:
+
+- cholesky: L^-T Phi(L^T gL) L^-1, Phi the lower triangle with the off-diagonal mirrored and halved
+  (a symmetric gradient, as Paddle's);
+- qr (rows >= columns): Q (gR + tril(Q^T gQ - gQ^T Q + R gR^T - gR R^T) R^-T) + (gQ - Q Q^T gQ) R^-T;
+- svd (distinct singular values): U [(skew(U^T gU)/E) S + S (skew(V^T gV)/E) + diag(gS)] V^T plus the
+  parts of gU, gV outside the spans of U, V; E_ij = S_j^2 - S_i^2;
+- eigh (distinct eigenvalues): V (diag(gW) + F o (V^T gV)) V^T, F_ij = 1/(W_j - W_i) off the diagonal,
+  symmetrized as Paddle's;
+- lu (square): P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T;
+- pinv (constant rank): -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A).
+"""
+import numpy as np
+
+from ..dispatch import apply
+
+
+def matmul(a, b, ta=False, tb=False):
+    """The matmul op (``ta``/``tb`` transpose the last two dims of a/b)."""
+    return apply("matmul", a, b, transpose_x=ta, transpose_y=tb)
+
+
+def mT(x):  # noqa: N802  (the matrix transpose, as torch's .mT)
+    """``x`` with its last two dims swapped."""
+    n = x.ndim
+    return apply("transpose", x, perm=list(range(n - 2)) + [n - 1, n - 2])
+
+
+def neg(x):
+    """``-x``."""
+    return apply("scale", x, scale=-1.0)
+
+
+def add(a, b):
+    """``a + b`` (the add op)."""
+    return apply("add", a, b)
+
+
+def sub(a, b):
+    """``a - b`` (the subtract op)."""
+    return apply("subtract", a, b)
+
+
+def mul(a, b):
+    """``a * b`` (the multiply op)."""
+    return apply("multiply", a, b)
+
+
+def unsq2(x):
+    """``x[..., None, None]``."""
+    return apply("unsqueeze", x, axis=[x.ndim, x.ndim + 1])
+
+
+def batch_eye(n, dtype):
+    """The n x n identity (broadcasts over batch dims)."""
+    from .common import constant  # noqa: PLC0415
+    return constant(np.eye(n), str(dtype))
+
+
+def band(x, diagonal, upper):
+    """``triu(x, diagonal)`` if upper else ``tril(x, diagonal)``."""
+    from .composites_extra import tril, triu  # noqa: PLC0415  (composites_extra imports the shape ops)
+    return triu(x, diagonal) if upper else tril(x, diagonal)
+
+
+def _n(x, what):
+    n = x.shape[-1]
+    if n < 0:
+        raise NotImplementedError(f"{what}: the gradient needs the matrix size known when the Program is built")
+    return n
+
+
+def cholesky_grad(out, g, upper):
+    """The input gradient of cholesky (module docstring)."""
+    low, gl = (mT(out), mT(g)) if upper else (out, g)
+    p = band(matmul(low, gl, True, False), 0, upper=False)
+    phi = apply("scale", add(p, mT(band(p, -1, upper=False))), scale=0.5)
+    z = apply("triangular_solve", low, phi, upper=False, transpose=True)           # L^-T Phi
+    return apply("triangular_solve", low, mT(z), upper=False, transpose=True)      # (L^-T (L^-T Phi)^T), symmetric
+
+
+def _times_r_inv_t(x, r):
+    """``x R^-T`` for upper-triangular R."""
+    return mT(apply("triangular_solve", r, mT(x), upper=True, transpose=False))
+
+
+def qr_grad(x, q, r, gq, gr, mode):
+    """The input gradient of qr (module docstring); Q recomputed in mode "r"."""
+    m, n = x.shape[-2], x.shape[-1]
+    if m >= 0 and n >= 0 and (m < n or (mode == "complete" and m > n)):
+        raise NotImplementedError(f"qr: the gradient is only available for an input with rows >= columns "
+                                  f"(and mode 'complete' only for square ones), got shape {list(x.shape)}")
+    if mode == "r":
+        q, gq = apply("qr", x, mode="reduced")[0], None
+    inner = None
+    if gq is not None:
+        qdq = matmul(q, gq, True, False)
+        inner = sub(qdq, mT(qdq))
+    if gr is not None:
+        rdr = matmul(r, gr, False, True)
+        rdr = sub(rdr, mT(rdr))
+        inner = rdr if inner is None else add(inner, rdr)
+    total = None
+    if inner is not None:
+        tril = band(inner, 0, upper=False)
+        core = _times_r_inv_t(tril, r)
+        core = core if gr is None else add(gr, core)
+        total = matmul(q, core)
+    if gq is not None:
+        b = _times_r_inv_t(sub(gq, matmul(q, matmul(q, gq, True, False))), r)
+        total = b if total is None else add(total, b)
+    return total
+
+
+def svd_grad(u, s, vh, gu, gs, gvh, full_matrices):
+    """The input gradient of svd (module docstring)."""
+    if full_matrices and (gu is not None or gvh is not None):
+        raise NotImplementedError("svd: the gradient through U or VH is only available with full_matrices=False")
+    if gu is None and gvh is None:
+        if full_matrices:  # only the first k columns of U / rows of VH meet S
+            from .indexing import getitem  # noqa: PLC0415
+            k = _n(s, "svd")
+            u, vh = getitem(u, (Ellipsis, slice(0, k))), getitem(vh, (Ellipsis, slice(0, k), slice(None)))
+        return matmul(mul(u, apply("unsqueeze", gs, axis=[gs.ndim - 1])), vh)
+    k = _n(s, "svd")
+    eye = batch_eye(k, s.dtype)
+    s_row = apply("unsqueeze", s, axis=[s.ndim - 1])    # [..., 1, k]: scales columns
+    s_col = apply("unsqueeze", s, axis=[s.ndim])        # [..., k, 1]: scales rows
+    s2 = mul(s, s)
+    e = add(sub(apply("unsqueeze", s2, axis=[s.ndim - 1]), apply("unsqueeze", s2, axis=[s.ndim])), eye)
+    inner = None if gs is None else mul(apply("unsqueeze", gs, axis=[gs.ndim - 1]), eye)
+    extra = None
+    if gu is not None:
+        utgu = matmul(u, gu, True, False)
+        j = apply("divide", sub(utgu, mT(utgu)), e)
+        term = mul(j, s_row)
+        inner = term if inner is None else add(inner, term)
+        # (I - U U^T) gU S^-1 V^T
+        extra = matmul(apply("divide", sub(gu, matmul(u, utgu)), s_row), vh)
+    if gvh is not None:
+        vtgv = matmul(vh, gvh, False, True)                # V^T gV = VH gVH^T
+        kk = apply("divide", sub(vtgv, mT(vtgv)), e)
+        term = mul(s_col, kk)
+        inner = term if inner is None else add(inner, term)
+        # U S^-1 gV^T (I - V V^T), gV^T = gVH
+        t = matmul(u, apply("divide", sub(gvh, matmul(matmul(gvh, vh, False, True), vh)), s_col))
+        extra = t if extra is None else add(extra, t)
+    out = matmul(matmul(u, inner), vh)
+    return out if extra is None else add(out, extra)
+
+
+def eigh_grad(w, v, gw, gv):
+    """The input gradient of eigh (module docstring)."""
+    k = w.shape[-1]
+    eye = batch_eye(k, w.dtype)
+    inner = None if gw is None else mul(apply("unsqueeze", gw, axis=[gw.ndim - 1]), eye)
+    if gv is not None:
+        e = add(sub(apply("unsqueeze", w, axis=[w.ndim - 1]), apply("unsqueeze", w, axis=[w.ndim])), eye)
+        f = mul(apply("divide", apply("fill_any_like", e, value=1.0), e), sub(apply("fill_any_like", e, value=1.0),
+                                                                               eye))
+        term = mul(f, matmul(v, gv, True, False))
+        inner = term if inner is None else add(inner, term)
+    g = matmul(matmul(v, inner), v, False, True)
+    return apply("scale", add(g, mT(g)), scale=0.5)  # symmetric, as Paddle's
+
+
+def lu_grad(lu, pivots, g):
+    """Square packed LU (A = P L U): P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T."""
+    m, n = lu.shape[-2], lu.shape[-1]
+    if m < 0 or m != n:
+        raise NotImplementedError(f"lu: the gradient is only available for square matrices, got {list(lu.shape)}")
+    low = add(band(lu, -1, upper=False), batch_eye(n, lu.dtype))
+    upp = band(lu, 0, upper=True)
+    phi = add(band(matmul(low, g, True, False), -1, upper=False), band(matmul(g, upp, False, True), 0, upper=True))
+    z = apply("triangular_solve", low, phi, upper=False, transpose=True, unitriangular=True)
+    z = mT(apply("triangular_solve", upp, mT(z), upper=True, transpose=False))
+    return matmul(apply("lu_pivots", pivots, n=n, dtype=str(lu.dtype)), z)
+
+
+def pinv_grad(a, p, g):
+    """The input gradient of pinv (module docstring), ``p`` its output, ``g`` the output gradient."""
+    ptp = matmul(p, p, True, False)          # P^T P  [m, m]
+    ppt = matmul(p, p, False, True)          # P P^T  [n, n]
+    t1 = neg(matmul(matmul(p, g, True, False), p, False, True))
+    gtppt = matmul(g, ppt, True, False)      # G^T P P^T  [m, n]
+    t2 = sub(gtppt, matmul(a, matmul(p, gtppt)))
+    ptpgt = matmul(ptp, g, False, True)      # P^T P G^T  [m, n]
+    t3 = sub(ptpgt, matmul(matmul(ptpgt, p), a))
+    return add(add(t1, t2), t3)
