@@ -1,4 +1,4 @@
-"""Rows for paddle.linalg's ops and composites (runtime/ops/linalg_ops.py, linalg_lu.py, linalg_api.py,
+"""Rows for paddle.linalg's ops and composites, and rt.distribution's special-function ops (runtime/ops/linalg_ops.py, linalg_lu.py, linalg_api.py,
 linalg_norms.py); the row format is op_cases'. Matrices are well conditioned (diagonally dominant or
 symmetric positive definite) so finite differences and the numpy references are stable.
 cholesky's and eigh's rows skip the entrywise finite differences: both read one triangle but give
@@ -88,6 +88,14 @@ def rows(case):
         "matrix_norm": case(sq, p="nuc", ref=lambda x, p: np.linalg.norm(x, "nuc", axis=(-2, -1)), tol=1e-4),
         "linalg_cond": case(sq, p=None, ref=lambda x, p: np.linalg.cond(x), tol=1e-4),
     }
+    import scipy.special as sp  # noqa: PLC0415  (the test environment has scipy through scikit-learn)
+    pos = np.array([[0.3, 0.7, 1.5], [2.5, 4.0, 12.0]], np.float32)
+    cases.update({
+        "dist_lgamma": case(pos, ref=lambda x: sp.gammaln(x).astype(np.float32)),
+        "dist_digamma": case(pos, ref=lambda x: sp.digamma(x).astype(np.float32)),
+        "dist_trigamma": case(pos, ref=lambda x: sp.polygamma(1, x).astype(np.float32)),
+        "dist_standard_gamma": case(pos, seeded=True),
+    })
     return cases, composites
 
 

@@ -1,0 +1,85 @@
+"""``Independent`` (batch dims read as event dims) and ``TransformedDistribution`` (a base distribution
+pushed through elementwise transforms)."""
+import runtime as rt
+from .distribution import Distribution
+from .transform import ChainTransform, Transform
+
+
+def _sum_rightmost(x, n):
+    return rt.sum(x, axis=list(range(-n, 0))) if n > 0 else x
+
+
+class Independent(Distribution):
+    """``base`` with its last ``reinterpreted_batch_rank`` batch dims read as event dims."""
+
+    def __init__(self, base, reinterpreted_batch_rank):
+        if not isinstance(base, Distribution):
+            raise TypeError(f"Independent: base must be a Distribution, got {type(base).__name__}")
+        r = int(reinterpreted_batch_rank)
+        if not 0 < r <= len(base.batch_shape):
+            raise ValueError(f"Independent: reinterpreted_batch_rank must be in (0, {len(base.batch_shape)}], "
+                             f"got {reinterpreted_batch_rank}")
+        self._base, self._reinterpreted_batch_rank = base, r
+        shape = tuple(base.batch_shape) + tuple(base.event_shape)
+        cut = len(base.batch_shape) - r
+        super().__init__(shape[:cut], shape[cut:])
+
+    @property
+    def mean(self):
+        """The base's mean."""
+        return self._base.mean
+
+    @property
+    def variance(self):
+        """The base's variance."""
+        return self._base.variance
+
+    def sample(self, shape=()):
+        """The base's draws."""
+        return self._base.sample(shape)
+
+    def rsample(self, shape=()):
+        """The base's reparameterised draws."""
+        return self._base.rsample(shape)
+
+    def log_prob(self, value):
+        """The base's log_prob summed over the reinterpreted dims."""
+        return _sum_rightmost(self._base.log_prob(value), self._reinterpreted_batch_rank)
+
+    def entropy(self):
+        """The base's entropy summed over the reinterpreted dims."""
+        return _sum_rightmost(self._base.entropy(), self._reinterpreted_batch_rank)
+
+
+class TransformedDistribution(Distribution):
+    """The distribution of ``transforms[-1](...transforms[0](x))`` for ``x`` drawn from ``base``."""
+
+    def __init__(self, base, transforms):
+        if not isinstance(base, Distribution):
+            raise TypeError(f"TransformedDistribution: base must be a Distribution, got {type(base).__name__}")
+        transforms = list(transforms)
+        if not all(isinstance(t, Transform) for t in transforms):
+            raise TypeError("TransformedDistribution: transforms must be a sequence of Transform")
+        self._base, self._transforms = base, transforms
+        self._chain = ChainTransform(transforms)
+        super().__init__(base.batch_shape, base.event_shape)
+
+    def sample(self, shape=()):
+        """Transformed base draws (no gradient)."""
+        return self._chain.forward(self._base.sample(shape))
+
+    def rsample(self, shape=()):
+        """Transformed reparameterised base draws."""
+        return self._chain.forward(self._base.rsample(shape))
+
+    def log_prob(self, value):
+        """``base.log_prob(x) - sum log|f'(x)|`` at ``x = f^-1(value)``."""
+        y, lp = value, None
+        n = len(self.event_shape)
+        for t in reversed(self._transforms):
+            x = t.inverse(y)
+            term = _sum_rightmost(t.forward_log_det_jacobian(x), n)
+            lp = -term if lp is None else lp - term
+            y = x
+        base = self._base.log_prob(y)
+        return base if lp is None else base + lp
