@@ -113,56 +113,60 @@ def qr_grad(x, q, r, gq, gr, mode):
     return total
 
 
+def _safe_gap(row, col):
+    """``row - col`` (an [..., k, k] matrix of eigen/singular value gaps), 1 where it is 0 (its diagonal,
+    which the skew-symmetric factors it divides are 0 on): no identity of static size k is needed, so
+    the rules work when k is known only at run time."""
+    e = sub(row, col)
+    zero = apply("equal", e, apply("fill_any_like", e, value=0.0))
+    return apply("where", zero, apply("fill_any_like", e, value=1.0), e), zero
+
+
 def svd_grad(u, s, vh, gu, gs, gvh, full_matrices):
     """The input gradient of svd (module docstring)."""
-    if full_matrices and (gu is not None or gvh is not None):
-        raise NotImplementedError("svd: the gradient through U or VH is only available with full_matrices=False")
     if gu is None and gvh is None:
         if full_matrices:  # only the first k columns of U / rows of VH meet S
             from .indexing import getitem  # noqa: PLC0415
             k = _n(s, "svd")
             u, vh = getitem(u, (Ellipsis, slice(0, k))), getitem(vh, (Ellipsis, slice(0, k), slice(None)))
         return matmul(mul(u, apply("unsqueeze", gs, axis=[gs.ndim - 1])), vh)
-    k = _n(s, "svd")
-    eye = batch_eye(k, s.dtype)
+    if full_matrices:
+        raise NotImplementedError("svd: the gradient through U or VH is only available with full_matrices=False")
     s_row = apply("unsqueeze", s, axis=[s.ndim - 1])    # [..., 1, k]: scales columns
     s_col = apply("unsqueeze", s, axis=[s.ndim])        # [..., k, 1]: scales rows
     s2 = mul(s, s)
-    e = add(sub(apply("unsqueeze", s2, axis=[s.ndim - 1]), apply("unsqueeze", s2, axis=[s.ndim])), eye)
-    inner = None if gs is None else mul(apply("unsqueeze", gs, axis=[gs.ndim - 1]), eye)
-    extra = None
+    e, _ = _safe_gap(apply("unsqueeze", s2, axis=[s.ndim - 1]), apply("unsqueeze", s2, axis=[s.ndim]))
+    inner, extra = None, None
     if gu is not None:
         utgu = matmul(u, gu, True, False)
-        j = apply("divide", sub(utgu, mT(utgu)), e)
-        term = mul(j, s_row)
-        inner = term if inner is None else add(inner, term)
+        inner = mul(apply("divide", sub(utgu, mT(utgu)), e), s_row)
         # (I - U U^T) gU S^-1 V^T
         extra = matmul(apply("divide", sub(gu, matmul(u, utgu)), s_row), vh)
     if gvh is not None:
         vtgv = matmul(vh, gvh, False, True)                # V^T gV = VH gVH^T
-        kk = apply("divide", sub(vtgv, mT(vtgv)), e)
-        term = mul(s_col, kk)
+        term = mul(s_col, apply("divide", sub(vtgv, mT(vtgv)), e))
         inner = term if inner is None else add(inner, term)
         # U S^-1 gV^T (I - V V^T), gV^T = gVH
         t = matmul(u, apply("divide", sub(gvh, matmul(matmul(gvh, vh, False, True), vh)), s_col))
         extra = t if extra is None else add(extra, t)
-    out = matmul(matmul(u, inner), vh)
-    return out if extra is None else add(out, extra)
+    out = add(matmul(matmul(u, inner), vh), extra)
+    if gs is not None:  # U diag(gS) V^T
+        out = add(out, matmul(mul(u, apply("unsqueeze", gs, axis=[gs.ndim - 1])), vh))
+    return out
 
 
 def eigh_grad(w, v, gw, gv):
     """The input gradient of eigh (module docstring)."""
-    k = w.shape[-1]
-    eye = batch_eye(k, w.dtype)
-    inner = None if gw is None else mul(apply("unsqueeze", gw, axis=[gw.ndim - 1]), eye)
+    out = None
     if gv is not None:
-        e = add(sub(apply("unsqueeze", w, axis=[w.ndim - 1]), apply("unsqueeze", w, axis=[w.ndim])), eye)
-        f = mul(apply("divide", apply("fill_any_like", e, value=1.0), e), sub(apply("fill_any_like", e, value=1.0),
-                                                                               eye))
-        term = mul(f, matmul(v, gv, True, False))
-        inner = term if inner is None else add(inner, term)
-    g = matmul(matmul(v, inner), v, False, True)
-    return apply("scale", add(g, mT(g)), scale=0.5)  # symmetric, as Paddle's
+        e, zero = _safe_gap(apply("unsqueeze", w, axis=[w.ndim - 1]), apply("unsqueeze", w, axis=[w.ndim]))
+        f = apply("where", zero, apply("fill_any_like", e, value=0.0), apply("divide", apply("fill_any_like", e,
+                                                                                           value=1.0), e))
+        out = matmul(matmul(v, mul(f, matmul(v, gv, True, False))), v, False, True)
+    if gw is not None:  # V diag(gW) V^T
+        t = matmul(mul(v, apply("unsqueeze", gw, axis=[gw.ndim - 1])), v, False, True)
+        out = t if out is None else add(out, t)
+    return apply("scale", add(out, mT(out)), scale=0.5)  # symmetric, as Paddle's
 
 
 def lu_grad(lu, pivots, g):

@@ -4,14 +4,14 @@ slogdeterminant, solve, triangular_solve, cholesky, qr, svd, eigh, pinv, matrix_
 Every op takes batches (``[*, M, N]``) and keeps its input's float dtype. Gradient rules are built from
 registered ops (matmul, transpose and these ops themselves), so ``backward()`` works eagerly and in a
 Program alike; the rules are the textbook ones (as Paddle's and PyTorch's): svd and eigh assume
-distinct singular/eigen values, qr a tall or square input. None of these has an ONNX lowering: ONNX
-has no decomposition ops (only ``Det``, whose gradient is not needed at inference anyway).
+distinct singular/eigen values, qr a tall or square input. Only ``determinant`` has an ONNX lowering
+(``Det``): ONNX has no decomposition or solver ops.
 """
 import numpy as np
 
 from ..dispatch import apply
 from ..registry import Meta, def_op
-from .linalg_grad import (band, batch_eye, cholesky_grad, mT, matmul, neg, pinv_grad, qr_grad, svd_grad,
+from .linalg_grad import (band, cholesky_grad, mT, matmul, neg, pinv_grad, qr_grad, svd_grad,
                           eigh_grad, unsq2)
 
 API = "runtime.ops.linalg_api"  # where the public functions (and methods) of these ops live
@@ -73,7 +73,7 @@ def _det_grad(ctx):
     return [apply("multiply", unsq2(apply("multiply", g, out)), mT(apply("inverse", x)))]
 
 
-def_op("determinant", ["X"], ["Out"], kernel=_det_kernel, infer=_batch_infer, grad=_det_grad, no_onnx=NO_ONNX,
+def_op("determinant", ["X"], ["Out"], kernel=_det_kernel, infer=_batch_infer, grad=_det_grad, onnx="Det",
        doc="The determinant of each square matrix of X (shape: X's batch dims).")
 
 
@@ -339,4 +339,3 @@ def _matrix_exp_grad(ctx):
 def_op("matrix_exp", ["X"], ["Out"], kernel=_matrix_exp_kernel, infer=_shape_infer_sq("matrix_exp"),
        grad=_matrix_exp_grad, no_onnx=NO_ONNX, doc="The matrix exponential of each square matrix of X.")
 
-__all__ = ["batch_eye"]
