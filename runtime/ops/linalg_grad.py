@@ -8,7 +8,8 @@ Tensors and on static Variables alike. Real inputs only; the formulas are PyTorc
   parts of gU, gV outside the spans of U, V; E_ij = S_j^2 - S_i^2;
 - eigh (distinct eigenvalues): V (diag(gW) + F o (V^T gV)) V^T, F_ij = 1/(W_j - W_i) off the diagonal,
   symmetrized as Paddle's;
-- lu (square): P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T;
+- lu: P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T for a square input, PyTorch's extension for
+  tall and wide ones;
 - pinv (constant rank): -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A).
 """
 import numpy as np
@@ -170,16 +171,43 @@ def eigh_grad(w, v, gw, gv):
 
 
 def lu_grad(lu, pivots, g):
-    """Square packed LU (A = P L U): P L^-T (tril(L^T gL, -1) + triu(gU U^T)) U^-T."""
+    """The input gradient of lu's packed output (PyTorch's linalg_lu_backward, square, tall and wide)."""
+    from .indexing import getitem  # noqa: PLC0415
+    from .shape import concat  # noqa: PLC0415
     m, n = lu.shape[-2], lu.shape[-1]
-    if m < 0 or m != n:
-        raise NotImplementedError(f"lu: the gradient is only available for square matrices, got {list(lu.shape)}")
-    low = add(band(lu, -1, upper=False), batch_eye(n, lu.dtype))
-    upp = band(lu, 0, upper=True)
-    phi = add(band(matmul(low, g, True, False), -1, upper=False), band(matmul(g, upp, False, True), 0, upper=True))
-    z = apply("triangular_solve", low, phi, upper=False, transpose=True, unitriangular=True)
-    z = mT(apply("triangular_solve", upp, mT(z), upper=True, transpose=False))
-    return matmul(apply("lu_pivots", pivots, n=n, dtype=str(lu.dtype)), z)
+    if m < 0 or n < 0:
+        raise NotImplementedError("lu: the gradient needs the matrix size known when the Program is built")
+    k = min(m, n)
+
+    def cols(x, a, b):
+        return getitem(x, (Ellipsis, slice(None), slice(a, b)))
+
+    def rows(x, a, b):
+        return getitem(x, (Ellipsis, slice(a, b), slice(None)))
+
+    low = add(band(cols(lu, 0, k), -1, upper=False), _eye(m, k, lu.dtype))      # [m, k]
+    upp = band(rows(lu, 0, k), 0, upper=True)                                   # [k, n]
+    gl, gu = band(cols(g, 0, k), -1, upper=False), band(rows(g, 0, k), 0, upper=True)
+    if m >= n:  # tall (or square): L = [L1; L2], U square
+        x = sub(matmul(gu, upp, False, True), matmul(low, gl, True, False))
+        x = apply("triangular_solve", rows(low, 0, k), band(x, 0, upper=True), upper=False, transpose=True,
+                  unitriangular=True)
+        x = add(x, rows(gl, 0, k))
+        if m > n:
+            x = concat([x, rows(gl, k, m)], axis=-2)
+        x = mT(apply("triangular_solve", upp, mT(x), upper=True, transpose=False))      # x U^-T
+    else:  # wide: U = [U1, U2], L square
+        x = sub(matmul(low, gl, True, False), matmul(gu, upp, False, True))
+        x = mT(apply("triangular_solve", cols(upp, 0, k), mT(band(x, -1, upper=False)), upper=True,
+                     transpose=False))                                                  # tril(x, -1) U1^-T
+        x = concat([add(x, cols(gu, 0, k)), cols(gu, k, n)], axis=-1)
+        x = apply("triangular_solve", low, x, upper=False, transpose=True, unitriangular=True)
+    return matmul(apply("lu_pivots", pivots, n=m, dtype=str(lu.dtype)), x)
+
+
+def _eye(m, k, dtype):
+    from .common import constant  # noqa: PLC0415
+    return constant(np.eye(m, k), str(dtype))
 
 
 def pinv_grad(a, p, g):

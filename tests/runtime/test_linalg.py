@@ -148,3 +148,23 @@ def test_errors_and_tensor_methods():
     assert x.qr()[1].shape == [3, 3] and len(x.lu()) == 2
     np.testing.assert_allclose(x.corrcoef().numpy(), np.corrcoef(A))
     np.testing.assert_allclose(rt.eigvalsh(rt.to_tensor(S)).numpy(), np.linalg.eigvalsh(S))
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (2, 3, 5)], ids=["tall", "wide"])
+def test_lu_gradient_of_rectangular_inputs(shape):
+    """P, L, U of lu_unpack(lu(x)) back to x: central differences (Paddle 3.3 gives the same to 1e-15)."""
+    a = np.random.default_rng(1).standard_normal(shape)
+    w = np.random.default_rng(2).standard_normal(shape)
+    k = min(shape[-2:])
+
+    def f(x):
+        _, low, up = L.lu_unpack(*L.lu(x))
+        return rt.sum(low * rt.to_tensor(w[..., :, :k])) + rt.sum(up * rt.to_tensor(w[..., :k, :]))
+    t = rt.to_tensor(a, stop_gradient=False)
+    f(t).backward()
+    num = np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[idx] = 1e-6
+        num[idx] = (f(rt.to_tensor(a + e)).item() - f(rt.to_tensor(a - e)).item()) / 2e-6
+    np.testing.assert_allclose(t.grad.numpy(), num, atol=1e-8)
