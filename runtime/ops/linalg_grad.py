@@ -3,7 +3,8 @@ Tensors and on static Variables alike. Real inputs only; the formulas are PyTorc
 
 - cholesky: L^-T Phi(L^T gL) L^-1, Phi the lower triangle with the off-diagonal mirrored and halved
   (a symmetric gradient, as Paddle's);
-- qr (rows >= columns): Q (gR + tril(Q^T gQ - gQ^T Q + R gR^T - gR R^T) R^-T) + (gQ - Q Q^T gQ) R^-T;
+- qr: Q (gR + tril(Q^T gQ - gQ^T Q + R gR^T - gR R^T) R^-T) + (gQ - Q Q^T gQ) R^-T for rows >= columns,
+  TensorFlow's split [A | B] for wide inputs;
 - svd (distinct singular values): U [(skew(U^T gU)/E) S + S (skew(V^T gV)/E) + diag(gS)] V^T plus the
   parts of gU, gV outside the spans of U, V; E_ij = S_j^2 - S_i^2;
 - eigh (distinct eigenvalues): V (diag(gW) + F o (V^T gV)) V^T, F_ij = 1/(W_j - W_i) off the diagonal,
@@ -89,11 +90,15 @@ def _times_r_inv_t(x, r):
 def qr_grad(x, q, r, gq, gr, mode):
     """The input gradient of qr (module docstring); Q recomputed in mode "r"."""
     m, n = x.shape[-2], x.shape[-1]
-    if m >= 0 and n >= 0 and (m < n or (mode == "complete" and m > n)):
-        raise NotImplementedError(f"qr: the gradient is only available for an input with rows >= columns "
-                                  f"(and mode 'complete' only for square ones), got shape {list(x.shape)}")
+    if mode == "complete" and (m < 0 or n < 0 or m > n):
+        raise NotImplementedError(f"qr: the derivative is not implemented when mode='complete' and rows > "
+                                  f"columns (as Paddle's), got shape {list(x.shape)}")
     if mode == "r":
         q, gq = apply("qr", x, mode="reduced")[0], None
+    if m < 0 or n < 0 or m < n:
+        if m < 0 or n < 0:
+            raise NotImplementedError("qr: the gradient needs the matrix size known when the Program is built")
+        return _qr_grad_wide(x, q, r, gq, gr)
     inner = None
     if gq is not None:
         qdq = matmul(q, gq, True, False)
@@ -121,6 +126,27 @@ def _safe_gap(row, col):
     e = sub(row, col)
     zero = apply("equal", e, apply("fill_any_like", e, value=0.0))
     return apply("where", zero, apply("fill_any_like", e, value=1.0), e), zero
+
+
+def _qr_grad_wide(x, q, r, gq, gr):
+    """TensorFlow's rule for rows < columns: X = [A | B], R = [U | V]; the square part's rule with
+    gQ + B gV^T, and Q gV for B."""
+    from .indexing import getitem  # noqa: PLC0415
+    from .shape import concat  # noqa: PLC0415
+    m = x.shape[-2]
+
+    def cols(t, a, b):
+        return getitem(t, (Ellipsis, slice(None), slice(a, b)))
+
+    n = x.shape[-1]
+    a, b, u = cols(x, 0, m), cols(x, m, n), cols(r, 0, m)
+    gu = gv = None
+    if gr is not None:
+        gu, gv = cols(gr, 0, m), cols(gr, m, n)
+        gq = matmul(b, gv, False, True) if gq is None else add(gq, matmul(b, gv, False, True))
+    ga = qr_grad(a, q, u, gq, gu, "reduced")
+    gb = matmul(q, gv) if gv is not None else apply("fill_any_like", b, value=0.0)
+    return concat([ga, gb], axis=-1)
 
 
 def svd_grad(u, s, vh, gu, gs, gvh, full_matrices):

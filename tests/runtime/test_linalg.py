@@ -168,3 +168,24 @@ def test_lu_gradient_of_rectangular_inputs(shape):
         e[idx] = 1e-6
         num[idx] = (f(rt.to_tensor(a + e)).item() - f(rt.to_tensor(a - e)).item()) / 2e-6
     np.testing.assert_allclose(t.grad.numpy(), num, atol=1e-8)
+
+
+@pytest.mark.parametrize("mode", ["reduced", "r"])
+def test_qr_gradient_of_a_wide_input(mode):
+    """rows < columns (Paddle 3.3 gives the same for mode 'reduced' and refuses mode 'r')."""
+    a = np.random.default_rng(3).standard_normal((3, 5))
+    ws = [np.random.default_rng(k).standard_normal(s) for k, s in ((4, (3, 3)), (2, (3, 5)))]
+
+    def f(x):
+        out = L.qr(x, mode=mode)
+        q, r = (None, out) if mode == "r" else out
+        total = rt.sum(r * rt.to_tensor(ws[1]))
+        return total if q is None else total + rt.sum(q * rt.to_tensor(ws[0]))
+    t = rt.to_tensor(a, stop_gradient=False)
+    f(t).backward()
+    num = np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[idx] = 1e-6
+        num[idx] = (f(rt.to_tensor(a + e)).item() - f(rt.to_tensor(a - e)).item()) / 2e-6
+    np.testing.assert_allclose(t.grad.numpy(), num, atol=1e-7)
