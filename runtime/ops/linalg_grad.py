@@ -95,10 +95,10 @@ def qr_grad(x, q, r, gq, gr, mode):
                                   f"columns (as Paddle's), got shape {list(x.shape)}")
     if mode == "r":
         q, gq = apply("qr", x, mode="reduced")[0], None
-    if m < 0 or n < 0 or m < n:
-        if m < 0 or n < 0:
-            raise NotImplementedError("qr: the gradient needs the matrix size known when the Program is built")
+    if 0 <= m < n:
         return _qr_grad_wide(x, q, r, gq, gr)
+    # rows >= columns, or a size known only at run time: the tall rule (a wide input then fails in its
+    # triangular solve, R not being square, rather than giving a wrong gradient)
     inner = None
     if gq is not None:
         qdq = matmul(q, gq, True, False)
