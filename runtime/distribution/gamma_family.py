@@ -155,8 +155,10 @@ class Beta(Distribution):
         return self._dirichlet.log_prob(rt.stack([v, 1.0 - v], -1))
 
     def sample(self, shape=()):
-        """Draws of shape ``shape + batch_shape`` (no gradient)."""
-        return self._dirichlet.sample(shape)[..., 0]
+        """Draws of shape ``shape + batch_shape`` (no gradient); a last dim of size 1 is squeezed away, as
+        Paddle's Beta.sample does."""
+        out = self._dirichlet.sample(shape)[..., 0]
+        return rt.squeeze(out, -1) if out.ndim and out.shape[-1] == 1 else out
 
     def rsample(self, shape=()):
         """The same as ``sample`` (no gradient, as Paddle's)."""
