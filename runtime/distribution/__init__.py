@@ -7,12 +7,14 @@ from .distribution import Distribution
 from .gamma_family import Beta, Dirichlet, Gamma
 from .kl import kl_divergence, register_kl
 from .mvn import MultivariateNormal
-from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransform, PowerTransform,
-                        SigmoidTransform, TanhTransform, Transform)
+from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransform, IndependentTransform,
+                        PowerTransform, ReshapeTransform, SigmoidTransform, SoftmaxTransform, StickBreakingTransform,
+                        TanhTransform, Transform)
 from .transformed import Independent, TransformedDistribution
 
 __all__ = ["Distribution", "Normal", "Uniform", "Categorical", "Bernoulli", "Beta", "Dirichlet", "Exponential",
            "Gamma", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Gumbel", "Geometric", "Cauchy",
            "Independent", "TransformedDistribution", "Transform", "ExpTransform", "AffineTransform",
            "SigmoidTransform", "TanhTransform", "PowerTransform", "AbsTransform", "ChainTransform",
+           "IndependentTransform", "ReshapeTransform", "SoftmaxTransform", "StickBreakingTransform",
            "kl_divergence", "register_kl"]

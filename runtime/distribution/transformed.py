@@ -56,13 +56,27 @@ class TransformedDistribution(Distribution):
 
     def __init__(self, base, transforms):
         if not isinstance(base, Distribution):
-            raise TypeError(f"TransformedDistribution: base must be a Distribution, got {type(base).__name__}")
-        transforms = list(transforms)
+            raise TypeError(f"Expected type of 'base' is Distribution, but got {type(base)}.")
+        if not isinstance(transforms, (list, tuple)):
+            raise TypeError(f"Expected type of 'transforms' is Sequence[Transform] or Chain, but got "
+                            f"{type(transforms)}.")
         if not all(isinstance(t, Transform) for t in transforms):
-            raise TypeError("TransformedDistribution: transforms must be a sequence of Transform")
-        self._base, self._transforms = base, transforms
-        self._chain = ChainTransform(transforms)
-        super().__init__(base.batch_shape, base.event_shape)
+            raise TypeError("All element of transforms must be Transform type.")
+        self._transforms = list(transforms)
+        self._chain = chain = ChainTransform(self._transforms)
+        self._base = base
+        if not self._transforms:
+            super().__init__(base.batch_shape, base.event_shape)
+            return
+        shape = tuple(base.batch_shape) + tuple(base.event_shape)
+        if len(shape) < chain.domain_event_rank:
+            raise ValueError(f"'base' needs to have shape with size at least {chain.domain_event_rank}, "
+                             f"bug got {len(shape)}.")
+        if chain.domain_event_rank > len(base.event_shape):  # the base's batch dims the chain reads as events
+            base = Independent(base, chain.domain_event_rank - len(base.event_shape))
+        out = tuple(chain.forward_shape(tuple(base.batch_shape) + tuple(base.event_shape)))
+        rank = chain.codomain_event_rank + max(len(base.event_shape) - chain.domain_event_rank, 0)
+        super().__init__(out[:len(out) - rank], out[len(out) - rank:])
 
     def sample(self, shape=()):
         """Transformed base draws (no gradient)."""
@@ -73,13 +87,12 @@ class TransformedDistribution(Distribution):
         return self._chain.forward(self._base.rsample(shape))
 
     def log_prob(self, value):
-        """``base.log_prob(x) - sum log|f'(x)|`` at ``x = f^-1(value)``."""
-        y, lp = value, None
-        n = len(self.event_shape)
+        """``base.log_prob(x) - sum log|f'(x)|`` at ``x = f^-1(value)``, each summed over its event dims."""
+        lp, y = 0.0, value
+        rank = len(self.event_shape)
         for t in reversed(self._transforms):
             x = t.inverse(y)
-            term = _sum_rightmost(t.forward_log_det_jacobian(x), n)
-            lp = -term if lp is None else lp - term
+            rank += t.domain_event_rank - t.codomain_event_rank
+            lp = lp - _sum_rightmost(t.forward_log_det_jacobian(x), rank - t.domain_event_rank)
             y = x
-        base = self._base.log_prob(y)
-        return base if lp is None else base + lp
+        return lp + _sum_rightmost(self._base.log_prob(y), rank - len(self._base.event_shape))

@@ -250,3 +250,27 @@ def test_register_kl_and_errors():
         _ = D.Cauchy(0.0, 1.0).mean
     with pytest.raises(ValueError, match="exactly one of"):
         D.MultivariateNormal(f32(0.0, 0.0))
+
+
+def test_event_rank_transforms_match_paddle():
+    # Paddle 3.3 values of the same calls (StickBreaking/Softmax/Reshape/IndependentTransform and
+    # TransformedDistribution over Normal(x, 1))
+    x = m32([[0.3, -1.2, 0.5], [1.1, 0.2, -0.4]])
+    simp = m32([[0.2, 0.3, 0.1, 0.4], [0.5, 0.1, 0.1, 0.3]])
+    sb = D.StickBreakingTransform()
+    np.testing.assert_allclose(sb.forward(x).numpy(), [[0.310322, 0.090269, 0.373107, 0.226301],
+                                                       [0.500347, 0.189445, 0.12449, 0.185718]], atol=2e-6)
+    np.testing.assert_allclose(sb.forward_log_det_jacobian(x).numpy(), [-6.046881, -6.123164], atol=4e-6)
+    np.testing.assert_allclose(sb.inverse(simp).numpy(), [[-0.287682, 0.182322, -1.386294],
+                                                          [1.098612, -0.693147, -1.098612]], atol=2e-6)
+    np.testing.assert_allclose(D.SoftmaxTransform().forward(x).numpy(), [[0.409076, 0.091277, 0.499647],
+                                                                         [0.61361, 0.249475, 0.136915]], atol=2e-6)
+    base = D.Normal(x, rt.ones_like(x))
+    for transforms, value, event, want in [
+            ([D.StickBreakingTransform()], simp, (4,), [0.368326, 3.102588]),
+            ([D.IndependentTransform(D.ExpTransform(), 1)], rt.exp(x) * 1.1, (3,), [-2.656372, -3.956372]),
+            ([D.ReshapeTransform((3,), (3, 1))], rt.unsqueeze(x, -1) * 0.5, (3, 1), [-2.979316, -2.933065])]:
+        td = D.TransformedDistribution(base, transforms)
+        assert td.batch_shape == (2,) and td.event_shape == event
+        np.testing.assert_allclose(td.log_prob(value).numpy(), want, atol=4e-6)
+        assert tuple(td.sample([5]).shape) == (5, 2) + event
