@@ -313,18 +313,8 @@ def tensordot(x: TensorLike, y: TensorLike, axes: int | list = 2, name: str | No
 def householder_product(x: TensorLike, tau: TensorLike, name: str | None = None) -> TensorLike:
     """The first N columns of H_1 ... H_K, ``H_i = I - tau_i v_i v_i^T`` with ``v_i`` the i-th column of
     ``x`` below the diagonal and a 1 on it (LAPACK's orgqr; ``x`` [*, M, N], ``tau`` [*, K])."""
+    from .linalg_more import householder_q  # noqa: PLC0415  (linalg_more imports this module's neighbours)
     m, n = x.shape[-2], x.shape[-1]
     if m < 0 or n < 0 or m < n:
         raise ValueError(f"householder_product: x must have M >= N (both known), got shape {list(x.shape)}")
-    dt = str(x.dtype)
-    v = add(tril(x, -1), constant(np.eye(m, n), dt))
-    q = None
-    for i in range(tau.shape[-1]):
-        vi = getitem(v, (Ellipsis, slice(None), slice(i, i + 1)))          # [*, M, 1]
-        ti = unsqueeze(getitem(tau, (Ellipsis, slice(i, i + 1))), -1)     # [*, 1, 1]
-        h = subtract(constant(np.eye(m), dt), multiply(ti, matmul(vi, vi, False, True)))
-        q = h if q is None else matmul(q, h)
-    if q is None:
-        q = constant(np.eye(m), dt)
-    return getitem(q, (Ellipsis, slice(None), slice(0, n)))
-
+    return getitem(householder_q(x, tau), (Ellipsis, slice(None), slice(0, n)))

@@ -86,6 +86,11 @@ def rows(case):
         "householder_product": case(tall, _f(2, 3) * 0.5, tol=1e-5, ref=lambda x, t: _householder(x, t)),
         "vector_norm": case(m3, p=3.0, axis=[0, 1], ref=lambda x, p, axis: (np.abs(x) ** 3).sum() ** (1 / 3)),
         "matrix_norm": case(sq, p="nuc", ref=lambda x, p: np.linalg.norm(x, "nuc", axis=(-2, -1)), tol=1e-4),
+        "cholesky_inverse": case(np.linalg.cholesky(spd[0]).astype(np.float32), upper=False, tol=1e-4,
+                                 ref=lambda low, upper: np.linalg.inv(low @ low.T)),
+        "matrix_transpose": case(tall, ref=lambda x: np.swapaxes(x, -1, -2)),
+        "ormqr": case(tall[0], _f(3) * 0.5, _f(3, 2), left=True, transpose=False, tol=1e-5,
+                      ref=lambda x, t, y, left, transpose: _householder(x[None], t[None])[0] @ y),
         "linalg_cond": case(sq, p=None, ref=lambda x, p: np.linalg.cond(x), tol=1e-4),
     }
     import scipy.special as sp  # noqa: PLC0415  (the test environment has scipy through scikit-learn)

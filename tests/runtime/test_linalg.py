@@ -189,3 +189,28 @@ def test_qr_gradient_of_a_wide_input(mode):
         e[idx] = 1e-6
         num[idx] = (f(rt.to_tensor(a + e)).item() - f(rt.to_tensor(a - e)).item()) / 2e-6
     np.testing.assert_allclose(t.grad.numpy(), num, atol=1e-7)
+
+
+def test_lu_solve_vecdot_and_low_rank():
+    # lu_solve: values as Paddle 3.3's; its trans='T' gradient as finite differences (Paddle's differs)
+    b = rt.to_tensor(B)
+    for trans, want in (("N", np.linalg.solve(A, B)), ("T", np.linalg.solve(A.T, B))):
+        np.testing.assert_allclose(L.lu_solve(b, *L.lu(rt.to_tensor(A)), trans=trans).numpy(), want, atol=1e-12)
+    w = np.random.default_rng(1).standard_normal((3, 2))
+
+    def f(a):
+        return rt.sum(L.lu_solve(b, *L.lu(a), trans="T") * rt.to_tensor(w))
+    t = rt.to_tensor(A, stop_gradient=False)
+    f(t).backward()
+    num = np.zeros_like(A)
+    for idx in np.ndindex(A.shape):
+        e = np.zeros_like(A)
+        e[idx] = 1e-6
+        num[idx] = (f(rt.to_tensor(A + e)).item() - f(rt.to_tensor(A - e)).item()) / 2e-6
+    np.testing.assert_allclose(t.grad.numpy(), num, atol=1e-8)
+    np.testing.assert_allclose(L.vecdot(rt.to_tensor(T), rt.to_tensor(T), axis=0).numpy(), (T * T).sum(0))
+    u, s, v = L.svd_lowrank(rt.to_tensor(T), q=1)
+    assert u.shape == [4, 1] and v.shape == [2, 1]
+    np.testing.assert_allclose(s.numpy(), np.linalg.svd(T, compute_uv=False)[:1])
+    u, s, v = L.pca_lowrank(rt.to_tensor(T), q=2)
+    np.testing.assert_allclose((u * s) @ v.T, T - T.mean(0), atol=1e-12)
