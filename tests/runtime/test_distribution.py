@@ -274,3 +274,41 @@ def test_event_rank_transforms_match_paddle():
         assert td.batch_shape == (2,) and td.event_shape == event
         np.testing.assert_allclose(td.log_prob(value).numpy(), want, atol=4e-6)
         assert tuple(td.sample([5]).shape) == (5, 2) + event
+
+
+class _VAE(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.enc, self.dec = rt.nn.Linear(4, 4), rt.nn.Linear(2, 4)
+
+    def forward(self, x):
+        h = self.enc(x)
+        q = D.Normal(h[:, :2], rt.exp(h[:, 2:]))
+        rec = self.dec(q.rsample())
+        kl = D.kl_divergence(q, D.Normal(rt.zeros_like(h[:, :2]), rt.ones_like(h[:, :2])))
+        return rt.mean(rt.sum((rec - x) ** 2, -1) + rt.sum(kl, -1))
+
+
+def _train_vae(convert):
+    rt.seed(0)
+    net = _VAE()
+    opt = rt.optimizer.Adam(learning_rate=0.01, parameters=net.parameters())
+
+    def step(x):
+        loss = net(x)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+    step = dy2st.to_static(step) if convert else step
+    rng = np.random.default_rng(1)
+    rt.seed(42)
+    losses = [float(step(rt.to_tensor(rng.standard_normal((6, 4)).astype(np.float32)))) for _ in range(3)]
+    return losses, [p.numpy() for p in net.parameters()]
+
+
+def test_vae_training_converted_is_bitwise_eager():
+    (le, pe), (lc, pc) = _train_vae(False), _train_vae(True)
+    assert le == lc
+    for a, b in zip(pe, pc):
+        np.testing.assert_array_equal(a, b)
