@@ -4,7 +4,7 @@
 from .continuous import Cauchy, Exponential, Gumbel, Laplace, LogNormal, Normal, Uniform
 from .discrete import Bernoulli, Categorical, Geometric, Multinomial
 from .distribution import Distribution
-from .gamma_family import Beta, Dirichlet, Gamma
+from .gamma_family import Beta, Chi2, Dirichlet, Gamma, StudentT
 from .kl import kl_divergence, register_kl
 from .mvn import MultivariateNormal
 from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransform, IndependentTransform,
@@ -14,7 +14,7 @@ from .transformed import Independent, TransformedDistribution
 
 __all__ = ["Distribution", "Normal", "Uniform", "Categorical", "Bernoulli", "Beta", "Dirichlet", "Exponential",
            "Gamma", "Laplace", "LogNormal", "Multinomial", "MultivariateNormal", "Gumbel", "Geometric", "Cauchy",
-           "Independent", "TransformedDistribution", "Transform", "ExpTransform", "AffineTransform",
+           "Independent", "TransformedDistribution", "Chi2", "StudentT", "Transform", "ExpTransform", "AffineTransform",
            "SigmoidTransform", "TanhTransform", "PowerTransform", "AbsTransform", "ChainTransform",
            "IndependentTransform", "ReshapeTransform", "SoftmaxTransform", "StickBreakingTransform",
            "kl_divergence", "register_kl"]

@@ -1,5 +1,7 @@
-"""Gamma, Beta and Dirichlet (draws from the ``dist_standard_gamma`` random op; as Paddle's, their
+"""Gamma, Beta, Dirichlet, Chi2 and StudentT (draws from the ``dist_standard_gamma`` random op; as Paddle's, their
 samples carry no gradient)."""
+import numpy as np
+
 import runtime as rt
 from ..dispatch import apply
 from ..ops.common import stop_gradient
@@ -171,3 +173,61 @@ class Beta(Distribution):
     def kl_divergence(self, other):
         """The closed form of KL(Beta || Beta)."""
         return _kl_dirichlet(self._dirichlet.concentration, other._dirichlet.concentration)
+
+
+class Chi2(Gamma):
+    """The chi-squared distribution with ``df`` degrees of freedom: Gamma(df / 2, 1 / 2)."""
+
+    def __init__(self, df):
+        (self.df,) = params(df)
+        super().__init__(self.df * 0.5, rt.full_like(self.df, 0.5))
+
+
+class StudentT(Distribution):
+    """Student's t distribution with ``df`` degrees of freedom, ``loc`` and ``scale``."""
+
+    def __init__(self, df, loc, scale, name=None):
+        df, loc, scale = params(df, loc, scale)
+        zero = rt.zeros_like(df) + rt.zeros_like(loc) + rt.zeros_like(scale)
+        self.df, self.loc, self.scale = df + zero, loc + zero, scale + zero
+        self._dtype = str(df.dtype)
+        self.name = name or "StudentT"
+        self._chi2 = Chi2(self.df)
+        super().__init__(tuple(zero.shape))
+
+    @property
+    def mean(self):
+        """``loc`` for df > 1, NaN otherwise."""
+        return rt.where(self.df > 1.0, self.loc, rt.full_like(self.loc, float("nan")))
+
+    @property
+    def variance(self):
+        """``scale^2 df / (df - 2)`` for df > 2, inf for 1 < df <= 2, NaN otherwise."""
+        df = stop_gradient(self.df)  # Paddle detaches df here
+        var = rt.where(df > 2.0, rt.pow(self.scale, 2.0) * df / (df - 2.0), rt.full_like(df, float("nan")))
+        return rt.where(rt.logical_and(df <= 2.0, df > 1.0), rt.full_like(df, float("inf")), var)
+
+    def sample(self, shape=()):
+        """``loc + scale * z / sqrt(chi2 / df)`` (no gradient)."""
+        dims = self._draw_dims(shape_list(shape), self.df)
+        z = rt.randn(dims, dtype=self._dtype)
+        chi2 = self._chi2.sample(shape)
+        return stop_gradient(self.loc + self.scale * z * rt.rsqrt(chi2 / self.df))
+
+    def entropy(self):
+        """The closed-form entropy."""
+        df = self.df
+        lbeta = lgamma(0.5 * df) + float(np.log(np.sqrt(np.pi))) - lgamma(0.5 * (df + 1.0))
+        return (rt.log(self.scale) + 0.5 * (df + 1.0) * (digamma(0.5 * (df + 1.0)) - digamma(0.5 * df))
+                + 0.5 * rt.log(df) + lbeta)
+
+    def log_prob(self, value):
+        """The log density."""
+        y = (to_param(value, self._dtype) - self.loc) / self.scale
+        z = (rt.log(self.scale) + 0.5 * rt.log(self.df) + 0.5 * float(np.log(np.pi)) + lgamma(0.5 * self.df)
+             - lgamma(0.5 * (self.df + 1.0)))
+        return -0.5 * (self.df + 1.0) * rt.log1p(y * y / self.df) - z
+
+    def prob(self, value):
+        """``exp(log_prob(value))``."""
+        return rt.exp(self.log_prob(value))

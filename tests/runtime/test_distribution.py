@@ -312,3 +312,22 @@ def test_vae_training_converted_is_bitwise_eager():
     assert le == lc
     for a, b in zip(pe, pc):
         np.testing.assert_array_equal(a, b)
+
+
+def test_student_t_and_chi2_match_paddle():
+    # Paddle 3.3: StudentT(df=[3, 1.5], loc=LOC, scale=SCALE) log_prob([.3, .2]), entropy, variance and the
+    # gradients of their sum; Chi2([3, 1.5]) log_prob([.3, 2]) and entropy
+    df, scale = rt.to_tensor(np.array([3.0, 1.5], np.float32), stop_gradient=False), f32(*SCALE)
+    scale.stop_gradient = False
+    t = D.StudentT(df, f32(*LOC), scale)
+    lp, ent = t.log_prob(f32(*V)), t.entropy()
+    np.testing.assert_allclose(lp.numpy(), [-1.4181708, -2.0761175], atol=2e-6)
+    np.testing.assert_allclose(ent.numpy(), [2.1789424, 1.7929838], atol=2e-6)
+    np.testing.assert_allclose(t.variance.numpy(), [6.75, np.inf])
+    (rt.sum(lp) + rt.sum(ent)).backward()
+    np.testing.assert_allclose(df.grad.numpy(), [-0.09574789, -0.40187323], atol=2e-6)
+    np.testing.assert_allclose(scale.grad.numpy(), [0.0157094, 2.3645322], atol=2e-6)
+    assert tuple(t.sample([4]).shape) == (4, 2)
+    c = D.Chi2(f32(3.0, 1.5))
+    np.testing.assert_allclose(c.log_prob(f32(0.3, 2.0)).numpy(), [-1.6709249, -1.8964281], atol=2e-6)
+    np.testing.assert_allclose(c.entropy().numpy(), [2.05412, 1.374963], atol=2e-6)
