@@ -206,7 +206,7 @@ class Multinomial(Distribution):
 
     def __init__(self, total_count, probs):
         if not isinstance(total_count, int) or total_count < 1:
-            raise ValueError(f"Multinomial: total_count must be a positive int, got {total_count!r}")
+            raise ValueError("input parameter total_count must be int type and grater than zero.")
         (p,) = params(probs)
         if p.ndim < 1:
             raise ValueError("Multinomial: probs must have at least one dim")

@@ -180,6 +180,8 @@ class Chi2(Gamma):
 
     def __init__(self, df):
         (self.df,) = params(df)
+        if isinstance(self.df, rt.Tensor) and not (self.df.numpy() > 0).all():  # checked eagerly, as Paddle's
+            raise ValueError("The arg of `df` must be positive.")
         super().__init__(self.df * 0.5, rt.full_like(self.df, 0.5))
 
 
@@ -188,6 +190,8 @@ class StudentT(Distribution):
 
     def __init__(self, df, loc, scale, name=None):
         df, loc, scale = params(df, loc, scale)
+        if isinstance(df, rt.Tensor) and not (df.numpy() >= 0).all():  # checked eagerly, as Paddle's
+            raise ValueError("Every element of input parameter `df` should be nonnegative.")
         zero = rt.zeros_like(df) + rt.zeros_like(loc) + rt.zeros_like(scale)
         self.df, self.loc, self.scale = df + zero, loc + zero, scale + zero
         self._dtype = str(df.dtype)

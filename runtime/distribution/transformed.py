@@ -17,8 +17,8 @@ class Independent(Distribution):
             raise TypeError(f"Independent: base must be a Distribution, got {type(base).__name__}")
         r = int(reinterpreted_batch_rank)
         if not 0 < r <= len(base.batch_shape):
-            raise ValueError(f"Independent: reinterpreted_batch_rank must be in (0, {len(base.batch_shape)}], "
-                             f"got {reinterpreted_batch_rank}")
+            raise ValueError(f"Expected 0 < reinterpreted_batch_rank <= {len(base.batch_shape)}, but got "
+                             f"{reinterpreted_batch_rank}")
         self._base, self._reinterpreted_batch_rank = base, r
         shape = tuple(base.batch_shape) + tuple(base.event_shape)
         cut = len(base.batch_shape) - r

@@ -250,6 +250,13 @@ def test_register_kl_and_errors():
         _ = D.Cauchy(0.0, 1.0).mean
     with pytest.raises(ValueError, match="exactly one of"):
         D.MultivariateNormal(f32(0.0, 0.0))
+    # Paddle 3.3's messages
+    with pytest.raises(ValueError, match="The arg of `df` must be positive"):
+        D.Chi2(-1.0)
+    with pytest.raises(ValueError, match="total_count must be int type and grater than zero"):
+        D.Multinomial(0, f32(0.5, 0.5))
+    with pytest.raises(ValueError, match=r"Expected 0 < reinterpreted_batch_rank <= 1, but got 2"):
+        D.Independent(D.Normal(f32(0.0), f32(1.0)), 2)
 
 
 def test_event_rank_transforms_match_paddle():
