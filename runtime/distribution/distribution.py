@@ -131,6 +131,24 @@ class Distribution:
         n = len(shape_list(shape))
         return full[:n] + dims_of(like, full[n:])
 
+    # Paddle's helpers, which user subclasses call
+    def _probs_to_logits(self, probs, is_binary=False):
+        """``log(p) - log(1 - p)`` (binary) or ``log(p)``."""
+        return rt.log(probs) - rt.log1p(-probs) if is_binary else rt.log(probs)
+
+    def _logits_to_probs(self, logits, is_binary=False):
+        """``sigmoid(logits)`` (binary) or ``softmax(logits, -1)``."""
+        return rt.sigmoid(logits) if is_binary else rt.nn.functional.softmax(logits, axis=-1)
+
+    def _to_tensor(self, *args):
+        """The arguments as Tensors of one float dtype."""
+        return tuple(params(*args))
+
+    def _broadcast_all(self, *args):
+        """The arguments as Tensors of one float dtype, broadcast to one shape."""
+        ts = params(*args)
+        return tuple(rt.broadcast_tensors(ts)) if len(ts) > 1 else tuple(ts)
+
     def _value(self, value):
         dt = str(self._dtype) if hasattr(self, "_dtype") else "float32"
         return to_param(value, dt)
