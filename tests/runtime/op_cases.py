@@ -380,7 +380,7 @@ _EXTRA_CASES, _EXTRA_COMPOSITES = op_cases_extra.rows(D, F, P, case)
 CASES.update(_EXTRA_CASES)
 COMPOSITES.update(_EXTRA_COMPOSITES)
 
-# -- paddle.linalg: decompositions, solvers, norms, distribution special functions (rows live in op_cases_linalg) ------------------
+# -- paddle.linalg, and the special functions of rt.distribution: their rows live in op_cases_linalg -------
 import op_cases_linalg  # noqa: E402
 
 _LINALG_CASES, _LINALG_COMPOSITES = op_cases_linalg.rows(case)
