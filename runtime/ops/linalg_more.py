@@ -43,7 +43,8 @@ def lu_solve(b: TensorLike, lu: TensorLike, pivots: TensorLike, trans: str = "N"
     return matmul(p, z)
 
 
-@composite("matrix_transpose", methods=["matrix_transpose"])
+# a plain function, not a declared composite: the top-level rt.matrix_transpose and the Tensor method
+# belong with the Tensor API
 def matrix_transpose(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x`` with its last two dims swapped."""
     if x.ndim < 2:

@@ -209,6 +209,7 @@ def test_lu_solve_vecdot_and_low_rank():
         num[idx] = (f(rt.to_tensor(A + e)).item() - f(rt.to_tensor(A - e)).item()) / 2e-6
     np.testing.assert_allclose(t.grad.numpy(), num, atol=1e-8)
     np.testing.assert_allclose(L.vecdot(rt.to_tensor(T), rt.to_tensor(T), axis=0).numpy(), (T * T).sum(0))
+    np.testing.assert_array_equal(L.matrix_transpose(rt.to_tensor(T)).numpy(), T.T)
     u, s, v = L.svd_lowrank(rt.to_tensor(T), q=1)
     assert u.shape == [4, 1] and v.shape == [2, 1]
     np.testing.assert_allclose(s.numpy(), np.linalg.svd(T, compute_uv=False)[:1])
