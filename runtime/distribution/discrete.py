@@ -20,8 +20,12 @@ class Categorical(Distribution):
         (self.logits,) = params(logits)
         self._dtype = str(self.logits.dtype)
         self.name = name or "Categorical"
-        self._prob = self.logits / rt.sum(self.logits, axis=-1, keepdim=True)
         super().__init__(tuple(self.logits.shape[:-1]))
+
+    @property
+    def _prob(self):
+        """``logits / sum(logits)``, what Paddle's probs/log_prob read (computed when they are called)."""
+        return self.logits / rt.sum(self.logits, axis=-1, keepdim=True)
 
     def _softmax(self):
         return rt.nn.functional.softmax(self.logits, axis=-1)
@@ -31,10 +35,11 @@ class Categorical(Distribution):
         inverse CDF of one uniform draw each)."""
         shape = shape_list(shape)
         cdf = rt.cumsum(self._softmax(), axis=-1)
-        k = self.logits.shape[-1]
+        # the CDF ends at exactly 1 (x / x), and u in [0, 1) picks the first category whose CDF exceeds it
+        # (cdf <= u counted): a category of probability 0 is never drawn, not even at u == 0 or by rounding
+        cdf = cdf / cdf[..., -1:]
         u = rt.rand(self._draw_dims(shape, self.logits[..., 0]) + [1], dtype=self._dtype)
-        idx = rt.sum(rt.cast(cdf < u, "int64"), axis=-1)
-        return stop_gradient(rt.clip(idx, max=k - 1) if k > 0 else idx)
+        return stop_gradient(rt.sum(rt.cast(cdf <= u, "int64"), axis=-1))
 
     def entropy(self):
         """``-sum(p log p)`` of ``p = softmax(logits)``."""

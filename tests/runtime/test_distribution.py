@@ -150,6 +150,8 @@ def test_sampler_moments():
         s = d.sample([n]).numpy().astype(np.float64).reshape(-1)
         assert abs(s.mean() - mean) < 4 * math.sqrt(var / n) + 1e-3, type(d).__name__
         assert abs(s.var() - var) < 0.05 * var + 1e-3, type(d).__name__
+    masked = D.Categorical(m32([[float("-inf"), 0.0, float("-inf"), 1.0]]))  # probability 0 is never drawn
+    assert set(np.unique(masked.sample([4000]).numpy())) == {1, 3}
     m = D.Multinomial(5, f32(0.2, 0.3, 0.5)).sample([4000]).numpy()
     assert (m.sum(-1) == 5).all()
     np.testing.assert_allclose(m.mean(0), [1.0, 1.5, 2.5], atol=0.06)
