@@ -1,6 +1,7 @@
 """``kl_divergence(p, q)`` and ``register_kl(type_p, type_q)``: KL rules looked up by the two types (the
 most specific registered pair along both MROs), with the closed forms of the common pairs."""
 import runtime as rt
+from .continuous_bernoulli import ContinuousBernoulli
 from .continuous import Cauchy, Exponential, Gumbel, Laplace, LogNormal, Normal, Uniform
 from .discrete import Bernoulli, Categorical, Geometric
 from .gamma_family import Beta, Dirichlet, Gamma
@@ -80,6 +81,11 @@ def _kl_dirichlet(p, q):
 
 @register_kl(Gamma, Gamma)
 def _kl_gamma(p, q):
+    return p.kl_divergence(q)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli(p, q):
     return p.kl_divergence(q)
 
 

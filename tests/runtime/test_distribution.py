@@ -340,3 +340,21 @@ def test_student_t_and_chi2_match_paddle():
     c = D.Chi2(f32(3.0, 1.5))
     np.testing.assert_allclose(c.log_prob(f32(0.3, 2.0)).numpy(), [-1.6709249, -1.8964281], atol=2e-6)
     np.testing.assert_allclose(c.entropy().numpy(), [2.05412, 1.374963], atol=2e-6)
+
+
+def test_continuous_bernoulli_matches_paddle():
+    # Paddle 3.3: ContinuousBernoulli([.2, .5, .5005, .9]) log_prob([.3, .7, .1, .95]), entropy, mean, icdf
+    # and KL to ContinuousBernoulli([.3, .6, .4, .1]) (the middle two inside the Taylor-expansion limits)
+    d = D.ContinuousBernoulli(f32(0.2, 0.5, 0.5005, 0.9))
+    v = f32(0.3, 0.7, 0.1, 0.95)
+    for got, want in [(d.log_prob(v), [0.198428, 0.0, -0.0008, 0.795117]),
+                      (d.entropy(), [-0.076414, 0.0, -0.0, -0.179631]),
+                      (d.mean, [0.388014, 0.5, 0.500167, 0.66988]),
+                      (d.icdf(v), [0.183866, 0.7, 0.1, 0.979309]),
+                      (D.kl_divergence(d, D.ContinuousBernoulli(f32(0.3, 0.6, 0.4, 0.1))),
+                       [0.011265, 0.006841, 0.006909, 0.746531])]:
+        np.testing.assert_allclose(got.numpy(), want, atol=2e-6)
+    assert tuple(D.ContinuousBernoulli(0.3).sample([2]).shape) == (2, 1)
+    rt.seed(3)
+    s = D.ContinuousBernoulli(f32(0.8)).sample([20000]).numpy()
+    assert abs(s.mean() - D.ContinuousBernoulli(f32(0.8)).mean.item()) < 0.01 and 0 <= s.min() and s.max() <= 1
