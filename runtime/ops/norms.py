@@ -33,19 +33,21 @@ def norm(x: TensorLike, p: float | str | None = None, axis: int | list[int] | No
          name: str | None = None) -> TensorLike:
     """The vector ``p``-norm of ``x`` over ``axis`` (all of it by default): ``p`` None or "fro" is the
     2-norm (Frobenius over two axes), a float ``sum(|x|^p)^(1/p)``, ``inf``/``-inf`` the largest/smallest
-    ``|x|``, 0 the count of nonzeros. Matrix norms other than Frobenius ("nuc", a numeric ``p`` over two
-    axes) are not available."""
+    ``|x|``, 0 the count of nonzeros; "nuc", or a numeric ``p`` over two axes, the matrix norm
+    (``linalg.matrix_norm``)."""
     x = _floating(x)
     axes = None if axis is None else _axes(axis, max(x.ndim, 1), "norm")  # a 0-d x takes axis 0 or -1
     if p is None or p == "fro":
         if axes is not None and len(axes) > 2:
             raise ValueError(f"norm: the Frobenius norm takes one or two axes, got {axes}")
         return _root(sum_(x * x, axis=axes, keepdim=keepdim), 0.5)
-    if isinstance(p, str):
-        raise NotImplementedError(f"norm: p={p!r} (a matrix norm) is not available; use p='fro' or a vector norm")
-    if axes is not None and len(axes) == 2:
-        raise NotImplementedError(f"norm: a matrix {p}-norm over axes {axes} is not available; use p='fro', or "
-                                  "one axis for a vector norm")
+    if isinstance(p, str) or (axes is not None and len(axes) == 2):
+        if axes is None and x.ndim == 2:
+            axes = [0, 1]
+        if axes is None or len(axes) != 2:
+            raise ValueError(f"norm: the matrix norm p={p!r} takes two axes, got axis={axis!r}")
+        from .linalg_norms import matrix_norm  # noqa: PLC0415  (linalg_norms imports this module)
+        return matrix_norm(x, p, axes, keepdim)
     if axes is not None and len(axes) > 2:
         raise ValueError(f"norm: a vector norm takes one axis (or none: all of x), got {axes}")
     p = float(p)

@@ -21,14 +21,13 @@ def test_norm_values_as_paddle(kw, want):
     np.testing.assert_allclose(rt.linalg.norm(rt.to_tensor(X), **kw).numpy(), want, rtol=1e-6)
 
 
-def test_dist_and_refusals():
+def test_dist_and_matrix_norms():
     x = rt.to_tensor(X)
     assert float(rt.dist(x, x * 0)) == pytest.approx(5.4772258)
     assert float(x.dist(x * 0, p=math.inf)) == 4.0 and float(rt.dist(x, x * 0, p=0)) == 4.0
-    with pytest.raises(NotImplementedError, match="nuc"):
-        rt.norm(x, p="nuc")
-    with pytest.raises(NotImplementedError, match="matrix"):
-        rt.norm(x, p=2, axis=[0, 1])
+    # matrix norms (linalg.matrix_norm), values from Paddle 3.3
+    assert float(rt.norm(x, p="nuc")) == pytest.approx(7.179182, rel=1e-6)
+    assert float(rt.norm(x, p=2, axis=[0, 1])) == pytest.approx(5.043838, rel=1e-6)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # 0 ** -0.5 inside the p=0.5 gradient

@@ -385,6 +385,13 @@ _EXTRA_CASES, _EXTRA_COMPOSITES = op_cases_extra.rows(D, F, P, case)
 CASES.update(_EXTRA_CASES)
 COMPOSITES.update(_EXTRA_COMPOSITES)
 
+# -- paddle.linalg, and the special functions of rt.distribution: their rows live in op_cases_linalg -------
+import op_cases_linalg  # noqa: E402
+
+_LINALG_CASES, _LINALG_COMPOSITES = op_cases_linalg.rows(case)
+CASES.update(_LINALG_CASES)
+COMPOSITES.update(_LINALG_COMPOSITES)
+
 # -- later Paddle 2.x compatibility functions (attention, padding, small math, losses) ------------------
 from op_cases_compat import CASES_COMPAT, COMPOSITES_COMPAT  # noqa: E402
 
