@@ -26,8 +26,16 @@ ELEMENTWISE = {
     "floor_divide_": "floor_divide", "exp_": "exp", "sqrt_": "sqrt", "rsqrt_": "rsqrt",
     "reciprocal_": "reciprocal", "abs_": "abs", "neg_": "neg", "tanh_": "tanh", "sigmoid_": "sigmoid",
     "floor_": "floor", "ceil_": "ceil", "round_": "round", "log_": "log", "masked_fill_": "masked_fill",
+    # Paddle 3's other in-place methods, each the out-of-place method of the same name
+    **{f"{n}_": n for n in (
+        "sin cos tan asin acos atan sinh cosh asinh acosh atanh square log2 log10 log1p expm1 erf erfinv lgamma "
+        "digamma polygamma i0 trunc frac logit sinc hypot copysign ldexp gcd lcm cumsum cumprod tril triu "
+        "nan_to_num index_add index_fill index_put masked_scatter renorm scatter put_along_axis lerp mul sub div "
+        "mod floor_mod logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor "
+        "bitwise_not gammaln gammainc gammaincc multigammaln clamp").split()},
 }
-RESHAPING = {"reshape_": "reshape", "squeeze_": "squeeze", "unsqueeze_": "unsqueeze", "flatten_": "flatten"}
+RESHAPING = {"reshape_": "reshape", "squeeze_": "squeeze", "unsqueeze_": "unsqueeze", "flatten_": "flatten",
+             "transpose_": "transpose", "t_": "t"}
 FILLING = ("zero_", "fill_")
 NAMES = frozenset(ELEMENTWISE) | frozenset(RESHAPING) | frozenset(FILLING)
 

@@ -385,3 +385,10 @@ from op_cases_compat import CASES_COMPAT, COMPOSITES_COMPAT  # noqa: E402
 
 CASES.update(CASES_COMPAT)
 COMPOSITES.update(COMPOSITES_COMPAT)
+
+# -- Paddle 3's extra math, shape, scatter and random functions: their rows live in op_cases_tensorapi ------
+import op_cases_tensorapi  # noqa: E402
+
+_P3_CASES, _P3_COMPOSITES = op_cases_tensorapi.rows(D, F, P, case)
+CASES.update(_P3_CASES)
+COMPOSITES.update(_P3_COMPOSITES)

@@ -1,0 +1,170 @@
+"""Paddle Tensor methods and properties that need no op of their own: ``new_zeros``/``new_ones``/
+``new_full``/``new_empty``, ``type_as`` and the dtype casts (``x.float()``, ``x.long()``...),
+``requires_grad`` (= ``not stop_gradient``) and ``requires_grad_()``, ``inplace_version``,
+``element_size()``/``itemsize``, ``strides``/``get_strides()``/``stride()``, ``mT``, ``to(dtype)``,
+``is_tensor()``, ``apply(fn)``/``apply_(fn)``.
+
+They are made of the public functions, so they work on eager Tensors and static Variables alike
+(``requires_grad`` reads and sets ``stop_gradient``; a Variable's ``inplace_version`` is 0).
+"""
+import numpy as np
+
+from . import dtypes
+
+
+def _rt():
+    import runtime  # noqa: PLC0415  (these methods join the Tensor class runtime is built on)
+    return runtime
+
+
+def _new(fill):
+    def method(self, size, dtype=None, name=None):
+        shape = list(size) if isinstance(size, (list, tuple)) else [size]
+        return _rt().full(shape, fill, dtype=dtype or self.dtype)
+    return method
+
+
+def new_full(self, size, fill_value, dtype=None, name=None):
+    """A tensor of ``size`` filled with ``fill_value``, in this tensor's dtype unless ``dtype`` is given."""
+    shape = list(size) if isinstance(size, (list, tuple)) else [size]
+    return _rt().full(shape, fill_value, dtype=dtype or self.dtype)
+
+
+def type_as(self, other):
+    """This tensor cast to ``other``'s dtype."""
+    return self.astype(other.dtype)
+
+
+def _cast(dtype):
+    def method(self):
+        return self.astype(dtype)
+    method.__doc__ = f"This tensor cast to {dtype}."
+    return method
+
+
+CASTS = {"float": "float32", "double": "float64", "half": "float16", "int": "int32", "long": "int64",
+         "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool",
+         "float16": "float16", "float32": "float32", "float64": "float64", "int8": "int8", "int16": "int16",
+         "int32": "int32", "int64": "int64", "uint8": "uint8"}
+
+
+def _get_requires_grad(self):
+    return not self.stop_gradient
+
+
+def _set_requires_grad(self, value):
+    self.stop_gradient = not bool(value)
+
+
+def requires_grad_(self, requires_grad=True):
+    """Set whether this tensor needs a gradient (``stop_gradient = not requires_grad``); returns it."""
+    self.stop_gradient = not bool(requires_grad)
+    return self
+
+
+def _itemsize(self):
+    return np.dtype(dtypes.convert_dtype(self.dtype).np).itemsize
+
+
+def element_size(self):
+    """The size of one element in bytes."""
+    return _itemsize(self)
+
+
+def _strides(self):
+    # a contiguous (row-major) layout, in elements, as Paddle reports for a dense tensor
+    out, step = [], 1
+    for d in reversed(list(self.shape)):
+        out.append(step)
+        step *= max(int(d), 1)
+    return out[::-1]
+
+
+def get_strides(self):
+    """The row-major strides in elements (``strides``)."""
+    return _strides(self)
+
+
+def stride(self, dim=None):
+    """The stride of ``dim`` in elements, or all of them."""
+    s = _strides(self)
+    return s if dim is None else s[dim]
+
+
+def _mT(self):  # noqa: N802  (Paddle's name)
+    if self.ndim < 2:
+        raise ValueError(f"mT needs a tensor with at least 2 dims, got shape {list(self.shape)}")
+    perm = list(range(self.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return self.transpose(perm)
+
+
+def _inplace_version(self):
+    return getattr(self, "_version", 0)
+
+
+def to(self, *args, **kwargs):
+    """``x.to(dtype)``, ``x.to(device, dtype)``, ``x.to(other_tensor)``: a cast when a dtype is named (a
+    device is accepted and ignored: everything runs on the CPU)."""
+    dtype = kwargs.get("dtype")
+    for a in args:
+        if hasattr(a, "dtype") and not isinstance(a, (str, np.dtype)):
+            dtype = a.dtype
+        elif isinstance(a, (dtypes.DType, np.dtype, type)) or (isinstance(a, str) and _is_dtype(a)):
+            dtype = a
+    return self if dtype is None else self.astype(dtype)
+
+
+def _is_dtype(name):
+    try:
+        dtypes.convert_dtype(name)
+        return True
+    except (TypeError, ValueError, KeyError):
+        return False
+
+
+def is_tensor(self):
+    """True: this is a tensor."""
+    return True
+
+
+def apply(self, func):
+    """``func(self)`` as a new tensor (Paddle refuses a tensor that needs a gradient)."""
+    if not self.stop_gradient:
+        raise RuntimeError("apply() cannot be called on a tensor that needs a gradient (stop_gradient=False)")
+    out = func(self)
+    return out if hasattr(out, "dtype") else _rt().to_tensor(out)
+
+
+def apply_(self, func):
+    """``func(self)`` written into this tensor (Paddle refuses a tensor that needs a gradient)."""
+    out = apply(self, func)
+    self.set_value(out.numpy()) if hasattr(self, "set_value") else None
+    return self
+
+
+METHODS = {
+    "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0), "new_full": new_full,
+    "type_as": type_as, **{k: _cast(v) for k, v in CASTS.items()},
+    "requires_grad": property(_get_requires_grad, _set_requires_grad, doc="Whether a gradient is needed "
+                              "(``not stop_gradient``)."),
+    "requires_grad_": requires_grad_, "element_size": element_size,
+    "itemsize": property(_itemsize, doc="The size of one element in bytes."),
+    "strides": property(_strides, doc="The row-major strides in elements."),
+    "get_strides": get_strides, "stride": stride,
+    "mT": property(_mT, doc="The last two dims swapped."),
+    "inplace_version": property(_inplace_version, doc="How many in-place writes this tensor has had."),
+    "to": to, "is_tensor": is_tensor, "apply": apply, "apply_": apply_,
+}
+for _n, _m in METHODS.items():
+    if callable(_m) and not isinstance(_m, property):
+        _m.__name__ = _m.__qualname__ = _n
+
+
+def broadcast_shapes(*shapes):
+    """The shape all of ``shapes`` broadcast to, as a list (``rt.broadcast_shapes([2, 1], [3])``)."""
+    from .tensor_info import broadcast_shape  # noqa: PLC0415
+    out = []
+    for s in shapes:
+        out = broadcast_shape(out, list(s))
+    return out
