@@ -37,3 +37,6 @@ globals().update({_n: _f for _n, _f in _INPLACE_FUNCTIONS.items() if _n not in g
 from .autograd_functional import set_grad_enabled  # noqa: E402
 from .tensor_extra_methods import broadcast_shapes  # noqa: E402
 from .random_api import log_normal, rand_like, randint_like, randn_like  # noqa: E402
+from .scatter_api import scatter_add, scatter_reduce  # noqa: E402
+from .framework_extra import (e, finfo, get_rng_state, iinfo, inf, is_complex, manual_seed, nan,  # noqa: E402
+                              newaxis, pi, set_rng_state)

@@ -1,6 +1,6 @@
 """Paddle's top-level in-place functions (``rt.abs_(x)``, ``rt.transpose_(x, perm)``...): each calls the
 in-place Tensor method of the same name (runtime/inplace.py), so it writes into ``x`` and returns it."""
-from .inplace import ELEMENTWISE, RESHAPING
+from .inplace import DRAWING, ELEMENTWISE, RESHAPING
 
 
 def _function(name):
@@ -12,4 +12,4 @@ def _function(name):
     return fn
 
 
-FUNCTIONS = {name: _function(name) for name in (*ELEMENTWISE, *RESHAPING)}
+FUNCTIONS = {name: _function(name) for name in (*ELEMENTWISE, *RESHAPING, *DRAWING)}

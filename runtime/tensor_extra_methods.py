@@ -155,6 +155,9 @@ METHODS = {
     "mT": property(_mT, doc="The last two dims swapped."),
     "inplace_version": property(_inplace_version, doc="How many in-place writes this tensor has had."),
     "to": to, "is_tensor": is_tensor, "apply": apply, "apply_": apply_,
+    "scatter_add": lambda self, dim, index, src: _rt().scatter_add(self, dim, index, src),
+    "scatter_reduce": lambda self, dim, index, src, reduce, *, include_self=True: _rt().scatter_reduce(
+        self, dim, index, src, reduce, include_self=include_self),
 }
 for _n, _m in METHODS.items():
     if callable(_m) and not isinstance(_m, property):

@@ -119,3 +119,13 @@ def ger(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
 def bitwise_invert(x: TensorLike, name: str | None = None) -> TensorLike:
     """``~x`` of an int or bool tensor (``bitwise_not``)."""
     return _rt.bitwise_not(x)
+
+
+@composite("crop", api=["crop"], methods=["crop"])
+def crop(x: TensorLike, shape: list[int] | None = None, offsets: list[int] | None = None,
+         name: str | None = None) -> TensorLike:
+    """The ``shape`` box of ``x`` at ``offsets`` (zeros by default; ``-1`` in shape: to the end)."""
+    shape = list(x.shape) if shape is None else list(shape)
+    offsets = [0] * x.ndim if offsets is None else list(offsets)
+    ends = [x.shape[i] if s == -1 else o + s for i, (s, o) in enumerate(zip(shape, offsets))]
+    return _rt.slice(x, list(range(x.ndim)), offsets, ends)

@@ -251,3 +251,16 @@ def nanquantile(x: TensorLike, q: float | list[float], axis: int | None = None, 
             r = _rt.add(lo, _rt.multiply(_rt.subtract(pos, i), _rt.subtract(hi, lo)))
         outs.append(_finish(r, ax, keepdim, axis is None))
     return outs[0] if isinstance(q, (int, float)) else _rt.stack(outs, axis=0)
+
+
+@composite("multigammaln", api=["multigammaln"], methods=["multigammaln"])
+def multigammaln(x: TensorLike, p: int, name: str | None = None) -> TensorLike:
+    """The log of the multivariate gamma function of dimension ``p``:
+    ``p (p - 1) / 4 log(pi) + sum_j lgamma(x - j / 2)``."""
+    if p < 1:
+        raise ValueError(f"multigammaln: p must be a positive int, got {p}")
+    x = _floating(x)
+    out = _rt.lgamma(x)
+    for j in range(1, int(p)):
+        out = _rt.add(out, _rt.lgamma(_rt.scale(x, bias=-j / 2.0)))
+    return _rt.scale(out, bias=p * (p - 1) / 4.0 * _math.log(_math.pi))

@@ -392,3 +392,4 @@ import op_cases_tensorapi  # noqa: E402
 _P3_CASES, _P3_COMPOSITES = op_cases_tensorapi.rows(D, F, P, case)
 CASES.update(_P3_CASES)
 COMPOSITES.update(_P3_COMPOSITES)
+COMPOSITES.update(op_cases_tensorapi.more_composites(F, P, case))

@@ -175,3 +175,12 @@ def _composites(D, F, P, case):  # noqa: N803
         "multinomial": case(np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], np.float32), num_samples=1,
                             grad=False, ref=lambda p, num_samples: np.array([[2], [0]])),
     }
+
+
+def more_composites(F, P, case):  # noqa: N803  (op_cases' input makers)
+    """Rows of the later additions (crop, multigammaln)."""
+    return {
+        "crop": case(F(3, 4), shape=[2, -1], offsets=[1, 1], ref=lambda a, shape, offsets: a[1:3, 1:]),
+        "multigammaln": case(P(2, 3) + 1.0, p=3, ref=lambda a, p: sum(_lgamma(a - j / 2) for j in range(3))
+                             + 1.5 * math.log(math.pi)),
+    }

@@ -194,3 +194,47 @@ def test_io_metric_autograd():
     with rt.set_grad_enabled(False):
         assert not rt.is_grad_enabled() and (x * 2).stop_gradient
     assert rt.autograd.is_grad_enabled()
+
+
+def _noisy(x):
+    n = rt.zeros_like(x)
+    n.normal_(0.0, 0.1)
+    m = rt.ones_like(x)
+    m.bernoulli_(0.5)
+    return x + n * m
+
+
+def test_random_fills_repeat_after_seed_and_in_converted_code():
+    static, x = dy2st.to_static(_noisy), rt.ones([2, 3])
+    rt.seed(5)
+    want = _noisy(x).numpy()
+    rt.seed(5)
+    np.testing.assert_array_equal(static(x).numpy(), want)
+    # Paddle's init idiom: a parameter filled in place under no_grad keeps needing its gradient
+    layer = rt.nn.Linear(2, 3)
+    with rt.no_grad():
+        layer.weight.uniform_(-0.5, 0.5)
+    assert not layer.weight.stop_gradient and np.abs(layer.weight.numpy()).max() <= 0.5
+    layer(rt.ones([1, 2])).sum().backward()
+    assert layer.weight.grad.shape == [2, 3]
+    rt.seed(0)
+    big = rt.zeros([4000])
+    assert abs(float(big.exponential_(2.0).mean()) - 0.5) < 0.05
+    assert abs(float(big.normal_(1.0, 2.0).mean()) - 1.0) < 0.1
+    assert float(big.geometric_(0.5).min()) == 1.0 and sorted(set(big.random_(0, 3).tolist())) == [0, 1, 2]
+    state = rt.get_rng_state()
+    a = rt.rand([3]).tolist()
+    rt.set_rng_state(state)
+    assert rt.rand([3]).tolist() == a
+
+
+def test_later_additions_match_paddle():
+    # printed by Paddle 3.3 for the same calls
+    x, idx = rt.ones([2, 3]), T([[0, 0], [2, 1]])
+    assert rt.scatter_add(rt.zeros([2, 3]), 1, idx, rt.ones([2, 2])).tolist() == [[2, 0, 0], [0, 1, 1]]
+    assert x.scatter_reduce(1, idx, rt.ones([2, 2]) * 3, "sum", include_self=False).tolist() == [[6, 1, 1], [1, 3, 3]]
+    assert rt.multigammaln(T([2.5]), 3).tolist() == pytest.approx([1.8809954])
+    assert rt.crop(rt.ones([3, 4]), [2, -1], [1, 1]).shape == [2, 3]
+    assert (rt.finfo("float32").eps, rt.iinfo("int32").max) == (np.finfo(np.float32).eps, 2 ** 31 - 1)
+    with pytest.raises(NotImplementedError, match="reduce='amax' is not supported"):
+        rt.scatter_reduce(x, 1, idx, x, "amax")
