@@ -1,5 +1,6 @@
 """Paddle 3's small top-level utilities: ``finfo``/``iinfo``, the constants ``pi``/``e``/``inf``/``nan``/
-``newaxis``, ``manual_seed``, ``get_rng_state``/``set_rng_state`` and ``is_complex``."""
+``newaxis``, ``manual_seed``, ``get_rng_state``/``set_rng_state``, ``is_complex`` and the windows
+``hann_window``/``hamming_window``/``blackman_window``/``bartlett_window``/``kaiser_window`` (numpy's)."""
 import math
 
 import numpy as np
@@ -58,3 +59,28 @@ def set_rng_state(state):
 def is_complex(x):
     """False: runtime has no complex dtypes."""
     return False
+
+
+def _window(numpy_fn, what):
+    def window(window_length, periodic=True, *, dtype="float32", **_):
+        n = int(window_length)
+        if n < 0:
+            raise ValueError(f"{what}: window_length must be non-negative, got {window_length}")
+        values = np.ones(1) if n == 1 else (numpy_fn(n + 1)[:-1] if periodic else numpy_fn(n))
+        from .ops.creation import to_tensor  # noqa: PLC0415
+        return to_tensor(np.asarray(values, dtype=_np_dtype(dtype)))
+    window.__name__ = window.__qualname__ = what
+    window.__doc__ = (f"The {what.split('_')[0].capitalize()} window of ``window_length`` points (``periodic``: "
+                      "the first ``window_length`` of one point longer, for spectral analysis).")
+    return window
+
+
+hann_window = _window(np.hanning, "hann_window")
+hamming_window = _window(np.hamming, "hamming_window")
+blackman_window = _window(np.blackman, "blackman_window")
+bartlett_window = _window(np.bartlett, "bartlett_window")
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype="float32", **_):
+    """The Kaiser window of ``window_length`` points with shape parameter ``beta``."""
+    return _window(lambda n: np.kaiser(n, beta), "kaiser_window")(window_length, periodic, dtype=dtype)

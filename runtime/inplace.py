@@ -32,7 +32,7 @@ ELEMENTWISE = {
         "digamma polygamma i0 trunc frac logit sinc hypot copysign ldexp gcd lcm cumsum cumprod tril triu "
         "nan_to_num index_add index_fill index_put masked_scatter renorm scatter put_along_axis lerp mul sub div "
         "mod floor_mod logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor "
-        "bitwise_not gammaln gammainc gammaincc multigammaln clamp").split()},
+        "bitwise_not gammaln gammainc gammaincc multigammaln clamp fill_diagonal").split()},
 }
 RESHAPING = {"reshape_": "reshape", "squeeze_": "squeeze", "unsqueeze_": "unsqueeze", "flatten_": "flatten",
              "transpose_": "transpose", "t_": "t"}

@@ -143,6 +143,41 @@ def apply_(self, func):
     return self
 
 
+def _repeat(self, *repeats):
+    reps = list(repeats[0]) if len(repeats) == 1 and isinstance(repeats[0], (list, tuple)) else list(repeats)
+    return _rt().tile(self, reps)
+
+
+def detach_(self):
+    """Stop this tensor's gradient in place (it becomes a leaf); returns it."""
+    if hasattr(self, "_node"):
+        self._node = None
+    self.stop_gradient = True
+    return self
+
+
+def fill_diagonal(self, value, offset=0, wrap=False, name=None):
+    """This tensor with its main diagonal (shifted by ``offset``; of every dim at once) set to ``value``;
+    ``wrap`` restarts the diagonal of a tall matrix below every ``cols + 1`` rows, as Paddle."""
+    shape = list(self.shape)
+    if len(shape) < 2 or (len(shape) > 2 and len(set(shape)) != 1):
+        raise ValueError(f"fill_diagonal_ needs a 2-D tensor or one with all dims equal, got shape {shape}")
+    mask = np.zeros(shape, bool)
+    if len(shape) == 2:
+        rows, cols = shape
+        end = rows if wrap else min(rows, cols)
+        for r in range(end):
+            c = (r % (cols + 1) if wrap else r) + offset
+            if 0 <= c < cols and (wrap or r < cols):
+                mask[r, c] = True
+    else:
+        idx = np.arange(shape[0])
+        mask[tuple([idx] * len(shape))] = True
+    from .ops.common import constant  # noqa: PLC0415
+    rt = _rt()
+    return rt.where(constant(mask, "bool"), rt.full_like(self, value), self)
+
+
 METHODS = {
     "new_zeros": _new(0), "new_ones": _new(1), "new_empty": _new(0), "new_full": new_full,
     "type_as": type_as, **{k: _cast(v) for k, v in CASTS.items()},
@@ -155,6 +190,15 @@ METHODS = {
     "mT": property(_mT, doc="The last two dims swapped."),
     "inplace_version": property(_inplace_version, doc="How many in-place writes this tensor has had."),
     "to": to, "is_tensor": is_tensor, "apply": apply, "apply_": apply_,
+    "repeat": _repeat, "reverse": lambda self, axis, name=None: self.flip(axis if isinstance(axis, (list, tuple))
+                                                                           else [axis]),
+    "slice": lambda self, axes, starts, ends: _rt().slice(self, axes, starts, ends),
+    "strided_slice": lambda self, axes, starts, ends, strides, name=None: _rt().strided_slice(
+        self, axes, starts, ends, strides),
+    "increment": lambda self, value=1.0, name=None: _rt().increment(self, value),
+    "is_same_shape": lambda self, y: list(self.shape) == list(y.shape),
+    "split_with_sizes": lambda self, split_sizes, dim=0: _rt().split(self, list(split_sizes), dim),
+    "detach_": detach_, "fill_diagonal": fill_diagonal,
     "scatter_add": lambda self, dim, index, src: _rt().scatter_add(self, dim, index, src),
     "scatter_reduce": lambda self, dim, index, src, reduce, *, include_self=True: _rt().scatter_reduce(
         self, dim, index, src, reduce, include_self=include_self),

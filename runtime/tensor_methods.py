@@ -69,7 +69,7 @@ OPERATORS = {
 }
 
 # Paddle's in-place methods (``x.add_(y)``): each its out-of-place method, then a write-back.
-INPLACE = inplace_methods({**tensor_methods(), **OPERATORS})
+INPLACE = inplace_methods({**tensor_methods(), **OPERATORS, **EXTRA_METHODS})
 
 # The protocol operators, every op-backed method the declarations name, the in-place methods, and the
 # methods made of public functions (runtime/tensor_extra_methods.py).

@@ -238,3 +238,22 @@ def test_later_additions_match_paddle():
     assert (rt.finfo("float32").eps, rt.iinfo("int32").max) == (np.finfo(np.float32).eps, 2 ** 31 - 1)
     with pytest.raises(NotImplementedError, match="reduce='amax' is not supported"):
         rt.scatter_reduce(x, 1, idx, x, "amax")
+
+
+def test_more_tensor_methods_and_windows():
+    x = rt.zeros([5, 3])
+    x.fill_diagonal_(1.0, wrap=True)  # Paddle 3.3: rows 0-2 and 4 hold the wrapped diagonal
+    assert x.tolist() == [[1, 0, 0], [0, 1, 0], [0, 0, 1], [0, 0, 0], [1, 0, 0]]
+    y = rt.zeros([3, 4])
+    assert y.fill_diagonal_(2.0, offset=1).tolist() == [[0, 2, 0, 0], [0, 0, 2, 0], [0, 0, 0, 2]]
+    t = rt.arange(6, dtype="float32").reshape([2, 3])
+    assert t.repeat(2, 1).shape == [4, 3] and t.reverse(1).tolist() == [[2, 1, 0], [5, 4, 3]]
+    assert t.slice([1], [1], [3]).shape == [2, 2] and t.is_same_shape(rt.ones([2, 3]))
+    assert [p.shape for p in t.split_with_sizes([1, 2], 1)] == [[2, 1], [2, 2]]
+    d = (t * 2)
+    d.stop_gradient = False
+    assert d.detach_().stop_gradient
+    # numpy's windows (Paddle 3.3 agrees to 2e-7 in float32)
+    np.testing.assert_allclose(rt.hann_window(6).numpy(), np.hanning(7)[:-1], atol=1e-7)
+    np.testing.assert_allclose(rt.kaiser_window(6, False, 5.0).numpy(), np.kaiser(6, 5.0), atol=3e-7)
+    assert rt.blackman_window(4, dtype="float64").dtype == "float64" and rt.hann_window(1).tolist() == [1.0]
