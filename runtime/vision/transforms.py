@@ -95,3 +95,4 @@ from .transforms_functional import (adjust_brightness, adjust_contrast, adjust_h
                                     adjust_saturation, center_crop, crop, erase, hflip, normalize, pad, resize,
                                     rotate, to_grayscale, vflip)
 from .transforms_functional import to_tensor  # noqa: E402,F401
+from .transforms_warp import RandomAffine, RandomPerspective, affine, perspective  # noqa: E402,F401

@@ -334,3 +334,11 @@ def erase(img, i, j, h, w, v, inplace=False):
     out = img if inplace else img.copy()
     out[i:i + h, j:j + w] = v.numpy() if isinstance(v, Tensor) else v
     return out
+
+
+def __getattr__(name):
+    # affine/perspective live in transforms_warp (which imports this module): functional.affine reaches them
+    if name in ("affine", "perspective"):
+        from . import transforms_warp  # noqa: PLC0415
+        return getattr(transforms_warp, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

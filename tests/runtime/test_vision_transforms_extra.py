@@ -7,6 +7,7 @@ import pytest
 
 import runtime as rt
 from runtime.vision import transforms as T
+from runtime.vision.transforms_warp import _perspective_coeffs
 
 F = T.functional
 Image = pytest.importorskip("PIL.Image")
@@ -72,3 +73,23 @@ def test_transform_classes():
         F.adjust_hue(img, 0.7)
     with pytest.raises(ValueError, match="pad: padding_mode must be one of"):
         F.pad(img, 1, padding_mode="wrap")
+
+
+def test_affine_and_perspective():
+    img = np.random.default_rng(2).integers(0, 256, (9, 11, 3)).astype(np.uint8)
+    pil = Image.fromarray(img)
+    start, end = [[0, 0], [10, 0], [10, 8], [0, 8]], [[1, 1], [9, 0], [10, 7], [2, 8]]
+    for interp in ("nearest", "bilinear"):
+        np.testing.assert_array_equal(F.affine(img, 20, (1, 2), 0.9, [10, 5], interp),
+                                      np.asarray(F.affine(pil, 20, (1, 2), 0.9, [10, 5], interp)))
+        np.testing.assert_array_equal(F.perspective(img, start, end, interp),
+                                      np.asarray(F.perspective(pil, start, end, interp)))
+    # the numpy mapping of a float image is Pillow's geometry (nearest: every pixel)
+    np.testing.assert_array_equal(F.perspective(img.astype(np.float64), start, end), np.asarray(
+        pil.transform(pil.size, Image.Transform.PERSPECTIVE, _perspective_coeffs(start, end))))
+    rt.seed(4)
+    a = T.Compose([T.RandomAffine(15, (0.1, 0.1), (0.9, 1.1), 5), T.RandomPerspective(1.0)])(img)
+    rt.seed(4)
+    b = T.Compose([T.RandomAffine(15, (0.1, 0.1), (0.9, 1.1), 5), T.RandomPerspective(1.0)])(img)
+    assert a.shape == img.shape and np.array_equal(a, b)
+    assert F.affine(rt.to_tensor(X), 10, (0, 0), 1.0, 0.0).shape == [3, 2, 4]
