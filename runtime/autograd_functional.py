@@ -59,6 +59,7 @@ class Jacobian:
 
     @property
     def shape(self):
+        """The matrix's shape: ``[M, N]``, or ``[B, M, N]`` with ``batch_axis=0``."""
         return list(self._value.shape)
 
     def __getitem__(self, key):

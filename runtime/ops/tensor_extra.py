@@ -39,19 +39,19 @@ def _at_least(x, n):
 
 
 @composite("atleast_1d", api=["atleast_1d"], methods=["atleast_1d"])
-def atleast_1d(*inputs, name=None):
+def atleast_1d(*inputs: TensorLike, name: str | None = None) -> TensorLike | list[TensorLike]:
     """Each input with at least 1 dim (a 0-d tensor becomes shape [1]); a list for several inputs."""
     return _many(inputs, lambda x: _at_least(x, 1))
 
 
 @composite("atleast_2d", api=["atleast_2d"], methods=["atleast_2d"])
-def atleast_2d(*inputs, name=None):
+def atleast_2d(*inputs: TensorLike, name: str | None = None) -> TensorLike | list[TensorLike]:
     """Each input with at least 2 dims (``[n]`` becomes ``[1, n]``); a list for several inputs."""
     return _many(inputs, lambda x: _at_least(x, 2))
 
 
 @composite("atleast_3d", api=["atleast_3d"], methods=["atleast_3d"])
-def atleast_3d(*inputs, name=None):
+def atleast_3d(*inputs: TensorLike, name: str | None = None) -> TensorLike | list[TensorLike]:
     """Each input with at least 3 dims (``[n]`` -> ``[1, n, 1]``, ``[m, n]`` -> ``[m, n, 1]``)."""
     return _many(inputs, lambda x: _at_least(x, 3))
 
