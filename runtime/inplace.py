@@ -33,6 +33,7 @@ ELEMENTWISE = {
         "nan_to_num index_add index_fill index_put masked_scatter renorm scatter put_along_axis lerp mul sub div "
         "mod floor_mod logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor "
         "bitwise_not gammaln gammainc gammaincc multigammaln clamp fill_diagonal").split()},
+    "copy_": "_copy_source",  # x.copy_(src): src's values written into x
 }
 RESHAPING = {"reshape_": "reshape", "squeeze_": "squeeze", "unsqueeze_": "unsqueeze", "flatten_": "flatten",
              "transpose_": "transpose", "t_": "t"}
@@ -120,7 +121,8 @@ def _method(name):
             return self
         return write_back(self, lambda old: result(old, name, *args, **kwargs),
                           f"a leaf Tensor that needs a gradient (stop_gradient=False) cannot be changed "
-                          f"in place by {name}(); use the out-of-place method (y = x.{name[:-1]}(...))")
+                          f"in place by {name}(); " + ("make a new tensor instead (x = src.clone())" if name == "copy_" else
+                                               f"use the out-of-place method (y = x.{name[:-1]}(...))"))
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In place: ``x.{name}(...)`` makes x hold ``x.{name[:-1]}(...)`` and returns x."
     return method

@@ -2,11 +2,13 @@
 ``new_full``/``new_empty``, ``type_as`` and the dtype casts (``x.float()``, ``x.long()``...),
 ``requires_grad`` (= ``not stop_gradient``) and ``requires_grad_()``, ``inplace_version``,
 ``element_size()``/``itemsize``, ``strides``/``get_strides()``/``stride()``, ``mT``, ``to(dtype)``,
-``is_tensor()``, ``apply(fn)``/``apply_(fn)``.
+``is_tensor()``, ``apply(fn)``/``apply_(fn)``, ``retain_grads()``, ``repeat``, ``fill_diagonal_``...
 
 They are made of the public functions, so they work on eager Tensors and static Variables alike
 (``requires_grad`` reads and sets ``stop_gradient``; a Variable's ``inplace_version`` is 0).
 """
+import weakref
+
 import numpy as np
 
 from . import dtypes
@@ -156,6 +158,25 @@ def detach_(self):
     return self
 
 
+_RETAINING = weakref.WeakSet()
+
+
+def retain_grads(self):
+    """Keep this non-leaf tensor's gradient in ``.grad`` after ``backward`` (summed over backward calls,
+    as a leaf's); a leaf keeps it anyway, and a static Variable has none to keep."""
+    if getattr(self, "_node", None) is None or self in _RETAINING:
+        return
+    _RETAINING.add(self)
+    ref = weakref.ref(self)
+
+    def keep(grad):
+        t = ref()
+        if t is not None:
+            value = grad.detach()
+            t.grad = value if t.grad is None else _rt().to_tensor(t.grad.numpy() + value.numpy())
+    self.register_hook(keep)
+
+
 def fill_diagonal(self, value, offset=0, wrap=False, name=None):
     """This tensor with its main diagonal (shifted by ``offset``; of every dim at once) set to ``value``;
     ``wrap`` restarts the diagonal of a tall matrix below every ``cols + 1`` rows, as Paddle."""
@@ -198,7 +219,10 @@ METHODS = {
     "increment": lambda self, value=1.0, name=None: _rt().increment(self, value),
     "is_same_shape": lambda self, y: list(self.shape) == list(y.shape),
     "split_with_sizes": lambda self, split_sizes, dim=0: _rt().split(self, list(split_sizes), dim),
-    "detach_": detach_, "fill_diagonal": fill_diagonal,
+    "detach_": detach_, "fill_diagonal": fill_diagonal, "retain_grads": retain_grads,
+    # what x.copy_(src) makes x hold (runtime.inplace writes it): src in x's dtype, broadcast to x's shape
+    "_copy_source": lambda self, src, blocking=True: _rt().broadcast_to(
+        _rt().cast(src if hasattr(src, "dtype") else _rt().to_tensor(src), self.dtype), list(self.shape)),
     "scatter_add": lambda self, dim, index, src: _rt().scatter_add(self, dim, index, src),
     "scatter_reduce": lambda self, dim, index, src, reduce, *, include_self=True: _rt().scatter_reduce(
         self, dim, index, src, reduce, include_self=include_self),

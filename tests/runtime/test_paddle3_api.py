@@ -257,3 +257,19 @@ def test_more_tensor_methods_and_windows():
     np.testing.assert_allclose(rt.hann_window(6).numpy(), np.hanning(7)[:-1], atol=1e-7)
     np.testing.assert_allclose(rt.kaiser_window(6, False, 5.0).numpy(), np.kaiser(6, 5.0), atol=3e-7)
     assert rt.blackman_window(4, dtype="float64").dtype == "float64" and rt.hann_window(1).tolist() == [1.0]
+
+
+def test_retain_grads_and_copy():
+    x = T([1.0, 1.0], stop_gradient=False)
+    y = x * 2
+    y.retain_grads()
+    z = y * 3
+    z.retain_grads()
+    (z * z).sum().backward()
+    assert (y.grad.tolist(), z.grad.tolist(), x.grad.tolist()) == ([36, 36], [12, 12], [72, 72])  # Paddle 3.3
+    ema, model = rt.nn.Linear(2, 2), rt.nn.Linear(2, 2)
+    with rt.no_grad():
+        for a, b in zip(ema.parameters(), model.parameters()):
+            a.copy_(b)
+    assert all(a.tolist() == b.tolist() and not a.stop_gradient for a, b in zip(ema.parameters(), model.parameters()))
+    assert rt.zeros([2, 3]).copy_(rt.ones([3])).tolist() == [[1.0] * 3] * 2
