@@ -110,3 +110,40 @@ class WeightedRandomSampler(Sampler):
 def get_worker_info():
     """None: the DataLoader reads in the calling process (there are no worker processes)."""
     return None
+
+
+class DistributedBatchSampler(Sampler):
+    """Paddle's ``DistributedBatchSampler`` for one process (``num_replicas`` 1, the only world here):
+    batches of ``batch_size`` indices, shuffled with ``np.random.RandomState(epoch)`` as Paddle does, so
+    epoch ``k`` visits the same order as Paddle's; ``set_epoch(k)`` picks it."""
+
+    def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False, drop_last=False):
+        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
+            raise ValueError("batch_size should be a positive integer")
+        if num_replicas not in (None, 1) or rank not in (None, 0):
+            raise NotImplementedError("DistributedBatchSampler: only one process (num_replicas=1, rank=0) runs here")
+        self.dataset, self.batch_size, self.shuffle, self.drop_last = dataset, batch_size, bool(shuffle), bool(drop_last)
+        self.nranks, self.local_rank, self.epoch = 1, 0, 0
+        self.num_samples = self.total_size = len(dataset)
+
+    def __iter__(self):
+        indices = np.arange(len(self.dataset)).tolist()
+        if self.shuffle:
+            np.random.RandomState(self.epoch).shuffle(indices)
+            self.epoch += 1
+        batch = []
+        for idx in indices:
+            batch.append(idx)
+            if len(batch) == self.batch_size:
+                yield batch
+                batch = []
+        if batch and not self.drop_last:
+            yield batch
+
+    def __len__(self):
+        n = self.num_samples
+        return n // self.batch_size if self.drop_last else (n + self.batch_size - 1) // self.batch_size
+
+    def set_epoch(self, epoch):
+        """The epoch whose shuffle order the next pass uses."""
+        self.epoch = epoch

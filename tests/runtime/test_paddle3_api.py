@@ -181,6 +181,9 @@ def test_io_metric_autograd():
     assert set(rt.io.WeightedRandomSampler([0.0, 1.0, 3.0], 20)) <= {1, 2}
     assert rt.io.get_worker_info() is None
     assert len(list(rt.io.DataLoader(ds, batch_size=2))) == 3
+    # Paddle 3.3's DistributedBatchSampler(TensorDataset(arange(10)), 3, shuffle=True), first epoch
+    sampler = rt.io.DistributedBatchSampler(rt.io.TensorDataset([rt.arange(10)]), 3, shuffle=True)
+    assert list(sampler) == [[2, 8, 4], [9, 1, 6], [7, 3, 0], [5]] and len(sampler) == 4
     p, r = rt.metric.Precision(), rt.metric.Recall()
     for m in (p, r):
         m.update(np.array([0.1, 0.7, 0.8, 0.4]), np.array([0, 1, 0, 1]))
