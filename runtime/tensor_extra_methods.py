@@ -220,6 +220,10 @@ METHODS = {
     "is_same_shape": lambda self, y: list(self.shape) == list(y.shape),
     "split_with_sizes": lambda self, split_sizes, dim=0: _rt().split(self, list(split_sizes), dim),
     "detach_": detach_, "fill_diagonal": fill_diagonal, "retain_grads": retain_grads,
+    # Tensor forms of functions declared without a method
+    "cdist": lambda self, y, *args, **kwargs: _rt().cdist(self, y, *args, **kwargs),
+    "diag_embed": lambda self, *args, **kwargs: _rt().diag_embed(self, *args, **kwargs),
+    "diagflat": lambda self, *args, **kwargs: _rt().diagflat(self, *args, **kwargs),
     # what x.copy_(src) makes x hold (runtime.inplace writes it): src in x's dtype, broadcast to x's shape
     "_copy_source": lambda self, src, blocking=True: _rt().broadcast_to(
         _rt().cast(src if hasattr(src, "dtype") else _rt().to_tensor(src), self.dtype), list(self.shape)),
@@ -230,6 +234,7 @@ METHODS = {
 for _n, _m in METHODS.items():
     if callable(_m) and not isinstance(_m, property):
         _m.__name__ = _m.__qualname__ = _n
+        _m.__doc__ = _m.__doc__ or f"``rt.{_n}(x, ...)`` as a method of x."
 
 
 def broadcast_shapes(*shapes):
