@@ -23,6 +23,7 @@ def _new(fill):
     def method(self, size, dtype=None, name=None):
         shape = list(size) if isinstance(size, (list, tuple)) else [size]
         return _rt().full(shape, fill, dtype=dtype or self.dtype)
+    method.__doc__ = f"A tensor of ``size`` filled with {fill}, in this tensor's dtype unless ``dtype`` is given."
     return method
 
 
@@ -234,7 +235,8 @@ METHODS = {
 for _n, _m in METHODS.items():
     if callable(_m) and not isinstance(_m, property):
         _m.__name__ = _m.__qualname__ = _n
-        _m.__doc__ = _m.__doc__ or f"``rt.{_n}(x, ...)`` as a method of x."
+        _m.__doc__ = _m.__doc__ or (f"``rt.{_n}(x, ...)`` as a method of x." if not _n.startswith("_")
+                                    else "What ``x.copy_(src)`` writes into x: src in x's dtype and shape.")
 
 
 def broadcast_shapes(*shapes):
