@@ -44,6 +44,8 @@ def _hurwitz(s, x):
     x = np.array(x, np.float64)
     acc = np.zeros_like(x)
     bound = s + 12.0
+    if x.size and np.nanmin(x) < -1e5:
+        raise ValueError("polygamma: x below -1e5 is not supported (its series would take that many steps)")
     while True:
         small = x < bound
         if not small.any():
@@ -63,6 +65,11 @@ def _hurwitz(s, x):
 def _digamma(x):
     x = np.array(x, np.float64)
     pole = (x <= 0) & (x == np.floor(x))
+    neg = (x < 0) & ~pole
+    if neg.any():
+        # reflection, psi(x) = psi(1 - x) - pi / tan(pi x): the recurrence below then starts above 0
+        out = _digamma(np.where(neg, 1.0 - x, x))
+        return np.where(neg, out - np.pi / np.tan(np.pi * np.where(neg, x, 0.5)), out)
     z = np.where(pole, 1.0, x)
     acc = np.zeros_like(z)
     while True:  # psi(z) = psi(z + 1) - 1/z, up to where the asymptotic series is exact
