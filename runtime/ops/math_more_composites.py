@@ -93,6 +93,8 @@ def deg2rad(x: TensorLike, name: str | None = None) -> TensorLike:
 # -- integration, Vandermonde, renorm, multiplex --------------------------------------------------------
 def _pieces(t, axis):
     n = t.shape[axis]
+    if n < 0:
+        raise ValueError(f"trapezoid: the integration dim {axis} must have a known size, got shape {list(t.shape)}")
     return _rt.slice(t, [axis], [1], [n]), _rt.slice(t, [axis], [0], [n - 1])
 
 
@@ -137,6 +139,8 @@ def vander(x: TensorLike, n: int | None = None, increasing: bool = False, name: 
     when ``increasing``); built by products, so the gradient is finite at 0."""
     if x.ndim != 1:
         raise ValueError(f"vander: x must be 1-D, got shape {list(x.shape)}")
+    if n is None and x.shape[0] < 0:
+        raise ValueError("vander: give n when x's length is only known at run time")
     n = x.shape[0] if n is None else int(n)
     if n < 0:
         raise ValueError(f"vander: n must be non-negative, got {n}")

@@ -19,6 +19,16 @@ from .common import constant
 from .indexing import set_value
 
 
+def _known(x, axis, what):
+    """The size of ``x``'s dim ``axis``; a ValueError when it is only known at run time (an index table
+    built from it would be wrong)."""
+    n = x.shape[axis]
+    if n < 0:
+        raise ValueError(f"{what}: dim {axis} of x must have a known size, got shape {list(x.shape)} "
+                         "(give that dim a fixed size in the InputSpec)")
+    return n
+
+
 def _many(inputs, fn):
     outs = [fn(x) for x in (inputs[0] if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)) else inputs)]
     return outs[0] if len(inputs) == 1 and not isinstance(inputs[0], (list, tuple)) else outs
@@ -58,7 +68,7 @@ def atleast_3d(*inputs: TensorLike, name: str | None = None) -> TensorLike | lis
 
 # -- splitting ------------------------------------------------------------------------------------------
 def _split_at(x, bounds, axis):
-    n = x.shape[axis]
+    n = _known(x, axis, "tensor_split")
     cuts = [0] + [min(max(b + n if b < 0 else b, 0), n) for b in bounds] + [n]
     return [_rt.slice(x, [axis], [a], [max(a, b)]) for a, b in zip(cuts[:-1], cuts[1:])]
 
@@ -71,7 +81,7 @@ def tensor_split(x: TensorLike, num_or_indices: int | list[int], axis: int = 0,
     if x.ndim == 0:
         raise ValueError("tensor_split: x must have at least 1 dim")
     axis = axis % x.ndim
-    n = x.shape[axis]
+    n = _known(x, axis, "tensor_split")
     if isinstance(num_or_indices, int):
         k = num_or_indices
         if k < 1:
@@ -147,6 +157,8 @@ def column_stack(x: list[TensorLike], name: str | None = None) -> TensorLike:
 def block_diag(inputs: list[TensorLike], name: str | None = None) -> TensorLike:
     """The block-diagonal matrix of the (at most 2-D) inputs, zeros elsewhere."""
     blocks = [_at_least(t, 2) for t in inputs]
+    for b in blocks:
+        _known(b, 0, "block_diag"), _known(b, 1, "block_diag")
     if any(b.ndim != 2 for b in blocks):
         raise ValueError("block_diag: every input must have at most 2 dims")
     dtype = next((b.dtype for b in blocks if str(b.dtype).startswith("float")), blocks[0].dtype)
@@ -178,7 +190,7 @@ def combinations(x: TensorLike, r: int = 2, with_replacement: bool = False, name
     if r < 0:
         raise ValueError(f"combinations: r must be non-negative, got {r}")
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    idx = np.array(list(pick(range(x.shape[0]), r)), np.int64).reshape(-1, r)
+    idx = np.array(list(pick(range(_known(x, 0, "combinations")), r)), np.int64).reshape(-1, r)
     if idx.size == 0:
         return _rt.zeros([0] if r == 0 else [0, r], dtype=x.dtype)
     return _rt.reshape(_rt.gather(x, constant(idx.reshape(-1), "int64")), list(idx.shape))
@@ -188,7 +200,7 @@ def combinations(x: TensorLike, r: int = 2, with_replacement: bool = False, name
 @composite("narrow", api=["narrow"], methods=["narrow"])
 def narrow(input: TensorLike, dim: int, start: int, length: int) -> TensorLike:  # noqa: A002
     """``length`` elements of ``input`` along ``dim`` from ``start`` (negative counts from the end)."""
-    n = input.shape[dim]
+    n = _known(input, dim, "narrow")
     start = start + n if isinstance(start, int) and start < 0 else start
     if isinstance(start, int) and not (0 <= start and start + length <= n):
         raise ValueError(f"narrow: start {start} and length {length} exceed dim {dim} of size {n}")
@@ -200,7 +212,7 @@ def unfold(x: TensorLike, axis: int, size: int, step: int, name: str | None = No
     """The windows of ``size`` elements every ``step`` along ``axis``: that dim becomes the window count
     and a last dim of ``size`` is added (Tensor.unfold)."""
     axis = axis % max(x.ndim, 1)
-    n = x.shape[axis] if x.ndim else 1
+    n = _known(x, axis, "unfold") if x.ndim else 1
     if size < 0 or size > n or step <= 0:
         raise ValueError(f"unfold: size {size} and step {step} do not fit dim {axis} of size {n}")
     if x.ndim == 0:
@@ -269,7 +281,7 @@ def take_along_dim(arr: TensorLike, indices: TensorLike, axis: int, broadcast: b
 def index_fill(x: TensorLike, index: TensorLike, axis: int, value: float, name: str | None = None) -> TensorLike:
     """``x`` with the slices at ``index`` along ``axis`` set to ``value``."""
     axis = axis % x.ndim
-    n = x.shape[axis]
+    n = _known(x, axis, "index_fill")
     hit = _rt.index_add(_rt.zeros([n], "float32"), _rt.reshape(index, [-1]), 0,
                         _rt.ones([int(np.prod(index.shape))], "float32"))
     mask = _rt.reshape(_rt.greater_than(hit, _rt.zeros_like(hit)), [n if i == axis else 1 for i in range(x.ndim)])
@@ -329,7 +341,7 @@ def diagonal_scatter(x: TensorLike, y: TensorLike, offset: int = 0, axis1: int =
     a, b = axis1 % x.ndim, axis2 % x.ndim
     perm = [a, b] + [i for i in range(x.ndim) if i not in (a, b)]
     xt = _rt.transpose(x, perm)
-    n, m = xt.shape[0], xt.shape[1]
+    n, m = _known(xt, 0, "diagonal_scatter"), _known(xt, 1, "diagonal_scatter")
     k = max(0, min(n + min(offset, 0), m - max(offset, 0)))
     rows = constant(np.arange(k) + max(-offset, 0), "int64")
     cols = constant(np.arange(k) + max(offset, 0), "int64")

@@ -276,3 +276,23 @@ def test_retain_grads_and_copy():
             a.copy_(b)
     assert all(a.tolist() == b.tolist() and not a.stop_gradient for a, b in zip(ema.parameters(), model.parameters()))
     assert rt.zeros([2, 3]).copy_(rt.ones([3])).tolist() == [[1.0] * 3] * 2
+
+
+@dy2st.to_static(input_spec=[dy2st.InputSpec([None, 4], "float32", "x")])
+def _any_batch(x):
+    return rt.hstack(rt.tensor_split(x, 2, axis=1)) + rt.nanmedian(x, axis=1, keepdim=True) + rt.logcumsumexp(x, 1)
+
+
+@dy2st.to_static(input_spec=[dy2st.InputSpec([None, 4], "float32", "x")])
+def _split_batch(x):
+    return rt.tensor_split(x, 2, axis=0)[0]
+
+
+def test_run_time_dims():
+    # one Program serves every batch size; an index table over a run-time dim is refused, not guessed
+    for n in (3, 5):
+        x = rt.to_tensor(np.random.default_rng(n).standard_normal((n, 4)).astype(np.float32))
+        want = rt.hstack(rt.tensor_split(x, 2, axis=1)) + rt.nanmedian(x, axis=1, keepdim=True) + rt.logcumsumexp(x, 1)
+        np.testing.assert_allclose(_any_batch(x).numpy(), want.numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="tensor_split: dim 0 of x must have a known size"):
+        _split_batch(rt.ones([3, 4]))
