@@ -165,13 +165,11 @@ class RandomResizedCrop(BaseTransform):
         return F.resize(F.crop(img, i, j, h, w), self.size, self.interpolation)
 
 
-def _factor_range(value, name, center=1.0, bound=None):
+def _factor_range(value, name):
+    """``[max(0, 1 - value), 1 + value]``: the factors a jitter of ``value`` draws from."""
     if value < 0:
         raise ValueError(f"{name} value should be non-negative")
-    lo, hi = center - value, center + value
-    if bound is None:
-        lo = max(lo, 0.0)
-    return lo, hi
+    return max(1.0 - value, 0.0), 1.0 + value
 
 
 class BrightnessTransform(BaseTransform):
