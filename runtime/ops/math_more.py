@@ -62,8 +62,11 @@ def copysign(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLik
 
 
 def nextafter(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
-    """The next float after ``x`` toward ``y``."""
-    return apply("nextafter", *operands(x, y))
+    """The next float after ``x`` toward ``y`` (float tensors only, as Paddle)."""
+    x, y = operands(x, y)
+    if x.dtype not in ("float32", "float64"):
+        raise TypeError(f"nextafter takes float32 or float64 tensors, got {x.dtype}")
+    return apply("nextafter", x, y)
 
 
 def frexp(x: TensorLike, name: str | None = None) -> tuple[TensorLike, TensorLike]:
