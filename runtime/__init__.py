@@ -30,3 +30,14 @@ from . import amp, distribution, io, linalg, metric, vision  # noqa: E402
 from .static.formats import program_state as _program_state  # noqa: E402
 _program_state.register()  # rt.save/rt.load of a Program
 from .hapi import Model, callbacks, flops, summary  # noqa: E402  (rt.Model: Paddle's high-level training API)
+
+# -- Paddle 3 names without an op of their own: in-place functions, grad-mode switches, shape helpers ----
+from .inplace_api import FUNCTIONS as _INPLACE_FUNCTIONS  # noqa: E402
+globals().update({_n: _f for _n, _f in _INPLACE_FUNCTIONS.items() if _n not in globals()})
+from .autograd_functional import set_grad_enabled  # noqa: E402
+from .tensor_extra_methods import broadcast_shapes  # noqa: E402
+from .random_api import log_normal, rand_like, randint_like, randn_like  # noqa: E402
+from .scatter_api import scatter_add, scatter_reduce  # noqa: E402
+from .framework_extra import (bartlett_window, blackman_window, e, finfo, get_rng_state,  # noqa: E402
+                              hamming_window, hann_window, iinfo, inf, is_complex, kaiser_window, manual_seed, nan,
+                              newaxis, pi, set_rng_state)

@@ -393,3 +393,7 @@ def record_op(values, inputs, backward, differentiable=None):
     # a set given by a caller that records the same op shape on every call is used as is
     diff = differentiable if isinstance(differentiable, (set, frozenset)) else set(differentiable)
     return [wrap(v, (node, i)) if i in diff else wrap(v) for i, v in enumerate(values)]
+
+
+from .autograd_functional import Hessian, Jacobian, hessian, is_grad_enabled, jacobian, set_grad_enabled  # noqa: E402,F401
+__all__ += ["jacobian", "hessian", "is_grad_enabled", "set_grad_enabled"]

@@ -26,10 +26,21 @@ ELEMENTWISE = {
     "floor_divide_": "floor_divide", "exp_": "exp", "sqrt_": "sqrt", "rsqrt_": "rsqrt",
     "reciprocal_": "reciprocal", "abs_": "abs", "neg_": "neg", "tanh_": "tanh", "sigmoid_": "sigmoid",
     "floor_": "floor", "ceil_": "ceil", "round_": "round", "log_": "log", "masked_fill_": "masked_fill",
+    # Paddle 3's other in-place methods, each the out-of-place method of the same name
+    **{f"{n}_": n for n in (
+        "sin cos tan asin acos atan sinh cosh asinh acosh atanh square log2 log10 log1p expm1 erf erfinv lgamma "
+        "digamma polygamma i0 trunc frac logit sinc hypot copysign ldexp gcd lcm cumsum cumprod tril triu "
+        "nan_to_num index_add index_fill index_put masked_scatter renorm scatter put_along_axis lerp mul sub div "
+        "mod floor_mod logical_and logical_or logical_xor logical_not bitwise_and bitwise_or bitwise_xor "
+        "bitwise_not gammaln gammainc gammaincc multigammaln clamp fill_diagonal").split()},
+    "copy_": "_copy_source",  # x.copy_(src): src's values written into x
 }
-RESHAPING = {"reshape_": "reshape", "squeeze_": "squeeze", "unsqueeze_": "unsqueeze", "flatten_": "flatten"}
+RESHAPING = {"reshape_": "reshape", "squeeze_": "squeeze", "unsqueeze_": "unsqueeze", "flatten_": "flatten",
+             "transpose_": "transpose", "t_": "t"}
 FILLING = ("zero_", "fill_")
-NAMES = frozenset(ELEMENTWISE) | frozenset(RESHAPING) | frozenset(FILLING)
+# random fills (x.uniform_(-a, a), x.normal_()...): fresh draws of x's shape, made in inplace_draws
+DRAWING = ("uniform_", "normal_", "exponential_", "bernoulli_", "cauchy_", "geometric_", "log_normal_", "random_")
+NAMES = frozenset(ELEMENTWISE) | frozenset(RESHAPING) | frozenset(FILLING) | frozenset(DRAWING)
 
 
 def adopt(target, out):
@@ -70,6 +81,9 @@ def result(x, name, *args, **kwargs):
     """The value ``x.<name>(*args, **kwargs)`` makes x hold (checked by ``check_result``)."""
     if name in FILLING:
         out = _filled(x, *args, **kwargs) if name == "fill_" else _filled(x, 0)
+    elif name in DRAWING:
+        from .inplace_draws import DRAWS  # noqa: PLC0415  (made of the public functions, read after this module)
+        out = DRAWS[name](x, *args, **kwargs)
     else:
         out = getattr(x, ELEMENTWISE.get(name) or RESHAPING[name])(*args, **kwargs)
     check_result(x, out, name)
@@ -79,7 +93,8 @@ def result(x, name, *args, **kwargs):
 def _refusal(x, name):
     from .variable import Variable  # noqa: PLC0415  (its class is built on the methods made here)
     base = ELEMENTWISE.get(name) or RESHAPING.get(name)
-    instead = f"x = x.{base}(...)" if base else "x = rt.full_like(x, value)"
+    instead = f"x = x.{base}(...)" if base else ("x = rt.full_like(x, value)" if name in FILLING
+                                                 else "x = rt.uniform(x.shape, ...) (or rt.randn...)")
     if not isinstance(x, Variable) or x.persistable or x.is_data:
         return (f"{name}() writes in place into a parameter, a buffer or an input of the converted function, "
                 f"which its Program cannot change (the tensor outside would keep its value): change a copy "
@@ -91,16 +106,23 @@ def _refusal(x, name):
 
 def _method(name):
     def method(self, *args, **kwargs):
-        from .tensor import write_back  # noqa: PLC0415  (defined on the classes these methods join)
+        from .tensor import _grad_mode, bump_version, write_back  # noqa: PLC0415  (defined on the classes these methods join)
         from .variable import Variable  # noqa: PLC0415
         if isinstance(self, Variable) or _mode.static:
             out = result(self, name, *args, **kwargs)
             if not adopt(self, out):
                 raise TypeError(_refusal(self, name))
             return self
+        if self._node is None and not _grad_mode.enabled:
+            # a leaf under no_grad (``with rt.no_grad(): w.uniform_(-a, a)``, Paddle's init idiom): the
+            # value is replaced and nothing is recorded; the leaf keeps needing its gradient
+            self._value = result(self, name, *args, **kwargs)._value
+            bump_version(self)
+            return self
         return write_back(self, lambda old: result(old, name, *args, **kwargs),
                           f"a leaf Tensor that needs a gradient (stop_gradient=False) cannot be changed "
-                          f"in place by {name}(); use the out-of-place method (y = x.{name[:-1]}(...))")
+                          f"in place by {name}(); " + ("make a new tensor instead (x = src.clone())" if name == "copy_" else
+                                               f"use the out-of-place method (y = x.{name[:-1]}(...))"))
     method.__name__ = method.__qualname__ = name
     method.__doc__ = f"In place: ``x.{name}(...)`` makes x hold ``x.{name[:-1]}(...)`` and returns x."
     return method
@@ -109,4 +131,5 @@ def _method(name):
 def inplace_methods(methods):
     """The in-place methods whose out-of-place form is among ``methods`` (name -> function)."""
     bases = {**ELEMENTWISE, **RESHAPING}
-    return {name: _method(name) for name in (*bases, *FILLING) if name in FILLING or bases[name] in methods}
+    return {name: _method(name) for name in (*bases, *FILLING, *DRAWING)
+            if name in FILLING or name in DRAWING or bases[name] in methods}

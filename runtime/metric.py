@@ -152,3 +152,7 @@ class Auc(Metric):
     def name(self):
         """The metric's name."""
         return self._name
+
+
+from .metric_extra import Precision, Recall  # noqa: E402  (binary precision and recall)
+__all__ += ["Precision", "Recall"]

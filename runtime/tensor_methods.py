@@ -14,6 +14,7 @@ from . import assign  # noqa: F401  (declares the clone composite)
 from .inplace import inplace_methods
 from .ops import elementwise, indexing, logic, math
 from .registry import tensor_methods
+from .tensor_extra_methods import METHODS as EXTRA_METHODS
 from .tensor import TensorLike
 
 
@@ -68,9 +69,10 @@ OPERATORS = {
 }
 
 # Paddle's in-place methods (``x.add_(y)``): each its out-of-place method, then a write-back.
-INPLACE = inplace_methods({**tensor_methods(), **OPERATORS})
+INPLACE = inplace_methods({**tensor_methods(), **OPERATORS, **EXTRA_METHODS})
 
-# The protocol operators, every op-backed method the declarations name, the in-place methods.
+# The protocol operators, every op-backed method the declarations name, the in-place methods, and the
+# methods made of public functions (runtime/tensor_extra_methods.py).
 TensorMethods = type("TensorMethods", (TensorLike,), {
     "__doc__": "The operators and op-backed methods (``x + y``, ``x.sum()``) of Tensor and Variable, "
                "made from the op declarations.",
@@ -78,6 +80,8 @@ TensorMethods = type("TensorMethods", (TensorLike,), {
     "__slots__": (),
     # a class defining ``__eq__`` gets ``__hash__ = None``; tensors hash by identity (TensorLike)
     "__hash__": TensorLike.__hash__,
+    # new_zeros, type_as, x.float(), requires_grad, strides, mT...: no op of their own
+    **EXTRA_METHODS,
     **OPERATORS,
     **tensor_methods(),
     **INPLACE,

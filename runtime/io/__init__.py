@@ -7,6 +7,10 @@
 from .dataloader import DataLoader, default_collate_fn
 from .dataset import Dataset, IterableDataset, Subset, TensorDataset, random_split
 from .sampler import BatchSampler, RandomSampler, Sampler, SequenceSampler
+from .dataset_extra import (ChainDataset, ComposeDataset, ConcatDataset, DistributedBatchSampler, SubsetRandomSampler,
+                            WeightedRandomSampler, get_worker_info)
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "random_split", "DataLoader",
-           "default_collate_fn", "Sampler", "SequenceSampler", "RandomSampler", "BatchSampler"]
+           "default_collate_fn", "Sampler", "SequenceSampler", "RandomSampler", "BatchSampler", "ConcatDataset",
+           "ComposeDataset", "ChainDataset", "SubsetRandomSampler", "WeightedRandomSampler", "get_worker_info",
+           "DistributedBatchSampler"]

@@ -15,3 +15,6 @@ from . import nn_activation_inplace  # noqa: F401  (F.relu_, F.tanh_...: in-plac
 from . import nn_vision_extra  # noqa: F401  (F.fold, F.affine_grid, F.grid_sample)
 from . import nn_misc_extra  # noqa: F401  (F.gumbel_softmax, F.pdist, F.logsigmoid)
 from . import nn_ctc, nn_loss_nnapi  # noqa: F401  (F.ctc_loss, margin losses, npair, hsigmoid)
+from . import math_more, math_more_composites, math_special  # noqa: F401  (erfinv, lgamma, cummax, logit...)
+from . import tensor_extra  # noqa: F401  (atleast_*, tensor_split, hstack, block_diag, *_scatter...)
+from . import aliases, random_extra  # noqa: F401  (div, gt, clamp, cat...; poisson, multinomial, rand_like...)

@@ -5,7 +5,7 @@ CHW float32 Tensor (uint8 scaled to [0, 1], other dtypes kept as they are, as Pa
 """
 import numpy as np
 
-from ..ops.creation import to_tensor
+from ..ops.creation import to_tensor as _to_tensor
 from ..tensor import Tensor
 
 
@@ -43,7 +43,7 @@ class ToTensor:
         if self.data_format == "CHW":
             a = a.transpose(2, 0, 1)
         a = a.astype("float32") / np.float32(255) if a.dtype == np.uint8 else np.ascontiguousarray(a)
-        return to_tensor(a)
+        return _to_tensor(a)
 
 
 class Normalize:
@@ -63,7 +63,7 @@ class Normalize:
         if isinstance(img, Tensor):
             if self.to_rgb:
                 img = img.flip([0 if chw else -1])
-            return (img - to_tensor(mean)) / to_tensor(std)
+            return (img - _to_tensor(mean)) / _to_tensor(std)
         a = _array(img).astype("float32")
         if self.to_rgb:
             a = a[::-1] if chw else a[..., ::-1]
@@ -83,3 +83,16 @@ class Transpose:
         if a.ndim == 2:
             a = a[:, :, None]
         return a.transpose(self.order)
+
+
+# Paddle's other transforms and the functional forms (``transforms.functional.resize``...)
+from . import transforms_functional as functional  # noqa: E402,F401
+from .transforms_extra import (BaseTransform, BrightnessTransform, CenterCrop, ColorJitter,  # noqa: E402,F401
+                               ContrastTransform, Grayscale, HueTransform, Pad, RandomCrop, RandomErasing,
+                               RandomHorizontalFlip, RandomResizedCrop, RandomRotation, RandomVerticalFlip, Resize,
+                               SaturationTransform)
+from .transforms_functional import (adjust_brightness, adjust_contrast, adjust_hue,  # noqa: E402,F401
+                                    adjust_saturation, center_crop, crop, erase, hflip, normalize, pad, resize,
+                                    rotate, to_grayscale, vflip)
+from .transforms_functional import to_tensor  # noqa: E402,F401
+from .transforms_warp import RandomAffine, RandomPerspective, affine, perspective  # noqa: E402,F401

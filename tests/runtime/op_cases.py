@@ -409,3 +409,11 @@ from op_cases_nnapi import CASES_NNAPI, COMPOSITES_NNAPI  # noqa: E402
 
 CASES.update(CASES_NNAPI)
 COMPOSITES.update(COMPOSITES_NNAPI)
+
+# -- Paddle 3's extra math, shape, scatter and random functions: their rows live in op_cases_tensorapi ------
+import op_cases_tensorapi  # noqa: E402
+
+_P3_CASES, _P3_COMPOSITES = op_cases_tensorapi.rows(D, F, P, case)
+CASES.update(_P3_CASES)
+COMPOSITES.update(_P3_COMPOSITES)
+COMPOSITES.update(op_cases_tensorapi.more_composites(F, P, case))

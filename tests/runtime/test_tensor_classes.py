@@ -12,8 +12,10 @@ from static_helpers import building
 def test_hand_written_members_live_in_their_class_bodies():
     assert {"dim", "ndimension", "T", "__hash__"} <= set(vars(TensorLike))
     assert {"size", "detach"} <= set(vars(Variable))
-    # the generated part is exactly the protocol operators, the declared op methods and their in-place forms
-    generated = {**tensor_methods.OPERATORS, **registry.tensor_methods(), **tensor_methods.INPLACE}
+    # the generated part is exactly the protocol operators, the declared op methods, their in-place forms and the
+    # methods made of public functions (new_zeros, x.float(), requires_grad...)
+    generated = {**tensor_methods.EXTRA_METHODS, **tensor_methods.OPERATORS, **registry.tensor_methods(),
+                 **tensor_methods.INPLACE}
     assert not set(generated) & {"dim", "ndimension", "T", "size", "detach", "__hash__"}
     assert all(vars(TensorMethods)[name] is fn for name, fn in generated.items())
     housekeeping = {"__doc__", "__module__", "__slots__", "__hash__"}

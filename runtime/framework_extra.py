@@ -1,0 +1,86 @@
+"""Paddle 3's small top-level utilities: ``finfo``/``iinfo``, the constants ``pi``/``e``/``inf``/``nan``/
+``newaxis``, ``manual_seed``, ``get_rng_state``/``set_rng_state``, ``is_complex`` and the windows
+``hann_window``/``hamming_window``/``blackman_window``/``bartlett_window``/``kaiser_window`` (numpy's)."""
+import math
+
+import numpy as np
+
+from . import dtypes
+from .random import generator, seed
+
+pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
+
+
+def _np_dtype(dtype):
+    return np.dtype(dtypes.convert_dtype(dtype).np) if not isinstance(dtype, np.dtype) else dtype
+
+
+class finfo:  # noqa: N801  (Paddle's name)
+    """Limits of a float dtype: ``bits``, ``eps``, ``min``, ``max``, ``tiny``/``smallest_normal``, ``resolution``."""
+
+    def __init__(self, dtype):
+        info = np.finfo(_np_dtype(dtype))
+        self.dtype = str(info.dtype)
+        self.bits, self.eps, self.min, self.max = info.bits, float(info.eps), float(info.min), float(info.max)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = float(info.resolution)
+
+    def __repr__(self):
+        return (f"finfo(min={self.min:g}, max={self.max:g}, eps={self.eps:g}, resolution={self.resolution:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, bits={self.bits}, dtype={self.dtype})")
+
+
+class iinfo:  # noqa: N801
+    """Limits of an integer dtype: ``bits``, ``min``, ``max``."""
+
+    def __init__(self, dtype):
+        info = np.iinfo(_np_dtype(dtype))
+        self.dtype, self.bits, self.min, self.max = str(info.dtype), info.bits, int(info.min), int(info.max)
+
+    def __repr__(self):
+        return f"iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
+
+
+def manual_seed(n):
+    """``rt.seed(n)``."""
+    return seed(n)
+
+
+def get_rng_state():
+    """The state of the generator the calling thread draws from (a list, as Paddle returns one per device)."""
+    return [generator().bit_generator.state]
+
+
+def set_rng_state(state):
+    """Restore a state ``get_rng_state`` returned: the draws after it repeat."""
+    generator().bit_generator.state = state[0] if isinstance(state, (list, tuple)) else state
+
+
+def is_complex(x):
+    """False: runtime has no complex dtypes."""
+    return False
+
+
+def _window(numpy_fn, what):
+    def window(window_length, periodic=True, *, dtype="float32", **_):
+        n = int(window_length)
+        if n < 0:
+            raise ValueError(f"{what}: window_length must be non-negative, got {window_length}")
+        values = np.ones(1) if n == 1 else (numpy_fn(n + 1)[:-1] if periodic else numpy_fn(n))
+        from .ops.creation import to_tensor  # noqa: PLC0415
+        return to_tensor(np.asarray(values, dtype=_np_dtype(dtype)))
+    window.__name__ = window.__qualname__ = what
+    window.__doc__ = (f"The {what.split('_')[0].capitalize()} window of ``window_length`` points (``periodic``: "
+                      "the first ``window_length`` of one point longer, for spectral analysis).")
+    return window
+
+
+hann_window = _window(np.hanning, "hann_window")
+hamming_window = _window(np.hamming, "hamming_window")
+blackman_window = _window(np.blackman, "blackman_window")
+bartlett_window = _window(np.bartlett, "bartlett_window")
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype="float32", **_):
+    """The Kaiser window of ``window_length`` points with shape parameter ``beta``."""
+    return _window(lambda n: np.kaiser(n, beta), "kaiser_window")(window_length, periodic, dtype=dtype)
