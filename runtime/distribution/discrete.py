@@ -10,7 +10,7 @@ from .distribution import Distribution, params, shape_list, to_param
 
 
 def _lgamma(x):
-    return apply("dist_lgamma", x)
+    return apply("lgamma", x)
 
 
 class Categorical(Distribution):

@@ -3,7 +3,7 @@ the helpers its subclasses share.
 
 Every method is made of registered ops, so it works on eager Tensors and inside a converted function
 alike (gradients included). Draws come from random ops (``uniform_random``, ``gaussian_random``,
-``dist_standard_gamma``): a Program draws fresh values at every run, and ``rt.seed`` makes them
+``standard_gamma``): a Program draws fresh values at every run, and ``rt.seed`` makes them
 repeatable (the streams are runtime's, not Paddle's). ``sample`` detaches its result (Paddle samples
 under ``no_grad``); ``rsample`` keeps the reparameterised gradient where Paddle has one.
 """

@@ -1,4 +1,4 @@
-"""Gamma, Beta, Dirichlet, Chi2 and StudentT (draws from the ``dist_standard_gamma`` random op; as Paddle's, their
+"""Gamma, Beta, Dirichlet, Chi2 and StudentT (draws from the ``standard_gamma`` random op; as Paddle's, their
 samples carry no gradient)."""
 import numpy as np
 
@@ -9,18 +9,18 @@ from .distribution import Distribution, params, shape_list, to_param
 
 
 def lgamma(x):
-    """log|Gamma(x)| (the ``dist_lgamma`` op)."""
-    return apply("dist_lgamma", x)
+    """log|Gamma(x)| (the ``lgamma`` op)."""
+    return apply("lgamma", x)
 
 
 def digamma(x):
-    """The digamma function (the ``dist_digamma`` op)."""
-    return apply("dist_digamma", x)
+    """The digamma function (the ``digamma`` op)."""
+    return apply("digamma", x)
 
 
 def _gamma_draw(conc, dims):
     """Gamma(conc, 1) draws of shape ``dims`` (``conc`` broadcast to it)."""
-    return apply("dist_standard_gamma", rt.expand(conc, dims))
+    return apply("standard_gamma", rt.expand(conc, dims))
 
 
 class Gamma(Distribution):

@@ -125,7 +125,7 @@ def _kl_gumbel(p, q):
 
 def _lgamma(x):
     from ..dispatch import apply  # noqa: PLC0415
-    return apply("dist_lgamma", x)
+    return apply("lgamma", x)
 
 
 @register_kl(Independent, Independent)

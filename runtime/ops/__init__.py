@@ -6,7 +6,6 @@ from . import composite_pad, composites_extra  # noqa: F401  (Paddle functions b
 from . import index_extra, math_extra, search  # noqa: F401  (Paddle 2.x extras: erf, einsum, unique...)
 from . import linalg, math_composites, norms  # noqa: F401  (Paddle 2.x extras made of the ops above)
 from . import linalg_ops, linalg_lu, linalg_api, linalg_norms, linalg_more  # noqa: F401  (paddle.linalg: decompositions, solvers)
-from . import dist_special  # noqa: F401  (lgamma, digamma and the gamma sampler of rt.distribution)
 from . import train_ops  # noqa: F401  (loss.backward(), opt.step(), opt.clear_grad() in a Program)
 from . import tensor_array  # noqa: F401  (Paddle's tensor arrays: rt.tensor.array_write...)
 from . import nn_pool_adaptive  # noqa: F401  (adaptive max/avg pooling in 1-D/3-D, LP pooling)

@@ -92,14 +92,6 @@ def rows(case):
                       ref=lambda x, t, y, left, transpose: _householder(x[None], t[None])[0] @ y),
         "linalg_cond": case(sq, p=None, ref=lambda x, p: np.linalg.cond(x), tol=1e-4),
     }
-    import scipy.special as sp  # noqa: PLC0415  (the test environment has scipy through scikit-learn)
-    pos = np.array([[0.3, 0.7, 1.5], [2.5, 4.0, 12.0]], np.float32)
-    cases.update({
-        "dist_lgamma": case(pos, ref=lambda x: sp.gammaln(x).astype(np.float32)),
-        "dist_digamma": case(pos, ref=lambda x: sp.digamma(x).astype(np.float32)),
-        "dist_trigamma": case(pos, ref=lambda x: sp.polygamma(1, x).astype(np.float32)),
-        "dist_standard_gamma": case(pos, seeded=True),
-    })
     return cases, composites
 
 
