@@ -85,13 +85,13 @@ def _shape_infer(st=None, shape=(), dtype="float32", **_):
 
 # None dims of ``shape`` are the values of ShapeTensor (see shape_args).
 def_op("uniform_random", ["ShapeTensor*"], ["Out"], attrs={"shape": [], "min": -1.0, "max": 1.0, "dtype": "float32"},
-       kernel=_uniform_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM, api=["rand", "uniform"])
+       kernel=_uniform_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM, api=["rand", "uniform", "rand_like"])
 def_op("seed", [], [], attrs={"value": 0}, kernel=lambda value=0: (reseed(value), ())[1], infer=lambda **_: (),
        side_effect=True, no_onnx=RANDOM,
        doc="rt.seed(value) at every run (in a converted function): the random ops after it repeat their draws.")
 def_op("gaussian_random", ["ShapeTensor*"], ["Out"], attrs={"shape": [], "mean": 0.0, "std": 1.0, "dtype": "float32"},
        kernel=_gaussian_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM,
-       api=["randn", "normal", "standard_normal"])
+       api=["randn", "normal", "standard_normal", "randn_like"])
 def_op("randint", ["ShapeTensor*"], ["Out"], attrs={"shape": [], "low": 0, "high": 2, "dtype": "int64"},
        kernel=_randint_kernel, infer=_shape_infer, random=True, no_onnx=RANDOM, api=["randint"])
 def_op("randperm", [], ["Out"], attrs={"n": 1, "dtype": "int64"},
@@ -260,6 +260,25 @@ def uniform(shape: ShapeLike, dtype: DTypeLike | None = None, min: float = -1.0,
 def randn(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
     """Standard normal samples of ``shape`` (float32 unless ``dtype``); repeatable after ``rt.seed``."""
     return _shaped("gaussian_random", shape, "randn", mean=0.0, std=1.0, dtype=_dtype(dtype, float32))
+
+
+def _like_shape(x):
+    """``x``'s shape with its run-time dims as 0-d int tensors (as ``randn`` takes it)."""
+    if all(d >= 0 for d in x.shape):
+        return list(x.shape)
+    sizes = apply("shape", x)
+    return [d if d >= 0 else sizes[i] for i, d in enumerate(x.shape)]
+
+
+def randn_like(x: TensorLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Standard normal samples shaped like ``x`` (a VAE's reparameterisation noise), ``x``'s dtype
+    unless ``dtype``: the draws of ``randn(x.shape)``."""
+    return randn(_like_shape(x), x.dtype if dtype is None else dtype)
+
+
+def rand_like(x: TensorLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
+    """Uniform samples in [0, 1) shaped like ``x``, ``x``'s dtype unless ``dtype``."""
+    return rand(_like_shape(x), x.dtype if dtype is None else dtype)
 
 
 def normal(mean: float = 0.0, std: float = 1.0, shape: ShapeLike | None = None, name: str | None = None) -> TensorLike:
