@@ -213,4 +213,3 @@ def _avg_uneven(x, oh, ow):
     rows = matmul(_avg_matrix(x.shape[2], oh, dt), x)
     return matmul(rows, _avg_matrix(x.shape[3], ow, dt), transpose_y=True)
 
-
