@@ -198,17 +198,20 @@ class _LayerGuard:
     # program cache of its converted forward, which must not keep the layer alive.
     __slots__ = ("path", "cls", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays")
 
-    def __init__(self, path, layer, called=()):
+    def __init__(self, path, layer, called=(), live=frozenset()):
         self.path, self.cls = path, type(layer)
         self.dict = d = layer.__dict__
         start = [_as_function(getattr(type(layer), "forward", None))] + list(called)
         # Plain values (numbers, strings, flags) by value; anything else (a function, a tensor,
         # an array) by identity, unless the traced code itself assigns it (state it keeps, whose
-        # new value each run must not look like a change).  Modules and classes are code, not state.
+        # new value each run must not look like a change), unless the Program reads it live (``live``:
+        # ids of its bound tensors; it writes those in place, so another one there is a reset, e.g.
+        # ``self.h = None``, or new state).  Modules and classes are code, not state.
         self.written = written = set()
         self.read = read = _read_names(type(layer), start, written)
         self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
-                                  and not inspect.isclass(d[n]) and (_plain(d[n]) or n not in written)))
+                                  and not inspect.isclass(d[n])
+                                  and (_plain(d[n]) or n not in written or id(d[n]) in live)))
         self.plain = tuple(_plain(d[n]) for n in self.names)
         # a numpy array the code reads is also guarded by its bytes (see guard_values.ArrayContents)
         self.arrays = tuple(None if p else array_contents(d[n]) for n, p in zip(self.names, self.plain))
@@ -309,13 +312,13 @@ class Guards:
         return lines
 
 
-def _walk_layers(path, layer, seen, out, called):
+def _walk_layers(path, layer, seen, out, called, live):
     if id(layer) in seen:
         return
     seen.add(id(layer))
-    out.append(_LayerGuard(path, layer, called.get(id(layer), ())))
+    out.append(_LayerGuard(path, layer, called.get(id(layer), ()), live))
     for name, sub in layer.named_children():
-        _walk_layers(f"{path}.{name}", sub, seen, out, called)
+        _walk_layers(f"{path}.{name}", sub, seen, out, called, live)
 
 
 def _namespace_guards(fn, seen_code, layers, out, depth=0):
@@ -405,10 +408,11 @@ def build(function, instance, arguments, calls, program):
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
     layer_guards, seen, classes = [], set(), set()
+    live = frozenset(id(t) for t in program.bound_tensors.values())
     while roots:  # layers kept in plain lists, dicts or objects are guarded as layers too
         start, found = len(layer_guards), []
         for path, layer in roots:
-            _walk_layers(path, layer, seen, layer_guards, called)
+            _walk_layers(path, layer, seen, layer_guards, called, live)
         for g in layer_guards[start:]:
             class_guards(g.cls, g.read, value_guards, classes)  # `self.SCALE` set in the class body
             for name, plain in zip(g.names, g.plain):
