@@ -196,7 +196,7 @@ def _attr_holds(now, old, plain, contents=None):
 class _LayerGuard:
     # No reference to the layer itself (its __dict__ is enough): the root layer's guard lives in the
     # program cache of its converted forward, which must not keep the layer alive.
-    __slots__ = ("path", "cls", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays")
+    __slots__ = ("path", "cls", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays", "held")
 
     def __init__(self, path, layer, called=(), live=frozenset()):
         self.path, self.cls = path, type(layer)
@@ -215,6 +215,9 @@ class _LayerGuard:
         self.plain = tuple(_plain(d[n]) for n in self.names)
         # a numpy array the code reads is also guarded by its bytes (see guard_values.ArrayContents)
         self.arrays = tuple(None if p else array_contents(d[n]) for n, p in zip(self.names, self.plain))
+        # a plain list or dict also by identity: the Program writes its items back into that object
+        # (``self.state['h'] = h``), so an equal new one (a reset) needs its own trace
+        self.held = tuple(d[n] if p and type(d[n]) in (list, dict) else None for n, p in zip(self.names, self.plain))
         self.state = _layer_state(d)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
         self.pinned = (dict(d[_SUBS]), dict(d[_PARAMS]), dict(d[_BUFS]), d.get("forward"),
@@ -224,8 +227,8 @@ class _LayerGuard:
     def holds(self):
         d = self.dict
         return _layer_state(d) == self.state and all(
-            _attr_holds(d.get(n, _MISSING), old, p, a)
-            for n, old, p, a in zip(self.names, self.pinned[6], self.plain, self.arrays))
+            _attr_holds(d.get(n, _MISSING), old, p, a) and (h is None or d.get(n) is h)
+            for n, old, p, a, h in zip(self.names, self.pinned[6], self.plain, self.arrays, self.held))
 
     def describe(self):
         d, (subs, params, bufs, fwd, pre, post, values) = self.dict, self.pinned
@@ -243,11 +246,11 @@ class _LayerGuard:
             return f"{self.path}.forward was overridden on the instance"
         if list(d[_PRE]) != pre or list(d[_POST]) != post:
             return f"the forward hooks of {self.path} changed"
-        for name, old, plain, contents in zip(self.names, values, self.plain, self.arrays):
+        for name, old, plain, contents, held in zip(self.names, values, self.plain, self.arrays, self.held):
             now = d.get(name, _MISSING)
             if now is old and contents is not None and not contents(now):
                 return f"attribute {self.path}.{name} (a numpy array) was written in place"
-            if not _attr_holds(now, old, plain):
+            if not _attr_holds(now, old, plain) or (plain and type(old) in (list, dict) and now is not held):
                 shown = ("<deleted>" if now is _MISSING else repr(now) if _plain(now)
                          else f"another {type(now).__name__}")
                 old = repr(old) if plain else f"the {type(old).__name__} seen while tracing"

@@ -257,23 +257,36 @@ class CachedAttention(nn.Layer):
         return paddle.matmul(F.softmax(paddle.matmul(q, k, transpose_y=True) * q.shape[-1] ** -0.5, -1), v)
 
 
-@pytest.mark.parametrize("cls,attrs", [(StatefulRNN, ("h",)), (CachedAttention, ("k_cache", "v_cache"))])
+class DictStateRNN(StatefulRNN):
+    def forward(self, x):
+        h = paddle.zeros_like(x) if self.h["h"] is None else self.h["h"]
+        h = paddle.tanh(self.cell(x) + h)
+        self.h["h"] = h.detach()
+        return h
+
+
+def _reset(m, attrs):
+    for a in attrs:
+        setattr(m, a, {"h": None} if isinstance(m, DictStateRNN) else None)
+
+
+@pytest.mark.parametrize("cls,attrs", [(StatefulRNN, ("h",)), (DictStateRNN, ("h",)),
+                                       (CachedAttention, ("k_cache", "v_cache"))])
 def test_state_kept_in_attributes_across_calls_and_reset_per_episode(cls, attrs):
     # After a reset (`self.h = None`) the Program traced with a tensor there ran again, reading the
-    # old episode's state: silently wrong outputs; a cache that grew raised in set_value.
+    # old episode's state: silently wrong outputs; a cache that grew raised in set_value; a reset
+    # dict ({'h': None} again) crashed in the guard and then had the Program write into the old dict.
     eager, static = _pair(cls)
     net = dy2st.to_static(static)
     rng = np.random.default_rng(0)
+    dim = 4 if cls is CachedAttention else 2
     for _ in range(2):
-        for m in (eager, static):
-            for a in attrs:
-                setattr(m, a, None)
+        _reset(eager, attrs)
+        _reset(static, attrs)
         for _ in range(3):
-            x = paddle.to_tensor(rng.standard_normal((2, 1, x_dim(cls))).astype("float32"))
+            x = paddle.to_tensor(rng.standard_normal((2, 1, dim)).astype("float32"))
             np.testing.assert_array_equal(net(x).numpy(), eager(x).numpy())
             for a in attrs:
-                np.testing.assert_array_equal(getattr(static, a).numpy(), getattr(eager, a).numpy())
-
-
-def x_dim(cls):
-    return 2 if cls is StatefulRNN else 4
+                got, want = getattr(static, a), getattr(eager, a)
+                got, want = (got["h"], want["h"]) if isinstance(want, dict) else (got, want)
+                np.testing.assert_array_equal(got.numpy(), want.numpy())
