@@ -1,0 +1,215 @@
+"""Vision models and deployment as Paddle 2.x users write them, ported by changing imports: a
+UNet-style segmentation net (``F.interpolate`` and concatenated skips, a per-pixel loss), a ResNet
+switching BatchNorm between train and eval, a VAE sampling with ``paddle.randn_like``, a model saved
+with ``InputSpec([None, None])`` and fine-tuned after loading, and ``paddle.Model`` training a
+converted network. Losses, outputs, parameters and BatchNorm statistics equal eager bitwise."""
+import numpy as np
+
+import dy2st
+import runtime as paddle
+import runtime.nn.functional as F
+from runtime import nn
+from runtime.static import InputSpec
+
+
+def _pair(cls):
+    paddle.seed(7)
+    eager, static = cls(), cls()
+    static.set_state_dict(eager.state_dict())
+    return eager, static
+
+
+def _train_same(cls, batches, loss_fn, opt=lambda p: paddle.optimizer.Adam(0.01, parameters=p)):
+    eager, static = _pair(cls)
+    runs = []
+    for model, net in ((eager, eager), (static, dy2st.to_static(static))):
+        paddle.seed(1234)
+        o = opt(model.parameters())
+        losses = []
+        for b in batches:
+            loss = loss_fn(net, *[paddle.to_tensor(x) for x in b])
+            loss.backward()
+            o.step()
+            o.clear_grad()
+            losses.append(float(loss))
+        runs.append(losses)
+    assert runs[1] == runs[0]
+    want, got = eager.state_dict(), static.state_dict()
+    assert list(got) == list(want)
+    for k in want:
+        np.testing.assert_array_equal(got[k].numpy(), want[k].numpy(), err_msg=k)
+    return eager, net
+
+
+class UNet(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.d1 = nn.Sequential(nn.Conv2D(3, 4, 3, padding=1), nn.BatchNorm2D(4), nn.ReLU())
+        self.d2 = nn.Sequential(nn.Conv2D(4, 8, 3, padding=1), nn.BatchNorm2D(8), nn.ReLU())
+        self.up = nn.Conv2DTranspose(8, 4, 2, stride=2)
+        self.u1 = nn.Conv2D(8, 4, 3, padding=1)
+        self.head = nn.Conv2D(4, 2, 1)
+
+    def forward(self, x):
+        a = self.d1(x)
+        b = self.d2(F.max_pool2d(a, 2))
+        u = F.interpolate(b, size=a.shape[2:], mode="bilinear", align_corners=False)
+        c = F.relu(self.u1(paddle.concat([a, self.up(b)], axis=1))) + u[:, :4]
+        return self.head(c)
+
+
+def test_unet_segmentation_with_interpolate_and_skips_trains_and_evaluates_like_eager():
+    rng = np.random.default_rng(0)
+    data = [(rng.standard_normal((2, 3, 8, 8)).astype("float32"), rng.integers(0, 2, (2, 8, 8)))
+            for _ in range(2)]
+    eager, net = _train_same(UNet, data, lambda m, x, y: F.cross_entropy(
+        m(x).transpose([0, 2, 3, 1]), y.unsqueeze(-1), ignore_index=255))
+    eager.eval(), net.eval()
+    x = paddle.to_tensor(data[0][0])
+    np.testing.assert_array_equal(net(x).numpy(), eager(x).numpy())
+
+
+class Block(nn.Layer):
+    def __init__(self, cin, cout, stride):
+        super().__init__()
+        self.c1, self.b1 = nn.Conv2D(cin, cout, 3, stride, 1, bias_attr=False), nn.BatchNorm2D(cout)
+        self.c2, self.b2 = nn.Conv2D(cout, cout, 3, 1, 1, bias_attr=False), nn.BatchNorm2D(cout)
+        self.short = None
+        if stride != 1 or cin != cout:
+            self.short = nn.Sequential(nn.Conv2D(cin, cout, 1, stride, bias_attr=False), nn.BatchNorm2D(cout))
+
+    def forward(self, x):
+        out = self.b2(self.c2(F.relu(self.b1(self.c1(x)))))
+        return F.relu(out + (x if self.short is None else self.short(x)))
+
+
+class ResNet(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.stem = nn.Sequential(nn.Conv2D(3, 4, 3, 1, 1), nn.BatchNorm(4, act="relu"))
+        self.layers = nn.Sequential(Block(4, 4, 1), Block(4, 8, 2))
+        self.fc = nn.Linear(8, 5)
+
+    def forward(self, x):
+        return self.fc(paddle.flatten(F.adaptive_avg_pool2d(self.layers(self.stem(x)), 1), 1))
+
+
+def test_resnet_batchnorm_train_eval_switching_matches_eager():
+    rng = np.random.default_rng(0)
+    data = [(rng.standard_normal((2, 3, 8, 8)).astype("float32"), rng.integers(0, 5, (2, 1))) for _ in range(2)]
+    eager, net = _train_same(ResNet, data, lambda m, x, y: F.cross_entropy(m(x), y), lambda p: paddle.optimizer.Momentum(
+        0.1, momentum=0.9, parameters=p, weight_decay=paddle.regularizer.L2Decay(1e-4)))
+    x = paddle.to_tensor(data[1][0])
+    for mode in ("eval", "train", "eval"):
+        getattr(eager, mode)()
+        getattr(net, mode)()
+        np.testing.assert_array_equal(net(x).numpy(), eager(x).numpy())
+    for k, v in eager.state_dict().items():  # the train-mode call moved the running stats alike
+        np.testing.assert_array_equal(net.state_dict()[k].numpy(), v.numpy(), err_msg=k)
+
+
+class VAE(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.enc, self.mu, self.logvar = nn.Linear(16, 8), nn.Linear(8, 2), nn.Linear(8, 2)
+        self.dec = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 16), nn.Sigmoid())
+
+    def forward(self, x):
+        h = F.relu(self.enc(x))
+        mu, logvar = self.mu(h), self.logvar(h)
+        z = mu + paddle.randn_like(mu) * paddle.exp(0.5 * logvar) if self.training else mu
+        return self.dec(z), mu, logvar
+
+
+def _vae_loss(m, x):
+    recon, mu, logvar = m(x)
+    kld = -0.5 * paddle.sum(1 + logvar - mu.pow(2) - logvar.exp())
+    return (F.binary_cross_entropy(recon, x, reduction="sum") + kld) / x.shape[0]
+
+
+def test_vae_with_randn_like_reparameterisation_trains_like_eager():
+    rng = np.random.default_rng(0)
+    eager, net = _train_same(VAE, [(rng.uniform(0, 1, (4, 16)).astype("float32"),) for _ in range(2)], _vae_loss)
+    paddle.seed(3)
+    a = paddle.randn_like(paddle.ones([2, 3], "float64"))
+    paddle.seed(3)
+    np.testing.assert_array_equal(a.numpy(), paddle.randn([2, 3], "float64").numpy())
+    assert paddle.rand_like(a, dtype="float32").dtype == paddle.float32
+
+
+class Tagger(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.emb, self.lstm = nn.Embedding(20, 6), nn.LSTM(6, 5)
+        self.bn, self.fc = nn.BatchNorm1D(5), nn.Linear(5, 3)
+
+    def forward(self, ids):
+        out, _ = self.lstm(self.emb(ids))
+        return self.fc(self.bn(out.mean(axis=1)))
+
+
+def test_a_model_saved_with_none_dims_fine_tunes_after_loading_like_eager(tmp_path):
+    rng = np.random.default_rng(0)
+    paddle.seed(1)
+    net = dy2st.to_static(Tagger(), input_spec=[InputSpec([None, None], "int64", "ids")])
+    dy2st.save(net, str(tmp_path / "tagger"))
+    ref = Tagger()
+    ref.set_state_dict(net.state_dict())
+    loaded = dy2st.load(str(tmp_path / "tagger"))
+    runs = []
+    for m in (ref, loaded):
+        m.train()
+        opt = paddle.optimizer.SGD(0.1, parameters=m.parameters())
+        losses = []
+        for shape in ((4, 7), (3, 5)):  # other batch sizes and lengths than any traced
+            r = np.random.default_rng(shape[0])
+            loss = F.cross_entropy(m(paddle.to_tensor(r.integers(0, 20, shape))),
+                                   paddle.to_tensor(r.integers(0, 3, (shape[0], 1))))
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            losses.append(float(loss))
+        runs.append(losses)
+        m.eval()
+    assert runs[1] == runs[0]
+    x = paddle.to_tensor(rng.integers(0, 20, (2, 3)))
+    np.testing.assert_array_equal(loaded(x).numpy(), ref(x).numpy())
+
+
+class Digits(paddle.io.Dataset):
+    def __init__(self, n):
+        r = np.random.default_rng(n)
+        self.x = r.standard_normal((n, 1, 8, 8)).astype("float32")
+        self.y = r.integers(0, 4, (n, 1)).astype("int64")
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+    def __len__(self):
+        return len(self.x)
+
+
+def test_paddle_model_fits_evaluates_and_predicts_a_converted_network_like_eager(tmp_path):
+    results = []
+    for convert in (False, True):
+        paddle.seed(2)
+        net = nn.Sequential(nn.Conv2D(1, 4, 3, padding=1), nn.BatchNorm2D(4), nn.ReLU(), nn.MaxPool2D(2),
+                            nn.Flatten(), nn.Dropout(0.2), nn.Linear(64, 4))
+        net = dy2st.to_static(net) if convert else net
+        model = paddle.Model(net, inputs=[InputSpec([None, 1, 8, 8], "float32", "x")],
+                             labels=[InputSpec([None, 1], "int64", "y")])
+        sched = paddle.optimizer.lr.PiecewiseDecay([2], [0.01, 0.001])
+        model.prepare(paddle.optimizer.Adam(sched, parameters=model.parameters()), nn.CrossEntropyLoss(),
+                      paddle.metric.Accuracy(topk=(1, 2)))
+        paddle.seed(5)
+        model.fit(Digits(16), epochs=2, batch_size=8, verbose=0, shuffle=False,
+                  callbacks=[paddle.callbacks.LRScheduler(by_step=True)])
+        ev = model.evaluate(Digits(8), batch_size=4, verbose=0)
+        pred = model.predict(Digits(8), batch_size=4, verbose=0, stack_outputs=True)[0]
+        model.save(str(tmp_path / f"m{int(convert)}"))
+        results.append((ev, pred, [p.numpy() for p in net.parameters()]))
+    (ev0, p0, w0), (ev1, p1, w1) = results
+    assert ev1 == ev0
+    np.testing.assert_array_equal(p1, p0)
+    for a, b in zip(w0, w1):
+        np.testing.assert_array_equal(b, a)
