@@ -298,8 +298,7 @@ def _index_add_kernel(x, index, updates, axis=0):
 def_op("gather", ["X", "Index"], ["Out"], attrs={"axis": 0}, kernel=_gather_kernel, infer=_gather_infer,
        grad=lambda ctx: [apply("index_add", apply("fill_any_like", ctx.inputs[0], value=0.0,
                                                   dtype=str(ctx.inputs[0].dtype)),
-                               ctx.inputs[1], ctx.out_grads[0], axis=ctx.attrs["axis"]),
-                         [None] * len(ctx.inputs[1])],
+                               ctx.inputs[1], ctx.out_grads[0], axis=ctx.attrs["axis"]), None],
        onnx="gather", api=["gather"], methods=["gather"])
 def_op("index_add", ["X", "Index", "Updates"], ["Out"], attrs={"axis": 0}, kernel=_index_add_kernel,
        infer=lambda x, i, u, axis=0: Meta(x.shape, x.dtype),

@@ -277,3 +277,55 @@ def test_deepfm_with_sparse_embeddings_trains_like_eager():
             out.append(float(loss))
         return out, [p.numpy() for p in m.parameters()]
     _same_run(run)
+
+
+class Detector(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.cls, self.reg = nn.Linear(4, 3), nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.cls(x), self.reg(x)
+
+
+def _ssd_loss(m, x, labels, boxes):
+    logits, deltas = m(x)
+    pos = labels > 0
+    num_pos = paddle.sum(pos.astype("int64"))
+    ce = F.cross_entropy(logits, labels.unsqueeze(-1), reduction="none").squeeze(-1)
+    # hard negatives: the 3 * num_pos worst (a k known only when the Program runs)
+    k = paddle.minimum(num_pos * 3, paddle.to_tensor(labels.shape[0], "int64"))
+    _, idx = paddle.topk(paddle.where(pos, paddle.zeros_like(ce), ce), k=k)
+    pidx = paddle.nonzero(pos).squeeze(-1)
+    reg = F.smooth_l1_loss(paddle.gather(deltas, pidx), paddle.gather(boxes, pidx), reduction="sum")
+    total = paddle.gather(ce, idx).sum() + paddle.masked_select(ce, pos).sum() + reg
+    return total / paddle.clip(num_pos.astype("float32"), min=1.0)
+
+
+def test_ssd_loss_with_hard_negative_mining_and_data_dependent_sizes_trains_like_eager():
+    # topk(k=<tensor>) was refused in a Program; gather's gradient once broke on an index of
+    # unknown length.
+    rng = np.random.default_rng(0)
+    data = [(rng.standard_normal((10, 4)).astype("float32"), rng.choice([0, 0, 0, 1, 2], 10).astype("int64"),
+             rng.standard_normal((10, 4)).astype("float32")) for _ in range(3)]
+
+    def run(convert):
+        paddle.seed(3)
+        m = Detector()
+        opt = paddle.optimizer.SGD(0.1, parameters=m.parameters())
+
+        def step(x, labels, boxes):
+            loss = _ssd_loss(m, x, labels, boxes)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+        step = dy2st.to_static(step) if convert else step
+        return [float(step(*[paddle.to_tensor(v) for v in b])) for b in data], [p.numpy() for p in m.parameters()]
+    _same_run(run)
+    x = paddle.to_tensor([3.0, 1.0, 3.0, 2.0])
+    for largest in (True, False):  # the same values and (stable) indices as eager top_k
+        got = dy2st.to_static(lambda x, k: paddle.topk(x, k=k, largest=largest))(x, paddle.to_tensor(3))
+        want = paddle.topk(x, k=3, largest=largest)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
