@@ -329,3 +329,64 @@ def test_ssd_loss_with_hard_negative_mining_and_data_dependent_sizes_trains_like
         want = paddle.topk(x, k=3, largest=largest)
         for g, w in zip(got, want):
             np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+class Policy(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(4, 8), nn.Tanh(), nn.Linear(8, 2))
+
+    def forward(self, s):
+        return F.softmax(self.net(s), -1)
+
+
+def test_policy_gradient_over_episodes_of_any_length_trains_like_eager():
+    # ret.std() over the episode's run-time length raised ValueError (var/std of an unknown dim).
+    specs = [dy2st.InputSpec([None, 4], "float32"), dy2st.InputSpec([None], "int64"),
+             dy2st.InputSpec([None], "float32")]
+
+    def run(convert):
+        paddle.seed(0)
+        pi = Policy()
+        opt = paddle.optimizer.Adam(0.01, parameters=pi.parameters())
+
+        def update(states, actions, rewards):
+            returns, g = [], paddle.zeros([1])
+            for t in range(rewards.shape[0] - 1, -1, -1):  # discounted returns, back to front
+                g = rewards[t] + 0.99 * g
+                returns.append(g)
+            ret = paddle.flip(paddle.concat(returns), 0)
+            ret = (ret - ret.mean()) / (ret.std() + 1e-8)
+            probs = pi(states)
+            logp = paddle.log(paddle.take_along_axis(probs, actions.unsqueeze(-1), axis=1).squeeze(-1))
+            loss = -(logp * ret).mean() + 0.01 * (probs * paddle.log(probs)).sum(-1).mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+        step = dy2st.to_static(update, input_spec=specs) if convert else update
+        r, out = np.random.default_rng(1), []
+        for n in (3, 5, 4):
+            s = paddle.to_tensor(r.standard_normal((n, 4)).astype("float32"))
+            out.append(float(step(s, paddle.to_tensor(r.integers(0, 2, n)),
+                                  paddle.to_tensor(r.standard_normal(n).astype("float32")))))
+        if convert:
+            assert len(step.program_cache) == 1
+        return out, [q.numpy() for q in pi.parameters()]
+    _same_run(run)
+
+
+def test_var_and_std_over_run_time_dims_equal_the_known_size_results():
+    def f(x):
+        return x.std(), paddle.var(x, axis=0), x.std(axis=[0, 1], unbiased=False, keepdim=True)
+    sf = dy2st.to_static(f, input_spec=[dy2st.InputSpec([None, None], "float32")])
+    for n in (1, 2, 5):  # n = 1: no degree of freedom left, nan as eagerly
+        x = np.random.default_rng(n).standard_normal((n, 3)).astype("float32")
+        a, b = paddle.to_tensor(x, stop_gradient=False), paddle.to_tensor(x, stop_gradient=False)
+        want, got = f(a), sf(b)
+        for w, g in zip(want, got):
+            assert g.shape == w.shape
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+        (want[1].sum() + want[2].sum()).backward()
+        (got[1].sum() + got[2].sum()).backward()
+        np.testing.assert_array_equal(b.grad.numpy(), a.grad.numpy())
