@@ -290,3 +290,38 @@ def test_state_kept_in_attributes_across_calls_and_reset_per_episode(cls, attrs)
                 got, want = getattr(static, a), getattr(eager, a)
                 got, want = (got["h"], want["h"]) if isinstance(want, dict) else (got, want)
                 np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+class ViterbiCRF(nn.Layer):
+    def __init__(self, n=4):
+        super().__init__()
+        self.emit = nn.Linear(6, n)
+        self.trans = self.create_parameter([n, n])
+
+    def forward(self, x):
+        em = self.emit(x)
+        score, hist = em[:, 0], []
+        for t in range(1, em.shape[1]):
+            s = score.unsqueeze(2) + self.trans.unsqueeze(0) + em[:, t].unsqueeze(1)
+            hist.append(paddle.argmax(s, axis=1))
+            score = paddle.max(s, axis=1)
+        last = paddle.argmax(score, axis=1)
+        path = [last]
+        for best in reversed(hist):  # backtrace
+            last = paddle.take_along_axis(best, last.unsqueeze(1), axis=1).squeeze(1)
+            path.append(last)
+        path.reverse()
+        return paddle.stack(path, 1), paddle.max(score, 1)
+
+
+def test_crf_viterbi_decode_with_a_backtrace_over_any_length():
+    # reversed() of the list the forward loop built (one stacked tensor) raised TypeError.
+    paddle.seed(2)
+    crf = ViterbiCRF()
+    net = dy2st.to_static(crf, input_spec=[dy2st.InputSpec([None, None, 6], "float32")])
+    rng = np.random.default_rng(0)
+    for t in (5, 3, 1):
+        x = paddle.to_tensor(rng.standard_normal((2, t, 6)).astype("float32"))
+        for g, w in zip(net(x), crf(x)):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+    assert len(net.forward.program_cache) == 1
