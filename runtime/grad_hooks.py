@@ -127,6 +127,13 @@ def static_grad(block, name, g):
         out = hook(g)
         if out is not None:
             g = out
+        else:
+            # A hook for its side effect (Grad-CAM's `self.grads = g`, a print) would keep or show a
+            # Variable, once, where eager runs it on every backward with the values: say so.
+            warnings.warn(f"the gradient hook {getattr(hook, '__qualname__', hook)!r} returned None inside a "
+                          "converted function: it ran once, while the backward was built, on a static Variable "
+                          "(a gradient it stores has no values), not at every backward as eagerly; return the "
+                          "new gradient, or read gradients outside the converted function", stacklevel=2)
     return g
 
 

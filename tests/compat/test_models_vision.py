@@ -4,6 +4,7 @@ switching BatchNorm between train and eval, a VAE sampling with ``paddle.randn_l
 with ``InputSpec([None, None])`` and fine-tuned after loading, and ``paddle.Model`` training a
 converted network. Losses, outputs, parameters and BatchNorm statistics equal eager bitwise."""
 import numpy as np
+import pytest
 
 import dy2st
 import runtime as paddle
@@ -213,3 +214,25 @@ def test_paddle_model_fits_evaluates_and_predicts_a_converted_network_like_eager
     np.testing.assert_array_equal(p1, p0)
     for a, b in zip(w0, w1):
         np.testing.assert_array_equal(b, a)
+
+
+class GradCAMNet(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.conv, self.fc = nn.Conv2D(1, 4, 3, padding=1), nn.Linear(4, 3)
+        self.grads = None
+
+    def save_grad(self, g):
+        self.grads = g
+
+    def forward(self, x):
+        f = F.relu(self.conv(x))
+        f.register_hook(self.save_grad)
+        return self.fc(f.mean([2, 3]))
+
+
+def test_a_gradient_hook_that_stores_the_gradient_in_converted_code_is_flagged():
+    # Grad-CAM's hook kept a Variable with no values, silently; eagerly it gets the gradient.
+    net = dy2st.to_static(GradCAMNet())
+    with pytest.warns(UserWarning, match="save_grad.*returned None inside a converted function"):
+        net(paddle.ones([1, 1, 4, 4])).sum().backward()  # (the backward is built with the Program)
