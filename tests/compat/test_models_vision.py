@@ -236,3 +236,46 @@ def test_a_gradient_hook_that_stores_the_gradient_in_converted_code_is_flagged()
     net = dy2st.to_static(GradCAMNet())
     with pytest.warns(UserWarning, match="save_grad.*returned None inside a converted function"):
         net(paddle.ones([1, 1, 4, 4])).sum().backward()  # (the backward is built with the Program)
+
+
+def _resumable():
+    paddle.seed(0)
+    m = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1D(4), nn.ReLU(), nn.Linear(4, 2))
+    sched = paddle.optimizer.lr.CosineAnnealingDecay(0.1, 10)
+    opt = paddle.optimizer.Adam(sched, parameters=m.parameters(), grad_clip=nn.ClipGradByGlobalNorm(1.0))
+
+    @dy2st.to_static
+    def step(x, y):
+        loss = F.cross_entropy(m(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        sched.step()
+        return loss
+    return m, opt, step
+
+
+def test_training_resumed_from_saved_state_continues_bitwise(tmp_path):
+    # paddle.utils.unique_name.guard was missing: a model rebuilt in the same process got other
+    # parameter names, so its saved optimizer state could not load.
+    rng = np.random.default_rng(0)
+    data = [(paddle.to_tensor(rng.standard_normal((4, 3)).astype("float32")), paddle.to_tensor(rng.integers(0, 2, (4, 1))))
+            for _ in range(4)]
+    with paddle.utils.unique_name.guard():
+        m, opt, step = _resumable()
+    straight = [float(step(x, y)) for x, y in data]
+    with paddle.utils.unique_name.guard():
+        m, opt, step = _resumable()
+    got = [float(step(x, y)) for x, y in data[:2]]
+    paddle.save(m.state_dict(), str(tmp_path / "m.pdparams"))
+    paddle.save(opt.state_dict(), str(tmp_path / "m.pdopt"))
+    with paddle.utils.unique_name.guard():
+        m, opt, step = _resumable()
+    m.set_state_dict(paddle.load(str(tmp_path / "m.pdparams")))
+    opt.set_state_dict(paddle.load(str(tmp_path / "m.pdopt")))
+    got += [float(step(x, y)) for x, y in data[2:]]
+    assert got == straight
+    name = paddle.utils.unique_name.generate("fc")
+    with paddle.utils.unique_name.guard():
+        assert paddle.utils.unique_name.generate("fc") == "fc_0"
+    assert paddle.utils.unique_name.generate("fc") == f"fc_{int(name.split('_')[1]) + 1}"
