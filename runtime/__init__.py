@@ -22,8 +22,9 @@ from . import static  # noqa: E402,F401
 # -- Paddle 2.x surface: trees, custom autograd, functional grads, devices (one block) --------------
 from . import autograd, pytree, utils  # noqa: E402
 from .assign import assign, clone, increment  # noqa: E402
-from .tensor_info import broadcast_shape, is_floating_point, is_integer, tolist  # noqa: E402
+from .tensor_info import broadcast_shape, finfo, iinfo, is_floating_point, is_integer, tolist  # noqa: E402
 from .autograd import grad  # noqa: E402
+from .grad_enabled import set_grad_enabled  # noqa: E402
 from .device import (CPUPlace, get_default_dtype, get_device, is_compiled_with_cuda, set_default_dtype,  # noqa: E402
                      set_device)
 from . import amp, io, linalg, metric, vision  # noqa: E402

@@ -279,3 +279,29 @@ def test_training_resumed_from_saved_state_continues_bitwise(tmp_path):
     with paddle.utils.unique_name.guard():
         assert paddle.utils.unique_name.generate("fc") == "fc_0"
     assert paddle.utils.unique_name.generate("fc") == f"fc_{int(name.split('_')[1]) + 1}"
+
+
+def test_finfo_iinfo_and_set_grad_enabled_as_model_code_uses_them():
+    f = paddle.finfo(paddle.float32)
+    assert (f.min, f.max, f.eps, f.bits, f.dtype, f.resolution) == (
+        float(np.finfo("float32").min), float(np.finfo("float32").max), float(np.finfo("float32").eps),
+        32, "float32", 1e-06)
+    assert (paddle.iinfo("int64").max, paddle.iinfo(paddle.int32).min) == (2 ** 63 - 1, -2 ** 31)
+    lin = nn.Linear(2, 2)
+
+    def masked(x, mask, train):
+        with paddle.set_grad_enabled(train):  # the attention-mask fill PaddleNLP uses
+            y = paddle.where(mask, lin(x), paddle.full_like(x, paddle.finfo(x.dtype).min))
+        return y, lin(x)
+    sf = dy2st.to_static(masked)
+    x, mask = paddle.ones([1, 2]), paddle.to_tensor([[True, False]])
+    for train in (True, False):
+        (y, z), (sy, sz) = masked(x, mask, train), sf(x, mask, train)
+        np.testing.assert_array_equal(sy.numpy(), y.numpy())
+        assert (sy.stop_gradient, sz.stop_gradient) == (y.stop_gradient, z.stop_gradient) == (not train, False)
+    paddle.set_grad_enabled(False)  # a plain call switches it until switched back
+    try:
+        assert not paddle.is_grad_enabled() and lin(x).stop_gradient
+    finally:
+        paddle.set_grad_enabled(True)
+    assert paddle.is_grad_enabled()
