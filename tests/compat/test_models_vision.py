@@ -305,3 +305,10 @@ def test_finfo_iinfo_and_set_grad_enabled_as_model_code_uses_them():
     finally:
         paddle.set_grad_enabled(True)
     assert paddle.is_grad_enabled()
+
+
+def test_a_training_script_asks_the_distributed_environment_and_runs_single_process():
+    import runtime.distributed as dist  # as `import paddle.distributed as dist`
+    env = paddle.distributed.ParallelEnv()
+    assert (env.nranks, env.local_rank, dist.get_rank(), dist.get_world_size()) == (1, 0, 0, 1)
+    assert not dist.is_initialized() and dist.init_parallel_env() is None and dist.barrier() is None
