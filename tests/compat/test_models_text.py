@@ -325,3 +325,45 @@ def test_crf_viterbi_decode_with_a_backtrace_over_any_length():
         for g, w in zip(net(x), crf(x)):
             np.testing.assert_array_equal(g.numpy(), w.numpy())
     assert len(net.forward.program_cache) == 1
+
+
+class MinGRUCell(nn.RNNCellBase):
+    def __init__(self, i, h):
+        super().__init__()
+        self.h, self.z, self.c = h, nn.Linear(i + h, h), nn.Linear(i + h, h)
+
+    def forward(self, x, state):
+        xh = paddle.concat([x, state], -1)
+        z = F.sigmoid(self.z(xh))
+        new = (1 - z) * state + z * paddle.tanh(self.c(xh))
+        return new, new
+
+    @property
+    def state_shape(self):
+        return (self.h,)
+
+
+class CustomCellNet(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.rnn, self.fc = nn.RNN(MinGRUCell(3, 4)), nn.Linear(4, 2)
+
+    def forward(self, x, lens):
+        _, h = self.rnn(x, sequence_length=lens)
+        return self.fc(h) + self.rnn.cell.get_initial_states(x, init_value=0.5).sum()
+
+
+def test_a_custom_rnn_cell_on_rnncellbase_trains_and_serves_any_length():
+    # nn.RNNCellBase (the base of user-written cells) was missing.
+    rng = np.random.default_rng(0)
+    data = [(rng.standard_normal((3, 5, 3)).astype("float32"), rng.integers(1, 6, (3,)), rng.integers(0, 2, (3,)))
+            for _ in range(2)]
+    eager, static = _train_same(CustomCellNet, data, lambda m, x, n, y: F.cross_entropy(m(x, n), y))
+    net = dy2st.to_static(static, input_spec=[dy2st.InputSpec([None, None, 3], "float32"),
+                                              dy2st.InputSpec([None], "int64")])
+    for b, t in ((2, 4), (3, 6)):
+        x, n = paddle.to_tensor(rng.standard_normal((b, t, 3)).astype("float32")), paddle.to_tensor(rng.integers(1, t + 1, (b,)))
+        np.testing.assert_array_equal(net(x, n).numpy(), eager(x, n).numpy())
+    assert isinstance(nn.LSTMCell(2, 3), nn.RNNCellBase)
+    h, c = nn.LSTMCell(2, 3).get_initial_states(paddle.ones([5, 2]))
+    assert h.shape == c.shape == [5, 3]
