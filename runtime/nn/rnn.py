@@ -22,11 +22,13 @@ class RNNCellBase(Layer):
 
     @property
     def state_shape(self):
+        """The state's shape without the batch dim (a tuple of shapes for several states): a cell defines it."""
         raise NotImplementedError(f"{type(self).__name__} must define the state_shape property (the shape of "
                                   "its state without the batch dim, or a tuple of such shapes)")
 
     @property
     def state_dtype(self):
+        """The states' dtype (float32 unless the cell says otherwise)."""
         return "float32"
 
     def get_initial_states(self, batch_ref, shape=None, dtype=None, init_value=0.0, batch_dim_idx=0):
