@@ -22,11 +22,11 @@ from . import static  # noqa: E402,F401
 # -- Paddle 2.x surface: trees, custom autograd, functional grads, devices (one block) --------------
 from . import autograd, pytree, utils  # noqa: E402
 from .assign import assign, clone, increment  # noqa: E402
-from .tensor_info import broadcast_shape, is_floating_point, is_integer, tolist  # noqa: E402
+from .tensor_info import broadcast_shape, finfo, iinfo, is_floating_point, is_integer, tolist  # noqa: E402
 from .autograd import grad  # noqa: E402
 from .device import (CPUPlace, get_default_dtype, get_device, is_compiled_with_cuda, set_default_dtype,  # noqa: E402
                      set_device)
-from . import amp, distribution, io, linalg, metric, vision  # noqa: E402
+from . import amp, distributed, distribution, io, linalg, metric, vision  # noqa: E402
 from .static.formats import program_state as _program_state  # noqa: E402
 _program_state.register()  # rt.save/rt.load of a Program
 from .hapi import Model, callbacks, flops, summary  # noqa: E402  (rt.Model: Paddle's high-level training API)
@@ -38,6 +38,6 @@ from .autograd_functional import set_grad_enabled  # noqa: E402
 from .tensor_extra_methods import broadcast_shapes  # noqa: E402
 from .random_api import log_normal, rand_like, randint_like, randn_like  # noqa: E402
 from .scatter_api import scatter_add, scatter_reduce  # noqa: E402
-from .framework_extra import (bartlett_window, blackman_window, e, finfo, get_rng_state,  # noqa: E402
-                              hamming_window, hann_window, iinfo, inf, is_complex, kaiser_window, manual_seed, nan,
+from .framework_extra import (bartlett_window, blackman_window, e, get_rng_state,  # noqa: E402
+                              hamming_window, hann_window, inf, is_complex, kaiser_window, manual_seed, nan,
                               newaxis, pi, set_rng_state)

@@ -346,7 +346,7 @@ def _no_second_order(node):
             if getattr(fn.cls.backward, "once_differentiable", False):
                 return f"PyLayer {fn.cls.__name__}'s backward is marked once_differentiable"
             return None
-        return "it was recorded with a backward function that is not made of ops"
+        return getattr(fn, "no_second_order", "it was recorded with a backward function that is not made of ops")
     helper = f"{node.opdef.type}_grad"
     if has_op(helper) and get_op(helper).grad is None:
         return f"op '{node.opdef.type}' computes its gradient with '{helper}', which has no gradient"

@@ -31,6 +31,10 @@ class CompiledBackward:
     ``step.unused_for`` when the loss uses only some outputs)."""
 
     __slots__ = ("step", "outs", "saved", "unused", "ran")
+    # Read by rt.grad(create_graph=True), which cannot differentiate this backward again.
+    no_second_order = ("it went through a converted (to_static) function, whose backward is compiled and "
+                       "has no gradient itself; call rt.grad(..., create_graph=True) inside the converted "
+                       "function (convert the whole loss or training step)")
 
     def __init__(self, step, outs, saved, unused, ran=frozenset()):
         self.step, self.outs, self.saved, self.unused = step, outs, saved, unused

@@ -1,4 +1,4 @@
-"""Paddle 3's small top-level utilities: ``finfo``/``iinfo``, the constants ``pi``/``e``/``inf``/``nan``/
+"""Paddle 3's small top-level utilities: the constants ``pi``/``e``/``inf``/``nan``/
 ``newaxis``, ``manual_seed``, ``get_rng_state``/``set_rng_state``, ``is_complex`` and the windows
 ``hann_window``/``hamming_window``/``blackman_window``/``bartlett_window``/``kaiser_window`` (numpy's)."""
 import math
@@ -13,32 +13,6 @@ pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
 def _np_dtype(dtype):
     return np.dtype(dtypes.convert_dtype(dtype).np) if not isinstance(dtype, np.dtype) else dtype
-
-
-class finfo:  # noqa: N801  (Paddle's name)
-    """Limits of a float dtype: ``bits``, ``eps``, ``min``, ``max``, ``tiny``/``smallest_normal``, ``resolution``."""
-
-    def __init__(self, dtype):
-        info = np.finfo(_np_dtype(dtype))
-        self.dtype = str(info.dtype)
-        self.bits, self.eps, self.min, self.max = info.bits, float(info.eps), float(info.min), float(info.max)
-        self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
-
-    def __repr__(self):
-        return (f"finfo(min={self.min:g}, max={self.max:g}, eps={self.eps:g}, resolution={self.resolution:g}, "
-                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, bits={self.bits}, dtype={self.dtype})")
-
-
-class iinfo:  # noqa: N801
-    """Limits of an integer dtype: ``bits``, ``min``, ``max``."""
-
-    def __init__(self, dtype):
-        info = np.iinfo(_np_dtype(dtype))
-        self.dtype, self.bits, self.min, self.max = str(info.dtype), info.bits, int(info.min), int(info.max)
-
-    def __repr__(self):
-        return f"iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
 
 
 def manual_seed(n):

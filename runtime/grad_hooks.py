@@ -6,6 +6,7 @@ run before its gradient flows on to the op that made it (``run_backward``). Whil
 built the hooks are kept on the Variable, and the backward pass calls them on the Variable's summed
 gradient (``runtime.static.backward``), so they become ops that run at every call.
 """
+import warnings
 import weakref
 
 import numpy as np
@@ -136,6 +137,13 @@ def static_grad(block, name, g):
         out = hook(g)
         if out is not None:
             g = out
+        else:
+            # A hook for its side effect (Grad-CAM's `self.grads = g`, a print) would keep or show a
+            # Variable, once, where eager runs it on every backward with the values: say so.
+            warnings.warn(f"the gradient hook {getattr(hook, '__qualname__', hook)!r} returned None inside a "
+                          "converted function: it ran once, while the backward was built, on a static Variable "
+                          "(a gradient it stores has no values), not at every backward as eagerly; return the "
+                          "new gradient, or read gradients outside the converted function", stacklevel=2)
     return g
 
 

@@ -104,6 +104,17 @@ def _refusal(x, name):
             f"{instead}")
 
 
+def _bound_write_ok(x, name):
+    """Whether the Program may write ``x.<name>(...)`` back into the eager tensor ``x`` (a parameter
+    or buffer, e.g. an EMA's ``p.scale_(0.9)`` under no_grad), as eager does; a leaf that needs a
+    gradient outside no_grad raises the eager RuntimeError."""
+    from .tensor import GRAD_ENABLED  # noqa: PLC0415
+    if GRAD_ENABLED.get() and not x.stop_gradient and x._node is None:
+        raise RuntimeError(f"a leaf Tensor that needs a gradient (stop_gradient=False) cannot be changed "
+                           f"in place by {name}(); use the out-of-place method (y = x.{name[:-1]}(...))")
+    return x._node is None
+
+
 def _method(name):
     def method(self, *args, **kwargs):
         from .tensor import _grad_mode, bump_version, write_back  # noqa: PLC0415  (defined on the classes these methods join)
@@ -111,7 +122,10 @@ def _method(name):
         if isinstance(self, Variable) or _mode.static:
             out = result(self, name, *args, **kwargs)
             if not adopt(self, out):
-                raise TypeError(_refusal(self, name))
+                if isinstance(self, Variable) or not _bound_write_ok(self, name):
+                    raise TypeError(_refusal(self, name))
+                from .ops.common import assign_to  # noqa: PLC0415  (declared after this module is read)
+                assign_to(out, self)  # a parameter or buffer the Program reads: written back per call
             return self
         if self._node is None and not _grad_mode.enabled:
             # a leaf under no_grad (``with rt.no_grad(): w.uniform_(-a, a)``, Paddle's init idiom): the

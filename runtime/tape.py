@@ -12,7 +12,7 @@ import numpy as np
 
 from . import grad_hooks
 from .registry import GradContext
-from .tensor import no_grad  # defined before runtime.tensor imports this module
+from .tensor import GRAD_ENABLED, no_grad  # defined before runtime.tensor imports this module
 
 Tensor = None  # the eager Tensor class (``bind_tensor``)
 
@@ -182,7 +182,13 @@ def write_back(x, compute, refusal):
     x's state before the write, so the tape records the op against it and gradients flow through
     the write; a leaf that needs a gradient raises RuntimeError(``refusal``) first, as in Paddle."""
     if not x.stop_gradient and x._node is None:
-        raise RuntimeError(refusal)
+        if GRAD_ENABLED.get():
+            raise RuntimeError(refusal)
+        # Under no_grad Paddle lets a parameter change in place (an EMA's p.scale_(0.9)); it stays
+        # a leaf that needs a gradient.
+        x._value = compute(Tensor._wrap(x._value))._value
+        bump_version(x)
+        return x
     old = Tensor._wrap(x._value, x._node)
     old.stop_gradient = x.stop_gradient
     out = compute(old)

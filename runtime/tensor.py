@@ -332,6 +332,9 @@ class Tensor(TensorMethods):
 
     def set_value(self, value):
         """Replace the value in place (Paddle's set_value): same shape and dtype required, not recorded on the tape."""
+        from .trace_state import _mode  # noqa: PLC0415  (trace_state imports this module)
+        if _mode.static:
+            return self._static_set_value(value)
         if isinstance(value, Tensor):
             arr = value._value
         elif isinstance(value, np.ndarray):
@@ -347,6 +350,23 @@ class Tensor(TensorMethods):
                              f"(value.astype('{self.dtype}'))")
         self._value = np.array(arr, copy=True)
         bump_version(self)
+        return self
+
+    def _static_set_value(self, value):
+        """``set_value`` while a Program is built (an EMA's ``q.set_value(q * 0.9 + p * 0.1)``): an op
+        writing the value back into this tensor at every call, as eager does at every step, where a
+        write now would happen once, when the Program is built."""
+        from .ops.common import as_tensor, assign_to, stop_gradient  # noqa: PLC0415
+        v = value if hasattr(value, "block") or isinstance(value, Tensor) else as_tensor(np.asarray(value))
+        shape, dtype = list(v.shape), str(v.dtype)
+        if len(shape) != len(self.shape) or any(a >= 0 and a != b for a, b in zip(shape, self.shape)):
+            raise ValueError(f"set_value: the tensor{' ' + repr(self.name) if self.name else ''} has shape "
+                             f"{self.shape}, the new value has shape {shape}")
+        if dtype != str(self.dtype):
+            raise ValueError(f"set_value: the tensor{' ' + repr(self.name) if self.name else ''} has dtype "
+                             f"{self.dtype}, the new value has dtype {dtype}; cast it first "
+                             f"(value.astype('{self.dtype}'))")
+        assign_to(stop_gradient(v), self)
         return self
 
     def register_hook(self, hook):

@@ -4,8 +4,9 @@ Lists, tuples and dicts are structure; everything else (None included) is a
 leaf; dict values are visited in sorted key order, as Paddle does.
 """
 from . import pytree
+from . import unique_name  # noqa: F401  (paddle.utils.unique_name)
 
-__all__ = ["flatten", "pack_sequence_as", "map_structure"]
+__all__ = ["flatten", "pack_sequence_as", "map_structure", "unique_name"]
 
 
 def flatten(nest):

@@ -86,12 +86,15 @@ class LayerWrites:
         n = len(outs) - self.count
         fresh, pos = {}, n
         for slot, in_place, skeleton, size in self._updates:
-            if in_place is not None:
-                in_place.set_value(outs[pos])
+            new = outs[pos]
+            if in_place is not None and in_place.shape == new.shape and in_place.dtype == new.dtype:
+                in_place.set_value(new)
             elif skeleton is not None:
                 fresh[slot] = pytree.unflatten(skeleton, outs[pos:pos + size])
             else:
-                fresh[slot] = outs[pos]
+                # a new tensor, also for a read one whose shape changed (a KV cache the call grows),
+                # as eager's rebinding; the cache guards see the new shape on the next call
+                fresh[slot] = new
             pos += size
         self._snap.write(fresh)
         return outs[:n]

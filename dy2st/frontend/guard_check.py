@@ -32,6 +32,7 @@ A key read with ``[]`` where the snapshot has the key: a missing key raises, and
 treat a raising check as a failed one (the slow path then says what changed).
 """
 from runtime.nn.layer import STATE_VERSION, HookList, Layer, StateTable
+from .guard_values import _plain
 
 _PARAMS, _SUBS, _BUFS = Layer.STATE_TABLES
 _HOOKS = Layer.HOOK_TABLES
@@ -77,6 +78,9 @@ class CheckWriter:
         """An expression true when ``expr`` is (or equals, with the same type) ``value``."""
         # Identity first (small ints, interned strings, NaN), then type and equality.
         ref = self.obj(value)
+        if isinstance(value, (tuple, list, dict, set, frozenset)):  # still plain: no tensor put in it
+            return f"((g_x := {expr}) is {ref} or (type(g_x) is {self.obj(type(value))} and {self.obj(_plain)}(g_x) " \
+                   f"and g_x == {ref}))"
         return f"((g_x := {expr}) is {ref} or (type(g_x) is {self.obj(type(value))} and g_x == {ref}))"
 
     def table(self, dict_expr, table):
@@ -104,9 +108,11 @@ class CheckWriter:
         for hooks in _HOOKS:
             tests.append(f"not g_d[{hooks!r}]" if not d[hooks] else f"g_d[{hooks!r}] == {self.obj(list(d[hooks]))}")
         every_call = []
-        for name, value, plain, contents in zip(g.names, g.pinned[6], g.plain, g.arrays):
+        for name, value, plain, contents, held in zip(g.names, g.pinned[6], g.plain, g.arrays, g.held):
             read = f"g_d.get({name!r}, G_M)"
             test = self.same_value(read, value) if plain else f"{read} is {self.obj(value)}"
+            if held is not None:  # a plain list or dict: also the same object (see _LayerGuard.held)
+                test = f"{read} is {self.obj(held)} and {test}"
             if contents is not None:  # a numpy array: its bytes too (written in place, same object)
                 test += f" and {self.obj(contents)}({self.obj(value)})"
             every_call.append(test)

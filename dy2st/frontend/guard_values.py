@@ -34,9 +34,14 @@ def _plain(value, depth=0):
     return all(_plain(v, depth + 1) for v in value)
 
 
+_CONTAINERS = (tuple, list, dict, set, frozenset)
+
+
 def _same(current, snapshot):
-    # Compare types too: `if flag is True` tells 1 from True.
-    return type(current) is type(snapshot) and current == snapshot
+    # Compare types too: `if flag is True` tells 1 from True. A container that now holds a tensor
+    # (`self.state['h'] = h` after `{'h': None}`) differs: `==` would compare the tensor elementwise.
+    return type(current) is type(snapshot) and (type(current) not in _CONTAINERS or _plain(current)) \
+        and current == snapshot
 
 
 def _library(fn):

@@ -208,22 +208,28 @@ def _attr_holds(now, old, plain, contents=None):
 class _LayerGuard:
     # No reference to the layer itself (its __dict__ is enough): the root layer's guard lives in the
     # program cache of its converted forward, which must not keep the layer alive.
-    __slots__ = ("path", "cls", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays")
+    __slots__ = ("path", "cls", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays", "held")
 
-    def __init__(self, path, layer, called=()):
+    def __init__(self, path, layer, called=(), live=frozenset()):
         self.path, self.cls = path, type(layer)
         self.dict = d = layer.__dict__
         start = [_as_function(getattr(type(layer), "forward", None))] + list(called)
         # Plain values (numbers, strings, flags) by value; anything else (a function, a tensor,
         # an array) by identity, unless the traced code itself assigns it (state it keeps, whose
-        # new value each run must not look like a change).  Modules and classes are code, not state.
+        # new value each run must not look like a change), unless the Program reads it live (``live``:
+        # ids of its bound tensors; it writes those in place, so another one there is a reset, e.g.
+        # ``self.h = None``, or new state).  Modules and classes are code, not state.
         self.written = written = set()
         self.read = read = _read_names(type(layer), start, written)
         self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
-                                  and not inspect.isclass(d[n]) and (_plain(d[n]) or n not in written)))
+                                  and not inspect.isclass(d[n])
+                                  and (_plain(d[n]) or n not in written or id(d[n]) in live)))
         self.plain = tuple(_plain(d[n]) for n in self.names)
         # a numpy array the code reads is also guarded by its bytes (see guard_values.ArrayContents)
         self.arrays = tuple(None if p else array_contents(d[n]) for n, p in zip(self.names, self.plain))
+        # a plain list or dict also by identity: the Program writes its items back into that object
+        # (``self.state['h'] = h``), so an equal new one (a reset) needs its own trace
+        self.held = tuple(d[n] if p and type(d[n]) in (list, dict) else None for n, p in zip(self.names, self.plain))
         self.state = _layer_state(d)
         # Keep what the ids above refer to alive, so no new object can reuse an id.
         self.pinned = (dict(d[_SUBS]), dict(d[_PARAMS]), dict(d[_BUFS]), d.get("forward"),
@@ -233,8 +239,8 @@ class _LayerGuard:
     def holds(self):
         d = self.dict
         return _layer_state(d) == self.state and all(
-            _attr_holds(d.get(n, _MISSING), old, p, a)
-            for n, old, p, a in zip(self.names, self.pinned[6], self.plain, self.arrays))
+            _attr_holds(d.get(n, _MISSING), old, p, a) and (h is None or d.get(n) is h)
+            for n, old, p, a, h in zip(self.names, self.pinned[6], self.plain, self.arrays, self.held))
 
     def describe(self):
         d, (subs, params, bufs, fwd, pre, post, values) = self.dict, self.pinned
@@ -252,11 +258,11 @@ class _LayerGuard:
             return f"{self.path}.forward was overridden on the instance"
         if list(d[_PRE]) != pre or list(d[_POST]) != post:
             return f"the forward hooks of {self.path} changed"
-        for name, old, plain, contents in zip(self.names, values, self.plain, self.arrays):
+        for name, old, plain, contents, held in zip(self.names, values, self.plain, self.arrays, self.held):
             now = d.get(name, _MISSING)
             if now is old and contents is not None and not contents(now):
                 return f"attribute {self.path}.{name} (a numpy array) was written in place"
-            if not _attr_holds(now, old, plain):
+            if not _attr_holds(now, old, plain) or (plain and type(old) in (list, dict) and now is not held):
                 shown = ("<deleted>" if now is _MISSING else repr(now) if _plain(now)
                          else f"another {type(now).__name__}")
                 old = repr(old) if plain else f"the {type(old).__name__} seen while tracing"
@@ -321,13 +327,13 @@ class Guards:
         return lines
 
 
-def _walk_layers(path, layer, seen, out, called):
+def _walk_layers(path, layer, seen, out, called, live):
     if id(layer) in seen:
         return
     seen.add(id(layer))
-    out.append(_LayerGuard(path, layer, called.get(id(layer), ())))
+    out.append(_LayerGuard(path, layer, called.get(id(layer), ()), live))
     for name, sub in layer.named_children():
-        _walk_layers(f"{path}.{name}", sub, seen, out, called)
+        _walk_layers(f"{path}.{name}", sub, seen, out, called, live)
 
 
 def _namespace_guards(fn, seen_code, layers, out, depth=0):
@@ -420,10 +426,11 @@ def build(function, instance, arguments, calls, program):
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
     layer_guards, seen, classes = [], set(), set()
+    live = frozenset(id(t) for t in program.bound_tensors.values())
     while roots:  # layers kept in plain lists, dicts or objects are guarded as layers too
         start, found = len(layer_guards), []
         for path, layer in roots:
-            _walk_layers(path, layer, seen, layer_guards, called)
+            _walk_layers(path, layer, seen, layer_guards, called, live)
         for g in layer_guards[start:]:
             class_guards(g.cls, g.read, value_guards, classes)  # `self.SCALE` set in the class body
             for name, plain in zip(g.names, g.plain):

@@ -120,6 +120,11 @@ class TensorArray:
         """`lst.reverse()`: in place."""
         self.tensor = self.tensor[::-1]
 
+    def __reversed__(self):
+        """`reversed(lst)` (a Viterbi backtrace): the items last to first, which a `for` walks as
+        it walks the array (rows of one tensor)."""
+        return TensorArray(self.tensor[::-1])
+
     def clear(self):
         """`lst.clear()`: in place; the items keep their dtype and shape for later appends."""
         self.tensor = self.tensor[:0]

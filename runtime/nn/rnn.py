@@ -15,7 +15,37 @@ from .layer import Layer
 from .param_attr import ParamAttr
 
 
-class _RNNCellBase(Layer):
+class RNNCellBase(Layer):
+    """Paddle's base of recurrent cells: a user's cell (``forward(inputs, states) -> (out, new_states)``)
+    declares ``state_shape`` (one shape without the batch dim, or a tuple of them) and ``nn.RNN`` /
+    ``get_initial_states`` make zero states for it."""
+
+    @property
+    def state_shape(self):
+        """The state's shape without the batch dim (a tuple of shapes for several states): a cell defines it."""
+        raise NotImplementedError(f"{type(self).__name__} must define the state_shape property (the shape of "
+                                  "its state without the batch dim, or a tuple of such shapes)")
+
+    @property
+    def state_dtype(self):
+        """The states' dtype (float32 unless the cell says otherwise)."""
+        return "float32"
+
+    def get_initial_states(self, batch_ref, shape=None, dtype=None, init_value=0.0, batch_dim_idx=0):
+        """States filled with ``init_value`` for ``batch_ref``'s batch (its dim ``batch_dim_idx``, also
+        one known only when a Program runs), in the structure of ``shape`` (``state_shape``)."""
+        from ..ops.creation import full  # noqa: PLC0415
+        from ..ops.shape import shape as shape_of  # noqa: PLC0415
+        b = batch_ref.shape[batch_dim_idx]
+        b = b if b >= 0 else shape_of(batch_ref)[batch_dim_idx]
+        shape = self.state_shape if shape is None else shape
+        dtype = self.state_dtype if dtype is None else dtype
+        if isinstance(shape[0], (list, tuple)):
+            return tuple(full([b] + list(s), init_value, dtype) for s in shape)
+        return full([b] + list(shape), init_value, dtype)
+
+
+class _RNNCellBase(RNNCellBase):
     _gates = 1
 
     def __init__(self, input_size: int, hidden_size: int, weight_ih_attr: ParamAttr | bool | None = None,

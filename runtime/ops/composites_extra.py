@@ -68,14 +68,26 @@ def _shape_list(x):
 
 
 def _count(x, axis):
-    n = 1
+    """The number of elements reduced: an int, or an int64 Tensor when a dim is known only at run time."""
+    n, dyn = 1, None
     axes = range(x.ndim) if axis is None else ([axis] if isinstance(axis, int) else axis)
     for a in axes:
         d = x.shape[a]
         if d < 0:
-            raise ValueError(f"var/std over axis {a} of unknown size is not supported (shape {x.shape})")
-        n *= d
-    return n
+            d = shape(x)[a]
+            dyn = d if dyn is None else multiply(dyn, d)
+        else:
+            n *= d
+    return n if dyn is None else scale(dyn, n)
+
+
+def _run_time_scale(total, d):
+    """``total * (1 / d)`` for a run-time count ``d``: the multiplier the known-size path passes to
+    ``scale`` (1/d in float64, rounded to total's dtype), nan when no degree of freedom is left."""
+    d = cast(d, "float64")
+    one = constant(1.0, "float64")
+    inv = where(greater_equal(d, one), divide(one, maximum(d, one)), constant(float("nan"), "float64"))
+    return multiply(total, cast(inv, str(total.dtype)))
 
 
 @composite("var", api=["var"], methods=["var"])
@@ -87,6 +99,8 @@ def var(x: TensorLike, axis: Axis | None = None, unbiased: bool = True, keepdim:
     centred = subtract(x, mean(x, axis=axis, keepdim=True))
     total = sum_(multiply(centred, centred), axis=axis, keepdim=keepdim)
     d = n - 1 if unbiased else n
+    if not isinstance(d, int):  # a run-time count (a batch of unknown size)
+        return _run_time_scale(total, d)
     # no degrees of freedom left (one element unbiased, or none): nan, as Paddle and numpy give, not 0
     return scale(total, 1.0 / d if d > 0 else float("nan"))
 

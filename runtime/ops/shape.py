@@ -193,8 +193,12 @@ def _concat_grad_kernel(g, xs, axis=0):
 def_op("concat", ["X*"], ["Out"], attrs={"axis": 0}, kernel=_concat_kernel, infer=_concat_infer,
        grad=lambda ctx: [apply("concat_grad", ctx.out_grads[0], ctx.inputs[0], axis=ctx.attrs["axis"])],
        onnx="concat", api=["concat"])
+# Differentiable so second derivatives (rt.grad(create_graph=True), e.g. a PINN's u_xx of a net
+# fed concat([x, t])) pass through concat; X only supplies the piece shapes.
 def_op("concat_grad", ["OutGrad", "X*"], ["XGrad*"], attrs={"axis": 0}, kernel=_concat_grad_kernel,
        infer=lambda g, xs, axis=0: [Meta(x.shape, g.dtype) for x in xs],
+       grad=lambda ctx: [apply("concat", _fill_none(ctx.out_grads, ctx.outputs), axis=ctx.attrs["axis"]),
+                         [None] * len(ctx.inputs[1])],
        no_onnx=GRAD_ONLY, doc="Split OutGrad into pieces shaped like the concatenated inputs.")
 
 

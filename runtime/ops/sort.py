@@ -83,6 +83,14 @@ def_op("put_along_axis_add", ["X", "Index", "Updates"], ["Out"], attrs={"axis": 
 def topk(x: TensorLike, k: int, axis: int | None = None, largest: bool = True, sorted: bool = True,
          name: str | None = None) -> tuple[TensorLike, TensorLike]:  # noqa: A002
     """``(values, indices)`` of the ``k`` largest (or smallest unless ``largest``) along ``axis`` (last by default)."""
+    import runtime as _rt  # noqa: PLC0415  (runtime.framework loads after the op declarations)
+    if isinstance(k, _rt.framework.Variable):
+        # k known when the Program runs (SSD hard negatives: 3 * num_pos): the head of the order
+        # top_k takes its first k from (the same stable order, so the same values and indices)
+        ax = -1 if axis is None else int(axis)
+        out = apply("argsort", x, axis=ax, descending=bool(largest))
+        end = _rt.reshape(_rt.cast(k, "int64"), [])
+        return tuple(_rt.slice(t, [ax], [0], [end]) for t in out)
     return apply("top_k", x, k=int(k), axis=-1 if axis is None else int(axis), largest=bool(largest),
                  sorted=bool(sorted))
 

@@ -122,7 +122,12 @@ def _check_not_stale(block, loss):
         if op.type in _UPDATES or not any(n in need for n in op.output_arg_names):
             continue  # an update's outputs are new values: no gradient flows through it
         deps.add(i)
-        need.update(op.input_arg_names)
+        # Gradients flow only into values that need one: a BatchNorm running mean the forward reads
+        # (and an earlier batch_norm wrote) links no gradient to the ops before it.
+        for n in op.input_arg_names:
+            v = block._find_var(n)
+            if v is None or not v.stop_gradient:
+                need.add(n)
     for s, op in enumerate(ops):
         if op.type not in _UPDATES:
             continue
