@@ -48,6 +48,16 @@ float16, float32, float64 = _DTYPES["float16"], _DTYPES["float32"], _DTYPES["flo
 int8, int16, int32, int64 = _DTYPES["int8"], _DTYPES["int16"], _DTYPES["int32"], _DTYPES["int64"]
 uint8, bool_ = _DTYPES["uint8"], _DTYPES["bool"]
 
+# The default float dtype (Paddle's set_default_dtype): what Python floats, float creations without a
+# dtype and new parameters get. A one-item list, so that readers index it (no call on hot paths) and
+# only runtime.device.set_default_dtype replaces the item.
+DEFAULT_FLOAT = [float32]
+
+
+def default_float():
+    """The default float DType (float32 unless ``rt.set_default_dtype`` changed it)."""
+    return DEFAULT_FLOAT[0]
+
 
 # Conversions already made: numpy dtypes and types, and the plain-str spellings (``"bool"`` from an
 # infer rule, ``"float"``). numpy's dtype.name is slow and this sits on the eager hot path (x.dtype)
@@ -147,7 +157,7 @@ def scalar_dtype(value, tensor_dtype):
 
 
 def default_dtype_of(value):
-    """Dtype ``to_tensor`` gives Python data: floats float32, ints int64, bools bool."""
+    """Dtype ``to_tensor`` gives Python data: floats the default float dtype, ints int64, bools bool."""
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         return convert_dtype(value.dtype)
     arr = np.asarray(value)
@@ -156,5 +166,19 @@ def default_dtype_of(value):
     if np.issubdtype(arr.dtype, np.integer):
         return int64
     if np.issubdtype(arr.dtype, np.floating):
-        return float32
+        # Python floats (and numpy float scalars in a list) take the default; a list of Tensors keeps
+        # the dtype numpy gives their values, as in Paddle
+        if isinstance(value, (list, tuple)) and _leads_with_tensor(value):
+            return convert_dtype(arr.dtype)
+        return DEFAULT_FLOAT[0]
     raise TypeError(f"cannot make a tensor from {type(value).__name__} data (numpy dtype {arr.dtype})")
+
+
+def _leads_with_tensor(value):
+    """Whether a list/tuple's first item (at any depth) is a Tensor (anything with ``stop_gradient``):
+    one look per level, not a walk over every float of a long list."""
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+        if hasattr(value, "stop_gradient"):
+            return True
+    return False
