@@ -150,3 +150,28 @@ def test_float64_model_exports_to_onnx(f64, tmp_path):
     got, = sess.run(None, {sess.get_inputs()[0].name: x.numpy()})
     assert got.dtype == np.float64
     np.testing.assert_allclose(got, net(x).numpy(), rtol=1e-12, atol=1e-14)  # onnxruntime's own kernels
+
+
+def _carried_float(x, n):
+    s = 0.0
+    i = 0
+    while i < n:  # a tensor loop: `s` is carried as a 0-d tensor standing for a Python float
+        s = s + 0.1
+        i += 1
+    return x * s
+
+
+def _shape_ratio(x):
+    return x * (x.shape[0] / 7) + x ** (x.shape[0] - 4)  # a run-time dim's int: true division, negative power
+
+
+def test_python_floats_in_converted_code_take_the_default(f64):
+    """Python floats that converted code holds as tensors (loop carries, an int dim divided) are float64
+    under a float64 default: float32 ones would round them where eager Python floats do not."""
+    x, n = rt.to_tensor([1.0, 2.0, 3.0]), rt.to_tensor(3)
+    spec = [rt.static.InputSpec([None], "float64")]
+    for fn, args, input_spec in ((_carried_float, (x, n), None), (_shape_ratio, (x,), spec)):
+        want = fn(*args)
+        got = dy2st.to_static(fn, input_spec=input_spec)(*args)
+        assert got.dtype == want.dtype == "float64"
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
