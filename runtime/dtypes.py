@@ -166,19 +166,6 @@ def default_dtype_of(value):
     if np.issubdtype(arr.dtype, np.integer):
         return int64
     if np.issubdtype(arr.dtype, np.floating):
-        # Python floats (and numpy float scalars in a list) take the default; a list of Tensors keeps
-        # the dtype numpy gives their values, as in Paddle
-        if isinstance(value, (list, tuple)) and _leads_with_tensor(value):
-            return convert_dtype(arr.dtype)
         return DEFAULT_FLOAT[0]
     raise TypeError(f"cannot make a tensor from {type(value).__name__} data (numpy dtype {arr.dtype})")
 
-
-def _leads_with_tensor(value):
-    """Whether a list/tuple's first item (at any depth) is a Tensor (anything with ``stop_gradient``):
-    one look per level, not a walk over every float of a long list."""
-    while isinstance(value, (list, tuple)) and value:
-        value = value[0]
-        if hasattr(value, "stop_gradient"):
-            return True
-    return False

@@ -122,10 +122,17 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
         return out
     if _mode.static and _holds_variable(data):
         return _stacked(data, dtype)
+    if dtype is None and _has_tensor_item(data):  # Paddle: the dtype numpy gives the items' values
+        dtype = np.asarray(data).dtype
     dt = convert_dtype(dtype) if dtype is not None else default_dtype_of(data)
     if _mode.static:
         return constant(data, dt)
     return _tensor.Tensor(np.array(data, dtype=dt.np), stop_gradient=stop_gradient)
+
+
+def _has_tensor_item(data):
+    """Whether a list/tuple has a Tensor among its own items (not nested ones), as Paddle's test."""
+    return isinstance(data, (list, tuple)) and any(issubclass(t, TensorLike) for t in set(map(type, data)))
 
 
 def _holds_variable(data):
@@ -135,11 +142,14 @@ def _holds_variable(data):
 
 def _stacked(data, dtype):
     """``to_tensor([n, n + 1])`` while a Program is built, some items run-time values (an unknown
-    dim): the items stacked as eager stacks their values, in the dtype numpy's array would get
-    (the given one, else the promotion of the items' dtypes, Python ints int64, floats the default float dtype)."""
+    dim): the items stacked as eager stacks their values, in the dtype eager gives (the given one; with
+    a tensor among the items numpy's for their values, as in Paddle; else the promotion of the items'
+    dtypes, Python ints int64, floats the default float dtype)."""
     items = [_stacked(d, dtype) if _holds_variable(d) else d for d in data]
     if dtype is not None:
         dt = convert_dtype(dtype)
+    elif any(_genuine_tensor(d) for d in data):
+        dt = convert_dtype(np.result_type(*[_numpy_dtype(i) for i in items]))
     else:
         dt = None
         for i in items:
@@ -147,6 +157,20 @@ def _stacked(data, dtype):
             dt = d if dt is None else promote(dt, d)
     parts = [cast(i, dt) if isinstance(i, TensorLike) else constant(i, dt) for i in items]
     return _detach(_rt.stack(parts, axis=0))
+
+
+def _genuine_tensor(item):
+    """A Tensor or a plain Variable: Variable subclasses stand for Python numbers in converted code."""
+    return isinstance(item, _tensor.Tensor) or type(item) is _rt.framework.Variable
+
+
+def _numpy_dtype(item):
+    """The numpy dtype numpy's array gives ``item``'s values (a Python number's: int64, float64, bool)."""
+    if _genuine_tensor(item):
+        return item.dtype.np
+    if isinstance(item, TensorLike):  # a Variable standing for a Python number
+        return np.dtype({"f": "float64", "b": "bool"}.get(item.dtype.np.kind, "int64"))
+    return np.asarray(item).dtype
 
 
 def full(shape: ShapeLike, fill_value: int | float | bool | TensorLike, dtype: DTypeLike | None = None,

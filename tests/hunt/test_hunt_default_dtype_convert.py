@@ -175,3 +175,27 @@ def test_python_floats_in_converted_code_take_the_default(f64):
         got = dy2st.to_static(fn, input_spec=input_spec)(*args)
         assert got.dtype == want.dtype == "float64"
         np.testing.assert_array_equal(got.numpy(), want.numpy())
+
+
+def _lists(x):
+    n = x.shape[0]
+    return (rt.to_tensor([x.sum(), 1.5]), rt.to_tensor([n, 1.5]), rt.to_tensor([n, n + 1]),
+            rt.to_tensor([x.sum(), x.sum()]), rt.to_tensor([x.sum(), 2]), rt.to_tensor([x.sum().astype("int32"), 2]))
+
+
+def test_lists_holding_tensors_take_numpys_dtype_as_in_paddle():
+    """A list with a Tensor among its items takes the dtype numpy gives the values (float32 Tensor and a
+    Python float: float64), whatever the default; one of Python numbers only (``n`` is an int eagerly)
+    takes the default: Paddle 3.3's dtypes, eagerly and converted."""
+    paddles = {"float32": ["float64", "float32", "int64", "float32", "float64", "int64"],
+               "float64": ["float64", "float64", "int64", "float32", "float64", "int64"]}
+    x = rt.ones([3], "float32")
+    try:
+        for default, want in paddles.items():
+            rt.set_default_dtype(default)
+            converted = dy2st.to_static(_lists, input_spec=[rt.static.InputSpec([None], "float32")])(x)
+            for e, c, d in zip(_lists(x), converted, want):
+                assert e.dtype == c.dtype == d
+                np.testing.assert_array_equal(c.numpy(), e.numpy())
+    finally:
+        rt.set_default_dtype("float32")
