@@ -156,11 +156,13 @@ def scalar_dtype(value, tensor_dtype):
     return tensor_dtype
 
 
-def default_dtype_of(value):
-    """Dtype ``to_tensor`` gives Python data: floats the default float dtype, ints int64, bools bool."""
+def default_dtype_of(value, arr=None):
+    """Dtype ``to_tensor`` gives Python data: floats the default float dtype, ints int64, bools bool
+    (``arr``: ``np.asarray(value)`` when the caller has it already)."""
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         return convert_dtype(value.dtype)
-    arr = np.asarray(value)
+    if arr is None:
+        arr = np.asarray(value)
     if arr.dtype == np.bool_:
         return bool_
     if np.issubdtype(arr.dtype, np.integer):

@@ -122,8 +122,14 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
         return out
     if _mode.static and _holds_variable(data):
         return _stacked(data, dtype)
-    if dtype is None and _has_tensor_item(data):  # Paddle: the dtype numpy gives the items' values
-        dtype = np.asarray(data).dtype
+    if dtype is None and isinstance(data, (list, tuple)):
+        # one numpy conversion gives the dtype (numpy's own with a Tensor among the items, as in Paddle;
+        # else Python data's rules) and the values (cast after: a Python float rounds once either way)
+        arr = np.asarray(data)
+        dt = convert_dtype(arr.dtype) if _has_tensor_item(data) else default_dtype_of(data, arr)
+        if _mode.static:
+            return constant(data, dt)
+        return _tensor.Tensor(arr if arr.dtype == dt.np else arr.astype(dt.np), stop_gradient=stop_gradient)
     dt = convert_dtype(dtype) if dtype is not None else default_dtype_of(data)
     if _mode.static:
         return constant(data, dt)
@@ -131,8 +137,9 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
 
 
 def _has_tensor_item(data):
-    """Whether a list/tuple has a Tensor among its own items (not nested ones), as Paddle's test."""
-    return isinstance(data, (list, tuple)) and any(issubclass(t, TensorLike) for t in set(map(type, data)))
+    """Whether a list/tuple has a Tensor among its own items (not nested ones), as Paddle's test (one
+    look per distinct item type: a long list of floats costs a C-level pass, not a Python loop)."""
+    return any(issubclass(t, TensorLike) for t in set(map(type, data)))
 
 
 def _holds_variable(data):
