@@ -8,6 +8,7 @@ import pytest
 import dy2st
 import runtime as rt
 from runtime import nn
+from runtime.static.train_step import is_train_step
 
 
 @pytest.fixture
@@ -68,6 +69,11 @@ def _train(make_step, net_args, opt_cls, data, convert):
     if convert:
         step = dy2st.to_static(step)
     losses = [step(*batch).numpy() for batch in data]
+    if convert:  # the compiled training step: forward, backward and update in one Program
+        program = step.program_cache.last().main_program
+        assert is_train_step(program)
+        assert all(str(v.dtype) == "float64" for b in program.blocks for v in b.vars.values()
+                   if str(v.dtype).startswith("float") and v.kind == "tensor"), "a non-float64 value in the Program"
     return losses, [p.numpy() for p in net.parameters()], opt
 
 
