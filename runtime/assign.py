@@ -19,6 +19,7 @@ import numpy as np
 from .dispatch import apply
 from . import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
+from .dtypes import DEFAULT_FLOAT
 from .trace_state import _mode
 from .registry import composite
 from .ops.common import as_tensor, assign_to, cast
@@ -71,7 +72,7 @@ def assign(x: Operand | list, output: TensorLike | None = None) -> TensorLike:
     else:
         arr = np.asarray(x)
         if arr.dtype == np.float64 and not isinstance(x, np.ndarray):
-            arr = arr.astype(np.float32)  # Python floats are float32, as in to_tensor
+            arr = arr.astype(DEFAULT_FLOAT[0].np)  # Python floats take the default float dtype, as in to_tensor
         out = as_tensor(arr)
         if isinstance(out, TensorLike) and not isinstance(out, _rt.framework.Variable):
             out = _tensor.Tensor._wrap(np.array(out._value, copy=True))

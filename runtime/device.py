@@ -1,5 +1,5 @@
-"""Devices: runtime computes with numpy on the CPU, so "cpu" is the one device (Paddle's set_device/get_device),
-and float32 the one default dtype (set_default_dtype/get_default_dtype)."""
+"""Devices: runtime computes with numpy on the CPU, so "cpu" is the one device (Paddle's set_device/get_device);
+and the default float dtype (set_default_dtype/get_default_dtype, kept in ``dtypes.DEFAULT_FLOAT``)."""
 
 __all__ = ["CPUPlace", "set_device", "get_device", "is_compiled_with_cuda", "set_default_dtype", "get_default_dtype"]
 
@@ -45,15 +45,47 @@ def is_compiled_with_cuda():
     return False
 
 
+# Called with the new DType after every change of the default dtype: dy2st drops the generated calls
+# that serve Programs traced under another default (their cache keys carry the default already).
+DEFAULT_DTYPE_HOOKS = []
+
+# Paddle 3.3's accepted spellings: the canonical names, numpy's types/dtypes and DTypes ("float"
+# and "double" are refused, as in Paddle); bfloat16 is accepted by Paddle but not a dtype here.
+_DEFAULTABLE = ("float16", "float32", "float64")
+
+
 def set_default_dtype(d):
-    """Paddle's default float dtype for new parameters and Python floats: float32 here, the only
-    setting supported (another one raises rather than being ignored)."""
-    from .dtypes import convert_dtype  # noqa: PLC0415  (dtypes stays free of device imports)
-    name = str(convert_dtype(d))
-    if name != "float32":
-        raise NotImplementedError(f"set_default_dtype({name!r}): only float32 is supported as the default dtype")
+    """Set the default float dtype (Paddle's ``paddle.set_default_dtype``): float16, float32 or float64.
+
+    Python floats given to ``to_tensor``/``assign``, float creations without a dtype (``zeros``,
+    ``ones``, ``full``, ``rand``, ``randn``, ``linspace``, ``arange`` with float bounds...) and new
+    layer parameters take it afterwards; existing tensors and parameters keep theirs. TypeError for
+    another dtype, as in Paddle; NotImplementedError for bfloat16, which this runtime lacks.
+    """
+    from .dtypes import DEFAULT_FLOAT, convert_dtype  # noqa: PLC0415  (dtypes stays free of device imports)
+    given = d if isinstance(d, str) else getattr(d, "__name__", None) or str(d)
+    if isinstance(d, str) and d.replace("paddle.", "").replace("rt.", "") == "bfloat16":
+        raise NotImplementedError("set_default_dtype('bfloat16'): this runtime has no bfloat16; "
+                                  "use float16, float32 or float64")
+    try:
+        dt = convert_dtype(d)
+    except TypeError:
+        dt = None
+    if dt is None or str(dt) not in _DEFAULTABLE or (type(d) is str and d not in _DEFAULTABLE):
+        raise TypeError(f"set_default_dtype only supports [float16, float32, float64, bfloat16] , "
+                        f"but received {given}")
+    if DEFAULT_FLOAT[0] is dt:
+        return
+    DEFAULT_FLOAT[0] = dt
+    global _default_name
+    _default_name = str(dt)
+    for hook in DEFAULT_DTYPE_HOOKS:
+        hook(dt)
+
+
+_default_name = "float32"
 
 
 def get_default_dtype():
-    """The default float dtype: ``"float32"``."""
-    return "float32"
+    """The default float dtype's name (``"float32"`` unless ``set_default_dtype`` changed it)."""
+    return _default_name

@@ -48,6 +48,16 @@ float16, float32, float64 = _DTYPES["float16"], _DTYPES["float32"], _DTYPES["flo
 int8, int16, int32, int64 = _DTYPES["int8"], _DTYPES["int16"], _DTYPES["int32"], _DTYPES["int64"]
 uint8, bool_ = _DTYPES["uint8"], _DTYPES["bool"]
 
+# The default float dtype (Paddle's set_default_dtype): what Python floats, float creations without a
+# dtype and new parameters get. A one-item list, so that readers index it (no call on hot paths) and
+# only runtime.device.set_default_dtype replaces the item.
+DEFAULT_FLOAT = [float32]
+
+
+def default_float():
+    """The default float DType (float32 unless ``rt.set_default_dtype`` changed it)."""
+    return DEFAULT_FLOAT[0]
+
 
 # Conversions already made: numpy dtypes and types, and the plain-str spellings (``"bool"`` from an
 # infer rule, ``"float"``). numpy's dtype.name is slow and this sits on the eager hot path (x.dtype)
@@ -146,15 +156,18 @@ def scalar_dtype(value, tensor_dtype):
     return tensor_dtype
 
 
-def default_dtype_of(value):
-    """Dtype ``to_tensor`` gives Python data: floats float32, ints int64, bools bool."""
+def default_dtype_of(value, arr=None):
+    """Dtype ``to_tensor`` gives Python data: floats the default float dtype, ints int64, bools bool
+    (``arr``: ``np.asarray(value)`` when the caller has it already)."""
     if isinstance(value, np.ndarray) or isinstance(value, np.generic):
         return convert_dtype(value.dtype)
-    arr = np.asarray(value)
+    if arr is None:
+        arr = np.asarray(value)
     if arr.dtype == np.bool_:
         return bool_
     if np.issubdtype(arr.dtype, np.integer):
         return int64
     if np.issubdtype(arr.dtype, np.floating):
-        return float32
+        return DEFAULT_FLOAT[0]
     raise TypeError(f"cannot make a tensor from {type(value).__name__} data (numpy dtype {arr.dtype})")
+

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 
 import runtime as rt
 from runtime import grad_hooks
+from runtime.device import DEFAULT_DTYPE_HOOKS
+from runtime.dtypes import DEFAULT_FLOAT, float32
 from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
 from runtime.nn.layer import state_changed
 from runtime.static import InputSpec, passes
@@ -82,6 +84,21 @@ def _weakly_referable(obj):
     return True
 
 
+# Every StaticFunction, weakly. A change of the default float dtype drops their last-used generated
+# call, which tests the arguments, not the default its Program was traced under (constants, Python
+# floats, creations and parameters made while tracing took that default); the cache keys carry the
+# default (``_mode``), so the next call finds or traces the Program of the new one.
+_LIVE = weakref.WeakSet()
+
+
+def _default_dtype_changed(_dtype):
+    for sf in list(_LIVE):
+        sf._hit = None
+
+
+DEFAULT_DTYPE_HOOKS.append(_default_dtype_changed)
+
+
 class StaticFunction:
     """A function, method or Layer forward run as cached static Programs (see the module docstring)."""
 
@@ -112,6 +129,7 @@ class StaticFunction:
         self._fell_back = False
         self._traced_count = 0
         self._flag_key = False  # arguments' stop_gradient in the cache key (the traced code reads it)
+        _LIVE.add(self)
         self._warned_many = False
         self._last_retrace = None
         self._lock = threading.RLock()  # RLock: a recursive function traces itself inline
@@ -317,7 +335,9 @@ class StaticFunction:
     def _mode(self):
         inst = self._instance
         layer_mode = bool(getattr(inst, "training", False)) if inst is not None else None
-        return layer_mode if self._training else (layer_mode, "eval")
+        mode = layer_mode if self._training else (layer_mode, "eval")
+        default = DEFAULT_FLOAT[0]  # the default float dtype: float32's keys are the same as without it
+        return mode if default is float32 else (mode, str(default))
 
     def _concrete_for_call(self, args, kwargs):
         key, skeleton, metas, tensors = self._call_signature(args, kwargs)

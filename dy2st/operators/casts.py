@@ -8,6 +8,7 @@ import math
 
 import runtime as rt
 from runtime.dispatch import apply
+from runtime.dtypes import DEFAULT_FLOAT
 
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.operators.python_semantics import python_float, python_int
@@ -19,7 +20,7 @@ def _target_dtype(x, kind):
     kinds = {"int": "iu", "float": "f", "bool": "b"}[kind]
     if x.dtype.np.kind in kinds:
         return x.dtype  # already an int/float/bool tensor: keep its width
-    return {"int": "int64", "float": "float32", "bool": "bool"}[kind]
+    return {"int": "int64", "float": DEFAULT_FLOAT[0], "bool": "bool"}[kind]  # float: as a Python float
 
 
 def _live(x):

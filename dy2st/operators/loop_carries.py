@@ -13,7 +13,8 @@ from dy2st.operators.side_effects import probing
 from dy2st.operators.tensor_array import ProbeList, TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
-_PY_DTYPE = ((bool, "bool"), (int, "int64"), (float, "float32"))
+# None: rt.full's own choice for a Python float, the default float dtype (rt.set_default_dtype)
+_PY_DTYPE = ((bool, "bool"), (int, "int64"), (float, None))
 
 
 def _to_tensor(value, name):

@@ -13,7 +13,7 @@ import os
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
-from runtime.dtypes import scalar_dtype
+from runtime.dtypes import DEFAULT_FLOAT, scalar_dtype
 
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.pyct.undefined import user_location
@@ -237,18 +237,18 @@ def _keeps_int(name):
 
 class PythonInt(rt.static.Variable):
     """An int64 Variable that stands for a Python int: `/` with another Python int divides truly
-    (float32, the dtype Python floats get), and int arithmetic with Python ints keeps the mark.
+    (in the default float dtype, the one Python floats get), and int arithmetic with Python ints keeps the mark.
     With a genuine int tensor it behaves as that tensor would eagerly."""
 
     def __truediv__(self, other):
         if _is_python_int(other):
-            return python_float(rt.divide(rt.cast(self, "float32"), rt.cast(other, "float32")
+            return python_float(rt.divide(rt.cast(self, DEFAULT_FLOAT[0]), rt.cast(other, DEFAULT_FLOAT[0])
                                           if is_symbolic(other) else float(other)))
         return rt.static.Variable.__truediv__(_as_scalar_for(self, other), other)
 
     def __rtruediv__(self, other):
         if type(other) is int:
-            return python_float(rt.divide(rt.full([], float(other), "float32"), rt.cast(self, "float32")))
+            return python_float(rt.divide(rt.full([], float(other), DEFAULT_FLOAT[0]), rt.cast(self, DEFAULT_FLOAT[0])))
         return rt.static.Variable.__rtruediv__(_as_scalar_for(self, other), other)
 
     __add__, __radd__ = _keeps_int("__add__"), _keeps_int("__radd__")
@@ -275,7 +275,7 @@ class PythonInt(rt.static.Variable):
     def __pow__(self, other):
         # int ** negative int is a float in Python; an int tensor would truncate to 0.
         if type(other) is int and other < 0:
-            return rt.pow(rt.cast(self, "float32"), float(other))
+            return rt.pow(rt.cast(self, DEFAULT_FLOAT[0]), float(other))
         out = rt.static.Variable.__pow__(_as_scalar_for(self, other), other)
         return python_int(out) if _is_python_int(other) else out
 

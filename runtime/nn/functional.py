@@ -6,6 +6,7 @@ into the op's fixed attrs, then goes through ``dispatch.apply`` so it works on
 eager Tensors and inside static Programs alike.
 """
 from ..dispatch import apply
+from ..dtypes import DEFAULT_FLOAT
 from ..ops.common import assign_to, cast, constant, is_tensor
 from ..ops.elementwise import _floating, gelu, sigmoid, tanh  # noqa: F401  (F.gelu, F.sigmoid, F.tanh)
 from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
@@ -225,7 +226,7 @@ def cross_entropy(input: TensorLike, label: Operand, weight: TensorLike | None =
     if weight is not None:
         raise NotImplementedError("cross_entropy(weight=...) is not supported")
     if not is_tensor(label):
-        label = constant(label, "float32" if soft_label else "int64")
+        label = constant(label, DEFAULT_FLOAT[0] if soft_label else "int64")
     return apply("cross_entropy", _floating(input), label, soft_label=bool(soft_label),
                  ignore_index=int(ignore_index), reduction=reduction, axis=int(axis), use_softmax=bool(use_softmax))
 

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 
-from ..dtypes import convert_dtype
+from ..dtypes import DEFAULT_FLOAT, convert_dtype
 from ..tensor import Parameter, Tensor, TensorLike
 from ..variable import Variable
 from .initializer import Constant, XavierUniform, global_initializer
@@ -165,7 +165,8 @@ class Layer:
         if name is None:
             name = f"{self._full_name}.{kind}_{self._param_counts[kind]}"
             self._param_counts[kind] += 1
-        value = init.generate(shape, dtype or self._dtype)
+        # the default float dtype unless ``dtype``, whatever the layer's own dtype, as in Paddle
+        value = init.generate(shape, dtype or DEFAULT_FLOAT[0])
         p = Parameter(value, name=name, trainable=attr.trainable)
         p.optimize_attr["learning_rate"] = attr.learning_rate
         p.regularizer, p.need_clip = attr.regularizer, attr.need_clip

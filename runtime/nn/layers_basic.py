@@ -1,4 +1,5 @@
 """Basic layers: Linear, Embedding, Dropout, Flatten and the activation layers."""
+from ..dtypes import DEFAULT_FLOAT
 from . import functional as F
 from .initializer import XavierUniform
 from .layer import Layer
@@ -11,7 +12,7 @@ class Linear(Layer):
 
     def __init__(self, in_features: int, out_features: int, weight_attr: ParamAttr | bool | None = None,
                  bias_attr: ParamAttr | bool | None = None, name: str | None = None) -> None:
-        super().__init__()
+        super().__init__(dtype=DEFAULT_FLOAT[0])  # the dtype extra_repr shows, as Paddle's
         self.in_features, self.out_features = int(in_features), int(out_features)
         self.weight = self.create_parameter([self.in_features, self.out_features], attr=weight_attr,
                                             default_initializer=XavierUniform())

@@ -7,6 +7,7 @@ behaviour of the next call.
 """
 import numpy as np
 
+from ..dtypes import DEFAULT_FLOAT
 from ..tensor import Tensor
 from . import functional as F
 from .initializer import Constant
@@ -21,13 +22,19 @@ class _BatchNormBase(Layer):
 
     def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
-                 data_format: str = "NCHW", use_global_stats: bool | None = None, name: str | None = None) -> None:
-        super().__init__()
+                 data_format: str = "NCHW", use_global_stats: bool | None = None, name: str | None = None,
+                 dtype: DTypeLike | None = None) -> None:
+        # parameters and statistics of the default float dtype (float32 under a float16 default, as in
+        # Paddle), unless the legacy BatchNorm's ``dtype``
+        if dtype is None:
+            dtype = "float32" if DEFAULT_FLOAT[0] == "float16" else DEFAULT_FLOAT[0]
+        super().__init__(dtype=dtype)
         self._num_features = int(num_features)
         self._momentum, self._epsilon = momentum, epsilon
         self._data_format, self._use_global_stats = data_format, use_global_stats
-        self.weight = self.create_parameter([num_features], attr=weight_attr, default_initializer=Constant(1.0))
-        self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True)
+        self.weight = self.create_parameter([num_features], attr=weight_attr, dtype=self._dtype,
+                                            default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([num_features], attr=bias_attr, dtype=self._dtype, is_bias=True)
         self.register_buffer("_mean", Tensor(np.zeros(num_features, dtype=self._dtype.np)))
         self.register_buffer("_variance", Tensor(np.ones(num_features, dtype=self._dtype.np)))
 
@@ -85,7 +92,8 @@ class BatchNorm(_BatchNormBase):
         if trainable_statistics and not use_global_stats:
             raise NotImplementedError("BatchNorm(trainable_statistics=True) is not supported (except with "
                                       "use_global_stats=True, which it does not change)")
-        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats)
+        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats,
+                         dtype=dtype)
         # Paddle's legacy layer applies the activation op named by `act` to its output
         self._act = act
         if act is not None and not callable(getattr(F, _ACT_NAMES.get(act, act), None)):

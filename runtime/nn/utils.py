@@ -10,6 +10,7 @@ functions work on eager values only, as Paddle's (``RuntimeError`` inside a conv
 import numpy as np
 
 from ..dispatch import apply
+from ..dtypes import DEFAULT_FLOAT
 from ..ops.common import as_tensor, assign_to, stop_gradient
 from ..ops.linalg import dot, mv
 from ..ops.math import divide, matmul
@@ -192,7 +193,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_i
         raise ValueError(f"clip_grad_norm_: norm_type only supports [inf, 0, 1, 2], got {norm_type}")
     grads = [p.grad._value for p in params if p.grad is not None]
     if not grads:
-        return as_tensor(0.0, "float32")
+        return as_tensor(0.0, str(DEFAULT_FLOAT[0]))
     norm_type = float(norm_type)
     dt = grads[0].dtype.type
     if norm_type == float("inf"):

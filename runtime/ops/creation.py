@@ -9,7 +9,7 @@ drawing from ``runtime.random.generator()``.
 import numpy as np
 
 from ..dispatch import apply
-from ..dtypes import convert_dtype, default_dtype_of, float32, int64, promote
+from ..dtypes import DEFAULT_FLOAT, convert_dtype, default_dtype_of, int64, promote
 from ..trace_state import _mode
 from ..random import generator, reseed
 from ..registry import RANDOM, Meta, def_op
@@ -112,7 +112,7 @@ def _dtype(dtype, default):
 
 def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None,
               stop_gradient: bool = True) -> TensorLike:
-    """A Tensor from Python/numpy data: floats float32, ints int64, bools bool, ndarrays keep their dtype."""
+    """A Tensor from Python/numpy data: floats the default float dtype, ints int64, bools bool, ndarrays keep their dtype."""
     if isinstance(data, TensorLike):
         out = data if dtype is None else cast(data, dtype)
         if isinstance(out, _rt.framework.Variable):
@@ -125,13 +125,27 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
         return out
     if _mode.static and _holds_variable(data):
         return _stacked(data, dtype)
-    dt = convert_dtype(dtype) if dtype is not None else default_dtype_of(data)
+    if dtype is None and isinstance(data, (list, tuple)):
+        # one numpy conversion gives the dtype (numpy's own with a Tensor among the items, as in Paddle;
+        # else Python data's rules) and the values (cast after: a Python float rounds once either way)
+        arr = np.asarray(data)
+        dt = convert_dtype(arr.dtype) if _has_tensor_item(data) else default_dtype_of(data, arr)
+        if not _mode.static:
+            return _tensor.Tensor(arr if arr.dtype == dt.np else arr.astype(dt.np), stop_gradient=stop_gradient)
+    else:
+        dt = convert_dtype(dtype) if dtype is not None else default_dtype_of(data)
     if _mode.static:
         out = constant(data, dt)
         if not stop_gradient:  # a trainable leaf, as eagerly (dy2st checks that no gradient it gets is lost)
             out.stop_gradient = False
         return out
     return _tensor.Tensor(np.array(data, dtype=dt.np), stop_gradient=stop_gradient)
+
+
+def _has_tensor_item(data):
+    """Whether a list/tuple has a Tensor among its own items (not nested ones), as Paddle's test (one
+    look per distinct item type: a long list of floats costs a C-level pass, not a Python loop)."""
+    return any(issubclass(t, TensorLike) for t in set(map(type, data)))
 
 
 def _holds_variable(data):
@@ -141,11 +155,14 @@ def _holds_variable(data):
 
 def _stacked(data, dtype):
     """``to_tensor([n, n + 1])`` while a Program is built, some items run-time values (an unknown
-    dim): the items stacked as eager stacks their values, in the dtype numpy's array would get
-    (the given one, else the promotion of the items' dtypes, Python ints int64, floats float32)."""
+    dim): the items stacked as eager stacks their values, in the dtype eager gives (the given one; with
+    a tensor among the items numpy's for their values, as in Paddle; else the promotion of the items'
+    dtypes, Python ints int64, floats the default float dtype)."""
     items = [_stacked(d, dtype) if _holds_variable(d) else d for d in data]
     if dtype is not None:
         dt = convert_dtype(dtype)
+    elif any(_genuine_tensor(d) for d in data):
+        dt = convert_dtype(np.result_type(*[_numpy_dtype(i) for i in items]))
     else:
         dt = None
         for i in items:
@@ -155,28 +172,42 @@ def _stacked(data, dtype):
     return _detach(_rt.stack(parts, axis=0))
 
 
+def _genuine_tensor(item):
+    """A Tensor or a plain Variable: Variable subclasses stand for Python numbers in converted code."""
+    return isinstance(item, _tensor.Tensor) or type(item) is _rt.framework.Variable
+
+
+def _numpy_dtype(item):
+    """The numpy dtype numpy's array gives ``item``'s values (a Python number's: int64, float64, bool)."""
+    if _genuine_tensor(item):
+        return item.dtype.np
+    if isinstance(item, TensorLike):  # a Variable standing for a Python number
+        return np.dtype({"f": "float64", "b": "bool"}.get(item.dtype.np.kind, "int64"))
+    return np.asarray(item).dtype
+
+
 def full(shape: ShapeLike, fill_value: int | float | bool | TensorLike, dtype: DTypeLike | None = None,
          name: str | None = None) -> TensorLike:
     """``shape``: ints and 1-element int Tensors, or a 1-D int Tensor (read when the Program runs)."""
     if isinstance(fill_value, _rt.framework.Variable):  # a run-time value: broadcast it to the shape
-        dt = _dtype(dtype, float32)
+        dt = _dtype(dtype, DEFAULT_FLOAT[0])
         return expand(reshape(cast(fill_value, dt), []), shape)
     if isinstance(fill_value, _tensor.Tensor):
         fill_value = fill_value.item()
     # a bool fill gives a bool tensor, as in Paddle (not float32 ones)
-    dt = _dtype(dtype, "bool" if isinstance(fill_value, (bool, np.bool_)) else float32)
+    dt = _dtype(dtype, "bool" if isinstance(fill_value, (bool, np.bool_)) else DEFAULT_FLOAT[0])
     value = bool(fill_value) if dt == "bool" else fill_value
     return _shaped("fill_constant", shape, "full", value=value, dtype=dt)
 
 
 def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
-    """A Tensor of ``shape`` filled with 0 (float32 unless ``dtype``); ``shape`` may hold int Tensors."""
-    return _shaped("fill_constant", shape, "zeros", value=0.0, dtype=_dtype(dtype, float32))
+    """A Tensor of ``shape`` filled with 0 (the default float dtype unless ``dtype``); ``shape`` may hold int Tensors."""
+    return _shaped("fill_constant", shape, "zeros", value=0.0, dtype=_dtype(dtype, DEFAULT_FLOAT[0]))
 
 
 def ones(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
-    """A Tensor of ``shape`` filled with 1 (float32 unless ``dtype``); ``shape`` may hold int Tensors."""
-    return _shaped("fill_constant", shape, "ones", value=1.0, dtype=_dtype(dtype, float32))
+    """A Tensor of ``shape`` filled with 1 (the default float dtype unless ``dtype``); ``shape`` may hold int Tensors."""
+    return _shaped("fill_constant", shape, "ones", value=1.0, dtype=_dtype(dtype, DEFAULT_FLOAT[0]))
 
 
 def full_like(x: TensorLike, fill_value: int | float | bool, dtype: DTypeLike | None = None,
@@ -213,16 +244,16 @@ def arange(start: int | float | TensorLike = 0, end: int | float | TensorLike | 
            step: int | float | TensorLike = 1, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
     """Values from ``start`` to ``end`` (exclusive) by ``step``; ``arange(n)`` counts from 0.
 
-    int64 when every bound is an int, else float32; bounds may be 1-element Tensors (a ``range`` op).
+    int64 when every bound is an int, else the default float dtype; bounds may be 1-element Tensors (a ``range`` op).
     """
     if end is None:
         start, end = 0, start
     if any(isinstance(v, _rt.framework.Variable) for v in (start, end, step)):
-        dt = _dtype(dtype, int64 if all(_is_int(v) for v in (start, end, step)) else float32)
+        dt = _dtype(dtype, int64 if all(_is_int(v) for v in (start, end, step)) else DEFAULT_FLOAT[0])
         bounds = [cast(v, dt) if isinstance(v, TensorLike) else constant(v, dt) for v in (start, end, step)]
         return apply("range", *bounds, dtype=dt)
     start, end, step = _number(start), _number(end), _number(step)
-    dt = _dtype(dtype, int64 if all(_is_int(v) for v in (start, end, step)) else float32)
+    dt = _dtype(dtype, int64 if all(_is_int(v) for v in (start, end, step)) else DEFAULT_FLOAT[0])
     return apply("arange", start=start, end=end, step=step, dtype=dt)
 
 
@@ -234,44 +265,45 @@ def _is_int(v):
 
 def linspace(start: float | TensorLike, stop: float | TensorLike, num: int | TensorLike, dtype: DTypeLike | None = None,
              name: str | None = None) -> TensorLike:
-    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (float32 unless ``dtype``)."""
+    """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (the default float dtype unless ``dtype``)."""
     return apply("linspace", start=float(_number(start)), stop=float(_number(stop)),
-                 num=python_int(num, "linspace", "num"), dtype=_dtype(dtype, float32))
+                 num=python_int(num, "linspace", "num"), dtype=_dtype(dtype, DEFAULT_FLOAT[0]))
 
 
 def eye(num_rows: int | TensorLike, num_columns: int | TensorLike | None = None, dtype: DTypeLike | None = None,
         name: str | None = None) -> TensorLike:
-    """A 2-D identity matrix of ``num_rows`` x ``num_columns`` (square by default), float32 unless ``dtype``."""
+    """A 2-D identity matrix of ``num_rows`` x ``num_columns`` (square by default), the default float dtype unless ``dtype``."""
     num_columns = num_rows if num_columns is None else num_columns
     if any(isinstance(n, _rt.framework.Variable) for n in (num_rows, num_columns)):  # sizes known at run time
         rows = apply("unsqueeze", arange(num_rows), axis=[1])
         cols = apply("unsqueeze", arange(num_columns), axis=[0])
-        return cast(apply("equal", rows, cols), _dtype(dtype, float32))
+        return cast(apply("equal", rows, cols), _dtype(dtype, DEFAULT_FLOAT[0]))
     return apply("eye", num_rows=python_int(num_rows, "eye", "num_rows"),
-                 num_columns=python_int(num_columns, "eye", "num_columns"), dtype=_dtype(dtype, float32))
+                 num_columns=python_int(num_columns, "eye", "num_columns"), dtype=_dtype(dtype, DEFAULT_FLOAT[0]))
 
 
 def rand(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
-    """Uniform samples in [0, 1) of ``shape`` (float32 unless ``dtype``); repeatable after ``rt.seed``."""
-    return _shaped("uniform_random", shape, "rand", min=0.0, max=1.0, dtype=_dtype(dtype, float32))
+    """Uniform samples in [0, 1) of ``shape`` (the default float dtype unless ``dtype``); repeatable after ``rt.seed``."""
+    return _shaped("uniform_random", shape, "rand", min=0.0, max=1.0, dtype=_dtype(dtype, DEFAULT_FLOAT[0]))
 
 
 def uniform(shape: ShapeLike, dtype: DTypeLike | None = None, min: float = -1.0, max: float = 1.0, seed: int = 0,
             name: str | None = None) -> TensorLike:  # noqa: A002
     """Uniform samples in [``min``, ``max``) of ``shape``; ``seed`` is accepted and ignored (use ``rt.seed``)."""
     return _shaped("uniform_random", shape, "uniform", min=float(min), max=float(max),
-                   dtype=_dtype(dtype, float32))
+                   dtype=_dtype(dtype, DEFAULT_FLOAT[0]))
 
 
 def randn(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:
-    """Standard normal samples of ``shape`` (float32 unless ``dtype``); repeatable after ``rt.seed``."""
-    return _shaped("gaussian_random", shape, "randn", mean=0.0, std=1.0, dtype=_dtype(dtype, float32))
+    """Standard normal samples of ``shape`` (the default float dtype unless ``dtype``); repeatable after ``rt.seed``."""
+    return _shaped("gaussian_random", shape, "randn", mean=0.0, std=1.0, dtype=_dtype(dtype, DEFAULT_FLOAT[0]))
 
 
 def normal(mean: float = 0.0, std: float = 1.0, shape: ShapeLike | None = None, name: str | None = None) -> TensorLike:
-    """float32 samples of N(``mean``, ``std``) with ``shape`` ([1] by default); ``mean``/``std`` are Python numbers."""
+    """Samples of N(``mean``, ``std``) with ``shape`` ([1] by default), of the default float dtype;
+    ``mean``/``std`` are Python numbers."""
     return _shaped("gaussian_random", [1] if shape is None else shape, "normal", mean=float(mean),
-                   std=float(std), dtype="float32")
+                   std=float(std), dtype=str(DEFAULT_FLOAT[0]))
 
 
 def standard_normal(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None) -> TensorLike:

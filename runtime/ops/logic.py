@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..dispatch import apply
+from ..dtypes import DEFAULT_FLOAT
 from ..registry import Meta, def_op
 from .math import binary_function, operands
 from .common import broadcast_shape, cast, constant, reduce_as
@@ -134,7 +135,7 @@ def where(condition: TensorLike, x: Operand | None = None, y: Operand | None = N
         return nonzero(condition, as_tuple=True)
     if not hasattr(x, "dtype") and not hasattr(y, "dtype"):  # two Python scalars, as Paddle takes them
         dt = "bool" if isinstance(x, bool) and isinstance(y, bool) else \
-            "float32" if isinstance(x, float) or isinstance(y, float) else "int64"
+            str(DEFAULT_FLOAT[0]) if isinstance(x, float) or isinstance(y, float) else "int64"
         x, y = constant(x, dt), constant(y, dt)
     a, b = operands(x, y)
     if condition.dtype != "bool":

@@ -7,7 +7,7 @@ import math as _math
 import numpy as np
 
 from ..dispatch import apply
-from ..dtypes import convert_dtype
+from ..dtypes import DEFAULT_FLOAT, convert_dtype
 from ..hints import Axis, DTypeLike, TensorLike
 from ..registry import composite
 from .common import as_tensor, cast, constant
@@ -167,8 +167,8 @@ def diff(x: TensorLike, n: int = 1, axis: int = -1, prepend: TensorLike | None =
 @composite("logspace", api=["logspace"])
 def logspace(start: float, stop: float, num: int, base: float = 10.0, dtype: DTypeLike | None = None,
              name: str | None = None) -> TensorLike:
-    """``base ** linspace(start, stop, num)`` (float32 by default)."""
-    dtype = "float32" if dtype is None else str(convert_dtype(dtype))
+    """``base ** linspace(start, stop, num)`` (of the default float dtype unless ``dtype``)."""
+    dtype = str(DEFAULT_FLOAT[0] if dtype is None else convert_dtype(dtype))
     exps = linspace(start, stop, num, dtype="float64" if dtype.startswith("int") else dtype)
     out = apply("elementwise_pow", as_tensor(float(base), exps.dtype), exps)
     return cast(out, dtype)

@@ -5,6 +5,7 @@ clamps inside (``log`` clamped at -100 in ``binary_cross_entropy``, ``eps ** 2``
 ``cosine_similarity``) are Paddle's.
 """
 from ..dispatch import apply
+from ..dtypes import DEFAULT_FLOAT
 from ..hints import TensorLike
 from ..registry import composite
 from .common import as_tensor, cast, is_tensor
@@ -191,7 +192,7 @@ def softmax_with_cross_entropy(logits: TensorLike, label: TensorLike, soft_label
     ``return_softmax`` (the fluid-era API)."""
     logits = _floating(logits)
     if not is_tensor(label):
-        label = as_tensor(label, "float32" if soft_label else "int64")
+        label = as_tensor(label, DEFAULT_FLOAT[0] if soft_label else "int64")
     loss = apply("cross_entropy", logits, label, soft_label=bool(soft_label), ignore_index=int(ignore_index),
                  reduction="none", axis=int(axis), use_softmax=True)
     if not soft_label and len(label.shape) == len(logits.shape) - 1:

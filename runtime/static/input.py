@@ -1,7 +1,7 @@
 """Program inputs: ``data`` (a feed var) and ``InputSpec`` (a signature the converter caches on)."""
 import numpy as np
 
-from ..dtypes import convert_dtype
+from ..dtypes import DEFAULT_FLOAT, convert_dtype
 from ..framework import default_main_program
 from ..tensor import Tensor
 from collections.abc import Sequence
@@ -24,11 +24,12 @@ def _norm_shape(shape, what):
     return tuple(out)
 
 
-def data(name, shape, dtype="float32", lod_level=0):
-    """A feed variable in the current main program's global block (None/-1 dims are unknown)."""
+def data(name, shape, dtype=None, lod_level=0):
+    """A feed variable in the current main program's global block (None/-1 dims are unknown), of the
+    default float dtype unless ``dtype`` (InputSpec's default stays float32, as in Paddle)."""
     block = default_main_program().global_block()
     shape = _norm_shape(shape, f"data('{name}')")
-    dtype = convert_dtype(dtype)
+    dtype = DEFAULT_FLOAT[0] if dtype is None else convert_dtype(dtype)
     if name in block.vars:
         v = block.vars[name]
         if tuple(v.shape) == shape and v.dtype == dtype and v.is_data:
