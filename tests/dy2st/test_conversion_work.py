@@ -256,3 +256,40 @@ def _object_write_in_loop(x, n, acc):
             acc['v'] = x
         i += 1
     return x
+
+
+def test_def_reads_remembers_settled_defs_only(monkeypatch):
+    from dy2st.pyct.static_analysis import activity
+    fn = _fn("def f(a):\n"
+             "    def g(b=c):\n"
+             "        def h():\n"
+             "            return b + d\n"
+             "        return h() + e\n"
+             "    def k():\n"
+             "        if a:\n"
+             "            return m\n"
+             "    return g, k\n")
+    g, k = fn.body[0], fn.body[1]
+    defs = activity.DefReads(lambda d: not transformer.contains(d.body, (gast.If,), stop=()))
+    assert activity.reads(fn, defs) == activity.reads(fn) and defs.of(g) == activity.free_reads(g) == {"c", "d", "e"}
+    g.body[1].value.right.id = "changed"  # a settled def is taken as it was
+    k.body[0].body[0].value.id = "n"  # an unsettled one (it holds an `if`) is walked again
+    assert defs.of(g) == {"c", "d", "e"} and defs.of(k) == activity.free_reads(k) == {"a", "n"}
+    # the if pass's branch functions are settled as soon as made: the same code as walking each again
+    cached = transform_function(_nested_branches).source
+    monkeypatch.setattr(activity.DefReads, "of", lambda self, d: activity.free_reads(d, self))
+    assert transform_function(_nested_branches).source == cached and cached.count("def true_fn") == 3
+
+
+def _nested_branches(x, n):
+    y = x
+    while n > 0:
+        if x.mean() > 0:
+            if x.sum() > 1:
+                y = y + 1
+            else:
+                z = y
+                if z.mean() > 2:
+                    y = z * 2
+        n -= 1
+    return y

@@ -18,15 +18,16 @@ class Memo:
     """``reads``/``writes`` of each node, computed once per analysis of an unchanged tree
     (loops re-read their bodies until a fixed point; definedness reads the same writes)."""
 
-    def __init__(self):
+    def __init__(self, defs=None):
         self._reads, self._writes = {}, {}
+        self._defs = defs  # an activity.DefReads the pass keeps, or None
 
     def reads(self, node):
         """``activity.reads(node)``, remembered."""
         key = id(node)
         found = self._reads.get(key)
         if found is None:
-            found = self._reads[key] = frozenset(reads(node))
+            found = self._reads[key] = frozenset(reads(node, self._defs))
         return found
 
     def block_writes(self, stmts):
