@@ -29,7 +29,6 @@ import gast
 
 from dy2st.pyct import anno, naming, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, live_in
-from dy2st.pyct.static_analysis.activity import DefReads
 from dy2st.pyct.static_analysis.liveness import Memo
 from dy2st.transformers.object_writes import (DefFacts, called_function_roots, nested_function_writes, writes_dict,
                                                writes_into_objects, written_roots)
@@ -102,13 +101,6 @@ class FunctionScopeTransformer(transformer.Transformer):
         self.roots_memo = {}
         # each def's locals and written roots, found once per pass
         self.def_facts = DefFacts(self.rewritten)
-        # the free reads of defs the pass no longer changes: the functions it made (their bodies
-        # are final) and those holding nothing it rewrites
-        self.made = {}  # id -> def, of the functions this pass made
-        self.def_reads = DefReads(self._settled)
-
-    def _settled(self, fn):
-        return id(fn) in self.made or not transformer.contains(fn.body, self.rewritten, stop=())
 
     def object_roots(self, stmts, defined):
         """``object_roots`` of ``stmts`` in the current scope ([] when the tree writes into no object)."""
@@ -125,7 +117,7 @@ class FunctionScopeTransformer(transformer.Transformer):
         # Each function scope gets its own analysis: liveness stops at its boundary.
         saved = self.local_names, self.fn_writes
         if transformer.contains(node.body, self.analysed, stop=_FUNCTION_SCOPES):
-            memo = Memo(self.def_reads)  # one tree, unchanged between the two analyses
+            memo = Memo()  # one tree, unchanged between the two analyses
             annotate_liveness(node, memo)
             annotate_defined(node, memo)
             if self.object_writes:
@@ -161,7 +153,7 @@ class IfElseTransformer(FunctionScopeTransformer):
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
 
-        m = Memo(self.def_reads)  # the branches' reads and writes, for both questions below
+        m = Memo()  # the branches' reads and writes, for both questions below
         body_w, else_w = m.block_writes(body), m.block_writes(orelse)
         modified = body_w | else_w
         outputs = sorted(modified & live_out)
@@ -175,7 +167,6 @@ class IfElseTransformer(FunctionScopeTransformer):
         true_name, false_name = self.ctx.namer.new_group("true_fn", "false_fn")
         new = [branch_function(true_name, params, body, outputs),
                branch_function(false_name, params, orelse, outputs)]
-        self.made.update((id(fn), fn) for fn in new)
         new += undefined_inits([p for p in params if p not in defined])
         roots = self.object_roots(body + orelse, defined)
         returned = self.ctx.namer.with_role(outputs, naming.RETURN_VALUE)

@@ -21,47 +21,22 @@ def _params(fn):
     return set(names)
 
 
-def free_reads(fn, defs=None):
-    """Names a nested function or lambda reads from its enclosing scope (``defs``: see ``reads``)."""
+def free_reads(fn):
+    """Names a nested function or lambda reads from its enclosing scope."""
     body = fn.body if isinstance(fn.body, list) else [fn.body]
     local = _params(fn) if not isinstance(fn, gast.ClassDef) else set()
     local |= block_writes(body)
-    inner = block_reads(body, defs)
+    inner = block_reads(body)
     defaults = set()
     if not isinstance(fn, gast.ClassDef):
         for d in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:
-            defaults |= reads(d, defs)
+            defaults |= reads(d)
     else:
         for b in fn.bases:
-            defaults |= reads(b, defs)
+            defaults |= reads(b)
     for d in getattr(fn, "decorator_list", []):
-        defaults |= reads(d, defs)
+        defaults |= reads(d)
     return (inner - local) | defaults
-
-
-class DefReads:
-    """``free_reads`` of the defs a pass no longer changes, found once per pass.
-
-    A def's free reads are read by every analysis of a scope holding it: the if pass asks about
-    each branch after moving the branch functions of inner ``if``s into it, and the loop pass
-    analyses each function holding a loop, whose branch functions (made by the if pass) hold
-    more.  ``settled(fn)``: whether ``fn`` stays as it is to the end of the pass (the answer
-    is kept only then).
-    """
-
-    def __init__(self, settled):
-        self._settled = settled
-        self._known = {}  # id(def) -> (def, its free reads); holding the def keeps its id unique
-
-    def of(self, fn):
-        """``free_reads(fn)``, remembered when ``fn`` is settled."""
-        entry = self._known.get(id(fn))
-        if entry is not None:
-            return entry[1]
-        found = free_reads(fn, self)
-        if self._settled(fn):
-            self._known[id(fn)] = (fn, frozenset(found))
-        return found
 
 
 def _comprehension_reads(node):
@@ -93,10 +68,8 @@ _AST = gast.AST
 _LOAD, _STORE, _DEL = gast.Load, gast.Store, gast.Del
 
 
-def reads(node, defs=None):
-    """Names loaded (or deleted) anywhere in `node` (not descending into nested scopes' locals).
-
-    ``defs``: a ``DefReads`` answering for nested functions (None: each is walked)."""
+def reads(node):
+    """Names loaded (or deleted) anywhere in `node` (not descending into nested scopes' locals)."""
     found = set()
     stack = [node]
     pop, push = stack.pop, stack.extend
@@ -117,7 +90,7 @@ def reads(node, defs=None):
                 if kind is _SKIP:  # None, str... in a list field
                     continue
                 if kind is _DEF:
-                    found |= free_reads(n) if defs is None else defs.of(n)
+                    found |= free_reads(n)
                     continue
                 if kind is _COMPREHENSION:
                     found |= _comprehension_reads(n)
@@ -222,11 +195,11 @@ def _write_kind(cls):
     return kind
 
 
-def block_reads(stmts, defs=None):
-    """The names a list of statements reads (``defs``: see ``reads``)."""
+def block_reads(stmts):
+    """The names a list of statements reads."""
     out = set()
     for s in stmts:
-        out |= reads(s, defs)
+        out |= reads(s)
     return out
 
 

@@ -18,16 +18,15 @@ class Memo:
     """``reads``/``writes`` of each node, computed once per analysis of an unchanged tree
     (loops re-read their bodies until a fixed point; definedness reads the same writes)."""
 
-    def __init__(self, defs=None):
+    def __init__(self):
         self._reads, self._writes = {}, {}
-        self._defs = defs  # an activity.DefReads the pass keeps, or None
 
     def reads(self, node):
         """``activity.reads(node)``, remembered."""
         key = id(node)
         found = self._reads.get(key)
         if found is None:
-            found = self._reads[key] = frozenset(reads(node, self._defs))
+            found = self._reads[key] = frozenset(reads(node))
         return found
 
     def block_writes(self, stmts):
