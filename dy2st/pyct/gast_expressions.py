@@ -72,6 +72,7 @@ class ExpressionPrinter:
         return len(self.out) - 1
 
     def close(self, index, discard):
+        """Close what ``open`` opened at ``index``: ")" appended, or the "(" blanked when ``discard``."""
         if discard:
             self.out[index] = ""
         else:
