@@ -8,7 +8,9 @@ mismatch the standard `ast.unparse` is used.  Printing for display only
 (``to_source(node, verify=False)``) skips the re-parse; ``DY2ST_CHECK_CODEGEN=1`` compares every
 output in full, for debugging the printer.
 
-The code that runs (``compiled_code``, for the loader) is printed by ``printer``, which marks each
+The code that runs (``compiled_code``, for the loader) is printed by ``gast_printer`` when the tree
+is made of the node types it knows (most generated code): astor's text straight from the gast tree,
+with the line map, no translation to ``ast``.  Otherwise it is printed by ``printer``, which marks each
 node with the line it starts on: the line map needs no re-parse, and the text of a tree without
 the node types astor misprints is compiled as printed (its shape is not checked: on the tests,
 examples and 600 fuzz programs, that check never failed for such a tree).  Trees with what astor
@@ -21,7 +23,7 @@ import os
 import astor
 import gast
 
-from dy2st.pyct import anno, printer
+from dy2st.pyct import anno, gast_printer, printer
 from dy2st.pyct.nodes import walk
 
 
@@ -364,8 +366,15 @@ def compiled_code(node, filename):
     text, with the lines the printer marked: no re-parse.  Otherwise, when the text does not
     compile, or a tagged node got no line, it goes the ``compiled_source`` way (checked against a
     re-parse, whose tree is compiled), which also gives the same errors as before.  Under
-    ``DY2ST_CHECK_CODEGEN=1`` the printer's line map must equal the re-parse's.
+    ``DY2ST_CHECK_CODEGEN=1`` the printer's line map must equal the re-parse's, and
+    ``gast_printer``'s text and map (first tried, when it prints the tree) astor's.
     """
+    fast = gast_printer.print_with_lines(node)
+    if fast is not None and not CHECK_ALWAYS:
+        try:
+            return fast[0], fast[1], compile(fast[0], filename, "exec")
+        except Exception:  # not code: the way below gives the errors it always gave
+            pass
     translator = _ToAst(origins=True)
     source, tree, parsed = _print(node, verify=True, translator=translator, lines=True)
     if parsed is None:  # astor's text, trusted
@@ -383,4 +392,6 @@ def compiled_code(node, filename):
     if CHECK_ALWAYS and translator.printed and not translator.unsafe:
         if _printed_line_map(translator, tree) != line_map:
             raise AssertionError("the printer's line map differs from the re-parsed text's")
+        if fast is not None and (fast[0], fast[1]) != (source, line_map):
+            raise AssertionError("gast_printer's text or line map differs from astor's")
     return source, line_map, compile(parsed, filename, "exec")

@@ -31,7 +31,7 @@ from dy2st.pyct import anno, naming, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, live_in
 from dy2st.pyct.static_analysis.liveness import Memo
 from dy2st.transformers.object_writes import (DefFacts, called_function_roots, nested_function_writes, writes_dict,
-                                               written_roots)
+                                               writes_into_objects, written_roots)
 
 
 def branch_function(name, params, body, outputs):
@@ -89,8 +89,11 @@ class FunctionScopeTransformer(transformer.Transformer):
     analysed = ()
     rewritten = ()  # the node types the pass rewrites (visits of others change nothing)
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, object_writes=True):
         super().__init__(ctx)
+        # Whether the tree converted writes into any object (``writes_into_objects``): if not,
+        # every ``object_roots`` is empty, and the facts it needs are not gathered.
+        self.object_writes = object_writes
         self.local_names = set()
         self.fn_writes = {}  # see object_writes.nested_function_writes
         self._with_origin = ctx.origin_covered  # see origin_info.copy_origin: generated code, origins all set
@@ -98,6 +101,12 @@ class FunctionScopeTransformer(transformer.Transformer):
         self.roots_memo = {}
         # each def's locals and written roots, found once per pass
         self.def_facts = DefFacts(self.rewritten)
+
+    def object_roots(self, stmts, defined):
+        """``object_roots`` of ``stmts`` in the current scope ([] when the tree writes into no object)."""
+        if not self.object_writes:
+            return []
+        return object_roots(stmts, defined, self.local_names, self.roots_memo, self.fn_writes)
 
     def copy_origin(self, src, new):
         """``origin_info.copy_origin`` for this pass's output, whose nodes it does not change
@@ -111,9 +120,12 @@ class FunctionScopeTransformer(transformer.Transformer):
             memo = Memo()  # one tree, unchanged between the two analyses
             annotate_liveness(node, memo)
             annotate_defined(node, memo)
-            self.local_names = self.def_facts.of(node)[0]
-            self.fn_writes = nested_function_writes(node, self.def_facts)
-            self.def_facts.settle(self.roots_memo)
+            if self.object_writes:
+                self.local_names = self.def_facts.of(node)[0]
+                self.fn_writes = nested_function_writes(node, self.def_facts)
+                self.def_facts.settle(self.roots_memo)
+            else:
+                self.local_names = frozenset()  # never read: no roots to filter
         else:
             self.local_names = frozenset()  # never read: nothing in this scope asks
         node.body = self.visit_block(node.body)
@@ -156,7 +168,7 @@ class IfElseTransformer(FunctionScopeTransformer):
         new = [branch_function(true_name, params, body, outputs),
                branch_function(false_name, params, orelse, outputs)]
         new += undefined_inits([p for p in params if p not in defined])
-        roots = object_roots(body + orelse, defined, self.local_names, self.roots_memo, self.fn_writes)
+        roots = self.object_roots(body + orelse, defined)
         returned = self.ctx.namer.with_role(outputs, naming.RETURN_VALUE)
         keywords = [("writes", writes_dict(roots))] if roots else []
         if returned:
@@ -170,4 +182,4 @@ class IfElseTransformer(FunctionScopeTransformer):
 
 def transform(node, ctx):
     """Apply the if/else pass to ``node``."""
-    return IfElseTransformer(ctx).visit(node)
+    return IfElseTransformer(ctx, writes_into_objects(node)).visit(node)

@@ -27,8 +27,8 @@ import gast
 from dy2st.pyct import anno, templates
 from dy2st.pyct.static_analysis import block_writes, reads, writes
 from dy2st.transformers.ifelse import (FunctionScopeTransformer, args_tuple, branch_function, call_statement,
-                                       object_roots, undefined_inits)
-from dy2st.transformers.object_writes import writes_dict
+                                       undefined_inits)
+from dy2st.transformers.object_writes import writes_dict, writes_into_objects
 
 _ITERATORS = {"range": "_jst.Range", "enumerate": "_jst.Enumerate", "zip": "_jst.Zip"}
 
@@ -62,7 +62,7 @@ class LoopTransformer(FunctionScopeTransformer):
 
     def _writes(self, body, defined):
         """``[("writes", {...})]`` for the call when the body writes into objects, else []."""
-        roots = object_roots(body, defined, self.local_names, self.roots_memo, self.fn_writes)
+        roots = self.object_roots(body, defined)
         return [("writes", writes_dict(roots))] if roots else []
 
     def _carries(self, node, body, extra_reads=frozenset(), target=frozenset()):
@@ -125,4 +125,4 @@ class LoopTransformer(FunctionScopeTransformer):
 
 def transform(node, ctx):
     """Apply the loops pass to ``node``."""
-    return LoopTransformer(ctx).visit(node)
+    return LoopTransformer(ctx, writes_into_objects(node)).visit(node)

@@ -66,6 +66,27 @@ _STORING = frozenset({gast.Assign, gast.Delete, gast.AugAssign, gast.AnnAssign, 
                       gast.withitem})
 
 
+def writes_into_objects(tree):
+    """Whether anything in ``tree`` (a node or list, nested functions included) writes into an
+    object: whether ``written_roots`` of any part of it could name a root.
+
+    The if and loop passes ask once for the whole function they convert: most functions write
+    into no object, and then every branch's and loop's roots are empty, so the per-def facts
+    and per-statement walks that find them are skipped.  Neither pass adds a write into an
+    object (their generated assignments bind names; a `for` target they move into the body
+    was already one, on the `for`).
+    """
+    found = set()
+    storing, call = _STORING, gast.Call
+    for node in walk(tree):
+        cls = type(node)
+        if cls in storing or cls is call:
+            _add_roots(node, found)
+    found.discard(None)
+    found.discard("_jst")
+    return bool(found)
+
+
 def written_roots(stmts, memo=None):
     """Sorted names whose objects `stmts` write into (nested functions included: branch and
     loop bodies already turned into functions still write what the user's code wrote).

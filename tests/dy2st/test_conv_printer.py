@@ -187,3 +187,52 @@ def test_calls_tuples_and_parameters_print_as_astor_does():
     tree = ast.parse(ASTOR_SHAPES)
     expected = astor.to_source(ast.parse(ASTOR_SHAPES), pretty_source="".join)
     assert printer.print_tree(tree, codegen._ORIGIN_ATTR) == expected
+
+
+def _loader_module(fn):
+    """The factory module the loader prints for ``fn``'s conversion."""
+    converted = transform_function(fn)._node
+    factory = gast.FunctionDef(name="factory", args=gast.arguments(
+        args=[gast.Name(id="_jst", ctx=gast.Param(), annotation=None, type_comment=None)], posonlyargs=[],
+        vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]), body=[converted],
+        decorator_list=[], returns=None, type_comment=None, type_params=[])
+    return gast.Module(body=[factory], type_ignores=[])
+
+
+def plain_statements(x, n=2):
+    """Docstring
+    over lines."""
+    y = [x, (x,), {"k": x[1:2, ::2]}, *x]
+    y += [i for i in x if i] if n else -x ** 2
+    with call(x) as (a, b), call(n):
+        global GLOBAL_NAME
+        z = call(x, k=lambda q, r=1: not q, **{})
+    if n:
+        raise ValueError("no") from None
+    return y, z, a, b
+
+
+@pytest.mark.parametrize("fn", TRICKY + [plain_statements], ids=lambda f: f.__name__)
+def test_gast_printer_prints_astor_text_and_line_map(fn):
+    from dy2st.pyct import gast_printer
+    module = _loader_module(fn)
+    fast = gast_printer.print_with_lines(module)
+    if fn is plain_statements:
+        assert fast is not None  # all of it printed from the gast tree
+    if fast is not None:
+        source, line_map, _ = codegen.compiled_source(module)
+        assert fast[0] == source and fast[1] == line_map and list(fast[1]) == list(line_map)
+
+
+def _f_string(x):
+    return f"{x}"
+
+
+_LAMBDA = lambda x: x + 1  # noqa: E731
+
+
+def test_gast_printer_leaves_what_it_does_not_print_to_astor():
+    from dy2st.pyct import gast_printer
+    # decorators, try, f-strings, a converted lambda (its line's origin is an expression's)
+    for fn in (decorators_and_nested_defs, try_with_and_keywords, _f_string, _LAMBDA):
+        assert gast_printer.print_with_lines(_loader_module(fn)) is None

@@ -220,3 +220,39 @@ def test_def_facts_match_the_walks_of_each_def():
     memo = {}
     loops.settle(memo)
     assert memo == {}  # the loop pass rewrites h (and so g): their roots are not final
+
+
+def test_writes_into_objects_sees_every_write_written_roots_names():
+    from dy2st.transformers.object_writes import writes_into_objects, written_roots
+    writing = ["d['k'] = v", "o.a = v", "o.a.b += 1", "del d[k]", "lst.append(v)", "x, o.y = v",
+               "for o.i in v:\n        pass", "with f() as o.x:\n        pass", "d = _jst.SetItem(d, k, v)",
+               "def inner():\n        s[0] = 1", "if c:\n        while c:\n            [*o.s] = v", "o.a: int = 1"]
+    for stmt in writing:
+        fn = _fn(f"def f(v):\n    {stmt}\n")
+        assert writes_into_objects(fn) and written_roots(fn.body), stmt
+    for stmt in ["x = v", "x, (y, z) = v", "x += 1", "del x", "_jst.IfElse(c, t, f, (), ())", "f(o.a)",
+                 "o.a", "lst.count(v)", "for i in v:\n        y = lst[i]", "lam = lambda: 0"]:
+        fn = _fn(f"def f(v):\n    {stmt}\n")
+        assert not writes_into_objects(fn) and not written_roots(fn.body), stmt
+    # a function writing nothing into objects converts as before: no `writes=` anywhere
+    src = transform_function(_no_object_writes).source
+    assert "_jst.IfElse(" in src and "_jst.While(" in src and "writes=" not in src
+    assert "writes={'acc': acc}" in transform_function(_object_write_in_loop).source
+
+
+def _no_object_writes(x, n):
+    i = 0
+    while i < n:
+        if x.mean() > 0:
+            x = x + 1
+        i += 1
+    return x
+
+
+def _object_write_in_loop(x, n, acc):
+    i = 0
+    while i < n:
+        if x.mean() > 0:
+            acc['v'] = x
+        i += 1
+    return x
