@@ -66,12 +66,23 @@ def _prepend(x, n):
     return rt.stack(out), out[0]
 
 
+def _insert_anywhere(x, n):
+    out = [x, x * 2]
+    i = rt.zeros([], "int64")
+    while i < n:
+        out.insert(1, x * (i.astype("float32") + 3.0))
+        out.insert(-1, x * 0.5)
+        out.insert(100, x - 1)  # past the end: appends, as list.insert
+        i += 1
+    return rt.stack(out)
+
+
 def _args(*ks):
     return [(X, COUNTS[k]) for k in ks]
 
 
 def test_sum_add_n_and_the_rest_match_eager_with_gradients():
-    for fn in (_sum, _others, _prepend):
+    for fn in (_sum, _others, _prepend, _insert_anywhere):
         check(fn, *_args(0, 1, 2), grad=True, ops=("while",))
     for fn in (_sum_scalars, _add_n, _max, _min, _last):
         check(fn, *_args(1, 2, 3), grad=True, ops=("while",))
