@@ -17,6 +17,7 @@ from dy2st.operators.assert_print import Assert, FString, PercentFormat, Print, 
 from dy2st.operators.casts import AsDtype, Item, Numpy, PyValue
 from dy2st.operators.common import is_symbolic, truth  # noqa: F401  (part of the _jst interface)
 from dy2st.operators.builtin_folds import All, Any, Max, Min
+from dy2st.operators.list_reductions import AddN, Sum
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
@@ -25,7 +26,7 @@ from dy2st.operators.python_semantics import (IsInstance, SetStopGradient, SetSt
 from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
 from dy2st.operators.side_effects import Inplace, SetItem
-from dy2st.operators.tensor_array import (Append, ArrayLength, ArrayRead, ArrayWrite, ArrayWriteInto, Concat, Pop,
+from dy2st.operators.tensor_array import (Append, Insert, ArrayLength, ArrayRead, ArrayWrite, ArrayWriteInto, Concat, Pop,
                                          Stack, TensorArray)
 from dy2st.pyct import origin_info
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -34,7 +35,7 @@ __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfEls
            "For", "Range", "Enumerate", "Zip", "Assert", "FString", "PercentFormat", "StrFormat", "Print", "Len", "Shape", "Size", "Append",
            "Pop", "SetItem", "Inplace", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
-           "Compare", "Truth", "Type", "Max", "Min", "Any", "All", "ArrayWrite", "ArrayWriteInto", "ArrayRead",
+           "Compare", "Truth", "Type", "Max", "Min", "Any", "All", "Sum", "AddN", "Insert", "ArrayWrite", "ArrayWriteInto", "ArrayRead",
            "ArrayLength"]
 
 _SELF = sys.modules[__name__]  # the interface the functions Call converts are generated against

@@ -16,7 +16,9 @@ import runtime as rt
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.operators.comparisons import Truth
 from dy2st.operators.ifelse import IfElse
+from dy2st.operators.list_reductions import array_rows, fold_array
 from dy2st.operators.python_semantics import PythonFloat, PythonInt, python_float, python_int
+from dy2st.operators.tensor_array import TensorArray
 
 
 def _items(args):
@@ -55,6 +57,11 @@ def _pick(items, better):
 
 
 def _fold(builtin, better, args, kwargs):
+    if len(args) == 1 and isinstance(args[0], TensorArray):  # a list built in a tensor loop
+        out = fold_array(builtin, better, args[0], kwargs)
+        if out is not None:
+            return out
+        args = (array_rows(args[0].tensor),)
     items = _items(args)
     if kwargs or not items or not any(is_symbolic(v) for v in items):
         return builtin(items, **kwargs) if len(args) == 1 else builtin(*args, **kwargs)

@@ -1,5 +1,7 @@
 """Lists in loops: `_jst.Append` / `_jst.Stack` / `_jst.Concat` and `TensorArray`. A list built
 in a tensor loop -> one stacked tensor (a `while` carry); a Python list -> plain Python."""
+import operator
+
 import runtime as rt
 
 from dy2st.operators.common import _length, _with_location, is_symbolic
@@ -49,13 +51,17 @@ class TensorArray:
     def appended(self, item):
         """A new array with `item` added at the end."""
         self._check_item(item, "extends")
+        return TensorArray(rt.concat([self._shaped_for(item), rt.unsqueeze(item, 0)], axis=0))
+
+    def _shaped_for(self, item):
+        """The stacked tensor, reshaped to ``item``'s run-time dims where the item has unknown ones:
+        the array may still be the empty start whose unknown dims are placeholders (a no-op once
+        it holds items)."""
         arr = self.tensor
         if any(d < 0 for d in item.shape) and is_symbolic(item):
-            # The array may still be the empty start whose unknown dims are placeholders: give it
-            # the item's run-time dims (a no-op once it holds items).
             dims = rt.shape(item)
             arr = rt.reshape(arr, [-1] + [d if d >= 0 else dims[k] for k, d in enumerate(item.shape)])
-        return TensorArray(rt.concat([arr, rt.unsqueeze(item, 0)], axis=0))
+        return arr
 
     def popped(self, index=-1):
         """(the array without its item at `index`, that item); only the last item can go."""
@@ -106,15 +112,17 @@ class TensorArray:
         """`lst.extend(items)`: in place, like a Python list."""
         self.tensor = (self + (items if isinstance(items, TensorArray) else list(items))).tensor
 
-    def insert(self, index, item):
-        """`lst.insert(index, item)`: in place. A slice clamps an index past either end exactly as
-        `list.insert` does, so the array's run-time length needs no check."""
-        if not isinstance(index, int):
-            raise TypeError(_with_location("insert() into a list built in a tensor-dependent loop "
-                                           "needs a Python int index"))
+    def inserted(self, index, item):
+        """A new array after `lst.insert(index, item)`. A slice clamps an index past either end
+        exactly as `list.insert` does, so the array's run-time length needs no check."""
+        index = _check_insert_index(index)
         self._check_item(item, "inserts into")
-        t = self.tensor
-        self.tensor = rt.concat([t[:index], rt.unsqueeze(item, 0), t[index:]], axis=0)
+        t, row = self._shaped_for(item), rt.unsqueeze(item, 0)
+        return TensorArray(rt.concat([row, t] if index == 0 else [t[:index], row, t[index:]], axis=0))
+
+    def insert(self, index, item):
+        """`lst.insert(index, item)`: in place, like a Python list."""
+        self.tensor = self.inserted(index, item).tensor
 
     def reverse(self):
         """`lst.reverse()`: in place."""
@@ -148,7 +156,16 @@ class TensorArray:
     def __getitem__(self, index):
         if isinstance(index, slice):  # a list slice is a list: `a[1:] + a[:1]` must not add elementwise
             return TensorArray(self.tensor[index])
-        return self.tensor[index]
+        t = self.tensor
+        if type(index) is int and t.shape[0] < 0:
+            # eagerly `lst[k]` past either end is Python's IndexError: an `assert` op names the user's line
+            from dy2st.operators.assert_print import Assert  # (assert_print imports this module's users)
+            n = _length(t)
+            Assert(rt.less_than(rt.full([], index, "int64"), n) if index >= 0
+                   else rt.greater_equal(n, rt.full([], -index, "int64")),
+                   f"list index {index} out of range: the list built in a tensor-dependent loop has fewer items",
+                   error="IndexError")
+        return t[index]
 
     def __add__(self, other):
         """`lst + other` (a list, or another list built in a tensor loop): the items of both."""
@@ -214,6 +231,27 @@ def Append(lst, item):
     if isinstance(lst, TensorArray):
         return lst.appended(item)
     lst.append(item)
+    return lst
+
+
+def _check_insert_index(index):
+    """``index`` as a Python int; TypeError at the user's line for a tensor, known only at run time."""
+    if not is_symbolic(index):
+        try:
+            return operator.index(index)
+        except TypeError:
+            pass
+    raise TypeError(_with_location(
+            "lst.insert(i, v) in a loop needs a Python int index i (a list built in a tensor-dependent loop "
+            "is one stacked tensor, cut at i when the loop is built); append instead and reorder after "
+            "the loop (reversed(lst), rt.flip(rt.stack(lst), 0))"))
+
+
+def Insert(lst, index, item):
+    """`lst.insert(index, item)` in a loop, written back: the same Python list, or a new TensorArray."""
+    if isinstance(lst, TensorArray):
+        return lst.inserted(index, item)
+    lst.insert(_check_insert_index(index), item)
     return lst
 
 

@@ -110,6 +110,9 @@ class ListAppendTransformer(transformer.Transformer):
             new = templates.replace("lst = _jst.Append(lst, item)", lst=call.func.value.id,
                                     item=call.args[0])
             return origin_info.copy_origin(node, new)
+        if self.loop_depth and _method_call(call, "insert", (2,)) and self._local(call.func.value):
+            new = templates.replace("lst = _jst.Insert(lst, args)", lst=call.func.value.id, args=list(call.args))
+            return origin_info.copy_origin(node, new)
         if self.loop_depth and _method_call(call, "pop", (0, 1)) and self._local(call.func.value):
             new = templates.replace("lst = _jst.Pop(lst, args)[0]", lst=call.func.value.id,
                                     args=list(call.args))
