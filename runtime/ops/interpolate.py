@@ -153,8 +153,9 @@ def interpolate(x: TensorLike, size: IntOrPair | None = None, scale_factor: floa
         from .nn_vision import adaptive_avg_pool1d
         if rank == 3:  # NCL
             return adaptive_avg_pool1d(x, size if isinstance(size, int) else _one_size(size))
-        if rank == 5:
-            raise NotImplementedError("interpolate: mode 'area' of a 5-D input (adaptive_avg_pool3d) is not supported")
+        if rank == 5:  # NCDHW
+            from .nn_pool_adaptive import adaptive_avg_pool3d
+            return adaptive_avg_pool3d(x, size)
         return adaptive_avg_pool2d(x, size)
     if rank not in _RANKS[mode]:
         raise ValueError(_RANK_ERRORS[mode])

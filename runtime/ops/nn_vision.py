@@ -102,10 +102,12 @@ def _max_bins(x, axis, n_out):
 
 @composite("adaptive_max_pool2d", functional=["adaptive_max_pool2d"])
 def adaptive_max_pool2d(x: TensorLike, output_size: IntOrPair, return_mask: bool = False, name: str | None = None) -> TensorLike:
-    """Max over Paddle's adaptive bins (``floor(i * H / oh)`` to ``ceil((i + 1) * H / oh)``) of an NCHW input."""
-    if return_mask:
-        raise NotImplementedError("adaptive_max_pool2d(return_mask=True) is not supported")
+    """Max over Paddle's adaptive bins (``floor(i * H / oh)`` to ``ceil((i + 1) * H / oh)``) of an NCHW input;
+    with ``return_mask`` also each max's int32 index into H * W (the first of equal values, as Paddle)."""
     _rank(x, 4, "adaptive_max_pool2d")
+    if return_mask:  # the windows gathered whole, as the 1-D and 3-D forms (nn_pool_adaptive.py)
+        from .nn_pool_adaptive import _adaptive_max, _sizes
+        return _adaptive_max(x, _sizes(output_size, x, 2, "adaptive_max_pool2d"))
     _known(x, (2, 3), "adaptive_max_pool2d")
     oh, ow = _two(output_size, "output_size")
     oh, ow = x.shape[2] if oh is None else int(oh), x.shape[3] if ow is None else int(ow)
