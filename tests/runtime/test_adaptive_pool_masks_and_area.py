@@ -1,6 +1,7 @@
 """``F.adaptive_max_pool2d(..., return_mask=True)`` and ``nn.AdaptiveMaxPool2D(return_mask=True)``: values,
 int32 mask and gradient equal to Paddle 3.3's (hard-coded below, from ``paddle.nn.functional.
-adaptive_max_pool2d`` on the same input with the same weighted-sum backward), eagerly and converted."""
+adaptive_max_pool2d`` on the same input with the same weighted-sum backward), eagerly and converted; and
+``F.interpolate(mode="area")`` of a 5-D input."""
 import numpy as np
 
 import dy2st
