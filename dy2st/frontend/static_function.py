@@ -32,6 +32,7 @@ from ..conversion.convert_call import is_not_to_static
 from ..conversion.transform import ConvertedFunction, transform_function, with_defaults_of
 from ..deploy.output_spec import name_outputs
 from ..execution import layer_writes
+from ..operators.aliasing import leaf_write_error
 from ..tools import staging
 from ..tools.error import current_origin, is_mapped, show_internals, to_user_error
 from . import config, decorators, fast_call, trace_checks
@@ -292,6 +293,10 @@ class StaticFunction:
             self._fell_back = True
             self._hit = None
             return self.dygraph_function(*self._args_with_self(args), **kwargs)
+        if concrete.input_writes:
+            error = leaf_write_error(concrete.input_writes, concrete.inputs, tensors)
+            if error is not None:
+                raise error
         if concrete.eager_hooks and traced == self._traced_count:
             # `param.register_hook(fn)` in the traced code: eagerly every call registers one more
             for t, hook in concrete.eager_hooks:
@@ -305,7 +310,7 @@ class StaticFunction:
             outs = concrete.layer_writes.apply(outs)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
-        if fast is not None and not concrete.eager_hooks:  # the generated call does not register hooks
+        if fast is not None and not concrete.eager_hooks and not concrete.input_writes:  # the generated call does not register hooks
             self._hit = self._fast_cache[fast] = self._fast_call(concrete, fast[0])
         return unflatten(concrete.out_skeleton, name_outputs(concrete, returned_inputs(concrete, tensors, outs)))
 
@@ -481,6 +486,7 @@ class StaticFunction:
         concrete.backend = self._backend
         concrete.layer_writes = writes
         concrete.eager_hooks = grad_hooks.eager_hooks(main)
+        concrete.input_writes = main.__dict__.get("_input_writes", ())  # checked per call
         return concrete
 
     def __repr__(self):
