@@ -25,6 +25,7 @@ from runtime.dtypes import DEFAULT_FLOAT, float32
 from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
 from runtime.nn.layer import state_changed
 from runtime.static import InputSpec, passes
+from runtime.static.train_step import is_train_step
 from runtime.static.backends import check_backend
 
 from ..conversion import convert_operators
@@ -54,6 +55,13 @@ from .function_spec import (
 from .guards import build as build_guards
 from .guards import recording as recording_calls
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
+
+
+def _write_flags(concrete, tensors):
+    """``x.stop_gradient = False`` (or ``x.requires_grad_()``) the traced code did on an argument: done
+    on the caller's tensor, as eagerly."""
+    for i, stop_gradient in concrete.flag_writes:
+        tensors[i].stop_gradient = stop_gradient
 
 
 def _reraise(exc, phase):
@@ -297,6 +305,8 @@ class StaticFunction:
             error = leaf_write_error(concrete.input_writes, concrete.inputs, tensors)
             if error is not None:
                 raise error
+        if concrete.flag_writes and not is_train_step(concrete.main_program):
+            _write_flags(concrete, tensors)  # before the run: its gradients follow them, as eagerly
         if concrete.eager_hooks and traced == self._traced_count:
             # `param.register_hook(fn)` in the traced code: eagerly every call registers one more
             for t, hook in concrete.eager_hooks:
@@ -308,9 +318,11 @@ class StaticFunction:
                 with rt.no_grad():
                     outs = concrete.partial_program(tensors)
             outs = concrete.layer_writes.apply(outs)
+            if concrete.flag_writes and is_train_step(concrete.main_program):
+                _write_flags(concrete, tensors)  # a training step's backward is its own: the caller's flags after
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
-        if fast is not None and not concrete.eager_hooks and not concrete.input_writes:  # the generated call does not register hooks
+        if fast is not None and not (concrete.eager_hooks or concrete.input_writes or concrete.flag_writes):  # the generated call does not register hooks
             self._hit = self._fast_cache[fast] = self._fast_call(concrete, fast[0])
         return unflatten(concrete.out_skeleton, name_outputs(concrete, returned_inputs(concrete, tensors, outs)))
 
@@ -468,6 +480,10 @@ class StaticFunction:
                 feed.stop_gradient = stop_gradient
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
+            # `x.stop_gradient = False` (or True, or x.requires_grad_()) on an argument: eagerly the
+            # caller's tensor changes before the ops after it read it; done per call before the run
+            flag_writes = [(i, f.stop_gradient) for i, (f, (*_, sg)) in enumerate(zip(feeds, metas))
+                           if f.stop_gradient != sg]
             check_args_unchanged(skeleton, (tuple(args), kwargs), feeds, self.dygraph_function)
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
@@ -487,6 +503,7 @@ class StaticFunction:
         concrete.layer_writes = writes
         concrete.eager_hooks = grad_hooks.eager_hooks(main)
         concrete.input_writes = main.__dict__.get("_input_writes", ())  # checked per call
+        concrete.flag_writes = flag_writes
         return concrete
 
     def __repr__(self):
