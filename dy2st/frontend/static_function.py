@@ -57,11 +57,14 @@ from .guards import recording as recording_calls
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
 
 
-def _write_flags(concrete, tensors):
-    """``x.stop_gradient = False`` (or ``x.requires_grad_()``) the traced code did on an argument: done
-    on the caller's tensor, as eagerly."""
+def _write_flags(concrete, tensors, which):
+    """``x.stop_gradient = flag`` (or ``x.requires_grad_()``) the traced code did on an argument: done
+    on the caller's tensor, as eagerly (``which``: only the writes of that flag, None: all)."""
     for i, stop_gradient in concrete.flag_writes:
-        tensors[i].stop_gradient = stop_gradient
+        # True on a non-leaf stays undone: the run's node would cut the gradient eager still
+        # sends through the ops before the write (only a leaf takes no .grad)
+        if (which is None or stop_gradient is which) and (not stop_gradient or tensors[i].is_leaf):
+            tensors[i].stop_gradient = stop_gradient
 
 
 def _reraise(exc, phase):
@@ -306,7 +309,7 @@ class StaticFunction:
             if error is not None:
                 raise error
         if concrete.flag_writes and not is_train_step(concrete.main_program):
-            _write_flags(concrete, tensors)  # before the run: its gradients follow them, as eagerly
+            _write_flags(concrete, tensors, False)  # before the run: its gradients follow them, as eagerly
         if concrete.eager_hooks and traced == self._traced_count:
             # `param.register_hook(fn)` in the traced code: eagerly every call registers one more
             for t, hook in concrete.eager_hooks:
@@ -318,8 +321,9 @@ class StaticFunction:
                 with rt.no_grad():
                     outs = concrete.partial_program(tensors)
             outs = concrete.layer_writes.apply(outs)
-            if concrete.flag_writes and is_train_step(concrete.main_program):
-                _write_flags(concrete, tensors)  # a training step's backward is its own: the caller's flags after
+            if concrete.flag_writes:  # stop_gradient = True after: the Program's backward reaches x through
+                # the ops before the write, the caller's leaf takes no .grad (a training step: both flags)
+                _write_flags(concrete, tensors, None if is_train_step(concrete.main_program) else True)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
         if fast is not None and not (concrete.eager_hooks or concrete.input_writes or concrete.flag_writes):  # the generated call does not register hooks
@@ -482,8 +486,9 @@ class StaticFunction:
             out = fn(*self._args_with_self(args), **kwargs)
             # `x.stop_gradient = False` (or True, or x.requires_grad_()) on an argument: eagerly the
             # caller's tensor changes before the ops after it read it; done per call before the run
-            flag_writes = [(i, f.stop_gradient) for i, (f, (*_, sg)) in enumerate(zip(feeds, metas))
-                           if f.stop_gradient != sg]
+            flags = main.__dict__.get("_argument_flags", {})
+            flag_writes = [(i, flags.get(f.name, f.stop_gradient)) for i, (f, (*_, sg)) in enumerate(zip(feeds, metas))
+                           if flags.get(f.name, f.stop_gradient) != sg]
             check_args_unchanged(skeleton, (tuple(args), kwargs), feeds, self.dygraph_function)
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)

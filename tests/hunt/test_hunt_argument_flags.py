@@ -35,3 +35,27 @@ def test_argument_made_trainable_like_eager(fn):
             results.append((out.numpy(), x.grad.numpy()))
         np.testing.assert_array_equal(results[0][0], results[1][0])
         np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def _cut_after_use(x):
+    y = x * 3
+    x.stop_gradient = True
+    return y + x * 2
+
+
+@pytest.mark.parametrize("leaf", [True, False])
+def test_argument_cut_after_use_like_eager(leaf):
+    # eagerly a leaf set to stop_gradient=True takes no .grad at all (not even through `y`);
+    # a non-leaf still passes the gradient of the ops before the write to its sources
+    sf = dy2st.to_static(_cut_after_use)
+    for v in (np.array([0.5, 1.5], "float32"), np.array([-2.0, 0.25], "float32")):
+        grads = []
+        for f in (_cut_after_use, sf):
+            a = rt.to_tensor(v, stop_gradient=False)
+            out = f(a if leaf else a * 5)
+            out.sum().backward()
+            grads.append(None if a.grad is None else a.grad.numpy())
+        if leaf:
+            assert grads == [None, None] and a.stop_gradient is True
+        else:
+            np.testing.assert_array_equal(grads[0], grads[1])
