@@ -25,6 +25,8 @@ class ConcreteProgram:
         self.backend = "numpy"  # the StaticFunction's backend for inference runs
         self._partial = None
         self.eager_hooks = ()  # (tensor, hook) the trace registered: registered again at every call
+        self.flag_writes = ()  # (input index, stop_gradient) the traced code set on an argument
+        self.input_writes = ()  # in-place writes into fed inputs: eager's leaf error, checked per call
 
     @property
     def parameters(self):

@@ -25,6 +25,7 @@ from runtime.dtypes import DEFAULT_FLOAT, float32
 from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
 from runtime.nn.layer import state_changed
 from runtime.static import InputSpec, passes
+from runtime.static.train_step import is_train_step
 from runtime.static.backends import check_backend
 
 from ..conversion import convert_operators
@@ -32,6 +33,7 @@ from ..conversion.convert_call import is_not_to_static
 from ..conversion.transform import ConvertedFunction, transform_function, with_defaults_of
 from ..deploy.output_spec import name_outputs
 from ..execution import layer_writes
+from ..operators.aliasing import leaf_write_error
 from ..tools import staging
 from ..tools.error import current_origin, is_mapped, show_internals, to_user_error
 from . import config, decorators, fast_call, trace_checks
@@ -53,6 +55,16 @@ from .function_spec import (
 from .guards import build as build_guards
 from .guards import recording as recording_calls
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
+
+
+def _write_flags(concrete, tensors, which):
+    """``x.stop_gradient = flag`` (or ``x.requires_grad_()``) the traced code did on an argument: done
+    on the caller's tensor, as eagerly (``which``: only the writes of that flag, None: all)."""
+    for i, stop_gradient in concrete.flag_writes:
+        # True on a non-leaf stays undone: the run's node would cut the gradient eager still
+        # sends through the ops before the write (only a leaf takes no .grad)
+        if (which is None or stop_gradient is which) and (not stop_gradient or tensors[i].is_leaf):
+            tensors[i].stop_gradient = stop_gradient
 
 
 def _reraise(exc, phase):
@@ -292,6 +304,12 @@ class StaticFunction:
             self._fell_back = True
             self._hit = None
             return self.dygraph_function(*self._args_with_self(args), **kwargs)
+        if concrete.input_writes:
+            error = leaf_write_error(concrete.input_writes, concrete.inputs, tensors)
+            if error is not None:
+                raise error
+        if concrete.flag_writes and not is_train_step(concrete.main_program):
+            _write_flags(concrete, tensors, False)  # before the run: its gradients follow them, as eagerly
         if concrete.eager_hooks and traced == self._traced_count:
             # `param.register_hook(fn)` in the traced code: eagerly every call registers one more
             for t, hook in concrete.eager_hooks:
@@ -303,9 +321,12 @@ class StaticFunction:
                 with rt.no_grad():
                     outs = concrete.partial_program(tensors)
             outs = concrete.layer_writes.apply(outs)
+            if concrete.flag_writes:  # stop_gradient = True after: the Program's backward reaches x through
+                # the ops before the write, the caller's leaf takes no .grad (a training step: both flags)
+                _write_flags(concrete, tensors, None if is_train_step(concrete.main_program) else True)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
-        if fast is not None and not concrete.eager_hooks:  # the generated call does not register hooks
+        if fast is not None and not (concrete.eager_hooks or concrete.input_writes or concrete.flag_writes):  # the generated call does not register hooks
             self._hit = self._fast_cache[fast] = self._fast_call(concrete, fast[0])
         return unflatten(concrete.out_skeleton, name_outputs(concrete, returned_inputs(concrete, tensors, outs)))
 
@@ -463,6 +484,11 @@ class StaticFunction:
                 feed.stop_gradient = stop_gradient
             args, kwargs = unflatten(skeleton, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
+            # `x.stop_gradient = False` (or True, or x.requires_grad_()) on an argument: eagerly the
+            # caller's tensor changes before the ops after it read it; done per call before the run
+            flags = main.__dict__.get("_argument_flags", {})
+            flag_writes = [(i, flags.get(f.name, f.stop_gradient)) for i, (f, (*_, sg)) in enumerate(zip(feeds, metas))
+                           if flags.get(f.name, f.stop_gradient) != sg]
             check_args_unchanged(skeleton, (tuple(args), kwargs), feeds, self.dygraph_function)
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
@@ -481,6 +507,8 @@ class StaticFunction:
         concrete.backend = self._backend
         concrete.layer_writes = writes
         concrete.eager_hooks = grad_hooks.eager_hooks(main)
+        concrete.input_writes = main.__dict__.get("_input_writes", ())  # checked per call
+        concrete.flag_writes = flag_writes
         return concrete
 
     def __repr__(self):

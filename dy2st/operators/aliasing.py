@@ -24,6 +24,7 @@ import warnings
 
 from runtime.framework import Variable
 from runtime.inplace import adopt
+from runtime.tensor import GRAD_ENABLED
 
 from dy2st.operators.common import _with_location
 from dy2st.operators.tensor_array import TensorArray
@@ -151,9 +152,36 @@ def write_in_place(target, out, what="an item write"):
     (``runtime.inplace.adopt``), or `out` where only the rebinding carries the write."""
     block = getattr(out, "block", None)
     if getattr(target, "is_data", False):
+        if block is not None:
+            # eager refuses a write into a leaf that needs its gradient (under no_grad it keeps needing
+            # it with the new value); whether the fed tensor is one is known per call (the Program
+            # serves any stop_gradient): checked then (``leaf_write_error``) instead of giving the
+            # input a gradient through the write
+            program = block.program.__dict__.setdefault("_input_writes", [])
+            program.append((target.name, GRAD_ENABLED.get(), what, _with_location("")))
         op = block.ops[-1] if block is not None and block.ops else None
         where = f"{op.origin}: " if op is not None and op.origin is not None else ""
         warnings.warn(f"dy2st: {where}{what} into the input tensor '{target.name}' changes only the "
                       "function's own copy under to_static (eager changes the caller's tensor too); write into "
                       f"a copy ({target.name} = {target.name}.clone()) to make both agree", stacklevel=3)
     return rebind(target, out)
+
+
+def leaf_write_error(writes, feeds, tensors):
+    """The error eager raises for this call's in-place writes into fed inputs (``writes``: the
+    Program's ``_input_writes``) when the caller's tensor is a leaf that needs a gradient, else None."""
+    if not GRAD_ENABLED.get():
+        return None  # eager changes the leaf's value and records nothing, as the Program's copy does
+    fed = {f.name: t for f, t in zip(feeds, tensors)}
+    for name, grad_on, what, where in writes:
+        t = fed.get(name)
+        if t is None or t.stop_gradient or not t.is_leaf:
+            continue
+        if grad_on:
+            return RuntimeError(f"a leaf Tensor that needs a gradient (stop_gradient=False) cannot be changed in "
+                                f"place by {what}; write into a copy (y = x.clone()) or use the out-of-place "
+                                f"method{where}")
+        return TypeError(f"{what} under no_grad into an input leaf that needs a gradient: eagerly the leaf keeps "
+                         "needing its gradient with its new value, which a converted function cannot give; "
+                         f"write into a copy (y = x.clone()){where}")
+    return None

@@ -64,6 +64,8 @@ def SetStopGradient(x, flag):
                     "cut it, which a Program value cannot; set it back inside that same branch or body"))
             x = _uncut(x)
         x.stop_gradient = bool(flag)
+        if getattr(_uncut(x), "is_data", False):  # an argument: the caller's tensor takes the flag per call
+            x.block.program.__dict__.setdefault("_argument_flags", {})[_uncut(x).name] = bool(flag)
         return x
     x.stop_gradient = flag
     return x

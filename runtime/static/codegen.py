@@ -49,6 +49,16 @@ from .plan_code import _function, _identifier, _is_literal, _keyword_ok, _Names
 # Program and its parameters) live exactly as long as the compiled function, not forever.
 GENERATED = weakref.WeakValueDictionary()
 _ids = itertools.count()
+
+
+def _zero_d(block, name):
+    var = block._find_var(name)
+    return var is not None and var.shape is not None and len(var.shape) == 0
+
+
+def _ndarray(value):
+    # only numpy scalars: a 0-d Variable may also carry a Python list (a tensor array) or None
+    return np.asarray(value) if isinstance(value, np.generic) else value
 _PRED = "pred_"  # a compiled loop's predicate (var identifiers all start with "v_")
 
 
@@ -278,6 +288,14 @@ class BlockCompiler:
                 lines.append(f"{ind}del {', '.join(dead)}")
         lines.extend(ind + store(n) for n in written)
         outs = [f"{cnames[n]}.copy()" if n in cnames else ref(n) for n in output_names]
+        if loop is None:
+            # a 0-d result of a numpy reduction or index is a numpy scalar: an ndarray, as eager's
+            # (``run_eager``), so the Tensors made of the outputs hold what eager ones hold
+            zero_d = [k for k, n in enumerate(output_names) if n not in cnames and _zero_d(block, n)]
+            for k in zero_d:
+                outs[k] = f"_nd({outs[k]})"
+            if zero_d:
+                g["_nd"] = _ndarray
         if loop is not None:
             carries = [ident(n) for n in input_names[:loop]]
             lines.append(f"{ind}{', '.join(carries + [_PRED])} = {', '.join(outs)}")
