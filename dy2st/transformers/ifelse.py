@@ -180,6 +180,9 @@ class IfElseTransformer(FunctionScopeTransformer):
         return self.copy_origin(node, new)
 
 
-def transform(node, ctx):
-    """Apply the if/else pass to ``node``."""
-    return IfElseTransformer(ctx, writes_into_objects(node)).visit(node)
+def transform(node, ctx, object_writes=None):
+    """Apply the if/else pass to ``node``. ``object_writes``: ``writes_into_objects(node)`` if the
+    caller knows it (the pipeline asks once for this pass and the loops pass), else found here."""
+    if object_writes is None:
+        object_writes = writes_into_objects(node)
+    return IfElseTransformer(ctx, object_writes).visit(node)
