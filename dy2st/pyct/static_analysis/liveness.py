@@ -37,11 +37,25 @@ class Memo:
         return out
 
     def writes(self, node):
-        """``activity.writes(node)``, remembered."""
+        """``activity.writes(node)``, remembered.
+
+        A compound statement's writes are the union of its parts' (``activity.writes`` gives
+        them no rule of their own), and its body's statements are found through this memo: the
+        analyses ask about a statement and then about the statements inside it (definedness,
+        an `if` pass's branches), which walking each whole subtree made quadratic in depth.
+        """
         key = id(node)
         found = self._writes.get(key)
         if found is None:
-            found = self._writes[key] = frozenset(writes(node))
+            cls = type(node)
+            if cls is gast.If or cls is gast.While:
+                found = writes(node.test) | self.block_writes(node.body) | self.block_writes(node.orelse)
+            elif cls is gast.For:
+                found = (writes(node.target) | writes(node.iter) | self.block_writes(node.body)
+                         | self.block_writes(node.orelse))
+            else:
+                found = writes(node)
+            found = self._writes[key] = frozenset(found)
         return found
 
 
