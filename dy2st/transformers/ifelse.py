@@ -117,7 +117,7 @@ class FunctionScopeTransformer(transformer.Transformer):
         # Each function scope gets its own analysis: liveness stops at its boundary.
         saved = self.local_names, self.fn_writes
         if transformer.contains(node.body, self.analysed, stop=_FUNCTION_SCOPES):
-            memo = Memo()  # one tree, unchanged between the two analyses
+            memo = Memo(self.ctx.generated_reads)  # one tree, unchanged between the two analyses
             annotate_liveness(node, memo)
             annotate_defined(node, memo)
             if self.object_writes:
@@ -153,7 +153,7 @@ class IfElseTransformer(FunctionScopeTransformer):
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
 
-        m = Memo()  # the branches' reads and writes, for both questions below
+        m = Memo(self.ctx.generated_reads)  # the branches' reads and writes, for the questions below
         body_w, else_w = m.block_writes(body), m.block_writes(orelse)
         modified = body_w | else_w
         outputs = sorted(modified & live_out)
@@ -167,6 +167,12 @@ class IfElseTransformer(FunctionScopeTransformer):
         true_name, false_name = self.ctx.namer.new_group("true_fn", "false_fn")
         new = [branch_function(true_name, params, body, outputs),
                branch_function(false_name, params, orelse, outputs)]
+        # What each function reads from the scope around it (``activity.free_reads``: its
+        # statements' reads and the returned outputs, less its parameters and what it binds),
+        # from the reads and writes ``m`` has of the branches: the loop pass's analyses ask.
+        known = self.ctx.generated_reads
+        for fn, branch, branch_w in ((new[0], body, body_w), (new[1], orelse, else_w)):
+            known[id(fn)] = (fn, frozenset((m.block_reads(branch) | set(outputs)) - set(params) - branch_w))
         new += undefined_inits([p for p in params if p not in defined])
         roots = self.object_roots(body + orelse, defined)
         returned = self.ctx.namer.with_role(outputs, naming.RETURN_VALUE)

@@ -18,16 +18,42 @@ class Memo:
     """``reads``/``writes`` of each node, computed once per analysis of an unchanged tree
     (loops re-read their bodies until a fixed point; definedness reads the same writes)."""
 
-    def __init__(self):
+    def __init__(self, known_reads=None):
         self._reads, self._writes = {}, {}
+        # {id: (node, reads)} a pass keeps of the nodes whose reads it already found and that
+        # stay as they were while it asks (the functions the if pass generates).
+        self._known = known_reads
 
     def reads(self, node):
         """``activity.reads(node)``, remembered."""
         key = id(node)
         found = self._reads.get(key)
         if found is None:
-            found = self._reads[key] = frozenset(reads(node))
+            known = self._known.get(key) if self._known else None
+            if known is not None:
+                found = self._reads[key] = known[1]
+            else:
+                found = self._reads[key] = frozenset(reads(node))
         return found
+
+    def block_reads(self, stmts):
+        """``activity.block_reads(stmts)``: an if's or loop's reads from its parts' remembered
+        reads (``activity.reads`` gives them no rule of their own), others' as they are."""
+        out = set()
+        for s in stmts:
+            cls = type(s)
+            if cls is gast.If or cls is gast.While:
+                out |= self.reads(s.test)
+                out |= self.block_reads(s.body)
+                out |= self.block_reads(s.orelse)
+            elif cls is gast.For:
+                out |= reads(s.target)
+                out |= self.reads(s.iter)
+                out |= self.block_reads(s.body)
+                out |= self.block_reads(s.orelse)
+            else:
+                out |= self.reads(s)
+        return out
 
     def block_writes(self, stmts):
         """``activity.block_writes(stmts)``, from the remembered writes of each statement."""
