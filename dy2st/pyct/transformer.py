@@ -28,6 +28,9 @@ class Context:
         # function is as the if pass left it: the loop pass asks only in the analyses made on
         # entering a scope, before it changes anything below.
         self.generated_reads = {}
+        # {id: (node, names)}: the same for the names the if pass's `outs = _jst.IfElse(...)`
+        # statements bind.
+        self.generated_writes = {}
 
 
 _DEPRECATED_CONSTANT_VISITORS = ("visit_Num", "visit_Str", "visit_Bytes", "visit_NameConstant", "visit_Ellipsis")

@@ -29,6 +29,7 @@ import gast
 
 from dy2st.pyct import anno, naming, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, live_in
+from dy2st.pyct.static_analysis.activity import writes
 from dy2st.pyct.static_analysis.liveness import Memo
 from dy2st.transformers.object_writes import (DefFacts, called_function_roots, nested_function_writes, writes_dict,
                                                writes_into_objects, written_roots)
@@ -117,7 +118,7 @@ class FunctionScopeTransformer(transformer.Transformer):
         # Each function scope gets its own analysis: liveness stops at its boundary.
         saved = self.local_names, self.fn_writes
         if transformer.contains(node.body, self.analysed, stop=_FUNCTION_SCOPES):
-            memo = Memo(self.ctx.generated_reads)  # one tree, unchanged between the two analyses
+            memo = Memo(self.ctx.generated_reads, self.ctx.generated_writes)  # one tree, unchanged between the two analyses
             annotate_liveness(node, memo)
             annotate_defined(node, memo)
             if self.object_writes:
@@ -153,7 +154,7 @@ class IfElseTransformer(FunctionScopeTransformer):
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
 
-        m = Memo(self.ctx.generated_reads)  # the branches' reads and writes, for the questions below
+        m = Memo(self.ctx.generated_reads, self.ctx.generated_writes)  # the branches' reads and writes, for the questions below
         body_w, else_w = m.block_writes(body), m.block_writes(orelse)
         modified = body_w | else_w
         outputs = sorted(modified & live_out)
@@ -182,7 +183,10 @@ class IfElseTransformer(FunctionScopeTransformer):
         # Built directly: the test moves into the call (a template would copy it).
         call = templates.helper_call("IfElse", [test, templates.name(true_name), templates.name(false_name),
                                                 args_tuple(params), templates.str_tuple(outputs)], keywords)
-        new.append(call_statement(call, outputs))
+        statement = call_statement(call, outputs)
+        # What it binds: the outputs, and what the test (moved into the call) binds with `:=`.
+        self.ctx.generated_writes[id(statement)] = (statement, frozenset(outputs) | writes(test))
+        new.append(statement)
         return self.copy_origin(node, new)
 
 

@@ -18,11 +18,12 @@ class Memo:
     """``reads``/``writes`` of each node, computed once per analysis of an unchanged tree
     (loops re-read their bodies until a fixed point; definedness reads the same writes)."""
 
-    def __init__(self, known_reads=None):
+    def __init__(self, known_reads=None, known_writes=None):
         self._reads, self._writes = {}, {}
-        # {id: (node, reads)} a pass keeps of the nodes whose reads it already found and that
-        # stay as they were while it asks (the functions the if pass generates).
+        # {id: (node, names)} a pass keeps of the nodes whose reads (writes) it already found
+        # and that stay as they were while it asks (what the if pass generates).
         self._known = known_reads
+        self._known_writes = known_writes
 
     def reads(self, node):
         """``activity.reads(node)``, remembered."""
@@ -80,7 +81,8 @@ class Memo:
                 found = (writes(node.target) | writes(node.iter) | self.block_writes(node.body)
                          | self.block_writes(node.orelse))
             else:
-                found = writes(node)
+                known = self._known_writes.get(key) if self._known_writes else None
+                found = known[1] if known is not None else writes(node)
             found = self._writes[key] = frozenset(found)
         return found
 
