@@ -16,6 +16,7 @@ import gast
 from dy2st.frontend import decorators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
 from dy2st.pyct.nodes import walk
+from dy2st.transformers.object_writes import writes_into_objects
 from dy2st.transformers import (
     assert_print,
     attributes,
@@ -71,10 +72,14 @@ def _pipeline(node, ctx, snapshot):
     # `and`/`or`/`not` before `if`/`while`, whose tests they appear in (including the break
     # flags' `not did_break_0 and ...`).
     node = logical_expressions.transform(node, ctx); snapshot("logical_expressions", node)
+    # Whether the function writes into any object, asked once (a walk of the whole tree) for
+    # both control-flow passes: the `if` pass adds no such write (its generated code binds
+    # names and calls `_jst.IfElse`), so the answer after it is the same.
+    object_writes = writes_into_objects(node)
     # Branches before loops: loop carries are then read off the assignments `_jst.IfElse`
     # makes, which bind exactly the names live after each branch.
-    node = ifelse.transform(node, ctx); snapshot("ifelse", node)
-    node = loops.transform(node, ctx); snapshot("loops", node)
+    node = ifelse.transform(node, ctx, object_writes); snapshot("ifelse", node)
+    node = loops.transform(node, ctx, object_writes); snapshot("loops", node)
     return node
 
 

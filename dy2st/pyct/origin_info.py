@@ -7,6 +7,7 @@ so every generated line maps to the user statement it was made from. After code 
 `origin_of(generated_filename, generated_lineno)` answers "which user line is this?" for the
 error-mapping code.
 """
+import ast
 import collections
 import linecache
 
@@ -15,6 +16,8 @@ from dy2st.pyct.nodes import children, walk
 
 OriginInfo = collections.namedtuple(
     "OriginInfo", ["filename", "lineno", "col_offset", "source_line", "function_name"])
+
+_AST = ast.AST
 
 # generated filename -> {generated line number -> OriginInfo}
 _LINE_MAPS = {}
@@ -58,13 +61,28 @@ def copy_origin(src, dst_nodes, covered=None):
         return dst_nodes
     nodes = dst_nodes if isinstance(dst_nodes, (list, tuple)) else [dst_nodes]
     key, field = anno.Basic.ORIGIN, anno._ANNO_FIELD
-    for node in walk(list(nodes), covered):
+    # ``nodes.walk(nodes, covered)``, with each node annotated as it is reached rather than in
+    # a second loop over the list the walk returns (every node gets the same ``info``, so the
+    # order is immaterial): the passes call this on everything they generate.
+    out = list(nodes)
+    append, ast_type = out.append, _AST
+    for node in out:
+        if covered is not None and id(node) in covered:
+            continue
         d = node.__dict__
         store = d.get(field)
         if store is None:
             d[field] = {key: info}
         elif key not in store:
             store[key] = info
+        for name in node._fields:
+            value = d.get(name)
+            if isinstance(value, ast_type):
+                append(value)
+            elif type(value) is list:
+                for v in value:
+                    if isinstance(v, ast_type):
+                        append(v)
     if covered is None:
         return dst_nodes
     for node in nodes:

@@ -23,6 +23,14 @@ class Context:
         # origin_info.copy_origin): the if and loop passes share it, so the loop pass does not
         # walk again what the if pass generated.
         self.origin_covered = {}
+        # {id: (node, names)}: the names each function the if pass generated reads from its
+        # enclosing scope, found from what that pass already knew of the branch. Valid while the
+        # function is as the if pass left it: the loop pass asks only in the analyses made on
+        # entering a scope, before it changes anything below.
+        self.generated_reads = {}
+        # {id: (node, names)}: the same for the names the if pass's `outs = _jst.IfElse(...)`
+        # statements bind.
+        self.generated_writes = {}
 
 
 _DEPRECATED_CONSTANT_VISITORS = ("visit_Num", "visit_Str", "visit_Bytes", "visit_NameConstant", "visit_Ellipsis")

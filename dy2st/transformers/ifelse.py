@@ -29,6 +29,7 @@ import gast
 
 from dy2st.pyct import anno, naming, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, live_in
+from dy2st.pyct.static_analysis.activity import writes
 from dy2st.pyct.static_analysis.liveness import Memo
 from dy2st.transformers.object_writes import (DefFacts, called_function_roots, nested_function_writes, writes_dict,
                                                writes_into_objects, written_roots)
@@ -117,7 +118,7 @@ class FunctionScopeTransformer(transformer.Transformer):
         # Each function scope gets its own analysis: liveness stops at its boundary.
         saved = self.local_names, self.fn_writes
         if transformer.contains(node.body, self.analysed, stop=_FUNCTION_SCOPES):
-            memo = Memo()  # one tree, unchanged between the two analyses
+            memo = Memo(self.ctx.generated_reads, self.ctx.generated_writes)  # one tree, unchanged between the two analyses
             annotate_liveness(node, memo)
             annotate_defined(node, memo)
             if self.object_writes:
@@ -153,7 +154,7 @@ class IfElseTransformer(FunctionScopeTransformer):
         body = self.visit_block(node.body)
         orelse = self.visit_block(node.orelse)
 
-        m = Memo()  # the branches' reads and writes, for both questions below
+        m = Memo(self.ctx.generated_reads, self.ctx.generated_writes)  # the branches' reads and writes, for the questions below
         body_w, else_w = m.block_writes(body), m.block_writes(orelse)
         modified = body_w | else_w
         outputs = sorted(modified & live_out)
@@ -167,6 +168,12 @@ class IfElseTransformer(FunctionScopeTransformer):
         true_name, false_name = self.ctx.namer.new_group("true_fn", "false_fn")
         new = [branch_function(true_name, params, body, outputs),
                branch_function(false_name, params, orelse, outputs)]
+        # What each function reads from the scope around it (``activity.free_reads``: its
+        # statements' reads and the returned outputs, less its parameters and what it binds),
+        # from the reads and writes ``m`` has of the branches: the loop pass's analyses ask.
+        known = self.ctx.generated_reads
+        for fn, branch, branch_w in ((new[0], body, body_w), (new[1], orelse, else_w)):
+            known[id(fn)] = (fn, frozenset((m.block_reads(branch) | set(outputs)) - set(params) - branch_w))
         new += undefined_inits([p for p in params if p not in defined])
         roots = self.object_roots(body + orelse, defined)
         returned = self.ctx.namer.with_role(outputs, naming.RETURN_VALUE)
@@ -176,10 +183,16 @@ class IfElseTransformer(FunctionScopeTransformer):
         # Built directly: the test moves into the call (a template would copy it).
         call = templates.helper_call("IfElse", [test, templates.name(true_name), templates.name(false_name),
                                                 args_tuple(params), templates.str_tuple(outputs)], keywords)
-        new.append(call_statement(call, outputs))
+        statement = call_statement(call, outputs)
+        # What it binds: the outputs, and what the test (moved into the call) binds with `:=`.
+        self.ctx.generated_writes[id(statement)] = (statement, frozenset(outputs) | writes(test))
+        new.append(statement)
         return self.copy_origin(node, new)
 
 
-def transform(node, ctx):
-    """Apply the if/else pass to ``node``."""
-    return IfElseTransformer(ctx, writes_into_objects(node)).visit(node)
+def transform(node, ctx, object_writes=None):
+    """Apply the if/else pass to ``node``. ``object_writes``: ``writes_into_objects(node)`` if the
+    caller knows it (the pipeline asks once for this pass and the loops pass), else found here."""
+    if object_writes is None:
+        object_writes = writes_into_objects(node)
+    return IfElseTransformer(ctx, object_writes).visit(node)

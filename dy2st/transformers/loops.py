@@ -123,6 +123,8 @@ class LoopTransformer(FunctionScopeTransformer):
         return self.copy_origin(node, new)
 
 
-def transform(node, ctx):
-    """Apply the loops pass to ``node``."""
-    return LoopTransformer(ctx, writes_into_objects(node)).visit(node)
+def transform(node, ctx, object_writes=None):
+    """Apply the loops pass to ``node``. ``object_writes``: as for ``ifelse.transform``."""
+    if object_writes is None:
+        object_writes = writes_into_objects(node)
+    return LoopTransformer(ctx, object_writes).visit(node)

@@ -18,16 +18,43 @@ class Memo:
     """``reads``/``writes`` of each node, computed once per analysis of an unchanged tree
     (loops re-read their bodies until a fixed point; definedness reads the same writes)."""
 
-    def __init__(self):
+    def __init__(self, known_reads=None, known_writes=None):
         self._reads, self._writes = {}, {}
+        # {id: (node, names)} a pass keeps of the nodes whose reads (writes) it already found
+        # and that stay as they were while it asks (what the if pass generates).
+        self._known = known_reads
+        self._known_writes = known_writes
 
     def reads(self, node):
         """``activity.reads(node)``, remembered."""
         key = id(node)
         found = self._reads.get(key)
         if found is None:
-            found = self._reads[key] = frozenset(reads(node))
+            known = self._known.get(key) if self._known else None
+            if known is not None:
+                found = self._reads[key] = known[1]
+            else:
+                found = self._reads[key] = frozenset(reads(node))
         return found
+
+    def block_reads(self, stmts):
+        """``activity.block_reads(stmts)``: an if's or loop's reads from its parts' remembered
+        reads (``activity.reads`` gives them no rule of their own), others' as they are."""
+        out = set()
+        for s in stmts:
+            cls = type(s)
+            if cls is gast.If or cls is gast.While:
+                out |= self.reads(s.test)
+                out |= self.block_reads(s.body)
+                out |= self.block_reads(s.orelse)
+            elif cls is gast.For:
+                out |= reads(s.target)
+                out |= self.reads(s.iter)
+                out |= self.block_reads(s.body)
+                out |= self.block_reads(s.orelse)
+            else:
+                out |= self.reads(s)
+        return out
 
     def block_writes(self, stmts):
         """``activity.block_writes(stmts)``, from the remembered writes of each statement."""
@@ -37,11 +64,26 @@ class Memo:
         return out
 
     def writes(self, node):
-        """``activity.writes(node)``, remembered."""
+        """``activity.writes(node)``, remembered.
+
+        A compound statement's writes are the union of its parts' (``activity.writes`` gives
+        them no rule of their own), and its body's statements are found through this memo: the
+        analyses ask about a statement and then about the statements inside it (definedness,
+        an `if` pass's branches), which walking each whole subtree made quadratic in depth.
+        """
         key = id(node)
         found = self._writes.get(key)
         if found is None:
-            found = self._writes[key] = frozenset(writes(node))
+            cls = type(node)
+            if cls is gast.If or cls is gast.While:
+                found = writes(node.test) | self.block_writes(node.body) | self.block_writes(node.orelse)
+            elif cls is gast.For:
+                found = (writes(node.target) | writes(node.iter) | self.block_writes(node.body)
+                         | self.block_writes(node.orelse))
+            else:
+                known = self._known_writes.get(key) if self._known_writes else None
+                found = known[1] if known is not None else writes(node)
+            found = self._writes[key] = frozenset(found)
         return found
 
 
