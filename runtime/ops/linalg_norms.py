@@ -5,12 +5,10 @@ import math
 from ..hints import TensorLike
 from ..registry import composite
 from .common import cast
-from .creation import full_like
-from .elementwise import _floating, pow
+from .elementwise import _floating
 from .elementwise import abs as abs_
 from .linalg import _axes
-from .logic import not_equal
-from .norms import _root
+from .norms import _root, p_norm
 from .reduce import max as max_
 from .reduce import min as min_
 from .reduce import sum as sum_
@@ -24,19 +22,7 @@ def vector_norm(x: TensorLike, p: float = 2.0, axis: int | list[int] | None = No
     the largest / smallest ``|x|``, 0 the count of nonzeros."""
     x = _floating(x) if dtype is None else cast(x, dtype)
     axes = None if axis is None else _axes(axis, max(x.ndim, 1), "vector_norm")
-    p = float(p)
-    a = abs_(x)
-    if p == math.inf:
-        return max_(a, axis=axes, keepdim=keepdim)
-    if p == -math.inf:
-        return min_(a, axis=axes, keepdim=keepdim)
-    if p == 0:
-        return sum_(cast(not_equal(x, full_like(x, 0.0)), str(x.dtype)), axis=axes, keepdim=keepdim)
-    if p == 1:
-        return sum_(a, axis=axes, keepdim=keepdim)
-    if p == 2:
-        return _root(sum_(x * x, axis=axes, keepdim=keepdim), 0.5)
-    return _root(sum_(pow(a, p), axis=axes, keepdim=keepdim), 1.0 / p)
+    return p_norm(x, p, axes, keepdim)
 
 
 def moved_last2(x, r, c):

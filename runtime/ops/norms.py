@@ -28,6 +28,24 @@ def _root(s, k):
     return where(zero, full_like(s, 0.0), sqrt(safe) if k == 0.5 else pow(safe, k))
 
 
+def p_norm(x, p, axes, keepdim):
+    """The vector p-norm of ``x`` over ``axes`` (None: every dim): ``sum(|x|^p)^(1/p)``; ``p`` inf / -inf
+    the largest / smallest ``|x|``, 0 the count of nonzeros (``norm`` and ``linalg.vector_norm``)."""
+    p = float(p)
+    a = abs_(x)
+    if p == _math.inf:
+        return max_(a, axis=axes, keepdim=keepdim)
+    if p == -_math.inf:
+        return min_(a, axis=axes, keepdim=keepdim)
+    if p == 0:
+        return sum_(cast(not_equal(x, full_like(x, 0.0)), str(x.dtype)), axis=axes, keepdim=keepdim)
+    if p == 1:
+        return sum_(a, axis=axes, keepdim=keepdim)
+    if p == 2:
+        return _root(sum_(x * x, axis=axes, keepdim=keepdim), 0.5)
+    return _root(sum_(pow(a, p), axis=axes, keepdim=keepdim), 1.0 / p)
+
+
 @composite("norm", api=["norm"], methods=["norm"])
 def norm(x: TensorLike, p: float | str | None = None, axis: int | list[int] | None = None, keepdim: bool = False,
          name: str | None = None) -> TensorLike:
@@ -50,19 +68,7 @@ def norm(x: TensorLike, p: float | str | None = None, axis: int | list[int] | No
         return matrix_norm(x, p, axes, keepdim)
     if axes is not None and len(axes) > 2:
         raise ValueError(f"norm: a vector norm takes one axis (or none: all of x), got {axes}")
-    p = float(p)
-    a = abs_(x)
-    if p == _math.inf:
-        return max_(a, axis=axes, keepdim=keepdim)
-    if p == -_math.inf:
-        return min_(a, axis=axes, keepdim=keepdim)
-    if p == 0:
-        return sum_(cast(not_equal(x, full_like(x, 0.0)), str(x.dtype)), axis=axes, keepdim=keepdim)
-    if p == 1:
-        return sum_(a, axis=axes, keepdim=keepdim)
-    if p == 2:
-        return _root(sum_(x * x, axis=axes, keepdim=keepdim), 0.5)
-    return _root(sum_(pow(a, p), axis=axes, keepdim=keepdim), 1.0 / p)
+    return p_norm(x, p, axes, keepdim)
 
 
 @composite("dist", api=["dist"], methods=["dist"])
