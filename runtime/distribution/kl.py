@@ -54,44 +54,13 @@ def _kl_uniform(p, q):
     return rt.log((q.high - q.low) / (p.high - p.low))
 
 
-@register_kl(Categorical, Categorical)
-def _kl_categorical(p, q):
+def _own_rule(p, q):
     return p.kl_divergence(q)
 
 
-@register_kl(Bernoulli, Bernoulli)
-def _kl_bernoulli(p, q):
-    return p.kl_divergence(q)
-
-
-@register_kl(Geometric, Geometric)
-def _kl_geometric(p, q):
-    return p.kl_divergence(q)
-
-
-@register_kl(Beta, Beta)
-def _kl_beta(p, q):
-    return p.kl_divergence(q)
-
-
-@register_kl(Dirichlet, Dirichlet)
-def _kl_dirichlet(p, q):
-    return p.kl_divergence(q)
-
-
-@register_kl(Gamma, Gamma)
-def _kl_gamma(p, q):
-    return p.kl_divergence(q)
-
-
-@register_kl(ContinuousBernoulli, ContinuousBernoulli)
-def _kl_continuous_bernoulli(p, q):
-    return p.kl_divergence(q)
-
-
-@register_kl(MultivariateNormal, MultivariateNormal)
-def _kl_mvn(p, q):
-    return p.kl_divergence(q)
+# the pairs whose closed form is the distribution's own kl_divergence method
+for _cls in (Categorical, Bernoulli, Geometric, Beta, Dirichlet, Gamma, ContinuousBernoulli, MultivariateNormal):
+    register_kl(_cls, _cls)(_own_rule)
 
 
 @register_kl(Exponential, Exponential)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..random import generator
 from .dataset import Dataset, IterableDataset
-from .sampler import Sampler
+from .sampler import Sampler, batches
 
 
 class ConcatDataset(Dataset):
@@ -131,14 +131,7 @@ class DistributedBatchSampler(Sampler):
         if self.shuffle:
             np.random.RandomState(self.epoch).shuffle(indices)
             self.epoch += 1
-        batch = []
-        for idx in indices:
-            batch.append(idx)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+        yield from batches(indices, self.batch_size, self.drop_last)
 
     def __len__(self):
         n = self.num_samples

@@ -4,6 +4,18 @@ from ..random import generator
 __all__ = ["Sampler", "SequenceSampler", "RandomSampler", "BatchSampler"]
 
 
+def batches(indices, batch_size, drop_last):
+    """``indices`` in lists of ``batch_size`` (the last one shorter unless ``drop_last``)."""
+    batch = []
+    for idx in indices:
+        batch.append(idx)
+        if len(batch) == batch_size:
+            yield batch
+            batch = []
+    if batch and not drop_last:
+        yield batch
+
+
 class Sampler:
     """Base class: iterates over dataset indices."""
 
@@ -53,14 +65,7 @@ class BatchSampler(Sampler):
         self.sampler, self.batch_size, self.drop_last = sampler, batch_size, bool(drop_last)
 
     def __iter__(self):
-        batch = []
-        for idx in self.sampler:
-            batch.append(idx)
-            if len(batch) == self.batch_size:
-                yield batch
-                batch = []
-        if batch and not self.drop_last:
-            yield batch
+        return batches(self.sampler, self.batch_size, self.drop_last)
 
     def __len__(self):
         n = len(self.sampler)
