@@ -48,6 +48,30 @@ def check_converted(fn, arrays):
         np.testing.assert_array_equal(e, s)
 
 
+def check_converted_layer(layer, args, loss=lambda out: out.sum()):
+    """``layer`` (converted by ``dy2st.to_static``, which converts a Layer in place: calling it afterwards
+    runs the Program) against the same layer run eagerly (``dy2st.enable_to_static(False)``): the output
+    and the parameter gradients of ``loss(out)`` bitwise equal. Returns (converted output, eager output)."""
+    def outputs_and_grads():
+        out = layer(*args)
+        loss(out).backward()
+        grads = [p.grad.numpy().copy() for p in layer.parameters()]
+        layer.clear_gradients()
+        return out, grads
+
+    out, grads = outputs_and_grads()
+    dy2st.enable_to_static(False)
+    try:
+        eager, eager_grads = outputs_and_grads()
+    finally:
+        dy2st.enable_to_static(True)
+    np.testing.assert_array_equal(out.numpy(), eager.numpy())
+    assert len(grads) == len(eager_grads)
+    for g, e in zip(grads, eager_grads):
+        np.testing.assert_array_equal(g, e)
+    return out, eager
+
+
 def check_fd(fn, arrays, eps=1e-6, tol=1e-6):
     """Gradients of ``sum(fn(...)[0] * wgt)`` on float64 inputs against central differences."""
     arrays = [a.astype("float64") if a.dtype.kind == "f" else a for a in arrays]

@@ -40,10 +40,10 @@ def check_saved(layer, x, tmp_path, tol=0.0):
     array, or a tuple of arrays for a layer of several inputs)."""
     layer.eval()
     xs = x if isinstance(x, tuple) else (x,)
+    want = layer(*[rt.to_tensor(a) for a in xs])  # before to_static, which converts the Layer in place
     st = dy2st.to_static(layer, input_spec=[dy2st.InputSpec(list(a.shape), str(a.dtype)) for a in xs])
     dy2st.save(st, str(tmp_path / "m"))
     loaded = dy2st.load(str(tmp_path / "m"))
-    want = layer(*[rt.to_tensor(a) for a in xs])
     got = loaded(*[rt.to_tensor(a) for a in xs])
     want, got = (want[0], got[0]) if isinstance(want, (list, tuple)) else (want, got)
     np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=tol, atol=tol)

@@ -6,7 +6,7 @@ import pytest
 import dy2st
 import runtime as rt
 import runtime.nn.functional as F
-from layer_checks import check_converted, check_fd, check_paddle, inp
+from layer_checks import check_converted, check_converted_layer, check_fd, check_paddle, inp
 
 # PaddlePaddle 3.3 (CPU): F.bilinear on the inputs of _arrays(), the output and the gradients of
 # sum(out * wgt(out.shape)) on x1, x2, weight and bias (/tmp/layers/gen_refs.py).
@@ -47,14 +47,7 @@ def test_layer_parameters_training_and_saved_model(tmp_path):
     assert 0.5 * limit < np.abs(net.bil.weight.numpy()).max() <= limit
     a, b = rt.to_tensor(inp(6, 4)), rt.to_tensor(inp(6, 3, k=0.2))
     st = dy2st.to_static(net, input_spec=[dy2st.InputSpec([None, 4]), dy2st.InputSpec([None, 3])])
-    out, eager = st(a, b), net(a, b)
-    np.testing.assert_array_equal(out.numpy(), eager.numpy())
-    out.sum().backward()
-    grads = [p.grad.numpy().copy() for p in net.parameters()]
-    net.clear_gradients()
-    eager.sum().backward()
-    for g, p in zip(grads, net.parameters()):
-        np.testing.assert_array_equal(g, p.grad.numpy())
+    check_converted_layer(st, [a, b])
     dy2st.save(st, str(tmp_path / "m"))
     loaded = dy2st.load(str(tmp_path / "m"))
     np.testing.assert_array_equal(loaded(a[:2], b[:2]).numpy(), net(a[:2], b[:2]).numpy())

@@ -7,7 +7,7 @@ import pytest
 import dy2st
 import runtime as rt
 import runtime.nn.functional as F
-from layer_checks import check_converted, check_fd, check_onnx, check_paddle, inp
+from layer_checks import check_converted, check_converted_layer, check_fd, check_onnx, check_paddle, inp
 
 # PaddlePaddle 3.3 (CPU) values: /tmp/layers/gen_refs.py ran each call below on the same inputs (inp(...))
 # and printed the output and the gradients of sum(out * wgt(out.shape)) on every float input.
@@ -78,17 +78,9 @@ def test_layer_parameters_converted_training_and_saved_model(tmp_path):
     net = _Net()
     assert [p.shape for p in net.parameters()] == [[3, 4, 2, 3, 2], [4], [4, 1, 2, 2, 2], [2]]
     x = inp(2, 3, 2, 2, 2)
-    eager = net(rt.to_tensor(x))
-    assert eager.shape == [2, 5, 8, 9, 2]
     st = dy2st.to_static(net, input_spec=[dy2st.InputSpec([None, 3, 2, 2, 2])])
-    out = st(rt.to_tensor(x))
-    np.testing.assert_array_equal(out.numpy(), eager.numpy())
-    (out * out).sum().backward()
-    grads = [p.grad.numpy().copy() for p in net.parameters()]
-    net.clear_gradients()
-    (eager * eager).sum().backward()
-    for g, p in zip(grads, net.parameters()):
-        np.testing.assert_array_equal(g, p.grad.numpy())
+    _, eager = check_converted_layer(st, [rt.to_tensor(x)], loss=lambda out: (out * out).sum())
+    assert eager.shape == [2, 5, 8, 9, 2]
     dy2st.save(st, str(tmp_path / "m"))
     loaded = dy2st.load(str(tmp_path / "m"))
     for n in (1, 3):

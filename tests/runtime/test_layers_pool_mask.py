@@ -8,7 +8,7 @@ import pytest
 import dy2st
 import runtime as rt
 import runtime.nn.functional as F
-from layer_checks import check_converted, check_fd, check_paddle, inp
+from layer_checks import check_converted, check_converted_layer, check_fd, check_paddle, inp
 
 # PaddlePaddle 3.3 (CPU), /tmp/layers/gen_refs.py: each call of _CASES on the same inputs; the output,
 # the mask (where there is one) and the gradients of sum(out * wgt(out.shape)) on the float inputs.
@@ -102,14 +102,7 @@ def test_model_converted_with_gradients_and_saved(tmp_path):
     net = _Net()
     x = rt.to_tensor(inp(2, 2, 4, 6))
     st = dy2st.to_static(net, input_spec=[dy2st.InputSpec([None, 2, 4, 6])])
-    out, eager = st(x), net(x)
-    np.testing.assert_array_equal(out.numpy(), eager.numpy())
-    out.sum().backward()
-    grads = [p.grad.numpy().copy() for p in net.parameters()]
-    net.clear_gradients()
-    eager.sum().backward()
-    for g, p in zip(grads, net.parameters()):
-        np.testing.assert_array_equal(g, p.grad.numpy())
+    check_converted_layer(st, [x])
     types = {op.type for op in st.forward.program_cache.last().main_program.global_block().ops}
     assert {"max_pool2d_with_index", "unpool", "avg_pool2d"} <= types
     dy2st.save(st, str(tmp_path / "m"))
