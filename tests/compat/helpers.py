@@ -111,3 +111,35 @@ def arr(*shape, seed=0, lo=-1.0, hi=1.0, dtype="float32"):
 HAS_VARIABLE_SIZE = isinstance(getattr(rt.static.Variable, "size", None), property)
 needs_variable_size = pytest.mark.xfail(not HAS_VARIABLE_SIZE, strict=True, raises=AttributeError,
                                         reason="Variable.size: needs the size property of static Variables")
+
+
+def pair(cls, *args):
+    """Two copies of ``cls(*args)`` with the same weights (seed 7): one to run eagerly, one to convert."""
+    rt.seed(7)
+    eager, static = cls(*args), cls(*args)
+    static.set_state_dict(eager.state_dict())
+    return eager, static
+
+
+def train_same(cls, batches, loss_fn, opt=lambda p: rt.optimizer.Adam(0.01, parameters=p)):
+    """Train an eager and a converted copy of ``cls()`` on ``batches`` (``loss_fn(model, *tensors)``):
+    the losses and the state dicts (parameters and buffers) must be bitwise equal. Returns (eager, converted)."""
+    eager, static = pair(cls)
+    runs = []
+    for model, net in ((eager, eager), (static, dy2st.to_static(static))):
+        rt.seed(1234)  # the same dropout masks
+        o = opt(model.parameters())
+        losses = []
+        for b in batches:
+            loss = loss_fn(net, *[rt.to_tensor(x) for x in b])
+            loss.backward()
+            o.step()
+            o.clear_grad()
+            losses.append(float(loss))
+        runs.append(losses)
+    assert runs[1] == runs[0]
+    want, got = eager.state_dict(), static.state_dict()
+    assert list(got) == list(want)
+    for k in want:
+        np.testing.assert_array_equal(got[k].numpy(), want[k].numpy(), err_msg=k)
+    return eager, static

@@ -13,33 +13,7 @@ import runtime as paddle
 import runtime.nn.functional as F
 from runtime import nn
 
-
-def _pair(cls, *args):
-    paddle.seed(7)
-    eager, static = cls(*args), cls(*args)
-    static.set_state_dict(eager.state_dict())
-    return eager, static
-
-
-def _train_same(cls, batches, loss_fn, opt=lambda p: paddle.optimizer.Adam(0.01, parameters=p)):
-    """Train eager and converted copies; losses and parameters must be bitwise equal."""
-    eager, static = _pair(cls)
-    runs = []
-    for model, net in ((eager, eager), (static, dy2st.to_static(static))):
-        paddle.seed(1234)  # the same dropout masks
-        o = opt(model.parameters())
-        losses = []
-        for b in batches:
-            loss = loss_fn(net, *[paddle.to_tensor(x) for x in b])
-            loss.backward()
-            o.step()
-            o.clear_grad()
-            losses.append(float(loss))
-        runs.append(losses)
-    assert runs[1] == runs[0]
-    for (n, a), b in zip(eager.named_parameters(), static.parameters()):
-        np.testing.assert_array_equal(b.numpy(), a.numpy(), err_msg=n)
-    return eager, static
+from .helpers import pair, train_same
 
 
 def _padded(rng, n=3, vocab=50, batch=4, width=6):
@@ -82,8 +56,8 @@ class BiLSTM(nn.Layer):
 
 def test_text_cnn_and_bilstm_with_lengths_and_mask_train_like_eager():
     data = _padded(np.random.default_rng(0), n=2)
-    _train_same(TextCNN, [(ids, y) for ids, _, y in data], lambda m, x, y: F.cross_entropy(m(x), y))
-    _train_same(BiLSTM, data, lambda m, x, n, y: F.cross_entropy(m(x, n), y))
+    train_same(TextCNN, [(ids, y) for ids, _, y in data], lambda m, x, y: F.cross_entropy(m(x), y))
+    train_same(BiLSTM, data, lambda m, x, n, y: F.cross_entropy(m(x, n), y))
 
 
 class Seq2Seq(nn.Layer):
@@ -125,7 +99,7 @@ class Seq2Seq(nn.Layer):
 
 
 def test_seq2seq_with_attention_and_an_early_stopping_greedy_decode():
-    eager, static = _pair(Seq2Seq)
+    eager, static = pair(Seq2Seq)
     for m in (eager, static):  # make EOS likely, so some decodes stop early
         m.out.bias.set_value(m.out.bias.numpy() + np.eye(12, dtype="float32")[1] * 0.3)
     greedy = dy2st.to_static(static.greedy)
@@ -160,7 +134,7 @@ class Translator(nn.Layer):
 def test_transformer_translation_with_triu_masks_trains_like_eager():
     rng = np.random.default_rng(0)
     data = [(rng.integers(0, 16, (2, 5)), rng.integers(1, 16, (2, 5))) for _ in range(2)]
-    _train_same(Translator, data, lambda m, x, y: F.cross_entropy(m(x, y[:, :-1]), y[:, 1:].unsqueeze(-1)))
+    train_same(Translator, data, lambda m, x, y: F.cross_entropy(m(x, y[:, :-1]), y[:, 1:].unsqueeze(-1)))
 
 
 class GPTBlock(nn.Layer):
@@ -219,7 +193,7 @@ def test_gpt_with_tied_weights_clipping_and_a_kv_cache_generation_loop():
     def lm(m, ids):
         logits, _ = m(ids[:, :-1])
         return F.cross_entropy(logits.reshape([-1, 16]), ids[:, 1:].reshape([-1, 1]))
-    eager, static = _train_same(GPT, [(rng.integers(0, 16, (2, 6)),) for _ in range(2)], lm,
+    eager, static = train_same(GPT, [(rng.integers(0, 16, (2, 6)),) for _ in range(2)], lm,
                                 lambda p: paddle.optimizer.AdamW(0.01, parameters=p, weight_decay=0.01,
                                                                  grad_clip=nn.ClipGradByGlobalNorm(1.0)))
     gen = dy2st.to_static(static.generate)
@@ -276,7 +250,7 @@ def test_state_kept_in_attributes_across_calls_and_reset_per_episode(cls, attrs)
     # After a reset (`self.h = None`) the Program traced with a tensor there ran again, reading the
     # old episode's state: silently wrong outputs; a cache that grew raised in set_value; a reset
     # dict ({'h': None} again) crashed in the guard and then had the Program write into the old dict.
-    eager, static = _pair(cls)
+    eager, static = pair(cls)
     net = dy2st.to_static(static)
     rng = np.random.default_rng(0)
     dim = 4 if cls is CachedAttention else 2
@@ -358,7 +332,7 @@ def test_a_custom_rnn_cell_on_rnncellbase_trains_and_serves_any_length():
     rng = np.random.default_rng(0)
     data = [(rng.standard_normal((3, 5, 3)).astype("float32"), rng.integers(1, 6, (3,)), rng.integers(0, 2, (3,)))
             for _ in range(2)]
-    eager, static = _train_same(CustomCellNet, data, lambda m, x, n, y: F.cross_entropy(m(x, n), y))
+    eager, static = train_same(CustomCellNet, data, lambda m, x, n, y: F.cross_entropy(m(x, n), y))
     net = dy2st.to_static(static, input_spec=[dy2st.InputSpec([None, None, 3], "float32"),
                                               dy2st.InputSpec([None], "int64")])
     for b, t in ((2, 4), (3, 6)):

@@ -12,34 +12,7 @@ import runtime.nn.functional as F
 from runtime import nn
 from runtime.static import InputSpec
 
-
-def _pair(cls):
-    paddle.seed(7)
-    eager, static = cls(), cls()
-    static.set_state_dict(eager.state_dict())
-    return eager, static
-
-
-def _train_same(cls, batches, loss_fn, opt=lambda p: paddle.optimizer.Adam(0.01, parameters=p)):
-    eager, static = _pair(cls)
-    runs = []
-    for model, net in ((eager, eager), (static, dy2st.to_static(static))):
-        paddle.seed(1234)
-        o = opt(model.parameters())
-        losses = []
-        for b in batches:
-            loss = loss_fn(net, *[paddle.to_tensor(x) for x in b])
-            loss.backward()
-            o.step()
-            o.clear_grad()
-            losses.append(float(loss))
-        runs.append(losses)
-    assert runs[1] == runs[0]
-    want, got = eager.state_dict(), static.state_dict()
-    assert list(got) == list(want)
-    for k in want:
-        np.testing.assert_array_equal(got[k].numpy(), want[k].numpy(), err_msg=k)
-    return eager, net
+from .helpers import train_same
 
 
 class UNet(nn.Layer):
@@ -63,7 +36,7 @@ def test_unet_segmentation_with_interpolate_and_skips_trains_and_evaluates_like_
     rng = np.random.default_rng(0)
     data = [(rng.standard_normal((2, 3, 8, 8)).astype("float32"), rng.integers(0, 2, (2, 8, 8)))
             for _ in range(2)]
-    eager, net = _train_same(UNet, data, lambda m, x, y: F.cross_entropy(
+    eager, net = train_same(UNet, data, lambda m, x, y: F.cross_entropy(
         m(x).transpose([0, 2, 3, 1]), y.unsqueeze(-1), ignore_index=255))
     eager.eval(), net.eval()
     x = paddle.to_tensor(data[0][0])
@@ -98,7 +71,7 @@ class ResNet(nn.Layer):
 def test_resnet_batchnorm_train_eval_switching_matches_eager():
     rng = np.random.default_rng(0)
     data = [(rng.standard_normal((2, 3, 8, 8)).astype("float32"), rng.integers(0, 5, (2, 1))) for _ in range(2)]
-    eager, net = _train_same(ResNet, data, lambda m, x, y: F.cross_entropy(m(x), y), lambda p: paddle.optimizer.Momentum(
+    eager, net = train_same(ResNet, data, lambda m, x, y: F.cross_entropy(m(x), y), lambda p: paddle.optimizer.Momentum(
         0.1, momentum=0.9, parameters=p, weight_decay=paddle.regularizer.L2Decay(1e-4)))
     x = paddle.to_tensor(data[1][0])
     for mode in ("eval", "train", "eval"):
@@ -130,7 +103,7 @@ def _vae_loss(m, x):
 
 def test_vae_with_randn_like_reparameterisation_trains_like_eager():
     rng = np.random.default_rng(0)
-    eager, net = _train_same(VAE, [(rng.uniform(0, 1, (4, 16)).astype("float32"),) for _ in range(2)], _vae_loss)
+    eager, net = train_same(VAE, [(rng.uniform(0, 1, (4, 16)).astype("float32"),) for _ in range(2)], _vae_loss)
     paddle.seed(3)
     a = paddle.randn_like(paddle.ones([2, 3], "float64"))
     paddle.seed(3)
