@@ -100,6 +100,16 @@ def test_symmetric_readers_along_symmetric_directions(fn):
         np.testing.assert_allclose((g * e).sum() / 1e-6, num, rtol=1e-6)
 
 
+def _central_differences(f, a, eps=1e-6):
+    """d f / d a by central differences, element by element (``f`` maps a Tensor to a scalar Tensor)."""
+    num = np.zeros_like(a)
+    for idx in np.ndindex(a.shape):
+        e = np.zeros_like(a)
+        e[idx] = eps
+        num[idx] = (f(rt.to_tensor(a + e)).item() - f(rt.to_tensor(a - e)).item()) / (2 * eps)
+    return num
+
+
 def _model(x, y):
     q, r = L.qr(x)
     u, s, vh = L.svd(x)
@@ -162,11 +172,7 @@ def test_lu_gradient_of_rectangular_inputs(shape):
         return rt.sum(low * rt.to_tensor(w[..., :, :k])) + rt.sum(up * rt.to_tensor(w[..., :k, :]))
     t = rt.to_tensor(a, stop_gradient=False)
     f(t).backward()
-    num = np.zeros_like(a)
-    for idx in np.ndindex(a.shape):
-        e = np.zeros_like(a)
-        e[idx] = 1e-6
-        num[idx] = (f(rt.to_tensor(a + e)).item() - f(rt.to_tensor(a - e)).item()) / 2e-6
+    num = _central_differences(f, a)
     np.testing.assert_allclose(t.grad.numpy(), num, atol=1e-8)
 
 
@@ -183,11 +189,7 @@ def test_qr_gradient_of_a_wide_input(mode):
         return total if q is None else total + rt.sum(q * rt.to_tensor(ws[0]))
     t = rt.to_tensor(a, stop_gradient=False)
     f(t).backward()
-    num = np.zeros_like(a)
-    for idx in np.ndindex(a.shape):
-        e = np.zeros_like(a)
-        e[idx] = 1e-6
-        num[idx] = (f(rt.to_tensor(a + e)).item() - f(rt.to_tensor(a - e)).item()) / 2e-6
+    num = _central_differences(f, a)
     np.testing.assert_allclose(t.grad.numpy(), num, atol=1e-7)
 
 
@@ -202,11 +204,7 @@ def test_lu_solve_vecdot_and_low_rank():
         return rt.sum(L.lu_solve(b, *L.lu(a), trans="T") * rt.to_tensor(w))
     t = rt.to_tensor(A, stop_gradient=False)
     f(t).backward()
-    num = np.zeros_like(A)
-    for idx in np.ndindex(A.shape):
-        e = np.zeros_like(A)
-        e[idx] = 1e-6
-        num[idx] = (f(rt.to_tensor(A + e)).item() - f(rt.to_tensor(A - e)).item()) / 2e-6
+    num = _central_differences(f, A)
     np.testing.assert_allclose(t.grad.numpy(), num, atol=1e-8)
     np.testing.assert_allclose(L.vecdot(rt.to_tensor(T), rt.to_tensor(T), axis=0).numpy(), (T * T).sum(0))
     np.testing.assert_array_equal(L.matrix_transpose(rt.to_tensor(T)).numpy(), T.T)
