@@ -49,6 +49,10 @@ def adopt(target, out):
     Only for a Variable made by an op of the block ``out`` was added to: a parameter or fed
     input lives outside the Program's ops, and a Variable of an enclosing block would leave
     a branch or loop body without the branch or loop op carrying it out."""
+    if getattr(target, "__dict__", {}).get("grad_of") is not None:
+        raise NotImplementedError("an in-place write into a tensor's .grad inside a converted function: the "
+                                  "Program reads a copy of .grad; scale the loss before backward(), or use the "
+                                  "optimizer's grad_clip")
     block = getattr(out, "block", None)
     if (block is None or getattr(target, "block", None) is not block or type(target) is not type(out)
             or target.persistable or target.is_data

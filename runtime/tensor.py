@@ -19,7 +19,7 @@ import numpy as np
 
 from . import grad_hooks
 from .dtypes import convert_dtype
-from .trace_state import context_setting
+from .trace_state import STATIC_MODE, context_setting
 
 
 class TensorLike:
@@ -150,7 +150,7 @@ _tensor_ids = itertools.count()
 class Tensor(TensorMethods):
     """An eager, numpy-backed tensor."""
 
-    __slots__ = ("_value", "stop_gradient", "grad", "_node", "name", "persistable", "trainable",
+    __slots__ = ("_value", "stop_gradient", "_grad", "_node", "name", "persistable", "trainable",
                  "_version", "_origin", "__weakref__")
 
     def __init__(self, value, stop_gradient=True, name=None):
@@ -159,7 +159,7 @@ class Tensor(TensorMethods):
         convert_dtype(value.dtype)  # rejects object/complex/... arrays with a clear error
         self._value = value
         self.stop_gradient = stop_gradient
-        self.grad = None
+        self._grad = None
         self._node = None
         self.name = name
         self.persistable = False
@@ -174,7 +174,7 @@ class Tensor(TensorMethods):
         t = cls.__new__(cls)
         t._value = value
         t.stop_gradient = node is None
-        t.grad = None
+        t._grad = None
         t._node = node
         t.name = None
         t.persistable = False
@@ -197,7 +197,7 @@ class Tensor(TensorMethods):
         """``from_numpy`` as one line of Python source (for generated per-call code: no call, no frame):
         ``name`` becomes a Tensor over the array expression ``value``.  The line reads the globals
         ``NEW`` (``object.__new__``) and ``T`` (``Tensor``); the fields are ``_wrap``'s, in its order."""
-        return (f"{name} = NEW(T); {name}._value = {value}; {name}.stop_gradient = True; {name}.grad = None; "
+        return (f"{name} = NEW(T); {name}._value = {value}; {name}.stop_gradient = True; {name}._grad = None; "
                 f"{name}._node = None; {name}.name = None; {name}.persistable = False; {name}.trainable = False; "
                 f"{name}._version = 0; {name}._origin = None")
 
@@ -209,6 +209,27 @@ class Tensor(TensorMethods):
         return state
 
     # -- plain properties -------------------------------------------------
+    @property
+    def grad(self):
+        """The accumulated gradient (a Tensor), or None before any backward reached this tensor.
+
+        Read inside a converted function, it is the value when the Program runs (``read_grad``),
+        after the ``loss.backward()`` the function made before the read, not the Tensor seen while
+        tracing (``runtime.static.train_step.record_grad_read``)."""
+        if STATIC_MODE.get():
+            from .static.train_step import record_grad_read  # noqa: PLC0415  (static imports this module)
+            return record_grad_read(self)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value):
+        if STATIC_MODE.get() and (value is not None or self._grad is not None):
+            raise NotImplementedError(
+                "assigning a tensor's .grad inside a converted function: a Program cannot replace an eager "
+                "tensor's gradient; scale the loss before backward(), use the optimizer's grad_clip, or set "
+                ".grad outside the converted function")
+        self._grad = value
+
     @property
     def shape(self):
         """The shape as a list of ints."""
@@ -313,7 +334,7 @@ class Tensor(TensorMethods):
             from .static.train_step import record_clear_grad  # noqa: PLC0415
             record_clear_grad(None, [self])
             return
-        self.grad = None
+        self._grad = None
 
     clear_gradient = clear_grad
 

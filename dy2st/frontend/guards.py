@@ -34,6 +34,7 @@ import types
 import weakref
 
 import runtime as rt
+from runtime.static.train_step import grad_guards
 
 from . import decorators, memo_probes
 from .guard_check import CheckWriter
@@ -273,11 +274,12 @@ class _LayerGuard:
 class Guards:
     """The guards of one traced Program; ``failure()`` is None while it may be reused."""
 
-    def __init__(self, layer_guards, value_guards, bound):
+    def __init__(self, layer_guards, value_guards, bound, grads=()):
         self.layers = layer_guards
         self.values = value_guards
         self.bound = bound  # [(name, tensor)] the Program reads live
         self.flags = tuple(t.stop_gradient for _, t in bound)
+        self.grads = tuple(grads)  # [(tensor, whether its .grad was set)]: see train_step.grad_guards
         self.reads_stop_gradient = False  # set by ``build``: the traced code names ``stop_gradient``
         w = CheckWriter(_MISSING)
         for g in layer_guards:
@@ -290,6 +292,8 @@ class Guards:
                 w.fail_unless(f"{g.source(w)} is {ref}" + (f" and {w.obj(g.contents)}({ref})" if g.contents else ""))
         for (_, t), flag in zip(bound, self.flags):
             w.fail_unless(f"{w.obj(t)}.stop_gradient is {w.obj(flag)}")
+        for t, present in self.grads:
+            w.fail_unless(f"{w.obj(t)}._grad is {'not ' if present else ''}None")
         self._check = w.compile()
         self.check_body, self.check_names = w.body(), w.names()  # for writing the checks into a call
 
@@ -309,10 +313,13 @@ class Guards:
         for (name, t), old in zip(self.bound, self.flags):
             if t.stop_gradient is not old:
                 return f"stop_gradient of {name} changed ({old} -> {t.stop_gradient})"
+        for t, present in self.grads:
+            if (t._grad is not None) is not present:
+                return f"the .grad of {t.name or 'a tensor'} the code reads is {'now None' if present else 'now set'}"
         return "a guarded value changed"
 
     def __len__(self):
-        return len(self.layers) + len(self.values) + len(self.bound)
+        return len(self.layers) + len(self.values) + len(self.bound) + len(self.grads)
 
     def summary(self):
         """One line per guard, for ``explain()``."""
@@ -438,7 +445,7 @@ def build(function, instance, arguments, calls, program):
                     _contents_guards(f"{g.path}.{name}", g.dict[name], g.read, g.written, value_guards, found)
         roots = found
     bound = list(program.bound_tensors.items())
-    guards = Guards(layer_guards, value_guards, bound)
+    guards = Guards(layer_guards, value_guards, bound, grad_guards(program))
     guards.reads_stop_gradient = _names_flag(seen_code | _layer_code(calls, called))
     return guards
 

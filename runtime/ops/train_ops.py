@@ -29,6 +29,13 @@ class Handle:
     def __repr__(self):
         return self.text
 
+    def saved_attr(self):
+        """Called by the Program writer: a live eager object has no saved form, so a saved
+        Program cannot read one (an output computed from ``p.grad`` or ``opt.get_lr()``)."""
+        raise TypeError(f"an output of this Program reads {self.text} of the training run, which a saved "
+                        "inference model cannot hold: return that value from another function, or save the "
+                        "function that computes the model's outputs only")
+
     def __eq__(self, other):
         return self is other
 
@@ -91,6 +98,19 @@ def train_update_kernel(grads, params, optimizer=None, grad_params=None, owned=f
     return [p._value for p in optimizer.params]
 
 
+def read_grad_kernel(tensor=None):
+    """``t.grad`` read inside a converted function: a copy of its value at this point of the run."""
+    g = tensor.params[0]._grad
+    if g is None:  # the guards retrace when .grad's presence at a call differs from the trace's
+        raise RuntimeError(f"{tensor.text} is None at this point of the call, but was set while tracing")
+    return g._value.copy()  # a later in-place write into .grad does not change this value
+
+
+def _read_grad_meta(tensor=None):
+    value = tensor.params[0]._value
+    return Meta(list(value.shape), str(value.dtype))
+
+
 def lr_scheduler_step_kernel(scheduler=None, epoch=None):
     """``scheduler.step(epoch)``: the rate the next ``optimizer_step``/``train_update`` reads."""
     scheduler.obj.step(epoch)
@@ -137,6 +157,10 @@ def_op("train_update", ["Grad*", "Param*"], ["ParamOut*"], attrs={"optimizer": N
        kernel=train_update_kernel, infer=lambda grads, params, **_: list(params), side_effect=True,
        no_onnx=TRAIN_ONLY, fast=_train_update_fast,
        doc="accumulate_grads, optimizer_step and clear_grads of one training step in one op.")
+def_op("read_grad", [], ["Out"], attrs={"tensor": None}, kernel=read_grad_kernel, infer=_read_grad_meta,
+       side_effect=True, no_onnx=TRAIN_ONLY,
+       doc="An eager tensor's .grad read in a Program (t.grad in a converted function), at every run; "
+           "side_effect keeps it in order with the accumulate_grads/clear_grads it follows.")
 def_op("lr_scheduler_step", [], [], attrs={"scheduler": None, "epoch": None}, kernel=lr_scheduler_step_kernel,
        infer=_no_outputs, side_effect=True, no_onnx=TRAIN_ONLY,
        doc="Advance an LRScheduler (scheduler.step() in a Program): the steps after it read its new rate.")

@@ -8,6 +8,8 @@ Called while a Program is being built (a converted function), the three calls ap
 - ``opt.step()``: ``optimizer_step``, the optimizer's own update over ``.grad``
   (clipping, weight decay, the learning rate of this step, its accumulators);
 - ``opt.clear_grad()``: ``clear_grads``;
+- ``t.grad`` of an eager tensor (a parameter): ``read_grad``, its value when the Program runs
+  (after the backward before it), or None where eager's would be None (``record_grad_read``);
 - ``scheduler.step()``: ``lr_scheduler_step``, so the rate advances at every call (not once, while
   the Program is built) and the updates after it read the new one, as eagerly.
 
@@ -103,6 +105,7 @@ def record_backward(loss, grad_tensor=None):
     grads = gradients([loss], [block.var(name) for name, _ in params], target_gradients=seed) if params else []
     pairs = [(t, g) for (_, t), g in zip(params, grads) if g is not None]
     handle = Handle(None, [t for t, _ in pairs], f"<.grad of {len(pairs)} parameters>")
+    _grad_state(program).update((id(t), True) for t, _ in pairs)
     block.append_op("accumulate_grads", {"Grad": [g.name for _, g in pairs]}, {}, {"params": handle})
     program._train_step = program._train_backward = True
 
@@ -161,6 +164,39 @@ def record_step(opt):
     block.program._train_step = True
 
 
+def _grad_state(program):
+    """id of an eager tensor -> whether its ``.grad`` is set at this point of the Program being built."""
+    return program.__dict__.setdefault("_grad_state", {})
+
+
+def grad_guards(program):
+    """[(tensor, whether its .grad was set)] for each tensor whose ``.grad`` the Program read before
+    any op of its own set or cleared it: the Program holds only while that presence is the same."""
+    return program.__dict__.get("_grad_guards", ())
+
+
+def record_grad_read(t):
+    """``t.grad`` of the eager Tensor ``t`` read while a Program is built: a ``read_grad`` value (read
+    when the Program runs, so the value of each call, after the backward the Program ran before it),
+    or None where eager's ``.grad`` is None there.  The first read before the Program's own backward
+    or clear depends on ``t.grad`` at the call: a guard (``grad_guards``) retraces when it changes.
+
+    Writing into the value (``t.grad.scale_(2)``) is refused: it would change a copy only."""
+    from ..framework import default_main_program  # noqa: PLC0415
+    from ..dispatch import apply  # noqa: PLC0415
+    program = default_main_program()
+    state = _grad_state(program)
+    present = state.get(id(t))
+    if present is None:
+        present = state[id(t)] = t._grad is not None
+        program.__dict__.setdefault("_grad_guards", []).append((t, present))
+    if not present:
+        return None
+    out = apply("read_grad", tensor=Handle(None, [t], f"<.grad of {t.name or 'a tensor'}>"))
+    out.__dict__["grad_of"] = t  # `adopt` refuses it: an in-place write would not reach t.grad
+    return out
+
+
 def record_clear_grad(opt, tensors=None):
     """``opt.clear_grad()`` (``tensors=None``) or ``t.clear_grad()`` of each of ``tensors`` while a
     Program is built: ``clear_grads``, or, right after this optimizer's step that follows a backward,
@@ -168,6 +204,8 @@ def record_clear_grad(opt, tensors=None):
     from ..framework import default_main_program  # noqa: PLC0415
     block = _global(default_main_program().global_block(), "clear_grad()")
     ops = block.ops
+    state = _grad_state(block.program)
+    state.update((id(t), False) for t in (opt._parameter_list if tensors is None else tensors))
     if tensors is not None:
         block.append_op("clear_grads", {}, {}, {"optimizer": Handle(None, tensors, f"<.grad of {len(tensors)}>")})
         block.program._train_step = True

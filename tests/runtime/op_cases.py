@@ -374,6 +374,7 @@ SKIP = {
     "lr_scheduler_step": "training op on a live LRScheduler (tests/hunt/test_hunt_scheduler_step.py)",
     "learning_rate": "reads a live optimizer's rate (tests/hunt/test_hunt_learning_rate_reads.py)",
     "set_learning_rate": "sets a live optimizer's rate (tests/hunt/test_hunt_learning_rate_reads.py)",
+    "read_grad": "reads a live tensor's .grad (tests/hunt/test_hunt_grad_reads.py)",
     "seed": "side effect only (no outputs): restarts the random stream (tests/hunt/test_hunt_seed_calls.py)",
     "py_layer": "a user PyLayer's forward/backward (tests/runtime/test_autograd_api.py)",
 }
