@@ -20,7 +20,10 @@ import numpy as np
 import runtime as rt
 from runtime import pytree
 from runtime.framework import Program
+from runtime.dispatch import to_variable
+from runtime.framework import Variable
 from runtime.static.backends import check_backend
+from runtime.static.inline import inline_program
 from runtime.static.formats.io import (
     InferenceModel,
     ProgramFormatError,
@@ -216,6 +219,8 @@ class TranslatedLayer(rt.nn.Layer):
 
     def forward(self, *inputs: rt.Tensor):
         check_mode(self)
+        if not rt.in_dynamic_mode():
+            return self._inline(inputs)
         tensors = self._check_inputs(inputs)
         structure = self._structure
         if self.training and self._train is not None:
@@ -226,6 +231,32 @@ class TranslatedLayer(rt.nn.Layer):
                 outs = self._partial(tensors)
         else:
             outs = self._partial(tensors)
+        if structure is not None:
+            return structure.rebuild(outs)
+        return outs[0] if len(outs) == 1 else outs
+
+    def _inline(self, inputs):
+        """Called while a Program is built (a converted function running this loaded model): its
+        Program's ops are copied into that one (``runtime.static.inline``), so the outer Program's
+        backward trains this layer's parameters and saving it saves one Program."""
+        if self.training and self._train is not None:
+            mode = self._train
+            program, feeds, fetches, structure = mode.program, mode.feeds, mode.fetches, mode.structure
+        else:
+            program, feeds, fetches, structure = self._program, self._feed_names, self._fetch_names, self._structure
+        if len(inputs) != len(self._input_checks):
+            raise TypeError(f"TranslatedLayer.forward() takes {len(self._input_checks)} inputs "
+                            f"({', '.join(self._feed_names)}), got {len(inputs)}")
+        xs = []
+        for x, (name, dt, want) in zip(inputs, self._input_checks):
+            v = to_variable(x if isinstance(x, (rt.Tensor, Variable)) else rt.to_tensor(np.asarray(x, dtype=dt)))
+            got = list(v.shape)
+            if str(v.dtype) != dt.name or len(got) != len(want) or any(
+                    w not in (-1, g) and g != -1 for w, g in zip(want, got)):
+                raise ValueError(f"input '{name}' expects dtype {dt.name} with shape {list(want)} (-1 = any size), "
+                                 f"got dtype {v.dtype} with shape {got}")
+            xs.append(v)
+        outs = inline_program(program, feeds, fetches, xs, "the loaded model")
         if structure is not None:
             return structure.rebuild(outs)
         return outs[0] if len(outs) == 1 else outs
