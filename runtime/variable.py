@@ -56,6 +56,18 @@ class Variable(TensorMethods):
         from .dispatch import apply  # dispatch imports this module: resolved on use
         return apply("numel", self)
 
+    @property
+    def grad(self):
+        """None, as eager ``.grad`` of a value computed from others (backward fills leaves only).
+
+        A fed input's ``.grad`` (a converted function's argument) is the caller's tensor's, which
+        a Program does not hold: refused.  A parameter's is read by ``Tensor.grad``."""
+        if self.is_data:
+            raise AttributeError(f"reading .grad of the input '{self.name}' inside converted code: the Program "
+                                 "holds the input's values, not the caller's tensor or its gradient; read it "
+                                 "outside the converted function and pass it in as another argument")
+        return None
+
     def detach(self):
         """The value with gradients cut (a ``stop_gradient`` op; an eager Tensor's is a copy-free wrap)."""
         from .ops.common import stop_gradient  # the op modules import this one: resolved on use

@@ -136,3 +136,23 @@ def test_writes_into_grad_are_refused_at_the_users_line():
     with pytest.raises(NotImplementedError, match=r"assigning a tensor's .grad") as info:
         set_grads(_inputs(1)[0])
     assert f"line {line_of(set_grads.dygraph_function, 'grad = net')}" in notes(info.value)
+
+
+def test_grad_of_values_and_inputs_inside_converted_code():
+    """A computed value's .grad is None, as eagerly (backward fills leaves only); an argument's is the
+    caller's tensor's, which the Program does not hold: a clear error at the user's line."""
+    @dy2st.to_static
+    def computed(x):
+        y = x * 2
+        return y + 1 if y.grad is None else y
+
+    x = rt.to_tensor(np.ones(3, "float32"))
+    np.testing.assert_array_equal(computed(x).numpy(), np.full(3, 3.0, "float32"))
+
+    @dy2st.to_static
+    def argument(x):
+        return x.grad + 1
+
+    with pytest.raises(AttributeError, match=r"reading .grad of the input 'x'") as info:
+        argument(x)
+    assert f"line {line_of(argument.dygraph_function, 'x.grad + 1')}" in notes(info.value)
