@@ -18,6 +18,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dispatch import apply
+from . import second_order
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..registry import GRAD_ONLY, Meta, def_op
 
@@ -287,7 +288,8 @@ for _nd, _attrs, _layout in ((2, _POOL_ATTRS, "NCHW"), (3, _POOL3D_ATTRS, "NCDHW
            onnx="pool", functional=[f"max_pool{_nd}d"], doc=f"{_nd}-D max pooling, {_layout}.")
     def_op(f"max_pool{_nd}d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_attrs),
            kernel=_k(_max_pool_grad_kernel, **_attrs), infer=lambda x, g, **_: Meta(x.shape, x.dtype),
-           no_onnx=GRAD_ONLY, doc="Routes each window's gradient to its maximum.")
+           no_onnx=GRAD_ONLY, doc="Routes each window's gradient to its maximum.",
+           grad=second_order.max_pool_grad_grad(_nd))
     def_op(f"avg_pool{_nd}d", ["X"], ["Out"], attrs=dict(_attrs), kernel=_k(_avg_pool_kernel, **_attrs),
            infer=_pool_infer(f"avg_pool{_nd}d"),
            grad=lambda ctx, nd=_nd: [apply(f"avg_pool{nd}d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
@@ -295,4 +297,5 @@ for _nd, _attrs, _layout in ((2, _POOL_ATTRS, "NCHW"), (3, _POOL3D_ATTRS, "NCDHW
            doc=f"{_nd}-D average pooling, {_layout} (exclusive: padding is not counted, Paddle's default).")
     def_op(f"avg_pool{_nd}d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_attrs),
            kernel=_k(_avg_pool_grad_kernel, **_attrs), infer=lambda x, g, **_: Meta(x.shape, x.dtype),
-           no_onnx=GRAD_ONLY, doc="Spreads each window's gradient evenly.")
+           no_onnx=GRAD_ONLY, doc="Spreads each window's gradient evenly.",
+           grad=second_order.avg_pool_grad_grad(_nd))

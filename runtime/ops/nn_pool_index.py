@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order
 from ..registry import GRAD_ONLY, Meta, def_op
 from .nn_conv import _max_windows, _pool_geometry
 
@@ -109,5 +110,5 @@ def_op("unpool", ["X", "Indices"], ["Out"], attrs={"output_size": [1, 1]}, kerne
        onnx="unpool", functional=["max_unpool1d", "max_unpool2d", "max_unpool3d"],
        doc="Max unpooling: each value written at its flat spatial index in a zero output.")
 def_op("unpool_grad", ["Indices", "OutGrad"], ["XGrad"], kernel=_unpool_grad_kernel,
-       infer=lambda i, g: Meta(i.shape, g.dtype), no_onnx=GRAD_ONLY,
+       infer=lambda i, g: Meta(i.shape, g.dtype), no_onnx=GRAD_ONLY, grad=second_order.unpool_grad_grad,
        doc="Gradient of unpool: the output gradient gathered at each index.")
