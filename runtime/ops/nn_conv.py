@@ -195,10 +195,12 @@ for _nd, _attrs, _shape in ((2, _CONV_ATTRS, "NCHW input and [out, in/groups, kh
            functional=[f"conv{_nd}d"], doc=f"{_nd}-D convolution, {_shape} filter.")
     def_op(f"conv{_nd}d_grad_input", ["OutGrad", "Filter", "Input"], ["InputGrad"], attrs=dict(_attrs),
            kernel=_k(_conv_grad_input_kernel, **_attrs), infer=lambda g, w, x, **_: Meta(x.shape, x.dtype),
-           no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its input (col2im of OutGrad x Filter).")
+           no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its input (col2im of OutGrad x Filter).",
+           grad=second_order.conv_grad_input_grad(_nd))
     def_op(f"conv{_nd}d_grad_filter", ["Input", "OutGrad", "Filter"], ["FilterGrad"], attrs=dict(_attrs),
            kernel=_k(_conv_grad_filter_kernel, **_attrs), infer=lambda x, g, w, **_: Meta(w.shape, w.dtype),
-           no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its filter (OutGrad x im2col(Input)).")
+           no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its filter (OutGrad x im2col(Input)).",
+           grad=second_order.conv_grad_filter_grad(_nd))
 
 
 # -- pooling (2-D and 3-D) --------------------------------------------------------------

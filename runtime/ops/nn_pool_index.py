@@ -78,7 +78,7 @@ for _nd in (2, 3):
            doc=f"{_nd}-D max pooling and the flat spatial index of each maximum (int32, Paddle's mask).")
 def_op("max_pool_with_index_grad", ["X", "Mask", "OutGrad"], ["XGrad"], kernel=_scatter_add_kernel,
        infer=lambda x, m, g: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY,
-       doc="Adds each pooled output's gradient at its mask index.")
+       doc="Adds each pooled output's gradient at its mask index.", grad=second_order.max_pool_with_index_grad_grad)
 
 
 # -- unpool ------------------------------------------------------------------------------------

@@ -24,10 +24,12 @@ def relu_grad_grad(ctx):
 
 
 def clip_grad_grad(ctx):
+    """Of ``g * inside(x)``: the same mask on the incoming gradient; nothing for x."""
     return [None, apply("clip_grad", ctx.inputs[0], _gg(ctx), **ctx.attrs)]
 
 
 def dropout_grad_grad(ctx):
+    """Of ``g * mask * scale``: the same on the incoming gradient; nothing for the mask."""
     return [None, apply("dropout_grad", ctx.inputs[0], _gg(ctx), **ctx.attrs)]
 
 
@@ -109,6 +111,7 @@ def tile_grad_grad(ctx):
 
 
 def diagonal_grad_grad(ctx):
+    """diagonal_grad writes g on a diagonal of zeros: its adjoint reads that diagonal of G."""
     return [None, apply("diagonal", _gg(ctx), **ctx.attrs)]
 
 
@@ -119,6 +122,7 @@ def embedding_grad_grad(ctx):
 
 
 def avg_pool_grad_grad(nd):
+    """avg_pool's gradient spreads g over each window, the transpose of the (linear) pool: G pooled again."""
     def rule(ctx):
         return [None, apply(f"avg_pool{nd}d", _gg(ctx), **ctx.attrs)]
     return rule
@@ -152,3 +156,28 @@ def unpool_grad_grad(ctx):
         raise NotImplementedError("the second derivative of max_unpool needs its output size known when "
                                   "the Program is built")
     return [None, apply("unpool", _gg(ctx), indices, output_size=size)]
+
+
+def conv_grad_input_grad(nd):
+    """conv_grad_input(g, w, x) = conv's transpose applied to g, bilinear in (g, w): for g the conv of G
+    with w, for w the filter gradient of a conv of G seen with output gradient g; x is only a shape."""
+    def rule(ctx):
+        g, w, x = ctx.inputs
+        gg = _gg(ctx)
+        return [apply(f"conv{nd}d", gg, w, **ctx.attrs), apply(f"conv{nd}d_grad_filter", gg, g, w, **ctx.attrs), None]
+    return rule
+
+
+def conv_grad_filter_grad(nd):
+    """conv_grad_filter(x, g, w): <G, dW> = <conv(x, G), g>, so x gets conv_grad_input(g, G) and g gets
+    conv(x, G); w is only a shape."""
+    def rule(ctx):
+        x, g, w = ctx.inputs
+        gg = _gg(ctx)
+        return [apply(f"conv{nd}d_grad_input", g, gg, x, **ctx.attrs), apply(f"conv{nd}d", x, gg, **ctx.attrs), None]
+    return rule
+
+
+def max_pool_with_index_grad_grad(ctx):
+    """max_pool*_with_index's gradient adds g at the mask's indices: its adjoint gathers G there."""
+    return [None, None, _masked_pick(ctx.inputs[1], _gg(ctx))]

@@ -72,6 +72,7 @@ def stats_grad(x, mean, inv, gm, gi, axes, dx=None):
 
 
 def layer_norm_grad_grad(ctx):
+    """Of layer_norm_grad (module docstring), groups over the axes from begin_norm_axis on."""
     x, scale, mean, inv, g = ctx.inputs
     A, B, C = ctx.out_grads
     begin = ctx.attrs["begin_norm_axis"]
@@ -91,6 +92,8 @@ def layer_norm_grad_grad(ctx):
 
 
 def batch_norm_grad_grad(ctx):
+    """Of batch_norm_grad (module docstring), groups over all axes but the channel one; with running
+    statistics (is_test, use_global_stats) the gradient is linear in g and only dscale depends on x."""
     from .nn_norm import _bshape, _channel_axis, _use_batch_stats
     x, scale, mean, inv, g = ctx.inputs
     A, B, C = ctx.out_grads
