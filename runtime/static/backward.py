@@ -152,8 +152,14 @@ class _Pass:
     def __init__(self, block, ops, seeds, wrt, no_grad):
         self.block = block
         # the ops a gradient can flow through (asked once: `_requires` and `_relevant` both walk them)
-        self.ops = [op for op in ops if get_op(op.type).grad is not None and not writes_persistable(block, op)]
-        self.all_ops = ops if len(self.ops) != len(ops) else None
+        self.ops, self.all_ops = [], None
+        for op in ops:
+            opdef = get_op(op.type)
+            if opdef.grad is not None:
+                if not writes_persistable(block, op):
+                    self.ops.append(op)
+            elif opdef.no_onnx == GRAD_ONLY:  # a gradient op with no rule: see the check in run()
+                self.all_ops = ops
         self.grads = {n: list(gs) for n, gs in seeds.items()}
         self.final = {}
         self.forward_names = set(block.vars)
@@ -192,8 +198,6 @@ class _Pass:
         refuses the same derivative).  The same walk as ``_requires``/``_relevant``, through those too."""
         flow = [op for op in self.all_ops if _no_rule(op) or get_op(op.type).grad is not None
                 and not writes_persistable(self.block, op)]
-        if not any(map(_no_rule, flow)):
-            return
         req = {n for n in self.wrt if n not in self.no_grad and is_float_var(self._var(n))}
         for op in flow:
             if not req.isdisjoint(op.input_arg_names):
