@@ -181,3 +181,16 @@ def conv_grad_filter_grad(nd):
 def max_pool_with_index_grad_grad(ctx):
     """max_pool*_with_index's gradient adds g at the mask's indices: its adjoint gathers G there."""
     return [None, None, _masked_pick(ctx.inputs[1], _gg(ctx))]
+
+
+def array_read_grad_grad(ctx):
+    """array_read_grad puts g at row I of zeros: its adjoint reads row I of G."""
+    return [None, apply("array_read", _gg(ctx), ctx.inputs[2]), None]
+
+
+def array_write_grad_grad(ctx):
+    """array_write_grad is g's first rows with row I zeroed: its adjoint is G with row I written as zeros
+    (appended when I is the old length), which is g's shape again."""
+    g, i = ctx.inputs[1], ctx.inputs[2]
+    zero = apply("fill_any_like", apply("array_read", g, i), value=0.0, dtype=str(g.dtype))
+    return [None, apply("array_write", _gg(ctx), zero, i), None]

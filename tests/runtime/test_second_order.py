@@ -184,6 +184,32 @@ def test_gradient_penalty_training_converted_equals_eager(cls, shape):
         np.testing.assert_array_equal(got.numpy(), want.numpy(), err_msg=k)
 
 
+def _array_penalty(x, i, j):
+    arr = rt.tensor.create_array("float32")
+    arr = rt.tensor.array_write(x * x, i, arr)
+    arr = rt.tensor.array_write(rt.tanh(x), j, arr)  # appends
+    arr = rt.tensor.array_write(rt.sin(x), i, arr)  # overwrites
+    y = rt.tensor.array_read(arr, j) * rt.tensor.array_read(arr, i)
+    g, = rt.grad((y * y).sum(), x, create_graph=True)
+    return (g * g).sum()
+
+
+def test_converted_tensor_array_gradient_penalty_equals_eager():
+    """At tensor indices a converted array is array_write/array_read ops, whose gradient ops have rules too."""
+    i, j = rt.to_tensor(np.array([0])), rt.to_tensor(np.array([1]))
+    runs = []
+    for f in (_array_penalty, dy2st.to_static(_array_penalty)):
+        x = rt.to_tensor(np.array([0.3, -0.7, 1.1], "float32"), stop_gradient=False)
+        loss = f(x, i, j)
+        loss.backward()
+        runs.append((loss.numpy(), x.grad.numpy()))
+    ops = {op.type for op in dy2st.to_static(_array_penalty).get_concrete_program(
+        rt.to_tensor(np.zeros(3, "float32"), stop_gradient=False), i, j).main_program.global_block().ops}
+    assert {"array_read_grad", "array_write_grad"} <= ops
+    for e, s in zip(*runs):
+        np.testing.assert_allclose(s, e, rtol=1e-6)
+
+
 def _loop_penalty(x, n, extra):
     y, i = x, rt.zeros([1], "int64")
     while i < n:
