@@ -194,3 +194,19 @@ def array_write_grad_grad(ctx):
     g, i = ctx.inputs[1], ctx.inputs[2]
     zero = apply("fill_any_like", apply("array_read", g, i), value=0.0, dtype=str(g.dtype))
     return [None, apply("array_write", _gg(ctx), zero, i), None]
+
+
+def logcumsumexp_grad_grad(ctx):
+    """Of dx_j = sum_{i >= j} g_i exp(x_j - out_i) (x, out, g taken apart): ``G dx`` for x, ``-g (W G)``
+    for out and ``W G`` for g, with (W G)_i = sum_{j <= i} G_j exp(x_j - out_i).  Reversed along the axis
+    that sum has logcumsumexp_grad's form with -out and -x swapped, so it reuses its overflow-free kernel."""
+    from .linalg import flip  # linalg loads after this module
+    x, out, g = ctx.inputs
+    gg, axis = _gg(ctx), ctx.attrs["axis"]
+
+    def rev(v):
+        return flip(v, [axis])
+    wg = rev(apply("logcumsumexp_grad", apply("scale", rev(out), scale=-1.0), apply("scale", rev(x), scale=-1.0),
+                   rev(gg), axis=axis))
+    d_out = apply("scale", apply("multiply", g, wg), scale=-1.0)
+    return [apply("multiply", gg, ctx.outputs[0]), d_out, wg]

@@ -3,7 +3,7 @@
 derivative (float64), and in converted code (gradient penalties trained with an optimizer) against eager.
 The values were also checked against Paddle 3.3 where it has these second derivatives (relu, sqrt, rsqrt,
 clip, tile, mse_loss, avg_pool2d, conv2d, batch_norm); it has none for gelu, softmax, log_softmax,
-layer_norm, cross_entropy, max_pool2d, diagonal and embedding."""
+layer_norm, cross_entropy, max_pool2d, diagonal, embedding and logcumsumexp."""
 import numpy as np
 import pytest
 
@@ -67,6 +67,7 @@ CASES = {
     "cross_entropy_none": (lambda a: F.cross_entropy(a, _LABEL, reduction="none") ** 2, _t(3, 4)),
     "cross_entropy_soft": (lambda a: F.cross_entropy(a, _SOFT, soft_label=True, reduction="sum") ** 2, _t(3, 4)),
     "cross_entropy_no_softmax": (lambda a: F.cross_entropy(a * a + 0.1, _LABEL, use_softmax=False) ** 2, _t(3, 4)),
+    "logcumsumexp": (lambda a: rt.logcumsumexp(a * 30, axis=0) ** 2 / 100, _t(3, 2)),
     "tile_diagonal": (lambda a: rt.diagonal(rt.tile(a, [2, 1])) ** 2, _t(2, 3)),
     "embedding": (lambda w: F.embedding(_IDS, w, padding_idx=3) ** 2, _t(4, 3)),
     "avg_pool2d": (lambda a: F.avg_pool2d(a, 3, 2, padding=1, exclusive=False) ** 2, _t(1, 1, 5, 5)),
