@@ -39,6 +39,7 @@ from .registry import GradContext, Meta, def_op, get_op, has_op
 from .static.backward import gradients
 from .tensor import (Node, Tensor, TensorLike, _flat_inputs, _grad_mode, _node_grads, _topo_nodes, backward_inputs,
                      enable_grad, latest_first, no_grad)
+from .tape import refuse_gradient_op
 
 __all__ = ["PyLayer", "PyLayerContext", "grad", "backward", "once_differentiable", "record_op"]
 
@@ -363,6 +364,7 @@ def _grads_of(node, gs, create_graph):
     if node.custom_backward is not None:
         return node.custom_backward(gs)
     if node.opdef.grad is None:
+        refuse_gradient_op(node.opdef)
         return [None] * len(node.inputs)
     # The outputs stay attached to the node so second derivatives see their dependence on the inputs.
     outs = [Tensor._wrap(v, (node, i)) for i, v in enumerate(node.out_values)]

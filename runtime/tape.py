@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from . import grad_hooks
-from .registry import GradContext
+from .registry import GRAD_ONLY, GradContext
 from .tensor import GRAD_ENABLED, no_grad  # defined before runtime.tensor imports this module
 
 Tensor = None  # the eager Tensor class (``bind_tensor``)
@@ -158,12 +158,22 @@ def run_backward(root, grad_tensor=None):
         _accumulate(t, grad_hooks.leaf_grad(t, g, Tensor._wrap) if hooked else g)
 
 
+def refuse_gradient_op(opdef):
+    """A gradient op recorded by ``grad(create_graph=True)`` with no gradient rule of its own: a
+    backward through it would silently leave out its terms, so it raises instead."""
+    if opdef.no_onnx == GRAD_ONLY:
+        raise NotImplementedError(f"grad(create_graph=True): the gradient cannot be differentiated again because "
+                                  f"it goes through the gradient op '{opdef.type}', which has no gradient; "
+                                  "use create_graph=False")
+
+
 def _node_grads(node, grads, inputs=None):
     if inputs is None:
         inputs = backward_inputs(node)[0]
     if node.custom_backward is not None:
         return node.custom_backward(grads)
     if node.opdef.grad is None:
+        refuse_gradient_op(node.opdef)
         return [None] * len(node.inputs)
     outs = [Tensor._wrap(v) for v in node.out_values]
     gts = [None if g is None else Tensor._wrap(g) for g in grads]

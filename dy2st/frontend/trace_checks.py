@@ -14,7 +14,7 @@ silently: the trace is refused at the line that made the value.
 import contextlib
 
 from runtime.errors import Origin
-from runtime.registry import get_op
+from runtime.registry import GRAD_ONLY, get_op
 
 from runtime.static.passes.reached import reached
 
@@ -68,6 +68,10 @@ def check(program, feeds, out_vars):
             "every call makes a new leaf whose .grad backward() fills, which a Program value has no "
             "tensor for. Make it outside the function (an argument, or a parameter: "
             "self.create_parameter) and pass it in")
+        if get_op(op.type).no_onnx == GRAD_ONLY:  # rt.grad(create_graph=True) through while_grad...
+            exc = NotImplementedError(
+                "grad(create_graph=True): the gradient cannot be differentiated again because it goes "
+                f"through the gradient op '{op.type}', which has no gradient; use create_graph=False")
         origin = op.origin if isinstance(op.origin, Origin) or op.origin is None else Origin.parse(op.origin)
         raise attach_origin(exc, origin, "while building the Program") if origin is not None else exc
 

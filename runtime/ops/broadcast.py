@@ -7,6 +7,7 @@ the tensor when the Program runs (see ``shape_args``).
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order
 from ..registry import GRAD_ONLY, Meta, def_op
 from .common import reduce_as
 from .shape_args import fill_dims, no_grads, show, split_shape, tensor_input
@@ -67,7 +68,8 @@ def_op("tile", ["X", "RepeatTensor*"], ["Out"], attrs={"repeat_times": []}, kern
        onnx="tile", api=["tile"], methods=["tile"],
        doc="np.tile; None entries of repeat_times are the values of RepeatTensor.")
 def_op("tile_grad", ["X", "OutGrad"], ["XGrad"], attrs={"repeat_times": []}, kernel=_tile_grad_kernel,
-       infer=lambda x, g, repeat_times=(): Meta(x.shape, g.dtype), no_onnx=GRAD_ONLY)
+       infer=lambda x, g, repeat_times=(): Meta(x.shape, g.dtype), no_onnx=GRAD_ONLY,
+       grad=second_order.tile_grad_grad)
 
 
 # -- public ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import math
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order
 from ..dtypes import FLOATS, float32
 from ..registry import GRAD_ONLY, def_op
 from .math import binary_function, int_zero_check, operands
@@ -128,8 +129,9 @@ _unary("reciprocal", np.reciprocal,
 _unary("floor", np.floor, _ZERO_GRAD, "Floor")
 _unary("ceil", np.ceil, _ZERO_GRAD, "Ceil")
 _unary("round", np.round, _ZERO_GRAD, "Round")
-_helper("sqrt_grad", lambda out, g: g / (2 * out), "d sqrt: g / (2 out)")
-_helper("rsqrt_grad", lambda out, g: g * (-0.5) * out * out * out, "d rsqrt: -g out^3 / 2")
+_helper("sqrt_grad", lambda out, g: g / (2 * out), "d sqrt: g / (2 out)", grad=second_order.sqrt_grad_grad)
+_helper("rsqrt_grad", lambda out, g: g * (-0.5) * out * out * out, "d rsqrt: -g out^3 / 2",
+        grad=second_order.rsqrt_grad_grad)
 _helper("tanh_grad", lambda out, g: g * (1 - out * out), "d tanh: g (1 - out^2)", grad=_tanh_grad_grad)
 _helper("sigmoid_grad", lambda out, g: g * out * (1 - out), "d sigmoid: g out (1 - out)", grad=_sigmoid_grad_grad)
 def_op("gelu", ["X"], ["Out"], attrs={"approximate": False}, kernel=_gelu_kernel, infer=same_as,
@@ -137,7 +139,7 @@ def_op("gelu", ["X"], ["Out"], attrs={"approximate": False}, kernel=_gelu_kernel
                                approximate=ctx.attrs["approximate"])],
        onnx="gelu", api=["gelu"], functional=["gelu"], activation=True)
 def_op("gelu_grad", ["X", "OutGrad"], ["XGrad"], attrs={"approximate": False}, kernel=_gelu_grad_kernel,
-       infer=same_as_grad, no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.gelu_grad_grad)
 
 
 # -- powers -----------------------------------------------------------------------------
@@ -214,7 +216,7 @@ def_op("clip", ["X"], ["Out"], attrs={"min": None, "max": None}, kernel=_clip_ke
        grad=lambda ctx: [apply("clip_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
        onnx="clip", api=["clip"], methods=["clip"])
 def_op("clip_grad", ["X", "OutGrad"], ["XGrad"], attrs={"min": None, "max": None}, kernel=_clip_grad_kernel,
-       infer=same_as_grad, no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.clip_grad_grad)
 
 
 # -- integer-style division -------------------------------------------------------------------

@@ -9,6 +9,7 @@ import string
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order
 from ..registry import GRAD_ONLY, Meta, def_op
 from .common import as_tensor
 from .sort import put_along_axis_add
@@ -178,7 +179,7 @@ def_op("diagonal", ["X"], ["Out"], attrs=_DIAG_ATTRS,
        onnx="diagonal", api=["diagonal"], methods=["diagonal"],
        doc="The diagonal of the (axis1, axis2) planes at offset, as a new last dim.")
 def_op("diagonal_grad", ["X", "OutGrad"], ["XGrad"], attrs=_DIAG_ATTRS, kernel=_diagonal_grad_kernel,
-       infer=lambda x, g, **a: Meta(x.shape, g.dtype), no_onnx=GRAD_ONLY)
+       infer=lambda x, g, **a: Meta(x.shape, g.dtype), no_onnx=GRAD_ONLY, grad=second_order.diagonal_grad_grad)
 
 
 def diagonal(x: TensorLike, offset: int = 0, axis1: int = 0, axis2: int = 1, name: str | None = None) -> TensorLike:

@@ -4,6 +4,7 @@ import sys
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order
 from .common import binary_operands, broadcast_shape, constant, infer_broadcast, reduce_as, same_as, same_as_grad
 from ..registry import GRAD_ONLY, Meta, def_op
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
@@ -286,7 +287,7 @@ def_op("relu", ["X"], ["Out"], kernel=lambda x: np.maximum(x, 0), infer=same_as,
        grad=lambda ctx: [apply("relu_grad", ctx.outputs[0], ctx.out_grads[0])],
        onnx="Relu", api=["relu"], functional=["relu"], methods=["relu"], activation=True)
 def_op("relu_grad", ["Out", "OutGrad"], ["XGrad"], kernel=_relu_grad_kernel,
-       infer=same_as_grad, no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.relu_grad_grad)
 
 add = binary_function("add")
 subtract = binary_function("subtract")

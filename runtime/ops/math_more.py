@@ -8,6 +8,7 @@ a tied extreme; logcumsumexp never overflows or underflows in its forward or bac
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order
 from ..hints import DTypeLike, TensorLike
 from ..registry import Meta, def_op
 from .common import broadcast_shape, cast, reduce_as, same_as
@@ -122,7 +123,8 @@ def_op("logcumsumexp", ["X"], ["Out"], attrs={"axis": -1}, kernel=_lcse_kernel, 
        grad=lambda c: [apply("logcumsumexp_grad", c.inputs[0], c.outputs[0], c.out_grads[0], axis=c.attrs["axis"])],
        no_onnx=_NO_ONNX, api=["logcumsumexp"], methods=["logcumsumexp"])
 def_op("logcumsumexp_grad", ["X", "Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_lcse_grad_kernel,
-       infer=lambda x, out, g, **_: Meta(x.shape, x.dtype), no_onnx="gradient op: only training Programs hold it, and ONNX export takes inference Programs")
+       infer=lambda x, out, g, **_: Meta(x.shape, x.dtype), no_onnx="gradient op: only training Programs hold it, and ONNX export takes inference Programs",
+       grad=second_order.logcumsumexp_grad_grad)
 
 
 def _flat_axis(x, axis, what):

@@ -8,6 +8,7 @@ ops, so their gradients, static form and ONNX export are those of the ops they a
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order
 from ..registry import GRAD_ONLY, Meta, composite, def_op
 from .common import same_as_grad
 from .elementwise import _floating, exp, log, neg, sigmoid, tanh
@@ -54,13 +55,13 @@ def_op("softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_softmax_kernel, in
        grad=lambda ctx: [apply("softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])],
        onnx="softmax", functional=["softmax"], activation=True)
 def_op("softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_softmax_grad_kernel,
-       infer=same_as_grad, no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.softmax_grad_grad)
 def_op("log_softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_log_softmax_kernel,
        infer=_float_infer("log_softmax"),
        grad=lambda ctx: [apply("log_softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])],
        onnx="softmax", functional=["log_softmax"])
 def_op("log_softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_log_softmax_grad_kernel,
-       infer=same_as_grad, no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.log_softmax_grad_grad)
 
 
 

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..dispatch import apply
+from . import second_order
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..registry import GRAD_ONLY, Meta, def_op
 
@@ -194,10 +195,12 @@ for _nd, _attrs, _shape in ((2, _CONV_ATTRS, "NCHW input and [out, in/groups, kh
            functional=[f"conv{_nd}d"], doc=f"{_nd}-D convolution, {_shape} filter.")
     def_op(f"conv{_nd}d_grad_input", ["OutGrad", "Filter", "Input"], ["InputGrad"], attrs=dict(_attrs),
            kernel=_k(_conv_grad_input_kernel, **_attrs), infer=lambda g, w, x, **_: Meta(x.shape, x.dtype),
-           no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its input (col2im of OutGrad x Filter).")
+           no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its input (col2im of OutGrad x Filter).",
+           grad=second_order.conv_grad_input_grad(_nd))
     def_op(f"conv{_nd}d_grad_filter", ["Input", "OutGrad", "Filter"], ["FilterGrad"], attrs=dict(_attrs),
            kernel=_k(_conv_grad_filter_kernel, **_attrs), infer=lambda x, g, w, **_: Meta(w.shape, w.dtype),
-           no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its filter (OutGrad x im2col(Input)).")
+           no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its filter (OutGrad x im2col(Input)).",
+           grad=second_order.conv_grad_filter_grad(_nd))
 
 
 # -- pooling (2-D and 3-D) --------------------------------------------------------------
@@ -287,7 +290,8 @@ for _nd, _attrs, _layout in ((2, _POOL_ATTRS, "NCHW"), (3, _POOL3D_ATTRS, "NCDHW
            onnx="pool", functional=[f"max_pool{_nd}d"], doc=f"{_nd}-D max pooling, {_layout}.")
     def_op(f"max_pool{_nd}d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_attrs),
            kernel=_k(_max_pool_grad_kernel, **_attrs), infer=lambda x, g, **_: Meta(x.shape, x.dtype),
-           no_onnx=GRAD_ONLY, doc="Routes each window's gradient to its maximum.")
+           no_onnx=GRAD_ONLY, doc="Routes each window's gradient to its maximum.",
+           grad=second_order.max_pool_grad_grad(_nd))
     def_op(f"avg_pool{_nd}d", ["X"], ["Out"], attrs=dict(_attrs), kernel=_k(_avg_pool_kernel, **_attrs),
            infer=_pool_infer(f"avg_pool{_nd}d"),
            grad=lambda ctx, nd=_nd: [apply(f"avg_pool{nd}d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
@@ -295,4 +299,5 @@ for _nd, _attrs, _layout in ((2, _POOL_ATTRS, "NCHW"), (3, _POOL3D_ATTRS, "NCDHW
            doc=f"{_nd}-D average pooling, {_layout} (exclusive: padding is not counted, Paddle's default).")
     def_op(f"avg_pool{_nd}d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_attrs),
            kernel=_k(_avg_pool_grad_kernel, **_attrs), infer=lambda x, g, **_: Meta(x.shape, x.dtype),
-           no_onnx=GRAD_ONLY, doc="Spreads each window's gradient evenly.")
+           no_onnx=GRAD_ONLY, doc="Spreads each window's gradient evenly.",
+           grad=second_order.avg_pool_grad_grad(_nd))

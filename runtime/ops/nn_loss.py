@@ -9,6 +9,7 @@ ValueError saying what was expected.
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order_nn
 from ..registry import GRAD_ONLY, Meta, def_op
 
 _CE_ATTRS = {"soft_label": False, "ignore_index": -100, "reduction": "mean", "axis": -1, "use_softmax": True}
@@ -231,7 +232,8 @@ def_op("cross_entropy", ["Logits", "Label"], ["Loss"], attrs=dict(_CE_ATTRS), ke
        onnx="cross_entropy", functional=["cross_entropy"],
        doc="Softmax cross entropy of logits against class indices or soft labels, reduced.")
 def_op("cross_entropy_grad", ["Logits", "Label", "LossGrad"], ["LogitsGrad"], attrs=dict(_CE_ATTRS),
-       kernel=_ce_grad_kernel, infer=lambda x, label, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY)
+       kernel=_ce_grad_kernel, infer=lambda x, label, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY,
+       grad=second_order_nn.cross_entropy_grad_grad)
 
 
 # -- mse_loss --------------------------------------------------------------------
@@ -269,5 +271,5 @@ def_op("mse_loss", ["X", "Label"], ["Loss"], attrs={"reduction": "mean"}, kernel
        onnx="mse_loss", functional=["mse_loss"],
        doc="Squared error (x - label)^2, reduced by mean (default), sum or none.")
 def_op("mse_loss_grad", ["X", "Label", "LossGrad"], ["XGrad", "LabelGrad"], attrs={"reduction": "mean"},
-       kernel=_mse_grad_kernel, no_onnx=GRAD_ONLY,
+       kernel=_mse_grad_kernel, no_onnx=GRAD_ONLY, grad=second_order_nn.mse_loss_grad_grad,
        infer=lambda x, y, g, **_: (Meta(x.shape, x.dtype), Meta(y.shape, y.dtype)))

@@ -9,6 +9,7 @@ table-shaped zero array (rows of ``padding_idx`` get none).
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order
 from ..random import generator
 from ..registry import GRAD_ONLY, Meta, def_op
 from .common import same_as_grad
@@ -56,7 +57,7 @@ def_op("dropout", ["X"], ["Out", "Mask"], attrs=dict(_DROPOUT_ATTRS), kernel=_dr
                          apply("dropout_grad", ctx.outputs[1], ctx.out_grads[0], **ctx.attrs)],
        doc="Zero each element with probability dropout_prob (mask drawn at run time).")
 def_op("dropout_grad", ["Mask", "OutGrad"], ["XGrad"], attrs=dict(_DROPOUT_ATTRS), kernel=_dropout_grad_kernel,
-       infer=same_as_grad, no_onnx=GRAD_ONLY)
+       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.dropout_grad_grad)
 
 
 # -- embedding -----------------------------------------------------------------------
@@ -104,7 +105,8 @@ def_op("embedding", ["Ids", "W"], ["Out"], attrs={"padding_idx": -1}, kernel=_em
        onnx="embedding", functional=["embedding"],
        doc="Row lookup W[Ids]; padding_idx (>= 0) rows read as zeros and get no gradient.")
 def_op("embedding_grad", ["Ids", "OutGrad", "W"], ["WGrad"], attrs={"padding_idx": -1},
-       kernel=_embedding_grad_kernel, infer=lambda ids, g, w, **_: Meta(w.shape, w.dtype), no_onnx=GRAD_ONLY)
+       kernel=_embedding_grad_kernel, infer=lambda ids, g, w, **_: Meta(w.shape, w.dtype), no_onnx=GRAD_ONLY,
+       grad=second_order.embedding_grad_grad)
 
 
 # -- one_hot -----------------------------------------------------------------------

@@ -9,6 +9,7 @@ Running variance is updated with the biased batch variance, as Paddle does.
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order_nn
 from ..registry import GRAD_ONLY, Meta, def_op
 
 _BN_ATTRS = {"momentum": 0.9, "epsilon": 1e-5, "is_test": False, "data_layout": "NCHW",
@@ -83,10 +84,20 @@ def _bn_grad_kernel(x, scale, saved_mean, saved_inv, g, momentum=0.9, epsilon=1e
 
 def _bn_grad(ctx):
     g = ctx.out_grads[0]
-    if g is None:  # only the running statistics were used downstream
-        return [None] * 5
     x, scale = ctx.inputs[0], ctx.inputs[1]
-    dx, dscale, dbias = apply("batch_norm_grad", x, scale, ctx.outputs[3], ctx.outputs[4], g, **ctx.attrs)
+    stats = _use_batch_stats(ctx.attrs["is_test"], ctx.attrs["use_global_stats"])
+    gm, gi = ctx.out_grads[3:5] if stats else (None, None)  # read by batch_norm_grad's own gradient
+    if g is None and gm is None and gi is None:  # only the running statistics were used downstream
+        return [None] * 5
+    dx = dscale = dbias = None
+    if g is not None:
+        dx, dscale, dbias = apply("batch_norm_grad", x, scale, ctx.outputs[3], ctx.outputs[4], g, **ctx.attrs)
+    if gm is not None or gi is not None:
+        ca = _channel_axis(len(x.shape), ctx.attrs["data_layout"])
+        bs = _bshape(len(x.shape), ca)
+        dx = second_order_nn.stats_grad(x, *(None if v is None else apply("reshape", v, shape=bs)
+                                             for v in (ctx.outputs[3], ctx.outputs[4], gm, gi)),
+                                        [i for i in range(len(x.shape)) if i != ca], dx)
     return [dx, dscale, dbias, None, None]
 
 
@@ -95,7 +106,7 @@ def_op("batch_norm", ["X", "Scale", "Bias", "Mean", "Variance"],
        kernel=_bn_kernel, infer=_bn_infer, grad=_bn_grad, onnx="batch_norm", functional=["batch_norm"],
        doc="Batch normalisation over all axes but the channel axis; returns updated running stats.")
 def_op("batch_norm_grad", ["X", "Scale", "SavedMean", "SavedInvStd", "YGrad"], ["XGrad", "ScaleGrad", "BiasGrad"],
-       attrs=dict(_BN_ATTRS), kernel=_bn_grad_kernel, no_onnx=GRAD_ONLY,
+       attrs=dict(_BN_ATTRS), kernel=_bn_grad_kernel, no_onnx=GRAD_ONLY, grad=second_order_nn.batch_norm_grad_grad,
        infer=lambda x, scale, m, s, g, **_: (Meta(x.shape, x.dtype), Meta(scale.shape, scale.dtype),
                                              Meta(scale.shape, scale.dtype)))
 
@@ -164,11 +175,16 @@ def _ln_grad_kernel(x, scale, mean, inv, g, begin_norm_axis=1, epsilon=1e-5):
 
 
 def _ln_grad(ctx):
-    g = ctx.out_grads[0]
-    if g is None:
+    g, gm, gi = ctx.out_grads  # Mean's and InvStd's: read by layer_norm_grad's own gradient
+    if g is None and gm is None and gi is None:
         return [None, None, None]
     x, scale, _ = ctx.inputs
-    dx, dscale, dbias = apply("layer_norm_grad", x, scale, ctx.outputs[1], ctx.outputs[2], g, **ctx.attrs)
+    dx = dscale = dbias = None
+    if g is not None:
+        dx, dscale, dbias = apply("layer_norm_grad", x, scale, ctx.outputs[1], ctx.outputs[2], g, **ctx.attrs)
+    if gm is not None or gi is not None:
+        axes = list(range(ctx.attrs["begin_norm_axis"], len(x.shape)))
+        dx = second_order_nn.stats_grad(x, ctx.outputs[1], ctx.outputs[2], gm, gi, axes, dx)
     return [dx, dscale, dbias]
 
 
@@ -178,5 +194,6 @@ def_op("layer_norm", ["X", "Scale", "Bias"], ["Y", "Mean", "InvStd"],
        doc="Normalise over the axes from begin_norm_axis on, then scale and shift.")
 def_op("layer_norm_grad", ["X", "Scale", "Mean", "InvStd", "YGrad"], ["XGrad", "ScaleGrad", "BiasGrad"],
        attrs={"begin_norm_axis": 1, "epsilon": 1e-5}, kernel=_ln_grad_kernel, no_onnx=GRAD_ONLY,
+       grad=second_order_nn.layer_norm_grad_grad,
        infer=lambda x, scale, m, s, g, **_: (Meta(x.shape, x.dtype), Meta(scale.shape, scale.dtype),
                                              Meta(scale.shape, scale.dtype)))

@@ -14,6 +14,7 @@ import math
 import numpy as np
 
 from ..dispatch import apply
+from . import second_order
 from ..registry import GRAD_ONLY, Meta, def_op
 from .nn_conv import _max_windows, _pool_geometry
 
@@ -77,7 +78,7 @@ for _nd in (2, 3):
            doc=f"{_nd}-D max pooling and the flat spatial index of each maximum (int32, Paddle's mask).")
 def_op("max_pool_with_index_grad", ["X", "Mask", "OutGrad"], ["XGrad"], kernel=_scatter_add_kernel,
        infer=lambda x, m, g: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY,
-       doc="Adds each pooled output's gradient at its mask index.")
+       doc="Adds each pooled output's gradient at its mask index.", grad=second_order.max_pool_with_index_grad_grad)
 
 
 # -- unpool ------------------------------------------------------------------------------------
@@ -109,5 +110,5 @@ def_op("unpool", ["X", "Indices"], ["Out"], attrs={"output_size": [1, 1]}, kerne
        onnx="unpool", functional=["max_unpool1d", "max_unpool2d", "max_unpool3d"],
        doc="Max unpooling: each value written at its flat spatial index in a zero output.")
 def_op("unpool_grad", ["Indices", "OutGrad"], ["XGrad"], kernel=_unpool_grad_kernel,
-       infer=lambda i, g: Meta(i.shape, g.dtype), no_onnx=GRAD_ONLY,
+       infer=lambda i, g: Meta(i.shape, g.dtype), no_onnx=GRAD_ONLY, grad=second_order.unpool_grad_grad,
        doc="Gradient of unpool: the output gradient gathered at each index.")

@@ -12,6 +12,7 @@ import numpy as np
 
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..dispatch import apply
+from . import second_order
 from ..dtypes import convert_dtype
 from ..registry import GRAD_ONLY, Meta, def_op
 from ..tensor import TensorLike
@@ -95,14 +96,14 @@ def_op("array_write", ["Array", "X", "I"], ["Out"], kernel=_write_kernel, infer=
        onnx="array_write",
        doc="The stacked tensor array with item I set to X (I == length appends): rt.tensor.array_write.")
 def_op("array_write_grad", ["Array", "OutGrad", "I"], ["ArrayGrad"], kernel=_write_grad_kernel,
-       infer=lambda a, g, i: Meta(a.shape, g.dtype), no_onnx=GRAD_ONLY,
+       infer=lambda a, g, i: Meta(a.shape, g.dtype), no_onnx=GRAD_ONLY, grad=second_order.array_write_grad_grad,
        doc="array_write's gradient for the old array: OutGrad without the overwritten or appended row.")
 def_op("array_read", ["Array", "I"], ["Out"], kernel=_read_kernel,
        infer=lambda a, i: Meta(a.shape[1:], a.dtype),
        grad=lambda ctx: [apply("array_read_grad", ctx.inputs[0], ctx.out_grads[0], ctx.inputs[1]), None],
        onnx="array_read", doc="Item I of a stacked tensor array: rt.tensor.array_read.")
 def_op("array_read_grad", ["Array", "OutGrad", "I"], ["ArrayGrad"], kernel=_read_grad_kernel,
-       infer=lambda a, g, i: Meta(a.shape, g.dtype), no_onnx=GRAD_ONLY,
+       infer=lambda a, g, i: Meta(a.shape, g.dtype), no_onnx=GRAD_ONLY, grad=second_order.array_read_grad_grad,
        doc="array_read's gradient: zeros shaped like the array with OutGrad at row I.")
 
 

@@ -12,7 +12,7 @@ import itertools
 
 from ..dispatch import apply, to_variable
 from ..framework import Block, Variable, program_guard, static_mode_guard
-from ..registry import GradContext, get_op
+from ..registry import GRAD_ONLY, GradContext, get_op
 from ..grad_hooks import static_grad
 from ..tensor import Tensor, enable_grad
 from .blocks import is_float_var
@@ -141,13 +141,25 @@ def _rename_own(op, old, new):
                 op.attrs[k] = [new if x == old else x for x in v]
 
 
+def _no_rule(op):
+    opdef = get_op(op.type)
+    return opdef.grad is None and opdef.no_onnx == GRAD_ONLY
+
+
 class _Pass:
     """One backward pass over ``ops`` of ``block``, appending grad ops to ``block``."""
 
     def __init__(self, block, ops, seeds, wrt, no_grad):
         self.block = block
         # the ops a gradient can flow through (asked once: `_requires` and `_relevant` both walk them)
-        self.ops = [op for op in ops if get_op(op.type).grad is not None and not writes_persistable(block, op)]
+        self.ops, self.all_ops = [], None
+        for op in ops:
+            opdef = get_op(op.type)
+            if opdef.grad is not None:
+                if not writes_persistable(block, op):
+                    self.ops.append(op)
+            elif opdef.no_onnx == GRAD_ONLY:  # a gradient op with no rule: see the check in run()
+                self.all_ops = ops
         self.grads = {n: list(gs) for n, gs in seeds.items()}
         self.final = {}
         self.forward_names = set(block.vars)
@@ -179,6 +191,25 @@ class _Pass:
                 out.append(op)
                 reach.update(n for n in op.input_arg_names if n in self.req)
         return out
+
+    def _refuse_gradient_ops_without_rule(self):
+        """Raise when a gradient op with no gradient rule (``while_grad``...) lies on a path from the
+        seeds to ``wrt``: the backward would silently leave out that path's terms (the eager tape
+        refuses the same derivative).  The same walk as ``_requires``/``_relevant``, through those too."""
+        flow = [op for op in self.all_ops if _no_rule(op) or get_op(op.type).grad is not None
+                and not writes_persistable(self.block, op)]
+        req = {n for n in self.wrt if n not in self.no_grad and is_float_var(self._var(n))}
+        for op in flow:
+            if not req.isdisjoint(op.input_arg_names):
+                req.update(n for n in op.output_arg_names if n not in self.no_grad and is_float_var(self._var(n)))
+        reach = set(self.grads)
+        for op in reversed(flow):
+            if any(n in reach and n in req for n in op.output_arg_names) and not req.isdisjoint(op.input_arg_names):
+                if _no_rule(op):
+                    raise NotImplementedError(
+                        f"grad(create_graph=True): the gradient cannot be differentiated again because it "
+                        f"goes through the gradient op '{op.type}', which has no gradient; use create_graph=False")
+                reach.update(n for n in op.input_arg_names if n in req)
 
     def finalize(self, n):
         if n in self.final:
@@ -234,6 +265,8 @@ class _Pass:
         # nested passes (a branch's or loop body's backward) share the outermost pass's index
         _NameIndex.stack.append(_NameIndex.stack[-1] if _NameIndex.stack else _NameIndex())
         try:
+            if self.all_ops is not None:
+                self._refuse_gradient_ops_without_rule()
             with building(self.block):
                 for op in self._relevant():
                     self._op_grad(op)

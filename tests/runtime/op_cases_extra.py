@@ -81,7 +81,7 @@ def _cases(D, F, P, case, small):  # noqa: N803
         "mode": case(np.array([[3.0, 1, 3, 1], [2, 2, 5, 5]], np.float32), axis=1, grad=False, ref=_mode_ref),
         # tensor arrays: a stacked [n, ...] value, item I overwritten (an append is in test_hunt_tensor_array_api)
         "array_write": case(F(3, 2, 4), F(2, 4), np.array([1]), ref=_array_write_ref, shape_known=False),
-        "array_write_grad": case(F(3, 2, 4), F(3, 2, 4), np.array([3])),
+        "array_write_grad": case(F(3, 2, 4), F(4, 2, 4), np.array([3])),
         "array_read": case(F(3, 2, 4), np.array([-1]), ref=lambda a, i: a[-1]),
         "array_read_grad": case(F(3, 2, 4), F(2, 4), np.array([2])),
     }
