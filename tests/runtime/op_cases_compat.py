@@ -37,9 +37,31 @@ _PM = np.array([[1, -1, 1], [-1, -1, 1]], np.float32)
 _POS = np.array([[0.5, 1.5, 2.5], [3.0, 0.2, 1.0]], np.float32)
 
 
+def _viterbi(pot, trans, lengths, include_bos_eos_tag):
+    """Best CRF paths by trying every path (no BOS/EOS tags), zero-padded to the longest length."""
+    import itertools
+    out = np.zeros((len(pot), lengths.max()), np.int64)
+    scores = []
+    for b, n in enumerate(lengths):
+        paths = list(itertools.product(range(pot.shape[2]), repeat=int(n)))
+        value = [pot[b, range(n), p].sum() + sum(trans[p[t - 1], p[t]] for t in range(1, n)) for p in paths]
+        out[b, :n] = paths[int(np.argmax(value))]
+        scores.append(max(value))
+    return np.array(scores, pot.dtype), out
+
+
+# three overlapping boxes (IoU of the first two 0.68) and a far one; scores put box 1 first
+_BOXES = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [0, 0, 10, 4], [20, 20, 30, 30]], np.float32)
+
+
 CASES_COMPAT = {
     "bincount": case(I(6, 9), None, minlength=8, ref=lambda x, w, minlength: np.bincount(x, minlength=8),
                      shape_known=False),
+    # -- paddle.text and paddle.vision.ops (their kernels were checked bitwise against Paddle 3.3) -------------
+    "viterbi_decode": case(F(2, 3, 3), F(3, 3), np.array([3, 2], np.int64), include_bos_eos_tag=False,
+                           shape_known=False, ref=_viterbi),
+    "nms": case(_BOXES, np.array([0.5, 0.9, 0.8, 0.1], np.float32), None, iou_threshold=0.5, shape_known=False,
+                ref=lambda b, s, c, iou_threshold: np.array([1, 2, 3])),
 }
 
 COMPOSITES_COMPAT = {
