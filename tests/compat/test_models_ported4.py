@@ -78,6 +78,17 @@ def test_a_predictor_says_which_input_has_no_data(tmp_path):
         predictor.run()
 
 
+def test_paddle_jit_load_with_model_and_params_filenames(tmp_path):
+    # dy2st.load(folder, model_filename=..., params_filename=...) raised TypeError.
+    net = nn.Linear(3, 2)
+    dy2st.save(net, str(tmp_path / "m"), input_spec=[InputSpec([None, 3], "float32")])
+    loaded = dy2st.load(str(tmp_path), model_filename="m.pdmodel", params_filename="m.pdiparams")
+    x = paddle.ones([2, 3])
+    np.testing.assert_array_equal(loaded(x).numpy(), net(x).numpy())
+    with pytest.raises(ValueError, match="NAME.pdmodel and NAME.pdiparams"):
+        dy2st.load(str(tmp_path), model_filename="m.pdmodel", params_filename="other.pdiparams")
+
+
 class SegNet(nn.Layer):
     def __init__(self):
         super().__init__()
