@@ -22,7 +22,7 @@ def _saved(net, tmp_path, name):
 
 
 class BertClassifier(nn.Layer):
-    """PaddleNLP's BertModel + BertForSequenceClassification, two layers of width 16."""
+    """PaddleNLP's BertModel + BertForSequenceClassification, one layer of width 16."""
 
     def __init__(self, vocab=30, hidden=16, pad_token_id=0):
         super().__init__()
@@ -33,7 +33,7 @@ class BertClassifier(nn.Layer):
         self.layer_norm = nn.LayerNorm(hidden)
         layer = nn.TransformerEncoderLayer(hidden, 2, 32, dropout=0.1, activation="gelu", attn_dropout=0.1,
                                            act_dropout=0)
-        self.encoder = nn.TransformerEncoder(layer, 2)
+        self.encoder = nn.TransformerEncoder(layer, 1)
         self.pooler = nn.Linear(hidden, hidden)
         self.classifier = nn.Linear(hidden, 2)
         self.apply(self.init_weights)

@@ -43,8 +43,7 @@ def _ctc(model, x, label, label_len):
 def test_crnn_trained_with_ctc_is_served_by_an_inference_predictor(tmp_path):
     # paddle.inference did not exist.
     rng = np.random.default_rng(0)
-    data = [(rng.standard_normal((2, 1, 8, 10)).astype("float32"), rng.integers(1, 6, (2, 4)), np.array([3, 4]))
-            for _ in range(2)]
+    data = [(rng.standard_normal((2, 1, 8, 10)).astype("float32"), rng.integers(1, 6, (2, 4)), np.array([3, 4]))]
     eager, net = train_same(CRNN, data, _ctc)
     eager.eval()
     net.eval()
