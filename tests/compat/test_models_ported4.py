@@ -170,3 +170,40 @@ def test_start_up_checks_of_training_scripts():
     with paddle.amp.auto_cast(enable=use_amp, dtype=dtype):
         out = net(paddle.ones([1, 3]))
     assert out.dtype == paddle.float32
+
+
+def test_a_trainer_wrapping_its_model_for_distributed_training_runs_single_process(tmp_path):
+    # paddle.DataParallel, paddle.distributed.fleet, paddle.callbacks and paddle.utils.download as
+    # modules did not exist: the imports at the top of PaddleClas's and PaddleDetection's trainers failed.
+    from runtime.callbacks import EarlyStopping
+    from runtime.distributed import fleet
+    from runtime.utils.download import get_weights_path_from_url
+
+    with pytest.raises(FileNotFoundError, match="nothing is downloaded"):
+        get_weights_path_from_url("https://example.com/weights/ResNet_missing.pdparams")
+    local = tmp_path / "w.pdparams"
+    local.write_bytes(b"")
+    assert get_weights_path_from_url(str(local)) == str(local)
+    assert EarlyStopping is paddle.callbacks.EarlyStopping
+
+    fleet.init(is_collective=True, strategy=fleet.DistributedStrategy())
+    losses = []
+    for convert in (False, True):
+        paddle.seed(4)
+        net = nn.Sequential(nn.Linear(4, 8), nn.BatchNorm1D(8), nn.ReLU(), nn.Linear(8, 2))
+        model = fleet.distributed_model(paddle.DataParallel(net))
+        opt = fleet.distributed_optimizer(paddle.optimizer.Momentum(0.1, parameters=model.parameters()))
+        step = dy2st.to_static(model) if convert else model
+        rng = np.random.default_rng(5)
+        run = []
+        for _ in range(2):
+            with model.no_sync():
+                loss = F.cross_entropy(step(paddle.to_tensor(rng.standard_normal((4, 4)).astype("float32"))),
+                                       paddle.to_tensor(rng.integers(0, 2, (4, 1))))
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            run.append(float(loss))
+        losses.append(run)
+        assert list(model.state_dict()) == list(net.state_dict())  # no "_layers." prefix, as Paddle's
+    assert losses[1] == losses[0]

@@ -7,8 +7,8 @@ import functools
 import importlib
 import warnings
 
-from . import pytree
-from . import unique_name  # noqa: F401  (paddle.utils.unique_name)
+from .. import pytree
+from .. import unique_name  # noqa: F401  (paddle.utils.unique_name)
 
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "unique_name", "run_check", "try_import",
            "require_version", "deprecated"]
