@@ -6,7 +6,7 @@ from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, 
                            Tanh)
 from .layers_activation import ELU, LeakyReLU, LogSigmoid, Mish, Silu, Softplus, Swish
 from .layers_conv import AvgPool2D, AvgPool3D, Conv2D, Conv3D, MaxPool2D, MaxPool3D
-from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss
+from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss, SpectralNorm
 from .layers_more import Bilinear, Conv3DTranspose, MaxUnPool1D, MaxUnPool2D, MaxUnPool3D
 from .layers_activation_extra import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, PReLU, ReLU6,
                                       SiLU, Softshrink, Softsign, Tanhshrink, ThresholdedReLU)
@@ -65,7 +65,7 @@ __all__ += _layers_dropout_extra.__all__
 
 # col2im as a layer
 from .layers_vision_extra import Fold  # noqa: E402
-__all__ += ["Fold"]
+__all__ += ["Fold", "SpectralNorm"]
 
 # CTC, margin and hierarchical-sigmoid losses
 from . import loss_nnapi as _loss_nnapi  # noqa: E402

@@ -78,3 +78,32 @@ def test_timeseries_autoencoder_in_nlc_layout_trains_and_reconstructs_any_length
     np.testing.assert_array_equal(F.conv1d(x, w, b, stride=2, padding=1, groups=2, data_format="NLC").numpy(),
                                   F.conv1d(x.transpose([0, 2, 1]), w, b, stride=2, padding=1, groups=2)
                                   .transpose([0, 2, 1]).numpy())
+
+
+class SNDiscriminator(nn.Layer):
+    """A discriminator normalising its convolution weight with the ``nn.SpectralNorm`` layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2D(3, 4, 4, stride=2, padding=1)
+        self.sn = nn.SpectralNorm(self.conv.weight.shape, dim=0, power_iters=2)
+        self.out = nn.Linear(16, 1)
+
+    def forward(self, x):
+        h = F.leaky_relu(F.conv2d(x, self.sn(self.conv.weight), self.conv.bias, stride=2, padding=1), 0.2)
+        return self.out(paddle.flatten(h, 1))
+
+
+def test_spectral_norm_layer_trains_like_eager_with_paddles_fixed_power_iteration():
+    # nn.SpectralNorm did not exist.
+    rng = np.random.default_rng(2)
+    data = [(rng.standard_normal((2, 3, 4, 4)).astype("float32"), np.ones((2, 1), "float32"))] * 2
+    eager, _ = train_same(SNDiscriminator, data, lambda m, x, y: F.binary_cross_entropy_with_logits(m(x), y))
+    sn = eager.sn
+    assert [p.stop_gradient for p in sn.parameters()] == [True, True]
+    w = eager.conv.weight.numpy().reshape(4, -1).astype("float64")
+    u, v = sn.weight_u.numpy().astype("float64"), sn.weight_v.numpy().astype("float64")
+    for _ in range(2):  # the vectors are Paddle's starting point at every call: never updated
+        v = w.T @ u / (np.linalg.norm(w.T @ u) + 1e-12)
+        u = w @ v / (np.linalg.norm(w @ v) + 1e-12)
+    np.testing.assert_allclose(sn(eager.conv.weight).numpy(), eager.conv.weight.numpy() / (u @ w @ v), rtol=1e-5)
