@@ -1,4 +1,6 @@
-"""paddle.vision.ops: ``nms``, the non-maximum suppression detection heads end with.
+"""paddle.vision.ops: ``nms``, the non-maximum suppression detection heads end with, and ``yolo_box``,
+YOLOv3's decoding of a head into boxes and scores (Paddle's loop as array ops; equal to Paddle 3.3's to
+float32 rounding, numpy's and the C library's ``exp`` differing in the last bit).
 
 One op holds the whole of Paddle's ``nms`` (global or per category, sorted by score, ``top_k``):
 Paddle builds the per-category case from a Python loop over data-dependent sizes (``shape == 0``
@@ -11,7 +13,7 @@ from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import Meta, def_op
 
-__all__ = ["nms"]
+__all__ = ["nms", "yolo_box"]
 
 
 def _greedy_keep(boxes, threshold):
@@ -78,3 +80,62 @@ def nms(boxes: TensorLike, iou_threshold: float = 0.3, scores: TensorLike | None
     return apply("nms", boxes, scores, category_idxs, iou_threshold=float(iou_threshold),
                  categories=None if categories is None else tuple(int(c) for c in categories),
                  top_k=None if top_k is None else int(top_k))
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _yolo_box_kernel(x, img_size, anchors=(), class_num=1, conf_thresh=0.01, downsample_ratio=32, clip_bbox=True,
+                     scale_x_y=1.0):
+    n, c, h, w = x.shape
+    an_num = len(anchors) // 2
+    if c != an_num * (5 + class_num):
+        raise ValueError(f"yolo_box: x has {c} channels, but {an_num} anchors of {class_num} classes take "
+                         f"{an_num * (5 + class_num)}")
+    dt = x.dtype.type
+    p = x.reshape(n, an_num, 5 + class_num, h, w)
+    conf = _sigmoid(p[:, :, 4])
+    keep = (conf >= conf_thresh)[..., None]  # [n, an, h, w, 1]
+    img_h = img_size[:, 0].astype(dt).reshape(n, 1, 1, 1)
+    img_w = img_size[:, 1].astype(dt).reshape(n, 1, 1, 1)
+    scale, bias = dt(scale_x_y), dt(-0.5 * (scale_x_y - 1.0))
+    an = np.asarray(anchors, dt).reshape(1, an_num, 1, 1, 2)
+    cols, rows = np.arange(w, dtype=dt)[None, None, None, :], np.arange(h, dtype=dt)[None, None, :, None]
+    cx = (cols + _sigmoid(p[:, :, 0]) * scale + bias) * img_w / dt(w)
+    cy = (rows + _sigmoid(p[:, :, 1]) * scale + bias) * img_h / dt(h)
+    bw = np.exp(p[:, :, 2]) * an[..., 0] * img_w / dt(downsample_ratio * w)
+    bh = np.exp(p[:, :, 3]) * an[..., 1] * img_h / dt(downsample_ratio * h)
+    boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], -1)
+    if clip_bbox:
+        boxes = np.stack([np.maximum(boxes[..., 0], 0), np.maximum(boxes[..., 1], 0),
+                          np.minimum(boxes[..., 2], img_w - 1), np.minimum(boxes[..., 3], img_h - 1)], -1)
+    scores = conf[..., None] * np.moveaxis(_sigmoid(p[:, :, 5:]), 2, -1)
+    boxes, scores = np.where(keep, boxes, dt(0)), np.where(keep, scores, dt(0))
+    return boxes.reshape(n, -1, 4).astype(dt), scores.reshape(n, -1, class_num).astype(dt)
+
+
+def _yolo_box_infer(x, img_size, anchors=(), class_num=1, **attrs):
+    n, _, h, w = x.shape
+    m = -1 if min(h, w) < 0 else len(anchors) // 2 * h * w
+    return Meta([n, m, 4], x.dtype), Meta([n, m, class_num], x.dtype)
+
+
+def_op("yolo_box", ["X", "ImgSize"], ["Boxes", "Scores"],
+       attrs={"anchors": (), "class_num": 1, "conf_thresh": 0.01, "downsample_ratio": 32, "clip_bbox": True,
+              "scale_x_y": 1.0},
+       kernel=_yolo_box_kernel, infer=_yolo_box_infer, no_onnx="YOLO decoding has no ONNX node; not lowered",
+       doc="Boxes (x1, y1, x2, y2 in image pixels) and class scores decoded from a YOLOv3 head (Paddle's yolo_box).")
+
+
+def yolo_box(x: TensorLike, img_size: TensorLike, anchors: list, class_num: int, conf_thresh: float,
+             downsample_ratio: int, clip_bbox: bool = True, name: str | None = None, scale_x_y: float = 1.0,
+             iou_aware: bool = False, iou_aware_factor: float = 0.5) -> tuple[TensorLike, TensorLike]:
+    """``(boxes [N, M, 4], scores [N, M, class_num])`` decoded from a YOLOv3 head ``x`` [N, A*(5+C), H, W]
+    for images of ``img_size`` [N, 2] (height, width); boxes whose objectness is below ``conf_thresh``
+    are all zeros, as Paddle's."""
+    if iou_aware:
+        raise NotImplementedError("yolo_box: iou_aware=True is not supported")
+    return tuple(apply("yolo_box", x, img_size, anchors=tuple(int(a) for a in anchors), class_num=int(class_num),
+                       conf_thresh=float(conf_thresh), downsample_ratio=int(downsample_ratio),
+                       clip_bbox=bool(clip_bbox), scale_x_y=float(scale_x_y)))

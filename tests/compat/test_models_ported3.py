@@ -1,6 +1,7 @@
 """Model-zoo code ported by changing imports (PaddleNLP, PaddleClas, PaddleDetection): a BERT classifier
 whose init_weights calls ``paddle.tensor.normal``, a GRU-CRF tagger decoding with
-``paddle.text.ViterbiDecoder``, a detection head ending in ``paddle.vision.ops.nms`` per category, and a
+``paddle.text.ViterbiDecoder``, a detection head ending in ``paddle.vision.ops.nms`` per category, a YOLOv3
+post-process (``paddle.vision.ops.yolo_box``), and a
 MobileNetV3 block (depthwise conv, SE with hardsigmoid, hardswish, L2Decay ParamAttrs). Each trains and
 runs converted as eagerly, and serves the same results after ``dy2st.save``/``dy2st.load``."""
 import itertools
@@ -210,3 +211,36 @@ def test_mobilenetv3_block_with_l2decay_param_attrs_trains_like_eager():
     train_same(SEBlock, data, lambda m, x, y: F.cross_entropy(m(x), y), opt=lambda p: paddle.optimizer.Momentum(
         paddle.optimizer.lr.CosineAnnealingDecay(0.1, T_max=10), momentum=0.9, parameters=p,
         weight_decay=paddle.regularizer.L2Decay(1e-4)))
+
+
+class YOLOv3Head(nn.Layer):
+    """PaddleDetection's YOLOv3 head and post-process: a 1x1 conv, ``yolo_box`` decoding, class-wise NMS."""
+
+    def __init__(self, anchors=(10, 13, 16, 30), classes=2):
+        super().__init__()
+        self.anchors, self.classes = list(anchors), classes
+        self.conv = nn.Conv2D(4, len(anchors) // 2 * (5 + classes), 1)
+
+    def forward(self, feat, im_shape):
+        boxes, scores = paddle.vision.ops.yolo_box(self.conv(feat), im_shape.astype("int32"), self.anchors,
+                                                   self.classes, conf_thresh=0.3, downsample_ratio=32)
+        best, label = scores[0].max(-1), scores[0].argmax(-1)
+        keep = paddle.vision.ops.nms(boxes[0], 0.45, best, label, list(range(self.classes)))
+        return boxes, scores, paddle.gather(boxes[0], keep)
+
+
+def test_yolov3_post_process_with_yolo_box_and_nms_is_converted_and_saved(tmp_path):
+    # paddle.vision.ops.yolo_box did not exist.
+    eager, static = pair(YOLOv3Head)
+    spec = [InputSpec([None, 4, None, None], "float32"), InputSpec([None, 2], "float32")]
+    net = dy2st.to_static(static, input_spec=spec)
+    rng = np.random.default_rng(5)
+    for h, w in ((2, 3), (3, 3)):
+        feat = paddle.to_tensor(rng.standard_normal((1, 4, h, w)).astype("float32") * 3)
+        im_shape = paddle.to_tensor(np.array([[32.0 * h, 32.0 * w]], "float32"))
+        want = eager(feat, im_shape)
+        assert want[0].shape == [1, 2 * h * w, 4] and float((want[0][0, :, 2] <= 32 * w - 1).all()) == 1
+        for got, wv in zip(net(feat, im_shape), want):
+            np.testing.assert_array_equal(got.numpy(), wv.numpy())
+    for got, wv in zip(_saved(net, tmp_path, "yolo")(feat, im_shape), want):
+        np.testing.assert_array_equal(got.numpy(), wv.numpy())
