@@ -18,6 +18,10 @@ from .deploy.export import export_onnx
 from .deploy.io import load, save
 from .frontend.static_function import ConcreteProgram, StaticFunction
 from .deploy.translated_layer import TranslatedLayer
+from runtime.hapi import model as _hapi_model
+
+# paddle.Model.save(path, training=False) converts and saves the network, as paddle.jit.save would
+_hapi_model.INFERENCE_SAVER[:] = [lambda network, path, specs: save(network, path, input_spec=specs)]
 
 __all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static", "to_code", "set_code_level", "set_verbosity",
            "save", "load", "InputSpec", "StaticFunction", "ConcreteProgram", "TranslatedLayer", "export_onnx", "__version__"]

@@ -26,10 +26,12 @@ from .tensor_info import broadcast_shape, finfo, iinfo, is_floating_point, is_in
 from .autograd import grad  # noqa: E402
 from .device import (CPUPlace, get_default_dtype, get_device, is_compiled_with_cuda, set_default_dtype,  # noqa: E402
                      set_device)
-from . import amp, distributed, distribution, io, linalg, metric, vision  # noqa: E402
+from . import amp, distributed, distribution, inference, io, linalg, metric, text, vision  # noqa: E402
+from .distributed import DataParallel  # noqa: E402
 from .static.formats import program_state as _program_state  # noqa: E402
 _program_state.register()  # rt.save/rt.load of a Program
-from .hapi import Model, callbacks, flops, summary  # noqa: E402  (rt.Model: Paddle's high-level training API)
+from .hapi import Model, flops, summary  # noqa: E402  (rt.Model: Paddle's high-level training API)
+from . import callbacks  # noqa: E402  (paddle.callbacks, importable as a module)
 
 # -- Paddle 3 names without an op of their own: in-place functions, grad-mode switches, shape helpers ----
 from .inplace_api import FUNCTIONS as _INPLACE_FUNCTIONS  # noqa: E402

@@ -6,7 +6,7 @@ with the numbers Paddle gives on a CPU."""
 import contextlib
 from collections.abc import Sequence
 
-__all__ = ["auto_cast", "amp_guard", "decorate", "GradScaler"]
+__all__ = ["auto_cast", "amp_guard", "decorate", "GradScaler", "is_float16_supported", "is_bfloat16_supported"]
 
 _LEVELS = ("O0", "OD", "O1", "O2")
 
@@ -24,6 +24,17 @@ def auto_cast(enable: bool = True, custom_white_list: Sequence[str] | None = Non
 
 
 amp_guard = auto_cast
+
+
+def is_float16_supported(device=None) -> bool:
+    """False: float16 compute needs a GPU (Paddle's CPU build says False too)."""
+    return False
+
+
+def is_bfloat16_supported(device=None) -> bool:
+    """False: ``auto_cast`` computes in float32 here, so a script that picks bfloat16 when it is
+    supported keeps float32 (Paddle's CPU build says True and runs bfloat16 kernels)."""
+    return False
 
 
 def decorate(models, optimizers=None, level: str = "O1", dtype: str = "float16", master_weight=None,

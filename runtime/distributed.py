@@ -1,9 +1,15 @@
 """``rt.distributed`` for the one process this runtime runs in: the environment queries training
 scripts make before deciding to go parallel (PaddleSeg's ``ParallelEnv().nranks``, PaddleClas's
 ``dist.get_world_size() > 1``) answer as Paddle's do in a single, unlaunched process, so those scripts
-take their single-process path. There are no collectives: nothing to reduce across."""
+take their single-process path. There are no collectives: nothing to reduce across. ``fleet`` and
+``DataParallel`` wrap a model and optimizer as one worker's (they return or forward to them)."""
+import contextlib
 
-__all__ = ["ParallelEnv", "barrier", "get_rank", "get_world_size", "init_parallel_env", "is_initialized"]
+from . import distributed_fleet as fleet  # noqa: F401  (from paddle.distributed import fleet)
+from .nn.layer import Layer
+
+__all__ = ["ParallelEnv", "barrier", "get_rank", "get_world_size", "init_parallel_env", "is_initialized", "fleet",
+           "DataParallel"]
 
 
 class ParallelEnv:
@@ -38,3 +44,31 @@ def init_parallel_env():
 def barrier(group=None):
     """Nothing to wait for with one process."""
     return None
+
+
+class DataParallel(Layer):
+    """``paddle.DataParallel(model)`` in one process: forwards to ``model`` (kept as ``_layers``, where
+    scripts reach it), whose state dict it shares without a prefix, as Paddle's does."""
+
+    def __init__(self, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1,
+                 find_unused_parameters=False, group=None):
+        super().__init__()
+        self._layers = layers
+
+    def forward(self, *inputs, **kwargs):
+        return self._layers(*inputs, **kwargs)
+
+    def state_dict(self, *args, **kwargs):
+        """The wrapped model's state dict."""
+        return self._layers.state_dict(*args, **kwargs)
+
+    def set_state_dict(self, state_dict, *args, **kwargs):
+        """Loads into the wrapped model."""
+        return self._layers.set_state_dict(state_dict, *args, **kwargs)
+
+    set_dict = load_dict = set_state_dict
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Gradient accumulation without synchronisation: there is nothing to synchronise."""
+        yield

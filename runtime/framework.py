@@ -443,3 +443,15 @@ def current_block():
 def op_def(type):
     """The registered OpDef of op ``type``; KeyError if none."""
     return get_op(type)
+
+
+# paddle.framework also re-exports these top-level names (model code writes paddle.framework.ParamAttr)
+_PADDLE_FRAMEWORK = ("ParamAttr", "Parameter", "CPUPlace", "get_default_dtype", "set_default_dtype", "save", "load",
+                     "seed", "grad", "no_grad")
+
+
+def __getattr__(name):
+    if name in _PADDLE_FRAMEWORK:
+        import runtime
+        return getattr(runtime, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

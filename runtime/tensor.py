@@ -442,10 +442,18 @@ class Parameter(Tensor):
 
 
 def __getattr__(name):
-    """``rt.tensor.create_array`` / ``array_write`` / ``array_read`` / ``array_length``: Paddle
-    reaches its tensor-array functions as ``paddle.tensor.*``. Looked up on first use because the
-    op modules that define them load after this one."""
+    """``rt.tensor.create_array`` / ``array_write`` / ``array_read`` / ``array_length``, and every other
+    public tensor function: Paddle's ``paddle.tensor`` package holds its tensor functions, and model
+    code calls them there (PaddleNLP's BERT initialises weights with ``paddle.tensor.normal``).
+    Looked up on first use because the op modules that define them load after this one."""
     from .ops.tensor_array import PUBLIC
     if name in PUBLIC:
         return PUBLIC[name]
+    import sys
+    import types
+    pkg = sys.modules[__package__]
+    # paddle.tensor also holds the linear-algebra functions (paddle.tensor.cholesky...)
+    value = None if name.startswith("_") else getattr(pkg, name, None) or getattr(pkg.linalg, name, None)
+    if callable(value) and not isinstance(value, (type, types.ModuleType)):
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -169,10 +169,19 @@ def model_prefix(path):
 def load(path: str, backend: str | None = None, **configs) -> TranslatedLayer:
     """A ``TranslatedLayer`` from ``path.pdmodel``/``.pdiparams``/``.pdiparams.info`` (no user code needed).
 
-    ``path`` is the prefix given to ``save`` (the ``.pdmodel`` file's path works too).
+    ``path`` is the prefix given to ``save`` (the ``.pdmodel`` file's path works too), or, with Paddle's
+    ``model_filename``/``params_filename`` configs, the folder holding ``NAME.pdmodel``/``NAME.pdiparams``.
     ``backend``: "numpy" (the default) or "onnxruntime".  Unknown keywords are a TypeError.
     """
+    model_file, params_file = configs.pop("model_filename", None), configs.pop("params_filename", None)
     if configs:
         raise TypeError(f"dy2st.load() got unexpected keyword argument(s) {', '.join(map(repr, sorted(configs)))}")
+    if model_file is not None or params_file is not None:
+        stem = model_prefix(os.fspath(model_file or ""))
+        if not model_file or stem == os.fspath(model_file) or (
+                params_file is not None and os.fspath(params_file) != stem + ".pdiparams"):
+            raise ValueError(f"dy2st.load: model_filename {model_file!r} and params_filename {params_file!r} must "
+                             "name one saved model's NAME.pdmodel and NAME.pdiparams in the folder path")
+        path = os.path.join(os.fspath(path), stem)
     check_backend(backend or "numpy")
     return TranslatedLayer.load(model_prefix(path), backend=backend or "numpy")

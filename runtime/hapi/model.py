@@ -50,6 +50,10 @@ def _as_tensor(x):
     return x if isinstance(x, Tensor) else to_tensor(x)
 
 
+# dy2st.save(layer, path, input_spec), put here by dy2st when it is imported: Model.save(training=False)
+INFERENCE_SAVER = []
+
+
 def _input_info(inputs):
     """``(shapes, dtypes)`` of the given specs or batch, for the inference-save hint."""
     if isinstance(inputs, dict):
@@ -180,19 +184,22 @@ class Model:
     # -- state -------------------------------------------------------------------------------------
     def save(self, path, training=True):
         """Save ``path.pdparams`` (the network's state dict) and ``path.pdopt`` (the optimizer's) with
-        ``rt.save``.  ``training=False`` (an inference model) needs the converter: use
-        ``dy2st.save(model.network, path, input_spec=[...])``."""
+        ``rt.save``; ``training=False`` writes an inference model with the converter ``dy2st.save``,
+        which registers itself here when imported (the runtime never imports it)."""
         if not training:
-            spec = ""
+            specs = None
             if self._given_inputs:  # the user's specs, else the shapes of the last batch run
-                spec = ", ".join(f"InputSpec({[None if d == -1 else d for d in s.shape]}, '{s.dtype}', '{s.name}')"
-                                 for s in self._inputs)
+                specs = [InputSpec(s.shape, s.dtype, s.name) for s in self._inputs]
             elif self._input_info is not None:
-                spec = ", ".join(f"InputSpec({[None] + s[1:]}, '{d}')" for s, d in zip(*self._input_info))
+                specs = [InputSpec([None] + s[1:], d) for s, d in zip(*self._input_info)]
+            if INFERENCE_SAVER and specs:
+                return INFERENCE_SAVER[0](self.network, path, specs)
+            shown = ", ".join(f"InputSpec({[None if d == -1 else d for d in s.shape]}, '{s.dtype}', '{s.name}')"
+                              for s in specs or [])
             raise NotImplementedError(
                 "Model.save(path, training=False) writes an inference model, which needs the dy2st converter "
-                "(the runtime does not import it): call dy2st.save(model.network, path, "
-                f"input_spec=[{spec or 'InputSpec(shape, dtype), ...'}]) instead")
+                "(import dy2st first) and the inputs' specs (Model(inputs=...) or a batch run first): call "
+                f"dy2st.save(model.network, path, input_spec=[{shown or 'InputSpec(shape, dtype), ...'}]) instead")
         if not os.path.basename(path):
             raise ValueError(f"Model.save: path must be 'dirname/file_prefix' or 'file_prefix', got {path!r}")
         if os.path.dirname(path):

@@ -6,13 +6,13 @@ from .layers_basic import (GELU, Dropout, Embedding, Flatten, Identity, Linear, 
                            Tanh)
 from .layers_activation import ELU, LeakyReLU, LogSigmoid, Mish, Silu, Softplus, Swish
 from .layers_conv import AvgPool2D, AvgPool3D, Conv2D, Conv3D, MaxPool2D, MaxPool3D
-from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss
+from .layers_extra import AdaptiveAvgPool2D, BCEWithLogitsLoss, SpectralNorm
 from .layers_more import Bilinear, Conv3DTranspose, MaxUnPool1D, MaxUnPool2D, MaxUnPool3D
 from .layers_activation_extra import (CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, PReLU, ReLU6,
                                       SiLU, Softshrink, Softsign, Tanhshrink, ThresholdedReLU)
 from .loss_extra import (BCELoss, CosineSimilarity, KLDivLoss, L1Loss, MarginRankingLoss, NLLLoss, PairwiseDistance,
                          SmoothL1Loss)
-from .layers_vision import (AdaptiveAvgPool1D, AdaptiveMaxPool2D, AvgPool1D, Conv1D, Conv2DTranspose, Dropout2D,
+from .layers_vision import (AdaptiveAvgPool1D, AdaptiveMaxPool2D, AvgPool1D, Conv1D, Conv1DTranspose, Conv2DTranspose, Dropout2D,
                             GroupNorm, InstanceNorm1D, InstanceNorm2D, InstanceNorm3D, LocalResponseNorm, MaxPool1D, Pad2D,
                             PixelShuffle, Unfold, Upsample, UpsamplingBilinear2D, UpsamplingNearest2D)
 from .loss_more import (CosineEmbeddingLoss, GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, MultiLabelSoftMarginLoss,
@@ -21,7 +21,7 @@ from .layers_compat import (ChannelShuffle, Maxout, Pad1D, Pad3D, PixelUnshuffle
                             ZeroPad2D)
 from .transformer import MultiHeadAttention, TransformerEncoder, TransformerEncoderLayer
 from .transformer_decoder import Transformer, TransformerDecoder, TransformerDecoderLayer
-from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, LayerNorm
+from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, LayerNorm, SyncBatchNorm
 from .loss import CrossEntropyLoss, MSELoss
 from .param_attr import ParamAttr
 from .parameter_list import ParameterList
@@ -34,13 +34,13 @@ __all__ = ["functional", "initializer", "utils", "Layer", "Sequential", "LayerLi
            "Dropout", "Flatten", "Identity", "ReLU", "Sigmoid", "Tanh", "GELU", "Softmax", "LogSoftmax", "Softplus",
            "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "Conv2D", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BCEWithLogitsLoss", "MultiHeadAttention", "TransformerEncoderLayer",
-           "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "CrossEntropyLoss", "MSELoss",
+           "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "SyncBatchNorm", "CrossEntropyLoss", "MSELoss",
            "ParamAttr", "ParameterList", "LSTMCell", "GRUCell", "RNNCellBase", "Parameter", "ClipGradByGlobalNorm",
            "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU",
            "CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "PReLU", "ReLU6", "SiLU",
            "Softshrink", "Softsign", "Tanhshrink", "ThresholdedReLU", "BCELoss", "CosineSimilarity", "KLDivLoss",
            "L1Loss", "MarginRankingLoss", "NLLLoss", "PairwiseDistance", "SmoothL1Loss", "AdaptiveAvgPool1D",
-           "AdaptiveMaxPool2D", "AvgPool1D", "Conv1D", "Conv2DTranspose", "Dropout2D", "GroupNorm", "InstanceNorm2D",
+           "AdaptiveMaxPool2D", "AvgPool1D", "Conv1D", "Conv1DTranspose", "Conv2DTranspose", "Dropout2D", "GroupNorm", "InstanceNorm2D",
            "LocalResponseNorm", "MaxPool1D", "Pad2D", "PixelShuffle", "Unfold", "Upsample", "UpsamplingBilinear2D",
            "UpsamplingNearest2D", "Conv3D", "MaxPool3D", "AvgPool3D", "BatchNorm3D", "InstanceNorm1D",
            "InstanceNorm3D", "ZeroPad2D", "Pad1D", "Pad3D", "PixelUnshuffle", "ChannelShuffle", "Maxout",
@@ -65,7 +65,7 @@ __all__ += _layers_dropout_extra.__all__
 
 # col2im as a layer
 from .layers_vision_extra import Fold  # noqa: E402
-__all__ += ["Fold"]
+__all__ += ["Fold", "SpectralNorm"]
 
 # CTC, margin and hierarchical-sigmoid losses
 from . import loss_nnapi as _loss_nnapi  # noqa: E402

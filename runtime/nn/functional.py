@@ -243,6 +243,6 @@ def mse_loss(input: TensorLike, label: Operand, reduction: str = "mean", name: s
 globals().update(composite_functions("functional"))
 
 # The transposed convolutions and the pools, in their own modules (they read the helpers above).
-from .functional_conv import conv2d_transpose, conv3d_transpose  # noqa: E402,F401
+from .functional_conv import conv1d_transpose, conv2d_transpose, conv3d_transpose  # noqa: E402,F401
 from .functional_pool import (avg_pool2d, avg_pool3d, max_pool2d, max_pool3d, max_unpool1d,  # noqa: E402,F401
                               max_unpool2d, max_unpool3d)

@@ -1,9 +1,11 @@
-"""``F.conv2d_transpose`` and ``F.conv3d_transpose`` (Paddle's argument forms over the
-``conv{2,3}d_transpose`` ops of runtime/ops/nn_conv_transpose.py); re-exported by ``functional``."""
+"""``F.conv1d_transpose``, ``F.conv2d_transpose`` and ``F.conv3d_transpose`` (Paddle's argument forms over
+the ``conv{2,3}d_transpose`` ops of runtime/ops/nn_conv_transpose.py; 1-D is 2-D on height 1, as
+``conv1d``); re-exported by ``functional``."""
 from ..dispatch import apply
 from ..hints import IntOrPair, IntOrTriple, TensorLike
 from ..ops.math import add
 from ..ops.nn_conv import _resolve_pads
+from ..registry import composite
 
 
 def _conv_transpose(nd, x, weight, bias, stride, padding, output_padding, dilation, groups, output_size, data_format):
@@ -65,3 +67,29 @@ def conv3d_transpose(x: TensorLike, weight: TensorLike, bias: TensorLike | None 
     ``output_size`` [d, h, w] picks the output size among those the stride allows."""
     return _conv_transpose(3, x, weight, bias, stride, padding, output_padding, dilation, groups, output_size,
                            data_format)
+
+
+@composite("conv1d_transpose", functional=["conv1d_transpose"])
+def conv1d_transpose(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: int = 1,
+                     padding: int | list | str = 0, output_padding: int = 0, groups: int = 1, dilation: int = 1,
+                     output_size: int | list | None = None, data_format: str = "NCL",
+                     name: str | None = None) -> TensorLike:
+    """1-D transposed convolution of an NCL (or NLC) input with ``weight`` [in_c, out_c/groups, k], plus
+    ``bias`` (the upsampling layers of vocoders). ``padding`` is an int, 1 or 2 ints, or "SAME"/"VALID";
+    ``output_size`` [L] picks the output length among those the stride allows."""
+    from ..ops.nn_vision import _one, _pads_1d
+    from ..ops.shape import squeeze, transpose, unsqueeze
+    if data_format not in ("NCL", "NLC"):
+        raise ValueError(f"conv1d_transpose: data_format must be 'NCL' or 'NLC', got {data_format!r}")
+    if len(x.shape) != 3 or len(weight.shape) != 3:
+        raise ValueError(f"conv1d_transpose: the input must be 3-D ({data_format}) and the weight "
+                         f"[in_channels, out_channels / groups, k]; got {list(x.shape)} and {list(weight.shape)}")
+    if data_format == "NLC":
+        x = transpose(x, [0, 2, 1])
+    if output_size is not None:
+        output_size = [1, int(output_size if isinstance(output_size, int) else output_size[0])]
+    out = _conv_transpose(2, unsqueeze(x, 2), unsqueeze(weight, 2), bias, _one(stride, "stride"),
+                          _pads_1d(padding, "conv1d_transpose"), [0, _one(output_padding, "output_padding")[1]],
+                          _one(dilation, "dilation"), groups, output_size, "NCHW")
+    out = squeeze(out, 2)
+    return transpose(out, [0, 2, 1]) if data_format == "NLC" else out

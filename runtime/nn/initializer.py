@@ -206,6 +206,24 @@ class Dirac(Initializer):
         return out
 
 
+class Bilinear(Initializer):
+    """Bilinear-upsampling filters for a transposed convolution (4-D ``[c, 1, k, k]`` weight, groups = c),
+    with Paddle's exact values: its row coordinate is the float ``(i / k) % k``, not an integer row."""
+
+    def __init__(self, name=None):
+        pass
+
+    def _draw(self, shape):
+        if len(shape) != 4 or shape[2] != shape[3]:
+            raise ValueError(f"Bilinear initializes a 4-D weight with square kernels, got shape {list(shape)}")
+        size = shape[3]
+        f = np.ceil(size / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        i = np.arange(int(np.prod(shape)))
+        x, y = i % size, (i / size) % size
+        return ((1 - np.abs(x / f - c)) * (1 - np.abs(y / f - c))).astype(np.float32).reshape(shape)
+
+
 _GAINS = {"sigmoid": 1, "linear": 1, "conv1d": 1, "conv2d": 1, "conv3d": 1, "conv1d_transpose": 1,
           "conv_transpose1d": 1, "conv2d_transpose": 1, "conv_transpose2d": 1, "conv3d_transpose": 1,
           "conv_transpose3d": 1, "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}

@@ -78,6 +78,31 @@ class BatchNorm3D(_BatchNormBase):
         super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats)
 
 
+class SyncBatchNorm(_BatchNormBase):
+    """Cross-device BatchNorm; a single process has one device, so it is BatchNorm over the local
+    batch (inputs of rank 2 to 5, channels second), as Paddle's is on one card."""
+
+    def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
+                 weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
+                 data_format: str = "NCHW", name: str | None = None) -> None:
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, layer: Layer) -> Layer:
+        """``layer`` with every BatchNorm in it (or itself) replaced by a SyncBatchNorm that holds the same
+        parameter and statistics Tensors, as Paddle's (training scripts call it before DataParallel)."""
+        out = layer
+        if isinstance(layer, _BatchNormBase) and not isinstance(layer, SyncBatchNorm):
+            out = cls(layer._num_features, layer._momentum, layer._epsilon, data_format=layer._data_format)
+            out._use_global_stats = layer._use_global_stats
+            out.weight, out.bias = layer.weight, layer.bias
+            out._mean, out._variance = layer._mean, layer._variance
+            out.training = layer.training
+        for name, sub in list(layer.named_children()):
+            out.add_sublayer(name, cls.convert_sync_batchnorm(sub))
+        return out
+
+
 class BatchNorm(_BatchNormBase):
     """Paddle's rank-agnostic BatchNorm(num_channels, ...)."""
 

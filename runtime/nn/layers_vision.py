@@ -1,5 +1,5 @@
 """Vision layers over ``runtime/ops/nn_vision.py`` and ``conv2d_transpose`` (Paddle's nn.Conv1D,
-nn.Conv2DTranspose, nn.Upsample, nn.GroupNorm, nn.InstanceNorm2D, nn.PixelShuffle...).  Parameter names
+nn.Conv1DTranspose, nn.Conv2DTranspose, nn.Upsample, nn.GroupNorm, nn.InstanceNorm2D, nn.PixelShuffle...).  Parameter names
 and shapes are Paddle's, so state dicts match: ``weight``/``bias`` for the convolutions and GroupNorm,
 ``scale``/``bias`` for InstanceNorm2D."""
 import math
@@ -36,6 +36,29 @@ class Conv1D(Layer):
     def forward(self, x):
         return F.conv1d(x, self.weight, self.bias, self._stride, self._padding, self._dilation, self._groups,
                         self._data_format)
+
+
+class Conv1DTranspose(Layer):
+    """1-D transposed convolution of NCL (or NLC) input; the filter is ``[in_channels, out_channels / groups,
+    k]`` (Xavier-uniform by default, as Paddle's)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrOne, stride: IntOrOne = 1,
+                 padding: IntOrPair | str = 0, output_padding: IntOrOne = 0, groups: int = 1, dilation: IntOrOne = 1,
+                 weight_attr: ParamAttr | bool | None = None,
+                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCL") -> None:
+        super().__init__()
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"Conv1DTranspose: in_channels ({in_channels}) and out_channels ({out_channels}) "
+                             f"must be divisible by groups ({groups})")
+        self._stride, self._padding, self._output_padding = stride, padding, output_padding
+        self._dilation, self._groups, self._data_format = dilation, groups, data_format
+        k = int(kernel_size if isinstance(kernel_size, int) else kernel_size[0])
+        self.weight = self.create_parameter([in_channels, out_channels // groups, k], attr=weight_attr)
+        self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
+
+    def forward(self, x, output_size=None):
+        return F.conv1d_transpose(x, self.weight, self.bias, self._stride, self._padding, self._output_padding,
+                                  self._groups, self._dilation, output_size, self._data_format)
 
 
 class Conv2DTranspose(Layer):

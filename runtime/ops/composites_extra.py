@@ -159,11 +159,17 @@ def normalize(x: TensorLike, p: int = 2, axis: int = 1, epsilon: float = 1e-12,
 def binary_cross_entropy_with_logits(logit: TensorLike, label: TensorLike, weight: TensorLike | None = None,
                                      reduction: str = "mean", pos_weight: TensorLike | None = None,
                                      name: str | None = None) -> TensorLike:
-    """Sigmoid cross-entropy on logits, ``max(x, 0) - x * y + log(1 + exp(-|x|))`` (no overflow)."""
-    if pos_weight is not None:
-        raise NotImplementedError("binary_cross_entropy_with_logits: pos_weight is not supported")
+    """Sigmoid cross-entropy on logits, ``max(x, 0) - x * y + log(1 + exp(-|x|))`` (no overflow); with
+    ``pos_weight`` (per class, weighting the positive term) Paddle's
+    ``(1 - y) * x + (1 + (pos_weight - 1) * y) * (log(1 + exp(-|x|)) + max(-x, 0))``."""
     logit = _floating(logit)
-    loss = add(subtract(relu(logit), multiply(logit, label)), log1p(exp(scale(abs_(logit), -1.0))))
+    softplus_neg = log1p(exp(scale(abs_(logit), -1.0)))  # log(1 + exp(-|x|))
+    if pos_weight is None:
+        loss = add(subtract(relu(logit), multiply(logit, label)), softplus_neg)
+    else:
+        w = scale(multiply(label, scale(pos_weight, 1.0, -1.0)), 1.0, 1.0)
+        loss = add(multiply(scale(label, -1.0, 1.0), logit),
+                   multiply(w, add(softplus_neg, relu(scale(logit, -1.0)))))
     if weight is not None:
         loss = multiply(loss, weight)
     if reduction == "mean":

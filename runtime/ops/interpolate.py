@@ -104,6 +104,24 @@ def _per_dim(v, nd, what):
     return v
 
 
+def _size_ints(size):
+    """``size`` as Python ints: a Tensor (or list of 1-element Tensors) is read now, eagerly, or, building a
+    Program, when its values follow from known dims (``paddle.shape(x)[2:]``)."""
+    from .shape_args import known_ints
+    parts = [size] if isinstance(size, TensorLike) else size
+    if not isinstance(parts, (list, tuple)) or not any(isinstance(p, TensorLike) for p in parts):
+        return size
+    out = []
+    for p in parts:
+        values = known_ints(p) if isinstance(p, TensorLike) else [p]
+        if values is None:
+            raise NotImplementedError(f"interpolate: the size {p.name if hasattr(p, 'name') else p} is only known "
+                                      "when the Program runs; resizing needs it while the Program is built (give "
+                                      "the input known spatial dims, or pass ints)")
+        out.extend(values)
+    return out if isinstance(size, (list, tuple)) or len(out) != 1 else out[0]
+
+
 def _out_sizes(spatial, size, scale_factor, recompute_scale_factor):
     """(output sizes, per-dim scale factors or None) from ``size`` or ``scale_factor``, as Paddle reads them."""
     nd = len(spatial)
@@ -112,9 +130,9 @@ def _out_sizes(spatial, size, scale_factor, recompute_scale_factor):
     if size is not None:
         if isinstance(size, (list, tuple)) and len(size) != nd:
             raise ValueError("The x and size should satisfy rank(x) - 2 == len(size).")
-        sizes = _per_dim(size, nd, "size")
+        sizes = _per_dim(_size_ints(size), nd, "size")
         if any(not isinstance(s, (int, np.integer)) for s in sizes):
-            raise NotImplementedError("interpolate: size must be Python ints (a Tensor size is not supported)")
+            raise TypeError(f"interpolate: size must hold ints or int Tensors, got {size!r}")
         outs, scales = [int(s) for s in sizes], [None] * nd
     else:
         scales = [float(s) for s in _per_dim(scale_factor, nd, "scale_factor")]

@@ -144,15 +144,19 @@ def _one(v, what):
 def conv1d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: IntOrOne = 1,
            padding: IntOrPair | str = 0, dilation: IntOrOne = 1,
            groups: int = 1, data_format: str = "NCL", name: str | None = None) -> TensorLike:
-    """1-D convolution of an NCL input with ``weight`` [out_c, in_c / groups, k] (conv2d on height 1)."""
+    """1-D convolution of an NCL (or NLC) input with ``weight`` [out_c, in_c / groups, k] (conv2d on height 1)."""
     from ..nn.functional import conv2d
-    _nchw(data_format, "conv1d", "NCL")
-    _rank(x, 3, "conv1d", "NCL")
+    if data_format not in ("NCL", "NLC"):
+        raise ValueError(f"conv1d: data_format must be 'NCL' or 'NLC', got {data_format!r}")
+    _rank(x, 3, "conv1d", data_format)
     if len(weight.shape) != 3:
         raise ValueError(f"conv1d: weight must be [out_channels, in_channels / groups, k], got {list(weight.shape)}")
+    if data_format == "NLC":
+        x = transpose(x, [0, 2, 1])
     out = conv2d(unsqueeze(x, 2), unsqueeze(weight, 2), bias, stride=_one(stride, "stride"),
                  padding=_pads_1d(padding, "conv1d"), dilation=_one(dilation, "dilation"), groups=groups)
-    return squeeze(out, 2)
+    out = squeeze(out, 2)
+    return transpose(out, [0, 2, 1]) if data_format == "NLC" else out
 
 
 @composite("max_pool1d", functional=["max_pool1d"])

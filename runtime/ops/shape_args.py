@@ -178,3 +178,32 @@ def shape_dim_of(v):
         return None
     rank = block.var(src).shape[0]
     return name, spec[0][1] % rank if rank > 0 else spec[0][1]
+
+
+def known_ints(v):
+    """The int values of ``v`` when they are known while the Program is built, else None: an eager int
+    Tensor's values, or a Variable that is ``shape(x)`` of an x with known dims, or one index or
+    slice of it whose dims are known (PaddleSeg's ``F.interpolate(logit, paddle.shape(x)[2:])`` under
+    an unknown batch size)."""
+    if not isinstance(v, _rt.framework.Variable):
+        return [int(d) for d in np.ravel(v._value)] if str(v.dtype) in INT_DTYPES else None
+    dims = _shape_values(v)
+    return None if dims is None or any(d < 0 for d in dims) else dims
+
+
+def _shape_values(v):
+    """Variable ``v`` as dims of a shape op's input (-1 where unknown), through one index or slice."""
+    block = v.block
+    recent = list(reversed(block.ops[-64:]))
+    producer = next((op for op in recent if v.name in op.output_arg_names), None)
+    if producer is None:
+        return None
+    if producer.type == "shape":
+        return list(block.var(producer.input("X")[0]).shape)
+    spec = producer.attrs.get("spec") or [] if producer.type == "getitem" else []
+    if producer.inputs.get("Index") or len(spec) != 1 or spec[0][0] not in ("i", "s"):
+        return None
+    base = _shape_values(block.var(producer.input("X")[0]))
+    if base is None:
+        return None
+    return [base[spec[0][1]]] if spec[0][0] == "i" else base[slice(*spec[0][1:4])]

@@ -37,9 +37,57 @@ _PM = np.array([[1, -1, 1], [-1, -1, 1]], np.float32)
 _POS = np.array([[0.5, 1.5, 2.5], [3.0, 0.2, 1.0]], np.float32)
 
 
+def _viterbi(pot, trans, lengths, include_bos_eos_tag):
+    """Best CRF paths by trying every path (no BOS/EOS tags), zero-padded to the longest length."""
+    import itertools
+    out = np.zeros((len(pot), lengths.max()), np.int64)
+    scores = []
+    for b, n in enumerate(lengths):
+        paths = list(itertools.product(range(pot.shape[2]), repeat=int(n)))
+        value = [pot[b, range(n), p].sum() + sum(trans[p[t - 1], p[t]] for t in range(1, n)) for p in paths]
+        out[b, :n] = paths[int(np.argmax(value))]
+        scores.append(max(value))
+    return np.array(scores, pot.dtype), out
+
+
+# three overlapping boxes (IoU of the first two 0.68) and a far one; scores put box 1 first
+_BOXES = np.array([[0, 0, 10, 10], [1, 1, 11, 11], [0, 0, 10, 4], [20, 20, 30, 30]], np.float32)
+
+
+def _yolo_box(x, img, anchors, class_num, conf_thresh, downsample_ratio):
+    """Paddle's yolo_box CPU loop, one grid cell at a time (clip_bbox, scale_x_y 1)."""
+    sig = lambda v: 1 / (1 + np.exp(-v))  # noqa: E731
+    n, _, h, w = x.shape
+    a = len(anchors) // 2
+    boxes, scores = np.zeros((n, a * h * w, 4), np.float32), np.zeros((n, a * h * w, class_num), np.float32)
+    for i in range(n):
+        ih, iw = img[i]
+        for j in range(a):
+            for k in range(h):
+                for m in range(w):
+                    p = x[i, j * (5 + class_num):(j + 1) * (5 + class_num), k, m]
+                    if sig(p[4]) < conf_thresh:
+                        continue
+                    cx, cy = (m + sig(p[0])) * iw / w, (k + sig(p[1])) * ih / h
+                    bw = np.exp(p[2]) * anchors[2 * j] * iw / (downsample_ratio * w)
+                    bh = np.exp(p[3]) * anchors[2 * j + 1] * ih / (downsample_ratio * h)
+                    b = j * h * w + k * w + m
+                    boxes[i, b] = [max(cx - bw / 2, 0), max(cy - bh / 2, 0), min(cx + bw / 2, iw - 1),
+                                   min(cy + bh / 2, ih - 1)]
+                    scores[i, b] = sig(p[4]) * sig(p[5:])
+    return boxes, scores
+
+
 CASES_COMPAT = {
     "bincount": case(I(6, 9), None, minlength=8, ref=lambda x, w, minlength: np.bincount(x, minlength=8),
                      shape_known=False),
+    # -- paddle.text and paddle.vision.ops (their kernels were checked bitwise against Paddle 3.3) -------------
+    "viterbi_decode": case(F(2, 3, 3), F(3, 3), np.array([3, 2], np.int64), include_bos_eos_tag=False,
+                           shape_known=False, ref=_viterbi),
+    "yolo_box": case(F(2, 14, 2, 3), np.array([[64, 96], [40, 50]], np.int32), anchors=(10, 13, 16, 30), class_num=2,
+                     conf_thresh=0.4, downsample_ratio=32, ref=_yolo_box, tol=1e-4),
+    "nms": case(_BOXES, np.array([0.5, 0.9, 0.8, 0.1], np.float32), None, iou_threshold=0.5, shape_known=False,
+                ref=lambda b, s, c, iou_threshold: np.array([1, 2, 3])),
 }
 
 COMPOSITES_COMPAT = {

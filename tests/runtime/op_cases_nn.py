@@ -161,6 +161,9 @@ COMPOSITES_NN = {
     "adaptive_avg_pool1d": case(F(2, 3, 7), output_size=3,
                                 ref=lambda x, output_size: _adaptive(x[:, :, None], 1, 3, np.mean)[:, :, 0]),
     "conv1d": case(F(2, 3, 7), F(4, 3, 3), F(4), stride=2, padding=1, ref=_conv1d, tol=1e-4),
+    "conv1d_transpose": case(F(2, 3, 4), F(3, 2, 3), F(2), stride=2, padding=1, tol=1e-4, ref=lambda x, w, b, stride,
+                             padding: _conv_t(x[:, :, None], w[:, :, None], [1, 2], [0, 0, 1, 1], [0, 0])[:, :, 0]
+                             + b[None, :, None]),
     "max_pool1d": case(D(2, 3, 8), kernel_size=2, ref=lambda x, kernel_size: x.reshape(2, 3, 4, 2).max(-1)),
     "avg_pool1d": case(F(2, 3, 8), kernel_size=2, ref=lambda x, kernel_size: x.reshape(2, 3, 4, 2).mean(-1)),
     "group_norm": case(F(2, 4, 2, 3), num_groups=2, tol=1e-4,

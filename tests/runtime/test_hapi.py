@@ -152,8 +152,19 @@ def test_save_load_callbacks(tmp_path):
     model.load(str(tmp_path / "ck.pdparams"))
     for p, v in zip(model.parameters(), saved):
         np.testing.assert_array_equal(p.numpy(), v)
-    with pytest.raises(NotImplementedError, match=r"dy2st\.save\(model\.network, path, input_spec=\[InputSpec"):
-        model.save(str(tmp_path / "inf"), training=False)
+    # an inference model: the network converted with the shapes of the last batch, as paddle.jit.save
+    model.save(str(tmp_path / "inf"), training=False)
+    x = rt.to_tensor(train[0][0][None])
+    net.eval()
+    np.testing.assert_array_equal(dy2st.load(str(tmp_path / "inf"))(x).numpy(), net(x).numpy())
+    net.train()
+    saver = rt.hapi.model.INFERENCE_SAVER[:]
+    rt.hapi.model.INFERENCE_SAVER.clear()  # as when dy2st is not imported
+    try:
+        with pytest.raises(NotImplementedError, match=r"dy2st\.save\(model\.network, path, input_spec=\[InputSpec"):
+            model.save(str(tmp_path / "inf"), training=False)
+    finally:
+        rt.hapi.model.INFERENCE_SAVER[:] = saver
     early = rt.callbacks.EarlyStopping(monitor="acc", patience=0)
     model.fit(train, ev, batch_size=8, epochs=4, verbose=0, callbacks=[early], save_dir=str(tmp_path / "run"))
     assert model.stop_training and early.stopped_epoch < 4
