@@ -1,7 +1,8 @@
-"""`_jst.Range` / `_jst.Enumerate` / `_jst.Zip`: symbolic arguments -> a sequence a `while` op
-walks by index (`_Tensor*`); Python arguments -> the builtins `range` / `enumerate` / `zip`."""
+"""`_jst.Range` / `_jst.Enumerate` / `_jst.Zip` / `_jst.Reversed`: symbolic arguments -> a sequence
+a `while` op walks by index (`_Tensor*`); Python arguments -> the builtins `range` / `enumerate` /
+`zip` / `reversed`."""
 import runtime as rt
-from dy2st.operators.common import _py_items, is_symbolic
+from dy2st.operators.common import _py_items, _with_location, is_symbolic
 from dy2st.operators.python_semantics import python_int
 from dy2st.operators.shapes import Len
 from dy2st.operators.tensor_array import TensorArray
@@ -68,6 +69,19 @@ class _TensorZip(_TensorSequence):
         return tuple(p.item(k) for p in self.parts)
 
 
+class _TensorReversed(_TensorSequence):
+    """``reversed(range(n))`` / ``reversed(t)`` with a symbolic ``n`` or ``t``: the items last to first."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def length(self):
+        return self.inner.length()
+
+    def item(self, k):
+        return self.inner.item(self.inner.length() - 1 - k)
+
+
 def _as_int_var(x):
     return x if rt.is_tensor(x) else rt.full([], x, "int64")
 
@@ -98,11 +112,45 @@ def Enumerate(x, start=0):
 
 
 def Zip(*xs):
-    """``zip(*xs)``; when one is a tensor, a sequence a ``while`` op walks."""
+    """``zip(*xs)``; when one is a tensor, a sequence a ``while`` op walks. With a Python list
+    beside it (which a tensor index cannot read), the zip is unrolled when every tensor's
+    first dim is known (the list bounds it), and refused at the user's line otherwise."""
     xs = [_rows(x) for x in xs]
-    if any(isinstance(x, _TensorSequence) or is_symbolic(x) for x in xs):
+    symbolic = [x for x in xs if isinstance(x, _TensorSequence) or is_symbolic(x)]
+    python = [x for x in xs if not (isinstance(x, _TensorSequence) or is_symbolic(x))]
+    if symbolic and python:
+        unknown = [x for x in symbolic if isinstance(x, _TensorSequence) or x.ndim == 0 or x.shape[0] < 0]
+        if not unknown:
+            return zip(*[_static_rows(x) if is_symbolic(x) else _py_items(x) for x in xs])
+        what = _describe_sequence(_as_sequence(unknown[0]))
+        raise TypeError(_with_location(
+            f"zip() of {what}, whose length is known only when the Program runs, with a Python "
+            f"{type(python[0]).__name__}: a loop op cannot index the "
+            "Python value by its run-time counter. Make both tensors (rt.to_tensor / rt.stack of the "
+            "list), or loop over range(len(the list)) and index the tensor"))
+    if symbolic:
         return _TensorZip([_as_sequence(x) for x in xs])
     return zip(*[_py_items(x) for x in xs])
+
+
+def _static_rows(x):
+    return [x[k] for k in range(x.shape[0])]
+
+
+def Reversed(x):
+    """``reversed(x)`` in a loop's iterable; over a symbolic range or tensor, a sequence a
+    ``while`` op walks from the last item."""
+    x = _rows(x)
+    if isinstance(x, _TensorRange) or (is_symbolic(x) and not isinstance(x, _TensorSequence)):
+        if is_symbolic(x) and x.ndim == 0:
+            raise TypeError(_with_location("'Tensor' object is not reversible: it is 0-d"))
+        return _TensorReversed(_as_sequence(x))
+    if isinstance(x, _TensorSequence):  # enumerate / zip objects are not reversible in Python either
+        kind = type(x).__name__.replace("_Tensor", "").lower()
+        raise TypeError(_with_location(f"'{kind}' object is not reversible"))
+    if rt.is_tensor(x):
+        return reversed(_py_items(x))
+    return reversed(x)
 
 
 def _describe_sequence(seq):

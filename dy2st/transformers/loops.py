@@ -30,11 +30,11 @@ from dy2st.transformers.ifelse import (FunctionScopeTransformer, args_tuple, bra
                                        undefined_inits)
 from dy2st.transformers.object_writes import writes_dict, writes_into_objects
 
-_ITERATORS = {"range": "_jst.Range", "enumerate": "_jst.Enumerate", "zip": "_jst.Zip"}
+_ITERATORS = {"range": "_jst.Range", "enumerate": "_jst.Enumerate", "zip": "_jst.Zip", "reversed": "_jst.Reversed"}
 
 
 class _IterRewriter(gast.NodeTransformer):
-    """range/enumerate/zip in a loop's iterable -> their `_jst` versions (nested ones too)."""
+    """range/enumerate/zip/reversed in a loop's iterable -> their `_jst` versions (nested ones too)."""
 
     def visit_Call(self, node):
         self.generic_visit(node)

@@ -135,3 +135,41 @@ def _walrus_while(x, n):
 def test_walrus_in_while_condition(as_tensor):
     n = (lambda k: _t(k, "int64")) if as_tensor else (lambda k: k)
     _check(_walrus_while, [(_t([1.0]), n(k)) for k in (0, 3, 5)])
+
+
+def _reversed_range(x, n):
+    acc = x * 0
+    for i in reversed(range(n)):
+        acc = acc * 2 + i
+    return acc
+
+
+def _reversed_rows(x):
+    acc = x[0] * 0
+    for v in reversed(x):
+        acc = acc * 2 + v
+    return acc
+
+
+def test_reversed_over_tensor_range_and_rows():
+    # a tensor bound: a `while` op from the last item (an RNN's backward direction)
+    _check(_reversed_range, [(_t([1.0]), _t(k, "int64")) for k in (3, 0, 1)], grad=True)
+    _check(_reversed_rows, [(_t([1.0, 2.0, 3.0]),), (_t([4.0, -2.0, 3.0]),)], grad=True)
+
+
+def _zip_with_list(x):
+    s = x[0] * 0
+    for v, w in zip(x, [1.0, 2.0, 3.0]):
+        if v > 0:
+            s = s + v * w
+    return s
+
+
+def test_zip_of_a_tensor_and_a_list():
+    # a known first dim: unrolled (the list bounds it), as eager
+    _check(_zip_with_list, [(_t(a),) for a in ([1.0, -3.0, 5.0], [1.0, 2.0, 3.0, 4.0], [5.0])], grad=True)
+    # a run-time first dim: refused at the user's line rather than with an internal name
+    sf = dy2st.to_static(_zip_with_list, input_spec=[dy2st.InputSpec([None], "float32")])
+    with pytest.raises(TypeError, match="whose length is known only when the Program runs") as info:
+        sf(_t([1.0, 2.0]))
+    assert "for v, w in zip(x, [1.0, 2.0, 3.0])" in str(info.value)
