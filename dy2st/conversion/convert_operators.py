@@ -23,6 +23,7 @@ from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
 from dy2st.operators.python_semantics import (IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type,
                                              python_float, refuse_clock, refuse_python_random)
+from dy2st.operators.match import MatchClassSubject
 from dy2st.operators.sequences import Enumerate, Range, Reversed, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
 from dy2st.operators.side_effects import Inplace, SetItem
@@ -36,7 +37,7 @@ __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfEls
            "Pop", "SetItem", "Inplace", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
            "Compare", "Truth", "Type", "Max", "Min", "Any", "All", "Sum", "AddN", "Insert", "ArrayWrite", "ArrayWriteInto", "ArrayRead",
-           "ArrayLength"]
+           "ArrayLength", "MatchClassSubject"]
 
 _SELF = sys.modules[__name__]  # the interface the functions Call converts are generated against
 

@@ -48,13 +48,17 @@ def _captures(pattern):
 
 
 def _value_test(pattern, subject):
-    """`subject == v` for a value pattern (`|` of them: an `or`), `subject is v` for None/True/False:
-    Python's own test, written out so a tensor subject gives a tensor condition; else None."""
+    """`subject == v` for a value pattern (`|` of them: an `or`), `subject is v` for None/True/False,
+    `isinstance(subject, C)` for a bare `C()`: Python's own test, written out so a tensor subject
+    gives a tensor condition (or the eager answer); else None."""
     if isinstance(pattern, gast.MatchValue):
         return templates.replace_as_expression("subject == value", subject=subject, value=pattern.value)
     if isinstance(pattern, gast.MatchSingleton):
         return templates.replace_as_expression("subject is value", subject=subject,
                                                value=gast.Constant(value=pattern.value, kind=None))
+    if isinstance(pattern, gast.MatchClass) and not pattern.patterns and not pattern.kwd_patterns:
+        # `case int():` -> isinstance, which sees a traced tensor as the Tensor (or int) it is eagerly
+        return templates.replace_as_expression("_jst.IsInstance(subject, cls)", subject=subject, cls=pattern.cls)
     if isinstance(pattern, gast.MatchOr):
         tests = [_value_test(p, subject) for p in pattern.patterns]
         if all(t is not None for t in tests):
@@ -102,7 +106,10 @@ class MatchTransformer(transformer.Transformer):
         body = (templates.replace("found = None", found=found) + [one_case]
                 + templates.replace("return found", found=found))
         stmts = [templates.function_def(fn_name, [param], body)]
-        stmts += templates.replace("captured = fn(subject)", captured=captured, fn=fn_name, subject=subject)
+        argument = templates.name(subject)
+        if any(isinstance(n, gast.MatchClass) for n in walk(case.pattern)):
+            argument = templates.helper_call("MatchClassSubject", [argument])
+        stmts += templates.replace("captured = fn(subject)", captured=captured, fn=fn_name, subject=argument)
         if names:
             targets = gast.Tuple(elts=[templates.name(n, gast.Store()) for n in names], ctx=gast.Store())
             stmts += templates.replace("if captured is not None:\n    targets = captured", captured=captured,

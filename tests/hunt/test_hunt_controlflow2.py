@@ -173,3 +173,31 @@ def test_zip_of_a_tensor_and_a_list():
     with pytest.raises(TypeError, match="whose length is known only when the Program runs") as info:
         sf(_t([1.0, 2.0]))
     assert "for v, w in zip(x, [1.0, 2.0, 3.0])" in str(info.value)
+
+
+def _class_patterns(x, n):
+    s = x * 0
+    for i in range(n):  # `i` is a Python int eagerly, a counter tensor when n is one
+        match i:
+            case int():
+                s = s + 1
+            case _:
+                s = s - 1
+    match x:
+        case rt.Tensor():
+            s = s * 2
+    return s
+
+
+def _class_pattern_with_fields(x):
+    match x:
+        case rt.Tensor(shape=[1]):
+            return x * 2
+    return x
+
+
+def test_class_patterns_see_traced_tensors_as_eagerly():
+    _check(_class_patterns, [(_t([1.0]), _t(k, "int64")) for k in (0, 3)])
+    with pytest.raises(TypeError, match="class pattern") as info:
+        dy2st.to_static(_class_pattern_with_fields)(_t([1.0]))
+    assert "match x:" in str(info.value)
