@@ -38,7 +38,7 @@ def _rewrite(stmts, kind, flag):
             s.body, s.orelse = _rewrite(s.body, kind, flag), _rewrite(s.orelse, kind, flag)
         elif isinstance(s, gast.With):
             s.body = _rewrite(s.body, kind, flag)
-        elif isinstance(s, gast.Try):
+        elif isinstance(s, (gast.Try, gast.TryStar)):
             s.body = _rewrite(s.body, kind, flag)
             for h in s.handlers:
                 h.body = _rewrite(h.body, kind, flag)

@@ -79,7 +79,7 @@ class _FunctionReturns:
             s.orelse = self.block(s.orelse, in_loop)
         elif isinstance(s, gast.With):
             s.body = self.block(s.body, in_loop)
-        elif isinstance(s, gast.Try):
+        elif isinstance(s, (gast.Try, gast.TryStar)):
             s.body = self.block(s.body, in_loop)
             for h in s.handlers:
                 h.body = self.block(h.body, in_loop)
@@ -114,7 +114,7 @@ def _always_returns(stmts):
             return True
         if isinstance(s, gast.With) and _always_returns(s.body):
             return True
-        if isinstance(s, gast.Try) and (_always_returns(s.finalbody) or (
+        if isinstance(s, (gast.Try, gast.TryStar)) and (_always_returns(s.finalbody) or (
                 _always_returns(s.body + s.orelse) and all(_always_returns(h.body) for h in s.handlers))):
             return True
     return False

@@ -149,7 +149,7 @@ def _stmt(s, out, annotate, m):
         if annotate:
             _annotate(s, _LIVE_IN, head)
         return head | m.reads(s.iter)
-    if cls is gast.Try:
+    if cls is gast.Try or cls is gast.TryStar:
         final_in = live_in(s.finalbody, out, annotate, m)
         handlers_in = frozenset()
         for h in s.handlers:
@@ -171,8 +171,10 @@ def _stmt(s, out, annotate, m):
 
 
 _ANNO_FIELD, _LIVE_OUT, _LIVE_IN = anno._ANNO_FIELD, anno.Static.LIVE_VARS_OUT, anno.Static.LIVE_VARS_IN
-# The statements with their own rule above (a TryStar, a match... count as simple statements).
-_COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.AsyncFor, gast.Try, gast.With, gast.AsyncWith))
+# The statements with their own rule above (a match... counts as a simple statement: the match
+# pass has made it an `if` chain; `try`/`except*` has the fields and flow of a `try`).
+_COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.AsyncFor, gast.Try, gast.TryStar, gast.With,
+                       gast.AsyncWith))
 
 
 def annotate_liveness(fn_node, memo=None):
