@@ -201,3 +201,46 @@ def test_class_patterns_see_traced_tensors_as_eagerly():
     with pytest.raises(TypeError, match="class pattern") as info:
         dy2st.to_static(_class_pattern_with_fields)(_t([1.0]))
     assert "match x:" in str(info.value)
+
+
+def _try_star(x, n):
+    for i in range(n):
+        try:
+            if x.sum() > i:
+                return x * i
+        except* ValueError:
+            pass
+        x = x + 1
+    return x
+
+
+def test_return_inside_try_star():
+    # `try`/`except*` has a `try`'s flow: its return and break were left as they were
+    _check(_try_star, [(_t([v]), k) for v in (-1.0, 1.5) for k in (0, 3)], grad=True)
+
+
+def _raise_with_else(x, mode):
+    if mode == "a":
+        y = x * 2
+    elif x.sum() > 5:
+        raise ValueError("big")
+    else:
+        y = x - 1
+    if y.sum() > 0:
+        z = y
+    else:
+        raise ValueError("neg")
+    return z
+
+
+def test_raise_in_a_branch_with_an_else():
+    # both branches were traced, so the raise fired while the Program was built, for every input
+    sf = dy2st.to_static(_raise_with_else)
+    for args in [(_t([1.0]), "a"), (_t([3.0]), "b"), (_t([6.0]), "b"), (_t([-3.0]), "a")]:
+        try:
+            eager = _raise_with_else(*args).numpy()
+        except ValueError as e:
+            with pytest.raises(ValueError, match=str(e)):
+                sf(*args)
+        else:
+            np.testing.assert_array_equal(sf(*args).numpy(), eager)
