@@ -44,6 +44,12 @@ def recording_writes():
         _LOCAL.writes = outer
 
 
+def written_in_trace(var):
+    """Whether the branch or loop body being traced wrote into ``var`` (its placeholder) in place."""
+    record = getattr(_LOCAL, "writes", None)
+    return record is not None and id(var) in record
+
+
 def rebind(target, out):
     """`target` taking over `out` (``adopt``), or `out`, the write recorded for the enclosing op."""
     if adopt(target, out):

@@ -7,7 +7,7 @@ Program to learn their dtype and rank.
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
-from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads,
+from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads, written_in_trace,
                                       refuse_uncarried, written_outputs)
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
@@ -378,8 +378,17 @@ def _symbolic_for(seq, body, values, names, extra_test, writes=None):
             return more
         return rt.logical_and(more, _as_bool_var(extra_test(*vals)))
 
+    # carries naming the tensor the loop walks: eagerly each row is read after the earlier
+    # iterations' in-place writes into it, the `while` op reads the rows it started with
+    walked = [j for j, v in enumerate(values) if isinstance(seq, _TensorRows) and v is seq.x]
+
     def loop_body(k, *vals):
         outs = _pack(body(seq.item(k), *vals), n)
+        if any(written_in_trace(vals[j]) for j in walked):
+            raise TypeError(_with_location(
+                f"the body of a `for` over the rows of '{names[walked[0]]}' writes into that tensor in place: "
+                "eagerly later rows are read after those writes, the loop op reads the rows it started with. "
+                "Loop over range(len(...)) and index the tensor, or iterate over a copy (t.clone())"))
         return (k + 1,), outs
 
     fns = (body,) if extra_test is None else (body, extra_test)

@@ -244,3 +244,30 @@ def test_raise_in_a_branch_with_an_else():
                 sf(*args)
         else:
             np.testing.assert_array_equal(sf(*args).numpy(), eager)
+
+
+def _writes_into_walked_rows(x):
+    x = x * 1
+    s = x[0] * 0
+    k = 0
+    for v in x:
+        if k + 1 < 3:
+            x[k + 1] = x[k + 1] + v  # eagerly the next row read sees this write
+        s = s + v
+        k += 1
+    return s, x
+
+
+def _writes_into_another_tensor(x):
+    z = x * 1
+    for v in x * 1:
+        z[0] = z[0] + v
+    return z
+
+
+def test_for_over_a_tensor_its_body_writes_into_is_refused():
+    # the loop op read the rows it started with: a silently different sum
+    with pytest.raises(TypeError, match="writes into that tensor in place") as info:
+        dy2st.to_static(_writes_into_walked_rows)(_t([1.0, 2.0, 3.0]))
+    assert "for v in x:" in str(info.value)
+    _check(_writes_into_another_tensor, [(_t([1.0, 2.0, 3.0]),)])
