@@ -45,9 +45,10 @@ def recording_writes():
 
 
 def written_in_trace(var):
-    """Whether the branch or loop body being traced wrote into ``var`` (its placeholder) in place."""
+    """What the branch or loop body being traced wrote into ``var`` (its placeholder) in place, or None."""
     record = getattr(_LOCAL, "writes", None)
-    return record is not None and id(var) in record
+    write = record.get(id(var)) if record is not None else None
+    return None if write is None else write[1]
 
 
 def rebind(target, out):

@@ -16,12 +16,13 @@ class _TensorSequence:
 class _TensorRows(_TensorSequence):
     def __init__(self, x):
         self.x = x
+        self.current = None  # the loop's current value of x, when its body writes into x (LiveRows)
 
     def length(self):
         return Len(self.x)
 
     def item(self, k):
-        return self.x[k]
+        return (self.x if self.current is None else self.current)[k]
 
 
 class _TensorRange(_TensorSequence):
@@ -80,6 +81,53 @@ class _TensorReversed(_TensorSequence):
 
     def item(self, k):
         return self.inner.item(self.inner.length() - 1 - k)
+
+
+def _walked_rows(seq):
+    """The ``_TensorRows`` ``seq`` reads (through enumerate / zip / reversed)."""
+    if isinstance(seq, _TensorRows):
+        return [seq]
+    inner = getattr(seq, "parts", None) or [getattr(seq, "inner", None)]
+    return [r for part in inner if isinstance(part, _TensorSequence) for r in _walked_rows(part)]
+
+
+class ReadLive(Exception):
+    """The body of a `for` over a tensor writes into it in place: build the loop again reading
+    that tensor's rows from its carry (``LiveRows``)."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
+class LiveRows:
+    """Eagerly a `for` over a tensor reads each row when it gets there, after the earlier
+    iterations' in-place writes into the tensor (`for i, v in enumerate(x): x[i + 1] += v`).
+    The loop op's rows come from the tensor it started with, unless the tensor is also a carry
+    the body writes into in place: then the rows are read from that carry's current value."""
+
+    def __init__(self, seq, values, names):
+        self.walked = [(r, j) for r in _walked_rows(seq) for j, v in enumerate(values) if v is r.x]
+        self.names = names
+        self.live = set()  # indices into walked read from the carry
+
+    def enter(self, vals):
+        for idx, (rows, j) in enumerate(self.walked):
+            rows.current = vals[j] if idx in self.live else None
+
+    def leave(self, vals, outs, written):
+        """After the body's trace: ``written(v)``, the write recorded into the placeholder ``v``."""
+        for idx, (rows, j) in enumerate(self.walked):
+            rows.current = None
+            write = written(vals[j])
+            if write is None:
+                continue
+            if outs[j] is not write:  # written into, then rebound: the rows are of neither value
+                raise TypeError(_with_location(
+                    f"the body of a `for` over the rows of '{self.names[j]}' writes into that tensor in place "
+                    "and then rebinds the name: loop over range(len(...)) and index the tensor instead"))
+            if idx not in self.live:
+                raise ReadLive(idx)
 
 
 def _as_int_var(x):

@@ -36,11 +36,13 @@ def _check(fn, calls, grad=False):
         if grad:
             x, rest = args[0], args[1:]
             x.stop_gradient = False
+            x.clear_gradient()
             fn(x, *rest).sum().backward()
             eager = x.grad.numpy().copy()
             x.clear_gradient()
             sf(x, *rest).sum().backward()
             np.testing.assert_array_equal(x.grad.numpy(), eager)
+            x.clear_gradient()
             x.stop_gradient = True
     return sf
 
@@ -249,25 +251,35 @@ def test_raise_in_a_branch_with_an_else():
 def _writes_into_walked_rows(x):
     x = x * 1
     s = x[0] * 0
-    k = 0
-    for v in x:
-        if k + 1 < 3:
-            x[k + 1] = x[k + 1] + v  # eagerly the next row read sees this write
+    for i, v in enumerate(x):
+        if i + 1 < 3:
+            x[i + 1] = x[i + 1] + v * v  # eagerly the next row read sees this write
         s = s + v
-        k += 1
     return s, x
 
 
-def _writes_into_another_tensor(x):
-    z = x * 1
-    for v in x * 1:
-        z[0] = z[0] + v
-    return z
+def _writes_into_an_alias_of_the_rows(x):
+    y = x * 1
+    z = y
+    for v in reversed(z):
+        y[1] = y[1] * v
+    return y, z
 
 
-def test_for_over_a_tensor_its_body_writes_into_is_refused():
-    # the loop op read the rows it started with: a silently different sum
-    with pytest.raises(TypeError, match="writes into that tensor in place") as info:
-        dy2st.to_static(_writes_into_walked_rows)(_t([1.0, 2.0, 3.0]))
-    assert "for v in x:" in str(info.value)
-    _check(_writes_into_another_tensor, [(_t([1.0, 2.0, 3.0]),)])
+def _writes_then_rebinds(x):
+    x = x * 1
+    for v in x:
+        x[0] = x[0] + v
+        x = x * 2
+    return x
+
+
+def test_for_over_a_tensor_its_body_writes_into():
+    # the loop op read the rows it started with: a silently different sum; now it reads the carry
+    calls = [(_t([1.0, 2.0, 3.0]),), (_t([-1.0, 0.5, 2.0]),)]
+    _check(lambda x: _writes_into_walked_rows(x)[1], calls, grad=True)
+    _check(_writes_into_walked_rows, calls)
+    _check(lambda x: _writes_into_an_alias_of_the_rows(x)[0], calls, grad=True)
+    with pytest.raises(TypeError, match="writes into that tensor in place and then rebinds") as info:
+        dy2st.to_static(_writes_then_rebinds)(_t([1.0, 2.0, 3.0]))
+    assert "x[0] = x[0] + v" in str(info.value) or "for v in x:" in str(info.value)
