@@ -10,6 +10,7 @@ import pytest
 
 import dy2st
 import runtime as rt
+from dy2st.pyct.errors import Dy2StSyntaxError
 
 
 def _t(v, dtype="float32"):
@@ -283,3 +284,21 @@ def test_for_over_a_tensor_its_body_writes_into():
     with pytest.raises(TypeError, match="writes into that tensor in place and then rebinds") as info:
         dy2st.to_static(_writes_then_rebinds)(_t([1.0, 2.0, 3.0]))
     assert "x[0] = x[0] + v" in str(info.value) or "for v in x:" in str(info.value)
+
+
+def _walrus_in_or(x):
+    z = x * 0
+    _ = x.sum() > 0 or (z := x * 7).sum() > 0
+    return z
+
+
+def _walrus_in_ternary(x):
+    y = (z := x * 2) if x.sum() > 0 else (z := x * 3)
+    return y + z
+
+
+@pytest.mark.parametrize("fn", [_walrus_in_or, _walrus_in_ternary])
+def test_walrus_in_an_operand_made_a_lambda_is_refused(fn):
+    # bound inside the operand's lambda: `z` kept its old value silently (or was unbound)
+    with pytest.raises(Dy2StSyntaxError, match="`:=` inside"):
+        dy2st.to_static(fn)(_t([-1.0]))
