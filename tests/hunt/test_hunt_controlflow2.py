@@ -302,3 +302,61 @@ def test_walrus_in_an_operand_made_a_lambda_is_refused(fn):
     # bound inside the operand's lambda: `z` kept its old value silently (or was unbound)
     with pytest.raises(Dy2StSyntaxError, match="`:=` inside"):
         dy2st.to_static(fn)(_t([-1.0]))
+
+
+class _Base(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = rt.nn.Linear(4, 4)
+
+    def forward(self, x, mode="relu"):
+        h = self.fc(x)
+        match mode:
+            case "relu":
+                h = rt.nn.functional.relu(h)
+            case "tanh":
+                h = rt.tanh(h)
+        return h
+
+
+class _Net(_Base):
+    def __init__(self):
+        super().__init__()
+        self.blocks = rt.nn.LayerList([rt.nn.Linear(4, 4) for _ in range(2)])
+        self.head = rt.nn.Linear(4, 1)
+
+    def forward(self, x, n, mode="relu"):
+        h = super().forward(x, mode)
+        for i, blk in enumerate(self.blocks):
+            if i >= 1 and h.mean() > 0.5:
+                break
+            h = blk(h)
+        k = 0
+        while k < n:
+            k += 1
+            if h.abs().max() > 3:
+                h = h / 2
+                continue
+            h = h + 0.1
+        for row in reversed(range(n)):
+            h = h * 0.9 + row * 0.01
+        return self.head(h).mean()
+
+
+def test_layer_mixing_the_constructs_trains_like_eager():
+    rt.seed(5)
+    eager = _Net()
+    rt.seed(5)
+    net = dy2st.to_static(_Net())
+    opts = [rt.optimizer.SGD(0.05, parameters=m.parameters()) for m in (eager, net)]
+    rng = np.random.RandomState(0)
+    for step in range(4):
+        x, n, mode = _t(rng.randn(3, 4)), _t(rng.randint(0, 4), "int64"), ("relu", "tanh", "none")[step % 3]
+        losses = [m(x, n, mode) for m in (eager, net)]
+        np.testing.assert_array_equal(losses[1].numpy(), losses[0].numpy())
+        for loss, opt in zip(losses, opts):
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+    for p, q in zip(eager.parameters(), net.parameters()):
+        np.testing.assert_array_equal(q.numpy(), p.numpy())
