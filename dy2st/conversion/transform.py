@@ -48,6 +48,9 @@ def _pipeline(node, ctx, snapshot):
     node = attributes.transform(node, ctx); snapshot("attributes", node)
     # `match` -> an `if` chain: the passes below know `if` (jumps and tensor branches in cases).
     node = match_statements.transform(node, ctx); snapshot("match_statements", node)
+    # Which names functions defined in the user's code read from their enclosing function, found
+    # before the passes below add lambdas and functions that read names too.
+    ifelse.mark_closure_cells(node)
     # `if cond: raise E` -> a run-time check, before the `if` pass would run both branches.
     node = exceptions.transform(node, ctx); snapshot("exceptions", node)
     # Jumps first: once branches and loops become functions, a `return`/`break` inside them

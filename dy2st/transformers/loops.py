@@ -27,7 +27,7 @@ import gast
 from dy2st.pyct import anno, templates
 from dy2st.pyct.static_analysis import block_writes, reads, writes
 from dy2st.transformers.ifelse import (FunctionScopeTransformer, args_tuple, branch_function, call_statement,
-                                       undefined_inits)
+                                       in_cells, undefined_inits)
 from dy2st.transformers.object_writes import writes_dict, writes_into_objects
 
 _ITERATORS = {"range": "_jst.Range", "enumerate": "_jst.Enumerate", "zip": "_jst.Zip", "reversed": "_jst.Reversed"}
@@ -77,8 +77,8 @@ class LoopTransformer(FunctionScopeTransformer):
         carries = self._carries(node, body)
         cond_name, body_name = self.ctx.namer.new_group("loop_cond", "loop_body")
         # Built directly: the test moves into the condition function (a template would copy it).
-        cond_fn = templates.function_def(cond_name, carries, [gast.Return(value=test)])
-        new = [cond_fn, branch_function(body_name, carries, body, carries)]
+        cond_fn = in_cells(templates.function_def(cond_name, carries, [gast.Return(value=test)]), self.cells)
+        new = [cond_fn, branch_function(body_name, carries, body, carries, self.cells)]
         new += undefined_inits([c for c in carries if c not in defined])
         call = templates.helper_call("While", [templates.name(cond_name), templates.name(body_name),
                                                args_tuple(carries), templates.str_tuple(carries)],
@@ -111,10 +111,10 @@ class LoopTransformer(FunctionScopeTransformer):
         keywords = []
         if extra is not None:
             cond_name = self.ctx.namer.new("loop_cond")
-            new.append(templates.function_def(cond_name, carries, [gast.Return(value=extra)]))
+            new.append(in_cells(templates.function_def(cond_name, carries, [gast.Return(value=extra)]), self.cells))
             keywords.append(("extra_test", templates.name(cond_name)))
         keywords += self._writes(body, defined)
-        new.append(branch_function(body_name, [item] + carries, body, carries))
+        new.append(branch_function(body_name, [item] + carries, body, carries, self.cells))
         new += undefined_inits([c for c in carries if c not in defined])
         # Built directly: the iterable moves into the call (a template would copy it).
         call = templates.helper_call("For", [iterable, templates.name(body_name), args_tuple(carries),

@@ -360,3 +360,29 @@ def test_layer_mixing_the_constructs_trains_like_eager():
             opt.clear_grad()
     for p, q in zip(eager.parameters(), net.parameters()):
         np.testing.assert_array_equal(q.numpy(), p.numpy())
+
+
+def _closure_after_branch(x):
+    scale = 1.0
+    g = lambda t: t * scale  # noqa: E731  (a closure over `scale`, rebound below)
+    if x.sum() > 0:
+        scale = 2.0
+    return g(x)
+
+
+def _closure_inside_loop(x, n):
+    acc = x * 0
+
+    def add(t):
+        return acc + t  # reads the loop's current `acc` eagerly
+
+    for _ in range(n):
+        acc = add(x)
+    return acc
+
+
+def test_closures_see_what_branches_and_loops_rebind():
+    # the branch and loop bodies bound their own locals: the closure kept the old value, silently
+    _check(_closure_after_branch, [(_t([v]),) for v in (-1.0, 1.0)], grad=True)
+    _check(_closure_inside_loop, [(_t([1.0]), _t(k, "int64")) for k in (0, 3)], grad=True)
+    _check(_closure_inside_loop, [(_t([1.0]), k) for k in (0, 3)])

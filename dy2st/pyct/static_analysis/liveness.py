@@ -8,6 +8,8 @@ everything they mention.
 """
 import gast
 
+from dy2st.pyct.nodes import statements
+
 from dy2st.pyct import anno
 from dy2st.pyct.static_analysis.activity import reads, writes
 
@@ -177,9 +179,19 @@ _COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.AsyncFor, gast.Try, g
                        gast.AsyncWith))
 
 
-def annotate_liveness(fn_node, memo=None):
+def annotate_liveness(fn_node, memo=None, always_live=frozenset()):
     """Annotate every statement of a FunctionDef (not nested ones) with liveness.
 
     ``memo``: a ``Memo`` to reuse (e.g. by ``annotate_defined`` on the same unchanged tree).
+    ``always_live``: names live everywhere (closure cells: a function defined here may read them
+    at any call, which the statements' own reads do not show).
     """
-    live_in(fn_node.body, frozenset(), annotate=True, memo=memo)
+    live_in(fn_node.body, always_live, annotate=True, memo=memo)
+    if always_live:
+        for n in statements(fn_node.body):
+            store = n.__dict__.get(_ANNO_FIELD)
+            if store is None:
+                continue
+            for key in (_LIVE_OUT, _LIVE_IN):
+                if key in store:
+                    store[key] = store[key] | always_live
