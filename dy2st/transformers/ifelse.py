@@ -31,7 +31,7 @@ from dy2st.pyct import anno, naming, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, live_in
 from dy2st.pyct.static_analysis.activity import block_writes, closure_cells, writes
 from dy2st.pyct.nodes import statements
-from dy2st.pyct.static_analysis.liveness import Memo
+from dy2st.pyct.static_analysis.liveness import Memo, add_closure_cells
 from dy2st.transformers.object_writes import (DefFacts, called_function_roots, nested_function_writes, writes_dict,
                                                writes_into_objects, written_roots)
 
@@ -152,8 +152,10 @@ class FunctionScopeTransformer(transformer.Transformer):
         self.cells = self.cells | anno.getanno(node, anno.Static.CLOSURE_CELLS, frozenset())
         if transformer.contains(node.body, self.analysed, stop=_FUNCTION_SCOPES):
             memo = Memo(self.ctx.generated_reads, self.ctx.generated_writes)  # one tree, unchanged between the two analyses
-            annotate_liveness(node, memo, always_live=self.cells)
+            annotate_liveness(node, memo)
             annotate_defined(node, memo)
+            if self.cells:
+                add_closure_cells(node, self.cells)
             if self.object_writes:
                 self.local_names = self.def_facts.of(node)[0]
                 self.fn_writes = nested_function_writes(node, self.def_facts)

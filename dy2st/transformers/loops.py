@@ -25,6 +25,7 @@ a traced row (`for a, b in t2d` -> `a, b = _jst.Unpack(item_0, 2)`).
 import gast
 
 from dy2st.pyct import anno, templates
+from dy2st.pyct.nodes import statements
 from dy2st.pyct.static_analysis import block_writes, reads, writes
 from dy2st.transformers.ifelse import (FunctionScopeTransformer, args_tuple, branch_function, call_statement,
                                        in_cells, undefined_inits)
@@ -123,8 +124,22 @@ class LoopTransformer(FunctionScopeTransformer):
         return self.copy_origin(node, new)
 
 
+def _bind_cells(tree):
+    """`name = _jst.UndefinedVar('name')` first in each user function for its closure cells that
+    are not parameters: the generated functions bind them `nonlocal` (``ifelse.in_cells``), which
+    needs a binding in the function even where a branch or loop is their only assignment."""
+    for fn in statements(tree):
+        cells = anno.getanno(fn, anno.Static.CLOSURE_CELLS) if isinstance(fn, gast.FunctionDef) else None
+        if cells:
+            params = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+            params |= {a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
+            fn.body = undefined_inits(sorted(cells - params)) + fn.body
+
+
 def transform(node, ctx, object_writes=None):
     """Apply the loops pass to ``node``. ``object_writes``: as for ``ifelse.transform``."""
     if object_writes is None:
         object_writes = writes_into_objects(node)
-    return LoopTransformer(ctx, object_writes).visit(node)
+    node = LoopTransformer(ctx, object_writes).visit(node)
+    _bind_cells(node)
+    return node

@@ -386,3 +386,16 @@ def test_closures_see_what_branches_and_loops_rebind():
     _check(_closure_after_branch, [(_t([v]),) for v in (-1.0, 1.0)], grad=True)
     _check(_closure_inside_loop, [(_t([1.0]), _t(k, "int64")) for k in (0, 3)], grad=True)
     _check(_closure_inside_loop, [(_t([1.0]), k) for k in (0, 3)])
+
+
+def _closure_over_a_name_first_bound_in_the_loop(x, n):
+    for i in range(n):
+        y = x * i
+        f = lambda: y + 1  # noqa: E731
+        x = f()
+    return x
+
+
+def test_closure_over_a_name_first_bound_inside_a_loop():
+    # not carried (it has no value before the loop): a loop that runs zero times is fine
+    _check(_closure_over_a_name_first_bound_in_the_loop, [(_t([1.0]), _t(k, "int64")) for k in (0, 1, 3)])

@@ -173,25 +173,33 @@ def _stmt(s, out, annotate, m):
 
 
 _ANNO_FIELD, _LIVE_OUT, _LIVE_IN = anno._ANNO_FIELD, anno.Static.LIVE_VARS_OUT, anno.Static.LIVE_VARS_IN
+_DEFINED_IN = anno.Static.DEFINED_VARS_IN
 # The statements with their own rule above (a match... counts as a simple statement: the match
 # pass has made it an `if` chain; `try`/`except*` has the fields and flow of a `try`).
 _COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.AsyncFor, gast.Try, gast.TryStar, gast.With,
                        gast.AsyncWith))
 
 
-def annotate_liveness(fn_node, memo=None, always_live=frozenset()):
+def annotate_liveness(fn_node, memo=None):
     """Annotate every statement of a FunctionDef (not nested ones) with liveness.
 
     ``memo``: a ``Memo`` to reuse (e.g. by ``annotate_defined`` on the same unchanged tree).
-    ``always_live``: names live everywhere (closure cells: a function defined here may read them
-    at any call, which the statements' own reads do not show).
     """
-    live_in(fn_node.body, always_live, annotate=True, memo=memo)
-    if always_live:
-        for n in statements(fn_node.body):
-            store = n.__dict__.get(_ANNO_FIELD)
-            if store is None:
-                continue
+    live_in(fn_node.body, frozenset(), annotate=True, memo=memo)
+
+
+def add_closure_cells(fn_node, cells):
+    """Count the closure ``cells`` bound before a statement as live after it and at it: a function
+    defined in ``fn_node`` may read them at any call, which the statements' own reads do not show.
+    (One first bound inside a branch or loop is left to what reads it by name: the generated
+    functions still write it into its cell, where a closure made there reads it.) Needs
+    ``annotate_defined`` first."""
+    for n in statements(fn_node.body):
+        store = n.__dict__.get(_ANNO_FIELD)
+        if not store:
+            continue
+        extra = cells & store.get(_DEFINED_IN, frozenset())
+        if extra:
             for key in (_LIVE_OUT, _LIVE_IN):
                 if key in store:
-                    store[key] = store[key] | always_live
+                    store[key] = store[key] | extra
