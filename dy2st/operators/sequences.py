@@ -112,6 +112,7 @@ class LiveRows:
         self.live = set()  # indices into walked read from the carry
 
     def enter(self, vals):
+        """Before the body's trace: the rows read from the carries ``vals`` where the loop reads them live."""
         for idx, (rows, j) in enumerate(self.walked):
             rows.current = vals[j] if idx in self.live else None
 
