@@ -180,3 +180,20 @@ def _closure_over_a_name_first_bound_in_the_loop(x, n):
 def test_closure_over_a_name_first_bound_inside_a_loop():
     # not carried (it has no value before the loop): a loop that runs zero times is fine
     _check(_closure_over_a_name_first_bound_in_the_loop, [(_t([1.0]), _t(k, "int64")) for k in (0, 1, 3)])
+
+
+def _cumulative_rows(x):
+    y = x * 1
+    for i, row in enumerate(y):
+        if i + 1 < y.shape[0]:
+            y[i + 1] = y[i + 1] + row
+    return y
+
+
+def test_rows_written_in_place_under_a_run_time_batch():
+    # one Program (batch None) serves every batch size, each row read after the previous write
+    sf = dy2st.to_static(_cumulative_rows, input_spec=[dy2st.InputSpec([None, 2], "float32")])
+    for b in (2, 5, 1):
+        x = _t(np.arange(2.0 * b).reshape(b, 2))
+        np.testing.assert_array_equal(sf(x).numpy(), _cumulative_rows(x).numpy())
+    assert len(sf.program_cache) == 1
