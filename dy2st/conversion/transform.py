@@ -31,6 +31,7 @@ from dy2st.transformers import (
     list_append,
     logical_expressions,
     loops,
+    match_statements,
     return_statements,
     unsupported,
 )
@@ -45,6 +46,11 @@ def _pipeline(node, ctx, snapshot):
     # Private names are mangled as the class body would have (the generated code is compiled
     # outside it), and `x.stop_gradient = ...` becomes a rebinding, before anything reads names.
     node = attributes.transform(node, ctx); snapshot("attributes", node)
+    # `match` -> an `if` chain: the passes below know `if` (jumps and tensor branches in cases).
+    node = match_statements.transform(node, ctx); snapshot("match_statements", node)
+    # Which names functions defined in the user's code read from their enclosing function, found
+    # before the passes below add lambdas and functions that read names too.
+    ifelse.mark_closure_cells(node)
     # `if cond: raise E` -> a run-time check, before the `if` pass would run both branches.
     node = exceptions.transform(node, ctx); snapshot("exceptions", node)
     # Jumps first: once branches and loops become functions, a `return`/`break` inside them
@@ -84,7 +90,7 @@ def _pipeline(node, ctx, snapshot):
 
 
 # The snapshots `passes` holds, in pipeline order (the first is the parsed original).
-PASS_NAMES = ("original", "attributes", "exceptions", "return_statements", "break_statements", "list_append",
+PASS_NAMES = ("original", "attributes", "match_statements", "exceptions", "return_statements", "break_statements", "list_append",
               "condition_truth", "assert_print", "len_shape", "casts", "call_trees", "comparisons",
               "logical_expressions", "ifelse", "loops")
 

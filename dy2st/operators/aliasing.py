@@ -44,6 +44,13 @@ def recording_writes():
         _LOCAL.writes = outer
 
 
+def written_in_trace(var):
+    """What the branch or loop body being traced wrote into ``var`` (its placeholder) in place, or None."""
+    record = getattr(_LOCAL, "writes", None)
+    write = record.get(id(var)) if record is not None else None
+    return None if write is None else write[1]
+
+
 def rebind(target, out):
     """`target` taking over `out` (``adopt``), or `out`, the write recorded for the enclosing op."""
     if adopt(target, out):

@@ -7,7 +7,7 @@ Program to learn their dtype and rank.
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
-from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads,
+from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads, written_in_trace,
                                       refuse_uncarried, written_outputs)
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
@@ -45,7 +45,7 @@ from dy2st.operators.loop_carries import (
 )
 from dy2st.operators.loop_closures import check_escaping_closures
 from dy2st.operators.python_semantics import MixedInt, _is_python_int, int_kind, mark_int, python_int
-from dy2st.operators.sequences import _describe_sequence, _TensorRows, _TensorSequence
+from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -378,10 +378,20 @@ def _symbolic_for(seq, body, values, names, extra_test, writes=None):
             return more
         return rt.logical_and(more, _as_bool_var(extra_test(*vals)))
 
+    rows = LiveRows(seq, values, names)  # the walked tensor, when the body writes into it in place
+
     def loop_body(k, *vals):
+        rows.enter(vals)
         outs = _pack(body(seq.item(k), *vals), n)
+        rows.leave(vals, outs, written_in_trace)
         return (k + 1,), outs
 
     fns = (body,) if extra_test is None else (body, extra_test)
-    return _while_writing(tracked(writes, fns, (None,) + tuple(values)), cond, loop_body, values,
-                          names, prefix=(counter,))
+    blocks = _block_count()
+    while True:
+        try:
+            return _while_writing(tracked(writes, fns, (None,) + tuple(values)), cond, loop_body, values,
+                                  names, prefix=(counter,))
+        except ReadLive as r:
+            _drop_blocks(blocks)
+            rows.live.add(r.index)

@@ -1,7 +1,8 @@
-"""`_jst.Range` / `_jst.Enumerate` / `_jst.Zip`: symbolic arguments -> a sequence a `while` op
-walks by index (`_Tensor*`); Python arguments -> the builtins `range` / `enumerate` / `zip`."""
+"""`_jst.Range` / `_jst.Enumerate` / `_jst.Zip` / `_jst.Reversed`: symbolic arguments -> a sequence
+a `while` op walks by index (`_Tensor*`); Python arguments -> the builtins `range` / `enumerate` /
+`zip` / `reversed`."""
 import runtime as rt
-from dy2st.operators.common import _py_items, is_symbolic
+from dy2st.operators.common import _py_items, _with_location, is_symbolic
 from dy2st.operators.python_semantics import python_int
 from dy2st.operators.shapes import Len
 from dy2st.operators.tensor_array import TensorArray
@@ -15,12 +16,13 @@ class _TensorSequence:
 class _TensorRows(_TensorSequence):
     def __init__(self, x):
         self.x = x
+        self.current = None  # the loop's current value of x, when its body writes into x (LiveRows)
 
     def length(self):
         return Len(self.x)
 
     def item(self, k):
-        return self.x[k]
+        return (self.x if self.current is None else self.current)[k]
 
 
 class _TensorRange(_TensorSequence):
@@ -68,6 +70,67 @@ class _TensorZip(_TensorSequence):
         return tuple(p.item(k) for p in self.parts)
 
 
+class _TensorReversed(_TensorSequence):
+    """``reversed(range(n))`` / ``reversed(t)`` with a symbolic ``n`` or ``t``: the items last to first."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def length(self):
+        return self.inner.length()
+
+    def item(self, k):
+        return self.inner.item(self.inner.length() - 1 - k)
+
+
+def _walked_rows(seq):
+    """The ``_TensorRows`` ``seq`` reads (through enumerate / zip / reversed)."""
+    if isinstance(seq, _TensorRows):
+        return [seq]
+    inner = getattr(seq, "parts", None) or [getattr(seq, "inner", None)]
+    return [r for part in inner if isinstance(part, _TensorSequence) for r in _walked_rows(part)]
+
+
+class ReadLive(Exception):
+    """The body of a `for` over a tensor writes into it in place: build the loop again reading
+    that tensor's rows from its carry (``LiveRows``)."""
+
+    def __init__(self, index):
+        super().__init__(index)
+        self.index = index
+
+
+class LiveRows:
+    """Eagerly a `for` over a tensor reads each row when it gets there, after the earlier
+    iterations' in-place writes into the tensor (`for i, v in enumerate(x): x[i + 1] += v`).
+    The loop op's rows come from the tensor it started with, unless the tensor is also a carry
+    the body writes into in place: then the rows are read from that carry's current value."""
+
+    def __init__(self, seq, values, names):
+        self.walked = [(r, j) for r in _walked_rows(seq) for j, v in enumerate(values) if v is r.x]
+        self.names = names
+        self.live = set()  # indices into walked read from the carry
+
+    def enter(self, vals):
+        """Before the body's trace: the rows read from the carries ``vals`` where the loop reads them live."""
+        for idx, (rows, j) in enumerate(self.walked):
+            rows.current = vals[j] if idx in self.live else None
+
+    def leave(self, vals, outs, written):
+        """After the body's trace: ``written(v)``, the write recorded into the placeholder ``v``."""
+        for idx, (rows, j) in enumerate(self.walked):
+            rows.current = None
+            write = written(vals[j])
+            if write is None:
+                continue
+            if outs[j] is not write:  # written into, then rebound: the rows are of neither value
+                raise TypeError(_with_location(
+                    f"the body of a `for` over the rows of '{self.names[j]}' writes into that tensor in place "
+                    "and then rebinds the name: loop over range(len(...)) and index the tensor instead"))
+            if idx not in self.live:
+                raise ReadLive(idx)
+
+
 def _as_int_var(x):
     return x if rt.is_tensor(x) else rt.full([], x, "int64")
 
@@ -98,11 +161,45 @@ def Enumerate(x, start=0):
 
 
 def Zip(*xs):
-    """``zip(*xs)``; when one is a tensor, a sequence a ``while`` op walks."""
+    """``zip(*xs)``; when one is a tensor, a sequence a ``while`` op walks. With a Python list
+    beside it (which a tensor index cannot read), the zip is unrolled when every tensor's
+    first dim is known (the list bounds it), and refused at the user's line otherwise."""
     xs = [_rows(x) for x in xs]
-    if any(isinstance(x, _TensorSequence) or is_symbolic(x) for x in xs):
+    symbolic = [x for x in xs if isinstance(x, _TensorSequence) or is_symbolic(x)]
+    python = [x for x in xs if not (isinstance(x, _TensorSequence) or is_symbolic(x))]
+    if symbolic and python:
+        unknown = [x for x in symbolic if isinstance(x, _TensorSequence) or x.ndim == 0 or x.shape[0] < 0]
+        if not unknown:
+            return zip(*[_static_rows(x) if is_symbolic(x) else _py_items(x) for x in xs])
+        what = _describe_sequence(_as_sequence(unknown[0]))
+        raise TypeError(_with_location(
+            f"zip() of {what}, whose length is known only when the Program runs, with a Python "
+            f"{type(python[0]).__name__}: a loop op cannot index the "
+            "Python value by its run-time counter. Make both tensors (rt.to_tensor / rt.stack of the "
+            "list), or loop over range(len(the list)) and index the tensor"))
+    if symbolic:
         return _TensorZip([_as_sequence(x) for x in xs])
     return zip(*[_py_items(x) for x in xs])
+
+
+def _static_rows(x):
+    return [x[k] for k in range(x.shape[0])]
+
+
+def Reversed(x):
+    """``reversed(x)`` in a loop's iterable; over a symbolic range or tensor, a sequence a
+    ``while`` op walks from the last item."""
+    x = _rows(x)
+    if isinstance(x, _TensorRange) or (is_symbolic(x) and not isinstance(x, _TensorSequence)):
+        if is_symbolic(x) and x.ndim == 0:
+            raise TypeError(_with_location("'Tensor' object is not reversible: it is 0-d"))
+        return _TensorReversed(_as_sequence(x))
+    if isinstance(x, _TensorSequence):  # enumerate / zip objects are not reversible in Python either
+        kind = type(x).__name__.replace("_Tensor", "").lower()
+        raise TypeError(_with_location(f"'{kind}' object is not reversible"))
+    if rt.is_tensor(x):
+        return reversed(_py_items(x))
+    return reversed(x)
 
 
 def _describe_sequence(seq):

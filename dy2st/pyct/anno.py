@@ -27,6 +27,7 @@ class Static(enum.Enum):
     LIVE_VARS_OUT = "Names (frozenset) that may be read after the statement, before being rewritten."
     LIVE_VARS_IN = "Names (frozenset) that may be read at the statement (or loop head) before being rewritten."
     DEFINED_VARS_IN = "Names (frozenset) that are certainly bound when the statement starts."
+    CLOSURE_CELLS = "Names (frozenset) a function binds that functions defined in it read (found before any pass adds one)."
 
     __hash__ = object.__hash__  # see Basic
 

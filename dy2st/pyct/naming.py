@@ -33,6 +33,7 @@ RETURN_VALUE = "return value"      # holds what the function returns (early retu
 RETURN_FLAG = "return flag"        # True once a `return` ran
 BREAK_FLAG = "break flag"          # True once a `break` ran in its loop
 CONTINUE_FLAG = "continue flag"    # True once a `continue` ran in this iteration
+MATCH_CASE = "match case"          # tests one `case` pattern (plain Python: never converted)
 
 
 class Namer:

@@ -14,7 +14,7 @@ after the loop (guarded by the break flag): no loop keeps an `else`.
 """
 import gast
 
-from dy2st.pyct import anno, naming, origin_info, templates, transformer
+from dy2st.pyct import anno, errors, naming, origin_info, templates, transformer
 
 _LOOPS = (gast.For, gast.While)
 _STOP = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ClassDef) + _LOOPS
@@ -38,7 +38,7 @@ def _rewrite(stmts, kind, flag):
             s.body, s.orelse = _rewrite(s.body, kind, flag), _rewrite(s.orelse, kind, flag)
         elif isinstance(s, gast.With):
             s.body = _rewrite(s.body, kind, flag)
-        elif isinstance(s, gast.Try):
+        elif isinstance(s, (gast.Try, gast.TryStar)):
             s.body = _rewrite(s.body, kind, flag)
             for h in s.handlers:
                 h.body = _rewrite(h.body, kind, flag)
@@ -56,7 +56,24 @@ def _rewrite(stmts, kind, flag):
 class BreakContinueTransformer(transformer.Transformer):
     """Turns ``break``/``continue`` into flag variables (see the module docstring)."""
 
+    def _walrus_test(self, node):
+        """`while (n := n - 1) > 0:` -> `while True:` whose body starts with `if not (...): break`.
+        The test runs as part of the body, so what it binds is written where the loop carries
+        it (a loop's condition function would bind a local of its own, lost to the body)."""
+        if node.orelse and _has(node.orelse, (gast.Break, gast.Continue)):
+            self.error(node, "a `while` whose condition assigns with `:=` and whose `else:` holds a "
+                       "`break`, `continue` or a `return` inside an outer loop is not supported by "
+                       "dy2st: assign before the loop and at the end of its body instead",
+                       errors.Dy2StSyntaxError)
+        stop = templates.replace("if not test:\n    pass", test=node.test)
+        stop[0].body = list(node.orelse) + [gast.Break()]
+        node.body = origin_info.copy_origin(node, stop) + node.body
+        node.test = gast.Constant(value=True, kind=None)
+        node.orelse = []
+
     def _loop(self, node):
+        if isinstance(node, gast.While) and transformer.contains(node.test, gast.NamedExpr):
+            self._walrus_test(node)
         node.body = self.visit_block(node.body)  # inner loops first: their jumps are their own
         node.orelse = self.visit_block(node.orelse)
         pre, post = [], []

@@ -24,7 +24,7 @@ import gast
 import numpy as np
 
 import runtime as rt
-from dy2st.pyct import templates, transformer
+from dy2st.pyct import naming, templates, transformer
 from dy2st.pyct.nodes import walk
 
 LIBRARY_ROOTS = frozenset({"runtime", "numpy", "dy2st", "gast", "astor"}) | frozenset(sys.stdlib_module_names)
@@ -167,7 +167,7 @@ class CallTreeTransformer(transformer.Transformer):
         root = func
         while isinstance(root, gast.Attribute):
             root = root.value
-        if isinstance(root, gast.Name) and root.id == "_jst":
+        if isinstance(root, gast.Name) and (root.id == "_jst" or self.ctx.namer.role_of(root.id) == naming.MATCH_CASE):
             return True
         if isinstance(root, gast.Name) and root.id in self.local_names:
             if isinstance(func, gast.Attribute) and root is func.value and root.id in self.user_objects:

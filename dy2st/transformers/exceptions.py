@@ -11,7 +11,8 @@ code raised while the Program was being built: the handler would be baked into e
     if bad:                             raise_cond_0 = bad
         log(x)                          if raise_cond_0:
         raise ValueError("bad")             log(x)
-                                        _jst.RaiseIf(raise_cond_0, ValueError('bad'))
+    else:                               _jst.RaiseIf(raise_cond_0, ValueError('bad'))
+        y = x                           y = x
     except KeyError:                    except KeyError as error_0:
         v = 0                               _jst.TraceExcept(error_0)
                                             v = 0
@@ -26,19 +27,24 @@ class ExceptionsTransformer(transformer.Transformer):
 
     def visit_If(self, node):
         self.generic_visit(node)
-        if node.orelse or not node.body:
-            return node
-        stmt = node.body[-1]
-        if not isinstance(stmt, gast.Raise) or stmt.exc is None or stmt.cause is not None:
-            return node
-        if len(node.body) == 1:
-            new = templates.replace("_jst.RaiseIf(test, error)", test=node.test, error=stmt.exc)
-            return origin_info.copy_origin(node, new)
-        # Statements before the raise still run under the condition; the raise becomes the check.
-        cond = self.ctx.namer.new("raise_cond")
-        new = templates.replace("cond = test\nif cond:\n    body\n_jst.RaiseIf(cond, error)", cond=cond,
-                                test=node.test, body=node.body[:-1], error=stmt.exc)
-        return origin_info.copy_origin(node, new)
+        test, body, rest = node.test, node.body, node.orelse
+        if not _raises_at_end(body):
+            if not _raises_at_end(rest) or _raises_at_end(body):
+                return node
+            # `if c: ... else: raise E` is `if not c: raise E` followed by the `if` branch
+            test, body, rest = gast.UnaryOp(op=gast.Not(), operand=test), rest, body
+        elif _raises_at_end(rest):
+            return node  # both branches raise: which one is known only at run time
+        error = body[-1].exc
+        # The other branch runs after the check: where the condition holds the check has raised.
+        if len(body) == 1:
+            new = templates.replace("_jst.RaiseIf(test, error)", test=test, error=error)
+        else:
+            # Statements before the raise still run under the condition; the raise becomes the check.
+            cond = self.ctx.namer.new("raise_cond")
+            new = templates.replace("cond = test\nif cond:\n    body\n_jst.RaiseIf(cond, error)", cond=cond,
+                                    test=test, body=body[:-1], error=error)
+        return origin_info.copy_origin(node, new) + rest
 
     def visit_ExceptHandler(self, node):
         self.generic_visit(node)
@@ -47,6 +53,11 @@ class ExceptionsTransformer(transformer.Transformer):
         check = templates.replace("_jst.TraceExcept(error)", error=node.name.id)
         node.body = origin_info.copy_origin(node, check) + node.body
         return node
+
+
+def _raises_at_end(stmts):
+    """Whether ``stmts`` end in `raise E(...)` (not a bare re-raise, nor `raise ... from ...`)."""
+    return bool(stmts) and isinstance(stmts[-1], gast.Raise) and stmts[-1].exc is not None and stmts[-1].cause is None
 
 
 def transform(node, ctx):

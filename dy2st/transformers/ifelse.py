@@ -29,21 +29,51 @@ import gast
 
 from dy2st.pyct import anno, naming, origin_info, templates, transformer
 from dy2st.pyct.static_analysis import annotate_defined, annotate_liveness, live_in
-from dy2st.pyct.static_analysis.activity import writes
-from dy2st.pyct.static_analysis.liveness import Memo
+from dy2st.pyct.static_analysis.activity import block_writes, closure_cells, writes
+from dy2st.pyct.nodes import statements
+from dy2st.pyct.static_analysis.liveness import Memo, add_closure_cells
 from dy2st.transformers.object_writes import (DefFacts, called_function_roots, nested_function_writes, writes_dict,
                                                writes_into_objects, written_roots)
 
 
-def branch_function(name, params, body, outputs):
+def branch_function(name, params, body, outputs, cells=frozenset()):
     """`def name(params): body; return outputs` (no return when there are no outputs).
 
     The statements of ``body`` move into the function as they are (not copied): the caller
-    hands them over.
+    hands them over. ``cells``: see ``in_cells``.
     """
     if outputs:
-        return templates.function_def(name, params, list(body) + [gast.Return(value=templates.names_tuple(outputs))])
-    return templates.function_def(name, params, list(body) or [gast.Pass()])
+        fn = templates.function_def(name, params, list(body) + [gast.Return(value=templates.names_tuple(outputs))])
+    else:
+        fn = templates.function_def(name, params, list(body) or [gast.Pass()])
+    return in_cells(fn, cells)
+
+
+def mark_closure_cells(tree):
+    """Annotate each function of the user's ``tree`` with its closure cells, before any pass
+    makes lambdas or functions of its own that read the function's names."""
+    for n in statements(tree):
+        if isinstance(n, gast.FunctionDef):
+            anno.setanno(n, anno.Static.CLOSURE_CELLS, closure_cells(n))
+
+
+def in_cells(fn, cells):
+    """``fn`` (a generated branch, loop body or condition) binding the names of ``cells`` it takes
+    or writes in the enclosing function's cells (`nonlocal`): a function the user defined there
+    reads them from those cells, so it must see the values the branch or iteration gives them
+    (`g = lambda t: t * k` called after, or inside, an `if` or loop that rebinds `k`)."""
+    names = sorted((set(p.id for p in fn.args.args) | block_writes(fn.body)) & cells)
+    if not names:
+        return fn
+    renamed = {}
+    for p in fn.args.args:
+        if p.id in names:
+            renamed[p.id] = p.id = f"{p.id}__arg"
+    prologue = [gast.Nonlocal(names=names)] + [
+        gast.Assign(targets=[templates.name(n, gast.Store())], value=templates.name(a), type_comment=None)
+        for n, a in renamed.items()]
+    fn.body = prologue + fn.body
+    return fn
 
 
 def undefined_inits(names):
@@ -96,6 +126,7 @@ class FunctionScopeTransformer(transformer.Transformer):
         # every ``object_roots`` is empty, and the facts it needs are not gathered.
         self.object_writes = object_writes
         self.local_names = set()
+        self.cells = frozenset()  # closure cells of the function scopes around (see in_cells)
         self.fn_writes = {}  # see object_writes.nested_function_writes
         self._with_origin = ctx.origin_covered  # see origin_info.copy_origin: generated code, origins all set
         # see object_writes.written_roots: statements this pass has finished with
@@ -116,11 +147,15 @@ class FunctionScopeTransformer(transformer.Transformer):
 
     def visit_FunctionDef(self, node):
         # Each function scope gets its own analysis: liveness stops at its boundary.
-        saved = self.local_names, self.fn_writes
+        saved = self.local_names, self.fn_writes, self.cells
+        # found on the user's code (``mark_closure_cells``); a generated function binds none of its own
+        self.cells = self.cells | anno.getanno(node, anno.Static.CLOSURE_CELLS, frozenset())
         if transformer.contains(node.body, self.analysed, stop=_FUNCTION_SCOPES):
             memo = Memo(self.ctx.generated_reads, self.ctx.generated_writes)  # one tree, unchanged between the two analyses
             annotate_liveness(node, memo)
             annotate_defined(node, memo)
+            if self.cells:
+                add_closure_cells(node, self.cells)
             if self.object_writes:
                 self.local_names = self.def_facts.of(node)[0]
                 self.fn_writes = nested_function_writes(node, self.def_facts)
@@ -130,7 +165,7 @@ class FunctionScopeTransformer(transformer.Transformer):
         else:
             self.local_names = frozenset()  # never read: nothing in this scope asks
         node.body = self.visit_block(node.body)
-        self.local_names, self.fn_writes = saved
+        self.local_names, self.fn_writes, self.cells = saved
         return node
 
 
@@ -166,8 +201,8 @@ class IfElseTransformer(FunctionScopeTransformer):
         params = sorted(modified & (read_first | passed_through))
 
         true_name, false_name = self.ctx.namer.new_group("true_fn", "false_fn")
-        new = [branch_function(true_name, params, body, outputs),
-               branch_function(false_name, params, orelse, outputs)]
+        new = [branch_function(true_name, params, body, outputs, self.cells),
+               branch_function(false_name, params, orelse, outputs, self.cells)]
         # What each function reads from the scope around it (``activity.free_reads``: its
         # statements' reads and the returned outputs, less its parameters and what it binds),
         # from the reads and writes ``m`` has of the branches: the loop pass's analyses ask.

@@ -9,21 +9,37 @@ and combined with `logical_and`/`logical_or`.
 """
 import gast
 
-from dy2st.pyct import templates, transformer
+from dy2st.pyct import errors, templates, transformer
 
 
 class LogicalTransformer(transformer.Transformer):
     """Rewrites ``and``/``or``/``not`` (see the module docstring)."""
 
+    def _refuse_walrus(self, node, operands, what):
+        """A `:=` in an operand that becomes a lambda would bind the name inside the lambda: the
+        function's own variable would keep its old value (or stay unbound), silently."""
+        for operand in operands:
+            if transformer.contains(operand, gast.NamedExpr):
+                self.error(node, f"`:=` inside {what} is not supported by dy2st (the operand is evaluated "
+                           "in a function of its own, where the name would be bound): assign the value "
+                           "in a statement before it", errors.Dy2StSyntaxError)
+
     def visit_BoolOp(self, node):
         ternary = _ternary(node)
         if ternary is not None:
             return self.visit(ternary)
+        self._refuse_walrus(node, node.values, "an operand of `and`/`or`")
         self.generic_visit(node)
         fn = "_jst.And" if isinstance(node.op, gast.And) else "_jst.Or"
         thunks = [templates.replace_as_expression("lambda: value", value=v) for v in node.values]
         return templates.replace_as_expression("fn(thunks)", fn=templates.replace_as_expression(fn),
                                                thunks=thunks)
+
+    def visit_IfExp(self, node):
+        # the ifelse pass makes the two branches lambdas
+        self._refuse_walrus(node, [node.body, node.orelse], "a branch of a conditional expression (`a if c else b`)")
+        self.generic_visit(node)
+        return node
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)

@@ -25,16 +25,17 @@ a traced row (`for a, b in t2d` -> `a, b = _jst.Unpack(item_0, 2)`).
 import gast
 
 from dy2st.pyct import anno, templates
+from dy2st.pyct.nodes import statements
 from dy2st.pyct.static_analysis import block_writes, reads, writes
 from dy2st.transformers.ifelse import (FunctionScopeTransformer, args_tuple, branch_function, call_statement,
-                                       undefined_inits)
+                                       in_cells, undefined_inits)
 from dy2st.transformers.object_writes import writes_dict, writes_into_objects
 
-_ITERATORS = {"range": "_jst.Range", "enumerate": "_jst.Enumerate", "zip": "_jst.Zip"}
+_ITERATORS = {"range": "_jst.Range", "enumerate": "_jst.Enumerate", "zip": "_jst.Zip", "reversed": "_jst.Reversed"}
 
 
 class _IterRewriter(gast.NodeTransformer):
-    """range/enumerate/zip in a loop's iterable -> their `_jst` versions (nested ones too)."""
+    """range/enumerate/zip/reversed in a loop's iterable -> their `_jst` versions (nested ones too)."""
 
     def visit_Call(self, node):
         self.generic_visit(node)
@@ -77,8 +78,8 @@ class LoopTransformer(FunctionScopeTransformer):
         carries = self._carries(node, body)
         cond_name, body_name = self.ctx.namer.new_group("loop_cond", "loop_body")
         # Built directly: the test moves into the condition function (a template would copy it).
-        cond_fn = templates.function_def(cond_name, carries, [gast.Return(value=test)])
-        new = [cond_fn, branch_function(body_name, carries, body, carries)]
+        cond_fn = in_cells(templates.function_def(cond_name, carries, [gast.Return(value=test)]), self.cells)
+        new = [cond_fn, branch_function(body_name, carries, body, carries, self.cells)]
         new += undefined_inits([c for c in carries if c not in defined])
         call = templates.helper_call("While", [templates.name(cond_name), templates.name(body_name),
                                                args_tuple(carries), templates.str_tuple(carries)],
@@ -111,10 +112,10 @@ class LoopTransformer(FunctionScopeTransformer):
         keywords = []
         if extra is not None:
             cond_name = self.ctx.namer.new("loop_cond")
-            new.append(templates.function_def(cond_name, carries, [gast.Return(value=extra)]))
+            new.append(in_cells(templates.function_def(cond_name, carries, [gast.Return(value=extra)]), self.cells))
             keywords.append(("extra_test", templates.name(cond_name)))
         keywords += self._writes(body, defined)
-        new.append(branch_function(body_name, [item] + carries, body, carries))
+        new.append(branch_function(body_name, [item] + carries, body, carries, self.cells))
         new += undefined_inits([c for c in carries if c not in defined])
         # Built directly: the iterable moves into the call (a template would copy it).
         call = templates.helper_call("For", [iterable, templates.name(body_name), args_tuple(carries),
@@ -123,8 +124,22 @@ class LoopTransformer(FunctionScopeTransformer):
         return self.copy_origin(node, new)
 
 
+def _bind_cells(tree):
+    """`name = _jst.UndefinedVar('name')` first in each user function for its closure cells that
+    are not parameters: the generated functions bind them `nonlocal` (``ifelse.in_cells``), which
+    needs a binding in the function even where a branch or loop is their only assignment."""
+    for fn in statements(tree):
+        cells = anno.getanno(fn, anno.Static.CLOSURE_CELLS) if isinstance(fn, gast.FunctionDef) else None
+        if cells:
+            params = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+            params |= {a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
+            fn.body = undefined_inits(sorted(cells - params)) + fn.body
+
+
 def transform(node, ctx, object_writes=None):
     """Apply the loops pass to ``node``. ``object_writes``: as for ``ifelse.transform``."""
     if object_writes is None:
         object_writes = writes_into_objects(node)
-    return LoopTransformer(ctx, object_writes).visit(node)
+    node = LoopTransformer(ctx, object_writes).visit(node)
+    _bind_cells(node)
+    return node

@@ -79,7 +79,7 @@ class _FunctionReturns:
             s.orelse = self.block(s.orelse, in_loop)
         elif isinstance(s, gast.With):
             s.body = self.block(s.body, in_loop)
-        elif isinstance(s, gast.Try):
+        elif isinstance(s, (gast.Try, gast.TryStar)):
             s.body = self.block(s.body, in_loop)
             for h in s.handlers:
                 h.body = self.block(h.body, in_loop)
@@ -105,10 +105,25 @@ def _endless(stmt):
     return not transformer.contains(stmt.body, gast.Break, stop=loops)
 
 
+def _always_returns(stmts):
+    """Whether every path through ``stmts`` ends in a `return` (or never leaves an endless loop)."""
+    for s in stmts:
+        if isinstance(s, gast.Return) or _endless(s):
+            return True
+        if isinstance(s, gast.If) and _always_returns(s.body) and _always_returns(s.orelse):
+            return True
+        if isinstance(s, gast.With) and _always_returns(s.body):
+            return True
+        if isinstance(s, (gast.Try, gast.TryStar)) and (_always_returns(s.finalbody) or (
+                _always_returns(s.body + s.orelse) and all(_always_returns(h.body) for h in s.handlers))):
+            return True
+    return False
+
+
 def _transform_function(fn, ctx):
     if not _needs_rewrite(fn):
         return
-    if not isinstance(fn.body[-1], gast.Return) and not _endless(fn.body[-1]):
+    if not _always_returns(fn.body):
         # Falling off the end returns None; say so, so every path sets the return value.
         fn.body.append(origin_info.copy_origin(fn.body[-1], gast.Return(value=None)))
     r = _FunctionReturns(ctx)

@@ -39,6 +39,31 @@ def free_reads(fn):
     return (inner - local) | defaults
 
 
+def closure_cells(fn):
+    """Names ``fn`` binds (parameters, assignments) that a function or lambda defined in it reads:
+    Python keeps them in cells, so such a function sees every later rebinding in ``fn``."""
+    nested, stack = [], list(fn.body)
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda)):
+            nested.append(n)
+            stack.extend(getattr(n.args, "defaults", []) + [d for d in n.args.kw_defaults if d is not None])
+            continue
+        if isinstance(n, _AST):
+            for f in _fields(type(n)):
+                v = n.__dict__.get(f)
+                if isinstance(v, list):
+                    stack.extend(v)
+                elif isinstance(v, _AST):
+                    stack.append(v)
+    if not nested:
+        return frozenset()
+    captured = set()
+    for n in nested:
+        captured |= free_reads(n)
+    return frozenset(captured & (_params(fn) | block_writes(fn.body)))
+
+
 def _comprehension_reads(node):
     bound = set()
     found = set()

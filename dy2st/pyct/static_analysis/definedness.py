@@ -46,7 +46,7 @@ def _stmt(s, defined, m):
         _block(s.orelse, defined, m)
         written = m.block_writes(s.body) | (m.writes(s.target) if cls is gast.For else set())
         return defined | (written & live_out)
-    if cls is gast.Try:
+    if cls is gast.Try or cls is gast.TryStar:
         _block(s.body, defined, m)
         for h in s.handlers:
             _block(h.body, defined, m)
@@ -62,8 +62,8 @@ def _stmt(s, defined, m):
 
 _ANNO_FIELD = anno._ANNO_FIELD
 _DEFINED_IN, _LIVE_OUT = anno.Static.DEFINED_VARS_IN, anno.Static.LIVE_VARS_OUT
-# The statements with their own rule above (an AsyncFor, a TryStar... count as simple statements).
-_COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.Try, gast.With))
+# The statements with their own rule above (an AsyncFor... counts as a simple statement).
+_COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.Try, gast.TryStar, gast.With))
 
 
 def annotate_defined(fn_node, memo=None):

@@ -8,6 +8,8 @@ everything they mention.
 """
 import gast
 
+from dy2st.pyct.nodes import statements
+
 from dy2st.pyct import anno
 from dy2st.pyct.static_analysis.activity import reads, writes
 
@@ -149,7 +151,7 @@ def _stmt(s, out, annotate, m):
         if annotate:
             _annotate(s, _LIVE_IN, head)
         return head | m.reads(s.iter)
-    if cls is gast.Try:
+    if cls is gast.Try or cls is gast.TryStar:
         final_in = live_in(s.finalbody, out, annotate, m)
         handlers_in = frozenset()
         for h in s.handlers:
@@ -171,8 +173,11 @@ def _stmt(s, out, annotate, m):
 
 
 _ANNO_FIELD, _LIVE_OUT, _LIVE_IN = anno._ANNO_FIELD, anno.Static.LIVE_VARS_OUT, anno.Static.LIVE_VARS_IN
-# The statements with their own rule above (a TryStar, a match... count as simple statements).
-_COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.AsyncFor, gast.Try, gast.With, gast.AsyncWith))
+_DEFINED_IN = anno.Static.DEFINED_VARS_IN
+# The statements with their own rule above (a match... counts as a simple statement: the match
+# pass has made it an `if` chain; `try`/`except*` has the fields and flow of a `try`).
+_COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.AsyncFor, gast.Try, gast.TryStar, gast.With,
+                       gast.AsyncWith))
 
 
 def annotate_liveness(fn_node, memo=None):
@@ -181,3 +186,20 @@ def annotate_liveness(fn_node, memo=None):
     ``memo``: a ``Memo`` to reuse (e.g. by ``annotate_defined`` on the same unchanged tree).
     """
     live_in(fn_node.body, frozenset(), annotate=True, memo=memo)
+
+
+def add_closure_cells(fn_node, cells):
+    """Count the closure ``cells`` bound before a statement as live after it and at it: a function
+    defined in ``fn_node`` may read them at any call, which the statements' own reads do not show.
+    (One first bound inside a branch or loop is left to what reads it by name: the generated
+    functions still write it into its cell, where a closure made there reads it.) Needs
+    ``annotate_defined`` first."""
+    for n in statements(fn_node.body):
+        store = n.__dict__.get(_ANNO_FIELD)
+        if not store:
+            continue
+        extra = cells & store.get(_DEFINED_IN, frozenset())
+        if extra:
+            for key in (_LIVE_OUT, _LIVE_IN):
+                if key in store:
+                    store[key] = store[key] | extra
