@@ -10,6 +10,7 @@ the Layer's own mode is restored afterwards.  A TranslatedLayer fine-tuned with
 ``train()`` therefore runs that eval-mode Program too.  Paddle saves whatever mode
 the Layer is in; we prefer a model that predicts the same way every time.
 """
+import inspect
 import os
 import types
 import warnings
@@ -19,13 +20,15 @@ import runtime as rt
 from runtime.grad_hooks import program_hooks
 from runtime.static import InputSpec
 from runtime.static.backends import check_backend
+from runtime.framework import Variable
 from runtime.static.formats.io import save_inference_model
 
 from ..execution.layer_writes import with_hooks
 from ..frontend.static_function import StaticFunction
 from ..tools.entry import user_errors
+from .input_prune import check_fits, kept_inputs, prunes_inputs
 from .mode_check import train_mode_entries
-from .output_spec import select_outputs
+from .output_spec import dicts_as_sequence, select_outputs
 from .translated_layer import TranslatedLayer, encode_structure
 
 __all__ = ["save", "load", "TranslatedLayer"]
@@ -48,7 +51,7 @@ def _static_function_of(target, input_spec):
             if spec is None and isinstance(forward, StaticFunction) and len(forward.program_cache):
                 # a converted forward that already ran: its last inputs, as for a layer without
                 # hooks (those a pre-hook handed it, as Paddle's save takes them)
-                spec = _specs(forward, None)
+                spec = _specs(forward, None)[0]
             return StaticFunction(with_hooks(fn), input_spec=spec, instance=target)
         return StaticFunction(fn, input_spec=input_spec, instance=target)
     if isinstance(target, StaticFunction):
@@ -62,7 +65,8 @@ def _static_function_of(target, input_spec):
 
 
 def _specs(sf, input_spec):
-    """InputSpecs to trace from: the given ones, the function's own, or the last Program's feeds."""
+    """InputSpecs to trace from: the given ones, the function's own, or the last Program's feeds;
+    and whether they were read off Tensors (example inputs, or the inputs of the last call)."""
     if input_spec is None:
         input_spec = sf._input_spec
     if input_spec is None:
@@ -70,8 +74,51 @@ def _specs(sf, input_spec):
             raise ValueError("dy2st.save needs input_spec=[InputSpec(...)] (or a to_static function that has "
                              "already run once, or was declared with input_spec)")
         last = sf.program_cache.last()
-        return [InputSpec(v.shape, v.dtype, v.name) for v in last.inputs]
-    return [_spec(s) for s in input_spec]
+        return [InputSpec(v.shape, v.dtype, v.name) for v in last.inputs], True
+    return [_spec(s) for s in input_spec], any(isinstance(s, rt.Tensor) for s in rt.utils.flatten(input_spec))
+
+
+def _check_arity(sf, specs):
+    """ValueError (Paddle's) when ``specs`` are fewer than the function's required arguments."""
+    try:
+        params = list(inspect.signature(sf.dygraph_function).parameters.values())
+    except (TypeError, ValueError):
+        return
+    if sf._instance is not None and params:
+        params = params[1:]
+    required = [p.name for p in params if p.default is p.empty
+                and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(specs) < len(required):
+        raise ValueError(f"dy2st.save: input_spec gives {len(specs)} inputs, but the function needs "
+                         f"{len(required)} ({', '.join(required)}); give an InputSpec for each, or declare "
+                         "them with to_static(input_spec=...) and give the ones to keep")
+
+
+def _any_batch(spec):
+    """``spec`` with its first dim any size (nested specs alike; constants unchanged)."""
+    if isinstance(spec, InputSpec):
+        return InputSpec([None, *spec.shape[1:]], spec.dtype, spec.name) if spec.shape else spec
+    if isinstance(spec, (list, tuple)):
+        return type(spec)(_any_batch(e) for e in spec)
+    if isinstance(spec, dict):
+        return {k: _any_batch(v) for k, v in spec.items()}
+    return spec
+
+
+def _concrete(sf, specs, from_tensors):
+    """The Program to save.  Shapes read off Tensors stand for one batch, and a Paddle model saved
+    from them serves any batch size: trace with the first dims unknown, so that shape-dependent
+    code (``x.shape[0]``) is computed when the model runs rather than frozen to the example's
+    size.  Code that needs a fixed size to trace falls back to the exact shapes.  Returns the
+    ConcreteProgram and the specs it was traced from."""
+    if from_tensors:
+        general = [_any_batch(s) for s in specs]
+        if general != specs:
+            try:
+                return sf.get_concrete_program(*general), general
+            except Exception:  # noqa: BLE001 (the exact shapes are traced next, and raise what fails)
+                pass
+    return sf.get_concrete_program(*specs), specs
 
 
 def _spec(s):
@@ -82,6 +129,8 @@ def _spec(s):
         return s
     if isinstance(s, rt.Tensor):
         return InputSpec.from_tensor(s)
+    if isinstance(s, Variable):  # an input of a traced Program (`static_fn.inputs`), as Paddle takes them
+        return InputSpec(s.shape, s.dtype, s.name)
     if isinstance(s, (list, tuple)):
         return type(s)(_spec(e) for e in s)
     if isinstance(s, dict):
@@ -110,7 +159,8 @@ def _structured_names(layer, program):
 
 
 # Paddle's `configs` keywords of paddle.jit.save that mean nothing here but are harmless.
-_SAVE_CONFIGS = frozenset({"output_spec", "with_hook", "combine_params", "clip_extra", "skip_forward"})
+_SAVE_CONFIGS = frozenset({"output_spec", "with_hook", "combine_params", "clip_extra", "skip_forward",
+                           "input_names_after_prune"})
 
 
 @user_errors("dy2st.save")
@@ -134,12 +184,20 @@ def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpe
         return
     sf = _static_function_of(layer, input_spec)
     instance = layer if isinstance(layer, rt.nn.Layer) else sf._instance
-    specs = _specs(sf, input_spec)
+    specs, from_tensors = _specs(sf, input_spec)
+    declared = sf._input_spec
+    names_after_prune = configs.get("input_names_after_prune")
+    pruning = prunes_inputs(declared, specs if input_spec is not None else None, names_after_prune)
+    if pruning:  # the declared inputs trace the Program; the given ones say which are fed
+        given, specs, from_tensors = specs, _specs(sf, None)[0], False
+    else:
+        check_fits(declared, specs)
+        _check_arity(sf, specs)
     modes = [(sub, sub.training) for sub in instance.sublayers(include_self=True)] if instance is not None else []
     if instance is not None:
         instance.eval()
     try:
-        concrete = sf.get_concrete_program(*specs)
+        concrete, specs = _concrete(sf, specs, from_tensors)
     finally:
         for sub, training in modes:  # each sub-layer's own mode, not just the top one's
             sub.training = training
@@ -152,10 +210,12 @@ def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpe
     writes = getattr(concrete, "layer_writes", None)
     outputs = concrete.outputs[:len(concrete.outputs) - (writes.count if writes is not None else 0)]
     outputs, skeleton = select_outputs(configs.get("output_spec"), outputs, concrete.out_skeleton, sf, concrete)
+    skeleton = dicts_as_sequence(skeleton)
+    inputs = kept_inputs(concrete.inputs, given, names_after_prune) if pruning else concrete.inputs
     metadata = {"output_structure": encode_structure(skeleton),
                 "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}
     metadata.update(train_mode_entries(sf, specs, instance, program, _bound_names(program), encode_structure))
-    save_inference_model(path, concrete.inputs, outputs, program=program,
+    save_inference_model(path, inputs, outputs, program=program,
                          structured_names=_structured_names(instance, program), metadata=metadata)
 
 
