@@ -18,7 +18,7 @@ import os
 import numpy as np
 
 import runtime as rt
-from runtime import pytree
+from runtime import pytree, unique_name
 from runtime.framework import Program
 from runtime.dispatch import to_variable
 from runtime.framework import Variable
@@ -133,6 +133,11 @@ class TranslatedLayer(rt.nn.Layer):
         self._metadata = dict(model.metadata)
         self._structured = {e["name"]: e["structured_name"] for e in model.info}
         tensors = bind_params(program, model.params, model.info)
+        for t in tensors.values():
+            # Paddle's loaded-name suffix: two loads of one model (or a load next to the Layer it was
+            # saved from) hold tensors of distinct names, so optimizer state keyed by name stays apart.
+            # The Program keeps reading each one under its saved var name (``bound_tensors``).
+            t.name = unique_name.generate(f"{t.name}.load")
         for entry in model.info:  # the Program's order: fc1.weight before fc1.bias, as in the original Layer
             self._register(entry["structured_name"], tensors[entry["name"]])
         gb = program.global_block()
