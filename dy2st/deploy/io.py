@@ -27,6 +27,7 @@ from ..execution.layer_writes import with_hooks
 from ..frontend.static_function import StaticFunction
 from ..tools.entry import user_errors
 from .input_prune import check_fits, kept_inputs, prunes_inputs
+from .methods import extra_methods
 from .mode_check import train_mode_entries
 from .output_spec import dicts_as_sequence, select_outputs
 from .translated_layer import TranslatedLayer, encode_structure
@@ -182,7 +183,24 @@ def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpe
                              "when saving the Layer or function")
         layer._save(path)
         return
-    sf = _static_function_of(layer, input_spec)
+    methods = extra_methods(layer)
+    if methods and input_spec is not None:
+        raise ValueError("If there are static functions other than 'forward' that need to be saved, the input "
+                         f"'input_spec' should be None, but received the type of 'input_spec' is "
+                         f"{type(input_spec)} (dy2st.save: {', '.join(methods)} are saved from their own "
+                         "input_spec or last call)")
+    for name, method in methods.items():  # checked before any file is written
+        if method._input_spec is None and not len(method.program_cache):
+            raise ValueError(f"No valid transformed program for function: {name}: give it an input_spec in "
+                             "to_static, or call it once before dy2st.save")
+    if not configs.get("skip_forward"):
+        _save_function(_static_function_of(layer, input_spec), layer, path, input_spec, configs)
+    for name, method in methods.items():  # Paddle's files: `path.NAME.pdmodel`... (dy2st.load finds them)
+        _save_function(method, layer, f"{os.fspath(path)}.{name}", None, {})
+
+
+def _save_function(sf, layer, path, input_spec, configs):
+    """Trace ``sf`` (eval mode) from ``input_spec`` (see ``_specs``) and write it at ``path``."""
     instance = layer if isinstance(layer, rt.nn.Layer) else sf._instance
     specs, from_tensors = _specs(sf, input_spec)
     declared = sf._input_spec
@@ -206,7 +224,7 @@ def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpe
     if hooked:
         warnings.warn(f"dy2st.save: the gradient hooks (register_hook) on {hooked[:3]} are Python functions and are "
                       "not saved: the loaded model runs the same, but fine-tuning it computes gradients without "
-                      "them", stacklevel=2)
+                      "them", stacklevel=4)  # the caller of dy2st.save
     writes = getattr(concrete, "layer_writes", None)
     outputs = concrete.outputs[:len(concrete.outputs) - (writes.count if writes is not None else 0)]
     outputs, skeleton = select_outputs(configs.get("output_spec"), outputs, concrete.out_skeleton, sf, concrete)

@@ -154,7 +154,7 @@ def dicts_as_sequence(structure, warn=True):
     if structure is None or not _has_dict(structure.spec):
         return structure
     if warn:
-        warnings.warn(DICT_WARNING, UserWarning, stacklevel=4)
+        warnings.warn(DICT_WARNING, UserWarning, stacklevel=5)  # the caller of dy2st.save
     marks = pytree.unflatten(structure.spec, [_Leaf(k) for k in range(len(structure.index))])
     order = pytree.flatten(marks, _Leaf, sort_keys=True)[0]
     index = [structure.index[m.k] for m in order]

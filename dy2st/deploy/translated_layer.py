@@ -34,6 +34,7 @@ from runtime.static.formats.io import (
 
 from ..frontend.function_spec import OutputStructure
 from ..execution.partial_program import PartialProgram
+from .methods import method_files
 from .mode_check import TrainProgramError, check_mode, train_program_of
 
 
@@ -166,7 +167,11 @@ class TranslatedLayer(rt.nn.Layer):
         check_backend(backend)  # before reading files: a typo is reported as such
         model = read_inference_model(path)
         try:
-            return cls(model, backend=backend)
+            layer = cls(model, backend=backend)
+            for name in method_files(path):  # Paddle's other converted methods, saved as `path.NAME`
+                if not hasattr(layer, name):
+                    object.__setattr__(layer, name, cls(read_inference_model(f"{os.fspath(path)}.{name}"), backend))
+            return layer
         except TrainProgramError as e:  # the stored train-mode Program is part of the .pdmodel file
             raise ProgramFormatError(f"{os.fspath(path)}.pdmodel: metadata 'train_program': {e}") from None
         except ProgramFormatError as e:

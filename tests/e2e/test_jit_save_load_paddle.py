@@ -514,3 +514,60 @@ def test_combine_params_and_extra_converted_methods(tmp_path):
     dy2st.save(net, str(tmp_path / "m"), combine_params=True)
     x = rt.randn([2, 4])
     np.testing.assert_array_equal(dy2st.load(str(tmp_path / "m"))(x).numpy(), net(x).numpy())
+
+
+class ThreeMethods(nn.Layer):
+    def __init__(self, size=IN):
+        super().__init__()
+        self._linear_0, self._linear_1 = nn.Linear(size, 3), nn.Linear(size, 3)
+        self._scale = rt.to_tensor([9.9])
+
+    def forward(self, x):
+        return self._linear_0(x)
+
+    def forward_no_param(self, x):
+        return x * 1.0
+
+    def forward_general(self, x):
+        return self._linear_0(x) + self._linear_1(x) * self._scale
+
+
+def _three_methods():
+    layer = dy2st.to_static(ThreeMethods())
+    layer.forward_no_param = dy2st.to_static(layer.forward_no_param)
+    layer.forward_general = dy2st.to_static(layer.forward_general)
+    return layer
+
+
+def test_every_converted_method_is_saved_and_loaded(tmp_path):
+    layer = _three_methods()
+    x = rt.randn([1, IN])
+    want = {name: getattr(layer, name)(x) for name in ("forward", "forward_no_param", "forward_general")}
+    dy2st.save(layer, str(tmp_path / "m"))
+    assert os.path.exists(tmp_path / "m.forward_general.pdmodel")
+    loaded = dy2st.load(str(tmp_path / "m"))
+    for name, w in want.items():
+        np.testing.assert_array_equal(getattr(loaded, name)(x).numpy(), w.numpy())
+    np.testing.assert_array_equal(loaded.forward_general(rt.ones([3, IN])).numpy(),
+                                  layer.forward_general(rt.ones([3, IN])).numpy())  # any batch size
+    with pytest.raises(ValueError, match="static functions other than 'forward'"):
+        dy2st.save(layer, str(tmp_path / "spec"), input_spec=[InputSpec([None, IN])])
+
+    class Helper(Plain):
+        @dy2st.to_static
+        def helper(self, x):
+            return self._linear(x) * 2.0
+    net = Helper()
+    with pytest.raises(ValueError, match="No valid transformed program for function: helper"):
+        dy2st.save(net, str(tmp_path / "h"), input_spec=None)
+    assert not os.path.exists(tmp_path / "h.pdmodel")
+
+
+def test_skip_forward_saves_only_the_other_methods(tmp_path):
+    class NotConverted(nn.Layer):
+        def forward(self, x, y):
+            return x + y
+    dy2st.save(layer=NotConverted(), path=str(tmp_path / "m"), skip_forward=True)
+    assert not os.path.exists(tmp_path / "m.pdmodel") and not os.path.exists(tmp_path / "m.pdiparams")
+    with pytest.raises(ValueError):
+        dy2st.load(path=str(tmp_path / "m"))
