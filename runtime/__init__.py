@@ -27,6 +27,7 @@ from .autograd import grad  # noqa: E402
 from .device import (CPUPlace, get_default_dtype, get_device, is_compiled_with_cuda, set_default_dtype,  # noqa: E402
                      set_device)
 from . import amp, distributed, distribution, io, linalg, metric, vision  # noqa: E402
+from .distributed import DataParallel  # noqa: E402
 from .static.formats import program_state as _program_state  # noqa: E402
 _program_state.register()  # rt.save/rt.load of a Program
 from .hapi import Model, callbacks, flops, summary  # noqa: E402  (rt.Model: Paddle's high-level training API)

@@ -3,7 +3,12 @@ scripts make before deciding to go parallel (PaddleSeg's ``ParallelEnv().nranks`
 ``dist.get_world_size() > 1``) answer as Paddle's do in a single, unlaunched process, so those scripts
 take their single-process path. There are no collectives: nothing to reduce across."""
 
-__all__ = ["ParallelEnv", "barrier", "get_rank", "get_world_size", "init_parallel_env", "is_initialized"]
+import contextlib
+
+from .nn.layer import Layer
+
+__all__ = ["DataParallel", "ParallelEnv", "barrier", "get_rank", "get_world_size", "init_parallel_env",
+           "is_initialized"]
 
 
 class ParallelEnv:
@@ -38,3 +43,34 @@ def init_parallel_env():
 def barrier(group=None):
     """Nothing to wait for with one process."""
     return None
+
+
+class DataParallel(Layer):
+    """``rt.DataParallel(layer)``: Paddle's data-parallel wrapper, in its single-process form (what
+    Paddle itself falls back to when not launched on several devices): calls run ``layer``, whose
+    parameters are ``_layers.*``, while ``state_dict`` / ``set_state_dict`` use ``layer``'s own keys
+    so checkpoints load into the bare Layer.  ``dy2st.save`` saves the wrapped Layer."""
+
+    def __init__(self, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1,
+                 find_unused_parameters=False, group=None):
+        super().__init__()
+        if not isinstance(layers, Layer):
+            raise TypeError(f"DataParallel wraps a Layer, got {type(layers).__name__}")
+        self._layers = layers
+        self.find_unused_parameters = find_unused_parameters
+
+    def forward(self, *inputs, **kwargs):
+        return self._layers(*inputs, **kwargs)
+
+    @contextlib.contextmanager
+    def no_sync(self):
+        """Skip the gradient all-reduce inside the block: with one process there is none."""
+        yield
+
+    def state_dict(self, *args, **kwargs):
+        return self._layers.state_dict(*args, **kwargs)
+
+    def set_state_dict(self, state_dict, *args, **kwargs):
+        return self._layers.set_state_dict(state_dict, *args, **kwargs)
+
+    set_dict = load_dict = set_state_dict

@@ -183,6 +183,8 @@ def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpe
                              "when saving the Layer or function")
         layer._save(path)
         return
+    if isinstance(layer, rt.DataParallel):  # Paddle saves the Layer it wraps
+        layer = layer._layers
     methods = extra_methods(layer)
     if methods and input_spec is not None:
         raise ValueError("If there are static functions other than 'forward' that need to be saved, the input "

@@ -313,3 +313,30 @@ def test_skip_forward_saves_only_the_other_methods(tmp_path):
     assert not os.path.exists(tmp_path / "m.pdmodel") and not os.path.exists(tmp_path / "m.pdiparams")
     with pytest.raises(ValueError):
         dy2st.load(path=str(tmp_path / "m"))
+
+
+class Linear1(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self._linear = nn.Linear(IN, 1)
+
+    def forward(self, x):
+        return self._linear(x)
+
+
+class Declared1(Linear1):
+    @dy2st.to_static(input_spec=[InputSpec([None, IN], "float32")])
+    def forward(self, x):
+        return self._linear(x)
+
+
+@pytest.mark.parametrize("cls,spec", [(Linear1, [InputSpec([None, IN])]), (Declared1, None)])
+def test_a_data_parallel_wrapper_saves_the_layer_it_wraps(tmp_path, cls, spec):
+    layer = rt.DataParallel(cls())
+    assert set(layer.state_dict()) == {"_linear.weight", "_linear.bias"}  # the wrapped Layer's keys
+    dy2st.save(layer=layer, path=str(tmp_path / "m"), input_spec=spec)
+    layer.eval()
+    loaded = dy2st.load(str(tmp_path / "m"))
+    assert set(loaded.state_dict()) == {"_linear.weight", "_linear.bias"}
+    x = rt.rand([1, IN])
+    np.testing.assert_array_equal(layer(x).numpy(), loaded(x).numpy())
