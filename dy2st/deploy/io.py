@@ -159,6 +159,11 @@ def _structured_names(layer, program):
     return {name: by_id[id(t)] for name, t in program.bound_tensors.items() if id(t) in by_id}
 
 
+class UnsupportedConfigError(TypeError, ValueError):
+    """An unknown keyword of ``save``/``load``: the TypeError of a Python call, and the ValueError
+    ``paddle.jit.save``/``load`` raise for a config they do not support (``model_filename``...)."""
+
+
 # Paddle's `configs` keywords of paddle.jit.save that mean nothing here but are harmless.
 _SAVE_CONFIGS = frozenset({"output_spec", "with_hook", "combine_params", "clip_extra", "skip_forward",
                            "input_names_after_prune"})
@@ -176,7 +181,8 @@ def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpe
     """
     unknown = sorted(set(configs) - _SAVE_CONFIGS)
     if unknown:
-        raise TypeError(f"dy2st.save() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}")
+        raise UnsupportedConfigError(f"dy2st.save() got unexpected keyword argument(s) "
+                                     f"{', '.join(map(repr, unknown))}")
     if isinstance(layer, TranslatedLayer):
         if configs.get("output_spec") is not None:  # its Program is fixed: choosing outputs needs a trace
             raise ValueError("dy2st.save: output_spec cannot re-select the outputs of a loaded model; give it "
@@ -253,6 +259,7 @@ def load(path: str, backend: str | None = None, **configs) -> TranslatedLayer:
     ``backend``: "numpy" (the default) or "onnxruntime".  Unknown keywords are a TypeError.
     """
     if configs:
-        raise TypeError(f"dy2st.load() got unexpected keyword argument(s) {', '.join(map(repr, sorted(configs)))}")
+        raise UnsupportedConfigError(f"dy2st.load() got unexpected keyword argument(s) "
+                                     f"{', '.join(map(repr, sorted(configs)))}")
     check_backend(backend or "numpy")
     return TranslatedLayer.load(model_prefix(path), backend=backend or "numpy")

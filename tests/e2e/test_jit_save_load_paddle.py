@@ -299,3 +299,13 @@ def test_input_needed_by_the_outputs_cannot_be_left_out(tmp_path):
     with pytest.raises(ValueError):  # a Tensor that is not an output of the function
         dy2st.save(layer, str(tmp_path / "m"), input_spec=[InputSpec([None, IN], "float32", "image"), True],
                    output_spec=[rt.to_tensor(np.ones((1, 1)))], input_names_after_prune=["image"])
+
+
+@pytest.mark.parametrize("call", [lambda p: dy2st.save(layer=Converted(), path=p, model_filename=""),
+                                  lambda p: dy2st.load(p, model_filename=""),
+                                  lambda p: dy2st.load(p, params_filename=""),
+                                  lambda p: dy2st.load(p, separate_params=True)])
+def test_unsupported_configs_are_type_and_value_errors(tmp_path, call):
+    with pytest.raises(TypeError, match="unexpected keyword") as info:
+        call(str(tmp_path / "m"))
+    assert isinstance(info.value, ValueError)  # what Paddle raises for them
