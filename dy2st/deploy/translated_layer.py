@@ -210,6 +210,24 @@ class TranslatedLayer(rt.nn.Layer):
         """The Program's output names."""
         return list(self._fetch_names)
 
+    def _input_spec(self, method_name="forward"):
+        """Paddle's ``TranslatedLayer._input_spec()``: an InputSpec per input of the saved Program."""
+        if method_name != "forward":
+            return self._method(method_name)._input_spec()
+        return [rt.static.InputSpec(v.shape, str(v.dtype), v.name) for v in self._inputs]
+
+    def _output_spec(self, method_name="forward"):
+        """Paddle's ``TranslatedLayer._output_spec()``: an InputSpec per output of the saved Program."""
+        if method_name != "forward":
+            return self._method(method_name)._output_spec()
+        return [rt.static.InputSpec(v.shape, str(v.dtype), v.name) for v in self._outputs]
+
+    def _method(self, name):
+        method = self.__dict__.get(name)
+        if not isinstance(method, TranslatedLayer):
+            raise ValueError(f"the loaded model has no method {name!r}")
+        return method
+
     def _check_inputs(self, inputs):
         """Tensors for the feeds: dtype exact, rank and fixed dims checked (-1 dims take any size)."""
         checks = self._input_checks

@@ -197,6 +197,8 @@ def test_dict_inputs_save_only_the_inputs_given(tmp_path):
     dy2st.save(net, str(tmp_path / "m"), input_spec=[{"img": InputSpec([None, IN], "float32", "img")}])
     loaded = dy2st.load(str(tmp_path / "m"))
     assert loaded.feed_names == ["img"] and len(loaded.fetch_names) == 1
+    assert [(s.name, list(s.shape)) for s in loaded._input_spec()] == [("img", [-1, IN])]
+    assert len(loaded._output_spec()) == 1
     assert loaded(rt.randn([4, IN])).shape == [4, 8]
 
     class TwoKeys(Plain):
@@ -207,6 +209,7 @@ def test_dict_inputs_save_only_the_inputs_given(tmp_path):
     a, b = rt.randn([4, IN]), rt.randn([4, IN])
     loaded = dy2st.load(str(tmp_path / "two"))
     assert loaded.feed_names == ["img", "img2"] and loaded(a, b).shape == [4, 8]
+    assert len(loaded._input_spec()) == 2
 
 
 class ReturnLoss(nn.Layer):

@@ -286,6 +286,7 @@ def test_every_converted_method_is_saved_and_loaded(tmp_path):
     loaded = dy2st.load(str(tmp_path / "m"))
     for name, w in want.items():
         np.testing.assert_array_equal(getattr(loaded, name)(x).numpy(), w.numpy())
+    assert [list(s.shape) for s in loaded._output_spec("forward_general")] == [[-1, 3]]
     np.testing.assert_array_equal(loaded.forward_general(rt.ones([3, IN])).numpy(),
                                   layer.forward_general(rt.ones([3, IN])).numpy())  # any batch size
     with pytest.raises(ValueError, match="static functions other than 'forward'"):
