@@ -312,3 +312,21 @@ def test_unsupported_configs_are_type_and_value_errors(tmp_path, call):
     with pytest.raises(TypeError, match="unexpected keyword") as info:
         call(str(tmp_path / "m"))
     assert isinstance(info.value, ValueError)  # what Paddle raises for them
+
+
+def test_example_tensors_stand_for_any_batch_size(tmp_path):
+    def mean_rows(x):
+        return x.sum(axis=0) / x.shape[0]  # the batch size is read when the model runs
+    dy2st.save(mean_rows, str(tmp_path / "m"), input_spec=[rt.ones([4, 3])])
+    loaded = dy2st.load(str(tmp_path / "m"))
+    for n in (4, 2, 7):
+        x = rt.to_tensor(np.arange(3 * n, dtype="float32").reshape(n, 3))
+        np.testing.assert_array_equal(loaded(x).numpy(), mean_rows(x).numpy())
+
+    def needs_sizes(x):
+        return x + rt.to_tensor(np.arange(x.shape[0] * 3, dtype="float32").reshape(x.shape))  # numpy: known sizes
+    dy2st.save(needs_sizes, str(tmp_path / "n"), input_spec=[rt.ones([4, 3])])
+    fixed = dy2st.load(str(tmp_path / "n"))
+    np.testing.assert_array_equal(fixed(rt.ones([4, 3])).numpy(), needs_sizes(rt.ones([4, 3])).numpy())
+    with pytest.raises(ValueError, match=r"shape \[4, 3\]"):
+        fixed(rt.ones([2, 3]))
