@@ -248,11 +248,23 @@ def test_combine_params_and_extra_converted_methods(tmp_path):
         @dy2st.to_static(input_spec=[InputSpec([None, 4], "float32")])
         def infer(self, x):
             return (self.fc2(x) + self.bias).mean()
+
+        @dy2st.to_static(property=True)
+        def fbias(self):
+            return self.bias + 1
+
+        @dy2st.to_static(property=True)
+        def strs(self):
+            return ["hello", "world"]
     with unique_name.guard():
         net = Net()
+    assert net.fbias() == 1.4 and net.strs() == ["hello", "world"]  # Python values, as written
     dy2st.save(net, str(tmp_path / "m"), combine_params=True)
+    assert not os.path.exists(tmp_path / "m.fbias.pdmodel")  # properties are no Programs
     x = rt.randn([2, 4])
-    np.testing.assert_array_equal(dy2st.load(str(tmp_path / "m"))(x).numpy(), net(x).numpy())
+    loaded = dy2st.load(str(tmp_path / "m"))
+    np.testing.assert_array_equal(loaded(x).numpy(), net(x).numpy())
+    np.testing.assert_array_equal(loaded.infer(x).numpy(), net.infer(x).numpy())
 
 
 class ThreeMethods(nn.Layer):
