@@ -48,7 +48,14 @@ def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequen
             state_changed()  # an instance `forward` override: guards of traced Programs re-check
             return layer
         if isinstance(fn, StaticFunction):
-            return fn
+            if input_spec is None and backend is None:
+                return fn
+            # Paddle re-converts with the new input_spec (`net.forward = to_static(net.forward,
+            # input_spec=[...])` on a forward already decorated): the same function and `self`
+            sf = StaticFunction(fn.dygraph_function, input_spec=input_spec if input_spec is not None else
+                                fn._input_spec, full_graph=full_graph, instance=fn._instance, backend=backend or fn._backend)
+            functools.update_wrapper(sf, fn.dygraph_function, updated=())
+            return sf
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             # A bound method: convert the function and keep its object as `self`.
             sf = StaticFunction(fn.__func__, input_spec=input_spec, full_graph=full_graph,

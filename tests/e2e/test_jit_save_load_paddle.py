@@ -217,6 +217,7 @@ class ReturnLoss(nn.Layer):
         super().__init__()
         self._linear = nn.Linear(IN, IN)
 
+    @dy2st.to_static  # converted again with an input_spec below, as Paddle's test does
     def forward(self, x):
         z = self._linear(self._linear(x))
         return z, z.mean()
