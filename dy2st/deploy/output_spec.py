@@ -123,6 +123,13 @@ def select_outputs(output_spec, outputs, skeleton, sf=None, concrete=None):
             k = names.get(name)
             if k is None or k >= n:
                 what = f"'{name}'" if name else "a Tensor without a name (not an output of a converted call)"
+                if len(output_spec) == n and not isinstance(entry, str):
+                    # Paddle's rule: as many entries as outputs prunes nothing, so a Tensor that is no
+                    # output is only warned about and every output is kept
+                    warnings.warn(f"output_spec: {what} is not an output of the saved function; as many "
+                                  f"entries as outputs prune nothing: all of them are kept ({listing})",
+                                  UserWarning, stacklevel=5)
+                    return outputs, skeleton
                 raise ValueError(f"output_spec: {what} is not an output of the saved function; its outputs are "
                                  f"{listing} (give these Tensors, their names, or indices)")
         if k in chosen:

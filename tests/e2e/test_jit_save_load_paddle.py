@@ -331,3 +331,13 @@ def test_example_tensors_stand_for_any_batch_size(tmp_path):
     np.testing.assert_array_equal(fixed(rt.ones([4, 3])).numpy(), needs_sizes(rt.ones([4, 3])).numpy())
     with pytest.raises(ValueError, match=r"shape \[4, 3\]"):
         fixed(rt.ones([2, 3]))
+
+
+def test_an_output_spec_of_as_many_tensors_as_outputs_prunes_nothing(tmp_path):
+    rt.seed(4)
+    layer = Converted()
+    _train(layer)
+    stranger = rt.to_tensor(np.random.rand(1, 1).astype("float32"))  # not an output of the layer
+    with pytest.warns(UserWarning, match="prune nothing"):
+        dy2st.save(layer, str(tmp_path / "m"), output_spec=[stranger])
+    _same_prediction(layer, str(tmp_path / "m"))
