@@ -8,8 +8,8 @@ import contextlib
 from . import distributed_fleet as fleet  # noqa: F401  (from paddle.distributed import fleet)
 from .nn.layer import Layer
 
-__all__ = ["ParallelEnv", "barrier", "get_rank", "get_world_size", "init_parallel_env", "is_initialized", "fleet",
-           "DataParallel"]
+__all__ = ["DataParallel", "ParallelEnv", "barrier", "fleet", "get_rank", "get_world_size", "init_parallel_env",
+           "is_initialized"]
 
 
 class ParallelEnv:
@@ -47,13 +47,18 @@ def barrier(group=None):
 
 
 class DataParallel(Layer):
-    """``paddle.DataParallel(model)`` in one process: forwards to ``model`` (kept as ``_layers``, where
-    scripts reach it), whose state dict it shares without a prefix, as Paddle's does."""
+    """``rt.DataParallel(layer)``: Paddle's data-parallel wrapper, in its single-process form (what
+    Paddle itself falls back to when not launched on several devices): calls run ``layer``, whose
+    parameters are ``_layers.*``, while ``state_dict`` / ``set_state_dict`` use ``layer``'s own keys
+    so checkpoints load into the bare Layer.  ``dy2st.save`` saves the wrapped Layer."""
 
     def __init__(self, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1,
                  find_unused_parameters=False, group=None):
         super().__init__()
+        if not isinstance(layers, Layer):
+            raise TypeError(f"DataParallel wraps a Layer, got {type(layers).__name__}")
         self._layers = layers
+        self.find_unused_parameters = find_unused_parameters
 
     def forward(self, *inputs, **kwargs):
         return self._layers(*inputs, **kwargs)

@@ -56,6 +56,11 @@ def _where(path):
     return "root" + "".join(f"[{k!r}]" for k in path)
 
 
+class MissingFileError(FileNotFoundError, ValueError):
+    """A path to load that does not exist: a FileNotFoundError, and the ValueError Paddle's
+    ``paddle.load`` / ``paddle.jit.load`` raise for it (so code written for either catches it)."""
+
+
 class _Encoder:
     def __init__(self):
         self.arrays = {}
@@ -209,7 +214,7 @@ def _check_magic(path):
         with open(path, "rb") as f:
             head = f.read(4)
     except FileNotFoundError:
-        raise FileNotFoundError(f"rt.load: no such file '{path}'") from None
+        raise MissingFileError(f"rt.load: no such file '{path}'") from None
     if head not in (_ZIP_MAGIC, _EMPTY_ZIP_MAGIC):
         kind = "a pickle" if head[:1] == b"\x80" else ("empty" if not head else "not an rt.save archive")
         raise SerializationError(f"rt.load('{path}'): the file is {kind} (expected an .npz archive written by "

@@ -16,6 +16,7 @@ traced again: their code may read `self.training` in ways no cheap check can rul
 """
 import runtime as rt
 from runtime.static.formats.program_format import deserialize_program, serialize_program
+from .output_spec import dicts_as_sequence
 
 
 def _attrs_signature(op):
@@ -103,7 +104,7 @@ def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_s
         return {"train_differs": True}
     return {"train_differs": True, "train_program": serialize_program(program),
             "train_feed": [v.name for v in concrete.inputs], "train_fetch": [v.name for v in concrete.outputs],
-            "train_output_structure": encode_structure(concrete.out_skeleton)}
+            "train_output_structure": encode_structure(dicts_as_sequence(concrete.out_skeleton, warn=False))}
 
 
 class TrainProgramError(ValueError):

@@ -12,13 +12,15 @@ may be:
 
 An entry that is none of these, or names no output, is an error listing the outputs.
 """
+import warnings
 import weakref
 
 import runtime as rt
+from runtime import pytree
 
 from ..frontend.function_spec import OutputStructure
 
-__all__ = ["OutputTag", "select_outputs", "name_outputs", "name_outputs_source", "output_tags"]
+__all__ = ["OutputTag", "select_outputs", "name_outputs", "name_outputs_source", "output_tags", "dicts_as_sequence"]
 
 
 class OutputTag:
@@ -121,6 +123,13 @@ def select_outputs(output_spec, outputs, skeleton, sf=None, concrete=None):
             k = names.get(name)
             if k is None or k >= n:
                 what = f"'{name}'" if name else "a Tensor without a name (not an output of a converted call)"
+                if len(output_spec) == n and not isinstance(entry, str):
+                    # Paddle's rule: as many entries as outputs prunes nothing, so a Tensor that is no
+                    # output is only warned about and every output is kept
+                    warnings.warn(f"output_spec: {what} is not an output of the saved function; as many "
+                                  f"entries as outputs prune nothing: all of them are kept ({listing})",
+                                  UserWarning, stacklevel=5)
+                    return outputs, skeleton
                 raise ValueError(f"output_spec: {what} is not an output of the saved function; its outputs are "
                                  f"{listing} (give these Tensors, their names, or indices)")
         if k in chosen:
@@ -128,3 +137,34 @@ def select_outputs(output_spec, outputs, skeleton, sf=None, concrete=None):
         chosen.append(k)
     selected = [outputs[k] for k in chosen]
     return selected, OutputStructure.of_outputs(len(chosen))
+
+
+DICT_WARNING = ("Found 'dict' in given outputs, the values will be returned in a sequence sorted in "
+                "lexicographical order by their keys.")
+
+
+class _Leaf:
+    __slots__ = ("k",)
+
+    def __init__(self, k):
+        self.k = k
+
+
+def _has_dict(spec):
+    return spec.kind == "dict" or any(_has_dict(c) for c in spec.children)
+
+
+def dicts_as_sequence(structure, warn=True):
+    """Paddle's saved-model outputs for a function that returns a dict (anywhere in its result):
+    its Tensors as a flat sequence, dict values in sorted key order, constants dropped; one Tensor
+    comes back alone.  Other structures (Tensors, lists, tuples) are kept as returned."""
+    if structure is None or not _has_dict(structure.spec):
+        return structure
+    if warn:
+        warnings.warn(DICT_WARNING, UserWarning, stacklevel=5)  # the caller of dy2st.save
+    marks = pytree.unflatten(structure.spec, [_Leaf(k) for k in range(len(structure.index))])
+    order = pytree.flatten(marks, _Leaf, sort_keys=True)[0]
+    index = [structure.index[m.k] for m in order]
+    rows = [j for j, m in enumerate(order) if m.k in structure.rows]
+    flat = pytree.flatten(0 if len(order) == 1 else list(range(len(order))))[1]
+    return OutputStructure(flat, index, rows)

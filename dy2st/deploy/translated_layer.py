@@ -18,7 +18,7 @@ import os
 import numpy as np
 
 import runtime as rt
-from runtime import pytree
+from runtime import pytree, unique_name
 from runtime.framework import Program
 from runtime.dispatch import to_variable
 from runtime.framework import Variable
@@ -34,6 +34,7 @@ from runtime.static.formats.io import (
 
 from ..frontend.function_spec import OutputStructure
 from ..execution.partial_program import PartialProgram
+from .methods import method_files
 from .mode_check import TrainProgramError, check_mode, train_program_of
 
 
@@ -133,6 +134,11 @@ class TranslatedLayer(rt.nn.Layer):
         self._metadata = dict(model.metadata)
         self._structured = {e["name"]: e["structured_name"] for e in model.info}
         tensors = bind_params(program, model.params, model.info)
+        for t in tensors.values():
+            # Paddle's loaded-name suffix: two loads of one model (or a load next to the Layer it was
+            # saved from) hold tensors of distinct names, so optimizer state keyed by name stays apart.
+            # The Program keeps reading each one under its saved var name (``bound_tensors``).
+            t.name = unique_name.generate(f"{t.name}.load")
         for entry in model.info:  # the Program's order: fc1.weight before fc1.bias, as in the original Layer
             self._register(entry["structured_name"], tensors[entry["name"]])
         gb = program.global_block()
@@ -161,7 +167,11 @@ class TranslatedLayer(rt.nn.Layer):
         check_backend(backend)  # before reading files: a typo is reported as such
         model = read_inference_model(path)
         try:
-            return cls(model, backend=backend)
+            layer = cls(model, backend=backend)
+            for name in method_files(path):  # Paddle's other converted methods, saved as `path.NAME`
+                if not hasattr(layer, name):
+                    object.__setattr__(layer, name, cls(read_inference_model(f"{os.fspath(path)}.{name}"), backend))
+            return layer
         except TrainProgramError as e:  # the stored train-mode Program is part of the .pdmodel file
             raise ProgramFormatError(f"{os.fspath(path)}.pdmodel: metadata 'train_program': {e}") from None
         except ProgramFormatError as e:
@@ -199,6 +209,24 @@ class TranslatedLayer(rt.nn.Layer):
     def fetch_names(self) -> list[str]:
         """The Program's output names."""
         return list(self._fetch_names)
+
+    def _input_spec(self, method_name="forward"):
+        """Paddle's ``TranslatedLayer._input_spec()``: an InputSpec per input of the saved Program."""
+        if method_name != "forward":
+            return self._method(method_name)._input_spec()
+        return [rt.static.InputSpec(v.shape, str(v.dtype), v.name) for v in self._inputs]
+
+    def _output_spec(self, method_name="forward"):
+        """Paddle's ``TranslatedLayer._output_spec()``: an InputSpec per output of the saved Program."""
+        if method_name != "forward":
+            return self._method(method_name)._output_spec()
+        return [rt.static.InputSpec(v.shape, str(v.dtype), v.name) for v in self._outputs]
+
+    def _method(self, name):
+        method = self.__dict__.get(name)
+        if not isinstance(method, TranslatedLayer):
+            raise ValueError(f"the loaded model has no method {name!r}")
+        return method
 
     def _check_inputs(self, inputs):
         """Tensors for the feeds: dtype exact, rank and fixed dims checked (-1 dims take any size)."""

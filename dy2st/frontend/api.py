@@ -15,14 +15,17 @@ from .static_function import StaticFunction
 
 def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequence[InputSpec] | None = None,
               full_graph: bool = True, backend: str | None = None,
-              build_strategy: rt.static.BuildStrategy | None = None) -> StaticFunction | rt.nn.Layer | Callable:
+              build_strategy: rt.static.BuildStrategy | None = None,
+              property: bool = False) -> StaticFunction | rt.nn.Layer | Callable:  # noqa: A002 (Paddle's name)
     """Convert a function, a method or a Layer so it runs as a cached static Program.
 
     Usable as ``@to_static``, ``@to_static(input_spec=[...])``, ``to_static(obj.method)``
     (keeps ``obj`` as ``self``) or ``to_static(layer)`` (returns the layer, its
     ``forward`` converted).  ``backend`` is "numpy" (the default) or "onnxruntime".
     ``build_strategy`` (Paddle's graph fusion options) must be a ``rt.static.BuildStrategy``; it
-    changes no result. Unknown keyword arguments raise TypeError.
+    changes no result.  ``property=True`` (Paddle's, for a method returning Python values such as
+    a model's strides or labels) leaves the method a plain Python one: ``dy2st.save`` saves no
+    Program for it.  Unknown keyword arguments raise TypeError.
     """
     if backend is not None:
         check_backend(backend)
@@ -31,6 +34,10 @@ def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequen
                         f"{type(build_strategy).__name__}")
 
     def decorate(fn):
+        if property:
+            if not callable(fn) or isinstance(fn, rt.nn.Layer):
+                raise TypeError(f"to_static(property=True) takes a method, got {type(fn).__name__}")
+            return PropertyFunction(fn)
         if isinstance(fn, rt.nn.Layer):
             layer = fn
             forward = type(layer).forward
@@ -41,7 +48,14 @@ def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequen
             state_changed()  # an instance `forward` override: guards of traced Programs re-check
             return layer
         if isinstance(fn, StaticFunction):
-            return fn
+            if input_spec is None and backend is None:
+                return fn
+            # Paddle re-converts with the new input_spec (`net.forward = to_static(net.forward,
+            # input_spec=[...])` on a forward already decorated): the same function and `self`
+            sf = StaticFunction(fn.dygraph_function, input_spec=input_spec if input_spec is not None else
+                                fn._input_spec, full_graph=full_graph, instance=fn._instance, backend=backend or fn._backend)
+            functools.update_wrapper(sf, fn.dygraph_function, updated=())
+            return sf
         if isinstance(fn, types.MethodType) and isinstance(fn.__func__, types.FunctionType):
             # A bound method: convert the function and keep its object as `self`.
             sf = StaticFunction(fn.__func__, input_spec=input_spec, full_graph=full_graph,
@@ -57,6 +71,21 @@ def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequen
     if function is None:
         return decorate
     return decorate(function)
+
+
+class PropertyFunction:
+    """A method marked ``to_static(property=True)``: called as written (its Python values are the
+    point), never traced; ``layer.NAME()`` binds ``self`` like a method."""
+
+    def __init__(self, fn):
+        self.dygraph_function = fn
+        functools.update_wrapper(self, fn, updated=())
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else types.MethodType(self.dygraph_function, instance)
+
+    def __call__(self, *args, **kwargs):
+        return self.dygraph_function(*args, **kwargs)
 
 
 def to_code(function: Callable) -> str:

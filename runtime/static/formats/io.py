@@ -34,6 +34,7 @@ from ...dtypes import convert_dtype
 from ...files import read_npy_archive, write_set_atomic
 from ...framework import Variable, default_main_program
 from ...registry import all_ops
+from ...serialization import MissingFileError
 from ...tensor import Parameter, Tensor
 # PROGRAM_*, program_to_json/program_from_json and prune are re-exported: callers import them from here
 from .program_format import (
@@ -179,7 +180,7 @@ def _read(path):
         with open(path, "rb") as f:
             return f.read()
     except FileNotFoundError:
-        raise FileNotFoundError(f"model file '{path}' does not exist") from None
+        raise MissingFileError(f"model file '{path}' does not exist") from None
 
 
 def _json(payload, path):
