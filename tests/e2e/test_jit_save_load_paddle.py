@@ -306,8 +306,6 @@ def test_input_needed_by_the_outputs_cannot_be_left_out(tmp_path):
 
 
 @pytest.mark.parametrize("call", [lambda p: dy2st.save(layer=Converted(), path=p, model_filename=""),
-                                  lambda p: dy2st.load(p, model_filename=""),
-                                  lambda p: dy2st.load(p, params_filename=""),
                                   lambda p: dy2st.load(p, separate_params=True)])
 def test_unsupported_configs_are_type_and_value_errors(tmp_path, call):
     with pytest.raises(TypeError, match="unexpected keyword") as info:
