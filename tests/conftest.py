@@ -12,6 +12,7 @@ The ``slow`` marker (registered in ``pyproject.toml``) tags long sweeps; the def
 them (``-m "not slow"``), ``python -m pytest -m slow`` runs only them, ``-m ""`` runs everything.
 """
 import fnmatch
+import gc
 import importlib
 import importlib.util
 import os
@@ -152,6 +153,13 @@ def _do_job(config, kind, source):
     with open(partial, "wb") as f:
         _write_pyc_fp(f, stat, code)
     os.replace(partial, target)  # whole or absent, as pytest writes it: a worker may read it any time
+
+
+def pytest_collection_finish(session):
+    """Move what collection made (modules, functions, ~4,000 test items) out of the garbage collector's
+    sight: every full collection of the run scanned all of it again, about 4 of a worker's ~40 s of
+    CPU.  Objects a test makes are collected as before."""
+    gc.freeze()
 
 
 def pytest_unconfigure(config):
