@@ -19,6 +19,7 @@ import os
 import py_compile
 import sys
 import types
+import warnings
 
 import pytest
 
@@ -112,6 +113,8 @@ def _run_in_children(config, jobs):
         pid = os.fork()
         if pid == 0:  # the child: its share of the jobs, then leave without running any exit handler
             try:
+                # Hypothesis warns of disk access while plugins load (it cannot tell this is a child)
+                warnings.simplefilter("ignore")
                 for kind, source in jobs[k::count]:
                     try:
                         _do_job(config, kind, source)
