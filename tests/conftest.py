@@ -159,9 +159,9 @@ def _do_job(config, kind, source):
 
 
 def pytest_collection_finish(session):
-    """Move what collection made (modules, functions, ~4,000 test items) out of the garbage collector's
-    sight: every full collection of the run scanned all of it again, about 4 of a worker's ~40 s of
-    CPU.  Objects a test makes are collected as before."""
+    """Move what collection made (modules, functions, ~4,400 test items) out of the garbage collector's
+    sight: every full collection of the run scanned all of it again (the two workers' full collections
+    took 7.9 s of CPU without this, 4.5 s with it).  Objects a test makes are collected as before."""
     gc.freeze()
 
 
