@@ -6,14 +6,19 @@ import sys
 import numpy as np
 import pytest
 
-pytest.importorskip("sklearn")
-
 from dy2st.tools import demo
-from dy2st.deploy import io  # noqa: E402
-import runtime as rt  # noqa: E402
-from tests.e2e.cli_runner import cli_in_process  # noqa: E402
+from dy2st.deploy import io
+import runtime as rt
+from tests.e2e.cli_runner import cli_in_process
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture(autouse=True)
+def _needs_sklearn():
+    """Every test here skips without scikit-learn (the digits data set).  Asked when a test runs, not
+    at collection: importing sklearn costs each xdist worker about 1.5 s, and only one runs these."""
+    pytest.importorskip("sklearn")
 
 
 def test_demo_run_two_epochs(tmp_path, capsys):
