@@ -92,7 +92,8 @@ def test_a_tensor_returned_twice_is_one_output_and_one_object(tmp_path):
 
 
 def test_a_malformed_structure_is_a_format_error(tmp_path):
-    dy2st.save(Net(), str(tmp_path / "m"), input_spec=SPEC)
+    with pytest.warns(UserWarning, match="Found 'dict' in given outputs"):
+        dy2st.save(Net(), str(tmp_path / "m"), input_spec=SPEC)
     path = tmp_path / "m.pdmodel"
     data = json.loads(path.read_text())
     data["metadata"]["output_structure"]["outputs"] = [0, 1, 9]
