@@ -25,7 +25,7 @@ from dy2st.operators.python_semantics import (IsInstance, SetStopGradient, SetSt
                                              python_float, refuse_clock, refuse_python_random)
 from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
-from dy2st.operators.side_effects import Inplace, SetItem
+from dy2st.operators.side_effects import Inplace, InplaceCall, SetItem
 from dy2st.operators.tensor_array import (Append, Insert, ArrayLength, ArrayRead, ArrayWrite, ArrayWriteInto, Concat, Pop,
                                          Stack, TensorArray)
 from dy2st.pyct import origin_info
@@ -33,7 +33,7 @@ from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Assert", "FString", "PercentFormat", "StrFormat", "Print", "Len", "Shape", "Size", "Append",
-           "Pop", "SetItem", "Inplace", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
+           "Pop", "SetItem", "Inplace", "InplaceCall", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
            "Compare", "Truth", "Type", "Max", "Min", "Any", "All", "Sum", "AddN", "Insert", "ArrayWrite", "ArrayWriteInto", "ArrayRead",
            "ArrayLength"]

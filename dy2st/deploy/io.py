@@ -150,7 +150,9 @@ def save(layer: rt.nn.Layer | Callable, path: str, input_spec: Sequence[InputSpe
                       "not saved: the loaded model runs the same, but fine-tuning it computes gradients without "
                       "them", stacklevel=2)
     writes = getattr(concrete, "layer_writes", None)
-    outputs = concrete.outputs[:len(concrete.outputs) - (writes.count if writes is not None else 0)]
+    written = getattr(concrete, "written_inputs", None)  # an argument's written value: not the model's output
+    extra = (writes.count if writes is not None else 0) + (written.count if written is not None else 0)
+    outputs = concrete.outputs[:len(concrete.outputs) - extra]
     outputs, skeleton = select_outputs(configs.get("output_spec"), outputs, concrete.out_skeleton, sf, concrete)
     metadata = {"output_structure": encode_structure(skeleton),
                 "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}

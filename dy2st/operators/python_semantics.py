@@ -64,8 +64,18 @@ def SetStopGradient(x, flag):
                     "cut it, which a Program value cannot; set it back inside that same branch or body"))
             x = _uncut(x)
         x.stop_gradient = bool(flag)
-        if getattr(_uncut(x), "is_data", False):  # an argument: the caller's tensor takes the flag per call
-            x.block.program.__dict__.setdefault("_argument_flags", {})[_uncut(x).name] = bool(flag)
+        program = x.block.program
+        source = _uncut(x)
+        # an argument (its object names its written value after an in-place write into it: still the argument)
+        argument = program.__dict__.get("_argument_objects", {}).get(id(source))
+        argument = argument or (source.name if getattr(source, "is_data", False) else None)
+        if argument is not None:  # the caller's tensor takes the flag per call
+            if program.current_block().idx != 0:
+                raise TypeError(_with_location(
+                    "`stop_gradient` set on an argument inside a tensor-dependent `if` or loop: eagerly the "
+                    "caller's tensor takes the flag only on the calls that run that code, which a flag set per "
+                    "call cannot follow; set it before the `if` or loop (or on a copy: `y = x * 1`)"))
+            program.__dict__.setdefault("_argument_flags", {})[argument] = bool(flag)
         return x
     x.stop_gradient = flag
     return x
