@@ -17,8 +17,7 @@ A write into an argument that the trace recorded (``_input_writes``, ``aliasing.
 that never reached its feed (a branch or loop could not carry it out) is an error at the write's line:
 the caller's tensor would silently keep its old value.
 """
-from runtime.tape import bump_version
-from runtime.tensor import Tensor
+from runtime.tape import stand_in, take_over
 
 
 class InputWrites:
@@ -70,7 +69,7 @@ class InputWrites:
         layer's outputs no more); returns the function's outputs, the caller's tensor at its places."""
         outs = list(outs)
         for i, k in self.written:
-            _take_over(tensors[i], outs[k])
+            take_over(tensors[i], outs[k])
             outs[k] = tensors[i]
         return outs[:len(outs) - self.count] if self.count else outs
 
@@ -91,10 +90,7 @@ def stand_ins(concrete, tensors):
         return tensors
     tensors = list(tensors)
     for i in positions:
-        t = tensors[i]
-        old = Tensor._wrap(t._value, t._node)
-        old.stop_gradient = t.stop_gradient
-        tensors[i] = old
+        tensors[i] = stand_in(tensors[i])
     return tensors
 
 
@@ -104,13 +100,3 @@ def _same_tensor_twice(concrete, name):
     return (f"the tensor given as the argument '{name}' is also given as another argument, and the function "
             "writes into it in place: eagerly the other argument sees the write (it is the same tensor), the "
             "Program reads them as two inputs; pass a copy (t.clone()) as one of them" + where)
-
-
-def _take_over(t, new):
-    """``t`` holds ``new``'s value (and its gradient history), as ``tape.write_back`` leaves a tensor
-    written in place: a leaf that needs its gradient (a write under no_grad) stays that leaf."""
-    if not t.stop_gradient and t._node is None:
-        t._value = new._value
-    else:
-        t._value, t._node, t.stop_gradient = new._value, new._node, new.stop_gradient
-    bump_version(t)
