@@ -56,7 +56,7 @@ class InputWrites:
         self._feeds = None  # the trace's objects are not needed by the runs
         program.__dict__.pop("_argument_objects", None)
         done = {self.names[i] for i, _ in written}
-        for name, _grad_on, what, where in program.__dict__.get("_input_writes", ()):
+        for name, _grad_on, what, where, _flag in program.__dict__.get("_input_writes", ()):
             if name not in done:
                 raise TypeError(
                     f"{what} into the argument '{name}' inside a tensor-dependent `if` or loop could not be carried "
@@ -96,7 +96,7 @@ def stand_ins(concrete, tensors):
 
 def _same_tensor_twice(concrete, name):
     """The error for one tensor given as two arguments, one of which the function writes into."""
-    where = next((w for n, _, _, w in concrete.input_writes if n == name), "")
+    where = next((w for n, _, _, w, _ in concrete.input_writes if n == name), "")
     return (f"the tensor given as the argument '{name}' is also given as another argument, and the function "
             "writes into it in place: eagerly the other argument sees the write (it is the same tensor), the "
             "Program reads them as two inputs; pass a copy (t.clone()) as one of them" + where)

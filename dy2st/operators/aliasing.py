@@ -155,9 +155,24 @@ def write_in_place(target, out, what="an item write"):
     """Return the object the write should leave bound: `target` itself, now naming `out`'s value
     (``runtime.inplace.adopt``), or `out` where only the rebinding carries the write."""
     block = getattr(out, "block", None)
-    if getattr(target, "is_data", False) and block is not None:
-        _note_input_write(block, target.name, what)
+    if block is not None:
+        if getattr(target, "is_data", False):
+            _note_input_write(block, target.name, what)
+        elif getattr(target, "_dy2st_cut_from", None) is not None and _cut_argument(target) is not None:
+            raise TypeError(_with_location(
+                f"{what} into the argument '{_cut_argument(target)}' after `stop_gradient` was set on it inside "
+                "the function: eagerly the caller's tensor takes both, which a converted function cannot "
+                "follow; write into a copy (y = x.clone()), or set the flag after the write"))
     return rebind(target, out)
+
+
+def _cut_argument(value):
+    """The name of the argument a chain of `stop_gradient = True` cut ``value`` from, else None."""
+    while getattr(value, "_dy2st_cut_from", None) is not None:
+        value = value._dy2st_cut_from
+    program = value.block.program
+    name = program.__dict__.get("_argument_objects", {}).get(id(value))
+    return name or (value.name if getattr(value, "is_data", False) else None)
 
 
 def _note_input_write(block, name, what):
@@ -168,10 +183,13 @@ def _note_input_write(block, name, what):
     gradient through the write. A recorded write the trace could not carry out to the caller's
     tensor is refused at its line (``execution.input_writes``); a recorded input also keeps the
     Program off the generated fast call (it writes back into the caller's tensor after each run)."""
-    writes = block.program.__dict__.setdefault("_input_writes", [])
+    program = block.program
+    writes = program.__dict__.setdefault("_input_writes", [])
     grad_on = GRAD_ENABLED.get()
-    if not any(n == name and g == grad_on for n, g, _, _ in writes):
-        writes.append((name, grad_on, what, _with_location("")))
+    # `x.stop_gradient = False` on the argument before the write: eager's check sees that flag
+    flag = program.__dict__.get("_argument_flags", {}).get(name)
+    if not any(n == name and g == grad_on for n, g, *_ in writes):
+        writes.append((name, grad_on, what, _with_location(""), flag))
 
 
 def leaf_write_error(writes, feeds, tensors):
@@ -180,9 +198,9 @@ def leaf_write_error(writes, feeds, tensors):
     if not GRAD_ENABLED.get():
         return None  # eager changes the leaf's value and records nothing, as the Program's copy does
     fed = {f.name: t for f, t in zip(feeds, tensors)}
-    for name, grad_on, what, where in writes:
+    for name, grad_on, what, where, flag in writes:
         t = fed.get(name)
-        if t is None or t.stop_gradient or not t.is_leaf:
+        if t is None or (t.stop_gradient if flag is None else flag) or not t.is_leaf:
             continue
         if grad_on:
             return RuntimeError(f"a leaf Tensor that needs a gradient (stop_gradient=False) cannot be changed in "

@@ -70,6 +70,11 @@ def SetStopGradient(x, flag):
         argument = program.__dict__.get("_argument_objects", {}).get(id(source))
         argument = argument or (source.name if getattr(source, "is_data", False) else None)
         if argument is not None:  # the caller's tensor takes the flag per call
+            if not flag and not getattr(source, "is_data", False):
+                raise TypeError(_with_location(
+                    "`stop_gradient = False` on an argument after an in-place write into it: eagerly a leaf "
+                    "then needs a gradient with its new value, which a converted function cannot give; set the "
+                    "flag before the write, or write into a copy (y = x.clone())"))
             if program.current_block().idx != 0:
                 raise TypeError(_with_location(
                     "`stop_gradient` set on an argument inside a tensor-dependent `if` or loop: eagerly the "

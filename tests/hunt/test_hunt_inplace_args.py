@@ -232,3 +232,38 @@ def test_memo_probed_with_try_except_key_error_is_not_reused_silently():
     with pytest.raises(ValueError, match="another Program") as info:
         sf(x * 3, 1)  # eagerly the first call's memo[1]: the Program would recompute it
     assert "test_hunt_inplace_args.py" in notes(info.value)
+
+
+def _cut_then_write(x):
+    x.stop_gradient = True
+    x[0] = 0.0
+    return x * 2
+
+
+def _write_then_trainable(x):
+    x.add_(1.0)
+    x.stop_gradient = False
+    return x * 2
+
+
+def _trainable_then_write(x):
+    x.stop_gradient = False
+    x.add_(1.0)
+    return x * 2
+
+
+def test_flags_and_writes_on_one_argument_are_exact_or_a_clear_error():
+    # a flag and a later write (or the reverse) on the caller's tensor: refused at the user's line
+    for fn, line in ((_cut_then_write, "x[0] = 0.0"), (_write_then_trainable, "x.stop_gradient = False")):
+        with pytest.raises(TypeError, match="stop_gradient") as info:
+            dy2st.to_static(fn)(rt.to_tensor([1.0, 2.0], stop_gradient=False) * 2)
+        assert line in notes(info.value)
+    # the leaf made trainable before the write: eager's error, also from the cached Program
+    sf = dy2st.to_static(_trainable_then_write)
+    for fn in (_trainable_then_write, sf, sf):
+        with pytest.raises(RuntimeError, match="leaf Tensor that needs a gradient"):
+            fn(rt.to_tensor([1.0, 2.0]))
+    a = rt.to_tensor([1.0, 2.0], stop_gradient=False)
+    x, x_eager = a * 2, a * 2
+    np.testing.assert_array_equal(sf(x).numpy(), _trainable_then_write(x_eager).numpy())  # a non-leaf: written
+    np.testing.assert_array_equal(x.numpy(), x_eager.numpy())
