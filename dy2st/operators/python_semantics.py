@@ -15,6 +15,7 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
 from runtime.dtypes import DEFAULT_FLOAT, scalar_dtype
 
+from dy2st.operators.aliasing import rebind
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.pyct.undefined import user_location
 
@@ -50,25 +51,31 @@ def SetStopGradient(x, flag):
     Eagerly the flag only decides whether later ops record a gradient edge to the tensor, which
     keeps its own: `y.stop_gradient = False` after `= True` makes the ops after it reach the
     values `y` came from again.  So the cut value remembers what it was cut from, and setting
-    the flag back returns that value."""
+    the flag back returns that value.  Every name holding the tensor sees the flag (`y = t;
+    t.stop_gradient = True; y * 3` is cut eagerly): the object itself takes the cut value over
+    (``aliasing.rebind``, as an in-place write), and back; an argument keeps the rebinding alone
+    (its flag goes to the caller's tensor per call)."""
     if is_symbolic(x):
+        program = x.block.program
         if flag and x.dtype in ("float16", "float32", "float64"):
             source = x
-            x = x.detach()  # a `stop_gradient` op
-            x._dy2st_cut_from = source
+            cut = x.detach()  # a `stop_gradient` op
+            if _argument_name(program, _uncut(x)) is None and rebind(x, cut) is x:
+                x._dy2st_cut_from = cut  # the object `cut` holds the value from before now
+                x._dy2st_cut_in_place = True
+            else:
+                x = cut
+                x._dy2st_cut_from = source
         elif not flag:
             if getattr(x, "_dy2st_cut_from", None) is None and _cut_inside(x.block, x.name):
                 raise ValueError(_with_location(
                     "`stop_gradient = False` on a value a `stop_gradient = True` inside a tensor-dependent "
                     "`if` or loop cut: eagerly it reconnects the gradient in the iterations or branch that "
                     "cut it, which a Program value cannot; set it back inside that same branch or body"))
-            x = _uncut(x)
+            x = _uncut_in_place(x)
         x.stop_gradient = bool(flag)
-        program = x.block.program
         source = _uncut(x)
-        # an argument (its object names its written value after an in-place write into it: still the argument)
-        argument = program.__dict__.get("_argument_objects", {}).get(id(source))
-        argument = argument or (source.name if getattr(source, "is_data", False) else None)
+        argument = _argument_name(program, source)
         if argument is not None:  # the caller's tensor takes the flag per call
             if not flag and not getattr(source, "is_data", False):
                 raise TypeError(_with_location(
@@ -83,6 +90,25 @@ def SetStopGradient(x, flag):
             program.__dict__.setdefault("_argument_flags", {})[argument] = bool(flag)
         return x
     x.stop_gradient = flag
+    return x
+
+
+def _argument_name(program, value):
+    """The argument ``value`` is (its object names its written value after an in-place write into
+    it: still the argument), else None."""
+    name = program.__dict__.get("_argument_objects", {}).get(id(value))
+    return name or (value.name if getattr(value, "is_data", False) else None)
+
+
+def _uncut_in_place(x):
+    """``x`` naming the value its cuts came from again (``_uncut``): the object itself where it took a
+    cut over in place (every name holding it reconnects, as eagerly), else that value's object."""
+    source = _uncut(x)
+    if source is x or not getattr(x, "_dy2st_cut_in_place", False) or rebind(x, source) is not x:
+        return source
+    # x now holds the value from before the cuts; `source` holds the cut value with x's old marks
+    source.__dict__.pop("_dy2st_cut_from", None)
+    source.__dict__.pop("_dy2st_cut_in_place", None)
     return x
 
 

@@ -3,8 +3,8 @@
 Before, `y = x; x.add_(1); return y` returned the old value under to_static (only a warning said the
 caller's tensor stayed unchanged); a `stop_gradient = True` on a non-leaf argument left the caller's flag
 False (a later use of the tensor still sent gradients); a memo probed through `try: memo[k]` /
-`except KeyError` silently served the first call's Program; and `F.relu_(z)` on a tensor from outside a
-tensor `if` was refused. Now the caller's tensor takes the written value and its gradient history on
+`except KeyError` silently served the first call's Program; `F.relu_(z)` on a tensor from outside a
+tensor `if` was refused; and `t.stop_gradient = True` left other names of `t` (`y = t`) uncut. Now the caller's tensor takes the written value and its gradient history on
 every call of the one cached Program, aliases inside see the write, and the other cases are exact or a
 clear error at the user's line.
 """
@@ -267,3 +267,48 @@ def test_flags_and_writes_on_one_argument_are_exact_or_a_clear_error():
     x, x_eager = a * 2, a * 2
     np.testing.assert_array_equal(sf(x).numpy(), _trainable_then_write(x_eager).numpy())  # a non-leaf: written
     np.testing.assert_array_equal(x.numpy(), x_eager.numpy())
+
+
+def _alias_cut(x):
+    t = x * 2
+    y = t
+    t.stop_gradient = True  # y is t: cut too, as eagerly (it kept the gradient before)
+    return y * 3 + x
+
+
+def _alias_cut_in_if(x):
+    t = x * 2
+    y = t
+    if x.sum() > 0:
+        t.stop_gradient = True
+    return y * 3 + t + x
+
+
+def _item_cut(x):
+    t = x * 2
+    items = [t]
+    items[0].stop_gradient = True
+    return t * 3 + x
+
+
+def _alias_cut_and_back(x):
+    t = x * 2
+    y = t
+    t.stop_gradient = True
+    z = y * 2
+    t.stop_gradient = False
+    return y * 3 + z + x
+
+
+@pytest.mark.parametrize("fn", [_alias_cut, _alias_cut_in_if, _item_cut, _alias_cut_and_back])
+def test_stop_gradient_seen_through_every_name_of_the_tensor(fn):
+    sf = dy2st.to_static(fn)
+    for v in ([1.0, 2.0], [-3.0, -1.0]):
+        results = []
+        for f in (fn, sf):
+            a = rt.to_tensor(v, stop_gradient=False)
+            out = f(a)
+            out.sum().backward()
+            results.append((out.numpy(), a.grad.numpy()))
+        np.testing.assert_array_equal(results[0][0], results[1][0])
+        np.testing.assert_array_equal(results[0][1], results[1][1])
