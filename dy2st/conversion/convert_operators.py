@@ -21,7 +21,8 @@ from dy2st.operators.list_reductions import AddN, Sum
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
-from dy2st.operators.python_semantics import (IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type,
+from dy2st.operators.flags import SetStopGradient, SetStopGradientItem
+from dy2st.operators.python_semantics import (IsInstance, TraceExcept, Type,
                                              python_float, refuse_clock, refuse_python_random)
 from dy2st.operators.sequences import Enumerate, Range, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size

@@ -13,6 +13,10 @@ the written value, and the feed's name passes to another object. So after the tr
 - after every run the caller's tensor takes that output's value and gradient history, as eager's write
   (``tape.write_back``) does, and the call returns that tensor where the function returned the value.
 
+`x.stop_gradient = True` cuts the argument's object in place too (``operators.flags.SetStopGradient``),
+so its other names are cut as eagerly: the value under such cuts is what the caller's tensor takes (none
+when only the flag changed), and the flag itself reaches it after the run (``_write_flags``).
+
 A write into an argument that the trace recorded (``_input_writes``, ``aliasing.write_in_place``) but
 that never reached its feed (a branch or loop could not carry it out) is an error at the write's line:
 the caller's tensor would silently keep its old value.
@@ -29,10 +33,11 @@ class InputWrites:
         # `x.stop_gradient = v` on such an object sets the argument's flag, written or not (python_semantics)
         program._argument_objects = {id(f): n for f, n in zip(self._feeds, self.names)}
         self.written = ()  # (argument index, output position) per written argument
+        self.returned = ()  # (argument index, output position) of a returned argument its flag alone cut
         self.count = 0     # extra outputs, just before the layer's
 
     def __bool__(self):
-        return bool(self.written)
+        return bool(self.written or self.returned)
 
     def feeds(self, program):
         """The feed Variables (a written argument's object names its final value instead)."""
@@ -42,17 +47,25 @@ class InputWrites:
     def finish(self, program, out_vars):
         """Note the written arguments (appending the final values nothing returns to ``out_vars``)
         and refuse a recorded write that did not reach its argument (see the module docstring)."""
-        written = []
+        written, returned = [], []
         for i, (obj, name) in enumerate(zip(self._feeds, self.names)):
             if obj.name == name:
                 continue
             k = next((j for j, v in enumerate(out_vars) if v is obj), None)
+            if k is not None:  # `return x`: the caller's tensor
+                returned.append((i, k))
+            # under `x.stop_gradient = True` cuts (the flag goes to the caller's tensor after the run): the value
+            value = _under_cuts(program, obj.name)
+            if value == name:  # the flag alone changed
+                continue
+            value = program.global_block().vars[value]
+            k = next((j for j, v in enumerate(out_vars) if v is value), None)
             if k is None:
-                out_vars.append(obj)
+                out_vars.append(value)
                 k = len(out_vars) - 1
                 self.count += 1
             written.append((i, k))
-        self.written = tuple(written)
+        self.written, self.returned = tuple(written), tuple(returned)
         self._feeds = None  # the trace's objects are not needed by the runs
         program.__dict__.pop("_argument_objects", None)
         done = {self.names[i] for i, _ in written}
@@ -71,7 +84,19 @@ class InputWrites:
         for i, k in self.written:
             take_over(tensors[i], outs[k])
             outs[k] = tensors[i]
+        for i, k in self.returned:  # `return x` hands back the caller's tensor (its flag is set after the run)
+            outs[k] = tensors[i]
         return outs[:len(outs) - self.count] if self.count else outs
+
+
+def _under_cuts(program, name):
+    """The value the global value ``name`` is through `stop_gradient` ops (``name`` if it is none's)."""
+    made = {n: op for op in program.global_block().ops for n in op.output_arg_names}
+    op = made.get(name)
+    while op is not None and op.type == "stop_gradient":
+        name = op.input_arg_names[0]
+        op = made.get(name)
+    return name
 
 
 def stand_ins(concrete, tensors):

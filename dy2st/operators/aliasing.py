@@ -159,10 +159,8 @@ def write_in_place(target, out, what="an item write"):
         if getattr(target, "is_data", False):
             _note_input_write(block, target.name, what)
         elif getattr(target, "_dy2st_cut_from", None) is not None and _cut_argument(target) is not None:
-            raise TypeError(_with_location(
-                f"{what} into the argument '{_cut_argument(target)}' after `stop_gradient` was set on it inside "
-                "the function: eagerly the caller's tensor takes both, which a converted function cannot "
-                "follow; write into a copy (y = x.clone()), or set the flag after the write"))
+            # an argument `stop_gradient = True` cut in place (flags.SetStopGradient): still the argument
+            _note_input_write(block, _cut_argument(target), what)
     return rebind(target, out)
 
 
