@@ -98,6 +98,16 @@ def _relu_local_in_if(x):
     return w, v
 
 
+def _relu_local_in_while(x):
+    z = x * 2 - 3
+    i = rt.zeros([], "int32")
+    while i < 2:
+        F.relu_(z)
+        z = z - 1
+        i += 1
+    return z
+
+
 def _not_returned(x):
     x.add_(1.0)
     return x.sum() * 0 + 1
@@ -130,7 +140,8 @@ def _assert_same(eager, conv):
 
 
 @pytest.mark.parametrize("fn", [_alias, _both, _in_if, _in_while, _slices, _zero_then_scale, _slice_in_if,
-                                _rebound_in_while, _relu_arg_in_if, _relu_local_in_if, _not_returned])
+                                _rebound_in_while, _relu_arg_in_if, _relu_local_in_if, _relu_local_in_while,
+                                _not_returned])
 def test_argument_written_in_place_matches_eager_on_every_call(fn):
     sf = dy2st.to_static(fn)
     for grad in (False, True):
