@@ -15,7 +15,9 @@ silent cast or broadcast.
 While a Program is built, the Variable ``x`` takes over the new Variable's identity
 (``adopt``) when both live in the same block and x was made there; otherwise (a parameter,
 a fed input, a Variable from an enclosing block) the method refuses: the converter writes
-``x.add_(y)`` as ``x = _jst.Inplace(x, "add_", y)``, which rebinds the name instead.
+``x.add_(y)`` as ``x = _jst.Inplace(x, "add_", y)``, which rebinds the name instead (and
+makes a fed input take the value, ``adopt(..., inputs=True)``, written back into the caller's
+tensor after each run).
 """
 from .trace_state import _mode
 
@@ -43,26 +45,37 @@ DRAWING = ("uniform_", "normal_", "exponential_", "bernoulli_", "cauchy_", "geom
 NAMES = frozenset(ELEMENTWISE) | frozenset(RESHAPING) | frozenset(FILLING) | frozenset(DRAWING)
 
 
-def adopt(target, out):
+def adopt(target, out, inputs=False):
     """Make the Variable ``target`` name ``out``'s value (and ``out`` the old one); True when done.
 
     Only for a Variable made by an op of the block ``out`` was added to: a parameter or fed
     input lives outside the Program's ops, and a Variable of an enclosing block would leave
-    a branch or loop body without the branch or loop op carrying it out."""
+    a branch or loop body without the branch or loop op carrying it out. ``inputs``: a fed input
+    of that block may take the value too (the feed then keeps its name on the other object; a
+    caller that does so writes the value back into the fed tensor after each run)."""
     if getattr(target, "__dict__", {}).get("grad_of") is not None:
         raise NotImplementedError("an in-place write into a tensor's .grad inside a converted function: the "
                                   "Program reads a copy of .grad; scale the loss before backward(), or use the "
                                   "optimizer's grad_clip")
     block = getattr(out, "block", None)
     if (block is None or getattr(target, "block", None) is not block or type(target) is not type(out)
-            or target.persistable or target.is_data
-            or not any(target.name in op.output_arg_names for op in reversed(block.ops))):
+            or target.persistable or (target.is_data and not inputs)
+            or not (target.is_data or any(target.name in op.output_arg_names for op in reversed(block.ops)))):
         return False
     old_name, new_name = target.name, out.name
     target.__dict__, out.__dict__ = out.__dict__, target.__dict__
     block.vars[new_name] = target
     block.vars[old_name] = out
     return True
+
+
+class InPlaceRefused(TypeError):
+    """An in-place function (``F.relu_(x)``) that could not make ``x`` take its ``result`` while a Program
+    is built (see ``adopt``); a converter that can carry the write out itself takes ``result``."""
+
+    def __init__(self, message, result):
+        super().__init__(message)
+        self.result = result
 
 
 def check_result(x, out, name):

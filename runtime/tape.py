@@ -199,10 +199,24 @@ def write_back(x, compute, refusal):
         x._value = compute(Tensor._wrap(x._value))._value
         bump_version(x)
         return x
+    return take_over(x, compute(stand_in(x)))
+
+
+def stand_in(x):
+    """A Tensor holding ``x``'s state now (value, producer, flag): what an op that ``x`` will take the
+    result of in place reads, so the op's tape node keeps that state after ``x`` changes."""
     old = Tensor._wrap(x._value, x._node)
     old.stop_gradient = x.stop_gradient
-    out = compute(old)
-    x._value, x._node, x.stop_gradient = out._value, out._node, out.stop_gradient
+    return old
+
+
+def take_over(x, out):
+    """``x`` holds ``out``'s value, producer and flag, as an in-place write into ``x`` leaves it (a leaf
+    that needs a gradient, written under no_grad, keeps only the new value and stays that leaf); returns x."""
+    if not x.stop_gradient and x._node is None:
+        x._value = out._value
+    else:
+        x._value, x._node, x.stop_gradient = out._value, out._node, out.stop_gradient
     bump_version(x)
     return x
 

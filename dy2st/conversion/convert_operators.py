@@ -21,12 +21,13 @@ from dy2st.operators.list_reductions import AddN, Sum
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
-from dy2st.operators.python_semantics import (IsInstance, SetStopGradient, SetStopGradientItem, TraceExcept, Type,
+from dy2st.operators.flags import SetStopGradient, SetStopGradientItem
+from dy2st.operators.python_semantics import (IsInstance, TraceExcept, Type,
                                              python_float, refuse_clock, refuse_python_random)
 from dy2st.operators.match import MatchClassSubject
 from dy2st.operators.sequences import Enumerate, Range, Reversed, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
-from dy2st.operators.side_effects import Inplace, SetItem
+from dy2st.operators.side_effects import Inplace, InplaceCall, SetItem
 from dy2st.operators.tensor_array import (Append, Insert, ArrayLength, ArrayRead, ArrayWrite, ArrayWriteInto, Concat, Pop,
                                          Stack, TensorArray)
 from dy2st.pyct import origin_info
@@ -34,7 +35,7 @@ from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Reversed", "Assert", "FString", "PercentFormat", "StrFormat", "Print", "Len", "Shape", "Size", "Append",
-           "Pop", "SetItem", "Inplace", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
+           "Pop", "SetItem", "Inplace", "InplaceCall", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
            "Compare", "Truth", "Type", "Max", "Min", "Any", "All", "Sum", "AddN", "Insert", "ArrayWrite", "ArrayWriteInto", "ArrayRead",
            "ArrayLength", "MatchClassSubject"]

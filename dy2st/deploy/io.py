@@ -234,7 +234,9 @@ def _save_function(sf, layer, path, input_spec, configs):
                       "not saved: the loaded model runs the same, but fine-tuning it computes gradients without "
                       "them", stacklevel=4)  # the caller of dy2st.save
     writes = getattr(concrete, "layer_writes", None)
-    outputs = concrete.outputs[:len(concrete.outputs) - (writes.count if writes is not None else 0)]
+    written = getattr(concrete, "written_inputs", None)  # an argument's written value: not the model's output
+    extra = (writes.count if writes is not None else 0) + (written.count if written is not None else 0)
+    outputs = concrete.outputs[:len(concrete.outputs) - extra]
     outputs, skeleton = select_outputs(configs.get("output_spec"), outputs, concrete.out_skeleton, sf, concrete)
     skeleton = dicts_as_sequence(skeleton)
     inputs = kept_inputs(concrete.inputs, given, names_after_prune) if pruning else concrete.inputs

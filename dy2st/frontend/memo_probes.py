@@ -1,5 +1,6 @@
 """Which globals and closure variables traced code probes: `k in memo`, `memo.get(k)`,
-`memo.setdefault(k, v)`, `len(memo)`, `for k in memo`, `if memo:`, or grows and reads an item of
+`memo.setdefault(k, v)`, `len(memo)`, `for k in memo`, `if memo:`, `try: v = memo[k]` with an
+`except KeyError` (or LookupError, Exception, a bare `except`), or grows and reads an item of
 (`KEPT.append(y)` and `KEPT[0]`).
 
 A container the trace filled with its own traced values (`memo[k] = x * 2`) normally does not
@@ -20,6 +21,32 @@ _PROBE_METHODS = frozenset({"get", "setdefault", "keys", "items", "values", "__c
 # earlier calls eagerly (a plain `ACTS["h"] = h` overwrites the same item at every call).
 _GROW_METHODS = frozenset({"append", "extend", "insert", "update", "add"})
 _PROBES = weakref.WeakKeyDictionary()
+# what an `except` that catches a missing key names (a bare `except` catches it too)
+_MISSING_KEY = frozenset({"KeyError", "LookupError", "IndexError", "Exception", "BaseException"})
+
+
+def _lookup_guarded(code, ins):
+    """The byte ranges of ``code``'s `try` bodies whose handler catches a missing key (see
+    ``_MISSING_KEY``): an item read there probes the container (`try: v = memo[k]`). Python 3.11+
+    (the exception table); nothing before."""
+    try:
+        entries = dis.Bytecode(code).exception_entries
+    except AttributeError:
+        return ()
+    at = {op.offset: k for k, op in enumerate(ins)}
+    ranges = []
+    for e in entries:
+        k = at.get(e.target)
+        if k is None or ins[k].opname != "PUSH_EXC_INFO":
+            continue  # a cleanup entry of a handler, not a `try` body
+        names, j = set(), k + 1
+        while j < len(ins) and ins[j].opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_FAST", "BUILD_TUPLE"):
+            names.add(ins[j].argval)
+            j += 1
+        bare = j >= len(ins) or ins[j].opname != "CHECK_EXC_MATCH"
+        if bare or names & _MISSING_KEY:
+            ranges.append((e.start, e.end))
+    return ranges
 
 
 def _probed(code):
@@ -28,10 +55,15 @@ def _probed(code):
         return names
     found, grown, read = set(), set(), set()
     ins = [i for i in dis.get_instructions(code) if i.opname not in ("CACHE", "PRECALL", "PUSH_NULL")]
+    tried = _lookup_guarded(code, ins)
     for i, op in enumerate(ins):
         if op.opname not in _LOADS or i + 1 >= len(ins):
             continue
         nxt = ins[i + 1]
+        if tried and any(a <= op.offset < b for a, b in tried) and (nxt.opname == "BINARY_SUBSCR" or (
+                i + 2 < len(ins) and nxt.opname.startswith("LOAD_") and ins[i + 2].opname == "BINARY_SUBSCR")):
+            found.add(op.argval)  # `try: v = memo[k]` / `except KeyError:`
+            continue
         if (nxt.opname in ("CONTAINS_OP", "GET_ITER", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE",
                            "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "UNARY_NOT")
                 or (nxt.opname in ("LOAD_METHOD", "LOAD_ATTR") and nxt.argval in _PROBE_METHODS)):

@@ -27,6 +27,7 @@ class ConcreteProgram:
         self.eager_hooks = ()  # (tensor, hook) the trace registered: registered again at every call
         self.flag_writes = ()  # (input index, stop_gradient) the traced code set on an argument
         self.input_writes = ()  # in-place writes into fed inputs: eager's leaf error, checked per call
+        self.written_inputs = None  # the arguments written in place (execution/input_writes.py)
 
     @property
     def parameters(self):

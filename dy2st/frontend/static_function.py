@@ -33,6 +33,7 @@ from ..conversion.convert_call import is_not_to_static
 from ..conversion.transform import ConvertedFunction, transform_function, with_defaults_of
 from ..deploy.output_spec import name_outputs
 from ..execution import layer_writes
+from ..execution.input_writes import InputWrites, stand_ins
 from ..operators.aliasing import leaf_write_error
 from ..tools import staging
 from ..tools.error import current_origin, is_mapped, show_internals, to_user_error
@@ -61,9 +62,9 @@ def _write_flags(concrete, tensors, which):
     """``x.stop_gradient = flag`` (or ``x.requires_grad_()``) the traced code did on an argument: done
     on the caller's tensor, as eagerly (``which``: only the writes of that flag, None: all)."""
     for i, stop_gradient in concrete.flag_writes:
-        # True on a non-leaf stays undone: the run's node would cut the gradient eager still
-        # sends through the ops before the write (only a leaf takes no .grad)
-        if (which is None or stop_gradient is which) and (not stop_gradient or tensors[i].is_leaf):
+        # True on a non-leaf: the run read a stand-in (``input_writes.stand_ins``), so its backward
+        # still reaches x's sources through the ops before the write, as eagerly
+        if which is None or stop_gradient is which:
             tensors[i].stop_gradient = stop_gradient
 
 
@@ -314,13 +315,17 @@ class StaticFunction:
             # `param.register_hook(fn)` in the traced code: eagerly every call registers one more
             for t, hook in concrete.eager_hooks:
                 t.register_hook(hook)
+        # an argument written in place (or cut by stop_gradient = True) is fed as a stand-in holding its state
+        fed = stand_ins(concrete, tensors) if concrete.written_inputs or concrete.flag_writes else tensors
         try:
             if self._training:
-                outs = concrete.partial_program(tensors)
+                outs = concrete.partial_program(fed)
             else:
                 with rt.no_grad():
-                    outs = concrete.partial_program(tensors)
+                    outs = concrete.partial_program(fed)
             outs = concrete.layer_writes.apply(outs)
+            if concrete.written_inputs:  # `x.add_(1)` on an argument: the caller's tensor takes the new value
+                outs = concrete.written_inputs.apply(tensors, outs)
             if concrete.flag_writes:  # stop_gradient = True after: the Program's backward reaches x through
                 # the ops before the write, the caller's leaf takes no .grad (a training step: both flags)
                 _write_flags(concrete, tensors, None if is_train_step(concrete.main_program) else True)
@@ -483,15 +488,18 @@ class StaticFunction:
             for feed, (*_, stop_gradient) in zip(feeds, metas):  # what `x.stop_gradient` reads as eagerly
                 feed.stop_gradient = stop_gradient
             args, kwargs = unflatten(skeleton, feeds)
+            written = InputWrites(main, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
+            given, feeds = feeds, written.feeds(main)  # an argument written in place names its new value
             # `x.stop_gradient = False` (or True, or x.requires_grad_()) on an argument: eagerly the
             # caller's tensor changes before the ops after it read it; done per call before the run
             flags = main.__dict__.get("_argument_flags", {})
             flag_writes = [(i, flags.get(f.name, f.stop_gradient)) for i, (f, (*_, sg)) in enumerate(zip(feeds, metas))
                            if flags.get(f.name, f.stop_gradient) != sg]
-            check_args_unchanged(skeleton, (tuple(args), kwargs), feeds, self.dygraph_function)
+            check_args_unchanged(skeleton, (tuple(args), kwargs), given, self.dygraph_function)
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
+            written.finish(main, out_vars)  # its final value an output (an extra one if not returned)
             writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
             calls.before += [_ValueGuard(label, _item_reader(c, key), old, ("item", c, key))
                              for c, key, old, label in writes.python_changes]
@@ -509,6 +517,7 @@ class StaticFunction:
         concrete.eager_hooks = grad_hooks.eager_hooks(main)
         concrete.input_writes = main.__dict__.get("_input_writes", ())  # checked per call
         concrete.flag_writes = flag_writes
+        concrete.written_inputs = written
         return concrete
 
     def __repr__(self):

@@ -15,12 +15,13 @@ value at the end of every branch (or of the body) is that write, or the untouche
 Variable the aliases hold takes over the op's output in its own block (``carry_writes``), so
 `z = y; if c: y[0] = v` leaves `z` holding what `y` holds, as eagerly.
 
-Feeds and parameters keep the rebinding alone. A write into a fed input is warned about at the
-user's line: eager changes the caller's tensor, the converted function does not.
+Parameters keep the rebinding alone. A fed input takes the write as a Variable made by an op
+does (``adopt(..., inputs=True)``): the object the function's names hold then names the written
+value, and the feed's name passes to the other object. After each run the caller's tensor takes
+that value (``execution/input_writes.py``), as eager's write changes it.
 """
 import contextlib
 import threading
-import warnings
 
 from runtime.framework import Variable
 from runtime.inplace import adopt
@@ -53,10 +54,13 @@ def written_in_trace(var):
 
 def rebind(target, out):
     """`target` taking over `out` (``adopt``), or `out`, the write recorded for the enclosing op."""
-    if adopt(target, out):
+    fed = getattr(target, "is_data", False) and target.name
+    if adopt(target, out, inputs=True):
+        if fed:  # a write a branch or loop carried out into an argument: checked per call as one
+            _note_input_write(out.block, fed, "an in-place write inside a tensor-dependent `if` or loop")
         return target
     record = getattr(_LOCAL, "writes", None)
-    if record is not None and isinstance(target, Variable) and not target.persistable and not target.is_data:
+    if record is not None and isinstance(target, Variable) and not target.persistable:
         record[id(target)] = (target, out)
     return out
 
@@ -158,20 +162,39 @@ def write_in_place(target, out, what="an item write"):
     """Return the object the write should leave bound: `target` itself, now naming `out`'s value
     (``runtime.inplace.adopt``), or `out` where only the rebinding carries the write."""
     block = getattr(out, "block", None)
-    if getattr(target, "is_data", False):
-        if block is not None:
-            # eager refuses a write into a leaf that needs its gradient (under no_grad it keeps needing
-            # it with the new value); whether the fed tensor is one is known per call (the Program
-            # serves any stop_gradient): checked then (``leaf_write_error``) instead of giving the
-            # input a gradient through the write
-            program = block.program.__dict__.setdefault("_input_writes", [])
-            program.append((target.name, GRAD_ENABLED.get(), what, _with_location("")))
-        op = block.ops[-1] if block is not None and block.ops else None
-        where = f"{op.origin}: " if op is not None and op.origin is not None else ""
-        warnings.warn(f"dy2st: {where}{what} into the input tensor '{target.name}' changes only the "
-                      "function's own copy under to_static (eager changes the caller's tensor too); write into "
-                      f"a copy ({target.name} = {target.name}.clone()) to make both agree", stacklevel=3)
+    if block is not None:
+        if getattr(target, "is_data", False):
+            _note_input_write(block, target.name, what)
+        elif getattr(target, "_dy2st_cut_from", None) is not None and _cut_argument(target) is not None:
+            # an argument `stop_gradient = True` cut in place (flags.SetStopGradient): still the argument
+            _note_input_write(block, _cut_argument(target), what)
     return rebind(target, out)
+
+
+def _cut_argument(value):
+    """The name of the argument a chain of `stop_gradient = True` cut ``value`` from, else None."""
+    while getattr(value, "_dy2st_cut_from", None) is not None:
+        value = value._dy2st_cut_from
+    program = value.block.program
+    name = program.__dict__.get("_argument_objects", {}).get(id(value))
+    return name or (value.name if getattr(value, "is_data", False) else None)
+
+
+def _note_input_write(block, name, what):
+    """Record a write into the fed input ``name`` on its Program (``_input_writes``), once per input
+    and grad mode. Eager refuses a write into a leaf that needs its gradient (under no_grad it keeps
+    needing it with the new value); whether the fed tensor is one is known per call (the Program
+    serves any stop_gradient): checked then (``leaf_write_error``) instead of giving the input a
+    gradient through the write. A recorded write the trace could not carry out to the caller's
+    tensor is refused at its line (``execution.input_writes``); a recorded input also keeps the
+    Program off the generated fast call (it writes back into the caller's tensor after each run)."""
+    program = block.program
+    writes = program.__dict__.setdefault("_input_writes", [])
+    grad_on = GRAD_ENABLED.get()
+    # `x.stop_gradient = False` on the argument before the write: eager's check sees that flag
+    flag = program.__dict__.get("_argument_flags", {}).get(name)
+    if not any(n == name and g == grad_on for n, g, *_ in writes):
+        writes.append((name, grad_on, what, _with_location(""), flag))
 
 
 def leaf_write_error(writes, feeds, tensors):
@@ -180,9 +203,9 @@ def leaf_write_error(writes, feeds, tensors):
     if not GRAD_ENABLED.get():
         return None  # eager changes the leaf's value and records nothing, as the Program's copy does
     fed = {f.name: t for f, t in zip(feeds, tensors)}
-    for name, grad_on, what, where in writes:
+    for name, grad_on, what, where, flag in writes:
         t = fed.get(name)
-        if t is None or t.stop_gradient or not t.is_leaf:
+        if t is None or (t.stop_gradient if flag is None else flag) or not t.is_leaf:
             continue
         if grad_on:
             return RuntimeError(f"a leaf Tensor that needs a gradient (stop_gradient=False) cannot be changed in "

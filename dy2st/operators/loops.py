@@ -307,7 +307,7 @@ def _shadow_outputs(shadows, state, starts, full, outs, record, carried):
         write = record.get(id(full[i])) if isinstance(full[i], Variable) else None
         start = starts[i]
         if (write is not None and outs[i] is not write[1] and i not in shadows and isinstance(start, Variable)
-                and not (start.persistable or start.is_data)):  # a feed's write stays the function's own
+                and not start.persistable):  # a persistable Variable keeps the rebinding alone (aliasing.rebind)
             found.append(i)
     if found:
         raise _WrittenThenRebound(found)

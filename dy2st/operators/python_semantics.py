@@ -3,7 +3,8 @@
 - `isinstance(v, rt.Tensor)`: the values a converted function sees while its Program is
   built are static Variables; for user code they are Tensors, as they are eagerly.
 - `x.stop_gradient = True` (rewritten by the attributes pass): the value is cut off from the
-  gradient with a `stop_gradient` op, since a Program value has no flag backward could read.
+  gradient with a `stop_gradient` op, since a Program value has no flag backward could read
+  (``flags.py``).
 - A Python int carried through a tensor loop (or a `range(tensor)` loop index) becomes an int64
   Variable; marked as a `PythonInt`, `/` on it still divides truly, as on the int it was.
 - `except` entered while a Program is being built: the exception came from building, not
@@ -42,87 +43,6 @@ def Type(*args):
     if len(args) == 1 and is_symbolic(args[0]):
         return int if isinstance(args[0], PythonInt) else rt.Tensor
     return type(*args)
-
-
-def SetStopGradient(x, flag):
-    """`x.stop_gradient = flag`; returns what `x` names afterwards.
-
-    Eagerly the flag only decides whether later ops record a gradient edge to the tensor, which
-    keeps its own: `y.stop_gradient = False` after `= True` makes the ops after it reach the
-    values `y` came from again.  So the cut value remembers what it was cut from, and setting
-    the flag back returns that value."""
-    if is_symbolic(x):
-        if flag and x.dtype in ("float16", "float32", "float64"):
-            source = x
-            x = x.detach()  # a `stop_gradient` op
-            x._dy2st_cut_from = source
-        elif not flag:
-            if getattr(x, "_dy2st_cut_from", None) is None and _cut_inside(x.block, x.name):
-                raise ValueError(_with_location(
-                    "`stop_gradient = False` on a value a `stop_gradient = True` inside a tensor-dependent "
-                    "`if` or loop cut: eagerly it reconnects the gradient in the iterations or branch that "
-                    "cut it, which a Program value cannot; set it back inside that same branch or body"))
-            x = _uncut(x)
-        x.stop_gradient = bool(flag)
-        if getattr(_uncut(x), "is_data", False):  # an argument: the caller's tensor takes the flag per call
-            x.block.program.__dict__.setdefault("_argument_flags", {})[_uncut(x).name] = bool(flag)
-        return x
-    x.stop_gradient = flag
-    return x
-
-
-def _uncut(x):
-    """The value a chain of `stop_gradient = True` cut ``x`` from (``x`` itself if none did)."""
-    while getattr(x, "_dy2st_cut_from", None) is not None:
-        x = x._dy2st_cut_from
-    return x
-
-
-def _cut_inside(block, name, depth=0):
-    """Whether the value ``name`` of ``block`` is a `cond`/`while` output that a
-    `stop_gradient = True` inside one of its branches or its body cut (directly or nested)."""
-    var = _find_var(block, name)
-    if var is not None and getattr(var, "_dy2st_cut_from", None) is not None:
-        return True
-    if depth > 32:
-        return False
-    for op in reversed(block.ops):
-        outs = op.outputs.get("Out", ())
-        if op.type not in ("cond", "while") or name not in outs:
-            continue
-        k = outs.index(name)
-        if op.type == "cond":
-            inner = [(op.attrs["true_block"], op.attrs["true_outs"]), (op.attrs["false_block"], op.attrs["false_outs"])]
-        else:
-            inner = [(op.attrs["sub_block"], op.attrs["carry_out"])]
-        return any(k < len(names) and _cut_inside(sub, names[k], depth + 1) for sub, names in inner)
-    return False
-
-
-def _find_var(block, name):
-    while block is not None:
-        if name in block.vars:
-            return block.vars[name]
-        block = block.program.blocks[block.parent_idx] if block.parent_idx >= 0 else None
-    return None
-
-
-def SetStopGradientItem(container, key, flag):
-    """`container[key].stop_gradient = flag`; returns what `container` names afterwards.
-
-    A list or dict gets the cut value in place; a tuple (immutable) is replaced by a copy
-    holding it, so the name reads the cut value as eagerly (other names of the tuple do not).
-    """
-    old = container[key]
-    new = SetStopGradient(old, flag)
-    if new is old:
-        return container
-    if isinstance(container, tuple):
-        items = list(container)
-        items[key] = new
-        return type(container)(*items) if hasattr(container, "_fields") else tuple(items)
-    container[key] = new
-    return container
 
 
 _LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep

@@ -16,7 +16,7 @@ import contextlib
 import types
 
 import runtime as rt
-from runtime import inplace
+from runtime import inplace, inplace_api
 from runtime.ops import indexing
 
 from dy2st.operators.aliasing import write_in_place
@@ -236,8 +236,8 @@ def SetItem(target, key, value):
     if not is_symbolic(target):
         # Eager code would change a tensor from outside (a parameter, a buffer) in place; the
         # Program can only make a new value, which that tensor would never see. (A write into a
-        # fed input is allowed with a warning at the user's line: `x[mask] = 0` in `forward` is
-        # common, and the function's own result is eager-exact; see aliasing.write_in_place.)
+        # fed input is a symbolic target: the caller's tensor takes the value after each run,
+        # see execution/input_writes.py.)
         what = "a tensor from outside the function"
         raise TypeError(_with_location(
             f"item assignment writes in place into {what}, which a converted function cannot do "
@@ -258,3 +258,19 @@ def Inplace(target, method, *args, **kwargs):
         getattr(target, method)(*args, **kwargs)
         return target
     return write_in_place(target, inplace.result(target, method, *args, **kwargs), f"{method}()")
+
+
+def InplaceCall(fn, target, *args, **kwargs):
+    """`F.relu_(x)` or `rt.add_(x, y)` (an in-place function), written back as
+    `x = _jst.InplaceCall(F.relu_, x)`: as ``Inplace``, the write reaches every alias of `x` where it
+    can, and the rebinding carries it out of a tensor-dependent branch or loop."""
+    if not is_symbolic(target):
+        return fn(target, *args, **kwargs)
+    method = getattr(fn, "__name__", "")
+    if inplace_api.FUNCTIONS.get(method) is fn:  # `rt.add_(x, y)` is `x.add_(y)`
+        kwargs.pop("name", None)
+        return Inplace(target, method, *args, **kwargs)
+    try:
+        return fn(target, *args, **kwargs)  # written in place when the Program made `x` in this block
+    except inplace.InPlaceRefused as refused:  # an argument, or a tensor from outside the branch or loop
+        return write_in_place(target, refused.result, f"F.{method}()")

@@ -2,7 +2,8 @@
 
 `lst.append(x)` / `x = lst.pop()` inside a loop -> `lst = _jst.Append(lst, x)` /
 `lst, x = _jst.Pop(lst)`, and `y[k] = v` anywhere -> `y = _jst.SetItem(y, k, v)`, and a
-statement calling an in-place Tensor method anywhere, `y.add_(v)` -> `y = _jst.Inplace(y, 'add_', v)`.
+statement calling an in-place Tensor method or function anywhere, `y.add_(v)` -> `y = _jst.Inplace(y, 'add_', v)`,
+`F.relu_(y)` -> `y = _jst.InplaceCall(F.relu_, y)` (`z = y.add_(v)` also binds `z` to `y` after it).
 
 Writing the name back makes it a visible write, so the branch and loop passes carry it. For
 a Python list or dict the helpers write in place and return the same object (aliasing
@@ -26,11 +27,15 @@ import copy
 import gast
 
 from runtime.inplace import NAMES as INPLACE_METHODS
+from runtime.inplace_api import FUNCTIONS as _TOP_LEVEL
+from runtime.ops.nn_activation_inplace import FUNCTIONS as _ACTIVATIONS
 
 import runtime.ops.tensor_array
 from dy2st.pyct import origin_info, templates, transformer
 from dy2st.transformers.call_trees import resolve
 from dy2st.transformers.object_writes import function_locals
+
+IN_PLACE_FUNCTIONS = frozenset(_TOP_LEVEL.values()) | _ACTIVATIONS
 
 
 def _method_call(node, method, nargs):
@@ -38,6 +43,14 @@ def _method_call(node, method, nargs):
     return (isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute)
             and node.func.attr == method and isinstance(node.func.value, gast.Name)
             and len(node.args) in nargs and not node.keywords)
+
+
+def _in_place_function(fn):
+    """Whether ``fn`` is one of runtime's in-place functions (`F.relu_`, `rt.add_`)."""
+    try:
+        return fn in IN_PLACE_FUNCTIONS
+    except TypeError:  # unhashable
+        return False
 
 
 def _key_expr(node):
@@ -117,13 +130,30 @@ class ListAppendTransformer(transformer.Transformer):
             new = templates.replace("lst = _jst.Pop(lst, args)[0]", lst=call.func.value.id,
                                     args=list(call.args))
             return origin_info.copy_origin(node, new)
-        if (isinstance(call, gast.Call) and isinstance(call.func, gast.Attribute)
-                and call.func.attr in INPLACE_METHODS and self._local(call.func.value)):
-            new = templates.replace("obj = _jst.Inplace(obj, method, args)", obj=call.func.value.id,
-                                    method=gast.Constant(value=call.func.attr, kind=None), args=list(call.args))
-            new[0].value.keywords = call.keywords
+        new = self._in_place(call)
+        if new is not None:
             return origin_info.copy_origin(node, new)
         return node
+
+    def _in_place(self, call, target=None):
+        """Statements for `[target =] x.add_(v)` or `[target =] F.relu_(x)` with a local `x`: `x`
+        written back (and `target` bound to it, the object the call returns), else None."""
+        if not isinstance(call, gast.Call):
+            return None
+        if (isinstance(call.func, gast.Attribute) and call.func.attr in INPLACE_METHODS
+                and self._local(call.func.value)):
+            obj = call.func.value.id
+            new = templates.replace("obj = _jst.Inplace(obj, method, args)", obj=obj,
+                                    method=gast.Constant(value=call.func.attr, kind=None), args=list(call.args))
+        elif call.args and self._local(call.args[0]) and _in_place_function(resolve(call.func, self.ctx.namespace)):
+            obj = call.args[0].id
+            new = templates.replace("obj = _jst.InplaceCall(fn, args)", obj=obj, fn=call.func, args=list(call.args))
+        else:
+            return None
+        new[0].value.keywords = call.keywords
+        if target is not None and not (isinstance(target, gast.Name) and target.id == obj):
+            new += templates.replace("target = obj", target=target, obj=obj)
+        return new
 
     def visit_Assign(self, node):
         value = node.value
@@ -141,6 +171,9 @@ class ListAppendTransformer(transformer.Transformer):
         if isinstance(target, gast.Subscript) and self._local(target.value):
             new = templates.replace("obj = _jst.SetItem(obj, key, value)", obj=target.value.id,
                                     key=_key_expr(target.slice), value=value)
+            return origin_info.copy_origin(node, new)
+        new = self._in_place(value, target) if isinstance(target, gast.Name) else None
+        if new is not None:
             return origin_info.copy_origin(node, new)
         return node
 

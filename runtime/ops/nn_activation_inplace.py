@@ -6,10 +6,11 @@ Eagerly the write goes through ``tape.write_back`` (as ``x.add_(y)`` does): grad
 and a leaf that needs a gradient refuses with Paddle's ValueError. While a Program is built, the Variable
 ``x`` takes over the result's identity when the Program made it in the same block (``inplace.adopt``);
 a fed input, a parameter or a value from an enclosing block cannot be written so, and is an error
-that says to write ``x = F.relu(x)``.
+(``InPlaceRefused``, holding the result) that says to write ``x = F.relu(x)``; the converter catches it
+and carries the write out itself where it can (dy2st's ``InplaceCall``).
 """
 from ..hints import TensorLike
-from ..inplace import adopt
+from ..inplace import InPlaceRefused, adopt
 from ..registry import composite
 from ..trace_state import _mode
 
@@ -27,9 +28,9 @@ def _in_place(name, x, *args, **kwargs):
         out = fn(x, *args, **kwargs)
         _check(x, out, name)
         if not adopt(x, out):
-            raise TypeError(f"F.{name}(x) writes in place into a parameter, an input of the converted function or "
-                            f"a tensor made outside this branch or loop, which the Program cannot change: "
-                            f"write x = F.{base}(x) instead")
+            raise InPlaceRefused(f"F.{name}(x) writes in place into a parameter, an input of the converted function "
+                                 f"or a tensor made outside this branch or loop, which the Program cannot change: "
+                                 f"write x = F.{base}(x) instead", out)
         return x
     if not x.stop_gradient and x._node is None:
         raise ValueError(f"Leaf Var{f' ({x.name})' if x.name else ''} that doesn't stop gradient can't use inplace strategy "
@@ -91,3 +92,7 @@ def hardtanh_(x: TensorLike, min: float = -1.0, max: float = 1.0, name: str | No
 def thresholded_relu_(x: TensorLike, threshold: float = 1.0, value: float = 0.0, name: str | None = None) -> TensorLike:
     """In place: ``x`` becomes ``F.thresholded_relu(x, threshold, value)``; returns ``x``."""
     return _in_place("thresholded_relu_", x, threshold, value)
+
+
+# the in-place functions themselves (the converter writes `F.relu_(z)` back into `z`, as `z.relu_()`)
+FUNCTIONS = frozenset({relu_, elu_, leaky_relu_, softmax_, tanh_, hardtanh_, thresholded_relu_})

@@ -5,7 +5,7 @@ An AST scan of ``dy2st/``: ``from runtime... import _x`` (or a tape-internal nam
 runtime object (the list below). The public seams that replace them: ``Tensor.numpy()``/``Tensor.from_numpy``,
 ``Tensor.set_value``, ``Layer.named_children``/``named_parameters``/``named_buffers``,
 ``Layer.forward_pre_hooks()``/``forward_post_hooks()``, ``Layer.STATE_TABLES``/``HOOK_TABLES``,
-``rt.autograd.record_op``/``PyLayer``.
+``rt.autograd.record_op``/``PyLayer``, ``runtime.tape.stand_in``/``take_over`` (an in-place write into a caller's tensor).
 """
 import ast
 import pathlib
