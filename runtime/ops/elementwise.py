@@ -141,9 +141,27 @@ def_op("gelu_grad", ["X", "OutGrad"], ["XGrad"], attrs={"approximate": False}, k
 
 
 # -- powers -----------------------------------------------------------------------------
+def _int_power(x, y):
+    """x ** y of integers as Paddle's kernel: a negative exponent gives 1 for 1, +-1 for -1 and 0 for the
+    rest (the truncated real power; numpy raises instead, and x ** -1 would hang Paddle's scalar pow)."""
+    neg = y < 0
+    if not np.any(neg):
+        return np.power(x, y)
+    out = np.power(x, np.where(neg, 0, y).astype(y.dtype, copy=False))
+    sign = np.where(y % 2 == 0, 1, -1).astype(out.dtype, copy=False)
+    tiny = np.where(x == 1, 1, np.where(x == -1, sign, 0)).astype(out.dtype, copy=False)
+    return np.where(neg, tiny, out)
+
+
+def _elementwise_pow_kernel(x, y):
+    if x.dtype.kind in "iu" and y.dtype.kind in "iu":
+        return _int_power(x, y)
+    return np.power(x, y)
+
+
 def _pow_kernel(x, factor=1.0):
-    if x.dtype.kind in "iub":
-        return np.power(x, x.dtype.type(int(factor)))
+    if x.dtype.kind in "iub":  # Paddle truncates a float exponent of an int tensor: pow(x, 2.5) is x ** 2
+        return _int_power(x, np.asarray(int(factor), x.dtype)) if x.dtype.kind != "b" else np.power(x, int(factor))
     return np.power(x, x.dtype.type(factor))
 
 
@@ -166,7 +184,7 @@ def _elementwise_pow_grad(ctx):
 
 def_op("pow", ["X"], ["Out"], attrs={"factor": 1.0}, kernel=_pow_kernel, infer=same_as, grad=_pow_grad,
        onnx="pow", api=["pow"], methods=["pow"], doc="x ** factor for a Python-number exponent.")
-def_op("elementwise_pow", ["X", "Y"], ["Out"], kernel=np.power, infer=infer_broadcast,
+def_op("elementwise_pow", ["X", "Y"], ["Out"], kernel=_elementwise_pow_kernel, infer=infer_broadcast,
        grad=_elementwise_pow_grad, onnx="Pow", api=["pow"], methods=["pow"],
        doc="x ** y for a tensor exponent (broadcasting).")
 
@@ -298,13 +316,19 @@ def gelu(x: TensorLike, approximate: bool = False, name: str | None = None) -> T
 
 
 def pow(x: TensorLike, y: Operand, name: str | None = None) -> TensorLike:  # noqa: A001
-    """``x ** y``: a Python-number exponent is an attr; a tensor exponent is an input."""
+    """``paddle.pow(x, y)``: a Python-number exponent is an attr and keeps an int ``x`` int, the exponent
+    truncated (Paddle: pow(int32 x, 2.5) is x ** 2 in int32); a tensor exponent is an input."""
     if isinstance(y, (int, float)) and not isinstance(y, bool) and not hasattr(y, "dtype"):
-        if isinstance(y, float) and x.dtype not in FLOATS:
-            x = cast(x, float32)
         return apply("pow", x, factor=float(y))
     a, b = operands(x, y)
     return apply("elementwise_pow", a, b)
+
+
+def power_operator(x: TensorLike, y: Operand) -> TensorLike:
+    """``x ** y``: unlike ``pow``, a Python float exponent makes an int ``x`` float32 (as Paddle's operator)."""
+    if isinstance(y, float) and not is_floating(x):
+        x = cast(x, float32)
+    return pow(x, y)
 
 
 maximum = binary_function("maximum", """Elementwise maximum of ``x`` and ``y`` (broadcast, promoted).""")
