@@ -13,7 +13,7 @@ from ..dtypes import FLOATS, float32
 from ..registry import GRAD_ONLY, def_op
 from .math import binary_function, int_zero_check, operands
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
-from .common import cast, infer_broadcast, reduce_as, same_as, same_as_grad
+from .common import cast, infer_broadcast, reduce_as, same_as, same_as_grad, stop_gradient
 from ..hints import Operand, TensorLike
 
 
@@ -335,10 +335,33 @@ maximum = binary_function("maximum", """Elementwise maximum of ``x`` and ``y`` (
 minimum = binary_function("minimum", """Elementwise minimum of ``x`` and ``y`` (broadcast, promoted).""")
 
 
+def _symbolic(v):
+    """Whether ``v`` is a static Variable (a bound whose value is known only when the Program runs)."""
+    return hasattr(v, "block") and not isinstance(v, _tensor.Tensor)
+
+
+def _clip_by_tensors(x, lo, hi):
+    """clip with a run-time bound (Paddle's is a 1-element tensor) by selects: the values and x's gradient
+    (passed where lo <= x <= hi) are those of the clip op the eager path runs with the bound's value;
+    the bounds get no gradient, as in Paddle."""
+    from .shape import reshape  # noqa: PLC0415  (shape's module imports math, which this one does)
+    for bound, outside in ((lo, "less_than"), (hi, "greater_than")):
+        if bound is None:
+            continue
+        if not hasattr(bound, "dtype"):  # a Python number next to a tensor bound
+            bound = apply("fill_any_like", x, value=float(bound), dtype=str(x.dtype))
+        else:
+            bound = stop_gradient(reshape(bound if bound.dtype == x.dtype else cast(bound, x.dtype), []))
+        x = apply("where", apply(outside, x, bound), bound, x)
+    return x
+
+
 def clip(x: TensorLike, min: float | None = None, max: float | None = None,
          name: str | None = None) -> TensorLike:  # noqa: A002
     """``x`` limited to [``min``, ``max``]; a None bound is not applied. An int ``x`` with a float bound
     computes in float32, as in Paddle (an int result would truncate the bound: clip(-3, min=0.5) -> 0)."""
+    if _symbolic(min) or _symbolic(max):
+        return _clip_by_tensors(x, min, max)
     if min is not None and max is not None and min > max:  # numpy would silently give max everywhere
         raise ValueError(f"clip: min ({min}) must not exceed max ({max})")
     if not is_floating(x) and (isinstance(min, float) or isinstance(max, float)):

@@ -5,6 +5,7 @@ import pytest
 
 import dy2st
 import runtime as rt
+from tests.compat.helpers import check
 
 
 def _both(fn, specs, *arg_sets):
@@ -73,3 +74,14 @@ def test_sort_and_argsort_take_paddles_stable_flag():
     assert rt.argsort(x, stable=True).numpy().tolist() == [1, 3, 0, 2]
     assert rt.argsort(x, descending=True, stable=True).numpy().tolist() == [0, 2, 1, 3]
     assert rt.sort(x, stable=True).numpy().tolist() == [1.0, 1.0, 3.0, 3.0]
+
+
+def _clip_by_tensors(x):
+    return rt.clip(x, min=rt.to_tensor(-1.0), max=x.mean()), rt.clip(x, min=rt.to_tensor([0.5])), x.clip(max=rt.to_tensor(2.0))
+
+
+def test_clip_with_tensor_bounds_converts_with_eager_values_and_gradients():
+    x = np.array([[-2.0, -1.0, 0.0], [1.0, 2.0, 3.0]], "float32")
+    check(_clip_by_tensors, (x,), (x[::-1] * 0.7,), grad=True)
+    lo, hi = _clip_by_tensors(rt.to_tensor(x))[0].numpy().min(), _clip_by_tensors(rt.to_tensor(x))[0].numpy().max()
+    assert (lo, hi) == (-1.0, 0.5)
