@@ -161,7 +161,8 @@ def _elementwise_pow_kernel(x, y):
 
 def _pow_kernel(x, factor=1.0):
     if x.dtype.kind in "iub":  # Paddle truncates a float exponent of an int tensor: pow(x, 2.5) is x ** 2
-        return _int_power(x, np.asarray(int(factor), x.dtype)) if x.dtype.kind != "b" else np.power(x, int(factor))
+        return _int_power(x, np.asarray(int(factor), x.dtype)) if x.dtype.kind != "b" \
+            else np.power(x, int(factor)).astype(bool)  # numpy gives an int: bool as the declared dtype
     return np.power(x, x.dtype.type(factor))
 
 
