@@ -55,7 +55,7 @@ OPERATORS = {
     "__truediv__": math.divide, "__rtruediv__": _reflect(math.divide),
     "__floordiv__": elementwise.floor_divide, "__rfloordiv__": _reflect(elementwise.floor_divide),
     "__mod__": elementwise.remainder, "__rmod__": _reflect(elementwise.remainder),
-    "__pow__": elementwise.pow, "__rpow__": _reflect(elementwise.pow),
+    "__pow__": elementwise.power_operator, "__rpow__": _reflect(elementwise.power_operator),
     "__matmul__": math.matmul, "__rmatmul__": _reflect(math.matmul),
     "__neg__": elementwise.neg, "__abs__": elementwise.abs, "__pos__": lambda x: x,
     "__lt__": logic.less_than, "__le__": logic.less_equal,

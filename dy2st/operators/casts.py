@@ -101,7 +101,13 @@ class NumpyValue(rt.static.Variable):
         out.__class__ = NumpyValue
         return out
 
-    sum, mean, max, min = _reduction("sum"), _reduction("mean"), _reduction("max"), _reduction("min")
+    sum, max, min = _reduction("sum"), _reduction("max"), _reduction("min")
+
+    def mean(self, *args, **kwargs):
+        """`a.mean()`: numpy's mean of ints is float64 (a tensor's mean of ints stays int, as Paddle's)."""
+        x = self if self.dtype.np.kind == "f" else rt.cast(self, "float64")
+        return self._numpy_result(rt.static.Variable.mean(x, *args, **kwargs))
+
     prod, argmax, argmin = _reduction("prod"), _reduction("argmax"), _reduction("argmin")
 
     def item(self, *args):

@@ -14,7 +14,7 @@ from ..dtypes import FLOATS, float32
 from ..registry import GRAD_ONLY, def_op
 from .math import binary_function, int_zero_check, operands
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
-from .common import cast, infer_broadcast, reduce_as, same_as, same_as_grad
+from .common import cast, infer_broadcast, reduce_as, same_as, same_as_grad, stop_gradient
 from ..hints import Operand, TensorLike
 
 
@@ -143,9 +143,28 @@ def_op("gelu_grad", ["X", "OutGrad"], ["XGrad"], attrs={"approximate": False}, k
 
 
 # -- powers -----------------------------------------------------------------------------
+def _int_power(x, y):
+    """x ** y of integers as Paddle's kernel: a negative exponent gives 1 for 1, +-1 for -1 and 0 for the
+    rest (the truncated real power; numpy raises instead, and x ** -1 would hang Paddle's scalar pow)."""
+    neg = y < 0
+    if not np.any(neg):
+        return np.power(x, y)
+    out = np.power(x, np.where(neg, 0, y).astype(y.dtype, copy=False))
+    sign = np.where(y % 2 == 0, 1, -1).astype(out.dtype, copy=False)
+    tiny = np.where(x == 1, 1, np.where(x == -1, sign, 0)).astype(out.dtype, copy=False)
+    return np.where(neg, tiny, out)
+
+
+def _elementwise_pow_kernel(x, y):
+    if x.dtype.kind in "iu" and y.dtype.kind in "iu":
+        return _int_power(x, y)
+    return np.power(x, y)
+
+
 def _pow_kernel(x, factor=1.0):
-    if x.dtype.kind in "iub":
-        return np.power(x, x.dtype.type(int(factor)))
+    if x.dtype.kind in "iub":  # Paddle truncates a float exponent of an int tensor: pow(x, 2.5) is x ** 2
+        return _int_power(x, np.asarray(int(factor), x.dtype)) if x.dtype.kind != "b" \
+            else np.power(x, int(factor)).astype(bool)  # numpy gives an int: bool as the declared dtype
     return np.power(x, x.dtype.type(factor))
 
 
@@ -168,7 +187,7 @@ def _elementwise_pow_grad(ctx):
 
 def_op("pow", ["X"], ["Out"], attrs={"factor": 1.0}, kernel=_pow_kernel, infer=same_as, grad=_pow_grad,
        onnx="pow", api=["pow"], methods=["pow"], doc="x ** factor for a Python-number exponent.")
-def_op("elementwise_pow", ["X", "Y"], ["Out"], kernel=np.power, infer=infer_broadcast,
+def_op("elementwise_pow", ["X", "Y"], ["Out"], kernel=_elementwise_pow_kernel, infer=infer_broadcast,
        grad=_elementwise_pow_grad, onnx="Pow", api=["pow"], methods=["pow"],
        doc="x ** y for a tensor exponent (broadcasting).")
 
@@ -300,23 +319,52 @@ def gelu(x: TensorLike, approximate: bool = False, name: str | None = None) -> T
 
 
 def pow(x: TensorLike, y: Operand, name: str | None = None) -> TensorLike:  # noqa: A001
-    """``x ** y``: a Python-number exponent is an attr; a tensor exponent is an input."""
+    """``paddle.pow(x, y)``: a Python-number exponent is an attr and keeps an int ``x`` int, the exponent
+    truncated (Paddle: pow(int32 x, 2.5) is x ** 2 in int32); a tensor exponent is an input."""
     if isinstance(y, (int, float)) and not isinstance(y, bool) and not hasattr(y, "dtype"):
-        if isinstance(y, float) and x.dtype not in FLOATS:
-            x = cast(x, float32)
         return apply("pow", x, factor=float(y))
     a, b = operands(x, y)
     return apply("elementwise_pow", a, b)
+
+
+def power_operator(x: TensorLike, y: Operand) -> TensorLike:
+    """``x ** y``: unlike ``pow``, a Python float exponent makes an int ``x`` float32 (as Paddle's operator)."""
+    if isinstance(y, float) and not is_floating(x):
+        x = cast(x, float32)
+    return pow(x, y)
 
 
 maximum = binary_function("maximum", """Elementwise maximum of ``x`` and ``y`` (broadcast, promoted).""")
 minimum = binary_function("minimum", """Elementwise minimum of ``x`` and ``y`` (broadcast, promoted).""")
 
 
+def _symbolic(v):
+    """Whether ``v`` is a static Variable (a bound whose value is known only when the Program runs)."""
+    return hasattr(v, "block") and not isinstance(v, _tensor.Tensor)
+
+
+def _clip_by_tensors(x, lo, hi):
+    """clip with a run-time bound (Paddle's is a 1-element tensor) by selects: the values and x's gradient
+    (passed where lo <= x <= hi) are those of the clip op the eager path runs with the bound's value;
+    the bounds get no gradient, as in Paddle."""
+    from .shape import reshape  # noqa: PLC0415  (shape's module imports math, which this one does)
+    for bound, outside in ((lo, "less_than"), (hi, "greater_than")):
+        if bound is None:
+            continue
+        if not hasattr(bound, "dtype"):  # a Python number next to a tensor bound
+            bound = apply("fill_any_like", x, value=float(bound), dtype=str(x.dtype))
+        else:
+            bound = stop_gradient(reshape(bound if bound.dtype == x.dtype else cast(bound, x.dtype), []))
+        x = apply("where", apply(outside, x, bound), bound, x)
+    return x
+
+
 def clip(x: TensorLike, min: float | None = None, max: float | None = None,
          name: str | None = None) -> TensorLike:  # noqa: A002
     """``x`` limited to [``min``, ``max``]; a None bound is not applied. An int ``x`` with a float bound
     computes in float32, as in Paddle (an int result would truncate the bound: clip(-3, min=0.5) -> 0)."""
+    if _symbolic(min) or _symbolic(max):
+        return _clip_by_tensors(x, min, max)
     if min is not None and max is not None and min > max:  # numpy would silently give max everywhere
         raise ValueError(f"clip: min ({min}) must not exceed max ({max})")
     if not is_floating(x) and (isinstance(min, float) or isinstance(max, float)):

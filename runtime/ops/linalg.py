@@ -7,11 +7,13 @@ import numpy as np
 from ..dispatch import apply
 from ..hints import ShapeLike, TensorLike
 from ..registry import composite
-from .broadcast import expand
+from .broadcast import expand, expand_as
 from .common import broadcast_shape, constant
 from .composites_extra import _dim
 from .indexing import getitem
-from .logic import where
+from .creation import arange, zeros_like
+from .elementwise import remainder
+from .logic import logical_or, where
 from .math import matmul, multiply, subtract
 from .reduce import sum as sum_
 from .shape import concat, gather, reshape, transpose, unsqueeze
@@ -322,8 +324,10 @@ def roll(x: TensorLike, shifts: int | list[int], axis: int | list[int] | None = 
         raise ValueError(f"roll: shifts {shifts} and axis {list(axes)} must have the same length")
     for shift, a in zip(shifts, axes):
         n = x.shape[a]
-        if n < 0:
-            raise ValueError(f"roll: dim {a} of x is only known when the Program runs; roll needs its size")
+        if n < 0:  # a run-time size: gather at (i - shift) mod n
+            size = _dim(x, a)
+            x = gather(x, remainder(subtract(arange(size, dtype="int64"), shift), size), axis=a)
+            continue
         k = shift % n if n else 0
         if k:
             head = tuple(slice(n - k, None) if i == a else slice(None) for i in range(x.ndim))
@@ -339,6 +343,11 @@ def masked_select(x: TensorLike, mask: TensorLike, name: str | None = None) -> T
     if str(mask.dtype) != "bool":
         raise TypeError(f"masked_select: mask must be a bool tensor, got {mask.dtype}")
     shape = broadcast_shape(list(x.shape), list(mask.shape))
+    if any(d < 0 for d in shape) and (list(x.shape) != shape or list(mask.shape) != shape):
+        # An unknown (-1) dim: expand's -1 keeps the input's dim, which a dim x or mask lacks. An
+        # elementwise op broadcasts to the run-time shape instead.
+        mask = logical_or(mask, zeros_like(x, dtype="bool"))
+        return getitem(x if list(x.shape) == shape else expand_as(x, mask), mask)
     if list(x.shape) != shape:
         x = expand(x, shape)
     if list(mask.shape) != shape:

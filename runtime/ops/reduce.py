@@ -9,10 +9,8 @@ import builtins
 import numpy as np
 
 from ..dispatch import apply
-from ..dtypes import float32
 from ..registry import Meta, def_op
 from .common import cast
-from .elementwise import is_floating
 from ..hints import Axis, DTypeLike, TensorLike
 
 
@@ -198,9 +196,8 @@ def sum(x: TensorLike, axis: Axis | None = None, dtype: DTypeLike | None = None,
 
 
 def mean(x: TensorLike, axis: Axis | None = None, keepdim: bool = False, name: str | None = None) -> TensorLike:
-    """Mean over ``axis`` (an int, a list, or None for all dims); int inputs compute in float32."""
-    if not is_floating(x):
-        x = cast(x, float32)
+    """Mean over ``axis`` (an int, a list, or None for all dims). As in Paddle, an int (or bool) ``x`` keeps
+    its dtype: the sum in that dtype divided by the count, truncated toward zero (mean of [1, 2] is 1)."""
     return apply("reduce_mean", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 

@@ -95,13 +95,16 @@ def topk(x: TensorLike, k: int, axis: int | None = None, largest: bool = True, s
                  sorted=bool(sorted))
 
 
-def sort(x: TensorLike, axis: int = -1, descending: bool = False, name: str | None = None) -> TensorLike:
-    """``x`` sorted along ``axis``, ascending unless ``descending``."""
+def sort(x: TensorLike, axis: int = -1, descending: bool = False, stable: bool = False,
+         name: str | None = None) -> TensorLike:
+    """``x`` sorted along ``axis``, ascending unless ``descending``; always stable (``stable`` is Paddle's flag)."""
     return apply("argsort", x, axis=int(axis), descending=bool(descending))[0]
 
 
-def argsort(x: TensorLike, axis: int = -1, descending: bool = False, name: str | None = None) -> TensorLike:
-    """Indices that sort ``x`` along ``axis``, ascending unless ``descending``."""
+def argsort(x: TensorLike, axis: int = -1, descending: bool = False, stable: bool = False,
+            name: str | None = None) -> TensorLike:
+    """Indices that sort ``x`` along ``axis``, ascending unless ``descending``; equal values keep their order
+    whatever ``stable`` says (Paddle's flag asks for that order, which is always given here)."""
     return apply("argsort", x, axis=int(axis), descending=bool(descending))[1]
 
 
