@@ -114,27 +114,51 @@ def _ln_check(xs, ss, bs_, begin):
 
 
 _SUMMED = (np.dtype("float32"), np.dtype("float64"))
+_ONES = {}  # (count, dtype) -> read-only ones of shape (count, 1): the row sums' right operand
+
+
+def row_sums_operand(count, dtype):
+    """Ones of shape (count, 1) in ``dtype``: ``x2.dot(ones)`` sums the rows of a (rows, count) matrix."""
+    ones = _ONES.get((count, dtype))
+    if ones is None:
+        if len(_ONES) >= 64:
+            _ONES.clear()
+        ones = np.ones((count, 1), dtype)
+        ones.flags.writeable = False
+        ones = _ONES[(count, dtype)] = ones
+    return ones
+
+
+def ln_rows(x2, count, epsilon, out=None):
+    """(mean, inv, x - mean) of the rows of a 2-D float32/float64 ``x2``, each (rows, 1) but the last;
+    ``out`` (x2 itself, or None for a new array) takes x - mean.  The sums are ``x2 @ ones`` (BLAS gemv:
+    ~0.6 us on a 32x64 float32 matrix, where np.add.reduce takes ~2 us), each divided by the count
+    (exact in float32: double rounding is exact for division and count < 2**24); the variance is that
+    of x - mean (two passes, as np.var).  The registry kernel and the executor's both call this."""
+    dtype = x2.dtype
+    n, ones = dtype.type(count), row_sums_operand(count, dtype)
+    mean = x2.dot(ones)
+    np.divide(mean, n, out=mean)
+    xc = np.subtract(x2, mean, out=out)
+    var = np.multiply(xc, xc).dot(ones)
+    np.divide(var, n, out=var)
+    var += dtype.type(epsilon)
+    np.sqrt(var, out=var)
+    return mean, np.divide(dtype.type(1), var, out=var), xc
 
 
 def _ln_stats(x, begin, epsilon):
-    """(axes, mean, inv, x - mean or None).  For float32/float64, np.mean and np.var's own steps without
-    their wrappers, sharing one mean and one x - mean (np.var recomputes both): add.reduce, then a
-    division by the count (np.mean divides by an intp in float64; float32 division by float32(count) is
-    the same value, double rounding being exact for division), then the squares' add.reduce divided
-    the same way.  Other dtypes (float16 sums in float32) keep np.mean/np.var."""
+    """(axes, mean, inv, x - mean or None), the statistics of keepdims shape.  float32/float64 take
+    ``ln_rows`` on x as a (rows, count) matrix; other dtypes (float16 sums in float32) np.mean/np.var."""
     axes = tuple(range(begin, x.ndim))
     count = 1
     for d in x.shape[begin:]:
         count *= d
     if x.dtype not in _SUMMED or not 0 < count < 1 << 24:
         return axes, x.mean(axis=axes, keepdims=True), 1.0 / np.sqrt(x.var(axis=axes, keepdims=True) + epsilon), None
-    n = x.dtype.type(count)
-    mean = np.add.reduce(x, axes, None, None, True)
-    np.divide(mean, n, out=mean)
-    xc = x - mean
-    var = np.add.reduce(np.multiply(xc, xc), axes, None, None, True)
-    np.divide(var, n, out=var)
-    return axes, mean, 1.0 / np.sqrt(var + epsilon), xc
+    mean, inv, xc = ln_rows(x.reshape(-1, count), count, epsilon)
+    stat = x.shape[:begin] + (1,) * (x.ndim - begin)
+    return axes, mean.reshape(stat), inv.reshape(stat), xc.reshape(x.shape)
 
 
 def _ln_kernel(x, scale, bias, begin_norm_axis=1, epsilon=1e-5):

@@ -7,7 +7,8 @@ ranks and dtypes already settle those questions, the plan calls numpy directly
 numpy programmer would write differently get that version, computing the same
 values in the same order (results are bitwise those of the registry kernel)::
 
-    layer_norm (Mean/InvStd unused)   ->  xc = x - mean; var from xc; xc *= inv; xc *= w; xc += b
+    layer_norm (Mean/InvStd unused)   ->  the registry's row statistics, xc = x - mean written into X;
+                                          xc *= inv; xc *= w; xc += b
     gelu                              ->  the registry's float32 gelu written into a donated X
     softmax                           ->  e = x - max; exp(e, out=e); e /= sum
     embedding (no padding_idx)        ->  w.take(ids, 0) after one max over the ids
@@ -20,6 +21,7 @@ Given a dead temporary X (``donate``), they overwrite it instead of allocating.
 import numpy as np
 
 from ...ops.gelu_erf import gelu_erf32, gelu_into
+from ...ops.nn_norm import ln_rows
 from ...registry import get_op
 from .features import enabled
 
@@ -34,36 +36,22 @@ def _consts(dtype, *values):
     return tuple(np.asarray(v, dtype) for v in values)
 
 
-def _layer_norm_y(axes, epsilon, donate, dtype, count=None):
-    # x.var() is the mean of (x - mean)**2 with the same mean and sums: computed from xc here,
-    # the subtraction is done once (bitwise the registry kernel's result).  With ``count`` (the
-    # normalized size, ``fast_reductions``) each mean is np.mean's own two steps without its Python
-    # wrapper (~60% of a small mean): add.reduce, then one division by the count.  np.mean divides
-    # by an intp (in float64, rounded to float32 on the store); float32 division by float32(count)
-    # is the same value: double rounding is exact for division, and count < 2**24 is exact.
-    eps, one = _consts(dtype, epsilon, 1.0)
-    n = None if count is None else _consts(dtype, count)[0]
-    reduce, divide = np.add.reduce, np.divide
-
+def _layer_norm_y(count, epsilon, donate, flat_params):
+    # the registry kernel's statistics (``ops.nn_norm.ln_rows``, the same call: the same bits) on x as a
+    # (rows, count) matrix, x - mean written into a donated x, then * inv * scale + bias in place, the
+    # registry's operations in its order.  ``flat_params``: scale and bias are 1-D (else each call
+    # reshapes them to the matrix's rows; the elementwise values are the same either way)
     def layer_norm(x, scale, bias):
-        if n is None:
-            mean = x.mean(axis=axes, keepdims=True)
-        else:
-            mean = reduce(x, axes, None, None, True)
-            divide(mean, n, out=mean)
-        xc = np.subtract(x, mean, out=x) if donate else x - mean
-        if n is None:
-            var = np.multiply(xc, xc).mean(axis=axes, keepdims=True)
-        else:
-            var = reduce(np.multiply(xc, xc), axes, None, None, True)
-            divide(var, n, out=var)
-        var += eps
-        np.sqrt(var, out=var)
-        inv = divide(one, var, out=var)
+        x2 = x.reshape(-1, count)  # a copy when x is not contiguous: then that copy is written
+        _, inv, xc = ln_rows(x2, count, epsilon, x2 if donate else None)
         xc *= inv
-        xc *= scale
-        xc += bias
-        return xc
+        if flat_params:
+            xc *= scale
+            xc += bias
+        else:
+            xc *= scale.reshape(count)
+            xc += bias.reshape(count)
+        return xc.reshape(x.shape)
     layer_norm.first_only = True  # returns Y alone (Mean and InvStd are unused)
     return layer_norm
 
@@ -184,8 +172,9 @@ def _special(block, op, live, donate):
                 or str(scale.dtype) != str(x.dtype) or str(bias.dtype) != str(x.dtype)):
             return None
         count = int(np.prod(norm))
-        return _layer_norm_y(tuple(range(begin, x.ndim)), float(op.attrs.get("epsilon", 1e-5)), donate,
-                             np.dtype(str(x.dtype)), count if reduces and 0 < count < 1 << 24 else None)
+        if not 0 < count < 1 << 24:  # the registry's np.mean/np.var case
+            return None
+        return _layer_norm_y(count, float(op.attrs.get("epsilon", 1e-5)), donate, len(norm) == 1)
     return None
 
 

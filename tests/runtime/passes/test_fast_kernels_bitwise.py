@@ -9,6 +9,7 @@ from helpers_passes import build
 
 import runtime as rt
 from runtime.ops import gelu_erf
+from runtime.ops.nn_norm import _ln_kernel
 from runtime.registry import get_op
 from runtime.static import passes
 from runtime.static.codegen import GENERATED
@@ -41,8 +42,7 @@ def test_reduced_layer_norm_and_softmax_match_the_registry(dtype):
             w, b = rng.normal(size=norm).astype(dtype), rng.normal(size=norm).astype(dtype)
             want = ln(x, w, b, begin, 1e-5)[0]
             for donate in (False, True):
-                fn = kernels._layer_norm_y(tuple(range(begin, len(shape))), 1e-5, donate, x.dtype,
-                                           int(np.prod(norm)))
+                fn = kernels._layer_norm_y(int(np.prod(norm)), 1e-5, donate, len(norm) == 1)
                 _same_bits(fn(x.copy(), w, b), want)
                 for axis in (-1, 0, begin):
                     _same_bits(kernels._softmax(axis, donate, True)(x.copy()), softmax(x, axis=axis))
@@ -142,17 +142,28 @@ def test_embedding_kernel_falls_back_on_other_ids():
 
 
 def _ln_reference(x, scale, bias, begin, epsilon):
-    """The registry's layer_norm as np.mean / np.var write it (its kernel shares their steps)."""
+    """The registry's layer_norm written out: float16 as np.mean / np.var; float32/float64 with the row
+    sums of x as a (rows, count) matrix taken by ``@ ones`` (BLAS), each divided by the count."""
     axes = tuple(range(begin, x.ndim))
-    mean = x.mean(axis=axes, keepdims=True)
-    inv = 1.0 / np.sqrt(x.var(axis=axes, keepdims=True) + epsilon)
     norm = x.shape[begin:]
-    y = (x - mean) * inv * scale.reshape(norm) + bias.reshape(norm)
+    if x.dtype == np.float16:
+        mean = x.mean(axis=axes, keepdims=True)
+        inv = 1.0 / np.sqrt(x.var(axis=axes, keepdims=True) + epsilon)
+        xc = x - mean
+    else:
+        count = int(np.prod(norm))
+        x2, ones, n = x.reshape(-1, count), np.ones((count, 1), x.dtype), x.dtype.type(count)
+        mean = (x2 @ ones) / n
+        xc = x2 - mean
+        inv = 1.0 / np.sqrt(((xc * xc) @ ones) / n + epsilon)
+        stat = x.shape[:begin] + (1,) * len(norm)
+        mean, inv, xc = mean.reshape(stat), inv.reshape(stat), xc.reshape(x.shape)
+    y = xc * inv * scale.reshape(norm) + bias.reshape(norm)
     return y.astype(x.dtype, copy=False), mean.astype(x.dtype), inv.astype(x.dtype)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
-def test_registry_layer_norm_is_np_mean_and_var(dtype):
+def test_registry_layer_norm_formula_and_accuracy(dtype):
     rng = np.random.default_rng(14)
     kernel = get_op("layer_norm").kernel
     for shape, begin in (((2, 5, 16), 2), ((3, 7), 1), ((2, 3, 4, 5), 1), ((4, 33, 129), 2), ((0, 4), 1)):
@@ -161,6 +172,11 @@ def test_registry_layer_norm_is_np_mean_and_var(dtype):
             norm = shape[begin:]
             w, b = rng.normal(size=norm).astype(dtype), rng.normal(size=norm).astype(dtype)
             with np.errstate(over="ignore", invalid="ignore"):  # float16 overflows alike both ways
-                pairs = list(zip(kernel(x, w, b, begin, 1e-5), _ln_reference(x, w, b, begin, 1e-5)))
-            for got, want in pairs:
-                _same_bits(got, want)
+                got = kernel(x, w, b, begin, 1e-5)
+                pairs = list(zip(got, _ln_reference(x, w, b, begin, 1e-5)))
+            for g, want in pairs:
+                _same_bits(g, want)
+            if dtype != "float16":  # as accurate as float64 np.mean / np.var rounded
+                exact = _ln_kernel(x.astype("float64"), w.astype("float64"), b.astype("float64"), begin, 1e-5)[0]
+                tol = 2e-5 if dtype == "float32" else 1e-12
+                np.testing.assert_allclose(got[0], exact, rtol=tol, atol=tol * (1 + np.abs(b).max()))
