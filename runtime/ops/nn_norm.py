@@ -114,34 +114,42 @@ def _ln_check(xs, ss, bs_, begin):
 
 
 _SUMMED = (np.dtype("float32"), np.dtype("float64"))
-_ONES = {}  # (count, dtype) -> read-only ones of shape (count, 1): the row sums' right operand
+_ONES = {}  # (count, dtype) -> read-only column of the row sums' right operand
 
 
 def row_sums_operand(count, dtype):
-    """Ones of shape (count, 1) in ``dtype``: ``x2.dot(ones)`` sums the rows of a (rows, count) matrix."""
-    ones = _ONES.get((count, dtype))
-    if ones is None:
+    """(column of shape (count, 1), divide): ``x2.dot(column)`` sums the rows of a (rows, count) matrix,
+    then ``divide`` says whether the sums still need dividing by the count for their means.  A power-of-two
+    count takes 1/count in the column: the product x * 2**-k is exact and scaling commutes with rounding,
+    so that is the sum divided by the count (outside the subnormal range) with one numpy call less."""
+    got = _ONES.get((count, dtype))
+    if got is None:
         if len(_ONES) >= 64:
             _ONES.clear()
-        ones = np.ones((count, 1), dtype)
+        pow2 = count & (count - 1) == 0
+        ones = np.full((count, 1), 1.0 / count if pow2 else 1.0, dtype)
         ones.flags.writeable = False
-        ones = _ONES[(count, dtype)] = ones
-    return ones
+        got = _ONES[(count, dtype)] = (ones, not pow2)
+    return got
 
 
 def ln_rows(x2, count, epsilon, out=None):
     """(mean, inv, x - mean) of the rows of a 2-D float32/float64 ``x2``, each (rows, 1) but the last;
-    ``out`` (x2 itself, or None for a new array) takes x - mean.  The sums are ``x2 @ ones`` (BLAS gemv:
-    ~0.6 us on a 32x64 float32 matrix, where np.add.reduce takes ~2 us), each divided by the count
-    (exact in float32: double rounding is exact for division and count < 2**24); the variance is that
-    of x - mean (two passes, as np.var).  The registry kernel and the executor's both call this."""
+    ``out`` (x2 itself, or None for a new array) takes x - mean.  The sums are ``x2 @ column`` (BLAS gemv:
+    ~0.6 us on a 32x64 float32 matrix, where np.add.reduce takes ~2 us), divided by the count (exact in
+    float32: double rounding is exact for division and count < 2**24) or, for a power-of-two count, summed
+    already scaled (``row_sums_operand``); the variance is that of x - mean (two passes, as np.var).  The
+    registry kernel and the executor's both call this."""
     dtype = x2.dtype
-    n, ones = dtype.type(count), row_sums_operand(count, dtype)
+    n = dtype.type(count)
+    ones, divide = row_sums_operand(count, dtype)
     mean = x2.dot(ones)
-    np.divide(mean, n, out=mean)
+    if divide:
+        np.divide(mean, n, out=mean)
     xc = np.subtract(x2, mean, out=out)
     var = np.multiply(xc, xc).dot(ones)
-    np.divide(var, n, out=var)
+    if divide:
+        np.divide(var, n, out=var)
     var += dtype.type(epsilon)
     np.sqrt(var, out=var)
     return mean, np.divide(dtype.type(1), var, out=var), xc

@@ -143,7 +143,8 @@ def test_embedding_kernel_falls_back_on_other_ids():
 
 def _ln_reference(x, scale, bias, begin, epsilon):
     """The registry's layer_norm written out: float16 as np.mean / np.var; float32/float64 with the row
-    sums of x as a (rows, count) matrix taken by ``@ ones`` (BLAS), each divided by the count."""
+    sums of x as a (rows, count) matrix taken by ``@ ones`` (BLAS), each divided by the count (or, for a
+    power-of-two count, by ``@`` a column of 1 / count)."""
     axes = tuple(range(begin, x.ndim))
     norm = x.shape[begin:]
     if x.dtype == np.float16:
@@ -152,10 +153,17 @@ def _ln_reference(x, scale, bias, begin, epsilon):
         xc = x - mean
     else:
         count = int(np.prod(norm))
-        x2, ones, n = x.reshape(-1, count), np.ones((count, 1), x.dtype), x.dtype.type(count)
-        mean = (x2 @ ones) / n
-        xc = x2 - mean
-        inv = 1.0 / np.sqrt(((xc * xc) @ ones) / n + epsilon)
+        x2, n = x.reshape(-1, count), x.dtype.type(count)
+        if count & (count - 1):
+            ones = np.ones((count, 1), x.dtype)
+            mean = (x2 @ ones) / n
+            xc = x2 - mean
+            inv = 1.0 / np.sqrt(((xc * xc) @ ones) / n + epsilon)
+        else:  # a power of two: the column holds 1 / count (the sums come out divided)
+            ones = np.full((count, 1), 1 / count, x.dtype)
+            xc = x2 - x2 @ ones
+            inv = 1.0 / np.sqrt((xc * xc) @ ones + epsilon)
+            mean = x2 @ ones
         stat = x.shape[:begin] + (1,) * len(norm)
         mean, inv, xc = mean.reshape(stat), inv.reshape(stat), xc.reshape(x.shape)
     y = xc * inv * scale.reshape(norm) + bias.reshape(norm)
