@@ -10,7 +10,7 @@ values in the same order (results are bitwise those of the registry kernel)::
     layer_norm (Mean/InvStd unused)   ->  the registry's row statistics, xc = x - mean written into X;
                                           xc *= inv; xc *= w; xc += b
     gelu                              ->  the registry's float32 gelu written into a donated X
-    softmax                           ->  e = x - max; exp(e, out=e); e /= sum
+    softmax                           ->  e = x - max; exp(e, out=e); e /= the registry's sums
     embedding (no padding_idx)        ->  w.take(ids, 0) after one max over the ids
     matmul of two float matrices      ->  np.dot (the same BLAS gemm without the gufunc machinery:
                                           ~30% less per call on small matrices)
@@ -21,7 +21,7 @@ Given a dead temporary X (``donate``), they overwrite it instead of allocating.
 import numpy as np
 
 from ...ops.gelu_erf import gelu_erf32, gelu_into
-from ...ops.nn_norm import ln_rows
+from ...ops.nn_norm import ln_rows, softmax_sums
 from ...registry import get_op
 from .features import enabled
 
@@ -67,22 +67,15 @@ def _gelu(donate):
 
 
 def _softmax(axis, donate, reduces=False):
-    # ``reduces`` (``fast_reductions``): the ufunc reduces .max/.sum call, without their wrappers
-    if reduces:
-        rmax, rsum = np.maximum.reduce, np.add.reduce
-
-        def softmax(x):
-            m = rmax(x, axis, None, None, True)
-            e = np.subtract(x, m, out=x) if donate else x - m
-            np.exp(e, out=e)
-            e /= rsum(e, axis, None, None, True)
-            return e
-        return softmax
+    # the registry's steps, written into a donated x; its sums are the registry's (``softmax_sums``).
+    # ``reduces`` (``fast_reductions``): the max is the ufunc reduce .max calls, without its wrapper
+    rmax = np.maximum.reduce
 
     def softmax(x):
-        e = np.subtract(x, x.max(axis=axis, keepdims=True), out=x) if donate else x - x.max(axis=axis, keepdims=True)
+        m = rmax(x, axis, None, None, True) if reduces else x.max(axis=axis, keepdims=True)
+        e = np.subtract(x, m, out=x) if donate else x - m
         np.exp(e, out=e)
-        e /= e.sum(axis=axis, keepdims=True)
+        e /= softmax_sums(e, axis)
         return e
     return softmax
 
