@@ -114,22 +114,24 @@ def _ln_check(xs, ss, bs_, begin):
 
 
 _SUMMED = (np.dtype("float32"), np.dtype("float64"))
-_ONES = {}  # (count, dtype) -> read-only column of the row sums' right operand
+_LN_CONSTANTS = {}  # (count, dtype, epsilon) -> ``ln_constants``
 
 
-def row_sums_operand(count, dtype):
-    """(column of shape (count, 1), divide): ``x2.dot(column)`` sums the rows of a (rows, count) matrix,
-    then ``divide`` says whether the sums still need dividing by the count for their means.  A power-of-two
+def ln_constants(count, dtype, epsilon):
+    """(column, n, eps, one) for ``ln_rows``: ``x2.dot(column)`` sums the rows of a (rows, count) matrix
+    and n (the count, or None) is what the sums are still divided by for their means.  A power-of-two
     count takes 1/count in the column: the product x * 2**-k is exact and scaling commutes with rounding,
     so that is the sum divided by the count (outside the subnormal range) with one numpy call less."""
-    got = _ONES.get((count, dtype))
+    key = (count, dtype, epsilon)
+    got = _LN_CONSTANTS.get(key)
     if got is None:
-        if len(_ONES) >= 64:
-            _ONES.clear()
+        if len(_LN_CONSTANTS) >= 64:
+            _LN_CONSTANTS.clear()
         pow2 = count & (count - 1) == 0
-        ones = np.full((count, 1), 1.0 / count if pow2 else 1.0, dtype)
-        ones.flags.writeable = False
-        got = _ONES[(count, dtype)] = (ones, not pow2)
+        column = np.full((count, 1), 1.0 / count if pow2 else 1.0, dtype)
+        column.flags.writeable = False
+        got = _LN_CONSTANTS[key] = (column, None if pow2 else dtype.type(count), dtype.type(epsilon),
+                                    dtype.type(1))
     return got
 
 
@@ -154,26 +156,24 @@ def softmax_sums(e, axis):
     return e.sum(axis=axis, keepdims=True)
 
 
-def ln_rows(x2, count, epsilon, out=None):
+def ln_rows(x2, constants, out=None):
     """(mean, inv, x - mean) of the rows of a 2-D float32/float64 ``x2``, each (rows, 1) but the last;
-    ``out`` (x2 itself, or None for a new array) takes x - mean.  The sums are ``x2 @ column`` (BLAS gemv:
-    ~0.6 us on a 32x64 float32 matrix, where np.add.reduce takes ~2 us), divided by the count (exact in
-    float32: double rounding is exact for division and count < 2**24) or, for a power-of-two count, summed
-    already scaled (``row_sums_operand``); the variance is that of x - mean (two passes, as np.var).  The
-    registry kernel and the executor's both call this."""
-    dtype = x2.dtype
-    n = dtype.type(count)
-    ones, divide = row_sums_operand(count, dtype)
-    mean = x2.dot(ones)
-    if divide:
+    ``constants``: ``ln_constants`` of x2's row length and dtype; ``out`` (x2 itself, or None for a new
+    array) takes x - mean.  The sums are ``x2 @ column`` (BLAS gemv: ~0.6 us on a 32x64 float32 matrix,
+    where np.add.reduce takes ~2 us), divided by the count (exact in float32: double rounding is exact
+    for division and count < 2**24) or summed already scaled; the variance is that of x - mean (two
+    passes, as np.var).  The registry kernel and the executor's both call this."""
+    column, n, eps, one = constants
+    mean = x2.dot(column)
+    if n is not None:
         np.divide(mean, n, out=mean)
     xc = np.subtract(x2, mean, out=out)
-    var = np.multiply(xc, xc).dot(ones)
-    if divide:
+    var = np.multiply(xc, xc).dot(column)
+    if n is not None:
         np.divide(var, n, out=var)
-    var += dtype.type(epsilon)
+    var += eps
     np.sqrt(var, out=var)
-    return mean, np.divide(dtype.type(1), var, out=var), xc
+    return mean, np.divide(one, var, out=var), xc
 
 
 def _ln_stats(x, begin, epsilon):
@@ -185,7 +185,7 @@ def _ln_stats(x, begin, epsilon):
         count *= d
     if x.dtype not in _SUMMED or not 0 < count < 1 << 24:
         return axes, x.mean(axis=axes, keepdims=True), 1.0 / np.sqrt(x.var(axis=axes, keepdims=True) + epsilon), None
-    mean, inv, xc = ln_rows(x.reshape(-1, count), count, epsilon)
+    mean, inv, xc = ln_rows(x.reshape(-1, count), ln_constants(count, x.dtype, epsilon))
     stat = x.shape[:begin] + (1,) * (x.ndim - begin)
     return axes, mean.reshape(stat), inv.reshape(stat), xc.reshape(x.shape)
 

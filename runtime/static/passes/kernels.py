@@ -21,7 +21,7 @@ Given a dead temporary X (``donate``), they overwrite it instead of allocating.
 import numpy as np
 
 from ...ops.gelu_erf import gelu_erf32, gelu_into
-from ...ops.nn_norm import ln_rows, softmax_sums
+from ...ops.nn_norm import ln_constants, ln_rows, softmax_sums
 from ...registry import get_op
 from .features import enabled
 
@@ -36,14 +36,16 @@ def _consts(dtype, *values):
     return tuple(np.asarray(v, dtype) for v in values)
 
 
-def _layer_norm_y(count, epsilon, donate, flat_params):
+def _layer_norm_y(count, epsilon, donate, flat_params, dtype):
     # the registry kernel's statistics (``ops.nn_norm.ln_rows``, the same call: the same bits) on x as a
     # (rows, count) matrix, x - mean written into a donated x, then * inv * scale + bias in place, the
     # registry's operations in its order.  ``flat_params``: scale and bias are 1-D (else each call
     # reshapes them to the matrix's rows; the elementwise values are the same either way)
+    constants = ln_constants(count, dtype, epsilon)
+
     def layer_norm(x, scale, bias):
         x2 = x.reshape(-1, count)  # a copy when x is not contiguous: then that copy is written
-        _, inv, xc = ln_rows(x2, count, epsilon, x2 if donate else None)
+        _, inv, xc = ln_rows(x2, constants, x2 if donate else None)
         xc *= inv
         if flat_params:
             xc *= scale
@@ -167,7 +169,8 @@ def _special(block, op, live, donate):
         count = int(np.prod(norm))
         if not 0 < count < 1 << 24:  # the registry's np.mean/np.var case
             return None
-        return _layer_norm_y(count, float(op.attrs.get("epsilon", 1e-5)), donate, len(norm) == 1)
+        return _layer_norm_y(count, float(op.attrs.get("epsilon", 1e-5)), donate, len(norm) == 1,
+                             np.dtype(str(x.dtype)))
     return None
 
 

@@ -120,7 +120,7 @@ def test_donating_kernels_match_the_registry_bitwise():
             want = _ln_kernel(x, s, b, begin, 1e-5)[0]
             gelu = get_op("gelu").kernel(x)
             for donate in (False, True):
-                fn = kernels._layer_norm_y(int(np.prod(norm)), 1e-5, donate, len(norm) == 1)
+                fn = kernels._layer_norm_y(int(np.prod(norm)), 1e-5, donate, len(norm) == 1, x.dtype)
                 got = fn(x.copy(), s, b)
                 assert fn.first_only and got.dtype == want.dtype
                 np.testing.assert_array_equal(got, want)

@@ -42,7 +42,7 @@ def test_reduced_layer_norm_and_softmax_match_the_registry(dtype):
             w, b = rng.normal(size=norm).astype(dtype), rng.normal(size=norm).astype(dtype)
             want = ln(x, w, b, begin, 1e-5)[0]
             for donate in (False, True):
-                fn = kernels._layer_norm_y(int(np.prod(norm)), 1e-5, donate, len(norm) == 1)
+                fn = kernels._layer_norm_y(int(np.prod(norm)), 1e-5, donate, len(norm) == 1, x.dtype)
                 _same_bits(fn(x.copy(), w, b), want)
                 for axis in (-1, 0, begin):
                     _same_bits(kernels._softmax(axis, donate, True)(x.copy()), softmax(x, axis=axis))
