@@ -14,6 +14,7 @@ from ..dtypes import FLOATS, float32
 from ..registry import GRAD_ONLY, def_op
 from .math import binary_function, int_zero_check, operands
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
+from .gelu_erf import gelu_erf32
 from .common import cast, infer_broadcast, reduce_as, same_as, same_as_grad, stop_gradient
 from ..hints import Operand, TensorLike
 
@@ -55,6 +56,8 @@ def _erf(x):
 def _gelu_kernel(x, approximate=False):
     if approximate:
         return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3)))
+    if x.dtype == np.float32:  # relu(x) - |x| Q: no cancellation in the negative tail (gelu_erf.py)
+        return gelu_erf32(x)
     return (0.5 * x * (1 + _erf(x / np.sqrt(2).astype(x.dtype)))).astype(x.dtype)
 
 

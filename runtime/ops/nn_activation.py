@@ -14,6 +14,7 @@ from .common import same_as_grad
 from .elementwise import _floating, exp, log, neg, sigmoid, tanh
 from .logic import greater_equal, greater_than, where
 from .math import add, multiply, relu, scale, subtract
+from .nn_norm import softmax_sums
 from ..hints import TensorLike
 
 
@@ -25,7 +26,7 @@ def _check_axis(axis, ndim, what):
 def _softmax_kernel(x, axis=-1):
     _check_axis(axis, x.ndim, "softmax")
     e = np.exp(x - x.max(axis=axis, keepdims=True))
-    return (e / e.sum(axis=axis, keepdims=True)).astype(x.dtype, copy=False)
+    return (e / softmax_sums(e, axis)).astype(x.dtype, copy=False)
 
 
 def _log_softmax_kernel(x, axis=-1):

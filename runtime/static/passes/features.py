@@ -20,14 +20,9 @@ FEATURES = {
     "expressions": True,
     # hand-written numpy for layer_norm (inference), gelu and softmax: in place, float32 kept
     "fast_kernels": True,
-    # within fast_kernels: layer_norm's means and softmax's max and sum call the ufunc reduces that
-    # np.mean/.max/.sum call, without their Python wrappers (the same sums, the same division)
+    # within fast_kernels: softmax's max calls the ufunc reduce that .max calls, without its Python
+    # wrapper (the same maxima)
     "fast_reductions": True,
-    # within fast_kernels: gelu applies erf's sign as z's sign bit (bit views), not np.sign and a multiply
-    "gelu_sign_bits": True,
-    # within gelu_sign_bits: gelu runs its ~24 passes over 128 KB blocks of its input through three scratch
-    # arrays (kept in cache between passes), not over whole arrays, each pass writing a fresh one
-    "gelu_blocks": True,
     # within fast_kernels: embedding without padding_idx is w.take(ids, 0) after one check of the ids
     "fast_embedding": True,
     # within fast_kernels: a matmul with transpose_x/y is np.matmul of .mT views written into the plan line

@@ -7,9 +7,10 @@ ranks and dtypes already settle those questions, the plan calls numpy directly
 numpy programmer would write differently get that version, computing the same
 values in the same order (results are bitwise those of the registry kernel)::
 
-    layer_norm (Mean/InvStd unused)   ->  xc = x - mean; var from xc; xc *= inv; xc *= w; xc += b
-    gelu                              ->  the erf polynomial in place, float32 kept, block by block
-    softmax                           ->  e = x - max; exp(e, out=e); e /= sum
+    layer_norm (Mean/InvStd unused)   ->  the registry's row statistics, xc = x - mean written into X;
+                                          xc *= inv; xc *= w; xc += b
+    gelu                              ->  the registry's float32 gelu written into a donated X
+    softmax                           ->  e = x - max; exp(e, out=e); e /= the registry's sums
     embedding (no padding_idx)        ->  w.take(ids, 0) after one max over the ids
     matmul of two float matrices      ->  np.dot (the same BLAS gemm without the gufunc machinery:
                                           ~30% less per call on small matrices)
@@ -19,6 +20,8 @@ Given a dead temporary X (``donate``), they overwrite it instead of allocating.
 """
 import numpy as np
 
+from ...ops.gelu_erf import gelu_erf32, gelu_into
+from ...ops.nn_norm import ln_constants, ln_rows, softmax_sums
 from ...registry import get_op
 from .features import enabled
 
@@ -33,162 +36,48 @@ def _consts(dtype, *values):
     return tuple(np.asarray(v, dtype) for v in values)
 
 
-def _layer_norm_y(axes, epsilon, donate, dtype, count=None):
-    # x.var() is the mean of (x - mean)**2 with the same mean and sums: computed from xc here,
-    # the subtraction is done once (bitwise the registry kernel's result).  With ``count`` (the
-    # normalized size, ``fast_reductions``) each mean is np.mean's own two steps without its Python
-    # wrapper (~60% of a small mean): add.reduce, then one division by the count.  np.mean divides
-    # by an intp (in float64, rounded to float32 on the store); float32 division by float32(count)
-    # is the same value: double rounding is exact for division, and count < 2**24 is exact.
-    eps, one = _consts(dtype, epsilon, 1.0)
-    n = None if count is None else _consts(dtype, count)[0]
-    reduce, divide = np.add.reduce, np.divide
+def _layer_norm_y(count, epsilon, donate, flat_params, dtype):
+    # the registry kernel's statistics (``ops.nn_norm.ln_rows``, the same call: the same bits) on x as a
+    # (rows, count) matrix, x - mean written into a donated x, then * inv * scale + bias in place, the
+    # registry's operations in its order.  ``flat_params``: scale and bias are 1-D (else each call
+    # reshapes them to the matrix's rows; the elementwise values are the same either way)
+    constants = ln_constants(count, dtype, epsilon)
 
     def layer_norm(x, scale, bias):
-        if n is None:
-            mean = x.mean(axis=axes, keepdims=True)
-        else:
-            mean = reduce(x, axes, None, None, True)
-            divide(mean, n, out=mean)
-        xc = np.subtract(x, mean, out=x) if donate else x - mean
-        if n is None:
-            var = np.multiply(xc, xc).mean(axis=axes, keepdims=True)
-        else:
-            var = reduce(np.multiply(xc, xc), axes, None, None, True)
-            divide(var, n, out=var)
-        var += eps
-        np.sqrt(var, out=var)
-        inv = divide(one, var, out=var)
+        x2 = x.reshape(-1, count)  # a copy when x is not contiguous: then that copy is written
+        _, inv, xc = ln_rows(x2, constants, x2 if donate else None)
         xc *= inv
-        xc *= scale
-        xc += bias
-        return xc
+        if flat_params:
+            xc *= scale
+            xc += bias
+        else:
+            xc *= scale.reshape(count)
+            xc += bias.reshape(count)
+        return xc.reshape(x.shape)
     layer_norm.first_only = True  # returns Y alone (Mean and InvStd are unused)
     return layer_norm
 
 
-def _gelu(dtype, donate, sign_bits=False):
-    """The registry's erf gelu (Abramowitz & Stegun 7.1.26), the same operations in place.
-
-    ``sign_bits``: erf's ``sign(z) * y`` is y with z's sign bit xor-ed in, two integer passes over
-    bit views instead of np.sign (not vectorized by numpy: ~5x an add) and a multiply.  They agree
-    wherever z != 0, for every y.  At z == 0 (x == ±0 only: x / sqrt2 never underflows to zero)
-    sign gives 1 + 0 and the xor 1 ± y, but the result h * e has h = x * 0.5 = ±0 and e > 0 either
-    way: the same signed zero.  z's sign bit is h's (x / sqrt2 and x * 0.5 keep x's, NaN too)."""
-    sqrt2, = _consts(dtype, np.sqrt(2).astype(dtype))
-    c0, one, half, c1, c2, c3, c4, c5 = _consts(dtype, 0.3275911, 1, 0.5, 0.254829592, -0.284496736,
-                                               1.421413741, -1.453152027, 1.061405429)
-    bits = np.dtype(f"i{dtype.itemsize}")
-    sign_bit, = _consts(bits, np.iinfo(bits).min)
-    xor, bit_and = np.bitwise_xor, np.bitwise_and
-
+def _gelu(donate):
+    """The registry's float32 erf gelu (``ops/gelu_erf.py``: the same function, so the same bits), written
+    into a donated X instead of a fresh array.  A non-contiguous X takes the registry kernel."""
     def gelu(x):
-        z = x / sqrt2
-        s = None if sign_bits else np.sign(z)
-        a = np.abs(z, out=z)
-        t = a * c0
-        t += one
-        np.divide(one, t, out=t)
-        p = t * c5
-        for c in (c4, c3, c2):
-            p += c
-            p *= t
-        p += c1
-        p *= t
-        np.multiply(a, a, out=a)
-        np.negative(a, out=a)
-        np.exp(a, out=a)
-        p *= a
-        e = np.subtract(one, p, out=p)
-        h = np.multiply(x, half, out=x) if donate else x * half  # x * 0.5 is 0.5 * x, bit for bit
-        if s is None:  # a is free: it takes h's sign bits
-            eb = e.view(bits)
-            xor(eb, bit_and(h.view(bits), sign_bit, out=a.view(bits)), out=eb)
-        else:
-            e *= s
-        e += one
-        return np.multiply(h, e, out=e)
-    return gelu
-
-
-# bytes of one gelu block: its four live arrays (input, three scratch) take 512 KB, inside a core's L2
-# (1.25 MB here), where whole (1, 128, 1024) float32 arrays (four of 512 KB) stream from L3 on every pass
-_GELU_BLOCK = 1 << 17
-
-
-def _gelu_blocked(dtype, donate):
-    """``_gelu`` with ``sign_bits``, its passes run block by block over the flattened input through three
-    scratch arrays (positional ``out``): the same operations on every element, in the same order, so
-    the same bits; a block's arrays stay in cache between passes.  An input of one block or less is one
-    block (the same ufunc calls as ``_gelu``).  A non-contiguous input takes ``_gelu``."""
-    sqrt2, = _consts(dtype, np.sqrt(2).astype(dtype))
-    c0, one, half, c1, c2, c3, c4, c5 = _consts(dtype, 0.3275911, 1, 0.5, 0.254829592, -0.284496736,
-                                               1.421413741, -1.453152027, 1.061405429)
-    bits = np.dtype(f"i{dtype.itemsize}")
-    sign_bit, = _consts(bits, np.iinfo(bits).min)
-    div, mul, add, sub, absolute, neg, exp = (np.divide, np.multiply, np.add, np.subtract, np.absolute,
-                                             np.negative, np.exp)
-    xor, bit_and, empty = np.bitwise_xor, np.bitwise_and, np.empty
-    step = _GELU_BLOCK // dtype.itemsize
-    whole = _gelu(dtype, donate, True)
-
-    def block(x, out, a, t, p):
-        div(x, sqrt2, a)
-        absolute(a, a)
-        mul(a, c0, t)  # t = 1 / (1 + 0.3275911 * a)
-        add(t, one, t)
-        div(one, t, t)
-        mul(t, c5, p)  # Horner from the innermost t * 1.061405429 outwards
-        for c in (c4, c3, c2, c1):
-            add(p, c, p)
-            mul(p, t, p)
-        neg(a, t)
-        mul(t, a, t)  # (-a) * a, as the registry writes it
-        exp(t, t)
-        mul(p, t, p)
-        sub(one, p, p)
-        # erf's sign(z) * e as z's sign bit (x's: x / sqrt2 keeps it) xor-ed into e (see ``_gelu``)
-        pb, ab = p.view(bits), a.view(bits)
-        xor(pb, bit_and(x.view(bits), sign_bit, ab), pb)
-        add(p, one, p)
-        mul(x, half, a)  # x is read for the last time: ``out`` may be x itself (donated)
-        mul(a, p, out)
-
-    def gelu(x):
-        if not x.flags.c_contiguous:
-            return whole(x)
-        out = x if donate else np.empty_like(x)
-        flat, dst = x.reshape(-1), out.reshape(-1)
-        n = flat.size
-        k = min(n, step)
-        if k:
-            a, t, p = empty(k, dtype), empty(k, dtype), empty(k, dtype)
-            for i in range(0, n, k):
-                j = min(i + k, n)
-                if j - i < k:
-                    a, t, p = a[:j - i], t[:j - i], p[:j - i]
-                block(flat[i:j], dst[i:j], a, t, p)
-        return out
+        if type(x) is not np.ndarray or not x.flags.c_contiguous:
+            return gelu_erf32(x)
+        return gelu_into(x, x if donate else np.empty_like(x))
     return gelu
 
 
 def _softmax(axis, donate, reduces=False):
-    # ``reduces`` (``fast_reductions``): the ufunc reduces .max/.sum call, without their wrappers
-    if reduces:
-        rmax, rsum = np.maximum.reduce, np.add.reduce
-
-        def softmax(x):
-            m = rmax(x, axis, None, None, True)
-            e = np.subtract(x, m, out=x) if donate else x - m
-            np.exp(e, out=e)
-            e /= rsum(e, axis, None, None, True)
-            return e
-        return softmax
+    # the registry's steps, written into a donated x; its sums are the registry's (``softmax_sums``).
+    # ``reduces`` (``fast_reductions``): the max is the ufunc reduce .max calls, without its wrapper
+    rmax = np.maximum.reduce
 
     def softmax(x):
-        e = np.subtract(x, x.max(axis=axis, keepdims=True), out=x) if donate else x - x.max(axis=axis, keepdims=True)
+        m = rmax(x, axis, None, None, True) if reduces else x.max(axis=axis, keepdims=True)
+        e = np.subtract(x, m, out=x) if donate else x - m
         np.exp(e, out=e)
-        e /= e.sum(axis=axis, keepdims=True)
+        e /= softmax_sums(e, axis)
         return e
     return softmax
 
@@ -263,8 +152,7 @@ def _special(block, op, live, donate):
     if op.type == "gelu" and not op.attrs.get("approximate", False):
         if str(x.dtype) != "float32":  # float64 gelu takes the registry's exact erf (math.erf)
             return None
-        dtype, signs = np.dtype(str(x.dtype)), enabled("gelu_sign_bits")
-        return _gelu_blocked(dtype, donate) if signs and enabled("gelu_blocks") else _gelu(dtype, donate, signs)
+        return _gelu(donate)
     if op.type == "matmul":
         return _dot(block, op, x) or _matmul_views(block, op, x)
     if op.type == "softmax":
@@ -279,8 +167,10 @@ def _special(block, op, live, donate):
                 or str(scale.dtype) != str(x.dtype) or str(bias.dtype) != str(x.dtype)):
             return None
         count = int(np.prod(norm))
-        return _layer_norm_y(tuple(range(begin, x.ndim)), float(op.attrs.get("epsilon", 1e-5)), donate,
-                             np.dtype(str(x.dtype)), count if reduces and 0 < count < 1 << 24 else None)
+        if not 0 < count < 1 << 24:  # the registry's np.mean/np.var case
+            return None
+        return _layer_norm_y(count, float(op.attrs.get("epsilon", 1e-5)), donate, len(norm) == 1,
+                             np.dtype(str(x.dtype)))
     return None
 
 
