@@ -54,6 +54,8 @@ def _erf(x):
 
 
 def _gelu_kernel(x, approximate=False):
+    if x.dtype == np.float16:  # in float32, as Paddle's float16 kernels compute: 1 + erf cancels
+        return _gelu_kernel(x.astype(np.float32), approximate).astype(np.float16)
     if approximate:
         return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3)))
     if x.dtype == np.float32:  # relu(x) - |x| Q: no cancellation in the negative tail (gelu_erf.py)
@@ -62,6 +64,8 @@ def _gelu_kernel(x, approximate=False):
 
 
 def _gelu_grad_kernel(x, g, approximate=False):
+    if x.dtype == np.float16:
+        return _gelu_grad_kernel(x.astype(np.float32), g.astype(np.float32), approximate).astype(g.dtype)
     if approximate:
         inner = _SQRT_2_PI * (x + 0.044715 * x ** 3)
         t = np.tanh(inner)
