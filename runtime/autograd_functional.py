@@ -7,7 +7,7 @@ Jacobian of a gradient (the Hessian) differentiates again. Shapes follow Paddle:
 """
 import contextlib
 
-from .tensor import _GradMode, is_grad_enabled
+from .grad_mode import _GradMode, is_grad_enabled
 
 
 class set_grad_enabled(contextlib.ContextDecorator):  # noqa: N801  (Paddle's name)

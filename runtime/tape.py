@@ -12,7 +12,7 @@ import numpy as np
 
 from . import grad_hooks
 from .registry import GRAD_ONLY, GradContext
-from .tensor import GRAD_ENABLED, no_grad  # defined before runtime.tensor imports this module
+from .grad_mode import GRAD_ENABLED, no_grad
 
 Tensor = None  # the eager Tensor class (``bind_tensor``)
 

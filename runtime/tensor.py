@@ -9,17 +9,19 @@ reverse topological order and calls each op's registered gradient rule.
 annotations name); both are defined on ``TensorMethods``, the operators and op-backed
 methods made from the op declarations (``tensor_methods.py``), so ``x + y`` computes on
 Tensors and appends an op on Variables.  The op modules use this module's first part (the
-base, the grad mode, the tape of ``tape.py``), so ``Tensor`` is defined after them, at the end.
+base, the grad mode of ``grad_mode.py``, the tape of ``tape.py``), so ``Tensor`` is defined
+after them, at the end.
 """
-import contextlib
-import contextvars
 import itertools
 
 import numpy as np
 
 from . import grad_hooks
 from .dtypes import convert_dtype
-from .trace_state import STATIC_MODE, context_setting
+# The grad mode lives in ``grad_mode.py``; its names are re-exported here, where the op modules,
+# autograd and callers outside runtime read them.
+from .grad_mode import GRAD_ENABLED, _grad_mode, enable_grad, is_grad_enabled, no_grad  # noqa: F401
+from .trace_state import STATIC_MODE
 
 
 class TensorLike:
@@ -82,51 +84,6 @@ class TensorLike:
         return -1
 
 
-class _GradMode:
-    """``_grad_mode.enabled`` of the calling thread (a ContextVar: ``no_grad`` in one thread never
-    switches autograd off in another)."""
-
-    _enabled = contextvars.ContextVar("runtime_grad_enabled", default=True)
-    enabled = context_setting(_enabled)
-
-
-_grad_mode = _GradMode()
-# ``GRAD_ENABLED.get()`` is ``is_grad_enabled()`` without the two Python calls (for generated per-call code).
-GRAD_ENABLED = _GradMode._enabled
-
-
-class _GradSwitch(contextlib.ContextDecorator):
-    _on = True
-
-    def __enter__(self):
-        # a stack, not one saved value: the same instance (a decorator) may be entered by several
-        # threads or recursively at once
-        self.__dict__.setdefault("_tokens", []).append(_GradMode._enabled.set(self._on))
-        return self
-
-    def __exit__(self, *exc):
-        _GradMode._enabled.reset(self._tokens.pop())
-        return False
-
-    def _recreate_cm(self):
-        return type(self)()  # each decorated call gets its own context manager
-
-
-class no_grad(_GradSwitch):
-    """Context manager and decorator that stops the tape from recording."""
-
-    _on = False
-
-
-class enable_grad(_GradSwitch):
-    """Context manager and decorator that records on the tape again (inside ``no_grad``)."""
-
-    _on = True
-
-
-def is_grad_enabled():
-    """False inside ``rt.no_grad()``."""
-    return _grad_mode.enabled
 
 
 # The tape (Node, the backward walk, in-place write bookkeeping) lives in ``tape.py``; its names are

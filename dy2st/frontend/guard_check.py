@@ -111,7 +111,7 @@ class CheckWriter:
         for name, value, plain, contents, held in zip(g.names, g.pinned[6], g.plain, g.arrays, g.held):
             read = f"g_d.get({name!r}, G_M)"
             test = self.same_value(read, value) if plain else f"{read} is {self.obj(value)}"
-            if held is not None:  # a plain list or dict: also the same object (see _LayerGuard.held)
+            if held is not None:  # a plain list or dict: also the same object (see layer_guard._LayerGuard.held)
                 test = f"{read} is {self.obj(held)} and {test}"
             if contents is not None:  # a numpy array: its bytes too (written in place, same object)
                 test += f" and {self.obj(contents)}({self.obj(value)})"

@@ -23,30 +23,22 @@ torch.compile's guards and TF function's trace keys do:
 ``Guards.failure()`` checks all of it on every call (a few dict reads and tuple
 compares per layer) and returns None while the Program is still valid, else a
 sentence naming what changed (``"self.head was replaced"``), which the
-StaticFunction logs and ``explain()`` shows before it retraces.
+StaticFunction logs and ``explain()`` shows before it retraces.  One layer's guard, and the
+reading of code that finds the attributes it covers, is in ``layer_guard.py``.
 """
 import contextlib
 import contextvars
-import copy
-import dis
 import inspect
 import types
-import weakref
 
 import runtime as rt
 from runtime.static.train_step import grad_guards
 
 from . import decorators, memo_probes
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, attribute_containers, _attr_reader, _cell_reader, _holds_traced, array_contents, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
-                           _module_guards, _plain, _same, _user_module, _ValueGuard)
-
-# The attribute names of a Layer's tables and hook lists (the public seam naming them).
-_PARAMS, _SUBS, _BUFS = rt.nn.Layer.STATE_TABLES
-_PRE, _POST = rt.nn.Layer.HOOK_TABLES
-# Layer bookkeeping that the per-layer state below already covers.
-_LAYER_INTERNALS = frozenset({_PARAMS, _SUBS, _BUFS, _PRE, _POST, "_non_persistable_buffer_names", "training",
-                              "forward", "_param_counts", "_full_name"})
+from .guard_values import (_MISSING, attribute_containers, _attr_reader, _cell_reader, _holds_traced, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
+                           _module_guards, _plain, _user_module, _ValueGuard)
+from .layer_guard import _LAYER_INTERNALS, _as_function, _code_names, _LayerGuard, _read_names, _written_names
 
 _calls = contextvars.ContextVar("dy2st_traced_calls", default=None)
 
@@ -96,16 +88,6 @@ def note_call(fn):
             calls.snapshot(_callable_object(fn), fn)
 
 
-def _code_names(code, out=None):
-    """Every name a code object (and the functions nested in it) reads: globals and attributes."""
-    out = set() if out is None else out
-    out.update(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            _code_names(const, out)
-    return out
-
-
 def _python_function(obj):
     """The plain function behind a callable converted code reached, and its Layer if it is one."""
     if isinstance(obj, rt.nn.Layer):
@@ -135,140 +117,6 @@ def _callable_object(obj):
         return None
     call = _as_function(getattr(type(obj), "__call__", None))  # noqa: B004  (the class's own __call__, not a callability test)
     return call if call is not None and not _library(call) else None
-
-
-def _as_function(member):
-    """The plain function behind a class member (method, StaticFunction, property getter), or None."""
-    member = getattr(member, "fget", member)
-    member = getattr(member, "dygraph_function", member)
-    member = getattr(member, "__func__", member)
-    return decorators.unwrap(member) if isinstance(member, types.FunctionType) else None
-
-
-def _written_names(code, out=None):
-    """Attribute names a code object (and the functions nested in it) assigns or deletes."""
-    out = set() if out is None else out
-    names = _WRITTEN.get(code)
-    if names is None:  # every trace of a function asks again: disassembling is not cheap
-        names = set()
-        _disassembled_writes(code, names)
-        _WRITTEN[code] = names = frozenset(names)
-    out.update(names)
-    return out
-
-
-# Code object -> the attribute names it writes. Safe to keep: a code object never changes (and
-# equal ones write the same names); weak, so a converted function's code goes when it does.
-_WRITTEN = weakref.WeakKeyDictionary()
-
-
-def _disassembled_writes(code, out):
-    out.update(i.argval for i in dis.get_instructions(code) if i.opname in ("STORE_ATTR", "DELETE_ATTR"))
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            _disassembled_writes(const, out)
-
-
-def _read_names(cls, start, written=None):
-    """Attribute names the methods in ``start`` (and the methods of ``cls`` they name) may read.
-
-    Only code the trace could have run counts: an attribute that just another method reads
-    (a step counter a training loop bumps) must not retrace the Program on every call.
-    """
-    names, seen = set(), set()
-    todo = [f for f in start if f is not None]
-    while todo:
-        fn = todo.pop()
-        if fn.__code__ in seen:
-            continue
-        seen.add(fn.__code__)
-        new = _code_names(fn.__code__)
-        names |= new
-        if written is not None:
-            _written_names(fn.__code__, written)
-        for name in new:
-            member = _as_function(getattr(cls, name, None))
-            if member is not None and member.__code__ not in seen:
-                todo.append(member)
-    return names - _LAYER_INTERNALS
-
-
-def _layer_state(d):
-    """The layer's structure and mode a trace depends on, as a tuple compared on each call."""
-    return (tuple(map(id, d[_SUBS].values())), tuple(map(id, d[_PARAMS].values())),
-            tuple(map(id, d[_BUFS].values())), d.get("training"), id(d.get("forward")),
-            tuple(map(id, d[_PRE])), tuple(map(id, d[_POST])))
-
-
-def _attr_holds(now, old, plain, contents=None):
-    if plain:
-        return _same(now, old)
-    return now is old and (contents is None or contents(now))
-
-
-class _LayerGuard:
-    # No reference to the layer itself (its __dict__ is enough): the root layer's guard lives in the
-    # program cache of its converted forward, which must not keep the layer alive.
-    __slots__ = ("path", "cls", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays", "held")
-
-    def __init__(self, path, layer, called=(), live=frozenset()):
-        self.path, self.cls = path, type(layer)
-        self.dict = d = layer.__dict__
-        start = [_as_function(getattr(type(layer), "forward", None))] + list(called)
-        # Plain values (numbers, strings, flags) by value; anything else (a function, a tensor,
-        # an array) by identity, unless the traced code itself assigns it (state it keeps, whose
-        # new value each run must not look like a change), unless the Program reads it live (``live``:
-        # ids of its bound tensors; it writes those in place, so another one there is a reset, e.g.
-        # ``self.h = None``, or new state).  Modules and classes are code, not state.
-        self.written = written = set()
-        self.read = read = _read_names(type(layer), start, written)
-        self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
-                                  and not inspect.isclass(d[n])
-                                  and (_plain(d[n]) or n not in written or id(d[n]) in live)))
-        self.plain = tuple(_plain(d[n]) for n in self.names)
-        # a numpy array the code reads is also guarded by its bytes (see guard_values.ArrayContents)
-        self.arrays = tuple(None if p else array_contents(d[n]) for n, p in zip(self.names, self.plain))
-        # a plain list or dict also by identity: the Program writes its items back into that object
-        # (``self.state['h'] = h``), so an equal new one (a reset) needs its own trace
-        self.held = tuple(d[n] if p and type(d[n]) in (list, dict) else None for n, p in zip(self.names, self.plain))
-        self.state = _layer_state(d)
-        # Keep what the ids above refer to alive, so no new object can reuse an id.
-        self.pinned = (dict(d[_SUBS]), dict(d[_PARAMS]), dict(d[_BUFS]), d.get("forward"),
-                       list(d[_PRE]), list(d[_POST]),
-                       [copy.deepcopy(d[n]) if p else d[n] for n, p in zip(self.names, self.plain)])
-
-    def holds(self):
-        d = self.dict
-        return _layer_state(d) == self.state and all(
-            _attr_holds(d.get(n, _MISSING), old, p, a) and (h is None or d.get(n) is h)
-            for n, old, p, a, h in zip(self.names, self.pinned[6], self.plain, self.arrays, self.held))
-
-    def describe(self):
-        d, (subs, params, bufs, fwd, pre, post, values) = self.dict, self.pinned
-        for table, old, what in ((_SUBS, subs, "sub-layer"), (_PARAMS, params, "parameter"),
-                                 (_BUFS, bufs, "buffer")):
-            now = d[table]
-            changed = [k for k in list(old) + [k for k in now if k not in old] if now.get(k) is not old.get(k)]
-            if changed:
-                k = changed[0]
-                how = "added" if k not in old else "removed" if k not in now else "replaced"
-                return f"{what} {self.path}.{k} was {how}"
-        if d.get("training") != self.state[3]:
-            return f"{self.path}.training changed ({self.state[3]} -> {d.get('training')})"
-        if d.get("forward") is not fwd:
-            return f"{self.path}.forward was overridden on the instance"
-        if list(d[_PRE]) != pre or list(d[_POST]) != post:
-            return f"the forward hooks of {self.path} changed"
-        for name, old, plain, contents, held in zip(self.names, values, self.plain, self.arrays, self.held):
-            now = d.get(name, _MISSING)
-            if now is old and contents is not None and not contents(now):
-                return f"attribute {self.path}.{name} (a numpy array) was written in place"
-            if not _attr_holds(now, old, plain) or (plain and type(old) in (list, dict) and now is not held):
-                shown = ("<deleted>" if now is _MISSING else repr(now) if _plain(now)
-                         else f"another {type(now).__name__}")
-                old = repr(old) if plain else f"the {type(old).__name__} seen while tracing"
-                return f"attribute {self.path}.{name} changed ({old} -> {shown})"
-        return f"{self.path} changed"
 
 
 class Guards:

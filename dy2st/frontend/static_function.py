@@ -9,6 +9,7 @@ Everything else a trace read (sub-layers, their modes, parameters, globals...)
 is guarded (``guards.py``): a Program is reused only while its guards hold.
 A call of plain Tensors that the last used Program serves runs one generated
 function (``fast_call.py``) making the same checks as straight-line code.
+Finding or tracing the Program of a call that misses is in ``tracing.py``.
 """
 import copy
 import inspect
@@ -19,43 +20,28 @@ import weakref
 from collections.abc import Callable, Sequence
 
 import runtime as rt
-from runtime import grad_hooks
 from runtime.device import DEFAULT_DTYPE_HOOKS
 from runtime.dtypes import DEFAULT_FLOAT, float32
-from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
+from runtime.framework import Program
 from runtime.nn.layer import state_changed
-from runtime.static import InputSpec, passes
+from runtime.static import InputSpec
 from runtime.static.train_step import is_train_step
 from runtime.static.backends import check_backend
 
 from ..conversion import convert_operators
 from ..conversion.convert_call import is_not_to_static
-from ..conversion.transform import ConvertedFunction, transform_function, with_defaults_of
+from ..conversion.transform import ConvertedFunction, transform_function
 from ..deploy.output_spec import name_outputs
-from ..execution import layer_writes
-from ..execution.input_writes import InputWrites, stand_ins
+from ..execution.input_writes import stand_ins
 from ..operators.aliasing import leaf_write_error
 from ..tools import staging
-from ..tools.error import current_origin, is_mapped, show_internals, to_user_error
-from . import config, decorators, fast_call, trace_checks
-from .argument_writes import check_unchanged as check_args_unchanged
+from ..tools.error import is_mapped, show_internals, to_user_error
+from . import config, fast_call
 from .argument_writes import returned_inputs
 from .fast_call import MISS
-from .guard_values import _item_reader, _ValueGuard
-from .function_spec import (
-    call_signature,
-    feed_names_of,
-    flatten_outputs,
-    has_input_spec,
-    signature_text,
-    skeleton_text,
-    skeleton_values,
-    spec_signature,
-    unflatten,
-)
-from .guards import build as build_guards
-from .guards import recording as recording_calls
+from .function_spec import unflatten
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
+from .tracing import Tracing
 
 
 def _write_flags(concrete, tensors, which):
@@ -85,9 +71,6 @@ def _where(fn):
     return f" ({code.co_filename}:{code.co_firstlineno})" if code is not None else ""
 
 
-# Programs one StaticFunction may trace before it warns that the cache keeps missing (Paddle: 10).
-_MANY_PROGRAMS = 10
-
 
 def _weakly_referable(obj):
     try:
@@ -112,7 +95,7 @@ def _default_dtype_changed(_dtype):
 DEFAULT_DTYPE_HOOKS.append(_default_dtype_changed)
 
 
-class StaticFunction:
+class StaticFunction(Tracing):
     """A function, method or Layer forward run as cached static Programs (see the module docstring)."""
 
     def __init__(self, function: Callable, input_spec: Sequence[InputSpec] | None = None, full_graph: bool = True,
@@ -365,68 +348,6 @@ class StaticFunction:
         default = DEFAULT_FLOAT[0]  # the default float dtype: float32's keys are the same as without it
         return mode if default is float32 else (mode, str(default))
 
-    def _concrete_for_call(self, args, kwargs):
-        key, skeleton, metas, tensors = self._call_signature(args, kwargs)
-        return self._lookup_or_trace(key, skeleton, metas, skeleton_text(skeleton)), tensors
-
-    def _lookup_or_trace(self, key, skeleton, metas, skeleton_text):
-        concrete, failed = self.program_cache.lookup(key)
-        if concrete is not None:
-            if config.verbosity() >= 2:
-                config.log(2, f"cache hit for {self._qualname()}: {signature_text(concrete.inputs)}")
-            return concrete
-        with self._lock:  # concurrent misses: one thread traces, the others wait for its Program
-            return self._trace_locked(key, skeleton, metas, skeleton_text)
-
-    def _trace_locked(self, key, skeleton, metas, skeleton_text):
-        concrete, failed = self.program_cache.lookup(key)
-        if concrete is not None:  # another thread traced it while this one waited
-            return concrete
-        if failed is not None:
-            self._last_retrace = failed
-            config.log(1, f"retracing {self._qualname()}: {failed}")
-        else:
-            config.log(2, f"cache miss for {self._qualname()} ({len(self.program_cache)} Program(s) cached)")
-        concrete = self._trace(skeleton, metas, skeleton_text=skeleton_text)
-        if concrete.guards is not None and concrete.guards.reads_stop_gradient and not self._flag_key:
-            # The traced code reads an argument's ``stop_gradient``: from now on it is part of the key
-            # (one Program per combination, as Paddle's InputSpec keeps it), this one's included.
-            self._flag_key = True
-            self._hit = None
-            self._fast_cache.clear()
-            if key[0] != "spec":
-                key = (key[0], tuple(m + (sg,) for m, (*_, sg) in zip(key[1], metas)), key[2])
-        self.program_cache[key] = concrete
-        self._warn_if_many(failed)
-        return concrete
-
-    def _warn_if_many(self, failed):
-        if self._traced_count <= _MANY_PROGRAMS or self._warned_many:
-            return
-        self._warned_many = True
-        why = (f"the last one because {failed}" if failed else
-               "calls differ in tensor shapes/dtypes or in the values of Python arguments")
-        warnings.warn(f"dy2st: {self._qualname()} has traced {self._traced_count} Programs ({why}). Each new "
-                      "shape or Python argument value builds another Program: declare "
-                      "input_spec=[InputSpec([None, ...])] with None for dims that vary, and pass values that "
-                      "change per call as Tensors", stacklevel=4)
-
-    def _call_signature(self, args, kwargs):
-        """(cache key, argument skeleton, feed metas, tensors) of a call (``function_spec.call_signature``)."""
-        return call_signature(args, kwargs, self._input_spec, self.__name__, self._mode(), self._flag_key)
-
-    def _spec_signature(self, args, kwargs):
-        """(cache key, argument skeleton, feed metas) of InputSpecs mixed with Python arguments."""
-        return spec_signature(args, kwargs, self._mode())
-
-    def _specs_given(self, args, kwargs):
-        """(args, kwargs) to trace from InputSpecs, or None when these are call arguments."""
-        if not args and not kwargs:
-            return (tuple(self._input_spec), {}) if self._input_spec is not None else None
-        if has_input_spec((args, kwargs)):
-            return tuple(args), kwargs
-        return None
-
     def explain(self, *args, **kwargs) -> str:
         """The staging report for these arguments (or InputSpecs) as text.
 
@@ -453,10 +374,6 @@ class StaticFunction:
             return self._concrete_from_specs(*given)
         return self._concrete_for_call(args, kwargs)[0]
 
-    def _concrete_from_specs(self, args, kwargs):
-        key, skeleton, metas = self._spec_signature(args, kwargs)
-        return self._lookup_or_trace(key, skeleton, metas, "InputSpec")
-
     @property
     def concrete_program(self) -> ConcreteProgram:
         """The Program of the declared ``input_spec`` if there is one, else the one used last."""
@@ -468,57 +385,6 @@ class StaticFunction:
     def main_program(self) -> Program:
         """The Program of ``concrete_program`` (the input_spec's, else the most recent call's)."""
         return self.concrete_program.main_program
-
-    def _trace(self, skeleton, metas, skeleton_text="", count=True):
-        main, startup = Program(), Program()
-        fn = with_defaults_of(self.converted.fn, decorators.unwrap(self.dygraph_function))
-        feed_names = feed_names_of(self.dygraph_function, self._instance is not None, metas, skeleton)
-        sig = ", ".join(f"{n}: {d}{list(s)}" for n, (_, s, d, _) in zip(feed_names, metas))
-        mode = "" if self._instance is None else f", training={self._mode()}"
-        config.log(1, f"building a Program for {self._qualname()}({sig}{mode})"
-                      + (f" [arguments: {skeleton_text}]" if skeleton_text else ""))
-        # Gradients are on while building (a first call under `no_grad()` must not build a Program
-        # without them); the user's own `with rt.no_grad():` inside still turns them off.
-        # Sealed when done: its values kept across calls (a memo) are an error in later Programs.
-        with trace_checks.sealing(main), recording_calls(self.dygraph_function, self._instance) as calls, \
-                program_guard(main, startup), static_mode_guard(True), \
-                origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes:
-            feeds = [rt.static.data(name, shape, dtype)
-                     for name, (_, shape, dtype, _) in zip(feed_names, metas)]
-            for feed, (*_, stop_gradient) in zip(feeds, metas):  # what `x.stop_gradient` reads as eagerly
-                feed.stop_gradient = stop_gradient
-            args, kwargs = unflatten(skeleton, feeds)
-            written = InputWrites(main, feeds)
-            out = fn(*self._args_with_self(args), **kwargs)
-            given, feeds = feeds, written.feeds(main)  # an argument written in place names its new value
-            # `x.stop_gradient = False` (or True, or x.requires_grad_()) on an argument: eagerly the
-            # caller's tensor changes before the ops after it read it; done per call before the run
-            flags = main.__dict__.get("_argument_flags", {})
-            flag_writes = [(i, flags.get(f.name, f.stop_gradient)) for i, (f, (*_, sg)) in enumerate(zip(feeds, metas))
-                           if flags.get(f.name, f.stop_gradient) != sg]
-            check_args_unchanged(skeleton, (tuple(args), kwargs), given, self.dygraph_function)
-            out_vars = []
-            out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
-            written.finish(main, out_vars)  # its final value an output (an extra one if not returned)
-            writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
-            calls.before += [_ValueGuard(label, _item_reader(c, key), old, ("item", c, key))
-                             for c, key, old, label in writes.python_changes]
-            trace_checks.check_foreign(main, out_vars, self.dygraph_function)
-            trace_checks.check(main, feeds, out_vars)
-        passes.run_pipeline(main, [v.name for v in out_vars])  # drop trace leftovers nothing returns
-        guards = build_guards(self.dygraph_function, self._instance, skeleton_values(skeleton), calls, main)
-        if count:
-            self._traced_count += 1
-        config.log(1, f"built a Program for {self.__name__}: {len(main.global_block().ops)} ops, "
-                      f"{main.num_blocks} blocks, {len(guards)} guards")
-        concrete = ConcreteProgram(main, startup, feeds, out_vars, out_skeleton, fn, guards)
-        concrete.backend = self._backend
-        concrete.layer_writes = writes
-        concrete.eager_hooks = grad_hooks.eager_hooks(main)
-        concrete.input_writes = main.__dict__.get("_input_writes", ())  # checked per call
-        concrete.flag_writes = flag_writes
-        concrete.written_inputs = written
-        return concrete
 
     def __repr__(self):
         return f"<StaticFunction {self.__name__}: {len(self.program_cache)} Program(s)>"

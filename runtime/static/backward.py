@@ -16,7 +16,7 @@ from ..registry import GRAD_ONLY, GradContext, get_op
 from ..grad_hooks import static_grad
 from ..tensor import Tensor, enable_grad
 from .blocks import is_float_var
-from .codegen import effective_attrs
+from .passes.fold import effective_attrs
 from .passes.effects import writes_persistable
 
 
