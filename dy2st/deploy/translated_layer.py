@@ -285,6 +285,8 @@ class TranslatedLayer(rt.nn.Layer):
                                  f"got dtype {v.dtype} with shape {got}")
             xs.append(v)
         outs = inline_program(program, feeds, fetches, xs, "the loaded model")
+        if not self.training and all(x.stop_gradient for x in xs):
+            outs = [o.detach() for o in outs]  # as `forward` runs it eagerly: inference, under no_grad
         if structure is not None:
             return structure.rebuild(outs)
         return outs[0] if len(outs) == 1 else outs

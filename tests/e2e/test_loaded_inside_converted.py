@@ -116,3 +116,57 @@ def test_loaded_model_inputs_are_checked_at_the_users_line(saved_path):
 
     with pytest.raises(ValueError, match=r"input 'x' expects dtype float32 with shape \[-1, 6\]"):
         wrong_width(rt.ones([2, SIZE]))
+
+
+class Loopy(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x):
+        i = rt.zeros([1], "int64")
+        while x.abs().sum() > 1.0 and i < 10:  # a while op in the saved Program
+            x = self.fc(x) * 0.5
+            i += 1
+        return x, i
+
+
+class Head(nn.Layer):
+    def __init__(self, path):
+        super().__init__()
+        self.inner = dy2st.load(path)
+        self.head = nn.Linear(4, 2)
+
+    def forward(self, x):
+        y, n = self.inner(x)
+        return self.head(y) + n.astype("float32")
+
+
+@pytest.mark.parametrize("inner_train", [False, True])
+def test_loaded_while_loop_inlined_gives_eagers_values_and_gradients(tmp_path, inner_train):
+    """In eval() (as loaded) a loaded model fed values that need no gradient runs as inference, so
+    its parameters get none, eagerly and inlined alike; in train() they do."""
+    rt.seed(0)
+    path = os.path.join(tmp_path, "loopy")
+    dy2st.save(Loopy(), path, input_spec=[dy2st.InputSpec([None, 4], "float32", "x")])
+    eager, static = Head(path), Head(path)
+    static.set_state_dict(eager.state_dict())
+    if inner_train:
+        eager.inner.train()
+        static.inner.train()
+    converted = dy2st.to_static(static)
+    for k in range(3):  # 0, a few and many trips of the loop, one Program
+        x = rt.to_tensor(np.random.default_rng(k).normal(size=(3, 4)).astype("float32") * (k + 1))
+        want, got = eager(x), converted(x)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        want.sum().backward()
+        got.sum().backward()
+        for p, q in zip(eager.parameters(), static.parameters()):
+            assert (p.grad is None) == (q.grad is None)  # the loop may not run: no gradient for fc
+            if p.grad is not None:
+                np.testing.assert_array_equal(q.grad.numpy(), p.grad.numpy())
+            p.clear_grad()
+            q.clear_grad()
+    assert converted.forward.get_traced_count() == 1
+    program = converted.forward.concrete_program.main_program
+    assert "while" in {op.type for op in program.global_block().ops}
