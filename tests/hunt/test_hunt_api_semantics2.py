@@ -1,0 +1,100 @@
+"""Paddle 3.3 semantics (expected values recorded from it) of order statistics over a dim of unknown size,
+repeat_interleave with tensor repeats, put_along_axis's reductions and nn.functional details: eagerly and
+in a Program traced with an unknown batch dim, then run at another batch size."""
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as rt
+
+_X = np.array([[3., 1, 2, 5], [4, 0, 9, 7], [1, 1, 1, 2], [6, 5, 4, 3], [0, 2, 8, 1]], "float32")
+
+
+def _order_stats(t):
+    return (rt.median(t, axis=0), rt.median(t, axis=0, mode="min")[0], rt.quantile(t, 0.3, axis=0),
+            rt.quantile(t, [0.25, 0.5], axis=0, interpolation="midpoint"), rt.kthvalue(t, 2, axis=0)[0],
+            rt.median(t), rt.quantile(t, 0.7))
+
+
+def test_order_stats_over_a_dim_of_unknown_size_match_paddle():
+    want = {2: [[3.5, 0.5, 5.5, 6.0], [3.0, 0.0, 2.0, 5.0], [3.3, 0.3, 4.100000381469727, 5.6], [[3.5, 0.5, 5.5, 6.0]] * 2,
+                [4.0, 1.0, 9.0, 7.0], 3.5, 4.9],
+            5: [[3.0, 1.0, 4.0, 3.0], [3.0, 1.0, 4.0, 3.0], [1.4000000953674316, 1.0, 2.4000000953674316, 2.2],
+                [[1.0, 1.0, 2.0, 2.0], [3.0, 1.0, 4.0, 3.0]], [1.0, 1.0, 2.0, 2.0], 2.5, 4.3]}
+    sf = dy2st.to_static(_order_stats, input_spec=[dy2st.InputSpec([None, 4], "float32")])
+    for b in (2, 5):
+        eager, static = _order_stats(rt.to_tensor(_X[:b])), sf(rt.to_tensor(_X[:b]))
+        for e, s, w in zip(eager, static, want[b]):
+            np.testing.assert_array_equal(s.numpy(), e.numpy())
+            np.testing.assert_allclose(e.numpy(), np.array(w, "float32"), rtol=0, atol=0)
+
+
+def test_quantile_and_median_give_nan_where_the_dim_holds_one():
+    x = rt.to_tensor(np.array([[1., np.nan, 3.], [1., 2., 3.]], "float32"))
+    np.testing.assert_array_equal(rt.quantile(x, 0.2, axis=1).numpy(), np.array([np.nan, 1.4], "float32"))
+    np.testing.assert_array_equal(rt.median(x, axis=1).numpy(), [np.nan, 2.0])
+
+
+def test_repeat_interleave_with_tensor_repeats_in_a_program():
+    def f(t, r):
+        return rt.repeat_interleave(t, r, axis=1)
+    sf = dy2st.to_static(f, input_spec=[dy2st.InputSpec([None, 3], "float32"), dy2st.InputSpec([None], "int64")])
+    x = np.array([[1., 2, 3], [4, 5, 6]], "float32")
+    for g in (f, sf):
+        t = rt.to_tensor(x, stop_gradient=False)
+        out = g(t, rt.to_tensor([1, 0, 2]))
+        np.testing.assert_array_equal(out.numpy(), [[1, 3, 3], [4, 6, 6]])
+        (out * rt.arange(3, dtype="float32")).sum().backward()
+        np.testing.assert_array_equal(t.grad.numpy(), [[0, 0, 3], [0, 0, 3]])
+        with pytest.raises(ValueError, match="length of repeats"):
+            g(t, rt.to_tensor([2, 1]))
+
+
+# (reduce, include_self) -> Paddle's (out, x.grad, values.grad) for sum(out * w)
+_PUT = {
+    ("mul", True): ([[6, 2, 3], [4, -100, 6]], [[6, 2, 3], [4, -100, 6]], [[3, 2], [-125, 100]]),
+    ("mul", False): ([[6, 2, 3], [4, -20, 6]], [[0, 2, 3], [4, 0, 6]], [[3, 2], [-25, 20]]),
+    ("mean", True): ([[2, 2, 3], [4, 4 / 3, 6]], [[1 / 3, 2, 3], [4, 5 / 3, 6]], [[1 / 3, 1 / 3], [5 / 3, 5 / 3]]),
+    ("mean", False): ([[2.5, 2, 3], [4, -0.5, 6]], [[0, 2, 3], [4, 0, 6]], [[0.5, 0.5], [2.5, 2.5]]),
+    ("amin", True): ([[1, 2, 3], [4, -5, 6]], [[1, 2, 3], [4, 0, 6]], [[0, 0], [0, 5]]),
+    ("amin", False): ([[2, 2, 3], [4, -5, 6]], [[0, 2, 3], [4, 0, 6]], [[1, 0], [0, 5]]),
+    ("amax", True): ([[3, 2, 3], [4, 5, 6]], [[0, 2, 3], [4, 5, 6]], [[0, 1], [0, 0]]),
+    ("amax", False): ([[3, 2, 3], [4, 4, 6]], [[0, 2, 3], [4, 0, 6]], [[0, 1], [5, 0]]),
+    ("add", False): ([[5, 2, 3], [4, -1, 6]], [[0, 2, 3], [4, 0, 6]], [[1, 1], [5, 5]]),
+    ("assign", True): ([[3, 2, 3], [4, -5, 6]], [[0, 2, 3], [4, 0, 6]], [[0, 1], [0, 5]]),  # last write wins
+}
+
+
+@pytest.mark.parametrize("reduce,include_self", list(_PUT))
+def test_put_along_axis_reductions_and_grads_match_paddle(reduce, include_self):
+    def f(x, v):
+        out = rt.put_along_axis(x, rt.to_tensor(np.array([[0, 0], [1, 1]])), v, 1, reduce=reduce,
+                                include_self=include_self, broadcast=False)
+        return out, rt.grad((out * rt.to_tensor(np.arange(1., 7., dtype="float32").reshape(2, 3))).sum(), [x, v])
+    sf = dy2st.to_static(f, input_spec=[dy2st.InputSpec([None, 3], "float32"), dy2st.InputSpec([None, 2], "float32")])
+    for g in (f, sf):
+        x = rt.to_tensor(np.array([[1., 2, 3], [4, 5, 6]], "float32"), stop_gradient=False)
+        v = rt.to_tensor(np.array([[2., 3], [4, -5]], "float32"), stop_gradient=False)
+        out, (gx, gv) = g(x, v)
+        for got, want in zip((out, gx, gv), _PUT[reduce, include_self]):
+            np.testing.assert_allclose(got.numpy(), np.array(want, "float32"), rtol=1e-6)
+
+
+def test_put_along_axis_ties_ints_and_bad_reduce():
+    x = rt.to_tensor(np.array([[3., 2, 3], [4, 5, 6]], "float32"), stop_gradient=False)
+    v = rt.to_tensor(np.array([[3., 1, 1], [5, 5, 0]], "float32"), stop_gradient=False)
+    out = rt.put_along_axis(x, rt.to_tensor(np.array([[0, 0, 0], [1, 1, 2]])), v, 1, reduce="amax",
+                            include_self=False, broadcast=False)
+    gx, gv = rt.grad((out * rt.to_tensor(np.arange(1., 7., dtype="float32").reshape(2, 3))).sum(), [x, v])
+    # Paddle counts x's own tied value in the share even without include_self (its share is dropped)
+    np.testing.assert_allclose(gv.numpy(), [[0.5, 0, 0], [5 / 3, 5 / 3, 6]], rtol=1e-6)
+    np.testing.assert_array_equal(gx.numpy(), [[0, 2, 3], [4, 0, 0]])
+    xi, i2 = rt.to_tensor(np.array([[1, 2, 3], [4, 5, 6]])), rt.to_tensor(np.array([[0, 0], [1, 1]]))
+    vi = rt.to_tensor(np.array([[2, 3], [4, -5]]))
+    assert rt.put_along_axis(xi, i2, vi, 1, reduce="mean").numpy().tolist() == [[2, 2, 3], [4, 1, 6]]
+    assert rt.put_along_axis(xi, i2, vi, 1, reduce="mean", include_self=False).numpy().tolist() == [[2, 2, 3], [4, -1, 6]]
+    got = rt.put_along_axis(rt.to_tensor(np.array([[3., 2, 3], [4, 5, 6]], "float32")), rt.to_tensor([[0], [2]]),
+                            9., 1, reduce="multiply")
+    assert got.numpy().tolist() == [[27, 2, 3], [4, 5, 54]]
+    with pytest.raises(ValueError, match="can not support reduce: 'foo'"):
+        rt.put_along_axis(xi, i2, vi, 1, reduce="foo")
