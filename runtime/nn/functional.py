@@ -11,6 +11,7 @@ from ..ops.common import assign_to, cast, constant, is_tensor
 from ..ops.elementwise import _floating, gelu, sigmoid, tanh  # noqa: F401  (F.gelu, F.sigmoid, F.tanh)
 from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
 from ..ops.nn_loss import _check_reduction
+from .functional_ce import weighted_cross_entropy
 from ..ops.shape import flatten  # noqa: F401  (F.flatten)
 from ..registry import composite, composite_functions
 from collections.abc import Sequence
@@ -216,17 +217,21 @@ def gather_tree(ids: TensorLike, parents: TensorLike) -> TensorLike:
 # -- losses ---------------------------------------------------------------------------------
 def cross_entropy(input: TensorLike, label: Operand, weight: TensorLike | None = None, ignore_index: int = -100,
                   reduction: str = "mean", soft_label: bool = False, axis: int = -1, use_softmax: bool = True,
-                  name: str | None = None) -> TensorLike:
+                  label_smoothing: float = 0.0, name: str | None = None) -> TensorLike:
     """Softmax cross-entropy of logits ``input`` against int class ``label`` (or probabilities if ``soft_label``).
 
-    ``reduction`` is "mean", "sum" or "none"; labels equal to ``ignore_index`` count for nothing.
-    Raises NotImplementedError for ``weight``.
+    ``reduction`` is "mean", "sum" or "none"; labels equal to ``ignore_index`` count for nothing; ``weight``
+    (one per class) scales each sample's loss and a "mean" divides by the weights' sum; ``label_smoothing``
+    mixes the one-hot labels with the uniform distribution (functional_ce.py).
     """
     _check_reduction(reduction, "cross_entropy")
-    if weight is not None:
-        raise NotImplementedError("cross_entropy(weight=...) is not supported")
+    if ignore_index > 0 and soft_label:
+        raise ValueError(f"cross_entropy: ignore_index must be -100 with soft_label=True, got {ignore_index}")
     if not is_tensor(label):
         label = constant(label, DEFAULT_FLOAT[0] if soft_label else "int64")
+    if weight is not None or label_smoothing > 0:
+        return weighted_cross_entropy(_floating(input), label, weight, int(ignore_index), reduction,
+                                      bool(soft_label), int(axis), bool(use_softmax), float(label_smoothing))
     return apply("cross_entropy", _floating(input), label, soft_label=bool(soft_label),
                  ignore_index=int(ignore_index), reduction=reduction, axis=int(axis), use_softmax=bool(use_softmax))
 

@@ -98,3 +98,43 @@ def test_put_along_axis_ties_ints_and_bad_reduce():
     assert got.numpy().tolist() == [[27, 2, 3], [4, 5, 54]]
     with pytest.raises(ValueError, match="can not support reduce: 'foo'"):
         rt.put_along_axis(xi, i2, vi, 1, reduce="foo")
+
+
+_L = (((np.arange(20) * 7 % 11) - 5) / 3).reshape(5, 4).astype("float32")
+_LAB = np.array([0, 3, 1, 1, 2])
+
+
+def _losses(x, y):
+    import runtime.nn.functional as F
+    w = rt.to_tensor(np.array([1., 2., 0.5, 3.], "float32"))
+    return (F.cross_entropy(x, y, weight=w, ignore_index=1), F.cross_entropy(x, y, weight=w, reduction="none"),
+            F.cross_entropy(x, y, label_smoothing=0.1), F.cross_entropy(x, y, weight=w, label_smoothing=0.2, ignore_index=1),
+            F.cross_entropy(x, F.softmax(x * 0.5), soft_label=True, weight=w), F.normalize(x, p=3))
+
+
+def test_cross_entropy_weight_label_smoothing_and_normalize_p_match_paddle():
+    want = [2.2725210189819336, [3.739148, 5.641672, 0.715422, 5.761115, 0.845522], 2.086471, 0.490254, 1.363632,
+            [[-0.777456, 0.310983, -0.310983, 0.777456], [0.221515, -0.664546, 0.886062, 0.0],
+             [-0.665641, 0.499231, -0.16641, -0.832051], [0.383354, -0.383354, 0.958386, 0.191677],
+             [-0.558484, 0.744645, 0.0, -0.744645]]]
+    want_grad = np.array([[-0.109063, 3.444935, 2.858681, 5.000821], [5.454014, 5.102435, 7.09843, -2.399205],
+                          [1.669177, 2.712294, 3.700515, 0.710918], [3.837445, -0.50462, 2.710655, 3.966931],
+                          [2.788562, 5.846067, 1.881073, 2.304206]], "float32")  # d/dx sum((i + 1) * out_i)
+    sf = dy2st.to_static(_losses, input_spec=[dy2st.InputSpec([None, 4], "float32"), dy2st.InputSpec([None], "int64")])
+    sf(rt.to_tensor(_L[:2]), rt.to_tensor(_LAB[:2]))  # traced at batch 2
+    for fn in (_losses, sf):
+        x = rt.to_tensor(_L, stop_gradient=False)
+        outs = fn(x, rt.to_tensor(_LAB))
+        for o, w in zip(outs, want):
+            np.testing.assert_allclose(o.numpy(), np.array(w, "float32"), rtol=2e-6, atol=2e-6)
+        g = rt.grad(sum((o * (i + 1)).sum() for i, o in enumerate(outs)), x)[0]
+        np.testing.assert_allclose(g.numpy(), want_grad, rtol=1e-5, atol=1e-5)
+
+
+def test_cross_entropy_without_softmax_logs_zero_and_negative_probabilities_as_paddle():
+    import runtime.nn.functional as F
+    x = rt.to_tensor(np.array([[0.0, 1.0], [-0.5, 1.5], [1e-30, 1.0], [0.3, 0.7]], "float32"), stop_gradient=False)
+    loss = F.cross_entropy(x, rt.to_tensor(np.array([0, 0, 0, 0])), use_softmax=False, reduction="none")
+    g = rt.grad(loss.sum(), x)[0]
+    np.testing.assert_allclose(loss.numpy(), np.array([1e20, np.nan, 69.07755, 1.2039728], "float32"), rtol=1e-6)
+    np.testing.assert_allclose(g.numpy(), [[-np.inf, 0], [2, 0], [-1e30, 0], [-3.3333333, 0]], rtol=1e-6)
