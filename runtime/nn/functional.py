@@ -9,7 +9,9 @@ from ..dispatch import apply
 from ..dtypes import DEFAULT_FLOAT
 from ..ops.common import assign_to, cast, constant, is_tensor
 from ..ops.elementwise import _floating, gelu, sigmoid, tanh  # noqa: F401  (F.gelu, F.sigmoid, F.tanh)
-from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
+from ..ops.creation import full_like
+from ..ops.indexing import getitem
+from ..ops.math import add, matmul, multiply, relu  # noqa: F401  (re-exported: F.relu)
 from ..ops.nn_loss import _check_reduction
 from .functional_ce import weighted_cross_entropy
 from ..ops.shape import flatten  # noqa: F401  (F.flatten)
@@ -134,18 +136,32 @@ def dropout(x: TensorLike, p: float = 0.5, axis: int | Sequence[int] | None = No
     """Zero elements with probability ``p`` while ``training``; "upscale_in_train" scales the kept ones by 1/(1-p),
     "downscale_in_infer" scales by (1-p) at inference instead.
 
-    Raises ValueError for p outside [0, 1] or an unknown mode, NotImplementedError for ``axis``.
+    With ``axis`` (an int or a list of dims) the zeroed entries are whole slices: one draw per index along those
+    dims, shared over the others. Raises ValueError for p outside [0, 1], an unknown mode or a bad axis.
     """
     if not isinstance(p, (int, float)) or not 0 <= p <= 1:
         raise ValueError(f"dropout probability p must be a number in [0, 1], got {p!r}")
     if mode not in ("upscale_in_train", "downscale_in_infer"):
         raise ValueError(f"dropout mode must be 'upscale_in_train' or 'downscale_in_infer', got {mode!r}")
-    if axis is not None:
-        raise NotImplementedError("dropout(axis=...) is not supported")
     if p == 0 or (not training and mode == "upscale_in_train"):
         return x
+    if axis is not None:
+        return _dropout_axis(x, p, axis, training, mode)
     out, _ = apply("dropout", x, dropout_prob=float(p), is_test=not training, mode=mode)
     return out
+
+
+def _dropout_axis(x, p, axis, training, mode):
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    if not axes or len(axes) > x.ndim or any(not isinstance(a, int) or not -x.ndim <= a < x.ndim for a in axes):
+        raise ValueError(f"dropout: axis must be dims of x (rank {x.ndim}), got {axis!r}")
+    if not training:  # downscale_in_infer
+        return apply("scale", x, scale=1.0 - float(p))
+    axes = [a % x.ndim for a in axes]
+    # a mask of x's dims along axes and 1 elsewhere: the dropout op on ones of that shape (its draws and scale)
+    ones = full_like(getitem(x, tuple(slice(None) if i in axes else slice(0, 1) for i in range(x.ndim))), 1.0)
+    mask, _ = apply("dropout", ones, dropout_prob=float(p), is_test=False, mode=mode)
+    return multiply(x, mask)
 
 
 def batch_norm(x: TensorLike, running_mean: TensorLike, running_var: TensorLike, weight: TensorLike | None,

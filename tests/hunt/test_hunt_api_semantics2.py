@@ -138,3 +138,18 @@ def test_cross_entropy_without_softmax_logs_zero_and_negative_probabilities_as_p
     g = rt.grad(loss.sum(), x)[0]
     np.testing.assert_allclose(loss.numpy(), np.array([1e20, np.nan, 69.07755, 1.2039728], "float32"), rtol=1e-6)
     np.testing.assert_allclose(g.numpy(), [[-np.inf, 0], [2, 0], [-1e30, 0], [-3.3333333, 0]], rtol=1e-6)
+
+
+def test_dropout_with_axis_drops_whole_slices_eager_and_converted():
+    import runtime.nn.functional as F
+    x = rt.ones([5, 3, 4])
+    np.testing.assert_allclose(F.dropout(x, 0.3, axis=1, training=False, mode="downscale_in_infer").numpy(), 0.7)
+    assert F.dropout(x, 0.3, axis=1, training=False) is x
+    out = F.dropout(x, 0.5, axis=[0, 2]).numpy()
+    assert set(np.unique(out)) <= {0.0, 2.0} and (out == out[:, :1]).all()
+    sf = dy2st.to_static(lambda t: F.dropout(t, 0.5, axis=0), input_spec=[dy2st.InputSpec([None, 3], "float32")])
+    sf(rt.ones([2, 3]))
+    got = sf(rt.ones([6, 3])).numpy()
+    assert got.shape == (6, 3) and (got == got[:, :1]).all() and set(np.unique(got)) <= {0.0, 2.0}
+    with pytest.raises(ValueError, match="axis must be dims of x"):
+        F.dropout(x, 0.5, axis=3)
