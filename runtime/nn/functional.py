@@ -9,11 +9,12 @@ from ..dispatch import apply
 from ..dtypes import DEFAULT_FLOAT
 from ..ops.common import assign_to, cast, constant, is_tensor
 from ..ops.elementwise import _floating, gelu, sigmoid, tanh  # noqa: F401  (F.gelu, F.sigmoid, F.tanh)
-from ..ops.creation import full_like
-from ..ops.indexing import getitem
-from ..ops.math import add, matmul, multiply, relu  # noqa: F401  (re-exported: F.relu)
+from ..ops.creation import full_like as _full_like
+from ..ops.indexing import getitem as _getitem
+from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
+from ..ops.math import multiply as _multiply
 from ..ops.nn_loss import _check_reduction
-from .functional_ce import weighted_cross_entropy
+from .functional_ce import weighted_cross_entropy as _weighted_ce
 from ..ops.shape import flatten  # noqa: F401  (F.flatten)
 from ..registry import composite, composite_functions
 from collections.abc import Sequence
@@ -159,9 +160,9 @@ def _dropout_axis(x, p, axis, training, mode):
         return apply("scale", x, scale=1.0 - float(p))
     axes = [a % x.ndim for a in axes]
     # a mask of x's dims along axes and 1 elsewhere: the dropout op on ones of that shape (its draws and scale)
-    ones = full_like(getitem(x, tuple(slice(None) if i in axes else slice(0, 1) for i in range(x.ndim))), 1.0)
+    ones = _full_like(_getitem(x, tuple(slice(None) if i in axes else slice(0, 1) for i in range(x.ndim))), 1.0)
     mask, _ = apply("dropout", ones, dropout_prob=float(p), is_test=False, mode=mode)
-    return multiply(x, mask)
+    return _multiply(x, mask)
 
 
 def batch_norm(x: TensorLike, running_mean: TensorLike, running_var: TensorLike, weight: TensorLike | None,
@@ -246,8 +247,8 @@ def cross_entropy(input: TensorLike, label: Operand, weight: TensorLike | None =
     if not is_tensor(label):
         label = constant(label, DEFAULT_FLOAT[0] if soft_label else "int64")
     if weight is not None or label_smoothing > 0:
-        return weighted_cross_entropy(_floating(input), label, weight, int(ignore_index), reduction,
-                                      bool(soft_label), int(axis), bool(use_softmax), float(label_smoothing))
+        return _weighted_ce(_floating(input), label, weight, int(ignore_index), reduction,
+                            bool(soft_label), int(axis), bool(use_softmax), float(label_smoothing))
     return apply("cross_entropy", _floating(input), label, soft_label=bool(soft_label),
                  ignore_index=int(ignore_index), reduction=reduction, axis=int(axis), use_softmax=bool(use_softmax))
 
