@@ -153,3 +153,9 @@ def test_dropout_with_axis_drops_whole_slices_eager_and_converted():
     assert got.shape == (6, 3) and (got == got[:, :1]).all() and set(np.unique(got)) <= {0.0, 2.0}
     with pytest.raises(ValueError, match="axis must be dims of x"):
         F.dropout(x, 0.5, axis=3)
+
+
+def test_cross_entropy_loss_layer_takes_label_smoothing():
+    loss = rt.nn.CrossEntropyLoss(label_smoothing=0.1)
+    got = loss(rt.to_tensor(np.eye(3, dtype="float32")), rt.to_tensor([0, 1, 1])).item()
+    assert got == pytest.approx(0.9181113243103027, rel=1e-6)  # Paddle 3.3
