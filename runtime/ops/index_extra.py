@@ -12,6 +12,7 @@ from ..dispatch import apply
 from . import put_reduce, second_order
 from ..registry import GRAD_ONLY, Meta, def_op
 from .common import as_tensor
+from .indexing import getitem
 from .sort import put_along_axis_add
 from ..hints import TensorLike
 
@@ -107,9 +108,8 @@ def scatter(x: TensorLike, index: TensorLike, updates: TensorLike, overwrite: bo
 
 # -- put_along_axis (assign) ---------------------------------------------------------------------------
 def _put_kernel(x, index, updates, axis=-1):
-    out = x.copy()
-    np.put_along_axis(out, index, updates, axis)
-    return out
+    # the cells index names, not numpy's put_along_axis (which broadcasts a smaller index over x's other dims)
+    return put_reduce._kernel(x, index, updates, axis=axis % x.ndim, reduce="assign")
 
 
 def_op("put_along_axis", ["X", "Index", "Updates"], ["Out"], attrs={"axis": -1}, kernel=_put_kernel,
@@ -141,6 +141,10 @@ def put_along_axis(arr: TensorLike, indices: TensorLike, values: float | TensorL
         if list(indices.shape) != shape:
             indices = apply("expand", indices, shape=shape)
     values = as_tensor(values, arr.dtype)
+    if not broadcast and values.ndim == indices.ndim and any(v > i >= 0 for v, i in zip(values.shape, indices.shape)):
+        # larger values: Paddle reads the leading block of the index's shape
+        values = getitem(values, tuple(slice(0, i) if v > i >= 0 else slice(None)
+                                       for v, i in zip(values.shape, indices.shape)))
     if list(values.shape) != list(indices.shape):
         values = apply("expand", values, shape=list(indices.shape))
     if red == "add" and include_self:

@@ -159,3 +159,11 @@ def test_cross_entropy_loss_layer_takes_label_smoothing():
     loss = rt.nn.CrossEntropyLoss(label_smoothing=0.1)
     got = loss(rt.to_tensor(np.eye(3, dtype="float32")), rt.to_tensor([0, 1, 1])).item()
     assert got == pytest.approx(0.9181113243103027, rel=1e-6)  # Paddle 3.3
+
+
+def test_put_along_axis_without_broadcast_reads_the_leading_block_of_larger_values():
+    x, i = rt.zeros([2, 3]), rt.to_tensor([[0, 2]])
+    v = rt.to_tensor([[1., 2, 3], [4, 5, 6]])
+    for red in ("assign", "add", "amax"):  # Paddle 3.3: the index's one row only, values[:1, :2]
+        got = rt.put_along_axis(x, i, v, 1, reduce=red, broadcast=False)
+        assert got.tolist() == [[1, 0, 2], [0, 0, 0]], red
