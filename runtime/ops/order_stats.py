@@ -13,7 +13,7 @@ from .indexing import getitem
 from .logic import equal, isnan, where
 from .math import add, multiply, scale, subtract
 from .reduce import any as any_
-from .shape import gather, reshape, shape, squeeze
+from .shape import flatten, gather, reshape, shape, squeeze, transpose, unsqueeze
 
 
 def _along(x, axis, start, stop):
@@ -36,7 +36,7 @@ def _pick(t, axis, i):
     """The size-1 slice ``i`` of ``t`` along ``axis`` (``i`` an int or a 1-element int tensor)."""
     if isinstance(i, int):
         return _along(t, axis, i, i + 1)
-    return gather(t, cast(i, "int64"), axis)
+    return gather(t, reshape(cast(i, "int64"), [1]), axis)  # a 1-element index keeps the dim
 
 
 def _squeeze_or_keep(t, axis, keepdim, flat):
@@ -104,13 +104,22 @@ def _positions(q, n, dtype):
 def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, keepdim: bool = False,
              interpolation: str = "linear", name: str | None = None) -> TensorLike:
     """The ``q``-th quantile(s) over ``axis`` (all elements when None), interpolating linearly (or
-    "lower"/"higher"/"nearest"/"midpoint") between the sorted values; a list ``q`` adds a leading dim;
+    "lower"/"higher"/"nearest"/"midpoint") between the sorted values (a list ``axis``: over those dims
+    together); a list ``q`` adds a leading dim;
     a NaN in the reduced dim gives NaN."""
     if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
         raise ValueError(f"quantile: unknown interpolation {interpolation!r}")
+    x = _floating(x)
+    keep_axes = None
+    if isinstance(axis, (list, tuple)):  # Paddle: the dims moved last and flattened into one
+        axes = sorted({a % x.ndim for a in axis if isinstance(a, int) and -x.ndim <= a < x.ndim})
+        if len(axes) != len(axis):
+            raise ValueError(f"quantile: axis must be distinct dims of x (rank {x.ndim}), got {list(axis)}")
+        rest = [i for i in range(x.ndim) if i not in axes]
+        x = flatten(transpose(x, rest + axes), len(rest), x.ndim - 1) if axes else reshape(x, [-1])
+        axis, keep_axes, keepdim = (len(rest) if axes else None), (axes if keepdim else None), False
     flat = axis is None
     qs = [q] if isinstance(q, (int, float)) else list(q)
-    x = _floating(x)
     values, _, ax, n = _sorted_along(x, axis)
     dtype = str(x.dtype)
     outs = []
@@ -130,8 +139,10 @@ def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, kee
         else:  # Paddle's lerp: lo + w * (hi - lo)
             w = constant(frac, dtype) if isinstance(i, int) else frac
             r = add(lo, multiply(w, subtract(_pick(values, ax, j), lo)))
-        r = _nan_to_last(r, x, values, ax, n, flat)
-        outs.append(_squeeze_or_keep(r, ax, keepdim, flat))
+        r = _squeeze_or_keep(_nan_to_last(r, x, values, ax, n, flat), ax, keepdim, flat)
+        for a in keep_axes or ():
+            r = unsqueeze(r, a)
+        outs.append(r)
     if isinstance(q, (int, float)):
         return outs[0]
     return apply("stack", outs, axis=0)

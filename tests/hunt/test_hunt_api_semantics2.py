@@ -167,3 +167,17 @@ def test_put_along_axis_without_broadcast_reads_the_leading_block_of_larger_valu
     for red in ("assign", "add", "amax"):  # Paddle 3.3: the index's one row only, values[:1, :2]
         got = rt.put_along_axis(x, i, v, 1, reduce=red, broadcast=False)
         assert got.tolist() == [[1, 0, 2], [0, 0, 0]], red
+
+
+def test_quantile_over_a_list_of_axes_and_take_along_axis_without_broadcast():
+    def f(t):
+        return rt.quantile(t, 0.5, axis=[0, 2]), rt.quantile(t, [0.3, 0.6], axis=[2, 0], keepdim=True)
+    sf = dy2st.to_static(f, input_spec=[dy2st.InputSpec([None, 3, 4], "float64")])
+    x = np.arange(24.).reshape(2, 3, 4)
+    sf(rt.to_tensor(x[:1]))
+    for fn in (f, sf):
+        a, b = fn(rt.to_tensor(x))
+        assert a.tolist() == [7.5, 11.5, 15.5] and b.shape == [2, 1, 3, 1]  # Paddle 3.3
+    a, i = rt.to_tensor(np.arange(6.).reshape(2, 3)), rt.to_tensor([[0, 2]])
+    assert rt.take_along_axis(a, i, 1).tolist() == [[0, 2], [3, 5]]
+    assert rt.take_along_axis(a, i, 1, broadcast=False).tolist() == [[0, 2]]
