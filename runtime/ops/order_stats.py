@@ -45,12 +45,14 @@ def _squeeze_or_keep(t, axis, keepdim, flat):
     return squeeze(t, axis) if not flat else reshape(t, [])
 
 
-def _nan_to_last(r, x, values, axis, n, flat):
-    """``r``, or NaN (the last sorted value) where the reduced dim holds a NaN, as in Paddle."""
+def _nan_to_last(r, x, values, axis, n, flat, src=None):
+    """``r``, or NaN (the last sorted value; from ``src``, the sort's indices, its index) where the reduced
+    dim holds a NaN, as in Paddle."""
     if not str(values.dtype).startswith(("float", "bfloat")):
         return r
     has_nan = any_(isnan(x if not flat else reshape(x, [-1])), axis=axis, keepdim=True)
-    return where(has_nan, _pick(values, axis, n - 1 if isinstance(n, int) else subtract(n, constant(1, "int64"))), r)
+    last = n - 1 if isinstance(n, int) else subtract(n, constant(1, "int64"))
+    return where(has_nan, _pick(values if src is None else src, axis, last), r)
 
 
 @composite("median", api=["median"], methods=["median"])
@@ -75,10 +77,11 @@ def median(x: TensorLike, axis: int | None = None, keepdim: bool = False, mode: 
     hi_i = n // 2 if known else apply("floor_divide", n, two)
     lo = _pick(values, ax, lo_i)
     if mode == "min":
-        out = _squeeze_or_keep(lo, ax, keepdim, flat)
+        out = _squeeze_or_keep(_nan_to_last(lo, x, values, ax, n, flat), ax, keepdim, flat)
         if flat:
             return out
-        return out, _squeeze_or_keep(_pick(indices, ax, lo_i), ax, keepdim, flat)
+        index = _nan_to_last(_pick(indices, ax, lo_i), x, values, ax, n, flat, src=indices)
+        return out, _squeeze_or_keep(index, ax, keepdim, flat)
     lo = _floating(lo)
     if known and n % 2 == 0:
         lo = scale(add(lo, _floating(_pick(values, ax, hi_i))), 0.5)

@@ -33,6 +33,9 @@ def test_quantile_and_median_give_nan_where_the_dim_holds_one():
     x = rt.to_tensor(np.array([[1., np.nan, 3.], [1., 2., 3.]], "float32"))
     np.testing.assert_array_equal(rt.quantile(x, 0.2, axis=1).numpy(), np.array([np.nan, 1.4], "float32"))
     np.testing.assert_array_equal(rt.median(x, axis=1).numpy(), [np.nan, 2.0])
+    values, index = rt.median(x, axis=1, mode="min")  # the NaN and its index (Paddle 3.3)
+    np.testing.assert_array_equal(values.numpy(), [np.nan, 2.0])
+    assert index.tolist() == [1, 1]
 
 
 def test_repeat_interleave_with_tensor_repeats_in_a_program():
