@@ -184,3 +184,14 @@ def test_quantile_over_a_list_of_axes_and_take_along_axis_without_broadcast():
     a, i = rt.to_tensor(np.arange(6.).reshape(2, 3)), rt.to_tensor([[0, 2]])
     assert rt.take_along_axis(a, i, 1).tolist() == [[0, 2], [3, 5]]
     assert rt.take_along_axis(a, i, 1, broadcast=False).tolist() == [[0, 2]]
+
+
+def test_constant_pad_lists_of_other_lengths_pad_from_the_last_dim():
+    import runtime.nn.functional as F
+    x3 = rt.to_tensor(np.arange(24, dtype="float32").reshape(2, 3, 4))
+    got = F.pad(x3, [1, 2, 0, 1], value=9.0)  # Paddle 3.3: last dim (1, 2), then dim 1 (0, 1)
+    assert got.shape == [2, 4, 7] and got.numpy()[0, 3].tolist() == [9] * 7 and got.numpy()[0, 0, :2].tolist() == [9, 0]
+    assert F.pad(rt.to_tensor(np.arange(12, dtype="float32").reshape(3, 4)), [1, 2], value=9.0).shape == [3, 7]
+    x = rt.to_tensor(np.arange(6.).reshape(2, 3))
+    assert F.pad(x, [1, 0, 0, 2], pad_from_left_axis=False).tolist() == [[0, 0, 1, 2], [0, 3, 4, 5], [0] * 4, [0] * 4]
+    assert F.pad(rt.ones([1, 2, 2, 3]), [1, 0], data_format="NHWC").shape == [1, 2, 2, 4]
