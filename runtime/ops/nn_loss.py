@@ -165,7 +165,8 @@ def _ce_kernel(logits, label, soft_label=False, ignore_index=-100, reduction="me
     else:
         # where, not `* valid`: an ignored row's nan/inf logits must not reach the loss (nan * 0 is nan)
         loss = np.where(valid, -np.take_along_axis(logp, target[..., None], axis=-1)[..., 0], 0)
-        count = int(valid.sum())
+        # Paddle's mean: over the kept labels when ignore_index >= 0, over every label otherwise
+        count = valid.size if ignore_index < 0 else int(valid.sum())
     if reduction == "sum":
         return np.asarray(loss.sum(), dtype=logits.dtype)
     if reduction == "mean":
@@ -210,7 +211,7 @@ def _ce_grad_kernel(logits, label, g, soft_label=False, ignore_index=-100, reduc
     if reduction == "none":
         gs = np.moveaxis(g, axis, -1)[..., 0] if keep else g
     else:
-        count = x[..., 0].size if soft_label else max(int(valid.sum()), 1)
+        count = x[..., 0].size if soft_label or ignore_index < 0 else max(int(valid.sum()), 1)
         gs = np.broadcast_to(g / count if reduction == "mean" else g, x.shape[:-1])
     if soft_label:
         dlogp = -target * gs[..., None]

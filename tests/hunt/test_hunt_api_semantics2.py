@@ -195,3 +195,21 @@ def test_constant_pad_lists_of_other_lengths_pad_from_the_last_dim():
     x = rt.to_tensor(np.arange(6.).reshape(2, 3))
     assert F.pad(x, [1, 0, 0, 2], pad_from_left_axis=False).tolist() == [[0, 0, 1, 2], [0, 3, 4, 5], [0] * 4, [0] * 4]
     assert F.pad(rt.ones([1, 2, 2, 3]), [1, 0], data_format="NHWC").shape == [1, 2, 2, 4]
+
+
+def _ce_neg_ignore(x, y):
+    import runtime.nn.functional as F
+    return F.cross_entropy(x, y), F.cross_entropy(x, y + 95 * (y < 0).astype("int64"), ignore_index=-5)
+
+
+def test_cross_entropy_mean_with_a_negative_ignore_index_counts_every_label():
+    sf = dy2st.to_static(_ce_neg_ignore, input_spec=[dy2st.InputSpec([None, 4], "float32"),
+                                                     dy2st.InputSpec([None], "int64")])
+    v = np.arange(8, dtype="float32").reshape(2, 4) / 3
+    for fn in (_ce_neg_ignore, sf):
+        x = rt.to_tensor(v, stop_gradient=False)
+        a, b = fn(x, rt.to_tensor(np.array([-100, 2])))
+        assert b.item() == pytest.approx(0.6440044641494751, rel=1e-6)
+        assert a.item() == pytest.approx(0.6440044641494751, rel=1e-6)  # Paddle 3.3: divided by 2, not 1
+        a.backward()
+        np.testing.assert_allclose(x.grad.numpy(), [[0] * 4, [0.07081, 0.09882, -0.36209, 0.19247]], atol=1e-5)
