@@ -213,3 +213,19 @@ def test_cross_entropy_mean_with_a_negative_ignore_index_counts_every_label():
         assert a.item() == pytest.approx(0.6440044641494751, rel=1e-6)  # Paddle 3.3: divided by 2, not 1
         a.backward()
         np.testing.assert_allclose(x.grad.numpy(), [[0] * 4, [0.07081, 0.09882, -0.36209, 0.19247]], atol=1e-5)
+
+
+def _bce(x, y):
+    import runtime.nn.functional as F
+    return F.binary_cross_entropy(x, y)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+def test_binary_cross_entropy_refuses_probabilities_outside_0_1_as_paddle():
+    sf = dy2st.to_static(_bce, input_spec=[dy2st.InputSpec([None], "float32"), dy2st.InputSpec([None], "float32")])
+    y = rt.to_tensor(np.array([1., 0.], "float32"))
+    for fn in (_bce, sf):
+        assert fn(rt.to_tensor(np.array([0.3, 0.5], "float32")), y).item() == pytest.approx(0.94856, rel=1e-5)
+        for v in (1.5, -0.2, np.nan):
+            with pytest.raises(ValueError, match=r"probabilities in \[0, 1\]"):
+                fn(rt.to_tensor(np.array([v, 0.5], "float32")), y)
