@@ -10,12 +10,14 @@ def scatter_add(input: TensorLike, dim: int, index: TensorLike, src: TensorLike)
     return _rt.put_along_axis(input, index, src, dim, reduce="add")
 
 
+_REDUCES = {"sum": "add", "prod": "mul", "mean": "mean", "amin": "amin", "amax": "amax"}
+
+
 def scatter_reduce(input: TensorLike, dim: int, index: TensorLike, src: TensorLike, reduce: str,  # noqa: A002
                    *, include_self: bool = True) -> TensorLike:
-    """``src`` summed into ``input`` at ``index`` along ``dim`` (``reduce="sum"``; without ``input``'s own
-    values there when ``include_self=False``). The other reductions are refused, not approximated."""
-    if reduce != "sum":
-        raise NotImplementedError(f"scatter_reduce: reduce={reduce!r} is not supported (only 'sum')")
-    if not include_self:
-        input = _rt.put_along_axis(input, index, 0.0, dim)  # noqa: A001
-    return _rt.put_along_axis(input, index, src, dim, reduce="add")
+    """``src`` reduced into ``input`` at ``index`` along ``dim`` (``reduce``: "sum", "prod", "mean", "amin"
+    or "amax"; without ``input``'s own values there when ``include_self=False``)."""
+    if reduce not in _REDUCES:
+        raise ValueError(f"scatter_reduce: reduce must be one of {list(_REDUCES)}, got {reduce!r}")
+    return _rt.put_along_axis(input, index, src, dim, reduce=_REDUCES[reduce], include_self=include_self,
+                              broadcast=False)

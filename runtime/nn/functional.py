@@ -9,8 +9,12 @@ from ..dispatch import apply
 from ..dtypes import DEFAULT_FLOAT
 from ..ops.common import assign_to, cast, constant, is_tensor
 from ..ops.elementwise import _floating, gelu, sigmoid, tanh  # noqa: F401  (F.gelu, F.sigmoid, F.tanh)
+from ..ops.creation import full_like as _full_like
+from ..ops.indexing import getitem as _getitem
 from ..ops.math import add, matmul, relu  # noqa: F401  (re-exported: F.relu)
+from ..ops.math import multiply as _multiply
 from ..ops.nn_loss import _check_reduction
+from .functional_ce import weighted_cross_entropy as _weighted_ce
 from ..ops.shape import flatten  # noqa: F401  (F.flatten)
 from ..registry import composite, composite_functions
 from collections.abc import Sequence
@@ -133,18 +137,32 @@ def dropout(x: TensorLike, p: float = 0.5, axis: int | Sequence[int] | None = No
     """Zero elements with probability ``p`` while ``training``; "upscale_in_train" scales the kept ones by 1/(1-p),
     "downscale_in_infer" scales by (1-p) at inference instead.
 
-    Raises ValueError for p outside [0, 1] or an unknown mode, NotImplementedError for ``axis``.
+    With ``axis`` (an int or a list of dims) the zeroed entries are whole slices: one draw per index along those
+    dims, shared over the others. Raises ValueError for p outside [0, 1], an unknown mode or a bad axis.
     """
     if not isinstance(p, (int, float)) or not 0 <= p <= 1:
         raise ValueError(f"dropout probability p must be a number in [0, 1], got {p!r}")
     if mode not in ("upscale_in_train", "downscale_in_infer"):
         raise ValueError(f"dropout mode must be 'upscale_in_train' or 'downscale_in_infer', got {mode!r}")
-    if axis is not None:
-        raise NotImplementedError("dropout(axis=...) is not supported")
     if p == 0 or (not training and mode == "upscale_in_train"):
         return x
+    if axis is not None:
+        return _dropout_axis(x, p, axis, training, mode)
     out, _ = apply("dropout", x, dropout_prob=float(p), is_test=not training, mode=mode)
     return out
+
+
+def _dropout_axis(x, p, axis, training, mode):
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    if not axes or len(axes) > x.ndim or any(not isinstance(a, int) or not -x.ndim <= a < x.ndim for a in axes):
+        raise ValueError(f"dropout: axis must be dims of x (rank {x.ndim}), got {axis!r}")
+    if not training:  # downscale_in_infer
+        return apply("scale", x, scale=1.0 - float(p))
+    axes = [a % x.ndim for a in axes]
+    # a mask of x's dims along axes and 1 elsewhere: the dropout op on ones of that shape (its draws and scale)
+    ones = _full_like(_getitem(x, tuple(slice(None) if i in axes else slice(0, 1) for i in range(x.ndim))), 1.0)
+    mask, _ = apply("dropout", ones, dropout_prob=float(p), is_test=False, mode=mode)
+    return _multiply(x, mask)
 
 
 def batch_norm(x: TensorLike, running_mean: TensorLike, running_var: TensorLike, weight: TensorLike | None,
@@ -216,17 +234,21 @@ def gather_tree(ids: TensorLike, parents: TensorLike) -> TensorLike:
 # -- losses ---------------------------------------------------------------------------------
 def cross_entropy(input: TensorLike, label: Operand, weight: TensorLike | None = None, ignore_index: int = -100,
                   reduction: str = "mean", soft_label: bool = False, axis: int = -1, use_softmax: bool = True,
-                  name: str | None = None) -> TensorLike:
+                  label_smoothing: float = 0.0, name: str | None = None) -> TensorLike:
     """Softmax cross-entropy of logits ``input`` against int class ``label`` (or probabilities if ``soft_label``).
 
-    ``reduction`` is "mean", "sum" or "none"; labels equal to ``ignore_index`` count for nothing.
-    Raises NotImplementedError for ``weight``.
+    ``reduction`` is "mean", "sum" or "none"; labels equal to ``ignore_index`` count for nothing; ``weight``
+    (one per class) scales each sample's loss and a "mean" divides by the weights' sum; ``label_smoothing``
+    mixes the one-hot labels with the uniform distribution (functional_ce.py).
     """
     _check_reduction(reduction, "cross_entropy")
-    if weight is not None:
-        raise NotImplementedError("cross_entropy(weight=...) is not supported")
+    if ignore_index > 0 and soft_label:
+        raise ValueError(f"cross_entropy: ignore_index must be -100 with soft_label=True, got {ignore_index}")
     if not is_tensor(label):
         label = constant(label, DEFAULT_FLOAT[0] if soft_label else "int64")
+    if weight is not None or label_smoothing > 0:
+        return _weighted_ce(_floating(input), label, weight, int(ignore_index), reduction,
+                            bool(soft_label), int(axis), bool(use_softmax), float(label_smoothing))
     return apply("cross_entropy", _floating(input), label, soft_label=bool(soft_label),
                  ignore_index=int(ignore_index), reduction=reduction, axis=int(axis), use_softmax=bool(use_softmax))
 

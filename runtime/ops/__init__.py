@@ -3,8 +3,8 @@ from . import common, math  # noqa: F401
 from . import creation, elementwise, indexing, logic, reduce, shape, slicing, sort  # noqa: F401
 from . import nn_ops  # noqa: F401  (neural-network ops)
 from . import composite_pad, composites_extra  # noqa: F401  (Paddle functions built from the ops above)
-from . import index_extra, math_extra, search  # noqa: F401  (Paddle 2.x extras: erf, einsum, unique...)
-from . import linalg, math_composites, norms  # noqa: F401  (Paddle 2.x extras made of the ops above)
+from . import index_extra, math_extra, put_reduce, search  # noqa: F401  (Paddle 2.x extras: erf, einsum, unique...)
+from . import linalg, math_composites, norms, order_stats  # noqa: F401  (Paddle 2.x extras made of the ops above)
 from . import linalg_ops, linalg_lu, linalg_api, linalg_norms, linalg_more  # noqa: F401  (paddle.linalg: decompositions, solvers)
 from . import train_ops  # noqa: F401  (loss.backward(), opt.step(), opt.clear_grad() in a Program)
 from . import tensor_array  # noqa: F401  (Paddle's tensor arrays: rt.tensor.array_write...)

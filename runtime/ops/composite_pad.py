@@ -15,16 +15,19 @@ def _symbolic(p):
     return isinstance(p, _rt.framework.Variable)
 
 
-def _pairs(pad, ndim, data_format):
+def _pairs(pad, ndim, data_format, mode="constant", from_left=True):
     """{axis: (before, after)} from Paddle's pad list: all dims first-to-last when it has 2 * ndim
-    entries, else (left, right, top, bottom, front, back) from the last spatial dim backwards."""
+    entries (last-to-first unless ``from_left``), else (left, right, top, bottom, front, back) from the
+    last spatial dim backwards; in constant mode a list of another length pads from the last dim back."""
     # an amount computed in a Program (from a dynamic dim, say) stays a tensor: constant mode
     # pads by it at run time
     pad = [p if _symbolic(p) else int(p) for p in pad]
     if len(pad) % 2:
         raise ValueError(f"pad: the pad list needs pairs (before, after), got {pad}")
-    if len(pad) == 2 * ndim:
+    if len(pad) == 2 * ndim and from_left:
         return {a: (pad[2 * a], pad[2 * a + 1]) for a in range(ndim)}
+    if mode == "constant" and len(pad) <= 2 * ndim and (len(pad) != 2 * (ndim - 2) or len(pad) == 2 * ndim):
+        return {ndim - 1 - k: (pad[2 * k], pad[2 * k + 1]) for k in range(len(pad) // 2)}
     if data_format not in _FORMATS:
         raise ValueError(f"pad: data_format must be one of {_FORMATS}, got {data_format!r}")
     if len(pad) > 2 * (ndim - 2):
@@ -63,12 +66,12 @@ def _border(x, axis, n, before, mode, value):
 
 @composite("pad", functional=["pad"])
 def pad(x: TensorLike, pad: list[int], mode: str = "constant", value: float = 0.0, data_format: str = "NCHW",
-        name: str | None = None) -> TensorLike:
+        pad_from_left_axis: bool = True, name: str | None = None) -> TensorLike:
     """Pad ``x`` by ``pad`` (Paddle's layout of the list) with ``mode`` "constant" (``value``),
     "reflect", "replicate" or "circular"."""
     if mode not in _MODES:
         raise ValueError(f"pad: mode must be one of {_MODES}, got {mode!r}")
-    for axis, (before, after) in sorted(_pairs(pad, x.ndim, data_format).items()):
+    for axis, (before, after) in sorted(_pairs(pad, x.ndim, data_format, mode, bool(pad_from_left_axis)).items()):
         if _symbolic(before) or _symbolic(after):
             if mode != "constant":
                 raise ValueError(f"pad: mode {mode!r} needs the pad amounts as Python ints while a Program "

@@ -141,7 +141,7 @@ def log1p(x: TensorLike, name: str | None = None) -> TensorLike:
 @composite("normalize", functional=["normalize"])
 def normalize(x: TensorLike, p: int = 2, axis: int = 1, epsilon: float = 1e-12,
               name: str | None = None) -> TensorLike:
-    """``x / max(||x||_p, epsilon)`` along ``axis`` (Paddle's F.normalize; p = 1 or 2)."""
+    """``x / max(||x||_p, epsilon)`` along ``axis`` (Paddle's F.normalize; any p, inf and -inf too)."""
     x = _floating(x)
     if p == 2:
         # the squares floored at epsilon**2 before the sqrt: the same norm wherever it reaches epsilon, and
@@ -151,7 +151,8 @@ def normalize(x: TensorLike, p: int = 2, axis: int = 1, epsilon: float = 1e-12,
     elif p == 1:
         norm = sum_(abs_(x), axis=axis, keepdim=True)
     else:
-        raise ValueError(f"normalize supports p=1 and p=2, got p={p}")
+        from .norms import p_norm  # noqa: PLC0415  (norms imports linalg, which imports this module)
+        norm = p_norm(x, float(p), [axis % max(x.ndim, 1)], True)
     return divide(x, maximum(norm, full_like(norm, epsilon)))
 
 

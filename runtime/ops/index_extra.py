@@ -9,9 +9,10 @@ import string
 import numpy as np
 
 from ..dispatch import apply
-from . import second_order
+from . import put_reduce, second_order
 from ..registry import GRAD_ONLY, Meta, def_op
 from .common import as_tensor
+from .indexing import getitem
 from .sort import put_along_axis_add
 from ..hints import TensorLike
 
@@ -107,40 +108,50 @@ def scatter(x: TensorLike, index: TensorLike, updates: TensorLike, overwrite: bo
 
 # -- put_along_axis (assign) ---------------------------------------------------------------------------
 def _put_kernel(x, index, updates, axis=-1):
-    out = x.copy()
-    np.put_along_axis(out, index, updates, axis)
-    return out
+    # the cells index names, not numpy's put_along_axis (which broadcasts a smaller index over x's other dims)
+    return put_reduce._kernel(x, index, updates, axis=axis % x.ndim, reduce="assign")
 
 
 def_op("put_along_axis", ["X", "Index", "Updates"], ["Out"], attrs={"axis": -1}, kernel=_put_kernel,
        infer=lambda x, i, u, axis=-1: Meta(x.shape, x.dtype),
-       grad=lambda ctx: [apply("put_along_axis", ctx.out_grads[0], ctx.inputs[1],
-                               apply("fill_any_like", ctx.inputs[2], value=0.0, dtype=str(ctx.inputs[2].dtype)),
-                               axis=ctx.attrs["axis"]),
-                         None, apply("take_along_axis", ctx.out_grads[0], ctx.inputs[1], axis=ctx.attrs["axis"])],
+       # only the last write to a cell gets its gradient, as in Paddle
+       grad=lambda ctx: (lambda gx, gu: [gx, None, gu])(*apply(
+           "put_along_axis_reduce_grad", *ctx.inputs, ctx.outputs[0], ctx.out_grads[0],
+           axis=ctx.attrs["axis"], reduce="assign", include_self=True)),
        onnx="put_along_axis", api=["put_along_axis"], methods=["put_along_axis"],
        doc="x with values written at indices along axis.")
 
 
+_REDUCE_NAMES = {"multiply": "mul"}
+
+
 def put_along_axis(arr: TensorLike, indices: TensorLike, values: float | TensorLike, axis: int,
                    reduce: str = "assign", include_self: bool = True, broadcast: bool = True) -> TensorLike:
-    """``arr`` with ``values`` written (``reduce="assign"``) or added (``"add"``) at ``indices`` along ``axis``;
-    with ``broadcast`` the indices are broadcast over ``arr``'s other dims and the values to the indices."""
-    if reduce not in ("assign", "add"):
-        raise NotImplementedError(f"put_along_axis: reduce={reduce!r} is not supported (only 'assign' and 'add')")
-    if not include_self:
-        raise NotImplementedError("put_along_axis: include_self=False is not supported")
+    """``arr`` with ``values`` written (``reduce="assign"``) or reduced (``"add"``, ``"mul"``/``"multiply"``,
+    ``"mean"``, ``"amin"``, ``"amax"``; without ``arr``'s own values when not ``include_self``) at ``indices``
+    along ``axis``; with ``broadcast`` the indices are broadcast over ``arr``'s other dims and the values to
+    the indices."""
+    red = _REDUCE_NAMES.get(reduce, reduce)
+    if red not in put_reduce.REDUCES:
+        raise ValueError(f"put_along_axis: can not support reduce: {reduce!r}, only 'add', 'assign', 'mul', "
+                         "'multiply', 'mean', 'amin' and 'amax'")
     ax = int(axis) % arr.ndim
     if broadcast:
         shape = [indices.shape[i] if i == ax else d for i, d in enumerate(arr.shape)]
         if list(indices.shape) != shape:
             indices = apply("expand", indices, shape=shape)
     values = as_tensor(values, arr.dtype)
+    if not broadcast and values.ndim == indices.ndim and any(v > i >= 0 for v, i in zip(values.shape, indices.shape)):
+        # larger values: Paddle reads the leading block of the index's shape
+        values = getitem(values, tuple(slice(0, i) if v > i >= 0 else slice(None)
+                                       for v, i in zip(values.shape, indices.shape)))
     if list(values.shape) != list(indices.shape):
         values = apply("expand", values, shape=list(indices.shape))
-    if reduce == "add":
+    if red == "add" and include_self:
         return put_along_axis_add(arr, indices, values, ax)
-    return apply("put_along_axis", arr, indices, values, axis=ax)
+    if red == "assign":  # Paddle's assign ignores include_self
+        return apply("put_along_axis", arr, indices, values, axis=ax)
+    return apply("put_along_axis_reduce", arr, indices, values, axis=ax, reduce=red, include_self=bool(include_self))
 
 
 # -- diagonal -----------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import numpy as np
 
 from ..dispatch import apply
 from ..hints import ShapeLike, TensorLike
-from ..registry import composite
+from ..registry import Meta, composite, def_op
 from .broadcast import expand, expand_as
 from .common import broadcast_shape, constant
 from .composites_extra import _dim
@@ -249,7 +249,7 @@ def index_sample(x: TensorLike, index: TensorLike) -> TensorLike:
 def repeat_interleave(x: TensorLike, repeats: int | TensorLike, axis: int | None = None,
                       name: str | None = None) -> TensorLike:
     """Each element (slice along ``axis``; of the flattened ``x`` when None) repeated ``repeats`` times
-    (an int, or one count per slice in an eager tensor)."""
+    (an int, or one count per slice in a tensor)."""
     if axis is None:
         x, axis = reshape(x, [-1]), 0
     axis %= max(x.ndim, 1)
@@ -259,11 +259,23 @@ def repeat_interleave(x: TensorLike, repeats: int | TensorLike, axis: int | None
         tiled = expand(e, shape[:axis + 1] + [repeats] + shape[axis + 1:])
         n = x.shape[axis] * repeats if x.shape[axis] >= 0 else -1
         return reshape(tiled, shape[:axis] + [n] + shape[axis + 1:])
-    if not hasattr(repeats, "_value"):
-        raise NotImplementedError("repeat_interleave: tensor repeats in a static Program are not supported "
-                                  "(the output size depends on their values); pass an int")
-    counts = np.asarray(repeats._value).reshape(-1)
-    return gather(x, constant(np.repeat(np.arange(counts.size), counts), "int64"), axis)
+    return gather(x, apply("repeat_interleave_index", x, repeats, axis=axis), axis)
+
+
+def _repeat_index_kernel(x, repeats, axis=0):
+    counts = np.asarray(repeats).reshape(-1)
+    if counts.size != x.shape[axis]:
+        raise ValueError(f"repeat_interleave: the length of repeats ({counts.size}) must be the size of dim {axis} "
+                         f"of x ({x.shape[axis]}, shape {list(x.shape)})")
+    if (counts < 0).any():
+        raise ValueError(f"repeat_interleave: repeats must be >= 0, got {counts.tolist()}")
+    return np.repeat(np.arange(counts.size), counts).astype(np.int64)
+
+
+# the output's size depends on the repeats' values: a Program learns it when it runs
+def_op("repeat_interleave_index", ["X", "Repeats"], ["Out"], attrs={"axis": 0}, kernel=_repeat_index_kernel,
+       infer=lambda x, r, axis=0: Meta([-1], "int64"), no_onnx="a data-dependent index (rare in exported models)",
+       doc="The source index along axis of each slice repeat_interleave makes (np.repeat of arange).")
 
 
 @composite("scatter_nd", api=["scatter_nd"], methods=["scatter_nd"])

@@ -1,7 +1,7 @@
 """Paddle 2.x math functions made of registered ops (gradients, static form and ONNX export are those of
 the ops they use): lerp, logaddexp, heaviside, fmax, fmin, sgn, rad2deg, isclose, allclose, equal_all,
-nan_to_num, nansum, nanmean, count_nonzero, diff, logspace, median, quantile, kthvalue, bucketize,
-is_empty, rank."""
+nan_to_num, nansum, nanmean, count_nonzero, diff, logspace, bucketize, is_empty, rank (median, quantile and
+kthvalue: order_stats.py)."""
 import math as _math
 
 import numpy as np
@@ -20,7 +20,7 @@ from .logic import (equal, greater_than, isfinite, isinf, isnan, less_equal, les
 from .math import add, divide, multiply, operands, scale, subtract
 from .reduce import all as all_
 from .reduce import sum as sum_
-from .shape import concat, reshape, squeeze
+from .shape import concat
 from .composites_extra import log1p
 
 
@@ -172,97 +172,6 @@ def logspace(start: float, stop: float, num: int, base: float = 10.0, dtype: DTy
     exps = linspace(start, stop, num, dtype="float64" if dtype.startswith("int") else dtype)
     out = apply("elementwise_pow", as_tensor(float(base), exps.dtype), exps)
     return cast(out, dtype)
-
-
-def _sorted_along(x, axis):
-    if axis is None:
-        x, axis = reshape(x, [-1]), 0
-    axis %= max(x.ndim, 1)
-    n = x.shape[axis]
-    if n < 0:
-        raise ValueError(f"the size of dim {axis} (shape {list(x.shape)}) must be known")
-    values, indices = apply("argsort", x, axis=axis, descending=False)
-    return values, indices, axis, n
-
-
-def _squeeze_or_keep(t, axis, keepdim, flat):
-    if keepdim:
-        return t
-    return squeeze(t, axis) if not flat else reshape(t, [])
-
-
-@composite("median", api=["median"], methods=["median"])
-def median(x: TensorLike, axis: int | None = None, keepdim: bool = False, mode: str = "avg",
-           name: str | None = None) -> TensorLike | tuple[TensorLike, TensorLike]:
-    """The median over ``axis`` (all elements when None): ``mode="avg"`` averages the two middle values of
-    an even count (ints give float32); ``"min"`` takes the lower one and, with an ``axis``, also returns
-    its index."""
-    if mode not in ("avg", "min"):
-        raise ValueError(f"median: mode must be 'avg' or 'min', got {mode!r}")
-    flat = axis is None
-    values, indices, ax, n = _sorted_along(x, axis)
-    if n == 0 and mode == "avg":  # nan, as Paddle (and numpy)
-        shape = [] if flat else [1 if i == ax else d for i, d in enumerate(x.shape) if keepdim or i != ax]
-        return apply("fill_constant", shape=shape, value=float("nan"), dtype=str(_floating(x).dtype))
-    if n == 0:
-        raise ValueError("median: x has no elements along the reduced dims")
-    lo = _along(values, ax, (n - 1) // 2, (n - 1) // 2 + 1)
-    if mode == "min":
-        out = _squeeze_or_keep(lo, ax, keepdim, flat)
-        if flat:
-            return out
-        return out, _squeeze_or_keep(_along(indices, ax, (n - 1) // 2, (n - 1) // 2 + 1), ax, keepdim, flat)
-    lo = _floating(lo)
-    if n % 2 == 0:
-        lo = scale(add(lo, _floating(_along(values, ax, n // 2, n // 2 + 1))), 0.5)
-    return _squeeze_or_keep(lo, ax, keepdim, flat)
-
-
-@composite("quantile", api=["quantile"], methods=["quantile"])
-def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, keepdim: bool = False,
-             interpolation: str = "linear", name: str | None = None) -> TensorLike:
-    """The ``q``-th quantile(s) over ``axis`` (all elements when None), interpolating linearly (or
-    "lower"/"higher"/"nearest"/"midpoint") between the sorted values; a list ``q`` adds a leading dim."""
-    if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
-        raise ValueError(f"quantile: unknown interpolation {interpolation!r}")
-    flat = axis is None
-    qs = [q] if isinstance(q, (int, float)) else list(q)
-    values, _, ax, n = _sorted_along(_floating(x), axis)
-    outs = []
-    for p in qs:
-        if not 0 <= p <= 1:
-            raise ValueError(f"quantile: q must be in [0, 1], got {p}")
-        pos = p * (n - 1)
-        i, j = int(np.floor(pos)), int(np.ceil(pos))
-        lo, hi = _along(values, ax, i, i + 1), _along(values, ax, j, j + 1)
-        frac = pos - i
-        if interpolation == "lower" or i == j:
-            r = lo
-        elif interpolation == "higher":
-            r = hi
-        elif interpolation == "nearest":
-            r = lo if round(pos) == i else hi
-        elif interpolation == "midpoint":
-            r = scale(add(lo, hi), 0.5)
-        else:
-            r = add(lo, scale(subtract(hi, lo), frac))
-        outs.append(_squeeze_or_keep(r, ax, keepdim, flat))
-    if isinstance(q, (int, float)):
-        return outs[0]
-    return apply("stack", outs, axis=0)
-
-
-@composite("kthvalue", api=["kthvalue"], methods=["kthvalue"])
-def kthvalue(x: TensorLike, k: int, axis: int | None = None, keepdim: bool = False,
-             name: str | None = None) -> tuple[TensorLike, TensorLike]:
-    """``(values, indices)``: the ``k``-th smallest along ``axis`` (the last by default); of tied values
-    the index is one of theirs (Paddle does not say which)."""
-    axis = -1 if axis is None else axis
-    values, indices, ax, n = _sorted_along(x, axis)
-    if not 1 <= k <= n:
-        raise ValueError(f"kthvalue: k={k} must be in [1, {n}] for dim {ax} of shape {list(x.shape)}")
-    pick = [_squeeze_or_keep(_along(t, ax, k - 1, k), ax, keepdim, False) for t in (values, indices)]
-    return pick[0], pick[1]
 
 
 @composite("bucketize", api=["bucketize"], methods=["bucketize"])

@@ -47,7 +47,9 @@ def _log_probs(x, use_softmax):
     if use_softmax:
         shifted = x - x.max(axis=-1, keepdims=True)
         return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
-    return np.log(np.maximum(x, np.finfo(x.dtype).tiny))
+    # Paddle's log of probabilities: log(0) = -inf held at -1e20 (its TolerableValue), a negative one nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.maximum(np.log(x), x.dtype.type(-1e20))
 
 
 def _prepare(logits, label, soft_label, ignore_index, axis):
@@ -163,7 +165,8 @@ def _ce_kernel(logits, label, soft_label=False, ignore_index=-100, reduction="me
     else:
         # where, not `* valid`: an ignored row's nan/inf logits must not reach the loss (nan * 0 is nan)
         loss = np.where(valid, -np.take_along_axis(logp, target[..., None], axis=-1)[..., 0], 0)
-        count = int(valid.sum())
+        # Paddle's mean: over the kept labels when ignore_index >= 0, over every label otherwise
+        count = valid.size if ignore_index < 0 else int(valid.sum())
     if reduction == "sum":
         return np.asarray(loss.sum(), dtype=logits.dtype)
     if reduction == "mean":
@@ -208,7 +211,7 @@ def _ce_grad_kernel(logits, label, g, soft_label=False, ignore_index=-100, reduc
     if reduction == "none":
         gs = np.moveaxis(g, axis, -1)[..., 0] if keep else g
     else:
-        count = x[..., 0].size if soft_label else max(int(valid.sum()), 1)
+        count = x[..., 0].size if soft_label or ignore_index < 0 else max(int(valid.sum()), 1)
         gs = np.broadcast_to(g / count if reduction == "mean" else g, x.shape[:-1])
     if soft_label:
         dlogp = -target * gs[..., None]
@@ -219,7 +222,8 @@ def _ce_grad_kernel(logits, label, g, soft_label=False, ignore_index=-100, reduc
         p = np.exp(_log_probs(x, True))
         dx = dlogp - p * dlogp.sum(axis=-1, keepdims=True)
     else:
-        dx = dlogp / np.maximum(x, np.finfo(x.dtype).tiny)
+        with np.errstate(divide="ignore", invalid="ignore"):  # -inf at a 0 probability, as Paddle
+            dx = np.where(dlogp == 0, 0, dlogp / x)
     if valid is not None:  # an ignored row gets 0, whatever its logits (p * 0 is nan for nan logits)
         dx = np.where(valid[..., None], dx, 0)
     return np.ascontiguousarray(np.moveaxis(dx, -1, axis)).astype(logits.dtype, copy=False)

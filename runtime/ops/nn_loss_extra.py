@@ -4,6 +4,8 @@ gradients, static form and ONNX export are those of the ops they are made of.  R
 clamps inside (``log`` clamped at -100 in ``binary_cross_entropy``, ``eps ** 2`` under the norms in
 ``cosine_similarity``) are Paddle's.
 """
+import numpy as np
+
 from ..dispatch import apply
 from ..dtypes import DEFAULT_FLOAT
 from ..hints import TensorLike
@@ -127,6 +129,15 @@ def binary_cross_entropy(input: TensorLike, label: TensorLike, weight: TensorLik
     input = _floating(input)
     label = _label(label, input)
     _same_shape(input, label, "binary_cross_entropy")
+    # probabilities outside [0, 1] (or nan) raise when the op runs, as Paddle's kernel does
+    inside = apply("reduce_all", apply("logical_and", apply("greater_equal", input, as_tensor(0.0, input.dtype)),
+                                       apply("less_equal", input, as_tensor(1.0, input.dtype))))
+    message = "binary_cross_entropy: input must be probabilities in [0, 1]"
+    if hasattr(inside, "_value"):  # eager: check now (the assert op has no outputs to run eagerly)
+        if not bool(np.asarray(inside._value)):
+            raise ValueError(message)
+    else:
+        apply("assert", inside, [], error="ValueError", message=message)
     lp, lq = _log_clamped(input), _log_clamped(scale(input, -1.0, 1.0))
     loss = scale(add(multiply(label, lp), multiply(scale(label, -1.0, 1.0), lq)), -1.0)
     if weight is not None:

@@ -184,7 +184,9 @@ def cross_entropy_grad_grad(ctx):
         valid = apply("cast", apply("not_equal", lab, apply("fill_any_like", lab, value=a["ignore_index"],
                                                             dtype=str(lab.dtype))), dtype=str(x.dtype))
         weight = valid
-        if red == "mean":
+        if red == "mean" and a["ignore_index"] < 0:  # Paddle's mean counts every label then
+            gs = apply("divide", gs, _count(valid))
+        elif red == "mean":
             n = apply("maximum", apply("reduce_sum", valid), apply("fill_any_like", g, value=1.0, dtype=str(g.dtype)))
             gs = apply("divide", gs, n)
     if use_softmax:

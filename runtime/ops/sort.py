@@ -108,8 +108,15 @@ def argsort(x: TensorLike, axis: int = -1, descending: bool = False, stable: boo
     return apply("argsort", x, axis=int(axis), descending=bool(descending))[1]
 
 
-def take_along_axis(arr: TensorLike, indices: TensorLike, axis: int) -> TensorLike:
-    """Values of ``arr`` at ``indices`` along ``axis`` (numpy ``take_along_axis``)."""
+def take_along_axis(arr: TensorLike, indices: TensorLike, axis: int, broadcast: bool = True) -> TensorLike:
+    """Values of ``arr`` at ``indices`` along ``axis`` (numpy ``take_along_axis``: a smaller index is broadcast
+    over ``arr``'s other dims); with ``broadcast=False`` only the leading block of ``arr`` the index covers."""
+    ax = int(axis) % max(arr.ndim, 1)
+    if not broadcast and indices.ndim == arr.ndim:
+        cut = [slice(0, i) if a > i >= 0 and d != ax else slice(None)
+               for d, (a, i) in enumerate(zip(arr.shape, indices.shape))]
+        if any(c != slice(None) for c in cut):
+            arr = arr[tuple(cut)]
     return apply("take_along_axis", arr, indices, axis=int(axis))
 
 

@@ -27,8 +27,10 @@ def test_channels_last_pads_the_spatial_dims():
     out = F.pad(x, [1, 2, 0, 1], mode="replicate", data_format="NHWC").numpy()
     want = np.pad(x.numpy(), [(0, 0), (0, 1), (1, 2), (0, 0)], mode="edge")
     np.testing.assert_array_equal(out, want)
+    # a shorter list in constant mode pads from the last dim, channels included (Paddle 3.3); other modes refuse it
+    assert F.pad(x, [1, 0], data_format="NHWC").shape == [1, 2, 4, 4]
     with pytest.raises(ValueError, match="pad entries"):
-        F.pad(x, [1, 0], data_format="NHWC")
+        F.pad(x, [1, 0], mode="replicate", data_format="NHWC")
 
 
 def test_pad_amounts_from_dynamic_dims_match_eager():

@@ -239,8 +239,11 @@ def test_later_additions_match_paddle():
     assert rt.multigammaln(T([2.5]), 3).tolist() == pytest.approx([1.8809954])
     assert rt.crop(rt.ones([3, 4]), [2, -1], [1, 1]).shape == [2, 3]
     assert (rt.finfo("float32").eps, rt.iinfo("int32").max) == (np.finfo(np.float32).eps, 2 ** 31 - 1)
-    with pytest.raises(NotImplementedError, match="reduce='amax' is not supported"):
-        rt.scatter_reduce(x, 1, idx, x, "amax")
+    src = T([[2., 3], [4, -5]])
+    assert rt.scatter_reduce(x, 1, idx, src, "prod", include_self=False).tolist() == [[6, 1, 1], [1, -5, 4]]
+    assert rt.scatter_reduce(x, 1, idx, src, "amax").tolist() == [[3, 1, 1], [1, 1, 4]]
+    with pytest.raises(ValueError, match="reduce must be one of"):
+        rt.scatter_reduce(x, 1, idx, x, "max")
 
 
 def test_more_tensor_methods_and_windows():

@@ -194,7 +194,12 @@ def _cross_entropy(ex, op):
     perm = [rest[0], axis] + rest[1:]  # the class axis second, the others in order: the label's layout
     if perm != list(range(rank)):
         logp = ex.node("Transpose", [logp], perm=perm)
-    loss = _nll(ex, logp, label, reduction, int(a.get("ignore_index", -100)), xv.dtype)
+    ignore = int(a.get("ignore_index", -100))
+    # Paddle's mean over every label (ignored ones too) when ignore_index < 0: the sum / the label count
+    red = "sum" if reduction == "mean" and ignore < 0 else reduction
+    loss = _nll(ex, logp, label, red, ignore, xv.dtype)
+    if red != reduction:
+        loss = ex.node("Div", [loss, ex.node("Cast", [ex.node("Size", [label])], to=onnx_dtype(xv.dtype))])
     if reduction == "none" and keep:
         loss = ex.node("Unsqueeze", [loss, ints(ex, [axis])])
     ex.node("Identity", [loss], ex.o("Loss"))
