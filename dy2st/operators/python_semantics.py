@@ -255,6 +255,17 @@ class PythonFloat(rt.static.Variable):
         return python_int(rt.cast(picked, "int64"))
 
 
+def is_python_float(value):
+    """Whether a carry starts as a Python float (or a Variable standing for one)."""
+    return type(value) is float or isinstance(value, PythonFloat)
+
+
+def float64_start(value):
+    """A Python float carry's start value: float64, the precision eager code sums it in (`acc += 0.1`
+    summed in float32 drifts from the eager sum); marked, it meets a tensor as a Python float does."""
+    return rt.full([], value, "float64") if type(value) is float else rt.cast(value, "float64")
+
+
 def _mixed(op):
     def refuse(self, *args):
         raise TypeError(_with_location(

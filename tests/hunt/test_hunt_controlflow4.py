@@ -1,0 +1,85 @@
+"""Python float accumulators across tensor-dependent loops and `if`s (`acc += 0.1`): eager code
+sums a Python float in float64; the Program carried it as a default-dtype (float32) tensor and
+summed in float32, so `x * acc` drifted from eager (0.70000005 for 0.7), silently. Such carries
+are now float64, marked as Python floats (a tensor meeting one keeps its own dtype)."""
+import numpy as np
+
+import dy2st
+import runtime as rt
+from tests.hunt.eager_checks import check as _check, t as _t
+
+
+def _while_sum(x, n):
+    acc = 0.0
+    i = rt.to_tensor(0, "int64")
+    while i < n:
+        acc += 0.1
+        x = x + x * acc  # a marked float meets the float32 tensor as a Python float would
+        i = i + 1
+    return x * acc
+
+
+def _rows_sum(x):
+    acc = 0.0
+    for v in x:
+        if v > 0:
+            acc += 0.1
+    return x * acc
+
+
+def _unrolled_if_sum(x):
+    acc = 0.0
+    for k in range(7):
+        if x.sum() > k:
+            acc += 0.1
+    return x * acc
+
+
+def _int_halved(x, n):
+    k = 1
+    i = rt.to_tensor(0, "int64")
+    while i < n:
+        k = k / 3 + 0.1  # a Python int the loop turns into a Python float
+        i = i + 1
+    return x * k
+
+
+def _becomes_tensor(x, n):
+    s = 0.0
+    i = rt.to_tensor(0, "int64")
+    while i < n:
+        s = s + x * 0.1  # a genuine float32 tensor from the first iteration on
+        i = i + 1
+    return s
+
+
+def test_python_float_accumulators_sum_as_eager_does():
+    sf = _check(_while_sum, [(_t([1.0, 3.0]), _t(n, "int64")) for n in (7, 10, 3, 0)], grad=True)
+    assert len(sf.program_cache) == 1
+    sf = _check(_rows_sum, [(_t([0.3] * 9),), (_t([-1.0] * 9),), (_t([0.5, -2.0] * 4 + [1.0]),)], grad=True)
+    assert len(sf.program_cache) == 1
+    sf = _check(_unrolled_if_sum, [(_t([10.0]),), (_t([3.5]),), (_t([-1.0]),)], grad=True)
+    assert len(sf.program_cache) == 1
+    sf = _check(_int_halved, [(_t([1.0, 3.0]), _t(n, "int64")) for n in (5, 1, 0)], grad=True)
+    assert len(sf.program_cache) == 1
+    sf = _check(_becomes_tensor, [(_t([1.0, 3.0]), _t(n, "int64")) for n in (7, 2)], grad=True)
+    assert len(sf.program_cache) == 1
+
+
+def test_float64_tensors_meet_the_float_as_eager():
+    x64 = _t([0.3, 1.0 / 3], "float64")
+    sf = _check(_while_sum, [(x64, _t(n, "int64")) for n in (7, 2)])
+    assert sf(x64, _t(3, "int64")).dtype == rt.float64
+
+
+def test_float_of_a_tensor_carried_keeps_its_value():
+    def f(x, n):
+        acc = float(x[0])
+        i = rt.to_tensor(0, "int64")
+        while i < n:
+            acc = acc * 1.1 + 0.1
+            i = i + 1
+        return x * acc
+    sf = dy2st.to_static(f)
+    for a in ([0.3, 1.0], [1.0 / 3, 2.0]):
+        np.testing.assert_array_equal(sf(_t(a), _t(6, "int64")).numpy(), f(_t(a), _t(6, "int64")).numpy())
