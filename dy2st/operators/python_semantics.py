@@ -216,6 +216,10 @@ def _float_result(other):
     return python_float if python else None
 
 
+def _unmarked(other):
+    return None
+
+
 def _keeps_float(name):
     return _keeping(name, 0.0, _float_result)
 
@@ -234,6 +238,12 @@ class PythonFloat(rt.static.Variable):
     __pow__, __rpow__ = _keeps_float("__pow__"), _keeps_float("__rpow__")
 
     __neg__, __abs__ = _marked_unary("__neg__", python_float), _marked_unary("__abs__", python_float)
+    # compared with a tensor (either side: a subclass's reflected method goes first) a Python float
+    # is a scalar of its dtype; a float64 carry compared as float64 would flip `acc < x.sum()`
+    __lt__, __le__ = _keeping("__lt__", 0.0, _unmarked), _keeping("__le__", 0.0, _unmarked)
+    __gt__, __ge__ = _keeping("__gt__", 0.0, _unmarked), _keeping("__ge__", 0.0, _unmarked)
+    __eq__, __ne__ = _keeping("__eq__", 0.0, _unmarked), _keeping("__ne__", 0.0, _unmarked)
+    __hash__ = rt.static.Variable.__hash__
 
     def __pos__(self):
         return self

@@ -100,3 +100,27 @@ def test_python_float_operators_in_a_tensor_loop_match_eager():
     # %, ** and abs drifted in float32; min/max and round were refused on the unmarked tensor
     sf = _check(_float_ops, [(_t([1.0, 2.0]), _t(n, "int64")) for n in (5, 0, 2)], grad=True)
     assert len(sf.program_cache) == 1
+
+
+def _compares(x, n):
+    acc = 0.1
+    i = rt.to_tensor(0, "int64")
+    while i < n:
+        acc = acc + 0.2  # 0.30000000000000004: float32(acc) == float32(0.3), as eager compares
+        i = i + 1
+    r = x * 1
+    if acc < x.sum():
+        r = r + 1
+    if x.sum() > acc:
+        r = r + 10
+    if acc >= x[0]:
+        r = r + 100
+    while acc < x.sum():
+        acc = acc + 0.2
+        r = r + 1000
+    return r
+
+
+def test_a_python_float_compared_with_a_tensor_takes_its_dtype():
+    sf = _check(_compares, [(_t([a]), _t(n, "int64")) for a, n in ((0.3, 1), (0.3, 0), (0.1, 0), (0.9, 1))])
+    assert len(sf.program_cache) == 1
