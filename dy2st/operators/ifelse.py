@@ -7,7 +7,7 @@ from runtime.static.control_flow import block_leaves, cond_op, cond_pred, trace_
 from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads, uncarried_writes,
                                       written_outputs)
 from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
-from dy2st.operators.python_semantics import float64_start, int_kind, is_python_float, mark_int, python_float
+from dy2st.operators.python_semantics import float64_start, float_view, int_kind, is_python_float, mark_int
 from dy2st.operators.side_effects import probing_now, tracked
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -237,7 +237,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             elif type(a) in (bool, int, float) and type(a) is type(b) and a == b:
                 merged.append(a)  # unchanged Python values stay Python
             elif i in floats:
-                merged.append(python_float(kept[i]))
+                merged.append(float_view(kept[i]))
             elif int_kind(a, b):  # a Python int keeps true division; a path-dependent kind refuses it
                 merged.append(mark_int(kept[i], int_kind(a, b)))
             else:

@@ -9,7 +9,8 @@ import runtime as rt
 from runtime.framework import Variable
 from dy2st.operators.common import _describe, _with_location, is_symbolic
 from dy2st.operators.ifelse import _dummy_like, _tensorizable
-from dy2st.operators.python_semantics import PythonFloat, PythonInt, is_python_float, python_float, python_int
+from dy2st.operators.python_semantics import (PythonFloat, PythonInt, float_view, is_python_float, python_float,
+                                             python_int)
 from dy2st.operators.side_effects import probing
 from dy2st.operators.tensor_array import ProbeList, TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -76,7 +77,8 @@ def mark_number(value, v):
     the kind of Python number it holds (an int keeps true division, a float the scalar dtype rules)."""
     if type(value) is bool or not (isinstance(value, (int, float, PythonInt, PythonFloat))):
         return v
-    return python_float(python_int(v))
+    v = python_int(v)
+    return float_view(v) if rt.is_tensor(v) and v.dtype == "float64" else python_float(v)
 
 
 def demoted_floats(values, outs, carried, done):

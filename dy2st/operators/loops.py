@@ -49,7 +49,8 @@ from dy2st.operators.loop_carries import (
     _widens,
 )
 from dy2st.operators.loop_closures import check_escaping_closures
-from dy2st.operators.python_semantics import MixedInt, PythonFloat, float64_start, int_kind, is_python_float, mark_int
+from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, int_kind, is_python_float,
+                                             mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
 from dy2st.operators.tensor_array import TensorArray
@@ -225,7 +226,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         for spec, i in zip(specs, carried):
             size = _spec_size(spec)
             try:
-                new.extend(_conform(spec, outs[i], loop_vars[pos:pos + size], names[i]))
+                new.extend(_conform(spec, exact_of(outs[i]), loop_vars[pos:pos + size], names[i]))
             except _Relist:
                 raise _Relist(i) from None
             pos += size

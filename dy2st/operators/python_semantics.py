@@ -125,12 +125,16 @@ def _as_scalar_for(v, other, sample=0):
 
 def _keeping(name, sample, mark_for):
     """The Variable operator ``name`` for a marked number: ``self`` takes the dtype a Python number
-    would (``_as_scalar_for``), and the result is marked by ``mark_for(other)`` (None: unmarked)."""
+    would (``_as_scalar_for``), and the result is marked by ``mark_for(other)`` (None: unmarked).
+    A Python float with a float64 value behind it (``float_view``) computes on that value."""
     base = getattr(rt.static.Variable, name)
 
     def op(self, other):
-        out = base(_as_scalar_for(self, other, sample), other)
+        a, b = exact_of(self), exact_of(other)
+        out = base(_as_scalar_for(a, other, sample), b)
         mark = mark_for(other)
+        if mark is python_float and (a is not self or b is not other) and out.dtype == "float64":
+            return float_view(out)
         return out if mark is None else mark(out)
     op.__name__ = name
     return op
@@ -141,9 +145,33 @@ def _marked_unary(name, mark):
     base = getattr(rt.static.Variable, name)
 
     def op(self):
-        return mark(base(self))
+        exact = exact_of(self)
+        return float_view(base(exact)) if exact is not self else mark(base(self))
     op.__name__ = name
     return op
+
+
+_EXACT = "_python_float_exact"  # Program attribute: {view's name: its float64 value}
+
+
+def exact_of(v):
+    """The float64 value a Python-float view (``float_view``) stands for; ``v`` itself otherwise."""
+    if isinstance(v, PythonFloat):
+        exact = v.block.program.__dict__.get(_EXACT, {}).get(v.name)
+        if exact is not None:
+            return exact
+    return v
+
+
+def float_view(exact):
+    """A float64 Python float (a loop or `if` carry, ``float64_start``) as user code sees it: in the
+    default float dtype, what an API given a Python float makes of it (`rt.add(x, acc)`,
+    `rt.to_tensor(acc)`), marked; its operators compute on the float64 value, as eager code does."""
+    if DEFAULT_FLOAT[0] == "float64" or exact.dtype != "float64":
+        return python_float(exact)
+    view = python_float(rt.cast(exact, DEFAULT_FLOAT[0]))
+    view.block.program.__dict__.setdefault(_EXACT, {})[view.name] = exact
+    return view
 
 
 def _int_result(other):
@@ -251,6 +279,7 @@ class PythonFloat(rt.static.Variable):
     def __round__(self, ndigits=None):
         """`round(n / 2)`: Python's int, ties to even; `round(v, k)` rounds decimal digits of the
         float's exact value, which a float tensor op cannot match: refused."""
+        self = exact_of(self)  # Python rounds the float64 value
         if ndigits is not None:
             raise TypeError(_with_location(
                 f"round(value, {ndigits}) of a Python float known only when the Program runs: Python rounds "
@@ -272,8 +301,8 @@ def is_python_float(value):
 
 def float64_start(value):
     """A Python float carry's start value: float64, the precision eager code sums it in (`acc += 0.1`
-    summed in float32 drifts from the eager sum); marked, it meets a tensor as a Python float does."""
-    return rt.full([], value, "float64") if type(value) is float else rt.cast(value, "float64")
+    summed in float32 drifts from the eager sum); user code sees it as a ``float_view``."""
+    return rt.full([], value, "float64") if type(value) is float else rt.cast(exact_of(value), "float64")
 
 
 def _mixed(op):

@@ -124,3 +124,18 @@ def _compares(x, n):
 def test_a_python_float_compared_with_a_tensor_takes_its_dtype():
     sf = _check(_compares, [(_t([a]), _t(n, "int64")) for a, n in ((0.3, 1), (0.3, 0), (0.1, 0), (0.9, 1))])
     assert len(sf.program_cache) == 1
+
+
+def _api_arguments(x, n):
+    acc = 0.1
+    i = rt.to_tensor(0, "int64")
+    while i < n:
+        acc = acc + 0.2
+        i = i + 1
+    # an API given a Python float takes it in the default float dtype: so does the carried one
+    return rt.add(x, acc), rt.to_tensor(acc), x.pow(acc), rt.where(x > 0.2, x, acc), rt.to_tensor([acc]) * x
+
+
+def test_a_carried_python_float_passed_to_apis_is_the_eager_float():
+    sf = _check(_api_arguments, [(_t([0.3, 0.1]), _t(n, "int64")) for n in (1, 0, 3)])
+    assert len(sf.program_cache) == 1
