@@ -139,3 +139,20 @@ def _api_arguments(x, n):
 def test_a_carried_python_float_passed_to_apis_is_the_eager_float():
     sf = _check(_api_arguments, [(_t([0.3, 0.1]), _t(n, "int64")) for n in (1, 0, 3)])
     assert len(sf.program_cache) == 1
+
+
+def _casts(x, n):
+    acc = 2.0
+    i = rt.to_tensor(0, "int64")
+    while i < n:
+        acc = acc + 0.99999999  # 2.99999999: 3.0 in float32
+        i = i + 1
+    print("acc", acc)
+    return x * int(acc), x * float(acc), x * round(acc), x * (acc // 1), x * bool(acc - 2.99999999)
+
+
+def test_int_bool_and_print_of_a_carried_float_use_its_float64_value(capsys):
+    sf = _check(_casts, [(_t([0.3, 0.1]), _t(n, "int64")) for n in (1, 0, 3)])
+    assert len(sf.program_cache) == 1
+    lines = capsys.readouterr().out.split("\n")
+    assert lines[:6] == ["acc 2.99999999", "acc 2.99999999", "acc 2.0", "acc 2.0", "acc 4.99999997", "acc 4.99999997"]
