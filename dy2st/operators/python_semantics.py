@@ -191,14 +191,14 @@ class PythonInt(rt.static.Variable):
     With a genuine int tensor it behaves as that tensor would eagerly."""
 
     def __truediv__(self, other):
-        if _is_python_int(other):
-            return python_float(rt.divide(rt.cast(self, DEFAULT_FLOAT[0]), rt.cast(other, DEFAULT_FLOAT[0])
-                                          if is_symbolic(other) else float(other)))
+        if _is_python_int(other):  # Python's int / int: the float64 quotient (seen in the default float dtype)
+            return float_view(rt.divide(rt.cast(self, "float64"), rt.cast(other, "float64")
+                                        if is_symbolic(other) else rt.full([], float(other), "float64")))
         return rt.static.Variable.__truediv__(_as_scalar_for(self, other), other)
 
     def __rtruediv__(self, other):
         if type(other) is int:
-            return python_float(rt.divide(rt.full([], float(other), DEFAULT_FLOAT[0]), rt.cast(self, DEFAULT_FLOAT[0])))
+            return float_view(rt.divide(rt.full([], float(other), "float64"), rt.cast(self, "float64")))
         return rt.static.Variable.__rtruediv__(_as_scalar_for(self, other), other)
 
     __add__, __radd__ = _keeps_int("__add__"), _keeps_int("__radd__")

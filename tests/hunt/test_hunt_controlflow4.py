@@ -156,3 +156,15 @@ def test_int_bool_and_print_of_a_carried_float_use_its_float64_value(capsys):
     assert len(sf.program_cache) == 1
     lines = capsys.readouterr().out.split("\n")
     assert lines[:6] == ["acc 2.99999999", "acc 2.99999999", "acc 2.0", "acc 2.0", "acc 4.99999997", "acc 4.99999997"]
+
+
+def test_a_python_int_divided_in_a_tensor_loop_is_the_float64_quotient():
+    def f(x, n):
+        k = 1
+        i = rt.to_tensor(0, "int64")
+        while i < n:
+            k = k / 3 + 0.1  # the first `/` was a float32 quotient, summed on in float32
+            i = i + 1
+        return x * k
+    sf = _check(f, [(_t([0.3, 0.1]), _t(n, "int64")) for n in (1, 0, 3, 5)])
+    assert len(sf.program_cache) == 1
