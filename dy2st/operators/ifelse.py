@@ -6,7 +6,8 @@ from runtime.framework import static_mode_guard
 from runtime.static.control_flow import block_leaves, cond_op, cond_pred, trace_block
 from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads, uncarried_writes,
                                       written_outputs)
-from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
+from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_code, _with_location, exact_value,
+                                    is_symbolic, truth)
 from dy2st.operators.python_semantics import float64_start, float_view, int_kind, is_python_float, mark_int
 from dy2st.operators.side_effects import probing_now, tracked
 from dy2st.operators.tensor_array import TensorArray
@@ -70,6 +71,7 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()
     n = len(labels)
     single = names is None or n == 1
     pack = (lambda r: (r,)) if single else (lambda r: _pack(r, n))
+    pred = exact_value(pred)  # `if acc:` of a carried Python float: the truth of its float64 value
     pred = pred if pred.dtype == "bool" else rt.cast(pred, "bool")
     snap = tracked(writes, (true_fn, false_fn), args)
     outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap, returns)

@@ -12,6 +12,7 @@ from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, re
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
     _as_bool_var,
+    exact_value,
     _block_count,
     _describe,
     _drop_blocks,
@@ -185,7 +186,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     def cond_fn(*flat):
         hidden, full = rebuild(flat)
         c = cond(*hidden, *full)
-        return c if is_symbolic(c) else rt.full([], bool(truth(c)), "bool")
+        return exact_value(c) if is_symbolic(c) else rt.full([], bool(truth(c)), "bool")
 
     traced = []  # (final values, recorded writes, placeholders) of the body's latest trace
 

@@ -16,7 +16,7 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
 from runtime.dtypes import DEFAULT_FLOAT, scalar_dtype
 
-from dy2st.operators.common import _with_location, is_symbolic
+from dy2st.operators.common import EXACT_ATTR, _with_location, exact_value, is_symbolic
 from dy2st.pyct.undefined import user_location
 
 
@@ -151,16 +151,9 @@ def _marked_unary(name, mark):
     return op
 
 
-_EXACT = "_python_float_exact"  # Program attribute: {view's name: its float64 value}
-
-
 def exact_of(v):
     """The float64 value a Python-float view (``float_view``) stands for; ``v`` itself otherwise."""
-    if isinstance(v, PythonFloat):
-        exact = v.block.program.__dict__.get(_EXACT, {}).get(v.name)
-        if exact is not None:
-            return exact
-    return v
+    return exact_value(v) if isinstance(v, PythonFloat) else v
 
 
 def float_view(exact):
@@ -170,7 +163,7 @@ def float_view(exact):
     if DEFAULT_FLOAT[0] == "float64" or exact.dtype != "float64":
         return python_float(exact)
     view = python_float(rt.cast(exact, DEFAULT_FLOAT[0]))
-    view.block.program.__dict__.setdefault(_EXACT, {})[view.name] = exact
+    view.block.program.__dict__.setdefault(EXACT_ATTR, {})[view.name] = exact
     return view
 
 

@@ -168,3 +168,20 @@ def test_a_python_int_divided_in_a_tensor_loop_is_the_float64_quotient():
         return x * k
     sf = _check(f, [(_t([0.3, 0.1]), _t(n, "int64")) for n in (1, 0, 3, 5)])
     assert len(sf.program_cache) == 1
+
+
+def test_the_truth_of_a_carried_float_is_that_of_its_float64_value():
+    def f(x, n):
+        acc = 1e-50  # 0 in float32
+        i = rt.to_tensor(0, "int64")
+        while i < n:
+            acc = acc * 0.5
+            i = i + 1
+        if acc:
+            x = x + 1
+        y = x * 2 if acc else x * 3
+        if not acc or acc > 1e-60:
+            x = x + 10
+        return x + y
+    sf = _check(f, [(_t([0.3, 0.1]), _t(n, "int64")) for n in (1, 0, 3)])
+    assert len(sf.program_cache) == 1
