@@ -1,7 +1,8 @@
 """Python float accumulators across tensor-dependent loops and `if`s (`acc += 0.1`): eager code
 sums a Python float in float64; the Program carried it as a default-dtype (float32) tensor and
 summed in float32, so `x * acc` drifted from eager (0.70000005 for 0.7), silently. Such carries
-are now float64, marked as Python floats (a tensor meeting one keeps its own dtype)."""
+are now float64; user code sees a default-dtype view of them (what an API given the Python float
+makes of it), whose operators, comparisons, int()/bool()/print and truth use the float64 value."""
 import numpy as np
 
 import dy2st
