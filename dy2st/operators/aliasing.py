@@ -145,7 +145,7 @@ def refuse_uncarried(paths, written):
     """A loop body's write into a tensor it does not carry (see ``uncarried_writes``): eagerly the
     tensor changes, the `while` op would leave it as it was."""
     # a carried value, rebound after the write (`y[0] = v; y = y * 2`), is left to the rebinding,
-    # its start tensor to the loop's shadow carries (loops._WrittenThenRebound); a list a tensor
+    # its start tensor to the loop's shadow carries (loop_carries._WrittenThenRebound); a list a tensor
     # loop carries is a tensor array, its items written into its tensor
     named = {id(s) for _, _, starts in paths for s in starts}
     named |= {id(s.tensor) for _, _, starts in paths for s in starts if isinstance(s, TensorArray)}

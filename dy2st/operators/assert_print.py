@@ -11,7 +11,7 @@ import numpy as np
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn: Assert, Print)
 from dy2st.operators.common import _bool_var, _with_location, is_symbolic, truth
-from dy2st.operators.python_semantics import PythonFloat, PythonInt
+from dy2st.operators.python_semantics import PythonFloat, PythonInt, exact_of
 from dy2st.operators.shapes import _SymbolicShape
 from dy2st.pyct.undefined import user_location
 from dy2st.tools import staging
@@ -91,7 +91,7 @@ class FString:
             if isinstance(p, str):
                 yield ["s", p]
             elif is_symbolic(p[0]):
-                tensors.append(p[0])
+                tensors.append(exact_of(p[0]))  # a carried Python float prints its float64 value
                 yield [_kind(p[0]), p[2], p[1] or None]
             else:
                 yield ["s", self._python(*p)]
@@ -193,7 +193,7 @@ def Print(*values, sep=" ", end="\n", file=None, flush=False):
             if isinstance(v, FString):
                 template.extend(v.pieces(tensors))
             elif is_symbolic(v):
-                tensors.append(v)
+                tensors.append(exact_of(v))
                 template.append([_kind(v), "", None])
             else:
                 template.append(["s", str(v)])

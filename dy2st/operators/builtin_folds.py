@@ -17,7 +17,7 @@ from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.operators.comparisons import Truth
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.list_reductions import array_rows, fold_array
-from dy2st.operators.python_semantics import PythonFloat, PythonInt, python_float, python_int
+from dy2st.operators.python_semantics import PythonFloat, PythonInt, exact_of, float_view, python_int
 from dy2st.operators.tensor_array import TensorArray
 
 
@@ -40,13 +40,16 @@ def _pick(items, better):
             out = python_int(rt.where(better(b, a), b, a))
         return out
     if all(type(v) is float or isinstance(v, PythonFloat) for v in items):  # e.g. min(opt.get_lr(), 0.1)
-        dtype = next(v.dtype for v in items if is_symbolic(v))
+        items = [exact_of(v) for v in items]  # a carried float compares (and is kept) in float64
+        wide = any(is_symbolic(v) and v.dtype == "float64" for v in items)
+        dtype = "float64" if wide else next(v.dtype for v in items if is_symbolic(v))
+        items = [rt.cast(v, dtype) if is_symbolic(v) and v.dtype != dtype else v for v in items]
         out = items[0]
         for v in items[1:]:
             a = out if is_symbolic(out) else rt.full([], out, dtype)
             b = v if is_symbolic(v) else rt.full([], v, dtype)
-            out = python_float(rt.where(better(b, a), b, a))
-        return out
+            out = rt.where(better(b, a), b, a)
+        return float_view(out) if is_symbolic(out) else out
     first = items[0]
     if all(_one_element(v) and v.dtype == first.dtype and list(v.shape) == list(first.shape) for v in items):
         out = first

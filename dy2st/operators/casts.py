@@ -11,7 +11,7 @@ from runtime.dispatch import apply
 from runtime.dtypes import DEFAULT_FLOAT
 
 from dy2st.operators.common import _with_location, is_symbolic
-from dy2st.operators.python_semantics import python_float, python_int
+from dy2st.operators.python_semantics import exact_of, python_float, python_int
 
 _PY = {"int": int, "float": float, "bool": bool}
 
@@ -38,6 +38,11 @@ def AsDtype(x, kind):
     x = _live(x)
     if not is_symbolic(x):
         return _PY[kind](x)
+    exact = exact_of(x)
+    if exact is not x:  # a carried Python float: int()/bool() of its float64 value, float() is itself
+        if kind == "float":
+            return x
+        x = exact
     if all(d >= 0 for d in x.shape) and math.prod(x.shape) != 1:
         raise TypeError(_with_location(
             f"{kind}() needs a tensor with one element, got shape {list(x.shape)}"))

@@ -50,7 +50,18 @@ def _py_items(x):
     return x
 
 
+EXACT_ATTR = "_python_float_exact"  # Program attribute: {a carried Python float view's name: its float64 value}
+
+
+def exact_value(x):
+    """The float64 value behind a carried Python float (python_semantics.float_view); ``x`` otherwise."""
+    block = getattr(x, "block", None) if is_symbolic(x) else None
+    exact = block.program.__dict__.get(EXACT_ATTR, {}).get(x.name) if block is not None else None
+    return x if exact is None else exact
+
+
 def _bool_var(x):
+    x = exact_value(x)  # `if acc:` asks about the float64 value (1e-50 is 0 in float32)
     return x if x.dtype == "bool" else rt.cast(x, "bool")
 
 

@@ -6,7 +6,7 @@ import operator
 
 import runtime as rt
 
-from dy2st.operators.common import is_symbolic
+from dy2st.operators.common import exact_value, is_symbolic
 from dy2st.operators.logical import And
 
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -34,5 +34,6 @@ def Truth(value):
     tensor, a Python value its truth (`and`/`or` then know a condition asks, see logical._chain);
     tensors otherwise come back as they are."""
     if is_symbolic(value) and value.dtype != "bool":
+        value = exact_value(value)  # a carried Python float: the truth of its float64 value
         return rt.not_equal(value, rt.zeros_like(value))
     return value if rt.is_tensor(value) else bool(value)

@@ -6,8 +6,9 @@ from runtime.framework import static_mode_guard
 from runtime.static.control_flow import block_leaves, cond_op, cond_pred, trace_block
 from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads, uncarried_writes,
                                       written_outputs)
-from dy2st.operators.common import _describe, _InBranch, _pack, _plain, _user_code, _with_location, is_symbolic, truth
-from dy2st.operators.python_semantics import int_kind, mark_int
+from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_code, _with_location, exact_value,
+                                    is_symbolic, truth)
+from dy2st.operators.python_semantics import float64_start, float_view, int_kind, is_python_float, mark_int
 from dy2st.operators.side_effects import probing_now, tracked
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -70,6 +71,7 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()
     n = len(labels)
     single = names is None or n == 1
     pack = (lambda r: (r,)) if single else (lambda r: _pack(r, n))
+    pred = exact_value(pred)  # `if acc:` of a carried Python float: the truth of its float64 value
     pred = pred if pred.dtype == "bool" else rt.cast(pred, "bool")
     snap = tracked(writes, (true_fn, false_fn), args)
     outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap, returns)
@@ -203,8 +205,12 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
         # A list whose items are tracked slots merges by identity, its items as slots.
         keep = [i for i, v in enumerate(state["first"]) if _tensorizable(v)
                 and not (snap is not None and snap.tracks(v))]
-        t_leaves, t_tree = block_leaves(program, first.block, [_as_value(state["first"][i]) for i in keep],
-                                        "cond true_fn output")
+        # a Python float on both paths (`acc += 0.1` under the `if`): merged in float64, the precision
+        # eager code keeps it in (the default float32 drifts from the eager sum), marked as a float
+        floats = {i for i in keep if is_python_float(state["first"][i]) and is_python_float(state["second"][i])}
+        with program.block_guard(first.block), static_mode_guard(True):
+            firsts = [float64_start(state["first"][i]) if i in floats else _as_value(state["first"][i]) for i in keep]
+        t_leaves, t_tree = block_leaves(program, first.block, firsts, "cond true_fn output")
         values = []
         with program.block_guard(second.block), static_mode_guard(True):
             for i in keep:
@@ -215,7 +221,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
                     raise ValueError(_with_location(
                         f"variable '{labels[i]}' is {_describe(state['first'][i])} in one branch of a "
                         f"tensor-dependent `if` and {_describe(v)} in the other"))
-                values.append(_as_value(v))
+                values.append(float64_start(v) if i in floats else _as_value(v))
         f_leaves, f_tree = block_leaves(program, second.block, values, "cond false_fn output")
         results = cond_op(parent, pred, (first.block, t_leaves, t_tree), (second.block, f_leaves, f_tree))
     except ValueError as e:
@@ -232,6 +238,8 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
                 merged.append(kept[i] if b is RETURN_NO_VALUE else UndefinedVar(labels[i]))
             elif type(a) in (bool, int, float) and type(a) is type(b) and a == b:
                 merged.append(a)  # unchanged Python values stay Python
+            elif i in floats:
+                merged.append(float_view(kept[i]))
             elif int_kind(a, b):  # a Python int keeps true division; a path-dependent kind refuses it
                 merged.append(mark_int(kept[i], int_kind(a, b)))
             else:

@@ -6,9 +6,11 @@ scratch probe of carries that have no value before the loop.
 import numpy as np
 
 import runtime as rt
+from runtime.framework import Variable
 from dy2st.operators.common import _describe, _with_location, is_symbolic
 from dy2st.operators.ifelse import _dummy_like, _tensorizable
-from dy2st.operators.python_semantics import python_int
+from dy2st.operators.python_semantics import (PythonFloat, PythonInt, float_view, is_python_float, python_float,
+                                             python_int)
 from dy2st.operators.side_effects import probing
 from dy2st.operators.tensor_array import ProbeList, TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -59,6 +61,30 @@ class _Mixed(Exception):
     def __init__(self, positions):
         super().__init__(positions)
         self.positions = positions
+
+
+class _Demote(Exception):
+    """The body turns the Python-float carries at ``positions`` into genuine tensors (`s = s + t`):
+    build again with them started in the default float dtype, as before."""
+
+    def __init__(self, positions):
+        super().__init__(positions)
+        self.positions = positions
+
+
+def mark_number(value, v):
+    """The rebuilt carry ``v`` of a carry that started as the Python number ``value``, marked as
+    the kind of Python number it holds (an int keeps true division, a float the scalar dtype rules)."""
+    if type(value) is bool or not (isinstance(value, (int, float, PythonInt, PythonFloat))):
+        return v
+    v = python_int(v)
+    return float_view(v) if rt.is_tensor(v) and v.dtype == "float64" else python_float(v)
+
+
+def demoted_floats(values, outs, carried, done):
+    """Carries that start as a Python float and that the body makes a genuine tensor."""
+    return {i for i in carried if i not in done and is_python_float(values[i]) and rt.is_tensor(outs[i])
+            and not isinstance(outs[i], (PythonFloat, PythonInt))}
 
 
 class _Widen(Exception):
@@ -301,3 +327,40 @@ def _is_static_object(v):
         return not v or all(v_ is None for v_ in v) or any(
             v_ is not None and (isinstance(v_, str) or _is_static_object(v_)) for v_ in v)
     return not (rt.is_tensor(v) or isinstance(v, (bool, int, float, list, UndefinedVar, TensorArray)))
+
+
+class _WrittenThenRebound(Exception):
+    """A carried tensor the body writes into (`y[0] = v`, `y.add_(v)`) and then rebinds
+    (`y = y * 2`): build again with two more carries for it.
+
+    Eagerly the first iteration writes into the tensor the loop started with, which aliases made
+    before the loop (`z = y`) still hold; later iterations write into tensors the body made. The
+    `while` op's output for the name is the rebound value, so the start tensor's own value is
+    carried beside it: a flag true on the first iteration only, and the start value, replaced by
+    the write's value where the flag is true. After the loop the start tensor takes it over
+    (``aliasing.rebind``), as the write would have left it."""
+
+    def __init__(self, indices):
+        super().__init__(indices)
+        self.indices = indices
+
+
+def _shadow_outputs(shadows, state, starts, full, outs, record, carried):
+    """The shadow carries' next values (see ``_WrittenThenRebound``), or that exception for a
+    carried tensor written into and rebound that has none yet."""
+    found = []
+    for i in carried:
+        write = record.get(id(full[i])) if isinstance(full[i], Variable) else None
+        start = starts[i]
+        if (write is not None and outs[i] is not write[1] and i not in shadows and isinstance(start, Variable)
+                and not start.persistable):  # a persistable Variable keeps the rebinding alone (aliasing.rebind)
+            found.append(i)
+    if found:
+        raise _WrittenThenRebound(found)
+    new = []
+    for k, i in enumerate(shadows):
+        first, start = state[2 * k], state[2 * k + 1]
+        write = record.get(id(full[i])) if isinstance(full[i], Variable) else None
+        value = write[1] if write is not None else full[i]
+        new.extend([rt.full([], False, "bool"), rt.where(first, value, start)])
+    return new

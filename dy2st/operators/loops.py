@@ -12,6 +12,7 @@ from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, re
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
     _as_bool_var,
+    exact_value,
     _block_count,
     _describe,
     _drop_blocks,
@@ -29,9 +30,14 @@ from dy2st.operators.ifelse import IfElse
 from dy2st.operators.loop_carries import (
     _carry_spec,
     _conform,
+    _Demote,
+    demoted_floats,
     _initialise_unknown_carries,
     _is_static_object,
+    mark_number,
     _Mixed,
+    _shadow_outputs,
+    _WrittenThenRebound,
     _number_reshapes,
     CarriedList,
     IndexedByTensor,
@@ -44,13 +50,14 @@ from dy2st.operators.loop_carries import (
     _widens,
 )
 from dy2st.operators.loop_closures import check_escaping_closures
-from dy2st.operators.python_semantics import MixedInt, _is_python_int, int_kind, mark_int, python_int
+from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, int_kind, is_python_float,
+                                             mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
-from runtime.framework import Variable
+
 
 def While(cond, body, args, names, writes=None):
     """Python loop while the condition is a Python value; a `while` op once it is symbolic.
@@ -145,11 +152,14 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     arrays = set()  # carries of lists the body grows or shrinks: one stacked tensor array
 
     shadows = []  # carried tensors the body writes into, then rebinds: see _WrittenThenRebound
+    demoted = set()  # Python-float carries the body makes genuine tensors: default float dtype
 
     def layout():
         specs, loop_vars, numbers = [], list(prefix), {}
         for i in carried:
             spec, flat = _carry_spec(values[i], names[i], as_array=i in arrays)
+            if is_python_float(values[i]) and i not in demoted:
+                flat = [float64_start(values[i])]
             if isinstance(values[i], (bool, int, float)):
                 numbers[len(loop_vars)] = values[i]  # flat position -> the Python number it starts as
             specs.append(spec)
@@ -169,14 +179,14 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             full[i] = _rebuild(spec, it)
             if i in mixed or isinstance(values[i], MixedInt):  # int or int tensor by the trip count
                 full[i] = mark_int(full[i], "mixed")
-            elif _is_python_int(values[i]):  # still a Python int to `/` (true division)
-                full[i] = python_int(full[i])
+            elif i not in demoted:  # still a Python number: `/` divides truly, a float is a scalar
+                full[i] = mark_number(values[i], full[i])
         return list(flat[:p]), full
 
     def cond_fn(*flat):
         hidden, full = rebuild(flat)
         c = cond(*hidden, *full)
-        return c if is_symbolic(c) else rt.full([], bool(truth(c)), "bool")
+        return exact_value(c) if is_symbolic(c) else rt.full([], bool(truth(c)), "bool")
 
     traced = []  # (final values, recorded writes, placeholders) of the body's latest trace
 
@@ -211,17 +221,21 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         turned = {i for i in carried if i not in mixed and int_kind(values[i], outs[i]) == "mixed"}
         if turned:  # a Python int the body makes an int tensor (or back): which one depends on the trip count
             raise _Mixed(turned)
+        if demoted_floats(values, outs, carried, demoted):
+            raise _Demote(demoted_floats(values, outs, carried, demoted))
         new, pos = list(new_hidden), p
         for spec, i in zip(specs, carried):
             size = _spec_size(spec)
             try:
-                new.extend(_conform(spec, outs[i], loop_vars[pos:pos + size], names[i]))
+                new.extend(_conform(spec, exact_of(outs[i]), loop_vars[pos:pos + size], names[i]))
             except _Relist:
                 raise _Relist(i) from None
             pos += size
         new.extend(_shadow_outputs(shadows, flat[len(flat) - 2 * len(shadows):], values, full, outs, record, carried))
         new = [v.tensor if isinstance(v, TensorArray) else v for v in new]
-        widen = {k: (v.dtype, None) for k, (old, v) in enumerate(zip(loop_vars, new))
+        # a Python int the body makes a Python float (`n = n / 2`): eager code sums it in float64
+        widen = {k: ("float64" if isinstance(v, PythonFloat) else v.dtype, None)
+                 for k, (old, v) in enumerate(zip(loop_vars, new))
                  if rt.is_tensor(old) and rt.is_tensor(v) and _widens(old, v)}
         widen.update(_number_reshapes(numbers, loop_vars, new))
         if widen:
@@ -242,6 +256,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         except _Mixed as m:
             _drop_blocks(blocks)
             mixed.update(m.positions)
+            continue
+        except _Demote as d:
+            _drop_blocks(blocks)
+            demoted.update(d.positions)
+            specs, loop_vars, numbers = layout()
             continue
         except _WrittenThenRebound as w:
             _drop_blocks(blocks)
@@ -281,43 +300,6 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     for k, i in enumerate(shadows):  # the start tensor holds what the first iteration wrote into it
         rebind(values[i], results[len(results) - len(shadows) + k])
     return tuple(carry_writes(full, before, written))
-
-
-class _WrittenThenRebound(Exception):
-    """A carried tensor the body writes into (`y[0] = v`, `y.add_(v)`) and then rebinds
-    (`y = y * 2`): build again with two more carries for it.
-
-    Eagerly the first iteration writes into the tensor the loop started with, which aliases made
-    before the loop (`z = y`) still hold; later iterations write into tensors the body made. The
-    `while` op's output for the name is the rebound value, so the start tensor's own value is
-    carried beside it: a flag true on the first iteration only, and the start value, replaced by
-    the write's value where the flag is true. After the loop the start tensor takes it over
-    (``aliasing.rebind``), as the write would have left it."""
-
-    def __init__(self, indices):
-        super().__init__(indices)
-        self.indices = indices
-
-
-def _shadow_outputs(shadows, state, starts, full, outs, record, carried):
-    """The shadow carries' next values (see ``_WrittenThenRebound``), or that exception for a
-    carried tensor written into and rebound that has none yet."""
-    found = []
-    for i in carried:
-        write = record.get(id(full[i])) if isinstance(full[i], Variable) else None
-        start = starts[i]
-        if (write is not None and outs[i] is not write[1] and i not in shadows and isinstance(start, Variable)
-                and not start.persistable):  # a persistable Variable keeps the rebinding alone (aliasing.rebind)
-            found.append(i)
-    if found:
-        raise _WrittenThenRebound(found)
-    new = []
-    for k, i in enumerate(shadows):
-        first, start = state[2 * k], state[2 * k + 1]
-        write = record.get(id(full[i])) if isinstance(full[i], Variable) else None
-        value = write[1] if write is not None else full[i]
-        new.extend([rt.full([], False, "bool"), rt.where(first, value, start)])
-    return new
 
 
 def _check_ran(cond_fn, start, first_assigned):

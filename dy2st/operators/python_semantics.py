@@ -16,7 +16,7 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
 from runtime.dtypes import DEFAULT_FLOAT, scalar_dtype
 
-from dy2st.operators.common import _with_location, is_symbolic
+from dy2st.operators.common import EXACT_ATTR, _with_location, exact_value, is_symbolic
 from dy2st.pyct.undefined import user_location
 
 
@@ -125,12 +125,16 @@ def _as_scalar_for(v, other, sample=0):
 
 def _keeping(name, sample, mark_for):
     """The Variable operator ``name`` for a marked number: ``self`` takes the dtype a Python number
-    would (``_as_scalar_for``), and the result is marked by ``mark_for(other)`` (None: unmarked)."""
+    would (``_as_scalar_for``), and the result is marked by ``mark_for(other)`` (None: unmarked).
+    A Python float with a float64 value behind it (``float_view``) computes on that value."""
     base = getattr(rt.static.Variable, name)
 
     def op(self, other):
-        out = base(_as_scalar_for(self, other, sample), other)
+        a, b = exact_of(self), exact_of(other)
+        out = base(_as_scalar_for(a, other, sample), b)
         mark = mark_for(other)
+        if mark is python_float and (a is not self or b is not other) and out.dtype == "float64":
+            return float_view(out)
         return out if mark is None else mark(out)
     op.__name__ = name
     return op
@@ -141,9 +145,26 @@ def _marked_unary(name, mark):
     base = getattr(rt.static.Variable, name)
 
     def op(self):
-        return mark(base(self))
+        exact = exact_of(self)
+        return float_view(base(exact)) if exact is not self else mark(base(self))
     op.__name__ = name
     return op
+
+
+def exact_of(v):
+    """The float64 value a Python-float view (``float_view``) stands for; ``v`` itself otherwise."""
+    return exact_value(v) if isinstance(v, PythonFloat) else v
+
+
+def float_view(exact):
+    """A float64 Python float (a loop or `if` carry, ``float64_start``) as user code sees it: in the
+    default float dtype, what an API given a Python float makes of it (`rt.add(x, acc)`,
+    `rt.to_tensor(acc)`), marked; its operators compute on the float64 value, as eager code does."""
+    if DEFAULT_FLOAT[0] == "float64" or exact.dtype != "float64":
+        return python_float(exact)
+    view = python_float(rt.cast(exact, DEFAULT_FLOAT[0]))
+    view.block.program.__dict__.setdefault(EXACT_ATTR, {})[view.name] = exact
+    return view
 
 
 def _int_result(other):
@@ -163,14 +184,14 @@ class PythonInt(rt.static.Variable):
     With a genuine int tensor it behaves as that tensor would eagerly."""
 
     def __truediv__(self, other):
-        if _is_python_int(other):
-            return python_float(rt.divide(rt.cast(self, DEFAULT_FLOAT[0]), rt.cast(other, DEFAULT_FLOAT[0])
-                                          if is_symbolic(other) else float(other)))
+        if _is_python_int(other):  # Python's int / int: the float64 quotient (seen in the default float dtype)
+            return float_view(rt.divide(rt.cast(self, "float64"), rt.cast(other, "float64")
+                                        if is_symbolic(other) else rt.full([], float(other), "float64")))
         return rt.static.Variable.__truediv__(_as_scalar_for(self, other), other)
 
     def __rtruediv__(self, other):
         if type(other) is int:
-            return python_float(rt.divide(rt.full([], float(other), DEFAULT_FLOAT[0]), rt.cast(self, DEFAULT_FLOAT[0])))
+            return float_view(rt.divide(rt.full([], float(other), "float64"), rt.cast(self, "float64")))
         return rt.static.Variable.__rtruediv__(_as_scalar_for(self, other), other)
 
     __add__, __radd__ = _keeps_int("__add__"), _keeps_int("__radd__")
@@ -216,6 +237,10 @@ def _float_result(other):
     return python_float if python else None
 
 
+def _unmarked(other):
+    return None
+
+
 def _keeps_float(name):
     return _keeping(name, 0.0, _float_result)
 
@@ -234,6 +259,12 @@ class PythonFloat(rt.static.Variable):
     __pow__, __rpow__ = _keeps_float("__pow__"), _keeps_float("__rpow__")
 
     __neg__, __abs__ = _marked_unary("__neg__", python_float), _marked_unary("__abs__", python_float)
+    # compared with a tensor (either side: a subclass's reflected method goes first) a Python float
+    # is a scalar of its dtype; a float64 carry compared as float64 would flip `acc < x.sum()`
+    __lt__, __le__ = _keeping("__lt__", 0.0, _unmarked), _keeping("__le__", 0.0, _unmarked)
+    __gt__, __ge__ = _keeping("__gt__", 0.0, _unmarked), _keeping("__ge__", 0.0, _unmarked)
+    __eq__, __ne__ = _keeping("__eq__", 0.0, _unmarked), _keeping("__ne__", 0.0, _unmarked)
+    __hash__ = rt.static.Variable.__hash__
 
     def __pos__(self):
         return self
@@ -241,6 +272,7 @@ class PythonFloat(rt.static.Variable):
     def __round__(self, ndigits=None):
         """`round(n / 2)`: Python's int, ties to even; `round(v, k)` rounds decimal digits of the
         float's exact value, which a float tensor op cannot match: refused."""
+        self = exact_of(self)  # Python rounds the float64 value
         if ndigits is not None:
             raise TypeError(_with_location(
                 f"round(value, {ndigits}) of a Python float known only when the Program runs: Python rounds "
@@ -253,6 +285,17 @@ class PythonFloat(rt.static.Variable):
         half = rt.full([], 0.5, self.dtype)
         picked = rt.where(rt.greater_than(frac, half), high, rt.where(rt.less_than(frac, half), low, tie))
         return python_int(rt.cast(picked, "int64"))
+
+
+def is_python_float(value):
+    """Whether a carry starts as a Python float (or a Variable standing for one)."""
+    return type(value) is float or isinstance(value, PythonFloat)
+
+
+def float64_start(value):
+    """A Python float carry's start value: float64, the precision eager code sums it in (`acc += 0.1`
+    summed in float32 drifts from the eager sum); user code sees it as a ``float_view``."""
+    return rt.full([], value, "float64") if type(value) is float else rt.cast(exact_of(value), "float64")
 
 
 def _mixed(op):
