@@ -62,6 +62,8 @@ def in_cells(fn, cells):
     or writes in the enclosing function's cells (`nonlocal`): a function the user defined there
     reads them from those cells, so it must see the values the branch or iteration gives them
     (`g = lambda t: t * k` called after, or inside, an `if` or loop that rebinds `k`)."""
+    if not cells:  # the usual case: no function defined in the converted code reads its names
+        return fn
     names = sorted((set(p.id for p in fn.args.args) | block_writes(fn.body)) & cells)
     if not names:
         return fn
