@@ -102,6 +102,13 @@ class Variable(TensorMethods):
                         "numpy or Python call); its value exists only when the Program runs: keep it a "
                         "tensor (index a tensor, use the runtime's functions)")
 
+    def __float__(self):
+        # `math.sqrt(v)`, `float(v)` outside converted code: without this Python falls back to
+        # ``__index__`` and the message would ask for an int
+        raise TypeError(f"static Variable '{self.name}' is used where Python needs a number (a math.* "
+                        "function, float(), a numpy or Python call); its value exists only when the Program "
+                        "runs: keep it a tensor (use the runtime's functions: rt.sqrt, rt.exp...)")
+
     def __len__(self):
         if self._shape and self._shape[0] >= 0:
             return self._shape[0]

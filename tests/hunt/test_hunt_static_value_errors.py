@@ -1,6 +1,8 @@
 """Values known only when the Program runs, used where Python needs them, fail at the user's line
 with a hint: numpy functions on `x.numpy()`, and `set_state_dict` from a value computed in the
 converted function (eager would copy it at every call; the Program cannot)."""
+import math
+
 import numpy as np
 import pytest
 
@@ -52,4 +54,19 @@ def _ones_of(x):
 def test_a_program_value_where_python_needs_an_int_says_so():
     with pytest.raises(TypeError, match="where Python needs an int") as info:
         dy2st.to_static(_ones_of)(rt.to_tensor([2]))
+    assert __file__ in _message(info.value)
+
+
+def _sqrt_of_carried_float(x):
+    acc = 0.0
+    i = 0
+    while x.sum() > i:  # acc is a Program value after the loop
+        acc += 0.5
+        i += 1
+    return x * math.sqrt(acc)
+
+
+def test_a_program_value_where_python_needs_a_number_says_so():
+    with pytest.raises(TypeError, match="where Python needs a number") as info:
+        dy2st.to_static(_sqrt_of_carried_float)(rt.ones([3]))
     assert __file__ in _message(info.value)
