@@ -228,68 +228,62 @@ class TranslatedLayer(rt.nn.Layer):
             raise ValueError(f"the loaded model has no method {name!r}")
         return method
 
-    def _check_inputs(self, inputs):
-        """Tensors for the feeds: dtype exact, rank and fixed dims checked (-1 dims take any size)."""
+    def _check_inputs(self, inputs, static=False):
+        """Tensors for the feeds (Variables of the Program being built when ``static``): dtype exact,
+        rank and fixed dims checked (-1 dims take any size; a Variable's unknown dim is not checked)."""
         checks = self._input_checks
         if len(inputs) != len(checks):
             raise TypeError(f"TranslatedLayer.forward() takes {len(checks)} inputs "
                             f"({', '.join(self._feed_names)}), got {len(inputs)}")
+        known = (rt.Tensor, Variable) if static else rt.Tensor
         tensors = []
         for x, (name, dt, want) in zip(inputs, checks):
-            t = x if isinstance(x, rt.Tensor) else rt.to_tensor(np.asarray(x, dtype=dt))
-            value = t.numpy()
-            got = value.shape
-            if value.dtype != dt or len(got) != len(want) or any(w not in (-1, g) for w, g in zip(want, got)):
+            t = x if isinstance(x, known) else rt.to_tensor(np.asarray(x, dtype=dt))
+            if static:
+                t = to_variable(t)
+            got = list(t.shape)
+            if str(t.dtype) != dt.name or len(got) != len(want) or any(
+                    w not in (-1, g) and g != -1 for w, g in zip(want, got)):
                 raise ValueError(f"input '{name}' expects dtype {dt.name} with shape {list(want)} (-1 = any size), "
-                                 f"got dtype {t.dtype} with shape {list(got)}")
+                                 f"got dtype {t.dtype} with shape {got}")
             tensors.append(t)
         return tensors
 
+    def _results(self, outs, structure):
+        if structure is not None:
+            return structure.rebuild(outs)
+        return outs[0] if len(outs) == 1 else outs
+
     def forward(self, *inputs: rt.Tensor):
         check_mode(self)
+        train = self._train if self.training else None  # the stored train-mode Program, when there is one
         if not rt.in_dynamic_mode():
-            return self._inline(inputs)
+            return self._inline(inputs, train)
         tensors = self._check_inputs(inputs)
         structure = self._structure
-        if self.training and self._train is not None:
-            partial, structure = self._train.partial(), self._train.structure
+        if train is not None:
+            partial, structure = train.partial(), train.structure
             outs = partial(tensors)
         elif not self.training and all(t.stop_gradient for t in tensors):
             with rt.no_grad():  # eval(): inference never builds the backward Program
                 outs = self._partial(tensors)
         else:
             outs = self._partial(tensors)
-        if structure is not None:
-            return structure.rebuild(outs)
-        return outs[0] if len(outs) == 1 else outs
+        return self._results(outs, structure)
 
-    def _inline(self, inputs):
+    def _inline(self, inputs, train):
         """Called while a Program is built (a converted function running this loaded model): its
         Program's ops are copied into that one (``runtime.static.inline``), so the outer Program's
         backward trains this layer's parameters and saving it saves one Program."""
-        if self.training and self._train is not None:
-            mode = self._train
-            program, feeds, fetches, structure = mode.program, mode.feeds, mode.fetches, mode.structure
+        if train is not None:
+            program, feeds, fetches, structure = train.program, train.feeds, train.fetches, train.structure
         else:
             program, feeds, fetches, structure = self._program, self._feed_names, self._fetch_names, self._structure
-        if len(inputs) != len(self._input_checks):
-            raise TypeError(f"TranslatedLayer.forward() takes {len(self._input_checks)} inputs "
-                            f"({', '.join(self._feed_names)}), got {len(inputs)}")
-        xs = []
-        for x, (name, dt, want) in zip(inputs, self._input_checks):
-            v = to_variable(x if isinstance(x, (rt.Tensor, Variable)) else rt.to_tensor(np.asarray(x, dtype=dt)))
-            got = list(v.shape)
-            if str(v.dtype) != dt.name or len(got) != len(want) or any(
-                    w not in (-1, g) and g != -1 for w, g in zip(want, got)):
-                raise ValueError(f"input '{name}' expects dtype {dt.name} with shape {list(want)} (-1 = any size), "
-                                 f"got dtype {v.dtype} with shape {got}")
-            xs.append(v)
+        xs = self._check_inputs(inputs, static=True)
         outs = inline_program(program, feeds, fetches, xs, "the loaded model")
         if not self.training and all(x.stop_gradient for x in xs):
             outs = [o.detach() for o in outs]  # as `forward` runs it eagerly: inference, under no_grad
-        if structure is not None:
-            return structure.rebuild(outs)
-        return outs[0] if len(outs) == 1 else outs
+        return self._results(outs, structure)
 
     def _save(self, path):
         """Write this layer (with its current parameter values) back to files."""

@@ -18,9 +18,9 @@ reference, so training the outer Program updates the loaded layer's own paramete
 Variables (``true_outs``, ``carry_in``...) are renamed with them.
 """
 from ..dispatch import to_variable
-from ..framework import Block, Operator, default_main_program
+from ..framework import Block, default_main_program
 from .blocks import new_block
-from .program_tools import copy_var
+from .program_tools import append_copy, copy_var
 
 
 def _renamed(value, names):
@@ -51,17 +51,13 @@ def inline_program(program, feed_names, fetch_names, inputs, label="the loaded m
             if v.is_data or v.persistable:
                 raise ValueError(f"{label} reads '{v.name}', which is neither one of its inputs "
                                  f"{list(feed_names)} nor one of its parameters")
-            new = names.get(v.name)
-            if new is None:  # declared again in another block: the same new name there
-                new = names[v.name] = outer.unique_name(v.name.rsplit("_", 1)[0] if "_" in v.name else v.name)
+            new = names.get(v.name)  # set when another block declared it too: the same new name here
+            if new is None:
+                new = names[v.name] = outer.unique_name(v.name.rsplit("_", 1)[0])
             copy_var(target, v, new)
     for b in program.blocks:
         target = blocks[b.idx]
         for op in b.ops:
             attrs = {k: (blocks[v.idx] if isinstance(v, Block) else _renamed(v, names)) for k, v in op.attrs.items()}
-            nop = Operator._owning(target, op.type, {k: [names.get(n, n) for n in v] for k, v in op.inputs.items()},
-                                   {k: [names.get(n, n) for n in v] for k, v in op.outputs.items()}, attrs)
-            nop.origin = op.origin
-            target.ops.append(nop)
-    outer._version += 1
+            append_copy(target, op, attrs, names)
     return [here.var(names[n]) for n in fetch_names]

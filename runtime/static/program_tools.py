@@ -23,12 +23,17 @@ def copy_vars_into(block, variables):
     table.declared.update(table)
 
 
-def append_copy(block, op, attrs):
+def append_copy(block, op, attrs, names=None):
     """``block.append_op(op.type, op.inputs, op.outputs, attrs).origin = op.origin`` without
     its copies of the copies: the slot lists are copied once, ``attrs`` (a dict the caller made
-    for the new op) is kept, and the origin provider is not asked (its answer was overwritten)."""
-    nop = Operator._owning(block, op.type, {k: list(v) for k, v in op.inputs.items()},
-                           {k: list(v) for k, v in op.outputs.items()}, attrs)
+    for the new op) is kept, and the origin provider is not asked (its answer was overwritten).
+    ``names``: a renaming of the variables in the slots (``inline``'s copy into another Program)."""
+    if names is None:
+        nop = Operator._owning(block, op.type, {k: list(v) for k, v in op.inputs.items()},
+                               {k: list(v) for k, v in op.outputs.items()}, attrs)
+    else:
+        nop = Operator._owning(block, op.type, {k: [names.get(n, n) for n in v] for k, v in op.inputs.items()},
+                               {k: [names.get(n, n) for n in v] for k, v in op.outputs.items()}, attrs)
     nop.origin = op.origin
     block.ops.append(nop)
     block.program._version += 1
