@@ -241,8 +241,11 @@ class TranslatedLayer(rt.nn.Layer):
             t = x if isinstance(x, known) else rt.to_tensor(np.asarray(x, dtype=dt))
             if static:
                 t = to_variable(t)
-            got = list(t.shape)
-            if str(t.dtype) != dt.name or len(got) != len(want) or any(
+                dtype, got = str(t.dtype), t.shape
+            else:  # the array's own dtype and shape: the per-call path, no DType lookup
+                value = t.numpy()
+                dtype, got = value.dtype, list(value.shape)
+            if dtype != dt or len(got) != len(want) or any(
                     w not in (-1, g) and g != -1 for w, g in zip(want, got)):
                 raise ValueError(f"input '{name}' expects dtype {dt.name} with shape {list(want)} (-1 = any size), "
                                  f"got dtype {t.dtype} with shape {got}")
