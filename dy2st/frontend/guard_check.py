@@ -32,7 +32,7 @@ A key read with ``[]`` where the snapshot has the key: a missing key raises, and
 treat a raising check as a failed one (the slow path then says what changed).
 """
 from runtime.nn.layer import STATE_VERSION, HookList, Layer, StateTable
-from .guard_values import _plain
+from .guard_values import _SIMPLE, _plain
 
 _PARAMS, _SUBS, _BUFS = Layer.STATE_TABLES
 _HOOKS = Layer.HOOK_TABLES
@@ -78,6 +78,12 @@ class CheckWriter:
         """An expression true when ``expr`` is (or equals, with the same type) ``value``."""
         # Identity first (small ints, interned strings, NaN), then type and equality.
         ref = self.obj(value)
+        if type(value) in (tuple, list) and len(value) <= 16 and all(type(v) in _SIMPLE for v in value):
+            # a flat list/tuple (a LayerNorm's normalized_shape): each item's type written out, the
+            # cheap form of the `_plain` call below (a call per guard per cache hit)
+            items = "".join(f" and type(g_x[{i}]) is {self.obj(type(v))}" for i, v in enumerate(value))
+            return f"((g_x := {expr}) is {ref} or (type(g_x) is {self.obj(type(value))} and len(g_x) == " \
+                   f"{len(value)}{items} and g_x == {ref}))"
         if isinstance(value, (tuple, list, dict, set, frozenset)):  # still plain: no tensor put in it
             return f"((g_x := {expr}) is {ref} or (type(g_x) is {self.obj(type(value))} and {self.obj(_plain)}(g_x) " \
                    f"and g_x == {ref}))"

@@ -21,20 +21,27 @@ import runtime as rt
 
 _MISSING = object()
 _SIMPLE = (bool, int, float, complex, str, bytes, type(None))
+_CONTAINERS = (tuple, list, dict, set, frozenset)
+
 
 def _plain(value, depth=0):
     """True for values guarded by equality: numbers, strings, None and small containers of them."""
+    # Loops, not all() over a generator: a guard calls this on every cache hit (a LayerNorm's
+    # normalized_shape list), and the generator cost ~5x the loop.
     kind = type(value)
     if kind in _SIMPLE:
         return True
-    if depth > 2 or kind not in (tuple, list, dict, set, frozenset) or len(value) > 64:
+    if depth > 2 or kind not in _CONTAINERS or len(value) > 64:
         return False
     if kind is dict:
-        return all(_plain(k, depth + 1) and _plain(v, depth + 1) for k, v in value.items())
-    return all(_plain(v, depth + 1) for v in value)
-
-
-_CONTAINERS = (tuple, list, dict, set, frozenset)
+        for k, v in value.items():
+            if not ((type(k) in _SIMPLE or _plain(k, depth + 1)) and (type(v) in _SIMPLE or _plain(v, depth + 1))):
+                return False
+        return True
+    for v in value:
+        if type(v) not in _SIMPLE and not _plain(v, depth + 1):
+            return False
+    return True
 
 
 def _same(current, snapshot):
