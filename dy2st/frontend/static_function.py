@@ -159,9 +159,13 @@ class StaticFunction(Tracing):
     def __deepcopy__(self, memo):
         # A deep copy of a converted Layer (EMA or best-model copies) must trace the COPY's
         # parameters: share the conversion, never the Programs bound to the original's tensors.
+        # A plain converted function copies to its original Python function (Paddle's behaviour: a
+        # StaticFunction without an instance is not copyable, its dygraph function is).
         instance = self._instance
-        if instance is not None:
-            instance = memo.get(id(instance), instance) if id(instance) in memo else copy.deepcopy(instance, memo)
+        if instance is None:
+            memo[id(self)] = self.dygraph_function
+            return self.dygraph_function
+        instance = memo.get(id(instance), instance) if id(instance) in memo else copy.deepcopy(instance, memo)
         new = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance,
                              backend=self._backend, weak_instance=self._instance_ref is not None)
         new._converted = self._converted
@@ -379,6 +383,10 @@ class StaticFunction(Tracing):
         """The Program of the declared ``input_spec`` if there is one, else the one used last."""
         if self._input_spec is not None:
             return self._concrete_from_specs(tuple(self._input_spec), {})
+        if not len(self.program_cache):
+            # Paddle's ValueError: no input_spec and no call yet, so no Program to show
+            raise ValueError(f"{self.__name__}: no Program has been built yet and no input_spec was given: "
+                             "call the function, or pass input_spec, or use get_concrete_program(...)")
         return self.program_cache.last()
 
     @property

@@ -29,6 +29,7 @@ from .function_spec import (
     skeleton_values,
     spec_signature,
     unflatten,
+    with_defaults,
 )
 from .guard_values import _item_reader, _ValueGuard
 from .guards import build as build_guards
@@ -105,6 +106,8 @@ class Tracing:
         return None
 
     def _concrete_from_specs(self, args, kwargs):
+        args, kwargs = with_defaults(decorators.unwrap(self.dygraph_function), self._instance is not None,
+                                     args, kwargs)
         key, skeleton, metas = self._spec_signature(args, kwargs)
         return self._lookup_or_trace(key, skeleton, metas, "InputSpec")
 

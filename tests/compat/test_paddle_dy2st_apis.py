@@ -2,6 +2,7 @@
 ``paddle.base``/``paddle.fluid`` helpers, ``framework.use_pir_api``, deepcopy of a converted plain
 function, ``concrete_program`` before any call, InputSpec calls that spell out default values, and
 a converted function whose outputs are all constants."""
+import copy
 
 import numpy as np
 import pytest
@@ -9,6 +10,7 @@ import pytest
 import dy2st
 import runtime as rt
 from runtime import base, fluid
+from runtime.static import InputSpec
 
 from .helpers import arr, check
 
@@ -62,6 +64,56 @@ def test_use_pir_api_says_legacy_programs():
     net(rt.to_tensor(arr(2, 3)))
     ops = net.forward.concrete_program.main_program.global_block().ops
     assert all(isinstance(op.type, str) for op in ops) and ops
+
+
+def _halve(x, flag=False):
+    if flag:
+        return x * 2.0
+    return x / 2.0
+
+
+def test_deepcopy_of_a_converted_function_gives_the_python_function():
+    sf = dy2st.to_static(_halve)
+    x = rt.to_tensor(arr(3, 4))
+    out = sf(x)
+    twin = copy.deepcopy(sf)
+    assert twin is _halve and not isinstance(twin, dy2st.StaticFunction)
+    np.testing.assert_array_equal(twin(x).numpy(), out.numpy())
+    # a converted Layer still copies to a converted Layer of its own
+    net = dy2st.to_static(rt.nn.Linear(4, 2))
+    net_copy = copy.deepcopy(net)
+    assert isinstance(net_copy.forward, dy2st.StaticFunction) and net_copy.forward.class_instance is net_copy
+
+
+def _add(a, b, c=1, d=2):
+    return a + b * c + d
+
+
+def test_concrete_program_before_any_call_is_a_value_error():
+    sf = dy2st.to_static(_add)
+    with pytest.raises(ValueError, match="no Program has been built yet"):
+        _ = sf.concrete_program
+    sf(rt.to_tensor(arr(2)), rt.to_tensor(arr(2, seed=1)))
+    assert sf.concrete_program is sf.program_cache.last()
+
+
+def test_get_concrete_program_unifies_spelled_out_defaults():
+    sf = dy2st.to_static(_add)
+    p1 = sf.get_concrete_program(InputSpec([None, 3]), InputSpec([3]))
+    assert sf.get_concrete_program(InputSpec([None, 3]), InputSpec([3]), 1, 2) is p1
+    assert sf.get_concrete_program(InputSpec([None, 3]), InputSpec([3]), d=2) is p1
+    assert len(sf.program_cache) == 1
+    p3 = sf.get_concrete_program(InputSpec([None, 3]), InputSpec([3]), c=3)
+    assert p3 is not p1 and len(sf.program_cache) == 2
+    # the Program of the spelled-out defaults computes what eager does with them
+    a, b = arr(2, 3), arr(3, seed=3)
+    out = rt.static.Executor().run(p3.main_program, feed={v.name: x for v, x in zip(p3.inputs, (a, b))},
+                                   fetch_list=p3.outputs)[0]
+    np.testing.assert_allclose(out, _add(rt.to_tensor(a), rt.to_tensor(b), 3).numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="do not fit its parameters"):
+        sf.get_concrete_program(InputSpec([3]))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'e'"):
+        sf.get_concrete_program(InputSpec([3]), InputSpec([3]), e=4)
 
 
 def _constants_only(n):
