@@ -127,3 +127,22 @@ def test_outputs_folded_to_constants_are_arrays_like_eager(n):
     for t in sf(n):
         assert isinstance(t._value, np.ndarray) and t.shape == []
         np.testing.assert_allclose(np.asarray(t), t.numpy())
+
+
+def test_paddle_batch_groups_a_sample_reader():
+    def samples():
+        yield from (np.full(2, i, "float32") for i in range(5))
+
+    batched = rt.batch(samples, 2)
+    groups = list(batched())
+    assert [len(g) for g in groups] == [2, 2, 1]
+    assert [len(g) for g in rt.batch(samples, batch_size=2, drop_last=True)()] == [2, 2]
+    assert [float(g[0][0]) for g in batched()] == [0.0, 2.0, 4.0]  # the reader starts over each call
+    with pytest.raises(ValueError, match="batch_size"):
+        rt.batch(samples, 0)
+    # a batch fed to a converted function as a stacked Tensor, as Paddle's CycleGAN test does
+    check(lambda_free_mean, (np.stack(groups[0]),), (np.stack(groups[1]),))
+
+
+def lambda_free_mean(x):
+    return rt.mean(x * 2.0, axis=0)
