@@ -146,3 +146,35 @@ def test_paddle_batch_groups_a_sample_reader():
 
 def lambda_free_mean(x):
     return rt.mean(x * 2.0, axis=0)
+
+
+def _relu_then_branch(x):
+    y = rt.nn.functional.relu(x) * 2.0
+    if y.sum() > 3.0:
+        y = y - 1.0
+    return y
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_dygraph_to_static_func_builds_into_the_current_static_program(seed):
+    from runtime.fluid.dygraph import to_variable  # the Paddle 2.x import paths
+    from runtime.fluid.dygraph.base import to_variable as base_to_variable
+    assert to_variable is base_to_variable is fluid.dygraph.base.to_variable
+
+    a = arr(2, 3, seed=seed)
+    legacy = dy2st.dygraph_to_static_func(_relu_then_branch)
+    eager = legacy(rt.to_tensor(a))  # dynamic mode: the Python function as written
+    np.testing.assert_array_equal(eager.numpy(), _relu_then_branch(rt.to_tensor(a)).numpy())
+    rt.enable_static()
+    try:
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup):
+            out = legacy(rt.assign(a))
+        assert isinstance(out, rt.static.Variable)
+        assert "cond" in {op.type for op in main.global_block().ops}
+        exe = fluid.Executor(fluid.CPUPlace())
+        exe.run(startup)
+        res = exe.run(main, fetch_list=out)[0]
+    finally:
+        rt.disable_static()
+    np.testing.assert_array_equal(res, eager.numpy())

@@ -1,12 +1,13 @@
-"""``paddle.base.dygraph``: eager-mode helpers under their old names."""
+"""``paddle.base.dygraph.base``: eager-mode helpers under their old names (``paddle.base.dygraph``
+re-exports them)."""
 import contextlib
 
 import numpy as np
 
-from ..framework import disable_static, enable_static, in_dynamic_mode
-from ..ops.common import is_tensor
-from ..ops.creation import to_tensor
-from ..tensor import no_grad
+from ...framework import disable_static, enable_static, in_dynamic_mode
+from ...ops.common import is_tensor
+from ...ops.creation import to_tensor
+from ...tensor import no_grad
 
 __all__ = ["guard", "to_variable", "no_grad"]
 
