@@ -5,7 +5,7 @@ from ..static import (Executor, Program, default_main_program, default_startup_p
                       program_guard)
 from .. import unique_name
 from ..nn import ParamAttr
-from . import dygraph
+from . import core, dygraph
 
 __all__ = ["CPUPlace", "is_compiled_with_cuda", "Executor", "Program", "default_main_program",
-           "default_startup_program", "program_guard", "unique_name", "ParamAttr", "dygraph"]
+           "default_startup_program", "program_guard", "unique_name", "ParamAttr", "core", "dygraph"]

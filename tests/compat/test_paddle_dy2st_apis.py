@@ -178,3 +178,11 @@ def test_dygraph_to_static_func_builds_into_the_current_static_program(seed):
     finally:
         rt.disable_static()
     np.testing.assert_array_equal(res, eager.numpy())
+
+
+def test_base_core_build_queries_say_numpy_on_the_cpu():
+    for core in (base.core, fluid.core):
+        assert core.is_compiled_with_cuda() is rt.is_compiled_with_cuda() is False
+        assert not (core.is_compiled_with_rocm() or core.is_compiled_with_xpu() or core.is_compiled_with_mkldnn()
+                    or core.is_compiled_with_custom_device("npu"))
+        assert core.CPUPlace() == rt.CPUPlace()
