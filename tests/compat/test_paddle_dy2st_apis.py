@@ -186,3 +186,24 @@ def test_base_core_build_queries_say_numpy_on_the_cpu():
         assert not (core.is_compiled_with_rocm() or core.is_compiled_with_xpu() or core.is_compiled_with_mkldnn()
                     or core.is_compiled_with_custom_device("npu"))
         assert core.CPUPlace() == rt.CPUPlace()
+
+
+def test_saved_files_use_the_suffixes_paddle_code_imports(tmp_path):
+    from dy2st.translated_layer import INFER_MODEL_SUFFIX, INFER_PARAMS_INFO_SUFFIX, INFER_PARAMS_SUFFIX
+    from runtime.static import io as static_io
+
+    rt.seed(2)
+    net = rt.nn.Linear(3, 2)
+    prefix = str(tmp_path / "lin")
+    dy2st.save(net, prefix, input_spec=[InputSpec([None, 3])])
+    for suffix in (INFER_MODEL_SUFFIX, INFER_PARAMS_SUFFIX, INFER_PARAMS_INFO_SUFFIX):
+        assert (tmp_path / ("lin" + suffix)).is_file()
+    x = arr(4, 3)
+    rt.enable_static()
+    try:
+        exe = rt.static.Executor()
+        program, feeds, fetches = static_io.load_inference_model(prefix, exe)
+        out = exe.run(program, feed={feeds[0]: x}, fetch_list=fetches)[0]
+    finally:
+        rt.disable_static()
+    np.testing.assert_allclose(out, net(rt.to_tensor(x)).numpy(), rtol=1e-6)
