@@ -16,6 +16,7 @@ from .frontend.api import dygraph_to_static_func, enable_to_static, ignore_modul
 from . import onnx  # noqa: F401  (dy2st.onnx.export; not in __all__: a star import must not shadow the onnx package)
 from .deploy.export import export_onnx
 from .deploy.io import load, save
+from .frontend.program_translator import ProgramTranslator
 from .frontend.static_function import ConcreteProgram, StaticFunction
 from .deploy.translated_layer import TranslatedLayer
 from runtime.hapi import model as _hapi_model
@@ -24,4 +25,4 @@ from runtime.hapi import model as _hapi_model
 _hapi_model.INFERENCE_SAVER[:] = [lambda network, path, specs: save(network, path, input_spec=specs)]
 
 __all__ = ["to_static", "dygraph_to_static_func", "not_to_static", "ignore_module", "enable_to_static", "to_code", "set_code_level", "set_verbosity",
-           "save", "load", "InputSpec", "StaticFunction", "ConcreteProgram", "TranslatedLayer", "export_onnx", "__version__"]
+           "save", "load", "InputSpec", "StaticFunction", "ConcreteProgram", "ProgramTranslator", "TranslatedLayer", "export_onnx", "__version__"]

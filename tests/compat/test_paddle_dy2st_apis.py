@@ -207,3 +207,23 @@ def test_saved_files_use_the_suffixes_paddle_code_imports(tmp_path):
     finally:
         rt.disable_static()
     np.testing.assert_allclose(out, net(rt.to_tensor(x)).numpy(), rtol=1e-6)
+
+
+def test_program_translator_switches_the_same_flag_as_enable_to_static():
+    pt = dy2st.ProgramTranslator()
+    assert pt is dy2st.ProgramTranslator.get_instance() and pt.enable_to_static is True
+    sf = dy2st.to_static(_halve)
+    x = rt.to_tensor(arr(2, 2))
+    try:
+        pt.enable(False)
+        assert pt.enable_to_static is False
+        np.testing.assert_array_equal(sf(x).numpy(), _halve(x).numpy())
+        assert len(sf.program_cache) == 0  # ran eagerly
+        dy2st.enable_to_static(True)
+        assert pt.enable_to_static is True
+        np.testing.assert_array_equal(sf(x).numpy(), _halve(x).numpy())
+        assert len(sf.program_cache) == 1
+        with pytest.raises(TypeError, match="must be a bool"):
+            pt.enable(1)
+    finally:
+        dy2st.enable_to_static(True)
