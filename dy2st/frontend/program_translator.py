@@ -20,6 +20,7 @@ class ProgramTranslator:
 
     @classmethod
     def get_instance(cls) -> "ProgramTranslator":
+        """The singleton (the same object as ``ProgramTranslator()``)."""
         return cls()
 
     @property
