@@ -227,3 +227,24 @@ def test_program_translator_switches_the_same_flag_as_enable_to_static():
             pt.enable(1)
     finally:
         dy2st.enable_to_static(True)
+
+
+def _branchy(x):
+    if x.shape[0] > 1:
+        x = x + 1
+    return x
+
+
+def test_not_to_static_takes_paddles_spellings():
+    marked = dy2st.not_to_static(func=_branchy)
+    assert marked is _branchy
+
+    @dy2st.not_to_static()
+    def inner(x):
+        return x * 3
+
+    def outer(x):
+        return inner(_branchy(x))
+
+    check(outer, (arr(3, 2),), (arr(1, 2, seed=4),))
+    assert "x.shape[0] > 1" in dy2st.to_static(_branchy).code
