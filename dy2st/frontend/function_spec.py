@@ -307,6 +307,22 @@ def call_signature(args, kwargs, input_spec, fn_name, mode, flags):
     return key, skeleton, metas, tensors
 
 
+def check_spec_count(fn, input_spec, bound):
+    """ValueError when ``input_spec`` has more entries than ``fn`` takes positional arguments (``bound``:
+    its first parameter is the instance): the extra specs would describe no argument. Paddle refuses
+    such a spec too."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) - (1 if bound else 0)
+    if len(input_spec) > n:
+        raise ValueError(f"{getattr(fn, '__qualname__', fn)}: input_spec has {len(input_spec)} entries but the "
+                         f"function takes {n} positional argument(s); give one InputSpec per argument")
+
+
 class SpecArgumentsError(TypeError, ValueError):
     """InputSpecs (and values) that do not bind to the function's parameters: Python says TypeError
     for such a call, Paddle's ``get_concrete_program`` ValueError; both catch this."""

@@ -36,10 +36,10 @@ from ..execution.input_writes import stand_ins
 from ..operators.aliasing import leaf_write_error
 from ..tools import staging
 from ..tools.error import is_mapped, show_internals, to_user_error
-from . import config, fast_call
+from . import config, decorators, fast_call
 from .argument_writes import returned_inputs
 from .fast_call import MISS
-from .function_spec import unflatten
+from .function_spec import check_spec_count, unflatten
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
 from .tracing import Tracing
 
@@ -107,6 +107,8 @@ class StaticFunction(Tracing):
             raise TypeError(f"input_spec must be a list or tuple (one entry per argument), got "
                             f"{type(input_spec).__name__}: wrap it as [spec]")
         self._input_spec = list(input_spec) if input_spec is not None else None
+        if input_spec is not None:
+            check_spec_count(decorators.unwrap(function), input_spec, instance is not None or inspect.ismethod(function))
         self._full_graph = full_graph
         # A method bound through the class (a decorated `forward`) or by to_static(layer) holds its
         # object weakly, as Paddle does: the object (its __dict__, or the class's per-instance cache)

@@ -248,3 +248,23 @@ def test_not_to_static_takes_paddles_spellings():
 
     check(outer, (arr(3, 2),), (arr(1, 2, seed=4),))
     assert "x.shape[0] > 1" in dy2st.to_static(_branchy).code
+
+
+class _TwoArgs(rt.nn.Layer):
+    def add(self, x, y):
+        return x + y
+
+
+def test_input_spec_longer_than_the_arguments_is_refused():
+    net = _TwoArgs()
+    three = [InputSpec([-1, 3]), InputSpec([-1, 3]), InputSpec([3])]
+    with pytest.raises(ValueError, match="input_spec has 3 entries but the function takes 2"):
+        dy2st.to_static(net.add, input_spec=three)
+    with pytest.raises(ValueError, match="takes 4 positional"):
+        dy2st.to_static(_add, input_spec=three + three[:2])
+    # as many specs as arguments, or fewer (defaults fill the rest), still convert
+    x, y = arr(2, 3), arr(2, 3, seed=1)
+    out = dy2st.to_static(net.add, input_spec=three[:2])(rt.to_tensor(x), rt.to_tensor(y))
+    np.testing.assert_array_equal(out.numpy(), net.add(rt.to_tensor(x), rt.to_tensor(y)).numpy())
+    sf = dy2st.to_static(_add, input_spec=three[:2])
+    np.testing.assert_allclose(sf(rt.to_tensor(x), rt.to_tensor(y)).numpy(), x + y + 2, rtol=1e-6)
