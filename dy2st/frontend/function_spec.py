@@ -344,8 +344,8 @@ def with_defaults(fn, bound, args, kwargs):
     try:
         ba = sig.replace(parameters=params).bind(*args, **kwargs)
     except TypeError as exc:
-        raise SpecArgumentsError(f"{getattr(fn, '__qualname__', fn)}: the InputSpecs and values given do not "
-                                 f"fit its parameters: {exc}") from None
+        raise SpecArgumentsError(f"{getattr(fn, '__qualname__', fn)}: the arguments given (InputSpecs or values) "
+                                 f"do not fit its parameters: {exc}") from None
     ba.apply_defaults()
     return tuple(ba.args), dict(ba.kwargs)
 

@@ -108,7 +108,8 @@ class StaticFunction(Tracing):
                             f"{type(input_spec).__name__}: wrap it as [spec]")
         self._input_spec = list(input_spec) if input_spec is not None else None
         if input_spec is not None:
-            check_spec_count(decorators.unwrap(function), input_spec, instance is not None or inspect.ismethod(function))
+            check_spec_count(decorators.unwrap(function), input_spec,
+                             bound=instance is not None or inspect.ismethod(function))
         self._full_graph = full_graph
         # A method bound through the class (a decorated `forward`) or by to_static(layer) holds its
         # object weakly, as Paddle does: the object (its __dict__, or the class's per-instance cache)
@@ -161,8 +162,7 @@ class StaticFunction(Tracing):
     def __deepcopy__(self, memo):
         # A deep copy of a converted Layer (EMA or best-model copies) must trace the COPY's
         # parameters: share the conversion, never the Programs bound to the original's tensors.
-        # A plain converted function copies to its original Python function (Paddle's behaviour: a
-        # StaticFunction without an instance is not copyable, its dygraph function is).
+        # A plain converted function copies to its Python function, as Paddle's does.
         instance = self._instance
         if instance is None:
             memo[id(self)] = self.dygraph_function

@@ -131,6 +131,9 @@ class Tracing:
                 feed.stop_gradient = stop_gradient
             args, kwargs = unflatten(skeleton, feeds)
             written = InputWrites(main, feeds)
+            if self._input_spec is not None and kwargs:  # a call that does not bind: Python's TypeError,
+                # and Paddle's ValueError for keywords beside an input_spec (SpecArgumentsError is both)
+                with_defaults(decorators.unwrap(self.dygraph_function), self._instance is not None, args, kwargs)
             out = fn(*self._args_with_self(args), **kwargs)
             given, feeds = feeds, written.feeds(main)  # an argument written in place names its new value
             # `x.stop_gradient = False` (or True, or x.requires_grad_()) on an argument: eagerly the

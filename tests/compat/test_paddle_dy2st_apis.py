@@ -268,3 +268,29 @@ def test_input_spec_longer_than_the_arguments_is_refused():
     np.testing.assert_array_equal(out.numpy(), net.add(rt.to_tensor(x), rt.to_tensor(y)).numpy())
     sf = dy2st.to_static(_add, input_spec=three[:2])
     np.testing.assert_allclose(sf(rt.to_tensor(x), rt.to_tensor(y)).numpy(), x + y + 2, rtol=1e-6)
+
+
+class _SpecNet(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = rt.nn.Linear(3, 2)
+
+    @dy2st.to_static(input_spec=[InputSpec([None, 3])])
+    def forward(self, x, scale=1.0):
+        return self.fc(x) * scale
+
+
+def test_unknown_keyword_beside_an_input_spec_is_both_type_and_value_error():
+    rt.seed(4)
+    net = _SpecNet()
+    x = rt.to_tensor(arr(2, 3))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'bias'"):
+        net(x, scale=2.0, bias=1)
+    with pytest.raises(ValueError, match="do not fit its parameters"):
+        net(x, bias=1)
+    out = net(x, scale=2.0)  # known keywords still convert, eager-exact
+    dy2st.enable_to_static(False)
+    try:
+        np.testing.assert_array_equal(out.numpy(), net(x, scale=2.0).numpy())
+    finally:
+        dy2st.enable_to_static(True)
