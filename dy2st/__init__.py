@@ -12,10 +12,11 @@
 from runtime.static import InputSpec
 from runtime.version import __version__
 
-from .frontend.api import enable_to_static, ignore_module, not_to_static, set_code_level, set_verbosity, to_code, to_static
+from .frontend.api import dygraph_to_static_func, enable_to_static, ignore_module, not_to_static, set_code_level, set_verbosity, to_code, to_static
 from . import onnx  # noqa: F401  (dy2st.onnx.export; not in __all__: a star import must not shadow the onnx package)
 from .deploy.export import export_onnx
 from .deploy.io import load, save
+from .frontend.program_translator import ProgramTranslator
 from .frontend.static_function import ConcreteProgram, StaticFunction
 from .deploy.translated_layer import TranslatedLayer
 from runtime.hapi import model as _hapi_model
@@ -23,5 +24,5 @@ from runtime.hapi import model as _hapi_model
 # paddle.Model.save(path, training=False) converts and saves the network, as paddle.jit.save would
 _hapi_model.INFERENCE_SAVER[:] = [lambda network, path, specs: save(network, path, input_spec=specs)]
 
-__all__ = ["to_static", "not_to_static", "ignore_module", "enable_to_static", "to_code", "set_code_level", "set_verbosity",
-           "save", "load", "InputSpec", "StaticFunction", "ConcreteProgram", "TranslatedLayer", "export_onnx", "__version__"]
+__all__ = ["to_static", "dygraph_to_static_func", "not_to_static", "ignore_module", "enable_to_static", "to_code", "set_code_level", "set_verbosity",
+           "save", "load", "InputSpec", "StaticFunction", "ConcreteProgram", "ProgramTranslator", "TranslatedLayer", "export_onnx", "__version__"]

@@ -232,6 +232,12 @@ def op_def(type):
     return get_op(type)
 
 
+def use_pir_api():
+    """False: Programs here are Paddle's legacy IR (ops have ``.type``, not PIR's ``.name()``); code
+    written for both IRs asks this to choose."""
+    return False
+
+
 # paddle.framework also re-exports these top-level names (model code writes paddle.framework.ParamAttr)
 _PADDLE_FRAMEWORK = ("ParamAttr", "Parameter", "CPUPlace", "get_default_dtype", "set_default_dtype", "save", "load",
                      "seed", "grad", "no_grad")

@@ -27,11 +27,14 @@ NOT_TO_STATIC_ATTR = "_dy2st_not_to_static"
 _CACHE = weakref.WeakKeyDictionary()
 
 
-def not_to_static(fn: Callable) -> Callable:
-    """Mark `fn` to be called as is (never converted) from converted code."""
-    target = getattr(fn, "__func__", fn)
+def not_to_static(func: Callable | None = None) -> Callable:
+    """Mark ``func`` to be called as is (never converted) from converted code. Paddle's spellings:
+    ``@not_to_static``, ``@not_to_static()`` and ``not_to_static(func=f)``."""
+    if func is None:
+        return not_to_static
+    target = getattr(func, "__func__", func)
     setattr(target, NOT_TO_STATIC_ATTR, True)
-    return fn
+    return func
 
 
 def is_not_to_static(fn):

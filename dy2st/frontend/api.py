@@ -95,6 +95,22 @@ def to_code(function: Callable) -> str:
     return StaticFunction(function).code
 
 
+def dygraph_to_static_func(dygraph_func: Callable) -> Callable:
+    """Paddle 2.x's legacy decorator for static-mode code: called while ``rt.enable_static()`` is on
+    (inside a ``program_guard``), the converted function adds its ops to the current Program and
+    returns its Variables; in dynamic mode, or with ``enable_to_static(False)``, it runs
+    ``dygraph_func`` as written (Paddle warns and does the same)."""
+    converted = StaticFunction(dygraph_func)
+
+    @functools.wraps(dygraph_func)
+    def impl(*args, **kwargs):
+        if rt.in_dynamic_mode() or not config.to_static_enabled():
+            return dygraph_func(*args, **kwargs)
+        return converted(*args, **kwargs)
+
+    return impl
+
+
 enable_to_static = config.enable_to_static
 set_code_level = config.set_code_level
 set_verbosity = config.set_verbosity

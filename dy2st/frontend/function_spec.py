@@ -307,6 +307,49 @@ def call_signature(args, kwargs, input_spec, fn_name, mode, flags):
     return key, skeleton, metas, tensors
 
 
+def check_spec_count(fn, input_spec, bound):
+    """ValueError when ``input_spec`` has more entries than ``fn`` takes positional arguments (``bound``:
+    its first parameter is the instance): the extra specs would describe no argument. Paddle refuses
+    such a spec too."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params) - (1 if bound else 0)
+    if len(input_spec) > n:
+        raise ValueError(f"{getattr(fn, '__qualname__', fn)}: input_spec has {len(input_spec)} entries but the "
+                         f"function takes {n} positional argument(s); give one InputSpec per argument")
+
+
+class SpecArgumentsError(TypeError, ValueError):
+    """InputSpecs (and values) that do not bind to the function's parameters: Python says TypeError
+    for such a call, Paddle's ``get_concrete_program`` ValueError; both catch this."""
+
+
+def with_defaults(fn, bound, args, kwargs):
+    """``(args, kwargs)`` with every parameter given: positional ones in order, defaults filled in, so
+    ``f(spec, spec)`` and ``f(spec, spec, 1, 2)`` with defaults ``c=1, d=2`` key one Program (Paddle
+    unifies them the same way). Unchanged when ``fn`` takes ``*args``/``**kw``; SpecArgumentsError when they
+    do not bind.
+    ``bound``: ``fn`` is a method whose first parameter the caller does not pass."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return args, kwargs
+    params = list(sig.parameters.values())[1 if bound else 0:]
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return args, kwargs
+    try:
+        ba = sig.replace(parameters=params).bind(*args, **kwargs)
+    except TypeError as exc:
+        raise SpecArgumentsError(f"{getattr(fn, '__qualname__', fn)}: the arguments given (InputSpecs or values) "
+                                 f"do not fit its parameters: {exc}") from None
+    ba.apply_defaults()
+    return tuple(ba.args), dict(ba.kwargs)
+
+
 def spec_signature(args, kwargs, mode):
     """(cache key, argument skeleton, feed metas) of InputSpecs mixed with Python arguments."""
     skeleton, spec_objs = specs_to_placeholders((tuple(args), kwargs))

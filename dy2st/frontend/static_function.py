@@ -36,10 +36,10 @@ from ..execution.input_writes import stand_ins
 from ..operators.aliasing import leaf_write_error
 from ..tools import staging
 from ..tools.error import is_mapped, show_internals, to_user_error
-from . import config, fast_call
+from . import config, decorators, fast_call
 from .argument_writes import returned_inputs
 from .fast_call import MISS
-from .function_spec import unflatten
+from .function_spec import check_spec_count, unflatten
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
 from .tracing import Tracing
 
@@ -107,6 +107,9 @@ class StaticFunction(Tracing):
             raise TypeError(f"input_spec must be a list or tuple (one entry per argument), got "
                             f"{type(input_spec).__name__}: wrap it as [spec]")
         self._input_spec = list(input_spec) if input_spec is not None else None
+        if input_spec is not None:
+            check_spec_count(decorators.unwrap(function), input_spec,
+                             bound=instance is not None or inspect.ismethod(function))
         self._full_graph = full_graph
         # A method bound through the class (a decorated `forward`) or by to_static(layer) holds its
         # object weakly, as Paddle does: the object (its __dict__, or the class's per-instance cache)
@@ -159,9 +162,12 @@ class StaticFunction(Tracing):
     def __deepcopy__(self, memo):
         # A deep copy of a converted Layer (EMA or best-model copies) must trace the COPY's
         # parameters: share the conversion, never the Programs bound to the original's tensors.
+        # A plain converted function copies to its Python function, as Paddle's does.
         instance = self._instance
-        if instance is not None:
-            instance = memo.get(id(instance), instance) if id(instance) in memo else copy.deepcopy(instance, memo)
+        if instance is None:
+            memo[id(self)] = self.dygraph_function
+            return self.dygraph_function
+        instance = memo.get(id(instance), instance) if id(instance) in memo else copy.deepcopy(instance, memo)
         new = StaticFunction(self.dygraph_function, self._input_spec, self._full_graph, instance=instance,
                              backend=self._backend, weak_instance=self._instance_ref is not None)
         new._converted = self._converted
@@ -379,6 +385,10 @@ class StaticFunction(Tracing):
         """The Program of the declared ``input_spec`` if there is one, else the one used last."""
         if self._input_spec is not None:
             return self._concrete_from_specs(tuple(self._input_spec), {})
+        if not len(self.program_cache):
+            # Paddle's ValueError: no input_spec and no call yet, so no Program to show
+            raise ValueError(f"{self.__name__}: no Program has been built yet and no input_spec was given: "
+                             "call the function, or pass input_spec, or use get_concrete_program(...)")
         return self.program_cache.last()
 
     @property

@@ -29,6 +29,7 @@ from .function_spec import (
     skeleton_values,
     spec_signature,
     unflatten,
+    with_defaults,
 )
 from .guard_values import _item_reader, _ValueGuard
 from .guards import build as build_guards
@@ -105,6 +106,8 @@ class Tracing:
         return None
 
     def _concrete_from_specs(self, args, kwargs):
+        args, kwargs = with_defaults(decorators.unwrap(self.dygraph_function), self._instance is not None,
+                                     args, kwargs)
         key, skeleton, metas = self._spec_signature(args, kwargs)
         return self._lookup_or_trace(key, skeleton, metas, "InputSpec")
 
@@ -128,6 +131,9 @@ class Tracing:
                 feed.stop_gradient = stop_gradient
             args, kwargs = unflatten(skeleton, feeds)
             written = InputWrites(main, feeds)
+            if self._input_spec is not None and kwargs:  # a call that does not bind: Python's TypeError,
+                # and Paddle's ValueError for keywords beside an input_spec (SpecArgumentsError is both)
+                with_defaults(decorators.unwrap(self.dygraph_function), self._instance is not None, args, kwargs)
             out = fn(*self._args_with_self(args), **kwargs)
             given, feeds = feeds, written.feeds(main)  # an argument written in place names its new value
             # `x.stop_gradient = False` (or True, or x.requires_grad_()) on an argument: eagerly the

@@ -214,12 +214,18 @@ def group_norm(x: TensorLike, num_groups: int, epsilon: float = 1e-05, weight: T
     x = _floating(x)
     if x.ndim < 2:
         raise ValueError(f"group_norm: expects an input [N, C, ...], got shape {list(x.shape)}")
-    _known(x, range(1, x.ndim), "group_norm")
     c, g = x.shape[1], int(num_groups)
+    if c < 0:
+        # A Program input of unknown channels (InputSpec [None, None, ...]): the affine parameters
+        # say how many (the product with them fails at run time if the input has others); without
+        # them the division into groups could not be checked, and eager always checks it.
+        c = next((p.shape[0] for p in (weight, bias) if p is not None and len(p.shape) == 1), -1)
+        if c < 0:
+            _known(x, (1,), "group_norm")
     if g < 1 or c % g:
         raise ValueError(f"group_norm: the channels ({c}) must be divisible by num_groups ({g})")
     y = _normalize(reshape(x, [_dim(x, 0), g, -1]), 2, epsilon)
-    return _affine(reshape(y, [_dim(x, 0)] + list(x.shape[1:])), weight, bias)
+    return _affine(reshape(y, [_dim(x, i) for i in range(x.ndim)]), weight, bias)
 
 
 @composite("instance_norm", functional=["instance_norm"])

@@ -105,7 +105,10 @@ def fold_constants(block, ops, input_names, on_error=None, shapes=False, io=None
                 if on_error is None:
                     raise
                 raise on_error(e, op) from None
-            values.update(zip(outs, flat_outputs(opdef, res)))
+            # a kernel's 0-d result may be a numpy scalar (np.add of two 0-d arrays): kept as a 0-d
+            # ndarray, since a constant can be a Program output and Tensors hold ndarrays
+            values.update((n, np.asarray(v) if isinstance(v, np.generic) else v)
+                          for n, v in zip(outs, flat_outputs(opdef, res)))
             folded.add(id(op))
     return values, folded
 
