@@ -159,6 +159,19 @@ def _build_cond(pred, true_fn, false_fn, args, labels, pack, snap=None, returns=
     return built
 
 
+def _same_python(a, b, merged):
+    """``merged`` with the items both branches left as the same Python number put back: `return y,
+    index` with ``index`` 1 on either path gives the int 1, as eager code (and Paddle) does."""
+    if type(a) in (bool, int, float) and type(a) is type(b) and a == b:
+        return a
+    if (isinstance(a, (list, tuple)) and type(a) is type(b) and isinstance(merged, (list, tuple))
+            and len(a) == len(b) == len(merged) and not hasattr(a, "_fields")):
+        return type(merged)(_same_python(x, y, m) for x, y, m in zip(a, b, merged))
+    if isinstance(a, dict) and isinstance(b, dict) and isinstance(merged, dict) and a.keys() == b.keys() == merged.keys():
+        return {k: _same_python(a[k], b[k], merged[k]) for k in merged}
+    return merged
+
+
 def _relist(program, state, first, second):
     """A list one branch made a tensor array (`rt.tensor.array_write` at a tensor index) and the
     other left a Python list: that list stacked too, in its own branch, so both merge as one."""
@@ -235,7 +248,8 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
                                         and not isinstance(a, UndefinedVar) and b is not a):
                 if b is not RETURN_NO_VALUE:
                     staging.record("undefined", None, labels[i])
-                merged.append(kept[i] if b is RETURN_NO_VALUE else UndefinedVar(labels[i]))
+                # where no `return` ran yet the value is set again later, so a's own Python numbers stand
+                merged.append(_same_python(a, a, kept[i]) if b is RETURN_NO_VALUE else UndefinedVar(labels[i]))
             elif type(a) in (bool, int, float) and type(a) is type(b) and a == b:
                 merged.append(a)  # unchanged Python values stay Python
             elif i in floats:
@@ -243,7 +257,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             elif int_kind(a, b):  # a Python int keeps true division; a path-dependent kind refuses it
                 merged.append(mark_int(kept[i], int_kind(a, b)))
             else:
-                merged.append(TensorArray(kept[i]) if isinstance(a, TensorArray) else kept[i])
+                merged.append(TensorArray(kept[i]) if isinstance(a, TensorArray) else _same_python(a, b, kept[i]))
         elif a is b or (type(a) is type(b) and _plain(a) and a == b):
             merged.append(a)
         elif a is RETURN_NO_VALUE and _tensorizable(b):
