@@ -4,9 +4,15 @@ scripts make before deciding to go parallel (PaddleSeg's ``ParallelEnv().nranks`
 take their single-process path. There are no collectives: nothing to reduce across. ``fleet`` and
 ``DataParallel`` wrap a model and optimizer as one worker's (they return or forward to them)."""
 import contextlib
+import sys
 
 from . import distributed_fleet as fleet  # noqa: F401  (from paddle.distributed import fleet)
 from .nn.layer import Layer
+
+# `from paddle.distributed.fleet.utils import recompute` ports as an import of these module paths;
+# rt.distributed is a module, not a package, so the import system finds them here
+sys.modules.setdefault(__name__ + ".fleet", fleet)
+sys.modules.setdefault(__name__ + ".fleet.utils", fleet.utils)
 
 __all__ = ["DataParallel", "ParallelEnv", "barrier", "fleet", "get_rank", "get_world_size", "init_parallel_env",
            "is_initialized"]

@@ -1,8 +1,10 @@
 """``paddle.distributed.fleet`` for one process: trainers call ``fleet.init`` and wrap their model and
 optimizer with ``fleet.distributed_model`` / ``fleet.distributed_optimizer`` before training; with one
 worker those return what they are given, and the topology queries answer as Paddle's do unlaunched."""
+import types
+
 __all__ = ["DistributedStrategy", "init", "distributed_model", "distributed_optimizer", "worker_index",
-           "worker_num", "is_first_worker", "barrier_worker", "get_hybrid_communicate_group"]
+           "worker_num", "is_first_worker", "barrier_worker", "get_hybrid_communicate_group", "recompute", "utils"]
 
 
 class DistributedStrategy:
@@ -79,3 +81,17 @@ def barrier_worker():
 def get_hybrid_communicate_group():
     """The hybrid-parallel topology of one worker (every degree 1)."""
     return _HybridGroup()
+
+
+def recompute(function, *args, **kwargs):
+    """``function(*args, **kwargs)``: Paddle's recompute keeps fewer activations and runs the forward
+    again in backward, which changes memory, not values or gradients (``preserve_rng_state`` and
+    ``use_reentrant`` choose how; nothing here depends on them)."""
+    kwargs.pop("preserve_rng_state", None)
+    kwargs.pop("use_reentrant", None)
+    return function(*args, **kwargs)
+
+
+# ``paddle.distributed.fleet.utils.recompute``: fleet is a module here, so ``utils`` is a namespace
+utils = types.ModuleType(__name__ + ".utils", "Paddle's ``fleet.utils``: ``recompute``.")
+utils.recompute = recompute

@@ -216,6 +216,11 @@ class Tensor(TensorMethods):
         one at a flat index ``item(i)`` or at ``item(i, j, ...)`` (numpy's ``item``, as Paddle's)."""
         if not args and self._value.size != 1:
             raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
+        for k, a in enumerate(args, 1):  # Paddle's messages (numpy's name the array and an int)
+            if not isinstance(a, (int, np.integer)) or isinstance(a, bool):
+                raise TypeError(f"argument (position {k}) must be long, but got {type(a).__name__}")
+        if len(args) > 1 and len(args) != self._value.ndim:
+            raise ValueError("incorrect number of indices for Tensor")
         try:
             return self._value.item(*args)
         except IndexError as e:  # Paddle raises ValueError for an index out of bounds

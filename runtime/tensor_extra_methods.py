@@ -229,6 +229,8 @@ METHODS = {
     "_copy_source": lambda self, src, blocking=True: _rt().broadcast_to(
         _rt().cast(src if hasattr(src, "dtype") else _rt().to_tensor(src), self.dtype), list(self.shape)),
     "scatter_add": lambda self, dim, index, src: _rt().scatter_add(self, dim, index, src),
+    # Paddle's x._inplace_assign(y): x takes y's value, shape and dtype (rt.assign(y, output=x)), returns x
+    "_inplace_assign": lambda self, y: _rt().assign(y, output=self),
     "scatter_reduce": lambda self, dim, index, src, reduce, *, include_self=True: _rt().scatter_reduce(
         self, dim, index, src, reduce, include_self=include_self),
 }
@@ -236,7 +238,8 @@ for _n, _m in METHODS.items():
     if callable(_m) and not isinstance(_m, property):
         _m.__name__ = _m.__qualname__ = _n
         _m.__doc__ = _m.__doc__ or (f"``rt.{_n}(x, ...)`` as a method of x." if not _n.startswith("_")
-                                    else "What ``x.copy_(src)`` writes into x: src in x's dtype and shape.")
+                                    else "What ``x.copy_(src)`` writes into x: src in x's dtype and shape."
+                                    if _n == "_copy_source" else "``rt.assign(y, output=x)``: x takes y's value.")
 
 
 def broadcast_shapes(*shapes):

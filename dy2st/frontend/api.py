@@ -23,7 +23,8 @@ def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequen
     (keeps ``obj`` as ``self``) or ``to_static(layer)`` (returns the layer, its
     ``forward`` converted).  ``backend`` is "numpy" (the default) or "onnxruntime".
     ``build_strategy`` (Paddle's graph fusion options) must be a ``rt.static.BuildStrategy``; it
-    changes no result.  ``property=True`` (Paddle's, for a method returning Python values such as
+    changes no result (``build_cinn_pass=True`` lets an unconvertible function run eagerly, as
+    ``full_graph=False``).  ``property=True`` (Paddle's, for a method returning Python values such as
     a model's strides or labels) leaves the method a plain Python one: ``dy2st.save`` saves no
     Program for it.  Unknown keyword arguments raise TypeError.
     """
@@ -32,6 +33,10 @@ def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequen
     if build_strategy is not None and not isinstance(build_strategy, rt.static.BuildStrategy):
         raise TypeError(f"to_static: build_strategy must be a rt.static.BuildStrategy, got "
                         f"{type(build_strategy).__name__}")
+    if build_strategy is not None and build_strategy.build_cinn_pass:
+        # Paddle 2.x's to_static with the CINN pass falls back to running eagerly (with a warning) where
+        # the function cannot be converted, as full_graph=False does; without it the error is raised
+        full_graph = False
 
     def decorate(fn):
         if property:

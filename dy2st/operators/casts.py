@@ -136,8 +136,10 @@ def Item(x, *args):
     if len(args) == 1 and isinstance(args[0], tuple):
         args = args[0]
     known = all(d >= 0 for d in x.shape)
-    if any(not isinstance(a, int) or isinstance(a, bool) for a in args):
-        raise TypeError(_with_location(f"item({', '.join(map(repr, args))}): the indices must be Python ints"))
+    for k, a in enumerate(args, 1):  # Paddle's message, as the eager Tensor.item gives
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise TypeError(_with_location(f"item({', '.join(map(repr, args))}): argument (position {k}) must be "
+                                           f"long, but got {type(a).__name__}"))
     if not args:
         if known and math.prod(x.shape) != 1:
             raise ValueError(_with_location(f"item() needs a tensor with one element, got shape {list(x.shape)}"))

@@ -1,5 +1,7 @@
 """`_jst.IfElse`: a symbolic condition -> a `cond` op with both branches traced; a Python (or
 eager) condition -> only the branch taken runs, decided at trace time."""
+import numpy as np
+
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.default_main_program)
 from runtime.framework import static_mode_guard
@@ -159,6 +161,19 @@ def _build_cond(pred, true_fn, false_fn, args, labels, pack, snap=None, returns=
     return built
 
 
+def _same_python(a, b, merged):
+    """``merged`` with the items both branches left as the same Python number put back: `return y,
+    index` with ``index`` 1 on either path gives the int 1, as eager code (and Paddle) does."""
+    if type(a) in (bool, int, float) and type(a) is type(b) and a == b:
+        return a
+    if (isinstance(a, (list, tuple)) and type(a) is type(b) and isinstance(merged, (list, tuple))
+            and len(a) == len(b) == len(merged) and not hasattr(a, "_fields")):
+        return type(merged)(_same_python(x, y, m) for x, y, m in zip(a, b, merged))
+    if isinstance(a, dict) and isinstance(b, dict) and isinstance(merged, dict) and a.keys() == b.keys() == merged.keys():
+        return {k: _same_python(a[k], b[k], merged[k]) for k in merged}
+    return merged
+
+
 def _relist(program, state, first, second):
     """A list one branch made a tensor array (`rt.tensor.array_write` at a tensor index) and the
     other left a Python list: that list stacked too, in its own branch, so both merge as one."""
@@ -170,6 +185,30 @@ def _relist(program, state, first, second):
             with program.block_guard(branch.block), static_mode_guard(True):
                 array = TensorArray.from_list(items, "list")
             state[key] = tuple(state[key][:i]) + (array,) + tuple(state[key][i + 1:])
+
+
+def _scalar_like(v, other):
+    """``v`` (a Python int or float) as a constant of ``other``'s dtype, when ``other`` is a 0-d
+    tensor of a dtype ``v`` would not get by itself and the cast keeps ``v`` exactly; else None."""
+    if type(v) not in (int, float) or not rt.is_tensor(other) or list(other.shape) != []:
+        return None
+    dtype = str(other.dtype)
+    if dtype == ("int64" if type(v) is int else "float32") or not (dtype.startswith(("float", "int"))):
+        return None  # the default already agrees (or a bool/complex one: no number stands for it)
+    cast = np.asarray(v).astype(dtype)
+    return rt.full([], v, dtype) if cast.item() == v and np.isfinite(cast) else None
+
+
+def _numbers_as_scalars(program, state, first, second):
+    """`return index` (a Python int) on one path and `return y` (a float32 0-d tensor) on the other:
+    the number becomes a 0-d tensor of y's dtype in its branch, as Paddle's cond makes it, when that
+    holds it exactly (a float32 1.0 for 1); otherwise the dtypes disagree and the `if` is refused."""
+    for i, (a, b) in enumerate(zip(state["first"], state["second"])):
+        for key, branch, v, other in (("first", first, a, b), ("second", second, b, a)):
+            with program.block_guard(branch.block), static_mode_guard(True):
+                const = _scalar_like(v, other)
+            if const is not None:
+                state[key] = tuple(state[key][:i]) + (const,) + tuple(state[key][i + 1:])
 
 
 def _disagree(e, labels, returns):
@@ -201,6 +240,8 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
         for key, t in (("first", first), ("second", second)):
             state[key] = tuple(state[key]) + tuple(t.writes.get(id(v), (v, v))[1] for v in extra)
     _relist(program, state, first, second)
+    orig = dict(state)  # the merge below reads the Python numbers the branches gave
+    _numbers_as_scalars(program, state, first, second)
     try:
         # A list whose items are tracked slots merges by identity, its items as slots.
         keep = [i for i, v in enumerate(state["first"]) if _tensorizable(v)
@@ -229,13 +270,14 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
     results = list(results) if results is not None else []
     merged = []
     kept = dict(zip(keep, results))
-    for i, (a, b) in enumerate(zip(state["first"], state["second"])):
+    for i, (a, b) in enumerate(zip(orig["first"], orig["second"])):
         if i in kept:
             if b is RETURN_NO_VALUE or (isinstance(b, UndefinedVar) and a is not RETURN_NO_VALUE
                                         and not isinstance(a, UndefinedVar) and b is not a):
                 if b is not RETURN_NO_VALUE:
                     staging.record("undefined", None, labels[i])
-                merged.append(kept[i] if b is RETURN_NO_VALUE else UndefinedVar(labels[i]))
+                # where no `return` ran yet the value is set again later, so a's own Python numbers stand
+                merged.append(_same_python(a, a, kept[i]) if b is RETURN_NO_VALUE else UndefinedVar(labels[i]))
             elif type(a) in (bool, int, float) and type(a) is type(b) and a == b:
                 merged.append(a)  # unchanged Python values stay Python
             elif i in floats:
@@ -243,7 +285,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             elif int_kind(a, b):  # a Python int keeps true division; a path-dependent kind refuses it
                 merged.append(mark_int(kept[i], int_kind(a, b)))
             else:
-                merged.append(TensorArray(kept[i]) if isinstance(a, TensorArray) else kept[i])
+                merged.append(TensorArray(kept[i]) if isinstance(a, TensorArray) else _same_python(a, b, kept[i]))
         elif a is b or (type(a) is type(b) and _plain(a) and a == b):
             merged.append(a)
         elif a is RETURN_NO_VALUE and _tensorizable(b):
@@ -265,4 +307,4 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             rebind(var, value)
         del merged[len(merged) - len(extra):]
     merged = carry_writes(merged, starts, written)
-    return merged, carried, state
+    return merged, carried, orig
