@@ -16,6 +16,10 @@ class CPUPlace:
     def __hash__(self):
         return hash("cpu")
 
+    def _equals(self, other):
+        """Paddle's ``Place._equals``: the same place."""
+        return self == other
+
     def is_cpu_place(self):
         """True (Paddle's ``Place.is_cpu_place``)."""
         return True

@@ -1,0 +1,90 @@
+"""Names from Paddle's dygraph-to-static test suite that ported code meets first: the legacy
+``paddle.base`` namespace (``base.dygraph.to_variable``/``guard``, ``base.core.eager.Tensor``),
+``Place._equals``, Paddle's error types for a Layer built inside ``forward`` and for switching the mode
+of a Layer's converted method, and Paddle's message for data ``to_tensor`` cannot take."""
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as paddle
+from runtime import base
+from runtime.base import core
+
+from .helpers import same
+
+
+def _returns_early(x):
+    x = base.dygraph.to_variable(x)
+    if x.mean() > 0:
+        x = x * 3.0
+        return -x
+    x = x + 2.0
+    return x
+
+
+def test_to_variable_in_converted_code_matches_eager_with_gradients():
+    conv = dy2st.to_static(_returns_early)
+    for v in ([1.0, 2.0], [-4.0, 1.0], [0.0, -0.5]):
+        a = paddle.to_tensor(v, stop_gradient=False)
+        b = paddle.to_tensor(v, stop_gradient=False)
+        eager, static = _returns_early(a), conv(b)
+        same(eager, static)
+        eager.sum().backward()
+        static.sum().backward()
+        np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy())
+    # numpy data becomes a Tensor of numpy's dtype, a Tensor stays the same object
+    arr = np.arange(3, dtype="int32")
+    assert base.dygraph.to_variable(arr).dtype == "int32"
+    t = paddle.ones([2])
+    assert base.dygraph.to_variable(t) is t
+    assert isinstance(conv(np.ones(2, "float32")), core.eager.Tensor)
+
+
+def test_guard_runs_dynamic_and_restores_static_mode():
+    paddle.enable_static()
+    try:
+        with base.dygraph.guard(base.CPUPlace()):
+            assert paddle.in_dynamic_mode() and base.in_dygraph_mode()
+            assert float(base.dygraph.to_variable(np.ones(2)).sum()) == 2.0
+        assert not paddle.in_dynamic_mode()
+    finally:
+        paddle.disable_static()
+    with base.dygraph.guard():
+        assert paddle.in_dynamic_mode()
+
+
+def test_place_equals_and_to_tensor_refusal_message():
+    x = paddle.to_tensor([1.0])
+    assert x.place._equals(paddle.CPUPlace()) and dy2st.to_static(lambda v: v + 1)(x).place._equals(x.place)
+    with pytest.raises(TypeError, match="Do not support transform type `<class 'dict'>` to tensor"):
+        paddle.to_tensor({1: 1})
+
+
+class _BuildsInForward(paddle.nn.Layer):
+    def forward(self, x):
+        return paddle.nn.Linear(4, 2)(x)
+
+
+class _Net(paddle.nn.Layer):
+    def forward(self, x):
+        return x + 1
+
+    def flag(self):
+        return True
+
+
+def test_layer_made_in_forward_is_paddles_value_error():
+    net = dy2st.to_static(_BuildsInForward())
+    with pytest.raises(ValueError, match="Create the Layer in __init__"):
+        net(paddle.ones([3, 4]))
+
+
+def test_a_layer_method_follows_its_layer_mode():
+    net = dy2st.to_static(_Net())
+    with pytest.raises(RuntimeError, match="Failed to switch eval mode"):
+        net.forward.eval()
+    net.eval()
+    with pytest.raises(RuntimeError, match="Failed to switch train mode"):
+        dy2st.to_static(net.flag).train()
+    assert net.forward.eval() is net.forward and not net.training
+    same(net.forward(paddle.ones([2])), paddle.ones([2]) + 1)
