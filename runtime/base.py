@@ -9,6 +9,7 @@ from . import framework, unique_name
 from .device import CPUPlace, is_compiled_with_cuda
 from .framework import Program, default_main_program, default_startup_program, in_dynamic_mode, program_guard
 from .nn import Layer, ParamAttr
+from .ops.common import is_tensor
 from .ops.creation import to_tensor
 from .tensor import Tensor, no_grad
 
@@ -24,7 +25,7 @@ def in_dygraph_mode():
 def to_variable(value, name=None, zero_copy=None, dtype=None):
     """Paddle's ``base.dygraph.to_variable``: a Tensor stays itself, anything else goes through
     ``to_tensor`` (``name`` and ``zero_copy`` only matter to Paddle's memory management)."""
-    if isinstance(value, Tensor) and dtype is None:
+    if is_tensor(value) and dtype is None:  # an eager Tensor or the Variable of a Program being built
         return value
     return to_tensor(value, dtype=dtype)
 
