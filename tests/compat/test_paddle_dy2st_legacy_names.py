@@ -88,3 +88,26 @@ def test_a_layer_method_follows_its_layer_mode():
         dy2st.to_static(net.flag).train()
     assert net.forward.eval() is net.forward and not net.training
     same(net.forward(paddle.ones([2])), paddle.ones([2]) + 1)
+
+
+def test_legacy_module_paths_and_a_saved_model_read_back_in_static_mode(tmp_path):
+    from dy2st.translated_layer import INFER_MODEL_SUFFIX, INFER_PARAMS_SUFFIX
+    from runtime.base.dygraph import to_variable
+    from runtime.base.dygraph.base import switch_to_static_graph
+
+    net = dy2st.to_static(paddle.nn.Linear(3, 2))
+    x = to_variable(np.arange(6, dtype="float32").reshape(2, 3))
+    want = net(x).numpy()
+    dy2st.save(net, str(tmp_path / "m"), input_spec=[dy2st.InputSpec([None, 3], "float32")])
+    assert (tmp_path / ("m" + INFER_MODEL_SUFFIX)).exists() and (tmp_path / ("m" + INFER_PARAMS_SUFFIX)).exists()
+
+    @switch_to_static_graph
+    def run_saved(data):
+        assert not paddle.in_dynamic_mode()
+        exe = base.Executor(base.CPUPlace())
+        prog, feeds, fetches = paddle.static.io.load_inference_model(
+            str(tmp_path), exe, model_filename="m" + INFER_MODEL_SUFFIX, params_filename="m" + INFER_PARAMS_SUFFIX)
+        return exe.run(prog, feed={feeds[0]: data}, fetch_list=fetches)[0]
+
+    np.testing.assert_array_equal(run_saved(x.numpy()), want)
+    assert paddle.in_dynamic_mode()

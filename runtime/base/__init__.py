@@ -1,0 +1,26 @@
+"""``paddle.base`` (Paddle 2.x's ``fluid`` namespace under its 2.6+ name): the legacy names that dygraph
+code and Paddle's own tests still import -- ``base.dygraph.to_variable``, ``base.dygraph.guard()``,
+``base.core.eager.Tensor``, ``base.CPUPlace``, ``base.Executor`` -- so that such code ports by changing
+its imports. Everything here is an alias of a public runtime name; nothing is implemented twice."""
+import types
+
+from .. import framework, unique_name
+from ..device import CPUPlace, is_compiled_with_cuda
+from ..framework import Program, default_main_program, default_startup_program, in_dynamic_mode, program_guard
+from ..nn import ParamAttr
+from ..static import Executor
+from ..tensor import Tensor
+from . import dygraph
+
+__all__ = ["CPUPlace", "Executor", "ParamAttr", "Program", "core", "default_main_program",
+           "default_startup_program", "dygraph", "framework", "in_dygraph_mode", "is_compiled_with_cuda",
+           "program_guard", "unique_name"]
+
+
+def in_dygraph_mode():
+    """True outside static mode (Paddle's legacy name of ``in_dynamic_mode``)."""
+    return in_dynamic_mode()
+
+
+core = types.SimpleNamespace(eager=types.SimpleNamespace(Tensor=Tensor), is_compiled_with_cuda=is_compiled_with_cuda,
+                             CPUPlace=CPUPlace)
