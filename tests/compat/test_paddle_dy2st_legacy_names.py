@@ -111,3 +111,23 @@ def test_legacy_module_paths_and_a_saved_model_read_back_in_static_mode(tmp_path
 
     np.testing.assert_array_equal(run_saved(x.numpy()), want)
     assert paddle.in_dynamic_mode()
+
+
+def _top_k_hits(pred, label):
+    return paddle.metric.accuracy(input=pred, label=label, k=1), paddle.static.accuracy(input=pred, label=label, k=2)
+
+
+def test_accuracy_is_0d_and_disable_static_takes_a_place():
+    conv = dy2st.to_static(_top_k_hits)
+    rng = np.random.default_rng(0)
+    for n in (3, 5):
+        pred = paddle.to_tensor(rng.random((n, 4)).astype("float32"))
+        label = paddle.to_tensor(rng.integers(0, 4, (n, 1)))
+        eager, static = _top_k_hits(pred, label), conv(pred, label)
+        same(eager, static)
+        assert eager[0].shape == [] and "%0.3f" % (eager[0].numpy() / 2) == f"{float(eager[0]) / 2:0.3f}"
+    paddle.enable_static()
+    paddle.disable_static(paddle.CPUPlace())
+    assert paddle.in_dynamic_mode()
+    with pytest.raises(ValueError, match="CPU"):
+        paddle.disable_static("gpu:0")
