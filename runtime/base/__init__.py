@@ -4,7 +4,7 @@ code and Paddle's own tests still import -- ``base.dygraph.to_variable``, ``base
 its imports. Everything here is an alias of a public runtime name; nothing is implemented twice."""
 import types
 
-from .. import framework, unique_name
+from .. import framework, io, unique_name
 from ..device import CPUPlace, is_compiled_with_cuda
 from ..framework import Program, default_main_program, default_startup_program, in_dynamic_mode, program_guard
 from ..nn import ParamAttr
@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from . import dygraph
 
 __all__ = ["CPUPlace", "Executor", "ParamAttr", "Program", "core", "default_main_program",
-           "default_startup_program", "dygraph", "framework", "in_dygraph_mode", "is_compiled_with_cuda",
+           "default_startup_program", "dygraph", "framework", "in_dygraph_mode", "io", "is_compiled_with_cuda",
            "program_guard", "unique_name"]
 
 
