@@ -7,13 +7,13 @@ import types
 from .. import framework, io, unique_name
 from ..device import CPUPlace, is_compiled_with_cuda
 from ..framework import Program, default_main_program, default_startup_program, in_dynamic_mode, program_guard
-from ..nn import ParamAttr
+from ..nn import ParamAttr, param_attr
 from ..static import Executor
 from ..tensor import Tensor
 from . import dygraph
 
 __all__ = ["CPUPlace", "Executor", "ParamAttr", "Program", "core", "default_main_program",
-           "default_startup_program", "dygraph", "framework", "in_dygraph_mode", "io", "is_compiled_with_cuda",
+           "default_startup_program", "dygraph", "framework", "in_dygraph_mode", "io", "param_attr", "is_compiled_with_cuda",
            "program_guard", "unique_name"]
 
 

@@ -38,6 +38,7 @@ def test_to_variable_in_converted_code_matches_eager_with_gradients():
     t = paddle.ones([2])
     assert base.dygraph.to_variable(t) is t
     assert isinstance(conv(np.ones(2, "float32")), core.eager.Tensor)
+    assert base.param_attr.ParamAttr is paddle.ParamAttr
 
 
 def test_guard_runs_dynamic_and_restores_static_mode():
