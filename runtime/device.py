@@ -39,6 +39,16 @@ def set_device(device):
     return CPUPlace()
 
 
+def _current_expected_place():
+    """Paddle's ``paddle.framework._current_expected_place()``: the place new tensors go to, the CPU."""
+    return CPUPlace()
+
+
+def _set_expected_place(place):
+    """Paddle's ``paddle.base.framework._set_expected_place(place)``: only the CPU can be chosen."""
+    return set_device("cpu" if place is None or isinstance(place, CPUPlace) else str(place))
+
+
 def get_device():
     """The current device name: always ``"cpu"``."""
     return "cpu"

@@ -4,13 +4,13 @@ code and Paddle's own tests still import -- ``base.dygraph.to_variable``, ``base
 its imports. Everything here is an alias of a public runtime name; nothing is implemented twice."""
 import types
 
-from .. import framework, io, unique_name
+from .. import io, unique_name
 from ..device import CPUPlace, is_compiled_with_cuda
 from ..framework import Program, default_main_program, default_startup_program, in_dynamic_mode, program_guard
 from ..nn import ParamAttr, param_attr
 from ..static import Executor
 from ..tensor import Tensor
-from . import dygraph
+from . import dygraph, framework
 
 __all__ = ["CPUPlace", "Executor", "ParamAttr", "Program", "core", "default_main_program",
            "default_startup_program", "dygraph", "framework", "in_dygraph_mode", "io", "param_attr", "is_compiled_with_cuda",

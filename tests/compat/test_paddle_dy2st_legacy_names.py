@@ -132,3 +132,18 @@ def test_accuracy_is_0d_and_disable_static_takes_a_place():
     assert paddle.in_dynamic_mode()
     with pytest.raises(ValueError, match="CPU"):
         paddle.disable_static("gpu:0")
+
+
+def test_framework_names_training_scripts_call():
+    from runtime.base.framework import unique_name, use_pir_api
+
+    paddle.seed(11)
+    first = paddle.rand([3]).numpy()
+    paddle.seed(11)
+    paddle.framework.random._manual_program_seed(11)  # Programs' seed only: eager draws stay as they were
+    np.testing.assert_array_equal(paddle.rand([3]).numpy(), first)
+    assert paddle.static.default_main_program().random_seed == 11
+    assert paddle.framework._current_expected_place()._equals(paddle.CPUPlace())
+    assert not use_pir_api() and base.framework.default_main_program is paddle.static.default_main_program
+    with unique_name.guard():
+        assert paddle.nn.Linear(2, 2)(paddle.ones([1, 2])).shape == [1, 2]
