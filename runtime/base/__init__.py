@@ -6,6 +6,7 @@ import types
 
 from .. import io, unique_name
 from ..device import CPUPlace, is_compiled_with_cuda
+from ..flags import get_flags, set_flags
 from ..framework import Program, default_main_program, default_startup_program, in_dynamic_mode, program_guard
 from ..nn import ParamAttr, param_attr
 from ..static import Executor
@@ -14,7 +15,7 @@ from . import dygraph, framework
 
 __all__ = ["CPUPlace", "Executor", "ParamAttr", "Program", "core", "default_main_program",
            "default_startup_program", "dygraph", "framework", "in_dygraph_mode", "io", "param_attr", "is_compiled_with_cuda",
-           "program_guard", "unique_name"]
+           "get_flags", "program_guard", "set_flags", "unique_name"]
 
 
 def in_dygraph_mode():

@@ -147,3 +147,16 @@ def test_framework_names_training_scripts_call():
     assert not use_pir_api() and base.framework.default_main_program is paddle.static.default_main_program
     with unique_name.guard():
         assert paddle.nn.Linear(2, 2)(paddle.ones([1, 2])).shape == [1, 2]
+
+
+def test_set_and_get_flags_record_values():
+    before = paddle.get_flags("FLAGS_use_mkldnn")
+    base.set_flags({"FLAGS_use_mkldnn": True, "FLAGS_my_own": 3})
+    try:
+        assert paddle.get_flags(["FLAGS_use_mkldnn", "FLAGS_my_own"]) == {"FLAGS_use_mkldnn": True, "FLAGS_my_own": 3}
+    finally:
+        paddle.set_flags(before)
+    with pytest.raises(ValueError, match="never set"):
+        paddle.get_flags("FLAGS_not_a_flag")
+    with pytest.raises(ValueError, match="FLAGS_"):
+        paddle.set_flags({"use_mkldnn": True})
