@@ -160,3 +160,11 @@ def test_set_and_get_flags_record_values():
         paddle.get_flags("FLAGS_not_a_flag")
     with pytest.raises(ValueError, match="FLAGS_"):
         paddle.set_flags({"use_mkldnn": True})
+
+
+def test_paddle_utils_gast_is_the_gast_library():
+    import gast
+
+    from runtime.utils import gast as vendored
+
+    assert vendored is gast and isinstance(vendored.parse("y = 1").body[0], gast.Assign)
