@@ -32,7 +32,8 @@ from .static.formats import program_state as _program_state  # noqa: E402
 _program_state.register()  # rt.save/rt.load of a Program
 from .hapi import Model, flops, summary  # noqa: E402  (rt.Model: Paddle's high-level training API)
 from . import callbacks  # noqa: E402  (paddle.callbacks, importable as a module)
-from . import base  # noqa: E402  (paddle.base: old names Paddle code still reaches, e.g. base.dygraph.guard)
+from .flags import get_flags, set_flags  # noqa: E402  (paddle.set_flags: recorded, no effect here)
+from . import base  # noqa: E402  (paddle.base: the legacy fluid names dygraph code imports)
 from .io.batch_reader import batch  # noqa: E402  (paddle.batch, the reader decorator)
 
 # -- Paddle 3 names without an op of their own: in-place functions, grad-mode switches, shape helpers ----

@@ -88,15 +88,19 @@ class PyLayer:
 
     @classmethod
     def apply(cls, *args, **kwargs):
-        """Run ``forward`` and, when an input needs a gradient, record one tape node for ``backward``."""
-        inputs = [t for t in _flat_inputs(args) if isinstance(t, TensorLike)]
+        """Run ``forward`` and, when an input needs a gradient, record one tape node for ``backward``.
+
+        As in Paddle, the inputs are the Tensors among the positional arguments, then among the keyword
+        values (lists/tuples opened one level); forward may also return non-Tensor values (numbers,
+        None, strings), which pass through: ``backward`` gets one gradient per Tensor output."""
+        inputs = [t for t in _flat_inputs(args + tuple(kwargs.values())) if isinstance(t, TensorLike)]
         if framework._mode.static or any(isinstance(t, Variable) for t in inputs):
             return _apply_static(cls, inputs, args, kwargs)
         ctx = PyLayerContext()
         ctx.needs_input_grad = tuple(not t.stop_gradient for t in inputs)
         with no_grad():
             result = cls.forward(ctx, *args, **kwargs)
-        single, outs = _forward_outputs(cls, result, Tensor)
+        outs = _forward_outputs(cls, result, Tensor)
         if not (_grad_mode.enabled and any(not t.stop_gradient for t in inputs)):
             return result
         values = [o._value for o in outs]
@@ -104,9 +108,7 @@ class PyLayer:
         wrapped = [Tensor._wrap(o._value, (node, i))
                    if o._value.dtype.kind == "f" and id(o) not in ctx._non_diff else o
                    for i, o in enumerate(outs)]
-        if single:
-            return wrapped[0]
-        return tuple(wrapped) if isinstance(result, tuple) else wrapped
+        return _with_outputs(result, wrapped, Tensor)
 
 
 class _StaticLayer:
@@ -127,27 +129,32 @@ class _StaticLayer:
 
 
 def _forward_outputs(cls, result, kind):
-    """(whether ``forward`` returned one value, its outputs as a list), each checked to be a ``kind``."""
-    single = not isinstance(result, (tuple, list))
-    outs = [result] if single else list(result)
-    for i, o in enumerate(outs):
-        if not isinstance(o, kind):
-            raise TypeError(f"{cls.__name__}.forward must return Tensors (or a tuple/list of them); "
-                            f"output {i} is {type(o).__name__}")
-    return single, outs
+    """The Tensor outputs of ``forward`` (one value or a tuple/list); at least one is needed."""
+    outs = [o for o in (result if isinstance(result, (tuple, list)) else [result]) if isinstance(o, kind)]
+    if not outs:
+        raise TypeError(f"{cls.__name__}.forward must return a Tensor, or a tuple/list holding Tensors; "
+                        f"it returned {type(result).__name__}")
+    return outs
+
+
+def _with_outputs(result, tensors, kind):
+    """``result`` with its Tensor outputs replaced, in order, by ``tensors`` (other values kept)."""
+    if not isinstance(result, (tuple, list)):
+        return tensors[0]
+    it = iter(tensors)
+    out = [next(it) if isinstance(o, kind) else o for o in result]
+    return tuple(out) if isinstance(result, tuple) else out
 
 
 def _apply_static(cls, inputs, args, kwargs):
     ctx = PyLayerContext()
     ctx.needs_input_grad = tuple(not t.stop_gradient for t in inputs)
     result = cls.forward(ctx, *args, **kwargs)
-    single, outs = _forward_outputs(cls, result, TensorLike)
+    outs = _forward_outputs(cls, result, TensorLike)
     if not inputs:
         return result
     got = apply_op("py_layer", inputs, outs, layer=_StaticLayer(cls, ctx))
-    if single:
-        return got[0]
-    return tuple(got) if isinstance(result, tuple) else list(got)
+    return _with_outputs(result, list(got), TensorLike)
 
 
 def _py_layer_grad(gctx):
@@ -192,7 +199,8 @@ class _Backward:
 
     def check(self, res):
         """One gradient (Tensor, Variable or None) per input, shapes checked where they are known."""
-        res = list(res) if isinstance(res, (tuple, list)) else [res]
+        # opened one level, as the inputs were: a list input gets a list of gradients (Paddle's rule)
+        res = list(_flat_inputs(res)) if isinstance(res, (tuple, list)) else [res]
         name = self.cls.__name__
         if len(res) != len(self.inputs):
             raise ValueError(f"{name}.backward returned {len(res)} gradients; forward took {len(self.inputs)} "

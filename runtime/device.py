@@ -16,6 +16,10 @@ class CPUPlace:
     def __hash__(self):
         return hash("cpu")
 
+    def _equals(self, other):
+        """Paddle's ``Place._equals``: the same place."""
+        return self == other
+
     def is_cpu_place(self):
         """True (Paddle's ``Place.is_cpu_place``)."""
         return True
@@ -33,6 +37,16 @@ def set_device(device):
         raise ValueError(f"device {device!r} is not available: runtime computes with numpy on the CPU, "
                          "so the only device is 'cpu'")
     return CPUPlace()
+
+
+def _current_expected_place():
+    """Paddle's ``paddle.framework._current_expected_place()``: the place new tensors go to, the CPU."""
+    return CPUPlace()
+
+
+def _set_expected_place(place):
+    """Paddle's ``paddle.base.framework._set_expected_place(place)``: only the CPU can be chosen."""
+    return set_device("cpu" if place is None or isinstance(place, CPUPlace) else str(place))
 
 
 def get_device():

@@ -169,5 +169,7 @@ def default_dtype_of(value, arr=None):
         return int64
     if np.issubdtype(arr.dtype, np.floating):
         return DEFAULT_FLOAT[0]
-    raise TypeError(f"cannot make a tensor from {type(value).__name__} data (numpy dtype {arr.dtype})")
+    # Paddle's wording first, so code that matches Paddle's message keeps working
+    raise TypeError(f"Do not support transform type `{type(value)}` to tensor: cannot make a tensor from "
+                    f"{type(value).__name__} data (numpy dtype {arr.dtype})")
 

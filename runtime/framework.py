@@ -248,3 +248,9 @@ def __getattr__(name):
         import runtime
         return getattr(runtime, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# paddle.framework's other names Paddle 2.x training scripts reach: its ``random`` module
+# (``paddle.framework.random._manual_program_seed``) and the expected-place accessors
+from . import random  # noqa: E402,F401
+from .device import _current_expected_place, _set_expected_place  # noqa: E402,F401

@@ -26,7 +26,8 @@ def _label_column(label):
 
 
 def accuracy(input, label, k=1, correct=None, total=None, name=None):
-    """Fraction of rows whose label is among the ``k`` largest scores of ``input``: a float32 Tensor of shape [1]."""
+    """Fraction of rows whose label is among the ``k`` largest scores of ``input``: a float32 Tensor of
+    shape [] (0-D, as Paddle 3 returns it; Python's ``%f`` formatting and ``float()`` take it)."""
     if not isinstance(input, TensorLike) or not isinstance(label, TensorLike):
         raise TypeError(f"accuracy expects Tensors, got {type(input).__name__} and {type(label).__name__}")
     if input.ndim != 2:
@@ -39,7 +40,7 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
         raise NotImplementedError("accuracy(correct=..., total=...) is not supported; use rt.metric.Accuracy")
     _, idx = topk(input, k=int(k), axis=-1)
     hit = equal(idx, cast(reshape(label, [-1, 1]), "int64"))
-    return reshape(mean(cast(any_(hit, axis=-1), "float32")), [1])
+    return mean(cast(any_(hit, axis=-1), "float32"))
 
 
 class Metric:

@@ -81,3 +81,12 @@ def generator_guard(state=None):
         yield gen
     finally:
         _local.reset(token)
+
+
+def _manual_program_seed(seed):
+    """Paddle's ``paddle.framework.random._manual_program_seed``, which training scripts call beside
+    ``paddle.seed``: it records ``seed`` as the default Programs' ``random_seed`` and, as in Paddle,
+    does not touch the generator eager ops and converted functions draw from (``paddle.seed`` does)."""
+    from . import framework  # noqa: PLC0415  (framework imports this module)
+    framework.default_main_program().random_seed = seed
+    framework.default_startup_program().random_seed = seed

@@ -411,6 +411,9 @@ def __getattr__(name):
     from .ops.tensor_array import PUBLIC
     if name in PUBLIC:
         return PUBLIC[name]
+    if name == "math":  # paddle.tensor.math, with its axis-aligned elementwise helpers
+        from . import tensor_math
+        return tensor_math
     import sys
     import types
     pkg = sys.modules[__package__]

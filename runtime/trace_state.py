@@ -53,8 +53,11 @@ def enable_static():
     _mode.static = True
 
 
-def disable_static():
-    """Ops called from this thread run eagerly again."""
+def disable_static(place=None):
+    """Ops called from this thread run eagerly again. ``place`` (Paddle's argument: the device of
+    dynamic mode) can only be the CPU: None, ``"cpu"`` or a CPUPlace."""
+    if place is not None and str(place).lower() not in ("cpu", "place(cpu)"):
+        raise ValueError(f"disable_static: place {place!r} is not available; runtime computes on the CPU")
     _mode.static = False
 
 

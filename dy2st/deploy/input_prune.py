@@ -8,6 +8,10 @@ Paddle's rules (``paddle.jit.save``): the declared specs trace the Program, and 
 - fewer (a model that predicts without its label), or ``input_names_after_prune``: the declared
   Program is traced and only the inputs named (the given specs' names, or those names) are fed;
   an output that still needs a dropped input is a ValueError (raised by the pruning).
+
+Without a declared ``input_spec``, the given specs trace the Program and ``input_names_after_prune``
+(their names) says which of its inputs the saved model feeds (Paddle's SE-ResNeXt saves its
+``(image, label)`` forward this way, keeping the image).
 """
 import runtime as rt
 from runtime.static import InputSpec
@@ -21,8 +25,10 @@ def _leaves(specs):
 
 def prunes_inputs(declared, given, names_after_prune):
     """Whether the saved model feeds only some of the declared inputs."""
-    if declared is None or given is None:
+    if given is None:
         return False
+    if declared is None:  # the given specs trace the Program: only the names can drop some of its inputs
+        return names_after_prune is not None
     return names_after_prune is not None or len(_leaves(given)) < len(_leaves(declared))
 
 

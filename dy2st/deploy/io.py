@@ -214,8 +214,10 @@ def _save_function(sf, layer, path, input_spec, configs):
     declared = sf._input_spec
     names_after_prune = configs.get("input_names_after_prune")
     pruning = prunes_inputs(declared, specs if input_spec is not None else None, names_after_prune)
-    if pruning:  # the declared inputs trace the Program; the given ones say which are fed
+    if pruning and declared is not None:  # the declared inputs trace the Program; the given ones say which are fed
         given, specs, from_tensors = specs, _specs(sf, None)[0], False
+    elif pruning:  # no declared inputs: the given ones trace it, input_names_after_prune says which are fed
+        given = specs
     else:
         check_fits(declared, specs)
         _check_arity(sf, specs)

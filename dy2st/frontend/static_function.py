@@ -177,20 +177,28 @@ class StaticFunction(Tracing):
 
     # -- modes and the last Program (Paddle's StaticFunction surface) ---------------
     def train(self) -> "StaticFunction":
-        """Trace and run in training mode; on a Layer's method this switches the Layer."""
-        if isinstance(self._instance, rt.nn.Layer):
-            self._instance.train()
+        """Trace and run in training mode. A Layer's method follows its Layer: as in Paddle, asking
+        it for the other mode than the Layer's is a RuntimeError (switch with ``layer.train()``)."""
+        self._check_layer_mode(True)
         self._training = True
         self._hit = None  # the generated calls test the Layer's mode, not this flag
         return self
 
     def eval(self) -> "StaticFunction":
-        """Trace and run in inference mode (no gradients); on a Layer's method this switches the Layer."""
-        if isinstance(self._instance, rt.nn.Layer):
-            self._instance.eval()
+        """Trace and run in inference mode (no gradients). A Layer's method follows its Layer: as in
+        Paddle, asking it for the other mode than the Layer's is a RuntimeError (use ``layer.eval()``)."""
+        self._check_layer_mode(False)
         self._training = False
         self._hit = None
         return self
+
+    def _check_layer_mode(self, training):
+        layer = self._instance
+        if isinstance(layer, rt.nn.Layer) and layer.training != training:
+            mode = "train" if training else "eval"
+            raise RuntimeError(f"Failed to switch {mode} mode. {self.dygraph_function.__name__} is a method of "
+                               f"the Layer {type(layer).__name__}: switch the Layer itself with "
+                               f"Layer.{mode}()")
 
     @property
     def inputs(self) -> list:

@@ -13,6 +13,7 @@ from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_c
 from dy2st.operators.python_semantics import float64_start, float_view, int_kind, is_python_float, mark_int
 from dy2st.operators.side_effects import probing_now, tracked
 from dy2st.operators.tensor_array import TensorArray
+from dy2st.pyct.errors import Dygraph2StaticException
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
 
@@ -215,7 +216,10 @@ def _disagree(e, labels, returns):
     what = ", ".join("the function's return value (every `return` under a tensor-dependent "
                      "condition must return the same structure)" if lb in returns
                      else lb for lb in labels)
-    return ValueError(_with_location(f"the branches of a tensor-dependent `if` disagree about {what}: {e}"))
+    message = f"the branches of a tensor-dependent `if` disagree about {what}: {e}"
+    if any(lb in returns for lb in labels):  # Paddle's exception and wording for differing returns
+        return Dygraph2StaticException(_with_location(f"Your if/else have different number of return value: {message}"))
+    return ValueError(_with_location(message))
 
 
 def _assemble(program, parent, pred, first, second, labels, snap, returns):
@@ -299,9 +303,12 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             staging.record("undefined", None, labels[i])
             merged.append(UndefinedVar(labels[i]))
         else:
-            raise ValueError(_with_location(
-                f"variable '{labels[i]}' is {_describe(a)} in one branch of a tensor-dependent "
-                f"`if` and {_describe(b)} in the other"))
+            message = (f"variable '{labels[i]}' is {_describe(a)} in one branch of a tensor-dependent "
+                       f"`if` and {_describe(b)} in the other")
+            if labels[i] in returns:  # the function's return value: Paddle's exception and wording
+                raise Dygraph2StaticException(_with_location(
+                    f"Your if/else have different number of return value: {message}"))
+            raise ValueError(_with_location(message))
     if extra:
         for var, value in zip(extra, merged[len(merged) - len(extra):]):
             rebind(var, value)

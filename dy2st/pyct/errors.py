@@ -28,3 +28,9 @@ class Dy2StSyntaxError(Dy2StError, SyntaxError):
 
     def __str__(self):
         return Dy2StError.__str__(self)
+
+
+class Dygraph2StaticException(ValueError):
+    """Paddle's name (``paddle.jit.dy2static.utils.Dygraph2StaticException``) for converted code Paddle
+    also refuses: the branches of a tensor-dependent ``if`` returning different structures. A
+    ValueError, as dy2st raised it before the name existed."""

@@ -1,8 +1,11 @@
 """``paddle.base.core``: the build queries code asks before choosing a device or a kernel library.
 This runtime is numpy on the CPU: no CUDA, ROCm, XPU or oneDNN (mkldnn) build."""
-from ..device import CPUPlace, is_compiled_with_cuda
+import types
 
-__all__ = ["CPUPlace", "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
+from ..device import CPUPlace, is_compiled_with_cuda
+from ..tensor import Tensor
+
+__all__ = ["CPUPlace", "eager", "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
            "is_compiled_with_mkldnn", "is_compiled_with_custom_device"]
 
 
@@ -24,3 +27,7 @@ def is_compiled_with_mkldnn():
 def is_compiled_with_custom_device(device_type):
     """False for every custom device type."""
     return False
+
+
+# ``base.core.eager.Tensor``: the eager Tensor class under the path Paddle's code type-checks against
+eager = types.SimpleNamespace(Tensor=Tensor)

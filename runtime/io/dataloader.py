@@ -80,6 +80,14 @@ class DataLoader:
             self.batch_sampler = BatchSampler(dataset, shuffle=shuffle, batch_size=batch_size, drop_last=drop_last)
         self.batch_size, self.drop_last = batch_size, drop_last
 
+    @staticmethod
+    def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True, return_list=False,
+                       use_multiprocess=False, drop_last=True):
+        """Paddle's generator-fed loader: see ``generator_loader.GeneratorLoader``."""
+        from .generator_loader import GeneratorLoader  # noqa: PLC0415  (it imports nothing from here)
+        return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list, use_multiprocess,
+                               drop_last)
+
     def __len__(self):
         if self._iterable:
             raise TypeError("len() of a DataLoader over an IterableDataset is unknown")

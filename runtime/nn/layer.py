@@ -44,9 +44,14 @@ def forbid_new_state(reason):
         _no_new_state.pop()
 
 
+class NewStateError(RuntimeError, ValueError):
+    """State created while a Program is built: a RuntimeError here, and the ValueError that
+    ``paddle.jit.to_static`` raises for a Layer constructed inside ``forward``."""
+
+
 def _check_new_state(layer, what):
     if _no_new_state:
-        raise RuntimeError(f"{type(layer).__name__} {what}: this code {_no_new_state[-1]}")
+        raise NewStateError(f"{type(layer).__name__} {what}: this code {_no_new_state[-1]}")
 
 
 def _snake(name):

@@ -182,28 +182,55 @@ def shape_dim_of(v):
 
 def known_ints(v):
     """The int values of ``v`` when they are known while the Program is built, else None: an eager int
-    Tensor's values, or a Variable that is ``shape(x)`` of an x with known dims, or one index or
-    slice of it whose dims are known (PaddleSeg's ``F.interpolate(logit, paddle.shape(x)[2:])`` under
-    an unknown batch size)."""
+    Tensor's values, or a Variable computed from ``shape(x)`` of an x with known dims by an index or
+    slice (PaddleSeg's ``F.interpolate(logit, paddle.shape(x)[2:])`` under an unknown batch size), a
+    ``paddle.slice``, an int cast and arithmetic with int constants (YOLOv3's upsampling size
+    ``cast(slice(shape(x), [0], [2], [4]), 'int32') * 2``)."""
     if not isinstance(v, _rt.framework.Variable):
         return [int(d) for d in np.ravel(v._value)] if str(v.dtype) in INT_DTYPES else None
     dims = _shape_values(v)
     return None if dims is None or any(d < 0 for d in dims) else dims
 
 
-def _shape_values(v):
-    """Variable ``v`` as dims of a shape op's input (-1 where unknown), through one index or slice."""
+# int arithmetic known_ints follows (on known values only: an unknown dim, -1, stays unknown)
+_ARITH = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b, "multiply": lambda a, b: a * b,
+          "floor_divide": lambda a, b: a // b if b else None}
+
+
+def _shape_values(v, depth=0):
+    """Variable ``v`` as known ints (-1 where unknown) when it derives from a shape op's input dims
+    through the ops ``known_ints`` names, else None."""
     block = v.block
     recent = list(reversed(block.ops[-64:]))
     producer = next((op for op in recent if v.name in op.output_arg_names), None)
-    if producer is None:
+    if producer is None or depth > 16:
         return None
-    if producer.type == "shape":
+    kind = producer.type
+    if kind == "shape":
         return list(block.var(producer.input("X")[0]).shape)
-    spec = producer.attrs.get("spec") or [] if producer.type == "getitem" else []
+    if kind == "fill_constant" and list(producer.attrs.get("shape") or []) in ([], [1]) \
+            and str(producer.attrs.get("dtype")) in INT_DTYPES:
+        return [int(producer.attrs["value"])]
+    if kind == "cast" and str(producer.attrs.get("dtype")) in INT_DTYPES:
+        return _shape_values(block.var(producer.input("X")[0]), depth + 1)
+    if kind in _ARITH:
+        x, y = (_shape_values(block.var(producer.input(k)[0]), depth + 1) for k in ("X", "Y"))
+        if x is None or y is None or (len(x) != len(y) and 1 not in (len(x), len(y))):
+            return None
+        if len(x) == 1 or len(y) == 1:
+            x, y = x * max(len(x), len(y)), y * max(len(x), len(y))
+        out = [-1 if a < 0 or b < 0 else _ARITH[kind](a, b) for a, b in zip(x[:len(y)], y[:len(x)])]
+        return None if any(o is None for o in out) else out
+    if kind == "slice":
+        spec = producer.attrs.get("slices") or []
+        if len(spec) != 1 or spec[0][0] != 0:
+            return None
+        base = _shape_values(block.var(producer.input("X")[0]), depth + 1)
+        return None if base is None else base[slice(*spec[0][1:4])]
+    spec = producer.attrs.get("spec") or [] if kind == "getitem" else []
     if producer.inputs.get("Index") or len(spec) != 1 or spec[0][0] not in ("i", "s"):
         return None
-    base = _shape_values(block.var(producer.input("X")[0]))
+    base = _shape_values(block.var(producer.input("X")[0]), depth + 1)
     if base is None:
         return None
     return [base[spec[0][1]]] if spec[0][0] == "i" else base[slice(*spec[0][1:4])]

@@ -111,6 +111,11 @@ class Optimizer:
             return record_lr_read(self._eager_lr, f"learning rate of {type(self).__name__}")
         return self._eager_lr()
 
+    def _global_learning_rate(self, program=None):
+        """The current learning rate as a 0-D float32 Tensor (Paddle's semi-private accessor, which
+        training scripts call to log it)."""
+        return Tensor(np.asarray(self.get_lr(), dtype=np.float32))
+
     def _eager_lr(self):
         lr = self._learning_rate
         return float(lr()) if isinstance(lr, LRScheduler) else float(lr)

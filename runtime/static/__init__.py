@@ -16,6 +16,7 @@ from .control_flow import cond, while_loop
 from .executor import Executor, compile_block, segment_inputs
 from .input import InputSpec, create_global_var, data
 from .formats.io import save_inference_model, load_inference_model, serialize_program, deserialize_program
+from .formats import io  # noqa: E402  (paddle.static.io.load_inference_model...)
 from .scope import Scope, global_scope, scope_guard
 from ..metric import accuracy  # Paddle 2.x code calls it as paddle.static.accuracy
 

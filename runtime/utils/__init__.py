@@ -91,3 +91,11 @@ def deprecated(update_to="", since="", reason="", level=0):
             return func(*args, **kwargs)
         return call
     return wrap
+
+
+def __getattr__(name):
+    """``paddle.utils.gast``: Paddle vendors the ``gast`` AST library there (its dygraph-to-static code
+    and tests parse functions with it); here it is the installed ``gast``, imported on first use."""
+    if name == "gast":
+        return importlib.import_module("gast")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

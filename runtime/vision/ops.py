@@ -13,7 +13,7 @@ from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import Meta, def_op
 
-__all__ = ["nms", "yolo_box"]
+__all__ = ["nms", "yolo_box", "yolo_loss"]
 
 
 def _greedy_keep(boxes, threshold):
@@ -139,3 +139,6 @@ def yolo_box(x: TensorLike, img_size: TensorLike, anchors: list, class_num: int,
     return tuple(apply("yolo_box", x, img_size, anchors=tuple(int(a) for a in anchors), class_num=int(class_num),
                        conf_thresh=float(conf_thresh), downsample_ratio=int(downsample_ratio),
                        clip_bbox=bool(clip_bbox), scale_x_y=float(scale_x_y)))
+
+
+from .yolo_loss import yolo_loss  # noqa: E402  (its own module: the target assignment and the loss)

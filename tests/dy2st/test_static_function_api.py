@@ -74,10 +74,14 @@ def test_train_eval_on_a_function_and_on_a_layer_method():
     assert f.eval() is f and f(x).stop_gradient  # inference: no gradient recorded
     net = Net()
     sf = dy2st.to_static(net).forward
-    sf.eval()
-    assert net.training is False
-    sf.train()
+    assert sf.train() is sf and net.training  # the Layer's own mode: nothing to switch
+    with pytest.raises(RuntimeError, match="Failed to switch eval mode.*Layer.eval"):
+        sf.eval()  # Paddle's rule: a Layer's method follows the Layer
     assert net.training is True
+    net.eval()
+    assert sf.eval() is sf
+    with pytest.raises(RuntimeError, match="Failed to switch train mode"):
+        sf.train()
 
 
 def test_inputs_outputs_and_concrete_program_from_declared_input_spec():

@@ -86,6 +86,10 @@ CASES_COMPAT = {
                            shape_known=False, ref=_viterbi),
     "yolo_box": case(F(2, 14, 2, 3), np.array([[64, 96], [40, 50]], np.int32), anchors=(10, 13, 16, 30), class_num=2,
                      conf_thresh=0.4, downsample_ratio=32, ref=_yolo_box, tol=1e-4),
+    # its values and the loss built on it are checked against Paddle 3.3 in tests/compat/test_paddle_dy2st_yolo_loss.py
+    "yolo_loss_targets": case(F(2, 14, 4, 4), np.array([[[0.3, 0.4, 0.2, 0.3], [0.7, 0.6, 0.5, 0.4]]] * 2, np.float32),
+                              I(2, 2, 2), None, anchors=(10, 13, 16, 30, 33, 23), anchor_mask=(0, 1), class_num=2,
+                              ignore_thresh=0.5, downsample_ratio=8, grad=False),
     "nms": case(_BOXES, np.array([0.5, 0.9, 0.8, 0.1], np.float32), None, iou_threshold=0.5, shape_known=False,
                 ref=lambda b, s, c, iou_threshold: np.array([1, 2, 3])),
 }

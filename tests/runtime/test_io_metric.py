@@ -115,8 +115,8 @@ def test_accuracy_matches_numpy_eager_and_to_static(k):
         scores = rng.rand(n, 5).astype(np.float32)
         labels = rng.randint(0, 5, size=(n, 1))
         acc = rt.metric.accuracy(rt.to_tensor(scores), rt.to_tensor(labels), k=k)
-        assert acc.shape == [1] and acc.dtype == "float32"
-        np.testing.assert_allclose(acc.numpy(), [_np_topk_acc(scores, labels.ravel(), k)], rtol=1e-6)
+        assert acc.shape == [] and acc.dtype == "float32"
+        np.testing.assert_allclose(acc.numpy(), _np_topk_acc(scores, labels.ravel(), k), rtol=1e-6)
         np.testing.assert_allclose(sf(rt.to_tensor(scores), rt.to_tensor(labels)).numpy(), acc.numpy())
     with pytest.raises(TypeError, match="int32 or int64"):
         rt.metric.accuracy(rt.to_tensor(scores), rt.to_tensor(labels.astype(np.float32)))

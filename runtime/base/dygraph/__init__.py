@@ -1,5 +1,6 @@
-"""``paddle.base.dygraph``: eager-mode helpers under their old names (defined in ``base``, as in Paddle)."""
+"""``paddle.base.dygraph``: ``to_variable``, ``guard``, ``no_grad`` and ``Layer`` under their legacy names."""
 from . import base
 from .base import guard, no_grad, to_variable
+from ...nn import Layer
 
-__all__ = ["guard", "to_variable", "no_grad", "base"]
+__all__ = ["Layer", "base", "guard", "no_grad", "to_variable"]

@@ -1,6 +1,6 @@
-"""``paddle.base.dygraph.base``: eager-mode helpers under their old names (``paddle.base.dygraph``
-re-exports them)."""
+"""``paddle.base.dygraph.base``: the dygraph helpers Paddle's own code imports from here."""
 import contextlib
+import functools
 
 import numpy as np
 
@@ -9,12 +9,25 @@ from ...ops.common import is_tensor
 from ...ops.creation import to_tensor
 from ...tensor import no_grad
 
-__all__ = ["guard", "to_variable", "no_grad"]
+__all__ = ["guard", "no_grad", "switch_to_static_graph", "to_variable"]
+
+
+def to_variable(value, name=None, zero_copy=None, dtype=None):
+    """Paddle's ``base.dygraph.to_variable``: a Tensor (or the Variable of a Program being built) stays
+    itself (``dtype`` casts it), a numpy array or Python number/list goes through ``to_tensor``, keeping
+    an array's dtype; ``name`` and ``zero_copy`` only matter to Paddle's memory management."""
+    if is_tensor(value):
+        return value if dtype is None else value.astype(dtype)
+    if not isinstance(value, (np.ndarray, np.generic, list, tuple, int, float, bool, complex)):
+        raise TypeError("to_variable expects a numpy.ndarray, a Tensor or a Python number/list, "
+                        f"got {type(value).__name__}")
+    return to_tensor(value, dtype=dtype)
 
 
 @contextlib.contextmanager
 def guard(place=None):
-    """Run the block in eager (dygraph) mode, restoring static mode after it if it was on."""
+    """Paddle's ``base.dygraph.guard(place)``: run the block in dynamic mode and restore static mode
+    after it if that was on; ``place`` can only be the CPU here."""
     was_static = not in_dynamic_mode()
     if was_static:
         disable_static()
@@ -25,13 +38,16 @@ def guard(place=None):
             enable_static()
 
 
-def to_variable(value, name=None, zero_copy=None, dtype=None):
-    """A Tensor from a numpy array, a Tensor (returned as it is) or a Python number/list.
-
-    Paddle keeps a numpy array's dtype here (to_tensor would too); ``dtype`` casts."""
-    if is_tensor(value):
-        return value if dtype is None else value.astype(dtype)
-    if not isinstance(value, (np.ndarray, np.generic, list, tuple, int, float, bool, complex)):
-        raise TypeError("to_variable expects a numpy.ndarray, a Tensor or a Python number/list, "
-                        f"got {type(value).__name__}")
-    return to_tensor(value, dtype=dtype)
+def switch_to_static_graph(func):
+    """Paddle's decorator: ``func`` runs in static mode, and the mode it was called in comes back."""
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        was_dynamic = in_dynamic_mode()
+        if was_dynamic:
+            enable_static()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            if was_dynamic:
+                disable_static()
+    return wrapper
