@@ -79,13 +79,13 @@ def pdist(x: TensorLike, p: float = 2.0, name: str | None = None) -> TensorLike:
     return where(positive, root, zeros_like(total))
 
 
-@composite("logsigmoid", functional=["logsigmoid"])
+@composite("logsigmoid", functional=["logsigmoid"], float16_in_float32=True)
 def logsigmoid(x: TensorLike, name: str | None = None) -> TensorLike:
     """``log(sigmoid(x))``, computed stably (Paddle's other name of ``F.log_sigmoid``)."""
     return log_sigmoid(x)
 
 
-@composite("rms_norm", functional=["rms_norm"])
+@composite("rms_norm", functional=["rms_norm"], float16_in_float32=True)
 def rms_norm(input: TensorLike, normalized_shape: int | list[int], weight: TensorLike | None = None,  # noqa: A002
              eps: float = 1e-5, name: str | None = None) -> tuple[TensorLike, TensorLike]:
     """Root-mean-square normalisation over the trailing ``normalized_shape`` dims: ``(out, invvar)`` with

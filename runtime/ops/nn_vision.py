@@ -204,7 +204,7 @@ def _affine(y, weight, bias):
     return y
 
 
-@composite("group_norm", functional=["group_norm"])
+@composite("group_norm", functional=["group_norm"], float16_in_float32=True)
 def group_norm(x: TensorLike, num_groups: int, epsilon: float = 1e-05, weight: TensorLike | None = None,
                bias: TensorLike | None = None, data_format: str = "NCHW", name: str | None = None) -> TensorLike:
     """Normalise each group of ``C / num_groups`` channels over its channels and spatial dims (biased
@@ -222,7 +222,7 @@ def group_norm(x: TensorLike, num_groups: int, epsilon: float = 1e-05, weight: T
     return _affine(reshape(y, [_dim(x, 0)] + list(x.shape[1:])), weight, bias)
 
 
-@composite("instance_norm", functional=["instance_norm"])
+@composite("instance_norm", functional=["instance_norm"], float16_in_float32=True)
 def instance_norm(x: TensorLike, running_mean: TensorLike | None = None, running_var: TensorLike | None = None,
                   weight: TensorLike | None = None, bias: TensorLike | None = None, use_input_stats: bool = True,
                   momentum: float = 0.9, eps: float = 1e-05, data_format: str = "NCHW",
@@ -238,7 +238,7 @@ def instance_norm(x: TensorLike, running_mean: TensorLike | None = None, running
     return _affine(_normalize(x, list(range(2, x.ndim)), eps), weight, bias)
 
 
-@composite("local_response_norm", functional=["local_response_norm"])
+@composite("local_response_norm", functional=["local_response_norm"], float16_in_float32=True)
 def local_response_norm(x: TensorLike, size: int, alpha: float = 0.0001, beta: float = 0.75, k: float = 1.0,
                         data_format: str = "NCHW", name: str | None = None) -> TensorLike:
     """``x / (k + alpha * mean of x ** 2 over `size` neighbouring channels) ** beta`` (AlexNet), the
