@@ -77,7 +77,10 @@ def composite_in_float32(fn):
     Program as in eager mode)."""
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        if not (any(_is_f16_value(a) for a in args) or any(_is_f16_value(a) for a in kwargs.values())):
+        for a in (args + tuple(kwargs.values()) if kwargs else args):  # a loop, not any(): ~1 us less a call
+            if _is_f16_value(a):
+                break
+        else:
             return fn(*args, **kwargs)
         from .dispatch import apply  # registry -> here: dispatch loads after the declarations' module
         up = lambda a: apply("cast", a, dtype="float32") if _is_f16_value(a) else a  # noqa: E731
@@ -130,11 +133,14 @@ def _value_dtype(a):
     """A Tensor's or Variable's dtype name, or None for anything else."""
     v = getattr(a, "_value", None)
     if type(v) is np.ndarray:
-        return v.dtype.name
+        return "float16" if v.dtype is _F16 else "float32" if v.dtype is _F32 else str(v.dtype)
     if hasattr(a, "block") and hasattr(a, "dtype"):  # a static Variable
         return str(a.dtype)
     return None
 
 
 def _is_f16_value(a):
+    v = getattr(a, "_value", None)  # an eager Tensor's array: its dtype read without a name (numpy's is Python code)
+    if type(v) is np.ndarray:
+        return v.dtype is _F16
     return _value_dtype(a) == "float16"
