@@ -91,7 +91,10 @@ def _bn_grad(ctx):
         return [None] * 5
     dx = dscale = dbias = None
     if g is not None:
-        dx, dscale, dbias = apply("batch_norm_grad", x, scale, ctx.outputs[3], ctx.outputs[4], g, **ctx.attrs)
+        saved = ctx.outputs[3:5]
+        if ctx.from_float16:  # float16 statistics: their float32 values again, as Paddle saves them
+            saved = apply("batch_norm", *ctx.inputs, **ctx.attrs)[3:5]
+        dx, dscale, dbias = apply("batch_norm_grad", x, scale, *saved, g, **ctx.attrs)
     if gm is not None or gi is not None:
         ca = _channel_axis(len(x.shape), ctx.attrs["data_layout"])
         bs = _bshape(len(x.shape), ca)

@@ -43,7 +43,9 @@ _OPS = {
     "var": (_rows(lambda x: rt.var(x, axis=-1)), None, 1), "std": (_rows(lambda x: rt.std(x, axis=-1)), None, 1),
     "norm": (_rows(lambda x: rt.norm(x, axis=-1)), None, 1),
     "cumsum": (_rows(lambda x: rt.cumsum(x, axis=-1)), None, 1),
-    "layer_norm": (_rows(lambda x: F.layer_norm(x, 9)), None, 2),
+    "layer_norm": (_rows(lambda x: F.layer_norm(x, 9)), None, 1),
+    "batch_norm": (_rows(lambda x: F.batch_norm(x, rt.zeros([9], x.dtype), rt.ones([9], x.dtype), rt.ones([9], x.dtype),
+                                                rt.zeros([9], x.dtype), training=True)), None, 1),
 }
 
 
