@@ -20,6 +20,9 @@ Declaring an op (one block)::
            methods=["tanh"],          # Tensor.tanh: this module's ``tanh``
            activation=True)           # accepted by static.nn.fc(activation="tanh")
 
+``float16_in_float32=True`` (ops and composites of several float steps) computes float16 inputs in
+float32 and rounds the results once, as Paddle's float16 kernels do (runtime/fp16_compute.py).
+
 Slot names ending in ``*`` are variadic: the kernel gets (or returns) a list
 there.  ``grad(ctx)`` builds input gradients with other registered ops (so it
 works on eager Tensors and on static Variables alike) and returns one entry per
