@@ -14,9 +14,10 @@ element in float32 and round once, so only kernels of several steps need the dec
   numpy's promotion and the dtypes shape inference declares for it.
 * An op's gradient rule is wrapped too: it builds its ops on float32 casts of the float16 values it
   reads, and each float32 input gradient is cast back to float16 (one rounding).
-* A composite's function is wrapped the same way with registered ``cast`` ops around it: in a Program
-  the casts are ops like any other, and the gradient flows back through them, so the composite's
-  gradient is computed in float32 too and rounded once, at the cast back to float16.
+* A composite's function is wrapped the same way (all float tensor arguments float16) with registered
+  ``cast`` ops around it: in a Program the casts are ops like any other, and the gradient flows back
+  through them, so the composite's gradient is computed in float32 too and rounded once, at the cast
+  back to float16.
 """
 import functools
 
@@ -77,11 +78,14 @@ def composite_in_float32(fn):
     Program as in eager mode)."""
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        for a in (args + tuple(kwargs.values()) if kwargs else args):  # a loop, not any(): ~1 us less a call
+        values = args + tuple(kwargs.values()) if kwargs else args
+        for a in values:  # a loop, not any(): ~1 us less a call
             if _is_f16_value(a):
                 break
         else:
             return fn(*args, **kwargs)
+        if any(_value_dtype(a) in ("float32", "float64") for a in values):
+            return fn(*args, **kwargs)  # float16 with a wider float: promotion as before, as for kernels
         from .dispatch import apply  # registry -> here: dispatch loads after the declarations' module
         up = lambda a: apply("cast", a, dtype="float32") if _is_f16_value(a) else a  # noqa: E731
         out = fn(*[up(a) for a in args], **{k: up(v) for k, v in kwargs.items()})

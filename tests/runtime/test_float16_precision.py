@@ -121,6 +121,8 @@ def test_mixed_float16_and_float32_keep_the_kernel():
     x, w, b = _X[:18].reshape(2, 9), np.ones(9, np.float32), np.zeros(9, np.float32)
     for got, want in zip(ln(x, w, b), ln.__wrapped__(x, w, b)):
         assert got.dtype == want.dtype and np.array_equal(got, want)
+    h, f = rt.to_tensor(x), rt.to_tensor(w)  # a composite (lerp) of float16 and float32 promotes too
+    assert rt.lerp(h[0], f, 0.5).dtype == "float32" and rt.lerp(h[0], h[1], 0.5).dtype == "float16"
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
