@@ -106,8 +106,9 @@ class OpDef:
     doc: str = ""
     # float16 inputs are computed in float32 and the result rounded once, as Paddle's float16
     # kernels do (runtime/fp16_compute.py): the kernel and the gradient rule (on float32 casts).
-    # Declared by ops whose kernel or gradient takes several float steps.
-    float16_in_float32: bool = False
+    # Declared by ops whose kernel or gradient takes several float steps.  "kernel": the kernel
+    # only, for a rule made of such ops already that reads its inputs' identity (conv's _wants_grad).
+    float16_in_float32: bool | str = False
 
     def __post_init__(self):
         self.methods = _method_map(self.methods)
@@ -115,7 +116,7 @@ class OpDef:
         if self.float16_in_float32:
             if self.kernel is not None:
                 self.kernel = kernel_in_float32(self.kernel)
-            if self.grad is not None:
+            if self.grad is not None and self.float16_in_float32 != "kernel":
                 self.grad = grad_in_float32(self.grad)
         if self.onnx and self.no_onnx:
             raise ValueError(f"op '{self.type}' declares both an ONNX lowering and a reason for none")

@@ -193,7 +193,7 @@ def sequence_mask(x: TensorLike, maxlen: int | TensorLike | None = None, dtype: 
     return cast(less_than(steps, unsqueeze(x, -1)), dtype)
 
 
-@composite("adaptive_avg_pool2d", functional=["adaptive_avg_pool2d"])
+@composite("adaptive_avg_pool2d", functional=["adaptive_avg_pool2d"], float16_in_float32=True)
 def adaptive_avg_pool2d(x: TensorLike, output_size: int | list[int], data_format: str = "NCHW",
                         name: str | None = None) -> TensorLike:
     """Average pooling of an NCHW input over Paddle's adaptive bins (bin i spans ``floor(i * H / oh)``

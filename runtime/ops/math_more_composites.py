@@ -156,7 +156,7 @@ def vander(x: TensorLike, n: int | None = None, increasing: bool = False, name: 
     return _rt.stack(cols, axis=1)
 
 
-@composite("renorm", api=["renorm"], methods=["renorm"])
+@composite("renorm", api=["renorm"], methods=["renorm"], float16_in_float32=True)
 def renorm(x: TensorLike, p: float, axis: int, max_norm: float, name: str | None = None) -> TensorLike:
     """Each slice along ``axis`` whose p-norm exceeds ``max_norm`` scaled down to ``max_norm``
     (by ``max_norm / (norm + 1e-7)``, as Paddle)."""

@@ -40,7 +40,7 @@ def _same_shape(a, b, what):
         raise ValueError(f"{what}: input shape {list(a.shape)} and label shape {list(b.shape)} must be equal")
 
 
-@composite("l1_loss", functional=["l1_loss"])
+@composite("l1_loss", functional=["l1_loss"], float16_in_float32=True)
 def l1_loss(input: TensorLike, label: TensorLike, reduction: str = "mean", name: str | None = None) -> TensorLike:
     """``|input - label|``, reduced by ``reduction`` ("mean", "sum" or "none")."""
     input = _floating(input)
@@ -61,7 +61,7 @@ def smooth_l1_loss(input: TensorLike, label: TensorLike, reduction: str = "mean"
     return _reduce(where(less_than(d, delta), small, big), reduction, "smooth_l1_loss")
 
 
-@composite("nll_loss", functional=["nll_loss"])
+@composite("nll_loss", functional=["nll_loss"], float16_in_float32=True)
 def nll_loss(input: TensorLike, label: TensorLike, weight: TensorLike | None = None, ignore_index: int = -100,
              reduction: str = "mean", name: str | None = None) -> TensorLike:
     """Negative log-likelihood of log-probabilities ``input`` [N, C, ...] at the int class ``label`` [N, ...];
@@ -145,7 +145,7 @@ def binary_cross_entropy(input: TensorLike, label: TensorLike, weight: TensorLik
     return _reduce(loss, reduction, "binary_cross_entropy")
 
 
-@composite("margin_ranking_loss", functional=["margin_ranking_loss"])
+@composite("margin_ranking_loss", functional=["margin_ranking_loss"], float16_in_float32=True)
 def margin_ranking_loss(input: TensorLike, other: TensorLike, label: TensorLike, margin: float = 0.0,
                         reduction: str = "mean", name: str | None = None) -> TensorLike:
     """``max(0, -label * (input - other) + margin)``, reduced."""
@@ -213,7 +213,7 @@ def softmax_with_cross_entropy(logits: TensorLike, label: TensorLike, soft_label
     return loss
 
 
-@composite("label_smooth", functional=["label_smooth"])
+@composite("label_smooth", functional=["label_smooth"], float16_in_float32=True)
 def label_smooth(label: TensorLike, prior_dist: TensorLike | None = None, epsilon: float = 0.1,
                  name: str | None = None) -> TensorLike:
     """``(1 - epsilon) * label + epsilon * prior_dist`` (a uniform prior ``1 / num_classes`` by default)."""

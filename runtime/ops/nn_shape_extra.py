@@ -133,7 +133,7 @@ def inner(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     return reshape(out, _dims(x)[:-1] + _dims(y)[:-1])
 
 
-@composite("addmm", api=["addmm"], methods=["addmm"])
+@composite("addmm", api=["addmm"], methods=["addmm"], float16_in_float32=True)
 def addmm(input: TensorLike, x: TensorLike, y: TensorLike, beta: float = 1.0, alpha: float = 1.0,  # noqa: A002
           name: str | None = None) -> TensorLike:
     """``beta * input + alpha * (x @ y)`` for 2-D ``x``, ``y`` (``input`` broadcast)."""

@@ -114,7 +114,7 @@ def adaptive_max_pool2d(x: TensorLike, output_size: IntOrPair, return_mask: bool
     return _max_bins(_max_bins(x, 2, oh), 3, ow)
 
 
-@composite("adaptive_avg_pool1d", functional=["adaptive_avg_pool1d"])
+@composite("adaptive_avg_pool1d", functional=["adaptive_avg_pool1d"], float16_in_float32=True)
 def adaptive_avg_pool1d(x: TensorLike, output_size: int, name: str | None = None) -> TensorLike:
     """Average over Paddle's adaptive bins of an NCL input."""
     from .composites_extra import adaptive_avg_pool2d
@@ -175,7 +175,7 @@ def max_pool1d(x: TensorLike, kernel_size: IntOrOne, stride: IntOrOne | None = N
     return squeeze(out, 2)
 
 
-@composite("avg_pool1d", functional=["avg_pool1d"])
+@composite("avg_pool1d", functional=["avg_pool1d"], float16_in_float32=True)
 def avg_pool1d(x: TensorLike, kernel_size: IntOrOne, stride: IntOrOne | None = None,
                padding: IntOrPair | str = 0, exclusive: bool = True, ceil_mode: bool = False,
                name: str | None = None) -> TensorLike:

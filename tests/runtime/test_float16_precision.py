@@ -21,6 +21,7 @@ _RNG = np.random.default_rng(7)
 _MAG = np.concatenate([10.0 ** _RNG.uniform(-6, 1.2, 160), _RNG.uniform(0, 4, 80), [0.0, 6e-8, 11.0, 15.9]])
 _X = (_MAG * _RNG.choice([-1.0, 1.0], _MAG.size)).astype(np.float16)[:243]  # 27 rows of 9
 _G = _RNG.uniform(-2, 2, 243).astype(np.float16)
+_W = _RNG.uniform(-1, 1, (2, 1, 3, 3)).astype(np.float16)  # conv2d's filter
 
 
 def _rows(f):
@@ -44,6 +45,10 @@ _OPS = {
     "norm": (_rows(lambda x: rt.norm(x, axis=-1)), None, 1),
     "cumsum": (_rows(lambda x: rt.cumsum(x, axis=-1)), None, 1),
     "layer_norm": (_rows(lambda x: F.layer_norm(x, 9)), None, 1),
+    "avg_pool2d": (lambda x: F.avg_pool2d(x.reshape([3, 1, 9, 9]), 3), None, 1),
+    "bilinear": (lambda x: F.interpolate(x.reshape([3, 1, 9, 9]), scale_factor=1.7, mode="bilinear"), None, 1),
+    "conv2d": (lambda x: F.conv2d(x.reshape([3, 1, 9, 9]), rt.cast(rt.to_tensor(_W), x.dtype), padding=1), None, 1),
+    "mse_loss": (lambda x: F.mse_loss(x, rt.cast(rt.to_tensor(_G), x.dtype)), None, 1),
     "batch_norm": (_rows(lambda x: F.batch_norm(x, rt.zeros([9], x.dtype), rt.ones([9], x.dtype), rt.ones([9], x.dtype),
                                                 rt.zeros([9], x.dtype), training=True)), None, 1),
 }
