@@ -20,6 +20,9 @@ Declaring an op (one block)::
            methods=["tanh"],          # Tensor.tanh: this module's ``tanh``
            activation=True)           # accepted by static.nn.fc(activation="tanh")
 
+``float16_in_float32=True`` (ops and composites of several float steps) computes float16 inputs in
+float32 and rounds the results once, as Paddle's float16 kernels do (runtime/fp16_compute.py).
+
 Slot names ending in ``*`` are variadic: the kernel gets (or returns) a list
 there.  ``grad(ctx)`` builds input gradients with other registered ops (so it
 works on eager Tensors and on static Variables alike) and returns one entry per
@@ -33,6 +36,8 @@ names, and the op walker tests it like any other op.
 import sys
 from dataclasses import dataclass, field
 from typing import Callable, Optional
+
+from .fp16_compute import composite_in_float32, grad_in_float32, kernel_in_float32
 
 # The reason every gradient-only op gives for having no ONNX lowering.
 GRAD_ONLY = "gradient op: only training Programs hold it, and ONNX export takes inference Programs"
@@ -99,10 +104,20 @@ class OpDef:
     alias: Optional[Callable] = None
     module: str = ""                       # where ``api``/``methods`` functions are (default: the declaring module)
     doc: str = ""
+    # float16 inputs are computed in float32 and the result rounded once, as Paddle's float16
+    # kernels do (runtime/fp16_compute.py): the kernel and the gradient rule (on float32 casts).
+    # Declared by ops whose kernel or gradient takes several float steps.  "kernel": the kernel
+    # only, for a rule made of such ops already that reads its inputs' identity (conv's _wants_grad).
+    float16_in_float32: bool | str = False
 
     def __post_init__(self):
         self.methods = _method_map(self.methods)
         self.api, self.functional = tuple(self.api), tuple(self.functional)
+        if self.float16_in_float32:
+            if self.kernel is not None:
+                self.kernel = kernel_in_float32(self.kernel)
+            if self.grad is not None and self.float16_in_float32 != "kernel":
+                self.grad = grad_in_float32(self.grad)
         if self.onnx and self.no_onnx:
             raise ValueError(f"op '{self.type}' declares both an ONNX lowering and a reason for none")
 
@@ -158,16 +173,19 @@ class OpDef:
 
 
 class GradContext:
-    """What a gradient rule sees: forward inputs, outputs, output grads, attrs."""
+    """What a gradient rule sees: forward inputs, outputs, output grads, attrs.  ``from_float16``: the
+    values are float32 casts of float16 ones (``float16_in_float32``), so the forward outputs it reads
+    were rounded to float16 (a rule may recompute a statistic it needs to float32's precision)."""
 
-    __slots__ = ("inputs", "outputs", "out_grads", "attrs", "op")
+    __slots__ = ("inputs", "outputs", "out_grads", "attrs", "op", "from_float16")
 
-    def __init__(self, inputs, outputs, out_grads, attrs, op=None):
+    def __init__(self, inputs, outputs, out_grads, attrs, op=None, from_float16=False):
         self.inputs = inputs
         self.outputs = outputs
         self.out_grads = out_grads
         self.attrs = attrs
         self.op = op
+        self.from_float16 = from_float16
 
 
 @dataclass
@@ -182,6 +200,7 @@ class CompositeDef:
     activation: bool = False
     module: str = ""
     doc: str = ""
+    float16_in_float32: bool = False       # as OpDef's: float16 arguments computed in float32 (casts)
 
     def __post_init__(self):
         self.methods = _method_map(self.methods)
@@ -212,12 +231,17 @@ def def_op(type, inputs, outputs, pure=True, **kwargs):
 
 
 def composite(name, **kwargs):
-    """Decorator declaring a composite op: ``@composite("softplus", functional=["softplus"])``."""
+    """Decorator declaring a composite op: ``@composite("softplus", functional=["softplus"])``.
+
+    With ``float16_in_float32=True`` it returns ``fn`` wrapped to compute float16 arguments in
+    float32 (so the module's name, its methods and its public names are all the wrapped function)."""
     def register(fn):
         if name in _COMPOSITES or name in _REGISTRY:
             raise ValueError(f"op '{name}' is registered twice")
         kwargs.setdefault("module", fn.__module__)
         kwargs.setdefault("doc", (fn.__doc__ or "").strip().split("\n")[0])
+        if kwargs.get("float16_in_float32"):
+            fn = composite_in_float32(fn)
         _COMPOSITES[name] = CompositeDef(name=name, fn=fn, **kwargs)
         return fn
     return register

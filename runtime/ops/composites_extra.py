@@ -5,6 +5,7 @@
 ``F.sequence_mask``, ``F.adaptive_avg_pool2d``."""
 import numpy as np
 
+from ..dispatch import apply
 from ..hints import Axis, DTypeLike, TensorLike
 from ..registry import composite
 from .common import cast, constant
@@ -47,7 +48,7 @@ def triu(x: TensorLike, diagonal: int = 0, name: str | None = None) -> TensorLik
     return _band(x, diagonal, False)
 
 
-@composite("logsumexp", api=["logsumexp"], methods=["logsumexp"])
+@composite("logsumexp", api=["logsumexp"], methods=["logsumexp"], float16_in_float32=True)
 def logsumexp(x: TensorLike, axis: Axis | None = None, keepdim: bool = False,
               name: str | None = None) -> TensorLike:
     """``log(sum(exp(x)))`` over ``axis`` without overflow (Paddle's logsumexp)."""
@@ -90,7 +91,7 @@ def _run_time_scale(total, d):
     return multiply(total, cast(inv, str(total.dtype)))
 
 
-@composite("var", api=["var"], methods=["var"])
+@composite("var", api=["var"], methods=["var"], float16_in_float32=True)
 def var(x: TensorLike, axis: Axis | None = None, unbiased: bool = True, keepdim: bool = False,
         name: str | None = None) -> TensorLike:
     """Variance over ``axis`` (``unbiased``: divided by n - 1, as Paddle's default)."""
@@ -105,7 +106,7 @@ def var(x: TensorLike, axis: Axis | None = None, unbiased: bool = True, keepdim:
     return scale(total, 1.0 / d if d > 0 else float("nan"))
 
 
-@composite("std", api=["std"], methods=["std"])
+@composite("std", api=["std"], methods=["std"], float16_in_float32=True)
 def std(x: TensorLike, axis: Axis | None = None, unbiased: bool = True, keepdim: bool = False,
         name: str | None = None) -> TensorLike:
     """Standard deviation over ``axis`` (the square root of ``var``)."""
@@ -132,13 +133,13 @@ def index_select(x: TensorLike, index: TensorLike, axis: int = 0, name: str | No
     return gather(x, index, axis=axis)
 
 
-@composite("log1p", api=["log1p"], methods=["log1p"])
 def log1p(x: TensorLike, name: str | None = None) -> TensorLike:
-    """``log(1 + x)``."""
-    return log(add(_floating(x), 1.0))
+    """``log(1 + x)``, exact for tiny x (op ``log1p``, declared in math_extra.py; this is the same
+    call for the composites here and in math_composites.py, which load before that module)."""
+    return apply("log1p", _floating(x))
 
 
-@composite("normalize", functional=["normalize"])
+@composite("normalize", functional=["normalize"], float16_in_float32=True)
 def normalize(x: TensorLike, p: int = 2, axis: int = 1, epsilon: float = 1e-12,
               name: str | None = None) -> TensorLike:
     """``x / max(||x||_p, epsilon)`` along ``axis`` (Paddle's F.normalize; any p, inf and -inf too)."""
@@ -156,7 +157,7 @@ def normalize(x: TensorLike, p: int = 2, axis: int = 1, epsilon: float = 1e-12,
     return divide(x, maximum(norm, full_like(norm, epsilon)))
 
 
-@composite("binary_cross_entropy_with_logits", functional=["binary_cross_entropy_with_logits"])
+@composite("binary_cross_entropy_with_logits", functional=["binary_cross_entropy_with_logits"], float16_in_float32=True)
 def binary_cross_entropy_with_logits(logit: TensorLike, label: TensorLike, weight: TensorLike | None = None,
                                      reduction: str = "mean", pos_weight: TensorLike | None = None,
                                      name: str | None = None) -> TensorLike:
@@ -192,7 +193,7 @@ def sequence_mask(x: TensorLike, maxlen: int | TensorLike | None = None, dtype: 
     return cast(less_than(steps, unsqueeze(x, -1)), dtype)
 
 
-@composite("adaptive_avg_pool2d", functional=["adaptive_avg_pool2d"])
+@composite("adaptive_avg_pool2d", functional=["adaptive_avg_pool2d"], float16_in_float32=True)
 def adaptive_avg_pool2d(x: TensorLike, output_size: int | list[int], data_format: str = "NCHW",
                         name: str | None = None) -> TensorLike:
     """Average pooling of an NCHW input over Paddle's adaptive bins (bin i spans ``floor(i * H / oh)``

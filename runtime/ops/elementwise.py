@@ -31,7 +31,11 @@ def _floating(x):
 
 
 # -- smooth unary functions ----------------------------------------------------------------
+@np.errstate(over="ignore")
 def _sigmoid(x):
+    # exp(-x) overflows to inf below about -88 (float32): 1 / (1 + inf) = 0 is the right limit, and
+    # Paddle prints nothing there, where numpy would warn "overflow encountered in exp" (F.sigmoid,
+    # F.silu, F.swish). The decorator's errstate costs ~6k instructions a call (~19k -> 25k at 1 element).
     return 1 / (1 + np.exp(-x))
 
 
@@ -54,8 +58,6 @@ def _erf(x):
 
 
 def _gelu_kernel(x, approximate=False):
-    if x.dtype == np.float16:  # in float32, as Paddle's float16 kernels compute: 1 + erf cancels
-        return _gelu_kernel(x.astype(np.float32), approximate).astype(np.float16)
     if approximate:
         return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3)))
     if x.dtype == np.float32:  # relu(x) - |x| Q: no cancellation in the negative tail (gelu_erf.py)
@@ -64,8 +66,6 @@ def _gelu_kernel(x, approximate=False):
 
 
 def _gelu_grad_kernel(x, g, approximate=False):
-    if x.dtype == np.float16:
-        return _gelu_grad_kernel(x.astype(np.float32), g.astype(np.float32), approximate).astype(g.dtype)
     if approximate:
         inner = _SQRT_2_PI * (x + 0.044715 * x ** 3)
         t = np.tanh(inner)
@@ -83,8 +83,9 @@ def _unary(type, kernel, grad=None, onnx=None, doc="", **names):
 
 
 def _helper(type, kernel, doc="", grad=None):
+    # a gradient of several steps: float16 in float32, rounded once (runtime/fp16_compute.py)
     def_op(type, ["A", "OutGrad"], ["XGrad"], kernel=kernel, infer=same_as_grad, grad=grad, doc=doc,
-           no_onnx=GRAD_ONLY)
+           no_onnx=GRAD_ONLY, float16_in_float32=True)
 
 
 def _tanh_grad_grad(ctx):
@@ -108,11 +109,11 @@ _unary("exp", np.exp, lambda ctx: [apply("multiply", ctx.out_grads[0], ctx.outpu
 _unary("log", np.log, lambda ctx: [apply("divide", ctx.out_grads[0], ctx.inputs[0])], "Log")
 _unary("sqrt", np.sqrt, lambda ctx: [apply("sqrt_grad", ctx.outputs[0], ctx.out_grads[0])], "Sqrt")
 _unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda ctx: [apply("rsqrt_grad", ctx.outputs[0], ctx.out_grads[0])],
-       "rsqrt")
+       "rsqrt", float16_in_float32=True)
 _unary("tanh", np.tanh, lambda ctx: [apply("tanh_grad", ctx.outputs[0], ctx.out_grads[0])], "Tanh",
        functional=["tanh"], activation=True)
 _unary("sigmoid", _sigmoid, lambda ctx: [apply("sigmoid_grad", ctx.outputs[0], ctx.out_grads[0])], "Sigmoid",
-       functional=["sigmoid"], activation=True)
+       functional=["sigmoid"], activation=True, float16_in_float32=True)
 def _abs_grad(ctx):
     """g * sign(x), and exactly 0 where x == 0 whatever g is: Paddle's abs gradient, so sqrt(|x|)
     or log(|x|) at 0 (an infinite g) gives 0, not 0 * inf = nan."""
@@ -127,12 +128,14 @@ _unary("sign", np.sign, _ZERO_GRAD, "Sign")
 _unary("square", np.square,
        lambda ctx: [apply("multiply", ctx.out_grads[0], apply("scale", ctx.inputs[0], scale=2.0))], "square")
 _unary("neg", np.negative, lambda ctx: [apply("scale", ctx.out_grads[0], scale=-1.0)], "Neg")
-_unary("sin", np.sin, lambda ctx: [apply("multiply", ctx.out_grads[0], apply("cos", ctx.inputs[0]))], "Sin")
+_unary("sin", np.sin, lambda ctx: [apply("multiply", ctx.out_grads[0], apply("cos", ctx.inputs[0]))], "Sin",
+       float16_in_float32=True)
 _unary("cos", np.cos, lambda ctx: [apply("multiply", ctx.out_grads[0],
-                                         apply("neg", apply("sin", ctx.inputs[0])))], "Cos")
+                                         apply("neg", apply("sin", ctx.inputs[0])))], "Cos",
+       float16_in_float32=True)
 _unary("reciprocal", np.reciprocal,
        lambda ctx: [apply("neg", apply("multiply", ctx.out_grads[0], apply("square", ctx.outputs[0])))],
-       "Reciprocal")
+       "Reciprocal", float16_in_float32=True)
 _unary("floor", np.floor, _ZERO_GRAD, "Floor")
 _unary("ceil", np.ceil, _ZERO_GRAD, "Ceil")
 _unary("round", np.round, _ZERO_GRAD, "Round")
@@ -144,9 +147,10 @@ _helper("sigmoid_grad", lambda out, g: g * out * (1 - out), "d sigmoid: g out (1
 def_op("gelu", ["X"], ["Out"], attrs={"approximate": False}, kernel=_gelu_kernel, infer=same_as,
        grad=lambda ctx: [apply("gelu_grad", ctx.inputs[0], ctx.out_grads[0],
                                approximate=ctx.attrs["approximate"])],
-       onnx="gelu", api=["gelu"], functional=["gelu"], activation=True)
+       onnx="gelu", api=["gelu"], functional=["gelu"], activation=True,
+       float16_in_float32=True)  # in float16 arithmetic 1 + erf cancels: gelu(-3.377) was 33% off
 def_op("gelu_grad", ["X", "OutGrad"], ["XGrad"], attrs={"approximate": False}, kernel=_gelu_grad_kernel,
-       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.gelu_grad_grad)
+       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.gelu_grad_grad, float16_in_float32=True)
 
 
 # -- powers -----------------------------------------------------------------------------
@@ -193,9 +197,10 @@ def _elementwise_pow_grad(ctx):
 
 
 def_op("pow", ["X"], ["Out"], attrs={"factor": 1.0}, kernel=_pow_kernel, infer=same_as, grad=_pow_grad,
-       onnx="pow", api=["pow"], methods=["pow"], doc="x ** factor for a Python-number exponent.")
+       onnx="pow", api=["pow"], methods=["pow"], doc="x ** factor for a Python-number exponent.",
+       float16_in_float32=True)
 def_op("elementwise_pow", ["X", "Y"], ["Out"], kernel=_elementwise_pow_kernel, infer=infer_broadcast,
-       grad=_elementwise_pow_grad, onnx="Pow", api=["pow"], methods=["pow"],
+       grad=_elementwise_pow_grad, onnx="Pow", api=["pow"], methods=["pow"], float16_in_float32=True,
        doc="x ** y for a tensor exponent (broadcasting).")
 
 

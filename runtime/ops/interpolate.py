@@ -146,7 +146,7 @@ def _out_sizes(spatial, size, scale_factor, recompute_scale_factor):
     return outs, scales
 
 
-@composite("interpolate", functional=["interpolate", "upsample"])
+@composite("interpolate", functional=["interpolate", "upsample"], float16_in_float32=True)
 def interpolate(x: TensorLike, size: IntOrPair | None = None, scale_factor: float | Sequence[float] | None = None,
                 mode: str = "nearest", align_corners: bool = False,
                 align_mode: int = 0, data_format: str | None = None,

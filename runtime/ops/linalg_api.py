@@ -235,7 +235,7 @@ def _chain(mats, split, i, j):
     return matmul(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))
 
 
-@composite("cov", methods=["cov"])
+@composite("cov", methods=["cov"], float16_in_float32=True)
 def cov(x: TensorLike, rowvar: bool = True, ddof: bool = True, fweights: TensorLike | None = None,
         aweights: TensorLike | None = None, name: str | None = None) -> TensorLike:
     """The covariance matrix of the variables in the rows (columns when not ``rowvar``) of a 1-D or 2-D
@@ -270,7 +270,7 @@ def cov(x: TensorLike, rowvar: bool = True, ddof: bool = True, fweights: TensorL
     return reshape(c, []) if x.shape[0] == 1 else c
 
 
-@composite("corrcoef", methods=["corrcoef"])
+@composite("corrcoef", methods=["corrcoef"], float16_in_float32=True)
 def corrcoef(x: TensorLike, rowvar: bool = True, name: str | None = None) -> TensorLike:
     """Pearson correlation coefficients of the rows (columns when not ``rowvar``), clipped to [-1, 1]."""
     c = cov(x, rowvar)

@@ -15,7 +15,7 @@ from .reduce import sum as sum_
 from .shape import transpose, unsqueeze
 
 
-@composite("vector_norm")
+@composite("vector_norm", float16_in_float32=True)
 def vector_norm(x: TensorLike, p: float = 2.0, axis: int | list[int] | None = None, keepdim: bool = False,
                 name: str | None = None, dtype=None) -> TensorLike:
     """``sum(|x|^p)^(1/p)`` over ``axis`` (an int, a list of ints, or None: every dim); ``p`` inf / -inf
@@ -36,7 +36,7 @@ def _svdvals(x):
     return svdvals(x)
 
 
-@composite("matrix_norm")
+@composite("matrix_norm", float16_in_float32=True)
 def matrix_norm(x: TensorLike, p: float | str = "fro", axis: list[int] = (-2, -1), keepdim: bool = False,
                 name: str | None = None) -> TensorLike:
     """The matrix norm of the (``axis[0]``, ``axis[1]``) planes: "fro", "nuc" (sum of singular values),

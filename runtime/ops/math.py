@@ -143,7 +143,7 @@ def_op("scale", ["X"], ["Out"], attrs={"scale": 1.0, "bias": 0.0},
        if bias else x * np.asarray(scale, x.dtype),
        infer=same_as,
        grad=lambda ctx: [apply("scale", ctx.out_grads[0], scale=ctx.attrs["scale"])],
-       onnx="scale", api=["scale"], methods=["scale"])
+       onnx="scale", api=["scale"], methods=["scale"], float16_in_float32=True)  # x * s + b: one rounding
 
 
 def _matmul_kernel(x, y, transpose_x=False, transpose_y=False):

@@ -24,13 +24,13 @@ from .shape import concat
 from .composites_extra import log1p
 
 
-@composite("lerp", api=["lerp"], methods=["lerp"])
+@composite("lerp", api=["lerp"], methods=["lerp"], float16_in_float32=True)
 def lerp(x: TensorLike, y: TensorLike, weight: float | TensorLike, name: str | None = None) -> TensorLike:
     """``x + weight * (y - x)``."""
     return add(x, multiply(weight, subtract(y, x)))
 
 
-@composite("logaddexp", api=["logaddexp"], methods=["logaddexp"])
+@composite("logaddexp", api=["logaddexp"], methods=["logaddexp"], float16_in_float32=True)
 def logaddexp(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     """``log(exp(x) + exp(y))`` without overflow: ``max(x, y) + log1p(exp(-|x - y|))``."""
     x, y = operands(_floating(x), _floating(y))
@@ -72,7 +72,7 @@ def sgn(x: TensorLike, name: str | None = None) -> TensorLike:
     return apply("sign", x)
 
 
-@composite("rad2deg", api=["rad2deg"], methods=["rad2deg"])
+@composite("rad2deg", api=["rad2deg"], methods=["rad2deg"], float16_in_float32=True)
 def rad2deg(x: TensorLike, name: str | None = None) -> TensorLike:
     """Radians to degrees (int inputs give float32)."""
     return scale(_floating(x), 180.0 / _math.pi)
@@ -129,7 +129,7 @@ def nansum(x: TensorLike, axis: Axis | None = None, dtype: DTypeLike | None = No
     return sum_(x, axis=axis, dtype=dtype, keepdim=keepdim)
 
 
-@composite("nanmean", api=["nanmean"], methods=["nanmean"])
+@composite("nanmean", api=["nanmean"], methods=["nanmean"], float16_in_float32=True)
 def nanmean(x: TensorLike, axis: Axis | None = None, keepdim: bool = False, name: str | None = None) -> TensorLike:
     """Mean over ``axis`` of the non-nan elements."""
     x = _floating(x)

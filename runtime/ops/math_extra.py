@@ -51,11 +51,13 @@ _UNARY = {
     "log10": (np.log10, lambda c: apply("divide", _g(c), apply("scale", c.inputs[0], scale=_math.log(10.0))),
               "log_base"),
     "expm1": (np.expm1, lambda c: apply("multiply", _g(c), apply("scale", c.outputs[0], bias=1.0)), "expm1"),
+    # numpy's log1p: log(1 + x) rounds 1 + x first (log1p(1e-8) was 0 in float32)
+    "log1p": (np.log1p, lambda c: apply("divide", _g(c), apply("scale", c.inputs[0], bias=1.0)), "log1p"),
     "trunc": (np.trunc, lambda c: apply("scale", _g(c), scale=0.0), "trunc"),
 }
 for _name, (_kernel, _grad, _onnx) in _UNARY.items():
     def_op(_name, ["X"], ["Out"], kernel=_kernel, infer=same_as, grad=(lambda f: lambda ctx: [f(ctx)])(_grad),
-           onnx=_onnx, api=[_name], methods=[_name])
+           onnx=_onnx, api=[_name], methods=[_name], float16_in_float32=_name != "trunc")
 
 
 def _float_unary(type):
@@ -66,8 +68,8 @@ def _float_unary(type):
     return fn
 
 
-erf, asin, acos, atan, sinh, cosh, tan, log2, log10, expm1 = (
-    _float_unary(n) for n in ("erf", "asin", "acos", "atan", "sinh", "cosh", "tan", "log2", "log10", "expm1"))
+erf, asin, acos, atan, sinh, cosh, tan, log2, log10, expm1, log1p = (
+    _float_unary(n) for n in ("erf", "asin", "acos", "atan", "sinh", "cosh", "tan", "log2", "log10", "expm1", "log1p"))
 
 
 def trunc(input: TensorLike, name: str | None = None) -> TensorLike:  # noqa: A002  (Paddle's argument name)
@@ -87,7 +89,7 @@ def _atan2_grad(ctx):
 def_op("atan2", ["X", "Y"], ["Out"], kernel=np.arctan2,
        infer=lambda x, y: Meta(broadcast_shape(x.shape, y.shape), x.dtype),
        grad=_atan2_grad, onnx="atan2",
-       api=["atan2"], methods=["atan2"])
+       api=["atan2"], methods=["atan2"], float16_in_float32=True)
 
 
 def atan2(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
@@ -144,7 +146,7 @@ def _cumprod_grad(ctx):
 
 def_op("cumprod", ["X"], ["Out"], attrs={"dim": -1}, kernel=_cumprod_kernel,
        infer=lambda x, dim=-1: Meta(x.shape, x.dtype), grad=_cumprod_grad,
-       no_onnx="ONNX has no cumulative product node", api=["cumprod"], methods=["cumprod"],
+       no_onnx="ONNX has no cumulative product node", api=["cumprod"], methods=["cumprod"], float16_in_float32=True,
        doc="Cumulative product along dim; zeros in x give nan/inf gradients.")
 
 

@@ -121,10 +121,10 @@ def _lcse_grad_kernel(x, out, g, axis=-1):
 
 def_op("logcumsumexp", ["X"], ["Out"], attrs={"axis": -1}, kernel=_lcse_kernel, infer=same_as,
        grad=lambda c: [apply("logcumsumexp_grad", c.inputs[0], c.outputs[0], c.out_grads[0], axis=c.attrs["axis"])],
-       no_onnx=_NO_ONNX, api=["logcumsumexp"], methods=["logcumsumexp"])
+       no_onnx=_NO_ONNX, api=["logcumsumexp"], methods=["logcumsumexp"], float16_in_float32=True)
 def_op("logcumsumexp_grad", ["X", "Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_lcse_grad_kernel,
        infer=lambda x, out, g, **_: Meta(x.shape, x.dtype), no_onnx="gradient op: only training Programs hold it, and ONNX export takes inference Programs",
-       grad=second_order.logcumsumexp_grad_grad)
+       grad=second_order.logcumsumexp_grad_grad, float16_in_float32=True)
 
 
 def _flat_axis(x, axis, what):

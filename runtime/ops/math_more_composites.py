@@ -14,7 +14,7 @@ from ..registry import composite
 from .elementwise import _floating
 
 
-@composite("logit", api=["logit"], methods=["logit"])
+@composite("logit", api=["logit"], methods=["logit"], float16_in_float32=True)
 def logit(x: TensorLike, eps: float | None = None, name: str | None = None) -> TensorLike:
     """``log(x / (1 - x))``, x first clipped to ``[eps, 1 - eps]`` when ``eps`` is given (no gradient
     outside it)."""
@@ -24,7 +24,7 @@ def logit(x: TensorLike, eps: float | None = None, name: str | None = None) -> T
     return _rt.log(_rt.divide(x, _rt.scale(x, scale=-1.0, bias=1.0)))
 
 
-@composite("hypot", api=["hypot"], methods=["hypot"])
+@composite("hypot", api=["hypot"], methods=["hypot"], float16_in_float32=True)
 def hypot(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     """``sqrt(x**2 + y**2)`` elementwise."""
     return _rt.sqrt(_rt.add(_rt.square(_floating(x)), _rt.square(_floating(y))))
@@ -38,7 +38,7 @@ def ldexp(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     return _rt.multiply(x, _rt.pow(_rt.full_like(yf, 2.0), yf))
 
 
-@composite("sinc", api=["sinc"], methods=["sinc"])
+@composite("sinc", api=["sinc"], methods=["sinc"], float16_in_float32=True)
 def sinc(x: TensorLike, name: str | None = None) -> TensorLike:
     """``sin(pi x) / (pi x)``, 1 at 0 (where the gradient is 0)."""
     x = _floating(x)
@@ -78,13 +78,13 @@ def isreal(x: TensorLike, name: str | None = None) -> TensorLike:
     return _rt.full_like(x, True, dtype="bool")
 
 
-@composite("stanh", api=["stanh"], methods=["stanh"])
+@composite("stanh", api=["stanh"], methods=["stanh"], float16_in_float32=True)
 def stanh(x: TensorLike, scale_a: float = 0.67, scale_b: float = 1.7159, name: str | None = None) -> TensorLike:
     """``scale_b * tanh(scale_a * x)``."""
     return _rt.scale(_rt.tanh(_rt.scale(_floating(x), scale=float(scale_a))), scale=float(scale_b))
 
 
-@composite("deg2rad", api=["deg2rad"], methods=["deg2rad"])
+@composite("deg2rad", api=["deg2rad"], methods=["deg2rad"], float16_in_float32=True)
 def deg2rad(x: TensorLike, name: str | None = None) -> TensorLike:
     """Degrees to radians (ints give float32)."""
     return _rt.scale(_floating(x), scale=_math.pi / 180.0)
@@ -117,7 +117,7 @@ def _trapezoid_terms(y, x, dx, axis, what):
     return _rt.multiply(mean, _rt.subtract(xh, xl)), axis
 
 
-@composite("trapezoid", api=["trapezoid"], methods=["trapezoid"])
+@composite("trapezoid", api=["trapezoid"], methods=["trapezoid"], float16_in_float32=True)
 def trapezoid(y: TensorLike, x: TensorLike | None = None, dx: float | None = None, axis: int = -1,
               name: str | None = None) -> TensorLike:
     """The trapezoidal-rule integral of ``y`` along ``axis`` (sample points ``x``, or spacing ``dx``, default 1)."""
@@ -125,7 +125,8 @@ def trapezoid(y: TensorLike, x: TensorLike | None = None, dx: float | None = Non
     return _rt.sum(terms, axis=axis)
 
 
-@composite("cumulative_trapezoid", api=["cumulative_trapezoid"], methods=["cumulative_trapezoid"])
+@composite("cumulative_trapezoid", api=["cumulative_trapezoid"], methods=["cumulative_trapezoid"],
+           float16_in_float32=True)
 def cumulative_trapezoid(y: TensorLike, x: TensorLike | None = None, dx: float | None = None, axis: int = -1,
                          name: str | None = None) -> TensorLike:
     """The running trapezoidal-rule integral along ``axis`` (one element shorter there)."""
@@ -155,7 +156,7 @@ def vander(x: TensorLike, n: int | None = None, increasing: bool = False, name: 
     return _rt.stack(cols, axis=1)
 
 
-@composite("renorm", api=["renorm"], methods=["renorm"])
+@composite("renorm", api=["renorm"], methods=["renorm"], float16_in_float32=True)
 def renorm(x: TensorLike, p: float, axis: int, max_norm: float, name: str | None = None) -> TensorLike:
     """Each slice along ``axis`` whose p-norm exceeds ``max_norm`` scaled down to ``max_norm``
     (by ``max_norm / (norm + 1e-7)``, as Paddle)."""

@@ -257,7 +257,7 @@ _UNARY = {  # op type: (kernel, grad rule)
 for _name, (_kernel, _grad) in _UNARY.items():
     def_op(_name, ["X"], ["Out"], kernel=_kernel, infer=same_as, grad=_grad, no_onnx=_NO_ONNX,
            api=[_name] + (["gammaln"] if _name == "lgamma" else []),
-           methods=[_name] + (["gammaln=lgamma"] if _name == "lgamma" else []))
+           methods=[_name] + (["gammaln=lgamma"] if _name == "lgamma" else []), float16_in_float32=True)
 
 
 def _polygamma_kernel(x, n=1):

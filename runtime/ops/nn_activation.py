@@ -11,7 +11,7 @@ from ..dispatch import apply
 from . import second_order
 from ..registry import GRAD_ONLY, Meta, composite, def_op
 from .common import same_as_grad
-from .elementwise import _floating, exp, log, neg, sigmoid, tanh
+from .elementwise import _floating, exp, neg, sigmoid, tanh
 from .logic import greater_equal, greater_than, where
 from .math import add, multiply, relu, scale, subtract
 from .nn_norm import softmax_sums
@@ -54,33 +54,35 @@ def _float_infer(what):
 
 def_op("softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_softmax_kernel, infer=_float_infer("softmax"),
        grad=lambda ctx: [apply("softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])],
-       onnx="softmax", functional=["softmax"], activation=True)
+       onnx="softmax", functional=["softmax"], activation=True, float16_in_float32=True)
 def_op("softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_softmax_grad_kernel,
-       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.softmax_grad_grad)
+       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.softmax_grad_grad, float16_in_float32=True)
 def_op("log_softmax", ["X"], ["Out"], attrs={"axis": -1}, kernel=_log_softmax_kernel,
        infer=_float_infer("log_softmax"),
        grad=lambda ctx: [apply("log_softmax_grad", ctx.outputs[0], ctx.out_grads[0], axis=ctx.attrs["axis"])],
-       onnx="softmax", functional=["log_softmax"])
+       onnx="softmax", functional=["log_softmax"], float16_in_float32=True)
 def_op("log_softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, kernel=_log_softmax_grad_kernel,
-       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.log_softmax_grad_grad)
+       infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.log_softmax_grad_grad, float16_in_float32=True)
 
 
 
-@composite("softplus", functional=["softplus"], activation=True)
+@composite("softplus", functional=["softplus"], activation=True, float16_in_float32=True)
 def softplus(x: TensorLike, beta: float = 1, threshold: float = 20, name: str | None = None) -> TensorLike:
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold`` (Paddle's F.softplus)."""
     x = _floating(x)
     z = x if beta == 1 else scale(x, float(beta))
     # m + log(exp(-m) + exp(z - m)) with m = max(z, 0): no overflow, and its gradient is
-    # exactly sigmoid(z) whatever the gradient of m is (the m terms cancel).
+    # exactly sigmoid(z) whatever the gradient of m is (the m terms cancel).  One of the two exps
+    # is 1, so the log is log1p(expm1(-m) + exp(z - m)): no 1 + tiny rounded away (softplus(-17)
+    # was 0 in float32, and softplus(-12) 1% off).
     m = relu(z)
-    out = add(m, log(add(exp(scale(m, -1.0)), exp(subtract(z, m)))))
+    out = add(m, apply("log1p", add(apply("expm1", scale(m, -1.0)), exp(subtract(z, m)))))
     if beta != 1:
         out = scale(out, 1.0 / float(beta))
     return where(greater_than(z, float(threshold)), x, out)
 
 
-@composite("silu", functional=["silu", "swish"], activation=True)
+@composite("silu", functional=["silu", "swish"], activation=True, float16_in_float32=True)
 def silu(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x * sigmoid(x)`` (Paddle's F.silu; F.swish is the same function)."""
     x = _floating(x)
@@ -100,21 +102,22 @@ def nonpositive(x):
     return where(greater_than(x, 0.0), apply("fill_any_like", x, value=0.0, dtype=str(x.dtype)), x)
 
 
-@composite("elu", functional=["elu"], activation=True)
+@composite("elu", functional=["elu"], activation=True, float16_in_float32=True)
 def elu(x: TensorLike, alpha: float = 1.0, name: str | None = None) -> TensorLike:
     """``x`` where positive, ``alpha * (exp(x) - 1)`` elsewhere."""
     x = _floating(x)
-    # exp of min(x, 0): the branch where() discards must stay finite, or its zero gradient becomes 0 * inf.
-    return where(greater_than(x, 0.0), x, scale(exp(nonpositive(x)), float(alpha), -float(alpha)))
+    # expm1 of min(x, 0): the branch where() discards must stay finite, or its zero gradient becomes 0 * inf;
+    # expm1, not exp(x) - 1, which cancels near 0 (elu(-2e-4) was 100% off in float16, 1e-3 in float32).
+    return where(greater_than(x, 0.0), x, scale(apply("expm1", nonpositive(x)), float(alpha)))
 
 
-@composite("log_sigmoid", functional=["log_sigmoid"], activation=True)
+@composite("log_sigmoid", functional=["log_sigmoid"], activation=True, float16_in_float32=True)
 def log_sigmoid(x: TensorLike, name: str | None = None) -> TensorLike:
     """``log(sigmoid(x)) = -softplus(-x)``, without overflow."""
     return neg(softplus(neg(_floating(x))))
 
 
-@composite("mish", functional=["mish"], activation=True)
+@composite("mish", functional=["mish"], activation=True, float16_in_float32=True)
 def mish(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x * tanh(softplus(x))``."""
     x = _floating(x)

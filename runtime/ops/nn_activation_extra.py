@@ -7,7 +7,7 @@ keeps ``x`` at its threshold), checked against Paddle 3.3.
 from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import composite
-from .elementwise import _floating, clip, exp, sigmoid, tanh
+from .elementwise import _floating, clip, sigmoid, tanh
 from .nn_activation import nonpositive
 from .elementwise import abs as abs_
 from .logic import greater_equal, greater_than, less_than, where
@@ -29,14 +29,14 @@ def _inside(x, lo, hi):
     return where(less_than(low, hi), low, apply("fill_any_like", x, value=hi, dtype=str(x.dtype)))
 
 
-@composite("hardswish", functional=["hardswish"], activation=True)
+@composite("hardswish", functional=["hardswish"], activation=True, float16_in_float32=True)
 def hardswish(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x * relu6(x + 3) / 6`` (MobileNetV3)."""
     x = _floating(x)
     return multiply(x, scale(_inside(add(x, 3.0), 0.0, 6.0), 1.0 / 6.0))
 
 
-@composite("hardsigmoid", functional=["hardsigmoid"], activation=True)
+@composite("hardsigmoid", functional=["hardsigmoid"], activation=True, float16_in_float32=True)
 def hardsigmoid(x: TensorLike, slope: float = 0.1666667, offset: float = 0.5, name: str | None = None) -> TensorLike:
     """``clip(slope * x + offset, 0, 1)``."""
     return clip(scale(_floating(x), float(slope), float(offset)), 0.0, 1.0)
@@ -63,7 +63,7 @@ def prelu(x: TensorLike, weight: TensorLike, data_format: str = "NCHW", name: st
     return where(greater_than(x, 0.0), x, multiply(x, weight))
 
 
-@composite("selu", functional=["selu"], activation=True)
+@composite("selu", functional=["selu"], activation=True, float16_in_float32=True)
 def selu(x: TensorLike, scale: float = 1.0507009873554804934193349852946,
          alpha: float = 1.6732632423543772848170429916717, name: str | None = None) -> TensorLike:
     """``scale * x`` where positive, ``scale * alpha * (exp(x) - 1)`` elsewhere."""
@@ -73,23 +73,24 @@ def selu(x: TensorLike, scale: float = 1.0507009873554804934193349852946,
         raise ValueError(f"selu: alpha must be no less than 0, got {alpha}")
     x = _floating(x)
     s, a = float(scale), float(alpha)
-    # exp of min(x, 0): the discarded branch stays finite (its zero gradient must not be 0 * inf)
-    neg = _scale(exp(nonpositive(x)), s * a, -s * a)
+    # expm1 of min(x, 0): the discarded branch stays finite (its zero gradient must not be 0 * inf), and
+    # no exp(x) - 1 cancelling near 0
+    neg = _scale(apply("expm1", nonpositive(x)), s * a)
     return where(greater_than(x, 0.0), _scale(x, s), neg)
 
 
-@composite("celu", functional=["celu"], activation=True)
+@composite("celu", functional=["celu"], activation=True, float16_in_float32=True)
 def celu(x: TensorLike, alpha: float = 1.0, name: str | None = None) -> TensorLike:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
     if alpha == 0:
         raise ZeroDivisionError("celu: alpha cannot be 0")
     x = _floating(x)
     a = float(alpha)
-    neg = scale(exp(scale(nonpositive(x), 1.0 / a)), a, -a)
+    neg = scale(apply("expm1", scale(nonpositive(x), 1.0 / a)), a)  # expm1: no exp - 1 cancelling near 0
     return add(relu(x), nonpositive(neg))
 
 
-@composite("softsign", functional=["softsign"], activation=True)
+@composite("softsign", functional=["softsign"], activation=True, float16_in_float32=True)
 def softsign(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x / (1 + |x|)``."""
     x = _floating(x)
@@ -113,7 +114,7 @@ def hardshrink(x: TensorLike, threshold: float = 0.5, name: str | None = None) -
     return where(greater_equal(abs_(x), float(threshold)), x, scale(x, 0.0))
 
 
-@composite("tanhshrink", functional=["tanhshrink"], activation=True)
+@composite("tanhshrink", functional=["tanhshrink"], activation=True, float16_in_float32=True)
 def tanhshrink(x: TensorLike, name: str | None = None) -> TensorLike:
     """``x - tanh(x)``."""
     x = _floating(x)
@@ -133,7 +134,7 @@ def thresholded_relu(x: TensorLike, threshold: float = 1.0, value: float = 0.0, 
     return where(greater_than(x, float(threshold)), x, scale(x, 0.0, float(value)))
 
 
-@composite("glu", functional=["glu"])
+@composite("glu", functional=["glu"], float16_in_float32=True)
 def glu(x: TensorLike, axis: int = -1, name: str | None = None) -> TensorLike:
     """Gated linear unit: ``a * sigmoid(b)`` with ``a, b`` the two halves of ``x`` along ``axis``."""
     x = _floating(x)

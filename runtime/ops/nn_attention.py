@@ -25,7 +25,7 @@ def _repeat_heads(x, repeats):
     return reshape(expand(unsqueeze(x, 3), [b, s, h, repeats, d]), [b, s, h * repeats, d])
 
 
-@composite("scaled_dot_product_attention", functional=["scaled_dot_product_attention"])
+@composite("scaled_dot_product_attention", functional=["scaled_dot_product_attention"], float16_in_float32=True)
 def scaled_dot_product_attention(query: TensorLike, key: TensorLike, value: TensorLike,
                                  attn_mask: TensorLike | None = None, dropout_p: float = 0.0, is_causal: bool = False,
                                  training: bool = True, backend: str | None = None, scale: float | None = None,

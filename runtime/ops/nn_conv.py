@@ -192,15 +192,16 @@ for _nd, _attrs, _shape in ((2, _CONV_ATTRS, "NCHW input and [out, in/groups, kh
     _k = functools.partial
     def_op(f"conv{_nd}d", ["Input", "Filter"], ["Output"], attrs=dict(_attrs), kernel=_k(_conv_kernel, **_attrs),
            infer=_conv_infer, grad=lambda ctx, nd=_nd: _conv_grad(ctx, nd), onnx="conv",
-           functional=[f"conv{_nd}d"], doc=f"{_nd}-D convolution, {_shape} filter.")
+           functional=[f"conv{_nd}d"], doc=f"{_nd}-D convolution, {_shape} filter.",
+           float16_in_float32="kernel")  # its gradient ops declare float16_in_float32 themselves
     def_op(f"conv{_nd}d_grad_input", ["OutGrad", "Filter", "Input"], ["InputGrad"], attrs=dict(_attrs),
            kernel=_k(_conv_grad_input_kernel, **_attrs), infer=lambda g, w, x, **_: Meta(x.shape, x.dtype),
            no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its input (col2im of OutGrad x Filter).",
-           grad=second_order.conv_grad_input_grad(_nd))
+           grad=second_order.conv_grad_input_grad(_nd), float16_in_float32=True)
     def_op(f"conv{_nd}d_grad_filter", ["Input", "OutGrad", "Filter"], ["FilterGrad"], attrs=dict(_attrs),
            kernel=_k(_conv_grad_filter_kernel, **_attrs), infer=lambda x, g, w, **_: Meta(w.shape, w.dtype),
            no_onnx=GRAD_ONLY, doc=f"Gradient of conv{_nd}d with respect to its filter (OutGrad x im2col(Input)).",
-           grad=second_order.conv_grad_filter_grad(_nd))
+           grad=second_order.conv_grad_filter_grad(_nd), float16_in_float32=True)
 
 
 # -- pooling (2-D and 3-D) --------------------------------------------------------------
@@ -295,9 +296,9 @@ for _nd, _attrs, _layout in ((2, _POOL_ATTRS, "NCHW"), (3, _POOL3D_ATTRS, "NCDHW
     def_op(f"avg_pool{_nd}d", ["X"], ["Out"], attrs=dict(_attrs), kernel=_k(_avg_pool_kernel, **_attrs),
            infer=_pool_infer(f"avg_pool{_nd}d"),
            grad=lambda ctx, nd=_nd: [apply(f"avg_pool{nd}d_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs)],
-           onnx="pool", functional=[f"avg_pool{_nd}d"],
+           onnx="pool", functional=[f"avg_pool{_nd}d"], float16_in_float32=True,
            doc=f"{_nd}-D average pooling, {_layout} (exclusive: padding is not counted, Paddle's default).")
     def_op(f"avg_pool{_nd}d_grad", ["X", "OutGrad"], ["XGrad"], attrs=dict(_attrs),
            kernel=_k(_avg_pool_grad_kernel, **_attrs), infer=lambda x, g, **_: Meta(x.shape, x.dtype),
            no_onnx=GRAD_ONLY, doc="Spreads each window's gradient evenly.",
-           grad=second_order.avg_pool_grad_grad(_nd))
+           grad=second_order.avg_pool_grad_grad(_nd), float16_in_float32=True)

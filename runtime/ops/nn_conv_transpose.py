@@ -78,4 +78,5 @@ for _nd, _shape in ((2, "NCHW input and [in, out/groups, kh, kw]"), (3, "NCDHW i
     def_op(f"conv{_nd}d_transpose", ["Input", "Filter"], ["Output"], attrs=dict(_ATTRS[_nd]),
            kernel=functools.partial(_kernel, **_ATTRS[_nd]), infer=_infer,
            grad=lambda ctx, nd=_nd: _grad(ctx, nd), onnx="conv_transpose", functional=[f"conv{_nd}d_transpose"],
-           doc=f"{_nd}-D transposed convolution, {_shape} filter.")
+           doc=f"{_nd}-D transposed convolution, {_shape} filter.",
+           float16_in_float32="kernel")  # its gradient: conv ops declaring float16_in_float32

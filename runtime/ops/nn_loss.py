@@ -233,11 +233,11 @@ def_op("cross_entropy", ["Logits", "Label"], ["Loss"], attrs=dict(_CE_ATTRS), ke
        infer=_ce_infer,
        grad=lambda ctx: [apply("cross_entropy_grad", ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0],
                                **ctx.attrs), None],
-       onnx="cross_entropy", functional=["cross_entropy"],
+       onnx="cross_entropy", functional=["cross_entropy"], float16_in_float32=True,
        doc="Softmax cross entropy of logits against class indices or soft labels, reduced.")
 def_op("cross_entropy_grad", ["Logits", "Label", "LossGrad"], ["LogitsGrad"], attrs=dict(_CE_ATTRS),
        kernel=_ce_grad_kernel, infer=lambda x, label, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY,
-       grad=second_order_nn.cross_entropy_grad_grad)
+       grad=second_order_nn.cross_entropy_grad_grad, float16_in_float32=True)
 
 
 # -- mse_loss --------------------------------------------------------------------
@@ -272,8 +272,8 @@ def _mse_grad_kernel(x, y, g, reduction="mean"):
 def_op("mse_loss", ["X", "Label"], ["Loss"], attrs={"reduction": "mean"}, kernel=_mse_kernel, infer=_mse_infer,
        grad=lambda ctx: list(apply("mse_loss_grad", ctx.inputs[0], ctx.inputs[1], ctx.out_grads[0],
                                    reduction=ctx.attrs["reduction"])),
-       onnx="mse_loss", functional=["mse_loss"],
+       onnx="mse_loss", functional=["mse_loss"], float16_in_float32=True,
        doc="Squared error (x - label)^2, reduced by mean (default), sum or none.")
 def_op("mse_loss_grad", ["X", "Label", "LossGrad"], ["XGrad", "LabelGrad"], attrs={"reduction": "mean"},
-       kernel=_mse_grad_kernel, no_onnx=GRAD_ONLY, grad=second_order_nn.mse_loss_grad_grad,
+       kernel=_mse_grad_kernel, no_onnx=GRAD_ONLY, grad=second_order_nn.mse_loss_grad_grad, float16_in_float32=True,
        infer=lambda x, y, g, **_: (Meta(x.shape, x.dtype), Meta(y.shape, y.dtype)))

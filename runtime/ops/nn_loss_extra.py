@@ -40,14 +40,14 @@ def _same_shape(a, b, what):
         raise ValueError(f"{what}: input shape {list(a.shape)} and label shape {list(b.shape)} must be equal")
 
 
-@composite("l1_loss", functional=["l1_loss"])
+@composite("l1_loss", functional=["l1_loss"], float16_in_float32=True)
 def l1_loss(input: TensorLike, label: TensorLike, reduction: str = "mean", name: str | None = None) -> TensorLike:
     """``|input - label|``, reduced by ``reduction`` ("mean", "sum" or "none")."""
     input = _floating(input)
     return _reduce(abs_(subtract(input, _label(label, input))), reduction, "l1_loss")
 
 
-@composite("smooth_l1_loss", functional=["smooth_l1_loss"])
+@composite("smooth_l1_loss", functional=["smooth_l1_loss"], float16_in_float32=True)
 def smooth_l1_loss(input: TensorLike, label: TensorLike, reduction: str = "mean", delta: float = 1.0,
                    is_huber: bool = True, name: str | None = None) -> TensorLike:
     """Huber loss of ``d = input - label``: ``0.5 * d ** 2`` where ``|d| < delta``, ``delta * (|d| - 0.5 * delta)``
@@ -61,7 +61,7 @@ def smooth_l1_loss(input: TensorLike, label: TensorLike, reduction: str = "mean"
     return _reduce(where(less_than(d, delta), small, big), reduction, "smooth_l1_loss")
 
 
-@composite("nll_loss", functional=["nll_loss"])
+@composite("nll_loss", functional=["nll_loss"], float16_in_float32=True)
 def nll_loss(input: TensorLike, label: TensorLike, weight: TensorLike | None = None, ignore_index: int = -100,
              reduction: str = "mean", name: str | None = None) -> TensorLike:
     """Negative log-likelihood of log-probabilities ``input`` [N, C, ...] at the int class ``label`` [N, ...];
@@ -91,7 +91,7 @@ def _dims(t):
     return [d if d >= 0 else shape(t)[i] for i, d in enumerate(t.shape)]
 
 
-@composite("kl_div", functional=["kl_div"])
+@composite("kl_div", functional=["kl_div"], float16_in_float32=True)
 def kl_div(input: TensorLike, label: TensorLike, reduction: str = "mean", log_target: bool = False,
            name: str | None = None) -> TensorLike:
     """``label * (log(label) - input)`` (0 where ``label <= 0``), or ``exp(label) * (label - input)`` with
@@ -145,7 +145,7 @@ def binary_cross_entropy(input: TensorLike, label: TensorLike, weight: TensorLik
     return _reduce(loss, reduction, "binary_cross_entropy")
 
 
-@composite("margin_ranking_loss", functional=["margin_ranking_loss"])
+@composite("margin_ranking_loss", functional=["margin_ranking_loss"], float16_in_float32=True)
 def margin_ranking_loss(input: TensorLike, other: TensorLike, label: TensorLike, margin: float = 0.0,
                         reduction: str = "mean", name: str | None = None) -> TensorLike:
     """``max(0, -label * (input - other) + margin)``, reduced."""
@@ -162,7 +162,7 @@ def square_error_cost(input: TensorLike, label: TensorLike) -> TensorLike:
     return square(subtract(input, _label(label, input)))
 
 
-@composite("log_loss", functional=["log_loss"])
+@composite("log_loss", functional=["log_loss"], float16_in_float32=True)
 def log_loss(input: TensorLike, label: TensorLike, epsilon: float = 0.0001, name: str | None = None) -> TensorLike:
     """``-label * log(input + epsilon) - (1 - label) * log(1 - input + epsilon)`` elementwise."""
     input = _floating(input)
@@ -172,7 +172,7 @@ def log_loss(input: TensorLike, label: TensorLike, epsilon: float = 0.0001, name
                     multiply(scale(label, -1.0, 1.0), log(scale(input, -1.0, 1.0 + e))))
 
 
-@composite("sigmoid_focal_loss", functional=["sigmoid_focal_loss"])
+@composite("sigmoid_focal_loss", functional=["sigmoid_focal_loss"], float16_in_float32=True)
 def sigmoid_focal_loss(logit: TensorLike, label: TensorLike, normalizer: TensorLike | None = None,
                        alpha: float = 0.25, gamma: float = 2.0, reduction: str = "sum",
                        name: str | None = None) -> TensorLike:
@@ -194,7 +194,7 @@ def sigmoid_focal_loss(logit: TensorLike, label: TensorLike, normalizer: TensorL
     return _reduce(loss, reduction, "sigmoid_focal_loss")
 
 
-@composite("softmax_with_cross_entropy", functional=["softmax_with_cross_entropy"])
+@composite("softmax_with_cross_entropy", functional=["softmax_with_cross_entropy"], float16_in_float32=True)
 def softmax_with_cross_entropy(logits: TensorLike, label: TensorLike, soft_label: bool = False,
                                ignore_index: int = -100, numeric_stable_mode: bool = True,
                                return_softmax: bool = False,
@@ -213,7 +213,7 @@ def softmax_with_cross_entropy(logits: TensorLike, label: TensorLike, soft_label
     return loss
 
 
-@composite("label_smooth", functional=["label_smooth"])
+@composite("label_smooth", functional=["label_smooth"], float16_in_float32=True)
 def label_smooth(label: TensorLike, prior_dist: TensorLike | None = None, epsilon: float = 0.1,
                  name: str | None = None) -> TensorLike:
     """``(1 - epsilon) * label + epsilon * prior_dist`` (a uniform prior ``1 / num_classes`` by default)."""
@@ -229,7 +229,7 @@ def label_smooth(label: TensorLike, prior_dist: TensorLike | None = None, epsilo
     return add(scale(label, 1.0 - e), scale(prior_dist, e))
 
 
-@composite("cosine_similarity", functional=["cosine_similarity"])
+@composite("cosine_similarity", functional=["cosine_similarity"], float16_in_float32=True)
 def cosine_similarity(x1: TensorLike, x2: TensorLike, axis: int = 1, eps: float = 1e-8) -> TensorLike:
     """``sum(x1 * x2) / sqrt(max(sum(x1 ** 2) * sum(x2 ** 2), eps ** 2))`` along ``axis`` (broadcast)."""
     x1, x2 = _floating(x1), _floating(x2)
@@ -238,7 +238,7 @@ def cosine_similarity(x1: TensorLike, x2: TensorLike, axis: int = 1, eps: float 
     return divide(w12, sqrt(clip(multiply(w1, w2), float(eps) * float(eps), None)))
 
 
-@composite("pairwise_distance", functional=["pairwise_distance"])
+@composite("pairwise_distance", functional=["pairwise_distance"], float16_in_float32=True)
 def pairwise_distance(x: TensorLike, y: TensorLike, p: float = 2.0, epsilon: float = 1e-6, keepdim: bool = False,
                       name: str | None = None) -> TensorLike:
     """The ``p``-norm of ``x - y + epsilon`` over the last axis (``p`` > 0 or ``inf``)."""

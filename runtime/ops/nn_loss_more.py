@@ -23,7 +23,7 @@ def _same_dtype(label, like):
     return cast(label, like.dtype) if label.dtype != like.dtype else label
 
 
-@composite("hinge_embedding_loss", functional=["hinge_embedding_loss"])
+@composite("hinge_embedding_loss", functional=["hinge_embedding_loss"], float16_in_float32=True)
 def hinge_embedding_loss(input: TensorLike, label: TensorLike, margin: float = 1.0, reduction: str = "mean",
                          name: str | None = None) -> TensorLike:
     """``input`` where ``label`` is 1, ``relu(margin - input)`` where it is -1 (0 elsewhere), reduced."""
@@ -34,7 +34,7 @@ def hinge_embedding_loss(input: TensorLike, label: TensorLike, margin: float = 1
     return _reduce(loss, reduction, "hinge_embedding_loss")
 
 
-@composite("cosine_embedding_loss", functional=["cosine_embedding_loss"])
+@composite("cosine_embedding_loss", functional=["cosine_embedding_loss"], float16_in_float32=True)
 def cosine_embedding_loss(input1: TensorLike, input2: TensorLike, label: TensorLike, margin: float = 0,
                           reduction: str = "mean", name: str | None = None) -> TensorLike:
     """``1 - cos(input1, input2)`` where ``label`` is 1, ``max(cos - margin, 0)`` where it is -1."""
@@ -54,7 +54,7 @@ def cosine_embedding_loss(input1: TensorLike, input2: TensorLike, label: TensorL
     return _reduce(add(pos, neg), reduction, "cosine_embedding_loss")
 
 
-@composite("triplet_margin_loss", functional=["triplet_margin_loss"])
+@composite("triplet_margin_loss", functional=["triplet_margin_loss"], float16_in_float32=True)
 def triplet_margin_loss(input: TensorLike, positive: TensorLike, negative: TensorLike, margin: float = 1.0,
                         p: float = 2, epsilon: float = 1e-6, swap: bool = False, reduction: str = "mean",
                         name: str | None = None) -> TensorLike:
@@ -71,7 +71,7 @@ def triplet_margin_loss(input: TensorLike, positive: TensorLike, negative: Tenso
     return _reduce(clip(scale(subtract(pos, neg), 1.0, float(margin)), min=0.0), reduction, "triplet_margin_loss")
 
 
-@composite("soft_margin_loss", functional=["soft_margin_loss"])
+@composite("soft_margin_loss", functional=["soft_margin_loss"], float16_in_float32=True)
 def soft_margin_loss(input: TensorLike, label: TensorLike, reduction: str = "mean",
                      name: str | None = None) -> TensorLike:
     """``log(1 + exp(-label * input))`` (labels 1 or -1), reduced."""
@@ -79,7 +79,7 @@ def soft_margin_loss(input: TensorLike, label: TensorLike, reduction: str = "mea
     return _reduce(log(scale(exp(scale(multiply(label, input), -1.0)), 1.0, 1.0)), reduction, "soft_margin_loss")
 
 
-@composite("multi_label_soft_margin_loss", functional=["multi_label_soft_margin_loss"])
+@composite("multi_label_soft_margin_loss", functional=["multi_label_soft_margin_loss"], float16_in_float32=True)
 def multi_label_soft_margin_loss(input: TensorLike, label: TensorLike, weight: TensorLike | None = None,
                                  reduction: str = "mean", name: str | None = None) -> TensorLike:
     """The per-class logistic loss ``-(y log sigmoid(x) + (1 - y) log sigmoid(-x))`` (times ``weight``),
@@ -94,7 +94,7 @@ def multi_label_soft_margin_loss(input: TensorLike, label: TensorLike, weight: T
     return _reduce(mean(loss, axis=-1), reduction, "multi_label_soft_margin_loss")
 
 
-@composite("poisson_nll_loss", functional=["poisson_nll_loss"])
+@composite("poisson_nll_loss", functional=["poisson_nll_loss"], float16_in_float32=True)
 def poisson_nll_loss(input: TensorLike, label: TensorLike, log_input: bool = True, full: bool = False,
                      epsilon: float = 1e-8, reduction: str = "mean", name: str | None = None) -> TensorLike:
     """Poisson negative log-likelihood: ``exp(input) - label * input`` (``log_input``), else
@@ -113,7 +113,7 @@ def poisson_nll_loss(input: TensorLike, label: TensorLike, log_input: bool = Tru
     return _reduce(loss, reduction, "poisson_nll_loss")
 
 
-@composite("gaussian_nll_loss", functional=["gaussian_nll_loss"])
+@composite("gaussian_nll_loss", functional=["gaussian_nll_loss"], float16_in_float32=True)
 def gaussian_nll_loss(input: TensorLike, label: TensorLike, variance: TensorLike, full: bool = False,
                       epsilon: float = 1e-6, reduction: str = "mean", name: str | None = None) -> TensorLike:
     """Gaussian negative log-likelihood ``0.5 * (log(var) + (input - label) ** 2 / var)`` (``full``: plus
@@ -131,7 +131,7 @@ def gaussian_nll_loss(input: TensorLike, label: TensorLike, variance: TensorLike
     return _reduce(loss, reduction, "gaussian_nll_loss")
 
 
-@composite("dice_loss", functional=["dice_loss"])
+@composite("dice_loss", functional=["dice_loss"], float16_in_float32=True)
 def dice_loss(input: TensorLike, label: TensorLike, epsilon: float = 1e-5, name: str | None = None) -> TensorLike:
     """``mean(1 - 2 |input * onehot(label)| / (|input| + |onehot(label)| + epsilon))`` over the samples;
     ``input`` [N, ..., C] probabilities, ``label`` [N, ..., 1] int class ids."""

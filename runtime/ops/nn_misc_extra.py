@@ -47,7 +47,7 @@ def gumbel_softmax(x: TensorLike, temperature: float = 1.0, hard: bool = False, 
     return add(one_hot, scale(subtract(soft, stop_gradient(soft)), 0.0))  # Paddle: zero gradient
 
 
-@composite("pdist", functional=["pdist"])
+@composite("pdist", functional=["pdist"], float16_in_float32=True)
 def pdist(x: TensorLike, p: float = 2.0, name: str | None = None) -> TensorLike:
     """The ``p``-norm distances between every pair of rows i < j of an [N, M] ``x``: N * (N - 1) / 2 values,
     row-major over the upper triangle (equal rows: distance 0, gradient 0)."""
@@ -79,13 +79,13 @@ def pdist(x: TensorLike, p: float = 2.0, name: str | None = None) -> TensorLike:
     return where(positive, root, zeros_like(total))
 
 
-@composite("logsigmoid", functional=["logsigmoid"])
+@composite("logsigmoid", functional=["logsigmoid"], float16_in_float32=True)
 def logsigmoid(x: TensorLike, name: str | None = None) -> TensorLike:
     """``log(sigmoid(x))``, computed stably (Paddle's other name of ``F.log_sigmoid``)."""
     return log_sigmoid(x)
 
 
-@composite("rms_norm", functional=["rms_norm"])
+@composite("rms_norm", functional=["rms_norm"], float16_in_float32=True)
 def rms_norm(input: TensorLike, normalized_shape: int | list[int], weight: TensorLike | None = None,  # noqa: A002
              eps: float = 1e-5, name: str | None = None) -> tuple[TensorLike, TensorLike]:
     """Root-mean-square normalisation over the trailing ``normalized_shape`` dims: ``(out, invvar)`` with

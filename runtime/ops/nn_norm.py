@@ -91,7 +91,10 @@ def _bn_grad(ctx):
         return [None] * 5
     dx = dscale = dbias = None
     if g is not None:
-        dx, dscale, dbias = apply("batch_norm_grad", x, scale, ctx.outputs[3], ctx.outputs[4], g, **ctx.attrs)
+        saved = ctx.outputs[3:5]
+        if ctx.from_float16:  # float16 statistics: their float32 values again, as Paddle saves them
+            saved = apply("batch_norm", *ctx.inputs, **ctx.attrs)[3:5]
+        dx, dscale, dbias = apply("batch_norm_grad", x, scale, *saved, g, **ctx.attrs)
     if gm is not None or gi is not None:
         ca = _channel_axis(len(x.shape), ctx.attrs["data_layout"])
         bs = _bshape(len(x.shape), ca)
@@ -104,9 +107,11 @@ def _bn_grad(ctx):
 def_op("batch_norm", ["X", "Scale", "Bias", "Mean", "Variance"],
        ["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedInvStd"], attrs=dict(_BN_ATTRS),
        kernel=_bn_kernel, infer=_bn_infer, grad=_bn_grad, onnx="batch_norm", functional=["batch_norm"],
+       float16_in_float32=True,
        doc="Batch normalisation over all axes but the channel axis; returns updated running stats.")
 def_op("batch_norm_grad", ["X", "Scale", "SavedMean", "SavedInvStd", "YGrad"], ["XGrad", "ScaleGrad", "BiasGrad"],
        attrs=dict(_BN_ATTRS), kernel=_bn_grad_kernel, no_onnx=GRAD_ONLY, grad=second_order_nn.batch_norm_grad_grad,
+       float16_in_float32=True,
        infer=lambda x, scale, m, s, g, **_: (Meta(x.shape, x.dtype), Meta(scale.shape, scale.dtype),
                                              Meta(scale.shape, scale.dtype)))
 
@@ -231,10 +236,13 @@ def _ln_grad(ctx):
     g, gm, gi = ctx.out_grads  # Mean's and InvStd's: read by layer_norm_grad's own gradient
     if g is None and gm is None and gi is None:
         return [None, None, None]
-    x, scale, _ = ctx.inputs
+    x, scale, bias = ctx.inputs
     dx = dscale = dbias = None
     if g is not None:
-        dx, dscale, dbias = apply("layer_norm_grad", x, scale, ctx.outputs[1], ctx.outputs[2], g, **ctx.attrs)
+        mean, inv = ctx.outputs[1], ctx.outputs[2]
+        if ctx.from_float16:  # float16 statistics: their float32 values again, as Paddle saves them
+            _, mean, inv = apply("layer_norm", x, scale, bias, **ctx.attrs)
+        dx, dscale, dbias = apply("layer_norm_grad", x, scale, mean, inv, g, **ctx.attrs)
     if gm is not None or gi is not None:
         axes = list(range(ctx.attrs["begin_norm_axis"], len(x.shape)))
         dx = second_order_nn.stats_grad(x, ctx.outputs[1], ctx.outputs[2], gm, gi, axes, dx)
@@ -243,10 +251,10 @@ def _ln_grad(ctx):
 
 def_op("layer_norm", ["X", "Scale", "Bias"], ["Y", "Mean", "InvStd"],
        attrs={"begin_norm_axis": 1, "epsilon": 1e-5}, kernel=_ln_kernel, infer=_ln_infer, grad=_ln_grad,
-       onnx="layer_norm", functional=["layer_norm"],
+       onnx="layer_norm", functional=["layer_norm"], float16_in_float32=True,
        doc="Normalise over the axes from begin_norm_axis on, then scale and shift.")
 def_op("layer_norm_grad", ["X", "Scale", "Mean", "InvStd", "YGrad"], ["XGrad", "ScaleGrad", "BiasGrad"],
        attrs={"begin_norm_axis": 1, "epsilon": 1e-5}, kernel=_ln_grad_kernel, no_onnx=GRAD_ONLY,
-       grad=second_order_nn.layer_norm_grad_grad,
+       grad=second_order_nn.layer_norm_grad_grad, float16_in_float32=True,
        infer=lambda x, scale, m, s, g, **_: (Meta(x.shape, x.dtype), Meta(scale.shape, scale.dtype),
                                              Meta(scale.shape, scale.dtype)))

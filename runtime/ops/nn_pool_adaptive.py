@@ -109,7 +109,7 @@ def adaptive_max_pool3d(x: TensorLike, output_size: int | list[int | None], retu
     return (out, mask) if return_mask else out
 
 
-@composite("adaptive_avg_pool3d", functional=["adaptive_avg_pool3d"])
+@composite("adaptive_avg_pool3d", functional=["adaptive_avg_pool3d"], float16_in_float32=True)
 def adaptive_avg_pool3d(x: TensorLike, output_size: int | list[int | None], data_format: str = "NCDHW",
                         name: str | None = None) -> TensorLike:
     """Average over Paddle's adaptive bins of an NCDHW (or NDHWC) input: a reshape and a mean when every
@@ -199,7 +199,7 @@ def _lp_pool(x, nd, norm_type, kernel_size, stride, padding, ceil_mode, data_for
     return transpose(out, [0] + list(range(2, nd + 2)) + [1]) if last else out
 
 
-@composite("lp_pool1d", functional=["lp_pool1d"])
+@composite("lp_pool1d", functional=["lp_pool1d"], float16_in_float32=True)
 def lp_pool1d(x: TensorLike, norm_type: float, kernel_size: int | list[int], stride: int | list[int] | None = None,
               padding: int | list[int] | str = 0, ceil_mode: bool = False, data_format: str = "NCL",
               name: str | None = None) -> TensorLike:
@@ -209,7 +209,7 @@ def lp_pool1d(x: TensorLike, norm_type: float, kernel_size: int | list[int], str
     return _lp_pool(x, 1, norm_type, kernel_size, stride, padding, ceil_mode, data_format, "lp_pool1d")
 
 
-@composite("lp_pool2d", functional=["lp_pool2d"])
+@composite("lp_pool2d", functional=["lp_pool2d"], float16_in_float32=True)
 def lp_pool2d(x: TensorLike, norm_type: float, kernel_size: int | list[int], stride: int | list[int] | None = None,
               padding: int | list[int] | str = 0, ceil_mode: bool = False, data_format: str = "NCHW",
               name: str | None = None) -> TensorLike:

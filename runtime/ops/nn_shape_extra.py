@@ -133,7 +133,7 @@ def inner(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     return reshape(out, _dims(x)[:-1] + _dims(y)[:-1])
 
 
-@composite("addmm", api=["addmm"], methods=["addmm"])
+@composite("addmm", api=["addmm"], methods=["addmm"], float16_in_float32=True)
 def addmm(input: TensorLike, x: TensorLike, y: TensorLike, beta: float = 1.0, alpha: float = 1.0,  # noqa: A002
           name: str | None = None) -> TensorLike:
     """``beta * input + alpha * (x @ y)`` for 2-D ``x``, ``y`` (``input`` broadcast)."""
@@ -142,7 +142,7 @@ def addmm(input: TensorLike, x: TensorLike, y: TensorLike, beta: float = 1.0, al
     return add(scale(input, float(beta)), scale(matmul(x, y), float(alpha)))
 
 
-@composite("cdist", api=["cdist"])
+@composite("cdist", api=["cdist"], float16_in_float32=True)
 def cdist(x: TensorLike, y: TensorLike, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
           name: str | None = None) -> TensorLike:
     """The ``p``-norm distances between the rows of ``x`` [..., P, M] and of ``y`` [..., R, M]: [..., P, R]

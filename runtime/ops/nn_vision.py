@@ -114,7 +114,7 @@ def adaptive_max_pool2d(x: TensorLike, output_size: IntOrPair, return_mask: bool
     return _max_bins(_max_bins(x, 2, oh), 3, ow)
 
 
-@composite("adaptive_avg_pool1d", functional=["adaptive_avg_pool1d"])
+@composite("adaptive_avg_pool1d", functional=["adaptive_avg_pool1d"], float16_in_float32=True)
 def adaptive_avg_pool1d(x: TensorLike, output_size: int, name: str | None = None) -> TensorLike:
     """Average over Paddle's adaptive bins of an NCL input."""
     from .composites_extra import adaptive_avg_pool2d
@@ -175,7 +175,7 @@ def max_pool1d(x: TensorLike, kernel_size: IntOrOne, stride: IntOrOne | None = N
     return squeeze(out, 2)
 
 
-@composite("avg_pool1d", functional=["avg_pool1d"])
+@composite("avg_pool1d", functional=["avg_pool1d"], float16_in_float32=True)
 def avg_pool1d(x: TensorLike, kernel_size: IntOrOne, stride: IntOrOne | None = None,
                padding: IntOrPair | str = 0, exclusive: bool = True, ceil_mode: bool = False,
                name: str | None = None) -> TensorLike:
@@ -204,7 +204,7 @@ def _affine(y, weight, bias):
     return y
 
 
-@composite("group_norm", functional=["group_norm"])
+@composite("group_norm", functional=["group_norm"], float16_in_float32=True)
 def group_norm(x: TensorLike, num_groups: int, epsilon: float = 1e-05, weight: TensorLike | None = None,
                bias: TensorLike | None = None, data_format: str = "NCHW", name: str | None = None) -> TensorLike:
     """Normalise each group of ``C / num_groups`` channels over its channels and spatial dims (biased
@@ -228,7 +228,7 @@ def group_norm(x: TensorLike, num_groups: int, epsilon: float = 1e-05, weight: T
     return _affine(reshape(y, [_dim(x, i) for i in range(x.ndim)]), weight, bias)
 
 
-@composite("instance_norm", functional=["instance_norm"])
+@composite("instance_norm", functional=["instance_norm"], float16_in_float32=True)
 def instance_norm(x: TensorLike, running_mean: TensorLike | None = None, running_var: TensorLike | None = None,
                   weight: TensorLike | None = None, bias: TensorLike | None = None, use_input_stats: bool = True,
                   momentum: float = 0.9, eps: float = 1e-05, data_format: str = "NCHW",
@@ -244,7 +244,7 @@ def instance_norm(x: TensorLike, running_mean: TensorLike | None = None, running
     return _affine(_normalize(x, list(range(2, x.ndim)), eps), weight, bias)
 
 
-@composite("local_response_norm", functional=["local_response_norm"])
+@composite("local_response_norm", functional=["local_response_norm"], float16_in_float32=True)
 def local_response_norm(x: TensorLike, size: int, alpha: float = 0.0001, beta: float = 0.75, k: float = 1.0,
                         data_format: str = "NCHW", name: str | None = None) -> TensorLike:
     """``x / (k + alpha * mean of x ** 2 over `size` neighbouring channels) ** beta`` (AlexNet), the

@@ -87,7 +87,7 @@ def _base_coords(n, align_corners):
     return lin if align_corners else lin * (n - 1) / n
 
 
-@composite("affine_grid", functional=["affine_grid"])
+@composite("affine_grid", functional=["affine_grid"], float16_in_float32=True)
 def affine_grid(theta: TensorLike, out_shape: list[int] | TensorLike, align_corners: bool = True,
                 name: str | None = None) -> TensorLike:
     """Sampling grids of affine maps: ``theta`` [N, 2, 3] and ``out_shape`` [N, C, H, W] give [N, H, W, 2]
@@ -164,7 +164,7 @@ def _corner(flat, coords, sizes, c):
     return vals, unsqueeze(cast(inside, dt), 1)
 
 
-@composite("grid_sample", functional=["grid_sample"])
+@composite("grid_sample", functional=["grid_sample"], float16_in_float32=True)
 def grid_sample(x: TensorLike, grid: TensorLike, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool = True, name: str | None = None) -> TensorLike:
     """Samples of an NCHW ``x`` at the normalized (x, y) points of ``grid`` [N, H_out, W_out, 2] (or of an

@@ -46,7 +46,7 @@ def p_norm(x, p, axes, keepdim):
     return _root(sum_(pow(a, p), axis=axes, keepdim=keepdim), 1.0 / p)
 
 
-@composite("norm", api=["norm"], methods=["norm"])
+@composite("norm", api=["norm"], methods=["norm"], float16_in_float32=True)
 def norm(x: TensorLike, p: float | str | None = None, axis: int | list[int] | None = None, keepdim: bool = False,
          name: str | None = None) -> TensorLike:
     """The vector ``p``-norm of ``x`` over ``axis`` (all of it by default): ``p`` None or "fro" is the
@@ -71,7 +71,7 @@ def norm(x: TensorLike, p: float | str | None = None, axis: int | list[int] | No
     return p_norm(x, p, axes, keepdim)
 
 
-@composite("dist", api=["dist"], methods=["dist"])
+@composite("dist", api=["dist"], methods=["dist"], float16_in_float32=True)
 def dist(x: TensorLike, y: TensorLike, p: float = 2, name: str | None = None) -> TensorLike:
     """The ``p``-norm of ``x - y`` (broadcast) over all its entries, a 0-d tensor."""
     return norm(subtract(_floating(x), _floating(y)), p=float(p))

@@ -126,15 +126,15 @@ def _prod_grad(ctx):
 
 _REDUCE_ATTRS = {"axis": None, "keepdim": False}
 def_op("reduce_sum", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_sum_kernel, infer=_infer_reduce(_sum_dtype),
-       grad=_sum_grad, onnx="reduce", api=["sum"], methods=["sum"])
+       grad=_sum_grad, onnx="reduce", api=["sum"], methods=["sum"], float16_in_float32=True)
 def_op("reduce_mean", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_mean_kernel, infer=_infer_reduce(_keep),
-       grad=_mean_grad, onnx="reduce", api=["mean"], methods=["mean"])
+       grad=_mean_grad, onnx="reduce", api=["mean"], methods=["mean"], float16_in_float32=True)
 def_op("reduce_max", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_max_kernel, infer=_infer_reduce(_keep),
        grad=_extreme_grad, onnx="reduce", api=["max"], methods=["max"])
 def_op("reduce_min", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_min_kernel, infer=_infer_reduce(_keep),
        grad=_extreme_grad, onnx="reduce", api=["min"], methods=["min"])
 def_op("reduce_prod", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_prod_kernel, infer=_infer_reduce(_keep),
-       grad=_prod_grad, onnx="reduce", api=["prod"], methods=["prod"],
+       grad=_prod_grad, onnx="reduce", api=["prod"], methods=["prod"], float16_in_float32=True,
        doc="Product; its gradient divides by x, so zeros in x give nan/inf gradients.")
 def_op("reduce_all", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_all_kernel,
        infer=_infer_reduce(lambda dt: "bool"), onnx="reduce_bool", api=["all"], methods=["all"])
@@ -173,7 +173,7 @@ def_op("cumsum", ["X"], ["Out"], attrs={"axis": -1, "reverse": False}, kernel=_c
        infer=lambda x, axis=-1, reverse=False: Meta(x.shape, x.dtype),
        grad=lambda ctx: [apply("cumsum", ctx.out_grads[0], axis=ctx.attrs["axis"],
                                reverse=not ctx.attrs["reverse"])],
-       onnx="cumsum", api=["cumsum"], methods=["cumsum"])
+       onnx="cumsum", api=["cumsum"], methods=["cumsum"], float16_in_float32=True)
 def_op("numel", ["X"], ["Out"], kernel=lambda x: np.asarray(x.size, dtype=np.int64),
        infer=lambda x: Meta((), "int64"), onnx="Size", api=["numel"], methods=["numel"],
        doc="Number of elements, as a 0-d int64 tensor (known at run time).")

@@ -100,7 +100,7 @@ class OpCalls:
         if fast is not None:  # ranks known statically: numpy directly, checks and attrs resolved now
             g[kname] = fast
             return f"{kname}({', '.join(args)})", getattr(fast, "first_only", False)
-        g[kname] = opdef.kernel
+        g[kname] = self._plain_kernel(block, op, opdef)
         for k, v in effective_attrs(opdef, op).items():
             if _is_literal(v) and _keyword_ok(k):
                 args.append(f"{k}={v!r}")
@@ -109,6 +109,19 @@ class OpCalls:
                 g[aname] = {k: v}
                 args.append(f"**{aname}")
         return f"{kname}({', '.join(args)})", False
+
+    @staticmethod
+    def _plain_kernel(block, op, opdef):
+        """The op's kernel; for a ``float16_in_float32`` op none of whose inputs is float16 (static
+        dtypes), the kernel it wraps (runtime/fp16_compute.py): the wrapper would call just that."""
+        kernel = opdef.kernel
+        if not opdef.float16_in_float32 or not enabled("plain_kernels"):
+            return kernel
+        for n in op.input_arg_names:
+            v = block._find_var(n)
+            if v is None or str(v.dtype) == "float16":
+                return kernel
+        return kernel.__wrapped__
 
     @staticmethod
     def _targets(op, tgt, first_only=False, opdef=None):

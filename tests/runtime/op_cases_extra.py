@@ -55,6 +55,7 @@ def _cases(D, F, P, case, small):  # noqa: N803
         "log2": case(P(3, 4), ref=np.log2),
         "log10": case(P(3, 4), ref=np.log10),
         "expm1": case(F(3, 4), ref=np.expm1),
+        "log1p": case(P(3, 4), ref=np.log1p),
         "trunc": case(F(3, 4) * 3, ref=np.trunc),
         "atan2": case(F(3, 4), P(4), ref=np.arctan2),
         "reduce_amax": case(D(3, 4), axis=[1], ref=lambda x, axis: x.max(1)),

@@ -1,5 +1,5 @@
 """ONNX lowerings of the Paddle 2.x extras (``runtime/ops/math_extra.py``, ``index_extra.py``):
-log2/log10 and expm1 (no ONNX node of their own), trunc, einsum, scatter_nd_add, the along-axis
+log2/log10, expm1 and log1p (no ONNX node of their own), trunc, einsum, scatter_nd_add, the along-axis
 assignment, scatter, diagonal and atan2; see ``ops`` for the ``fn(ex, op)`` contract."""
 import math
 
@@ -17,6 +17,11 @@ def _log_base(ex, op):
 @lowering("expm1")
 def _expm1(ex, op):
     ex.node("Sub", [ex.node("Exp", [ex.i("X")]), ex.const(1.0, ex.var("X").dtype)], ex.o("Out"))
+
+
+@lowering("log1p")
+def _log1p(ex, op):  # ONNX has no Log1p: log(1 + x), as the node set allows
+    ex.node("Log", [ex.node("Add", [ex.i("X"), ex.const(1.0, ex.var("X").dtype)])], ex.o("Out"))
 
 
 @lowering("trunc")
