@@ -31,7 +31,8 @@ def_op("fill_any_like", ["X"], ["Out"], attrs={"value": 0.0, "dtype": None}, ker
        onnx="fill_like", api=["full_like", "zeros_like", "ones_like", "empty_like"],
        methods=["zeros_like", "ones_like", "full_like"],
        doc="A tensor shaped like X (read at run time) filled with value.")
-def_op("arange", [], ["Out"], attrs={"start": 0, "end": 1, "step": 1, "dtype": "int64"},
+# start/end/step are declared floats so that a saved model's check takes both kinds (arange(0, 1, 0.1)).
+def_op("arange", [], ["Out"], attrs={"start": 0.0, "end": 1.0, "step": 1.0, "dtype": "int64"},
        kernel=lambda start=0, end=1, step=1, dtype="int64": np.arange(start, end, step, dtype=dtype),
        infer=lambda start=0, end=1, step=1, dtype="int64": Meta((_arange_len(start, end, step),), dtype),
        onnx="fold", api=["arange"])
