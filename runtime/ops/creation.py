@@ -191,8 +191,10 @@ def full(shape: ShapeLike, fill_value: int | float | bool | TensorLike, dtype: D
          name: str | None = None) -> TensorLike:
     """``shape``: ints and 1-element int Tensors, or a 1-D int Tensor (read when the Program runs)."""
     if isinstance(fill_value, _rt.framework.Variable):  # a run-time value: broadcast it to the shape
-        dt = _dtype(dtype, DEFAULT_FLOAT[0])
-        return expand(reshape(cast(fill_value, dt), []), shape)
+        # a bool one fills bool, as eagerly a bool's or a bool Tensor's .item() (a carried Python bool is a
+        # bool Variable too); detached: eagerly (and in Paddle) no gradient reaches the value
+        dt = _dtype(dtype, "bool" if fill_value.dtype == "bool" else DEFAULT_FLOAT[0])
+        return _detach(expand(reshape(cast(fill_value, dt), []), shape))
     if isinstance(fill_value, _tensor.Tensor):
         fill_value = fill_value.item()
     # a bool fill gives a bool tensor, as in Paddle (not float32 ones)
@@ -214,6 +216,9 @@ def ones(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = No
 def full_like(x: TensorLike, fill_value: int | float | bool, dtype: DTypeLike | None = None,
               name: str | None = None) -> TensorLike:
     """A Tensor shaped like ``x`` filled with ``fill_value``, of ``x``'s dtype unless ``dtype``."""
+    if isinstance(fill_value, _rt.framework.Variable):  # a run-time value, broadcast as np.full does eagerly;
+        # detached: eagerly (and in Paddle) no gradient reaches the value
+        return _detach(apply("expand_as", cast(fill_value, _dtype(dtype, x.dtype)), x))
     return apply("fill_any_like", x, value=fill_value, dtype=_dtype(dtype, x.dtype))
 
 
