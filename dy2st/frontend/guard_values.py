@@ -214,15 +214,41 @@ def _contents_guards(label, value, read, written, out, layers, depth=0):
                 out.append(_ValueGuard(f"{label}[{key!r}]", _item_reader(value, key), item, ("item", value, key)))
             _contents_guards(f"{label}[{key!r}]", item, read, written, out, layers, depth + 1)
     elif _is_plain_object(value):
-        read = read | _member_reads(type(value), read)
+        dynamic = getattr(read, "dynamic", set())
+        read = _with_dynamic(read | _member_reads(type(value), read), dynamic)
         class_guards(type(value), read, out, set())
         d = value.__dict__
+        absent_guards(label, value, d, read, dynamic, out)
         for name in sorted(read & d.keys()):
             item = d[name]
             if isinstance(item, types.ModuleType) or inspect.isclass(item) or (name in written and not _plain(item)):
                 continue
             out.append(_ValueGuard(f"attribute {label}.{name}", _global_reader(d, name), item, ("global", d, name)))
             _contents_guards(f"{label}.{name}", item, read, written, out, layers, depth + 1)
+
+
+def _with_dynamic(names, dynamic):
+    from .layer_guard import Names  # noqa: PLC0415  (layer_guard imports this module)
+    out = Names(names)
+    out.dynamic = dynamic
+    return out
+
+
+def shadowable(cls, name):
+    """True when ``name`` reads a member of ``cls`` that an instance attribute would hide (a method,
+    a class attribute): setting one on the instance later changes what the code reads."""
+    member = inspect.getattr_static(cls, name, _MISSING)
+    return member is not _MISSING and not hasattr(type(member), "__set__")
+
+
+def absent_guards(label, obj, d, read, dynamic, out):
+    """Guards that names the code reads stay unset on ``obj`` (instance dict ``d``) where the class
+    answers them (`cfg.scale()`, a class default) or getattr/hasattr asks (`getattr(cfg, "x", 0)`):
+    one set later (`cfg.scale = f`) changes what the code reads."""
+    for name in sorted(read - d.keys()):
+        if not name.startswith("__") and (name in dynamic or shadowable(type(obj), name)):
+            out.append(_ValueGuard(f"attribute {label}.{name} (unset while tracing)", _global_reader(d, name),
+                                   _MISSING, ("global", d, name)))
 
 
 def attribute_containers(owner, names, out, internals=frozenset()):

@@ -36,7 +36,7 @@ from runtime.static.train_step import grad_guards
 
 from . import decorators, memo_probes
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, attribute_containers, _attr_reader, _cell_reader, _holds_traced, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
+from .guard_values import (_MISSING, absent_guards, attribute_containers, _attr_reader, _cell_reader, _holds_traced, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
                            _module_guards, _plain, _user_module, _ValueGuard)
 from .layer_guard import _LAYER_INTERNALS, _as_function, _code_names, _LayerGuard, _read_names, _written_names
 
@@ -236,9 +236,10 @@ def _object_guards(obj, function, layers):
     d = getattr(obj, "__dict__", None)
     if d is None:
         return []
-    written = set()
-    names = _read_names(type(obj), [decorators.unwrap(function)], written)
+    written, dynamic = set(), set()
+    names = _read_names(type(obj), [decorators.unwrap(function)], written, dynamic)
     out = []
+    absent_guards("self", obj, d, names, dynamic, out)
     for n in sorted(names):
         if n in d and not isinstance(d[n], types.ModuleType) and (_plain(d[n]) or n not in written):
             out.append(_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n)))
