@@ -153,6 +153,17 @@ def _is_plain_object(value):
     return not _library(type(value))
 
 
+def _slot_names(value):
+    """The __slots__ names of a user object without a __dict__ (its attributes are read through
+    them), else an empty tuple."""
+    cls = type(value)
+    if hasattr(value, "__dict__") or _library(cls) or isinstance(value, (rt.Tensor, type)) \
+            or cls.__module__ == "builtins":
+        return ()
+    return tuple(n for k in cls.__mro__ for n in ((vars(k).get("__slots__") or ()) if not isinstance(
+        vars(k).get("__slots__"), str) else (vars(k)["__slots__"],)))
+
+
 def _member_reads(cls, read, depth=0):
     """The names the methods and properties of ``cls`` that ``read`` names read in turn
     (`cfg.get_scale()`, `cfg.doubled` read `self.scale`)."""
@@ -213,6 +224,13 @@ def _contents_guards(label, value, read, written, out, layers, depth=0):
             if array_contents(item) is not None:
                 out.append(_ValueGuard(f"{label}[{key!r}]", _item_reader(value, key), item, ("item", value, key)))
             _contents_guards(f"{label}[{key!r}]", item, read, written, out, layers, depth + 1)
+    elif _slot_names(value):  # a __slots__ object: its attributes the code names, as a plain object's
+        for name in sorted(read & set(_slot_names(value))):
+            item = getattr(value, name, _MISSING)
+            if name not in written or _plain(item):
+                out.append(_ValueGuard(f"attribute {label}.{name}", _attr_reader(value, name), item,
+                                       ("attr", value, name)))
+                _contents_guards(f"{label}.{name}", item, read, written, out, layers, depth + 1)
     elif _is_plain_object(value):
         dynamic = getattr(read, "dynamic", set())
         read = _with_dynamic(read | _member_reads(type(value), read), dynamic)

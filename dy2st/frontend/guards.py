@@ -36,7 +36,7 @@ from runtime.static.train_step import grad_guards
 
 from . import decorators, memo_probes
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, absent_guards, attribute_containers, _attr_reader, _cell_reader, _holds_traced, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
+from .guard_values import (_MISSING, absent_guards, attribute_containers, _attr_reader, _cell_reader, _holds_traced, class_guards, _contents_guards, _global_reader, _is_plain_object, _library, _slot_names,
                            _module_guards, _plain, _user_module, _ValueGuard)
 from .layer_guard import _LAYER_INTERNALS, _as_function, _code_names, _LayerGuard, _read_names, _written_names
 
@@ -224,7 +224,8 @@ def _namespace_guards(fn, seen_code, layers, out, depth=0):
         out.append(_ValueGuard(label, read, value, where))
         if isinstance(value, rt.nn.Layer):
             layers.append((label.split(" ")[-1], value))
-        elif not _plain(value) and (type(value) in (list, tuple, dict) or _is_plain_object(value)):
+        elif not _plain(value) and (type(value) in (list, tuple, dict) or _is_plain_object(value)
+                                    or _slot_names(value)):
             _contents_guards(label.split(" ")[-1], value, names, _written_names(code), out, layers)
         elif isinstance(value, types.FunctionType) and not _library(value):
             _namespace_guards(inspect.unwrap(value), seen_code, layers, out, depth + 1)
