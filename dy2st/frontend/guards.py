@@ -50,6 +50,7 @@ class _Calls(list):
     def __init__(self):
         super().__init__()
         self.before, self.seen = [], set()
+        self.arguments = ()  # the Python values among the traced call's arguments (set by the trace)
 
     def snapshot(self, fn, owner=None):
         code = getattr(fn, "__code__", None)
@@ -73,6 +74,12 @@ def recording(function=None, instance=None):
         yield calls
     finally:
         _calls.reset(token)
+
+
+def traced_arguments():
+    """The Python values among the arguments of the call being traced; None outside a trace."""
+    calls = _calls.get()
+    return None if calls is None else calls.arguments
 
 
 def note_call(fn):

@@ -127,6 +127,7 @@ class Tracing:
             for feed, (*_, stop_gradient) in zip(feeds, metas):  # what `x.stop_gradient` reads as eagerly
                 feed.stop_gradient = stop_gradient
             args, kwargs = unflatten(skeleton, feeds)
+            calls.arguments = skeleton_values(skeleton)  # `next(it)` of one is refused (operators.outside_iterators)
             written = InputWrites(main, feeds)
             out = fn(*self._args_with_self(args), **kwargs)
             given, feeds = feeds, written.feeds(main)  # an argument written in place names its new value
