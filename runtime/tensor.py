@@ -280,7 +280,13 @@ class Tensor(TensorMethods):
         return self._node is None
 
     def detach(self):
-        """The same values as a new Tensor with no gradient history (shares the array)."""
+        """The same values as a new Tensor with no gradient history (shares the array). While a
+        Program is built, a ``stop_gradient`` op on this tensor bound live: each run reads its
+        current value (a parameter after an optimizer step), as eager code calling it again does."""
+        from .trace_state import _mode  # noqa: PLC0415  (trace_state imports this module)
+        if _mode.static:
+            from .ops.common import stop_gradient  # noqa: PLC0415  (the op modules import this one)
+            return stop_gradient(self)
         return Tensor._wrap(self._value)
 
     def clear_grad(self):

@@ -116,7 +116,8 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
     """A Tensor from Python/numpy data: floats the default float dtype, ints int64, bools bool, ndarrays keep their dtype."""
     if isinstance(data, TensorLike):
         out = data if dtype is None else cast(data, dtype)
-        if isinstance(out, _rt.framework.Variable):
+        # while a Program is built an eager tensor (a global, a parameter) is bound live by the op below
+        if _mode.static or isinstance(out, _rt.framework.Variable):
             # Eager to_tensor copies into a new leaf, so no gradient flows back to `data`.
             out = _detach(out)
             if not stop_gradient:  # a trainable leaf, as eagerly (see the constant case below)
@@ -124,7 +125,7 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
             return out
         out = _tensor.Tensor(np.array(out._value, copy=True), stop_gradient=stop_gradient)
         return out
-    if _mode.static and _holds_variable(data):
+    if _mode.static and _holds_tensor(data):  # its tensors (eager ones bound live) stacked, not baked in
         return _stacked(data, dtype)
     if dtype is None and isinstance(data, (list, tuple)):
         # one numpy conversion gives the dtype (numpy's own with a Tensor among the items, as in Paddle;
@@ -154,12 +155,16 @@ def _holds_variable(data):
         isinstance(d, _rt.framework.Variable) or _holds_variable(d) for d in data)
 
 
+def _holds_tensor(data):
+    return isinstance(data, (list, tuple)) and any(isinstance(d, TensorLike) or _holds_tensor(d) for d in data)
+
+
 def _stacked(data, dtype):
     """``to_tensor([n, n + 1])`` while a Program is built, some items run-time values (an unknown
     dim): the items stacked as eager stacks their values, in the dtype eager gives (the given one; with
     a tensor among the items numpy's for their values, as in Paddle; else the promotion of the items'
     dtypes, Python ints int64, floats the default float dtype)."""
-    items = [_stacked(d, dtype) if _holds_variable(d) else d for d in data]
+    items = [_stacked(d, dtype) if _holds_tensor(d) else d for d in data]
     if dtype is not None:
         dt = convert_dtype(dtype)
     elif any(_genuine_tensor(d) for d in data):
