@@ -21,7 +21,7 @@ from .dtypes import convert_dtype
 # The grad mode lives in ``grad_mode.py``; its names are re-exported here, where the op modules,
 # autograd and callers outside runtime read them.
 from .grad_mode import GRAD_ENABLED, _grad_mode, enable_grad, is_grad_enabled, no_grad  # noqa: F401
-from .trace_state import STATIC_MODE
+from .trace_state import STATIC_MODE, note_value_read
 
 
 class TensorLike:
@@ -223,9 +223,13 @@ class Tensor(TensorMethods):
 
     def tolist(self):
         """The value as nested Python lists (a Python number for a 0-d tensor)."""
+        if STATIC_MODE.get():  # read while a Program is built: a constant of it (see trace_state)
+            note_value_read(self)
         return self._value.tolist()
 
     def __array__(self, dtype=None, copy=None):
+        if STATIC_MODE.get():
+            note_value_read(self)
         return self._value if dtype is None else self._value.astype(dtype)
 
     def _scalar(self, kind):

@@ -73,6 +73,14 @@ class ArrayContents:
         return array.dtype == self.dtype and array.shape == self.shape and self._bytes(array) == self.data
 
 
+def tensor_values(tensor):
+    """An eager tensor's dtype, shape and bytes (of a large one an even sample, as ``ArrayContents``):
+    compared by equality, so set_value with the same values (a new array) keeps the guard holding."""
+    a = tensor.numpy()
+    step = 1 if a.nbytes <= _EXACT_BYTES else -(-a.size // _SAMPLE)
+    return str(a.dtype), a.shape, (a.tobytes() if step == 1 else np.ravel(a)[::step].tobytes())
+
+
 def array_contents(value):
     """The ArrayContents of a numpy array of numbers, strings or bools (None for anything else)."""
     return ArrayContents(value) if type(value) is np.ndarray and value.dtype.kind in "biufcSUM" else None
@@ -105,6 +113,8 @@ class _ValueGuard:
             return f"{writer.obj(_items)}({writer.obj(container)})"
         if kind == "attr":  # a function's __defaults__, a class attribute
             return f"{writer.obj(container)}.{name}"
+        if kind == "apply":  # a function of the object (a tensor's values: ``tensor_values``)
+            return f"{writer.obj(name)}({writer.obj(container)})"
         if kind == "item":  # a list/tuple/dict item (a numpy array: see ArrayContents)
             return f"{writer.obj(container)}[{name!r}]"
         return f"{writer.obj(container)}.cell_contents"

@@ -36,7 +36,7 @@ from runtime.static.train_step import grad_guards
 
 from . import decorators, memo_probes
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, absent_guards, attribute_containers, _attr_reader, _cell_reader, _holds_traced, class_guards, _contents_guards, _global_reader, _is_plain_object, _library, _slot_names,
+from .guard_values import (_MISSING, absent_guards, attribute_containers, _attr_reader, _cell_reader, _holds_traced, class_guards, _contents_guards, _global_reader, _is_plain_object, _library, _slot_names, tensor_values,
                            _module_guards, _plain, _user_module, _ValueGuard)
 from .layer_guard import _LAYER_INTERNALS, _as_function, _code_names, _LayerGuard, _read_names, _written_names
 
@@ -51,6 +51,7 @@ class _Calls(list):
         super().__init__()
         self.before, self.seen = [], set()
         self.arguments = ()  # the Python values among the traced call's arguments (set by the trace)
+        self.value_reads = []  # eager tensors whose values Python code took (`t.tolist()`), set by the trace
 
     def snapshot(self, fn, owner=None):
         code = getattr(fn, "__code__", None)
@@ -289,6 +290,12 @@ def build(function, instance, arguments, calls, program):
         fn = _ran_function(fn, layer)  # a sub-layer's forward reads globals too (a flag, a config module)
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
+    read_ids = set()
+    for t in getattr(calls, "value_reads", ()):  # `t.tolist()`, `np.asarray(t)`: constants in the Program
+        if id(t) not in read_ids:
+            read_ids.add(id(t))
+            value_guards.append(_ValueGuard(f"the values of tensor {t.name or '(unnamed)'} read into Python",
+                                            lambda t=t: tensor_values(t), tensor_values(t), ("apply", t, tensor_values)))
     layer_guards, seen, classes = [], set(), set()
     live = frozenset(id(t) for t in program.bound_tensors.values())
     while roots:  # layers kept in plain lists, dicts or objects are guarded as layers too

@@ -11,6 +11,7 @@ import warnings
 import runtime as rt
 from runtime import grad_hooks
 from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
+from runtime.trace_state import recording_value_reads
 from runtime.static import passes
 
 from ..conversion.transform import with_defaults_of
@@ -121,7 +122,8 @@ class Tracing:
         # Sealed when done: its values kept across calls (a memo) are an error in later Programs.
         with trace_checks.sealing(main), recording_calls(self.dygraph_function, self._instance) as calls, \
                 program_guard(main, startup), static_mode_guard(True), \
-                origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes:
+                origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes, \
+                recording_value_reads() as calls.value_reads:
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype, _) in zip(feed_names, metas)]
             for feed, (*_, stop_gradient) in zip(feeds, metas):  # what `x.stop_gradient` reads as eagerly

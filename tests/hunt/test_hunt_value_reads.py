@@ -1,0 +1,30 @@
+"""An eager tensor (a global, a buffer) whose values converted code takes into Python with
+`t.tolist()` or `np.asarray(t)`: the Program holds them as constants, and a later change of the
+tensor (set_value, an in-place write) retraces, as eager code reads the new values; while they stay
+the same one Program serves every call."""
+import numpy as np
+
+import dy2st
+import runtime as rt
+
+G = rt.to_tensor(np.array([1.0, 2.0], "float32"))
+
+
+def _reads(x):
+    first = G.tolist()[0]
+    return x * first + x * np.asarray(G)[1]
+
+
+def test_values_read_into_python_are_guarded():
+    sf = dy2st.to_static(_reads)
+    try:
+        for v, x in (([1.0, 2.0], [1.0, -1.0]), ([1.0, 2.0], [3.0, 0.5]), ([4.0, -3.0], [1.0, -1.0])):
+            G.set_value(np.array(v, "float32"))
+            x = rt.to_tensor(np.array(x, "float32"))
+            np.testing.assert_array_equal(sf(x).numpy(), _reads(x).numpy())
+        assert len(sf.program_cache) == 2
+        G.numpy()[0] = 10.0  # written in place: the same array object, other bytes
+        np.testing.assert_array_equal(sf(x).numpy(), _reads(x).numpy())
+        assert len(sf.program_cache) == 3
+    finally:
+        G.set_value(np.array([1.0, 2.0], "float32"))
