@@ -223,13 +223,11 @@ class Tensor(TensorMethods):
 
     def tolist(self):
         """The value as nested Python lists (a Python number for a 0-d tensor)."""
-        if STATIC_MODE.get():  # read while a Program is built: a constant of it (see trace_state)
-            note_value_read(self)
+        STATIC_MODE.get() and note_value_read(self)  # a constant of the Program built (see trace_state)
         return self._value.tolist()
 
     def __array__(self, dtype=None, copy=None):
-        if STATIC_MODE.get():
-            note_value_read(self)
+        STATIC_MODE.get() and note_value_read(self)
         return self._value if dtype is None else self._value.astype(dtype)
 
     def _scalar(self, kind):
@@ -284,11 +282,9 @@ class Tensor(TensorMethods):
         return self._node is None
 
     def detach(self):
-        """The same values as a new Tensor with no gradient history (shares the array). While a
-        Program is built, a ``stop_gradient`` op on this tensor bound live: each run reads its
-        current value (a parameter after an optimizer step), as eager code calling it again does."""
-        from .trace_state import _mode  # noqa: PLC0415  (trace_state imports this module)
-        if _mode.static:
+        """The same values as a new Tensor with no gradient history (shares the array); while a Program
+        is built, an op on this tensor bound live (each run reads a parameter's current value)."""
+        if STATIC_MODE.get():
             from .ops.common import stop_gradient  # noqa: PLC0415  (the op modules import this one)
             return stop_gradient(self)
         return Tensor._wrap(self._value)
