@@ -315,6 +315,9 @@ def _module_guards(label, module, read, written, out, layers):
     plain values by value, layers and plain objects by identity and then by their contents.
     Tensors are read live and functions are code, so neither is guarded here."""
     d = vars(module)
+    for name in sorted(set(getattr(read, "dynamic", ())) - d.keys()):  # `getattr(config, "BIAS", 0.0)`, unset
+        out.append(_ValueGuard(f"attribute {label}.{name} (unset while tracing)", _global_reader(d, name), _MISSING,
+                               ("global", d, name)))
     for name in sorted(read & d.keys()):
         item = d[name]
         if isinstance(item, (types.ModuleType, types.FunctionType, rt.Tensor)) or inspect.isclass(item) \

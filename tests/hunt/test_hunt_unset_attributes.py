@@ -2,6 +2,8 @@
 default an instance attribute later hides (`net.helper = f`), and names asked for with
 getattr/hasattr and a default. Setting one retraces (the Program kept the class's method, the
 default, the hasattr answer), as eager code reads the new one; leaving them unset keeps one Program."""
+import sys
+
 import numpy as np
 
 import dy2st
@@ -69,3 +71,20 @@ def test_plain_object_attributes_set_after_the_trace():
     finally:
         vars(CFG).clear()
     _same(sf(x), _uses_cfg(x))
+
+
+def test_user_module_attribute_asked_with_getattr(tmp_path, monkeypatch):
+    (tmp_path / "hunt_unset_cfg.py").write_text("SCALE = 2.0\n")
+    (tmp_path / "hunt_unset_model.py").write_text(
+        "import hunt_unset_cfg\n\n\ndef f(x):\n    return x * hunt_unset_cfg.SCALE + getattr(hunt_unset_cfg, 'BIAS', 0.0)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import hunt_unset_cfg as cfg  # noqa: PLC0415  (written above)
+    import hunt_unset_model as model  # noqa: PLC0415
+    sf = dy2st.to_static(model.f)
+    x = rt.to_tensor(np.array([1.0, -2.0], "float32"))
+    _same(sf(x), model.f(x))
+    cfg.BIAS = 5.0
+    _same(sf(x), model.f(x))
+    assert len(sf.program_cache) == 2
+    for name in ("hunt_unset_cfg", "hunt_unset_model"):
+        monkeypatch.delitem(sys.modules, name)
