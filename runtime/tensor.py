@@ -216,6 +216,7 @@ class Tensor(TensorMethods):
         one at a flat index ``item(i)`` or at ``item(i, j, ...)`` (numpy's ``item``, as Paddle's)."""
         if not args and self._value.size != 1:
             raise ValueError(f"item() needs a tensor with one element, got shape {self.shape}")
+        STATIC_MODE.get() and note_value_read(self)
         try:
             return self._value.item(*args)
         except IndexError as e:  # Paddle raises ValueError for an index out of bounds
@@ -233,6 +234,7 @@ class Tensor(TensorMethods):
     def _scalar(self, kind):
         if self._value.size != 1:
             raise TypeError(f"{kind}() needs a tensor with one element, got shape {self.shape}")
+        STATIC_MODE.get() and note_value_read(self)
         return self._value.reshape(()).item()
 
     def __float__(self):

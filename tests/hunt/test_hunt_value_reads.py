@@ -1,13 +1,17 @@
-"""An eager tensor (a global, a buffer) whose values converted code takes into Python with
-`t.tolist()` or `np.asarray(t)`: the Program holds them as constants, and a later change of the
+"""An eager tensor (a global, a parameter) whose values converted code takes into Python with
+`t.tolist()`, `np.asarray(t)`, or `float(t)`/`t.item()` given to Python code (`math.exp`, a property
+the converter does not convert): the Program holds them as constants, and a later change of the
 tensor (set_value, an in-place write) retraces, as eager code reads the new values; while they stay
 the same one Program serves every call."""
+import math
+
 import numpy as np
 
 import dy2st
 import runtime as rt
 
 G = rt.to_tensor(np.array([1.0, 2.0], "float32"))
+G1 = rt.to_tensor(np.array([1.0], "float32"))
 
 
 def _reads(x):
@@ -28,3 +32,30 @@ def test_values_read_into_python_are_guarded():
         assert len(sf.program_cache) == 3
     finally:
         G.set_value(np.array([1.0, 2.0], "float32"))
+
+
+class _Scaled(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.alpha = self.create_parameter([1], default_initializer=rt.nn.initializer.Constant(2.0))
+
+    @property
+    def scale(self):  # a property getter runs as is: float() of the parameter is a Python float
+        return float(self.alpha)
+
+    def forward(self, x):
+        return x * self.scale + math.exp(float(G1))
+
+
+def test_python_numbers_read_from_tensors_are_guarded():
+    net = _Scaled()
+    sf = dy2st.to_static(net)
+    x = rt.to_tensor(np.array([1.0, -1.0], "float32"))
+    try:
+        for alpha, g in ((2.0, 1.0), (2.0, 1.0), (5.0, 1.0), (5.0, 0.5)):
+            net.alpha.set_value(np.array([alpha], "float32"))
+            G1.set_value(np.array([g], "float32"))
+            np.testing.assert_array_equal(sf(x).numpy(), _Scaled.forward(net, x).numpy())
+        assert len(sf.forward.program_cache) == 3
+    finally:
+        G1.set_value(np.array([1.0], "float32"))
