@@ -59,3 +59,20 @@ def test_python_numbers_read_from_tensors_are_guarded():
         assert len(sf.forward.program_cache) == 3
     finally:
         G1.set_value(np.array([1.0], "float32"))
+
+
+def _flagged(x):
+    if G1:  # the truth of an eager tensor: decided while tracing, so guarded by its value
+        return x * 2
+    return x * 3
+
+
+def test_truth_of_an_eager_tensor_is_guarded():
+    sf = dy2st.to_static(_flagged)
+    x = rt.to_tensor(np.array([1.0, -1.0], "float32"))
+    try:
+        for g in (1.0, 0.0, 1.0):
+            G1.set_value(np.array([g], "float32"))
+            np.testing.assert_array_equal(sf(x).numpy(), _flagged(x).numpy())
+    finally:
+        G1.set_value(np.array([1.0], "float32"))
