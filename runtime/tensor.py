@@ -21,7 +21,7 @@ from .dtypes import convert_dtype
 # The grad mode lives in ``grad_mode.py``; its names are re-exported here, where the op modules,
 # autograd and callers outside runtime read them.
 from .grad_mode import GRAD_ENABLED, _grad_mode, enable_grad, is_grad_enabled, no_grad  # noqa: F401
-from .trace_state import STATIC_MODE
+from .trace_state import STATIC_MODE, note_value_read
 
 
 class TensorLike:
@@ -221,6 +221,7 @@ class Tensor(TensorMethods):
                 raise TypeError(f"argument (position {k}) must be long, but got {type(a).__name__}")
         if len(args) > 1 and len(args) != self._value.ndim:
             raise ValueError("incorrect number of indices for Tensor")
+        STATIC_MODE.get() and note_value_read(self)
         try:
             return self._value.item(*args)
         except IndexError as e:  # Paddle raises ValueError for an index out of bounds
@@ -228,14 +229,17 @@ class Tensor(TensorMethods):
 
     def tolist(self):
         """The value as nested Python lists (a Python number for a 0-d tensor)."""
+        STATIC_MODE.get() and note_value_read(self)  # a constant of the Program built (see trace_state)
         return self._value.tolist()
 
     def __array__(self, dtype=None, copy=None):
+        STATIC_MODE.get() and note_value_read(self)
         return self._value if dtype is None else self._value.astype(dtype)
 
     def _scalar(self, kind):
         if self._value.size != 1:
             raise TypeError(f"{kind}() needs a tensor with one element, got shape {self.shape}")
+        STATIC_MODE.get() and note_value_read(self)
         return self._value.reshape(()).item()
 
     def __float__(self):
@@ -285,7 +289,11 @@ class Tensor(TensorMethods):
         return self._node is None
 
     def detach(self):
-        """The same values as a new Tensor with no gradient history (shares the array)."""
+        """The same values as a new Tensor with no gradient history (shares the array); while a Program
+        is built, an op on this tensor bound live (each run reads a parameter's current value)."""
+        if STATIC_MODE.get():
+            from .ops.common import stop_gradient  # noqa: PLC0415  (the op modules import this one)
+            return stop_gradient(self)
         return Tensor._wrap(self._value)
 
     def clear_grad(self):

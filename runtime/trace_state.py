@@ -160,3 +160,27 @@ def converting():
     an origin provider), as opposed to hand-built static code (``enable_static()``): Python state
     such calls change or read (``rt.seed``, a scheduler's rate) must then become ops of the Program."""
     return _mode.static and _origin.provider is not None
+
+
+# Eager tensors whose values Python code took while a Program was built (`t.tolist()`,
+# `np.asarray(t)`): the Program holds those values as constants, so a converter that records them
+# (``recording_value_reads``) can guard them and rebuild when one changes.
+_VALUE_READS = contextvars.ContextVar("runtime_value_reads", default=None)
+
+
+def note_value_read(tensor):
+    """Called by an eager tensor whose values Python code takes while a Program is built."""
+    reads = _VALUE_READS.get()
+    if reads is not None:
+        reads.append(tensor)
+
+
+@contextlib.contextmanager
+def recording_value_reads():
+    """Collect (into the yielded list) the eager tensors ``note_value_read`` is told about."""
+    reads = []
+    token = _VALUE_READS.set(reads)
+    try:
+        yield reads
+    finally:
+        _VALUE_READS.reset(token)

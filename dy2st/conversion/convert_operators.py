@@ -25,6 +25,7 @@ from dy2st.operators.flags import SetStopGradient, SetStopGradientItem
 from dy2st.operators.python_semantics import (IsInstance, TraceExcept, Type,
                                              python_float, refuse_clock, refuse_python_random)
 from dy2st.operators.match import MatchClassSubject
+from dy2st.operators.outside_iterators import Next
 from dy2st.operators.sequences import Enumerate, Range, Reversed, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
 from dy2st.operators.side_effects import Inplace, InplaceCall, SetItem
@@ -38,7 +39,7 @@ __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfEls
            "Pop", "SetItem", "Inplace", "InplaceCall", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
            "Compare", "Truth", "Type", "Max", "Min", "Any", "All", "Sum", "AddN", "Insert", "ArrayWrite", "ArrayWriteInto", "ArrayRead",
-           "ArrayLength", "MatchClassSubject"]
+           "ArrayLength", "MatchClassSubject", "Next"]
 
 _SELF = sys.modules[__name__]  # the interface the functions Call converts are generated against
 

@@ -113,6 +113,7 @@ class CheckWriter:
                      f"g_d['forward'] is {self.obj(d['forward'])}")
         for hooks in _HOOKS:
             tests.append(f"not g_d[{hooks!r}]" if not d[hooks] else f"g_d[{hooks!r}] == {self.obj(list(d[hooks]))}")
+        tests += [f"{name!r} not in g_d" for name in g.absent]  # set only through setattr: with the version
         every_call = []
         for name, value, plain, contents, held in zip(g.names, g.pinned[6], g.plain, g.arrays, g.held):
             read = f"g_d.get({name!r}, G_M)"

@@ -80,6 +80,14 @@ class ArrayContents:
         return array.dtype == self.dtype and array.shape == self.shape and self._bytes(array) == self.data
 
 
+def tensor_values(tensor):
+    """An eager tensor's dtype, shape and bytes (of a large one an even sample, as ``ArrayContents``):
+    compared by equality, so set_value with the same values (a new array) keeps the guard holding."""
+    a = tensor.numpy()
+    step = 1 if a.nbytes <= _EXACT_BYTES else -(-a.size // _SAMPLE)
+    return str(a.dtype), a.shape, (a.tobytes() if step == 1 else np.ravel(a)[::step].tobytes())
+
+
 def array_contents(value):
     """The ArrayContents of a numpy array of numbers, strings or bools (None for anything else)."""
     return ArrayContents(value) if type(value) is np.ndarray and value.dtype.kind in "biufcSUM" else None
@@ -112,6 +120,8 @@ class _ValueGuard:
             return f"{writer.obj(_items)}({writer.obj(container)})"
         if kind == "attr":  # a function's __defaults__, a class attribute
             return f"{writer.obj(container)}.{name}"
+        if kind == "apply":  # a function of the object (a tensor's values: ``tensor_values``)
+            return f"{writer.obj(name)}({writer.obj(container)})"
         if kind == "item":  # a list/tuple/dict item (a numpy array: see ArrayContents)
             return f"{writer.obj(container)}[{name!r}]"
         return f"{writer.obj(container)}.cell_contents"
@@ -158,6 +168,17 @@ def _is_plain_object(value):
                           types.BuiltinFunctionType, type)) or not isinstance(getattr(value, "__dict__", None), dict):
         return False
     return not _library(type(value))
+
+
+def _slot_names(value):
+    """The __slots__ names of a user object without a __dict__ (its attributes are read through
+    them), else an empty tuple."""
+    cls = type(value)
+    if hasattr(value, "__dict__") or _library(cls) or isinstance(value, (rt.Tensor, type)) \
+            or cls.__module__ == "builtins":
+        return ()
+    return tuple(n for k in cls.__mro__ for n in ((vars(k).get("__slots__") or ()) if not isinstance(
+        vars(k).get("__slots__"), str) else (vars(k)["__slots__"],)))
 
 
 def _member_reads(cls, read, depth=0):
@@ -220,16 +241,49 @@ def _contents_guards(label, value, read, written, out, layers, depth=0):
             if array_contents(item) is not None:
                 out.append(_ValueGuard(f"{label}[{key!r}]", _item_reader(value, key), item, ("item", value, key)))
             _contents_guards(f"{label}[{key!r}]", item, read, written, out, layers, depth + 1)
+    elif _slot_names(value):  # a __slots__ object: its attributes the code names, as a plain object's
+        for name in sorted(read & set(_slot_names(value))):
+            item = getattr(value, name, _MISSING)
+            if name not in written or _plain(item):
+                out.append(_ValueGuard(f"attribute {label}.{name}", _attr_reader(value, name), item,
+                                       ("attr", value, name)))
+                _contents_guards(f"{label}.{name}", item, read, written, out, layers, depth + 1)
     elif _is_plain_object(value):
-        read = read | _member_reads(type(value), read)
+        dynamic = getattr(read, "dynamic", set())
+        read = _with_dynamic(read | _member_reads(type(value), read), dynamic)
         class_guards(type(value), read, out, set())
         d = value.__dict__
+        absent_guards(label, value, d, read, dynamic, out)
         for name in sorted(read & d.keys()):
             item = d[name]
             if isinstance(item, types.ModuleType) or inspect.isclass(item) or (name in written and not _plain(item)):
                 continue
             out.append(_ValueGuard(f"attribute {label}.{name}", _global_reader(d, name), item, ("global", d, name)))
             _contents_guards(f"{label}.{name}", item, read, written, out, layers, depth + 1)
+
+
+def _with_dynamic(names, dynamic):
+    from .layer_guard import Names  # noqa: PLC0415  (layer_guard imports this module)
+    out = Names(names)
+    out.dynamic = dynamic
+    return out
+
+
+def shadowable(cls, name):
+    """True when ``name`` reads a member of ``cls`` that an instance attribute would hide (a method,
+    a class attribute): setting one on the instance later changes what the code reads."""
+    member = inspect.getattr_static(cls, name, _MISSING)
+    return member is not _MISSING and not hasattr(type(member), "__set__")
+
+
+def absent_guards(label, obj, d, read, dynamic, out):
+    """Guards that names the code reads stay unset on ``obj`` (instance dict ``d``) where the class
+    answers them (`cfg.scale()`, a class default) or getattr/hasattr asks (`getattr(cfg, "x", 0)`):
+    one set later (`cfg.scale = f`) changes what the code reads."""
+    for name in sorted(read - d.keys()):
+        if not name.startswith("__") and (name in dynamic or shadowable(type(obj), name)):
+            out.append(_ValueGuard(f"attribute {label}.{name} (unset while tracing)", _global_reader(d, name),
+                                   _MISSING, ("global", d, name)))
 
 
 def attribute_containers(owner, names, out, internals=frozenset()):
@@ -268,6 +322,9 @@ def _module_guards(label, module, read, written, out, layers):
     plain values by value, layers and plain objects by identity and then by their contents.
     Tensors are read live and functions are code, so neither is guarded here."""
     d = vars(module)
+    for name in sorted(set(getattr(read, "dynamic", ())) - d.keys()):  # `getattr(config, "BIAS", 0.0)`, unset
+        out.append(_ValueGuard(f"attribute {label}.{name} (unset while tracing)", _global_reader(d, name), _MISSING,
+                               ("global", d, name)))
     for name in sorted(read & d.keys()):
         item = d[name]
         if isinstance(item, (types.ModuleType, types.FunctionType, rt.Tensor)) or inspect.isclass(item) \

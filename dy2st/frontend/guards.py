@@ -36,7 +36,7 @@ from runtime.static.train_step import grad_guards
 
 from . import decorators, memo_probes
 from .guard_check import CheckWriter
-from .guard_values import (_MISSING, attribute_containers, _attr_reader, _cell_reader, _holds_traced, class_guards, _contents_guards, _global_reader, _is_plain_object, _library,
+from .guard_values import (_MISSING, absent_guards, attribute_containers, _attr_reader, _cell_reader, _holds_traced, class_guards, _contents_guards, _global_reader, _is_plain_object, _library, _slot_names, tensor_values,
                            _module_guards, _plain, _user_module, _ValueGuard)
 from .layer_guard import _LAYER_INTERNALS, _as_function, _code_names, _LayerGuard, _read_names, _written_names
 
@@ -50,6 +50,8 @@ class _Calls(list):
     def __init__(self):
         super().__init__()
         self.before, self.seen = [], set()
+        self.arguments = ()  # the Python values among the traced call's arguments (set by the trace)
+        self.value_reads = []  # eager tensors whose values Python code took (`t.tolist()`), set by the trace
 
     def snapshot(self, fn, owner=None):
         code = getattr(fn, "__code__", None)
@@ -73,6 +75,12 @@ def recording(function=None, instance=None):
         yield calls
     finally:
         _calls.reset(token)
+
+
+def traced_arguments():
+    """The Python values among the arguments of the call being traced; None outside a trace."""
+    calls = _calls.get()
+    return None if calls is None else calls.arguments
 
 
 def note_call(fn):
@@ -224,7 +232,8 @@ def _namespace_guards(fn, seen_code, layers, out, depth=0):
         out.append(_ValueGuard(label, read, value, where))
         if isinstance(value, rt.nn.Layer):
             layers.append((label.split(" ")[-1], value))
-        elif not _plain(value) and (type(value) in (list, tuple, dict) or _is_plain_object(value)):
+        elif not _plain(value) and (type(value) in (list, tuple, dict) or _is_plain_object(value)
+                                    or _slot_names(value)):
             _contents_guards(label.split(" ")[-1], value, names, _written_names(code), out, layers)
         elif isinstance(value, types.FunctionType) and not _library(value):
             _namespace_guards(inspect.unwrap(value), seen_code, layers, out, depth + 1)
@@ -236,9 +245,10 @@ def _object_guards(obj, function, layers):
     d = getattr(obj, "__dict__", None)
     if d is None:
         return []
-    written = set()
-    names = _read_names(type(obj), [decorators.unwrap(function)], written)
+    written, dynamic = set(), set()
+    names = _read_names(type(obj), [decorators.unwrap(function)], written, dynamic)
     out = []
+    absent_guards("self", obj, d, names, dynamic, out)
     for n in sorted(names):
         if n in d and not isinstance(d[n], types.ModuleType) and (_plain(d[n]) or n not in written):
             out.append(_ValueGuard(f"attribute self.{n}", _global_reader(d, n), d[n], ("global", d, n)))
@@ -280,6 +290,12 @@ def build(function, instance, arguments, calls, program):
         fn = _ran_function(fn, layer)  # a sub-layer's forward reads globals too (a flag, a config module)
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
+    read_ids = set()
+    for t in getattr(calls, "value_reads", ()):  # `t.tolist()`, `np.asarray(t)`: constants in the Program
+        if id(t) not in read_ids:
+            read_ids.add(id(t))
+            value_guards.append(_ValueGuard(f"the values of tensor {t.name or '(unnamed)'} read into Python",
+                                            lambda t=t: tensor_values(t), tensor_values(t), ("apply", t, tensor_values)))
     layer_guards, seen, classes = [], set(), set()
     live = frozenset(id(t) for t in program.bound_tensors.values())
     while roots:  # layers kept in plain lists, dicts or objects are guarded as layers too

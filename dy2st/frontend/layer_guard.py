@@ -15,7 +15,7 @@ import weakref
 import runtime as rt
 
 from . import decorators
-from .guard_values import _MISSING, _plain, _same, array_contents
+from .guard_values import _MISSING, _plain, _same, array_contents, shadowable
 
 # The attribute names of a Layer's tables and hook lists (the public seam naming them).
 _PARAMS, _SUBS, _BUFS = rt.nn.Layer.STATE_TABLES
@@ -25,14 +25,47 @@ _LAYER_INTERNALS = frozenset({_PARAMS, _SUBS, _BUFS, _PRE, _POST, "_non_persista
                               "forward", "_param_counts", "_full_name"})
 
 
-def _code_names(code, out=None):
-    """Every name a code object (and the functions nested in it) reads: globals and attributes."""
-    out = set() if out is None else out
+class Names(set):
+    """The names some code reads; ``dynamic``: those of them given to getattr/hasattr as strings."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self.dynamic = set()
+
+
+def _code_names(code, out=None, dynamic=None):
+    """Every name a code object (and the functions nested in it) reads: globals and attributes,
+    also those named by a string given to getattr/hasattr (`getattr(self, "scale", 1.0)`), which
+    ``dynamic`` (a set) collects too."""
+    if out is None:
+        out = Names()
+        dynamic = out.dynamic if dynamic is None else dynamic
     out.update(code.co_names)
+    if "getattr" in code.co_names or "hasattr" in code.co_names:
+        out.update(_dynamic_names(code))
+        if dynamic is not None:
+            dynamic.update(_dynamic_names(code))
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
-            _code_names(const, out)
+            _code_names(const, out, dynamic)
     return out
+
+
+def _dynamic_names(code):
+    """The string constants given to getattr/hasattr in ``code`` (its own instructions)."""
+    names = _DYNAMIC.get(code)
+    if names is None:
+        names, pending = set(), False
+        for ins in dis.get_instructions(code):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval in ("getattr", "hasattr"):
+                pending = True
+            elif pending and ins.opname == "LOAD_CONST" and isinstance(ins.argval, str):
+                names.add(ins.argval)
+                pending = False
+            elif ins.opname in ("PRECALL", "CALL"):
+                pending = False
+        _DYNAMIC[code] = names = frozenset(names)
+    return names
 
 
 def _as_function(member):
@@ -55,6 +88,10 @@ def _written_names(code, out=None):
     return out
 
 
+# Code object -> the names given to getattr/hasattr in it (same reasons as _WRITTEN below).
+_DYNAMIC = weakref.WeakKeyDictionary()
+
+
 # Code object -> the attribute names it writes. Safe to keep: a code object never changes (and
 # equal ones write the same names); weak, so a converted function's code goes when it does.
 _WRITTEN = weakref.WeakKeyDictionary()
@@ -67,20 +104,21 @@ def _disassembled_writes(code, out):
             _disassembled_writes(const, out)
 
 
-def _read_names(cls, start, written=None):
+def _read_names(cls, start, written=None, dynamic=None):
     """Attribute names the methods in ``start`` (and the methods of ``cls`` they name) may read.
 
     Only code the trace could have run counts: an attribute that just another method reads
     (a step counter a training loop bumps) must not retrace the Program on every call.
     """
     names, seen = set(), set()
+    dynamic = set() if dynamic is None else dynamic
     todo = [f for f in start if f is not None]
     while todo:
         fn = todo.pop()
         if fn.__code__ in seen:
             continue
         seen.add(fn.__code__)
-        new = _code_names(fn.__code__)
+        new = _code_names(fn.__code__, dynamic=dynamic)
         names |= new
         if written is not None:
             _written_names(fn.__code__, written)
@@ -88,7 +126,9 @@ def _read_names(cls, start, written=None):
             member = _as_function(getattr(cls, name, None))
             if member is not None and member.__code__ not in seen:
                 todo.append(member)
-    return names - _LAYER_INTERNALS
+    out = Names(names - _LAYER_INTERNALS)
+    out.dynamic = dynamic
+    return out
 
 
 def _layer_state(d):
@@ -107,7 +147,8 @@ def _attr_holds(now, old, plain, contents=None):
 class _LayerGuard:
     # No reference to the layer itself (its __dict__ is enough): the root layer's guard lives in the
     # program cache of its converted forward, which must not keep the layer alive.
-    __slots__ = ("path", "cls", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays", "held")
+    __slots__ = ("path", "cls", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays", "held",
+                 "absent")
 
     def __init__(self, path, layer, called=(), live=frozenset()):
         self.path, self.cls = path, type(layer)
@@ -119,10 +160,17 @@ class _LayerGuard:
         # ids of its bound tensors; it writes those in place, so another one there is a reset, e.g.
         # ``self.h = None``, or new state).  Modules and classes are code, not state.
         self.written = written = set()
-        self.read = read = _read_names(type(layer), start, written)
+        dynamic = set()
+        self.read = read = _read_names(type(layer), start, written, dynamic)
         self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
                                   and not inspect.isclass(d[n])
                                   and (_plain(d[n]) or n not in written or id(d[n]) in live)))
+        # Names the code reads that the instance does not hold, but the class does (a method, a
+        # class attribute) or getattr/hasattr asks for: one set on the instance later (`net.act = f`,
+        # `net.extra = 1.0` read by `getattr(self, "extra", 0.0)`) changes what the code reads.
+        tables = d[_PARAMS].keys() | d[_SUBS].keys() | d[_BUFS].keys()
+        self.absent = tuple(sorted(n for n in read - d.keys() - tables if not n.startswith("__") and (
+            n in dynamic or shadowable(self.cls, n))))
         self.plain = tuple(_plain(d[n]) for n in self.names)
         # a numpy array the code reads is also guarded by its bytes (see guard_values.ArrayContents)
         self.arrays = tuple(None if p else array_contents(d[n]) for n, p in zip(self.names, self.plain))
@@ -137,9 +185,13 @@ class _LayerGuard:
 
     def holds(self):
         d = self.dict
-        return _layer_state(d) == self.state and all(
+        return _layer_state(d) == self.state and self.absent_holds() and all(
             _attr_holds(d.get(n, _MISSING), old, p, a) and (h is None or d.get(n) is h)
             for n, old, p, a, h in zip(self.names, self.pinned[6], self.plain, self.arrays, self.held))
+
+    def absent_holds(self):
+        d = self.dict
+        return not any(n in d for n in self.absent)
 
     def describe(self):
         d, (subs, params, bufs, fwd, pre, post, values) = self.dict, self.pinned
@@ -157,6 +209,9 @@ class _LayerGuard:
             return f"{self.path}.forward was overridden on the instance"
         if list(d[_PRE]) != pre or list(d[_POST]) != post:
             return f"the forward hooks of {self.path} changed"
+        for name in self.absent:
+            if name in d:
+                return f"attribute {self.path}.{name} was set on the instance (the trace read the class's or none)"
         for name, old, plain, contents, held in zip(self.names, values, self.plain, self.arrays, self.held):
             now = d.get(name, _MISSING)
             if now is old and contents is not None and not contents(now):

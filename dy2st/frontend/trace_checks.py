@@ -28,14 +28,22 @@ def _trainable(block, name):
     return v is not None and str(v.dtype) in _FLOATS and not v.stop_gradient
 
 
+def _not_stopped(block, name):
+    # An int input with stop_gradient=False (an int InputSpec's default) passes it on eagerly too:
+    # `a / b` or `a.astype("float32")` of it is no new leaf.
+    v = block._find_var(name)
+    return v is not None and not v.stop_gradient
+
+
 def _leaves(program):
-    """{name: op} of the float values with stop_gradient=False that no trainable input of their op
-    reaches (none is trainable, or the op has no gradient: `rt.to_tensor(t, stop_gradient=False)`)."""
+    """{name: op} of the float values with stop_gradient=False that no input of their op with
+    stop_gradient=False reaches (there is none, or the op has no gradient:
+    `rt.to_tensor(t, stop_gradient=False)`)."""
     found = {}
     for block in program.blocks:
         for op in block.ops:
             if op.type in ("cond", "while") or (get_op(op.type).grad is not None
-                                                and any(_trainable(block, n) for n in op.input_arg_names)):
+                                                and any(_not_stopped(block, n) for n in op.input_arg_names)):
                 continue
             for n in op.output_arg_names:
                 if _trainable(block, n):

@@ -11,6 +11,7 @@ import warnings
 import runtime as rt
 from runtime import grad_hooks
 from runtime.framework import Program, origin_provider, program_guard, static_mode_guard
+from runtime.trace_state import recording_value_reads
 from runtime.static import passes
 
 from ..conversion.transform import with_defaults_of
@@ -124,12 +125,14 @@ class Tracing:
         # Sealed when done: its values kept across calls (a memo) are an error in later Programs.
         with trace_checks.sealing(main), recording_calls(self.dygraph_function, self._instance) as calls, \
                 program_guard(main, startup), static_mode_guard(True), \
-                origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes:
+                origin_provider(current_origin), rt.enable_grad(), layer_writes.tracking(self._instance) as writes, \
+                recording_value_reads() as calls.value_reads:
             feeds = [rt.static.data(name, shape, dtype)
                      for name, (_, shape, dtype, _) in zip(feed_names, metas)]
             for feed, (*_, stop_gradient) in zip(feeds, metas):  # what `x.stop_gradient` reads as eagerly
                 feed.stop_gradient = stop_gradient
             args, kwargs = unflatten(skeleton, feeds)
+            calls.arguments = skeleton_values(skeleton)  # `next(it)` of one is refused (operators.outside_iterators)
             written = InputWrites(main, feeds)
             if self._input_spec is not None and kwargs:  # a call that does not bind: Python's TypeError,
                 # and Paddle's ValueError for keywords beside an input_spec (SpecArgumentsError is both)

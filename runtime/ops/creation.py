@@ -31,7 +31,8 @@ def_op("fill_any_like", ["X"], ["Out"], attrs={"value": 0.0, "dtype": None}, ker
        onnx="fill_like", api=["full_like", "zeros_like", "ones_like", "empty_like"],
        methods=["zeros_like", "ones_like", "full_like"],
        doc="A tensor shaped like X (read at run time) filled with value.")
-def_op("arange", [], ["Out"], attrs={"start": 0, "end": 1, "step": 1, "dtype": "int64"},
+# start/end/step are declared floats so that a saved model's check takes both kinds (arange(0, 1, 0.1)).
+def_op("arange", [], ["Out"], attrs={"start": 0.0, "end": 1.0, "step": 1.0, "dtype": "int64"},
        kernel=lambda start=0, end=1, step=1, dtype="int64": np.arange(start, end, step, dtype=dtype),
        infer=lambda start=0, end=1, step=1, dtype="int64": Meta((_arange_len(start, end, step),), dtype),
        onnx="fold", api=["arange"])
@@ -115,7 +116,8 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
     """A Tensor from Python/numpy data: floats the default float dtype, ints int64, bools bool, ndarrays keep their dtype."""
     if isinstance(data, TensorLike):
         out = data if dtype is None else cast(data, dtype)
-        if isinstance(out, _rt.framework.Variable):
+        # while a Program is built an eager tensor (a global, a parameter) is bound live by the op below
+        if _mode.static or isinstance(out, _rt.framework.Variable):
             # Eager to_tensor copies into a new leaf, so no gradient flows back to `data`.
             out = _detach(out)
             if not stop_gradient:  # a trainable leaf, as eagerly (see the constant case below)
@@ -123,7 +125,7 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
             return out
         out = _tensor.Tensor(np.array(out._value, copy=True), stop_gradient=stop_gradient)
         return out
-    if _mode.static and _holds_variable(data):
+    if _mode.static and _holds_tensor(data):  # its tensors (eager ones bound live) stacked, not baked in
         return _stacked(data, dtype)
     if dtype is None and isinstance(data, (list, tuple)):
         # one numpy conversion gives the dtype (numpy's own with a Tensor among the items, as in Paddle;
@@ -153,12 +155,16 @@ def _holds_variable(data):
         isinstance(d, _rt.framework.Variable) or _holds_variable(d) for d in data)
 
 
+def _holds_tensor(data):
+    return isinstance(data, (list, tuple)) and any(isinstance(d, TensorLike) or _holds_tensor(d) for d in data)
+
+
 def _stacked(data, dtype):
     """``to_tensor([n, n + 1])`` while a Program is built, some items run-time values (an unknown
     dim): the items stacked as eager stacks their values, in the dtype eager gives (the given one; with
     a tensor among the items numpy's for their values, as in Paddle; else the promotion of the items'
     dtypes, Python ints int64, floats the default float dtype)."""
-    items = [_stacked(d, dtype) if _holds_variable(d) else d for d in data]
+    items = [_stacked(d, dtype) if _holds_tensor(d) else d for d in data]
     if dtype is not None:
         dt = convert_dtype(dtype)
     elif any(_genuine_tensor(d) for d in data):
@@ -190,8 +196,10 @@ def full(shape: ShapeLike, fill_value: int | float | bool | TensorLike, dtype: D
          name: str | None = None) -> TensorLike:
     """``shape``: ints and 1-element int Tensors, or a 1-D int Tensor (read when the Program runs)."""
     if isinstance(fill_value, _rt.framework.Variable):  # a run-time value: broadcast it to the shape
-        dt = _dtype(dtype, DEFAULT_FLOAT[0])
-        return expand(reshape(cast(fill_value, dt), []), shape)
+        # a bool one fills bool, as eagerly a bool's or a bool Tensor's .item() (a carried Python bool is a
+        # bool Variable too); detached: eagerly (and in Paddle) no gradient reaches the value
+        dt = _dtype(dtype, "bool" if fill_value.dtype == "bool" else DEFAULT_FLOAT[0])
+        return _detach(expand(reshape(cast(fill_value, dt), []), shape))
     if isinstance(fill_value, _tensor.Tensor):
         fill_value = fill_value.item()
     # a bool fill gives a bool tensor, as in Paddle (not float32 ones)
@@ -213,6 +221,9 @@ def ones(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = No
 def full_like(x: TensorLike, fill_value: int | float | bool, dtype: DTypeLike | None = None,
               name: str | None = None) -> TensorLike:
     """A Tensor shaped like ``x`` filled with ``fill_value``, of ``x``'s dtype unless ``dtype``."""
+    if isinstance(fill_value, _rt.framework.Variable):  # a run-time value, broadcast as np.full does eagerly;
+        # detached: eagerly (and in Paddle) no gradient reaches the value
+        return _detach(apply("expand_as", cast(fill_value, _dtype(dtype, x.dtype)), x))
     return apply("fill_any_like", x, value=fill_value, dtype=_dtype(dtype, x.dtype))
 
 

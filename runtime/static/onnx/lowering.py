@@ -53,6 +53,9 @@ def one_node(onnx_type):
         for k, slot in enumerate(opdef.output_slots):
             outs.extend(ex.outs(slot) if opdef.is_variadic_output(k) else [ex.o(slot)])
         dtype = ex.var(opdef.input_slots[0]).dtype if ins and ins[0] else None
+        if dtype == "bool" and onnx_type in _BOOL_AS:  # ONNX's arithmetic takes no bool; numpy's is or/and
+            ex.node(_BOOL_AS[onnx_type], ins, outs)
+            return
         if ex.opset < 12 and onnx_type in _INT_FROM_12 and dtype and dtype[0] in "iu":
             _INT_FROM_12[onnx_type](ex, ins, outs[0], dtype)
             return
@@ -83,6 +86,8 @@ def _int_select(greater):
 # Ops whose integer forms arrive at opset 12, and how to build them before.
 _INT_FROM_12 = {"Pow": _int_pow, "Max": _int_select(True), "Min": _int_select(False)}
 _NARROW_FROM_14 = {"Add", "Sub", "Mul", "Div"}
+# numpy's (and Paddle's) bool + and * are logical or / and, and so are max and min of bools.
+_BOOL_AS = {"Add": "Or", "Mul": "And", "Max": "Or", "Min": "And"}
 
 
 def softmax(ex, onnx_type, x, axis, rank, out=None):
