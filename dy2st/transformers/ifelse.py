@@ -49,9 +49,18 @@ def branch_function(name, params, body, outputs, cells=frozenset()):
     return in_cells(fn, cells)
 
 
-def mark_closure_cells(tree):
+def mark_closure_cells(tree, census=None):
     """Annotate each function of the user's ``tree`` with its closure cells, before any pass
-    makes lambdas or functions of its own that read the function's names."""
+    makes lambdas or functions of its own that read the function's names.
+
+    ``census``: the ``Census`` of the user's code, when the caller has it. With no lambda, no
+    `match` (whose pass makes functions) and no `def` but ``tree`` itself, ``tree`` is the one
+    function and defines none, so its cells are none, found without walking it (the passes
+    that ran before, `attributes` and `match`, make no function or lambda otherwise)."""
+    if (census is not None and census.functions == 1 and type(tree) is gast.FunctionDef
+            and not census.has(gast.Lambda, gast.AsyncFunctionDef, gast.Match)):
+        anno.setanno(tree, anno.Static.CLOSURE_CELLS, frozenset())
+        return
     for n in statements(tree):
         if isinstance(n, gast.FunctionDef):
             anno.setanno(n, anno.Static.CLOSURE_CELLS, closure_cells(n))
