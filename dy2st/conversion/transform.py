@@ -17,7 +17,7 @@ from dy2st.frontend import decorators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
 from dy2st.pyct.census import Census
 from dy2st.pyct.nodes import walk
-from dy2st.transformers.object_writes import writes_into_objects
+from dy2st.transformers.object_writes import may_write_into_objects, writes_into_objects
 from dy2st.transformers import (
     assert_print,
     attributes,
@@ -109,7 +109,7 @@ def _pipeline(node, ctx, snapshot, census):
     # Whether the function writes into any object, asked once (a walk of the whole tree) for
     # both control-flow passes: the `if` pass adds no such write (its generated code binds
     # names and calls `_jst.IfElse`), so the answer after it is the same.
-    object_writes = writes_into_objects(node)
+    object_writes = _needed(may_write_into_objects, census) and writes_into_objects(node)
     # Branches before loops: loop carries are then read off the assignments `_jst.IfElse`
     # makes, which bind exactly the names live after each branch.
     node = ifelse.transform(node, ctx, object_writes); snapshot("ifelse", node)

@@ -9,6 +9,7 @@ on the parsed tree, from the walk the pipeline makes anyway (for the namer and t
     census.names        # every identifier (what ``naming.names_in`` finds)
     census.attributes   # every ``x.attr`` attribute name
     census.chained      # whether a comparison has two or more operators
+    census.stores_into  # whether an attribute or item is assigned or deleted (`o.a = v`, `del d[k]`)
     census.functions    # how many ``def``s (the function itself included)
 
 Each pass says (``needed(census, ...)``) whether it may change anything given this census.  The
@@ -23,16 +24,20 @@ class Census:
 
     def __init__(self, walked):
         names, attributes = set(), set()
-        chained = False
+        chained = stores_into = False
         functions = 0
         name, attribute, compare, function_def, class_def, alias = (gast.Name, gast.Attribute, gast.Compare,
                                                                     gast.FunctionDef, gast.ClassDef, gast.alias)
+        subscript, load = gast.Subscript, gast.Load
         for node in walked:
             cls = type(node)
             if cls is name:
                 names.add(node.id)
             elif cls is attribute:
                 attributes.add(node.attr)
+                stores_into = stores_into or type(node.ctx) is not load
+            elif cls is subscript:
+                stores_into = stores_into or type(node.ctx) is not load
             elif cls is compare:
                 chained = chained or len(node.ops) > 1
             elif cls is function_def:
@@ -46,6 +51,7 @@ class Census:
         self.names = names  # as naming.names_in(tree)
         self.attributes = attributes
         self.chained = chained
+        self.stores_into = stores_into
         self.functions = functions
 
     def has(self, *types):

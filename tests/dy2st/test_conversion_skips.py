@@ -7,7 +7,7 @@ import runtime as rt
 from dy2st.conversion import transform
 from dy2st.pyct import census, errors, nodes, parser
 from dy2st.transformers import (assert_print, attributes, casts, comparisons, exceptions, len_shape,
-                                match_statements, unsupported)
+                                match_statements, object_writes, unsupported)
 
 
 def plain(x, n):
@@ -45,6 +45,16 @@ class Net:
         return h(x)
 
 
+def writes_objects(x, d, lst):
+    if x.mean() > 0:
+        x.add_(1.0)
+    for i in range(2):
+        if i > 0:
+            lst.append(i)
+    d["k"] = x
+    return x
+
+
 def generator(x):
     yield x
 
@@ -71,7 +81,7 @@ def _census(fn):
     return census.Census(nodes.walk(parser.parse_function(fn).node))
 
 
-@pytest.mark.parametrize("fn", [plain, with_triggers, Net.forward, generator, declares])
+@pytest.mark.parametrize("fn", [plain, with_triggers, Net.forward, writes_objects, generator, declares])
 def test_skipping_idle_passes_changes_nothing(fn):
     with_skips, without = _converted(fn, True), _converted(fn, False)
     assert with_skips == without
@@ -88,6 +98,18 @@ def test_each_pass_is_run_where_its_construct_is():
     assert attributes.needed(_census(Net.forward), Net.forward.__qualname__)
     assert not attributes.needed(full, with_triggers.__qualname__)
     assert full.has(gast.Match) and not _census(plain).has(gast.Match, gast.Lambda)
+    assert not object_writes.may_write_into_objects(_census(plain))
+    for fn in (Net.forward, writes_objects):
+        assert object_writes.may_write_into_objects(_census(fn)), fn
+
+
+def test_object_writes_census_sees_in_place_methods_alone():
+    def add_in_place(x):
+        if x.mean() > 0:
+            x.add_(1.0)
+        return x
+    assert object_writes.may_write_into_objects(_census(add_in_place))
+    assert "writes={'x': x}" in transform.transform_function(add_in_place).source
 
 
 def test_converted_plain_function_runs_as_eagerly():
