@@ -15,8 +15,9 @@ import gast
 
 from dy2st.frontend import decorators
 from dy2st.pyct import codegen, loader, naming, origin_info, parser, transformer
+from dy2st.pyct.census import Census
 from dy2st.pyct.nodes import walk
-from dy2st.transformers.object_writes import writes_into_objects
+from dy2st.transformers.object_writes import may_write_into_objects, writes_into_objects
 from dy2st.transformers import (
     assert_print,
     attributes,
@@ -39,20 +40,39 @@ from dy2st.transformers import (
 # The name generated code uses for dy2st's runtime interface.
 HELPER_NAME = "_jst"
 
+# Whether passes with nothing to rewrite (see pyct.census) are skipped; off, every pass walks the
+# tree (tests compare both ways: the generated code must not differ).
+SKIP_IDLE_PASSES = True
 
-def _pipeline(node, ctx, snapshot):
+
+def _needed(needed, census, *args):
+    """``needed(census, *args)``, or True when no census was taken (every pass runs)."""
+    return census is None or needed(census, *args)
+
+
+def _pipeline(node, ctx, snapshot, census):
+    # ``census``: what the user's code holds (see pyct.census). A pass whose ``needed(census)``
+    # says it has nothing to rewrite is skipped: its walk would return the tree unchanged (each
+    # ``needed`` also counts what the passes before it may add).
     # Refuse what cannot be converted before spending work on it.
-    node = unsupported.transform(node, ctx)
+    if _needed(unsupported.needed, census):
+        node = unsupported.transform(node, ctx)
     # Private names are mangled as the class body would have (the generated code is compiled
     # outside it), and `x.stop_gradient = ...` becomes a rebinding, before anything reads names.
-    node = attributes.transform(node, ctx); snapshot("attributes", node)
+    if _needed(attributes.needed, census, ctx.fn_name):
+        node = attributes.transform(node, ctx)
+    snapshot("attributes", node)
     # `match` -> an `if` chain: the passes below know `if` (jumps and tensor branches in cases).
-    node = match_statements.transform(node, ctx); snapshot("match_statements", node)
+    if _needed(match_statements.needed, census):
+        node = match_statements.transform(node, ctx)
+    snapshot("match_statements", node)
     # Which names functions defined in the user's code read from their enclosing function, found
     # before the passes below add lambdas and functions that read names too.
-    ifelse.mark_closure_cells(node)
+    ifelse.mark_closure_cells(node, census)
     # `if cond: raise E` -> a run-time check, before the `if` pass would run both branches.
-    node = exceptions.transform(node, ctx); snapshot("exceptions", node)
+    if _needed(exceptions.needed, census):
+        node = exceptions.transform(node, ctx)
+    snapshot("exceptions", node)
     # Jumps first: once branches and loops become functions, a `return`/`break` inside them
     # would leave the wrong function. `return` before `break`: a return inside a loop
     # becomes a `break` that the next pass turns into a flag.
@@ -65,23 +85,31 @@ def _pipeline(node, ctx, snapshot):
     # statement (the next pass makes it a call) and before `and`/`or` are rewritten.
     node = condition_truth.transform(node, ctx); snapshot("condition_truth", node)
     # These rewrite calls the call pass must then leave alone (`print`, `len`, `assert`).
-    node = assert_print.transform(node, ctx); snapshot("assert_print", node)
-    node = len_shape.transform(node, ctx); snapshot("len_shape", node)
+    if _needed(assert_print.needed, census):
+        node = assert_print.transform(node, ctx)
+    snapshot("assert_print", node)
+    if _needed(len_shape.needed, census):
+        node = len_shape.transform(node, ctx)
+    snapshot("len_shape", node)
     # `int(x)`/`x.numpy()` -> `_jst` casts; before calls, which would otherwise see `int`
     # resolved to a builtin and leave it alone anyway, but `_jst.Call` must not wrap these.
-    node = casts.transform(node, ctx); snapshot("casts", node)
+    if _needed(casts.needed, census):
+        node = casts.transform(node, ctx)
+    snapshot("casts", node)
     # Calls before control flow: afterwards, calls to generated branch/loop functions exist
     # only inside `_jst`, never in user-visible call sites the pass could wrap by mistake.
     node = call_trees.transform(node, ctx); snapshot("call_trees", node)
     # `a < b < c` -> `_jst.Compare`, an `and` of its links, before `and`/`or` and `if`.
-    node = comparisons.transform(node, ctx); snapshot("comparisons", node)
+    if _needed(comparisons.needed, census):
+        node = comparisons.transform(node, ctx)
+    snapshot("comparisons", node)
     # `and`/`or`/`not` before `if`/`while`, whose tests they appear in (including the break
     # flags' `not did_break_0 and ...`).
     node = logical_expressions.transform(node, ctx); snapshot("logical_expressions", node)
     # Whether the function writes into any object, asked once (a walk of the whole tree) for
     # both control-flow passes: the `if` pass adds no such write (its generated code binds
     # names and calls `_jst.IfElse`), so the answer after it is the same.
-    object_writes = writes_into_objects(node)
+    object_writes = _needed(may_write_into_objects, census) and writes_into_objects(node)
     # Branches before loops: loop carries are then read off the assignments `_jst.IfElse`
     # makes, which bind exactly the names live after each branch.
     node = ifelse.transform(node, ctx, object_writes); snapshot("ifelse", node)
@@ -209,8 +237,9 @@ def _transform(fn, snapshots, helpers):
         helpers = importlib.import_module("dy2st.conversion.convert_operators")
     original = decorators.unwrap(fn)
     parsed = parser.parse_function(original)
-    walked = walk(parsed.node)  # for both readers of the parsed tree below
-    namer = naming.Namer(naming.names_in(parsed.node, walked) | set(vars(builtins)) | {HELPER_NAME})
+    walked = walk(parsed.node)  # for the readers of the parsed tree below
+    census = Census(walked)
+    namer = naming.Namer(census.names | set(vars(builtins)) | {HELPER_NAME})
     origin_info.resolve(parsed.node, parsed.filename, parsed.source, parsed.first_lineno,
                         original.__qualname__, walked)
     node = _as_function_def(parsed.node, namer)
@@ -222,7 +251,7 @@ def _transform(fn, snapshots, helpers):
         if snapshots:
             passes.append((name, codegen.to_source(tree, verify=False)[0]))
 
-    node = _pipeline(node, ctx, snapshot)
+    node = _pipeline(node, ctx, snapshot, census if SKIP_IDLE_PASSES else None)
     if snapshots:
         assert tuple(n for n, _ in passes) == PASS_NAMES, "PASS_NAMES must list the pipeline's snapshots"
     new_fn, filename, module_source = loader.load_function(

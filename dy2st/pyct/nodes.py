@@ -17,11 +17,15 @@ def walk(tree, prune=None):
     append = out.append
     # A for loop over the list being appended to is a breadth-first walk; the children are pushed
     # inline (as ``children`` lists them), not by a call per node: the converter walks trees often.
+    fields_of = _NODE_FIELDS
     for node in out:
         if prune is not None and id(node) in prune:
             continue
         d = node.__dict__
-        for field in node._fields:
+        fields = fields_of.get(type(node))
+        if fields is None:
+            fields = node_fields(type(node))
+        for field in fields:
             value = d.get(field)
             if isinstance(value, _AST):
                 append(value)
@@ -30,6 +34,26 @@ def walk(tree, prune=None):
                     if isinstance(v, _AST):
                         append(v)
     return out
+
+
+def node_fields(cls):
+    """The fields of node type ``cls`` that may hold nodes, in field order (found once per type): its
+    ``_fields`` less those that hold a name, a number or a flag (``id``, ``attr``, a def's ``name``,
+    a constant's ``value``...), which a walk would only read to find no node there."""
+    fields = _NODE_FIELDS.get(cls)
+    if fields is None:
+        fields = _NODE_FIELDS[cls] = tuple(
+            f for f in cls._fields if f not in _NON_NODE_FIELDS and (cls.__name__, f) not in _NON_NODE_FIELDS_OF)
+    return fields
+
+
+_NODE_FIELDS = {}
+# Fields that never hold a node, in any gast or ast node type.
+_NON_NODE_FIELDS = frozenset(("id", "attr", "type_comment", "kind", "arg", "conversion", "level", "module", "asname",
+                              "is_async", "simple", "tag"))
+# ... and in these types only (a gast ``ExceptHandler``'s ``name`` is a Name node).
+_NON_NODE_FIELDS_OF = frozenset((("FunctionDef", "name"), ("AsyncFunctionDef", "name"), ("ClassDef", "name"),
+                                 ("alias", "name"), ("Constant", "value")))
 
 
 def statements(tree):

@@ -12,7 +12,7 @@ import collections
 import linecache
 
 from dy2st.pyct import anno
-from dy2st.pyct.nodes import children, walk
+from dy2st.pyct.nodes import _NODE_FIELDS, children, node_fields, walk
 
 OriginInfo = collections.namedtuple(
     "OriginInfo", ["filename", "lineno", "col_offset", "source_line", "function_name"])
@@ -65,7 +65,7 @@ def copy_origin(src, dst_nodes, covered=None):
     # a second loop over the list the walk returns (every node gets the same ``info``, so the
     # order is immaterial): the passes call this on everything they generate.
     out = list(nodes)
-    append, ast_type = out.append, _AST
+    append, ast_type, fields_of = out.append, _AST, _NODE_FIELDS
     for node in out:
         if covered is not None and id(node) in covered:
             continue
@@ -75,7 +75,10 @@ def copy_origin(src, dst_nodes, covered=None):
             d[field] = {key: info}
         elif key not in store:
             store[key] = info
-        for name in node._fields:
+        fields = fields_of.get(type(node))
+        if fields is None:
+            fields = node_fields(type(node))
+        for name in fields:
             value = d.get(name)
             if isinstance(value, ast_type):
                 append(value)

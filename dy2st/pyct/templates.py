@@ -66,7 +66,7 @@ def _with_ctx(node, ctx):
 
 def _as_expr(value, ctx):
     if isinstance(value, str):
-        return gast.Name(id=value, ctx=ctx, annotation=None, type_comment=None)
+        return name(value, ctx)
     if isinstance(value, gast.AST):
         return _with_ctx(value, ctx)
     raise TypeError(f"cannot substitute {value!r} into an expression")
@@ -98,7 +98,7 @@ class _Instantiator:
         """A new node for template node ``node``, placeholders substituted."""
         cls = type(node)
         if cls is gast.Name and node.id in self.subs:
-            return _as_expr(self.subs[node.id], type(node.ctx)())
+            return _as_expr(self.subs[node.id], _new(type(node.ctx)))
         if cls is gast.arguments:
             # Substituted parameters are final: substituting into them again would rename a
             # user's parameter that happens to share a placeholder's name.
@@ -160,42 +160,70 @@ def replace_as_expression(template, **subs):
     return stmts[0].value
 
 
+def make(cls, **fields):
+    """``cls(**fields)``, the same node without gast's Python ``__init__``, which sets the same
+    fields in the same order, slower: a conversion builds hundreds of nodes with these builders."""
+    node = _new(cls)
+    node.__dict__.update(fields)
+    return node
+
+
 def name(identifier, ctx=None):
     """A ``gast.Name`` load (or ``ctx``) of ``identifier``."""
-    return gast.Name(id=identifier, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+    node = _new(_NAME)  # what ``gast.Name(id=..., ctx=..., annotation=None, type_comment=None)`` builds
+    d = node.__dict__
+    d["id"] = identifier
+    d["ctx"] = ctx or _new(_LOAD)
+    d["annotation"] = None
+    d["type_comment"] = None
+    return node
 
 
 def names_tuple(identifiers, ctx=None):
     """`a` for one name, `(a, b)` for several, `()` for none; the shape branch/loop fns use."""
-    ctx = ctx or gast.Load()
+    ctx = ctx or _new(_LOAD)
     if len(identifiers) == 1:
         return name(identifiers[0], ctx)
-    return gast.Tuple(elts=[name(i, ctx) for i in identifiers], ctx=ctx)
+    return make(gast.Tuple, elts=[name(i, ctx) for i in identifiers], ctx=ctx)
+
+
+def constant(value):
+    """``gast.Constant(value=value, kind=None)``."""
+    node = _new(_CONSTANT)
+    d = node.__dict__
+    d["value"] = value
+    d["kind"] = None
+    return node
 
 
 def str_tuple(strings):
     """A tuple literal of the string constants ``strings``."""
-    return gast.Tuple(elts=[gast.Constant(value=s, kind=None) for s in strings], ctx=gast.Load())
+    return make(gast.Tuple, elts=[constant(s) for s in strings], ctx=_new(_LOAD))
 
 
 def helper_call(attr, args, keywords=()):
     """``_jst.attr(*args, **keywords)`` built directly (``args`` and keyword values move into it,
     uncopied): what ``replace_as_expression("_jst.attr(...)")`` builds, minus the copies."""
-    return gast.Call(func=gast.Attribute(value=name("_jst"), attr=attr, ctx=gast.Load()), args=list(args),
-                     keywords=[gast.keyword(arg=k, value=v) for k, v in keywords])
+    return make(gast.Call, func=make(gast.Attribute, value=name("_jst"), attr=attr, ctx=_new(_LOAD)), args=list(args),
+                keywords=[make(gast.keyword, arg=k, value=v) for k, v in keywords])
 
 
 def unless(flag, body):
     """``if not flag: body`` built directly (the statements of ``body`` move into it, uncopied): what
     ``replace("if not flag:\n    rest", flag=flag, rest=body)`` builds, minus the copy of ``body``
     (the rest of a block after a jump, which the break and return passes guard)."""
-    return [gast.If(test=gast.UnaryOp(op=gast.Not(), operand=name(flag)), body=list(body), orelse=[])]
+    return [make(gast.If, test=make(gast.UnaryOp, op=_new(gast.Not), operand=name(flag)), body=list(body), orelse=[])]
 
 
 def function_def(fn_name, params, body):
     """``def fn_name(params): body`` built directly (``body`` moves into it, uncopied)."""
-    return gast.FunctionDef(
+    return make(
+        gast.FunctionDef,
         name=fn_name, decorator_list=[], returns=None, type_comment=None, type_params=[],
-        args=gast.arguments(args=[name(p, gast.Param()) for p in params], posonlyargs=[], vararg=None,
-                            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        args=make(gast.arguments, args=[name(p, _new(_PARAM)) for p in params], posonlyargs=[], vararg=None,
+                  kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
         body=body)
+
+
+_new = gast.AST.__new__
+_NAME, _LOAD, _PARAM, _CONSTANT = gast.Name, gast.Load, gast.Param, gast.Constant

@@ -67,6 +67,12 @@ class AssertPrintTransformer(transformer.Transformer):
         return origin_info.copy_origin(node, call)
 
 
+def needed(census):
+    """Whether there is an `assert` or a name `print`. The passes before this one make neither:
+    their calls are `_jst.` helpers, `slice` and functions the namer names (never a builtin's name)."""
+    return census.has(gast.Assert) or "print" in census.names
+
+
 def transform(node, ctx):
     """Apply the assert/print pass to ``node``."""
     return AssertPrintTransformer(ctx).visit(node)

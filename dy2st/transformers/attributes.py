@@ -83,6 +83,15 @@ def _simple_key(node):
     return isinstance(node, gast.Constant) or _simple_chain(node)
 
 
+def needed(census, fn_name):
+    """Whether the pass may change anything: a `stop_gradient` attribute, or (in a method) a name or
+    attribute that mangles. Only `unsupported` runs before it, and changes nothing."""
+    if "stop_gradient" in census.attributes:
+        return True
+    class_name = _class_name(fn_name)
+    return class_name is not None and any(mangle(n, class_name) != n for n in census.names | census.attributes)
+
+
 def transform(node, ctx):
     """Apply the attributes pass to ``node``."""
     return AttributesTransformer(ctx).visit(node)

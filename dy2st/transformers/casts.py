@@ -150,6 +150,13 @@ class CastTransformer(transformer.Transformer):
         return node
 
 
+def needed(census):
+    """Whether there is a call the pass rewrites: a name `int`/`float`/`bool`/`str`/`repr`/`ascii`
+    or an attribute `numpy`/`item`. The passes before this one make none of them (their calls
+    are `_jst.` helpers, `slice` and functions the namer names, never a builtin's name)."""
+    return not census.names.isdisjoint(_CASTS + _TEXTS) or not census.attributes.isdisjoint(("numpy", "item"))
+
+
 def transform(node, ctx):
     """Apply the casts pass to ``node``."""
     return CastTransformer(ctx).visit(node)

@@ -31,6 +31,12 @@ class ChainedComparisonTransformer(transformer.Transformer):
         return templates.replace_as_expression("_jst.Compare(first, links)", first=node.left, links=links)
 
 
+def needed(census):
+    """Whether a comparison has two or more operators. The passes before this one make only
+    single comparisons (the match pass's `==`, `is` and `is not` tests)."""
+    return census.chained
+
+
 def transform(node, ctx):
     """The comparisons pass over a function's AST."""
     return ChainedComparisonTransformer(ctx).visit(node)

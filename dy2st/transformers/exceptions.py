@@ -60,6 +60,13 @@ def _raises_at_end(stmts):
     return bool(stmts) and isinstance(stmts[-1], gast.Raise) and stmts[-1].exc is not None and stmts[-1].cause is None
 
 
+def needed(census):
+    """Whether there is a `raise` or an `except` clause: the pass rewrites only an `if` branch
+    ending in a `raise` and `except` clauses. The passes before it make neither (the match pass
+    moves the user's `case` bodies, whose `raise` statements the census saw)."""
+    return census.has(gast.Raise, gast.ExceptHandler)
+
+
 def transform(node, ctx):
     """Apply the exceptions pass to ``node``."""
     return ExceptionsTransformer(ctx).visit(node)

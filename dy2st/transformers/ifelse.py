@@ -43,15 +43,25 @@ def branch_function(name, params, body, outputs, cells=frozenset()):
     hands them over. ``cells``: see ``in_cells``.
     """
     if outputs:
-        fn = templates.function_def(name, params, list(body) + [gast.Return(value=templates.names_tuple(outputs))])
+        fn = templates.function_def(name, params,
+                                    list(body) + [templates.make(gast.Return, value=templates.names_tuple(outputs))])
     else:
-        fn = templates.function_def(name, params, list(body) or [gast.Pass()])
+        fn = templates.function_def(name, params, list(body) or [templates.make(gast.Pass)])
     return in_cells(fn, cells)
 
 
-def mark_closure_cells(tree):
+def mark_closure_cells(tree, census=None):
     """Annotate each function of the user's ``tree`` with its closure cells, before any pass
-    makes lambdas or functions of its own that read the function's names."""
+    makes lambdas or functions of its own that read the function's names.
+
+    ``census``: the ``Census`` of the user's code, when the caller has it. With no lambda, no
+    `match` (whose pass makes functions) and no `def` but ``tree`` itself, ``tree`` is the one
+    function and defines none, so its cells are none, found without walking it (the passes
+    that ran before, `attributes` and `match`, make no function or lambda otherwise)."""
+    if (census is not None and census.functions == 1 and type(tree) is gast.FunctionDef
+            and not census.has(gast.Lambda, gast.AsyncFunctionDef, gast.Match)):
+        anno.setanno(tree, anno.Static.CLOSURE_CELLS, frozenset())
+        return
     for n in statements(tree):
         if isinstance(n, gast.FunctionDef):
             anno.setanno(n, anno.Static.CLOSURE_CELLS, closure_cells(n))
@@ -80,8 +90,8 @@ def in_cells(fn, cells):
 
 def undefined_inits(names):
     """``name = _jst.UndefinedVar('name')`` statements for ``names``."""
-    return [gast.Assign(targets=[templates.name(n, gast.Store())], type_comment=None,
-                        value=templates.helper_call("UndefinedVar", [gast.Constant(value=n, kind=None)]))
+    return [templates.make(gast.Assign, targets=[templates.name(n, templates.make(gast.Store))], type_comment=None,
+                           value=templates.helper_call("UndefinedVar", [templates.constant(n)]))
             for n in names]
 
 
@@ -89,13 +99,14 @@ def call_statement(call, outputs):
     """`outs = call` (or a bare `call` when nothing comes out); ``call`` moves into it."""
     if outputs:
         # Built directly: a template would copy ``call``, which the caller hands over.
-        return gast.Assign(targets=[templates.names_tuple(outputs, gast.Store())], value=call, type_comment=None)
-    return gast.Expr(value=call)
+        return templates.make(gast.Assign, targets=[templates.names_tuple(outputs, templates.make(gast.Store))],
+                              value=call, type_comment=None)
+    return templates.make(gast.Expr, value=call)
 
 
 def args_tuple(names):
     """A tuple expression loading ``names``."""
-    return gast.Tuple(elts=[templates.name(n) for n in names], ctx=gast.Load())
+    return templates.make(gast.Tuple, elts=[templates.name(n) for n in names], ctx=templates.make(gast.Load))
 
 
 def object_roots(stmts, defined, local_names, memo=None, fn_writes=None):

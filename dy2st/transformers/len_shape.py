@@ -31,6 +31,12 @@ class LenShapeTransformer(transformer.Transformer):
         return node
 
 
+def needed(census):
+    """Whether there is a name `len` or an attribute `shape`/`size`. The passes before this one
+    make neither (their attributes are `_jst.` helpers, capitalised, and `RETURN_NO_VALUE`)."""
+    return "len" in census.names or not census.attributes.isdisjoint(("shape", "size"))
+
+
 def transform(node, ctx):
     """Apply the len/shape pass to ``node``."""
     return LenShapeTransformer(ctx).visit(node)

@@ -78,7 +78,7 @@ class LoopTransformer(FunctionScopeTransformer):
         carries = self._carries(node, body)
         cond_name, body_name = self.ctx.namer.new_group("loop_cond", "loop_body")
         # Built directly: the test moves into the condition function (a template would copy it).
-        cond_fn = in_cells(templates.function_def(cond_name, carries, [gast.Return(value=test)]), self.cells)
+        cond_fn = in_cells(templates.function_def(cond_name, carries, [templates.make(gast.Return, value=test)]), self.cells)
         new = [cond_fn, branch_function(body_name, carries, body, carries, self.cells)]
         new += undefined_inits([c for c in carries if c not in defined])
         call = templates.helper_call("While", [templates.name(cond_name), templates.name(body_name),
@@ -112,7 +112,7 @@ class LoopTransformer(FunctionScopeTransformer):
         keywords = []
         if extra is not None:
             cond_name = self.ctx.namer.new("loop_cond")
-            new.append(in_cells(templates.function_def(cond_name, carries, [gast.Return(value=extra)]), self.cells))
+            new.append(in_cells(templates.function_def(cond_name, carries, [templates.make(gast.Return, value=extra)]), self.cells))
             keywords.append(("extra_test", templates.name(cond_name)))
         keywords += self._writes(body, defined)
         new.append(branch_function(body_name, [item] + carries, body, carries, self.cells))

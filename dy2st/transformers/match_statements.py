@@ -121,6 +121,11 @@ class MatchTransformer(transformer.Transformer):
         return origin_info.copy_origin(node, stmts)
 
 
+def needed(census):
+    """Whether there is a `match` (the passes before this one make none)."""
+    return census.has(gast.Match)
+
+
 def transform(node, ctx):
     """Apply the match pass to ``node``."""
     return MatchTransformer(ctx).visit(node)

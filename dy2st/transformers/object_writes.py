@@ -11,6 +11,8 @@ loop passes hand those objects to `_jst.IfElse`/`_jst.While`/`_jst.For` as
 """
 import gast
 
+from runtime.inplace import NAMES as INPLACE_METHODS
+
 from dy2st.pyct import templates
 from dy2st.pyct.nodes import walk
 
@@ -64,6 +66,19 @@ def _add_roots(node, found):
 # The node types `_store_targets` finds targets in (tested by exact type: gast has no subclasses).
 _STORING = frozenset({gast.Assign, gast.Delete, gast.AugAssign, gast.AnnAssign, gast.For, gast.AsyncFor,
                       gast.withitem})
+
+
+def may_write_into_objects(census):
+    """False when the user's code (its ``Census``) writes into no object, nor will once the passes
+    before the if pass ran: then ``writes_into_objects`` of the tree they leave is False too.
+
+    A write into an object is an attribute or item target (a store or del, which the census
+    sees), a call of a mutating method (`lst.append`), or a `_jst` helper writing into its first
+    argument, which only the list pass makes, from `lst.append/pop` (mutating methods), `y[k] = v`
+    (an item store) and in-place Tensor methods (`y.add_(v)`). The other passes bind names and
+    call other helpers; a name `_jst` in the user's code could call one directly."""
+    return (census.stores_into or "_jst" in census.names
+            or not census.attributes.isdisjoint(MUTATING_METHODS | INPLACE_METHODS))
 
 
 def writes_into_objects(tree):

@@ -59,6 +59,12 @@ def _nested_writes(node):
     return names
 
 
+def needed(census):
+    """Whether the check may refuse anything: only `yield`, `await`, `async def` and (in a def)
+    `global`/`nonlocal` make it act. It runs first, on the tree the census was taken of."""
+    return census.has(gast.Yield, gast.YieldFrom, gast.Await, gast.AsyncFunctionDef, gast.Global, gast.Nonlocal)
+
+
 def transform(node, ctx):
     """Check ``node`` for unsupported syntax; returns it unchanged."""
     return UnsupportedChecker(ctx).visit(node)

@@ -1,0 +1,59 @@
+"""What the parsed user function holds, found in one walk, so passes with nothing to rewrite are skipped.
+
+Most functions hold no `match`, `assert`, `print`, `len`, cast or chained comparison, yet each
+pass walked the whole tree to find out (about a tenth of a conversion).  The census is taken once,
+on the parsed tree, from the walk the pipeline makes anyway (for the namer and the origins):
+
+    census = Census(walk(tree))
+    census.types        # the node types present
+    census.names        # every identifier (what ``naming.names_in`` finds)
+    census.attributes   # every ``x.attr`` attribute name
+    census.chained      # whether a comparison has two or more operators
+    census.stores_into  # whether an attribute or item is assigned or deleted (`o.a = v`, `del d[k]`)
+    census.functions    # how many ``def``s (the function itself included)
+
+Each pass says (``needed(census, ...)``) whether it may change anything given this census.  The
+census describes the user's code only: a pass must also count what the passes before it may
+generate, and says so where it decides.
+"""
+import gast
+
+
+class Census:
+    """The node types, identifiers and attribute names of a walked tree (see the module docstring)."""
+
+    def __init__(self, walked):
+        names, attributes = set(), set()
+        chained = stores_into = False
+        functions = 0
+        name, attribute, compare, function_def, class_def, alias = (gast.Name, gast.Attribute, gast.Compare,
+                                                                    gast.FunctionDef, gast.ClassDef, gast.alias)
+        subscript, load = gast.Subscript, gast.Load
+        for node in walked:
+            cls = type(node)
+            if cls is name:
+                names.add(node.id)
+            elif cls is attribute:
+                attributes.add(node.attr)
+                stores_into = stores_into or type(node.ctx) is not load
+            elif cls is subscript:
+                stores_into = stores_into or type(node.ctx) is not load
+            elif cls is compare:
+                chained = chained or len(node.ops) > 1
+            elif cls is function_def:
+                names.add(node.name)
+                functions += 1
+            elif cls is class_def:
+                names.add(node.name)
+            elif cls is alias:
+                names.add((node.asname or node.name).split(".")[0])
+        self.types = frozenset(map(type, walked))
+        self.names = names  # as naming.names_in(tree)
+        self.attributes = attributes
+        self.chained = chained
+        self.stores_into = stores_into
+        self.functions = functions
+
+    def has(self, *types):
+        """Whether a node of any of ``types`` is present."""
+        return not self.types.isdisjoint(types)
