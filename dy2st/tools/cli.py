@@ -98,8 +98,9 @@ def _stub_function(node, path):
     fdef = stub.body[0]
     fdef.decorator_list = []
     args = fdef.args
-    args.defaults = [ast.Constant(None) for _ in args.defaults]
-    args.kw_defaults = [None if d is None else ast.Constant(None) for d in args.kw_defaults]
+    # each None at its default's place: compile() needs a location on every node
+    args.defaults = [ast.copy_location(ast.Constant(None), d) for d in args.defaults]
+    args.kw_defaults = [None if d is None else ast.copy_location(ast.Constant(None), d) for d in args.kw_defaults]
     fdef.returns = None
     for a in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
         if a is not None:

@@ -221,6 +221,17 @@ def test_syntax_error_file_one_line_exit_2(tmp_path):
     assert len(lines) == 1 and "bad.py" in lines[0] and "syntax" in lines[0].lower()
 
 
+def test_convert_function_with_default_arguments(tmp_path):
+    src = tmp_path / "defaults.py"
+    src.write_text("import dy2st\n\n@dy2st.to_static\ndef g(x, n=3, *, scale=2.0):\n"
+                   "    if x.sum() > 0:\n        x = x * scale\n    return x + n\n")
+    res = run_cli("convert", str(src))
+    assert res.returncode == 0, res.stderr
+    assert "cannot convert" not in res.stdout and "def g(x, n=3, *, scale=2.0):" in res.stdout
+    assert "_jst.IfElse(" in res.stdout
+    ast.parse(res.stdout)
+
+
 def test_unconvertible_function_is_reported_not_a_traceback(tmp_path):
     src = tmp_path / "gen.py"
     src.write_text("import dy2st\n\n@dy2st.to_static\ndef g(x):\n    yield x\n")
