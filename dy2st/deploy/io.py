@@ -237,7 +237,8 @@ def _save_function(sf, layer, path, input_spec, configs):
                       "them", stacklevel=4)  # the caller of dy2st.save
     writes = getattr(concrete, "layer_writes", None)
     written = getattr(concrete, "written_inputs", None)  # an argument's written value: not the model's output
-    extra = (writes.count if writes is not None else 0) + (written.count if written is not None else 0)
+    boxes = getattr(concrete, "written_containers", None)  # a tensor written into a list/dict argument: same
+    extra = sum(w.count for w in (writes, written, boxes) if w is not None)
     outputs = concrete.outputs[:len(concrete.outputs) - extra]
     outputs, skeleton = select_outputs(configs.get("output_spec"), outputs, concrete.out_skeleton, sf, concrete)
     skeleton = dicts_as_sequence(skeleton)

@@ -101,7 +101,7 @@ def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_s
     writes = getattr(concrete, "layer_writes", None)
     written = getattr(concrete, "written_inputs", None)
     persistable = {v.name for b in program.blocks for v in b.vars.values() if v.persistable}
-    if (writes is not None and writes.count) or written or not persistable <= set(saved_params):
+    if (writes is not None and writes.count) or written or getattr(concrete, "written_containers", None) or not persistable <= set(saved_params):
         return {"train_differs": True}
     return {"train_differs": True, "train_program": serialize_program(program),
             "train_feed": [v.name for v in concrete.inputs], "train_fetch": [v.name for v in concrete.outputs],

@@ -28,6 +28,7 @@ class ConcreteProgram:
         self.flag_writes = ()  # (input index, stop_gradient) the traced code set on an argument
         self.input_writes = ()  # in-place writes into fed inputs: eager's leaf error, checked per call
         self.written_inputs = None  # the arguments written in place (execution/input_writes.py)
+        self.written_containers = None  # list/dict arguments written into (execution/container_writes.py)
 
     @property
     def parameters(self):

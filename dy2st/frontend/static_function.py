@@ -306,6 +306,8 @@ class StaticFunction(Tracing):
             error = leaf_write_error(concrete.input_writes, concrete.inputs, tensors)
             if error is not None:
                 raise error
+        if concrete.written_containers is not None:  # one dict given twice: the trace wrote into two copies
+            concrete.written_containers.check((tuple(args), kwargs))
         if concrete.flag_writes and not is_train_step(concrete.main_program):
             _write_flags(concrete, tensors, False)  # before the run: its gradients follow them, as eagerly
         if concrete.eager_hooks and traced == self._traced_count:
@@ -321,6 +323,8 @@ class StaticFunction(Tracing):
                 with rt.no_grad():
                     outs = concrete.partial_program(fed)
             outs = concrete.layer_writes.apply(outs)
+            if concrete.written_containers is not None:  # `cache["k"] = v` on an argument: the caller's dict
+                outs = concrete.written_containers.apply((tuple(args), kwargs), outs)
             if concrete.written_inputs:  # `x.add_(1)` on an argument: the caller's tensor takes the new value
                 outs = concrete.written_inputs.apply(tensors, outs)
             if concrete.flag_writes:  # stop_gradient = True after: the Program's backward reaches x through

@@ -16,10 +16,10 @@ from runtime.static import passes
 
 from ..conversion.transform import with_defaults_of
 from ..execution import layer_writes
+from ..execution.container_writes import ContainerWrites
 from ..execution.input_writes import InputWrites
 from ..tools.error import current_origin
 from . import config, decorators, trace_checks
-from .argument_writes import check_unchanged as check_args_unchanged
 from .function_spec import (
     call_signature,
     feed_names_of,
@@ -134,20 +134,21 @@ class Tracing:
             args, kwargs = unflatten(skeleton, feeds)
             calls.arguments = skeleton_values(skeleton)  # `next(it)` of one is refused (operators.outside_iterators)
             written = InputWrites(main, feeds)
+            boxes = ContainerWrites(main, skeleton, (tuple(args), kwargs))  # the argument lists/dicts at the start
             if self._input_spec is not None and kwargs:  # a call that does not bind: Python's TypeError,
                 # and Paddle's ValueError for keywords beside an input_spec (SpecArgumentsError is both)
                 with_defaults(decorators.unwrap(self.dygraph_function), self._instance is not None, args, kwargs)
             out = fn(*self._args_with_self(args), **kwargs)
-            given, feeds = feeds, written.feeds(main)  # an argument written in place names its new value
+            feeds = written.feeds(main)  # an argument written in place names its new value
             # `x.stop_gradient = False` (or True, or x.requires_grad_()) on an argument: eagerly the
             # caller's tensor changes before the ops after it read it; done per call before the run
             flags = main.__dict__.get("_argument_flags", {})
             flag_writes = [(i, flags.get(f.name, f.stop_gradient)) for i, (f, (*_, sg)) in enumerate(zip(feeds, metas))
                            if flags.get(f.name, f.stop_gradient) != sg]
-            check_args_unchanged(skeleton, (tuple(args), kwargs), given, self.dygraph_function)
             out_vars = []
             out_skeleton = flatten_outputs(out, out_vars, self.dygraph_function)
             written.finish(main, out_vars)  # its final value an output (an extra one if not returned)
+            boxes.finish(main, out_vars, self.dygraph_function)  # `cache["k"] = v`: v an output too
             writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
             calls.before += [_ValueGuard(label, _item_reader(c, key), old, ("item", c, key))
                              for c, key, old, label in writes.python_changes]
@@ -166,5 +167,6 @@ class Tracing:
         concrete.input_writes = main.__dict__.get("_input_writes", ())  # checked per call
         concrete.flag_writes = flag_writes
         concrete.written_inputs = written
+        concrete.written_containers = boxes if boxes else None
         return concrete
 

@@ -54,7 +54,7 @@ from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, f
                                              mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
-from dy2st.operators.tensor_array import TensorArray
+from dy2st.operators.tensor_array import TensorArray, refuse_grown_argument_lists
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
 
@@ -75,8 +75,8 @@ def While(cond, body, args, names, writes=None):
                            + (f" (after {iterations} Python iterations)" if iterations else ""))
             def loop_body(*vals):
                 return (), _pack(body(*vals), n)
-            return _unpack(_while_writing(tracked(writes, (cond, body), values), cond, loop_body,
-                                          values, names), n)
+            done = _while_writing(tracked(writes, (cond, body), values), cond, loop_body, values, names)
+            return _unpack(refuse_grown_argument_lists(values, done, names), n)
         if not truth(c):
             staging.record("while", None, f"condition is {staging.describe(c)}: "
                                           f"unrolled at trace time ({iterations} iterations)")
@@ -324,7 +324,8 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
     if isinstance(iterable, _TensorSequence) or is_symbolic(iterable):
         seq = iterable if isinstance(iterable, _TensorSequence) else _TensorRows(iterable)
         staging.record("for", "while op", f"iterates over {_describe_sequence(seq)}")
-        return _unpack(_symbolic_for(seq, body, tuple(args), names, extra_test, writes), n)
+        done = _symbolic_for(seq, body, tuple(args), names, extra_test, writes)
+        return _unpack(refuse_grown_argument_lists(tuple(args), done, names), n)
     values = tuple(args)
     staging.record("for", None, f"iterates over a Python {type(iterable).__name__}: unrolled at trace time")
     count = 0

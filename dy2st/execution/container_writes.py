@@ -1,0 +1,219 @@
+"""Writes into a converted function's list/dict arguments, carried out on the caller's containers.
+
+Eagerly `cache["k"] = rt.concat([cache["k"], k])`, `caches.append({"k": k})` or `xs[0] = y` change the
+caller's own list or dict (incremental decoding keeps its key/value cache so). The Program cache
+rebuilds such arguments from their structure on every trace, so the trace writes into copies: the
+Program runs the tensor ops, not the Python writes. So at the end of the trace every list/dict/dataclass
+the arguments held (by identity, found by its path before the function ran) is compared with what it held
+at the start; for each changed one the new contents are noted as a recipe:
+
+- a tensor the trace computed is an output of the Program (an extra one, placed before the layer's);
+- an object the arguments held at the start (a tensor, a container) is the caller's object at that
+  path (eagerly the very object moves: `a, b = xs[1], xs[0]` swaps the caller's tensors);
+- a list/tuple/dict made inside is made anew after each run (eagerly each call makes a new one);
+- any other Python value is the one the trace saw (the cache key holds the arguments' Python values).
+
+After every run the caller's containers take their new contents (a dict keeps its key order and adds
+new keys at the end, as item writes do), so the caller holds what eager would leave there, with the
+run's gradient history on the written tensors.
+
+Refused with a TypeError at the user's line: a written value the Program cannot hand back (made inside
+a tensor-dependent `if`/loop body that did not carry it out: a value of a sub-block), or a Python object
+of another kind holding traced tensors.
+"""
+from runtime.errors import Origin
+from runtime.variable import Variable
+
+from ..tools.error import attach_origin
+
+_SCALAR_KINDS = ("leaf", "const")
+
+
+def _children(spec, obj):
+    """(key, child spec, child object) of a container node ``spec`` and the object built for it."""
+    if spec.kind == "dict":
+        return [(k, s, obj[k]) for k, s in zip(spec.meta[0], spec.children)]
+    if spec.kind == "dataclass":
+        return [(n, s, getattr(obj, n)) for n, s in zip(spec.meta[1], spec.children)]
+    return [(i, s, o) for i, (s, o) in enumerate(zip(spec.children, obj))]
+
+
+def _contents(kind, obj):
+    """The shallow contents of a mutable container, compared by identity."""
+    if kind == "dict":
+        return [(k, v) for k, v in obj.items()]
+    if kind == "dataclass":
+        return [(n, getattr(obj, n)) for n in obj.__dataclass_fields__]
+    return list(obj)
+
+
+def _resolve(root, path, kinds):
+    obj = root
+    for key, kind in zip(path, kinds):
+        obj = getattr(obj, key) if kind == "dataclass" else obj[key]
+    return obj
+
+
+class ContainerWrites:
+    """Which of the arguments' containers one trace changed, and their new contents per run."""
+
+    def __init__(self, program, skeleton, root):
+        # Every object the arguments hold, by identity: (path, kinds of the containers on the way).
+        self._known = {}
+        self._start = []  # (object, kind, path, kinds, contents at the start) of each mutable container
+        self._walk(skeleton, root, (), ())
+        # a tensor loop refuses to turn one of these into a list built in the loop (operators.tensor_array)
+        program._argument_lists = {id(o): (o, describe(p)) for o, kind, p, _, _ in self._start if kind == "list"}
+        self.plan = ()  # (path, kinds, kind, recipe) per changed container
+        self.count = 0  # extra outputs, just before the layer's
+
+    def _walk(self, spec, obj, path, kinds):
+        if len(path) >= 2:  # not the argument tuple or the keywords dict themselves
+            self._known.setdefault(id(obj), (obj, path, kinds))
+        if spec.kind in _SCALAR_KINDS:
+            return
+        if spec.kind in ("list", "dict", "dataclass") and len(path) >= 2:
+            self._start.append((obj, spec.kind, path, kinds, _contents(spec.kind, obj)))
+        for key, child, value in _children(spec, obj):
+            self._walk(child, value, path + (key,), kinds + (spec.kind,))
+
+    def __bool__(self):
+        return bool(self.plan)
+
+    def finish(self, program, out_vars, fn):
+        """Note the changed containers (appending the written tensors nothing returns to ``out_vars``)."""
+        plan = []
+        for obj, kind, path, kinds, before in self._start:
+            now = _contents(kind, obj)
+            if len(now) == len(before) and all(
+                    (a[0] == b[0] and a[1] is b[1]) if kind != "list" else a is b for a, b in zip(now, before)):
+                continue
+            if kind == "list":
+                recipe = [self._recipe(v, program, out_vars, fn, {}) for v in now]
+            else:
+                memo = {}
+                recipe = [(k, self._recipe(v, program, out_vars, fn, memo)) for k, v in now]
+            plan.append((path, kinds, kind, recipe))
+        self.plan = tuple(plan)
+        # every mutable container the arguments hold: one object at two places is checked per call
+        self._boxes = tuple((path, kinds) for _, _, path, kinds, _ in self._start) if plan else ()
+        self._fn = _where(fn)
+        program.__dict__.pop("_argument_lists", None)
+        self._known = self._start = None  # the trace's objects are not needed by the runs
+
+    def _recipe(self, value, program, out_vars, fn, memo):
+        known = self._known.get(id(value))
+        if known is not None and known[0] is value:
+            return ("arg", known[1], known[2])
+        if isinstance(value, Variable):
+            if value.block.program is not program or value.block.idx != 0:
+                raise _refused(value, program, fn)
+            k = next((j for j, v in enumerate(out_vars) if v is value), None)
+            if k is None:
+                out_vars.append(value)
+                k = len(out_vars) - 1
+                self.count += 1
+            return ("out", k)
+        if type(value) in (list, tuple, dict):  # made inside: made anew per run
+            if id(value) in memo:
+                return memo[id(value)]
+            if isinstance(value, dict):
+                recipe = ("dict", [(k, self._recipe(v, program, out_vars, fn, memo)) for k, v in value.items()])
+            else:
+                recipe = (type(value).__name__, [self._recipe(v, program, out_vars, fn, memo) for v in value])
+            memo[id(value)] = recipe
+            return recipe
+        held = getattr(value, "__dict__", None)
+        if isinstance(value, (list, tuple, dict, set)) or (
+                isinstance(held, dict) and any(isinstance(v, Variable) for v in held.values())):
+            raise TypeError(
+                f"{_where(fn)} writes a {type(value).__name__} holding traced tensors into one of its list/dict "
+                "arguments: only tensors, plain lists, tuples and dicts of them and Python values can be carried "
+                "out to the caller's container after each run")
+        return ("const", value)
+
+    def check(self, root):
+        """TypeError when one list/dict is given at two places of the arguments (`f(x, c, c)`): the trace
+        wrote into two copies, so a read through one place missed a write through the other, which
+        eagerly it sees."""
+        seen = {}
+        for path, kinds in self._boxes:
+            obj = _resolve(root, path, kinds)
+            other = seen.setdefault(id(obj), path)
+            if other is not path:
+                raise TypeError(
+                    f"{self._fn} writes into its list/dict arguments, and one list/dict is given at two places "
+                    f"of them ({describe(other)} and {describe(path)}): eagerly a write through one place is "
+                    "seen through the other, the Program traced them as two; pass a copy at one place")
+
+    def apply(self, root, outs):
+        """After a run: the caller's containers (under ``root``, the call's (args, kwargs)) take their
+        new contents; returns ``outs`` without the extra outputs."""
+        targets = [_resolve(root, path, kinds) for path, kinds, _, _ in self.plan]
+        made = []
+        for (_, _, kind, recipe), target in zip(self.plan, targets):
+            memo = {}
+            if kind == "list":
+                made.append([_build(r, root, outs, memo) for r in recipe])
+            else:
+                made.append([(k, _build(r, root, outs, memo)) for k, r in recipe])
+        for (_, _, kind, _), target, new in zip(self.plan, targets, made):
+            if kind == "list":
+                target[:] = new
+            elif kind == "dataclass":
+                for name, v in new:
+                    setattr(target, name, v)
+            else:
+                keep = {k for k, _ in new}
+                for k in [k for k in target if k not in keep]:
+                    del target[k]
+                for k, v in new:
+                    target[k] = v
+        return outs[:len(outs) - self.count] if self.count else outs
+
+
+def _build(recipe, root, outs, memo):
+    what = recipe[0]
+    if what == "out":
+        return outs[recipe[1]]
+    if what == "arg":
+        return _resolve(root, recipe[1], recipe[2])
+    if what == "const":
+        return recipe[1]
+    key = id(recipe)
+    if key in memo:  # one container made inside, held at two places: one object, as eagerly
+        return memo[key]
+    if what == "dict":
+        made = memo[key] = {}
+        for k, r in recipe[1]:
+            made[k] = _build(r, root, outs, memo)
+        return made
+    items = [_build(r, root, outs, memo) for r in recipe[1]]
+    made = memo[key] = items if what == "list" else tuple(items)
+    return made
+
+
+def describe(path):
+    """`argument #1['k'][0]` for the path (0, 1, 'k', 0) from (args, kwargs)."""
+    head = f"#{path[1]}" if path[0] == 0 else repr(path[1])
+    return head + "".join(f"[{p!r}]" for p in path[2:])
+
+
+def _where(fn):
+    code = getattr(fn, "__code__", None)
+    at = f" ({code.co_filename}, line {code.co_firstlineno})" if code is not None else ""
+    return f"{getattr(fn, '__qualname__', fn)}{at}"
+
+
+def _refused(value, program, fn):
+    exc = TypeError(
+        f"{_where(fn)} writes the tensor '{value.name}' into one of its list/dict arguments inside a "
+        "tensor-dependent `if` or loop that does not carry the write out (or keeps a tensor of another "
+        "trace there): eagerly the caller's list/dict would hold it after the call, the Program has no value "
+        "for it; write it before or after the `if`/loop, or return the new value")
+    for block in program.blocks:
+        for op in block.ops:
+            if value.name in op.output_arg_names and op.origin is not None:
+                origin = op.origin if isinstance(op.origin, Origin) else Origin.parse(op.origin)
+                return attach_origin(exc, origin, "while building the Program")
+    return exc
