@@ -1,0 +1,169 @@
+"""A converted function writing into its list/dict arguments (an incremental decoder's per-layer
+key/value caches) leaves in the caller's containers what eager leaves there, at every call of one
+cached Program, inside tensor loops too; what cannot be carried out is a TypeError at the user's line."""
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as rt
+import runtime.nn.functional as F
+
+D = 4
+
+
+def _attend(tok, w, cache):
+    """One attention step over a growing key/value cache, as Paddle's transformer decoder writes it."""
+    k, v = rt.matmul(tok, w), rt.matmul(tok, w * 0.5)
+    cache["k"], cache["v"] = rt.concat([cache["k"], k], axis=0), rt.concat([cache["v"], v], axis=0)
+    att = F.softmax(rt.matmul(tok, cache["k"].t()) / 2.0, axis=-1)
+    return rt.matmul(att, cache["v"])
+
+
+def step(tok, w, caches):
+    for cache in caches:
+        tok = _attend(tok, w, cache)
+    return tok
+
+
+def decode(tok, w, caches, n):
+    """Greedy decoding in a tensor `while`: every iteration writes into every layer's cache."""
+    i = rt.zeros([1], "int64")
+    out = tok
+    while i < n:
+        out = step(out, w, caches)
+        i = i + 1
+    return out
+
+
+def _caches(seed, length=1, layers=2):
+    rs = np.random.RandomState(seed)
+    return [{"k": rt.to_tensor(rs.randn(length, D).astype("float32")),
+             "v": rt.to_tensor(rs.randn(length, D).astype("float32"))} for _ in range(layers)]
+
+
+def _same(eager, converted):
+    assert len(eager) == len(converted)
+    for a, b in zip(eager, converted):
+        assert list(a) == list(b)
+        for key in a:
+            np.testing.assert_array_equal(a[key].numpy(), b[key].numpy())
+
+
+def _inputs(seed):
+    rs = np.random.RandomState(100 + seed)
+    return rt.to_tensor(rs.randn(1, D).astype("float32")), rt.to_tensor(rs.randn(D, D).astype("float32"))
+
+
+def test_cache_step_through_one_program():
+    sf = dy2st.to_static(step)
+    for seed in range(3):
+        tok, w = _inputs(seed)
+        eager, converted = _caches(seed), _caches(seed)
+        before = converted[0]
+        np.testing.assert_array_equal(step(tok, w, eager).numpy(), sf(tok, w, converted).numpy())
+        _same(eager, converted)
+        assert converted[0] is before and converted[0]["k"].shape == [2, D]  # the caller's dict, written
+    assert sf.get_traced_count() == 1
+
+
+def test_greedy_decoding_step_by_step():
+    """The decoding loop in Python around a converted step: the caches grow, each length one Program."""
+    sf = dy2st.to_static(step)
+    tok, w = _inputs(0)
+    eager, converted = _caches(1), _caches(1)
+    a = b = tok
+    for _ in range(3):
+        a, b = step(a, w, eager), sf(b, w, converted)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        _same(eager, converted)
+    assert sf.get_traced_count() == 3
+
+
+def test_decoding_loop_inside_the_program():
+    sf = dy2st.to_static(decode)
+    for seed, n in ((0, 3), (1, 1), (2, 4)):
+        tok, w = _inputs(seed)
+        eager, converted = _caches(seed), _caches(seed)
+        steps = rt.to_tensor([n], "int64")
+        np.testing.assert_array_equal(decode(tok, w, eager, steps).numpy(), sf(tok, w, converted, steps).numpy())
+        _same(eager, converted)
+        assert converted[1]["k"].shape == [1 + n, D]
+    assert sf.get_traced_count() == 1
+
+
+def _grows(x, w, cache):
+    cache["k"] = rt.concat([cache["k"], rt.matmul(x, w)], axis=0)
+    return (cache["k"] * cache["k"]).sum()
+
+
+def test_gradients_through_the_cache():
+    sf = dy2st.to_static(_grows)
+    rs = np.random.RandomState(0)
+    for _ in range(2):
+        xs, ws, cs = (rs.randn(*s).astype("float32") for s in ((1, 2), (2, 2), (2, 2)))
+        got = []
+        for fn in (_grows, sf):
+            w, c0 = rt.to_tensor(ws, stop_gradient=False), rt.to_tensor(cs, stop_gradient=False)
+            cache = {"k": c0}
+            out = fn(rt.to_tensor(xs), w, cache)
+            (out + cache["k"].sum() * 2).backward()  # the written tensor carries the run's gradient history
+            got.append((out.numpy(), cache["k"].numpy(), cache["k"].stop_gradient, w.grad.numpy(), c0.grad.numpy()))
+        for a, b in zip(*got):
+            np.testing.assert_array_equal(a, b)
+    assert sf.get_traced_count() == 1
+
+
+def _reshuffles(x, xs, d):
+    xs[0], xs[1] = xs[1], xs[0]
+    xs.append({"new": x + 1, "n": 3})
+    v = d.pop("a")
+    d["b"], d["same"] = v + x, x
+    d["count"] = d.get("count", 0) + 1
+    return d["b"]
+
+
+def test_moved_added_popped_items_and_python_values():
+    sf = dy2st.to_static(_reshuffles)
+    x = rt.to_tensor([2.0])
+    for count in (0, 0, 1):
+        def given():
+            d = {"a": rt.to_tensor([3.0]), "z": 1}
+            if count:
+                d["count"] = count
+            return [rt.to_tensor([1.0]), rt.to_tensor([5.0])], d
+        (exs, ed), (xs, d) = given(), given()
+        one, two = xs
+        _reshuffles(x, exs, ed)
+        out = sf(x, xs, d)
+        assert xs[0] is two and xs[1] is one and d["same"] is x and out is d["b"]  # eager's objects
+        assert list(d) == list(ed) and d["count"] == ed["count"] == count + 1 and repr(xs) == repr(exs)
+        np.testing.assert_array_equal(d["b"].numpy(), [5.0])
+        assert xs[2]["n"] == 3
+    assert sf.get_traced_count() == 2  # d["count"] given: another key
+
+
+def _collects(x, acc):
+    i = rt.zeros([1], "int64")
+    while i < 3:
+        acc.append(x * 2.0)
+        i = i + 1
+    return x
+
+
+def test_list_argument_grown_in_a_tensor_loop_is_refused_at_its_line():
+    with pytest.raises(TypeError, match=r"list argument #1 \('acc'\) grows inside a tensor-dependent loop") as e:
+        dy2st.to_static(_collects)(rt.to_tensor([1.0]), [])
+    assert "test_hunt_container_args.py" in str(e.value) and "while i < 3" in str(e.value)
+
+
+def test_one_dict_given_twice_is_refused():
+    def reads_other(x, a, b):
+        a["k"] = x * 2
+        return b["k"]
+    sf = dy2st.to_static(reads_other)
+    a, b = {"k": rt.to_tensor([1.0])}, {"k": rt.to_tensor([1.0])}
+    np.testing.assert_array_equal(sf(rt.to_tensor([3.0]), a, b).numpy(), [1.0])
+    shared = {"k": rt.to_tensor([1.0])}
+    with pytest.raises(TypeError, match=r"one list/dict is given at two places of them \(#1 and #2\)"):
+        sf(rt.to_tensor([3.0]), shared, shared)
+    np.testing.assert_array_equal(shared["k"].numpy(), [1.0])  # refused before the run: unchanged
