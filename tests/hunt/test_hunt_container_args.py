@@ -167,3 +167,17 @@ def test_one_dict_given_twice_is_refused():
     with pytest.raises(TypeError, match=r"one list/dict is given at two places of them \(#1 and #2\)"):
         sf(rt.to_tensor([3.0]), shared, shared)
     np.testing.assert_array_equal(shared["k"].numpy(), [1.0])  # refused before the run: unchanged
+
+
+def _writes_in_a_while_loop_body(x, cache):
+    def body(i):
+        cache["k"] = x * 2  # a value of the loop's block: the loop does not carry it out
+        return [i + 1]
+    rt.static.nn.while_loop(lambda i: i < 3, body, [rt.zeros([1], "int64")])
+    return x
+
+
+def test_write_a_loop_does_not_carry_out_is_refused_at_its_line():
+    with pytest.raises(TypeError, match="does not carry the write out") as e:
+        dy2st.to_static(_writes_in_a_while_loop_body)(rt.to_tensor([1.0]), {"k": rt.to_tensor([1.0])})
+    assert '> ' in "".join(e.value.__notes__) and 'cache["k"] = x * 2' in "".join(e.value.__notes__)
