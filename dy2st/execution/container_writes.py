@@ -21,6 +21,8 @@ Refused with a TypeError at the user's line: a written value the Program cannot 
 a tensor-dependent `if`/loop body that did not carry it out: a value of a sub-block), or a Python object
 of another kind holding traced tensors.
 """
+import copy
+
 from runtime.errors import Origin
 from runtime.variable import Variable
 
@@ -82,16 +84,15 @@ class ContainerWrites:
 
     def finish(self, program, out_vars, fn):
         """Note the changed containers (appending the written tensors nothing returns to ``out_vars``)."""
-        plan = []
+        plan, memo = [], {}  # memo: a container made inside, held at two places, is one object
         for obj, kind, path, kinds, before in self._start:
             now = _contents(kind, obj)
             if len(now) == len(before) and all(
                     (a[0] == b[0] and a[1] is b[1]) if kind != "list" else a is b for a, b in zip(now, before)):
                 continue
             if kind == "list":
-                recipe = [self._recipe(v, program, out_vars, fn, {}) for v in now]
+                recipe = [self._recipe(v, program, out_vars, fn, memo) for v in now]
             else:
-                memo = {}
                 recipe = [(k, self._recipe(v, program, out_vars, fn, memo)) for k, v in now]
             plan.append((path, kinds, kind, recipe))
         self.plan = tuple(plan)
@@ -114,22 +115,22 @@ class ContainerWrites:
                 k = len(out_vars) - 1
                 self.count += 1
             return ("out", k)
-        if type(value) in (list, tuple, dict):  # made inside: made anew per run
+        if isinstance(value, (list, tuple, dict)):  # made inside: made anew per run
             if id(value) in memo:
                 return memo[id(value)]
             if isinstance(value, dict):
-                recipe = ("dict", [(k, self._recipe(v, program, out_vars, fn, memo)) for k, v in value.items()])
+                items = [(k, self._recipe(v, program, out_vars, fn, memo)) for k, v in value.items()]
             else:
-                recipe = (type(value).__name__, [self._recipe(v, program, out_vars, fn, memo) for v in value])
-            memo[id(value)] = recipe
+                items = [self._recipe(v, program, out_vars, fn, memo) for v in value]
+            memo[id(value)] = recipe = (_kind(value), _empty(value), items)
             return recipe
         held = getattr(value, "__dict__", None)
-        if isinstance(value, (list, tuple, dict, set)) or (
-                isinstance(held, dict) and any(isinstance(v, Variable) for v in held.values())):
-            raise TypeError(
-                f"{_where(fn)} writes a {type(value).__name__} holding traced tensors into one of its list/dict "
-                "arguments: only tensors, plain lists, tuples and dicts of them and Python values can be carried "
-                "out to the caller's container after each run")
+        if isinstance(value, (set, frozenset)) or isinstance(held, dict):
+            if any(isinstance(v, Variable) for v in (value if isinstance(value, (set, frozenset)) else held.values())):
+                raise TypeError(
+                    f"{_where(fn)} writes a {type(value).__name__} holding traced tensors into one of its list/dict "
+                    "arguments: only tensors, lists, tuples and dicts of them and Python values can be carried "
+                    "out to the caller's container after each run")
         return ("const", value)
 
     def check(self, root):
@@ -150,9 +151,8 @@ class ContainerWrites:
         """After a run: the caller's containers (under ``root``, the call's (args, kwargs)) take their
         new contents; returns ``outs`` without the extra outputs."""
         targets = [_resolve(root, path, kinds) for path, kinds, _, _ in self.plan]
-        made = []
-        for (_, _, kind, recipe), target in zip(self.plan, targets):
-            memo = {}
+        made, memo = [], {}
+        for _, _, kind, recipe in self.plan:
             if kind == "list":
                 made.append([_build(r, root, outs, memo) for r in recipe])
             else:
@@ -183,14 +183,36 @@ def _build(recipe, root, outs, memo):
     key = id(recipe)
     if key in memo:  # one container made inside, held at two places: one object, as eagerly
         return memo[key]
-    if what == "dict":
-        made = memo[key] = {}
-        for k, r in recipe[1]:
+    kind, empty, items = recipe
+    if kind == "dict":
+        made = memo[key] = dict() if empty is None else copy.copy(empty)
+        for k, r in items:
             made[k] = _build(r, root, outs, memo)
         return made
-    items = [_build(r, root, outs, memo) for r in recipe[1]]
-    made = memo[key] = items if what == "list" else tuple(items)
+    if kind == "list":
+        made = memo[key] = [] if empty is None else copy.copy(empty)
+        made.extend(_build(r, root, outs, memo) for r in items)
+        return made
+    values = [_build(r, root, outs, memo) for r in items]
+    made = memo[key] = tuple(values) if empty is None else empty(*values)  # a named tuple: its class
     return made
+
+
+def _kind(value):
+    return "dict" if isinstance(value, dict) else "list" if isinstance(value, list) else "tuple"
+
+
+def _empty(value):
+    """None for a plain list/dict/tuple; else what a new one is made from: an emptied copy of a
+    subclass (an OrderedDict, a defaultdict keeping its factory), a named tuple's class."""
+    if type(value) in (list, dict, tuple):
+        return None
+    cls = type(value)
+    if isinstance(value, tuple):
+        return cls if hasattr(cls, "_fields") else (lambda *v: cls(v))
+    empty = copy.copy(value)
+    empty.clear()
+    return empty
 
 
 def describe(path):

@@ -1,6 +1,9 @@
 """A converted function writing into its list/dict arguments (an incremental decoder's per-layer
 key/value caches) leaves in the caller's containers what eager leaves there, at every call of one
 cached Program, inside tensor loops too; what cannot be carried out is a TypeError at the user's line."""
+import collections
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -181,3 +184,35 @@ def test_write_a_loop_does_not_carry_out_is_refused_at_its_line():
     with pytest.raises(TypeError, match="does not carry the write out") as e:
         dy2st.to_static(_writes_in_a_while_loop_body)(rt.to_tensor([1.0]), {"k": rt.to_tensor([1.0])})
     assert '> ' in "".join(e.value.__notes__) and 'cache["k"] = x * 2' in "".join(e.value.__notes__)
+
+
+Pair = collections.namedtuple("Pair", "k v")
+
+
+@dataclasses.dataclass
+class State:
+    h: object
+    n: int = 0
+
+
+def _made_inside(x, c, acc, st):
+    shared = {"s": x * 2}
+    c["p"], c["o"], c["sh"] = Pair(x + 1, 3), collections.OrderedDict(a=x), shared
+    acc.append(shared)
+    st.h, st.n = st.h + x, st.n + 1
+    return x
+
+
+def test_containers_made_inside_and_dataclass_fields():
+    sf = dy2st.to_static(_made_inside)
+    for v in (1.0, 2.0):
+        c, acc, st = {}, [], State(rt.to_tensor([1.0]))
+        x = rt.to_tensor([v])
+        sf(x, c, acc, st)
+        assert type(c["p"]) is Pair and c["p"].v == 3 and type(c["o"]) is collections.OrderedDict
+        assert c["o"]["a"] is x and c["sh"] is acc[0]  # one dict at two places, as eagerly
+        np.testing.assert_array_equal(c["p"].k.numpy(), [v + 1])
+        np.testing.assert_array_equal(acc[0]["s"].numpy(), [v * 2])
+        np.testing.assert_array_equal(st.h.numpy(), [1.0 + v])
+        assert st.n == 1
+    assert sf.get_traced_count() == 1
