@@ -1,7 +1,7 @@
 """Dataclass arguments (Paddle's test_dataclass_as_input.py): a dataclass holding Tensors is fed
 field by field, so one Program serves every value and gradients reach the caller's tensors;
 its Python fields select the Program like any Python argument; a returned dataclass comes back
-as one; a write into the caller's dataclass is refused like one into a list argument."""
+as one; a field write reaches the caller's dataclass, as one into a list argument does."""
 import dataclasses
 
 import numpy as np
