@@ -76,7 +76,7 @@ def While(cond, body, args, names, writes=None):
             def loop_body(*vals):
                 return (), _pack(body(*vals), n)
             done = _while_writing(tracked(writes, (cond, body), values), cond, loop_body, values, names)
-            return _unpack(refuse_grown_argument_lists(values, done, names), n)
+            return _unpack(refuse_grown_argument_lists(values, done, names, writes), n)
         if not truth(c):
             staging.record("while", None, f"condition is {staging.describe(c)}: "
                                           f"unrolled at trace time ({iterations} iterations)")
@@ -325,7 +325,7 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
         seq = iterable if isinstance(iterable, _TensorSequence) else _TensorRows(iterable)
         staging.record("for", "while op", f"iterates over {_describe_sequence(seq)}")
         done = _symbolic_for(seq, body, tuple(args), names, extra_test, writes)
-        return _unpack(refuse_grown_argument_lists(tuple(args), done, names), n)
+        return _unpack(refuse_grown_argument_lists(tuple(args), done, names, writes), n)
     values = tuple(args)
     staging.record("for", None, f"iterates over a Python {type(iterable).__name__}: unrolled at trace time")
     count = 0

@@ -335,19 +335,21 @@ def ArrayLength(array):
     return rt.tensor.array_length(array.tensor if isinstance(array, TensorArray) else array)
 
 
-def refuse_grown_argument_lists(before, after, names):
+def refuse_grown_argument_lists(before, after, names, writes):
     """``after`` (a tensor loop's final carries), unless a list argument of the converted function
     became a list built in the loop (`acc.append(v)` in a tensor `while`): eagerly the caller's list
     grows by a number of items known only when the Program runs, which no Python list the caller holds
     can take after the run (``execution.container_writes``), so refused at the user's line."""
     program = rt.static.default_main_program()
     lists = program.__dict__.get("_argument_lists")
-    if lists:
+    if lists and writes:  # `writes`: the names whose objects the body writes into (`xs = xs + [v]` is no write)
         for value, new, name in zip(before, after, names):
-            if isinstance(new, TensorArray) and id(value) in lists and lists[id(value)][0] is value:
+            if (isinstance(new, TensorArray) and writes.get(name) is value and id(value) in lists
+                    and lists[id(value)][0] is value):
                 raise TypeError(_with_location(
                     f"the list argument {lists[id(value)][1]} ('{name}') grows inside a tensor-dependent loop: "
                     "eagerly the caller's list gets one item per iteration, a number the Program knows only "
                     "when it runs; collect into a local list and return it (rt.stack(out)), or write a "
-                    "fixed number of items before the loop"))
+                    f"fixed number of items before the loop (if the loop only grows a new list, copy it first: "
+                    f"{name} = list({name}))"))
     return after

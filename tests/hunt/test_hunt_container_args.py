@@ -159,6 +159,21 @@ def test_list_argument_grown_in_a_tensor_loop_is_refused_at_its_line():
     assert "test_hunt_container_args.py" in str(e.value) and "while i < 3" in str(e.value)
 
 
+def _rebinds(x, xs):
+    i = rt.zeros([1], "int64")
+    while i < 3:
+        xs = xs + [x * 2.0]  # a new list: the caller's stays as it is
+        i = i + 1
+    return rt.stack(xs).sum()
+
+
+def test_list_argument_rebound_in_a_tensor_loop_still_converts():
+    xs = [rt.to_tensor([1.0])]
+    out = dy2st.to_static(_rebinds)(rt.to_tensor([2.0]), xs)
+    np.testing.assert_array_equal(out.numpy(), _rebinds(rt.to_tensor([2.0]), [rt.to_tensor([1.0])]).numpy())
+    assert len(xs) == 1
+
+
 def test_one_dict_given_twice_is_refused():
     def reads_other(x, a, b):
         a["k"] = x * 2
