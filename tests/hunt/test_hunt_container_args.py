@@ -231,3 +231,40 @@ def test_containers_made_inside_and_dataclass_fields():
         np.testing.assert_array_equal(st.h.numpy(), [1.0 + v])
         assert st.n == 1
     assert sf.get_traced_count() == 1
+
+
+class _SelfAttention(rt.nn.Layer):
+    """Paddle's transformer MultiHeadAttention cache handling (transformer_dygraph_model.py)."""
+
+    def __init__(self):
+        super().__init__()
+        self.q, self.k, self.v = rt.nn.Linear(D, D), rt.nn.Linear(D, D), rt.nn.Linear(D, D)
+
+    def forward(self, x, memory, cache=None):
+        q, k, v = self.q(x), self.k(x), self.v(x)
+        if cache is not None:
+            if "static_k" not in cache:  # encoder-decoder keys: cached once
+                cache["static_k"], cache["static_v"] = self.k(memory), self.v(memory)
+            if "k" in cache:
+                k, v = rt.concat([cache["k"], k], axis=1), rt.concat([cache["v"], v], axis=1)
+            cache["k"], cache["v"] = k, v
+        att = F.softmax(rt.matmul(q, k, transpose_y=True), axis=-1)
+        return rt.matmul(att, v) + rt.matmul(q, cache["static_k"], transpose_y=True).sum()
+
+
+def test_paddle_transformer_cache_pattern_in_a_layer():
+    rt.seed(3)
+    eager = _SelfAttention()
+    converted = _SelfAttention()
+    converted.set_state_dict(eager.state_dict())
+    sf = dy2st.to_static(converted)
+    memory = rt.to_tensor(np.random.RandomState(7).randn(2, 3, D).astype("float32"))
+    ce, cc = {}, {}
+    a = b = rt.to_tensor(np.random.RandomState(8).randn(2, 1, D).astype("float32"))
+    for _ in range(3):
+        a, b = eager(a, memory, cache=ce), sf(b, memory, cache=cc)
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+        assert list(ce) == list(cc)
+        for key in ce:
+            np.testing.assert_array_equal(ce[key].numpy(), cc[key].numpy())
+    assert cc["k"].shape == [2, 3, D]
