@@ -1,0 +1,83 @@
+"""Calls that converted code refused though eager runs them: tensor arguments where the kernel takes
+a number (rt.scale, rt.linspace) and layers given run-time spatial dims (pixel_shuffle, group_norm).
+Each now runs eager-exactly (bitwise) through one cached Program; the others stay clear refusals."""
+import numpy as np
+
+import dy2st
+import runtime as rt
+import runtime.nn.functional as F
+from runtime import nn
+
+
+def _bitwise(eager, static):
+    if isinstance(eager, (tuple, list)):
+        assert len(eager) == len(static)
+        for a, b in zip(eager, static):
+            _bitwise(a, b)
+        return
+    assert str(eager.dtype) == str(static.dtype) and list(eager.shape) == list(static.shape)
+    assert eager.numpy().tobytes() == static.numpy().tobytes(), (eager.numpy(), static.numpy())
+
+
+def _grads(fn, sf, x, *rest):
+    """x's gradient (and whether the others get one) through fn eagerly and converted."""
+    out = []
+    for f in (fn, sf):
+        x.stop_gradient = False
+        for r in rest:
+            r.stop_gradient = False
+        f(x, *rest).sum().backward()
+        out.append((x.grad.numpy().copy(), [r.grad for r in rest]))
+        for v in (x,) + rest:
+            v.clear_gradient()
+            v.stop_gradient = True
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    assert out[0][1] == out[1][1] == [None] * len(rest)  # float() reads: no gradient, as eagerly
+
+
+def _scaled(x, s, b):
+    return rt.scale(x, scale=s, bias=b), rt.scale(x, scale=s, bias=0.25)
+
+
+def test_scale_by_one_element_tensors_matches_eager_bitwise():
+    sf = dy2st.to_static(_scaled)
+    for sv, bv in [(1.5, 0.0), (-2.0, 0.5), (0.3, -0.0), (3.0, 1e-8)]:
+        s, b = rt.to_tensor(np.array([sv], "float64")), rt.to_tensor(np.array(bv, "float32"))
+        for dt in ("float32", "int64", "float16"):  # casts, truncation, float16 computed in float32
+            x = rt.to_tensor(np.array([-0.0, 1.25, -3.5, 7.0]).astype(dt))
+            _bitwise(_scaled(x, s, b), sf(x, s, b))
+    assert len(sf.program_cache) == 3  # one per x dtype, for every scale and bias value
+    _grads(lambda x, s: rt.scale(x, scale=s) * x, dy2st.to_static(lambda x, s: rt.scale(x, scale=s) * x),
+           rt.to_tensor(np.array([0.5, -2.0], "float32")), rt.to_tensor(np.array([1.5], "float32")))
+
+
+def _spaced(a, b):
+    return rt.linspace(a, b, 7), rt.linspace(a, 2.0, 1), rt.linspace(0, b, 4, dtype="int32"), rt.linspace(a, b, 0)
+
+
+def test_linspace_between_tensors_matches_eager_bitwise():
+    sf = dy2st.to_static(_spaced)
+    for av, bv in [(0.0, 1.0), (-3.3, 7.1), (1e-320, 2e-320), (5.0, 5.0), (2.5, -1.25)]:
+        a, b = rt.to_tensor(np.array(av, "float64")), rt.to_tensor(np.array([bv], "float32"))
+        _bitwise(_spaced(a, b), sf(a, b))
+    assert len(sf.program_cache) == 1
+
+
+def _shuffle(x):
+    return F.pixel_shuffle(x, 2) * x.mean()
+
+
+def _grouped(x):
+    return F.group_norm(x, 2) * 3.0
+
+
+def test_pixel_shuffle_and_group_norm_with_run_time_spatial_dims():
+    for fn, c in [(_shuffle, 8), (nn.PixelShuffle(2), 8), (_grouped, 4), (nn.GroupNorm(2, 4), 4)]:
+        sf = dy2st.to_static(fn, input_spec=[dy2st.InputSpec([None, c, None, None])])
+        for i, shape in enumerate([(2, c, 3, 3), (1, c, 2, 5)]):
+            x = rt.to_tensor(np.random.default_rng(i).standard_normal(shape).astype("float32"))
+            _bitwise(fn(x), sf(x))
+            if fn is _shuffle or fn is _grouped:
+                _grads(fn, sf, x)
+        cache = sf.program_cache if hasattr(sf, "program_cache") else sf.forward.program_cache
+        assert len(cache) == 1
