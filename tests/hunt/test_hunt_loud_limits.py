@@ -2,10 +2,12 @@
 a number (rt.scale, rt.linspace) and layers given run-time spatial dims (pixel_shuffle, group_norm).
 Each now runs eager-exactly (bitwise) through one cached Program; the others stay clear refusals."""
 import numpy as np
+import pytest
 
 import dy2st
 import runtime as rt
 import runtime.nn.functional as F
+from error_helpers import notes
 from runtime import nn
 
 
@@ -81,3 +83,52 @@ def test_pixel_shuffle_and_group_norm_with_run_time_spatial_dims():
                 _grads(fn, sf, x)
         cache = sf.program_cache if hasattr(sf, "program_cache") else sf.forward.program_cache
         assert len(cache) == 1
+
+
+def _clears(a):
+    y = a * 2
+    y.clear_gradient()  # eagerly a no-op: a computed value holds no gradient
+    y.clear_grad()
+    return y * a
+
+
+def _clears_input(a):
+    a.clear_gradient()
+    return a * 2
+
+
+def test_clear_gradient_of_a_computed_value_is_a_no_op_and_of_an_input_refused():
+    sf = dy2st.to_static(_clears)
+    for v in ([1.5, -2.0], [0.0, 3.0]):
+        x = rt.to_tensor(np.array(v, "float32"))
+        _bitwise(_clears(x), sf(x))
+        _grads(_clears, sf, x)
+    # eagerly it clears the caller's tensor's .grad, which a Program does not hold (Paddle 3.3
+    # refuses every clear_gradient in converted code with an AssertionError)
+    with pytest.raises(AttributeError, match="clearing .grad of the input 'a'") as info:
+        dy2st.to_static(_clears_input)(rt.to_tensor(np.array([1.0], "float32")))
+    assert "a.clear_gradient()" in notes(info.value)
+
+
+def _rounds(v):
+    return round(v, 2)
+
+
+def _early(x):
+    if x.sum() > 0:
+        return x * 2
+
+
+def test_round_of_a_tensor_and_an_early_return_of_none_stay_refused_at_the_users_line():
+    x = rt.to_tensor(np.array([2.345], "float32"))
+    with pytest.raises(TypeError, match="doesn't define __round__"):
+        _rounds(x)  # eagerly too (Paddle's Tensor has no __round__ either)
+    with pytest.raises(TypeError, match="doesn't define __round__") as info:
+        dy2st.to_static(_rounds)(x)
+    assert "return round(v, 2)" in notes(info.value)
+    # a Tensor on one path and None on the other: no Program output can be both (Paddle 3.3 raises
+    # the same Dygraph2StaticException for this code)
+    with pytest.raises(Exception, match="NoneType None in one branch") as info:
+        dy2st.to_static(_early)(x)
+    assert type(info.value).__name__ == "Dygraph2StaticException"
+    assert "if x.sum() > 0:" in str(info.value) + notes(info.value)
