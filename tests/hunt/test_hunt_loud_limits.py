@@ -132,3 +132,25 @@ def test_round_of_a_tensor_and_an_early_return_of_none_stay_refused_at_the_users
         dy2st.to_static(_early)(x)
     assert type(info.value).__name__ == "Dygraph2StaticException"
     assert "if x.sum() > 0:" in str(info.value) + notes(info.value)
+
+
+def _counted(n, x):
+    return x / max(n, 1)
+
+
+def _as_int(n, x):
+    return x / max(int(n), 1), min(x.sum(), rt.full_like(x.sum(), 0.5))
+
+
+def test_max_of_a_tensor_and_a_number_is_refused_with_the_two_rewrites_that_work():
+    # eagerly a Tensor or a Python int as the values go: x / 1 and x / tensor differ in kind after
+    n, x = rt.to_tensor(np.array([3], "int64")), rt.to_tensor(np.array([0.3, 0.7], "float32"))
+    with pytest.raises(TypeError, match=r"max\(int\(t\), 1\) for a Python number, or "
+                                        r"max\(t, rt.full_like\(t, 1\)\) for a Tensor") as info:
+        dy2st.to_static(_counted)(n, x)
+    assert "return x / max(n, 1)" in notes(info.value)
+    sf = dy2st.to_static(_as_int)
+    for nv, xv in [([3], [0.3, 0.7]), ([0], [0.9, -1.0])]:
+        args = rt.to_tensor(np.array(nv, "int64")), rt.to_tensor(np.array(xv, "float32"))
+        _bitwise(_as_int(*args), sf(*args))
+    assert len(sf.program_cache) == 1
