@@ -154,3 +154,18 @@ def test_max_of_a_tensor_and_a_number_is_refused_with_the_two_rewrites_that_work
         args = rt.to_tensor(np.array(nv, "int64")), rt.to_tensor(np.array(xv, "float32"))
         _bitwise(_as_int(*args), sf(*args))
     assert len(sf.program_cache) == 1
+
+
+def _kron(a):
+    return rt.kron(a, a * 2)
+
+
+def test_kron_and_pixel_shuffle_with_several_run_time_dims():
+    for fn, spec, shapes in [(_kron, [None, None], [(2, 3), (3, 1)]),
+                             (_shuffle, [None, None, None, None], [(2, 8, 3, 3), (1, 4, 2, 5)])]:
+        sf = dy2st.to_static(fn, input_spec=[dy2st.InputSpec(spec)])
+        for i, shape in enumerate(shapes):
+            x = rt.to_tensor(np.random.default_rng(i).standard_normal(shape).astype("float32"))
+            _bitwise(fn(x), sf(x))
+            _grads(fn, sf, x)
+        assert len(sf.program_cache) == 1
