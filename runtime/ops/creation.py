@@ -16,7 +16,7 @@ from ..registry import RANDOM, Meta, def_op
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..tensor import TensorLike
-from .common import cast, constant, stop_gradient as _detach
+from .common import cast, constant, float_of, stop_gradient as _detach
 from .shape import expand, reshape
 from .shape_args import fill_dims, python_int, split_shape, static_dims, tensor_input
 from ..hints import DTypeLike, ShapeLike
@@ -289,7 +289,7 @@ def _linspace_at_run_time(start, stop, num, dtype):
     zero-step branch for denormal steps (numpy gh-5437), ``stop`` itself last, then the cast."""
     def number(v):
         if isinstance(v, _rt.framework.Variable):
-            return cast(reshape(_detach(v), []), "float64")
+            return float_of(v)
         return constant(np.asarray(float(_number(v)), "float64"), "float64")
 
     def f64(v):

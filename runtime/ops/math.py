@@ -322,14 +322,13 @@ def _scale_at_run_time(x, scale, bias):
     """The scale op's arithmetic with a one-element ``scale``/``bias`` read when the Program runs.
     Eagerly they are ``float()`` reads (no gradient), cast to x's dtype, and a zero bias is not
     added (x * s + 0.0 would turn -0.0 into 0.0); float16 computes in float32 and rounds once."""
-    from .common import cast, stop_gradient
+    from .common import cast, float_of
     work = "float32" if str(x.dtype) in ("float16", "bfloat16") else str(x.dtype)
 
     def number(v):
         if not isinstance(v, _rt.framework.Variable):
             return constant(np.asarray(float(v), work), work)
-        v = apply("reshape", stop_gradient(v), shape=[])  # fails when run unless one element, as float() does
-        return cast(cast(v, "float64"), work)  # float(v) first: an int64 beyond 2**53 rounds as eagerly
+        return cast(float_of(v), work)  # float(v) first: an int64 beyond 2**53 rounds as eagerly
 
     y = apply("multiply", cast(x, work), number(scale))
     if isinstance(bias, _rt.framework.Variable):

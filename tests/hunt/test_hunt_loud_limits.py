@@ -49,6 +49,10 @@ def test_scale_by_one_element_tensors_matches_eager_bitwise():
             x = rt.to_tensor(np.array([-0.0, 1.25, -3.5, 7.0]).astype(dt))
             _bitwise(_scaled(x, s, b), sf(x, s, b))
     assert len(sf.program_cache) == 3  # one per x dtype, for every scale and bias value
+    two = rt.to_tensor(np.array([1.0, 2.0], "float32"))
+    with pytest.raises(TypeError, match="float.. needs a tensor with one element") as info:
+        sf(two, two, b)  # eagerly float(s) refuses it too
+    assert "return rt.scale(x, scale=s, bias=b)" in notes(info.value)
     _grads(lambda x, s: rt.scale(x, scale=s) * x, dy2st.to_static(lambda x, s: rt.scale(x, scale=s) * x),
            rt.to_tensor(np.array([0.5, -2.0], "float32")), rt.to_tensor(np.array([1.5], "float32")))
 
