@@ -68,6 +68,17 @@ class Variable(TensorMethods):
                                  "outside the converted function and pass it in as another argument")
         return None
 
+    def clear_grad(self):
+        """Nothing to drop: a computed value's ``.grad`` is None (see ``grad``), as eagerly where
+        backward fills leaves only. Also ``clear_gradient``. A fed input's is the caller's tensor's:
+        refused, as reading it is."""
+        if self.is_data:
+            raise AttributeError(f"clearing .grad of the input '{self.name}' inside converted code: the Program "
+                                 "holds the input's values, not the caller's tensor or its gradient; clear it "
+                                 "outside the converted function")
+
+    clear_gradient = clear_grad
+
     def detach(self):
         """The value with gradients cut (a ``stop_gradient`` op; an eager Tensor's is a copy-free wrap)."""
         from .ops.common import stop_gradient  # the op modules import this one: resolved on use

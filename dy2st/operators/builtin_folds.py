@@ -72,12 +72,28 @@ def _fold(builtin, better, args, kwargs):
     if out is None:
         kinds = ", ".join(sorted({f"a {v.dtype} tensor of shape {list(v.shape)}" if rt.is_tensor(v)
                                   else type(v).__name__ for v in items}))
-        raise TypeError(_with_location(
-            f"{builtin.__name__}() of traced values ({kinds}): eagerly it returns the item itself, chosen by "
+        name = builtin.__name__
+        raise TypeError(_with_location(f"{name}() of traced values ({kinds}): " + (_mixed_hint(name, items) or (
+            "eagerly it returns the item itself, chosen by "
             "comparing them, which a Program can do only for ints, or for one-element tensors of one dtype and "
-            f"shape; make every item such a tensor (rt.full([], 0.5, x.dtype)), or use rt.{builtin.__name__}imum / "
-            f"rt.{builtin.__name__}() on a stacked tensor"))
+            f"shape; make every item such a tensor (rt.full([], 0.5, x.dtype)), or use rt.{name}imum / "
+            f"rt.{name}() on a stacked tensor"))))
     return out
+
+
+def _mixed_hint(name, items):
+    """For a tensor against a Python number (`max(n, 1)`): eagerly the result is a Tensor or a Python
+    number as the values go, and the two compute differently afterwards (`r / 3` is float32 or
+    float64), so the Program cannot pick one kind for every call: the user says which."""
+    if not any(type(v) in (int, float) for v in items) or not all(type(v) in (int, float) or _one_element(v)
+                                                                   for v in items):
+        return ""
+    num = next(v for v in items if type(v) in (int, float))
+    floats = type(num) is float or any(rt.is_tensor(v) and "float" in str(v.dtype) for v in items)
+    cast = "float" if floats else "int"  # int(t) of a float tensor would truncate
+    return (f"eagerly it returns the tensor or the Python number, as they compare, and the two compute "
+            f"differently afterwards, so no Program value is both; say which: {name}({cast}(t), {num!r}) "
+            f"for a Python number, or {name}(t, rt.full_like(t, {num!r})) for a Tensor")
 
 
 def Max(*args, **kwargs):

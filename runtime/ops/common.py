@@ -216,3 +216,11 @@ def_op("stop_gradient", ["X"], ["Out"], kernel=lambda x: x.copy(), infer=same_as
 def stop_gradient(x):
     """``x`` cut off from the gradient (``Variable.detach()`` in a Program)."""
     return apply("stop_gradient", x)
+
+
+def float_of(v):
+    """Eager ``float(v)`` of a Variable as a float64 0-d value read when the Program runs: one element
+    (checked here when the shape is known, else by the reshape when run) and no gradient."""
+    if all(d >= 0 for d in v.shape) and int(np.prod(v.shape)) != 1:
+        raise TypeError(f"float() needs a tensor with one element, got shape {list(v.shape)}")
+    return cast(apply("reshape", stop_gradient(v), shape=[]), "float64")

@@ -16,7 +16,7 @@ from ..registry import RANDOM, Meta, def_op
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..tensor import TensorLike
-from .common import cast, constant, stop_gradient as _detach
+from .common import cast, constant, float_of, stop_gradient as _detach
 from .shape import expand, reshape
 from .shape_args import fill_dims, python_int, split_shape, static_dims, tensor_input
 from ..hints import DTypeLike, ShapeLike
@@ -277,8 +277,33 @@ def _is_int(v):
 def linspace(start: float | TensorLike, stop: float | TensorLike, num: int | TensorLike, dtype: DTypeLike | None = None,
              name: str | None = None) -> TensorLike:
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (the default float dtype unless ``dtype``)."""
+    if any(isinstance(v, _rt.framework.Variable) for v in (start, stop)):
+        return _linspace_at_run_time(start, stop, python_int(num, "linspace", "num"), _dtype(dtype, DEFAULT_FLOAT[0]))
     return apply("linspace", start=float(_number(start)), stop=float(_number(stop)),
                  num=python_int(num, "linspace", "num"), dtype=_dtype(dtype, DEFAULT_FLOAT[0]))
+
+
+def _linspace_at_run_time(start, stop, num, dtype):
+    """The linspace kernel's np.linspace steps in float64 with ``start``/``stop`` read when the Program
+    runs (eagerly ``float()`` reads: one element, no gradient), so each value rounds as eagerly: the
+    zero-step branch for denormal steps (numpy gh-5437), ``stop`` itself last, then the cast."""
+    def number(v):
+        if isinstance(v, _rt.framework.Variable):
+            return float_of(v)
+        return constant(np.asarray(float(_number(v)), "float64"), "float64")
+
+    def f64(v):
+        return constant(np.asarray(v, "float64"), "float64")
+
+    a, b = number(start), number(stop)
+    delta = apply("subtract", b, a)
+    if num <= 1:  # no step: 0 * delta + start, as numpy (nan for an infinite delta)
+        return cast(apply("add", apply("multiply", f64(np.zeros(num)), delta), a), dtype)
+    div, steps = f64(float(num - 1)), f64(np.arange(num - 1, dtype="float64"))
+    step = apply("divide", delta, div)
+    tiny = apply("multiply", apply("divide", steps, div), delta)
+    y = apply("where", apply("equal", step, f64(0.0)), tiny, apply("multiply", steps, step))
+    return cast(apply("concat", [apply("add", y, a), reshape(b, [1])], axis=0), dtype)
 
 
 def eye(num_rows: int | TensorLike, num_columns: int | TensorLike | None = None, dtype: DTypeLike | None = None,

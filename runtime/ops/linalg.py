@@ -63,8 +63,10 @@ def kron(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     xe = reshape(x, [d for i in range(n) for d in (_dim(x, i), 1)])  # x[i0, 1, i1, 1, ...]
     ye = reshape(y, [d for i in range(n) for d in (1, _dim(y, i))])  # y[1, j0, 1, j1, ...]
     prod = multiply(xe, ye)
-    return reshape(prod, [x.shape[i] * y.shape[i] if x.shape[i] >= 0 and y.shape[i] >= 0 else -1
-                          for i in range(n)])
+    known = [x.shape[i] >= 0 and y.shape[i] >= 0 for i in range(n)]
+    if known.count(False) <= 1:  # one run-time dim: reshape infers it
+        return reshape(prod, [x.shape[i] * y.shape[i] if k else -1 for i, k in enumerate(known)])
+    return reshape(prod, [_dim(x, i) * _dim(y, i) for i in range(n)])  # several: read when run
 
 
 @composite("cross", api=["cross"], methods=["cross"])

@@ -313,7 +313,31 @@ def matmul(x: Operand, y: Operand, transpose_x: bool = False, transpose_y: bool 
 def scale(x: TensorLike, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True,
           name: str | None = None) -> TensorLike:
     """``x * scale + bias``. (``bias_after_scale=False`` is not supported: the bias is always added after.)"""
+    if any(isinstance(v, _rt.framework.Variable) for v in (scale, bias)):
+        return _scale_at_run_time(x, scale, bias)
     return apply("scale", x, scale=float(scale), bias=float(bias))
+
+
+def _scale_at_run_time(x, scale, bias):
+    """The scale op's arithmetic with a one-element ``scale``/``bias`` read when the Program runs.
+    Eagerly they are ``float()`` reads (no gradient), cast to x's dtype, and a zero bias is not
+    added (x * s + 0.0 would turn -0.0 into 0.0); float16 computes in float32 and rounds once."""
+    from .common import cast, float_of
+    work = "float32" if str(x.dtype) in ("float16", "bfloat16") else str(x.dtype)
+
+    def number(v):
+        if not isinstance(v, _rt.framework.Variable):
+            return constant(np.asarray(float(v), work), work)
+        return cast(float_of(v), work)  # float(v) first: an int64 beyond 2**53 rounds as eagerly
+
+    y = apply("multiply", cast(x, work), number(scale))
+    if isinstance(bias, _rt.framework.Variable):
+        b = number(bias)  # a zero bias becomes -0.0, which adds to every value without changing it
+        zero = constant(np.asarray(-0.0, work), work)
+        y = apply("add", y, apply("where", apply("not_equal", b, zero), b, zero))
+    elif float(bias):
+        y = apply("add", y, number(bias))
+    return cast(y, str(x.dtype))
 
 
 def relu(x: TensorLike, name: str | None = None) -> TensorLike:

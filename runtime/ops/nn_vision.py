@@ -57,7 +57,8 @@ def pixel_shuffle(x: TensorLike, upscale_factor: int, data_format: str = "NCHW",
     n, h, w = _dim(x, 0), _dim(x, 2), _dim(x, 3)
     c = c // (r * r) if c >= 0 else -1
     y = transpose(reshape(x, [n, c, r, r, h, w]), [0, 1, 4, 2, 5, 3])
-    return reshape(y, [n, c, h * r if isinstance(h, int) else -1, w * r if isinstance(w, int) else -1])
+    # a run-time H or W scales as a 1-element tensor: two -1s would leave reshape ambiguous
+    return reshape(y, [n, c] + [d * r for d in (h, w)])
 
 
 @composite("unfold", functional=["unfold"])
