@@ -10,6 +10,8 @@ is guarded (``guards.py``): a Program is reused only while its guards hold.
 A call of plain Tensors that the last used Program serves runs one generated
 function (``fast_call.py``) making the same checks as straight-line code.
 Finding or tracing the Program of a call that misses is in ``tracing.py``.
+The Programs shown to the user (``concrete_program``, ``get_concrete_program``, ``explain``...)
+are in ``static_function_surface.py``.
 """
 import copy
 import inspect
@@ -22,7 +24,6 @@ from collections.abc import Callable, Sequence
 import runtime as rt
 from runtime.device import DEFAULT_DTYPE_HOOKS
 from runtime.dtypes import DEFAULT_FLOAT, float32
-from runtime.framework import Program
 from runtime.nn.layer import state_changed
 from runtime.static import InputSpec
 from runtime.static.train_step import is_train_step
@@ -34,13 +35,13 @@ from ..conversion.transform import ConvertedFunction, transform_function
 from ..deploy.output_spec import name_outputs
 from ..execution.input_writes import stand_ins
 from ..operators.aliasing import leaf_write_error
-from ..tools import staging
 from ..tools.error import is_mapped, show_internals, to_user_error
 from . import config, decorators, fast_call
 from .argument_writes import returned_inputs
 from .fast_call import MISS
 from .function_spec import check_spec_count, unflatten
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
+from .static_function_surface import StaticFunctionSurface
 from .tracing import Tracing
 
 
@@ -95,7 +96,7 @@ def _default_dtype_changed(_dtype):
 DEFAULT_DTYPE_HOOKS.append(_default_dtype_changed)
 
 
-class StaticFunction(Tracing):
+class StaticFunction(Tracing, StaticFunctionSurface):
     """A function, method or Layer forward run as cached static Programs (see the module docstring)."""
 
     def __init__(self, function: Callable, input_spec: Sequence[InputSpec] | None = None, full_graph: bool = True,
@@ -175,7 +176,7 @@ class StaticFunction(Tracing):
         memo[id(self)] = new
         return new
 
-    # -- modes and the last Program (Paddle's StaticFunction surface) ---------------
+    # -- modes (the Programs shown to the user are in static_function_surface.py) -----
     def train(self) -> "StaticFunction":
         """Trace and run in training mode. A Layer's method follows its Layer: as in Paddle, asking
         it for the other mode than the Layer's is a RuntimeError (switch with ``layer.train()``)."""
@@ -199,25 +200,6 @@ class StaticFunction(Tracing):
             raise RuntimeError(f"Failed to switch {mode} mode. {self.dygraph_function.__name__} is a method of "
                                f"the Layer {type(layer).__name__}: switch the Layer itself with "
                                f"Layer.{mode}()")
-
-    @property
-    def inputs(self) -> list:
-        """The feed Variables of the current ``concrete_program``."""
-        return self.concrete_program.inputs
-
-    @property
-    def outputs(self) -> list:
-        """The output Variables of the current ``concrete_program``."""
-        return self.concrete_program.outputs
-
-    @property
-    def class_instance(self) -> object:
-        """The Layer (or object) whose method this is, None for a plain function (Paddle's name)."""
-        return self._instance
-
-    def get_traced_count(self) -> int:
-        """How many Programs this function has traced (retraces after a failed guard included)."""
-        return self._traced_count
 
     # -- conversion ----------------------------------------------------------
     @property
@@ -365,48 +347,6 @@ class StaticFunction(Tracing):
         mode = layer_mode if self._training else (layer_mode, "eval")
         default = DEFAULT_FLOAT[0]  # the default float dtype: float32's keys are the same as without it
         return mode if default is float32 else (mode, str(default))
-
-    def explain(self, *args, **kwargs) -> str:
-        """The staging report for these arguments (or InputSpecs) as text.
-
-        Lists each if/while/for/ternary/and/or/not/assert/print of the function
-        with its line, whether it became a graph op or stayed Python and why, and
-        the variables undefined on some path; then what the cached Program for
-        these arguments is guarded on and, if a guard no longer holds, which.
-        Traces a fresh Program; the cache is left as it was.
-        """
-        given = self._specs_given(args, kwargs)
-        if given is not None:
-            key, skeleton, metas = self._spec_signature(*given)
-        else:
-            key, skeleton, metas, _ = self._call_signature(args, kwargs)
-        with staging.recording() as decisions:
-            fresh = self._trace(skeleton, metas, count=False)
-        report = staging.format_report(self.dygraph_function, decisions, self._qualname())
-        return report + "\n" + staging.guard_report(self.program_cache, key, fresh, self._last_retrace)
-
-    def get_concrete_program(self, *args, **kwargs) -> ConcreteProgram:
-        """The ConcreteProgram for these arguments (InputSpecs allowed, mixed with Python values)."""
-        given = self._specs_given(args, kwargs)
-        if given is not None:
-            return self._concrete_from_specs(*given)
-        return self._concrete_for_call(args, kwargs)[0]
-
-    @property
-    def concrete_program(self) -> ConcreteProgram:
-        """The Program of the declared ``input_spec`` if there is one, else the one used last."""
-        if self._input_spec is not None:
-            return self._concrete_from_specs(tuple(self._input_spec), {})
-        if not len(self.program_cache):
-            # Paddle's ValueError: no input_spec and no call yet, so no Program to show
-            raise ValueError(f"{self.__name__}: no Program has been built yet and no input_spec was given: "
-                             "call the function, or pass input_spec, or use get_concrete_program(...)")
-        return self.program_cache.last()
-
-    @property
-    def main_program(self) -> Program:
-        """The Program of ``concrete_program`` (the input_spec's, else the most recent call's)."""
-        return self.concrete_program.main_program
 
     def __repr__(self):
         return f"<StaticFunction {self.__name__}: {len(self.program_cache)} Program(s)>"

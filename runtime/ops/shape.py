@@ -1,5 +1,5 @@
-"""Shape ops: reshape transpose squeeze unsqueeze flatten concat stack split gather shape
-(expand and tile live in ``broadcast``).
+"""Shape ops: reshape transpose squeeze unsqueeze flatten gather shape (concat, stack, split
+live in ``join_split``, expand and tile in ``broadcast``).
 
 Shape-only ops take their gradient with ``reshape_as(g, x)``, which reads the
 target shape at run time, so a static Program with unknown (-1) dims works.
@@ -8,7 +8,7 @@ A reshape target may hold run-time dims (1-element int tensors, see ``shape_args
 import numpy as np
 
 from ..dispatch import apply
-from ..registry import GRAD_ONLY, Meta, def_op
+from ..registry import Meta, def_op
 from .broadcast import broadcast_to, expand, expand_as, tile  # noqa: F401  (public here too)
 from .shape_args import copied_dims, fill_dims, no_grads, python_int, show, split_shape, tensor_input
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
@@ -21,6 +21,14 @@ def _norm_axis(axis, ndim, what):
     if not -ndim <= axis < max(ndim, 1):
         raise ValueError(f"{what}: axis {axis} is out of range for a tensor of rank {ndim}")
     return axis % ndim if ndim else 0
+
+
+def _int_list(v, what, arg="axis"):
+    if isinstance(v, TensorLike) and not isinstance(v, _rt.framework.Variable):
+        v = v.numpy().tolist()
+    if isinstance(v, (list, tuple)):
+        return [python_int(d, what, f"{arg}[{i}]") for i, d in enumerate(v)]
+    return [python_int(v, what, arg)]
 
 
 def _prod(dims):
@@ -157,122 +165,8 @@ def_op("flatten", ["X"], ["Out"], attrs={"start_axis": 0, "stop_axis": -1},
        grad=_reshape_back, onnx="flatten", api=["flatten"], functional=["flatten"], methods=["flatten"])
 
 
-# -- concat / stack / split ------------------------------------------------------------------------
-def _check_same_dims(shapes, skip, what):
-    ref = shapes[0]
-    for s in shapes[1:]:
-        if len(s) != len(ref) or any(a != b and a != -1 and b != -1 for i, (a, b) in enumerate(zip(s, ref))
-                                     if i != skip):
-            raise ValueError(f"{what}: input shapes {[list(x) for x in shapes]} must agree except on axis {skip}")
-
-
-def _concat_kernel(xs, axis=0):
-    if not xs:
-        raise ValueError("concat needs at least one tensor")
-    _check_same_dims([x.shape for x in xs], _norm_axis(axis, xs[0].ndim, "concat"), "concat")
-    return np.concatenate(xs, axis=axis)
-
-
-def _concat_infer(xs, axis=0):
-    shapes = [x.shape for x in xs]
-    a = _norm_axis(axis, len(shapes[0]), "concat")
-    _check_same_dims(shapes, a, "concat")
-    out = list(shapes[0])
-    for i in range(len(out)):
-        if out[i] == -1:
-            out[i] = next((s[i] for s in shapes if s[i] != -1), -1)
-    out[a] = _prod([s[a] for s in shapes]) if -1 in [s[a] for s in shapes] else int(np.sum([s[a] for s in shapes]))
-    return Meta(tuple(out), xs[0].dtype)
-
-
-def _concat_grad_kernel(g, xs, axis=0):
-    cuts = np.cumsum([x.shape[axis] for x in xs])[:-1]
-    return list(np.split(g, cuts, axis=axis))
-
-
-def_op("concat", ["X*"], ["Out"], attrs={"axis": 0}, kernel=_concat_kernel, infer=_concat_infer,
-       grad=lambda ctx: [apply("concat_grad", ctx.out_grads[0], ctx.inputs[0], axis=ctx.attrs["axis"])],
-       onnx="concat", api=["concat"])
-# Differentiable so second derivatives (rt.grad(create_graph=True), e.g. a PINN's u_xx of a net
-# fed concat([x, t])) pass through concat; X only supplies the piece shapes.
-def_op("concat_grad", ["OutGrad", "X*"], ["XGrad*"], attrs={"axis": 0}, kernel=_concat_grad_kernel,
-       infer=lambda g, xs, axis=0: [Meta(x.shape, g.dtype) for x in xs],
-       grad=lambda ctx: [apply("concat", _fill_none(ctx.out_grads, ctx.outputs), axis=ctx.attrs["axis"]),
-                         [None] * len(ctx.inputs[1])],
-       no_onnx=GRAD_ONLY, doc="Split OutGrad into pieces shaped like the concatenated inputs.")
-
-
-def _stack_infer(xs, axis=0):
-    shapes = [x.shape for x in xs]
-    _check_same_dims(shapes, -1, "stack")
-    a = _norm_axis(axis, len(shapes[0]) + 1, "stack")
-    out = list(shapes[0])
-    out.insert(a, len(xs))
-    return Meta(tuple(out), xs[0].dtype)
-
-
-def _stack_kernel(xs, axis=0):
-    if not xs:
-        raise ValueError("stack needs at least one tensor")
-    _check_same_dims([x.shape for x in xs], -1, "stack")
-    return np.stack(xs, axis=axis)
-
-
-def _unstack_infer(x, axis=0, num=1):
-    a = _norm_axis(axis, len(x.shape), "unstack")
-    return [Meta(tuple(d for i, d in enumerate(x.shape) if i != a), x.dtype) for _ in range(num)]
-
-
-def_op("stack", ["X*"], ["Out"], attrs={"axis": 0}, kernel=_stack_kernel, infer=_stack_infer,
-       grad=lambda ctx: [apply("unstack", ctx.out_grads[0], axis=ctx.attrs["axis"], num=len(ctx.inputs[0]))],
-       onnx="stack", api=["stack"])
-def_op("unstack", ["X"], ["Out*"], attrs={"axis": 0, "num": 1},
-       kernel=lambda x, axis=0, num=1: [np.take(x, i, axis=axis) for i in range(x.shape[axis])],
-       infer=_unstack_infer,
-       grad=lambda ctx: [apply("stack", _fill_none(ctx.out_grads, ctx.outputs), axis=ctx.attrs["axis"])],
-       onnx="unstack", api=["unstack"], methods=["unstack"])
-
-
-def _fill_none(grads, outputs):
-    """Outputs that got no gradient contribute zeros."""
-    return [g if g is not None else apply("fill_any_like", o, value=0.0, dtype=str(o.dtype))
-            for g, o in zip(grads, outputs)]
-
-
-def _split_sizes(dim, num, sections, what="split"):
-    if num:
-        if dim >= 0 and dim % num:
-            raise ValueError(f"{what}: a dim of size {dim} cannot be split into {num} equal parts")
-        return [dim // num if dim >= 0 else -1] * num
-    sizes = list(sections)
-    if sizes.count(-1) > 1:
-        raise ValueError(f"{what}: sections {sizes} may hold at most one -1")
-    if -1 in sizes and dim >= 0:
-        sizes[sizes.index(-1)] = dim - int(np.sum([s for s in sizes if s != -1]))
-    if dim >= 0 and -1 not in sizes and int(np.sum(sizes)) != dim:
-        raise ValueError(f"{what}: sections {list(sections)} do not add up to the dim size {dim}")
-    return sizes
-
-
-def _split_kernel(x, num=0, sections=(), axis=0):
-    sizes = _split_sizes(x.shape[axis], num, sections)
-    return list(np.split(x, np.cumsum(sizes)[:-1], axis=axis))
-
-
-def _split_infer(x, num=0, sections=(), axis=0):
-    a = _norm_axis(axis, len(x.shape), "split")
-    out = []
-    for s in _split_sizes(x.shape[a], num, sections):
-        shape = list(x.shape)
-        shape[a] = s
-        out.append(Meta(tuple(shape), x.dtype))
-    return out
-
-
-def_op("split", ["X"], ["Out*"], attrs={"num": 0, "sections": [], "axis": 0}, kernel=_split_kernel,
-       infer=_split_infer,
-       grad=lambda ctx: [apply("concat", _fill_none(ctx.out_grads, ctx.outputs), axis=ctx.attrs["axis"])],
-       onnx="split", api=["split", "chunk"], methods=["split", "chunk"])
+# -- concat / stack / split: in ``join_split.py``, imported here so the ops register in this order --
+from .join_split import chunk, concat, split, stack, unstack  # noqa: E402,F401  (public here too)
 
 
 # -- gather / index_add ---------------------------------------------------------------------------
@@ -315,14 +209,6 @@ def_op("shape", ["X"], ["Out"], kernel=lambda x: np.asarray(x.shape, dtype=np.in
 
 
 # -- public functions -------------------------------------------------------------------------------------
-def _int_list(v, what, arg="axis"):
-    if isinstance(v, TensorLike) and not isinstance(v, _rt.framework.Variable):
-        v = v.numpy().tolist()
-    if isinstance(v, (list, tuple)):
-        return [python_int(d, what, f"{arg}[{i}]") for i, d in enumerate(v)]
-    return [python_int(v, what, arg)]
-
-
 def reshape(x: TensorLike, shape: ShapeLike, name: str | None = None) -> TensorLike:
     """``shape``: ints (0 copies the input dim, one -1 is inferred) and 1-element int Tensors, or a
     1-D int Tensor; tensor dims are read when the Program runs."""
@@ -354,52 +240,6 @@ def unsqueeze(x: TensorLike, axis: Axis, name: str | None = None) -> TensorLike:
 def flatten(x: TensorLike, start_axis: int = 0, stop_axis: int = -1, name: str | None = None) -> TensorLike:
     """Merge dims ``start_axis``..``stop_axis`` into one."""
     return apply("flatten", x, start_axis=int(start_axis), stop_axis=int(stop_axis))
-
-
-def _same_dtype(xs):
-    """The inputs cast to their promoted dtype (as PyTorch does): numpy would widen int32 with
-    float32 to float64 eagerly while the Program declares the first input's dtype."""
-    xs = list(xs)
-    if len({str(x.dtype) for x in xs if isinstance(x, TensorLike)}) > 1:
-        from ..dtypes import promote
-        from .common import cast
-        dt = xs[0].dtype
-        for x in xs[1:]:
-            dt = promote(dt, x.dtype)
-        xs = [cast(x, dt) for x in xs]
-    return xs
-
-
-def concat(x: Sequence[TensorLike], axis: int = 0, name: str | None = None) -> TensorLike:
-    """Join the Tensors of ``x`` along the existing dim ``axis`` (mixed dtypes promote first)."""
-    return apply("concat", _same_dtype(x), axis=int(axis))
-
-
-def stack(x: Sequence[TensorLike], axis: int = 0, name: str | None = None) -> TensorLike:
-    """Join the same-shaped Tensors of ``x`` along a new dim ``axis`` (mixed dtypes promote first)."""
-    return apply("stack", _same_dtype(x), axis=int(axis))
-
-
-def unstack(x: TensorLike, axis: int = 0, num: int | None = None) -> list[TensorLike]:
-    """Split ``x`` along ``axis`` into a list of Tensors without that dim; ValueError when its size is unknown."""
-    n = x.shape[axis]
-    if n < 0:
-        raise ValueError(f"unstack: the size of axis {axis} is unknown (-1) in shape {x.shape}")
-    return apply("unstack", x, axis=int(axis), num=n)
-
-
-def split(x: TensorLike, num_or_sections: int | Sequence[int], axis: int = 0,
-          name: str | None = None) -> list[TensorLike]:
-    """Split along ``axis`` into ``num_or_sections`` equal parts, or parts of the listed sizes (one may be -1)."""
-    axis = python_int(axis, "split", "axis")
-    if not isinstance(num_or_sections, (list, tuple)):
-        return apply("split", x, num=python_int(num_or_sections, "split", "num_or_sections"), sections=[], axis=axis)
-    return apply("split", x, num=0, sections=_int_list(num_or_sections, "split", "num_or_sections"), axis=axis)
-
-
-def chunk(x: TensorLike, chunks: int, axis: int = 0, name: str | None = None) -> list[TensorLike]:
-    """Split into ``chunks`` equal parts along ``axis``."""
-    return split(x, chunks, axis)
 
 
 def gather(x: TensorLike, index: TensorLike, axis: int | None = None, name: str | None = None) -> TensorLike:

@@ -1,7 +1,8 @@
 """Paddle's loop test patterns (test_loop.py, test_break_continue.py, test_for_enumerate.py):
 tensor `while` conditions mixing `and`/`or`, Python loops untouched, `None` carried through a loop,
 object attributes as loop state, `for` over `range(tensor)`, over a tensor, `enumerate`/`zip`,
-tuple targets, `break`/`continue` at every position, `for ... else`, nested loops."""
+tuple targets, nested loops (`break`/`continue` and `for ... else` are in
+test_loops_break_continue.py)."""
 import numpy as np
 import pytest
 
@@ -247,147 +248,6 @@ def iterate_with_nested_range(x):
 def test_enumerate_with_an_inner_range_of_the_index():
     check(iterate_with_nested_range, (np.arange(4).astype("int64"),),
           (np.array([3, -1, 7, 2, 5], "int64"),))
-
-
-# --- break / continue --------------------------------------------------------------------------
-
-def continue_in_for(x):
-    x = rt.to_tensor(x)
-    for i in range(10):
-        x += 1
-        if i > 5:
-            continue
-        x += 10086
-        x += i
-    return x
-
-
-def continue_in_for_at_end(x):
-    x = rt.to_tensor(x)
-    for i in range(10):
-        x += 1
-        if i > 5:
-            continue
-    return x
-
-
-def continue_in_while(x):
-    x = rt.to_tensor(x)
-    i = rt.full([1], 0, "int32")
-    while i < 10:
-        i += 1
-        if i > 5:
-            continue
-            x += 10086
-        x += i.astype(x.dtype)
-    return x
-
-
-def break_in_for(x):
-    x = rt.to_tensor(x)
-    for i in range(10):
-        x += 1
-        if x > 5:
-            break
-            x += 10086
-        x += i
-    return x
-
-
-def break_in_while(x):
-    x = rt.to_tensor(x)
-    i = rt.full([1], 0, "int32")
-    while i < 10:
-        i += 1
-        if i > 5:
-            break
-        x += i.astype(x.dtype)
-    return x
-
-
-def break_continue_nested(x):
-    x = rt.to_tensor(x)
-    for i in range(1, 10, 1):
-        for j in range(i):
-            x += 1
-            if j > 3:
-                break
-            x = x * 1
-            if x > 20:
-                continue
-            x += 1
-        if i > 6:
-            break
-    return x
-
-
-def for_else_break(x):
-    x = rt.to_tensor(x)
-    for i in range(10):
-        if x > 20:
-            x = x - 1
-            break
-        x += 3
-    else:
-        x = x * 100
-    return x
-
-
-def while_else(x):
-    x = rt.to_tensor(x)
-    i = 0
-    while i < 3:
-        i += 1
-    else:
-        x = x + 1
-    return x
-
-
-def break_on_loop_tensor(x):
-    i = rt.full([1], 0, "int64")
-    while True:
-        i += 1
-        if i >= x:
-            break
-    return i
-
-
-def test_continue_positions():
-    for fn in (continue_in_for, continue_in_for_at_end, continue_in_while):
-        check(fn, (np.array([1], "int64"),), (np.array([-20], "int64"),))
-
-
-def test_break_positions():
-    for fn in (break_in_for, break_in_while, break_continue_nested):
-        check(fn, (np.array([1], "int64"),), (np.array([-20], "int64"),), (np.array([30], "int64"),))
-
-
-def test_break_with_tensor_condition_in_while_true():
-    check(break_on_loop_tensor, (np.array([3], "int64"),), (np.array([7], "int64"),), ops=["while"])
-
-
-def test_for_else_with_tensor_break():
-    check(for_else_break, (np.array([1], "int64"),), (np.array([30], "int64"),))
-
-
-def test_while_else_with_python_condition():
-    check(while_else, (np.array([1], "int64"),))
-
-
-def optimised_break(x):
-    x = rt.to_tensor(x)
-    for i in range(10):
-        if i > 5:
-            break
-        x += 1
-        if x > 3:
-            continue
-        x = x * 2
-    return x
-
-
-def test_python_break_with_tensor_continue():
-    check(optimised_break, (np.array([1], "int64"),), (np.array([-7], "int64"),), (np.array([9], "int64"),))
 
 
 def sum_rows_from_zero(x, n):

@@ -1,12 +1,12 @@
 """Paddle's return and container test patterns (test_return.py, test_list.py, test_dict.py,
 test_partial_program.py): early returns in if/while/for, nested functions, recursion, returns of
 different lengths, `None`, lists and tuples of outputs; list append/pop and dict writes with and
-without control flow; nested inputs and outputs."""
+without control flow; nested inputs and outputs. Dicts, namedtuples and objects written in
+converted code are in test_dict_containers.py."""
 import numpy as np
 import pytest
 
 import runtime as rt
-from runtime import nn
 
 import dy2st
 
@@ -332,123 +332,3 @@ def list_len_after_loop(x, n):
 def test_list_built_in_a_tensor_loop_used_after_it():
     x = arr(3)
     check(list_len_after_loop, (x, rt.to_tensor(2)), (x, rt.to_tensor(4)), programs=1)
-
-
-# --- dicts ----------------------------------------------------------------------------------
-
-class Cache(nn.Layer):
-    """A decoder step with a per-layer k/v cache in a dict, as Paddle's test_dict does; the new
-    cache is a new dict (under to_static the Program cannot change the caller's dict)."""
-
-    def __init__(self):
-        super().__init__()
-        self.q = nn.Linear(4, 4)
-        self.k = nn.Linear(4, 4)
-
-    def forward(self, x, cache=None):
-        q, k = self.q(x), self.k(x)
-        if cache is not None:
-            k = rt.concat([cache["k"], k], axis=1)
-            cache = {"k": k}
-        w = rt.matmul(q, k.transpose([0, 2, 1]))
-        return w, cache
-
-
-def test_dict_cache_updated_in_forward():
-    import dy2st
-    rt.seed(0)
-    net = Cache()
-    sf = dy2st.to_static(Cache())
-    sf.set_state_dict(net.state_dict())
-    x = arr(2, 1, 4)
-    ce = {"k": rt.to_tensor(arr(2, 2, 4, seed=5))}
-    cs = {"k": rt.to_tensor(arr(2, 2, 4, seed=5))}
-    for step in range(3):
-        we, ce = net(rt.to_tensor(x), ce)
-        ws, cs = sf(rt.to_tensor(x), cs)
-        np.testing.assert_allclose(ws.numpy(), we.numpy(), rtol=1e-5)
-        np.testing.assert_allclose(cs["k"].numpy(), ce["k"].numpy(), rtol=1e-5)
-    w0, _ = sf(rt.to_tensor(x))
-    np.testing.assert_allclose(w0.numpy(), net(rt.to_tensor(x))[0].numpy(), rtol=1e-5)
-
-
-def writes_into_its_dict_argument(x, cache):
-    cache["k"] = x * 2
-    return x
-
-
-def test_writing_into_a_dict_argument_reaches_the_caller():
-    cache = {"k": None}
-    dy2st.to_static(writes_into_its_dict_argument)(rt.to_tensor(F3[0]), cache)
-    np.testing.assert_array_equal(cache["k"].numpy(), F3[0] * 2)
-
-
-def dict_pop(x):
-    d = {"a": x, "b": x + 1, "c": x * 2}
-    a = d.pop("a")
-    z = d.pop("zz", None)
-    e = d.pop("e", x - 1)
-    return a, z, e, d
-
-
-def dict_in_tensor_if(x):
-    res = {"a": 1, "t": x}
-    if x.sum() > 4:
-        res["a"] = 2
-        res["t"] = x * 2
-    else:
-        res["a"] = 3
-        res["t"] = x - 1
-    return res
-
-
-def dict_get_update(x):
-    d = {"x": x}
-    d.update({"y": x + 1})
-    s = d.get("y") + d.get("missing", x)
-    for k in sorted(d):
-        s = s + d[k]
-    return s
-
-
-def test_dict_pop_get_update():
-    check(dict_pop, (F3[0],), grad=True)
-    check(dict_get_update, (F3[0],), grad=True)
-
-
-def test_dict_written_in_both_branches_of_a_tensor_if():
-    check(dict_in_tensor_if, (arr(3, lo=2, hi=3),), (F3[0],), programs=1, ops=["cond"])
-
-
-Pair = __import__("collections").namedtuple("Pair", ["value", "extra"])
-
-
-def namedtuple_in_out(p):
-    return Pair(p.value * 2, {"n": p.extra + 1, "shape": tuple(p.value.shape)})
-
-
-def test_namedtuple_arguments_and_results_keep_their_class():
-    sf = check(namedtuple_in_out, (Pair(rt.to_tensor(F3[0]), rt.to_tensor(F3[1])),))
-    out = sf(Pair(rt.to_tensor(F3[1]), rt.to_tensor(F3[2])))
-    assert isinstance(out, Pair) and out.extra["shape"] == (3,)
-
-
-class Box:
-    pass
-
-
-def attr_write_in_both_branches(x):
-    b = Box()
-    b.v = x
-    b.n = 0
-    if x.sum() > 0:
-        b.v = x * 2
-        b.n = 1
-    else:
-        b.v = x - 3
-        b.n = 2
-    return b.v, b.n
-
-
-def test_object_attribute_written_in_both_branches_of_a_tensor_if():
-    check(attr_write_in_both_branches, (F3[2],), (-F3[2],), programs=1, grad=True)
