@@ -26,7 +26,7 @@ from .function_spec import (
     flatten_outputs,
     has_input_spec,
     signature_text,
-    skeleton_text,
+    skeleton_text as describe_skeleton,
     skeleton_values,
     spec_signature,
     unflatten,
@@ -46,7 +46,8 @@ class Tracing:
 
     def _concrete_for_call(self, args, kwargs):
         key, skeleton, metas, tensors = self._call_signature(args, kwargs)
-        return self._lookup_or_trace(key, skeleton, metas, skeleton_text(skeleton)), tensors
+        # the skeleton's text only when a Program is built (it names the arguments in the log)
+        return self._lookup_or_trace(key, skeleton, metas, None), tensors
 
     def _lookup_or_trace(self, key, skeleton, metas, skeleton_text):
         concrete, failed = self.program_cache.lookup(key)
@@ -113,6 +114,8 @@ class Tracing:
         return self._lookup_or_trace(key, skeleton, metas, "InputSpec")
 
     def _trace(self, skeleton, metas, skeleton_text="", count=True):
+        if skeleton_text is None:
+            skeleton_text = describe_skeleton(skeleton)
         main, startup = Program(), Program()
         fn = with_defaults_of(self.converted.fn, decorators.unwrap(self.dygraph_function))
         feed_names = feed_names_of(self.dygraph_function, self._instance is not None, metas, skeleton)
