@@ -155,3 +155,24 @@ def test_plain_kernels_switch_keeps_results(dtype):
     assert got[0].dtype == np.dtype(dtype)
     np.testing.assert_array_equal(got[0], got[1])
     np.testing.assert_array_equal(got[1], eager)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_eager_plain_kernels_switch_keeps_results(dtype):
+    """Eager ``plain_kernels`` on and off: dispatch calling the kernel a float16_in_float32 op wraps
+    when no input is float16, and a composite whose first argument is a float32/float64 Tensor calling
+    its function, give the wrappers' bits, values and gradients (a float16 second argument included)."""
+    from runtime.static import passes
+    wide = [-1000.0, -89.0, -88.7, 88.7, 1e-40, 3e38, -3e38] if dtype != "float16" else []
+    v = np.concatenate([_X.astype(dtype), np.array(wide, dtype)])[:243]
+    fns = [lambda x: rt.scale(x, 1.7, 0.3), F.sigmoid, F.silu, F.softplus, F.elu, _rows(lambda x: F.layer_norm(x, 9)),
+           lambda x: rt.lerp(x, rt.to_tensor(_G), 0.25), lambda x: F.mse_loss(x, rt.to_tensor(_G.astype(dtype)))]
+    got = []
+    for on in (False, True):
+        with passes.features(plain_kernels=on), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # 3e38 * 1.7 overflows in scale, as it did
+            got.append([_run(f, v, dtype) for f in fns])
+    for (o0, g0), (o1, g1) in zip(*got):
+        assert o0.dtype == o1.dtype and g0.dtype == g1.dtype
+        assert o0.tobytes() == o1.tobytes() and g0.tobytes() == g1.tobytes()
+
