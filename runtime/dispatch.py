@@ -5,6 +5,8 @@ input needs a gradient); static mode (``enable_static()``, a converter trace,
 or any input being a ``Variable``) appends an Operator to the current block and
 returns new Variables whose shape/dtype come from the op's ``infer`` rule.
 """
+import sys
+
 import numpy as np
 
 from . import tensor as _tensor  # read at call time: Tensor is made after the op declarations
@@ -16,6 +18,9 @@ from .tensor import GRAD_ENABLED, Node
 from .trace_state import STATIC_MODE
 
 _FLOATS = ("float16", "float32", "float64")
+_F16 = np.dtype("float16")  # numpy's native float16 dtype is one object: tested with ``is``
+_ndarray = np.ndarray
+_modules, _SWITCHES = sys.modules, "runtime.static.passes.features"  # loaded with runtime, read at call time
 
 
 def _any_variable(inputs):
@@ -85,7 +90,16 @@ def _as_recorded(x):
 def run_eager(opdef, inputs, attrs):
     """Run an op's kernel on Tensor inputs now, recording a tape node when a gradient is needed."""
     vals = [_value(x, opdef) for x in inputs]
-    out = opdef.kernel(*vals, **attrs)
+    kernel = opdef.kernel
+    if opdef.float16_in_float32:  # no float16 array among the inputs: the kernel the wrapper would call
+        for v in vals:
+            if v is not None and (type(v) is not _ndarray or v.dtype is _F16):
+                break
+        else:
+            pair = opdef.float16_kernels
+            if kernel is pair[0] and _modules[_SWITCHES].FEATURES["plain_kernels"]:
+                kernel = pair[1]
+    out = kernel(*vals, **attrs)
     multi = len(opdef.outputs) > 1 or opdef.outputs[0].endswith("*")
     outs = list(out) if multi else [out]
     outs = [o if type(o) is np.ndarray else np.asarray(o) for o in outs]

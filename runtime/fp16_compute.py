@@ -21,10 +21,15 @@ element in float32 and round once, so only kernels of several steps need the dec
 """
 import functools
 
+import sys
+
 import numpy as np
+
+_modules, _SWITCHES = sys.modules, "runtime.static.passes.features"  # loaded with runtime, read at call time
 
 _F16 = np.dtype("float16")
 _F32 = np.dtype("float32")
+_F64 = np.dtype("float64")
 
 
 def kernel_in_float32(kernel):
@@ -78,6 +83,11 @@ def composite_in_float32(fn):
     Program as in eager mode)."""
     @functools.wraps(fn)
     def run(*args, **kwargs):
+        if args:  # the common case first: x an eager float32/float64 Tensor (the loops below would say fn)
+            v = getattr(args[0], "_value", None)
+            if (type(v) is np.ndarray and (v.dtype is _F32 or v.dtype is _F64)
+                    and _modules[_SWITCHES].FEATURES["plain_kernels"]):
+                return fn(*args, **kwargs)
         values = args + tuple(kwargs.values()) if kwargs else args
         for a in values:  # a loop, not any(): ~1 us less a call
             if _is_f16_value(a):
@@ -102,7 +112,7 @@ def grad_in_float32(grad):
     """The gradient rule ``grad(ctx)`` run on float32 casts of ctx's float16 values, the input gradients
     cast back to float16 where their input is float16."""
     def rule(ctx):
-        if not any(_is_f16_value(v) for part in (ctx.inputs, ctx.outputs, ctx.out_grads) for v in _flat(part)):
+        if not _any_f16(ctx):
             return grad(ctx)
         from .dispatch import apply
 
@@ -125,12 +135,18 @@ def grad_in_float32(grad):
     return rule
 
 
-def _flat(part):
-    for v in part:
-        if isinstance(v, list):
-            yield from v
-        else:
-            yield v
+def _any_f16(ctx):
+    """Whether a value of ctx (its inputs, outputs, output gradients; lists one level down) is float16.
+    Loops, an eager Tensor's array read inline: every eager backward step of such an op asks."""
+    for part in (ctx.inputs, ctx.outputs, ctx.out_grads):
+        for v in part:
+            a = getattr(v, "_value", None)
+            if type(a) is np.ndarray:
+                if a.dtype is _F16:
+                    return True
+            elif v is not None and (any(map(_is_f16_value, v)) if isinstance(v, list) else _is_f16_value(v)):
+                return True
+    return False
 
 
 def _value_dtype(a):

@@ -115,7 +115,10 @@ class OpDef:
         self.api, self.functional = tuple(self.api), tuple(self.functional)
         if self.float16_in_float32:
             if self.kernel is not None:
-                self.kernel = kernel_in_float32(self.kernel)
+                # (wrapper, kernel): eager dispatch, having read the input dtypes, calls the kernel itself
+                # when none is float16 (runtime/dispatch.py), as long as ``kernel`` is still the wrapper
+                self.float16_kernels = (kernel_in_float32(self.kernel), self.kernel)
+                self.kernel = self.float16_kernels[0]
             if self.grad is not None and self.float16_in_float32 != "kernel":
                 self.grad = grad_in_float32(self.grad)
         if self.onnx and self.no_onnx:

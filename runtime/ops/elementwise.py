@@ -33,10 +33,18 @@ def _floating(x):
 # -- smooth unary functions ----------------------------------------------------------------
 @np.errstate(over="ignore")
 def _sigmoid(x):
+    """``1 / (1 + exp(-x))``, each step written into the one fresh array (the same bits as the
+    expression: negate, exp, +1 and reciprocal are each rounded once either way)."""
     # exp(-x) overflows to inf below about -88 (float32): 1 / (1 + inf) = 0 is the right limit, and
     # Paddle prints nothing there, where numpy would warn "overflow encountered in exp" (F.sigmoid,
-    # F.silu, F.swish). The decorator's errstate costs ~6k instructions a call (~19k -> 25k at 1 element).
-    return 1 / (1 + np.exp(-x))
+    # F.silu, F.swish). The errstate costs ~6k instructions a call, the in-place steps save ~4k at 8x64;
+    # a test of -x against the bound first costs more (a reduction: ~10k), exp(-|x|) forms more ufuncs.
+    n = np.negative(x)
+    if type(n) is not np.ndarray:  # a 0-d input gives a numpy scalar: no buffer to write into
+        return 1 / (1 + np.exp(n))
+    np.exp(n, out=n)
+    n += 1
+    return np.reciprocal(n, out=n)
 
 
 _SQRT_2_PI = float(np.sqrt(2 / np.pi))  # a Python float keeps float32 inputs float32

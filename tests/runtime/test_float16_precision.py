@@ -155,3 +155,44 @@ def test_plain_kernels_switch_keeps_results(dtype):
     assert got[0].dtype == np.dtype(dtype)
     np.testing.assert_array_equal(got[0], got[1])
     np.testing.assert_array_equal(got[1], eager)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_eager_plain_kernels_switch_keeps_results(dtype):
+    """Eager ``plain_kernels`` on and off: dispatch calling the kernel a float16_in_float32 op wraps
+    when no input is float16, and a composite whose first argument is a float32/float64 Tensor calling
+    its function, give the wrappers' bits, values and gradients (a float16 second argument included)."""
+    from runtime.static import passes
+    wide = [-1000.0, -89.0, -88.7, 88.7, 1e-40, 3e38, -3e38] if dtype != "float16" else []
+    v = np.concatenate([_X.astype(dtype), np.array(wide, dtype)])[:243]
+    fns = [lambda x: rt.scale(x, 1.7, 0.3), F.sigmoid, F.silu, F.softplus, F.elu, _rows(lambda x: F.layer_norm(x, 9)),
+           lambda x: rt.lerp(x, rt.to_tensor(_G), 0.25), lambda x: F.mse_loss(x, rt.to_tensor(_G.astype(dtype)))]
+    got = []
+    for on in (False, True):
+        with passes.features(plain_kernels=on), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # 3e38 * 1.7 overflows in scale, as it did
+            got.append([_run(f, v, dtype) for f in fns])
+    for (o0, g0), (o1, g1) in zip(*got):
+        assert o0.dtype == o1.dtype and g0.dtype == g1.dtype
+        assert o0.tobytes() == o1.tobytes() and g0.tobytes() == g1.tobytes()
+
+
+def test_sigmoid_kernel_is_the_expression_bit_for_bit():
+    """The sigmoid kernel (in-place steps, errstate) gives ``1 / (1 + exp(-x))``'s bits and dtype, quietly,
+    on float32/float64 bit patterns, both limits, NaN/inf, views, 0-d and empty arrays, and leaves x alone."""
+    kernel = get_op("sigmoid").kernel.__wrapped__
+    bits = np.random.default_rng(11).integers(0, 2**63, 20000, dtype=np.int64)
+    for dt, lim in ((np.float32, 120), (np.float64, 800)):
+        pattern = (bits & 0xFFFFFFFF).astype(np.uint32).view(np.float32) if dt is np.float32 else bits.view(np.float64)
+        pattern = pattern[np.isfinite(pattern)][:10000]  # no signalling NaN (numpy warns 'invalid', as before)
+        x = np.concatenate([pattern, np.linspace(-lim, lim, 4000, dtype=dt), np.array([np.nan, np.inf, -np.inf, -0.0], dt)])
+        for a in (x, x.reshape(-1, 4).T, x[::3], np.array(-1000, dt), np.array(2.5, dt), x[:0]):
+            before = a.copy()
+            with np.errstate(over="ignore", invalid="ignore"):
+                want = 1 / (1 + np.exp(-a))
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                got = kernel(a)
+            assert type(got) is type(want) and got.dtype == want.dtype and np.shape(got) == np.shape(want)
+            assert np.asarray(got).tobytes() == np.asarray(want).tobytes()
+            assert a.tobytes() == before.tobytes()
