@@ -11,6 +11,7 @@ Tensors, one per field; a field is batched as ``np.array`` of its values (Paddle
 import numpy as np
 
 from ..tensor import Tensor
+from .batch_reader import batch as sample_batches
 
 __all__ = ["GeneratorLoader"]
 
@@ -42,14 +43,10 @@ class GeneratorLoader:
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size <= 0:
             raise ValueError(f"set_sample_generator: batch_size must be a positive int, got {batch_size!r}")
 
+        grouped = sample_batches(reader, batch_size, drop_last)  # paddle.batch's grouping, then the fields batched
+
         def batches():
-            chunk = []
-            for sample in reader():
-                chunk.append(sample)
-                if len(chunk) == batch_size:
-                    yield _batch_of(chunk)
-                    chunk = []
-            if chunk and not drop_last:
+            for chunk in grouped():
                 yield _batch_of(chunk)
         self._batches = batches
         return self
