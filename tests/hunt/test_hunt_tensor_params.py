@@ -104,3 +104,11 @@ def test_parameter_checks_run_when_the_program_runs(fn, value, error):
     for f in (fn, sf):
         with pytest.raises(error):
             f(x, bad)
+
+
+def test_several_element_parameter_is_eagers_float_error():
+    fn = CASES["hardtanh"]
+    x, t = rt.to_tensor(np.array([1.0, -2.0], "float32")), rt.to_tensor(np.array([0.5, 2.0], "float32"))
+    for f in (fn, dy2st.to_static(fn)):
+        with pytest.raises(TypeError, match=r"float\(\) needs a tensor with one element, got shape \[2\]"):
+            f(x, t, t)
