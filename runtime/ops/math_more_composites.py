@@ -81,7 +81,8 @@ def isreal(x: TensorLike, name: str | None = None) -> TensorLike:
 @composite("stanh", api=["stanh"], methods=["stanh"], float16_in_float32=True)
 def stanh(x: TensorLike, scale_a: float = 0.67, scale_b: float = 1.7159, name: str | None = None) -> TensorLike:
     """``scale_b * tanh(scale_a * x)``."""
-    return _rt.scale(_rt.tanh(_rt.scale(_floating(x), scale=float(scale_a))), scale=float(scale_b))
+    from .nn_activation import number  # noqa: PLC0415  (float(), or a run-time read of a one-element tensor)
+    return _rt.scale(_rt.tanh(_rt.scale(_floating(x), scale=number(scale_a))), scale=number(scale_b))
 
 
 @composite("deg2rad", api=["deg2rad"], methods=["deg2rad"], float16_in_float32=True)

@@ -16,6 +16,7 @@ from .logic import greater_equal, greater_than, where
 from .math import add, multiply, relu, scale, subtract
 from .nn_norm import softmax_sums
 from ..hints import TensorLike
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 
 
 def _check_axis(axis, ndim, what):
@@ -66,20 +67,47 @@ def_op("log_softmax_grad", ["Out", "OutGrad"], ["XGrad"], attrs={"axis": -1}, ke
 
 
 
+def number(v, dtype="float64"):
+    """An activation's float parameter as eager code reads it, ``float(v)``; a static Variable (a
+    one-element tensor whose value exists only when the Program runs) becomes a 0-D ``dtype`` value
+    read the same way: float64 first (an int64 rounds as float() rounds), then the cast a Python
+    float gets next to an x of ``dtype``, and no gradient (float() has none)."""
+    if not isinstance(v, _rt.framework.Variable):
+        return float(v)
+    from .common import cast, float_of  # noqa: PLC0415
+    v = float_of(v)  # one element (a TypeError now when the shape says otherwise, else when run)
+    return v if dtype == "float64" else cast(v, dtype)
+
+
+def inverse(b):
+    """``1.0 / b`` in float64, as eager code computes it from ``float(b)``."""
+    from .common import constant  # noqa: PLC0415
+    return apply("divide", constant(np.asarray(1.0, "float64"), "float64"), b)
+
+
+def check_at_run_time(ok, error, message):
+    """The eager check ``if not ok: raise error(message)`` of a parameter known only when the Program runs."""
+    apply("assert", ok, [], error=error, message=message)
+
+
 @composite("softplus", functional=["softplus"], activation=True, float16_in_float32=True)
 def softplus(x: TensorLike, beta: float = 1, threshold: float = 20, name: str | None = None) -> TensorLike:
     """``log(1 + exp(beta * x)) / beta``, and ``x`` itself where ``beta * x > threshold`` (Paddle's F.softplus)."""
     x = _floating(x)
-    z = x if beta == 1 else scale(x, float(beta))
+    static = isinstance(beta, _rt.framework.Variable)  # a run-time beta always scales: x * 1 is x
+    b = number(beta)
+    z = x if not static and b == 1 else scale(x, b)
     # m + log(exp(-m) + exp(z - m)) with m = max(z, 0): no overflow, and its gradient is
     # exactly sigmoid(z) whatever the gradient of m is (the m terms cancel).  One of the two exps
     # is 1, so the log is log1p(expm1(-m) + exp(z - m)): no 1 + tiny rounded away (softplus(-17)
     # was 0 in float32, and softplus(-12) 1% off).
     m = relu(z)
     out = add(m, apply("log1p", add(apply("expm1", scale(m, -1.0)), exp(subtract(z, m)))))
-    if beta != 1:
-        out = scale(out, 1.0 / float(beta))
-    return where(greater_than(z, float(threshold)), x, out)
+    if static:
+        out = scale(out, inverse(b))
+    elif b != 1:
+        out = scale(out, 1.0 / b)
+    return where(greater_than(z, number(threshold, str(z.dtype))), x, out)
 
 
 @composite("silu", functional=["silu", "swish"], activation=True, float16_in_float32=True)
@@ -93,7 +121,7 @@ def silu(x: TensorLike, name: str | None = None) -> TensorLike:
 def leaky_relu(x: TensorLike, negative_slope: float = 0.01, name: str | None = None) -> TensorLike:
     """``x`` where non-negative, ``negative_slope * x`` elsewhere (at 0 the gradient is 1, as in Paddle)."""
     x = _floating(x)
-    return where(greater_equal(x, 0.0), x, scale(x, float(negative_slope)))
+    return where(greater_equal(x, 0.0), x, scale(x, number(negative_slope)))
 
 
 def nonpositive(x):
@@ -108,7 +136,7 @@ def elu(x: TensorLike, alpha: float = 1.0, name: str | None = None) -> TensorLik
     x = _floating(x)
     # expm1 of min(x, 0): the branch where() discards must stay finite, or its zero gradient becomes 0 * inf;
     # expm1, not exp(x) - 1, which cancels near 0 (elu(-2e-4) was 100% off in float16, 1e-3 in float32).
-    return where(greater_than(x, 0.0), x, scale(apply("expm1", nonpositive(x)), float(alpha)))
+    return where(greater_than(x, 0.0), x, scale(apply("expm1", nonpositive(x)), number(alpha)))
 
 
 @composite("log_sigmoid", functional=["log_sigmoid"], activation=True, float16_in_float32=True)

@@ -8,9 +8,10 @@ from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import composite
 from .elementwise import _floating, clip, sigmoid, tanh
-from .nn_activation import nonpositive
+from .nn_activation import check_at_run_time, inverse, nonpositive, number
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from .elementwise import abs as abs_
-from .logic import greater_equal, greater_than, less_than, where
+from .logic import greater_equal, greater_than, less_than, not_equal, where
 from .math import add, divide, multiply, relu, scale, subtract
 from .math import scale as _scale  # selu's own argument is called scale
 from .shape import reshape, split
@@ -25,8 +26,18 @@ def relu6(x: TensorLike, name: str | None = None) -> TensorLike:
 def _inside(x, lo, hi):
     """``clip(x, lo, hi)`` whose gradient is 1 only strictly inside (Paddle's relu6, hardtanh and
     hardswish kernels; ``clip``'s own gradient includes the bounds)."""
-    low = where(greater_than(x, lo), x, apply("fill_any_like", x, value=lo, dtype=str(x.dtype)))
-    return where(less_than(low, hi), low, apply("fill_any_like", x, value=hi, dtype=str(x.dtype)))
+    low = where(greater_than(x, lo), x, _full(x, lo))
+    return where(less_than(low, hi), low, _full(x, hi))
+
+
+def _full(x, v):
+    """``v`` in x's shape and dtype: a run-time ``v`` (0-D, x's dtype) broadcasts in the select."""
+    return v if _symbolic(v) else apply("fill_any_like", x, value=v, dtype=str(x.dtype))
+
+
+def _symbolic(v):
+    """Whether ``v`` is a parameter read only when the Program runs (``number`` of a static Variable)."""
+    return isinstance(v, _rt.framework.Variable)
 
 
 @composite("hardswish", functional=["hardswish"], activation=True, float16_in_float32=True)
@@ -39,7 +50,7 @@ def hardswish(x: TensorLike, name: str | None = None) -> TensorLike:
 @composite("hardsigmoid", functional=["hardsigmoid"], activation=True, float16_in_float32=True)
 def hardsigmoid(x: TensorLike, slope: float = 0.1666667, offset: float = 0.5, name: str | None = None) -> TensorLike:
     """``clip(slope * x + offset, 0, 1)``."""
-    return clip(scale(_floating(x), float(slope), float(offset)), 0.0, 1.0)
+    return clip(scale(_floating(x), number(slope), number(offset)), 0.0, 1.0)
 
 
 @composite("prelu", functional=["prelu"])
@@ -67,26 +78,33 @@ def prelu(x: TensorLike, weight: TensorLike, data_format: str = "NCHW", name: st
 def selu(x: TensorLike, scale: float = 1.0507009873554804934193349852946,
          alpha: float = 1.6732632423543772848170429916717, name: str | None = None) -> TensorLike:
     """``scale * x`` where positive, ``scale * alpha * (exp(x) - 1)`` elsewhere."""
-    if scale <= 1.0:
+    s, a = number(scale), number(alpha)
+    if _symbolic(s):
+        check_at_run_time(greater_than(s, 1.0), "ValueError", "selu: scale must be greater than 1.0")
+    elif s <= 1.0:
         raise ValueError(f"selu: scale must be greater than 1.0, got {scale}")
-    if alpha < 0:
+    if _symbolic(a):
+        check_at_run_time(greater_equal(a, 0.0), "ValueError", "selu: alpha must be no less than 0")
+    elif a < 0:
         raise ValueError(f"selu: alpha must be no less than 0, got {alpha}")
     x = _floating(x)
-    s, a = float(scale), float(alpha)
     # expm1 of min(x, 0): the discarded branch stays finite (its zero gradient must not be 0 * inf), and
     # no exp(x) - 1 cancelling near 0
-    neg = _scale(apply("expm1", nonpositive(x)), s * a)
+    neg = _scale(apply("expm1", nonpositive(x)), multiply(s, a) if _symbolic(s) or _symbolic(a) else s * a)
     return where(greater_than(x, 0.0), _scale(x, s), neg)
 
 
 @composite("celu", functional=["celu"], activation=True, float16_in_float32=True)
 def celu(x: TensorLike, alpha: float = 1.0, name: str | None = None) -> TensorLike:
     """``max(0, x) + min(0, alpha * (exp(x / alpha) - 1))``."""
-    if alpha == 0:
+    a = number(alpha)
+    if _symbolic(a):
+        check_at_run_time(not_equal(a, 0.0), "ZeroDivisionError", "celu: alpha cannot be 0")
+    elif a == 0:
         raise ZeroDivisionError("celu: alpha cannot be 0")
     x = _floating(x)
-    a = float(alpha)
-    neg = scale(apply("expm1", scale(nonpositive(x), 1.0 / a)), a)  # expm1: no exp - 1 cancelling near 0
+    inv = inverse(a) if _symbolic(a) else 1.0 / a
+    neg = scale(apply("expm1", scale(nonpositive(x), inv)), a)  # expm1: no exp - 1 cancelling near 0
     return add(relu(x), nonpositive(neg))
 
 
@@ -100,18 +118,21 @@ def softsign(x: TensorLike, name: str | None = None) -> TensorLike:
 @composite("softshrink", functional=["softshrink"], activation=True)
 def softshrink(x: TensorLike, threshold: float = 0.5, name: str | None = None) -> TensorLike:
     """``x - threshold`` above ``threshold``, ``x + threshold`` below ``-threshold``, 0 between."""
-    if threshold < 0:
+    t = number(threshold)
+    if _symbolic(t):
+        check_at_run_time(greater_equal(t, 0.0), "ValueError", "softshrink: threshold must be non-negative")
+    elif t < 0:
         raise ValueError(f"softshrink: threshold must be non-negative, got {threshold}")
     x = _floating(x)
-    t = float(threshold)
-    return add(relu(add(x, -t)), scale(relu(scale(x, -1.0, -t)), -1.0))
+    minus = number(-t, str(x.dtype)) if _symbolic(t) else -t  # the Python float -t takes x's dtype in add
+    return add(relu(add(x, minus)), scale(relu(scale(x, -1.0, -t)), -1.0))
 
 
 @composite("hardshrink", functional=["hardshrink"], activation=True)
 def hardshrink(x: TensorLike, threshold: float = 0.5, name: str | None = None) -> TensorLike:
     """``x`` where ``|x| >= threshold``, 0 elsewhere (Paddle's kernel keeps ``x`` at the threshold)."""
     x = _floating(x)
-    return where(greater_equal(abs_(x), float(threshold)), x, scale(x, 0.0))
+    return where(greater_equal(abs_(x), number(threshold, str(x.dtype))), x, scale(x, 0.0))
 
 
 @composite("tanhshrink", functional=["tanhshrink"], activation=True, float16_in_float32=True)
@@ -124,14 +145,15 @@ def tanhshrink(x: TensorLike, name: str | None = None) -> TensorLike:
 @composite("hardtanh", functional=["hardtanh"], activation=True)
 def hardtanh(x: TensorLike, min: float = -1.0, max: float = 1.0, name: str | None = None) -> TensorLike:  # noqa: A002
     """``x`` clipped to [``min``, ``max``]; the gradient is 1 only strictly inside, as Paddle's."""
-    return _inside(_floating(x), float(min), float(max))
+    x = _floating(x)
+    return _inside(x, number(min, str(x.dtype)), number(max, str(x.dtype)))
 
 
 @composite("thresholded_relu", functional=["thresholded_relu"], activation=True)
 def thresholded_relu(x: TensorLike, threshold: float = 1.0, value: float = 0.0, name: str | None = None) -> TensorLike:
     """``x`` where ``x > threshold``, ``value`` elsewhere."""
     x = _floating(x)
-    return where(greater_than(x, float(threshold)), x, scale(x, 0.0, float(value)))
+    return where(greater_than(x, number(threshold, str(x.dtype))), x, scale(x, 0.0, number(value)))
 
 
 @composite("glu", functional=["glu"], float16_in_float32=True)

@@ -59,7 +59,14 @@ def relu_(x: TensorLike, name: str | None = None) -> TensorLike:
 @composite("elu_", functional=["elu_"])
 def elu_(x: TensorLike, alpha: float = 1.0, name: str | None = None) -> TensorLike:
     """In place: ``x`` becomes ``F.elu(x, alpha)`` (``alpha >= 0``, as Paddle's); returns ``x``."""
-    assert alpha >= 0.0, "elu_ only support alpha >= 0, please use elu instead."
+    from .nn_activation import check_at_run_time, number  # noqa: PLC0415
+    message = "elu_ only support alpha >= 0, please use elu instead."
+    a = number(alpha)
+    if isinstance(a, float):
+        assert a >= 0.0, message
+    else:  # a one-element tensor read when the Program runs
+        from .logic import greater_equal  # noqa: PLC0415
+        check_at_run_time(greater_equal(a, 0.0), "AssertionError", message)
     return _in_place("elu_", x, alpha)
 
 
