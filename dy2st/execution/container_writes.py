@@ -99,6 +99,7 @@ class ContainerWrites:
         # every mutable container the arguments hold: one object at two places is checked per call
         self._boxes = tuple((path, kinds) for _, _, path, kinds, _ in self._start) if plan else ()
         self._fn = _where(fn)
+        self._outside = _outside_reads(fn) if plan else ()
         program.__dict__.pop("_argument_lists", None)
         self._known = self._start = None  # the trace's objects are not needed by the runs
 
@@ -146,6 +147,15 @@ class ContainerWrites:
                     f"{self._fn} writes into its list/dict arguments, and one list/dict is given at two places "
                     f"of them ({describe(other)} and {describe(path)}): eagerly a write through one place is "
                     "seen through the other, the Program traced them as two; pass a copy at one place")
+        # a written container (or one holding it) that the function also reads as a global or closure variable
+        written = [p for p, _, _, _ in self.plan]
+        for where, get in self._outside:
+            path = seen.get(id(get()))
+            if path is not None and any(w[:len(path)] == path for w in written):
+                raise TypeError(
+                    f"{self._fn} writes into its list/dict arguments, and the one at {describe(path)} is also "
+                    f"{where}, which it reads: eagerly a write through the argument is seen there, the Program "
+                    "traced a copy; pass a copy as the argument or read it only through the argument")
 
     def apply(self, root, outs):
         """After a run: the caller's containers (under ``root``, the call's (args, kwargs)) take their
@@ -219,6 +229,31 @@ def describe(path):
     """`argument #1['k'][0]` for the path (0, 1, 'k', 0) from (args, kwargs)."""
     head = f"#{path[1]}" if path[0] == 0 else repr(path[1])
     return head + "".join(f"[{p!r}]" for p in path[2:])
+
+
+def _outside_reads(fn):
+    """(description, getter) of the globals and closure cells ``fn`` (its nested functions included)
+    may read: a list/dict argument that is also one of them is one object at two places."""
+    fn = getattr(fn, "__func__", fn)
+    code, namespace = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
+    if code is None or namespace is None:
+        return ()
+    names, stack = set(), [code]
+    while stack:
+        c = stack.pop()
+        names.update(c.co_names)
+        stack.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+    found = [(f"the global '{n}'", (lambda n=n: namespace.get(n))) for n in sorted(names) if n in namespace]
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        found.append((f"the closure variable '{name}'", (lambda cell=cell: _cell_value(cell))))
+    return tuple(found)
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # not bound yet
+        return None
 
 
 def _where(fn):

@@ -1,0 +1,34 @@
+"""Silently wrong results found by a hunt over pass skipping, container-argument writes, value guards
+and float16 computing in float32: each is now eager-exact or a clear error."""
+import pytest
+
+import dy2st
+import runtime as rt
+
+SEEN = []
+
+
+def _appends_and_reads_global(x, acc):
+    acc.append(x)
+    return x * len(SEEN)
+
+
+def test_written_list_argument_that_is_also_a_read_global_is_refused():
+    # eagerly len(SEEN) sees the append through `acc`; the trace wrote into a copy and baked 0
+    SEEN.clear()
+    fn = dy2st.to_static(_appends_and_reads_global)
+    other = []
+    assert fn(rt.to_tensor([2.0]), other).numpy().tolist() == [0.0] and len(other) == 1
+    with pytest.raises(TypeError, match="also the global 'SEEN'"):
+        fn(rt.to_tensor([2.0]), SEEN)
+    assert SEEN == []
+
+
+def test_written_list_argument_that_is_also_a_closure_variable_is_refused():
+    seen = []
+
+    def appends(x, acc):
+        acc.append(x)
+        return x * len(seen)
+    with pytest.raises(TypeError, match="closure variable 'seen'"):
+        dy2st.to_static(appends)(rt.to_tensor([1.0]), seen)
