@@ -99,7 +99,7 @@ class ContainerWrites:
         # every mutable container the arguments hold: one object at two places is checked per call
         self._boxes = tuple((path, kinds) for _, _, path, kinds, _ in self._start) if plan else ()
         self._fn = _where(fn)
-        self._outside = _outside_reads(fn) if plan else ()
+        self._outside, self._names = _outside_reads(fn) if plan else ((), frozenset())
         program.__dict__.pop("_argument_lists", None)
         self._known = self._start = None  # the trace's objects are not needed by the runs
 
@@ -134,7 +134,7 @@ class ContainerWrites:
                     "out to the caller's container after each run")
         return ("const", value)
 
-    def check(self, root):
+    def check(self, root, instance=None):
         """TypeError when one list/dict is given at two places of the arguments (`f(x, c, c)`): the trace
         wrote into two copies, so a read through one place missed a write through the other, which
         eagerly it sees."""
@@ -149,12 +149,17 @@ class ContainerWrites:
                     "seen through the other, the Program traced them as two; pass a copy at one place")
         # a written container (or one holding it) that the function also reads as a global or closure variable
         written = [p for p, _, _, _ in self.plan]
-        for where, get in self._outside:
+        outside = self._outside
+        held = getattr(instance, "__dict__", None)
+        if held:  # a method: the attributes of its object it names (`self.cache` given as the argument too)
+            outside = outside + tuple((f"the attribute 'self.{n}'", (lambda v=v: v)) for n, v in held.items()
+                                      if type(v) in (list, dict) and n in self._names)
+        for where, get in outside:
             path = seen.get(id(get()))
             if path is not None and any(w[:len(path)] == path for w in written):
                 raise TypeError(
                     f"{self._fn} writes into its list/dict arguments, and the one at {describe(path)} is also "
-                    f"{where}, which it reads: eagerly a write through the argument is seen there, the Program "
+                    f"{where}, which it can read: eagerly a write through the argument is seen there, the Program "
                     "traced a copy; pass a copy as the argument or read it only through the argument")
 
     def apply(self, root, outs):
@@ -233,11 +238,12 @@ def describe(path):
 
 def _outside_reads(fn):
     """(description, getter) of the globals and closure cells ``fn`` (its nested functions included)
-    may read: a list/dict argument that is also one of them is one object at two places."""
+    may read, and the global and attribute names its code holds: a list/dict argument that is also one
+    of them is one object at two places."""
     fn = getattr(fn, "__func__", fn)
     code, namespace = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
     if code is None or namespace is None:
-        return ()
+        return (), frozenset()
     names, stack = set(), [code]
     while stack:
         c = stack.pop()
@@ -246,7 +252,7 @@ def _outside_reads(fn):
     found = [(f"the global '{n}'", (lambda n=n: namespace.get(n))) for n in sorted(names) if n in namespace]
     for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
         found.append((f"the closure variable '{name}'", (lambda cell=cell: _cell_value(cell))))
-    return tuple(found)
+    return tuple(found), frozenset(names)
 
 
 def _cell_value(cell):

@@ -19,7 +19,7 @@ def test_written_list_argument_that_is_also_a_read_global_is_refused():
     fn = dy2st.to_static(_appends_and_reads_global)
     other = []
     assert fn(rt.to_tensor([2.0]), other).numpy().tolist() == [0.0] and len(other) == 1
-    with pytest.raises(TypeError, match="also the global 'SEEN'"):
+    with pytest.raises(TypeError, match="also the global 'SEEN', which it can read"):
         fn(rt.to_tensor([2.0]), SEEN)
     assert SEEN == []
 
@@ -32,3 +32,22 @@ def test_written_list_argument_that_is_also_a_closure_variable_is_refused():
         return x * len(seen)
     with pytest.raises(TypeError, match="closure variable 'seen'"):
         dy2st.to_static(appends)(rt.to_tensor([1.0]), seen)
+
+
+class _Cached(rt.nn.Layer):
+    def __init__(self, reads):
+        super().__init__()
+        self.cache, self.reads = {"n": []}, reads
+
+    def forward(self, x, cache):
+        cache["n"].append(x)
+        return x * len(self.cache["n"]) if self.reads else x * 2
+
+
+def test_written_dict_argument_that_is_also_a_read_layer_attribute_is_refused():
+    net = _Cached(True)
+    with pytest.raises(TypeError, match="attribute 'self.cache'"):
+        dy2st.to_static(net)(rt.to_tensor([1.0]), net.cache)
+    other = {"n": []}
+    out = dy2st.to_static(_Cached(True))(rt.to_tensor([1.0]), other)
+    assert out.numpy().tolist() == [0.0] and len(other["n"]) == 1
