@@ -51,3 +51,21 @@ def test_written_dict_argument_that_is_also_a_read_layer_attribute_is_refused():
     other = {"n": []}
     out = dy2st.to_static(_Cached(True))(rt.to_tensor([1.0]), other)
     assert out.numpy().tolist() == [0.0] and len(other["n"]) == 1
+
+
+def _shape_by_getattr(x):
+    return x * getattr(x, "shape")[0] + getattr(x, "size")  # noqa: B009  (what the test is about)
+
+
+@pytest.mark.parametrize("skip", [True, False])
+def test_getattr_shape_is_the_run_time_shape(skip):
+    # the static shape's -1 came back for an unknown dim: x * -1, silently
+    from dy2st.conversion import transform
+    saved, transform.SKIP_IDLE_PASSES = transform.SKIP_IDLE_PASSES, skip
+    try:
+        fn = dy2st.to_static(_shape_by_getattr, input_spec=[dy2st.InputSpec([None], "float32")])
+        for v in ([1.0, 2.0], [1.0, 2.0, 3.0]):
+            x = rt.to_tensor(v)
+            assert fn(x).numpy().tolist() == _shape_by_getattr(x).numpy().tolist()
+    finally:
+        transform.SKIP_IDLE_PASSES = saved
