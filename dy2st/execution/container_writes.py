@@ -22,6 +22,7 @@ a tensor-dependent `if`/loop body that did not carry it out: a value of a sub-bl
 of another kind holding traced tensors.
 """
 import copy
+import dis
 
 from runtime.errors import Origin
 from runtime.variable import Variable
@@ -238,21 +239,25 @@ def describe(path):
 
 def _outside_reads(fn):
     """(description, getter) of the globals and closure cells ``fn`` (its nested functions included)
-    may read, and the global and attribute names its code holds: a list/dict argument that is also one
-    of them is one object at two places."""
+    reads, and the attribute names it reads: a list/dict argument that is also one of them is one
+    object at two places."""
     fn = getattr(fn, "__func__", fn)
     code, namespace = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
     if code is None or namespace is None:
         return (), frozenset()
-    names, stack = set(), [code]
+    globals_, attributes, stack = set(), set(), [code]
     while stack:
         c = stack.pop()
-        names.update(c.co_names)
+        for ins in dis.get_instructions(c):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                globals_.add(ins.argval)
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                attributes.add(ins.argval)
         stack.extend(k for k in c.co_consts if hasattr(k, "co_names"))
-    found = [(f"the global '{n}'", (lambda n=n: namespace.get(n))) for n in sorted(names) if n in namespace]
+    found = [(f"the global '{n}'", (lambda n=n: namespace.get(n))) for n in sorted(globals_) if n in namespace]
     for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
         found.append((f"the closure variable '{name}'", (lambda cell=cell: _cell_value(cell))))
-    return tuple(found), frozenset(names)
+    return tuple(found), frozenset(attributes)
 
 
 def _cell_value(cell):

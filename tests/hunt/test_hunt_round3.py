@@ -69,3 +69,22 @@ def test_getattr_shape_is_the_run_time_shape(skip):
             assert fn(x).numpy().tolist() == _shape_by_getattr(x).numpy().tolist()
     finally:
         transform.SKIP_IDLE_PASSES = saved
+
+
+cache = {"n": []}
+
+
+class _NamesCache(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.cache = {"n": []}
+
+    def forward(self, x, d):
+        d["n"].append(x)
+        return x * len(self.cache["n"])  # the attribute, not the global `cache` given as `d`
+
+
+def test_an_attribute_named_like_a_global_argument_is_not_refused():
+    cache["n"].clear()
+    out = dy2st.to_static(_NamesCache())(rt.to_tensor([1.0]), cache)
+    assert out.numpy().tolist() == [0.0] and len(cache["n"]) == 1
