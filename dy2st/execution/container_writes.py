@@ -22,6 +22,7 @@ a tensor-dependent `if`/loop body that did not carry it out: a value of a sub-bl
 of another kind holding traced tensors.
 """
 import copy
+import dis
 
 from runtime.errors import Origin
 from runtime.variable import Variable
@@ -99,6 +100,7 @@ class ContainerWrites:
         # every mutable container the arguments hold: one object at two places is checked per call
         self._boxes = tuple((path, kinds) for _, _, path, kinds, _ in self._start) if plan else ()
         self._fn = _where(fn)
+        self._outside, self._names = _outside_reads(fn) if plan else ((), frozenset())
         program.__dict__.pop("_argument_lists", None)
         self._known = self._start = None  # the trace's objects are not needed by the runs
 
@@ -133,7 +135,7 @@ class ContainerWrites:
                     "out to the caller's container after each run")
         return ("const", value)
 
-    def check(self, root):
+    def check(self, root, instance=None):
         """TypeError when one list/dict is given at two places of the arguments (`f(x, c, c)`): the trace
         wrote into two copies, so a read through one place missed a write through the other, which
         eagerly it sees."""
@@ -146,6 +148,20 @@ class ContainerWrites:
                     f"{self._fn} writes into its list/dict arguments, and one list/dict is given at two places "
                     f"of them ({describe(other)} and {describe(path)}): eagerly a write through one place is "
                     "seen through the other, the Program traced them as two; pass a copy at one place")
+        # a written container (or one holding it) that the function also reads as a global or closure variable
+        written = [p for p, _, _, _ in self.plan]
+        outside = self._outside
+        held = getattr(instance, "__dict__", None)
+        if held:  # a method: the attributes of its object it names (`self.cache` given as the argument too)
+            outside = outside + tuple((f"the attribute 'self.{n}'", (lambda v=v: v)) for n, v in held.items()
+                                      if type(v) in (list, dict) and n in self._names)
+        for where, get in outside:
+            path = seen.get(id(get()))
+            if path is not None and any(w[:len(path)] == path for w in written):
+                raise TypeError(
+                    f"{self._fn} writes into its list/dict arguments, and the one at {describe(path)} is also "
+                    f"{where}, which it can read: eagerly a write through the argument is seen there, the Program "
+                    "traced a copy; pass a copy as the argument or read it only through the argument")
 
     def apply(self, root, outs):
         """After a run: the caller's containers (under ``root``, the call's (args, kwargs)) take their
@@ -219,6 +235,36 @@ def describe(path):
     """`argument #1['k'][0]` for the path (0, 1, 'k', 0) from (args, kwargs)."""
     head = f"#{path[1]}" if path[0] == 0 else repr(path[1])
     return head + "".join(f"[{p!r}]" for p in path[2:])
+
+
+def _outside_reads(fn):
+    """(description, getter) of the globals and closure cells ``fn`` (its nested functions included)
+    reads, and the attribute names it reads: a list/dict argument that is also one of them is one
+    object at two places."""
+    fn = getattr(fn, "__func__", fn)
+    code, namespace = getattr(fn, "__code__", None), getattr(fn, "__globals__", None)
+    if code is None or namespace is None:
+        return (), frozenset()
+    globals_, attributes, stack = set(), set(), [code]
+    while stack:
+        c = stack.pop()
+        for ins in dis.get_instructions(c):
+            if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                globals_.add(ins.argval)
+            elif ins.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                attributes.add(ins.argval)
+        stack.extend(k for k in c.co_consts if hasattr(k, "co_names"))
+    found = [(f"the global '{n}'", (lambda n=n: namespace.get(n))) for n in sorted(globals_) if n in namespace]
+    for name, cell in zip(code.co_freevars, fn.__closure__ or ()):
+        found.append((f"the closure variable '{name}'", (lambda cell=cell: _cell_value(cell))))
+    return tuple(found), frozenset(attributes)
+
+
+def _cell_value(cell):
+    try:
+        return cell.cell_contents
+    except ValueError:  # not bound yet
+        return None
 
 
 def _where(fn):

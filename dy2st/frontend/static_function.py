@@ -289,7 +289,7 @@ class StaticFunction(Tracing, StaticFunctionSurface):
             if error is not None:
                 raise error
         if concrete.written_containers is not None:  # one dict given twice: the trace wrote into two copies
-            concrete.written_containers.check((tuple(args), kwargs))
+            concrete.written_containers.check((tuple(args), kwargs), self._instance)
         if concrete.flag_writes and not is_train_step(concrete.main_program):
             _write_flags(concrete, tensors, False)  # before the run: its gradients follow them, as eagerly
         if concrete.eager_hooks and traced == self._traced_count:

@@ -20,6 +20,12 @@ class LenShapeTransformer(transformer.Transformer):
         if (isinstance(node.func, gast.Name) and node.func.id == "len"
                 and len(node.args) == 1 and not node.keywords):
             return templates.replace_as_expression("_jst.Len(x)", x=node.args[0])
+        if (isinstance(node.func, gast.Name) and node.func.id == "getattr" and len(node.args) == 2
+                and not node.keywords and isinstance(node.args[1], gast.Constant)
+                and node.args[1].value in ("shape", "size")):
+            # `getattr(x, "shape")` is `x.shape`: the static shape's -1 would pass silently for a size
+            helper = "_jst.Shape(x)" if node.args[1].value == "shape" else "_jst.Size(x)"
+            return templates.replace_as_expression(helper, x=node.args[0])
         return node
 
     def visit_Attribute(self, node):
@@ -32,9 +38,9 @@ class LenShapeTransformer(transformer.Transformer):
 
 
 def needed(census):
-    """Whether there is a name `len` or an attribute `shape`/`size`. The passes before this one
-    make neither (their attributes are `_jst.` helpers, capitalised, and `RETURN_NO_VALUE`)."""
-    return "len" in census.names or not census.attributes.isdisjoint(("shape", "size"))
+    """Whether there is a name `len` or `getattr` or an attribute `shape`/`size`. The passes before
+    this one make none (their attributes are `_jst.` helpers, capitalised, and `RETURN_NO_VALUE`)."""
+    return "len" in census.names or "getattr" in census.names or not census.attributes.isdisjoint(("shape", "size"))
 
 
 def transform(node, ctx):
