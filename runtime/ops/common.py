@@ -218,9 +218,12 @@ def stop_gradient(x):
     return apply("stop_gradient", x)
 
 
-def float_of(v):
+def float_of(v, dtype="float64"):
     """Eager ``float(v)`` of a Variable as a float64 0-d value read when the Program runs: one element
-    (checked here when the shape is known, else by the reshape when run) and no gradient."""
+    (checked here when the shape is known, else by the reshape when run) and no gradient.  ``dtype``:
+    then cast as that Python float is next to an array of ``dtype`` (float64 first, so an int64 beyond
+    2**53 rounds as float() rounds it)."""
     if all(d >= 0 for d in v.shape) and int(np.prod(v.shape)) != 1:
         raise TypeError(f"float() needs a tensor with one element, got shape {list(v.shape)}")
-    return cast(apply("reshape", stop_gradient(v), shape=[]), "float64")
+    value = cast(apply("reshape", stop_gradient(v), shape=[]), "float64")
+    return value if dtype == "float64" else cast(value, dtype)

@@ -328,7 +328,7 @@ def _scale_at_run_time(x, scale, bias):
     def number(v):
         if not isinstance(v, _rt.framework.Variable):
             return constant(np.asarray(float(v), work), work)
-        return cast(float_of(v), work)  # float(v) first: an int64 beyond 2**53 rounds as eagerly
+        return float_of(v, work)
 
     y = apply("multiply", cast(x, work), number(scale))
     if isinstance(bias, _rt.framework.Variable):

@@ -74,9 +74,8 @@ def number(v, dtype="float64"):
     float gets next to an x of ``dtype``, and no gradient (float() has none)."""
     if not isinstance(v, _rt.framework.Variable):
         return float(v)
-    from .common import cast, float_of  # noqa: PLC0415
-    v = float_of(v)  # one element (a TypeError now when the shape says otherwise, else when run)
-    return v if dtype == "float64" else cast(v, dtype)
+    from .common import float_of  # noqa: PLC0415
+    return float_of(v, dtype)  # one element (a TypeError now when the shape says otherwise, else when run)
 
 
 def inverse(b):
