@@ -6,11 +6,12 @@ same class source is executed here with ``rt``/``nn``/``F`` bound to ``paddle``,
 the workload's arrays (same ``[in, out]`` Linear layout).  ``to_static`` uses
 ``full_graph=True`` (Paddle's AST converter, the counterpart of ``dy2st``).
 """
+import atexit
 import importlib.util
 import inspect
 import os
+import shutil
 import tempfile
-
 
 
 def load(threads):
@@ -32,6 +33,8 @@ def _classes(paddle, workloads, names):
            "import paddle.nn.functional as F", ""]
     src += [inspect.getsource(getattr(workloads, name)) for name in names]
     folder = tempfile.mkdtemp(prefix="paddle_peer_")
+    # Paddle reads the source when it converts (at the first call), so the file lives until exit
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
     path = os.path.join(folder, f"paddle_{'_'.join(names).lower()}.py")
     with open(path, "w") as f:
         f.write("\n".join(src))
