@@ -33,6 +33,7 @@ _program_state.register()  # rt.save/rt.load of a Program
 from .hapi import Model, flops, summary  # noqa: E402  (rt.Model: Paddle's high-level training API)
 from . import callbacks  # noqa: E402  (paddle.callbacks, importable as a module)
 from .flags import get_flags, set_flags  # noqa: E402  (paddle.set_flags: recorded, no effect here)
+from .printing import set_printoptions  # noqa: E402
 from . import base  # noqa: E402  (paddle.base: the legacy fluid names dygraph code imports)
 from .io.batch_reader import batch  # noqa: E402  (paddle.batch, the reader decorator)
 

@@ -22,6 +22,7 @@ from .dtypes import convert_dtype
 # autograd and callers outside runtime read them.
 from .grad_mode import GRAD_ENABLED, _grad_mode, enable_grad, is_grad_enabled, no_grad  # noqa: F401
 from .trace_state import STATIC_MODE, note_value_read
+from .printing import format_tensor
 
 
 class TensorLike:
@@ -367,14 +368,6 @@ class Tensor(TensorMethods):
 
 
 _tape.bind_tensor(Tensor)  # the tape wraps gradients as Tensors
-
-
-def format_tensor(value, stop_gradient=True):
-    """How a Tensor prints: eagerly, and at run time from a ``print`` inside converted code."""
-    value = np.asarray(value)
-    body = np.array2string(value, separator=", ", prefix="       ")
-    return (f"Tensor(shape={list(value.shape)}, dtype={value.dtype}, stop_gradient={bool(stop_gradient)},\n"
-            f"       {body})")
 
 
 class Parameter(Tensor):

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..random import generator, generator_guard
 from ..registry import Meta, def_op
-from ..tensor import format_tensor
+from ..printing import format_tensor
 from ..trace_state import block_record, note_ran
 from .blocks import has_random_ops, is_float_var
 from .control_flow_grad import cond_grad, while_grad
