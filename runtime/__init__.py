@@ -44,6 +44,6 @@ from .autograd_functional import set_grad_enabled  # noqa: E402
 from .tensor_extra_methods import broadcast_shapes  # noqa: E402
 from .random_api import log_normal, rand_like, randint_like, randn_like  # noqa: E402
 from .scatter_api import scatter_add, scatter_reduce  # noqa: E402
-from .framework_extra import (bartlett_window, blackman_window, e, get_rng_state,  # noqa: E402
+from .framework_extra import (LazyGuard, bartlett_window, blackman_window, e, get_rng_state,  # noqa: E402
                               hamming_window, hann_window, inf, is_complex, kaiser_window, manual_seed, nan,
                               newaxis, pi, set_rng_state)

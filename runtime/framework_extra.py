@@ -58,3 +58,15 @@ bartlett_window = _window(np.bartlett, "bartlett_window")
 def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype="float32", **_):
     """The Kaiser window of ``window_length`` points with shape parameter ``beta``."""
     return _window(lambda n: np.kaiser(n, beta), "kaiser_window")(window_length, periodic, dtype=dtype)
+
+
+class LazyGuard:
+    """``with rt.LazyGuard(): net = Net()`` (Paddle's lazy parameter creation).  Parameters here are
+    initialized when the layer makes them, so the block builds the layer as usual, and each
+    parameter's ``initialize()`` (which Paddle requires before use) keeps its values."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False

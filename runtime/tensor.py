@@ -390,6 +390,9 @@ class Parameter(Tensor):
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
+    def initialize(self):
+        """Paddle's lazy initialization (``rt.LazyGuard``): parameters here already hold their values."""
+
     __str__ = __repr__
 
 

@@ -1,4 +1,4 @@
-"""rt.set_printoptions (paddle.set_printoptions): eager printing and a print inside converted code."""
+"""rt.set_printoptions (eager printing and a print inside converted code) and rt.LazyGuard, as Paddle's."""
 import numpy as np
 import pytest
 
@@ -44,3 +44,15 @@ def test_print_in_converted_code_follows_the_options(capsys):
 def test_bad_options_are_type_errors(kw):
     with pytest.raises(TypeError, match="set_printoptions"):
         rt.set_printoptions(**kw)
+
+
+def test_lazy_guard_builds_the_layer_and_initialize_keeps_values():
+    rt.seed(3)
+    with rt.LazyGuard():
+        net = rt.nn.Linear(4, 2)
+    before = net.weight.numpy().copy()
+    for p in net.parameters():
+        p.initialize()
+    np.testing.assert_array_equal(net.weight.numpy(), before)
+    rt.seed(3)
+    np.testing.assert_array_equal(rt.nn.Linear(4, 2).weight.numpy(), before)  # same draws as without the guard
