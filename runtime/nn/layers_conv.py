@@ -8,6 +8,22 @@ from ..hints import IntOrPair, IntOrTriple
 from .param_attr import ParamAttr
 
 
+_PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
+def padding_pre_pad(what, padding_mode, padding, nd):
+    """The ``F.pad`` list a convolution with ``padding_mode`` reflect/replicate/circular applies before
+    convolving with no padding (None for 'zeros'): ``padding`` (an int, as Paddle requires) on each
+    side of each of the ``nd`` spatial dims."""
+    if padding_mode not in _PADDING_MODES:
+        raise ValueError(f"{what}: padding_mode must be one of {list(_PADDING_MODES)}, got {padding_mode!r}")
+    if padding_mode == "zeros":
+        return None
+    if isinstance(padding, bool) or not isinstance(padding, int):
+        raise TypeError(f"{what}: with padding_mode={padding_mode!r} padding must be an int, got {padding!r}")
+    return [padding] * (2 * nd)
+
+
 class _ConvNd(Layer):
     """Convolution over ``_nd`` spatial dims; the filter is ``[out_channels, in_channels / groups, *kernel]``.
 
@@ -20,8 +36,8 @@ class _ConvNd(Layer):
                  padding_mode="zeros", weight_attr=None, bias_attr=None, data_format=None):
         super().__init__()
         what = type(self).__name__
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{what}: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        self._pad_first = padding_pre_pad(what, padding_mode, padding, self._nd)
+        self._padding_mode = padding_mode
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{what}: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
                              f"divisible by groups ({groups})")
@@ -35,7 +51,10 @@ class _ConvNd(Layer):
         self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
 
     def forward(self, x):
-        return getattr(F, self._fn)(x, self.weight, self.bias, stride=self._stride, padding=self._padding,
+        padding = self._padding
+        if self._pad_first is not None:  # reflect/replicate/circular: F.pad first, then no padding (Paddle's way)
+            x, padding = F.pad(x, self._pad_first, mode=self._padding_mode, data_format=self._data_format), 0
+        return getattr(F, self._fn)(x, self.weight, self.bias, stride=self._stride, padding=padding,
                                     dilation=self._dilation, groups=self._groups, data_format=self._data_format)
 
     def extra_repr(self):

@@ -10,6 +10,7 @@ from ..hints import IntOrOne, IntOrPair
 from . import functional as F
 from .initializer import Constant, Normal
 from .layer import Layer
+from .layers_conv import padding_pre_pad
 from .param_attr import ParamAttr
 
 
@@ -21,8 +22,8 @@ class Conv1D(Layer):
                  padding: IntOrPair | str = 0, dilation: IntOrOne = 1, groups: int = 1, padding_mode: str = "zeros", weight_attr: ParamAttr | bool | None = None,
                  bias_attr: ParamAttr | bool | None = None, data_format: str = "NCL") -> None:
         super().__init__()
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"Conv1D: only padding_mode='zeros' is supported, got {padding_mode!r}")
+        self._pad_first = padding_pre_pad("Conv1D", padding_mode, padding, 1)
+        self._padding_mode = padding_mode
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"Conv1D: in_channels ({in_channels}) and out_channels ({out_channels}) must be "
                              f"divisible by groups ({groups})")
@@ -34,7 +35,10 @@ class Conv1D(Layer):
         self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
 
     def forward(self, x):
-        return F.conv1d(x, self.weight, self.bias, self._stride, self._padding, self._dilation, self._groups,
+        padding = self._padding
+        if self._pad_first is not None:  # reflect/replicate/circular: F.pad first (Paddle's way)
+            x, padding = F.pad(x, self._pad_first, mode=self._padding_mode, data_format=self._data_format), 0
+        return F.conv1d(x, self.weight, self.bias, self._stride, padding, self._dilation, self._groups,
                         self._data_format)
 
 
