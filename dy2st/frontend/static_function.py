@@ -314,7 +314,10 @@ class StaticFunction(Tracing, StaticFunctionSurface):
                 _write_flags(concrete, tensors, None if is_train_step(concrete.main_program) else True)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
             _reraise(exc, "while running the Program")
-        if fast is not None and not (concrete.eager_hooks or concrete.input_writes or concrete.flag_writes):  # the generated call does not register hooks
+        # the generated call does not register hooks nor write into arguments (also a runtime function's
+        # write into an input, e.g. batch norm's running statistics given as arguments)
+        if fast is not None and not (concrete.eager_hooks or concrete.input_writes or concrete.flag_writes
+                                     or concrete.written_inputs):
             self._hit = self._fast_cache[fast] = self._fast_call(concrete, fast[0])
         return unflatten(concrete.out_skeleton, name_outputs(concrete, returned_inputs(concrete, tensors, outs)))
 

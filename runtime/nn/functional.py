@@ -165,11 +165,14 @@ def _dropout_axis(x, p, axis, training, mode):
     return _multiply(x, mask)
 
 
-def batch_norm(x: TensorLike, running_mean: TensorLike, running_var: TensorLike, weight: TensorLike | None,
-               bias: TensorLike | None, training: bool = False, momentum: float = 0.9, epsilon: float = 1e-05,
+def batch_norm(x: TensorLike, running_mean: TensorLike, running_var: TensorLike, weight: TensorLike | None = None,
+               bias: TensorLike | None = None, training: bool = False, momentum: float = 0.9, epsilon: float = 1e-05,
                data_format: str = "NCHW", use_global_stats: bool | None = None, name: str | None = None) -> TensorLike:
     """Normalise with batch statistics (training) or the running ones; training updates the running stats."""
     use_global = bool(use_global_stats) if use_global_stats is not None else not training
+    # no affine parameters (Paddle's defaults): a scale of ones and a shift of zeros, one per channel
+    weight = _full_like(running_mean, 1.0) if weight is None else weight
+    bias = _full_like(running_mean, 0.0) if bias is None else bias
     y, mean_out, var_out, _, _ = apply("batch_norm", x, weight, bias, running_mean, running_var,
                                        momentum=float(momentum), epsilon=float(epsilon), is_test=not training,
                                        data_layout=data_format, use_global_stats=use_global)

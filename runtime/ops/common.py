@@ -199,6 +199,15 @@ def assign_to(src, dst):
     if _mode.static or isinstance(src, _rt.framework.Variable) or isinstance(dst, _rt.framework.Variable):
         dvar = to_variable(dst)
         svar = to_variable(src)
+        if getattr(dvar, "is_data", False) and not dvar.persistable:
+            # a fed input (running statistics given to a converted function as arguments): the argument's
+            # object takes the new value, and the caller's tensor receives it after each run, as eagerly
+            from ..inplace import adopt  # noqa: PLC0415  (inplace builds on the ops)
+            if adopt(dvar, apply("assign", svar), inputs=True):
+                return dvar
+            raise TypeError(f"a write into the input {dvar.name!r} (e.g. batch norm's running statistics in "
+                            f"training) inside a branch or loop of a converted function cannot reach the "
+                            f"caller's tensor; make the write outside the branch or loop")
         block = _rt.framework.current_block()
         block.append_op("assign", {"X": [svar.name]}, {"Out": [dvar.name]}, {})
         return dvar
