@@ -40,16 +40,20 @@ def _write_in_place(dst, new):
 def _rebind(var, new, what):
     """Make the Variable object ``var`` stand for ``new``'s value from now on (an in-place write).
 
-    Only a value computed by an op of the current block is rebound: block
-    inputs (loop-carried placeholders, feeds) are named by the builder that
-    made them, so for those the new Variable is returned as it is, which is
-    right for the usual ``i = rt.increment(i)``.
+    Only a value computed by an op of the current block, or a fed input, is rebound: other block
+    inputs (loop-carried placeholders) are named by the builder that made them, so for those the
+    new Variable is returned as it is, which is right for the usual ``i = rt.increment(i)``.
     """
     block = _rt.framework.current_block()
     if var.block is not block:
         raise TypeError(f"{what} writes in place into a value from an enclosing block ('{var.name}'), which a "
                         f"Program cannot express; use the returned value instead "
                         f"(x = {what.split('(')[0]}(x ...))")
+    if getattr(var, "is_data", False):
+        # a fed input (an argument of a converted function) is rebound too, with its feed's attributes
+        # (``adopt``): the caller's tensor takes the written value after each run, as eager's write changes it
+        from .inplace import adopt  # noqa: PLC0415  (inplace is built on the tensor classes)
+        return var if adopt(var, new, inputs=True) else new
     if not any(var.name in op.output_arg_names for op in block.ops):
         return new
     old_name, new_name = var.name, new.name
