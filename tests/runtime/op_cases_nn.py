@@ -133,14 +133,14 @@ COMPOSITES_NN = {
     "l1_loss": case(F(3, 4), F(3, 4), reduction="sum", ref=lambda x, y, reduction: np.abs(x - y).sum()),
     "smooth_l1_loss": case(F(3, 4), F(3, 4), delta=0.8, ref=lambda x, y, delta: np.mean(
         np.where(np.abs(x - y) < delta, 0.5 * (x - y) ** 2, delta * (np.abs(x - y) - 0.5 * delta)))),
-    "nll_loss": case(_LOGP, _NLL_LABEL, P(5), reduction="mean", grad=[0, 2], ref=_nll),
-    "kl_div": case(F(3, 4), U(3, 4), reduction="batchmean",
+    "nll_loss": case(_LOGP, _NLL_LABEL, P(5), reduction="mean", grad=[0], ref=_nll),  # no grad to weights (Paddle)
+    "kl_div": case(F(3, 4), U(3, 4), reduction="batchmean", grad=[0],  # labels: no grad (Paddle)
                    ref=lambda x, y, reduction: (y * (np.log(y) - x)).sum() / 3),
-    "binary_cross_entropy": case(U(3, 4), U(3, 4), ref=lambda p, y: np.mean(-(y * np.log(p) + (1 - y) * np.log(1 - p)))),
+    "binary_cross_entropy": case(U(3, 4), U(3, 4), grad=[0], ref=lambda p, y: np.mean(-(y * np.log(p) + (1 - y) * np.log(1 - p)))),
     "margin_ranking_loss": case(F(3, 4), F(3, 4), np.sign(F(3, 4)), margin=0.1, grad=[0, 1],
                                 ref=lambda x, o, y, margin: np.maximum(0, -y * (x - o) + margin).mean()),
     "square_error_cost": case(F(3, 4), F(3, 4), ref=lambda x, y: (x - y) ** 2),
-    "log_loss": case(U(4, 1), U(4, 1), ref=lambda p, y: -y * np.log(p + 1e-4) - (1 - y) * np.log(1 - p + 1e-4)),
+    "log_loss": case(U(4, 1), U(4, 1), grad=[0], ref=lambda p, y: -y * np.log(p + 1e-4) - (1 - y) * np.log(1 - p + 1e-4)),
     "sigmoid_focal_loss": case(F(3, 4), (F(3, 4) > 0).astype(np.float32), grad=[0], ref=lambda x, y: np.sum(
         (0.25 * y + 0.75 * (1 - y)) * (1 - (_sig(x) * y + (1 - _sig(x)) * (1 - y))) ** 2
         * (np.maximum(x, 0) - x * y + np.log1p(np.exp(-np.abs(x)))))),
