@@ -15,7 +15,7 @@ from .creation import full_like, linspace, zeros_like
 from .elementwise import _floating, exp, maximum, minimum
 from .elementwise import abs as abs_
 from .indexing import getitem
-from .logic import (equal, greater_than, isfinite, isinf, isnan, less_equal, less_than, logical_and, logical_not,
+from .logic import (equal, greater_equal, greater_than, isfinite, isinf, isnan, less_equal, less_than, logical_and, logical_not,
                     logical_or, not_equal, where)
 from .math import add, divide, multiply, operands, scale, subtract
 from .reduce import all as all_
@@ -45,25 +45,27 @@ def heaviside(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLi
                  where(greater_than(x, zeros_like(x)), full_like(x, 1), y))
 
 
-def _nan_ignoring(pick):
+def _nan_ignoring(pick, keeps_x):
+    """x where ``keeps_x(x, y)`` (x >= y for fmax) or y is nan, else y: a nan operand is ignored, and a
+    tie takes x, whose gradient it is (Paddle's fmax/fmin give a tie's gradient to x alone)."""
     def fn(x, y, name=None):
         x, y = operands(x, y)
         if x.dtype not in ("float16", "float32", "float64"):
             return pick(x, y)
-        return where(isnan(y), x, where(isnan(x), y, pick(x, y)))
+        return where(logical_or(keeps_x(x, y), isnan(y)), x, y)
     return fn
 
 
 @composite("fmax", api=["fmax"], methods=["fmax"])
 def fmax(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     """Elementwise maximum that ignores a nan operand (nan only where both are)."""
-    return _nan_ignoring(maximum)(x, y)
+    return _nan_ignoring(maximum, greater_equal)(x, y)
 
 
 @composite("fmin", api=["fmin"], methods=["fmin"])
 def fmin(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     """Elementwise minimum that ignores a nan operand (nan only where both are)."""
-    return _nan_ignoring(minimum)(x, y)
+    return _nan_ignoring(minimum, less_equal)(x, y)
 
 
 @composite("sgn", api=["sgn"], methods=["sgn"])

@@ -137,17 +137,29 @@ def _cumprod_kernel(x, dim=-1):
 
 
 def _cumprod_grad(ctx):
-    # d out_j / d x_i = out_j / x_i for j >= i: a reversed cumsum of g * out, divided by x
-    # (zeros in x give nan/inf gradients, as reduce_prod's rule does).
-    x, g, out = ctx.inputs[0], ctx.out_grads[0], ctx.outputs[0]
-    acc = apply("cumsum", apply("multiply", g, out), axis=ctx.attrs["dim"], reverse=True)
-    return [apply("divide", acc, x)]
+    """d out_j / d x_i (j >= i) is the product of x_0..x_j without x_i, exact at zeros (as Paddle's):
+    with ``s`` = x with zeros made ones, ``c = cumprod(s)`` and ``z`` the count of zeros up to j, that
+    product is ``c_j / s_i`` where ``z_j`` counts x_i's own zero only, else 0.  So for a non-zero x_i
+    the gradient is ``revcumsum(g c [z == 0])_i / x_i`` (``revcumsum(g out) / x`` when x has no zero,
+    bit for bit), and for a zero x_i ``revcumsum(g c [z == 1])_i`` (0 past the first zero)."""
+    from .reduce import _zero_mask  # noqa: PLC0415
+    x, g = ctx.inputs[0], ctx.out_grads[0]
+    dim = ctx.attrs["dim"]
+    zero, safe = _zero_mask(x)
+    dt = str(x.dtype)
+    z = apply("cumsum", apply("cast", zero, dtype=dt), axis=dim)
+    gc = apply("multiply", g, apply("cumprod", safe, dim=dim))
+
+    def upto(k):  # sum over j >= i of g_j c_j where z_j == k
+        mask = apply("cast", apply("equal", z, apply("fill_any_like", x, value=float(k))), dtype=dt)
+        return apply("cumsum", apply("multiply", gc, mask), axis=dim, reverse=True)
+    return [apply("where", zero, upto(1), apply("divide", upto(0), safe))]
 
 
 def_op("cumprod", ["X"], ["Out"], attrs={"dim": -1}, kernel=_cumprod_kernel,
        infer=lambda x, dim=-1: Meta(x.shape, x.dtype), grad=_cumprod_grad,
        no_onnx="ONNX has no cumulative product node", api=["cumprod"], methods=["cumprod"], float16_in_float32=True,
-       doc="Cumulative product along dim; zeros in x give nan/inf gradients.")
+       doc="Cumulative product along dim; its gradient is exact at zeros of x.")
 
 
 def cumprod(x: TensorLike, dim: int | None = None, dtype: DTypeLike | None = None,

@@ -118,10 +118,24 @@ def _extreme_grad(ctx):
     return [apply("multiply", hit, _restore(apply("divide", g, count), x, ctx.attrs))]
 
 
+def _zero_mask(x):
+    """(x == 0, x with its zeros replaced by ones): the products' gradients at zeros."""
+    zero = apply("equal", x, apply("fill_any_like", x, value=0.0))
+    return zero, apply("where", zero, apply("fill_any_like", x, value=1.0), x)
+
+
 def _prod_grad(ctx):
+    """d prod / d x_i = the product of the others, exact at zeros (dividing by x gave nan there): with no
+    zero in the group ``g * out / x`` (the same bits as before); at the group's only zero, ``g`` times the
+    product of the non-zeros, 0 elsewhere; with two zeros or more, 0 everywhere."""
     x, g = ctx.inputs[0], ctx.out_grads[0]
-    gout = apply("multiply", g, ctx.outputs[0])
-    return [apply("divide", _restore(gout, x, ctx.attrs), x)]
+    zero, safe = _zero_mask(x)
+    count = _restore(apply("reduce_sum", apply("cast", zero, dtype=str(x.dtype)), **ctx.attrs), x, ctx.attrs)
+    gp = _restore(apply("multiply", g, apply("reduce_prod", safe, **ctx.attrs)), x, ctx.attrs)
+    zeros = apply("fill_any_like", x, value=0.0)
+    at_zero = apply("where", apply("logical_and", zero, apply("equal", count, apply("fill_any_like", x, value=1.0))),
+                    gp, zeros)
+    return [apply("where", apply("equal", count, zeros), apply("divide", gp, safe), at_zero)]
 
 
 _REDUCE_ATTRS = {"axis": None, "keepdim": False}
@@ -135,7 +149,7 @@ def_op("reduce_min", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_min_kernel, in
        grad=_extreme_grad, onnx="reduce", api=["min"], methods=["min"])
 def_op("reduce_prod", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_prod_kernel, infer=_infer_reduce(_keep),
        grad=_prod_grad, onnx="reduce", api=["prod"], methods=["prod"], float16_in_float32=True,
-       doc="Product; its gradient divides by x, so zeros in x give nan/inf gradients.")
+       doc="Product; its gradient is exact at zeros of x.")
 def_op("reduce_all", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_all_kernel,
        infer=_infer_reduce(lambda dt: "bool"), onnx="reduce_bool", api=["all"], methods=["all"])
 def_op("reduce_any", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_any_kernel,
