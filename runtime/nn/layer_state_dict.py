@@ -4,6 +4,7 @@ layer's tables (``_parameters``, ``_buffers``, ``_non_persistable_buffer_names``
 ``named_sublayers``, which ``layer.py`` defines.
 """
 import collections
+import warnings
 
 import numpy as np
 
@@ -30,12 +31,14 @@ class LayerStateDict:
                     out[f"{lp}.{name}" if lp else name] = t
         return out
 
-    def set_state_dict(self, state_dict, use_structured_name=True, strict=True):
-        """Copy values into this layer's parameters and buffers (in place, so bound Programs see them).
+    def set_state_dict(self, state_dict, use_structured_name=True, strict=False):
+        """Copy values into this layer's parameters and buffers (in place, so bound Programs see them);
+        returns ``(missing, unexpected)`` keys.
 
-        Missing or unexpected keys raise ValueError when ``strict`` (the default);
-        with ``strict=False`` they are skipped and returned as ``(missing, unexpected)``.
-        A shape mismatch always raises.
+        As Paddle's: a key of the layer the dict lacks is skipped with a UserWarning ("Skip loading
+        for ..."), and keys the layer does not have are ignored (a backbone's weights load into a model
+        with another head; a Paddle RNN's flat ``weight_ih_l0`` aliases load by their cell names).
+        ``strict=True`` raises ValueError for either instead.  A shape mismatch always raises.
         """
         own = self.state_dict()
         if not use_structured_name:
@@ -45,6 +48,8 @@ class LayerStateDict:
         if strict and (missing or unexpected):
             raise ValueError(f"set_state_dict of {type(self).__name__}: missing keys {missing}, "
                              f"unexpected keys {unexpected}")
+        for key in missing:
+            warnings.warn(f"Skip loading for {key}. {key} is not found in the provided dict.", stacklevel=2)
         for key, target in own.items():
             if key not in state_dict:
                 continue
