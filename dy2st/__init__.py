@@ -14,6 +14,7 @@ from runtime.version import __version__
 
 from .frontend.api import dygraph_to_static_func, enable_to_static, ignore_module, not_to_static, set_code_level, set_verbosity, to_code, to_static
 from . import onnx  # noqa: F401  (dy2st.onnx.export; not in __all__: a star import must not shadow the onnx package)
+from . import dy2static  # noqa: F401  (paddle.jit.dy2static.utils_helper.set_dynamic_shape... without an import of its own)
 from .deploy.export import export_onnx
 from .deploy.io import load, save
 from .frontend.program_translator import ProgramTranslator

@@ -84,6 +84,17 @@ def check(program, feeds, out_vars):
         raise attach_origin(exc, origin, "while building the Program") if origin is not None else exc
 
 
+def int_grad_outputs(out_vars, feeds):
+    """Positions of the outputs of a non-float dtype with stop_gradient=False that are no argument
+    (an argument comes back as the caller's own Tensor).  The Program's flag is eager's for them
+    (`rt.to_tensor(ids, stop_gradient=False)`, `.stop_gradient = False` on a value made there; an
+    int op's result is True in both), but no gradient makes them False when the Program runs: the
+    call sets it on the returned Tensors."""
+    fed = {f.name for f in feeds}
+    return tuple(k for k, v in enumerate(out_vars)
+                 if str(v.dtype) not in _FLOATS and not v.stop_gradient and v.name not in fed)
+
+
 def check_foreign(program, out_vars, fn):
     """Raise when the function returned (or wrote to its Layer) a value traced for another
     Program: a tensor of an earlier trace kept across calls (a memo, a global), which names

@@ -171,5 +171,6 @@ class Tracing:
         concrete.flag_writes = flag_writes
         concrete.written_inputs = written
         concrete.written_containers = boxes if boxes else None
+        concrete.int_grad_outputs = trace_checks.int_grad_outputs(out_vars, feeds)
         return concrete
 
