@@ -1,8 +1,8 @@
 """Convolution and pooling over 2 or 3 spatial dims (NCHW, NCDHW) as im2col on strided numpy views.
 
 A window view ``[N, C, *out, *kernel]`` of the padded input is built without copying
-(``sliding_window_view`` + strides for stride/dilation); convolution is then one matmul per
-group, and the input gradient is the scatter-add of the column gradient back through the same
+(``sliding_window_view`` + strides for stride/dilation); convolution is then one matmul (batched
+over the groups), and the input gradient is the scatter-add of the column gradient back through the same
 strided slices, one per kernel position.  One set of kernels serves ``conv2d``/``conv3d`` and the
 2-D/3-D pools: the number of spatial dims is the input's rank minus 2.
 
@@ -113,26 +113,32 @@ def _conv_geometry(xs, ws, strides, paddings, dilations, groups, padding_algorit
 
 
 def _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm):
-    """``(out, columns)``: the output spatial size and, per group, the im2col matrix of ``x``'s windows
-    (one row per output position, ``n * prod(out)`` rows), made one group at a time."""
+    """``(out, columns)``: the output spatial size and the im2col matrices of ``x``'s windows, one row per
+    output position (``n * prod(out)`` rows): ``[rows, C * prod(k)]`` for one group, else stacked per
+    group, ``[groups, rows, C / groups * prod(k)]`` (one batched matmul then serves every group: a
+    depthwise convolution has as many groups as channels)."""
     pads, out = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
     win = _windows(_pad(x, pads), w.shape[2:], strides, dilations, out)
-    n, cg, nd = x.shape[0], x.shape[1] // groups, x.ndim - 2
-    order = (0,) + tuple(range(2, 2 + nd)) + (1,) + tuple(range(2 + nd, 2 + 2 * nd))  # [N, *out, C, *k]
+    n, nd = x.shape[0], x.ndim - 2
     rows = n * math.prod(out)
-    columns = (win[:, g * cg:(g + 1) * cg].transpose(order).reshape(rows, -1) for g in range(groups))
-    return out, columns
+    if groups == 1:
+        order = (0,) + tuple(range(2, 2 + nd)) + (1,) + tuple(range(2 + nd, 2 + 2 * nd))  # [N, *out, C, *k]
+        return out, win.transpose(order).reshape(rows, -1)
+    win = win.reshape((n, groups, x.shape[1] // groups) + win.shape[2:])  # [N, G, C/G, *out, *k]
+    order = (1, 0) + tuple(range(3, 3 + nd)) + (2,) + tuple(range(3 + nd, 3 + 2 * nd))  # [G, N, *out, C/G, *k]
+    return out, win.transpose(order).reshape(groups, rows, -1)
 
 
 def _conv_kernel(x, w, strides, paddings, dilations, groups, padding_algorithm):
-    out, columns = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
+    out, cols = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
     n, og, nd = x.shape[0], w.shape[0] // groups, x.ndim - 2
-    outs = []
-    for g, cols in enumerate(columns):
-        wg = w[g * og:(g + 1) * og].reshape(og, -1)
-        outs.append((cols @ wg.T).reshape(n, *out, og))
-    res = outs[0] if groups == 1 else np.concatenate(outs, axis=-1)
-    return np.ascontiguousarray(res.transpose((0, nd + 1) + tuple(range(1, nd + 1)))).astype(x.dtype, copy=False)
+    if groups == 1:
+        res = (cols @ w.reshape(og, -1).T).reshape(n, *out, og)
+        return np.ascontiguousarray(res.transpose((0, nd + 1) + tuple(range(1, nd + 1)))).astype(x.dtype, copy=False)
+    res = np.matmul(cols, w.reshape(groups, og, -1).transpose(0, 2, 1))  # [G, rows, og]
+    res = res.reshape((groups, n) + out + (og,))
+    res = res.transpose((1, 0, nd + 2) + tuple(range(2, nd + 2)))  # [N, G, og, *out]
+    return np.ascontiguousarray(res).reshape((n, groups * og) + out).astype(x.dtype, copy=False)
 
 
 def _conv_infer(x, w, strides, paddings, dilations, groups, padding_algorithm):
@@ -145,24 +151,27 @@ def _conv_grad_input_kernel(g, w, x, strides, paddings, dilations, groups, paddi
     n, cg, og, nd = x.shape[0], x.shape[1] // groups, w.shape[0] // groups, x.ndim - 2
     k = w.shape[2:]
     rows = n * math.prod(out)
-    parts = []
-    for gi in range(groups):
-        gg = g[:, gi * og:(gi + 1) * og].transpose((0,) + tuple(range(2, 2 + nd)) + (1,)).reshape(rows, og)
-        wg = w[gi * og:(gi + 1) * og].reshape(og, -1)
-        parts.append((gg @ wg).reshape(n, *out, cg, *k))
-    cols = parts[0] if groups == 1 else np.concatenate(parts, axis=1 + nd)
+    if groups == 1:
+        gg = g.transpose((0,) + tuple(range(2, 2 + nd)) + (1,)).reshape(rows, og)
+        cols = (gg @ w.reshape(og, -1)).reshape(n, *out, cg, *k)
+    else:  # one batched matmul over the groups: [G, rows, og] x [G, og, C/G * prod(k)]
+        gg = g.reshape((n, groups, og) + out).transpose((1, 0) + tuple(range(3, 3 + nd)) + (2,))
+        cols = np.matmul(gg.reshape(groups, rows, og), w.reshape(groups, og, -1))
+        cols = cols.reshape((groups, n) + out + (cg,) + k)  # -> [N, *out, G, C/G, *k] -> [N, *out, C, *k]
+        cols = cols.transpose((1,) + tuple(range(2, 2 + nd)) + (0,) + tuple(range(2 + nd, 3 + 2 * nd)))
+        cols = cols.reshape((n,) + out + (groups * cg,) + k)
     cols = cols.transpose((0, 1 + nd) + tuple(range(1, 1 + nd)) + tuple(range(2 + nd, 2 + 2 * nd)))
     return _scatter_windows(cols, x.shape, pads, k, strides, dilations, out, x.dtype)
 
 
 def _conv_grad_filter_kernel(x, g, w, strides, paddings, dilations, groups, padding_algorithm):
-    _, columns = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
-    og = w.shape[0] // groups
-    parts = []
-    for gi, cols in enumerate(columns):
-        gg = g[:, gi * og:(gi + 1) * og].swapaxes(0, 1).reshape(og, -1)
-        parts.append((gg @ cols).reshape(og, *w.shape[1:]))
-    out = parts[0] if groups == 1 else np.concatenate(parts, axis=0)
+    _, cols = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
+    og, nd = w.shape[0] // groups, x.ndim - 2
+    if groups == 1:
+        out = (g.swapaxes(0, 1).reshape(og, -1) @ cols).reshape(w.shape)
+    else:  # [G, og, rows] x [G, rows, C/G * prod(k)]
+        gg = g.reshape((g.shape[0], groups, og) + g.shape[2:]).transpose((1, 2, 0) + tuple(range(3, 3 + nd)))
+        out = np.matmul(gg.reshape(groups, og, -1), cols).reshape(w.shape)
     return out.astype(w.dtype, copy=False)
 
 
