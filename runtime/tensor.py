@@ -209,8 +209,9 @@ class Tensor(TensorMethods):
         return int(self._value.size)
 
     def numpy(self):
-        """The value as a numpy array (shared, not copied)."""
-        return self._value
+        """The value as a new numpy array, as Paddle's: writing into it leaves the tensor as it was
+        (``np.asarray(t)`` shares the tensor's array, for reading without a copy)."""
+        return self._value.copy()
 
     def item(self, *args):
         """One element as a Python number: the only one (ValueError when there are more), or the
@@ -234,8 +235,12 @@ class Tensor(TensorMethods):
         return self._value.tolist()
 
     def __array__(self, dtype=None, copy=None):
+        # numpy's protocol: copy=True (np.array(t)) must hand back a new array, or writing into it
+        # would change the tensor; None (np.asarray(t)) may share, as for an ndarray
         STATIC_MODE.get() and note_value_read(self)
-        return self._value if dtype is None else self._value.astype(dtype)
+        if dtype is None:
+            return self._value.copy() if copy else self._value
+        return self._value.astype(dtype, copy=bool(copy))
 
     def _scalar(self, kind):
         if self._value.size != 1:

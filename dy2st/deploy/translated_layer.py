@@ -243,7 +243,7 @@ class TranslatedLayer(rt.nn.Layer):
                 t = to_variable(t)
                 dtype, got = str(t.dtype), t.shape
             else:  # the array's own dtype and shape: the per-call path, no DType lookup
-                value = t.numpy()
+                value = np.asarray(t)  # the tensor's own array (numpy() copies)
                 dtype, got = value.dtype, list(value.shape)
             if dtype != dt or len(got) != len(want) or any(
                     w not in (-1, g) and g != -1 for w, g in zip(want, got)):

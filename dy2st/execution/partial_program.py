@@ -16,6 +16,8 @@ that needs gradients, runs on the numpy executor, said once per Program.
 import warnings
 
 import runtime as rt
+import numpy as np
+
 from runtime.framework import program_guard, static_mode_guard
 from runtime.static import passes
 from runtime.static.backends import NotLowerable, check_backend, make_runner
@@ -62,7 +64,7 @@ class PartialProgram:
     # -- which eager tensors can receive gradients --------------------------------
     def _trainable_bound(self):
         return [(name, t) for name, t in self.program.bound_tensors.items()
-                if not t.stop_gradient and t.numpy().dtype.kind == "f"]
+                if not t.stop_gradient and np.asarray(t).dtype.kind == "f"]
 
     def _needs_grad(self, tensors):
         # plain loops: this runs on every call, the cache-hit path of inference too
@@ -88,8 +90,9 @@ class PartialProgram:
         if not self._needs_grad(tensors):
             run = self.runner.run  # the runner's per-call function: one frame less than calling it
             wrap = Tensor.from_numpy
-            return [wrap(v) for v in run(*[t.numpy() for t in tensors])]
-        arrays = [t.numpy() for t in tensors]
+            # np.asarray: the tensors' own arrays (``numpy()`` copies, as Paddle's); the run only reads them
+            return [wrap(v) for v in run(*[np.asarray(t) for t in tensors])]
+        arrays = [np.asarray(t) for t in tensors]
         if self.backend != "numpy" and not self._said_training:
             self._said_training = True
             warnings.warn(f"dy2st: backend={self.backend!r} runs inference only; this call of {self.what} "

@@ -19,6 +19,8 @@ import textwrap
 import threading
 import warnings
 import weakref
+import numpy as np
+
 from collections.abc import Callable, Sequence
 
 import runtime as rt
@@ -331,7 +333,7 @@ class StaticFunction(Tracing, StaticFunctionSurface):
         for a in args:  # a plain loop: this runs on every call that misses the last-used Program
             if type(a) is not rt.Tensor:
                 return None
-            v = a.numpy()
+            v = np.asarray(a)  # the tensor's own array (numpy() copies)
             sig.append((v.shape, v.dtype, a.stop_gradient))
         return tuple(sig), self._mode()
 

@@ -21,7 +21,7 @@ def default_collate_fn(batch):
     """Stack a list of samples field by field into numpy arrays (strings stay lists)."""
     sample = batch[0]
     if isinstance(sample, Tensor):
-        return np.stack([s.numpy() for s in batch])
+        return np.stack([s._value for s in batch])
     if isinstance(sample, np.ndarray):
         return np.stack(batch)
     if isinstance(sample, (numbers.Number, np.generic)):

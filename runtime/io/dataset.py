@@ -1,4 +1,6 @@
 """Datasets: map-style (``__getitem__``/``__len__``) and iterable, as in ``paddle.io``."""
+import numpy as np
+
 from ..random import generator
 from ..tensor import Tensor
 
@@ -43,7 +45,7 @@ class TensorDataset(Dataset):
         self.tensors = list(tensors)
 
     def __getitem__(self, idx):
-        return tuple(Tensor._wrap(t.numpy()[idx]) for t in self.tensors)
+        return tuple(Tensor._wrap(np.array(t._value[idx])) for t in self.tensors)  # the item's own copy
 
     def __len__(self):
         return self.tensors[0].shape[0]

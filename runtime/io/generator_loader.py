@@ -17,7 +17,7 @@ __all__ = ["GeneratorLoader"]
 
 
 def _field_array(values):
-    return np.stack([v.numpy() for v in values]) if isinstance(values[0], Tensor) else np.array(values)
+    return np.stack([v._value for v in values]) if isinstance(values[0], Tensor) else np.array(values)
 
 
 def _batch_of(samples):
