@@ -10,7 +10,7 @@ from ..dispatch import apply
 
 from ..hints import IntOrOne, IntOrPair, TensorLike
 from ..registry import composite
-from .common import as_tensor, constant
+from .common import as_tensor, constant, window_ints
 from .composites_extra import _bins, _dim
 from .creation import full, ones
 from .elementwise import _floating, pow
@@ -135,7 +135,7 @@ def _pads_1d(padding, what):
 
 
 def _one(v, what):
-    v = [v] if isinstance(v, int) else [int(d) for d in v]
+    v = [v] if isinstance(v, int) else window_ints(v if isinstance(v, (list, tuple)) else [v], what)
     if len(v) != 1:
         raise ValueError(f"{what} must be an int or a 1-element list, got {v}")
     return [1, v[0]]
