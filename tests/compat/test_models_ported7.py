@@ -107,8 +107,8 @@ def test_layer_names_follow_paddles_snake_case():
     assert nn.PReLU().full_name().startswith("p_re_lu_")
     assert nn.SimpleRNN(2, 2).parameters()[0].name.startswith("simple_rnn_cell_")
     assert nn.LeakyReLU().full_name().startswith("leaky_re_lu_")
-    assert nn.BatchNorm2D(2).full_name().startswith("batch_norm2_d_")
-    assert nn.Conv2DTranspose(1, 1, 1).full_name().startswith("conv2_d_transpose_")
+    assert nn.BatchNorm2D(2).full_name().startswith("batch_norm2d_")
+    assert nn.Conv2DTranspose(1, 1, 1).full_name().startswith("conv2d_transpose_")
 
 
 class TextCNN(nn.Layer):
