@@ -163,3 +163,23 @@ def test_adaptive_avg_pool_keeps_or_averages_a_run_time_dim_as_eager_bitwise():
     with pytest.raises(ValueError, match=r"must be known for an output size of \[2, 3\]"):
         dy2st.to_static(lambda x: F.adaptive_avg_pool2d(x, (2, 3)),
                         input_spec=[InputSpec([None, 3, None, 4])])(paddle.ones([1, 3, 4, 4]))
+
+
+@pytest.mark.parametrize("decay, want", [(None, [0.95, 0.8550]), (0.2, [0.93, 0.7984]),
+                                         (paddle.regularizer.L2Decay(0.2), [0.93, 0.7984]),
+                                         (paddle.regularizer.L1Decay(0.2), [0.94, 0.8260])])
+def test_momentum_rescale_grad_scales_the_gradient_before_an_l2_decay_is_added(decay, want):
+    # rescale_grad scaled the decay term too: Paddle's kernel adds coeff * param after the rescale
+    # (an L1 term, added by the regularizer beforehand, is rescaled with the gradient)
+    for fused in (True, False):
+        lin = nn.Linear(1, 2, bias_attr=False)
+        lin.weight.set_value(paddle.ones([1, 2]))
+        params = lin.parameters() if fused else [{"params": lin.parameters()}]
+        opt = paddle.optimizer.Momentum(0.1, momentum=0.9, parameters=params, rescale_grad=0.5, weight_decay=decay)
+        got = []
+        for _ in range(2):
+            lin(paddle.ones([1, 1])).sum().backward()
+            opt.step()
+            opt.clear_grad()
+            got.append(float(lin.weight[0, 0]))
+        np.testing.assert_allclose(got, want, rtol=1e-6)
