@@ -183,3 +183,46 @@ def test_momentum_rescale_grad_scales_the_gradient_before_an_l2_decay_is_added(d
             opt.clear_grad()
             got.append(float(lin.weight[0, 0]))
         np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+class SegNet(nn.Layer):
+    """PaddleSeg's pattern: features at 1/2 and 1/4, upsampled to the skip's and the input's size."""
+
+    def __init__(self):
+        super().__init__()
+        self.d1 = nn.Sequential(nn.Conv2D(3, 4, 3, stride=2, padding=1), nn.GroupNorm(2, 4), nn.ReLU())
+        self.d2 = nn.Sequential(nn.Conv2D(4, 4, 3, stride=2, padding=1), nn.ReLU())
+        self.head = nn.Conv2D(8, 2, 1)
+
+    def forward(self, x):
+        s1 = self.d1(x)
+        up = F.interpolate(self.d2(s1), size=paddle.shape(s1)[2:], mode="bilinear", align_corners=False)
+        logit = self.head(paddle.concat([up, s1], axis=1))
+        logit = F.interpolate(logit, scale_factor=2, mode="nearest")
+        return F.interpolate(logit, paddle.shape(x)[2:], mode="bilinear", align_corners=True)
+
+
+def test_segmentation_resizing_over_run_time_sizes_trains_and_serves_like_eager(tmp_path):
+    # interpolate refused dims an InputSpec leaves None ("dim 2 of the input must be known")
+    rng = np.random.default_rng(4)
+    batches = [(rng.standard_normal((2, 3, h, w)).astype("float32"), rng.integers(0, 2, (2, h, w)))
+               for h, w in [(8, 12), (11, 7), (8, 12)]]
+    eager, net = SegNet(), SegNet()
+    net.set_state_dict(eager.state_dict())
+    conv = dy2st.to_static(net, input_spec=[InputSpec([None, 3, None, None], "float32")])
+    opts = [paddle.optimizer.Adam(0.01, parameters=m.parameters()) for m in (eager, net)]
+    for x, y in batches:
+        for f, opt in ((eager, opts[0]), (conv, opts[1])):
+            loss = F.cross_entropy(f(paddle.to_tensor(x)), paddle.to_tensor(y).unsqueeze(1), axis=1)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            assert loss.shape == []
+    for k, v in eager.state_dict().items():
+        np.testing.assert_array_equal(net.state_dict()[k].numpy(), v.numpy(), err_msg=k)
+    dy2st.save(conv, str(tmp_path / "seg"))
+    loaded = dy2st.load(str(tmp_path / "seg"))
+    for h, w in [(16, 16), (5, 9)]:
+        x = paddle.to_tensor(rng.standard_normal((1, 3, h, w)).astype("float32"))
+        assert loaded(x).shape == [1, 2, h, w]
+        np.testing.assert_array_equal(loaded(x).numpy(), eager(x).numpy())
