@@ -4,6 +4,7 @@
 hapi ``paddle.Model`` fit driven by the ``LRScheduler`` and ``EarlyStopping`` callbacks, and
 ``vision.models.LeNet(num_classes)``. Expected numbers were recorded with PaddlePaddle 3.3."""
 import numpy as np
+import pytest
 
 import dy2st
 import runtime as paddle
@@ -145,3 +146,48 @@ def test_lenet_has_num_classes_outputs():
     x = paddle.to_tensor(np.random.default_rng(0).standard_normal((2, 1, 28, 28)).astype("float32"))
     np.testing.assert_array_equal(dy2st.to_static(net)(x).numpy(), net(x).numpy())
     assert net(x).shape == [2, 3]
+
+
+class CBAM(nn.Layer):
+    """Channel attention from a global average and a global max pool, spatial attention from a 7x7
+    'SAME' convolution over the channel mean and max (PaddleDetection / PaddleClas attention blocks)."""
+
+    def __init__(self, c=8):
+        super().__init__()
+        self.stem = nn.Conv2D(3, c, 3, padding="SAME")
+        self.mlp = nn.Sequential(nn.Conv2D(c, c // 4, 1), nn.ReLU(), nn.Conv2D(c // 4, c, 1))
+        self.spatial = nn.Conv2D(2, 1, 7, padding="SAME")
+        self.fc = nn.Linear(c, 2)
+
+    def forward(self, x):
+        x = F.relu(self.stem(x))
+        x = x * F.sigmoid(self.mlp(nn.AdaptiveAvgPool2D(1)(x)) + self.mlp(F.adaptive_max_pool2d(x, 1)))
+        pooled = paddle.concat([x.mean(axis=1, keepdim=True), x.max(axis=1, keepdim=True)], axis=1)
+        x = x * F.sigmoid(self.spatial(pooled))
+        return self.fc(F.adaptive_max_pool2d(x, [1, None]).max(axis=[2, 3]))
+
+
+def test_attention_block_with_global_max_pool_and_same_padding_serves_any_image_size(tmp_path):
+    # adaptive_max_pool2d(x, 1) and padding='SAME' (stride 1) refused dims an InputSpec leaves None
+    rng = np.random.default_rng(6)
+    eager, net = CBAM(), CBAM()
+    net.set_state_dict(eager.state_dict())
+    conv = dy2st.to_static(net, input_spec=[InputSpec([None, 3, None, None], "float32")])
+    opts = [paddle.optimizer.Momentum(0.05, parameters=m.parameters()) for m in (eager, net)]
+    for h, w in [(9, 6), (4, 11), (9, 6)]:
+        x = np.round(rng.standard_normal((2, 3, h, w)), 1).astype("float32")  # ties for the max pools
+        y = rng.integers(0, 2, (2,))
+        for f, opt in ((eager, opts[0]), (conv, opts[1])):
+            F.cross_entropy(f(paddle.to_tensor(x)), paddle.to_tensor(y)).backward()
+            opt.step()
+            opt.clear_grad()
+    for k, v in eager.state_dict().items():
+        np.testing.assert_array_equal(net.state_dict()[k].numpy(), v.numpy(), err_msg=k)
+    dy2st.save(conv, str(tmp_path / "cbam"))
+    loaded = dy2st.load(str(tmp_path / "cbam"))
+    for h, w in [(5, 5), (12, 3)]:
+        x = paddle.to_tensor(rng.standard_normal((1, 3, h, w)).astype("float32"))
+        np.testing.assert_array_equal(loaded(x).numpy(), eager(x).numpy())
+    with pytest.raises(ValueError, match="stride above 1 needs known spatial dims"):
+        dy2st.to_static(nn.Conv2D(3, 3, 3, stride=2, padding="SAME"),
+                        input_spec=[InputSpec([None, 3, None, None], "float32")])(paddle.ones([1, 3, 5, 5]))
