@@ -102,6 +102,18 @@ def test_a_shared_tensor_is_listed_under_each_name_as_paddle_does():
         Tied().set_state_dict({})
 
 
+def test_a_loaded_model_lists_the_originals_keys_and_takes_its_checkpoint(tmp_path):
+    # the loaded layer held each tensor under one name: the original's checkpoint had unexpected keys
+    for cls, spec in ((Tied, InputSpec([None, 3], "int64")), (CRNN, InputSpec([None, 1, 8, None], "float32"))):
+        net = cls()
+        net.eval()
+        dy2st.save(dy2st.to_static(net, input_spec=[spec]), str(tmp_path / cls.__name__))
+        loaded = dy2st.load(str(tmp_path / cls.__name__))
+        assert sorted(loaded.state_dict()) == sorted(net.state_dict())
+        loaded.set_state_dict(net.state_dict())
+        cls().set_state_dict(loaded.state_dict())
+
+
 def test_layer_names_follow_paddles_snake_case():
     # PReLU was p_relu_N, SimpleRNNCell simplernn_cell_N: optimizer-state keys differed from Paddle's.
     assert nn.PReLU().full_name().startswith("p_re_lu_")
