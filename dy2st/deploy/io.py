@@ -148,14 +148,16 @@ def _bound_names(program):
 
 
 def _structured_names(layer, program):
-    """Var name -> ``state_dict`` key for every bound tensor that belongs to ``layer``."""
+    """Var name -> its ``state_dict`` keys (the first, then the other names of a tensor that layers
+    share: tied weights, ``nn.LSTM``'s flat names) for every bound tensor that belongs to ``layer``,
+    so the loaded layer's ``state_dict`` has the original's keys."""
     if layer is None:
         return {}
     by_id = {}
     for key, t in layer.state_dict().items():
-        by_id.setdefault(id(t), key)
+        by_id.setdefault(id(t), []).append(key)
     for key, t in layer.named_parameters():
-        by_id.setdefault(id(t), key)
+        by_id.setdefault(id(t), [key])
     return {name: by_id[id(t)] for name, t in program.bound_tensors.items() if id(t) in by_id}
 
 

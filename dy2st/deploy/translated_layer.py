@@ -132,7 +132,7 @@ class TranslatedLayer(rt.nn.Layer):
         self._feed_names = list(model.feed_names)
         self._fetch_names = list(model.fetch_names)
         self._metadata = dict(model.metadata)
-        self._structured = {e["name"]: e["structured_name"] for e in model.info}
+        self._structured = {e["name"]: [e["structured_name"]] + e.get("aliases", []) for e in model.info}
         tensors = bind_params(program, model.params, model.info)
         for t in tensors.values():
             # Paddle's loaded-name suffix: two loads of one model (or a load next to the Layer it was
@@ -141,6 +141,9 @@ class TranslatedLayer(rt.nn.Layer):
             t.name = unique_name.generate(f"{t.name}.load")
         for entry in model.info:  # the Program's order: fc1.weight before fc1.bias, as in the original Layer
             self._register(entry["structured_name"], tensors[entry["name"]])
+        for entry in model.info:  # a shared tensor's other names, so state_dict has the original's keys
+            for alias in entry.get("aliases", []):
+                self._register(alias, tensors[entry["name"]])
         gb = program.global_block()
         self._inputs = [gb.var(n) for n in self._feed_names]
         self._outputs = [gb.var(n) for n in self._fetch_names]

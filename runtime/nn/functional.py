@@ -8,6 +8,7 @@ eager Tensors and inside static Programs alike.
 from ..dispatch import apply
 from ..dtypes import DEFAULT_FLOAT
 from ..ops.common import assign_to, cast, constant, is_tensor
+from ..ops.common import window_ints as _window_ints
 from ..ops.elementwise import _floating, gelu, sigmoid, tanh  # noqa: F401  (F.gelu, F.sigmoid, F.tanh)
 from ..ops.creation import full_like as _full_like
 from ..ops.indexing import getitem as _getitem
@@ -25,7 +26,7 @@ from ..hints import DTypeLike, IntOrPair, IntOrTriple, Operand, TensorLike
 def _ntuple(v, n, what):
     if isinstance(v, int):
         return [v] * n
-    v = [int(d) for d in v]
+    v = _window_ints(v, what)
     if len(v) != n:
         raise ValueError(f"{what} must be an int or {n} ints, got {v}")
     return v

@@ -53,7 +53,10 @@ def _check_new_state(layer, what):
 
 
 def _snake(name):
-    return re.sub(r"(?<!^)(?=[A-Z][a-z])", "_", name).lower()
+    # Paddle's rule (``PReLU`` -> ``p_re_lu``, ``SimpleRNNCell`` -> ``simple_rnn_cell``): parameter
+    # names, and so optimizer-state keys, match those of a checkpoint Paddle wrote
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 class Layer(LayerStateDict):

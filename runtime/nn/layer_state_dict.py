@@ -16,20 +16,27 @@ class LayerStateDict:
     """The state-dict methods of ``Layer`` (a base class of it, not used alone)."""
 
     def state_dict(self, destination=None, include_sublayers=True, structured_name_prefix="", use_hook=True):
-        """Parameters and persistable buffers under structured names, layer by layer (Paddle's order)."""
+        """Parameters and persistable buffers under structured names, layer by layer (Paddle's order).
+
+        As Paddle's, a tensor shared by two layers (tied weights, a sublayer held twice, the flat
+        ``weight_ih_l0`` names of ``nn.LSTM``) is listed under each of its names, so a checkpoint
+        either framework writes has the keys the other expects."""
         out = collections.OrderedDict() if destination is None else destination
         prefix = structured_name_prefix.rstrip(".")
-        layers = (self.named_sublayers(prefix=prefix, include_self=True) if include_sublayers
-                  else [(prefix, self)])
-        seen = set()
-        for lp, layer in layers:
-            entries = list(layer._parameters.items()) + [
-                (k, b) for k, b in layer._buffers.items() if k not in layer._non_persistable_buffer_names]
-            for name, t in entries:
-                if t is not None and id(t) not in seen:
-                    seen.add(id(t))
-                    out[f"{lp}.{name}" if lp else name] = t
+        self._state_into(out, f"{prefix}." if prefix else "", include_sublayers)
         return out
+
+    def _state_into(self, out, prefix, include_sublayers):
+        for name, t in self._parameters.items():
+            if t is not None:
+                out[prefix + name] = t
+        for name, t in self._buffers.items():
+            if t is not None and name not in self._non_persistable_buffer_names:
+                out[prefix + name] = t
+        if include_sublayers:
+            for name, layer in self._sub_layers.items():
+                if layer is not None:
+                    layer._state_into(out, f"{prefix}{name}.", True)
 
     def set_state_dict(self, state_dict, use_structured_name=True, strict=False):
         """Copy values into this layer's parameters and buffers (in place, so bound Programs see them);
@@ -43,7 +50,10 @@ class LayerStateDict:
         own = self.state_dict()
         if not use_structured_name:
             own = collections.OrderedDict((t.name, t) for t in own.values())
-        missing = [k for k in own if k not in state_dict]
+        # a tensor listed under several names is set when any of them is given (a checkpoint that
+        # lists it once, under another of its names, is not missing it)
+        given = {id(t) for k, t in own.items() if k in state_dict}
+        missing = [k for k, t in own.items() if k not in state_dict and id(t) not in given]
         unexpected = [k for k in state_dict if k not in own]
         if strict and (missing or unexpected):
             raise ValueError(f"set_state_dict of {type(self).__name__}: missing keys {missing}, "

@@ -168,6 +168,14 @@ class _RNNBase(LayerList):
             else:
                 self.append(BiRNN(self._cell(size, self.hidden_size, **attrs),
                                   self._cell(size, self.hidden_size, **attrs), time_major=True))
+        # Paddle's flat names (weight_ih_l0, ..., bias_hh_l1_reverse) for the cells' parameters, as
+        # attributes and state_dict keys: a checkpoint Paddle wrote lists both sets
+        for i, layer in enumerate(self):
+            cells = [layer.cell] if self.num_directions == 1 else [layer.cell_fw, layer.cell_bw]
+            for cell, suffix in zip(cells, ("", "_reverse")):
+                for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
+                    if getattr(cell, kind, None) is not None:
+                        setattr(self, f"{kind}_l{i}{suffix}", getattr(cell, kind))
 
     def _split_states(self, initial_states):
         """Per layer: a cell state (or a (fw, bw) pair) from [layers * directions, batch, hidden] tensors."""

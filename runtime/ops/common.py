@@ -19,6 +19,26 @@ def is_tensor(x):
     return isinstance(x, TensorLike)
 
 
+def window_ints(v, what):
+    """``v`` (a sequence of ints: a kernel size, stride, padding...) as a list of ints.
+
+    A value known only when the Program runs (``x.shape[-1]`` of a dim an InputSpec leaves None) is
+    a TypeError that says so: a window's size fixes the shape of the result when the Program is built.
+    """
+    try:
+        return [int(d) for d in v]
+    except TypeError:
+        from ..variable import Variable  # noqa: PLC0415  (its class is built on the op methods)
+        if isinstance(v, Variable) or isinstance(v, (list, tuple)) and any(isinstance(d, Variable) for d in v):
+            raise TypeError(
+                f"{what} is known only when the Program runs (it comes from a dim the input_spec leaves None, "
+                f"such as x.shape[-1]), but it sets the shape of the result and must be a Python int when "
+                f"the Program is built. Give that dim in the InputSpec, or for a window over the whole "
+                f"input use an adaptive pool (F.adaptive_max_pool1d(x, 1), F.adaptive_avg_pool2d(x, 1))"
+            ) from None
+        raise
+
+
 def constant(value, dtype):
     """A constant as a Tensor (eager) or a ``fill_constant``/``assign_value`` op (static)."""
     dtype = convert_dtype(dtype)

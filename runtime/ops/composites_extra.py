@@ -211,12 +211,29 @@ def adaptive_avg_pool2d(x: TensorLike, output_size: int | list[int], data_format
     if oh == 1 and ow == 1:
         return mean(x, axis=[2, 3], keepdim=True)
     if h < 0 or w < 0:
-        raise ValueError(f"adaptive_avg_pool2d: the input's spatial size {[h, w]} must be known")
+        return _avg_unknown_size(x, oh, ow, h, w)
     if h % oh or w % ow:
         return _avg_uneven(x, oh, ow)
     n, c = _dim(x, 0), _dim(x, 1)
     bins = reshape(x, [n, c, oh, h // oh, ow, w // ow])
     return mean(bins, axis=[3, 5])
+
+
+def _avg_unknown_size(x, oh, ow, h, w):
+    """A dim known only at run time (a CRNN's text width) can be kept (output size None) or averaged
+    whole (output size 1): ``(1, None)`` pools the height alone. Other bins need its size. The known
+    path's reshape-and-mean sums the same entries in the same order, so results equal it bitwise."""
+    axes = []
+    for axis, out, size in ((2, oh, h), (3, ow, w)):
+        if out == 1:
+            axes.append(axis)
+        elif out != size:
+            raise ValueError(f"adaptive_avg_pool2d: the input's spatial size {[h, w]} must be known for an "
+                             f"output size of {[oh, ow]} (a dim known only at run time can be kept with None "
+                             f"or pooled to 1)")
+    if not axes:
+        raise ValueError(f"adaptive_avg_pool2d: the input's spatial size {[h, w]} must be known")
+    return mean(x, axis=axes, keepdim=True)
 
 
 def _bins(n_in, n_out):

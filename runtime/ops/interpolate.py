@@ -83,6 +83,87 @@ def _resample(x, axis, n_out, scale_f, mode, align_corners, align_mode):
     return add(a, multiply(subtract(b, a), constant(w, str(x.dtype))))
 
 
+def _run_time_sources(n_in, n_out, scale_f, mode, align_corners, align_mode):
+    """``_sources`` as ops, for sizes known only when the Program runs (int64 scalar Variables or
+    ints): each step in the dtype ``_sources`` computes it in, so indices and weights are bitwise
+    the arrays an eager call builds."""
+    import runtime as rt  # noqa: PLC0415  (the public functions, read at call time)
+    f32, f64 = "float32", "float64"
+    n_in, n_out = rt.cast(as_tensor(n_in, "int64"), "int64"), rt.cast(as_tensor(n_out, "int64"), "int64")
+    k = rt.arange(0, n_out, dtype=f32)
+    if align_corners:  # (n_in - 1) / (n_out - 1) in float64, stored as float32
+        ratio = rt.cast(rt.cast(n_in - 1, f64) / rt.cast(rt.maximum(n_out - 1, rt.ones_like(n_out)), f64), f32)
+    elif scale_f:
+        ratio = rt.full([], np.float32(1.0 / scale_f), f32)
+    else:
+        ratio = rt.cast(n_in, f32) / rt.cast(n_out, f32)
+    ratio = rt.where(n_out <= 1, rt.zeros_like(ratio), ratio)
+    last = n_in - 1
+    if mode == "nearest":
+        return rt.minimum(rt.cast(ratio * k, "int64"), last), None, None
+    if align_corners or align_mode == 1:
+        src = ratio * k
+    else:
+        src = rt.maximum(ratio * (k + np.float32(0.5)) - np.float32(0.5), rt.zeros_like(k))
+    i0 = rt.minimum(rt.cast(src, "int64"), last)
+    return i0, rt.minimum(i0 + 1, last), src - rt.cast(i0, f32)
+
+
+def _resample_run_time(x, axis, n_out, scale_f, mode, align_corners, align_mode):
+    """``_resample`` along an axis whose input or output size is known only when the Program runs."""
+    import runtime as rt  # noqa: PLC0415
+    i0, i1, w1 = _run_time_sources(rt.shape(x)[axis], n_out, scale_f, mode, align_corners, align_mode)
+    a = gather(x, i0, axis=axis)
+    if i1 is None:
+        return a
+    w = rt.reshape(rt.cast(w1, str(x.dtype)), [-1] + [1] * (x.ndim - 1 - axis))
+    return add(a, multiply(subtract(gather(x, i1, axis=axis), a), w))
+
+
+def _run_time_sizes(x, size, scale_factor, recompute_scale_factor):
+    """(output sizes as ints or int64 Variables, scale factors or None) when a spatial dim or ``size``
+    is known only when the Program runs; None when everything is known (the usual path)."""
+    import runtime as rt  # noqa: PLC0415
+    from .shape_args import known_ints
+    spatial = list(x.shape[2:])
+    nd = len(spatial)
+    parts = None
+    if size is not None:
+        parts = [size] if isinstance(size, TensorLike) else list(size) if isinstance(size, (list, tuple)) else None
+        dynamic = parts is not None and any(isinstance(p, TensorLike) and known_ints(p) is None for p in parts)
+    else:
+        dynamic = False
+    if not dynamic and all(d >= 0 for d in spatial):
+        return None
+    if size is not None:
+        if parts is None:
+            return [int(size)] * nd, [None] * nd
+        outs = []
+        for p in parts:
+            if isinstance(p, TensorLike):
+                known = known_ints(p)
+                if known is not None:
+                    outs.extend(known)
+                else:
+                    flat = rt.reshape(rt.cast(p, "int64"), [-1])
+                    count = flat.shape[0]
+                    if count < 0:
+                        return "unknown"
+                    outs.extend(flat[i] for i in range(count))
+            else:
+                outs.append(int(p))
+        if len(outs) != nd:
+            raise ValueError("The x and size should satisfy rank(x) - 2 == len(size).")
+        return outs, [None] * nd
+    scales = [float(s) for s in _per_dim(scale_factor, nd, "scale_factor")]
+    if any(s <= 0 for s in scales):
+        raise ValueError(f"interpolate: scale_factor must be positive, got {scale_factor}")
+    # int(n * s) of a Python int and float: a float64 product, truncated
+    outs = [int(n * s) if n >= 0 else rt.cast(rt.cast(rt.shape(x)[2 + i], "float64") * s, "int64")
+            for i, (n, s) in enumerate(zip(spatial, scales))]
+    return outs, [None] * nd if recompute_scale_factor else scales
+
+
 _RANKS = {"linear": (3,), "bilinear": (4,), "bicubic": (4,), "trilinear": (5,), "nearest": (4, 5)}
 _LAYOUTS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 _RANK_ERRORS = {"linear": "'linear' only support 3-D tensor.", "nearest": "'NEAREST' only support 4-D  or 5-D tensor.",
@@ -191,8 +272,17 @@ def interpolate(x: TensorLike, size: IntOrPair | None = None, scale_factor: floa
     channel_last = data_format == last
     if channel_last:
         x = transpose(x, [0, rank - 1] + list(range(1, rank - 1)))
-    _known(x, range(2, rank), "interpolate")
     x = _floating(x)
+    if mode != "bicubic":
+        run_time = _run_time_sizes(x, size, scale_factor, recompute_scale_factor)
+        if run_time is not None and run_time != "unknown":
+            outs, scales = run_time
+            for axis in range(2, rank):
+                if isinstance(outs[axis - 2], int) and outs[axis - 2] == x.shape[axis]:
+                    continue  # a known dim kept at its size: Paddle copies it
+                x = _resample_run_time(x, axis, outs[axis - 2], scales[axis - 2], mode, align_corners, align_mode)
+            return transpose(x, [0] + list(range(2, rank)) + [1]) if channel_last else x
+    _known(x, range(2, rank), "interpolate")
     outs, scales = _out_sizes(list(x.shape[2:]), size, scale_factor, recompute_scale_factor)
     if outs != list(x.shape[2:]):  # Paddle copies the input when no size changes, whatever the scale_factor
         axes = [3, 2] if mode == "bicubic" else range(2, rank)  # Paddle's bicubic goes along the width first

@@ -55,10 +55,11 @@ def _resolve_pads(hw, ksize, strides, dilations, paddings, algorithm):
     if algorithm == "SAME":
         pads = []
         for size, k, s, d in zip(hw, ksize, strides, dilations):
-            if size < 0:
-                raise ValueError("padding='SAME' needs known spatial dims, got -1")
+            if size < 0 and s != 1:
+                raise ValueError("padding='SAME' with a stride above 1 needs known spatial dims, got -1")
+            # with stride 1 the output keeps the size and the pads, d * (k - 1) in all, do not depend on it
             out = -(-size // s)
-            total = max((out - 1) * s + d * (k - 1) + 1 - size, 0)
+            total = d * (k - 1) if size < 0 else max((out - 1) * s + d * (k - 1) + 1 - size, 0)
             pads += [total // 2, total - total // 2]
         return pads
     return list(paddings)

@@ -10,7 +10,7 @@ from ..dispatch import apply
 
 from ..hints import IntOrOne, IntOrPair, TensorLike
 from ..registry import composite
-from .common import as_tensor, constant
+from .common import as_tensor, constant, window_ints
 from .composites_extra import _bins, _dim
 from .creation import full, ones
 from .elementwise import _floating, pow
@@ -109,8 +109,15 @@ def adaptive_max_pool2d(x: TensorLike, output_size: IntOrPair, return_mask: bool
     if return_mask:  # the windows gathered whole, as the 1-D and 3-D forms (nn_pool_adaptive.py)
         from .nn_pool_adaptive import _adaptive_max, _sizes
         return _adaptive_max(x, _sizes(output_size, x, 2, "adaptive_max_pool2d"))
-    _known(x, (2, 3), "adaptive_max_pool2d")
     oh, ow = _two(output_size, "output_size")
+    if (x.shape[2] < 0 or x.shape[3] < 0) and all(o in (None, 1) for o in (oh, ow)):
+        # a dim known only at run time kept (None) or reduced whole (1, a global max pool, CBAM's
+        # channel attention): the max over it, the one bin the known path gathers, in the same order
+        for axis, o in ((2, oh), (3, ow)):
+            if o == 1:
+                x = max_(x, axis=axis, keepdim=True)
+        return x
+    _known(x, (2, 3), "adaptive_max_pool2d")
     oh, ow = x.shape[2] if oh is None else int(oh), x.shape[3] if ow is None else int(ow)
     return _max_bins(_max_bins(x, 2, oh), 3, ow)
 
@@ -135,7 +142,7 @@ def _pads_1d(padding, what):
 
 
 def _one(v, what):
-    v = [v] if isinstance(v, int) else [int(d) for d in v]
+    v = [v] if isinstance(v, int) else window_ints(v if isinstance(v, (list, tuple)) else [v], what)
     if len(v) != 1:
         raise ValueError(f"{what} must be an int or a 1-element list, got {v}")
     return [1, v[0]]

@@ -98,11 +98,9 @@ class Momentum(Optimizer):
                  weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
                  rescale_grad: float = 1.0, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
-        self._momentum, self._use_nesterov, self._rescale = momentum, use_nesterov, rescale_grad
+        self._momentum, self._use_nesterov, self._grad_rescale = momentum, use_nesterov, float(rescale_grad)
 
     def _update(self, p, g, lr, group):
-        if self._rescale != 1.0:
-            g = g * np.asarray(self._rescale, g.dtype)
         v = self._acc("velocity", p)
         v *= np.asarray(self._momentum, v.dtype)
         v += g
@@ -113,8 +111,6 @@ class Momentum(Optimizer):
             self._write(p, p._value - step)
 
     def _fused_update(self, flat, g, lr, group):
-        if self._rescale != 1.0:
-            g = g * np.asarray(self._rescale, g.dtype)
         v = flat.buffer("velocity")
         v *= np.asarray(self._momentum, v.dtype)
         v += g

@@ -218,6 +218,8 @@ class Optimizer:
                 flat = self._flat_group(index, params)
                 g = None if flat is None else flat.gather([g for _, g in pairs])
                 if g is not None:  # every gradient has its parameter's shape (else the loop below raises)
+                    if self._grad_rescale != 1.0:
+                        g = g * np.asarray(self._grad_rescale, g.dtype)
                     if coeff:
                         g = g + np.asarray(coeff, g.dtype) * flat.flat
                     self._fused_update(flat, g, base_lr * group["learning_rate"], group)
@@ -228,6 +230,14 @@ class Optimizer:
                 if g.shape != p._value.shape:
                     raise ValueError(f"gradient of '{p.name}' has shape {list(g.shape)}, parameter {p.shape}")
                 own = getattr(p, "regularizer", None) or l1
+                rescale = self._grad_rescale
+                if rescale != 1.0 and not isinstance(own, L2Decay):
+                    # Paddle's momentum kernel scales the gradient first and adds an L2 term after
+                    # it; any other regularizer's term was added before, and is scaled with it
+                    g = (g if own is None else g + own.term(p._value, g.dtype)) * np.asarray(rescale, g.dtype)
+                    own = None
+                elif rescale != 1.0:
+                    g = g * np.asarray(rescale, g.dtype)
                 if own is not None:
                     g = g + own.term(p._value, g.dtype)
                 elif coeff:
@@ -236,6 +246,9 @@ class Optimizer:
                 self._update(p, g.astype(p._value.dtype, copy=False), lr, group)
                 bump_version(p)  # a graph recorded before this step can no longer give its gradient
         weights_changed()  # parameters were written in place: copies held by backends are stale
+
+    # Momentum's ``rescale_grad``: the factor of the gradient before the L2 decay is added to it
+    _grad_rescale = 1.0
 
     def _group_decay(self, group):
         return _decay_coeff(group["weight_decay"])

@@ -11,7 +11,6 @@ import runtime.nn.functional as F
 from runtime import nn
 from runtime.static import InputSpec
 
-from error_helpers import notes
 
 from .helpers import train_same
 
@@ -59,14 +58,17 @@ def test_paddleseg_head_resizing_to_paddle_shape_trains_like_eager_and_serves_ot
     np.testing.assert_array_equal(dy2st.load(str(tmp_path / "seg"))(x)[0].numpy(), eager(x)[0].numpy())
 
 
-def test_a_size_known_only_at_run_time_is_refused_at_the_users_line():
+def test_a_size_known_only_at_run_time_resizes_like_eager():
+    # it was refused: PaddleSeg exports with [None, 3, None, None] resize logits to paddle.shape(x)[2:]
     def resize(x, like):
         return F.interpolate(x, paddle.shape(like)[2:], mode="nearest")
 
     sf = dy2st.to_static(resize, input_spec=[InputSpec([1, 2, 3, 3]), InputSpec([1, 2, None, None])])
-    with pytest.raises(NotImplementedError, match="only known when the Program runs") as info:
-        sf(paddle.ones([1, 2, 3, 3]), paddle.ones([1, 2, 6, 6]))
-    assert "test_models_ported5.py" in notes(info.value) and "F.interpolate(x, paddle.shape" in notes(info.value)
+    x = paddle.to_tensor(np.arange(18, dtype="float32").reshape([1, 2, 3, 3]))
+    for h, w in [(6, 6), (2, 5), (3, 3)]:
+        like = paddle.ones([1, 2, h, w])
+        np.testing.assert_array_equal(sf(x, like).numpy(), resize(x, like).numpy())
+    assert sf(x, paddle.ones([1, 2, 6, 4])).numpy()[0, 0, :, 0].tolist() == [0, 0, 3, 3, 6, 6]
     with pytest.raises(TypeError, match="size must hold ints"):
         F.interpolate(paddle.ones([1, 2, 3, 3]), size=[2.5, 3])
 

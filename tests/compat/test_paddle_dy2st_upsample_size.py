@@ -1,7 +1,7 @@
 """YOLOv3's upsampling layer from Paddle's dygraph-to-static suite: the output size is computed from
 ``paddle.shape`` with ``paddle.slice``, an int cast and a multiplication, and ``F.interpolate`` reads it
 while the Program is built when the input's dims are known; converted code then equals eager (values
-and gradients) at every input size. Unknown dims still get the clear refusal."""
+and gradients) at every input size, and so does it over dims known only at run time (bicubic there is refused)."""
 import numpy as np
 import pytest
 
@@ -38,8 +38,25 @@ def test_size_from_shape_slice_cast_and_scale_matches_eager():
         same(a.grad, b.grad)
 
 
-def test_unknown_spatial_dims_are_refused_at_the_users_line():
-    conv = dy2st.to_static(Upsample(), input_spec=[InputSpec([None, 2, None, None])])
+def test_unknown_spatial_dims_resize_at_run_time_like_eager():
+    # unknown dims were refused: the gather indices now come from ops on the run-time sizes
+    eager, conv = Upsample(), dy2st.to_static(Upsample(), input_spec=[InputSpec([None, 2, None, None])])
+    rng = np.random.default_rng(1)
+    for shape in ([1, 2, 3, 3], [2, 2, 5, 2]):
+        data = rng.standard_normal(shape).astype("float32")
+        a, b = paddle.to_tensor(data, stop_gradient=False), paddle.to_tensor(data, stop_gradient=False)
+        out_e, out_s = eager(a), conv(b)
+        np.testing.assert_array_equal(out_s.numpy(), out_e.numpy())
+        (out_e ** 2).sum().backward()
+        (out_s ** 2).sum().backward()
+        np.testing.assert_array_equal(b.grad.numpy(), a.grad.numpy())
+
+
+def test_bicubic_over_unknown_dims_is_refused_at_the_users_line():
+    def up(x):
+        return paddle.nn.functional.interpolate(x, scale_factor=2, mode="bicubic")
+
+    conv = dy2st.to_static(up, input_spec=[InputSpec([None, 2, None, None])])
     with pytest.raises((ValueError, NotImplementedError), match="known") as info:
         conv(paddle.ones([1, 2, 3, 3]))
     assert "test_paddle_dy2st_upsample_size.py" in str(info.value) + "".join(getattr(info.value, "__notes__", []))

@@ -9,7 +9,8 @@ An inference model is three files next to ``path_prefix``:
   "feed": [names], "fetch": [names], "metadata": {..., "params_sha256": ...}}``;
 - ``.pdiparams``: an ``np.savez`` archive, one array per persistable var (read with
   ``allow_pickle=False``: object arrays and pickles are rejected before anything runs);
-- ``.pdiparams.info``: JSON list of ``{name, structured_name, dtype, shape, trainable, stop_gradient}``.
+- ``.pdiparams.info``: JSON list of ``{name, structured_name, dtype, shape, trainable, stop_gradient}``
+  (plus ``aliases``, the other state_dict keys of a tensor shared under several names).
 
 The three files are written by ``runtime.files.write_set_atomic``: temp files first, the
 previous complete set kept as hidden hard links (``.<name>.previous.pdmodel`` ...) while the new
@@ -140,7 +141,8 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor=None, prog
     The Program is pruned to what ``fetch_vars`` need from ``feed_vars``.  Values of
     persistable vars come from ``params`` ({name: array or Tensor}), else the
     program's bound eager tensors, else the executor's scope.  ``structured_names``
-    maps var names to the user-facing names (``layer.state_dict()`` keys).
+    maps var names to the user-facing names (``layer.state_dict()`` keys): one, or a list of them
+    (a tensor shared under several names; the others are written as the entry's ``aliases``).
     """
     program = program if program is not None else default_main_program()
     feeds, fetches = _names(feed_vars, "feed_vars"), _names(fetch_vars, "fetch_vars")
@@ -156,9 +158,14 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor=None, prog
     for v in _persistable_vars(pruned):
         arr = _value_of(v.name, params, program, executor)
         values[v.name] = arr
-        info.append({"name": v.name, "structured_name": structured_names.get(v.name, v.name),
-                     "dtype": str(convert_dtype(arr.dtype)), "shape": list(arr.shape),
-                     "trainable": bool(v.trainable), "stop_gradient": bool(v.stop_gradient)})
+        names = structured_names.get(v.name, v.name)
+        names = [names] if isinstance(names, str) else list(names)
+        entry = {"name": v.name, "structured_name": names[0],
+                 "dtype": str(convert_dtype(arr.dtype)), "shape": list(arr.shape),
+                 "trainable": bool(v.trainable), "stop_gradient": bool(v.stop_gradient)}
+        if len(names) > 1:  # the other names of a tensor the layer lists under several
+            entry["aliases"] = names[1:]
+        info.append(entry)
     params_bytes = params_to_bytes(values)
     info_bytes = json.dumps(info, indent=1).encode()
     gb = pruned.global_block()
@@ -202,6 +209,9 @@ def _check_info(info, params, path):
     for i, entry in enumerate(info):
         for k, t in fields.items():
             need_field(entry, k, t, f"{path}, entry #{i}")
+        aliases = entry.get("aliases", [])
+        if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+            raise ProgramFormatError(f"{path}, entry #{i}: 'aliases' must be a list of strings")
         arr = params.get(entry["name"])
         if arr is None:
             raise ProgramFormatError(f"{path}: parameter '{entry['name']}' is not in the .pdiparams archive")

@@ -12,8 +12,7 @@ class LeNet(nn.Layer):
             nn.Conv2D(1, 6, 3, stride=1, padding=1), nn.ReLU(), nn.MaxPool2D(2, 2),
             nn.Conv2D(6, 16, 5, stride=1, padding=0), nn.ReLU(), nn.MaxPool2D(2, 2))
         if num_classes > 0:
-            # Paddle's last layer has 10 outputs whatever num_classes says; kept, so its weights load
-            self.fc = nn.Sequential(nn.Linear(400, 120), nn.Linear(120, 84), nn.Linear(84, 10))
+            self.fc = nn.Sequential(nn.Linear(400, 120), nn.Linear(120, 84), nn.Linear(84, num_classes))
 
     def forward(self, inputs):
         x = self.features(inputs)
