@@ -143,8 +143,25 @@ def_op("reduce_any", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_any_kernel,
 
 
 # -- arg reductions, cumsum, numel ---------------------------------------------------------------
+def _paddle_arg_input(x, largest):
+    """``x`` as Paddle's arg_max/arg_min kernel sees it: it keeps the first value strictly beyond the
+    dtype's lowest (highest) finite value, so nan never wins (argmax([1, nan, 3]) is 2, not numpy's 1),
+    and a row with no such value gives index 0: those entries become -inf (+inf) here."""
+    if x.dtype.kind != "f":
+        return x
+    with np.errstate(invalid="ignore"):
+        bound = np.finfo(x.dtype).min if largest else np.finfo(x.dtype).max
+        skip = ~(x > bound) if largest else ~(x < bound)
+    if skip.any():
+        x = np.where(skip, x.dtype.type(-np.inf if largest else np.inf), x)
+    return x
+
+
 def _arg_kernel(fn):
+    largest = fn is np.argmax
+
     def kernel(x, axis=None, keepdim=False, dtype="int64"):
+        x = _paddle_arg_input(x, largest)
         if axis is None:
             out = fn(x.reshape(-1)).astype(dtype)
             return out.reshape((1,) * x.ndim) if keepdim else out
