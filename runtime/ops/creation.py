@@ -17,6 +17,7 @@ from .. import tensor as _tensor  # read at call time: Tensor is made after the 
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..tensor import TensorLike
 from .common import cast, constant, float_of, stop_gradient as _detach
+from .range_values import arange_values as _arange_values, linspace_tables as _linspace_tables, linspace_values as _linspace_values
 from .shape import expand, reshape
 from .shape_args import fill_dims, python_int, split_shape, static_dims, tensor_input
 from ..hints import DTypeLike, ShapeLike
@@ -33,7 +34,7 @@ def_op("fill_any_like", ["X"], ["Out"], attrs={"value": 0.0, "dtype": None}, ker
        doc="A tensor shaped like X (read at run time) filled with value.")
 # start/end/step are declared floats so that a saved model's check takes both kinds (arange(0, 1, 0.1)).
 def_op("arange", [], ["Out"], attrs={"start": 0.0, "end": 1.0, "step": 1.0, "dtype": "int64"},
-       kernel=lambda start=0, end=1, step=1, dtype="int64": np.arange(start, end, step, dtype=dtype),
+       kernel=lambda start=0, end=1, step=1, dtype="int64": _arange_values(start, end, step, dtype),
        infer=lambda start=0, end=1, step=1, dtype="int64": Meta((_arange_len(start, end, step),), dtype),
        onnx="fold", api=["arange"])
 
@@ -45,14 +46,14 @@ def _arange_len(start, end, step):
 
 
 def _range_kernel(start, end, step, dtype="int64"):
-    return np.arange(start.item(), end.item(), step.item()).astype(dtype)
+    return _arange_values(start.item(), end.item(), step.item(), dtype)
 
 
 def_op("range", ["Start", "End", "Step"], ["Out"], attrs={"dtype": "int64"}, kernel=_range_kernel,
        infer=lambda s, e, st, dtype="int64": Meta((-1,), dtype),
        onnx="range", api=["arange"], doc="arange with tensor bounds (length known at run time).")
 def_op("linspace", [], ["Out"], attrs={"start": 0.0, "stop": 1.0, "num": 1, "dtype": "float32"},
-       kernel=lambda start=0.0, stop=1.0, num=1, dtype="float32": np.linspace(start, stop, num).astype(dtype),
+       kernel=lambda start=0.0, stop=1.0, num=1, dtype="float32": _linspace_values(start, stop, num, dtype),
        infer=lambda start=0.0, stop=1.0, num=1, dtype="float32": Meta((num,), dtype), onnx="fold", api=["linspace"])
 def_op("eye", [], ["Out"], attrs={"num_rows": 1, "num_columns": 1, "dtype": "float32"},
        kernel=lambda num_rows=1, num_columns=1, dtype="float32": np.eye(num_rows, num_columns, dtype=dtype),
@@ -278,9 +279,32 @@ def linspace(start: float | TensorLike, stop: float | TensorLike, num: int | Ten
              name: str | None = None) -> TensorLike:
     """``num`` evenly spaced values from ``start`` to ``stop`` inclusive (the default float dtype unless ``dtype``)."""
     if any(isinstance(v, _rt.framework.Variable) for v in (start, stop)):
+        if np.dtype(str(_dtype(dtype, DEFAULT_FLOAT[0]))).kind == "f":
+            return _float_linspace_at_run_time(start, stop, python_int(num, "linspace", "num"),
+                                               str(_dtype(dtype, DEFAULT_FLOAT[0])))
         return _linspace_at_run_time(start, stop, python_int(num, "linspace", "num"), _dtype(dtype, DEFAULT_FLOAT[0]))
     return apply("linspace", start=float(_number(start)), stop=float(_number(stop)),
                  num=python_int(num, "linspace", "num"), dtype=_dtype(dtype, DEFAULT_FLOAT[0]))
+
+
+def _float_linspace_at_run_time(start, stop, num, dtype):
+    """The float linspace kernel's arithmetic (``_linspace_values``) with ``start``/``stop`` read when
+    the Program runs (eagerly ``float()`` reads: one element, no gradient), op by op in its dtype."""
+    w = "float64" if dtype == "float64" else "float32"
+
+    def number(v):
+        if isinstance(v, _rt.framework.Variable):
+            return float_of(v, w)
+        return constant(np.asarray(float(_number(v)), w), w)
+
+    s, e = number(start), number(stop)
+    if num < 2:
+        return cast(apply("add", constant(np.zeros(num, w), w), s), dtype)
+    step = apply("divide", apply("subtract", e, s), constant(np.asarray(num - 1, w), w))
+    lo, hi, first = _linspace_tables(num, np.dtype(w))
+    y = apply("where", constant(first, "bool"), apply("add", s, apply("multiply", step, constant(lo, w))),
+              apply("subtract", e, apply("multiply", step, constant(hi, w))))
+    return cast(y, dtype)
 
 
 def _linspace_at_run_time(start, stop, num, dtype):

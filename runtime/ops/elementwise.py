@@ -234,20 +234,29 @@ def_op("minimum", ["X", "Y"], ["Out"], kernel=np.minimum, infer=infer_broadcast,
        grad=_select_grad("less_than"), onnx="Min", api=["minimum"], methods=["minimum"])
 
 
+def _clip_bounds(x, min, max):
+    """The bounds Paddle's clip applies: a float tensor's missing bound is its dtype's finite extreme,
+    so clip(x, min=0.) turns inf into the largest finite value (and its gradient there is 0)."""
+    if x.dtype.kind == "f":
+        info = np.finfo(x.dtype)
+        return (info.min if min is None else x.dtype.type(min)), (info.max if max is None else x.dtype.type(max))
+    return (None if min is None else x.dtype.type(min)), (None if max is None else x.dtype.type(max))
+
+
 def _clip_kernel(x, min=None, max=None):
-    lo = None if min is None else x.dtype.type(min)
-    hi = None if max is None else x.dtype.type(max)
+    lo, hi = _clip_bounds(x, min, max)
     if lo is None and hi is None:
         return x.copy()
     return np.clip(x, lo, hi)
 
 
 def _clip_grad_kernel(x, g, min=None, max=None):
+    lo, hi = _clip_bounds(x, min, max)
     inside = np.ones(x.shape, dtype=bool)
-    if min is not None:
-        inside &= x >= x.dtype.type(min)
-    if max is not None:
-        inside &= x <= x.dtype.type(max)
+    if lo is not None:
+        inside &= x >= lo
+    if hi is not None:
+        inside &= x <= hi
     return g * inside
 
 

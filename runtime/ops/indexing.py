@@ -157,7 +157,9 @@ def _set_value_grad(ctx):
     g = ctx.out_grads[0]
     zero = apply("fill_any_like", value, value=0.0, dtype=str(g.dtype))
     gx = apply("set_value", g, zero, idx, **ctx.attrs)
-    gv = apply("getitem", g, idx, **ctx.attrs)
+    # a tensor index may name one element twice: the last write wins, so only it gets the gradient
+    picks = any(item[0] == "t" and str(idx[item[1]].dtype) != "bool" for item in ctx.attrs["spec"])
+    gv = apply("set_value_value_grad" if picks else "getitem", g, idx, **ctx.attrs)
     extra = len(value.shape) - len(gv.shape)
     if extra > 0:  # the write dropped leading 1-dims of the value (see _set_value_kernel)
         gv = apply("reshape_as", reduce_as(gv, _rt.squeeze(value, axis=list(range(extra)))), value)
@@ -166,6 +168,20 @@ def _set_value_grad(ctx):
     return [gx, gv, _no_index_grads(idx)]
 
 
+def _set_value_value_grad_kernel(g, idx, spec=()):
+    """``g[key]`` with zeros where a later position of the key writes the same element (x[[0, 0]] = v
+    keeps v[1]: v[0] has no effect, so no gradient)."""
+    key = _key(spec, idx)
+    picked = g[key]
+    order = np.arange(picked.size).reshape(picked.shape)
+    last = np.full(g.shape, -1, dtype=np.int64)
+    last[key] = order  # numpy assigns in order: each element keeps the last position writing it
+    return np.where(last[key] == order, picked, np.zeros((), picked.dtype))
+
+
+def_op("set_value_value_grad", ["OutGrad", "Index*"], ["ValueGrad"], attrs={"spec": []},
+       kernel=_set_value_value_grad_kernel, infer=lambda g, idx, spec=(): _getitem_infer(g, idx, spec),
+       no_onnx=GRAD_ONLY, doc="set_value's gradient for Value: OutGrad at key, zero where a later duplicate wins.")
 def_op("set_value", ["X", "Value", "Index*"], ["Out"], attrs={"spec": []}, kernel=_set_value_kernel,
        infer=lambda x, v, idx, spec=(): Meta(x.shape, x.dtype), grad=_set_value_grad,
        no_onnx="eager in-place assignment (x[key] = v): static Programs never hold it",

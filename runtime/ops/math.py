@@ -312,10 +312,16 @@ def matmul(x: Operand, y: Operand, transpose_x: bool = False, transpose_y: bool 
 
 def scale(x: TensorLike, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True,
           name: str | None = None) -> TensorLike:
-    """``x * scale + bias``. (``bias_after_scale=False`` is not supported: the bias is always added after.)"""
+    """``x * scale + bias``, or ``(x + bias) * scale`` with ``bias_after_scale=False`` (Paddle's order:
+    the bias added first, then one product)."""
+    if not bias_after_scale and (isinstance(bias, _rt.framework.Variable) or float(bias)):
+        return _scale(_scale(x, 1.0, bias), scale, 0.0)  # (``scale`` here is the factor)
     if any(isinstance(v, _rt.framework.Variable) for v in (scale, bias)):
         return _scale_at_run_time(x, scale, bias)
     return apply("scale", x, scale=float(scale), bias=float(bias))
+
+
+_scale = scale
 
 
 def _scale_at_run_time(x, scale, bias):

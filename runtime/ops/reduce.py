@@ -157,12 +157,39 @@ def_op("reduce_any", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_any_kernel,
 
 
 # -- arg reductions, cumsum, numel ---------------------------------------------------------------
+_ARG_BOUNDS = {}  # float dtype -> (lowest, highest) finite value
+
+
+def _arg_pick(fn, x, axis, largest):
+    """``fn`` (np.argmax/np.argmin) along ``axis`` with keepdims, as Paddle's kernel picks: it keeps
+    the first value strictly beyond the dtype's lowest (highest) finite value, so nan never wins
+    (argmax([1, nan, 3]) is 2, numpy says 1), and a row with no such value gives index 0.  numpy's
+    pick is Paddle's unless the value it picked is nan or not beyond that bound: only then are the
+    entries that cannot win made -inf (+inf) and the pick redone."""
+    idx = fn(x, axis=axis, keepdims=True)
+    if x.dtype.kind != "f":
+        return idx
+    if x.dtype not in _ARG_BOUNDS:
+        _ARG_BOUNDS[x.dtype] = (np.finfo(x.dtype).min, np.finfo(x.dtype).max)
+    lo, hi = _ARG_BOUNDS[x.dtype]
+    # the picked values, or on small arrays (where take_along_axis's indexing costs more than a pass)
+    # all values: min/max propagate nan, and nan compares False
+    picked = x if x.size <= 65536 else np.take_along_axis(x, idx, axis=axis)
+    if picked.min() > lo if largest else picked.max() < hi:
+        return idx
+    skip = ~(x > lo) if largest else ~(x < hi)
+    return fn(np.where(skip, x.dtype.type(-np.inf if largest else np.inf), x), axis=axis, keepdims=True)
+
+
 def _arg_kernel(fn):
+    largest = fn is np.argmax
+
     def kernel(x, axis=None, keepdim=False, dtype="int64"):
         if axis is None:
-            out = fn(x.reshape(-1)).astype(dtype)
+            out = _arg_pick(fn, x.reshape(-1), 0, largest).reshape(()).astype(dtype)
             return out.reshape((1,) * x.ndim) if keepdim else out
-        return fn(x, axis=axis, keepdims=keepdim).astype(dtype)
+        out = _arg_pick(fn, x, axis, largest).astype(dtype)
+        return out if keepdim else np.squeeze(out, axis=axis)
     return kernel
 
 

@@ -243,7 +243,14 @@ def flatten(x: TensorLike, start_axis: int = 0, stop_axis: int = -1, name: str |
 
 
 def gather(x: TensorLike, index: TensorLike, axis: int | None = None, name: str | None = None) -> TensorLike:
-    """Rows of ``x`` along ``axis`` (0 by default) picked by the int Tensor ``index``."""
+    """Rows of ``x`` along ``axis`` (0 by default) picked by the int Tensor ``index``: 0-D or 1-D, or
+    2-D of shape [N, 1], which Paddle reads as [N] (no extra dim in the result); other ranks raise."""
+    nd = len(index.shape)
+    if nd >= 2:
+        if nd > 2 or index.shape[1] != 1:
+            raise ValueError(f"gather: index must be 0-D, 1-D or 2-D of shape [N, 1], got shape "
+                             f"{list(index.shape)}")
+        index = reshape(index, [-1])
     return apply("gather", x, index, axis=0 if axis is None else int(axis))
 
 

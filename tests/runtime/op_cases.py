@@ -217,6 +217,8 @@ CASES = {
                        shape_known=False),
     "set_value": case(F(4, 3), F(3), [np.array([2, 0])], spec=[["t", 0]],
                       ref=lambda x, v, idx, spec: _set(x, (idx[0],), v)),
+    "set_value_value_grad": case(F(4, 3), [np.array([2, 0, 2])], spec=[["t", 0]],
+                                 ref=lambda g, idx, spec: np.stack([np.zeros(3, np.float32), g[0], g[2]])),
     # -- creation.py -----------------------------------------------------------------------------------------------
     "fill_constant_like": case(F(2, 3), value=2.0, ref=lambda x, value: np.full((2, 3), 2.0, np.float32)),
     "fill_any_like": case(F(2, 3), value=2.0, dtype="int64", ref=lambda x, value, dtype: np.full((2, 3), 2)),

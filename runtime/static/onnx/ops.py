@@ -106,6 +106,9 @@ def _gelu(ex, op):
 def _clip(ex, op):
     dt = ex.var("X").dtype
     lo, hi = op.attrs.get("min"), op.attrs.get("max")
+    if dt.startswith("float"):  # as the kernel: a missing float bound is the dtype's finite extreme
+        info = np.finfo(dt)
+        lo, hi = (float(info.min) if lo is None else lo), (float(info.max) if hi is None else hi)
     if ex.opset < 12 and dt[0] in "iu":  # integer Clip arrives at opset 12: Max then Min, as Where
         x = ex.i("X")
         if lo is not None:

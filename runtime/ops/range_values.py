@@ -1,0 +1,34 @@
+"""Float ``arange``/``linspace`` values computed as Paddle's CPU kernels compute them (numpy's own
+differ in the last bits): shared by the eager kernels and the run-time linspace in ``creation``."""
+import numpy as np
+
+
+def arange_values(start, end, step, dtype):
+    """np.arange's length; float values as Paddle's kernel makes them: start, then step added once per
+    element in the dtype (arange(0, 1, 0.1)[7] is float32 0.70000005, not 0.7)."""
+    dt = np.dtype(dtype)
+    if dt.kind != "f":
+        return np.arange(start, end, step).astype(dt)
+    n = len(np.arange(start, end, step))
+    if n == 0:
+        return np.zeros(0, dt)
+    return np.add.accumulate(np.concatenate([np.asarray([start], dt), np.full(n - 1, step, dt)]))
+
+
+def linspace_values(start, stop, num, dtype):
+    """Paddle's linspace: in a float dtype, the first half counts up from start and the rest down
+    from stop by multiples of one step, all in that dtype; other dtypes round numpy's values."""
+    dt = np.dtype(dtype)
+    if dt.kind != "f" or num < 2:
+        return np.linspace(start, stop, num).astype(dt)
+    w = np.dtype(np.float64 if dt == np.float64 else np.float32)  # float16 works in float32, rounds once
+    s, e = w.type(start), w.type(stop)
+    step = (e - s) / w.type(num - 1)
+    lo, hi, first = linspace_tables(num, w)
+    return np.where(first, s + step * lo, e - step * hi).astype(dt)
+
+
+def linspace_tables(num, w):
+    """Multiples of the step counted from start, from stop, and which of the two each element takes."""
+    i = np.arange(num)
+    return i.astype(w), (num - 1 - i).astype(w), i < num // 2
