@@ -29,6 +29,7 @@ class ConcreteProgram:
         self.input_writes = ()  # in-place writes into fed inputs: eager's leaf error, checked per call
         self.written_inputs = None  # the arguments written in place (execution/input_writes.py)
         self.written_containers = None  # list/dict arguments written into (execution/container_writes.py)
+        self.outside_changes = ()  # global/closure lists and dicts the trace wrote (argument_writes.py)
 
     @property
     def parameters(self):
