@@ -228,10 +228,16 @@ def _is_code(member):
 
 
 def _member_guards(cls, name, classes, out):
-    """Guards that ``cls.name`` still finds the same member: the entry of the last of ``classes``
-    (its MRO up to the class holding it) by identity, and no entry in the ones before it. Read
-    from the class dicts, not through ``getattr``: a classmethod makes a new bound method each time.
+    """Guards that ``cls.name`` still finds the same member: ``cls.name`` by identity where reading it
+    gives the same object each time, else (a classmethod makes a new bound method per read) the entry
+    of the last of ``classes`` (its MRO up to the class holding it) by identity, and no entry in the
+    ones before it.
     ``Net.helper = other`` after a trace then retraces, as eager code calls the new one."""
+    found = getattr(cls, name, _MISSING)
+    if found is not _MISSING and found is getattr(cls, name, _MISSING):  # a function, staticmethod, property:
+        # one `cls.name is f` test (the type's attribute cache answers it) covers the whole MRO
+        out.append(_ValueGuard(f"method {cls.__name__}.{name}", _attr_reader(cls, name), found, ("attr", cls, name)))
+        return
     *before, holder = classes
     for klass in before:
         d = vars(klass)
