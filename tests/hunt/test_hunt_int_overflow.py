@@ -16,6 +16,7 @@ def product(a, b):
     return p - int(b), -p, abs(p), p ** 2 if abs(p) < 2 ** 31 else p
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
 def test_python_int_arithmetic_matches_or_overflows_loudly():
     sf = dy2st.to_static(product)
     for a, b in [(3, 5), (-7, 2 ** 40), (2 ** 31 - 1, -(2 ** 31)), (2 ** 62, 1)]:
@@ -37,6 +38,7 @@ def powers(x, n):
     return x + 1, k
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # numpy's, on the wrapped scalar
 def test_carried_python_int_overflow_is_loud():
     sf = dy2st.to_static(powers)
     x = rt.to_tensor(np.ones(2, "float32"))
