@@ -83,6 +83,21 @@ class ContainerWrites:
     def __bool__(self):
         return bool(self.plan)
 
+    def changed(self):
+        """The argument paths (`#1['k']`) of the containers changed so far (while the trace runs)."""
+        return [describe(path) for obj, kind, path, _, before in self._start or ()
+                if [(a[0], id(a[1])) if kind != "list" else id(a) for a in _contents(kind, obj)]
+                != [(a[0], id(a[1])) if kind != "list" else id(a) for a in before]]
+
+    def lost_note(self, paths, fn):
+        """The note an exception raised after writes into the list/dict arguments at ``paths`` gets:
+        the Program carries them out only after a run that returns, so the caller keeps the old contents.
+        ``paths`` None: those the Program writes."""
+        paths = [describe(p) for p, *_ in self.plan] if paths is None else paths
+        return (f"dy2st: {_where(fn)} wrote into its list/dict argument(s) {', '.join(paths)} before this "
+                "exception: eagerly the caller's containers would hold those writes, here they keep their old "
+                "contents (the Program carries such writes out only after a run that returns)")
+
     def finish(self, program, out_vars, fn):
         """Note the changed containers (appending the written tensors nothing returns to ``out_vars``)."""
         plan, memo = [], {}  # memo: a container made inside, held at two places, is one object

@@ -210,13 +210,41 @@ def class_guards(cls, read, out, seen):
     for name in sorted(read):
         if name.startswith("__"):
             continue
-        for klass in user:
+        for i, klass in enumerate(user):
             d = vars(klass)
             if name in d:
                 if _plain(d[name]):
                     out.append(_ValueGuard(f"class attribute {cls.__name__}.{name}", _attr_reader(cls, name), d[name],
                                            ("attr", cls, name)))
+                elif _is_code(d[name]):
+                    _member_guards(cls, name, user[:i + 1], out)
                 break
+
+
+def _is_code(member):
+    """A class member that is code the trace ran or may run (a method, a property, a nested class)."""
+    return isinstance(member, (types.FunctionType, staticmethod, classmethod, property, type)) \
+        or hasattr(member, "dygraph_function")
+
+
+def _member_guards(cls, name, classes, out):
+    """Guards that ``cls.name`` still finds the same member: ``cls.name`` by identity where reading it
+    gives the same object each time, else (a classmethod makes a new bound method per read) the entry
+    of the last of ``classes`` (its MRO up to the class holding it) by identity, and no entry in the
+    ones before it.
+    ``Net.helper = other`` after a trace then retraces, as eager code calls the new one."""
+    found = getattr(cls, name, _MISSING)
+    if found is not _MISSING and found is getattr(cls, name, _MISSING):  # a function, staticmethod, property:
+        # one `cls.name is f` test (the type's attribute cache answers it) covers the whole MRO
+        out.append(_ValueGuard(f"method {cls.__name__}.{name}", _attr_reader(cls, name), found, ("attr", cls, name)))
+        return
+    *before, holder = classes
+    for klass in before:
+        d = vars(klass)
+        out.append(_ValueGuard(f"method {klass.__name__}.{name} (unset while tracing)", _global_reader(d, name),
+                               _MISSING, ("global", d, name)))
+    d = vars(holder)
+    out.append(_ValueGuard(f"method {holder.__name__}.{name}", _global_reader(d, name), d[name], ("global", d, name)))
 
 
 def _contents_guards(label, value, read, written, out, layers, depth=0):
@@ -319,16 +347,20 @@ def _user_module(module):
 
 def _module_guards(label, module, read, written, out, layers):
     """Guards on the attributes of a user module the traced code names (``config.FLAG``):
-    plain values by value, layers and plain objects by identity and then by their contents.
-    Tensors are read live and functions are code, so neither is guarded here."""
+    plain values by value, layers and plain objects by identity and then by their contents;
+    functions and classes by identity (``utils.act = other`` after a trace: eager calls the new
+    one). Tensors are read live, so they are not guarded here."""
     d = vars(module)
     for name in sorted(set(getattr(read, "dynamic", ())) - d.keys()):  # `getattr(config, "BIAS", 0.0)`, unset
         out.append(_ValueGuard(f"attribute {label}.{name} (unset while tracing)", _global_reader(d, name), _MISSING,
                                ("global", d, name)))
     for name in sorted(read & d.keys()):
         item = d[name]
-        if isinstance(item, (types.ModuleType, types.FunctionType, rt.Tensor)) or inspect.isclass(item) \
-                or name.startswith("__") or (name in written and not _plain(item)):
+        if isinstance(item, types.FunctionType) or inspect.isclass(item):
+            if not name.startswith("__"):
+                out.append(_ValueGuard(f"function {label}.{name}", _global_reader(d, name), item, ("global", d, name)))
+            continue
+        if isinstance(item, (types.ModuleType, rt.Tensor)) or name.startswith("__") or (name in written and not _plain(item)):
             continue
         if _plain(item) or isinstance(item, rt.nn.Layer) or _is_plain_object(item) or type(item) in (list, dict):
             out.append(_ValueGuard(f"attribute {label}.{name}", _global_reader(d, name), item, ("global", d, name)))

@@ -39,7 +39,7 @@ from ..execution.input_writes import stand_ins
 from ..operators.aliasing import leaf_write_error
 from ..tools.error import is_mapped, show_internals, to_user_error
 from . import config, decorators, fast_call
-from .argument_writes import returned_inputs
+from .argument_writes import check_outside_changes, returned_inputs
 from .fast_call import MISS
 from .function_spec import check_spec_count, unflatten
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
@@ -292,6 +292,9 @@ class StaticFunction(Tracing, StaticFunctionSurface):
                 raise error
         if concrete.written_containers is not None:  # one dict given twice: the trace wrote into two copies
             concrete.written_containers.check((tuple(args), kwargs), self._instance)
+        if concrete.outside_changes:  # `G.append(x)` in `f(t, G)`: the trace read the argument as a copy
+            check_outside_changes(concrete.outside_changes, args, kwargs, self.dygraph_function,
+                                  traced != self._traced_count)
         if concrete.flag_writes and not is_train_step(concrete.main_program):
             _write_flags(concrete, tensors, False)  # before the run: its gradients follow them, as eagerly
         if concrete.eager_hooks and traced == self._traced_count:
@@ -317,6 +320,9 @@ class StaticFunction(Tracing, StaticFunctionSurface):
                 # the ops before the write, the caller's leaf takes no .grad (a training step: both flags)
                 _write_flags(concrete, tensors, None if is_train_step(concrete.main_program) else True)
         except Exception as exc:  # noqa: BLE001  (mapped to the user's line, same type)
+            boxes = concrete.written_containers
+            if boxes is not None:  # raised before the writes into list/dict arguments were carried out
+                exc.add_note(boxes.lost_note(None, self.dygraph_function))
             _reraise(exc, "while running the Program")
         # the generated call does not register hooks, set flags nor write into arguments (also a runtime
         # function's write into an input, e.g. batch norm's running statistics given as arguments)

@@ -20,6 +20,7 @@ from ..execution.container_writes import ContainerWrites
 from ..execution.input_writes import InputWrites
 from ..tools.error import current_origin
 from . import config, decorators, trace_checks
+from .argument_writes import outside_changes
 from .function_spec import (
     call_signature,
     feed_names_of,
@@ -141,7 +142,13 @@ class Tracing:
             if self._input_spec is not None and kwargs:  # a call that does not bind: Python's TypeError,
                 # and Paddle's ValueError for keywords beside an input_spec (SpecArgumentsError is both)
                 with_defaults(decorators.unwrap(self.dygraph_function), self._instance is not None, args, kwargs)
-            out = fn(*self._args_with_self(args), **kwargs)
+            try:
+                out = fn(*self._args_with_self(args), **kwargs)
+            except Exception as exc:  # a raise after writes into the argument containers: say they are lost
+                changed = boxes.changed()
+                if changed:
+                    exc.add_note(boxes.lost_note(changed, self.dygraph_function))
+                raise
             feeds = written.feeds(main)  # an argument written in place names its new value
             # `x.stop_gradient = False` (or True, or x.requires_grad_()) on an argument: eagerly the
             # caller's tensor changes before the ops after it read it; done per call before the run
@@ -172,5 +179,6 @@ class Tracing:
         concrete.written_inputs = written
         concrete.written_containers = boxes if boxes else None
         concrete.int_grad_outputs = trace_checks.int_grad_outputs(out_vars, feeds)
+        concrete.outside_changes = outside_changes(calls.before, self.dygraph_function)  # checked per call
         return concrete
 

@@ -11,7 +11,7 @@ from runtime.dispatch import apply
 from runtime.dtypes import DEFAULT_FLOAT
 
 from dy2st.operators.common import _with_location, is_symbolic
-from dy2st.operators.python_semantics import exact_of, python_float, python_int
+from dy2st.operators.python_semantics import exact_of, float_view, python_float, python_int
 
 _PY = {"int": int, "float": float, "bool": bool}
 
@@ -49,6 +49,12 @@ def AsDtype(x, kind):
     dtype = _target_dtype(x, kind)
     if kind == "int":  # a Python int eagerly: `/` on it divides truly (a new Variable, marked)
         return python_int(rt.reshape(rt.cast(x, dtype), []))
+    if kind == "float" and dtype in ("float16", "float32", "float64"):
+        # A Python float eagerly: float64 holding the tensor's value exactly, so `float(t) * 0.1`,
+        # `float(t) > 0.3` and sums of such compute in double as eager Python does; seen by user code
+        # (and returned) in the default float dtype, what an API given the float makes of it.
+        y = x if x.dtype == "float64" else rt.cast(x, "float64")
+        return float_view(_constant(rt.reshape(y, []) if y.ndim else y))
     y = x if x.dtype == dtype else rt.cast(x, dtype)
     y = _constant(rt.reshape(y, []) if y.ndim else y)
     return python_float(y) if kind == "float" else y  # a Python float eagerly
@@ -124,7 +130,9 @@ class NumpyValue(rt.static.Variable):
         if self.ndim:
             return self[(0,) * self.ndim]
         out = rt.reshape(self, [])  # a new Variable to mark
-        return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
+        if out.dtype.np.kind == "f":  # a Python float: float64 behind, as ``AsDtype``'s float()
+            return float_view(out if out.dtype == "float64" else rt.cast(out, "float64"))
+        return python_int(out)
 
 
 def Item(x, *args):
@@ -156,9 +164,11 @@ def Item(x, *args):
                 raise ValueError(_with_location(f"index {i} is out of bounds for axis {axis} with size {d}"))
         out = x[tuple(args)]
     out = _constant(out)
+    if out.dtype.np.kind == "f":  # a Python float: float64 behind, as ``AsDtype``'s float()
+        return float_view(out if out.dtype == "float64" else rt.cast(out, "float64"))
     if type(out) is not rt.static.Variable:
         out = rt.reshape(out, [])  # a new Variable to mark
-    return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
+    return python_int(out)
 
 
 def PyValue(fn, x):

@@ -14,6 +14,7 @@ import os
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
+from runtime.dispatch import apply
 from runtime.dtypes import DEFAULT_FLOAT, scalar_dtype
 
 from dy2st.operators.common import EXACT_ATTR, _with_location, exact_value, is_symbolic
@@ -129,15 +130,47 @@ def _keeping(name, sample, mark_for):
     A Python float with a float64 value behind it (``float_view``) computes on that value."""
     base = getattr(rt.static.Variable, name)
 
+    check = _INT_CHECKS.get(name)
+
     def op(self, other):
         a, b = exact_of(self), exact_of(other)
         out = base(_as_scalar_for(a, other, sample), b)
         mark = mark_for(other)
         if mark is python_float and (a is not self or b is not other) and out.dtype == "float64":
             return float_view(out)
+        if mark is python_int and check is not None:
+            overflow_check(check, a, b, out)
         return out if mark is None else mark(out)
     op.__name__ = name
     return op
+
+
+# The PythonInt operators whose int64 result can wrap at 2**63 where Python's int grows, and the
+# name the `python_int_check` op computes the exact result by.
+_INT_CHECKS = {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__": "rsub", "__mul__": "mul",
+               "__rmul__": "mul", "__neg__": "neg", "__abs__": "abs", "__pow__": "pow", "__rpow__": "rpow"}
+
+
+_SMALL = 1 << 32
+
+
+def overflow_check(kind, x, y, out):
+    """Append a run-time check that ``out`` (int64) is ``x kind y`` on Python's unbounded ints: an
+    OverflowError at the user's line where eager Python would have gone past 2**63 (the Program's
+    int64 would wrap silently). Python ints only: an int tensor wraps eagerly too."""
+    if not is_symbolic(out) or out.dtype != "int64":
+        return
+    if kind in ("add", "sub", "rsub") and any(type(v) is int and abs(v) < _SMALL for v in (x, y)):
+        # a counter (`i += 1`): a step below 2**32 reaches 2**63 only after 2**31 runs of the loop
+        # (or from a value already within 2**32 of it); not checked, as the check would cost more
+        # than the loop step itself
+        return
+    operands = [v if is_symbolic(v) else rt.full([], v, "int64") for v in (x, y)]
+    if kind == "rpow":  # other ** self
+        kind, operands = "pow", operands[::-1]
+    message = _with_location("a Python int computed in the Program went past int64 (2**63): eager Python's "
+                             "int grows, the Program's would wrap")
+    apply("python_int_check", *operands, out, op=kind, message=message)
 
 
 def _marked_unary(name, mark):
@@ -146,7 +179,12 @@ def _marked_unary(name, mark):
 
     def op(self):
         exact = exact_of(self)
-        return float_view(base(exact)) if exact is not self else mark(base(self))
+        if exact is not self:
+            return float_view(base(exact))
+        out = base(self)
+        if mark is python_int:
+            overflow_check(_INT_CHECKS[name], self, self, out)
+        return mark(out)
     op.__name__ = name
     return op
 
@@ -220,6 +258,8 @@ class PythonInt(rt.static.Variable):
         if type(other) is int and other < 0:
             return rt.pow(rt.cast(self, DEFAULT_FLOAT[0]), float(other))
         out = rt.static.Variable.__pow__(_as_scalar_for(self, other), other)
+        if _is_python_int(other):
+            overflow_check("pow", self, other, out)
         return python_int(out) if _is_python_int(other) else out
 
 

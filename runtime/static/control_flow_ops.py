@@ -237,6 +237,41 @@ def_op("assert", ["Cond", "Data*"], [], attrs={"message": "", "summarize": 20, "
        doc="Raise AssertionError(message) (or the built-in exception named by `error`) at run time when Cond is False.")
 
 
+_INT_OPS = {"add": lambda x, y: x + y, "sub": lambda x, y: x - y, "mul": lambda x, y: x * y,
+            "rsub": lambda x, y: y - x, "neg": lambda x, y: -x, "abs": lambda x, y: abs(x),
+            "pow": lambda x, y: x ** y if abs(x) <= 1 or y <= 64 else 1 << 64}  # |x| >= 2, y > 64: over 2**63
+
+
+def _int_overflow_kernel(x, y, out, op="add", message=""):
+    # Python's unbounded ints on the operands: an int64 result that differs from them wrapped at 2**63
+    exact = _INT_OPS[op]
+    if out.size == 1 and x.size == 1 and y.size == 1:  # a Python int is one value: `.item()` is its int
+        if exact(x.item(), y.item()) == out.item():
+            return
+    elif np.array_equal(np.vectorize(lambda a, b: exact(int(a), int(b)), otypes=[object])(x, y), out.astype(object)):
+        return
+    raise OverflowError(message or "int64 overflow")
+
+
+def _int_overflow_fast(block, op):
+    """The check with its attributes bound (it runs once per loop iteration of a carried Python int)."""
+    exact, message = _INT_OPS[op.attrs["op"]], op.attrs["message"] or "int64 overflow"
+
+    def check(x, y, out):
+        if out.size == 1 and x.size == 1 and y.size == 1:
+            if exact(x.item(), y.item()) == out.item():
+                return
+        _int_overflow_kernel(x, y, out, op.attrs["op"], message)
+    return check
+
+
+def_op("python_int_check", ["X", "Y", "Out"], [], attrs={"op": "add", "message": ""},
+       kernel=_int_overflow_kernel, infer=lambda x, y, out, **_: (), side_effect=True, onnx="side_effect",
+       fast=_int_overflow_fast,
+       doc="Raise OverflowError(message) at run time when Out is not X op Y computed on Python's unbounded "
+           "ints: arithmetic on values standing for Python ints wraps at 2**63 in int64, where Python's does not.")
+
+
 def format_values(values, names, message, summarize=20):
     """The text a ``print`` op shows: ``message`` then one line per value (name, shape, dtype, first ``summarize``)."""
     lines = [message] if message else []

@@ -109,7 +109,7 @@ def test_flags():
                           "randperm", "standard_gamma", "uniform_random"]
     assert sorted(t for t, d in OPS.items() if d.side_effect) == ["accumulate_grads", "assert", "clear_grads",
                                                                   "learning_rate", "lr_scheduler_step",
-                                                                  "optimizer_step", "print", "read_grad", "seed",
+                                                                  "optimizer_step", "print", "python_int_check", "read_grad", "seed",
                                                                   "set_learning_rate", "train_update"]
     assert all(not d.pure for d in OPS.values() if d.random or d.side_effect)
 
