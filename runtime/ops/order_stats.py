@@ -155,16 +155,12 @@ def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, kee
 def kthvalue(x: TensorLike, k: int, axis: int | None = None, keepdim: bool = False,
              name: str | None = None) -> tuple[TensorLike, TensorLike]:
     """``(values, indices)``: the ``k``-th smallest along ``axis`` (the last by default); of tied values
-    the index Paddle's CPU kernel gives (libstdc++'s partial_sort/nth_element order). A ``k`` beyond a
-    dim of unknown size fails when the Program runs."""
+    the index is one of theirs (Paddle does not say which). A ``k`` beyond a dim of unknown size fails
+    when the Program runs (the pick's index is out of range)."""
     axis = -1 if axis is None else axis
-    if x.ndim == 0:
-        if k != 1:
-            raise ValueError(f"kthvalue: k={k} must be 1 for a 0-d tensor")
-        return x, apply("fill_any_like", x, value=0.0, dtype="int64")
-    ax = axis % x.ndim
-    n = x.shape[ax]
-    if n >= 0 and not 1 <= k <= n:
+    values, indices, ax, n = _sorted_along(x, axis)
+    if isinstance(n, int) and not 1 <= k <= n:
         raise ValueError(f"kthvalue: k={k} must be in [1, {n}] for dim {ax} of shape {list(x.shape)}")
-    out = apply("kth_value", x, k=int(k), axis=ax, keepdim=bool(keepdim))
+    pick = k - 1 if isinstance(n, int) else constant(np.array([k - 1]), "int64")
+    out = [_squeeze_or_keep(_pick(t, ax, pick), ax, keepdim, False) for t in (values, indices)]
     return out[0], out[1]

@@ -9,7 +9,6 @@ import numpy as np
 from ..dispatch import apply
 from ..registry import Meta, def_op
 from ..hints import DTypeLike, TensorLike
-from . import stl_order
 
 _DATA = "data-dependent output size; not lowered"
 
@@ -115,14 +114,10 @@ def _mode_kernel(x, axis=-1, keepdim=False):
     rows = m.reshape(-1, m.shape[-1])
     vals = np.empty(len(rows), x.dtype)
     idx = np.empty(len(rows), np.int64)
-    ties = stl_order.has_ties(rows) if rows.size else []
     for r, row in enumerate(rows):
-        if ties[r]:  # Paddle's pick: std::sort's order of the tied values (stl_order.py)
-            vals[r], idx[r] = stl_order.mode_row(row)
-            continue
         u, counts = np.unique(row, return_counts=True)
-        vals[r] = u[np.argmax(counts)]  # distinct values: the smallest (nan last), as Paddle
-        idx[r] = row.size - 1 - np.flatnonzero(row[::-1] == vals[r])[0]
+        vals[r] = u[np.argmax(counts)]  # the smallest of the most frequent values, as Paddle
+        idx[r] = row.size - 1 - np.flatnonzero(row[::-1] == vals[r])[0]  # its last occurrence, as Paddle
     shape = m.shape[:-1]
     vals, idx = vals.reshape(shape), idx.reshape(shape)
     if keepdim:
@@ -149,30 +144,6 @@ def _mode_grad(ctx):
 def_op("mode", ["X"], ["Out", "Indices"], attrs={"axis": -1, "keepdim": False}, kernel=_mode_kernel,
        infer=_mode_infer, grad=_mode_grad, no_onnx="not lowered (a per-row histogram)", api=["mode"],
        methods=["mode"], doc="The most frequent value along axis (the smallest on ties) and its last index.")
-
-
-def _kth_kernel(x, k=1, axis=-1, keepdim=False):
-    rows, moved = stl_order.rows_of(x, axis)
-    n = moved[-1]
-    if not 1 <= k <= n:
-        raise ValueError(f"kthvalue: k={k} must be in [1, {n}] for axis {axis} of shape {list(x.shape)}")
-    order = np.argsort(rows, axis=1, kind="stable")  # distinct values: the one answer (nan last)
-    idx = order[:, k - 1].copy()
-    ties = stl_order.has_ties(rows)
-    for r in range(len(rows)):
-        if ties[r]:  # Paddle's pick among tied values: its partial_sort/nth_element (stl_order.py)
-            idx[r] = stl_order.kth_row(rows[r], k)
-    vals = rows[np.arange(len(rows)), idx].reshape(moved[:-1])
-    idx = idx.reshape(moved[:-1]).astype(np.int64)
-    if keepdim:
-        vals, idx = np.expand_dims(vals, axis), np.expand_dims(idx, axis)
-    return vals, idx
-
-
-def_op("kth_value", ["X"], ["Out", "Indices"], attrs={"k": 1, "axis": -1, "keepdim": False}, kernel=_kth_kernel,
-       infer=lambda x, k=1, axis=-1, keepdim=False: _mode_infer(x, axis, keepdim), grad=_mode_grad,
-       no_onnx="not lowered (Paddle's index among tied values follows libstdc++'s nth_element)",
-       doc="The k-th smallest value along axis and its index (Paddle's among tied values).")
 
 
 def mode(x: TensorLike, axis: int = -1, keepdim: bool = False, name: str | None = None) -> tuple[TensorLike, TensorLike]:

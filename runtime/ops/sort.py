@@ -4,7 +4,6 @@ import numpy as np
 from ..dispatch import apply
 from ..registry import Meta, def_op
 from ..hints import TensorLike
-from . import stl_order
 
 
 def _order(x, axis, descending):
@@ -18,15 +17,10 @@ def _order(x, axis, descending):
     return np.argsort(x, axis=axis, kind="stable")
 
 
-def _argsort_kernel(x, axis=-1, descending=False, stable=False):
+def _argsort_kernel(x, axis=-1, descending=False):
     if x.ndim == 0:
         return x.copy(), np.zeros((), np.int64)
     idx = _order(x, axis, descending)
-    if not stable and x.size:  # tied values in the order Paddle's std::sort leaves them (stl_order.py)
-        rows, _ = stl_order.rows_of(x, axis)
-        ties = stl_order.has_ties(rows)
-        if any(ties):
-            idx = stl_order.replace_rows(idx, axis, ties, lambda r: stl_order.argsort_row(rows[r], descending))
     return np.take_along_axis(x, idx, axis), idx.astype(np.int64)
 
 
@@ -35,13 +29,6 @@ def _topk_kernel(x, k=1, axis=-1, largest=True, sorted=True):  # noqa: A002
     if not 0 <= k <= n:
         raise ValueError(f"topk: k={k} must be in [0, {n}] for axis {axis} of shape {list(x.shape)}")
     idx = np.take(_order(x, axis, largest), np.arange(k), axis=axis)
-    if x.ndim and x.size and k:
-        # Paddle's indices: tied values in the order its partial_sort/nth_element leaves them, and
-        # unsorted (nth_element's order) with `sorted=False` when k * 64 >= n (stl_order.py)
-        rows, _ = stl_order.rows_of(x, axis)
-        pick = [True] * len(rows) if not sorted and k * 64 >= n else stl_order.has_ties(rows)
-        if any(pick):
-            idx = stl_order.replace_rows(idx, axis, pick, lambda r: stl_order.topk_row(rows[r], k, largest, sorted))
     return np.take_along_axis(x, idx, axis), idx.astype(np.int64)
 
 
@@ -72,24 +59,12 @@ def _put_add_kernel(x, index, updates, axis=-1):
     return out
 
 
-def_op("argsort", ["X"], ["Out", "Indices"], attrs={"axis": -1, "descending": False, "stable": False},
-       kernel=_argsort_kernel,
-       infer=lambda x, axis=-1, descending=False, stable=False: (Meta(x.shape, x.dtype), Meta(x.shape, "int64")),
+def_op("argsort", ["X"], ["Out", "Indices"], attrs={"axis": -1, "descending": False}, kernel=_argsort_kernel,
+       infer=lambda x, axis=-1, descending=False: (Meta(x.shape, x.dtype), Meta(x.shape, "int64")),
        grad=_scatter_back, onnx="argsort", api=["sort", "argsort"], methods=["sort", "argsort"],
        doc="Sorted values and their indices along axis.")
 def_op("top_k", ["X"], ["Out", "Indices"], attrs={"k": 1, "axis": -1, "largest": True, "sorted": True},
        kernel=_topk_kernel, infer=_topk_infer, grad=_scatter_back, onnx="top_k", api=["topk"], methods=["topk"])
-def _topk_dynamic_infer(x, k, axis=-1, largest=True, sorted=True):  # noqa: A002
-    shape = list(x.shape)
-    shape[axis % len(shape)] = -1
-    return Meta(shape, x.dtype), Meta(shape, "int64")
-
-
-def_op("top_k_dynamic", ["X", "K"], ["Out", "Indices"], attrs={"axis": -1, "largest": True, "sorted": True},
-       kernel=lambda x, k, axis=-1, largest=True, sorted=True: _topk_kernel(  # noqa: A006
-           x, int(np.asarray(k).reshape(-1)[0]), axis, largest, sorted),
-       infer=_topk_dynamic_infer, grad=lambda ctx: _scatter_back(ctx) + [None], onnx="top_k_dynamic",
-       doc="top_k with k read from a one-element int64 tensor when the Program runs.")
 def_op("take_along_axis", ["X", "Index"], ["Out"], attrs={"axis": -1},
        kernel=lambda x, index, axis=-1: np.take_along_axis(x, index, axis),
        infer=lambda x, index, axis=-1: Meta(index.shape, x.dtype),
@@ -110,25 +85,27 @@ def topk(x: TensorLike, k: int, axis: int | None = None, largest: bool = True, s
     """``(values, indices)`` of the ``k`` largest (or smallest unless ``largest``) along ``axis`` (last by default)."""
     import runtime as _rt  # noqa: PLC0415  (runtime.framework loads after the op declarations)
     if isinstance(k, _rt.framework.Variable):
-        # k known when the Program runs (SSD hard negatives: 3 * num_pos): the same kernel as eager's
-        # int k (Paddle's indices among ties depend on k), reading k from its tensor
-        return apply("top_k_dynamic", x, _rt.reshape(_rt.cast(k, "int64"), [1]), axis=-1 if axis is None else int(axis),
-                     largest=bool(largest), sorted=bool(sorted))
+        # k known when the Program runs (SSD hard negatives: 3 * num_pos): the head of the order
+        # top_k takes its first k from (the same stable order, so the same values and indices)
+        ax = -1 if axis is None else int(axis)
+        out = apply("argsort", x, axis=ax, descending=bool(largest))
+        end = _rt.reshape(_rt.cast(k, "int64"), [])
+        return tuple(_rt.slice(t, [ax], [0], [end]) for t in out)
     return apply("top_k", x, k=int(k), axis=-1 if axis is None else int(axis), largest=bool(largest),
                  sorted=bool(sorted))
 
 
 def sort(x: TensorLike, axis: int = -1, descending: bool = False, stable: bool = False,
          name: str | None = None) -> TensorLike:
-    """``x`` sorted along ``axis``, ascending unless ``descending`` (tied values are equal: any order gives them)."""
-    return apply("argsort", x, axis=int(axis), descending=bool(descending), stable=bool(stable))[0]
+    """``x`` sorted along ``axis``, ascending unless ``descending``; always stable (``stable`` is Paddle's flag)."""
+    return apply("argsort", x, axis=int(axis), descending=bool(descending))[0]
 
 
 def argsort(x: TensorLike, axis: int = -1, descending: bool = False, stable: bool = False,
             name: str | None = None) -> TensorLike:
-    """Indices that sort ``x`` along ``axis``, ascending unless ``descending``; equal values keep their index
-    order with ``stable``, else come in the order Paddle's (libstdc++) sort leaves them."""
-    return apply("argsort", x, axis=int(axis), descending=bool(descending), stable=bool(stable))[1]
+    """Indices that sort ``x`` along ``axis``, ascending unless ``descending``; equal values keep their order
+    whatever ``stable`` says (Paddle's flag asks for that order, which is always given here)."""
+    return apply("argsort", x, axis=int(axis), descending=bool(descending))[1]
 
 
 def take_along_axis(arr: TensorLike, indices: TensorLike, axis: int, broadcast: bool = True) -> TensorLike:

@@ -36,12 +36,6 @@ def _mode_ref(x, axis):
     return np.array([1.0, 2.0], np.float32), np.array([3, 1])
 
 
-def _kth_ref(x, k, axis):
-    order = np.argsort(x, axis=axis, kind="stable")  # distinct values: one answer
-    idx = np.take(order, k - 1, axis=axis)
-    return np.take_along_axis(x, np.expand_dims(idx, axis), axis).squeeze(axis), idx
-
-
 def rows(D, F, P, case):  # noqa: N803  (op_cases' names for its input makers)
     """(CASES, COMPOSITES) rows for the extras, drawn with op_cases' input makers."""
     small = P(3, 4) * 0.4  # in [0.2, 0.8): inside asin/acos's domain, away from its edges
@@ -92,9 +86,6 @@ def _cases(D, F, P, case, small):  # noqa: N803
                              right=True, dyn=(1,), ref=lambda s, v, right: np.searchsorted(s, v, "right")),
         # mode's value repeats by nature: finite differences break its ties (its gradient is in the parity tests)
         "mode": case(np.array([[3.0, 1, 3, 1], [2, 2, 5, 5]], np.float32), axis=1, grad=False, ref=_mode_ref),
-        "kth_value": case(F(3, 5), k=2, axis=1, ref=_kth_ref),
-        "top_k_dynamic": case(F(3, 5), np.array([2]), axis=1, shape_known=False,
-                              ref=lambda x, k, axis: (-np.sort(-x, axis)[:, :2], np.argsort(-x, axis, kind="stable")[:, :2])),
         # tensor arrays: a stacked [n, ...] value, item I overwritten (an append is in test_hunt_tensor_array_api)
         "array_write": case(F(3, 2, 4), F(2, 4), np.array([1]), ref=_array_write_ref, shape_known=False),
         "array_write_grad": case(F(3, 2, 4), F(4, 2, 4), np.array([3])),

@@ -84,8 +84,7 @@ def _bitwise_by_bits(ex, type_, ins, dtype, out):
 
 @lowering("argsort")
 def _argsort(ex, op):
-    """TopK over the whole axis: ONNX breaks ties by the lower index, as the kernel's ``stable=True`` does
-    (without it the kernel follows Paddle's libstdc++ order among ties, which ONNX has no way to say)."""
+    """TopK over the whole axis: ONNX breaks ties by the lower index, as the kernel's stable sort does."""
     x, xv = ex.i("X"), ex.var("X")
     if xv.ndim == 0:
         ex.node("Identity", [x], ex.o("Out"))

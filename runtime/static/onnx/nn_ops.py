@@ -153,13 +153,6 @@ def _top_k(ex, op):
             sorted=int(bool(a.get("sorted", True))))
 
 
-@lowering("top_k_dynamic")
-def _top_k_dynamic(ex, op):
-    a = op.attrs
-    ex.node("TopK", [ex.i("X"), ex.i("K")], [ex.o("Out"), ex.o("Indices")], axis=int(a.get("axis", -1)),
-            largest=int(bool(a.get("largest", True))), sorted=int(bool(a.get("sorted", True))))
-
-
 # -- losses -----------------------------------------------------------------------
 @lowering("mse_loss")
 def _mse_loss(ex, op):
