@@ -161,6 +161,17 @@ def Item(x, *args):
     return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
 
 
+def PyText(x):
+    """``x`` formatted into text outside print (an f-string field, `"..".format(x)`, `"%s" % x`): a
+    traced tensor's text would be the Variable's, made once while tracing, where eager code formats
+    the values of every call; say where instead (a tuple or dict of values is checked item by item)."""
+    items = x.values() if type(x) is dict else x if type(x) in (tuple, list) else (x,)
+    for v in items:
+        if is_symbolic(v):
+            PyValue(format, v)
+    return x
+
+
 def PyValue(fn, x):
     """`fn(x)` whose result goes to Python code (json, math, str(), f-strings): a traced tensor
     has no value yet, so say where and what to do instead."""
