@@ -11,7 +11,7 @@ from runtime.dispatch import apply
 from runtime.dtypes import DEFAULT_FLOAT
 
 from dy2st.operators.common import _with_location, is_symbolic
-from dy2st.operators.python_semantics import exact_of, python_float, python_int
+from dy2st.operators.python_semantics import exact_of, float_view, python_float, python_int
 
 _PY = {"int": int, "float": float, "bool": bool}
 
@@ -49,9 +49,10 @@ def AsDtype(x, kind):
     dtype = _target_dtype(x, kind)
     if kind == "int":  # a Python int eagerly: `/` on it divides truly (a new Variable, marked)
         return python_int(rt.reshape(rt.cast(x, dtype), []))
+    if kind == "float":  # a Python float eagerly: a float64 value, whatever the tensor's dtype
+        return float_view(_constant(rt.reshape(rt.cast(x, "float64"), [])))
     y = x if x.dtype == dtype else rt.cast(x, dtype)
-    y = _constant(rt.reshape(y, []) if y.ndim else y)
-    return python_float(y) if kind == "float" else y  # a Python float eagerly
+    return _constant(rt.reshape(y, []) if y.ndim else y)
 
 
 def _constant(v):
