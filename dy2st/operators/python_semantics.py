@@ -12,6 +12,8 @@
 """
 import os
 
+import numpy as np
+
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
 from runtime.dtypes import DEFAULT_FLOAT, scalar_dtype
@@ -29,19 +31,39 @@ def _with_variable(classes):
     return (classes,)
 
 
+_EMPTY_ARRAY = np.empty(0)
+
+
+def _eager_sample(obj):
+    """A value of the type ``obj`` has eagerly when it stands for a Python number (a range counter,
+    an unknown dim, `float(t)`, `t.item()`) or a numpy array (`t.numpy()`); None for a tensor."""
+    from dy2st.operators.casts import NumpyValue  # casts imports this module
+    if isinstance(obj, MixedInt):  # an int on some paths, a tensor on others: no one answer
+        raise TypeError(_with_location("isinstance()/type() of a value that is a Python int on some paths "
+                                       "and a tensor on others is known only when the Program runs: "
+                                       "make it a tensor on every path (rt.to_tensor)"))
+    if isinstance(obj, PythonInt):
+        return 0
+    if isinstance(obj, PythonFloat):
+        return 0.0
+    return _EMPTY_ARRAY if isinstance(obj, NumpyValue) else None
+
+
 def IsInstance(obj, classes):
-    """`isinstance` where a symbolic value counts as an `rt.Tensor` (a marked Python int as an int)."""
-    if isinstance(obj, PythonInt):  # a range counter, an unknown dim: an int eagerly
-        return isinstance(0, classes)
+    """`isinstance` where a symbolic value counts as an `rt.Tensor` (a marked Python number as that
+    number, `t.numpy()` as a numpy array)."""
     if is_symbolic(obj):
-        return isinstance(obj, _with_variable(classes))
+        sample = _eager_sample(obj)
+        return isinstance(obj, _with_variable(classes)) if sample is None else isinstance(sample, classes)
     return isinstance(obj, classes)
 
 
 def Type(*args):
-    """`type(v)`: `rt.Tensor` for a symbolic value (`int` for a marked Python int), as eagerly."""
+    """`type(v)`: `rt.Tensor` for a symbolic value (`int`/`float` for a marked Python number,
+    `numpy.ndarray` for `t.numpy()`), as eagerly."""
     if len(args) == 1 and is_symbolic(args[0]):
-        return int if isinstance(args[0], PythonInt) else rt.Tensor
+        sample = _eager_sample(args[0])
+        return rt.Tensor if sample is None else type(sample)
     return type(*args)
 
 
