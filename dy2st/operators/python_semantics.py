@@ -74,6 +74,11 @@ _LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
 def _from_tensor_code(error):
     """Whether ``error`` was raised inside runtime/dy2st (by tensor code), not by plain Python."""
     tb = error.__traceback__
+    last = tb
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if last is not None and last.tb_frame.f_code.co_name == "RaiseIf":
+        return False  # the user's `if cond: raise E` with a Python condition: raised as eagerly
     while tb is not None:
         if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_LIBRARY_DIRS):
             return True
@@ -225,6 +230,12 @@ class PythonInt(rt.static.Variable):
     __or__, __ror__ = _keeps_int("__or__"), _keeps_int("__ror__")
     __xor__, __rxor__ = _keeps_int("__xor__"), _keeps_int("__rxor__")
     __rpow__ = _keeps_int("__rpow__")
+
+    def __divmod__(self, other):  # divmod(n, 3) of an unknown dim: Python's floor pair
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
 
     def __round__(self, ndigits=None):
         if ndigits is None or ndigits >= 0:  # an int rounds to itself
