@@ -157,9 +157,11 @@ def Item(x, *args):
                 raise ValueError(_with_location(f"index {i} is out of bounds for axis {axis} with size {d}"))
         out = x[tuple(args)]
     out = _constant(out)
+    if out.dtype.np.kind == "f":  # a Python float eagerly: float64 arithmetic and comparisons on it
+        return float_view(rt.cast(out, "float64"))
     if type(out) is not rt.static.Variable:
         out = rt.reshape(out, [])  # a new Variable to mark
-    return python_float(out) if out.dtype.np.kind == "f" else python_int(out)
+    return python_int(out)
 
 
 def PyText(x):
