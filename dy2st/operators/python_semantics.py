@@ -158,6 +158,8 @@ def _keeping(name, sample, mark_for):
 
     def op(self, other):
         a, b = exact_of(self), exact_of(other)
+        if type(other) is float and isinstance(self, PythonInt):  # Python's int op float: a float64 result
+            return float_view(base(rt.cast(a, "float64"), other))
         out = base(_as_scalar_for(a, other, sample), b)
         mark = mark_for(other)
         if mark is python_float and (a is not self or b is not other) and out.dtype == "float64":
@@ -250,8 +252,8 @@ class PythonInt(rt.static.Variable):
 
     def __pow__(self, other):
         # int ** negative int is a float in Python; an int tensor would truncate to 0.
-        if type(other) is int and other < 0:
-            return rt.pow(rt.cast(self, DEFAULT_FLOAT[0]), float(other))
+        if (type(other) is int and other < 0) or type(other) is float:  # a float64 Python float
+            return float_view(rt.pow(rt.cast(self, "float64"), float(other)))
         out = rt.static.Variable.__pow__(_as_scalar_for(self, other), other)
         return python_int(out) if _is_python_int(other) else out
 
