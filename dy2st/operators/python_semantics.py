@@ -216,10 +216,12 @@ class PythonInt(rt.static.Variable):
         if _is_python_int(other):  # Python's int / int: the float64 quotient (seen in the default float dtype)
             return float_view(rt.divide(rt.cast(self, "float64"), rt.cast(other, "float64")
                                         if is_symbolic(other) else rt.full([], float(other), "float64")))
+        if type(other) is float:  # int / float: a float64 Python float
+            return float_view(rt.divide(rt.cast(self, "float64"), rt.full([], other, "float64")))
         return rt.static.Variable.__truediv__(_as_scalar_for(self, other), other)
 
     def __rtruediv__(self, other):
-        if type(other) is int:
+        if type(other) in (int, float):
             return float_view(rt.divide(rt.full([], float(other), "float64"), rt.cast(self, "float64")))
         return rt.static.Variable.__rtruediv__(_as_scalar_for(self, other), other)
 

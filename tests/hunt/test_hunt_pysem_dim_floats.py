@@ -15,7 +15,8 @@ def _mixed(x):
     d = n - 1e-8
     above = x * 0 + 3 if c > n + 0.3 else x * 0 - 3
     return (x * 0 + (a - n * 0.1) * 1e9, x * 0 + (c - n), x * 0 + (n - d) * 1e8, above,
-            x * 0 + (n ** 0.5 - 1.7320508) * 1e7, x * 0 + (n ** -2) * 1e3)
+            x * 0 + (n ** 0.5 - 1.7320508) * 1e7, x * 0 + (n ** -2) * 1e3,
+            x * 0 + (n / 2.5 - 0.4 * n) * 1e9, x * 0 + (1.1 / n - 0.3666666) * 1e8)
 
 
 def test_an_unknown_dim_with_python_floats_computes_in_float64():
