@@ -168,19 +168,30 @@ def PyText(x):
     """``x`` formatted into text outside print (an f-string field, `"..".format(x)`, `"%s" % x`): a
     traced tensor's text would be the Variable's, made once while tracing, where eager code formats
     the values of every call; say where instead (a tuple or dict of values is checked item by item)."""
-    items = x.values() if type(x) is dict else x if type(x) in (tuple, list) else (x,)
-    for v in items:
-        if is_symbolic(v):
-            PyValue(format, v)
+    PyValue(format, x)
     return x
+
+
+def _traced_in(x, depth=0):
+    """A traced value that ``x`` is or holds (in a list/tuple/dict, e.g. `x.shape` with an unknown
+    dim), or None: its text would be the Variable's."""
+    if is_symbolic(x):
+        return x
+    if depth < 4 and isinstance(x, (list, tuple, dict)):
+        for v in (x.values() if isinstance(x, dict) else x):
+            found = _traced_in(v, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 def PyValue(fn, x):
     """`fn(x)` whose result goes to Python code (json, math, str(), f-strings): a traced tensor
     has no value yet, so say where and what to do instead."""
-    if is_symbolic(x):
+    v = _traced_in(x) if fn in (str, repr, ascii, format) else x if is_symbolic(x) else None
+    if v is not None:
         raise TypeError(_with_location(
-            f"{fn.__name__}() of a traced tensor ('{x.name}', {x.dtype}{list(x.shape)}) is passed to "
+            f"{fn.__name__}() of a traced tensor ('{v.name}', {v.dtype}{list(v.shape)}) is passed to "
             "Python code that needs a real value, which exists only when the Program runs. Keep "
             "this in eager code (to print it, pass the tensor or an f-string to print(), which "
             "formats it at every run), or convert with dy2st.to_static(..., full_graph=False) to run the "

@@ -39,3 +39,19 @@ def test_python_values_still_format():
     for v, n in (([1.0, 2.0], 3), ([4.0, -1.0], 12)):
         x = rt.to_tensor(v)
         assert sf(x, n).numpy().tolist() == _python_values(x, n).numpy().tolist()
+
+
+def _shape_text(x):
+    return x * len(str(x.shape)), f"{x.shape}"
+
+
+def test_the_text_of_a_shape_with_an_unknown_dim_is_an_error():
+    """`str(x.shape)` / `f"{x.shape}"` with a dim known only at run time: eagerly "[12, 2]", converted it was
+    "[var getitem_1 : int64[], 2]"; known shapes keep their text."""
+    from runtime.static import InputSpec
+    x = rt.to_tensor([[1.0, 2.0]] * 3)
+    with pytest.raises(TypeError, match="traced tensor") as info:
+        dy2st.to_static(_shape_text, input_spec=[InputSpec([None, 2], "float32")])(x)
+    assert f"line {line_of(_shape_text, 'str(x.shape)')}" in str(info.value) + notes(info.value)
+    sf = dy2st.to_static(_shape_text)
+    assert sf(x)[1] == _shape_text(x)[1] == "[3, 2]"
