@@ -14,7 +14,7 @@ from dy2st.conversion import convert_call as _convert_call
 from dy2st.transformers.call_trees import is_random_draw, reads_clock, reads_learning_rate
 from dy2st.frontend import guards as _guards
 from dy2st.operators.assert_print import Assert, FString, PercentFormat, Print, RaiseIf, StrFormat
-from dy2st.operators.casts import AsDtype, Item, Numpy, PyValue
+from dy2st.operators.casts import AsDtype, Item, Numpy, PyText, PyValue
 from dy2st.operators.common import is_symbolic, truth  # noqa: F401  (part of the _jst interface)
 from dy2st.operators.builtin_folds import All, Any, Max, Min
 from dy2st.operators.list_reductions import AddN, Sum
@@ -36,7 +36,7 @@ from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
            "For", "Range", "Enumerate", "Zip", "Reversed", "Assert", "FString", "PercentFormat", "StrFormat", "Print", "Len", "Shape", "Size", "Append",
-           "Pop", "SetItem", "Inplace", "InplaceCall", "Unpack", "AsDtype", "Numpy", "Item", "PyValue", "Stack", "Concat",
+           "Pop", "SetItem", "Inplace", "InplaceCall", "Unpack", "AsDtype", "Numpy", "Item", "PyText", "PyValue", "Stack", "Concat",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
            "Compare", "Truth", "Type", "Max", "Min", "Any", "All", "Sum", "AddN", "Insert", "ArrayWrite", "ArrayWriteInto", "ArrayRead",
            "ArrayLength", "MatchClassSubject", "Next"]

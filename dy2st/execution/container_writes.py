@@ -64,6 +64,7 @@ class ContainerWrites:
         # Every object the arguments hold, by identity: (path, kinds of the containers on the way).
         self._known = {}
         self._start = []  # (object, kind, path, kinds, contents at the start) of each mutable container
+        self._objects = []  # (object, path, attributes at the start) of each plain object argument
         self._walk(skeleton, root, (), ())
         # a tensor loop refuses to turn one of these into a list built in the loop (operators.tensor_array)
         program._argument_lists = {id(o): (o, describe(p)) for o, kind, p, _, _ in self._start if kind == "list"}
@@ -73,6 +74,9 @@ class ContainerWrites:
     def _walk(self, spec, obj, path, kinds):
         if len(path) >= 2:  # not the argument tuple or the keywords dict themselves
             self._known.setdefault(id(obj), (obj, path, kinds))
+        if spec.kind == "const" and isinstance(getattr(obj, "__dict__", None), dict) and not isinstance(obj, type) \
+                and not callable(obj) and len(path) >= 2:  # a plain object argument: its attributes at the start
+            self._objects.append((obj, path, dict(obj.__dict__)))
         if spec.kind in _SCALAR_KINDS:
             return
         if spec.kind in ("list", "dict", "dataclass") and len(path) >= 2:
@@ -100,6 +104,16 @@ class ContainerWrites:
 
     def finish(self, program, out_vars, fn):
         """Note the changed containers (appending the written tensors nothing returns to ``out_vars``)."""
+        for obj, path, before in self._objects:
+            for name, value in vars(obj).items():
+                if value is not before.get(name) and _holds_traced(value, program):
+                    vars(obj).clear()
+                    vars(obj).update(before)  # the caller's object as it was, not holding placeholders
+                    raise TypeError(
+                        f"{_where(fn)} sets the attribute '{name}' of the {type(obj).__name__} given at "
+                        f"{describe(path)} to a traced tensor: eagerly the caller's object holds the computed "
+                        "value after every call, the Program cannot write it back (the object would keep a "
+                        "placeholder); return the value instead, or pass a dict or dataclass")
         plan, memo = [], {}  # memo: a container made inside, held at two places, is one object
         for obj, kind, path, kinds, before in self._start:
             now = _contents(kind, obj)
@@ -117,7 +131,7 @@ class ContainerWrites:
         self._fn = _where(fn)
         self._outside, self._names = _outside_reads(fn) if plan else ((), frozenset())
         program.__dict__.pop("_argument_lists", None)
-        self._known = self._start = None  # the trace's objects are not needed by the runs
+        self._known = self._start = self._objects = None  # the trace's objects are not needed by the runs
 
     def _recipe(self, value, program, out_vars, fn, memo):
         known = self._known.get(id(value))
@@ -227,6 +241,12 @@ def _build(recipe, root, outs, memo):
     values = [_build(r, root, outs, memo) for r in items]
     made = memo[key] = tuple(values) if empty is None else empty(*values)  # a named tuple: its class
     return made
+
+
+def _holds_traced(value, program):
+    """Whether ``value`` (or a list/tuple/dict item of it) is a Variable of ``program``."""
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else (value,)
+    return any(isinstance(v, Variable) and v.block.program is program for v in items)
 
 
 def _kind(value):

@@ -41,11 +41,18 @@ def Assert(cond, message=None, error=None):
     return None
 
 
-def RaiseIf(cond, error):
+def RaiseIf(cond, error, caught=False):
     """`if cond: raise error`: a symbolic condition becomes an `assert` op checked at every run
-    (the error's type and message in its text); a Python one raises now, as Python would."""
+    (the error's type and message in its text); a Python one raises now, as Python would.
+    ``caught``: the raise is in the body of a `try` with `except` clauses, which a run-time check
+    would raise past (eagerly the handler runs): refused for a symbolic condition."""
     if isinstance(error, type):
         error = error()  # `raise ValueError` raises an instance too
+    if is_symbolic(cond) and caught:
+        raise TypeError(_with_location(
+            f"`raise {type(error).__name__}` under a tensor condition inside `try` with `except`: the "
+            "Program checks it at every run, where the handler cannot catch it. Compute the handler's "
+            "value with a tensor `if` instead, or move the try/except out of the converted function"))
     if is_symbolic(cond):
         staging.record("if", "assert op", f"`raise` under a condition that is {staging.describe(cond)}: "
                                           "checked at every run")

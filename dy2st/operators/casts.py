@@ -49,15 +49,14 @@ def AsDtype(x, kind):
     dtype = _target_dtype(x, kind)
     if kind == "int":  # a Python int eagerly: `/` on it divides truly (a new Variable, marked)
         return python_int(rt.reshape(rt.cast(x, dtype), []))
-    if kind == "float" and dtype in ("float16", "float32", "float64"):
-        # A Python float eagerly: float64 holding the tensor's value exactly, so `float(t) * 0.1`,
-        # `float(t) > 0.3` and sums of such compute in double as eager Python does; seen by user code
-        # (and returned) in the default float dtype, what an API given the float makes of it.
+    if kind == "float":
+        # A Python float eagerly, whatever the tensor's dtype: float64 holding the tensor's value exactly,
+        # so `float(t) * 0.1`, `float(t) > 0.3` and sums of such compute in double as eager Python does;
+        # seen by user code (and returned) in the default float dtype, what an API given the float makes of it.
         y = x if x.dtype == "float64" else rt.cast(x, "float64")
         return float_view(_constant(rt.reshape(y, []) if y.ndim else y))
     y = x if x.dtype == dtype else rt.cast(x, dtype)
-    y = _constant(rt.reshape(y, []) if y.ndim else y)
-    return python_float(y) if kind == "float" else y  # a Python float eagerly
+    return _constant(rt.reshape(y, []) if y.ndim else y)
 
 
 def _constant(v):
@@ -164,19 +163,41 @@ def Item(x, *args):
                 raise ValueError(_with_location(f"index {i} is out of bounds for axis {axis} with size {d}"))
         out = x[tuple(args)]
     out = _constant(out)
-    if out.dtype.np.kind == "f":  # a Python float: float64 behind, as ``AsDtype``'s float()
+    if out.dtype.np.kind == "f":  # a Python float eagerly: float64 arithmetic and comparisons on it
         return float_view(out if out.dtype == "float64" else rt.cast(out, "float64"))
     if type(out) is not rt.static.Variable:
         out = rt.reshape(out, [])  # a new Variable to mark
     return python_int(out)
 
 
+def PyText(x):
+    """``x`` formatted into text outside print (an f-string field, `"..".format(x)`, `"%s" % x`): a
+    traced tensor's text would be the Variable's, made once while tracing, where eager code formats
+    the values of every call; say where instead (a tuple or dict of values is checked item by item)."""
+    PyValue(format, x)
+    return x
+
+
+def _traced_in(x, depth=0):
+    """A traced value that ``x`` is or holds (in a list/tuple/dict, e.g. `x.shape` with an unknown
+    dim), or None: its text would be the Variable's."""
+    if is_symbolic(x):
+        return x
+    if depth < 4 and isinstance(x, (list, tuple, dict)):
+        for v in (x.values() if isinstance(x, dict) else x):
+            found = _traced_in(v, depth + 1)
+            if found is not None:
+                return found
+    return None
+
+
 def PyValue(fn, x):
     """`fn(x)` whose result goes to Python code (json, math, str(), f-strings): a traced tensor
     has no value yet, so say where and what to do instead."""
-    if is_symbolic(x):
+    v = _traced_in(x) if fn in (str, repr, ascii, format) else x if is_symbolic(x) else None
+    if v is not None:
         raise TypeError(_with_location(
-            f"{fn.__name__}() of a traced tensor ('{x.name}', {x.dtype}{list(x.shape)}) is passed to "
+            f"{fn.__name__}() of a traced tensor ('{v.name}', {v.dtype}{list(v.shape)}) is passed to "
             "Python code that needs a real value, which exists only when the Program runs. Keep "
             "this in eager code (to print it, pass the tensor or an f-string to print(), which "
             "formats it at every run), or convert with dy2st.to_static(..., full_graph=False) to run the "

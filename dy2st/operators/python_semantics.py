@@ -12,6 +12,8 @@
 """
 import os
 
+import numpy as np
+
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
 from runtime.dispatch import apply
@@ -30,19 +32,39 @@ def _with_variable(classes):
     return (classes,)
 
 
+_EMPTY_ARRAY = np.empty(0)
+
+
+def _eager_sample(obj):
+    """A value of the type ``obj`` has eagerly when it stands for a Python number (a range counter,
+    an unknown dim, `float(t)`, `t.item()`) or a numpy array (`t.numpy()`); None for a tensor."""
+    from dy2st.operators.casts import NumpyValue  # casts imports this module
+    if isinstance(obj, MixedInt):  # an int on some paths, a tensor on others: no one answer
+        raise TypeError(_with_location("isinstance()/type() of a value that is a Python int on some paths "
+                                       "and a tensor on others is known only when the Program runs: "
+                                       "make it a tensor on every path (rt.to_tensor)"))
+    if isinstance(obj, PythonInt):
+        return 0
+    if isinstance(obj, PythonFloat):
+        return 0.0
+    return _EMPTY_ARRAY if isinstance(obj, NumpyValue) else None
+
+
 def IsInstance(obj, classes):
-    """`isinstance` where a symbolic value counts as an `rt.Tensor` (a marked Python int as an int)."""
-    if isinstance(obj, PythonInt):  # a range counter, an unknown dim: an int eagerly
-        return isinstance(0, classes)
+    """`isinstance` where a symbolic value counts as an `rt.Tensor` (a marked Python number as that
+    number, `t.numpy()` as a numpy array)."""
     if is_symbolic(obj):
-        return isinstance(obj, _with_variable(classes))
+        sample = _eager_sample(obj)
+        return isinstance(obj, _with_variable(classes)) if sample is None else isinstance(sample, classes)
     return isinstance(obj, classes)
 
 
 def Type(*args):
-    """`type(v)`: `rt.Tensor` for a symbolic value (`int` for a marked Python int), as eagerly."""
+    """`type(v)`: `rt.Tensor` for a symbolic value (`int`/`float` for a marked Python number,
+    `numpy.ndarray` for `t.numpy()`), as eagerly."""
     if len(args) == 1 and is_symbolic(args[0]):
-        return int if isinstance(args[0], PythonInt) else rt.Tensor
+        sample = _eager_sample(args[0])
+        return rt.Tensor if sample is None else type(sample)
     return type(*args)
 
 
@@ -53,6 +75,11 @@ _LIBRARY_DIRS = tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
 def _from_tensor_code(error):
     """Whether ``error`` was raised inside runtime/dy2st (by tensor code), not by plain Python."""
     tb = error.__traceback__
+    last = tb
+    while last is not None and last.tb_next is not None:
+        last = last.tb_next
+    if last is not None and last.tb_frame.f_code.co_name == "RaiseIf":
+        return False  # the user's `if cond: raise E` with a Python condition: raised as eagerly
     while tb is not None:
         if os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(_LIBRARY_DIRS):
             return True
@@ -134,6 +161,8 @@ def _keeping(name, sample, mark_for):
 
     def op(self, other):
         a, b = exact_of(self), exact_of(other)
+        if type(other) is float and isinstance(self, PythonInt):  # Python's int op float: a float64 result
+            return float_view(base(rt.cast(a, "float64"), other))
         out = base(_as_scalar_for(a, other, sample), b)
         mark = mark_for(other)
         if mark is python_float and (a is not self or b is not other) and out.dtype == "float64":
@@ -225,10 +254,12 @@ class PythonInt(rt.static.Variable):
         if _is_python_int(other):  # Python's int / int: the float64 quotient (seen in the default float dtype)
             return float_view(rt.divide(rt.cast(self, "float64"), rt.cast(other, "float64")
                                         if is_symbolic(other) else rt.full([], float(other), "float64")))
+        if type(other) is float:  # int / float: a float64 Python float
+            return float_view(rt.divide(rt.cast(self, "float64"), rt.full([], other, "float64")))
         return rt.static.Variable.__truediv__(_as_scalar_for(self, other), other)
 
     def __rtruediv__(self, other):
-        if type(other) is int:
+        if type(other) in (int, float):
             return float_view(rt.divide(rt.full([], float(other), "float64"), rt.cast(self, "float64")))
         return rt.static.Variable.__rtruediv__(_as_scalar_for(self, other), other)
 
@@ -241,6 +272,12 @@ class PythonInt(rt.static.Variable):
     __or__, __ror__ = _keeps_int("__or__"), _keeps_int("__ror__")
     __xor__, __rxor__ = _keeps_int("__xor__"), _keeps_int("__rxor__")
     __rpow__ = _keeps_int("__rpow__")
+
+    def __divmod__(self, other):  # divmod(n, 3) of an unknown dim: Python's floor pair
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
 
     def __round__(self, ndigits=None):
         if ndigits is None or ndigits >= 0:  # an int rounds to itself
@@ -255,8 +292,8 @@ class PythonInt(rt.static.Variable):
 
     def __pow__(self, other):
         # int ** negative int is a float in Python; an int tensor would truncate to 0.
-        if type(other) is int and other < 0:
-            return rt.pow(rt.cast(self, DEFAULT_FLOAT[0]), float(other))
+        if (type(other) is int and other < 0) or type(other) is float:  # a float64 Python float
+            return float_view(rt.pow(rt.cast(self, "float64"), float(other)))
         out = rt.static.Variable.__pow__(_as_scalar_for(self, other), other)
         if _is_python_int(other):
             overflow_check("pow", self, other, out)

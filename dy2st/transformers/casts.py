@@ -125,11 +125,34 @@ class CastTransformer(transformer.Transformer):
                 and node.func.id in _CASTS and len(node.args) == 1 and not node.keywords
                 and self._resolve(node.func) is getattr(builtins, node.func.id))
 
+    @staticmethod
+    def _text(node):
+        return templates.replace_as_expression("_jst.PyText(x)", x=node)
+
+    def visit_FormattedValue(self, node):
+        self.generic_visit(node)
+        if not self.lazy:  # f"{x}" outside print (print's f-strings are `_jst.FString` by now)
+            node.value = self._text(node.value)
+        return node
+
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        if (not self.lazy and isinstance(node.op, gast.Mod) and isinstance(node.left, gast.Constant)
+                and isinstance(node.left.value, str)):
+            node.right = self._text(node.right)  # "%s" % x
+        return node
+
     def visit_Call(self, node):
         lazy = _is_lazy_message(node)
         self.lazy += lazy
         self.generic_visit(node)
         self.lazy -= lazy
+        if (not self.lazy and isinstance(node.func, gast.Attribute) and node.func.attr == "format"
+                and isinstance(node.func.value, gast.Constant) and isinstance(node.func.value.value, str)):
+            node.args = [a if isinstance(a, gast.Starred) else self._text(a) for a in node.args]  # "{}".format(x)
+            for k in node.keywords:
+                k.value = self._text(k.value)
+            return node
         if self._is_text(node) and not self.lazy:
             # str(x)/repr(x) of a traced tensor is the Variable's text made while tracing (eager: the
             # values of each call); inside a `raise`/`assert` message it is only read if that fails
@@ -152,9 +175,10 @@ class CastTransformer(transformer.Transformer):
 
 def needed(census):
     """Whether there is a call the pass rewrites: a name `int`/`float`/`bool`/`str`/`repr`/`ascii`
-    or an attribute `numpy`/`item`. The passes before this one make none of them (their calls
+    or an attribute `numpy`/`item`/`format`, or an f-string or `%`. The passes before this one make none of them (their calls
     are `_jst.` helpers, `slice` and functions the namer names, never a builtin's name)."""
-    return not census.names.isdisjoint(_CASTS + _TEXTS) or not census.attributes.isdisjoint(("numpy", "item"))
+    return (not census.names.isdisjoint(_CASTS + _TEXTS) or not census.attributes.isdisjoint(("numpy", "item", "format"))
+            or census.has(gast.JoinedStr, gast.Mod))
 
 
 def transform(node, ctx):

@@ -25,6 +25,17 @@ from dy2st.pyct import origin_info, templates, transformer
 class ExceptionsTransformer(transformer.Transformer):
     """Rewrites conditional ``raise`` and ``except`` clauses (see the module docstring)."""
 
+    caught = 0  # inside the body of a `try` with `except` clauses
+
+    def visit_Try(self, node):
+        self.caught += bool(node.handlers)
+        node.body = self.visit_block(node.body)
+        self.caught -= bool(node.handlers)
+        node.handlers = self.visit_block(node.handlers)
+        node.orelse = self.visit_block(node.orelse)
+        node.finalbody = self.visit_block(node.finalbody)
+        return node
+
     def visit_If(self, node):
         self.generic_visit(node)
         test, body, rest = node.test, node.body, node.orelse
@@ -36,14 +47,15 @@ class ExceptionsTransformer(transformer.Transformer):
         elif _raises_at_end(rest):
             return node  # both branches raise: which one is known only at run time
         error = body[-1].exc
+        caught = gast.Constant(value=bool(self.caught), kind=None)
         # The other branch runs after the check: where the condition holds the check has raised.
         if len(body) == 1:
-            new = templates.replace("_jst.RaiseIf(test, error)", test=test, error=error)
+            new = templates.replace("_jst.RaiseIf(test, error, caught)", test=test, error=error, caught=caught)
         else:
             # Statements before the raise still run under the condition; the raise becomes the check.
             cond = self.ctx.namer.new("raise_cond")
-            new = templates.replace("cond = test\nif cond:\n    body\n_jst.RaiseIf(cond, error)", cond=cond,
-                                    test=test, body=body[:-1], error=error)
+            new = templates.replace("cond = test\nif cond:\n    body\n_jst.RaiseIf(cond, error, caught)", cond=cond,
+                                    test=test, body=body[:-1], error=error, caught=caught)
         return origin_info.copy_origin(node, new) + rest
 
     def visit_ExceptHandler(self, node):
