@@ -22,8 +22,8 @@ from dy2st.operators.ifelse import IfElse
 from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
 from dy2st.operators.flags import SetStopGradient, SetStopGradientItem
-from dy2st.operators.python_semantics import (IsInstance, TraceExcept, Type,
-                                             python_float, refuse_clock, refuse_python_random)
+from dy2st.operators.python_checks import IsInstance, TraceExcept, Type, refuse_clock, refuse_python_random
+from dy2st.operators.python_semantics import python_float
 from dy2st.operators.match import MatchClassSubject
 from dy2st.operators.outside_iterators import Next
 from dy2st.operators.sequences import Enumerate, Range, Reversed, Unpack, Zip
