@@ -168,8 +168,7 @@ def _set_value_grad(ctx):
 
 def_op("set_value", ["X", "Value", "Index*"], ["Out"], attrs={"spec": []}, kernel=_set_value_kernel,
        infer=lambda x, v, idx, spec=(): Meta(x.shape, x.dtype), grad=_set_value_grad,
-       no_onnx="eager in-place assignment (x[key] = v): static Programs never hold it",
-       doc="A copy of X with Value (broadcast) written at key.")
+       onnx="set_value", doc="A copy of X with Value (broadcast) written at key.")
 
 
 # -- slices with tensor bounds ------------------------------------------------------------------------
