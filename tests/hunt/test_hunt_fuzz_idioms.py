@@ -1,6 +1,7 @@
 """Found by the fuzzer's ``idioms`` grammar (constructs other authors' programs hold): item writes
 (``y[0] += ...``, ``y[:, 1:3] *= c``, ``y[mask] = v``) stay ``set_value`` ops in converted Programs,
-which the ONNX exporter refused as "eager only"; and a ``print`` under a tensor condition was saved
+which the ONNX exporter refused as "eager only"; an item write whose slice has a tensor bound
+(``y[:n] = 0``) was refused; and a ``print`` under a tensor condition was saved
 without the print op's ``message``/``summarize`` attributes, so ``dy2st.load`` refused the file."""
 import numpy as np
 import pytest
@@ -61,3 +62,33 @@ def test_print_under_a_tensor_condition_saves_and_loads(tmp_path, capsys):
         want = _print_in_branch(rt.to_tensor(xv), rt.to_tensor(nv, dtype="int64")).numpy()
         np.testing.assert_array_equal(loaded(rt.to_tensor(xv), rt.to_tensor(nv, dtype="int64")).numpy(), want)
     assert "y mean" in capsys.readouterr().out
+
+
+def _slice_writes(x, n):
+    y = x * 1.0
+    y[:n] = 0.0
+    y[1:n + 1, 1:] += x[0, 1:] * 0.5
+    for i in range(n):
+        y[i % 2:i % 2 + 1] *= 2.0
+    return y
+
+
+def test_item_writes_with_run_time_slice_bounds_match_eager_with_gradients(tmp_path):
+    # `y[:n] = 0` with an int tensor n refused in converted code ("slice bounds must be Python
+    # ints"), though reading `y[:n]` worked and one Program does it (a scatter into the flat positions)
+    sf = dy2st.to_static(_slice_writes)
+    for xv, nv in _cases() + [(np.ones((3, 4), "float32"), 7)]:
+        grads = []
+        for fn in (_slice_writes, sf):
+            x = rt.to_tensor(xv, stop_gradient=False)
+            out = fn(x, rt.to_tensor(nv, dtype="int64"))
+            (out * rt.to_tensor(np.arange(out.size, dtype="float32").reshape(out.shape))).sum().backward()
+            grads.append((out.numpy(), x.grad.numpy()))
+        np.testing.assert_array_equal(grads[1][0], grads[0][0])
+        np.testing.assert_array_equal(grads[1][1], grads[0][1])
+    prefix = str(tmp_path / "s")
+    dy2st.save(sf, prefix, input_spec=SPECS)
+    loaded = dy2st.load(prefix)
+    for xv, nv in _cases():
+        want = _slice_writes(rt.to_tensor(xv), rt.to_tensor(nv, dtype="int64")).numpy()
+        np.testing.assert_array_equal(loaded(rt.to_tensor(xv), rt.to_tensor(nv, dtype="int64")).numpy(), want)
