@@ -62,7 +62,7 @@ def stmt(g, kind, depth, scope, always):
     """(lines, ends the block?) of one ``kind`` statement for the generator ``g``."""
     if kind == "calls":
         return _call(g, scope), False
-    forms = [_unpack, _aug_sub, _inplace, _tensor_slice, _comprehension, _py_scalar, _int_math,
+    forms = [_unpack, _aug_sub, _inplace, _alias_write, _int_truth, _tensor_slice, _comprehension, _py_scalar, _int_math,
              _bools, _reduce, _shapes, _len_list, _ternary_call, _box_attr, _assert_print]
     if depth < 3 and g.budget > 0:
         forms += [_range_step, _loop_else, _chained_if, _try_finally, _no_grad_block, _shape_loop, _while_true]
@@ -97,8 +97,11 @@ def _aug_sub(g, depth, scope, always):
     u = _other(g, t)
     # a copy first: the input x is a leaf that needs a gradient (written in place eagerly it refuses)
     lines = [f"{t} = {t} * 1.0"]
-    form = r.randrange(5)
-    if form == 0:
+    form = r.randrange(6)
+    if form == 5:  # a slice with a run-time bound
+        k = r.choice([f"{v} % 3 + 1" for v in _ints(scope, ("tensor_int",))] + ([] if g.helper else ["n % 3"]) + ["1"])
+        lines.append(f"{t}[{r.choice([f':{k}', f'{k}:, 1:'])}] {r.choice(['+', '*'])}= {g.c(0.5, 1.0)}")
+    elif form == 0:
         lines.append(f"{t}[{_row_index(g, scope)}] += {u}[{_row_index(g, scope)}] * {g.c(-0.5, 0.5)}")
     elif form == 1:
         lines.append(f"{t}[:, {r.randrange(4)}] -= {g.c()}")
@@ -117,6 +120,30 @@ def _inplace(g, depth, scope, always):
     form = g.r.choice([f"{t}.add_({u} * {g.c(-0.5, 0.5)})", f"{t}.scale_({g.c(0.5, 1.2)})",
                        f"{t}.clip_({g.c(-2.0, -0.5)}, {g.c(0.5, 2.0)})", f"{t}.subtract_({u}.mean() * {g.c()})"])
     return [f"{t} = {t} + 0.0", form]
+
+
+def _alias_write(g, depth, scope, always):
+    """A second name for a tensor, then an in-place write through the first under a condition or in
+    a loop: eagerly both names see the write."""
+    r, t = g.r, g.tv()
+    u, al = _other(g, t), g.fresh("al")
+    c, _ = g.cond(scope)
+    write = r.choice([f"{t}[{_row_index(g, scope)}] += {g.c()}", f"{t}.scale_({g.c(0.5, 1.2)})",
+                      f"{t}[:, {r.randrange(4)}] = {u}[:, 0] * {g.c()}", f"{t}.add_({u} * {g.c(-0.5, 0.5)})"])
+    head = r.choice([f"if {c}:", f"for {al}i in range({r.randint(1, 2)}):"] + ([] if g.helper else [f"for {al}i in range(n):"]))
+    return [f"{t} = {t} * 1.0", f"{al} = {t}", head, f"    {write}", f"{u} = {u} * {g.c(0.5, 0.9)} + {al} * {g.c(-0.3, 0.3)}"]
+
+
+def _int_truth(g, depth, scope, always):
+    """An int tensor as a condition (its truth), counted down in a loop."""
+    t = g.tv()
+    m = g.fresh("m")
+    if g.helper:
+        start = f"rt.cast({g.tv()}.sum() > 0, 'int64') + 1"
+    else:
+        start = g.r.choice(["n + 0", "n % 3", "n - 2"])
+    return [f"{m} = {start}", f"while {m} > 0:", f"    {m} = {m} - 1", f"    {t} = {t} * {g.c(0.7, 1.0)} + {g.c(-0.2, 0.2)}",
+            f"if {m} % 2:" if g.r.random() < 0.5 else f"if not {m}:", f"    {t} = {t} + {g.c()}"]
 
 
 def _tensor_slice(g, depth, scope, always):
