@@ -3,7 +3,8 @@
 ``python -m dy2st.fuzz --count 10000 --seed 0 --jobs 2`` generates programs (``generator``),
 compares forward values, gradients (eager and finite differences), the saved-and-loaded model
 and the ONNX export in onnxruntime (``check``), and cuts each failing program down to a minimal
-one (``shrink``).  ``tests/dy2st/test_random_programs.py`` runs a few of the same programs.
+one (``shrink``).  The ``idioms`` and ``calls`` features (``idioms``) add constructs that other
+authors' programs hold and the base grammar never writes.  ``tests/dy2st/test_random_programs.py`` runs a few of the same programs.
 """
 from .check import Failure, Options, check
 from .generator import DEFAULT_FEATURES, FEATURES, generate

@@ -41,6 +41,8 @@ def _init(features, options, folder):
     # reacts to those and ends the workers with SIGTERM, which must stop them quietly.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    # the ``idioms`` grammar prints tensors: a worker's output would bury the summary
+    sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (the worker's lifetime)
 
 
 def _one(seed):

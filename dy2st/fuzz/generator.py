@@ -32,11 +32,14 @@ on an exact tie.
 """
 import random
 
+from . import idioms
+
 # Features whose constructs pass on this tree; ``attr_tensors`` is known to fail today (a detached
 # tensor a converted forward writes into the Layer comes back with stop_gradient=False, so a later
 # call's backward refuses it as changed in place) and is only generated when asked for.
 DEFAULT_FEATURES = frozenset({"dtypes", "layer", "batchnorm", "containers", "no_grad", "attr_writes"})
-FEATURES = DEFAULT_FEATURES | {"attr_tensors"}
+# ``idioms`` and ``calls`` (``dy2st.fuzz.idioms``): constructs of other authors' programs.
+FEATURES = DEFAULT_FEATURES | {"attr_tensors", "idioms", "calls"}
 
 
 class _Gen:
@@ -156,9 +159,10 @@ class _Gen:
             choices += ["break", "continue"]
         if depth > 0:
             choices += ["return"]
-        extra = [k for k in ("dtypes", "containers", "no_grad", "attr_writes") if k in self.features
+        extra = [k for k in ("dtypes", "containers", "no_grad", "attr_writes", "idioms", "calls") if k in self.features
                  and (k != "attr_writes" or self.layer)]
-        if extra and r.random() < 0.25:
+        # the idioms/calls forms are many: when asked for, they get a larger share of statements
+        if extra and r.random() < (0.4 if {"idioms", "calls"} & self.features else 0.25):
             return self.feature_stmt(r.choice(extra), depth, scope, always)
         kind = r.choice(choices)
         t = self.tv()
@@ -251,6 +255,8 @@ class _Gen:
     def feature_stmt(self, kind, depth, scope, always):
         """Statements of the optional grammar features (see ``FEATURES``)."""
         r, t = self.r, self.tv()
+        if kind in ("idioms", "calls"):
+            return idioms.stmt(self, kind, depth, scope, always)
         if kind == "dtypes":
             form = r.randrange(2 if self.helper else 3)  # the helper has no int64 argument
             if form == 0:  # a bool mask used as a float
@@ -332,15 +338,16 @@ def generate(seed, features=frozenset()):
     layer = "layer" in features and rng.random() < 0.5
     m = _Gen(rng, features=features, layer=layer)
     params = "x, n, flag=True" if features else "x, n, flag"
+    prelude = idioms.PRELUDE + "\n\n" if features & {"idioms", "calls"} else ""
     if not layer:
         main = m.function("main", params, [f"y = x * {m.c(0.3, 0.8)} + {m.c()}"])
-        src = "import runtime as rt\n\n\n" + "\n".join(helper) + "\n\n\n" + "\n".join(main) + "\n"
+        src = "import runtime as rt\n\n\n" + prelude + "\n".join(helper) + "\n\n\n" + "\n".join(main) + "\n"
         return src, {"tensor_cf": m.tensor_cf, "layer": False, "no_grad": h.no_grad or m.no_grad}
     forward = m.function("forward", "self, " + params, [f"y = x * {m.c(0.3, 0.8)} + {m.c()}"])
     init = ["class Net(rt.nn.Layer):", "    def __init__(self):", "        super().__init__()",
             "        self.fc = rt.nn.Linear(4, 4)", f"        self.drop = rt.nn.Dropout({m.c(0.1, 0.5)})",
             "        self.bn = rt.nn.BatchNorm1D(4)", "        self.register_buffer('steps', rt.zeros([1]))",
             "        self.last = rt.zeros([1, 4])", ""]
-    src = ("import runtime as rt\n\n\n" + "\n".join(helper) + "\n\n\n" + "\n".join(init) + "\n"
+    src = ("import runtime as rt\n\n\n" + prelude + "\n".join(helper) + "\n\n\n" + "\n".join(init) + "\n"
            + "\n".join(_indent(forward)) + "\n")
     return src, {"tensor_cf": m.tensor_cf, "layer": True, "no_grad": h.no_grad or m.no_grad, "attrs": ("last",)}

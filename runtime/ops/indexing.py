@@ -184,8 +184,7 @@ def_op("set_value_value_grad", ["OutGrad", "Index*"], ["ValueGrad"], attrs={"spe
        no_onnx=GRAD_ONLY, doc="set_value's gradient for Value: OutGrad at key, zero where a later duplicate wins.")
 def_op("set_value", ["X", "Value", "Index*"], ["Out"], attrs={"spec": []}, kernel=_set_value_kernel,
        infer=lambda x, v, idx, spec=(): Meta(x.shape, x.dtype), grad=_set_value_grad,
-       no_onnx="eager in-place assignment (x[key] = v): static Programs never hold it",
-       doc="A copy of X with Value (broadcast) written at key.")
+       onnx="set_value", doc="A copy of X with Value (broadcast) written at key.")
 
 
 # -- slices with tensor bounds ------------------------------------------------------------------------
@@ -355,9 +354,24 @@ def set_value(x, key, value):
     """The ``set_value`` op of ``x[key] = value``, out of place: ``value`` cast to x's dtype (a Python
     value made a tensor of it). Eager item writes, static ones and the converter's ``SetItem`` all
     build their write with it."""
-    spec, idx = parse_key(key)
     v = cast(value, x.dtype) if isinstance(value, TensorLike) else as_tensor(np.asarray(value, dtype=x.dtype.np))
+    if split_tensor_slices(x, key)[1]:
+        return _set_value_tensor_slices(x, key, v)
+    spec, idx = parse_key(key)
     return apply("set_value", x, v, idx, spec=spec)
+
+
+def _set_value_tensor_slices(x, key, v):
+    """``x[key] = v`` whose slices have run-time bounds (``y[:n] = 0`` in converted code; only static
+    Variables reach here, eager bounds are ints): the key read from x's flat positions (a ``slice``
+    op takes those bounds) says where, and the value broadcast there is scattered into the flat x.
+    The positions are distinct, so the scatter overwrites as the item write does, gradients included."""
+    shape = _rt.shape(x)
+    positions = _rt.reshape(_rt.arange(0, _rt.numel(x), dtype="int64"), shape)
+    where = getitem(positions, key)
+    v = _rt.broadcast_to(v, _rt.shape(where))
+    out = _rt.scatter(_rt.reshape(x, [-1]), _rt.reshape(where, [-1]), _rt.reshape(v, [-1]), overwrite=True)
+    return _rt.reshape(out, shape)
 
 
 def _static_setitem(x, key, value):

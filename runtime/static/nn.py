@@ -85,8 +85,10 @@ def Print(*inputs, message=None, summarize=20, name=None):  # noqa: N802 (Paddle
     else:
         block = default_main_program().current_block()
         vs = [to_variable(x) for x in inputs]
+        # every declared attribute, as for the template form below: a saved Program's loader checks them all
         block.append_op("print", {"X": [v.name for v in vs]}, {},
-                        {"message": message or "", "names": [v.name for v in vs], "summarize": summarize})
+                        {"message": message or "", "names": [v.name for v in vs], "summarize": summarize,
+                         "template": [], "stop_gradients": [], "end": "\n"})
     return inputs[0] if len(inputs) == 1 else inputs
 
 
@@ -97,5 +99,8 @@ def print_template(tensors, template, end="\n"):
     block = default_main_program().current_block()
     vs = [to_variable(t) for t in tensors]
     block.append_op("print", {"X": [v.name for v in vs]}, {},
-                    {"template": [list(p) for p in template], "end": end, "names": [v.name for v in vs],
+                    # message/summarize too: the loader of a saved Program checks every declared
+                    # attribute, and a print left in a cond's block is saved (one in block 0 is pruned)
+                    {"message": "", "summarize": 20,
+                     "template": [list(p) for p in template], "end": end, "names": [v.name for v in vs],
                      "stop_gradients": [bool(getattr(t, "stop_gradient", True)) for t in tensors]})

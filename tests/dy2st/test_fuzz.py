@@ -9,6 +9,20 @@ from dy2st.fuzz.__main__ import main as fuzz_main
 from dy2st.fuzz.shrink import bounded, shrink
 
 
+def test_the_idioms_and_calls_features_write_their_constructs():
+    text = "\n".join(fuzz.generate(s, {"idioms", "calls"})[0] for s in range(60))
+    for needle in ("] += ", ".add_(", "for ", "else:", "while True:", " < ", "print(", "assert ", "len(",
+                   "// ", "% -", "rt.where(", "axis=", "rt.stack(", "try:", "helper2(", "pair(", "lambda v",
+                   "rec(", "bx", ".shape[0]", "n % 3 + 1", "for c"):
+        assert needle in text, needle
+
+
+@pytest.mark.parametrize("seed", [58])  # item writes exported to ONNX, a print inside a saved cond
+def test_idiom_programs_pass_every_stage(seed, tmp_path):
+    src, meta = fuzz.generate(seed, {"idioms", "calls"})
+    assert fuzz.check(src, meta, seed, str(tmp_path), fuzz.Options()) is None
+
+
 def test_features_reach_the_grammar():
     text = "\n".join(fuzz.generate(s, fuzz.FEATURES)[0] for s in range(60))
     for needle in ("rt.cast(", "'int32'", "self.fc(", "self.drop(", "self.bn(", "class Net(rt.nn.Layer)",

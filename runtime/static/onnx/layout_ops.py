@@ -1,5 +1,5 @@
 """ONNX lowerings of the shape family: reshape, expand, tile, transpose, squeeze/unsqueeze,
-flatten, concat/stack/split/unstack, gather, take_along_axis and getitem.
+flatten, concat/stack/split/unstack, gather, take_along_axis, getitem and set_value.
 
 Registered in ``ops.LOWERINGS`` under the names the op declarations give; see ``ops`` for the
 ``fn(ex, op)`` contract. ``shape_ops`` wraps ``reshape``/``expand``/``tile`` from here for
@@ -140,16 +140,50 @@ def _take_along_axis(ex, op):
 
 @lowering("getitem")
 def _getitem(ex, op):
-    """``x[key]`` one key item at a time, tracking which axis of the partial result it applies to."""
-    spec, x, rank = [list(s) for s in op.attrs.get("spec", [])], ex.i("X"), ex.var("X").ndim
+    ex.node("Identity", [_keyed(ex, op, ex.i("X"))], ex.o("Out"))
+
+
+@lowering("set_value")
+def _set_value(ex, op):
+    """``x[key] = value`` (out of place): the key applied to the flat positions of x gives the positions
+    written, the value broadcast to their shape is scattered there. (Converted code's item writes
+    leave these ops in static Programs.)"""
+    x, flat = ex.i("X"), ints(ex, [-1])
+    shape = ex.node("Shape", [x])
+    positions = ex.node("Range", [ex.const(np.int64(0)), ex.node("Size", [x]), ex.const(np.int64(1))])
+    where = _keyed(ex, op, ex.node("Reshape", [positions, shape]))
+    # Expand broadcasts both ways: a value with extra leading 1-dims (which the kernel drops) keeps
+    # them here, and the flat Reshape below makes them irrelevant
+    value = ex.node("Expand", [ex.i("Value"), ex.node("Shape", [where])])
+    out = ex.node("ScatterElements", [ex.node("Reshape", [x, flat]), ex.node("Reshape", [where, flat]),
+                                      ex.node("Reshape", [value, flat])], axis=0)
+    ex.node("Reshape", [out, shape], ex.o("Out"))
+
+
+def _keyed(ex, op, x):
+    """``x[key]`` for the op's key (``spec`` and its Index tensors) on ``x``, shaped like op's X, one key
+    item at a time, tracking which axis of the partial result it applies to."""
+    spec, rank = [list(s) for s in op.attrs.get("spec", [])], ex.var("X").ndim
     tensors = [s for s in spec if s[0] == "t"]
     if (len(spec) == 1 and tensors and ex.var("Index", 0).dtype == "bool"
             and ex.var("Index", 0).ndim == rank):  # x[mask], mask x's shape (masked_select): Compress flat
         flat = ints(ex, [-1])
         xf = ex.node("Reshape", [x, flat], [ex.fresh("flat")])
         mf = ex.node("Reshape", [ex.i("Index", 0), flat], [ex.fresh("flat")])
-        ex.node("Compress", [xf, mf], ex.o("Out"), axis=0)
-        return
+        return ex.node("Compress", [xf, mf], axis=0)
+    lead = len(tensors)
+    if (lead > 1 and all(s[0] == "t" for s in spec[:lead]) and all(s == ["s", None, None, None] for s in spec[lead:])
+            and all(ex.var("Index", s[1]).dtype != "bool" for s in tensors)):
+        # x[i, j] (int tensors on the leading axes, the rest whole): one GatherND on the indices
+        # broadcast together and stacked, as numpy pairs them up (diagonal_scatter writes so)
+        idx = [ex.cast(ex.i("Index", s[1]), ex.var("Index", s[1]).dtype, "int64") for s in tensors]
+        zero = idx[0]
+        for i in idx[1:]:
+            zero = ex.node("Add", [zero, i])
+        zero = ex.node("Mul", [zero, ex.const(np.int64(0))])
+        last = ints(ex, [-1])
+        stacked = ex.node("Concat", [ex.node("Unsqueeze", [ex.node("Add", [i, zero]), last]) for i in idx], axis=-1)
+        return ex.node("GatherND", [x, stacked])
     if tensors and (len(tensors) > 1 or any(s[0] == "i" for s in spec)
                     or ex.var("Index", tensors[0][1]).dtype == "bool"):
         raise NotImplementedError("ONNX export: getitem with bool masks or several tensor/int indices mixed "
@@ -177,4 +211,4 @@ def _getitem(ex, op):
                 x = ex.node("Slice", [x, ints(ex, [start]), ints(ex, [stop]), ints(ex, [axis]),
                                       ints(ex, [step])])
             axis += 1
-    ex.node("Identity", [x], ex.o("Out"))
+    return x
