@@ -22,15 +22,15 @@ import sys
 import tempfile
 import time
 
-from .check import Options, check, preload
+from .check import Failure, Options, check, preload
 from .generator import DEFAULT_FEATURES, FEATURES, generate
 from .shrink import bounded, shrink
 
 _state = {}
 
 
-def _init(features, options, folder):
-    _state.update(features=features, options=options, folder=folder)
+def _init(features, options, folder, time_limit=0):
+    _state.update(features=features, options=options, folder=folder, time_limit=time_limit)
     # Tracing and conversion allocate many small linked objects (ops, variables, AST nodes), so the
     # cyclic collector runs often and re-scans everything imported each time: ~20% of a worker's
     # time.  Freezing what exists now (the imported modules) and collecting young objects less
@@ -45,9 +45,27 @@ def _init(features, options, folder):
     sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (the worker's lifetime)
 
 
+class _TimedOut(BaseException):
+    """A program ran past ``--time-limit`` (a BaseException: the checks' own ``except Exception`` lets it by)."""
+
+
+def _timed_out(signum, frame):
+    raise _TimedOut
+
+
 def _one(seed):
-    src, meta = generate(seed, _state["features"])
-    return seed, check(src, meta, seed, _state["folder"], _state["options"])
+    limit = _state.get("time_limit") or 0
+    if limit:  # a loop that never ends must not hold its worker (and the run) forever
+        signal.signal(signal.SIGALRM, _timed_out)
+        signal.alarm(limit)
+    try:
+        src, meta = generate(seed, _state["features"])
+        return seed, check(src, meta, seed, _state["folder"], _state["options"])
+    except _TimedOut:
+        return seed, Failure("run", "timeout", f"the program did not finish in {limit} s")
+    finally:
+        if limit:
+            signal.alarm(0)
 
 
 def _parse(argv):
@@ -65,6 +83,8 @@ def _parse(argv):
     p.add_argument("--save-every", type=int, default=1, help="save+load on every K-th program (0: never)")
     p.add_argument("--onnx-every", type=int, default=1, help="ONNX export on every K-th program (0: never)")
     p.add_argument("--shrink", type=int, default=3, help="shrink and print the first K failures (default 3)")
+    p.add_argument("--time-limit", type=int, default=120,
+                   help="seconds one program may take before it counts as failed (default 120; 0: no limit)")
     args = p.parse_args(argv)
     feats = set() if args.features in ("", "none") else set(args.features.split(","))
     unknown = feats - FEATURES
@@ -93,7 +113,7 @@ def main(argv=None):
     if args.onnx_every:
         preload()  # imported once here, inherited by every forked worker
     try:
-        with ctx.Pool(max(1, args.jobs), initializer=_init, initargs=(features, options, folder),
+        with ctx.Pool(max(1, args.jobs), initializer=_init, initargs=(features, options, folder, args.time_limit),
                       maxtasksperchild=500) as pool:
             done, failures = _collect(pool.imap_unordered(_one, seeds, chunksize=2), args.count, start)
             pool.terminate()  # after an interrupt: stop the workers now

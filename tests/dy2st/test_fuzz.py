@@ -191,3 +191,16 @@ def test_the_fuzz_files_go_to_memory_where_there_is_a_dev_shm(monkeypatch, tmp_p
     monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
     folder = scratch_dir("dy2st-fuzz-test-")
     assert os.path.dirname(folder) == str(tmp_path)
+
+
+def test_a_program_past_the_time_limit_counts_as_failed(monkeypatch):
+    # a generated loop that never ends must not hold its worker, and the run, forever
+    import time
+
+    import dy2st.fuzz.__main__ as fuzz_main
+    monkeypatch.setattr(fuzz_main, "generate", lambda seed, features: ("", {}))
+    monkeypatch.setattr(fuzz_main, "check", lambda *args: time.sleep(10))
+    monkeypatch.setattr(fuzz_main, "_state", dict(features=frozenset(), options=None, folder="", time_limit=1))
+    start = time.time()
+    seed, failure = fuzz_main._one(7)
+    assert seed == 7 and failure.kind == "timeout" and time.time() - start < 5
