@@ -56,9 +56,11 @@ class _RNNCellBase(RNNCellBase):
         init = Uniform(-1.0 / math.sqrt(hidden_size), 1.0 / math.sqrt(hidden_size))
         g = self._gates * self.hidden_size
         self.weight_ih = self.create_parameter([g, self.input_size], weight_ih_attr, default_initializer=init)
-        self.weight_hh = self.create_parameter([g, self.hidden_size], weight_hh_attr, default_initializer=init)
+        self.weight_hh = self.create_parameter([g, self._recurrent_size], weight_hh_attr, default_initializer=init)
         self.bias_ih = self.create_parameter([g], bias_ih_attr, is_bias=True, default_initializer=init)
         self.bias_hh = self.create_parameter([g], bias_hh_attr, is_bias=True, default_initializer=init)
+
+    _recurrent_size = property(lambda self: self.hidden_size)  # the width of h read back (LSTM: its projection)
 
     def _proj(self, x, w, b):
         out = matmul(x, w, transpose_y=True)
@@ -72,25 +74,49 @@ class _RNNCellBase(RNNCellBase):
 
 
 class LSTMCell(_RNNCellBase):
-    """``forward(inputs, states=None)`` -> ``(h, (h, c))``; gates i, f, g, o."""
+    """``forward(inputs, states=None)`` -> ``(h, (h, c))``; gates i, f, g, o.  With ``proj_size`` P > 0
+    (Paddle's projection, ``0 < P < hidden_size``) h is projected, ``h = (o * tanh(c)) @ weight_ho``
+    with ``weight_ho`` [hidden_size, P], and the recurrent weight ``weight_hh`` is [4 hidden_size, P]."""
 
     _gates = 4
+
+    def __init__(self, input_size: int, hidden_size: int, weight_ih_attr: ParamAttr | bool | None = None,
+                 weight_hh_attr: ParamAttr | bool | None = None, bias_ih_attr: ParamAttr | bool | None = None,
+                 bias_hh_attr: ParamAttr | bool | None = None, proj_size: int = 0, name: str | None = None) -> None:
+        if not isinstance(proj_size, int) or isinstance(proj_size, bool) or not 0 <= proj_size < int(hidden_size):
+            raise ValueError(f"LSTMCell: proj_size must be an int in [0, hidden_size={hidden_size}), got {proj_size!r}")
+        self._proj_size = proj_size
+        super().__init__(input_size, hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+        if proj_size:
+            init = Uniform(-1.0 / math.sqrt(hidden_size), 1.0 / math.sqrt(hidden_size))
+            self.weight_ho = self.create_parameter([self.hidden_size, proj_size], weight_hh_attr,
+                                                   default_initializer=init)
+
+    @property
+    def proj_size(self):
+        """The width of the projected h (0: no projection)."""
+        return self._proj_size
+
+    _recurrent_size = property(lambda self: self._proj_size or self.hidden_size)
 
     def forward(self, inputs, states=None):
         xg = self._proj(inputs, self.weight_ih, self.bias_ih)
         if states is None:
             zero = scale(self._split(xg)[0], 0.0)
-            states = (zero, zero)
+            h0 = zero[:, :self.proj_size] if self.proj_size else zero
+            states = (h0, zero)
         h, c = states
         i, f, cand, o = self._split(add(xg, self._proj(h, self.weight_hh, self.bias_hh)))
         c = add(multiply(F.sigmoid(f), c), multiply(F.sigmoid(i), F.tanh(cand)))
         h = multiply(F.sigmoid(o), F.tanh(c))
+        if self.proj_size:
+            h = matmul(h, self.weight_ho)
         return h, (h, c)
 
     @property
     def state_shape(self):
         """The shapes of one sample's ``(h, c)`` states."""
-        return ((self.hidden_size,), (self.hidden_size,))
+        return ((self.proj_size or self.hidden_size,), (self.hidden_size,))
 
 
 class GRUCell(_RNNCellBase):

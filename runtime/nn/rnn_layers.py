@@ -89,7 +89,7 @@ def _while_cell(cell, x, states, mask, reverse, steps):
     """The time loop as one ``while`` op: carries the step, the states and the outputs so far."""
     leaves, spec = pytree.flatten(states)
     # [0, batch, hidden] zeros to grow from (the batch may be unknown).
-    width = getattr(cell, "hidden_size", None)
+    width = getattr(cell, "proj_size", 0) or getattr(cell, "hidden_size", None)
     if width is None:  # a user cell: trace one step for its output width (the plan drops the unused ops)
         width = cell(x[0], states)[0].shape[-1]
     acc = add(full_like(x[0:0, :, :1], 0.0), zeros([1, 1, width], dtype=x.dtype))
@@ -161,16 +161,19 @@ class _RNNBase(LayerList):
         self.time_major, self.dropout = bool(time_major), float(dropout)
         attrs = dict(weight_ih_attr=weight_ih_attr, weight_hh_attr=weight_hh_attr, bias_ih_attr=bias_ih_attr,
                      bias_hh_attr=bias_hh_attr, **cell_kwargs)
+        out_size = cell_kwargs.get("proj_size") or self.hidden_size  # an LSTM's projection (Paddle's proj_size)
         for i in range(num_layers):
-            size = self.input_size if i == 0 else self.hidden_size * self.num_directions
+            size = self.input_size if i == 0 else out_size * self.num_directions
             if self.num_directions == 1:
                 self.append(RNN(self._cell(size, self.hidden_size, **attrs), time_major=True))
             else:
                 self.append(BiRNN(self._cell(size, self.hidden_size, **attrs),
                                   self._cell(size, self.hidden_size, **attrs), time_major=True))
         # Paddle's flat names (weight_ih_l0, ..., bias_hh_l1_reverse) for the cells' parameters, as
-        # attributes and state_dict keys: a checkpoint Paddle wrote lists both sets
-        for i, layer in enumerate(self):
+        # attributes and state_dict keys: a checkpoint Paddle wrote lists both sets.  Not with a
+        # projection: Paddle 3.3 then names its parameters by position past each weight_ho (its
+        # 'weight_ih_l0_reverse' is a weight_ho), so its checkpoints load by the cell names alone.
+        for i, layer in enumerate(self if not cell_kwargs.get("proj_size") else ()):
             cells = [layer.cell] if self.num_directions == 1 else [layer.cell_fw, layer.cell_bw]
             for cell, suffix in zip(cells, ("", "_reverse")):
                 for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
@@ -222,9 +225,17 @@ class SimpleRNN(_RNNBase):
 
 
 class LSTM(_RNNBase):
-    """LSTM layers; final states ``(h, c)``."""
+    """LSTM layers; final states ``(h, c)``; ``proj_size`` > 0 projects h (``LSTMCell``)."""
 
     _cell = LSTMCell
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, direction: str = "forward",
+                 time_major: bool = False, dropout: float = 0.0, weight_ih_attr: ParamAttr | bool | None = None,
+                 weight_hh_attr: ParamAttr | bool | None = None, bias_ih_attr: ParamAttr | bool | None = None,
+                 bias_hh_attr: ParamAttr | bool | None = None, proj_size: int = 0, name: str | None = None) -> None:
+        extra = {"proj_size": proj_size} if proj_size else {}
+        super().__init__(input_size, hidden_size, num_layers, direction, time_major, dropout, weight_ih_attr,
+                         weight_hh_attr, bias_ih_attr, bias_hh_attr, **extra)
 
 
 class GRU(_RNNBase):
