@@ -363,7 +363,7 @@ class Tensor(TensorMethods):
             raise ValueError(f"set_value: the tensor{' ' + repr(self.name) if self.name else ''} has dtype "
                              f"{self.dtype}, the new value has dtype {dtype}; cast it first "
                              f"(value.astype('{self.dtype}'))")
-        assign_to(stop_gradient(v), self)
+        assign_to(stop_gradient(v), self, "set_value")
         return self
 
     def register_hook(self, hook):
