@@ -392,6 +392,18 @@ class Parameter(Tensor):
         self.regularizer = None
         self.need_clip = True
 
+    # Paddle's Parameter.trainable is `not stop_gradient` (setting either sets both): a plain
+    # attribute let `p.trainable = False` leave the parameter training, and converted code reading it
+    # kept a stale answer (stop_gradient is what a Program's guards check)
+    @property
+    def trainable(self):
+        """Whether the parameter takes gradients: ``not stop_gradient`` (Paddle's)."""
+        return not self.stop_gradient
+
+    @trainable.setter
+    def trainable(self, value):
+        self.stop_gradient = not value
+
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
 
