@@ -69,7 +69,7 @@ class LayerWrites:
             old = self._snap.original(slot)
             read = rt.is_tensor(old) and not is_symbolic(old) and any(
                 t is old for t in program.bound_tensors.values())
-            if read and old._node is not None and not isinstance(self._snap.container(slot), layer_module.StateTable):
+            if read and not old.is_leaf and not isinstance(self._snap.container(slot), layer_module.StateTable):
                 # `self.prev = h` kept with its graph (a previous call's output): rebound, as eagerly;
                 # written in place, the graph through it (the last call's backward) saw it change
                 read = False
