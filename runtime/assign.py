@@ -66,7 +66,7 @@ def _rebind(var, new, what):
 def _static_write(out, target, what):
     if isinstance(target, _rt.framework.Variable) and not target.persistable:
         return _rebind(target, out, what)
-    return assign_to(cast(out, target.dtype), target)
+    return assign_to(cast(out, target.dtype), target, what)
 
 
 def assign(x: Operand | list, output: TensorLike | None = None) -> TensorLike:

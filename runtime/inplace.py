@@ -142,7 +142,7 @@ def _method(name):
                 if isinstance(self, Variable) or not _bound_write_ok(self, name):
                     raise TypeError(_refusal(self, name))
                 from .ops.common import assign_to  # noqa: PLC0415  (declared after this module is read)
-                assign_to(out, self)  # a parameter or buffer the Program reads: written back per call
+                assign_to(out, self, f"{name}()")  # a parameter or buffer the Program reads: written back per call
             return self
         if self._node is None and not _grad_mode.enabled:
             # a leaf under no_grad (``with rt.no_grad(): w.uniform_(-a, a)``, Paddle's init idiom): the

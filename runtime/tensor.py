@@ -363,7 +363,7 @@ class Tensor(TensorMethods):
             raise ValueError(f"set_value: the tensor{' ' + repr(self.name) if self.name else ''} has dtype "
                              f"{self.dtype}, the new value has dtype {dtype}; cast it first "
                              f"(value.astype('{self.dtype}'))")
-        assign_to(stop_gradient(v), self)
+        assign_to(stop_gradient(v), self, "set_value")
         return self
 
     def register_hook(self, hook):
@@ -391,6 +391,18 @@ class Parameter(Tensor):
         self.optimize_attr = {"learning_rate": 1.0}
         self.regularizer = None
         self.need_clip = True
+
+    # Paddle's Parameter.trainable is `not stop_gradient` (setting either sets both): a plain
+    # attribute let `p.trainable = False` leave the parameter training, and converted code reading it
+    # kept a stale answer (stop_gradient is what a Program's guards check)
+    @property
+    def trainable(self):
+        """Whether the parameter takes gradients: ``not stop_gradient`` (Paddle's)."""
+        return not self.stop_gradient
+
+    @trainable.setter
+    def trainable(self, value):
+        self.stop_gradient = not value
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()

@@ -69,6 +69,10 @@ class LayerWrites:
             old = self._snap.original(slot)
             read = rt.is_tensor(old) and not is_symbolic(old) and any(
                 t is old for t in program.bound_tensors.values())
+            if read and not old.is_leaf and not isinstance(self._snap.container(slot), layer_module.StateTable):
+                # `self.prev = h` kept with its graph (a previous call's output): rebound, as eagerly;
+                # written in place, the graph through it (the last call's backward) saw it change
+                read = False
             out_vars.append(to_variable(value))
             self._updates.append((slot, old if read else None, None, 1))
         self._snap.write(keep)

@@ -90,10 +90,11 @@ class CheckWriter:
         return f"((g_x := {expr}) is {ref} or (type(g_x) is {self.obj(type(value))} and g_x == {ref}))"
 
     def table(self, dict_expr, table):
-        """Tests that the dict at ``dict_expr`` holds exactly ``table``'s keys bound to the same objects."""
+        """Tests that the dict at ``dict_expr`` holds exactly ``table``'s keys, in the same order (what
+        `for k, l in self.blocks.items()` or `self.children()` walk), bound to the same objects."""
         if not table:
             return [f"not {dict_expr}"]
-        tests = [f"len(g_t := {dict_expr}) == {len(table)}"]
+        tests = [f"tuple(g_t := {dict_expr}) == {tuple(table)!r}"]
         return tests + [f"g_t[{key!r}] is {self.obj(value)}" for key, value in table.items()]
 
     def layer(self, g):

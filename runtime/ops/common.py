@@ -209,7 +209,36 @@ def_op("assign_value", [], ["Out"], attrs={"shape": [], "dtype": "float32", "val
        doc="A constant tensor given by its values.")
 
 
-def assign_to(src, dst):
+def _refuse_write_after_grad_use(dvar, what):
+    """A write into a parameter or buffer after an op of this Program read it for a gradient.
+
+    Eager keeps what the earlier op saw (its gradient uses the old value); the Program's backward
+    reads the variable itself, so it would use the new value: a silently different gradient.
+    A copy (`assign`, i.e. w.clone()) is exempt: its gradient does not read the value.
+    """
+    program = dvar.block.program
+    if program.__dict__.get("_train_backward"):  # a training step: its backward already ran, with the old values
+        return
+    ops = [op for blk in program.blocks for op in blk.ops]
+    # an op built under no_grad is followed by stop_gradient ops alone: backward never reaches it
+    cut = {n: True for op in ops for n in op.input_arg_names}
+    for op in ops:
+        for n in op.input_arg_names:
+            cut[n] = cut[n] and op.type == "stop_gradient"
+    for op in ops:
+        if op.type in ("stop_gradient", "assign") or dvar.name not in op.input_arg_names:
+            continue
+        blk = op.block
+        outs = [(n, blk.vars.get(n, blk.program.global_block().vars.get(n))) for n in op.output_arg_names]
+        if any(v is not None and not v.stop_gradient and not cut.get(n, False) for n, v in outs):
+            raise RuntimeError(
+                f"{what} writes the parameter or buffer {dvar.name!r} in place after a '{op.type}' op of the "
+                f"converted function used it for a gradient: the Program's backward would read the new "
+                f"value where eager code uses the old one. Write it before its use, outside the converted "
+                f"function (e.g. after backward), or read a copy (w.clone()) in the op")
+
+
+def assign_to(src, dst, what=None):
     """Write ``src`` into the persistable ``dst`` (running stats, optimizer state).
 
     Eager: replaces dst's value in place of the same Tensor object.  Static: an
@@ -228,6 +257,8 @@ def assign_to(src, dst):
             raise TypeError(f"a write into the input {dvar.name!r} (e.g. batch norm's running statistics in "
                             f"training) inside a branch or loop of a converted function cannot reach the "
                             f"caller's tensor; make the write outside the branch or loop")
+        if what is not None and dvar.persistable:
+            _refuse_write_after_grad_use(dvar, what)
         block = _rt.framework.current_block()
         block.append_op("assign", {"X": [svar.name]}, {"Out": [dvar.name]}, {})
         return dvar
