@@ -57,7 +57,7 @@ def _where_grad(ctx):
 
 
 def_op("where", ["Condition", "X", "Y"], ["Out"], kernel=np.where, infer=_where_infer, grad=_where_grad,
-       onnx="Where", api=["where"], methods=["where=where_method"])
+       onnx="Where", api=["where"], methods=["where"])
 def_op("nonzero", ["X"], ["Out"], kernel=lambda x: np.argwhere(x).astype(np.int64),
        infer=lambda x: Meta((-1, len(x.shape)), "int64"), onnx="nonzero", api=["nonzero"], methods=["nonzero"],
        doc="Coordinates of the nonzero elements, one row each (row count known at run time).")
@@ -141,8 +141,3 @@ def where(condition: TensorLike, x: Operand | None = None, y: Operand | None = N
     if condition.dtype != "bool":
         condition = cast(condition, "bool")
     return apply("where", condition, a, b)
-
-
-def where_method(x, condition, y, name=None):
-    """``x.where(condition, y)``: ``where(condition, x, y)`` with the Tensor first (Paddle's method)."""
-    return where(condition, x, y)

@@ -1,0 +1,42 @@
+"""Paddle's argument names, positional order and defaults: calls ported from Paddle code by changing
+imports bind the same parameters (a positional call binding another parameter is silently wrong)."""
+import numpy as np
+import pytest
+
+import runtime as rt
+
+
+def test_tensor_where_method_takes_the_tensor_as_condition():
+    c = rt.to_tensor([True, False, True])
+    x, y = rt.to_tensor([1.0, 2.0, 3.0]), rt.to_tensor([7.0, 8.0, 9.0])
+    np.testing.assert_array_equal(c.where(x, y).numpy(), [1.0, 8.0, 3.0])
+    np.testing.assert_array_equal(c.where(x=x, y=y).numpy(), [1.0, 8.0, 3.0])
+
+
+def test_round_decimals_is_the_second_parameter():
+    x = rt.to_tensor([0.5, 1.5, -2.5])
+    np.testing.assert_array_equal(rt.round(x, 0).numpy(), [0.0, 2.0, -2.0])
+    np.testing.assert_array_equal(x.round(decimals=0).numpy(), [0.0, 2.0, -2.0])
+    with pytest.raises(NotImplementedError, match="decimals"):
+        rt.round(x, 2)
+
+
+def test_scale_act_positional_and_keyword():
+    x = rt.to_tensor([-1.0, 2.0])
+    np.testing.assert_array_equal(rt.scale(x, 2.0, 1.0, True, "relu").numpy(), [0.0, 5.0])
+    np.testing.assert_array_equal(x.scale(scale=2.0, act="relu").numpy(), [0.0, 4.0])
+    with pytest.raises(ValueError, match="act"):
+        rt.scale(x, act="no_such_activation")
+
+
+def test_seed_keywords_and_random_split_generator():
+    rt.seed(seed=5)
+    a = rt.rand([3]).numpy()
+    rt.manual_seed(seed=5)
+    np.testing.assert_array_equal(rt.rand([3]).numpy(), a)
+    state = rt.get_rng_state()
+    b = rt.rand([2]).numpy()
+    rt.set_rng_state(state_list=state)
+    np.testing.assert_array_equal(rt.rand([2]).numpy(), b)
+    parts = rt.io.random_split(list(range(4)), [3, 1], generator=None)
+    assert sorted(parts[0][i] for i in range(3)) + [parts[1][0]] != [] and len(parts[1]) == 1
