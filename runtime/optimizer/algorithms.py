@@ -28,14 +28,26 @@ def beta_pow_specs(self, acc):
     return {}
 
 
+def _check_multi_precision(opt, multi_precision):
+    """multi_precision only changes float16/bfloat16 parameters (float32 master weights), which this
+    runtime does not keep: refused there rather than updated at low precision; float32 is unchanged."""
+    if not multi_precision:
+        return
+    low = [p.name for p in (opt._parameter_list or []) if str(p.dtype).split(".")[-1] in ("float16", "bfloat16")]
+    if low:
+        raise NotImplementedError(f"{type(opt).__name__}(multi_precision=True): float32 master weights for the "
+                                  f"float16/bfloat16 parameters {low[:3]} are not supported by runtime")
+
+
 class SGD(Optimizer):
     """Plain gradient descent: ``p -= lr * grad``. Paddle: ``optimizer.SGD``."""
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  parameters: Iterable[Tensor] | Iterable[dict] | None = None,
                  weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
-                 name: str | None = None) -> None:
+                 multi_precision: bool = False, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        _check_multi_precision(self, multi_precision)
 
     def _update(self, p, g, lr, group):
         step = np.asarray(lr, g.dtype) * g
@@ -96,8 +108,12 @@ class Momentum(Optimizer):
     def __init__(self, learning_rate: float | LRScheduler = 0.001, momentum: float = 0.9,
                  parameters: Iterable[Tensor] | Iterable[dict] | None = None, use_nesterov: bool = False,
                  weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
-                 rescale_grad: float = 1.0, name: str | None = None) -> None:
+                 multi_precision: bool = False, rescale_grad: float = 1.0, use_multi_tensor: bool = False,
+                 name: str | None = None) -> None:
+        # Paddle's order: multi_precision before rescale_grad (a positional call binds the same);
+        # use_multi_tensor only batches Paddle's kernels, the values are the same
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        _check_multi_precision(self, multi_precision)
         self._momentum, self._use_nesterov, self._grad_rescale = momentum, use_nesterov, float(rescale_grad)
 
     def _update(self, p, g, lr, group):

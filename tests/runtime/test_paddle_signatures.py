@@ -40,3 +40,26 @@ def test_seed_keywords_and_random_split_generator():
     np.testing.assert_array_equal(rt.rand([2]).numpy(), b)
     parts = rt.io.random_split(list(range(4)), [3, 1], generator=None)
     assert sorted(parts[0][i] for i in range(3)) + [parts[1][0]] != [] and len(parts[1]) == 1
+
+
+def test_momentum_positional_order_and_multi_precision():
+    p = rt.create_parameter([2], "float32", default_initializer=rt.nn.initializer.Constant(1.0))
+    # Paddle's order: ..., grad_clip, multi_precision, rescale_grad
+    opt = rt.optimizer.Momentum(0.1, 0.9, [p], False, None, None, True, 0.5)
+    assert opt._grad_rescale == 0.5
+    sgd = rt.optimizer.SGD(0.5, [p], None, None, True)
+    p.grad = rt.to_tensor([2.0, 4.0])
+    sgd.step()
+    np.testing.assert_array_equal(p.numpy(), [0.0, -1.0])
+    sgd.clear_grad()
+    p16 = rt.create_parameter([2], "float16")
+    with pytest.raises(NotImplementedError, match="multi_precision"):
+        rt.optimizer.SGD(0.1, [p16], multi_precision=True)
+
+
+def test_clear_gradient_set_to_zero_keyword():
+    x = rt.to_tensor([1.0, 2.0], stop_gradient=False)
+    (x * x).sum().backward()
+    x.clear_gradient(set_to_zero=False)
+    (x * x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
