@@ -71,10 +71,22 @@ class _RNNCellBase(RNNCellBase):
         return f"{self.input_size}, {self.hidden_size}"
 
 
+def _refuse_proj_size(proj_size):
+    """Paddle's projected LSTM (a weight_ho after each step) is not implemented: refused, not ignored."""
+    if proj_size:
+        raise NotImplementedError(f"LSTM proj_size={proj_size!r} is not supported by runtime (only 0)")
+
+
 class LSTMCell(_RNNCellBase):
     """``forward(inputs, states=None)`` -> ``(h, (h, c))``; gates i, f, g, o."""
 
     _gates = 4
+
+    def __init__(self, input_size: int, hidden_size: int, weight_ih_attr: ParamAttr | bool | None = None,
+                 weight_hh_attr: ParamAttr | bool | None = None, bias_ih_attr: ParamAttr | bool | None = None,
+                 bias_hh_attr: ParamAttr | bool | None = None, proj_size: int = 0, name: str | None = None) -> None:
+        _refuse_proj_size(proj_size)
+        super().__init__(input_size, hidden_size, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
 
     def forward(self, inputs, states=None):
         xg = self._proj(inputs, self.weight_ih, self.bias_ih)

@@ -28,7 +28,7 @@ from ..static.control_flow import while_loop
 from . import functional as F
 from .container import LayerList
 from .layer import Layer
-from .rnn import GRUCell, LSTMCell, SimpleRNNCell
+from .rnn import GRUCell, LSTMCell, SimpleRNNCell, _refuse_proj_size
 from .param_attr import ParamAttr
 
 __all__ = ["RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU"]
@@ -225,6 +225,14 @@ class LSTM(_RNNBase):
     """LSTM layers; final states ``(h, c)``."""
 
     _cell = LSTMCell
+
+    def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, direction: str = "forward",
+                 time_major: bool = False, dropout: float = 0.0, weight_ih_attr: ParamAttr | bool | None = None,
+                 weight_hh_attr: ParamAttr | bool | None = None, bias_ih_attr: ParamAttr | bool | None = None,
+                 bias_hh_attr: ParamAttr | bool | None = None, proj_size: int = 0, name: str | None = None) -> None:
+        _refuse_proj_size(proj_size)  # Paddle's position, before name
+        super().__init__(input_size, hidden_size, num_layers, direction, time_major, dropout, weight_ih_attr,
+                         weight_hh_attr, bias_ih_attr, bias_hh_attr)
 
 
 class GRU(_RNNBase):

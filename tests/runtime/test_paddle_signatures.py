@@ -63,3 +63,16 @@ def test_clear_gradient_set_to_zero_keyword():
     x.clear_gradient(set_to_zero=False)
     (x * x).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), [2.0, 4.0])
+
+
+def test_legacy_batchnorm_positional_order_and_lstm_proj_size():
+    # Paddle: (..., dtype, data_layout, in_place, moving_mean_name, moving_variance_name,
+    #          do_model_average_for_mean_and_var, use_global_stats, trainable_statistics)
+    bn = rt.nn.BatchNorm(2, None, False, 0.9, 1e-5, None, None, "float32", "NCHW", False, None, None, True, True)
+    x = rt.to_tensor([[1.0, 2.0], [3.0, 6.0]])
+    # use_global_stats=True: the initial statistics (mean 0, variance 1) even in training
+    np.testing.assert_allclose(bn(x).numpy(), x.numpy() / np.sqrt(1 + 1e-5), rtol=1e-6)
+    lstm = rt.nn.LSTM(3, 4, 1, "forward", False, 0.0, None, None, None, None, 0)
+    assert lstm(rt.ones([1, 2, 3]))[0].shape == [1, 2, 4]
+    with pytest.raises(NotImplementedError, match="proj_size"):
+        rt.nn.LSTMCell(3, 4, proj_size=2)
