@@ -76,3 +76,20 @@ def test_legacy_batchnorm_positional_order_and_lstm_proj_size():
     assert lstm(rt.ones([1, 2, 3]))[0].shape == [1, 2, 4]
     with pytest.raises(NotImplementedError, match="proj_size"):
         rt.nn.LSTMCell(3, 4, proj_size=2)
+
+
+def test_bitwise_and_logical_out_positional_and_keyword():
+    a, b = rt.to_tensor([3, 5]), rt.to_tensor([1, 4])
+    out = rt.to_tensor([0, 0])
+    assert rt.bitwise_and(a, b, out) is out
+    np.testing.assert_array_equal(out.numpy(), [1, 4])
+    a.bitwise_xor(b, out=out)
+    np.testing.assert_array_equal(out.numpy(), [2, 1])
+    rt.bitwise_invert(a, out)
+    np.testing.assert_array_equal(out.numpy(), [-4, -6])
+    t, f = rt.to_tensor([True, False]), rt.to_tensor([False, False])
+    res = rt.to_tensor([False, True])
+    rt.logical_or(t, f, out=res)
+    np.testing.assert_array_equal(res.numpy(), [True, False])
+    rt.logical_not(t, res)
+    np.testing.assert_array_equal(res.numpy(), [False, True])
