@@ -93,3 +93,16 @@ def test_bitwise_and_logical_out_positional_and_keyword():
     np.testing.assert_array_equal(res.numpy(), [True, False])
     rt.logical_not(t, res)
     np.testing.assert_array_equal(res.numpy(), [False, True])
+
+
+def test_index_add_alpha_and_adam_keywords():
+    x, v = rt.ones([3, 2]), rt.to_tensor([[1.0, 2.0], [3.0, 4.0]])
+    i = rt.to_tensor([0, 2])
+    # values Paddle 3.3 gives
+    np.testing.assert_array_equal(rt.index_add(x, i, 0, v, 2.5).numpy(), [[3.5, 6.0], [1.0, 1.0], [8.5, 11.0]])
+    np.testing.assert_array_equal(x.index_add(i, 0, v, alpha=0.1).numpy(),
+                                  np.array([[1.1, 1.2], [1.0, 1.0], [1.3, 1.4]], "float32"))
+    p = rt.create_parameter([2], "float32")
+    rt.optimizer.Adam(0.1, parameters=[p], use_multi_tensor=True, amsgrad=False)
+    with pytest.raises(NotImplementedError, match="amsgrad"):
+        rt.optimizer.AdamW(0.1, parameters=[p], amsgrad=True)
