@@ -276,7 +276,7 @@ def _matmul_fast(block, op):
 
 def_op("matmul", ["X", "Y"], ["Out"], attrs={"transpose_x": False, "transpose_y": False},
        kernel=_matmul_kernel, infer=_matmul_infer, grad=_matmul_grad, onnx="matmul",
-       api=["matmul"], methods=["matmul", "mm=matmul"], fast=_matmul_fast)
+       api=["matmul"], methods=["matmul"], fast=_matmul_fast)
 
 
 def _relu_grad_kernel(out, g):

@@ -106,3 +106,13 @@ def test_index_add_alpha_and_adam_keywords():
     rt.optimizer.Adam(0.1, parameters=[p], use_multi_tensor=True, amsgrad=False)
     with pytest.raises(NotImplementedError, match="amsgrad"):
         rt.optimizer.AdamW(0.1, parameters=[p], amsgrad=True)
+
+
+def test_pad_default_data_format_and_tensor_mm_keywords():
+    import runtime.nn.functional as F
+    x = rt.arange(6, dtype="float32").reshape([1, 2, 3])
+    # Paddle's data_format=None: channels first by rank (NCL here)
+    np.testing.assert_array_equal(F.pad(x, [1, 2], mode="reflect", data_format=None).numpy(),
+                                  [[[1, 0, 1, 2, 1, 0], [4, 3, 4, 5, 4, 3]]])
+    a, b = rt.ones([2, 3]), rt.ones([3, 2])
+    np.testing.assert_array_equal(a.mm(mat2=b).numpy(), [[3.0, 3.0], [3.0, 3.0]])
