@@ -205,9 +205,19 @@ def layer_norm(x: TensorLike, normalized_shape: int | Sequence[int], weight: Ten
 
 
 # -- embeddings and encodings --------------------------------------------------------------
+def _refuse_embedding_renorm(max_norm, scale_grad_by_freq):
+    """Renormalising looked-up rows (max_norm) and frequency-scaled gradients change results: refused."""
+    if max_norm is not None or scale_grad_by_freq:
+        raise NotImplementedError(f"embedding: max_norm={max_norm!r} / scale_grad_by_freq={scale_grad_by_freq!r} "
+                                  "are not supported by runtime (only None / False)")
+
+
 def embedding(x: TensorLike, weight: TensorLike, padding_idx: int | None = None, sparse: bool = False,
-              name: str | None = None) -> TensorLike:
-    """Rows of ``weight`` looked up by the int ids ``x``; rows at ``padding_idx`` come out zero and get no gradient."""
+              name: str | None = None, *, max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False) -> TensorLike:
+    """Rows of ``weight`` looked up by the int ids ``x``; rows at ``padding_idx`` come out zero and get no gradient.
+    Paddle 3's max_norm/scale_grad_by_freq (keywords here: Paddle 2.x's positional order is kept) are refused."""
+    _refuse_embedding_renorm(max_norm, scale_grad_by_freq)
     num = weight.shape[0]
     if padding_idx is None:
         pid = -1

@@ -29,7 +29,10 @@ class Embedding(Layer):
     """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``; ``padding_idx`` rows stay zero."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, sparse: bool = False,
-                 weight_attr: ParamAttr | bool | None = None, name: str | None = None) -> None:
+                 weight_attr: ParamAttr | bool | None = None, name: str | None = None, *,
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False) -> None:
+        # Paddle 3 inserts max_norm/norm_type before sparse; Paddle 2.x's positional order is kept
+        F._refuse_embedding_renorm(max_norm, scale_grad_by_freq)
         super().__init__()
         self._num_embeddings, self._embedding_dim = int(num_embeddings), int(embedding_dim)
         if padding_idx is not None:

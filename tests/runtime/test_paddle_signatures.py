@@ -116,3 +116,10 @@ def test_pad_default_data_format_and_tensor_mm_keywords():
                                   [[[1, 0, 1, 2, 1, 0], [4, 3, 4, 5, 4, 3]]])
     a, b = rt.ones([2, 3]), rt.ones([3, 2])
     np.testing.assert_array_equal(a.mm(mat2=b).numpy(), [[3.0, 3.0], [3.0, 3.0]])
+
+
+def test_embedding_keeps_paddle2_order_and_refuses_max_norm():
+    emb = rt.nn.Embedding(4, 2, 0, False, None, max_norm=None, scale_grad_by_freq=False)
+    assert emb(rt.to_tensor([0, 3])).numpy()[0].tolist() == [0.0, 0.0]  # padding_idx=0 row
+    with pytest.raises(NotImplementedError, match="max_norm"):
+        rt.nn.functional.embedding(rt.to_tensor([1]), emb.weight, max_norm=1.0)
