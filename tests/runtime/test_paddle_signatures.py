@@ -123,3 +123,20 @@ def test_embedding_keeps_paddle2_order_and_refuses_max_norm():
     assert emb(rt.to_tensor([0, 3])).numpy()[0].tolist() == [0.0, 0.0]  # padding_idx=0 row
     with pytest.raises(NotImplementedError, match="max_norm"):
         rt.nn.functional.embedding(rt.to_tensor([1]), emb.weight, max_norm=1.0)
+
+
+def test_var_correction_mean_dtype_searchsorted_side_sorter_silu_inplace():
+    x = rt.to_tensor([1.0, 2.0, 4.0, 8.0])
+    # values Paddle 3.3 gives (to float32 rounding)
+    np.testing.assert_allclose(rt.var(x, correction=0).numpy(), 7.1875)
+    np.testing.assert_allclose(x.var(correction=2).numpy(), 14.375)
+    np.testing.assert_allclose(rt.var(x, None, False).numpy(), 7.1875)
+    with pytest.raises(ValueError, match="only one"):
+        rt.var(x, unbiased=True, correction=0)
+    assert float(rt.mean(rt.to_tensor([1, 2]), dtype="float32")) == 1.5
+    s = rt.to_tensor([3.0, 1.0, 2.0])
+    got = rt.searchsorted(s, rt.to_tensor([2.0, 2.5]), side="right", sorter=rt.to_tensor([1, 2, 0]))
+    np.testing.assert_array_equal(got.numpy(), [2, 2])
+    y = rt.to_tensor([1.0, -2.0])
+    assert rt.nn.functional.silu(y, True) is y
+    np.testing.assert_allclose(y.numpy(), [0.7310586, -0.23840587], rtol=1e-6)
