@@ -58,7 +58,8 @@ class Dropout(Layer):
     """Drops with probability ``p`` in training mode (read at call time); identity in eval mode."""
 
     def __init__(self, p: float = 0.5, axis: int | Sequence[int] | None = None, mode: str = "upscale_in_train",
-                 name: str | None = None) -> None:
+                 name: str | None = None, *, inplace: bool = False) -> None:
+        F._refuse_inplace_dropout(inplace)  # Paddle 3 has it second; Paddle 2.x's order is kept
         super().__init__()
         if not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise ValueError(f"Dropout: p must be a number in [0, 1], got {p!r}")

@@ -140,3 +140,11 @@ def test_var_correction_mean_dtype_searchsorted_side_sorter_silu_inplace():
     y = rt.to_tensor([1.0, -2.0])
     assert rt.nn.functional.silu(y, True) is y
     np.testing.assert_allclose(y.numpy(), [0.7310586, -0.23840587], rtol=1e-6)
+
+
+def test_dropout_keeps_paddle2_order_and_refuses_inplace():
+    x = rt.ones([4])
+    np.testing.assert_array_equal(rt.nn.functional.dropout(x, 0.5, None, False).numpy(), [1.0] * 4)  # eval
+    assert rt.nn.Dropout(0.5, None, "upscale_in_train", inplace=False).p == 0.5
+    with pytest.raises(NotImplementedError, match="inplace"):
+        rt.nn.Dropout(0.5, inplace=True)
