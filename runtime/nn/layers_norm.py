@@ -142,7 +142,10 @@ class LayerNorm(Layer):
 
     def __init__(self, normalized_shape: int | Sequence[int], epsilon: float = 1e-05,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, *, elementwise_affine: bool = True, bias: bool = True) -> None:
+        # Paddle 3's keywords: elementwise_affine=False drops weight and bias, bias=False the bias
+        weight_attr = weight_attr if elementwise_affine else False
+        bias_attr = bias_attr if elementwise_affine and bias else False
         super().__init__()
         self._normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
         self._epsilon = epsilon

@@ -236,7 +236,9 @@ class GroupNorm(Layer):
 
     def __init__(self, num_groups: int, num_channels: int, epsilon: float = 1e-05,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
-                 data_format: str = "NCHW", name: str | None = None) -> None:
+                 data_format: str = "NCHW", name: str | None = None, *, affine: bool = True) -> None:
+        if not affine:  # Paddle 3's keyword: no weight and no bias
+            weight_attr = bias_attr = False
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "

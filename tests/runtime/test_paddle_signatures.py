@@ -148,3 +148,15 @@ def test_dropout_keeps_paddle2_order_and_refuses_inplace():
     assert rt.nn.Dropout(0.5, None, "upscale_in_train", inplace=False).p == 0.5
     with pytest.raises(NotImplementedError, match="inplace"):
         rt.nn.Dropout(0.5, inplace=True)
+
+
+def test_norm_and_conv_affine_keywords():
+    ln = rt.nn.LayerNorm(4, elementwise_affine=False)
+    assert ln.weight is None and ln.bias is None
+    np.testing.assert_allclose(ln(rt.to_tensor([[1.0, 2.0, 3.0, 4.0]])).numpy(),
+                               [[-1.3416355, -0.44721183, 0.44721183, 1.3416355]], rtol=1e-5)
+    ln = rt.nn.LayerNorm(4, bias=False)
+    assert ln.weight is not None and ln.bias is None
+    gn = rt.nn.GroupNorm(2, 4, affine=False)
+    assert gn.weight is None and gn.bias is None
+    assert rt.nn.Conv2D(1, 2, 3, bias=False).bias is None
