@@ -82,9 +82,9 @@ class Conv3D(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTriple, stride: IntOrTriple = 1,
                  padding: IntOrTriple | str = 0, dilation: IntOrTriple = 1, groups: int = 1,
                  padding_mode: str = "zeros", weight_attr: ParamAttr | bool | None = None,
-                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCDHW") -> None:
+                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCDHW", *, bias: bool = True) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, padding_mode,
-                         weight_attr, bias_attr, data_format)
+                         weight_attr, bias_attr if bias else False, data_format)  # bias: as Conv2D's
 
 
 class MaxPool2D(Layer):

@@ -20,7 +20,8 @@ class Conv1D(Layer):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrOne, stride: IntOrOne = 1,
                  padding: IntOrPair | str = 0, dilation: IntOrOne = 1, groups: int = 1, padding_mode: str = "zeros", weight_attr: ParamAttr | bool | None = None,
-                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCL") -> None:
+                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCL", *, bias: bool = True) -> None:
+        bias_attr = bias_attr if bias else False  # Paddle 3's bias=False, as Conv2D's
         super().__init__()
         self._pad_first = padding_pre_pad("Conv1D", padding_mode, padding, 1)
         self._padding_mode = padding_mode

@@ -159,4 +159,4 @@ def test_norm_and_conv_affine_keywords():
     assert ln.weight is not None and ln.bias is None
     gn = rt.nn.GroupNorm(2, 4, affine=False)
     assert gn.weight is None and gn.bias is None
-    assert rt.nn.Conv2D(1, 2, 3, bias=False).bias is None
+    assert all(c(1, 2, 3, bias=False).bias is None for c in (rt.nn.Conv1D, rt.nn.Conv2D, rt.nn.Conv3D))
