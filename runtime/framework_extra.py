@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from . import dtypes
-from .random import generator, seed
+from .random import generator, seed as _seed
 
 pi, e, inf, nan, newaxis = math.pi, math.e, math.inf, math.nan, None
 
@@ -15,9 +15,9 @@ def _np_dtype(dtype):
     return np.dtype(dtypes.convert_dtype(dtype).np) if not isinstance(dtype, np.dtype) else dtype
 
 
-def manual_seed(n):
-    """``rt.seed(n)``."""
-    return seed(n)
+def manual_seed(seed):
+    """``rt.seed(seed)`` (Paddle's keyword is ``seed``)."""
+    return _seed(seed)
 
 
 def get_rng_state():
@@ -25,8 +25,10 @@ def get_rng_state():
     return [generator().bit_generator.state]
 
 
-def set_rng_state(state):
-    """Restore a state ``get_rng_state`` returned: the draws after it repeat."""
+def set_rng_state(state_list, device=None):
+    """Restore a state ``get_rng_state`` returned: the draws after it repeat (one CPU generator, so
+    ``device`` only selects it)."""
+    state = state_list
     generator().bit_generator.state = state[0] if isinstance(state, (list, tuple)) else state
 
 

@@ -31,20 +31,20 @@ _seeded = threading.local()  # .gen: the stream of a thread that called seed()
 _local = contextvars.ContextVar("runtime_generator", default=None)
 
 
-def seed(n):
+def seed(seed):
     """Make parameter init, ``rand*`` and dropout repeatable (in the calling thread; see above).
 
     While a converter traces a function into a Program (static mode with an origin provider) this
     appends a ``seed`` op instead, so the stream restarts at every run, before the draws after it,
     as eager calls restart it. Hand-built static code (``enable_static()``) seeds at once, as
     parameter initialisation there needs."""
-    if not isinstance(n, (int, np.integer)) or n < 0:
-        raise ValueError(f"seed expects a non-negative int, got {n!r}")
+    if not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"seed expects a non-negative int, got {seed!r}")
     if converting():
         from .dispatch import apply  # noqa: PLC0415  (dispatch imports the op modules, which import this one)
-        apply("seed", value=int(n))
-        return n
-    return reseed(n)
+        apply("seed", value=int(seed))
+        return seed
+    return reseed(seed)
 
 
 def reseed(n):

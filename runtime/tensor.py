@@ -302,9 +302,11 @@ class Tensor(TensorMethods):
             return stop_gradient(self)
         return Tensor._wrap(self._value)
 
-    def clear_grad(self):
+    def clear_grad(self, set_to_zero=True):
         """Drop the accumulated gradient. Also ``clear_gradient``. Inside a converted function the
-        clearing is appended to the Program being built (it happens at every call)."""
+        clearing is appended to the Program being built (it happens at every call). ``set_to_zero``
+        (Paddle's keyword) clears to None either way, as ``Optimizer.clear_grad`` does: the next
+        backward gives the same gradient; reading ``.grad`` before it gives None, not zeros."""
         from .trace_state import _mode  # noqa: PLC0415  (trace_state imports this module)
         if _mode.static:
             from .static.train_step import record_clear_grad  # noqa: PLC0415

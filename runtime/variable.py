@@ -68,8 +68,8 @@ class Variable(TensorMethods):
                                  "outside the converted function and pass it in as another argument")
         return None
 
-    def clear_grad(self):
-        """Nothing to drop: a computed value's ``.grad`` is None (see ``grad``), as eagerly where
+    def clear_grad(self, set_to_zero=True):
+        """(``set_to_zero`` as ``Tensor.clear_grad``.) Nothing to drop: a computed value's ``.grad`` is None (see ``grad``), as eagerly where
         backward fills leaves only. Also ``clear_gradient``. A fed input's is the caller's tensor's:
         refused, as reading it is."""
         if self.is_data:

@@ -1,7 +1,7 @@
 """Datasets: map-style (``__getitem__``/``__len__``) and iterable, as in ``paddle.io``."""
 import numpy as np
 
-from ..random import generator
+from ..random import generator as _generator
 from ..tensor import Tensor
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "random_split"]
@@ -64,12 +64,12 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-def random_split(dataset, lengths, generator_=None):
+def random_split(dataset, lengths, generator=None):
     """Disjoint random Subsets of the given lengths (they must add up to ``len(dataset)``)."""
     if sum(lengths) != len(dataset):
         raise ValueError(f"random_split: lengths {list(lengths)} add up to {sum(lengths)}, "
                          f"the dataset has {len(dataset)} samples")
-    perm = (generator_ or generator()).permutation(len(dataset))
+    perm = (generator or _generator()).permutation(len(dataset))
     out, start = [], 0
     for n in lengths:
         out.append(Subset(dataset, perm[start:start + n].tolist()))

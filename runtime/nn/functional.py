@@ -133,14 +133,21 @@ def conv3d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, st
 
 
 # -- regularisation and normalisation ---------------------------------------------------------
+def _refuse_inplace_dropout(inplace):
+    """Paddle 3's in-place dropout (``x`` takes the result) is not implemented: refused, not ignored."""
+    if inplace:
+        raise NotImplementedError("dropout(inplace=True) is not supported by runtime: write x = F.dropout(x, ...)")
+
+
 def dropout(x: TensorLike, p: float = 0.5, axis: int | Sequence[int] | None = None, training: bool = True,
-            mode: str = "upscale_in_train", name: str | None = None) -> TensorLike:
+            mode: str = "upscale_in_train", name: str | None = None, *, inplace: bool = False) -> TensorLike:
     """Zero elements with probability ``p`` while ``training``; "upscale_in_train" scales the kept ones by 1/(1-p),
     "downscale_in_infer" scales by (1-p) at inference instead.
 
     With ``axis`` (an int or a list of dims) the zeroed entries are whole slices: one draw per index along those
     dims, shared over the others. Raises ValueError for p outside [0, 1], an unknown mode or a bad axis.
     """
+    _refuse_inplace_dropout(inplace)  # Paddle 3 inserts it before mode; Paddle 2.x's order is kept
     if not isinstance(p, (int, float)) or not 0 <= p <= 1:
         raise ValueError(f"dropout probability p must be a number in [0, 1], got {p!r}")
     if mode not in ("upscale_in_train", "downscale_in_infer"):
@@ -205,9 +212,19 @@ def layer_norm(x: TensorLike, normalized_shape: int | Sequence[int], weight: Ten
 
 
 # -- embeddings and encodings --------------------------------------------------------------
+def _refuse_embedding_renorm(max_norm, scale_grad_by_freq):
+    """Renormalising looked-up rows (max_norm) and frequency-scaled gradients change results: refused."""
+    if max_norm is not None or scale_grad_by_freq:
+        raise NotImplementedError(f"embedding: max_norm={max_norm!r} / scale_grad_by_freq={scale_grad_by_freq!r} "
+                                  "are not supported by runtime (only None / False)")
+
+
 def embedding(x: TensorLike, weight: TensorLike, padding_idx: int | None = None, sparse: bool = False,
-              name: str | None = None) -> TensorLike:
-    """Rows of ``weight`` looked up by the int ids ``x``; rows at ``padding_idx`` come out zero and get no gradient."""
+              name: str | None = None, *, max_norm: float | None = None, norm_type: float = 2.0,
+              scale_grad_by_freq: bool = False) -> TensorLike:
+    """Rows of ``weight`` looked up by the int ids ``x``; rows at ``padding_idx`` come out zero and get no gradient.
+    Paddle 3's max_norm/scale_grad_by_freq (keywords here: Paddle 2.x's positional order is kept) are refused."""
+    _refuse_embedding_renorm(max_norm, scale_grad_by_freq)
     num = weight.shape[0]
     if padding_idx is None:
         pid = -1

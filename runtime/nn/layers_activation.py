@@ -52,11 +52,12 @@ class ELU(Layer):
 class Silu(Layer):
     """``F.silu(x) = x * sigmoid(x)``."""
 
-    def __init__(self, name: str | None = None) -> None:
+    def __init__(self, inplace: bool = False, name: str | None = None) -> None:
         super().__init__()
+        self._inplace = bool(inplace)
 
     def forward(self, x):
-        return F.silu(x)
+        return F.silu(x, self._inplace)
 
 
 class Swish(Silu):

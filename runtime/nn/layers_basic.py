@@ -29,7 +29,10 @@ class Embedding(Layer):
     """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``; ``padding_idx`` rows stay zero."""
 
     def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, sparse: bool = False,
-                 weight_attr: ParamAttr | bool | None = None, name: str | None = None) -> None:
+                 weight_attr: ParamAttr | bool | None = None, name: str | None = None, *,
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False) -> None:
+        # Paddle 3 inserts max_norm/norm_type before sparse; Paddle 2.x's positional order is kept
+        F._refuse_embedding_renorm(max_norm, scale_grad_by_freq)
         super().__init__()
         self._num_embeddings, self._embedding_dim = int(num_embeddings), int(embedding_dim)
         if padding_idx is not None:
@@ -55,7 +58,8 @@ class Dropout(Layer):
     """Drops with probability ``p`` in training mode (read at call time); identity in eval mode."""
 
     def __init__(self, p: float = 0.5, axis: int | Sequence[int] | None = None, mode: str = "upscale_in_train",
-                 name: str | None = None) -> None:
+                 name: str | None = None, *, inplace: bool = False) -> None:
+        F._refuse_inplace_dropout(inplace)  # Paddle 3 has it second; Paddle 2.x's order is kept
         super().__init__()
         if not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise ValueError(f"Dropout: p must be a number in [0, 1], got {p!r}")

@@ -68,9 +68,10 @@ class Conv2D(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrPair, stride: IntOrPair = 1,
                  padding: IntOrPair | str = 0, dilation: IntOrPair = 1, groups: int = 1, padding_mode: str = "zeros",
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
-                 data_format: str = "NCHW") -> None:
+                 data_format: str = "NCHW", *, bias: bool = True) -> None:
+        # Paddle 3's bias=False: no bias, as bias_attr=False
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, padding_mode,
-                         weight_attr, bias_attr, data_format)
+                         weight_attr, bias_attr if bias else False, data_format)
 
 
 class Conv3D(_ConvNd):
@@ -81,9 +82,9 @@ class Conv3D(_ConvNd):
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrTriple, stride: IntOrTriple = 1,
                  padding: IntOrTriple | str = 0, dilation: IntOrTriple = 1, groups: int = 1,
                  padding_mode: str = "zeros", weight_attr: ParamAttr | bool | None = None,
-                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCDHW") -> None:
+                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCDHW", *, bias: bool = True) -> None:
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, padding_mode,
-                         weight_attr, bias_attr, data_format)
+                         weight_attr, bias_attr if bias else False, data_format)  # bias: as Conv2D's
 
 
 class MaxPool2D(Layer):

@@ -109,9 +109,12 @@ class BatchNorm(_BatchNormBase):
     def __init__(self, num_channels: int, act: str | None = None, is_test: bool = False, momentum: float = 0.9,
                  epsilon: float = 1e-05, param_attr: ParamAttr | bool | None = None,
                  bias_attr: ParamAttr | bool | None = None, dtype: DTypeLike = "float32", data_layout: str = "NCHW",
-                 use_global_stats: bool | None = False, name: str | None = None, moving_mean_name: str | None = None,
+                 in_place: bool = False, moving_mean_name: str | None = None,
                  moving_variance_name: str | None = None, do_model_average_for_mean_and_var: bool = True,
-                 trainable_statistics: bool = False) -> None:
+                 use_global_stats: bool | None = False, trainable_statistics: bool = False, *,
+                 name: str | None = None) -> None:
+        # Paddle's parameter order (a positional call binds the same); in_place only lets Paddle's
+        # activation reuse the output's memory, the values are the same
         # the *_name arguments only name Paddle's statistics variables; there is nothing to name here
         # trainable_statistics: batch statistics in eval mode too; use_global_stats=True overrides it
         if trainable_statistics and not use_global_stats:
@@ -139,7 +142,10 @@ class LayerNorm(Layer):
 
     def __init__(self, normalized_shape: int | Sequence[int], epsilon: float = 1e-05,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
-                 name: str | None = None) -> None:
+                 name: str | None = None, *, elementwise_affine: bool = True, bias: bool = True) -> None:
+        # Paddle 3's keywords: elementwise_affine=False drops weight and bias, bias=False the bias
+        weight_attr = weight_attr if elementwise_affine else False
+        bias_attr = bias_attr if elementwise_affine and bias else False
         super().__init__()
         self._normalized_shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
         self._epsilon = epsilon

@@ -20,7 +20,8 @@ class Conv1D(Layer):
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: IntOrOne, stride: IntOrOne = 1,
                  padding: IntOrPair | str = 0, dilation: IntOrOne = 1, groups: int = 1, padding_mode: str = "zeros", weight_attr: ParamAttr | bool | None = None,
-                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCL") -> None:
+                 bias_attr: ParamAttr | bool | None = None, data_format: str = "NCL", *, bias: bool = True) -> None:
+        bias_attr = bias_attr if bias else False  # Paddle 3's bias=False, as Conv2D's
         super().__init__()
         self._pad_first = padding_pre_pad("Conv1D", padding_mode, padding, 1)
         self._padding_mode = padding_mode
@@ -236,7 +237,9 @@ class GroupNorm(Layer):
 
     def __init__(self, num_groups: int, num_channels: int, epsilon: float = 1e-05,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
-                 data_format: str = "NCHW", name: str | None = None) -> None:
+                 data_format: str = "NCHW", name: str | None = None, *, affine: bool = True) -> None:
+        if not affine:  # Paddle 3's keyword: no weight and no bias
+            weight_attr = bias_attr = False
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by num_groups "

@@ -116,9 +116,9 @@ def ger(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
 
 
 @composite("bitwise_invert", api=["bitwise_invert"], methods=["bitwise_invert"])
-def bitwise_invert(x: TensorLike, name: str | None = None) -> TensorLike:
-    """``~x`` of an int or bool tensor (``bitwise_not``)."""
-    return _rt.bitwise_not(x)
+def bitwise_invert(x: TensorLike, out: TensorLike | None = None, name: str | None = None) -> TensorLike:
+    """``~x`` of an int or bool tensor (``bitwise_not``); written into ``out`` if given."""
+    return _rt.bitwise_not(x, out)
 
 
 @composite("crop", api=["crop"], methods=["crop"])

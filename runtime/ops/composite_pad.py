@@ -65,12 +65,14 @@ def _border(x, axis, n, before, mode, value):
 
 
 @composite("pad", functional=["pad"])
-def pad(x: TensorLike, pad: list[int], mode: str = "constant", value: float = 0.0, data_format: str = "NCHW",
+def pad(x: TensorLike, pad: list[int], mode: str = "constant", value: float = 0.0, data_format: str | None = None,
         pad_from_left_axis: bool = True, name: str | None = None) -> TensorLike:
     """Pad ``x`` by ``pad`` (Paddle's layout of the list) with ``mode`` "constant" (``value``),
     "reflect", "replicate" or "circular"."""
     if mode not in _MODES:
         raise ValueError(f"pad: mode must be one of {_MODES}, got {mode!r}")
+    if data_format is None:  # Paddle's default: channels first, named by rank
+        data_format = {3: "NCL", 5: "NCDHW"}.get(x.ndim, "NCHW")
     for axis, (before, after) in sorted(_pairs(pad, x.ndim, data_format, mode, bool(pad_from_left_axis)).items()):
         if _symbolic(before) or _symbolic(after):
             if mode != "constant":

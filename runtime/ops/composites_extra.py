@@ -92,15 +92,23 @@ def _run_time_scale(total, d):
 
 
 @composite("var", api=["var"], methods=["var"], float16_in_float32=True)
-def var(x: TensorLike, axis: Axis | None = None, unbiased: bool = True, keepdim: bool = False,
-        name: str | None = None) -> TensorLike:
-    """Variance over ``axis`` (``unbiased``: divided by n - 1, as Paddle's default)."""
+def var(x: TensorLike, axis: Axis | None = None, unbiased: bool | None = None, keepdim: bool = False,
+        name: str | None = None, *, correction: float = 1) -> TensorLike:
+    """Variance over ``axis``, divided by n - ``correction`` (1 by default, as Paddle's); ``unbiased``
+    True/False means correction 1/0 (Paddle 3 refuses both given)."""
+    if unbiased is not None and correction != 1:
+        raise ValueError("var: only one of unbiased and correction may be given")
+    if unbiased is not None:
+        correction = 1 if unbiased else 0
     x = _floating(x)
     n = _count(x, axis)
     centred = subtract(x, mean(x, axis=axis, keepdim=True))
     total = sum_(multiply(centred, centred), axis=axis, keepdim=keepdim)
-    d = n - 1 if unbiased else n
-    if not isinstance(d, int):  # a run-time count (a batch of unknown size)
+    d = n - correction
+    if not isinstance(n, int):  # a run-time count (a batch of unknown size)
+        if correction not in (0, 1):
+            raise NotImplementedError(f"var: correction={correction!r} with a size known only at run time "
+                                      "(only 0 or 1)")
         return _run_time_scale(total, d)
     # no degrees of freedom left (one element unbiased, or none): nan, as Paddle and numpy give, not 0
     return scale(total, 1.0 / d if d > 0 else float("nan"))

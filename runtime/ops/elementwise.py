@@ -335,7 +335,15 @@ def _rounding_unary(type):
 
 floor = _rounding_unary("floor")
 ceil = _rounding_unary("ceil")
-round = _rounding_unary("round")  # noqa: A001
+_round0 = _rounding_unary("round")
+
+
+def round(x: TensorLike, decimals: int = 0, name: str | None = None) -> TensorLike:  # noqa: A001
+    """Round half to even; ``decimals`` is Paddle's second parameter, so a positional ``round(x, 2)``
+    must not bind ``name``. Only ``decimals=0`` is supported: refused rather than rounded to integers."""
+    if decimals:
+        raise NotImplementedError(f"round: decimals={decimals!r} is not supported by runtime (only 0)")
+    return _round0(x)
 abs = _same_unary("abs")  # noqa: A001
 sign = _same_unary("sign")
 square = _same_unary("square")

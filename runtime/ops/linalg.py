@@ -34,7 +34,7 @@ def dot(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     return sum_(multiply(x, y), axis=-1)
 
 
-@composite("mm", api=["mm"])
+@composite("mm", api=["mm"], methods=["mm"])
 def mm(input: TensorLike, mat2: TensorLike, name: str | None = None) -> TensorLike:  # noqa: A002
     """Matrix product (``matmul``)."""
     return matmul(input, mat2)

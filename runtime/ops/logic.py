@@ -57,7 +57,7 @@ def _where_grad(ctx):
 
 
 def_op("where", ["Condition", "X", "Y"], ["Out"], kernel=np.where, infer=_where_infer, grad=_where_grad,
-       onnx="Where", api=["where"], methods=["where=where_method"])
+       onnx="Where", api=["where"], methods=["where"])
 def_op("nonzero", ["X"], ["Out"], kernel=lambda x: np.argwhere(x).astype(np.int64),
        infer=lambda x: Meta((-1, len(x.shape)), "int64"), onnx="nonzero", api=["nonzero"], methods=["nonzero"],
        doc="Coordinates of the nonzero elements, one row each (row count known at run time).")
@@ -75,17 +75,39 @@ less_than = _compare("less_than")
 less_equal = _compare("less_equal")
 greater_than = _compare("greater_than")
 greater_equal = _compare("greater_equal")
-bitwise_and = _compare("bitwise_and")
-bitwise_or = _compare("bitwise_or")
-bitwise_xor = _compare("bitwise_xor")
+
+
+def _into(result, out):
+    """``out=``: the result written into ``out`` (Paddle's documented meaning; a positional third
+    argument is ``out`` there, so it must not be dropped), and ``out`` returned."""
+    if out is None:
+        return result
+    from ..assign import assign  # noqa: PLC0415  (assign imports the op modules)
+    return assign(result, out)
+
+
+def _bitwise(type):
+    op = binary_function(type)
+
+    def fn(x: Operand, y: Operand, out: TensorLike | None = None, name: str | None = None) -> TensorLike:
+        """The elementwise bitwise op of this function's name on int or bool ``x`` and ``y``, broadcast and
+        promoted; written into ``out`` if given."""
+        return _into(op(x, y), out)
+    fn.__name__ = fn.__qualname__ = type
+    return fn
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
 
 
 def _logical(type):
     def fn(x: Operand, y: Operand, out: TensorLike | None = None, name: str | None = None) -> TensorLike:
         """The elementwise logical op of this function's name on ``x`` and ``y`` cast to bool, broadcast; a bool
-        Tensor. ``out`` is accepted and ignored."""
+        Tensor, written into ``out`` if given."""
         a, b = operands(x, y)
-        return apply(type, cast(a, "bool"), cast(b, "bool"))
+        return _into(apply(type, cast(a, "bool"), cast(b, "bool")), out)
     fn.__name__ = type
     return fn
 
@@ -96,13 +118,13 @@ logical_xor = _logical("logical_xor")
 
 
 def logical_not(x: TensorLike, out: TensorLike | None = None, name: str | None = None) -> TensorLike:
-    """Elementwise ``not`` (non-bool inputs are cast to bool first); ``out`` is accepted and ignored."""
-    return apply("logical_not", x if x.dtype == "bool" else cast(x, "bool"))
+    """Elementwise ``not`` (non-bool inputs are cast to bool first); written into ``out`` if given."""
+    return _into(apply("logical_not", x if x.dtype == "bool" else cast(x, "bool")), out)
 
 
 def bitwise_not(x: TensorLike, out: TensorLike | None = None, name: str | None = None) -> TensorLike:
-    """Elementwise ``~`` on int or bool Tensors; ``out`` is accepted and ignored."""
-    return apply("bitwise_not", x)
+    """Elementwise ``~`` on int or bool Tensors; written into ``out`` if given."""
+    return _into(apply("bitwise_not", x), out)
 
 
 def isfinite(x: TensorLike, name: str | None = None) -> TensorLike:
@@ -141,8 +163,3 @@ def where(condition: TensorLike, x: Operand | None = None, y: Operand | None = N
     if condition.dtype != "bool":
         condition = cast(condition, "bool")
     return apply("where", condition, a, b)
-
-
-def where_method(x, condition, y, name=None):
-    """``x.where(condition, y)``: ``where(condition, x, y)`` with the Tensor first (Paddle's method)."""
-    return where(condition, x, y)

@@ -276,7 +276,7 @@ def _matmul_fast(block, op):
 
 def_op("matmul", ["X", "Y"], ["Out"], attrs={"transpose_x": False, "transpose_y": False},
        kernel=_matmul_kernel, infer=_matmul_infer, grad=_matmul_grad, onnx="matmul",
-       api=["matmul"], methods=["matmul", "mm=matmul"], fast=_matmul_fast)
+       api=["matmul"], methods=["matmul"], fast=_matmul_fast)
 
 
 def _relu_grad_kernel(out, g):
@@ -311,9 +311,15 @@ def matmul(x: Operand, y: Operand, transpose_x: bool = False, transpose_y: bool 
 
 
 def scale(x: TensorLike, scale: float = 1.0, bias: float = 0.0, bias_after_scale: bool = True,
-          name: str | None = None) -> TensorLike:
+          act: str | None = None, name: str | None = None) -> TensorLike:
     """``x * scale + bias``, or ``(x + bias) * scale`` with ``bias_after_scale=False`` (Paddle's order:
-    the bias added first, then one product)."""
+    the bias added first, then one product); ``act`` names an activation of ``nn.functional`` applied
+    to the result (Paddle 2.x's fused activation)."""
+    if act is not None:
+        fn = getattr(_rt.nn.functional, act, None) if isinstance(act, str) else None
+        if fn is None:
+            raise ValueError(f"scale: act={act!r} is not an activation of nn.functional")
+        return fn(_scale(x, scale, bias, bias_after_scale))
     if not bias_after_scale and (isinstance(bias, _rt.framework.Variable) or float(bias)):
         return _scale(_scale(x, 1.0, bias), scale, 0.0)  # (``scale`` here is the factor)
     if any(isinstance(v, _rt.framework.Variable) for v in (scale, bias)):

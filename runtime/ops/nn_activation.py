@@ -110,8 +110,12 @@ def softplus(x: TensorLike, beta: float = 1, threshold: float = 20, name: str | 
 
 
 @composite("silu", functional=["silu", "swish"], activation=True, float16_in_float32=True)
-def silu(x: TensorLike, name: str | None = None) -> TensorLike:
-    """``x * sigmoid(x)`` (Paddle's F.silu; F.swish is the same function)."""
+def silu(x: TensorLike, inplace: bool = False, name: str | None = None) -> TensorLike:
+    """``x * sigmoid(x)`` (Paddle's F.silu; F.swish is the same function). ``inplace`` (Paddle 3's second
+    parameter): ``x`` takes the result, as the in-place activations (``F.relu_``) do."""
+    if inplace:
+        from .nn_activation_inplace import _in_place  # noqa: PLC0415  (it imports this module's functions)
+        return _in_place("silu_", x)
     x = _floating(x)
     return multiply(x, sigmoid(x))
 

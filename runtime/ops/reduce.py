@@ -236,9 +236,13 @@ def sum(x: TensorLike, axis: Axis | None = None, dtype: DTypeLike | None = None,
     return out if dtype is None else cast(out, dtype)
 
 
-def mean(x: TensorLike, axis: Axis | None = None, keepdim: bool = False, name: str | None = None) -> TensorLike:
+def mean(x: TensorLike, axis: Axis | None = None, keepdim: bool = False, name: str | None = None, *,
+         dtype: DTypeLike | None = None) -> TensorLike:
     """Mean over ``axis`` (an int, a list, or None for all dims). As in Paddle, an int (or bool) ``x`` keeps
-    its dtype: the sum in that dtype divided by the count, truncated toward zero (mean of [1, 2] is 1)."""
+    its dtype: the sum in that dtype divided by the count, truncated toward zero (mean of [1, 2] is 1).
+    ``dtype``: ``x`` cast to it first, as Paddle 3 does."""
+    if dtype is not None and str(x.dtype).split(".")[-1] != str(dtype).split(".")[-1]:
+        x = cast(x, dtype)
     return apply("reduce_mean", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 

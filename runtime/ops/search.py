@@ -101,9 +101,16 @@ def_op("searchsorted", ["SortedSequence", "Values"], ["Out"], attrs={"right": Fa
 
 
 def searchsorted(sorted_sequence: TensorLike, values: TensorLike, out_int32: bool = False, right: bool = False,
-                 name: str | None = None) -> TensorLike:
+                 name: str | None = None, *, side: str | None = None, sorter: TensorLike | None = None) -> TensorLike:
     """Where each of ``values`` goes in the sorted last dim of ``sorted_sequence`` (before equal entries,
-    or after them when ``right``), as int64 (int32 with ``out_int32``)."""
+    or after them when ``right``), as int64 (int32 with ``out_int32``). Paddle 3's ``side="right"`` sets
+    ``right``; ``sorter`` (indices sorting the last dim) reorders the sequence first, as Paddle does."""
+    if side is not None and side not in ("left", "right"):
+        raise ValueError(f"searchsorted: side must be 'left' or 'right', got {side!r}")
+    if side == "right":
+        right = True
+    if sorter is not None:
+        sorted_sequence = apply("take_along_axis", sorted_sequence, sorter, axis=-1)
     return apply("searchsorted", sorted_sequence, values, right=bool(right),
                  dtype="int32" if out_int32 else "int64")
 

@@ -254,8 +254,11 @@ def gather(x: TensorLike, index: TensorLike, axis: int | None = None, name: str 
     return apply("gather", x, index, axis=0 if axis is None else int(axis))
 
 
-def index_add(x: TensorLike, index: TensorLike, axis: int, value: TensorLike, name: str | None = None) -> TensorLike:
-    """``x`` with ``value``'s slices added at the positions ``index`` along ``axis``."""
+def index_add(x: TensorLike, index: TensorLike, axis: int, value: TensorLike, alpha: float = 1,
+              name: str | None = None) -> TensorLike:
+    """``x`` with ``value``'s slices (times ``alpha``) added at the positions ``index`` along ``axis``."""
+    if alpha != 1:
+        value = _rt.multiply(value, alpha)
     return apply("index_add", x, index, value, axis=int(axis))
 
 

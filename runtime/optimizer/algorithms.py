@@ -28,14 +28,33 @@ def beta_pow_specs(self, acc):
     return {}
 
 
+def _check_multi_precision(opt, multi_precision):
+    """multi_precision only changes float16/bfloat16 parameters (float32 master weights), which this
+    runtime does not keep: refused there rather than updated at low precision; float32 is unchanged."""
+    if not multi_precision:
+        return
+    low = [p.name for p in (opt._parameter_list or []) if str(p.dtype).split(".")[-1] in ("float16", "bfloat16")]
+    if low:
+        raise NotImplementedError(f"{type(opt).__name__}(multi_precision=True): float32 master weights for the "
+                                  f"float16/bfloat16 parameters {low[:3]} are not supported by runtime")
+
+
+
+def _refuse_amsgrad(opt, amsgrad):
+    """AMSGrad (the running maximum of the second moment) is not implemented: refused, not ignored."""
+    if amsgrad:
+        raise NotImplementedError(f"{type(opt).__name__}(amsgrad=True) is not supported by runtime")
+
+
 class SGD(Optimizer):
     """Plain gradient descent: ``p -= lr * grad``. Paddle: ``optimizer.SGD``."""
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  parameters: Iterable[Tensor] | Iterable[dict] | None = None,
                  weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
-                 name: str | None = None) -> None:
+                 multi_precision: bool = False, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        _check_multi_precision(self, multi_precision)
 
     def _update(self, p, g, lr, group):
         step = np.asarray(lr, g.dtype) * g
@@ -96,8 +115,12 @@ class Momentum(Optimizer):
     def __init__(self, learning_rate: float | LRScheduler = 0.001, momentum: float = 0.9,
                  parameters: Iterable[Tensor] | Iterable[dict] | None = None, use_nesterov: bool = False,
                  weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
-                 rescale_grad: float = 1.0, name: str | None = None) -> None:
+                 multi_precision: bool = False, rescale_grad: float = 1.0, use_multi_tensor: bool = False,
+                 name: str | None = None) -> None:
+        # Paddle's order: multi_precision before rescale_grad (a positional call binds the same);
+        # use_multi_tensor only batches Paddle's kernels, the values are the same
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        _check_multi_precision(self, multi_precision)
         self._momentum, self._use_nesterov, self._grad_rescale = momentum, use_nesterov, float(rescale_grad)
 
     def _update(self, p, g, lr, group):
@@ -130,8 +153,11 @@ class Adam(Optimizer):
     def __init__(self, learning_rate: float | LRScheduler = 0.001, beta1: float = 0.9, beta2: float = 0.999,
                  epsilon: float = 1e-08, parameters: Iterable[Tensor] | Iterable[dict] | None = None,
                  weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
-                 lazy_mode: bool = False, multi_precision: bool = False, name: str | None = None) -> None:
+                 lazy_mode: bool = False, multi_precision: bool = False, use_multi_tensor: bool = False,
+                 amsgrad: bool = False, name: str | None = None) -> None:
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        _check_multi_precision(self, multi_precision)
+        _refuse_amsgrad(self, amsgrad)  # use_multi_tensor only batches Paddle's kernels: same values
         check_betas(type(self).__name__, beta1, beta2, epsilon)
         self._beta1, self._beta2, self._epsilon = beta1, beta2, epsilon
 
@@ -206,10 +232,14 @@ class AdamW(Adam):
                  epsilon: float = 1e-08, parameters: Iterable[Tensor] | Iterable[dict] | None = None,
                  weight_decay: float | L2Decay | None = 0.01, lr_ratio: Callable | None = None,
                  apply_decay_param_fun: Callable | None = None, grad_clip: Callable | None = None,
-                 lazy_mode: bool = False, multi_precision: bool = False, name: str | None = None) -> None:
+                 lazy_mode: bool = False, multi_precision: bool = False, name: str | None = None, *,
+                 amsgrad: bool = False) -> None:
+        # Paddle 3's use_lowprecision_moment (inserted before lr_ratio there) is not taken: a Paddle 2.x
+        # positional call keeps binding lr_ratio and the rest as before
         if not isinstance(weight_decay, (int, float)):
             raise TypeError(f"AdamW weight_decay must be a float, got {type(weight_decay).__name__}")
-        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip, name=name)
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, weight_decay, grad_clip,
+                         multi_precision=multi_precision, amsgrad=amsgrad, name=name)
         self._coeff = float(weight_decay)
         self._apply_decay = apply_decay_param_fun
         self._lr_ratio = lr_ratio
