@@ -358,12 +358,6 @@ COMPOSITES = {
                                 ref=lambda x, output_size: x.reshape(2, 3, 2, 2, 3, 2).mean((3, 5))),
 }
 
-# Paddle's extra activations, losses and vision functions (their own module: this one is long enough)
-from op_cases_nn import CASES_NN, COMPOSITES_NN  # noqa: E402
-
-CASES.update(CASES_NN)
-COMPOSITES.update(COMPOSITES_NN)
-
 SKIP = {
     "cond": "control flow: runs sub-blocks through the executor (tests/runtime static control-flow tests)",
     "while": "control flow: runs a sub-block through the executor",
@@ -383,42 +377,28 @@ SKIP = {
     "py_layer": "a user PyLayer's forward/backward (tests/runtime/test_autograd_api.py)",
 }
 
-# -- the Paddle 2.x extras (einsum, unique, erf, median...): their rows live in op_cases_extra ------------
+# -- rows kept in other modules (this one is long enough), merged in this order ---------------------------
+# op_cases_nn: Paddle's extra activations, losses and vision functions; op_cases_extra: the Paddle 2.x
+# extras (einsum, unique, erf, median...); op_cases_linalg: paddle.linalg and rt.distribution's special
+# functions; op_cases_compat: attention, padding, small math, losses; op_cases_layers: conv3d_transpose,
+# the pools with a mask, max unpooling, bilinear; op_cases_nnapi: adaptive/LP pooling and the other nn
+# functions of runtime/ops/nn_pool_adaptive.py...; op_cases_tensorapi: Paddle 3's extra math, shape,
+# scatter and random functions.
+import op_cases_compat  # noqa: E402
 import op_cases_extra  # noqa: E402
-
-_EXTRA_CASES, _EXTRA_COMPOSITES = op_cases_extra.rows(D, F, P, case)
-CASES.update(_EXTRA_CASES)
-COMPOSITES.update(_EXTRA_COMPOSITES)
-
-# -- paddle.linalg, and the special functions of rt.distribution: their rows live in op_cases_linalg -------
+import op_cases_layers  # noqa: E402
 import op_cases_linalg  # noqa: E402
-
-_LINALG_CASES, _LINALG_COMPOSITES = op_cases_linalg.rows(case)
-CASES.update(_LINALG_CASES)
-COMPOSITES.update(_LINALG_COMPOSITES)
-
-# -- later Paddle 2.x compatibility functions (attention, padding, small math, losses) ------------------
-from op_cases_compat import CASES_COMPAT, COMPOSITES_COMPAT  # noqa: E402
-
-CASES.update(CASES_COMPAT)
-COMPOSITES.update(COMPOSITES_COMPAT)
-
-# -- conv3d_transpose, the pools with a mask, max unpooling, bilinear ------------------------------------
-from op_cases_layers import CASES_LAYERS, COMPOSITES_LAYERS  # noqa: E402
-
-CASES.update(CASES_LAYERS)
-COMPOSITES.update(COMPOSITES_LAYERS)
-
-# -- adaptive/LP pooling and the other Paddle 2.x nn functions of runtime/ops/nn_pool_adaptive.py... --------
-from op_cases_nnapi import CASES_NNAPI, COMPOSITES_NNAPI  # noqa: E402
-
-CASES.update(CASES_NNAPI)
-COMPOSITES.update(COMPOSITES_NNAPI)
-
-# -- Paddle 3's extra math, shape, scatter and random functions: their rows live in op_cases_tensorapi ------
+import op_cases_nn  # noqa: E402
+import op_cases_nnapi  # noqa: E402
 import op_cases_tensorapi  # noqa: E402
 
-_P3_CASES, _P3_COMPOSITES = op_cases_tensorapi.rows(D, F, P, case)
-CASES.update(_P3_CASES)
-COMPOSITES.update(_P3_COMPOSITES)
-COMPOSITES.update(op_cases_tensorapi.more_composites(F, P, case))
+for _cases, _composites in ((op_cases_nn.CASES_NN, op_cases_nn.COMPOSITES_NN),
+                            op_cases_extra.rows(D, F, P, case),
+                            op_cases_linalg.rows(case),
+                            (op_cases_compat.CASES_COMPAT, op_cases_compat.COMPOSITES_COMPAT),
+                            (op_cases_layers.CASES_LAYERS, op_cases_layers.COMPOSITES_LAYERS),
+                            (op_cases_nnapi.CASES_NNAPI, op_cases_nnapi.COMPOSITES_NNAPI),
+                            op_cases_tensorapi.rows(D, F, P, case),
+                            ({}, op_cases_tensorapi.more_composites(F, P, case))):
+    CASES.update(_cases)
+    COMPOSITES.update(_composites)
