@@ -49,11 +49,9 @@ def _rebind(var, new, what):
         raise TypeError(f"{what} writes in place into a value from an enclosing block ('{var.name}'), which a "
                         f"Program cannot express; use the returned value instead "
                         f"(x = {what.split('(')[0]}(x ...))")
-    if getattr(var, "is_data", False):
-        # a fed input (an argument of a converted function) is rebound too, with its feed's attributes
-        # (``adopt``): the caller's tensor takes the written value after each run, as eager's write changes it
-        from .inplace import adopt  # noqa: PLC0415  (inplace is built on the tensor classes)
-        return var if adopt(var, new, inputs=True) else new
+    if getattr(var, "is_data", False):  # a fed input (an argument of a converted function), with its feed's attributes
+        from .inplace import adopt_input  # noqa: PLC0415  (inplace is built on the tensor classes)
+        return adopt_input(var, new, what)
     if not any(var.name in op.output_arg_names for op in block.ops):
         return new
     old_name, new_name = var.name, new.name

@@ -45,6 +45,16 @@ DRAWING = ("uniform_", "normal_", "exponential_", "bernoulli_", "cauchy_", "geom
 NAMES = frozenset(ELEMENTWISE) | frozenset(RESHAPING) | frozenset(FILLING) | frozenset(DRAWING)
 
 
+def adopt_input(target, out, what):
+    """A write into the fed input ``target`` (an argument of a converted function): ``target`` takes
+    ``out``'s value (``adopt``), and the caller's tensor receives it after each run, as eager's write
+    changes it; a write that cannot reach it (inside a tensor branch or loop) is a TypeError."""
+    if adopt(target, out, inputs=True):
+        return target
+    raise TypeError(f"{what} into the input {target.name!r} inside a branch or loop of a converted function "
+                    f"cannot reach the caller's tensor; make the write outside the branch or loop")
+
+
 def adopt(target, out, inputs=False):
     """Make the Variable ``target`` name ``out``'s value (and ``out`` the old one); True when done.
 

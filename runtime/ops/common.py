@@ -249,14 +249,9 @@ def assign_to(src, dst, what=None):
         dvar = to_variable(dst)
         svar = to_variable(src)
         if getattr(dvar, "is_data", False) and not dvar.persistable:
-            # a fed input (running statistics given to a converted function as arguments): the argument's
-            # object takes the new value, and the caller's tensor receives it after each run, as eagerly
-            from ..inplace import adopt  # noqa: PLC0415  (inplace builds on the ops)
-            if adopt(dvar, apply("assign", svar), inputs=True):
-                return dvar
-            raise TypeError(f"a write into the input {dvar.name!r} (e.g. batch norm's running statistics in "
-                            f"training) inside a branch or loop of a converted function cannot reach the "
-                            f"caller's tensor; make the write outside the branch or loop")
+            # a fed input (running statistics given to a converted function as arguments)
+            from ..inplace import adopt_input  # noqa: PLC0415  (inplace builds on the ops)
+            return adopt_input(dvar, apply("assign", svar), what or "a write (e.g. batch norm's running statistics)")
         if what is not None and dvar.persistable:
             _refuse_write_after_grad_use(dvar, what)
         block = _rt.framework.current_block()
@@ -276,6 +271,12 @@ def_op("stop_gradient", ["X"], ["Out"], kernel=lambda x: x.copy(), infer=same_as
 def stop_gradient(x):
     """``x`` cut off from the gradient (``Variable.detach()`` in a Program)."""
     return apply("stop_gradient", x)
+
+
+def no_grad_target(t):
+    """A label (or class weight) Paddle's loss kernels give no gradient: cut, so a target that needs one
+    (another network's output, as in mutual learning) trains as under Paddle, not through the loss."""
+    return stop_gradient(t) if is_tensor(t) and not t.stop_gradient else t
 
 
 def float_of(v, dtype="float64"):

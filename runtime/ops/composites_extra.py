@@ -8,7 +8,7 @@ import numpy as np
 from ..dispatch import apply
 from ..hints import Axis, DTypeLike, TensorLike
 from ..registry import composite
-from .common import cast, constant, is_tensor, stop_gradient
+from .common import cast, constant, no_grad_target
 from .creation import arange, full_like, zeros_like
 from .elementwise import _floating, exp, log, maximum, sqrt
 from .elementwise import abs as abs_
@@ -174,9 +174,7 @@ def binary_cross_entropy_with_logits(logit: TensorLike, label: TensorLike, weigh
     ``(1 - y) * x + (1 + (pos_weight - 1) * y) * (log(1 + exp(-|x|)) + max(-x, 0))``."""
     logit = _floating(logit)
     # as Paddle's kernel, no gradient to the label nor to pos_weight
-    label = stop_gradient(label) if is_tensor(label) and not label.stop_gradient else label
-    if pos_weight is not None and is_tensor(pos_weight) and not pos_weight.stop_gradient:
-        pos_weight = stop_gradient(pos_weight)
+    label, pos_weight = no_grad_target(label), no_grad_target(pos_weight)
     softplus_neg = log1p(exp(scale(abs_(logit), -1.0)))  # log(1 + exp(-|x|))
     if pos_weight is None:
         loss = add(subtract(relu(logit), multiply(logit, label)), softplus_neg)

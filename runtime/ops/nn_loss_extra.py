@@ -10,7 +10,7 @@ from ..dispatch import apply
 from ..dtypes import DEFAULT_FLOAT
 from ..hints import TensorLike
 from ..registry import composite
-from .common import as_tensor, cast, is_tensor, stop_gradient
+from .common import as_tensor, cast, is_tensor, no_grad_target
 from .elementwise import _floating, clip, exp, log, maximum, pow, sigmoid, sqrt, square
 from .elementwise import abs as abs_
 from .logic import less_than, not_equal, where
@@ -26,12 +26,6 @@ from .sort import take_along_axis
 def _label(label, like):
     """A Python/numpy label as a constant of ``like``'s dtype; a Tensor label cast to it."""
     return cast(label, like.dtype) if is_tensor(label) else as_tensor(label, like.dtype)
-
-
-def _target(t):
-    """A label (or class weight) Paddle's loss kernels give no gradient: cut, so a target that needs one
-    (another network's output, as in mutual learning) trains as under Paddle, not through the loss."""
-    return stop_gradient(t) if is_tensor(t) and not t.stop_gradient else t
 
 
 def _reduce(loss, reduction, what):
@@ -85,7 +79,7 @@ def nll_loss(input: TensorLike, label: TensorLike, weight: TensorLike | None = N
     picked = squeeze(take_along_axis(input, unsqueeze(safe, 1), axis=1), 1)
     w = cast(keep, input.dtype)
     if weight is not None:  # no gradient to the class weights, as Paddle's nll_loss
-        w = multiply(w, reshape(gather(_target(weight), reshape(safe, [-1])), _dims(label)))
+        w = multiply(w, reshape(gather(no_grad_target(weight), reshape(safe, [-1])), _dims(label)))
     loss = scale(multiply(picked, w), -1.0)
     if reduction == "mean":
         return divide(sum_(loss), sum_(w))
@@ -105,7 +99,7 @@ def kl_div(input: TensorLike, label: TensorLike, reduction: str = "mean", log_ta
     if reduction not in ("mean", "batchmean", "sum", "none"):
         raise ValueError(f"kl_div: reduction must be 'mean', 'batchmean', 'sum' or 'none', got {reduction!r}")
     input = _floating(input)
-    label = _target(_label(label, input))
+    label = no_grad_target(_label(label, input))
     if log_target:
         loss = multiply(exp(label), subtract(label, input))
     else:
@@ -133,7 +127,7 @@ def binary_cross_entropy(input: TensorLike, label: TensorLike, weight: TensorLik
     at -100 (as Paddle), times ``weight`` if given."""
     _check_reduction(reduction, "binary_cross_entropy")
     input = _floating(input)
-    label = _target(_label(label, input))
+    label = no_grad_target(_label(label, input))
     _same_shape(input, label, "binary_cross_entropy")
     # probabilities outside [0, 1] (or nan) raise when the op runs, as Paddle's kernel does
     inside = apply("reduce_all", apply("logical_and", apply("greater_equal", input, as_tensor(0.0, input.dtype)),
@@ -172,7 +166,7 @@ def square_error_cost(input: TensorLike, label: TensorLike) -> TensorLike:
 def log_loss(input: TensorLike, label: TensorLike, epsilon: float = 0.0001, name: str | None = None) -> TensorLike:
     """``-label * log(input + epsilon) - (1 - label) * log(1 - input + epsilon)`` elementwise."""
     input = _floating(input)
-    label = _target(_label(label, input))
+    label = no_grad_target(_label(label, input))
     e = float(epsilon)
     return subtract(scale(multiply(label, log(add(input, e))), -1.0),
                     multiply(scale(label, -1.0, 1.0), log(scale(input, -1.0, 1.0 + e))))
@@ -190,7 +184,7 @@ def sigmoid_focal_loss(logit: TensorLike, label: TensorLike, normalizer: TensorL
     p = sigmoid(logit)
     # Paddle's: the cross-entropy term is binary_cross_entropy_with_logits, which gives the label no
     # gradient; p_t and alpha_t below do
-    ce = add(subtract(relu(logit), multiply(logit, _target(label))),
+    ce = add(subtract(relu(logit), multiply(logit, no_grad_target(label))),
              log(add(exp(scale(abs_(logit), -1.0)), 1.0)))
     not_label = scale(label, -1.0, 1.0)
     p_t = add(multiply(p, label), multiply(scale(p, -1.0, 1.0), not_label))
