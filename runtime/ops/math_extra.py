@@ -13,7 +13,7 @@ from ..registry import Meta, def_op
 from .common import broadcast_shape, cast, reduce_as, same_as
 from .elementwise import _floating
 from .math import operands
-from .reduce import _axis_attr, _infer_reduce, _keep, _np_axis, _restore
+from .reduce import _axis_attr, _infer_reduce, _keep, _np_axis, _restore, _zero_mask
 from ..hints import Axis, DTypeLike, TensorLike
 
 _TWO_OVER_SQRT_PI = 2.0 / _math.sqrt(_math.pi)
@@ -142,18 +142,17 @@ def _cumprod_grad(ctx):
     product is ``c_j / s_i`` where ``z_j`` counts x_i's own zero only, else 0.  So for a non-zero x_i
     the gradient is ``revcumsum(g c [z == 0])_i / x_i`` (``revcumsum(g out) / x`` when x has no zero,
     bit for bit), and for a zero x_i ``revcumsum(g c [z == 1])_i`` (0 past the first zero)."""
-    from .reduce import _zero_mask  # noqa: PLC0415
     x, g = ctx.inputs[0], ctx.out_grads[0]
     dim = ctx.attrs["dim"]
-    zero, safe = _zero_mask(x)
+    zero, safe, zeros, ones = _zero_mask(x)
     dt = str(x.dtype)
     z = apply("cumsum", apply("cast", zero, dtype=dt), axis=dim)
     gc = apply("multiply", g, apply("cumprod", safe, dim=dim))
 
-    def upto(k):  # sum over j >= i of g_j c_j where z_j == k
-        mask = apply("cast", apply("equal", z, apply("fill_any_like", x, value=float(k))), dtype=dt)
+    def upto(k):  # sum over j >= i of g_j c_j where z_j == k (k: the zeros or ones above)
+        mask = apply("cast", apply("equal", z, k), dtype=dt)
         return apply("cumsum", apply("multiply", gc, mask), axis=dim, reverse=True)
-    return [apply("where", zero, upto(1), apply("divide", upto(0), safe))]
+    return [apply("where", zero, upto(ones), apply("divide", upto(zeros), safe))]
 
 
 def_op("cumprod", ["X"], ["Out"], attrs={"dim": -1}, kernel=_cumprod_kernel,

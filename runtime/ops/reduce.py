@@ -119,9 +119,10 @@ def _extreme_grad(ctx):
 
 
 def _zero_mask(x):
-    """(x == 0, x with its zeros replaced by ones): the products' gradients at zeros."""
-    zero = apply("equal", x, apply("fill_any_like", x, value=0.0))
-    return zero, apply("where", zero, apply("fill_any_like", x, value=1.0), x)
+    """(x == 0, x with its zeros replaced by ones, zeros and ones of x's shape): the products' gradients at zeros."""
+    zeros, ones = apply("fill_any_like", x, value=0.0), apply("fill_any_like", x, value=1.0)
+    zero = apply("equal", x, zeros)
+    return zero, apply("where", zero, ones, x), zeros, ones
 
 
 def _prod_grad(ctx):
@@ -129,12 +130,10 @@ def _prod_grad(ctx):
     zero in the group ``g * out / x`` (the same bits as before); at the group's only zero, ``g`` times the
     product of the non-zeros, 0 elsewhere; with two zeros or more, 0 everywhere."""
     x, g = ctx.inputs[0], ctx.out_grads[0]
-    zero, safe = _zero_mask(x)
+    zero, safe, zeros, ones = _zero_mask(x)
     count = _restore(apply("reduce_sum", apply("cast", zero, dtype=str(x.dtype)), **ctx.attrs), x, ctx.attrs)
     gp = _restore(apply("multiply", g, apply("reduce_prod", safe, **ctx.attrs)), x, ctx.attrs)
-    zeros = apply("fill_any_like", x, value=0.0)
-    at_zero = apply("where", apply("logical_and", zero, apply("equal", count, apply("fill_any_like", x, value=1.0))),
-                    gp, zeros)
+    at_zero = apply("where", apply("logical_and", zero, apply("equal", count, ones)), gp, zeros)
     return [apply("where", apply("equal", count, zeros), apply("divide", gp, safe), at_zero)]
 
 
