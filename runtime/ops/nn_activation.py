@@ -14,7 +14,7 @@ from .common import same_as_grad
 from .elementwise import _floating, exp, neg, sigmoid, tanh
 from .logic import greater_equal, greater_than, where
 from .math import add, multiply, relu, scale, subtract
-from .nn_norm import softmax_sums
+from .nn_norm import softmax_max, softmax_sums
 from ..hints import TensorLike
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 
@@ -26,7 +26,7 @@ def _check_axis(axis, ndim, what):
 
 def _softmax_kernel(x, axis=-1):
     _check_axis(axis, x.ndim, "softmax")
-    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    e = np.exp(x - softmax_max(x, axis))
     return (e / softmax_sums(e, axis)).astype(x.dtype, copy=False)
 
 

@@ -20,8 +20,8 @@ FEATURES = {
     "expressions": True,
     # hand-written numpy for layer_norm (inference), gelu and softmax: in place, float32 kept
     "fast_kernels": True,
-    # within fast_kernels: softmax's max calls the ufunc reduce that .max calls, without its Python
-    # wrapper (the same maxima)
+    # within fast_kernels: softmax's max is the registry's softmax_max (the ufunc reduce .max calls,
+    # without its Python wrapper; short rows reduced transposed), not ndarray.max (the same maxima)
     "fast_reductions": True,
     # within fast_kernels: embedding without padding_idx is w.take(ids, 0) after one check of the ids
     "fast_embedding": True,

@@ -21,7 +21,7 @@ Given a dead temporary X (``donate``), they overwrite it instead of allocating.
 import numpy as np
 
 from ...ops.gelu_erf import gelu_erf32, gelu_into
-from ...ops.nn_norm import ln_constants, ln_rows, softmax_sums
+from ...ops.nn_norm import ln_constants, ln_rows, softmax_max, softmax_sums
 from ...registry import get_op
 from .features import enabled
 
@@ -70,11 +70,10 @@ def _gelu(donate):
 
 def _softmax(axis, donate, reduces=False):
     # the registry's steps, written into a donated x; its sums are the registry's (``softmax_sums``).
-    # ``reduces`` (``fast_reductions``): the max is the ufunc reduce .max calls, without its wrapper
-    rmax = np.maximum.reduce
+    # ``reduces`` (``fast_reductions``): the max is the registry's (``softmax_max``), not ndarray.max
 
     def softmax(x):
-        m = rmax(x, axis, None, None, True) if reduces else x.max(axis=axis, keepdims=True)
+        m = softmax_max(x, axis) if reduces else x.max(axis=axis, keepdims=True)
         e = np.subtract(x, m, out=x) if donate else x - m
         np.exp(e, out=e)
         e /= softmax_sums(e, axis)

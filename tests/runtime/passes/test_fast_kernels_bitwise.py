@@ -48,6 +48,32 @@ def test_reduced_layer_norm_and_softmax_match_the_registry(dtype):
                     _same_bits(kernels._softmax(axis, donate, True)(x.copy()), softmax(x, axis=axis))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_max_is_ndarray_max(dtype):
+    """The transposed reduction over short rows gives the maxima of ndarray.max: on rows of NaN, +-inf,
+    +-0 and random values, at the sizes on both sides of the switch; softmax of those rows is
+    bitwise the same with the switch off and on."""
+    from runtime.ops.nn_norm import softmax_max
+    rng = np.random.default_rng(16)
+    for shape in ((32, 32), (8, 4, 64), (31, 33), (64, 65), (6, 5), (1024, 1), (2, 16, 64)):
+        x = rng.normal(size=shape).astype(dtype)
+        flat = x.reshape(-1, shape[-1])
+        flat[0] = np.nan
+        flat[1, ::2] = np.inf
+        flat[2] = -np.inf
+        flat[3] = 0.0
+        flat[3, 1::3] = -0.0
+        flat[4, -1] = np.nan
+        got, want = softmax_max(x, -1), x.max(axis=-1, keepdims=True)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)  # equal values, NaN where NaN
+        with np.errstate(all="ignore"):
+            for donate in (False, True):
+                with passes.features(fast_reductions=False):
+                    off = kernels._softmax(-1, donate, False)(x.copy())
+                _same_bits(kernels._softmax(-1, donate, True)(x.copy()), off)
+
+
 @pytest.mark.parametrize("dtype", ["float32"])  # float64 gelu keeps the registry's exact erf kernel
 def test_gelu_in_place_matches_the_registry(dtype):
     rng = np.random.default_rng(12)
