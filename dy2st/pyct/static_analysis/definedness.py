@@ -47,11 +47,16 @@ def _stmt(s, defined, m):
         written = m.block_writes(s.body) | (m.writes(s.target) if cls is gast.For else set())
         return defined | (written & live_out)
     if cls is gast.Try or cls is gast.TryStar:
-        _block(s.body, defined, m)
+        # After the statement: the names the body and else bind, if every handler that can finish
+        # (does not end in raise/return/break/continue) binds them too, and what finally binds.
+        # Inside a handler or finally only what was bound before the try is certain.
+        after = _block(s.orelse, _block(s.body, defined, m), m)
         for h in s.handlers:
-            _block(h.body, defined, m)
-        _block(s.orelse, defined, m)
-        return _block(s.finalbody, defined, m)
+            name = {h.name.id} if isinstance(h.name, gast.Name) else set()
+            handled = _block(h.body, defined | name, m) - name  # the `as` name is unbound at its end
+            if not (h.body and isinstance(h.body[-1], _LEAVES)):
+                after = after & handled
+        return after | _block(s.finalbody, defined, m)
     # With
     bound = set()
     for item in s.items:
@@ -64,6 +69,7 @@ _ANNO_FIELD = anno._ANNO_FIELD
 _DEFINED_IN, _LIVE_OUT = anno.Static.DEFINED_VARS_IN, anno.Static.LIVE_VARS_OUT
 # The statements with their own rule above (an AsyncFor... counts as a simple statement).
 _COMPOUND = frozenset((gast.If, gast.While, gast.For, gast.Try, gast.TryStar, gast.With))
+_LEAVES = (gast.Raise, gast.Return, gast.Break, gast.Continue)  # a handler ending so never falls through
 
 
 def annotate_defined(fn_node, memo=None):
