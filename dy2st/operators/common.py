@@ -4,6 +4,8 @@ Also the calling convention of branch/loop functions (`_pack`/`_unpack`), the us
 error messages, and the wrapper that lets an error raised by user code inside a branch or loop
 body pass the operators' own explanations unchanged.
 """
+import types
+
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
 
@@ -92,6 +94,9 @@ def _describe(v):
         return "undefined"
     if rt.is_tensor(v):
         return f"a {v.dtype} tensor of shape {list(v.shape)}"
+    if isinstance(v, (types.FunctionType, types.MethodType)):
+        # its repr names the converted code's nested functions (true_fn_0.<locals>...), not the user's
+        return f"function {v.__name__}"
     return f"{type(v).__name__} {v!r}"
 
 

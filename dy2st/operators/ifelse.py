@@ -304,7 +304,8 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             merged.append(UndefinedVar(labels[i]))
         else:
             message = (f"variable '{labels[i]}' is {_describe(a)} in one branch of a tensor-dependent "
-                       f"`if` and {_describe(b)} in the other")
+                       f"`if` and {_describe(b)} in the other (a value a tensor condition chooses must be a "
+                       f"tensor in both, or the same Python value)")
             if labels[i] in returns:  # the function's return value: Paddle's exception and wording
                 raise Dygraph2StaticException(_with_location(
                     f"Your if/else have different number of return value: {message}"))

@@ -105,3 +105,23 @@ def test_python_value_of_a_traced_tensor_is_a_clear_error_at_the_user_line(call)
     assert f"{call}()" in str(info.value) or "has no value" in str(info.value)
     assert "Program" in str(info.value)
     assert f"line {line_of(needs_a_number, 'total = getattr')}" in notes(info.value)
+
+
+def test_different_functions_in_tensor_branches_name_the_functions_not_the_generated_code():
+    import dy2st
+    import runtime as rt
+
+    def pick(x):
+        if x.sum() > 0:
+            f = lambda t: t * 2  # noqa: E731
+        else:
+            f = abs
+        return f(x)
+
+    with pytest.raises(ValueError) as info:
+        dy2st.to_static(pick)(rt.to_tensor([1.0, 2.0]))
+    message = str(info.value)
+    assert "variable 'f' is function <lambda> in one branch" in message
+    assert "builtin_function_or_method <built-in function abs> in the other" in message
+    assert "true_fn" not in message and "must be a tensor in both" in message
+    assert f"line {line_of(pick, 'if x.sum() > 0')}" in message
