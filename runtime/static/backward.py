@@ -221,7 +221,8 @@ class _Pass:
         g = gs[0]
         for other in gs[1:]:
             g = apply("add", g, other)
-        g = static_grad(self.block, n, g)  # the var's register_hook functions, on its summed gradient
+        if n in self.block.vars:  # its register_hook functions, on its summed gradient, in the pass of
+            g = static_grad(self.block, n, g)  # its own block (a loop body's pass sums only its terms)
         if g.name in self.block.vars and g.name not in self.forward_names and g.name not in self.named:
             new = _unique_grad_name(self.block, n)
             del self.block.vars[g.name]
