@@ -149,8 +149,9 @@ def _no_rule(op):
 class _Pass:
     """One backward pass over ``ops`` of ``block``, appending grad ops to ``block``."""
 
-    def __init__(self, block, ops, seeds, wrt, no_grad):
+    def __init__(self, block, ops, seeds, wrt, no_grad, nested=False):
         self.block = block
+        self.owner_hooks = True if nested else None  # a control-flow rule's pass: see finalize
         # the ops a gradient can flow through (asked once: `_requires` and `_relevant` both walk them)
         self.ops, self.all_ops = [], None
         for op in ops:
@@ -221,8 +222,9 @@ class _Pass:
         g = gs[0]
         for other in gs[1:]:
             g = apply("add", g, other)
-        if n in self.block.vars:  # its register_hook functions, on its summed gradient, in the pass of
-            g = static_grad(self.block, n, g)  # its own block (a loop body's pass sums only its terms)
+        if self.owner_hooks is None or n in self.block.vars:  # its register_hook functions, on its summed
+            g = static_grad(self.block, n, g)  # gradient; not in a loop body's or branch's own pass (only
+            # its terms) for a var of an enclosing block: that block's pass runs them on the whole sum
         if g.name in self.block.vars and g.name not in self.forward_names and g.name not in self.named:
             new = _unique_grad_name(self.block, n)
             del self.block.vars[g.name]
@@ -300,13 +302,14 @@ class _Pass:
                 self.grads.setdefault(n, []).append(g)
 
 
-def backward_ops(block, ops, seeds, wrt, no_grad=()):
+def backward_ops(block, ops, seeds, wrt, no_grad=(), nested=False):
     """Append the backward of ``ops`` (ops of ``block``) to ``block``.
 
     ``seeds``: name -> list of grad Variables of that name; ``wrt``: names whose
-    gradients are wanted.  Returns name -> grad Variable (None: no path).
+    gradients are wanted; ``nested``: the pass of a loop body's or branch's gradient rule.
+    Returns name -> grad Variable (None: no path).
     """
-    return _Pass(block, list(ops), seeds, list(wrt), no_grad).run()
+    return _Pass(block, list(ops), seeds, list(wrt), no_grad, nested).run()
 
 
 def _names(xs, what):

@@ -44,7 +44,7 @@ def grad_block(parent, fwd, targets, wrt, declare_seeds=False):
                               stop_gradient=False)
             seed_names.append(g.name)
         seeds.setdefault(name, []).append(g)
-    res = backward_ops(gb, list(gb.ops), seeds, wrt)
+    res = backward_ops(gb, list(gb.ops), seeds, wrt, nested=True)
     return gb, [res[n] for n in wrt], seed_names
 
 

@@ -36,3 +36,18 @@ def test_hook_on_a_tensor_read_in_control_flow_runs_once(fn):
             (dy2st.to_static(fn) if convert else fn)(x, rt.to_tensor(3)).backward()
             grads.append(x.grad.numpy())
         np.testing.assert_array_equal(grads[1], grads[0])
+
+
+def grad_of_hooked_in_branch(x):
+    y = x * 1.0
+    y.register_hook(lambda g: g * 3)
+    z = rt.tanh(y)
+    if x.sum() > 0:
+        return rt.grad([z], [x])[0]
+    return rt.ones_like(x)
+
+
+def test_hook_runs_for_rt_grad_called_inside_a_branch():
+    x = rt.to_tensor(np.array([0.5, 1.5], "float32"), stop_gradient=False)
+    want = grad_of_hooked_in_branch(x)
+    np.testing.assert_array_equal(dy2st.to_static(grad_of_hooked_in_branch)(x).numpy(), want.numpy())
