@@ -159,11 +159,18 @@ def while_grad(ctx):
         op.outputs["StepScopes"] = [sv.name]
         program._version += 1
     # each Param's gradient is a seed of the body's backward too: every step adds its terms onto the
-    # sum so far, in eager's order (see _build_while_grad), starting from ctx.running's sum if any
-    gb, grads, seeds = grad_block(block, sub, [(carry_out[i], None) for i in fl] + [(p, None) for p in wrt_p],
-                                  [carry_in[i] for i in fl] + wrt_p, declare_seeds=True)
+    # sum so far, in eager's order (see _build_while_grad), starting from ctx.running's sum if any;
+    # so is a carry's when its initial value has such a sum (the first step adds onto it)
     running = [p for p in wrt_p if p in ctx.running]
-    ctx.totals.update(running)
+    taken, xrun = set(running), []
+    for k, i in enumerate(fl):
+        if xs[i] in ctx.running and xs[i] not in taken:
+            taken.add(xs[i])
+            xrun.append(k)
+    gb, grads, seeds = grad_block(block, sub, [(carry_out[i], None) for i in fl] + [(p, None) for p in wrt_p]
+                                  + [(carry_in[fl[k]], None) for k in xrun],
+                                  [carry_in[i] for i in fl] + wrt_p, declare_seeds=True)
+    ctx.totals.update(running + [xs[fl[k]] for k in xrun])
     og = ctx.out_grads[0] or [None] * len(outs)
     og_names = []
     with building(block):
@@ -177,11 +184,12 @@ def while_grad(ctx):
     block.append_op(
         "while_grad",
         {"Out@GRAD": og_names, "Params": params, "StepScopes": op.output("StepScopes"),
-         "Params@GRAD_in": [ctx.running[p].name for p in running]},
+         "Params@GRAD_in": [ctx.running[p].name for p in running],
+         "X@GRAD_in": [ctx.running[xs[fl[k]]].name for k in xrun]},
         {"X@GRAD": [v.name for v in x_grads], "Params@GRAD": [v.name for v in p_grads]},
         {"sub_block": sub, "grad_block": gb, "carry_in": carry_in, "params": params, "float_carries": fl,
          "seed_names": seeds, "grad_outs": [g.name if g is not None else "" for g in grads],
-         "grad_params": wrt_p, "running_params": running})
+         "grad_params": wrt_p, "running_params": running, "running_carries": xrun})
     # one gradient per position: a name entering as two carries (`v = y` before the loop) gets
     # both, summed by the caller's backward pass
     xg = [None] * len(xs)
@@ -206,9 +214,9 @@ def _build_while_grad(op, compiler):
     fn = None  # compiled when a backward first replays a step, as a branch on first entry: a loop
     # no run entered (or a backward never run) costs nothing
 
-    running = list(a.get("running_params", ()))
+    running, xrun = list(a.get("running_params", ())), list(a.get("running_carries", ()))
 
-    def run_while_grad(ogs, ps, steps_list, sums=()):
+    def run_while_grad(ogs, ps, steps_list, sums=(), xsums=()):
         nonlocal fn
         if fn is None and steps_list[0]:
             fn = compiler.compile(gb, list(carry_in) + list(params) + list(a["seed_names"]), present,
@@ -220,8 +228,11 @@ def _build_while_grad(op, compiler):
         gp = [None] * len(pidx)
         for p, v in zip(running, sums):
             gp[a["grad_params"].index(p)] = v
-        for xs, rng_state in reversed(steps_list[0]):
+        steps = steps_list[0]
+        for s, (xs, rng_state) in enumerate(reversed(steps)):
             seeds = [v if v is not None else np.full_like(ps[j], -0.0) for v, j in zip(gp, pidx)]
+            first = s == len(steps) - 1  # the first iteration: its carries are the loop's inputs
+            seeds += [xsums[j] if first else np.full_like(xs[fl[k]], -0.0) for j, k in enumerate(xrun)]
             if rng_state is not None:  # replay the step's random draws (dropout masks), in this thread only
                 with generator_guard(rng_state):
                     res = iter(fn(*xs, *ps, *g, *seeds))
@@ -232,18 +243,22 @@ def _build_while_grad(op, compiler):
                 new_g.append(next(res) if grad_outs[k] else np.zeros_like(xs[i]))
             gp = [next(res) if grad_outs[nfl + k] else seeds[k] for k in range(len(pidx))]
             g = new_g
+        if not steps:  # no iteration: the input is the output, its sum so far then the output's gradient
+            for j, k in enumerate(xrun):
+                g[k] = xsums[j] + g[k]
         gp = [v if v is not None else np.zeros_like(ps[j]) for v, j in zip(gp, pidx)]
         return g, gp
     return run_while_grad
 
 
-def _while_grad_infer(ogs, params, steps, sums=(), **attrs):
+def _while_grad_infer(ogs, params, steps, sums=(), xsums=(), **attrs):
     names = list(attrs["params"])
     return list(ogs), [params[names.index(p)] for p in attrs["grad_params"]]
 
 
-def_op("while_grad", ["Out@GRAD*", "Params*", "StepScopes*", "Params@GRAD_in*"], ["X@GRAD*", "Params@GRAD*"],
+def_op("while_grad", ["Out@GRAD*", "Params*", "StepScopes*", "Params@GRAD_in*", "X@GRAD_in*"],
+       ["X@GRAD*", "Params@GRAD*"],
        attrs={"sub_block": None, "grad_block": None, "carry_in": [], "params": [], "float_carries": [],
-              "seed_names": [], "grad_outs": [], "grad_params": [], "running_params": []},
+              "seed_names": [], "grad_outs": [], "grad_params": [], "running_params": [], "running_carries": []},
        build_kernel=_build_while_grad, infer=_while_grad_infer, no_onnx=GRAD_ONLY,
        doc="Replay a while loop's saved steps in reverse through the body's backward block.")
