@@ -180,7 +180,7 @@ class GradContext:
     values are float32 casts of float16 ones (``float16_in_float32``), so the forward outputs it reads
     were rounded to float16 (a rule may recompute a statistic it needs to float32's precision)."""
 
-    __slots__ = ("inputs", "outputs", "out_grads", "attrs", "op", "from_float16")
+    __slots__ = ("inputs", "outputs", "out_grads", "attrs", "op", "from_float16", "running", "totals")
 
     def __init__(self, inputs, outputs, out_grads, attrs, op=None, from_float16=False):
         self.inputs = inputs
@@ -189,6 +189,11 @@ class GradContext:
         self.attrs = attrs
         self.op = op
         self.from_float16 = from_float16
+        # static control flow only (see backward._Pass._op_grad): an input's gradient summed so far
+        # from later ops, by name, which the rule may continue inside its sub-blocks; the names
+        # whose returned gradient already holds that sum go in ``totals``
+        self.running = {}
+        self.totals = set()
 
 
 @dataclass

@@ -42,7 +42,10 @@ def _with_location(message):
     file, line, text = user_location()
     if file is None:
         return message
-    return f'{message}\n  File "{file}", line {line}\n    {text.strip()}'
+    where = f'\n  File "{file}", line {line}\n    {text.strip()}'
+    # a message built around another one that already names this line (a refusal re-worded by the
+    # `if` that caught it) names it once
+    return message if message.endswith(where) else message + where
 
 
 def _py_items(x):

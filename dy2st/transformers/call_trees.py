@@ -4,7 +4,8 @@ What is left alone, to keep the output readable and the calls fast: builtins (`r
 `print`, `isinstance`... some have their own pass), `_jst` itself, anything the function's
 globals/closure show to be a class or to come from `runtime`, numpy or the standard library,
 and method calls whose name is a Tensor/list/dict/str method (`x.sum()`, `out.append(y)`) on
-anything but `self` (a method's `self.relu(x)` is the user's own method: it is wrapped).
+anything but `self` (a method's `self.relu(x)` is the user's own method: it is wrapped; so is
+`Helper.add(x)` or `Helper().add(x)` when the user's class `Helper` defines `add`).
 Everything else (user functions, `self.layer(x)`, `self.helper(x)`, functions passed in as
 arguments) is wrapped; `_jst.Call` decides at run time.
 
@@ -106,7 +107,25 @@ def resolve(node, namespace):
         base = resolve(node.value, namespace)
         if isinstance(base, types.ModuleType):
             return getattr(base, node.attr, _UNKNOWN)
+        if _is_user_class(base):  # `Helper.add(x, y)`: what the class holds
+            return _class_attribute(base, node.attr)
+        if isinstance(node.value, gast.Call):  # `Helper().add(x, y)`: a method of a new instance
+            made = resolve(node.value.func, namespace)
+            if _is_user_class(made):
+                return _class_attribute(made, node.attr)
     return _UNKNOWN
+
+
+def _class_attribute(cls, name):
+    """The function ``cls.name`` stands for, read without running descriptors; else a sentinel.
+    A user class's method named like a Tensor method (`add`, `sum`) is then known to be user code."""
+    try:
+        value = inspect.getattr_static(cls, name)
+    except AttributeError:
+        return _UNKNOWN
+    if isinstance(value, (staticmethod, classmethod)):
+        value = value.__func__
+    return value if callable(value) else _UNKNOWN
 
 
 _UNKNOWN = object()

@@ -149,8 +149,9 @@ def _no_rule(op):
 class _Pass:
     """One backward pass over ``ops`` of ``block``, appending grad ops to ``block``."""
 
-    def __init__(self, block, ops, seeds, wrt, no_grad):
+    def __init__(self, block, ops, seeds, wrt, no_grad, nested=False):
         self.block = block
+        self.owner_hooks = True if nested else None  # a control-flow rule's pass: see finalize
         # the ops a gradient can flow through (asked once: `_requires` and `_relevant` both walk them)
         self.ops, self.all_ops = [], None
         for op in ops:
@@ -218,10 +219,10 @@ class _Pass:
         if not gs:
             self.final[n] = None
             return None
-        g = gs[0]
-        for other in gs[1:]:
-            g = apply("add", g, other)
-        g = static_grad(self.block, n, g)  # the var's register_hook functions, on its summed gradient
+        g = _sum(gs)
+        if self.owner_hooks is None or n in self.block.vars:  # its register_hook functions, on its summed
+            g = static_grad(self.block, n, g)  # gradient; not in a loop body's or branch's own pass (only
+            # its terms) for a var of an enclosing block: that block's pass runs them on the whole sum
         if g.name in self.block.vars and g.name not in self.forward_names and g.name not in self.named:
             new = _unique_grad_name(self.block, n)
             del self.block.vars[g.name]
@@ -285,7 +286,10 @@ class _Pass:
         ins = self._structured(opdef, opdef.input_slots, op.inputs, self.block.var, False)
         outs = self._structured(opdef, opdef.output_slots, op.outputs, self.block.var, True)
         ctx = GradContext(ins, outs, ogs, effective_attrs(opdef, op), op=op)
+        if op.type in _CONTINUES_SUMS:
+            ctx.running = self._running_sums(op)
         in_grads = opdef.grad(ctx)
+        new = []
         for j, slot in enumerate(opdef.input_slots):
             ns = op.inputs.get(slot)
             if ns is None or j >= len(in_grads) or in_grads[j] is None:
@@ -296,16 +300,45 @@ class _Pass:
                     continue
                 if isinstance(g, Tensor):  # a rule returned an eager constant
                     g = to_variable(g)
-                self.grads.setdefault(n, []).append(g)
+                new.append((n, g))
+        for n in ctx.totals.intersection(n for n, _ in new):  # already the sum so far plus the op's terms
+            self.grads[n] = []
+        for n, g in new:
+            self.grads.setdefault(n, []).append(g)
+
+    def _running_sums(self, op):
+        """Each input's gradient summed so far (by later ops), as ``finalize`` would start it.  Eager
+        autograd adds a loop body's or branch's terms one by one onto that sum, so the ``while`` and
+        ``cond`` rules continue it in their sub-blocks (their terms summed apart round differently)."""
+        running = {}
+        for n in dict.fromkeys(op.input_arg_names):
+            gs = self.grads.get(n)
+            if not gs or n not in self.req:
+                continue
+            self.grads[n] = [_sum(gs)]
+            running[n] = self.grads[n][0]
+        return running
 
 
-def backward_ops(block, ops, seeds, wrt, no_grad=()):
+_CONTINUES_SUMS = frozenset({"while", "cond"})  # their rules continue the sums of ctx.running
+
+
+def _sum(gs):
+    """``gs[0] + gs[1] + ...``, left to right (the order eager autograd adds gradient terms in)."""
+    g = gs[0]
+    for other in gs[1:]:
+        g = apply("add", g, other)
+    return g
+
+
+def backward_ops(block, ops, seeds, wrt, no_grad=(), nested=False):
     """Append the backward of ``ops`` (ops of ``block``) to ``block``.
 
     ``seeds``: name -> list of grad Variables of that name; ``wrt``: names whose
-    gradients are wanted.  Returns name -> grad Variable (None: no path).
+    gradients are wanted; ``nested``: the pass of a loop body's or branch's gradient rule.
+    Returns name -> grad Variable (None: no path).
     """
-    return _Pass(block, list(ops), seeds, list(wrt), no_grad).run()
+    return _Pass(block, list(ops), seeds, list(wrt), no_grad, nested).run()
 
 
 def _names(xs, what):

@@ -44,7 +44,7 @@ def grad_block(parent, fwd, targets, wrt, declare_seeds=False):
                               stop_gradient=False)
             seed_names.append(g.name)
         seeds.setdefault(name, []).append(g)
-    res = backward_ops(gb, list(gb.ops), seeds, wrt)
+    res = backward_ops(gb, list(gb.ops), seeds, wrt, nested=True)
     return gb, [res[n] for n in wrt], seed_names
 
 
@@ -87,8 +87,12 @@ def cond_grad(ctx):
     if not wrt:
         return [None, [None] * len(ins)]
     pairs = [(i, g) for i, g in enumerate(ctx.out_grads[0] or []) if g is not None]
-    tb, tg, _ = grad_block(block, a["true_block"], [(a["true_outs"][i], g) for i, g in pairs], wrt)
-    fb, fg, _ = grad_block(block, a["false_block"], [(a["false_outs"][i], g) for i, g in pairs], wrt)
+    # an input's gradient summed so far seeds its sum in each branch, which adds the branch's terms
+    # onto it one by one as eager autograd does (a branch without any gives it back as it is)
+    running = [(n, ctx.running[n]) for n in wrt if n in ctx.running]
+    ctx.totals.update(n for n, _ in running)
+    tb, tg, _ = grad_block(block, a["true_block"], [(a["true_outs"][i], g) for i, g in pairs] + running, wrt)
+    fb, fg, _ = grad_block(block, a["false_block"], [(a["false_outs"][i], g) for i, g in pairs] + running, wrt)
     keep = [j for j in range(len(wrt)) if tg[j] is not None or fg[j] is not None]
     t_outs, f_outs, outs = [], [], []
     for j in keep:
@@ -154,8 +158,19 @@ def while_grad(ctx):
         sv = block.create_var(name=program.unique_name("while_steps"), shape=(), dtype="float32", kind="steps")
         op.outputs["StepScopes"] = [sv.name]
         program._version += 1
-    gb, grads, seeds = grad_block(block, sub, [(carry_out[i], None) for i in fl],
+    # each Param's gradient is a seed of the body's backward too: every step adds its terms onto the
+    # sum so far, in eager's order (see _build_while_grad), starting from ctx.running's sum if any;
+    # so is a carry's when its initial value has such a sum (the first step adds onto it)
+    running = [p for p in wrt_p if p in ctx.running]
+    taken, xrun = set(running), []
+    for k, i in enumerate(fl):
+        if xs[i] in ctx.running and xs[i] not in taken:
+            taken.add(xs[i])
+            xrun.append(k)
+    gb, grads, seeds = grad_block(block, sub, [(carry_out[i], None) for i in fl] + [(p, None) for p in wrt_p]
+                                  + [(carry_in[fl[k]], None) for k in xrun],
                                   [carry_in[i] for i in fl] + wrt_p, declare_seeds=True)
+    ctx.totals.update(running + [xs[fl[k]] for k in xrun])
     og = ctx.out_grads[0] or [None] * len(outs)
     og_names = []
     with building(block):
@@ -168,11 +183,13 @@ def while_grad(ctx):
                                 dtype=block.var(p).dtype, stop_gradient=False) for p in wrt_p]
     block.append_op(
         "while_grad",
-        {"Out@GRAD": og_names, "Params": params, "StepScopes": op.output("StepScopes")},
+        {"Out@GRAD": og_names, "Params": params, "StepScopes": op.output("StepScopes"),
+         "Params@GRAD_in": [ctx.running[p].name for p in running],
+         "X@GRAD_in": [ctx.running[xs[fl[k]]].name for k in xrun]},
         {"X@GRAD": [v.name for v in x_grads], "Params@GRAD": [v.name for v in p_grads]},
         {"sub_block": sub, "grad_block": gb, "carry_in": carry_in, "params": params, "float_carries": fl,
          "seed_names": seeds, "grad_outs": [g.name if g is not None else "" for g in grads],
-         "grad_params": wrt_p})
+         "grad_params": wrt_p, "running_params": running, "running_carries": xrun})
     # one gradient per position: a name entering as two carries (`v = y` before the loop) gets
     # both, summed by the caller's backward pass
     xg = [None] * len(xs)
@@ -197,39 +214,51 @@ def _build_while_grad(op, compiler):
     fn = None  # compiled when a backward first replays a step, as a branch on first entry: a loop
     # no run entered (or a backward never run) costs nothing
 
-    def run_while_grad(ogs, ps, steps_list):
+    running, xrun = list(a.get("running_params", ())), list(a.get("running_carries", ()))
+
+    def run_while_grad(ogs, ps, steps_list, sums=(), xsums=()):
         nonlocal fn
         if fn is None and steps_list[0]:
             fn = compiler.compile(gb, list(carry_in) + list(params) + list(a["seed_names"]), present,
                                   name=f"while_grad_body{gb.idx}")
         g = list(ogs)
+        # each Param's gradient so far: the sum the ops after the loop gave, then each replayed step
+        # adds its terms onto it, latest step and latest op first, as eager autograd sums them. A step
+        # before any sum starts from -0.0, which adding leaves every value bitwise as it is.
         gp = [None] * len(pidx)
-        for xs, rng_state in reversed(steps_list[0]):
+        for p, v in zip(running, sums):
+            gp[a["grad_params"].index(p)] = v
+        steps = steps_list[0]
+        for s, (xs, rng_state) in enumerate(reversed(steps)):
+            seeds = [v if v is not None else np.full_like(ps[j], -0.0) for v, j in zip(gp, pidx)]
+            first = s == len(steps) - 1  # the first iteration: its carries are the loop's inputs
+            seeds += [xsums[j] if first else np.full_like(xs[fl[k]], -0.0) for j, k in enumerate(xrun)]
             if rng_state is not None:  # replay the step's random draws (dropout masks), in this thread only
                 with generator_guard(rng_state):
-                    res = iter(fn(*xs, *ps, *g))
+                    res = iter(fn(*xs, *ps, *g, *seeds))
             else:
-                res = iter(fn(*xs, *ps, *g))
+                res = iter(fn(*xs, *ps, *g, *seeds))
             new_g = []
             for k, i in enumerate(fl):
                 new_g.append(next(res) if grad_outs[k] else np.zeros_like(xs[i]))
-            for k in range(len(pidx)):
-                if grad_outs[nfl + k]:
-                    r = next(res)
-                    gp[k] = r if gp[k] is None else gp[k] + r
+            gp = [next(res) if grad_outs[nfl + k] else seeds[k] for k in range(len(pidx))]
             g = new_g
+        if not steps:  # no iteration: the input is the output, its sum so far then the output's gradient
+            for j, k in enumerate(xrun):
+                g[k] = xsums[j] + g[k]
         gp = [v if v is not None else np.zeros_like(ps[j]) for v, j in zip(gp, pidx)]
         return g, gp
     return run_while_grad
 
 
-def _while_grad_infer(ogs, params, steps, **attrs):
+def _while_grad_infer(ogs, params, steps, sums=(), xsums=(), **attrs):
     names = list(attrs["params"])
     return list(ogs), [params[names.index(p)] for p in attrs["grad_params"]]
 
 
-def_op("while_grad", ["Out@GRAD*", "Params*", "StepScopes*"], ["X@GRAD*", "Params@GRAD*"],
+def_op("while_grad", ["Out@GRAD*", "Params*", "StepScopes*", "Params@GRAD_in*", "X@GRAD_in*"],
+       ["X@GRAD*", "Params@GRAD*"],
        attrs={"sub_block": None, "grad_block": None, "carry_in": [], "params": [], "float_carries": [],
-              "seed_names": [], "grad_outs": [], "grad_params": []},
+              "seed_names": [], "grad_outs": [], "grad_params": [], "running_params": [], "running_carries": []},
        build_kernel=_build_while_grad, infer=_while_grad_infer, no_onnx=GRAD_ONLY,
        doc="Replay a while loop's saved steps in reverse through the body's backward block.")
