@@ -6,6 +6,7 @@ body pass the operators' own explanations unchanged.
 """
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
+from runtime.dispatch import EXACT_FLOATS
 
 from dy2st.pyct.undefined import UndefinedVar, user_location
 
@@ -50,7 +51,7 @@ def _py_items(x):
     return x
 
 
-EXACT_ATTR = "_python_float_exact"  # Program attribute: {a carried Python float view's name: its float64 value}
+EXACT_ATTR = EXACT_FLOATS  # Program attribute: {a carried Python float view's name: its float64 value}
 
 
 def exact_value(x):

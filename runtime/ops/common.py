@@ -1,7 +1,7 @@
 """Helpers every op module shares: operand conversion, broadcasting, gradient reduction."""
 import numpy as np
 
-from ..dispatch import append_op, apply, to_variable
+from ..dispatch import append_op, apply, exact_float, to_variable
 from ..dtypes import convert_dtype, default_dtype_of, promote, scalar_dtype
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
@@ -66,11 +66,21 @@ def cast(x: TensorLike, dtype: DTypeLike) -> TensorLike:
     return apply("cast", x, dtype=str(dtype))
 
 
+_FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
+
+
 def binary_operands(x, y):
     """Bring two operands (Tensor/Variable, Python scalar or ndarray) to one dtype."""
     xt, yt = isinstance(x, TensorLike), isinstance(y, TensorLike)
     if xt and yt:
         dt = promote(x.dtype, y.dtype)
+        if dt != x.dtype or dt != y.dtype:
+            # a Python float a converted function holds (``exact_float``) takes the float dtype of the
+            # other operand, as the Python float does eagerly (float16 stays float16)
+            if str(y.dtype) in _FLOAT_NAMES and exact_float(x) is not x:
+                dt = y.dtype
+            elif str(x.dtype) in _FLOAT_NAMES and exact_float(y) is not y:
+                dt = x.dtype
         return cast(x, dt), cast(y, dt)
     if xt:
         return _with_other(x, y)
@@ -286,5 +296,6 @@ def float_of(v, dtype="float64"):
     2**53 rounds as float() rounds it)."""
     if all(d >= 0 for d in v.shape) and int(np.prod(v.shape)) != 1:
         raise TypeError(f"float() needs a tensor with one element, got shape {list(v.shape)}")
+    v = exact_float(v)  # a Python float's float64 value, not its default-dtype stand-in
     value = cast(apply("reshape", stop_gradient(v), shape=[]), "float64")
     return value if dtype == "float64" else cast(value, dtype)

@@ -1,0 +1,42 @@
+"""A Python float a converted function holds as a run-time value (a float carried through a tensor
+loop, `float(t)`, `t.item()`, an int divided) is a float64 value that user code sees in the default
+float dtype. Operators used the float64 value, but a runtime API given it (`rt.full(s, acc,
+"float64")`, `rt.to_tensor(acc, "float64")`, `rt.add(x64, acc)`, `rt.where`, `rt.clip`, `rt.scale`,
+`rt.linspace`...) got the float32 rounding: 0.30000001192092896 where eager has 0.30000000000000004,
+silently; with a float16 tensor the result became float32. Ops now take the exact value, cast to the
+float dtype of the other operand as a Python float is eagerly."""
+import numpy as np
+
+import dy2st
+import runtime as rt
+from tests.hunt.eager_checks import same
+
+
+def _apis(x):
+    acc = 0.0
+    for v in x:
+        if v > 0:
+            acc += 0.1
+    return (rt.full([2], acc, "float64"), rt.to_tensor(acc, dtype="float64"), rt.full_like(x, acc),
+            rt.add(x, acc), rt.where(x > 0.4, x, acc), rt.clip(x, min=acc), rt.scale(x, scale=acc, bias=acc),
+            rt.pow(x, acc), rt.linspace(0, acc, 3, "float64"), rt.full([2], acc), rt.add(x.astype("int64"), acc))
+
+
+def _reads(x):
+    v = float(x.sum())
+    w = x.mean().item()
+    n = x.shape[0] / 3
+    return rt.full([1], v, "float64"), rt.to_tensor(w, "float64"), rt.add(x, v), rt.full([1], n, "float64")
+
+
+def test_apis_given_a_carried_python_float_use_its_exact_value():
+    sf = dy2st.to_static(_apis)
+    for dtype in ("float64", "float32", "float16"):
+        for vals in ([0.3, 0.3, 0.3], [0.5, 0.0, 1.0]):
+            x = rt.to_tensor(np.array(vals, dtype))
+            eager, static = _apis(x), sf(x)
+            same(eager, static)
+            assert [str(t.dtype) for t in static] == [str(t.dtype) for t in eager]
+    sf = dy2st.to_static(_reads)
+    x = rt.to_tensor(np.array([0.1, 0.2, 0.7], "float64"))
+    same(_reads(x), sf(x))
