@@ -166,6 +166,8 @@ class PythonInt(rt.static.Variable):
     (in the default float dtype, the one Python floats get), and int arithmetic with Python ints keeps the mark.
     With a genuine int tensor it behaves as that tensor would eagerly."""
 
+    python_number = 0
+
     def __truediv__(self, other):
         if _is_python_int(other):  # Python's int / int: the float64 quotient (seen in the default float dtype)
             return float_view(rt.divide(rt.cast(self, "float64"), rt.cast(other, "float64")
@@ -242,6 +244,8 @@ class PythonFloat(rt.static.Variable):
     """A float Variable that stands for a Python float (`float(t)`, a Python int divided, an element
     of `t.numpy()`): with a genuine tensor it takes that tensor's float dtype (float32 with an int
     one), as a Python float does eagerly; arithmetic with Python numbers keeps the mark."""
+
+    python_number = 0.0
 
     __add__, __radd__ = _keeps_float("__add__"), _keeps_float("__radd__")
     __sub__, __rsub__ = _keeps_float("__sub__"), _keeps_float("__rsub__")

@@ -66,21 +66,20 @@ def cast(x: TensorLike, dtype: DTypeLike) -> TensorLike:
     return apply("cast", x, dtype=str(dtype))
 
 
-_FLOAT_NAMES = ("float16", "bfloat16", "float32", "float64")
-
-
 def binary_operands(x, y):
     """Bring two operands (Tensor/Variable, Python scalar or ndarray) to one dtype."""
     xt, yt = isinstance(x, TensorLike), isinstance(y, TensorLike)
     if xt and yt:
         dt = promote(x.dtype, y.dtype)
         if dt != x.dtype or dt != y.dtype:
-            # a Python float a converted function holds (``exact_float``) takes the float dtype of the
-            # other operand, as the Python float does eagerly (float16 stays float16)
-            if str(y.dtype) in _FLOAT_NAMES and exact_float(x) is not x:
-                dt = y.dtype
-            elif str(x.dtype) in _FLOAT_NAMES and exact_float(y) is not y:
-                dt = x.dtype
+            # a Python number a converted function holds as a Variable (``Variable.python_number``)
+            # takes the dtype it would eagerly next to the other operand (uint8 stays uint8, float16
+            # float16); a float's cast starts from its float64 value (dispatch.EXACT_FLOATS)
+            nx, ny = getattr(x, "python_number", None), getattr(y, "python_number", None)
+            if nx is not None and ny is None:
+                dt = scalar_dtype(nx, y.dtype)
+            elif ny is not None and nx is None:
+                dt = scalar_dtype(ny, x.dtype)
         return cast(x, dt), cast(y, dt)
     if xt:
         return _with_other(x, y)

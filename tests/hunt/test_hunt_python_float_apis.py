@@ -4,7 +4,9 @@ float dtype. Operators used the float64 value, but a runtime API given it (`rt.f
 "float64")`, `rt.to_tensor(acc, "float64")`, `rt.add(x64, acc)`, `rt.where`, `rt.clip`, `rt.scale`,
 `rt.linspace`...) got the float32 rounding: 0.30000001192092896 where eager has 0.30000000000000004,
 silently; with a float16 tensor the result became float32. Ops now take the exact value, cast to the
-float dtype of the other operand as a Python float is eagerly."""
+float dtype of the other operand as a Python float is eagerly. A carried Python int given to
+`rt.add(x_uint8, k)` promoted the uint8/int32 tensor to int64 (260 where eager wraps to 4); it now
+takes the tensor's dtype as the int does eagerly."""
 import numpy as np
 
 import dy2st
@@ -40,3 +42,21 @@ def test_apis_given_a_carried_python_float_use_its_exact_value():
     sf = dy2st.to_static(_reads)
     x = rt.to_tensor(np.array([0.1, 0.2, 0.7], "float64"))
     same(_reads(x), sf(x))
+
+
+def _int_apis(x):
+    k = 0
+    for v in x:
+        if v > 0:
+            k += 5
+    return rt.add(x, k), rt.multiply(x, k), rt.where(x > 1, x, k), rt.floor_divide(x, k), rt.remainder(x, k)
+
+
+def test_apis_given_a_carried_python_int_keep_the_tensor_dtype():
+    # eagerly a Python int next to a uint8/int32 tensor takes its dtype (uint8 wraps at 256)
+    sf = dy2st.to_static(_int_apis)
+    for dtype in ("uint8", "int32", "int64", "float32"):
+        x = rt.to_tensor(np.array([250, 3, 1], dtype))
+        eager, static = _int_apis(x), sf(x)
+        same(eager, static)
+        assert [str(t.dtype) for t in static] == [str(t.dtype) for t in eager]
