@@ -55,6 +55,22 @@ def adopt_input(target, out, what):
                     f"cannot reach the caller's tensor; make the write outside the branch or loop")
 
 
+REFUSED_WRITES = "_refused_writes"  # Program attribute: {id(Variable): (Variable, why an in-place write is refused)}
+
+
+def refuse_writes(var, why):
+    """Make an in-place write into the Variable ``var`` (``adopt``) a TypeError saying ``why``: a
+    converter's copy of its value (a stacked list item) would not see the write eagerly code sees."""
+    var.block.program.__dict__.setdefault(REFUSED_WRITES, {})[id(var)] = (var, why)
+
+
+def write_refused(var):
+    """Why an in-place write into ``var`` is refused (``refuse_writes``), or None."""
+    block = getattr(var, "block", None)
+    got = block.program.__dict__.get(REFUSED_WRITES, {}).get(id(var)) if block is not None else None
+    return got[1] if got is not None else None
+
+
 def adopt(target, out, inputs=False):
     """Make the Variable ``target`` name ``out``'s value (and ``out`` the old one); True when done.
 
@@ -63,6 +79,9 @@ def adopt(target, out, inputs=False):
     a branch or loop body without the branch or loop op carrying it out. ``inputs``: a fed input
     of that block may take the value too (the feed then keeps its name on the other object; a
     caller that does so writes the value back into the fed tensor after each run)."""
+    why = write_refused(target)
+    if why is not None:
+        raise TypeError(why)
     if getattr(target, "__dict__", {}).get("grad_of") is not None:
         raise NotImplementedError("an in-place write into a tensor's .grad inside a converted function: the "
                                   "Program reads a copy of .grad; scale the loss before backward(), or use the "

@@ -7,8 +7,8 @@ Program to learn their dtype and rank.
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
-from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads, written_in_trace,
-                                      refuse_uncarried, written_outputs)
+from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_list_item_write, refuse_stale_reads,
+                                      refuse_uncarried, written_in_trace, written_outputs)
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
     _as_bool_var,
@@ -54,7 +54,7 @@ from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, f
                                              mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
-from dy2st.operators.tensor_array import TensorArray, refuse_grown_argument_lists
+from dy2st.operators.tensor_array import TensorArray, held_by_list, refuse_grown_argument_lists
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
 
@@ -296,10 +296,28 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     # an item or in-place write into a carried Variable: the Variable its aliases hold gets the result
     written = written_outputs(traced, before)
     refuse_uncarried(traced, written)
+    _refuse_later_writes_into_list_items(traced, before, written, shadows)
     results = list(results)
     for k, i in enumerate(shadows):  # the start tensor holds what the first iteration wrote into it
         rebind(values[i], results[len(results) - len(shadows) + k])
     return tuple(carry_writes(full, before, written))
+
+
+def _refuse_later_writes_into_list_items(traced, before, written, shadows):
+    """A tensor the loop body writes into in place that stays the same tensor into the next
+    iteration (``written``) and that a list built in the loop holds (appended in the body, or
+    stacked as the loop began), or a start tensor the first iteration writes into (``shadows``)
+    held so: eagerly the next iteration's write changes the list's item, the stacked list kept a
+    copy (a write traced after the append is refused where it is made, ``aliasing.write_in_place``)."""
+    if not traced:
+        return
+    _outs, record, starts = traced[0]
+    for i in written:
+        write = record.get(id(starts[i]))
+        if held_by_list(before[i], starts[i], write[1] if write else None):
+            refuse_list_item_write(" in a later iteration")
+    if any(held_by_list(before[i]) for i in shadows):
+        refuse_list_item_write(" in the loop")
 
 
 def _check_ran(cond_fn, start, first_assigned):

@@ -3,8 +3,29 @@ in a tensor loop -> one stacked tensor (a `while` carry); a Python list -> plain
 import operator
 
 import runtime as rt
+from runtime.inplace import refuse_writes, write_refused
 
 from dy2st.operators.common import _length, _with_location, is_symbolic
+
+
+_ITEM_WRITE = ("an in-place write changes a tensor that a list built in a tensor-dependent loop holds (it was "
+               "appended to the list, or read out of it): eagerly the list's item is that same tensor and "
+               "changes too, the Program's list keeps the value it was given. Append a copy "
+               "(`lst.append(y.clone())`), or write into a copy of the item read (`y = lst[i].clone()`)")
+
+
+def hold(*items):
+    """Refuse in-place writes into Variables a list built in a tensor loop stacks or hands out
+    (``runtime.inplace.refuse_writes``): eagerly the list's item is that very tensor, and such a
+    write changes the item; the stacked list keeps the value it was given."""
+    for item in items:
+        if isinstance(item, rt.static.Variable):
+            refuse_writes(item, _ITEM_WRITE)
+
+
+def held_by_list(*values):
+    """Whether one of ``values`` is a tensor a list built in a tensor loop holds (``hold``)."""
+    return any(write_refused(v) == _ITEM_WRITE for v in values if v is not None)
 
 
 class TensorArray:
@@ -31,6 +52,7 @@ class TensorArray:
                 f"list '{name}' is carried by a tensor-dependent loop as one stacked tensor, but its items "
                 f"differ ({', '.join(f'{i.dtype}{list(i.shape)}' for i in items)}): keep separate names "
                 "for values of different shapes, or give the items one dtype and shape"))
+        hold(*items)
         return cls(rt.stack(items, axis=0))
 
     def _check_item(self, item, verb):
@@ -51,6 +73,7 @@ class TensorArray:
     def appended(self, item):
         """A new array with `item` added at the end."""
         self._check_item(item, "extends")
+        hold(item)
         return TensorArray(rt.concat([self._shaped_for(item), rt.unsqueeze(item, 0)], axis=0))
 
     def _shaped_for(self, item):
@@ -102,6 +125,7 @@ class TensorArray:
                                            "needs a list of items"))
         for item in items:
             self._check_item(item, "assigns into")
+        hold(*items)
         t = self.tensor
         head = t[:start] if start is not None else t[:0]
         tail = t[stop:] if stop is not None else t[:0]
@@ -117,6 +141,7 @@ class TensorArray:
         exactly as `list.insert` does, so the array's run-time length needs no check."""
         index = _check_insert_index(index)
         self._check_item(item, "inserts into")
+        hold(item)
         t, row = self._shaped_for(item), rt.unsqueeze(item, 0)
         return TensorArray(rt.concat([row, t] if index == 0 else [t[:index], row, t[index:]], axis=0))
 
@@ -165,7 +190,9 @@ class TensorArray:
                    else rt.greater_equal(n, rt.full([], -index, "int64")),
                    f"list index {index} out of range: the list built in a tensor-dependent loop has fewer items",
                    error="IndexError")
-        return t[index]
+        item = t[index]
+        hold(item)
+        return item
 
     def __add__(self, other):
         """`lst + other` (a list, or another list built in a tensor loop): the items of both."""
@@ -176,6 +203,7 @@ class TensorArray:
                 return TensorArray(self.tensor)
             for item in other:
                 self._check_item(item, "joins")
+            hold(*other)
             other = rt.stack(other, axis=0)
         else:
             return NotImplemented
@@ -306,6 +334,7 @@ def ArrayWrite(x, i, array=None):
     The list_append pass writes the result back to the array's name."""
     if isinstance(array, TensorArray):
         array._check_item(x, "array_write writes into")
+        hold(x)
         return TensorArray(rt.tensor.array_write(x, i, array.tensor))
     out = rt.tensor.array_write(x, i, array)
     return TensorArray(out) if is_symbolic(out) else out
