@@ -6,7 +6,7 @@ import operator
 
 import runtime as rt
 
-from dy2st.operators.common import exact_value, is_symbolic
+from dy2st.operators.common import _with_location, exact_value, is_symbolic
 from dy2st.operators.logical import And
 
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
@@ -22,11 +22,26 @@ def Compare(first, *links):
     def link(symbol, thunk):
         def run():
             right = thunk()
+            if symbol in ("is", "is not"):
+                _refuse_traced_bool_identity(left[0], right, symbol)
             out = _OPS[symbol](left[0], right)
             left[0] = right
             return out
         return run
     return And(*[link(symbol, thunk) for symbol, thunk in links])
+
+
+def _refuse_traced_bool_identity(a, b, symbol):
+    """`flag is True` with ``flag`` a traced bool: eagerly it is a Python bool (`bool(t)`, `not t`, a
+    flag a tensor loop sets), for which `is True` asks its value, or a bool tensor, which is never
+    `True`; the Program's Variable cannot say which, so the identity is refused at the user's line."""
+    for v, other in ((a, b), (b, a)):
+        if type(other) is bool and is_symbolic(v) and v.dtype == "bool":
+            raise TypeError(_with_location(
+                f"`{symbol} {other}` on a bool known only when the Program runs: eagerly a Python bool "
+                f"(bool(t), not t, a flag a tensor loop sets) is {other} by its value, a bool tensor never "
+                f"is, and the traced value cannot say which it was. Test the value itself (`if flag:`, "
+                f"`if not flag:`) or compare it (`flag == {other}`)"))
 
 
 def Truth(value):
