@@ -86,3 +86,28 @@ def test_grad_in_loop_body():
     with pytest.raises(NotImplementedError, match="carries from one iteration") as info:
         dy2st.to_static(_through_carry)(_x(), rt.to_tensor(2, "int64"))
     assert "test_hunt_grad_in_branches.py" in "".join(getattr(info.value, "__notes__", []))
+
+
+def _through_outer_ops(x, n):
+    if x.sum() > 0:  # an earlier `if` and loop on the path: their gradient ops go in the branch too
+        y = x * x
+    else:
+        y = x * 3
+    i = 0
+    while i < n:
+        y = y * x
+        i += 1
+    if x.mean() > 0:
+        g = rt.grad(y.sum(), x)[0]
+    else:
+        g = x * 0
+    return g
+
+
+def test_grad_in_branch_through_earlier_branches_and_loops():
+    sf = dy2st.to_static(_through_outer_ops)
+    for vals, n in (([1.0, 2.0], 2), ([-1.0, 2.0], 0), ([-1.0, -2.0], 1)):
+        x = rt.to_tensor(np.array(vals, "float32"))
+        x.stop_gradient = False
+        k = rt.to_tensor(n, "int64")
+        np.testing.assert_array_equal(sf(x, k).numpy(), _through_outer_ops(x, k).numpy())
