@@ -54,7 +54,7 @@ from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, f
                                              mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
-from dy2st.operators.tensor_array import TensorArray, held_by_list, refuse_grown_argument_lists
+from dy2st.operators.tensor_array import TensorArray, held_by_list, list_stack, refuse_grown_argument_lists
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
 
@@ -338,7 +338,7 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
     """`for` over Python iterables (run now, per item) or tensors/tensor ranges (a `while` op)."""
     n = len(names)
     if isinstance(iterable, TensorArray):  # a list built in a tensor loop: walk its rows
-        iterable = iterable.tensor
+        iterable = list_stack(iterable)
     if isinstance(iterable, _TensorSequence) or is_symbolic(iterable):
         seq = iterable if isinstance(iterable, _TensorSequence) else _TensorRows(iterable)
         staging.record("for", "while op", f"iterates over {_describe_sequence(seq)}")

@@ -17,10 +17,28 @@ _ITEM_WRITE = ("an in-place write changes a tensor that a list built in a tensor
 def hold(*items):
     """Refuse in-place writes into Variables a list built in a tensor loop stacks or hands out
     (``runtime.inplace.refuse_writes``): eagerly the list's item is that very tensor, and such a
-    write changes the item; the stacked list keeps the value it was given."""
+    write changes the item; the stacked list keeps the value it was given. Returns the items."""
     for item in items:
         if isinstance(item, rt.static.Variable):
             refuse_writes(item, _ITEM_WRITE)
+    return list(items)
+
+
+_STACKS = "_dy2st_list_stacks"  # Program attribute: {id: Variable} of stacked lists walked by a `for`
+
+
+def list_stack(array):
+    """The stacked tensor of ``array``, noted so that the rows a `for` over it reads are ``hold``-en."""
+    t = array.tensor
+    if isinstance(t, rt.static.Variable):
+        t.block.program.__dict__.setdefault(_STACKS, {})[id(t)] = t
+    return t
+
+
+def is_list_stack(t):
+    """Whether ``t`` is the stacked tensor of a list built in a tensor loop (``list_stack``)."""
+    block = getattr(t, "block", None)
+    return block is not None and id(t) in block.program.__dict__.get(_STACKS, ())
 
 
 def held_by_list(*values):

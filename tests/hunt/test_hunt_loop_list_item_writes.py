@@ -1,7 +1,7 @@
 """A list built in a tensor-dependent loop is one stacked tensor: it keeps the value each item had
 when it was appended. Eagerly the list holds the tensor itself, so an in-place write into it later
-(`h[0] = row` in the next iteration, `h.add_(...)` after the append, `outs[1][0] = v` or a write
-through `y = outs[0]` after the loop) changes the list's item too; the Program's list gave the old
+(`h[0] = row` in the next iteration, `h.add_(...)` after the append, `outs[1][0] = v`, a write
+through `y = outs[0]` or into the items a later `for item in outs` walks) changes the list's item too; the Program's list gave the old
 values, silently. Such writes are refused at the user's line; appending a copy, or writing before
 the append into a tensor the loop then rebinds, keeps working."""
 import numpy as np
@@ -65,6 +65,15 @@ def _stacked_at_start(x):
     return rt.stack(outs)
 
 
+def _walked_after(x):
+    outs = []
+    for row in x:
+        outs.append(x * row)
+    for i, item in enumerate(outs):  # eagerly the list's own tensors
+        item[0] = 5.0
+    return rt.stack(outs)
+
+
 def _copies(x):
     h = x * 1.0
     outs = []
@@ -78,7 +87,7 @@ def _copies(x):
 
 
 @pytest.mark.parametrize("fn", [_later_iteration, _after_append, _after_loop, _item_read, _nested_subscript,
-                                _stacked_at_start])
+                                _stacked_at_start, _walked_after])
 def test_writes_into_items_of_a_stacked_list_are_refused(fn):
     with pytest.raises(TypeError, match="list built in a tensor-dependent loop holds") as info:
         dy2st.to_static(fn)(rt.to_tensor(np.array([1.0, -2.0, 3.0], "float32")))
