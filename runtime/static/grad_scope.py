@@ -4,6 +4,7 @@
 depends on them; a loop body's carried inputs end that walk, so a gradient that would go back
 through earlier iterations (as eager autograd's does) is refused instead of silently cut there.
 """
+from ..registry import get_op
 from .blocks import is_float_var
 
 
@@ -35,8 +36,8 @@ def refuse_loop_history(block, ops, seeds, inputs):
     if not bodies:
         return
     reach = set(seeds)
-    for op in reversed(ops):
-        if not reach.isdisjoint(op.output_arg_names):
+    for op in reversed(ops):  # the ops a gradient flows through (not `detach()`'s stop_gradient)
+        if not reach.isdisjoint(op.output_arg_names) and get_op(op.type).grad is not None:
             reach.update(op.input_arg_names)
     for body in bodies:
         carried = any(is_float_var(body.vars[n]) for n in reach & body.carries)

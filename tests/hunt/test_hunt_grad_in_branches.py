@@ -52,6 +52,17 @@ def _descent(x, n):  # the gradient w.r.t. the carried value itself: this iterat
     return w
 
 
+def _detached_carry(x, n):  # the carry enters through detach(): no path back through it
+    h = x * 0
+    gs = x * 0
+    i = 0
+    while i < n:
+        h = rt.tanh(h.detach() * 0.5 + x)
+        gs = gs + rt.grad(h.sum(), x)[0]
+        i += 1
+    return gs
+
+
 def _through_carry(x, n):
     s = x
     i = 0
@@ -78,7 +89,7 @@ def test_grad_in_branch_goes_through_enclosing_ops():
 
 
 def test_grad_in_loop_body():
-    for fn in (_loop, _descent):
+    for fn in (_loop, _descent, _detached_carry):
         sf = dy2st.to_static(fn)
         for n in (0, 1, 3):
             x, k = _x(), rt.to_tensor(n, "int64")
