@@ -50,8 +50,8 @@ from dy2st.operators.loop_carries import (
     _widens,
 )
 from dy2st.operators.loop_closures import check_escaping_closures
-from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, int_kind, is_python_float,
-                                             mark_int)
+from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, int_kind, is_python_bool,
+                                              is_python_float, mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
 from dy2st.operators.tensor_array import TensorArray, held_by_list, list_stack, refuse_grown_argument_lists
@@ -178,7 +178,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         for spec, i in zip(specs, carried):
             full[i] = _rebuild(spec, it)
             if i in mixed or isinstance(values[i], MixedInt):  # int or int tensor by the trip count
-                full[i] = mark_int(full[i], "mixed")
+                full[i] = mark_int(full[i], "mixed")  # (a bool stays a plain bool Variable)
             elif i not in demoted:  # still a Python number: `/` divides truly, a float is a scalar
                 full[i] = mark_number(values[i], full[i])
         return list(flat[:p]), full
@@ -218,7 +218,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             if outs[i] is full[i] and (isinstance(outs[i], dict) or (
                     isinstance(spec, _ListSpec) and len(outs[i]) == len(spec))):
                 raise _Unchanged(i)
-        turned = {i for i in carried if i not in mixed and int_kind(values[i], outs[i]) == "mixed"}
+        turned = {i for i in carried if i not in mixed and (int_kind(values[i], outs[i]) == "mixed" or (  # or a
+            type(values[i]) is bool and rt.is_tensor(outs[i]) and not is_python_bool(outs[i])))}  # bool: plain
         if turned:  # a Python int the body makes an int tensor (or back): which one depends on the trip count
             raise _Mixed(turned)
         if demoted_floats(values, outs, carried, demoted):
