@@ -55,19 +55,29 @@ def adopt_input(target, out, what):
                     f"cannot reach the caller's tensor; make the write outside the branch or loop")
 
 
-REFUSED_WRITES = "_refused_writes"  # Program attribute: {id(Variable): (Variable, why an in-place write is refused)}
+REFUSED_WRITES = "_refused_writes"  # Program attribute: {id(tensor): (tensor, why an in-place write is refused)}
 
 
-def refuse_writes(var, why):
-    """Make an in-place write into the Variable ``var`` (``adopt``) a TypeError saying ``why``: a
-    converter's copy of its value (a stacked list item) would not see the write eagerly code sees."""
-    var.block.program.__dict__.setdefault(REFUSED_WRITES, {})[id(var)] = (var, why)
+def _program_of(t):
+    """The Program a write into ``t`` is built in: a Variable's own, or (an eager tensor bound into
+    the Program being built, a layer's buffer) the current one."""
+    block = getattr(t, "block", None)
+    if block is not None:
+        return block.program
+    from .framework import default_main_program  # noqa: PLC0415  (the framework loads after this module)
+    return default_main_program()
 
 
-def write_refused(var):
-    """Why an in-place write into ``var`` is refused (``refuse_writes``), or None."""
-    block = getattr(var, "block", None)
-    got = block.program.__dict__.get(REFUSED_WRITES, {}).get(id(var)) if block is not None else None
+def refuse_writes(t, why):
+    """Make an in-place write into ``t`` (a Variable, or an eager tensor the Program reads) while the
+    Program is built a TypeError saying ``why``: a converter's copy of its value (a stacked list
+    item) would not see the write eager code sees."""
+    _program_of(t).__dict__.setdefault(REFUSED_WRITES, {})[id(t)] = (t, why)
+
+
+def write_refused(t):
+    """Why an in-place write into ``t`` is refused (``refuse_writes``), or None."""
+    got = _program_of(t).__dict__.get(REFUSED_WRITES, {}).get(id(t)) if t is not None else None
     return got[1] if got is not None else None
 
 

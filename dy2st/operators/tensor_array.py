@@ -19,7 +19,7 @@ def hold(*items):
     (``runtime.inplace.refuse_writes``): eagerly the list's item is that very tensor, and such a
     write changes the item; the stacked list keeps the value it was given. Returns the items."""
     for item in items:
-        if isinstance(item, rt.static.Variable):
+        if rt.is_tensor(item):  # a Variable, or an eager tensor the Program reads (a layer's buffer)
             refuse_writes(item, _ITEM_WRITE)
     return list(items)
 

@@ -74,6 +74,19 @@ def _walked_after(x):
     return rt.stack(outs)
 
 
+class _Buffered(rt.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("h0", rt.zeros([3]))
+
+    def forward(self, x):
+        hs = [self.h0]  # eagerly the buffer itself, which set_value then changes
+        for row in x:
+            hs.append(hs[-1] + row)
+        self.h0.set_value(hs[-1])
+        return rt.stack(hs)
+
+
 def _copies(x):
     h = x * 1.0
     outs = []
@@ -92,6 +105,11 @@ def test_writes_into_items_of_a_stacked_list_are_refused(fn):
     with pytest.raises(TypeError, match="list built in a tensor-dependent loop holds") as info:
         dy2st.to_static(fn)(rt.to_tensor(np.array([1.0, -2.0, 3.0], "float32")))
     assert "test_hunt_loop_list_item_writes.py" in "".join(info.value.__notes__)
+
+
+def test_a_buffer_stacked_into_such_a_list_then_set_is_refused():
+    with pytest.raises(TypeError, match="list built in a tensor-dependent loop holds"):
+        dy2st.to_static(_Buffered())(rt.to_tensor(np.ones((2, 3), "float32")))
 
 
 def test_copies_and_writes_before_the_append_match_eager():
