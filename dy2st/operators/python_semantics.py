@@ -342,6 +342,7 @@ def python_bool(v):
 
 
 def is_python_bool(value):
+    """Whether ``value`` is a Python bool (or a Variable standing for one)."""
     return type(value) is bool or isinstance(value, PythonBool)
 
 
