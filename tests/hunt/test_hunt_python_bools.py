@@ -31,6 +31,15 @@ def _tensors(m, x):
     return m + m, f
 
 
+def _printed(x):
+    found = False
+    for v in x:
+        if v > 2:
+            found = True
+    print("found", found, bool(x.sum() > 0), not found)
+    return x
+
+
 def _num(v):
     return v.numpy().tolist() if rt.is_tensor(v) else v
 
@@ -49,3 +58,11 @@ def test_bool_tensors_keep_their_meaning():
         for e, s in zip(_tensors(*args), sf(*args)):
             assert str(s.dtype) == str(e.dtype) == "bool"
             np.testing.assert_array_equal(s.numpy(), e.numpy())
+
+
+def test_python_bools_print_as_python_prints_them(capsys):
+    x = t([1.0, 3.0])
+    _printed(x)
+    eager = capsys.readouterr().out
+    dy2st.to_static(_printed)(x)
+    assert capsys.readouterr().out == eager == "found True True False\n"
