@@ -5,7 +5,7 @@ import operator
 import runtime as rt
 from runtime.inplace import refuse_writes, write_refused
 
-from dy2st.operators.common import _length, _with_location, is_symbolic
+from dy2st.operators.common import _length, _with_location, exact_value, is_symbolic
 
 
 _ITEM_WRITE = ("an in-place write changes a tensor that a list built in a tensor-dependent loop holds (it was "
@@ -46,6 +46,20 @@ def held_by_list(*values):
     return any(write_refused(v) == _ITEM_WRITE for v in values if v is not None)
 
 
+def _refuse_python_float(item, verb):
+    """A Python float known only when the Program runs (``float(t)``, a float a tensor loop carries)
+    is a float64 value user code sees in the default float dtype: stacked, the list would keep only
+    that rounding, where eager's list holds the Python float itself (`x64 * vals[0]`, `sum(vals)`
+    compute in double eagerly)."""
+    if is_symbolic(item) and exact_value(item) is not item:
+        raise TypeError(_with_location(
+            f"{verb} a list built in a tensor-dependent loop with a Python float known only when the Program "
+            "runs (float(t), t.item(), a float the loop carries): the list is one stacked tensor of the "
+            "default float dtype, where eager's list holds the double-precision Python float. Append a "
+            "tensor (rt.to_tensor(v, 'float64') keeps the double value, a tensor item itself its dtype), "
+            "or sum the floats in a Python float carried through the loop (`total += v`)"))
+
+
 class TensorArray:
     """A Python list of same-shaped tensors inside a tensor loop: one tensor, items stacked on
     a dynamic first dim, so its rank is fixed and it can be a `while` carry."""
@@ -62,6 +76,8 @@ class TensorArray:
                 "it, and its items' dtype and shape could not be fixed (the loop appends nothing "
                 "recognisable, or items have dims known only at run time): start it with one "
                 "item (and drop it after), or build it with a Python loop"))
+        for i in items:
+            _refuse_python_float(i, "stacks")
         items = [i if rt.is_tensor(i) else rt.to_tensor(i) for i in items]
         first = items[0]
         if any(i.dtype != first.dtype or i.ndim != first.ndim
@@ -77,6 +93,7 @@ class TensorArray:
         """TypeError at the user's line unless ``item`` is a tensor of the items' dtype and shape:
         the stacked tensor has one dtype and item shape, so a cast or a broadcast would hand back
         a different value from the one eager Python's list stores."""
+        _refuse_python_float(item, verb)
         want = self.tensor
         if (rt.is_tensor(item) and item.dtype == want.dtype and item.ndim == want.ndim - 1
                 and all(a == b or a < 0 or b < 0 for a, b in zip(item.shape, want.shape[1:]))):

@@ -6,8 +6,10 @@ float dtype. Operators used the float64 value, but a runtime API given it (`rt.f
 silently; with a float16 tensor the result became float32. Ops now take the exact value, cast to the
 float dtype of the other operand as a Python float is eagerly. A carried Python int given to
 `rt.add(x_uint8, k)` promoted the uint8/int32 tensor to int64 (260 where eager wraps to 4); it now
-takes the tensor's dtype as the int does eagerly."""
+takes the tensor's dtype as the int does eagerly. Such a float appended to a list built in a tensor
+loop was stacked in float32 (`x64 * vals[0]` off in the 9th digit): refused at the user's line."""
 import numpy as np
+import pytest
 
 import dy2st
 import runtime as rt
@@ -60,3 +62,25 @@ def test_apis_given_a_carried_python_int_keep_the_tensor_dtype():
         eager, static = _int_apis(x), sf(x)
         same(eager, static)
         assert [str(t.dtype) for t in static] == [str(t.dtype) for t in eager]
+
+
+def _float_items(x):
+    vals = [0.0]
+    for v in x:
+        vals.append(float(v))  # eagerly the double-precision Python float
+    return x * vals[1]
+
+
+def _tensor_items(x):
+    vals = []
+    for v in x:
+        vals.append(rt.to_tensor(float(v), "float64"))
+    return x * vals[0], sum(vals)
+
+
+def test_python_floats_appended_in_a_tensor_loop_are_refused():
+    x = rt.to_tensor(np.array([0.1, 0.7, 0.9], "float64"))
+    with pytest.raises(TypeError, match="double-precision Python float") as info:
+        dy2st.to_static(_float_items)(x)
+    assert "test_hunt_python_float_apis.py" in "".join(info.value.__notes__)
+    same(_tensor_items(x), dy2st.to_static(_tensor_items)(x))
