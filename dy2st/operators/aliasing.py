@@ -28,7 +28,8 @@ from runtime.inplace import adopt
 from runtime.tensor import GRAD_ENABLED
 
 from dy2st.operators.common import _with_location
-from dy2st.operators.tensor_array import _ITEM_WRITE, TensorArray
+from dy2st.operators.list_items import _ITEM_WRITE
+from dy2st.operators.tensor_array import TensorArray
 
 _LOCAL = threading.local()
 

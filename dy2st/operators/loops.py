@@ -54,7 +54,8 @@ from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, f
                                               is_python_float, mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
-from dy2st.operators.tensor_array import TensorArray, held_by_list, list_stack, refuse_grown_argument_lists
+from dy2st.operators.list_items import held_by_list, list_stack
+from dy2st.operators.tensor_array import TensorArray, refuse_grown_argument_lists
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
 

@@ -5,7 +5,8 @@ import runtime as rt
 from dy2st.operators.common import _py_items, _with_location, is_symbolic
 from dy2st.operators.python_semantics import python_int
 from dy2st.operators.shapes import Len
-from dy2st.operators.tensor_array import TensorArray, hold, is_list_stack, list_stack
+from dy2st.operators.list_items import hold, is_list_stack, list_stack
+from dy2st.operators.tensor_array import TensorArray
 from dy2st.tools import staging
 
 
