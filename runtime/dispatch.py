@@ -170,6 +170,45 @@ def _meta(v):
     return None if v is None else Meta(tuple(v.shape), v.dtype)
 
 
+# A Program attribute dy2st sets: {name of a default-dtype Variable that stands for a Python float
+# (a float carried through a tensor loop, `float(t)`): the float64 Variable of its exact value}.
+EXACT_FLOATS = "_python_float_exact"
+_FLOAT_RANK = {"float16": 1, "bfloat16": 1, "float32": 2, "float64": 3}
+
+
+def exact_float(v):
+    """The float64 value behind ``v`` when it stands for a Python float (``EXACT_FLOATS``); ``v`` otherwise."""
+    block = getattr(v, "block", None)
+    exact = block.program.__dict__.get(EXACT_FLOATS) if block is not None else None
+    return exact.get(v.name, v) if exact else v
+
+
+def _exact_floats(opdef, vars_in, exact, block):
+    """The inputs of an op with each Python-float stand-in replaced by what the eager API makes of the
+    Python float: its exact value cast to the float dtype of the op's other float inputs (a float64
+    tensor computes with the float64 value, not its float32 rounding; a float16 one takes a float16
+    scalar), or, for a cast, cast from the exact value. The stand-in itself where those agree."""
+    def name(v):
+        return v.name if v is not None and not isinstance(v, list) else None
+
+    if not any(name(v) in exact for v in vars_in):
+        return vars_in
+    if opdef.type == "cast":
+        return [exact.get(name(v), v) for v in vars_in]
+    others = [x for v in vars_in if v is not None and name(v) not in exact
+              for x in (v if isinstance(v, list) else [v]) if str(x.dtype) in _FLOAT_RANK]
+    if not others:
+        return vars_in
+    target = str(max((x.dtype for x in others), key=lambda d: _FLOAT_RANK[str(d)]))
+    out = []
+    for v in vars_in:
+        src = exact.get(name(v))
+        if src is not None and target != str(v.dtype):
+            v = src if target == str(src.dtype) else append_op(get_op("cast"), [src], {"dtype": target}, block)
+        out.append(v)
+    return out
+
+
 def append_op(opdef, inputs, attrs, block=None):
     """Append an op to ``block`` (the current block by default) and return its output Variables.
 
@@ -179,6 +218,9 @@ def append_op(opdef, inputs, attrs, block=None):
     block = block or framework.current_block()
     variable = framework.Variable
     vars_in = [x if type(x) is variable else _as_var(x, opdef) for x in inputs]
+    exact = block.program.__dict__.get(EXACT_FLOATS)
+    if exact:
+        vars_in = _exact_floats(opdef, vars_in, exact, block)
     full = opdef.full_attrs(attrs)
     if opdef.infer is None:
         raise NotImplementedError(f"op '{opdef.type}' cannot be used in a static Program (no infer rule)")

@@ -55,6 +55,32 @@ def adopt_input(target, out, what):
                     f"cannot reach the caller's tensor; make the write outside the branch or loop")
 
 
+REFUSED_WRITES = "_refused_writes"  # Program attribute: {id(tensor): (tensor, why an in-place write is refused)}
+
+
+def _program_of(t):
+    """The Program a write into ``t`` is built in: a Variable's own, or (an eager tensor bound into
+    the Program being built, a layer's buffer) the current one."""
+    block = getattr(t, "block", None)
+    if block is not None:
+        return block.program
+    from .framework import default_main_program  # noqa: PLC0415  (the framework loads after this module)
+    return default_main_program()
+
+
+def refuse_writes(t, why):
+    """Make an in-place write into ``t`` (a Variable, or an eager tensor the Program reads) while the
+    Program is built a TypeError saying ``why``: a converter's copy of its value (a stacked list
+    item) would not see the write eager code sees."""
+    _program_of(t).__dict__.setdefault(REFUSED_WRITES, {})[id(t)] = (t, why)
+
+
+def write_refused(t):
+    """Why an in-place write into ``t`` is refused (``refuse_writes``), or None."""
+    got = _program_of(t).__dict__.get(REFUSED_WRITES, {}).get(id(t)) if t is not None else None
+    return got[1] if got is not None else None
+
+
 def adopt(target, out, inputs=False):
     """Make the Variable ``target`` name ``out``'s value (and ``out`` the old one); True when done.
 
@@ -63,6 +89,9 @@ def adopt(target, out, inputs=False):
     a branch or loop body without the branch or loop op carrying it out. ``inputs``: a fed input
     of that block may take the value too (the feed then keeps its name on the other object; a
     caller that does so writes the value back into the fed tensor after each run)."""
+    why = write_refused(target)
+    if why is not None:
+        raise TypeError(why)
     if getattr(target, "__dict__", {}).get("grad_of") is not None:
         raise NotImplementedError("an in-place write into a tensor's .grad inside a converted function: the "
                                   "Program reads a copy of .grad; scale the loss before backward(), or use the "

@@ -155,6 +155,9 @@ class Block:
         self.parent_idx = parent_idx
         self.vars = _VarTable(program._declared)
         self.ops = []
+        # a loop body's carried inputs (set while it is traced): a gradient taken in the body stops
+        # there, where eager autograd would go on through the earlier iterations
+        self.carries = frozenset()
 
     @property
     def parent(self):

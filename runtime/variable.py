@@ -17,6 +17,10 @@ def _fmt_shape(shape):
 class Variable(TensorMethods):
     """A named, typed value in a Block.  Operators on it append ops."""
 
+    # 0 or 0.0 on the subclasses dy2st marks a Variable with when it stands for a Python int or float
+    # (a number carried through a tensor loop): next to a tensor it takes the dtype that number would
+    python_number = None
+
     def __init__(self, block, name, shape, dtype, persistable=False, stop_gradient=True,
                  is_data=False, kind="tensor"):
         self.block = block

@@ -28,6 +28,7 @@ from runtime.inplace import adopt
 from runtime.tensor import GRAD_ENABLED
 
 from dy2st.operators.common import _with_location
+from dy2st.operators.list_items import _ITEM_WRITE
 from dy2st.operators.tensor_array import TensorArray
 
 _LOCAL = threading.local()
@@ -169,6 +170,13 @@ def write_in_place(target, out, what="an item write"):
             # an argument `stop_gradient = True` cut in place (flags.SetStopGradient): still the argument
             _note_input_write(block, _cut_argument(target), what)
     return rebind(target, out)
+
+
+def refuse_list_item_write(later):
+    """TypeError at the user's line: an in-place write into a tensor a list built in a tensor loop
+    holds (``tensor_array.held_by_list``), which eager code would see through the list; a write
+    traced after the append is refused by ``runtime.inplace.adopt`` itself."""
+    raise TypeError(_with_location(_ITEM_WRITE.replace("an in-place write", f"an in-place write{later}", 1)))
 
 
 def _cut_argument(value):

@@ -11,7 +11,7 @@ import numpy as np
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn: Assert, Print)
 from dy2st.operators.common import _bool_var, _with_location, is_symbolic, truth
-from dy2st.operators.python_semantics import PythonFloat, PythonInt, exact_of
+from dy2st.operators.python_semantics import PythonBool, PythonFloat, PythonInt, exact_of
 from dy2st.operators.shapes import _SymbolicShape
 from dy2st.pyct.undefined import user_location
 from dy2st.tools import staging
@@ -177,8 +177,8 @@ _MISSING_FIELD = object()
 
 def _kind(v):
     """The print piece of a traced value: "p" for one standing for a Python number (a loop counter,
-    float(t)), which prints as that number; "t" for a tensor, printed as eager prints Tensors."""
-    return "p" if isinstance(v, (PythonInt, PythonFloat)) else "t"
+    float(t), a flag a tensor loop sets), which prints as that number; "t" for a tensor, printed as eager prints Tensors."""
+    return "p" if isinstance(v, (PythonInt, PythonFloat, PythonBool)) else "t"
 
 
 def Print(*values, sep=" ", end="\n", file=None, flush=False):

@@ -11,7 +11,7 @@ from runtime.dispatch import apply
 from runtime.dtypes import DEFAULT_FLOAT
 
 from dy2st.operators.common import _with_location, is_symbolic
-from dy2st.operators.python_semantics import exact_of, float_view, python_float, python_int
+from dy2st.operators.python_semantics import exact_of, float_view, python_bool, python_float, python_int
 
 _PY = {"int": int, "float": float, "bool": bool}
 
@@ -56,7 +56,11 @@ def AsDtype(x, kind):
         y = x if x.dtype == "float64" else rt.cast(x, "float64")
         return float_view(_constant(rt.reshape(y, []) if y.ndim else y))
     y = x if x.dtype == dtype else rt.cast(x, dtype)
-    return _constant(rt.reshape(y, []) if y.ndim else y)
+    y = _constant(rt.reshape(y, []) if y.ndim else y)
+    if kind != "bool":
+        return y
+    # a Python bool eagerly (`bool(a) + bool(b)` counts), marked on a new Variable, never on ``x`` itself
+    return python_bool(rt.assign(y) if y is x else y)
 
 
 def _constant(v):

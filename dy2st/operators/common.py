@@ -8,6 +8,7 @@ import types
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
+from runtime.dispatch import EXACT_FLOATS
 
 from dy2st.pyct.undefined import UndefinedVar, user_location
 
@@ -55,7 +56,7 @@ def _py_items(x):
     return x
 
 
-EXACT_ATTR = "_python_float_exact"  # Program attribute: {a carried Python float view's name: its float64 value}
+EXACT_ATTR = EXACT_FLOATS  # Program attribute: {a carried Python float view's name: its float64 value}
 
 
 def exact_value(x):

@@ -6,8 +6,9 @@ import operator
 
 import runtime as rt
 
-from dy2st.operators.common import exact_value, is_symbolic
+from dy2st.operators.common import _with_location, exact_value, is_symbolic
 from dy2st.operators.logical import And
+from dy2st.operators.python_semantics import PythonBool, python_bool
 
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
         "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,
@@ -22,11 +23,34 @@ def Compare(first, *links):
     def link(symbol, thunk):
         def run():
             right = thunk()
+            if symbol in ("is", "is not"):
+                by_value = _python_bool_identity(left[0], right, symbol)
+                if by_value is not None:
+                    left[0] = right
+                    return by_value
             out = _OPS[symbol](left[0], right)
             left[0] = right
             return out
         return run
     return And(*[link(symbol, thunk) for symbol, thunk in links])
+
+
+def _python_bool_identity(a, b, symbol):
+    """`flag is True` with ``flag`` a traced bool: a Variable standing for a Python bool (`bool(t)`,
+    `not t`, a flag a tensor loop sets: ``PythonBool``) is compared by value, as Python's `is` on
+    bools does; another traced bool may be a bool tensor eagerly (never `True`) or a Python bool, so
+    the identity is refused at the user's line. None: not such a test."""
+    for v, other in ((a, b), (b, a)):
+        if type(other) is bool and is_symbolic(v) and v.dtype == "bool":
+            if isinstance(v, PythonBool):
+                return python_bool(rt.equal(v, rt.full([], other, "bool")) if symbol == "is"
+                                   else rt.not_equal(v, rt.full([], other, "bool")))
+            raise TypeError(_with_location(
+                f"`{symbol} {other}` on a bool known only when the Program runs: eagerly a Python bool "
+                f"(bool(t), not t, a flag a tensor loop sets) is {other} by its value, a bool tensor never "
+                f"is, and the traced value cannot say which it was. Test the value itself (`if flag:`, "
+                f"`if not flag:`) or compare it (`flag == {other}`)"))
+    return None
 
 
 def Truth(value):

@@ -10,7 +10,8 @@ from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, re
                                       written_outputs)
 from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_code, _with_location, exact_value,
                                     is_symbolic, truth)
-from dy2st.operators.python_semantics import float64_start, float_view, int_kind, is_python_float, mark_int
+from dy2st.operators.python_semantics import (float64_start, float_view, int_kind, is_python_bool, is_python_float,
+                                              mark_int, python_bool)
 from dy2st.operators.side_effects import probing_now, tracked
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.errors import Dygraph2StaticException
@@ -288,6 +289,8 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
                 merged.append(float_view(kept[i]))
             elif int_kind(a, b):  # a Python int keeps true division; a path-dependent kind refuses it
                 merged.append(mark_int(kept[i], int_kind(a, b)))
+            elif is_python_bool(a) and is_python_bool(b):  # a Python bool on both paths: `+` counts
+                merged.append(python_bool(kept[i]))
             else:
                 merged.append(TensorArray(kept[i]) if isinstance(a, TensorArray) else _same_python(a, b, kept[i]))
         elif a is b or (type(a) is type(b) and _plain(a) and a == b):

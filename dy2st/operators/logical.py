@@ -9,6 +9,7 @@ import numpy as np
 import runtime as rt
 from dy2st.operators.common import _as_bool_var, _bool_var, _with_location, is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
+from dy2st.operators.python_semantics import python_bool
 from dy2st.tools import staging
 
 
@@ -105,6 +106,6 @@ def Not(x):
     if is_symbolic(x):
         _check_truth("not", x)
         staging.record("not", "logical_not op", f"operand is {staging.describe(x)}")
-        return rt.logical_not(_bool_var(x))
+        return python_bool(rt.logical_not(_bool_var(x)))  # `not t` is a Python bool eagerly
     staging.record("not", None, f"operand is {staging.describe(x)}: evaluated at trace time")
     return not truth(x)

@@ -9,8 +9,8 @@ import runtime as rt
 from runtime.framework import Variable
 from dy2st.operators.common import _describe, _with_location, is_symbolic
 from dy2st.operators.ifelse import _dummy_like, _tensorizable
-from dy2st.operators.python_semantics import (PythonFloat, PythonInt, float_view, is_python_float, python_float,
-                                             python_int)
+from dy2st.operators.python_semantics import (PythonFloat, PythonInt, float_view, is_python_bool, is_python_float,
+                                              python_bool, python_float, python_int)
 from dy2st.operators.side_effects import probing
 from dy2st.operators.tensor_array import ProbeList, TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -75,7 +75,9 @@ class _Demote(Exception):
 def mark_number(value, v):
     """The rebuilt carry ``v`` of a carry that started as the Python number ``value``, marked as
     the kind of Python number it holds (an int keeps true division, a float the scalar dtype rules)."""
-    if type(value) is bool or not (isinstance(value, (int, float, PythonInt, PythonFloat))):
+    if is_python_bool(value):
+        return python_bool(v)  # `found + found` counts, as Python's bools do
+    if not isinstance(value, (int, float, PythonInt, PythonFloat)):
         return v
     v = python_int(v)
     return float_view(v) if rt.is_tensor(v) and v.dtype == "float64" else python_float(v)

@@ -7,8 +7,8 @@ Program to learn their dtype and rank.
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
-from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads, written_in_trace,
-                                      refuse_uncarried, written_outputs)
+from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_list_item_write, refuse_stale_reads,
+                                      refuse_uncarried, written_in_trace, written_outputs)
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
     _as_bool_var,
@@ -50,10 +50,11 @@ from dy2st.operators.loop_carries import (
     _widens,
 )
 from dy2st.operators.loop_closures import check_escaping_closures
-from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, int_kind, is_python_float,
-                                             mark_int)
+from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, int_kind, is_python_bool,
+                                              is_python_float, mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
+from dy2st.operators.list_items import held_by_list, list_stack
 from dy2st.operators.tensor_array import TensorArray, refuse_grown_argument_lists
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
@@ -178,7 +179,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         for spec, i in zip(specs, carried):
             full[i] = _rebuild(spec, it)
             if i in mixed or isinstance(values[i], MixedInt):  # int or int tensor by the trip count
-                full[i] = mark_int(full[i], "mixed")
+                full[i] = mark_int(full[i], "mixed")  # (a bool stays a plain bool Variable)
             elif i not in demoted:  # still a Python number: `/` divides truly, a float is a scalar
                 full[i] = mark_number(values[i], full[i])
         return list(flat[:p]), full
@@ -218,7 +219,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             if outs[i] is full[i] and (isinstance(outs[i], dict) or (
                     isinstance(spec, _ListSpec) and len(outs[i]) == len(spec))):
                 raise _Unchanged(i)
-        turned = {i for i in carried if i not in mixed and int_kind(values[i], outs[i]) == "mixed"}
+        turned = {i for i in carried if i not in mixed and (int_kind(values[i], outs[i]) == "mixed" or (  # or a
+            type(values[i]) is bool and rt.is_tensor(outs[i]) and not is_python_bool(outs[i])))}  # bool: plain
         if turned:  # a Python int the body makes an int tensor (or back): which one depends on the trip count
             raise _Mixed(turned)
         if demoted_floats(values, outs, carried, demoted):
@@ -296,10 +298,28 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     # an item or in-place write into a carried Variable: the Variable its aliases hold gets the result
     written = written_outputs(traced, before)
     refuse_uncarried(traced, written)
+    _refuse_later_writes_into_list_items(traced, before, written, shadows)
     results = list(results)
     for k, i in enumerate(shadows):  # the start tensor holds what the first iteration wrote into it
         rebind(values[i], results[len(results) - len(shadows) + k])
     return tuple(carry_writes(full, before, written))
+
+
+def _refuse_later_writes_into_list_items(traced, before, written, shadows):
+    """A tensor the loop body writes into in place that stays the same tensor into the next
+    iteration (``written``) and that a list built in the loop holds (appended in the body, or
+    stacked as the loop began), or a start tensor the first iteration writes into (``shadows``)
+    held so: eagerly the next iteration's write changes the list's item, the stacked list kept a
+    copy (a write traced after the append is refused where it is made, ``aliasing.write_in_place``)."""
+    if not traced:
+        return
+    _outs, record, starts = traced[0]
+    for i in written:
+        write = record.get(id(starts[i]))
+        if held_by_list(before[i], starts[i], write[1] if write else None):
+            refuse_list_item_write(" in a later iteration")
+    if any(held_by_list(before[i]) for i in shadows):
+        refuse_list_item_write(" in the loop")
 
 
 def _check_ran(cond_fn, start, first_assigned):
@@ -320,7 +340,7 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
     """`for` over Python iterables (run now, per item) or tensors/tensor ranges (a `while` op)."""
     n = len(names)
     if isinstance(iterable, TensorArray):  # a list built in a tensor loop: walk its rows
-        iterable = iterable.tensor
+        iterable = list_stack(iterable)
     if isinstance(iterable, _TensorSequence) or is_symbolic(iterable):
         seq = iterable if isinstance(iterable, _TensorSequence) else _TensorRows(iterable)
         staging.record("for", "while op", f"iterates over {_describe_sequence(seq)}")

@@ -4,7 +4,8 @@
   gradient with a `stop_gradient` op, since a Program value has no flag backward could read
   (``flags.py``).
 - A Python int carried through a tensor loop (or a `range(tensor)` loop index) becomes an int64
-  Variable; marked as a `PythonInt`, `/` on it still divides truly, as on the int it was.
+  Variable; marked as a `PythonInt`, `/` on it still divides truly, as on the int it was; a Python
+  bool (`PythonBool`) adds as an int, as Python's bools do.
 
 `isinstance`/`type`, `except` while building and the refused random draws and clocks are in
 ``python_checks.py``.
@@ -154,7 +155,7 @@ def _int_result(other):
     """A Python int with ``other``: a Python float with a float, a Python int with an int, else a tensor."""
     if isinstance(other, (float, PythonFloat)):
         return python_float
-    return python_int if _is_python_int(other) else None
+    return python_int if _is_python_int(other) or isinstance(other, PythonBool) else None
 
 
 def _keeps_int(name):
@@ -165,6 +166,8 @@ class PythonInt(rt.static.Variable):
     """An int64 Variable that stands for a Python int: `/` with another Python int divides truly
     (in the default float dtype, the one Python floats get), and int arithmetic with Python ints keeps the mark.
     With a genuine int tensor it behaves as that tensor would eagerly."""
+
+    python_number = 0
 
     def __truediv__(self, other):
         if _is_python_int(other):  # Python's int / int: the float64 quotient (seen in the default float dtype)
@@ -242,6 +245,8 @@ class PythonFloat(rt.static.Variable):
     """A float Variable that stands for a Python float (`float(t)`, a Python int divided, an element
     of `t.numpy()`): with a genuine tensor it takes that tensor's float dtype (float32 with an int
     one), as a Python float does eagerly; arithmetic with Python numbers keeps the mark."""
+
+    python_number = 0.0
 
     __add__, __radd__ = _keeps_float("__add__"), _keeps_float("__radd__")
     __sub__, __rsub__ = _keeps_float("__sub__"), _keeps_float("__rsub__")
@@ -327,3 +332,73 @@ class MixedInt(rt.static.Variable):
 
     def __neg__(self):
         return mark_int(rt.static.Variable.__neg__(self), "mixed")
+
+
+def python_bool(v):
+    """Mark a bool Variable as standing for a Python bool (returns it)."""
+    if type(v) is rt.static.Variable and v.dtype == "bool":
+        v.__class__ = PythonBool
+    return v
+
+
+def is_python_bool(value):
+    """Whether ``value`` is a Python bool (or a Variable standing for one)."""
+    return type(value) is bool or isinstance(value, PythonBool)
+
+
+def _as_python_int(v):
+    """A Python bool (or its stand-in) as the Python int arithmetic sees: True is 1."""
+    if isinstance(v, PythonBool):
+        return python_int(rt.cast(v, "int64"))
+    return int(v) if type(v) is bool else v
+
+
+def _bool_arith(name):
+    """``name`` on a Python bool: with a Python number, Python's int arithmetic (`True + True` is 2,
+    where bool tensors would add as `or`); with a genuine tensor, a scalar of its dtype, as eagerly."""
+    base = getattr(rt.static.Variable, name)
+
+    def op(self, other):
+        if type(other) in (bool, int, float) or isinstance(other, (PythonBool, PythonInt, PythonFloat)):
+            return getattr(_as_python_int(self), name)(_as_python_int(other))
+        return base(_as_scalar_for(self, other, False), other)
+    op.__name__ = name
+    return op
+
+
+def _bool_logic(name):
+    """``&``/``|``/``^`` of Python bools stay a Python bool."""
+    base = getattr(rt.static.Variable, name)
+
+    def op(self, other):
+        out = base(self, other)
+        return python_bool(out) if is_python_bool(other) else out
+    op.__name__ = name
+    return op
+
+
+class PythonBool(rt.static.Variable):
+    """A bool Variable that stands for a Python bool (`bool(t)`, `not t`, a flag a tensor loop or
+    `if` sets): arithmetic is Python's int arithmetic on it (`found + found` is 2, `~flag` is -2),
+    where a bool tensor's `+` is a logical or and its `~` a logical not."""
+
+    python_number = False
+    __add__, __radd__ = _bool_arith("__add__"), _bool_arith("__radd__")
+    __sub__, __rsub__ = _bool_arith("__sub__"), _bool_arith("__rsub__")
+    __mul__, __rmul__ = _bool_arith("__mul__"), _bool_arith("__rmul__")
+    __truediv__, __rtruediv__ = _bool_arith("__truediv__"), _bool_arith("__rtruediv__")
+    __floordiv__, __rfloordiv__ = _bool_arith("__floordiv__"), _bool_arith("__rfloordiv__")
+    __mod__, __rmod__ = _bool_arith("__mod__"), _bool_arith("__rmod__")
+    __pow__, __rpow__ = _bool_arith("__pow__"), _bool_arith("__rpow__")
+    __and__, __rand__ = _bool_logic("__and__"), _bool_logic("__rand__")
+    __or__, __ror__ = _bool_logic("__or__"), _bool_logic("__ror__")
+    __xor__, __rxor__ = _bool_logic("__xor__"), _bool_logic("__rxor__")
+    __hash__ = rt.static.Variable.__hash__
+
+    def __neg__(self):
+        return -_as_python_int(self)
+
+    def __invert__(self):
+        return ~_as_python_int(self)
+
+    __pos__ = __abs__ = _as_python_int

@@ -5,6 +5,7 @@ import runtime as rt
 from dy2st.operators.common import _py_items, _with_location, is_symbolic
 from dy2st.operators.python_semantics import python_int
 from dy2st.operators.shapes import Len
+from dy2st.operators.list_items import hold, is_list_stack, list_stack
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.tools import staging
 
@@ -17,12 +18,16 @@ class _TensorRows(_TensorSequence):
     def __init__(self, x):
         self.x = x
         self.current = None  # the loop's current value of x, when its body writes into x (LiveRows)
+        self.held = is_list_stack(x)  # the items of a list built in a tensor loop: eagerly its own tensors
 
     def length(self):
         return Len(self.x)
 
     def item(self, k):
-        return (self.x if self.current is None else self.current)[k]
+        row = (self.x if self.current is None else self.current)[k]
+        if self.held:
+            hold(row)  # a write into it would change the list's item eagerly (tensor_array.hold)
+        return row
 
 
 class _TensorRange(_TensorSequence):
@@ -140,8 +145,8 @@ def _as_sequence(x):
 
 
 def _rows(x):
-    """A list built in a tensor loop (a TensorArray) is walked as its stacked tensor."""
-    return x.tensor if isinstance(x, TensorArray) else x
+    """A list built in a tensor loop (a TensorArray) is walked as its stacked tensor (``list_stack``)."""
+    return list_stack(x) if isinstance(x, TensorArray) else x
 
 
 def Range(*args):
@@ -183,7 +188,7 @@ def Zip(*xs):
 
 
 def _static_rows(x):
-    return [x[k] for k in range(x.shape[0])]
+    return hold(*[x[k] for k in range(x.shape[0])]) if is_list_stack(x) else [x[k] for k in range(x.shape[0])]
 
 
 def Reversed(x):

@@ -5,6 +5,7 @@ import operator
 import runtime as rt
 
 from dy2st.operators.common import _length, _with_location, is_symbolic
+from dy2st.operators.list_items import refuse_python_float, hold
 
 
 class TensorArray:
@@ -23,6 +24,8 @@ class TensorArray:
                 "it, and its items' dtype and shape could not be fixed (the loop appends nothing "
                 "recognisable, or items have dims known only at run time): start it with one "
                 "item (and drop it after), or build it with a Python loop"))
+        for i in items:
+            refuse_python_float(i, "stacks")
         items = [i if rt.is_tensor(i) else rt.to_tensor(i) for i in items]
         first = items[0]
         if any(i.dtype != first.dtype or i.ndim != first.ndim
@@ -31,12 +34,14 @@ class TensorArray:
                 f"list '{name}' is carried by a tensor-dependent loop as one stacked tensor, but its items "
                 f"differ ({', '.join(f'{i.dtype}{list(i.shape)}' for i in items)}): keep separate names "
                 "for values of different shapes, or give the items one dtype and shape"))
+        hold(*items)
         return cls(rt.stack(items, axis=0))
 
     def _check_item(self, item, verb):
         """TypeError at the user's line unless ``item`` is a tensor of the items' dtype and shape:
         the stacked tensor has one dtype and item shape, so a cast or a broadcast would hand back
         a different value from the one eager Python's list stores."""
+        refuse_python_float(item, verb)
         want = self.tensor
         if (rt.is_tensor(item) and item.dtype == want.dtype and item.ndim == want.ndim - 1
                 and all(a == b or a < 0 or b < 0 for a, b in zip(item.shape, want.shape[1:]))):
@@ -51,6 +56,7 @@ class TensorArray:
     def appended(self, item):
         """A new array with `item` added at the end."""
         self._check_item(item, "extends")
+        hold(item)
         return TensorArray(rt.concat([self._shaped_for(item), rt.unsqueeze(item, 0)], axis=0))
 
     def _shaped_for(self, item):
@@ -102,6 +108,7 @@ class TensorArray:
                                            "needs a list of items"))
         for item in items:
             self._check_item(item, "assigns into")
+        hold(*items)
         t = self.tensor
         head = t[:start] if start is not None else t[:0]
         tail = t[stop:] if stop is not None else t[:0]
@@ -117,6 +124,7 @@ class TensorArray:
         exactly as `list.insert` does, so the array's run-time length needs no check."""
         index = _check_insert_index(index)
         self._check_item(item, "inserts into")
+        hold(item)
         t, row = self._shaped_for(item), rt.unsqueeze(item, 0)
         return TensorArray(rt.concat([row, t] if index == 0 else [t[:index], row, t[index:]], axis=0))
 
@@ -165,7 +173,9 @@ class TensorArray:
                    else rt.greater_equal(n, rt.full([], -index, "int64")),
                    f"list index {index} out of range: the list built in a tensor-dependent loop has fewer items",
                    error="IndexError")
-        return t[index]
+        item = t[index]
+        hold(item)
+        return item
 
     def __add__(self, other):
         """`lst + other` (a list, or another list built in a tensor loop): the items of both."""
@@ -176,6 +186,7 @@ class TensorArray:
                 return TensorArray(self.tensor)
             for item in other:
                 self._check_item(item, "joins")
+            hold(*other)
             other = rt.stack(other, axis=0)
         else:
             return NotImplemented
@@ -306,6 +317,7 @@ def ArrayWrite(x, i, array=None):
     The list_append pass writes the result back to the array's name."""
     if isinstance(array, TensorArray):
         array._check_item(x, "array_write writes into")
+        hold(x)
         return TensorArray(rt.tensor.array_write(x, i, array.tensor))
     out = rt.tensor.array_write(x, i, array)
     return TensorArray(out) if is_symbolic(out) else out

@@ -19,6 +19,12 @@ generate, and says so where it decides.
 import gast
 
 
+def bool_identity(node):
+    """Whether the comparison ``node`` is `a is True` / `a is not False` (either side a bool literal)."""
+    return (len(node.ops) == 1 and type(node.ops[0]) in (gast.Is, gast.IsNot)
+            and any(type(v) is gast.Constant and type(v.value) is bool for v in (node.left, node.comparators[0])))
+
+
 class Census:
     """The node types, identifiers and attribute names of a walked tree (see the module docstring)."""
 
@@ -39,7 +45,7 @@ class Census:
             elif cls is subscript:
                 stores_into = stores_into or type(node.ctx) is not load
             elif cls is compare:
-                chained = chained or len(node.ops) > 1
+                chained = chained or len(node.ops) > 1 or bool_identity(node)
             elif cls is function_def:
                 names.add(node.name)
                 functions += 1

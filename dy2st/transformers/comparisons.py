@@ -7,11 +7,14 @@ comparison operators are passed by name:
 
     if 0 < x.mean() < 1:               if _jst.Compare(0, ('<', lambda: x.mean()), ('<', lambda: 1)):
 
-A single comparison (`a < b`) is left alone: it is already one op or one Python value.
+A single comparison (`a < b`) is left alone: it is already one op or one Python value, except
+`a is True` (`is`/`is not` with a bool literal), which `_jst.Compare` checks: a traced bool may
+stand for a Python bool, which is `True`, where the Variable itself never is.
 """
 import gast
 
 from dy2st.pyct import templates, transformer
+from dy2st.pyct.census import bool_identity
 
 _SYMBOLS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==", gast.NotEq: "!=",
             gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in"}
@@ -22,7 +25,7 @@ class ChainedComparisonTransformer(transformer.Transformer):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
-        if len(node.ops) < 2:
+        if len(node.ops) < 2 and not bool_identity(node):
             return node
         links = [templates.replace_as_expression("(op, lambda: value)",
                                                  op=gast.Constant(value=_SYMBOLS[type(op)], kind=None),
@@ -32,8 +35,8 @@ class ChainedComparisonTransformer(transformer.Transformer):
 
 
 def needed(census):
-    """Whether a comparison has two or more operators. The passes before this one make only
-    single comparisons (the match pass's `==`, `is` and `is not` tests)."""
+    """Whether a comparison has two or more operators, or is `a is True`. The passes before this one
+    make only single comparisons (the match pass's `==`, `is` and `is not` tests)."""
     return census.chained
 
 

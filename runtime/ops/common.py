@@ -1,7 +1,7 @@
 """Helpers every op module shares: operand conversion, broadcasting, gradient reduction."""
 import numpy as np
 
-from ..dispatch import append_op, apply, to_variable
+from ..dispatch import append_op, apply, exact_float, to_variable
 from ..dtypes import convert_dtype, default_dtype_of, promote, scalar_dtype
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
@@ -71,6 +71,15 @@ def binary_operands(x, y):
     xt, yt = isinstance(x, TensorLike), isinstance(y, TensorLike)
     if xt and yt:
         dt = promote(x.dtype, y.dtype)
+        if dt != x.dtype or dt != y.dtype:
+            # a Python number a converted function holds as a Variable (``Variable.python_number``)
+            # takes the dtype it would eagerly next to the other operand (uint8 stays uint8, float16
+            # float16); a float's cast starts from its float64 value (dispatch.EXACT_FLOATS)
+            nx, ny = getattr(x, "python_number", None), getattr(y, "python_number", None)
+            if nx is not None and ny is None:
+                dt = scalar_dtype(nx, y.dtype)
+            elif ny is not None and nx is None:
+                dt = scalar_dtype(ny, x.dtype)
         return cast(x, dt), cast(y, dt)
     if xt:
         return _with_other(x, y)
@@ -248,6 +257,10 @@ def assign_to(src, dst, what=None):
     if _mode.static or isinstance(src, _rt.framework.Variable) or isinstance(dst, _rt.framework.Variable):
         dvar = to_variable(dst)
         svar = to_variable(src)
+        from ..inplace import write_refused  # noqa: PLC0415  (inplace builds on the ops)
+        why = write_refused(dst) or write_refused(dvar)  # a converter's copy of its value would miss the write
+        if why is not None:
+            raise TypeError(why)
         if getattr(dvar, "is_data", False) and not dvar.persistable:
             # a fed input (running statistics given to a converted function as arguments)
             from ..inplace import adopt_input  # noqa: PLC0415  (inplace builds on the ops)
@@ -286,5 +299,6 @@ def float_of(v, dtype="float64"):
     2**53 rounds as float() rounds it)."""
     if all(d >= 0 for d in v.shape) and int(np.prod(v.shape)) != 1:
         raise TypeError(f"float() needs a tensor with one element, got shape {list(v.shape)}")
+    v = exact_float(v)  # a Python float's float64 value, not its default-dtype stand-in
     value = cast(apply("reshape", stop_gradient(v), shape=[]), "float64")
     return value if dtype == "float64" else cast(value, dtype)

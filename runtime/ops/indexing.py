@@ -298,6 +298,10 @@ def _bound(v):
     return int(v.__index__())
 
 
+def _holds_variable(items):
+    return any(isinstance(v, _rt.framework.Variable) or (isinstance(v, list) and _holds_variable(v)) for v in items)
+
+
 def parse_key(key):
     """(spec, tensor indices) for a Python indexing key."""
     if not isinstance(key, tuple):
@@ -313,7 +317,12 @@ def parse_key(key):
         elif k is Ellipsis:
             spec.append(["e"])
         else:
-            t = k if isinstance(k, TensorLike) else as_tensor(np.asarray(k))
+            if isinstance(k, TensorLike):
+                t = k
+            elif isinstance(k, list) and _holds_variable(k):  # `x[[i, i + 1]]` with run-time ints: stacked
+                t = _rt.to_tensor(k)
+            else:
+                t = as_tensor(np.asarray(k))
             if t.dtype not in ("bool", "int8", "int16", "int32", "int64", "uint8"):
                 raise TypeError(f"tensor indices must be int or bool, got {t.dtype}")
             spec.append(["t", len(idx)])

@@ -18,6 +18,7 @@ from ..tensor import Tensor, enable_grad
 from .blocks import is_float_var
 from .passes.fold import effective_attrs
 from .passes.effects import writes_persistable
+from .grad_scope import grad_block, refuse_loop_history
 
 
 _chain = itertools.chain.from_iterable
@@ -401,13 +402,14 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
         target_gradients = [target_gradients]
     if len(target_gradients) != len(targets):
         raise ValueError(f"gradients: {len(targets)} targets but {len(target_gradients)} target_gradients")
-    block = targets[0].block
-    ops = list(block.ops)
+    block, ops = grad_block(targets[0].block)
     seeds = {}
     for t, g in zip(targets, target_gradients):
         if g is None:
             g = _seed(block, t)
             _name_seed(block, g, t.name)
         seeds.setdefault(t.name, []).append(g)
-    res = backward_ops(block, ops, seeds, [x.name for x in inputs], _names(no_grad_set, "no_grad_set"))
+    wrt, no_grad = [x.name for x in inputs], _names(no_grad_set, "no_grad_set")
+    refuse_loop_history(block, ops, seeds, inputs)
+    res = backward_ops(block, ops, seeds, wrt, no_grad)
     return [res[x.name] for x in inputs]

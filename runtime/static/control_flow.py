@@ -193,6 +193,7 @@ def _trace_body(program, cond_fn, body, tree, inits, shapes):
     blk = new_block(program, program._current)
     carry_in = [blk.create_var(name=program.unique_name("loop_var"), shape=s, dtype=v.dtype,
                                stop_gradient=v.stop_gradient) for v, s in zip(inits, shapes)]
+    blk.carries = frozenset(v.name for v in carry_in)
     with program.block_guard(blk), static_mode_guard(True):
         out = body(*unflatten(tree, carry_in))
         if not isinstance(out, (list, tuple)):

@@ -65,6 +65,13 @@ def _recompute_copy(fwd, parent_idx):
     return blk
 
 
+def _grad_home(op):
+    """The block a gradient rule appends to: the one being built (``building``), ``op``'s own block,
+    or a branch or loop body under it whose ``rt.grad`` differentiates ``op`` (grad_scope.py): the
+    gradient is wanted there only, and its seeds live there."""
+    return op.block.program.current_block()
+
+
 def _zeros_in(block, name):
     with building(block):
         return apply("fill_constant_like", block.var(name), value=0.0)
@@ -81,7 +88,7 @@ def cond_grad(ctx):
     op = ctx.op
     if op is None:
         raise NotImplementedError("cond gradients exist only in static Programs (eager cond runs Python)")
-    block, a = op.block, op.attrs
+    block, a = _grad_home(op), op.attrs
     ins = op.input("Input")
     wrt = _wanted(block, ins)
     if not wrt:
@@ -144,7 +151,7 @@ def while_grad(ctx):
     op = ctx.op
     if op is None:
         raise NotImplementedError("while gradients exist only in static Programs (eager while_loop runs Python)")
-    block, a = op.block, op.attrs
+    block, a = _grad_home(op), op.attrs
     program = block.program
     sub = a["sub_block"]
     carry_in, carry_out = list(a["carry_in"]), list(a["carry_out"])
@@ -155,7 +162,7 @@ def while_grad(ctx):
     if not wrt_p and not any(req is None or xs[i] in req for i in fl):
         return [None, [None] * len(xs), [None] * len(params)]
     if "StepScopes" not in op.outputs:
-        sv = block.create_var(name=program.unique_name("while_steps"), shape=(), dtype="float32", kind="steps")
+        sv = op.block.create_var(name=program.unique_name("while_steps"), shape=(), dtype="float32", kind="steps")
         op.outputs["StepScopes"] = [sv.name]
         program._version += 1
     # each Param's gradient is a seed of the body's backward too: every step adds its terms onto the
