@@ -9,6 +9,7 @@ import pytest
 
 import dy2st
 import runtime as paddle
+import runtime.nn.functional as F
 from runtime import nn
 from runtime.static import InputSpec
 
@@ -77,3 +78,80 @@ def test_a_tensor_kept_on_a_layer_from_inside_a_converted_loop_is_refused_by_nam
 
     with pytest.raises(ValueError, match=r"self\.last is set to a tensor made inside a loop or branch"):
         dy2st.to_static(Keeps())(paddle.ones([2]))
+
+
+class BNNet(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(5, 8, bias_attr=False)
+        self.bn = nn.BatchNorm1D(8)
+        self.fc2 = nn.Linear(8, 3)
+
+    def forward(self, x):
+        return self.fc2(F.relu(self.bn(self.fc1(x))))
+
+
+class ModelEMA:
+    """PaddleDetection's weight EMA: a decay warming up with the step count, over the state dict."""
+
+    def __init__(self, model, decay=0.9):
+        self.decay, self.step = decay, 0
+        self.state = {k: paddle.zeros_like(v) for k, v in model.state_dict().items()}
+
+    def update(self, model):
+        decay = min(self.decay, (1 + self.step) / (10 + self.step))
+        with paddle.no_grad():
+            for k, v in model.state_dict().items():
+                self.state[k] = decay * self.state[k] + (1 - decay) * v.detach()
+        self.step += 1
+
+
+def _train_with_groups_warmup_clip_and_ema(net, model):
+    rng = np.random.default_rng(1)
+    sched = paddle.optimizer.lr.LinearWarmup(paddle.optimizer.lr.CosineAnnealingDecay(0.1, T_max=3), warmup_steps=2,
+                                             start_lr=0.0, end_lr=0.1)
+    opt = paddle.optimizer.AdamW(learning_rate=sched, parameters=[
+        {"params": net.fc1.parameters(), "learning_rate": 0.5, "weight_decay": 0.0},
+        {"params": net.bn.parameters() + net.fc2.parameters(), "beta1": 0.8, "epsilon": 1e-4}],
+        weight_decay=0.05, grad_clip=nn.ClipGradByGlobalNorm(0.5), apply_decay_param_fun=lambda n: n.endswith("w_0"))
+    ema = ModelEMA(net)
+    losses, lrs = [], []
+    for _ in range(4):
+        x, y = rng.standard_normal((6, 5)).astype("float32"), rng.integers(0, 3, (6,))
+        loss = F.cross_entropy(model(paddle.to_tensor(x)), paddle.to_tensor(y))
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        lrs.append(opt.get_lr())
+        sched.step()
+        losses.append(float(loss))
+        ema.update(net)
+    return losses, lrs, ema
+
+
+def test_adamw_with_group_betas_warmup_cosine_global_norm_clip_and_weight_ema_trains_as_paddle():
+    # a parameter group's beta1 / epsilon (Paddle's _update_param_group) were ignored
+    runs = []
+    for convert in (False, True):
+        net = BNNet()
+        rng = np.random.default_rng(0)
+        sd = net.state_dict()
+        draws = {k: rng.standard_normal(sd[k].shape) * 0.5 for k in sorted(sd)}
+        net.set_state_dict({k: paddle.to_tensor((np.abs(v) + 0.5 if "variance" in k else v).astype("float32"))
+                            for k, v in draws.items()})
+        runs.append((net,) + _train_with_groups_warmup_clip_and_ema(net, dy2st.to_static(net) if convert else net))
+    (eager, losses, lrs, ema), (net, closses, clrs, cema) = runs
+    assert closses == losses and clrs == lrs
+    for k, v in ema.state.items():
+        np.testing.assert_array_equal(cema.state[k].numpy(), v.numpy(), err_msg=k)
+    # PaddlePaddle 3.3
+    np.testing.assert_allclose(losses, [1.2256376, 1.2456766, 1.1515588, 1.029307], rtol=2e-6)
+    np.testing.assert_allclose(lrs, [0.0, 0.05, 0.1, 0.075], rtol=1e-12)
+    np.testing.assert_allclose(eager.fc2.weight.numpy()[0], [-0.5121332, -0.3235094, 0.3142213], rtol=2e-5)
+    np.testing.assert_allclose(ema.state["fc2.weight"].numpy()[0], [-0.5272842, -0.325784, 0.3315065], rtol=2e-5)
+    # the EMA weights served by the converted model in eval mode
+    for m in (eager, net):
+        m.set_state_dict(ema.state)
+        m.eval()
+    x = paddle.to_tensor(np.random.default_rng(2).standard_normal((3, 5)).astype("float32"))
+    np.testing.assert_array_equal(dy2st.to_static(net)(x).numpy(), eager(x).numpy())
