@@ -239,11 +239,13 @@ def _einsum_infer(xs, equation=""):
     return Meta([size[c] for c in rhs], xs[0].dtype)
 
 
-def _on_diagonal(gu, u, s, x, used):
+def _on_diagonal(gu, u, s, x, used, seen):
     """The gradient of an operand with repeated subscripts (``ii``): ``gu`` (over the distinct letters ``u``)
-    placed on the diagonal, one identity factor per repeat (``ij,iI->iIj``)."""
+    placed on the diagonal, one identity factor per repeat (``ij,iI->iIj``). The repeated letters' dims
+    size the identities and must be known; another dim may be unknown (a batch ``bii``) when ``gu``
+    already has it (``seen``: a letter of the output or of another operand), as ``expand`` keeps a -1."""
     spare = [c for c in string.ascii_letters if c not in used]
-    if any(d < 0 for d in x.shape):
+    if any(d < 0 and (s.count(c) > 1 or c not in seen) for c, d in zip(s, x.shape)):
         raise NotImplementedError(f"einsum gradient: repeated subscripts ({s!r}) need known dims, got {list(x.shape)}")
     target, eyes, first = "", [], set()
     for k, c in enumerate(s):
@@ -273,7 +275,7 @@ def _einsum_grad(ctx):
         if kept != u:  # letters summed out of x alone: their gradient is g broadcast back over them
             gi = apply("unsqueeze", gi, axis=[k for k, c in enumerate(u) if c not in seen])
         if u != s:
-            grads.append(_on_diagonal(gi, u, s, x, lhs + rhs))
+            grads.append(_on_diagonal(gi, u, s, x, lhs + rhs, seen))
             continue
         ones = [k for k, c in enumerate(s) if x.shape[k] == 1 and c in seen]
         if ones:  # ``...`` dims x broadcast (size 1 against n): summed back

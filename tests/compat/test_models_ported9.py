@@ -155,3 +155,38 @@ def test_adamw_with_group_betas_warmup_cosine_global_norm_clip_and_weight_ema_tr
         m.eval()
     x = paddle.to_tensor(np.random.default_rng(2).standard_normal((3, 5)).astype("float32"))
     np.testing.assert_array_equal(dy2st.to_static(net)(x).numpy(), eager(x).numpy())
+
+
+def _gather_scatter_einsum(x, y, idx):
+    a = paddle.einsum("bij,bjk->bik", x, y)
+    trace = paddle.einsum("bii->b", x)
+    outer = paddle.einsum("bi,bj->bij", x[:, 0], y[:, :, 0])
+    picked = paddle.take_along_axis(a, idx, axis=2)
+    put = paddle.put_along_axis(a, idx, picked * 2.0, axis=2)
+    added = paddle.put_along_axis(a, idx, picked, axis=2, reduce="add")
+    rows = paddle.scatter(x.reshape([-1, 3]), paddle.to_tensor([1, 0]), y.reshape([-1, 4])[:2, :3])
+    return a, trace, outer, picked, put, added, rows
+
+
+def test_einsum_take_put_along_axis_and_scatter_serve_any_batch_with_gradients():
+    # the gradient of einsum('bii->b') refused the unknown batch dim ("repeated subscripts need known dims")
+    conv = dy2st.to_static(_gather_scatter_einsum, input_spec=[InputSpec([None, 3, 3]), InputSpec([None, 3, 4]),
+                                                               InputSpec([None, 3, 1], "int64")])
+    rng = np.random.default_rng(0)
+    for b in (2, 3):
+        args = [rng.standard_normal((b, 3, 3)), rng.standard_normal((b, 3, 4)), rng.integers(0, 4, (b, 3, 1))]
+        runs = []
+        for f in (_gather_scatter_einsum, conv):
+            ins = [paddle.to_tensor(v.astype("float32"), stop_gradient=False) for v in args[:2]] + [
+                paddle.to_tensor(args[2])]
+            outs = f(*ins)
+            sum((o * (k + 1.0)).sum() for k, o in enumerate(outs)).backward()
+            runs.append([o.numpy() for o in outs] + [ins[0].grad.numpy(), ins[1].grad.numpy()])
+        for want, got in zip(*runs):
+            np.testing.assert_array_equal(got, want)
+    # the diagonal's own dims are still needed to build it
+    with pytest.raises(NotImplementedError, match="repeated subscripts"):
+        f = dy2st.to_static(lambda m: paddle.einsum("iij->j", m), input_spec=[InputSpec([None, None, 2])])
+        m = paddle.ones([2, 2, 2])
+        m.stop_gradient = False
+        f(m).sum().backward()
