@@ -376,9 +376,10 @@ def _set_value_tensor_slices(x, key, v):
 
 def _static_setitem(x, key, value):
     if not isinstance(x, _rt.framework.Variable):
-        if getattr(x, "trainable", False) and not x.stop_gradient:
-            raise TypeError("item assignment (x[key] = v) into a trainable parameter while a Program is being "
-                            "built; write it outside the converted function (under rt.no_grad)")
+        if not x.stop_gradient:  # as eagerly (a leaf needing a gradient is not written in place)
+            raise TypeError("item assignment (x[key] = v) into a trainable parameter (or another tensor that "
+                            "needs a gradient) while a Program is being built; write it outside the converted "
+                            "function (under rt.no_grad)")
         # a layer's buffer (MoCo's queue, a pointer) or another tensor the Program binds: the new
         # value is assigned to its Variable, and the executor writes it back to the tensor after each
         # run, as the eager write changes it
