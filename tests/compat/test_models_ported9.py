@@ -190,3 +190,139 @@ def test_einsum_take_put_along_axis_and_scatter_serve_any_batch_with_gradients()
         m = paddle.ones([2, 2, 2])
         m.stop_gradient = False
         f(m).sum().backward()
+
+
+def box_cxcywh_to_xyxy(x):
+    x_c, y_c, w, h = x.unbind(-1)
+    return paddle.stack([x_c - 0.5 * w, y_c - 0.5 * h, x_c + 0.5 * w, y_c + 0.5 * h], axis=-1)
+
+
+def box_area(boxes):
+    return (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+
+
+def generalized_box_iou(boxes1, boxes2):
+    """DETR's pairwise GIoU: IoU minus the share of the enclosing box the union leaves empty."""
+    area1, area2 = box_area(boxes1), box_area(boxes2)
+    lt = paddle.maximum(boxes1.unsqueeze(1)[:, :, :2], boxes2[:, :2])
+    rb = paddle.minimum(boxes1.unsqueeze(1)[:, :, 2:], boxes2[:, 2:])
+    wh = (rb - lt).clip(min=0)
+    inter = wh[:, :, 0] * wh[:, :, 1]
+    union = area1.unsqueeze(1) + area2 - inter
+    lt = paddle.minimum(boxes1.unsqueeze(1)[:, :, :2], boxes2[:, :2])
+    rb = paddle.maximum(boxes1.unsqueeze(1)[:, :, 2:], boxes2[:, 2:])
+    wh = (rb - lt).clip(min=0)
+    area = wh[:, :, 0] * wh[:, :, 1]
+    return inter / union - (area - union) / area
+
+
+def detr_box_loss(pred, tgt):
+    giou = generalized_box_iou(box_cxcywh_to_xyxy(pred), box_cxcywh_to_xyxy(tgt))
+    return F.l1_loss(pred, tgt, reduction="sum") + (1 - paddle.diag(giou)).sum(), giou
+
+
+def length_regulator(x, durations):
+    """FastSpeech: each phoneme's encoding repeated for its (tensor) duration, rows padded to the longest."""
+    out = [paddle.repeat_interleave(x[i], durations[i], axis=0) for i in range(x.shape[0])]
+    max_len = max([o.shape[0] for o in out])
+    return paddle.stack([F.pad(o, [0, max_len - o.shape[0], 0, 0]) for o in out])
+
+
+def expand_by_alignment(encodings, durations):
+    """PaddleSpeech's LengthRegulator.expand: an alignment matrix filled by slices with tensor bounds."""
+    batch_size, t_enc = paddle.shape(durations)
+    t_dec = paddle.max(paddle.sum(durations, -1))
+    M = paddle.zeros([batch_size, t_dec, t_enc])
+    for i in range(batch_size):
+        k = 0
+        for j in range(t_enc):
+            d = durations[i, j]
+            if d >= 1:
+                M[i, k:k + d, j] = 1
+            k += d
+    return paddle.matmul(M, encodings)
+
+
+def _grads_equal(fn, conv, args, grad_args):
+    runs = []
+    for f in (fn, conv):
+        ins = [paddle.to_tensor(a, stop_gradient=i not in grad_args) for i, a in enumerate(args)]
+        outs = f(*ins)
+        outs = outs if isinstance(outs, (tuple, list)) else (outs,)
+        sum((o * (k + 1.0)).sum() for k, o in enumerate(outs) if o.dtype == "float32").backward()
+        runs.append([o.numpy() for o in outs] + [ins[i].gradient() for i in grad_args])
+    for want, got in zip(*runs):
+        assert (got is None) == (want is None)
+        np.testing.assert_array_equal(got, want)
+    return runs[0]
+
+
+def test_detr_giou_loss_and_fastspeech_length_regulators_as_eager_and_paddle():
+    rng = np.random.default_rng(0)
+    conv = dy2st.to_static(detr_box_loss, input_spec=[InputSpec([None, 4]), InputSpec([None, 4])])
+    for n in (3, 5):
+        boxes = [rng.uniform(0.2, 0.6, (n, 4)).astype("float32") for _ in range(2)]
+        got = _grads_equal(detr_box_loss, conv, boxes, (0,))
+        if n == 3:  # PaddlePaddle 3.3
+            np.testing.assert_allclose(got[0], 4.650934, rtol=1e-5)
+            np.testing.assert_allclose(got[2][0], [1.641414, 3.362102, 0.326459, 0.870934], rtol=1e-4, atol=1e-6)
+    x = rng.standard_normal((2, 4, 3)).astype("float32")
+    for durations in (np.array([[1, 2, 0, 3], [2, 2, 1, 1]]), np.array([[0, 0, 1, 0], [4, 1, 0, 2]])):
+        want = _grads_equal(length_regulator, dy2st.to_static(length_regulator), [x, durations], (0,))
+        assert want[0].shape == (2, durations.sum(1).max(), 3)
+        got = _grads_equal(expand_by_alignment, dy2st.to_static(expand_by_alignment, input_spec=[
+            InputSpec([None, None, 3]), InputSpec([None, None], "int64")]), [x, durations], (0,))
+        np.testing.assert_array_equal(got[0], want[0])
+
+
+def viterbi_decode(emissions, transitions, lengths):
+    """A BiLSTM-CRF's Viterbi decode written with tensor while loops: the best scores forward (a
+    back-pointer table written by rows), then the path traced back with take_along_axis."""
+    b, t, n = emissions.shape[0], paddle.shape(emissions)[1], emissions.shape[2]
+    score = emissions[:, 0]
+    history = paddle.zeros([t, b, n], "int64")
+    i = 1
+    while i < t:
+        cand = score.unsqueeze(2) + transitions.unsqueeze(0)
+        live = (i < lengths).unsqueeze(1)
+        score = paddle.where(live, paddle.max(cand, axis=1) + emissions[:, i], score)
+        history[i] = paddle.where(live, paddle.argmax(cand, axis=1), paddle.arange(n).unsqueeze(0).expand([b, n]))
+        i += 1
+    last = paddle.argmax(score, axis=1, keepdim=True)
+    path = paddle.zeros([b, t], "int64")
+    path[:, t - 1] = last.squeeze(1)
+    j = t - 1
+    while j > 0:
+        last = paddle.take_along_axis(history[j], last, axis=1)
+        path[:, j - 1] = last.squeeze(1)
+        j -= 1
+    return paddle.max(score, axis=1), path
+
+
+def nt_xent(z1, z2, temperature=0.5):
+    """SimCLR's NT-Xent: each view's positive is the other view of the same image."""
+    b = z1.shape[0]
+    z = F.normalize(paddle.concat([z1, z2], axis=0), axis=1)
+    sim = paddle.matmul(z, z, transpose_y=True) / temperature - paddle.eye(2 * b) * 1e9
+    labels = paddle.concat([paddle.arange(b, 2 * b), paddle.arange(0, b)])
+    return F.cross_entropy(sim, labels)
+
+
+def test_crf_viterbi_with_tensor_while_loops_and_nt_xent_serve_any_size_as_paddle():
+    rng = np.random.default_rng(3)
+    trans = rng.standard_normal((4, 4)).astype("float32")
+    conv = dy2st.to_static(viterbi_decode, input_spec=[InputSpec([None, None, 4]), InputSpec([4, 4]),
+                                                       InputSpec([None], "int64")])
+    for b, t in ((2, 5), (3, 3), (1, 1)):
+        args = [rng.standard_normal((b, t, 4)).astype("float32"), trans, rng.integers(1, t + 1, (b,))]
+        got = _grads_equal(viterbi_decode, conv, args, (0, 1))
+        if b == 2:  # PaddlePaddle 3.3
+            np.testing.assert_allclose(got[0], [5.826579, 3.0639], rtol=1e-5)
+            assert got[1].tolist() == [[2, 1, 1, 1, 1], [2, 1, 1, 1, 1]]
+    assert len(conv.program_cache) == 1
+    conv = dy2st.to_static(nt_xent, input_spec=[InputSpec([None, 6]), InputSpec([None, 6])])
+    for b in (4, 3):
+        z = [rng.standard_normal((b, 6)).astype("float32") for _ in range(2)]
+        got = _grads_equal(nt_xent, conv, z, (0, 1))
+        if b == 4:
+            np.testing.assert_allclose(got[0], 2.0386417, rtol=1e-5)
