@@ -332,3 +332,28 @@ def test_din_and_deepfm_ctr_models_train_like_eager_for_any_batch_and_history_an
     np.testing.assert_allclose(_seeded(DIN())(*[paddle.to_tensor(x) for x in din_data[0]]).numpy(), [0.3768968, 0.4439978, 0.4310156], rtol=1e-5)
     np.testing.assert_allclose(_seeded(DeepFM())(*[paddle.to_tensor(x) for x in fm_data[0]]).numpy(), [0.3860419, 0.4366884, 0.3769224],
                                rtol=1e-5)
+
+
+def _along(a, i, j, r):
+    return (paddle.take_along_axis(a, i, axis=1), paddle.take_along_axis(r, j, axis=1),
+            paddle.put_along_axis(a, i, 7.0, axis=1))
+
+
+def test_take_and_put_along_axis_broadcast_index_and_array_as_paddle_with_none_dims():
+    # take_along_axis broadcast only the forward (its gradient raised); put_along_axis over a None batch
+    # expanded the index to 1 row (expand's -1 keeps the index's dim): only the first row was written
+    conv = dy2st.to_static(_along, input_spec=[InputSpec([None, 4]), InputSpec([1, 2], "int64"),
+                                               InputSpec([None, 2], "int64"), InputSpec([1, 4])])
+    rng = np.random.default_rng(0)
+    for b in (3, 2):
+        args = [rng.standard_normal((b, 4)), np.array([[1, 3]]), rng.integers(0, 4, (b + 1, 2)), rng.standard_normal((1, 4))]
+        runs = []
+        for f in (_along, conv):
+            ins = [paddle.to_tensor(a if a.dtype.kind == "i" else a.astype("float32"), stop_gradient=a.dtype.kind == "i")
+                   for a in args]
+            outs = f(*ins)
+            sum((o * (k + 1.0)).sum() for k, o in enumerate(outs)).backward()
+            runs.append([o.numpy() for o in outs] + [ins[0].grad.numpy(), ins[3].grad.numpy()])
+        for want, got in zip(*runs):
+            np.testing.assert_array_equal(got, want)
+        assert (runs[0][2][:, [1, 3]] == 7.0).all()
