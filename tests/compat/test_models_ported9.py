@@ -32,10 +32,11 @@ class Seq2SeqBeam(nn.Layer):
         return outputs, states.log_probs, lengths
 
 
-def _seeded(net, rng):
+def _seeded(net, rng, scale=0.5):
     sd = net.state_dict()
-    net.set_state_dict({k: paddle.to_tensor((rng.standard_normal(sd[k].shape) * 0.5).astype("float32"))
+    net.set_state_dict({k: paddle.to_tensor((rng.standard_normal(sd[k].shape) * scale).astype("float32"))
                         for k in sorted(sd)})
+    return net
 
 
 def test_beam_search_dynamic_decode_converts_to_one_while_loop_for_any_batch(tmp_path):
@@ -326,3 +327,58 @@ def test_crf_viterbi_with_tensor_while_loops_and_nt_xent_serve_any_size_as_paddl
         got = _grads_equal(nt_xent, conv, z, (0, 1))
         if b == 4:
             np.testing.assert_allclose(got[0], 2.0386417, rtol=1e-5)
+
+
+class BiLSTMCRF(nn.Layer):
+    """A BiLSTM-CRF tagger's loss: the log partition by the forward algorithm in a tensor while loop
+    (logsumexp over the transitions, padded steps masked) minus the gold path's score."""
+
+    def __init__(self, vocab=20, d=8, tags=4):
+        super().__init__()
+        self.emb = nn.Embedding(vocab, d)
+        self.rnn = nn.LSTM(d, d, direction="bidirect")
+        self.fc = nn.Linear(2 * d, tags)
+        self.transitions = self.create_parameter([tags, tags])
+        self.start = self.create_parameter([tags])
+
+    def forward(self, ids, lengths, tags):
+        h, _ = self.rnn(self.emb(ids), sequence_length=lengths)
+        em = self.fc(h)
+        b, t = paddle.shape(ids)[0], paddle.shape(ids)[1]
+        mask = (paddle.arange(t).unsqueeze(0) < lengths.unsqueeze(1)).astype("float32")
+        alpha = self.start.unsqueeze(0) + em[:, 0]
+        gold = (paddle.take_along_axis(self.start.unsqueeze(0).expand([b, -1]), tags[:, :1], axis=1)
+                + paddle.take_along_axis(em[:, 0], tags[:, :1], axis=1)).squeeze(1)
+        i = 1
+        while i < t:
+            m = mask[:, i].unsqueeze(1)
+            alpha = m * (paddle.logsumexp(alpha.unsqueeze(2) + self.transitions.unsqueeze(0), axis=1) + em[:, i]) \
+                + (1 - m) * alpha
+            step = paddle.gather_nd(self.transitions, paddle.stack([tags[:, i - 1], tags[:, i]], axis=1)) \
+                + paddle.take_along_axis(em[:, i], tags[:, i:i + 1], axis=1).squeeze(1)
+            gold = gold + mask[:, i] * step
+            i += 1
+        return (paddle.logsumexp(alpha, axis=1) - gold).mean()
+
+
+def test_bilstm_crf_loss_with_a_tensor_while_loop_trains_like_eager_and_paddle():
+    runs = []
+    for convert in (False, True):
+        net = _seeded(BiLSTMCRF(), np.random.default_rng(1), 0.3)
+        f = dy2st.to_static(net, input_spec=[InputSpec([None, None], "int64"), InputSpec([None], "int64"),
+                                             InputSpec([None, None], "int64")]) if convert else net
+        opt = paddle.optimizer.Adam(0.05, parameters=net.parameters())
+        rng, losses = np.random.default_rng(0), []
+        for b, t in [(2, 5), (3, 4), (2, 6)]:
+            ids, lens, tags = rng.integers(1, 20, (b, t)), rng.integers(1, t + 1, (b,)), rng.integers(0, 4, (b, t))
+            lens[0] = t
+            loss = f(paddle.to_tensor(ids), paddle.to_tensor(lens), paddle.to_tensor(tags))
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            losses.append(float(loss))
+        runs.append((losses, net.state_dict()))
+    assert runs[1][0] == runs[0][0]
+    for k, v in runs[0][1].items():
+        np.testing.assert_array_equal(runs[1][1][k].numpy(), v.numpy(), err_msg=k)
+    np.testing.assert_allclose(runs[0][0], [7.028482, 4.341226, 8.062846], rtol=2e-6)  # PaddlePaddle 3.3
