@@ -357,3 +357,24 @@ def test_take_and_put_along_axis_broadcast_index_and_array_as_paddle_with_none_d
         for want, got in zip(*runs):
             np.testing.assert_array_equal(got, want)
         assert (runs[0][2][:, [1, 3]] == 7.0).all()
+
+
+class PosEmbed(nn.Layer):
+    """ViT / DeiT at another resolution: the position embeddings resized bicubically to the patch grid."""
+
+    def __init__(self):
+        super().__init__()
+        self.pos = self.create_parameter([1, 4, 5, 5])
+        self.patch = nn.Conv2D(3, 4, 2, stride=2)
+
+    def forward(self, x):
+        h, w = paddle.shape(x)[2] // 2, paddle.shape(x)[3] // 2
+        pos = F.interpolate(self.pos, size=[h, w], mode="bicubic", align_corners=False)
+        return self.patch(x) + pos + F.interpolate(x, size=[3, 4], mode="bicubic", align_corners=True).mean()
+
+
+def test_bicubic_resize_to_run_time_sizes_trains_like_eager():
+    # mode='bicubic' refused sizes known only when the Program runs
+    _same_training(PosEmbed, [InputSpec([None, 3, None, None])],
+                   [(np.random.default_rng(k).standard_normal((1, 3) + hw).astype("float32"),)
+                    for k, hw in enumerate([(8, 6), (6, 10), (10, 10)])], lambda out: (out * out).mean())
