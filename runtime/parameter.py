@@ -12,6 +12,11 @@ class Parameter(Tensor):
     _counter = {}
 
     def __init__(self, value, name=None, trainable=True):
+        if name is None:
+            # a name of its own, as Paddle gives every parameter: optimizers key their state by it, and
+            # two unnamed parameters shared one set of moments
+            from . import unique_name  # noqa: PLC0415  (it reaches into runtime.nn, which imports this)
+            name = unique_name.generate("_eager_param_base")
         super().__init__(value, stop_gradient=not trainable, name=name)
         self.persistable = True
         self.trainable = trainable

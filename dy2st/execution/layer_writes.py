@@ -66,6 +66,11 @@ class LayerWrites:
                 out_vars.extend(to_variable(v) for v in leaves)  # a new list/dict of tensors
                 self._updates.append((slot, None, skeleton, len(leaves)))
                 continue
+            var = to_variable(value)
+            if is_symbolic(value) and not program.global_block().has_var(var.name):
+                raise ValueError(f"{self._snap.describe(slot)} is set to a tensor made inside a loop or branch of the "
+                                 f"converted function ('{var.name}'): the Program cannot hand it back to the "
+                                 f"layer. Keep it in a local variable (or set it after the loop)")
             old = self._snap.original(slot)
             read = rt.is_tensor(old) and not is_symbolic(old) and any(
                 t is old for t in program.bound_tensors.values())
@@ -73,7 +78,7 @@ class LayerWrites:
                 # `self.prev = h` kept with its graph (a previous call's output): rebound, as eagerly;
                 # written in place, the graph through it (the last call's backward) saw it change
                 read = False
-            out_vars.append(to_variable(value))
+            out_vars.append(var)
             self._updates.append((slot, old if read else None, None, 1))
         self._snap.write(keep)
         self.count = sum(u[3] for u in self._updates)

@@ -24,6 +24,8 @@ import contextlib
 import threading
 
 from runtime.framework import Variable
+from runtime.ops.common import assign_to
+from runtime.tensor import is_tensor
 from runtime.inplace import adopt
 from runtime.tensor import GRAD_ENABLED
 
@@ -55,6 +57,11 @@ def written_in_trace(var):
 
 def rebind(target, out):
     """`target` taking over `out` (``adopt``), or `out`, the write recorded for the enclosing op."""
+    if is_tensor(target) and not isinstance(target, Variable):
+        # an eager tensor from outside (a buffer) a loop wrote by item: it takes the loop's result
+        # as the runtime's item write does (assigned to its Variable, written back after each run)
+        assign_to(out, target, "an item write inside a tensor-dependent loop")
+        return target
     fed = getattr(target, "is_data", False) and target.name
     if adopt(target, out, inputs=True):
         if fed:  # a write a branch or loop carried out into an argument: checked per call as one
@@ -87,7 +94,7 @@ def written_outputs(paths, outer):
     with, or as that value untouched, and on one path at least as a write."""
     found = []
     for i, target in enumerate(outer):
-        if not isinstance(target, Variable):
+        if not is_tensor(target):
             continue
         written = False
         for finals, record, starts in paths:

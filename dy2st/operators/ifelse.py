@@ -168,6 +168,10 @@ def _same_python(a, b, merged):
     index` with ``index`` 1 on either path gives the int 1, as eager code (and Paddle) does."""
     if type(a) in (bool, int, float) and type(a) is type(b) and a == b:
         return a
+    if a is b and rt.is_tensor(a) and not is_symbolic(a):
+        # the same eager tensor on both paths (a buffer, written by item in a branch): still that
+        # tensor, so later writes reach it too (the Program writes its value back after each run)
+        return a
     if (isinstance(a, (list, tuple)) and type(a) is type(b) and isinstance(merged, (list, tuple))
             and len(a) == len(b) == len(merged) and not hasattr(a, "_fields")):
         return type(merged)(_same_python(x, y, m) for x, y, m in zip(a, b, merged))

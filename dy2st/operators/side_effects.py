@@ -230,19 +230,20 @@ def SetItem(target, key, value):
             return target.slice_assigned(key, value)
         target._check_item(value, "replaces an item of")
         return TensorArray(SetItem(target.tensor, key, value))
-    if not (is_symbolic(target) or (rt.is_tensor(target) and is_symbolic(value))):
+    if not (is_symbolic(target) or (rt.is_tensor(target) and is_symbolic(value) and not target.stop_gradient)):
+        # an eager tensor from outside (a buffer) written with a value of the Program: the runtime's
+        # item write assigns the new value to the tensor's Variable, and the tensor takes it after
+        # each run, as eagerly. (A write into a fed input is a symbolic target: the caller's tensor
+        # takes the value after each run, see execution/input_writes.py.)
         target[key] = value
         return target
     if not is_symbolic(target):
-        # Eager code would change a tensor from outside (a parameter, a buffer) in place; the
-        # Program can only make a new value, which that tensor would never see. (A write into a
-        # fed input is a symbolic target: the caller's tensor takes the value after each run,
-        # see execution/input_writes.py.)
-        what = "a tensor from outside the function"
+        # a parameter (or another tensor that needs a gradient): eager code refuses the write too
+        what = "a tensor from outside the function that needs a gradient"
         raise TypeError(_with_location(
-            f"item assignment writes in place into {what}, which a converted function cannot do "
-            "(the caller's tensor would not change): write into a copy (`y = x.clone()` or "
-            "`y = x * 1`, then `y[...] = v`)"))
+            f"item assignment writes in place into {what}, which a converted function cannot do: "
+            "write into a copy (`y = x.clone()` or `y = x * 1`, then `y[...] = v`), or write it "
+            "outside the converted function under rt.no_grad"))
     return write_in_place(target, indexing.set_value(target, key, value))
 
 

@@ -1,9 +1,9 @@
 """Paddle's ``nn.BeamSearchDecoder`` and ``nn.dynamic_decode`` (eager), ported step for step from
 Paddle's imperative path so the beams, scores and lengths are Paddle's.
 
-``dynamic_decode`` loops in Python until every beam has finished (or ``max_step_num``); a Program
-cannot hold that loop as written, so called while a function is converted it raises
-NotImplementedError (reported at the caller's line): decode outside the converted function.
+``dynamic_decode`` loops in Python until every beam has finished (or ``max_step_num``). Called while
+a function is converted it builds the same loop as a ``while`` op (Paddle's declarative path): the
+step outputs grow along a leading time axis, so one Program serves any number of decoding steps.
 """
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -38,10 +38,17 @@ class Decoder:
         return False
 
 
+def _batch_size(x):
+    """The leading dim of ``x``: an int, or a 1-element Tensor when a Program leaves it unknown."""
+    return int(x.shape[0]) if int(x.shape[0]) >= 0 else rt.shape(x)[0]
+
+
 class BeamSearchDecoder(Decoder):
     """Beam search over an RNN ``cell``: ``embedding_fn`` turns token ids into the cell's inputs and
     ``output_fn`` its outputs into logits; each step keeps the ``beam_size`` best continuations of each
     batch entry, and a beam that emitted ``end_token`` only extends by ``end_token`` at no cost."""
+
+    kinf = 1e9  # the score of the beams that cannot be taken
 
     class OutputWrapper(NamedTuple):
         """A step's output: the kept beams' scores, token ids and the beams they extend."""
@@ -83,9 +90,9 @@ class BeamSearchDecoder(Decoder):
         times[1] = self.beam_size
         return rt.tile(x, times)
 
-    def _mask_probs(self, probs, finished):
+    def _mask_probs(self, probs, finished, noend_mask):
         finished = rt.cast(finished, probs.dtype)
-        return (rt.multiply(rt.tile(rt.unsqueeze(finished, [2]), [1, 1, self.vocab_size]), self.noend_mask_tensor)
+        return (rt.multiply(rt.tile(rt.unsqueeze(finished, [2]), [1, 1, int(probs.shape[-1])]), noend_mask)
                 - rt.multiply(probs, rt.unsqueeze(finished - 1, [2])))
 
     def _gather(self, x, indices, batch_size):
@@ -94,36 +101,39 @@ class BeamSearchDecoder(Decoder):
 
     def initialize(self, initial_cell_states: Any) -> tuple:
         """(start-token inputs [batch, beam], the initial StateWrapper, all-False finished flags)."""
-        self.kinf = 1e9
         state = flatten(initial_cell_states)[0]
-        self.batch_size = int(state.shape[0])
+        batch = _batch_size(state)
         init_cell_states = map_structure(self._expand_to_beam_size, initial_cell_states)
-        init_inputs = rt.full([self.batch_size, self.beam_size], self.start_token, dtype="int64")
+        init_inputs = rt.full([batch, self.beam_size], self.start_token, dtype="int64")
         log_probs = rt.tile(rt.to_tensor(np.array([[0.0] + [-self.kinf] * (self.beam_size - 1)], "float32")),
-                            [self.batch_size, 1])
+                            [batch, 1])
         if rt.get_default_dtype() == "float64":
             log_probs = rt.cast(log_probs, "float64")
-        init_finished = rt.full([self.batch_size, self.beam_size], False, dtype="bool")
+        init_finished = rt.full([batch, self.beam_size], False, dtype="bool")
         init_lengths = rt.zeros_like(init_inputs)
         init_inputs = self.embedding_fn(init_inputs) if self.embedding_fn else init_inputs
         return init_inputs, self.StateWrapper(init_cell_states, log_probs, init_finished, init_lengths), init_finished
 
     def _beam_search_step(self, time, logits, next_cell_states, beam_state):
-        self.vocab_size = int(logits.shape[-1])
-        noend = np.full(self.vocab_size, -self.kinf, "float32")
+        # the vocabulary size, batch size and end-token mask stay local, not on self as Paddle keeps
+        # them: a converted function's guards would retrace for every other batch size, and a tensor
+        # made in a converted decoding loop's body cannot be handed back to the layer holding the decoder
+        vocab_size = int(logits.shape[-1])
+        noend = np.full(vocab_size, -self.kinf, "float32")
         noend[self.end_token] = 0
-        self.noend_mask_tensor = rt.to_tensor(noend.astype(str(logits.dtype)))
-        step_log_probs = self._mask_probs(rt.log(F.softmax(logits)), beam_state.finished)
+        noend = rt.to_tensor(noend.astype(str(logits.dtype)))
+        batch_size = _batch_size(logits)
+        step_log_probs = self._mask_probs(rt.log(F.softmax(logits)), beam_state.finished, noend)
         log_probs = rt.add(step_log_probs, rt.unsqueeze(beam_state.log_probs, [2]))
-        scores = rt.reshape(log_probs, [-1, self.beam_size * self.vocab_size])
+        scores = rt.reshape(log_probs, [-1, self.beam_size * vocab_size])
         topk_scores, topk_indices = rt.topk(scores, k=self.beam_size)
-        vocab = rt.full([1], self.vocab_size, dtype="int64")
+        vocab = rt.full([1], vocab_size, dtype="int64")
         beam_indices = rt.floor_divide(topk_indices, vocab)
         token_indices = rt.remainder(topk_indices, vocab)
-        next_log_probs = self._gather(scores, topk_indices, self.batch_size)
-        next_cell_states = map_structure(lambda x: self._gather(x, beam_indices, self.batch_size), next_cell_states)
-        next_finished = self._gather(beam_state.finished, beam_indices, self.batch_size)
-        next_lengths = self._gather(beam_state.lengths, beam_indices, self.batch_size)
+        next_log_probs = self._gather(scores, topk_indices, batch_size)
+        next_cell_states = map_structure(lambda x: self._gather(x, beam_indices, batch_size), next_cell_states)
+        next_finished = self._gather(beam_state.finished, beam_indices, batch_size)
+        next_lengths = self._gather(beam_state.lengths, beam_indices, batch_size)
         next_lengths = next_lengths + rt.cast(rt.logical_not(next_finished), beam_state.lengths.dtype)
         next_finished = rt.logical_or(next_finished, rt.equal(token_indices, rt.full([1], self.end_token, "int64")))
         return (self.OutputWrapper(topk_scores, token_indices, beam_indices),
@@ -165,36 +175,68 @@ def _maybe_copy(state, new_state, step_mask):
     return rt.cast(out, dtype) if dtype == "bool" else out
 
 
+def _decode_step(decoder, time, inputs, states, finished, lengths, impute_finished, kwargs):
+    """One iteration of dynamic_decode's loop: (step outputs, inputs, states, finished, lengths) after it."""
+    step_outputs, next_states, next_inputs, next_finished = decoder.step(time, inputs, states, **kwargs)
+    if not decoder.tracks_own_finished:
+        next_finished = rt.logical_or(next_finished, finished)
+        next_lengths = rt.add(lengths, rt.cast(rt.logical_not(finished), lengths.dtype))
+        if impute_finished:  # finished entries keep their states
+            next_states = map_structure(lambda x, y: _maybe_copy(x, y, finished), states, next_states)
+    else:
+        next_lengths = getattr(next_states, "lengths", lengths)
+    return step_outputs, next_inputs, next_states, next_finished, next_lengths
+
+
+def _static_decode(decoder, inputs, states, finished, lengths, max_step_num, impute_finished, kwargs):
+    """The decoding loop as a ``while`` op. Its first step is taken before the loop (so the stacked
+    outputs start with their shapes known), as eagerly when some sequence starts unfinished -- a
+    decoder's ``initialize`` (BeamSearchDecoder's) starts none finished."""
+    from ..static.control_flow import while_loop
+    time = rt.full([1], 0, dtype="int64")
+    out, inputs, states, finished, lengths = _decode_step(decoder, time, inputs, states, finished, lengths,
+                                                          impute_finished, kwargs)
+    stacked = map_structure(lambda x: rt.unsqueeze(x, [0]), out)
+
+    def cond(time, inputs, states, finished, lengths, stacked):
+        go = rt.logical_not(rt.all(finished))
+        # eagerly the loop breaks once step > max_step_num, i.e. it takes max_step_num + 1 steps at most
+        return go if max_step_num is None else rt.logical_and(go, rt.reshape(time < max_step_num, []))
+
+    def body(time, inputs, states, finished, lengths, stacked):
+        time = time + 1
+        out, inputs, states, finished, lengths = _decode_step(decoder, time, inputs, states, finished, lengths,
+                                                              impute_finished, kwargs)
+        stacked = map_structure(lambda a, x: rt.concat([a, rt.unsqueeze(x, [0])], axis=0), stacked, out)
+        return time, inputs, states, finished, lengths, stacked
+
+    _, _, states, _, lengths, stacked = while_loop(cond, body, [time, inputs, states, finished, lengths, stacked])
+    return stacked, states, lengths
+
+
 def dynamic_decode(decoder: Decoder, inits: Any = None, max_step_num: int | None = None,
                    output_time_major: bool = False, impute_finished: bool = False, is_test: bool = False,
                    return_length: bool = False, **kwargs: Any) -> tuple:
     """Run ``decoder`` from ``inits`` until every sequence finished or after ``max_step_num`` steps:
     (outputs, final states[, sequence lengths]); outputs are batch-major unless ``output_time_major``.
-    Eager only (see the module docstring)."""
-    if _mode.static or any(isinstance(v, rt.framework.Variable) for v in flatten(inits)):
-        raise NotImplementedError("dynamic_decode runs eagerly only: its decoding loop stops on the beams' values, "
-                                  "which a converted Program cannot hold as written; call it outside the "
-                                  "converted function (e.g. decode with the eager model after dy2st.load)")
+    While converting, the loop is a ``while`` op (see the module docstring)."""
     inputs, states, finished = decoder.initialize(inits)
     sequence_lengths = rt.cast(rt.zeros_like(finished), "int64")
-    outputs, step = [], 0
-    time = rt.full([1], 0, dtype="int64")
-    while not bool(rt.all(finished).numpy()):
-        step_outputs, next_states, next_inputs, next_finished = decoder.step(time, inputs, states, **kwargs)
-        if not decoder.tracks_own_finished:
-            next_finished = rt.logical_or(next_finished, finished)
-            next_lengths = rt.add(sequence_lengths, rt.cast(rt.logical_not(finished), sequence_lengths.dtype))
-            if impute_finished:  # finished entries keep their states
-                next_states = map_structure(lambda x, y, f=finished: _maybe_copy(x, y, f), states, next_states)
-        else:
-            next_lengths = getattr(next_states, "lengths", sequence_lengths)
-        outputs.append(step_outputs)
-        inputs, states, finished, sequence_lengths = next_inputs, next_states, next_finished, next_lengths
-        time = time + 1
-        step += 1
-        if max_step_num is not None and step > max_step_num:
-            break
-    final_outputs = map_structure(lambda *xs: rt.stack(list(xs), axis=0), *outputs)
+    if _mode.static or any(isinstance(v, rt.framework.Variable) for v in flatten(inits)):
+        final_outputs, states, sequence_lengths = _static_decode(decoder, inputs, states, finished, sequence_lengths,
+                                                                 max_step_num, impute_finished, kwargs)
+    else:
+        outputs, step = [], 0
+        time = rt.full([1], 0, dtype="int64")
+        while not bool(rt.all(finished).numpy()):
+            step_outputs, inputs, states, finished, sequence_lengths = _decode_step(
+                decoder, time, inputs, states, finished, sequence_lengths, impute_finished, kwargs)
+            outputs.append(step_outputs)
+            time = time + 1
+            step += 1
+            if max_step_num is not None and step > max_step_num:
+                break
+        final_outputs = map_structure(lambda *xs: rt.stack(list(xs), axis=0), *outputs)
     final_states = states
     try:
         final_outputs, final_states = decoder.finalize(final_outputs, final_states, sequence_lengths)

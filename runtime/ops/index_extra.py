@@ -11,6 +11,7 @@ import numpy as np
 from ..dispatch import apply
 from . import put_reduce, second_order
 from ..registry import GRAD_ONLY, Meta, def_op
+from .broadcast import expand
 from .common import as_tensor
 from .indexing import getitem
 from .sort import put_along_axis_add
@@ -125,6 +126,22 @@ def_op("put_along_axis", ["X", "Index", "Updates"], ["Out"], attrs={"axis": -1},
 _REDUCE_NAMES = {"multiply": "mul"}
 
 
+def broadcast_along(x, like, ax):
+    """``x`` expanded to ``like``'s dims other than ``ax`` where ``x`` has 1 there (Paddle's
+    ``broadcast=True`` of take/put_along_axis). A dim ``like`` leaves unknown (-1) is read from it when
+    the Program runs: ``expand``'s own -1 would keep x's 1."""
+    if x.ndim != like.ndim:
+        return x
+    shape, grow = [], False
+    for d, (a, i) in enumerate(zip(like.shape, x.shape)):
+        if d == ax or a == i or i != 1:
+            shape.append(-1)  # keep x's dim (a mismatch left is the op's own shape error)
+            continue
+        grow = True
+        shape.append(a if a >= 0 else getitem(apply("shape", like), slice(d, d + 1)))
+    return expand(x, shape) if grow else x
+
+
 def put_along_axis(arr: TensorLike, indices: TensorLike, values: float | TensorLike, axis: int,
                    reduce: str = "assign", include_self: bool = True, broadcast: bool = True) -> TensorLike:
     """``arr`` with ``values`` written (``reduce="assign"``) or reduced (``"add"``, ``"mul"``/``"multiply"``,
@@ -137,9 +154,7 @@ def put_along_axis(arr: TensorLike, indices: TensorLike, values: float | TensorL
                          "'multiply', 'mean', 'amin' and 'amax'")
     ax = int(axis) % arr.ndim
     if broadcast:
-        shape = [indices.shape[i] if i == ax else d for i, d in enumerate(arr.shape)]
-        if list(indices.shape) != shape:
-            indices = apply("expand", indices, shape=shape)
+        indices = broadcast_along(indices, arr, ax)
     values = as_tensor(values, arr.dtype)
     if not broadcast and values.ndim == indices.ndim and any(v > i >= 0 for v, i in zip(values.shape, indices.shape)):
         # larger values: Paddle reads the leading block of the index's shape
@@ -239,11 +254,13 @@ def _einsum_infer(xs, equation=""):
     return Meta([size[c] for c in rhs], xs[0].dtype)
 
 
-def _on_diagonal(gu, u, s, x, used):
+def _on_diagonal(gu, u, s, x, used, seen):
     """The gradient of an operand with repeated subscripts (``ii``): ``gu`` (over the distinct letters ``u``)
-    placed on the diagonal, one identity factor per repeat (``ij,iI->iIj``)."""
+    placed on the diagonal, one identity factor per repeat (``ij,iI->iIj``). The repeated letters' dims
+    size the identities and must be known; another dim may be unknown (a batch ``bii``) when ``gu``
+    already has it (``seen``: a letter of the output or of another operand), as ``expand`` keeps a -1."""
     spare = [c for c in string.ascii_letters if c not in used]
-    if any(d < 0 for d in x.shape):
+    if any(d < 0 and (s.count(c) > 1 or c not in seen) for c, d in zip(s, x.shape)):
         raise NotImplementedError(f"einsum gradient: repeated subscripts ({s!r}) need known dims, got {list(x.shape)}")
     target, eyes, first = "", [], set()
     for k, c in enumerate(s):
@@ -273,7 +290,7 @@ def _einsum_grad(ctx):
         if kept != u:  # letters summed out of x alone: their gradient is g broadcast back over them
             gi = apply("unsqueeze", gi, axis=[k for k, c in enumerate(u) if c not in seen])
         if u != s:
-            grads.append(_on_diagonal(gi, u, s, x, lhs + rhs))
+            grads.append(_on_diagonal(gi, u, s, x, lhs + rhs, seen))
             continue
         ones = [k for k, c in enumerate(s) if x.shape[k] == 1 and c in seen]
         if ones:  # ``...`` dims x broadcast (size 1 against n): summed back

@@ -385,8 +385,15 @@ def _set_value_tensor_slices(x, key, v):
 
 def _static_setitem(x, key, value):
     if not isinstance(x, _rt.framework.Variable):
-        raise TypeError("item assignment (x[key] = v) into an eager Tensor while a Program is being built: "
-                        "the Program would not see it; write into a Variable of the Program")
+        if not x.stop_gradient:  # as eagerly (a leaf needing a gradient is not written in place)
+            raise TypeError("item assignment (x[key] = v) into a trainable parameter (or another tensor that "
+                            "needs a gradient) while a Program is being built; write it outside the converted "
+                            "function (under rt.no_grad)")
+        # a layer's buffer (MoCo's queue, a pointer) or another tensor the Program binds: the new
+        # value is assigned to its Variable, and the executor writes it back to the tensor after each
+        # run, as the eager write changes it
+        from .common import assign_to  # noqa: PLC0415
+        return assign_to(set_value(_rt.dispatch.to_variable(x), key, value), x, "item assignment (x[key] = v)")
     out = set_value(x, key, value)
     if not adopt(x, out):
         what = ("a parameter" if x.persistable else "a fed input" if x.is_data

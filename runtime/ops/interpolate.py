@@ -101,6 +101,8 @@ def _run_time_sources(n_in, n_out, scale_f, mode, align_corners, align_mode):
     last = n_in - 1
     if mode == "nearest":
         return rt.minimum(rt.cast(ratio * k, "int64"), last), None, None
+    if mode == "bicubic":
+        return _run_time_cubic_taps(last, k, ratio, align_corners)
     if align_corners or align_mode == 1:
         src = ratio * k
     else:
@@ -109,10 +111,40 @@ def _run_time_sources(n_in, n_out, scale_f, mode, align_corners, align_mode):
     return i0, rt.minimum(i0 + 1, last), src - rt.cast(i0, f32)
 
 
+def _run_time_cubic_taps(last, k, ratio, align_corners):
+    """``_cubic_taps`` as ops (``last``: the input size - 1): the same float32 steps in the same order."""
+    import runtime as rt  # noqa: PLC0415
+    if align_corners:
+        src = ratio * k
+    else:  # in float64, stored as float32, as Paddle
+        src = rt.cast(rt.cast(ratio, "float64") * (rt.cast(k, "float64") + 0.5) - 0.5, "float32")
+    base = rt.floor(src)
+    t = src - base
+    a = -0.75
+
+    def near(x):
+        return (x * (a + 2.0) - (a + 3.0)) * x * x + 1.0
+
+    def far(x):
+        return ((x * a - 5.0 * a) * x + 8.0 * a) * x - 4.0 * a
+
+    weights = [far(t + 1.0), near(t), near(1.0 - t), far(2.0 - t)]
+    start = rt.cast(base, "int64")
+    idx = [rt.clip(start + (m - 1), 0, last) for m in range(4)]
+    return idx, weights, None
+
+
 def _resample_run_time(x, axis, n_out, scale_f, mode, align_corners, align_mode):
     """``_resample`` along an axis whose input or output size is known only when the Program runs."""
     import runtime as rt  # noqa: PLC0415
     i0, i1, w1 = _run_time_sources(rt.shape(x)[axis], n_out, scale_f, mode, align_corners, align_mode)
+    if mode == "bicubic":  # summed in _resample's order
+        out = None
+        for idx, wt in zip(i0, i1):
+            term = multiply(gather(x, idx, axis=axis),
+                            rt.reshape(rt.cast(wt, str(x.dtype)), [-1] + [1] * (x.ndim - 1 - axis)))
+            out = term if out is None else add(out, term)
+        return out
     a = gather(x, i0, axis=axis)
     if i1 is None:
         return a
@@ -250,6 +282,7 @@ def interpolate(x: TensorLike, size: IntOrPair | None = None, scale_factor: floa
             raise ValueError("interpolate: mode 'area' needs size (Paddle: output size can not be None in AREA mode)")
         from .composites_extra import adaptive_avg_pool2d
         from .nn_vision import adaptive_avg_pool1d
+        size = _size_ints(size)  # the pooling bins need the sizes while the Program is built
         if rank == 3:  # NCL
             return adaptive_avg_pool1d(x, size if isinstance(size, int) else _one_size(size))
         if rank == 5:  # NCDHW
@@ -273,15 +306,14 @@ def interpolate(x: TensorLike, size: IntOrPair | None = None, scale_factor: floa
     if channel_last:
         x = transpose(x, [0, rank - 1] + list(range(1, rank - 1)))
     x = _floating(x)
-    if mode != "bicubic":
-        run_time = _run_time_sizes(x, size, scale_factor, recompute_scale_factor)
-        if run_time is not None and run_time != "unknown":
-            outs, scales = run_time
-            for axis in range(2, rank):
-                if isinstance(outs[axis - 2], int) and outs[axis - 2] == x.shape[axis]:
-                    continue  # a known dim kept at its size: Paddle copies it
-                x = _resample_run_time(x, axis, outs[axis - 2], scales[axis - 2], mode, align_corners, align_mode)
-            return transpose(x, [0] + list(range(2, rank)) + [1]) if channel_last else x
+    run_time = _run_time_sizes(x, size, scale_factor, recompute_scale_factor)
+    if run_time is not None and run_time != "unknown":
+        outs, scales = run_time
+        for axis in ([3, 2] if mode == "bicubic" else range(2, rank)):  # Paddle's bicubic: width first
+            if isinstance(outs[axis - 2], int) and outs[axis - 2] == x.shape[axis]:
+                continue  # a known dim kept at its size: Paddle copies it
+            x = _resample_run_time(x, axis, outs[axis - 2], scales[axis - 2], mode, align_corners, align_mode)
+        return transpose(x, [0] + list(range(2, rank)) + [1]) if channel_last else x
     _known(x, range(2, rank), "interpolate")
     outs, scales = _out_sizes(list(x.shape[2:]), size, scale_factor, recompute_scale_factor)
     if outs != list(x.shape[2:]):  # Paddle copies the input when no size changes, whatever the scale_factor

@@ -112,6 +112,9 @@ def take_along_axis(arr: TensorLike, indices: TensorLike, axis: int, broadcast: 
     """Values of ``arr`` at ``indices`` along ``axis`` (numpy ``take_along_axis``: a smaller index is broadcast
     over ``arr``'s other dims); with ``broadcast=False`` only the leading block of ``arr`` the index covers."""
     ax = int(axis) % max(arr.ndim, 1)
+    if broadcast:  # each broadcast over the other's dims (numpy's kernel would, but not the gradient)
+        from .index_extra import broadcast_along  # noqa: PLC0415  (index_extra builds on this module)
+        indices, arr = broadcast_along(indices, arr, ax), broadcast_along(arr, indices, ax)
     if not broadcast and indices.ndim == arr.ndim:
         cut = [slice(0, i) if a > i >= 0 and d != ax else slice(None)
                for d, (a, i) in enumerate(zip(arr.shape, indices.shape))]

@@ -109,6 +109,9 @@ class SGD(Optimizer):
 class Momentum(Optimizer):
     """SGD with momentum ``v = momentum * v + grad``, ``p -= lr * v`` (Nesterov's form with ``use_nesterov``)."""
 
+    # what a parameter group may set for itself (Paddle's _update_param_group)
+    _group_options = {"momentum": "_momentum", "use_nesterov": "_use_nesterov", "rescale_grad": "_grad_rescale"}
+
     _accumulator_names = ("velocity",)
     _flat_elementwise = ("velocity",)
 
@@ -145,6 +148,9 @@ class Momentum(Optimizer):
 
 class Adam(Optimizer):
     """Paddle's Adam: ``p -= lr_t * m / (sqrt(v) + eps * sqrt(1 - beta2^t))`` with bias-corrected ``lr_t``."""
+
+    # what a parameter group may set for itself (Paddle's _update_param_group)
+    _group_options = {"beta1": "_beta1", "beta2": "_beta2", "epsilon": "_epsilon"}
 
     _accumulator_names = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
     _flat_elementwise = ("moment1", "moment2")
@@ -277,6 +283,9 @@ class RMSProp(Optimizer):
     also subtracts the running mean gradient).
     """
 
+    # what a parameter group may set for itself (Paddle's _update_param_group)
+    _group_options = {"rho": "_rho", "epsilon": "_epsilon", "momentum": "_momentum", "centered": "_centered"}
+
     _accumulator_names = ("mean_square", "mean_grad", "momentum")
 
     def __init__(self, learning_rate: float | LRScheduler, rho: float = 0.95, epsilon: float = 1e-06,
@@ -305,6 +314,9 @@ class RMSProp(Optimizer):
 class Adagrad(Optimizer):
     """Adagrad: divides the step by the root of the sum of all squared gradients so far."""
 
+    # what a parameter group may set for itself (Paddle's _update_param_group)
+    _group_options = {"epsilon": "_epsilon", "initial_accumulator_value": "_init"}
+
     _accumulator_names = ("moment",)
 
     def __init__(self, learning_rate: float | LRScheduler, epsilon: float = 1e-06,
@@ -326,6 +338,9 @@ class Adagrad(Optimizer):
 class Adamax(Optimizer):
     """Paddle's Adamax: ``m = b1 m + (1 - b1) g``, ``u = max(b2 u + eps, |g|)``,
     ``p -= lr / (1 - b1^t) * m / u``."""
+
+    # what a parameter group may set for itself (Paddle's _update_param_group)
+    _group_options = {"beta1": "_beta1", "beta2": "_beta2", "epsilon": "_epsilon"}
 
     _accumulator_names = ("moment", "inf_norm", "beta1_pow_acc")
 

@@ -17,6 +17,9 @@ class NAdam(Optimizer):
     """Adam with Nesterov momentum (Paddle's ``optimizer.NAdam``): the momentum schedule
     ``mu_t = beta1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))``."""
 
+    # what a parameter group may set for itself (Paddle's _update_param_group)
+    _group_options = {"beta1": "_beta1", "beta2": "_beta2", "epsilon": "_epsilon", "momentum_decay": "_momentum_decay"}
+
     _accumulator_names = ("momentum_decay_pow", "beta2_pow", "mu_product", "moment1", "moment2")
 
     def __init__(self, learning_rate: float | LRScheduler = 0.002, beta1: float = 0.9, beta2: float = 0.999,
@@ -55,6 +58,9 @@ class NAdam(Optimizer):
 class RAdam(Optimizer):
     """Rectified Adam (Paddle's ``optimizer.RAdam``): plain momentum steps while the variance
     estimate is unreliable (``rho_t <= 5``), then Adam steps scaled by the rectification term."""
+
+    # what a parameter group may set for itself (Paddle's _update_param_group)
+    _group_options = {"beta1": "_beta1", "beta2": "_beta2", "epsilon": "_epsilon"}
 
     _accumulator_names = ("beta1_pow", "beta2_pow", "rho", "moment1", "moment2")
 
@@ -96,6 +102,9 @@ class RAdam(Optimizer):
 class Adadelta(Optimizer):
     """Adadelta (Paddle's ``optimizer.Adadelta``): steps of ``sqrt((E[dx^2] + eps) / (E[g^2] + eps)) * g``,
     times the learning rate."""
+
+    # what a parameter group may set for itself (Paddle's _update_param_group)
+    _group_options = {"epsilon": "_epsilon", "rho": "_rho"}
 
     _accumulator_names = ("_avg_squared_grad", "_avg_squared_update")
 
@@ -159,6 +168,10 @@ class Lamb(Optimizer):
     ``lamb_weight_decay * p``, scaled per parameter by ``||p|| / ||direction||``. Parameters for
     which ``exclude_from_weight_decay_fn`` is true get no decay; without decay there is no scaling
     either unless ``always_adapt``."""
+
+    # what a parameter group may set for itself (Paddle's _update_param_group)
+    _group_options = {"beta1": "_beta1", "beta2": "_beta2", "epsilon": "_epsilon", "lamb_weight_decay": "_lamb_weight_decay",
+                      "exclude_from_weight_decay_fn": "_exclude"}
 
     _accumulator_names = ("moment1", "moment2", "beta1_pow_acc", "beta2_pow_acc")
 

@@ -59,6 +59,10 @@ class Optimizer:
     # form defines ``_fused_update``.
     _flat_elementwise = ()
     _flat_scalars = ()
+    # The options a parameter group may set for itself (Paddle's ``_update_param_group``): the
+    # group's key -> the attribute the update rule reads; a group without the key takes the
+    # optimizer's own value
+    _group_options = {}
 
     def __init__(self, learning_rate: float | LRScheduler = 0.001,
                  parameters: Iterable[Tensor] | Iterable[dict] | None = None,
@@ -196,56 +200,67 @@ class Optimizer:
         """The update: ``grads`` maps ``id(param)`` to its gradient array; None reads each ``.grad``."""
         base_lr = self.get_lr()
         self._step_count += 1
-        for index, group in enumerate(self._param_groups):
-            params = group["params"]
-            if grads is None:
-                pairs = [(p, p.grad._value) for p in params
-                         if p.grad is not None and not p.stop_gradient]
-            else:
-                pairs = [(p, grads[id(p)]) for p in params if id(p) in grads and not p.stop_gradient]
-            if len(pairs) != len(params):
-                self._note_skipped(params, pairs)
-            elif index not in self._groups_seen:  # every parameter of the group took a gradient
-                self._groups_seen.add(index)
-                self._had_grad.update(map(id, params))
-            if self._grad_clip is not None:
-                pairs = self._grad_clip(pairs)
-            coeff = self._group_decay(group)
-            # an L1Decay of the group, or a parameter's own regularizer (which replaces the group's
-            # decay for it), is added per parameter
-            l1 = group["weight_decay"] if isinstance(group["weight_decay"], L1Decay) else None
-            if len(pairs) == len(params) and l1 is None and self._fusable_now(group):
-                flat = self._flat_group(index, params)
-                g = None if flat is None else flat.gather([g for _, g in pairs])
-                if g is not None:  # every gradient has its parameter's shape (else the loop below raises)
-                    if self._grad_rescale != 1.0:
-                        g = g * np.asarray(self._grad_rescale, g.dtype)
-                    if coeff:
-                        g = g + np.asarray(coeff, g.dtype) * flat.flat
-                    self._fused_update(flat, g, base_lr * group["learning_rate"], group)
-                    for p in params:
-                        bump_version(p)  # as below: graphs recorded before this step are stale
-                    continue
-            for p, g in pairs:
-                if g.shape != p._value.shape:
-                    raise ValueError(f"gradient of '{p.name}' has shape {list(g.shape)}, parameter {p.shape}")
-                own = getattr(p, "regularizer", None) or l1
-                rescale = self._grad_rescale
-                if rescale != 1.0 and not isinstance(own, L2Decay):
-                    # Paddle's momentum kernel scales the gradient first and adds an L2 term after
-                    # it; any other regularizer's term was added before, and is scaled with it
-                    g = (g if own is None else g + own.term(p._value, g.dtype)) * np.asarray(rescale, g.dtype)
-                    own = None
-                elif rescale != 1.0:
-                    g = g * np.asarray(rescale, g.dtype)
-                if own is not None:
-                    g = g + own.term(p._value, g.dtype)
-                elif coeff:
-                    g = g + np.asarray(coeff, g.dtype) * p._value
-                lr = base_lr * group["learning_rate"] * getattr(p, "optimize_attr", {}).get("learning_rate", 1.0)
-                self._update(p, g.astype(p._value.dtype, copy=False), lr, group)
-                bump_version(p)  # a graph recorded before this step can no longer give its gradient
+        own = {attr: getattr(self, attr) for attr in self._group_options.values()}
+        try:
+            for index, group in enumerate(self._param_groups):
+                for key, attr in self._group_options.items():
+                    setattr(self, attr, group.get(key, own[attr]))
+                self._apply_group(index, group, grads, base_lr)
+        finally:
+            for attr, value in own.items():
+                setattr(self, attr, value)
         weights_changed()  # parameters were written in place: copies held by backends are stale
+
+    def _apply_group(self, index, group, grads, base_lr):
+        """The update of one parameter group (its options set on self by ``_apply_grads``)."""
+        params = group["params"]
+        if grads is None:
+            pairs = [(p, p.grad._value) for p in params
+                     if p.grad is not None and not p.stop_gradient]
+        else:
+            pairs = [(p, grads[id(p)]) for p in params if id(p) in grads and not p.stop_gradient]
+        if len(pairs) != len(params):
+            self._note_skipped(params, pairs)
+        elif index not in self._groups_seen:  # every parameter of the group took a gradient
+            self._groups_seen.add(index)
+            self._had_grad.update(map(id, params))
+        if self._grad_clip is not None:
+            pairs = self._grad_clip(pairs)
+        coeff = self._group_decay(group)
+        # an L1Decay of the group, or a parameter's own regularizer (which replaces the group's
+        # decay for it), is added per parameter
+        l1 = group["weight_decay"] if isinstance(group["weight_decay"], L1Decay) else None
+        if len(pairs) == len(params) and l1 is None and self._fusable_now(group):
+            flat = self._flat_group(index, params)
+            g = None if flat is None else flat.gather([g for _, g in pairs])
+            if g is not None:  # every gradient has its parameter's shape (else the loop below raises)
+                if self._grad_rescale != 1.0:
+                    g = g * np.asarray(self._grad_rescale, g.dtype)
+                if coeff:
+                    g = g + np.asarray(coeff, g.dtype) * flat.flat
+                self._fused_update(flat, g, base_lr * group["learning_rate"], group)
+                for p in params:
+                    bump_version(p)  # as below: graphs recorded before this step are stale
+                return
+        for p, g in pairs:
+            if g.shape != p._value.shape:
+                raise ValueError(f"gradient of '{p.name}' has shape {list(g.shape)}, parameter {p.shape}")
+            own = getattr(p, "regularizer", None) or l1
+            rescale = self._grad_rescale
+            if rescale != 1.0 and not isinstance(own, L2Decay):
+                # Paddle's momentum kernel scales the gradient first and adds an L2 term after
+                # it; any other regularizer's term was added before, and is scaled with it
+                g = (g if own is None else g + own.term(p._value, g.dtype)) * np.asarray(rescale, g.dtype)
+                own = None
+            elif rescale != 1.0:
+                g = g * np.asarray(rescale, g.dtype)
+            if own is not None:
+                g = g + own.term(p._value, g.dtype)
+            elif coeff:
+                g = g + np.asarray(coeff, g.dtype) * p._value
+            lr = base_lr * group["learning_rate"] * getattr(p, "optimize_attr", {}).get("learning_rate", 1.0)
+            self._update(p, g.astype(p._value.dtype, copy=False), lr, group)
+            bump_version(p)  # a graph recorded before this step can no longer give its gradient
 
     # Momentum's ``rescale_grad``: the factor of the gradient before the L2 decay is added to it
     _grad_rescale = 1.0

@@ -96,6 +96,8 @@ def _write(opt, grad_params, out_params, owned, fallback):
         params = group["params"]
         plist = s.ref(params, "PL")
         s.miss(f"{gname}['params'] is not {plist} or len({plist}) != {len(params)}")
+        if any(key in group for key in opt._group_options):
+            return None  # the group's own betas or epsilon: the general walk sets them for it
         wd, glr = group["weight_decay"], group["learning_rate"]
         if not (wd is None or (type(wd) in (int, float) and wd == 0)) or type(glr) not in (int, float):
             return None  # decay: the general walk adds it (SGD per parameter, Adam to the flat gradient)

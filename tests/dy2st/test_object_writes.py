@@ -215,13 +215,44 @@ def test_item_write_into_an_input_returns_the_callers_written_tensor():
     assert out is x and x.numpy().tolist() == [0.0, 2.0]  # as eagerly: the caller's tensor, written
 
 
-def test_item_write_into_an_outside_tensor_is_refused():
-    w = rt.to_tensor([1.0, 2.0])
+def test_item_write_into_an_outside_tensor_writes_it_as_eagerly():
+    # it was refused; a layer's buffer written by item (MoCo's queue) is the common case
+    w, w_eager = rt.to_tensor([1.0, 2.0]), rt.to_tensor([1.0, 2.0])
 
-    def f(x):
-        w[0] = x.sum()
-        return x
+    def f(x, t):
+        t[0] = t[1] + x.sum()
+        return x * t
 
+    sf = dy2st.to_static(lambda x: f(x, w))
+    for v in (1.0, 3.0):
+        got, want = sf(rt.to_tensor([v, 2.0])), f(rt.to_tensor([v, 2.0]), w_eager)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        np.testing.assert_array_equal(w.numpy(), w_eager.numpy())
+    w.stop_gradient = False  # a leaf that needs a gradient is not written in place, eagerly either
     with pytest.raises(TypeError, match="item assignment") as info:
-        dy2st.to_static(f)(rt.to_tensor([1.0, 2.0]))
-    assert "w[0] = x.sum()" in notes(info.value)
+        dy2st.to_static(lambda x: f(x, w))(rt.to_tensor([1.0, 2.0]))
+    assert "t[0] = t[1] + x.sum()" in notes(info.value)
+
+
+def _write_in_branch_and_loops(x, w):
+    if x.sum() > 0:
+        w[0] = w[0] + x.sum()
+    i = 0
+    while i < rt.shape(x)[0]:
+        w[i + 1] = w[i + 1] + x[i]
+        i += 1
+    for j in range(rt.shape(x)[0]):
+        w[j + 1] = w[j + 1] * 2.0
+    return x * w.sum()
+
+
+def test_item_writes_into_an_outside_tensor_in_tensor_branches_and_loops_reach_it():
+    # the loops' writes stayed in the Program: the tensor kept its old value (no error), and the
+    # branch's cond output took the name over, so later writes missed the tensor too
+    w, w_eager = rt.zeros([5]), rt.zeros([5])
+    sf = dy2st.to_static(lambda x: _write_in_branch_and_loops(x, w), input_spec=[rt.static.InputSpec([None])])
+    for v in ([1.0, 2.0], [-3.0, 1.0, 4.0], [2.0]):
+        got, want = sf(rt.to_tensor(v)), _write_in_branch_and_loops(rt.to_tensor(v), w_eager)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        np.testing.assert_array_equal(w.numpy(), w_eager.numpy())
+    assert len(sf.program_cache) == 1
