@@ -189,9 +189,19 @@ def unbind(input: TensorLike, axis: int = 0) -> list[TensorLike]:  # noqa: A002
 
 @composite("meshgrid", api=["meshgrid"])
 def meshgrid(*args: TensorLike, **kwargs) -> list[TensorLike]:
-    """Coordinate grids of 1-D tensors (``ij`` indexing): the i-th varies along dim i."""
+    """Coordinate grids of 1-D tensors: with ``indexing="ij"`` (the default) the i-th varies along
+    dim i; ``"xy"`` swaps the first two dims, as Paddle (and numpy) do."""
+    indexing = kwargs.pop("indexing", None) or "ij"
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"meshgrid() got unexpected keyword arguments {sorted(kwargs)}")
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = tuple(args[0])
+    if indexing == "xy" and len(args) >= 2:
+        out = meshgrid(args[1], args[0], *args[2:])
+        return [out[1], out[0], *out[2:]]
     for a in args:
         _need(a, (0, 1), "meshgrid")
     shape = [_dim(a, 0) if a.ndim else 1 for a in args]

@@ -22,8 +22,11 @@ def _getitem(block, op, ref, g, prefix):
     x, idx = op.inputs.get("X"), op.inputs.get("Index") or []
     if not x or len(x) != 1:
         return None
+    spec = op.attrs.get("spec", [])
+    if {"i", "t"} <= {item[0] for item in spec}:
+        return None  # ints mixed with tensor indices take two numpy steps (indexing._keys)
     parts = []
-    for k, item in enumerate(op.attrs.get("spec", [])):
+    for k, item in enumerate(spec):
         tag = item[0]
         if tag == "i" and type(item[1]) is int:
             parts.append(repr(item[1]))
