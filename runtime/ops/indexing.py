@@ -46,25 +46,26 @@ def _key(spec, idx):
 def _keys(spec, idx):
     """The keys to apply one after the other for ``x[key]`` with Paddle's (and PyTorch's) meaning.
 
-    numpy counts an int next to a tensor index as one more advanced index, so ``x[1, :, [0, 2]]``
-    moves the indexed axis first (shape [2, 4] for x of shape [3, 4, 5]); Paddle drops the int's
-    axis first and indexes what is left ([4, 2]).  A key holding both is applied in two steps:
-    the basic part (ints, slices, None, ...; every tensor as whole axes) then the tensors on that
-    view (ints gone, None now a kept axis).  Both steps index a view, so writes go through."""
+    numpy counts an int (or a 0-d int tensor) next to a tensor index as one more advanced index, so
+    ``x[1, :, [0, 2]]`` moves the indexed axis first (shape [2, 4] for x of shape [3, 4, 5]); Paddle
+    drops the int's axis first and indexes what is left ([4, 2]).  A key holding both is applied in
+    two steps: the basic part (ints, slices, None, ...; every tensor as whole axes) then the tensors
+    on that view (ints gone, None now a kept axis).  Both steps index a view, so writes go through."""
     key = _key(spec, idx)
-    tags = {item[0] for item in spec}
-    if "i" not in tags or "t" not in tags:
+    scalar = [item[0] == "i" or (item[0] == "t" and np.ndim(k) == 0 and np.asarray(k).dtype != np.bool_)
+              for item, k in zip(spec, key)]
+    if not any(scalar) or not any(item[0] == "t" and not s for item, s in zip(spec, scalar)):
         return (key,)
     basic, adv = [], []
-    for item, k in zip(spec, key):
-        if item[0] == "t":
+    for item, k, s in zip(spec, key, scalar):
+        if s:
+            basic.append(int(k))
+        elif item[0] == "t":
             basic.extend([slice(None)] * max(np.ndim(k) if np.asarray(k).dtype == np.bool_ else 1, 1))
             adv.append(k)
-        elif item[0] == "i":
-            basic.append(k)
         else:
             basic.append(k)
-            adv.append(slice(None) if k is None else k)
+            adv.append(k if k is Ellipsis else slice(None))  # a slice's or None's axis, whole
     return tuple(basic), tuple(adv)
 
 

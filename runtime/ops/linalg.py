@@ -16,7 +16,7 @@ from .elementwise import remainder
 from .logic import logical_or, where
 from .math import matmul, multiply, subtract
 from .reduce import sum as sum_
-from .shape import concat, gather, reshape, transpose, unsqueeze
+from .shape import _int_list, concat, gather, reshape, transpose, unsqueeze
 
 
 def _need(x, ndims, what):
@@ -96,7 +96,9 @@ def diag(x: TensorLike, offset: int = 0, padding_value: int | float = 0, name: s
     """A 1-D ``x`` on the ``offset`` diagonal of a square matrix (``padding_value`` elsewhere), or the
     ``offset`` diagonal of a 2-D ``x``."""
     from .index_extra import diagonal  # noqa: PLC0415
-    _need(x, (1, 2), "diag")
+    _need(x, (0, 1, 2), "diag")
+    if x.ndim == 0:  # Paddle takes a scalar as a 1-element vector
+        x = reshape(x, [1])
     if x.ndim == 2:
         return diagonal(x, offset)
     n = x.shape[0]
@@ -337,7 +339,7 @@ def roll(x: TensorLike, shifts: int | list[int], axis: int | list[int] | None = 
          name: str | None = None) -> TensorLike:
     """``x`` shifted cyclically by ``shifts`` along ``axis`` (entries leaving one end come back at the
     other); without ``axis`` the tensor is rolled flat and keeps its shape, as Paddle's roll."""
-    shifts = [shifts] if isinstance(shifts, int) else [int(s) for s in shifts]
+    shifts = _int_list(shifts, "roll", "shifts")  # ints, lists and eager int Tensors, as Paddle takes
     if axis is None:
         if len(shifts) != 1:
             raise ValueError(f"roll: without axis, shifts must be one int, got {shifts}")

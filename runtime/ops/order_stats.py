@@ -14,6 +14,7 @@ from .logic import equal, isnan, where
 from .math import add, multiply, scale, subtract
 from .reduce import any as any_
 from .shape import flatten, gather, reshape, shape, squeeze, transpose, unsqueeze
+from .sort import on_scalar
 
 
 def _along(x, axis, start, stop):
@@ -157,6 +158,8 @@ def kthvalue(x: TensorLike, k: int, axis: int | None = None, keepdim: bool = Fal
     """``(values, indices)``: the ``k``-th smallest along ``axis`` (the last by default); of tied values
     the index is one of theirs (Paddle does not say which). A ``k`` beyond a dim of unknown size fails
     when the Program runs (the pick's index is out of range)."""
+    if len(x.shape) == 0:
+        return on_scalar(lambda v: kthvalue(v, k, -1), x, axis, "kthvalue", k)
     axis = -1 if axis is None else axis
     values, indices, ax, n = _sorted_along(x, axis)
     if isinstance(n, int) and not 1 <= k <= n:

@@ -23,8 +23,9 @@ def _getitem(block, op, ref, g, prefix):
     if not x or len(x) != 1:
         return None
     spec = op.attrs.get("spec", [])
-    if {"i", "t"} <= {item[0] for item in spec}:
-        return None  # ints mixed with tensor indices take two numpy steps (indexing._keys)
+    tags = [item[0] for item in spec]
+    if "t" in tags and ("i" in tags or tags.count("t") > 1):
+        return None  # ints mixed with tensor indices may take two numpy steps (indexing._keys)
     parts = []
     for k, item in enumerate(spec):
         tag = item[0]
