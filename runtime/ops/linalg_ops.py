@@ -273,10 +273,17 @@ def _pinv_kernel(x, rcond=1e-15, hermitian=False):
     return np.linalg.pinv(x, rcond=rcond, hermitian=bool(hermitian)).astype(x.dtype, copy=False)
 
 
+def _pinv_grad(ctx):
+    g = pinv_grad(ctx.inputs[0], ctx.outputs[0], ctx.out_grads[0])
+    if ctx.attrs.get("hermitian"):  # x is taken as symmetric: a symmetric gradient, as Paddle's
+        g = apply("scale", apply("add", g, mT(g)), scale=0.5)
+    return g
+
+
 def_op("pinv", ["X"], ["Out"], attrs={"rcond": 1e-15, "hermitian": False}, kernel=_pinv_kernel,
        methods=["pinv"], module=API,
        infer=lambda x, **_: Meta(tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), x.dtype), no_onnx=NO_ONNX,
-       grad=lambda ctx: [pinv_grad(ctx.inputs[0], ctx.outputs[0], ctx.out_grads[0])],
+       grad=lambda ctx: [_pinv_grad(ctx)],
        doc="The Moore-Penrose pseudo-inverse of each matrix of X (singular values below rcond * max cut).")
 
 
