@@ -40,9 +40,9 @@ def _pick(t, axis, i):
     return gather(t, reshape(cast(i, "int64"), [1]), axis)  # a 1-element index keeps the dim
 
 
-def _squeeze_or_keep(t, axis, keepdim, flat):
-    if keepdim:
-        return t
+def _squeeze_or_keep(t, axis, keepdim, flat, ndim=1):
+    if keepdim:  # over all dims (flat): each kept as 1, as Paddle
+        return reshape(t, [1] * ndim) if flat else t
     return squeeze(t, axis) if not flat else reshape(t, [])
 
 
@@ -68,7 +68,8 @@ def median(x: TensorLike, axis: int | None = None, keepdim: bool = False, mode: 
     values, indices, ax, n = _sorted_along(x, axis)
     known = isinstance(n, int)
     if known and n == 0 and mode == "avg":  # nan, as Paddle (and numpy)
-        shape_ = [] if flat else [1 if i == ax else d for i, d in enumerate(x.shape) if keepdim or i != ax]
+        shape_ = ([1] * x.ndim if keepdim else []) if flat else [1 if i == ax else d for i, d in enumerate(x.shape)
+                                                                 if keepdim or i != ax]
         return apply("fill_constant", shape=shape_, value=float("nan"), dtype=str(_floating(x).dtype))
     if known and n == 0:
         raise ValueError("median: x has no elements along the reduced dims")
@@ -78,7 +79,7 @@ def median(x: TensorLike, axis: int | None = None, keepdim: bool = False, mode: 
     hi_i = n // 2 if known else apply("floor_divide", n, two)
     lo = _pick(values, ax, lo_i)
     if mode == "min":
-        out = _squeeze_or_keep(_nan_to_last(lo, x, values, ax, n, flat), ax, keepdim, flat)
+        out = _squeeze_or_keep(_nan_to_last(lo, x, values, ax, n, flat), ax, keepdim, flat, x.ndim)
         if flat:
             return out
         index = _nan_to_last(_pick(indices, ax, lo_i), x, values, ax, n, flat, src=indices)
@@ -90,7 +91,7 @@ def median(x: TensorLike, axis: int | None = None, keepdim: bool = False, mode: 
         avg = scale(add(lo, _floating(_pick(values, ax, hi_i))), 0.5)
         lo = where(equal(lo_i, hi_i), lo, avg)
     lo = _nan_to_last(lo, x, values, ax, n, flat)
-    return _squeeze_or_keep(lo, ax, keepdim, flat)
+    return _squeeze_or_keep(lo, ax, keepdim, flat, x.ndim)
 
 
 def _positions(q, n, dtype):
@@ -114,7 +115,7 @@ def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, kee
     if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
         raise ValueError(f"quantile: unknown interpolation {interpolation!r}")
     x = _floating(x)
-    keep_axes = None
+    keep_axes, ndim = None, x.ndim
     if isinstance(axis, (list, tuple)):  # Paddle: the dims moved last and flattened into one
         axes = sorted({a % x.ndim for a in axis if isinstance(a, int) and -x.ndim <= a < x.ndim})
         if len(axes) != len(axis):
@@ -124,6 +125,8 @@ def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, kee
         axis, keep_axes, keepdim = (len(rest) if axes else None), (axes if keepdim else None), False
     flat = axis is None
     qs = [q] if isinstance(q, (int, float)) else list(q)
+    if not qs:
+        raise ValueError("quantile: q must not be empty")
     values, _, ax, n = _sorted_along(x, axis)
     dtype = str(x.dtype)
     outs = []
@@ -143,11 +146,11 @@ def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, kee
         else:  # Paddle's lerp: lo + w * (hi - lo)
             w = constant(frac, dtype) if isinstance(i, int) else frac
             r = add(lo, multiply(w, subtract(_pick(values, ax, j), lo)))
-        r = _squeeze_or_keep(_nan_to_last(r, x, values, ax, n, flat), ax, keepdim, flat)
+        r = _squeeze_or_keep(_nan_to_last(r, x, values, ax, n, flat), ax, keepdim, flat, ndim)
         for a in keep_axes or ():
             r = unsqueeze(r, a)
         outs.append(r)
-    if isinstance(q, (int, float)):
+    if len(outs) == 1:  # a one-element list of q gives no leading dim either, as Paddle
         return outs[0]
     return apply("stack", outs, axis=0)
 

@@ -166,6 +166,10 @@ def _arg_pick(fn, x, axis, largest):
     (argmax([1, nan, 3]) is 2, numpy says 1), and a row with no such value gives index 0.  numpy's
     pick is Paddle's unless the value it picked is nan or not beyond that bound: only then are the
     entries that cannot win made -inf (+inf) and the pick redone."""
+    if x.ndim and x.shape[axis] == 0:
+        raise ValueError(f"{fn.__name__}: cannot pick from an empty dim (axis {axis} of shape {list(x.shape)})")
+    if x.ndim and x.size == 0:  # other dims empty: an empty result
+        return np.zeros(tuple(1 if i == axis % x.ndim else d for i, d in enumerate(x.shape)), np.int64)
     idx = fn(x, axis=axis, keepdims=True)
     if x.dtype.kind != "f":
         return idx

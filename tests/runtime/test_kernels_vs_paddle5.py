@@ -147,3 +147,27 @@ def test_pinv_hermitian_gradient_is_symmetric():
     inv = np.linalg.inv(a)
     full = -inv.T @ g @ inv.T  # d<g, A^-1>/dA for an invertible A
     np.testing.assert_allclose(t.grad.numpy(), (full + full.T) / 2, rtol=1e-6)
+
+
+def test_order_statistics_shapes_as_paddle():
+    a = np.array([[1, np.nan, 3, 4], [np.nan, 2, np.nan, np.nan], [np.nan] * 4, [2, 1, 1, 2]], np.float32)
+    t = rt.to_tensor(a)
+    assert rt.median(t, keepdim=True).shape == [1, 1]
+    assert rt.nanmedian(t, keepdim=True).shape == [1, 1]
+    assert rt.quantile(t, 0.5, keepdim=True).shape == [1, 1]
+    values, index = rt.nanmedian(t, axis=1, mode="min")
+    np.testing.assert_array_equal(values.numpy(), [3, 2, np.nan, 1])
+    np.testing.assert_array_equal(index.numpy(), [2, 1, -1, 2])  # the 2nd smallest of a stable sort
+    b = np.arange(12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_allclose(rt.quantile(rt.to_tensor(b), [0.5], axis=1).numpy(), np.quantile(b, 0.5, axis=1))
+    assert rt.nanquantile(t, [0.3], axis=1, keepdim=True).shape == [4, 1]
+    with pytest.raises(ValueError, match="must not be empty"):
+        rt.quantile(rt.to_tensor(b), [])
+
+
+def test_empty_argmax_and_expand_new_dims():
+    assert rt.argmax(rt.zeros([0, 3]), axis=1).shape == [0]
+    with pytest.raises(ValueError, match="empty dim"):
+        rt.argmin(rt.zeros([0, 3]), axis=0)
+    with pytest.raises(ValueError, match="new dim"):
+        rt.expand(rt.ones([3]), [-1, 3])
