@@ -171,3 +171,25 @@ def test_empty_argmax_and_expand_new_dims():
         rt.argmin(rt.zeros([0, 3]), axis=0)
     with pytest.raises(ValueError, match="new dim"):
         rt.expand(rt.ones([3]), [-1, 3])
+
+
+def test_pinv_gradient_when_rcond_cuts_a_singular_value():
+    a = np.random.RandomState(3).standard_normal((3, 4))  # singular values 2.79, 1.37, 0.75
+    g = np.random.RandomState(4).standard_normal((4, 3))
+
+    def f(x):
+        return (np.linalg.pinv(x, rcond=0.5) * g).sum()
+    fd = np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        d = np.zeros_like(a)
+        d[i] = 1e-6
+        fd[i] = (f(a + d) - f(a - d)) / 2e-6
+
+    def loss(x):
+        return (rt.linalg.pinv(x, rcond=0.5) * rt.to_tensor(g)).sum()
+    t = rt.to_tensor(a, stop_gradient=False)
+    loss(t).backward()
+    np.testing.assert_allclose(t.grad.numpy(), fd, atol=1e-7)
+    t = rt.to_tensor(a, stop_gradient=False)
+    dy2st.to_static(loss)(t).backward()
+    np.testing.assert_allclose(t.grad.numpy(), fd, atol=1e-7)
