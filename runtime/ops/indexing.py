@@ -362,7 +362,9 @@ def parse_key(key):
         elif k is Ellipsis:
             spec.append(["e"])
         else:
-            t = k if isinstance(k, TensorLike) else as_tensor(np.asarray(k))
+            # an empty list selects nothing (numpy would read it as float64)
+            t = k if isinstance(k, TensorLike) else as_tensor(np.asarray(k) if not isinstance(k, list) or k
+                                                               else np.zeros(0, np.int64))
             if t.dtype not in ("bool", "int8", "int16", "int32", "int64", "uint8"):
                 raise TypeError(f"tensor indices must be int or bool, got {t.dtype}")
             spec.append(["t", len(idx)])

@@ -4,6 +4,8 @@ view, unflatten, rot90, unbind, meshgrid, broadcast_tensors, take, index_sample,
 scatter_nd, tril_indices, triu_indices."""
 import numpy as np
 
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
+
 from ..dispatch import apply
 from ..hints import ShapeLike, TensorLike
 from ..registry import Meta, composite, def_op
@@ -339,18 +341,23 @@ def roll(x: TensorLike, shifts: int | list[int], axis: int | list[int] | None = 
          name: str | None = None) -> TensorLike:
     """``x`` shifted cyclically by ``shifts`` along ``axis`` (entries leaving one end come back at the
     other); without ``axis`` the tensor is rolled flat and keeps its shape, as Paddle's roll."""
-    shifts = _int_list(shifts, "roll", "shifts")  # ints, lists and eager int Tensors, as Paddle takes
+    if isinstance(shifts, _rt.framework.Variable):  # known when the Program runs: one per axis
+        flat_shifts = reshape(shifts, [-1])
+        shifts = [getitem(flat_shifts, k) for k in range(flat_shifts.shape[0])] if flat_shifts.shape[0] > 0 \
+            else [flat_shifts]
+    else:
+        shifts = _int_list(shifts, "roll", "shifts")  # ints, lists and eager int Tensors, as Paddle takes
     if axis is None:
         if len(shifts) != 1:
             raise ValueError(f"roll: without axis, shifts must be one int, got {shifts}")
-        flat = roll(reshape(x, [-1]), shifts, 0)
+        flat = roll(reshape(x, [-1]), shifts if isinstance(shifts[0], int) else shifts[0], 0)
         return reshape(flat, [_dim(x, i) for i in range(x.ndim)])
     axes = _axes(axis, x.ndim, "roll")
     if len(axes) != len(shifts):
         raise ValueError(f"roll: shifts {shifts} and axis {list(axes)} must have the same length")
     for shift, a in zip(shifts, axes):
         n = x.shape[a]
-        if n < 0:  # a run-time size: gather at (i - shift) mod n
+        if n < 0 or not isinstance(shift, int):  # a run-time size or shift: gather at (i - shift) mod n
             size = _dim(x, a)
             x = gather(x, remainder(subtract(arange(size, dtype="int64"), shift), size), axis=a)
             continue

@@ -81,6 +81,7 @@ def test_setitem_ints_before_tensor_indices_and_static():
 def test_bool_scalar_index():
     a = np.arange(6, dtype=np.float32).reshape(2, 3)
     assert rt.to_tensor(a)[False].shape == [0, 2, 3]
+    assert rt.to_tensor(a)[[]].shape == [0, 3]
     out, g, w = _grad_of(lambda t: t[True], a)
     np.testing.assert_array_equal(out, a[None])
     np.testing.assert_array_equal(g, w[0])
@@ -193,3 +194,13 @@ def test_pinv_gradient_when_rcond_cuts_a_singular_value():
     t = rt.to_tensor(a, stop_gradient=False)
     dy2st.to_static(loss)(t).backward()
     np.testing.assert_allclose(t.grad.numpy(), fd, atol=1e-7)
+
+
+def _roll_by(x, shifts):
+    return rt.roll(x, shifts, axis=[0, 1])
+
+
+def test_roll_by_a_tensor_converted():
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    out = dy2st.to_static(_roll_by)(rt.to_tensor(a), rt.to_tensor([1, -2]))
+    np.testing.assert_array_equal(out.numpy(), np.roll(a, [1, -2], [0, 1]))
