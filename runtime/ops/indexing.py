@@ -52,16 +52,21 @@ def _keys(spec, idx):
     two steps: the basic part (ints, slices, None, ...; every tensor as whole axes) then the tensors
     on that view (ints gone, None now a kept axis).  Both steps index a view, so writes go through."""
     key = _key(spec, idx)
-    scalar = [item[0] == "i" or (item[0] == "t" and np.ndim(k) == 0 and np.asarray(k).dtype != np.bool_)
-              for item, k in zip(spec, key)]
-    if not any(scalar) or not any(item[0] == "t" and not s for item, s in zip(spec, scalar)):
+    if not _may_mix(spec, idx):
+        return (key,)
+    scalar, other = [], False
+    for item, k in zip(spec, key):
+        s = item[0] == "i" or (item[0] == "t" and k.ndim == 0 and k.dtype != np.bool_)
+        other = other or (item[0] == "t" and not s)
+        scalar.append(s)
+    if not other or not any(scalar):
         return (key,)
     basic, adv = [], []
     for item, k, s in zip(spec, key, scalar):
         if s:
             basic.append(int(k))
         elif item[0] == "t":
-            basic.extend([slice(None)] * max(np.ndim(k) if np.asarray(k).dtype == np.bool_ else 1, 1))
+            basic.extend([slice(None)] * max(k.ndim if k.dtype == np.bool_ else 1, 1))
             adv.append(k)
         else:
             basic.append(k)
@@ -69,7 +74,25 @@ def _keys(spec, idx):
     return tuple(basic), tuple(adv)
 
 
+def _may_mix(spec, idx):
+    """False for the common keys, which index in one numpy step: no tensor index, or no int (nor 0-d int
+    tensor) beside the tensor indices."""
+    if not idx:
+        return False
+    for item in spec:
+        if item[0] == "i":
+            return True
+    if len(idx) == 1:
+        return False
+    for k in idx:
+        if k.ndim == 0 and k.dtype != np.bool_:
+            return True
+    return False
+
+
 def _index(x, spec, idx):
+    if not _may_mix(spec, idx):
+        return x[_key(spec, idx)]
     for k in _keys(spec, idx):
         x = x[k]
     return x
