@@ -204,3 +204,29 @@ def test_roll_by_a_tensor_converted():
     a = np.arange(12, dtype=np.float32).reshape(3, 4)
     out = dy2st.to_static(_roll_by)(rt.to_tensor(a), rt.to_tensor([1, -2]))
     np.testing.assert_array_equal(out.numpy(), np.roll(a, [1, -2], [0, 1]))
+
+
+def test_mixed_keys_in_a_loop_with_executor_features_off_and_on():
+    from runtime.static import passes  # noqa: PLC0415
+
+    a = np.arange(60, dtype=np.float32).reshape(3, 4, 5)
+    main = rt.static.Program()
+    with rt.static.program_guard(main):
+        rt.enable_static()
+        try:
+            x = rt.static.data("x", [3, 4, 5], "float32")
+            idx = rt.static.data("idx", [2], "int64")
+            _, acc = rt.static.nn.while_loop(
+                lambda k, acc: k < 2,
+                lambda k, acc: [k + 1, acc + x[1, :, idx] + x[k, :, idx] + x[:, 2][:, idx][0:1, :]],
+                [rt.zeros([], "int64"), rt.zeros([4, 2])])
+        finally:
+            rt.disable_static()
+    feed = {"x": a, "idx": np.array([0, 3])}
+    got = []
+    for flags in ({name: False for name in passes.FEATURES}, {}):
+        with passes.features(**flags):
+            got.append(rt.static.Executor().run(main, feed=feed, fetch_list=[acc])[0])
+    expect = 2 * a[1][:, [0, 3]] + a[0][:, [0, 3]] + a[1][:, [0, 3]] + 2 * a[:, 2][:, [0, 3]][0:1]
+    np.testing.assert_array_equal(got[0], expect)
+    np.testing.assert_array_equal(got[1], expect)
