@@ -340,7 +340,8 @@ def flip(x: TensorLike, axis: int | list[int], name: str | None = None) -> Tenso
 def roll(x: TensorLike, shifts: int | list[int], axis: int | list[int] | None = None,
          name: str | None = None) -> TensorLike:
     """``x`` shifted cyclically by ``shifts`` along ``axis`` (entries leaving one end come back at the
-    other); without ``axis`` the tensor is rolled flat and keeps its shape, as Paddle's roll."""
+    other); without ``axis`` the tensor is rolled flat and keeps its shape, as Paddle's roll. ``shifts``
+    may be an int Tensor (one value per axis)."""
     if isinstance(shifts, _rt.framework.Variable):  # known when the Program runs: one per axis
         flat_shifts = reshape(shifts, [-1])
         shifts = [getitem(flat_shifts, k) for k in range(flat_shifts.shape[0])] if flat_shifts.shape[0] > 0 \

@@ -243,7 +243,8 @@ def nanmedian(x: TensorLike, axis: int | None = None, keepdim: bool = False, mod
 @composite("nanquantile", api=["nanquantile"], methods=["nanquantile"])
 def nanquantile(x: TensorLike, q: float | list[float], axis: int | None = None, keepdim: bool = False,
                 interpolation: str = "linear", name: str | None = None) -> TensorLike:
-    """The ``q``-th quantile(s) of the non-nan values over ``axis`` (a list ``q`` adds a leading dim)."""
+    """The ``q``-th quantile(s) of the non-nan values over ``axis`` (a list ``q`` of two or
+    more adds a leading dim)."""
     if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
         raise ValueError(f"nanquantile: unknown interpolation {interpolation!r}")
     qs = [q] if isinstance(q, (int, float)) else list(q)

@@ -110,7 +110,7 @@ def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, kee
              interpolation: str = "linear", name: str | None = None) -> TensorLike:
     """The ``q``-th quantile(s) over ``axis`` (all elements when None), interpolating linearly (or
     "lower"/"higher"/"nearest"/"midpoint") between the sorted values (a list ``axis``: over those dims
-    together); a list ``q`` adds a leading dim;
+    together); a list ``q`` of two or more adds a leading dim;
     a NaN in the reduced dim gives NaN."""
     if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
         raise ValueError(f"quantile: unknown interpolation {interpolation!r}")
