@@ -20,7 +20,10 @@ def _expand_shape(in_shape, shape):
         raise ValueError(f"expand: target shape {show(shape)} has fewer dims than the input shape {list(in_shape)}")
     padded = (1,) * (n - len(in_shape)) + tuple(in_shape)
     out = []
-    for d, t in zip(padded, shape):
+    for k, (d, t) in enumerate(zip(padded, shape)):
+        if t == -1 and k < n - len(in_shape):  # Paddle refuses it too: there is no input dim to keep
+            raise ValueError(f"expand: -1 in target shape {show(shape)} at new dim {k} (not in the input "
+                             f"shape {list(in_shape)}); give its size")
         if t is None:  # a run-time value: it must match a known dim other than 1
             out.append(d if d not in (1, -1) else -1)
         elif t == -1:

@@ -14,6 +14,7 @@ from ..registry import GRAD_ONLY, Meta, def_op
 from .broadcast import expand
 from .common import as_tensor
 from .indexing import getitem
+from .shape import reshape, unsqueeze
 from .sort import put_along_axis_add
 from ..hints import TensorLike
 
@@ -103,7 +104,12 @@ def_op("scatter", ["X", "Index", "Updates"], ["Out"], attrs={"overwrite": True},
 def scatter(x: TensorLike, index: TensorLike, updates: TensorLike, overwrite: bool = True,
             name: str | None = None) -> TensorLike:
     """``x`` with rows ``index`` set to ``updates`` (``overwrite``; repeats: the last wins), or zeroed and
-    then summed from the updates sent to them (``overwrite=False``)."""
+    then summed from the updates sent to them (``overwrite=False``). A 0-d index names one row, its
+    update a row of x's shape (Paddle takes it so)."""
+    if len(index.shape) == 0:
+        index = reshape(index, [1])
+        if len(updates.shape) == len(x.shape) - 1:
+            updates = unsqueeze(updates, 0)
     return apply("scatter", x, index, updates, overwrite=bool(overwrite))
 
 

@@ -43,8 +43,63 @@ def _key(spec, idx):
     return tuple(out)
 
 
+def _keys(spec, idx):
+    """The keys to apply one after the other for ``x[key]`` with Paddle's (and PyTorch's) meaning.
+
+    numpy counts an int (or a 0-d int tensor) next to a tensor index as one more advanced index, so
+    ``x[1, :, [0, 2]]`` moves the indexed axis first (shape [2, 4] for x of shape [3, 4, 5]); Paddle
+    drops the int's axis first and indexes what is left ([4, 2]).  A key holding both is applied in
+    two steps: the basic part (ints, slices, None, ...; every tensor as whole axes) then the tensors
+    on that view (ints gone, None now a kept axis).  Both steps index a view, so writes go through."""
+    key = _key(spec, idx)
+    if not _may_mix(spec, idx):
+        return (key,)
+    scalar, other = [], False
+    for item, k in zip(spec, key):
+        s = item[0] == "i" or (item[0] == "t" and k.ndim == 0 and k.dtype != np.bool_)
+        other = other or (item[0] == "t" and not s)
+        scalar.append(s)
+    if not other or not any(scalar):
+        return (key,)
+    basic, adv = [], []
+    for item, k, s in zip(spec, key, scalar):
+        if s:
+            basic.append(int(k))
+        elif item[0] == "t":
+            basic.extend([slice(None)] * max(k.ndim if k.dtype == np.bool_ else 1, 1))
+            adv.append(k)
+        else:
+            basic.append(k)
+            adv.append(k if k is Ellipsis else slice(None))  # a slice's or None's axis, whole
+    return tuple(basic), tuple(adv)
+
+
+def _may_mix(spec, idx):
+    """False for the common keys, which index in one numpy step: no tensor index, or no int (nor 0-d int
+    tensor) beside the tensor indices."""
+    if not idx:
+        return False
+    for item in spec:
+        if item[0] == "i":
+            return True
+    if len(idx) == 1:
+        return False
+    for k in idx:
+        if k.ndim == 0 and k.dtype != np.bool_:
+            return True
+    return False
+
+
+def _index(x, spec, idx):
+    if not _may_mix(spec, idx):
+        return x[_key(spec, idx)]
+    for k in _keys(spec, idx):
+        x = x[k]
+    return x
+
+
 def _getitem_kernel(x, idx, spec=()):
-    return x[_key(spec, idx)]
+    return _index(x, spec, idx)
 
 
 def _dummy_index(m, sentinel, first_run):
@@ -62,7 +117,7 @@ def _getitem_infer(x, idx, spec=()):
     for sentinel, first in ((base, True), (base + 7, False)):
         dummy = np.broadcast_to(np.zeros((), np.int8), [sentinel if d == -1 else d for d in x.shape])
         try:
-            shapes.append(dummy[_key(spec, [_dummy_index(m, sentinel, first) for m in idx])].shape)
+            shapes.append(_index(dummy, spec, [_dummy_index(m, sentinel, first) for m in idx]).shape)
         except IndexError as e:
             raise ValueError(f"cannot index a tensor of shape {list(x.shape)} with {_describe(spec)}: {e}") from None
     a, b = shapes
@@ -75,7 +130,7 @@ def _getitem_infer(x, idx, spec=()):
         for small in range(min(base, 40)):
             dummy = np.broadcast_to(np.zeros((), np.int8), [small if d == -1 else d for d in x.shape])
             try:
-                got = dummy[_key(spec, [_dummy_index(m, small, True) for m in idx])].shape
+                got = _index(dummy, spec, [_dummy_index(m, small, True) for m in idx]).shape
             except IndexError:
                 continue
             known = [k if len(got) == len(known) and g == k else -1 for k, g in zip(known, got)]
@@ -100,40 +155,57 @@ def _describe(spec):
     return "[" + ", ".join(parts) + "]"
 
 
-def _scatter_key(spec, idx):
-    """The key without None entries, bool masks as their nonzero coordinates (for np.add.at)."""
-    key = []
-    for k in _key([s for s in spec if s[0] != "n"], idx):
+def _scatter_key(key):
+    """The key without None entries, bool masks as their nonzero coordinates (for np.add.at); a 0-d
+    mask (``x[True]``) indexes no axis of x, it only adds one, as None does (``x[False]`` selects nothing:
+    the caller checks ``_selects_nothing`` first)."""
+    out = []
+    for k in key:
         if isinstance(k, np.ndarray) and k.dtype == np.bool_:
-            key.extend(np.nonzero(k))
-        else:
-            key.append(k)
-    return tuple(key)
+            out.extend(np.nonzero(k) if k.ndim else ())
+        elif k is not None:
+            out.append(k)
+    return tuple(out)
+
+
+def _selects_nothing(key):
+    return any(isinstance(k, np.ndarray) and k.dtype == np.bool_ and k.ndim == 0 and not k for k in key)
+
+
+def _last_view(x, spec, idx):
+    """(a view of x, the last key of ``_keys``): writing ``view[key]`` writes x's elements at the key."""
+    keys = _keys(spec, idx)
+    for k in keys[:-1]:
+        x = x[k]
+    return x, keys[-1]
 
 
 def _getitem_grad_kernel(x, g, idx, spec=()):
     out = np.zeros(x.shape, dtype=g.dtype)
-    key = _scatter_key(spec, idx)
-    target = out[key].shape
+    view, key = _last_view(out, spec, idx)
+    if _selects_nothing(key):
+        return out
+    key = _scatter_key(key)
+    target = view[key].shape
     if any(item[0] == "t" for item in spec):
-        np.add.at(out, key, g.reshape(target))
+        np.add.at(view, key, g.reshape(target))
     else:  # basic indexing selects each element at most once
-        out[key] += g.reshape(target)
+        view[key] += g.reshape(target)
     return out
 
 
 def _set_value_kernel(x, value, idx, spec=()):
     out = x.copy()
-    key = _key(spec, idx)
+    view, key = _last_view(out, spec, idx)
     try:
-        out[key] = value
+        view[key] = value
     except ValueError:
         # Paddle writes a value with extra leading 1-dims (a shape-[1] tensor into one element);
         # numpy refuses that for a 0-d target, so drop those dims (other mismatches still raise).
-        ndim = np.ndim(out[key])
+        ndim = np.ndim(view[key])
         if value.ndim <= ndim or any(d != 1 for d in value.shape[:value.ndim - ndim]):
             raise
-        out[key] = value.reshape(value.shape[value.ndim - ndim:])
+        view[key] = value.reshape(value.shape[value.ndim - ndim:])
     return out
 
 
@@ -171,7 +243,7 @@ def _set_value_grad(ctx):
 def _set_value_value_grad_kernel(g, idx, spec=()):
     """``g[key]`` with zeros where a later position of the key writes the same element (x[[0, 0]] = v
     keeps v[1]: v[0] has no effect, so no gradient)."""
-    key = _key(spec, idx)
+    g, key = _last_view(g, spec, idx)
     picked = g[key]
     order = np.arange(picked.size).reshape(picked.shape)
     last = np.full(g.shape, -1, dtype=np.int64)
@@ -321,6 +393,8 @@ def parse_key(key):
                 t = k
             elif isinstance(k, list) and _holds_variable(k):  # `x[[i, i + 1]]` with run-time ints: stacked
                 t = _rt.to_tensor(k)
+            elif isinstance(k, list) and not k:  # an empty list selects nothing (numpy would read float64)
+                t = as_tensor(np.zeros(0, np.int64))
             else:
                 t = as_tensor(np.asarray(k))
             if t.dtype not in ("bool", "int8", "int16", "int32", "int64", "uint8"):

@@ -4,6 +4,8 @@ view, unflatten, rot90, unbind, meshgrid, broadcast_tensors, take, index_sample,
 scatter_nd, tril_indices, triu_indices."""
 import numpy as np
 
+import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
+
 from ..dispatch import apply
 from ..hints import ShapeLike, TensorLike
 from ..registry import Meta, composite, def_op
@@ -16,7 +18,7 @@ from .elementwise import remainder
 from .logic import logical_or, where
 from .math import matmul, multiply, subtract
 from .reduce import sum as sum_
-from .shape import concat, gather, reshape, transpose, unsqueeze
+from .shape import _int_list, concat, gather, reshape, transpose, unsqueeze
 
 
 def _need(x, ndims, what):
@@ -96,7 +98,9 @@ def diag(x: TensorLike, offset: int = 0, padding_value: int | float = 0, name: s
     """A 1-D ``x`` on the ``offset`` diagonal of a square matrix (``padding_value`` elsewhere), or the
     ``offset`` diagonal of a 2-D ``x``."""
     from .index_extra import diagonal  # noqa: PLC0415
-    _need(x, (1, 2), "diag")
+    _need(x, (0, 1, 2), "diag")
+    if x.ndim == 0:  # Paddle takes a scalar as a 1-element vector
+        x = reshape(x, [1])
     if x.ndim == 2:
         return diagonal(x, offset)
     n = x.shape[0]
@@ -189,9 +193,19 @@ def unbind(input: TensorLike, axis: int = 0) -> list[TensorLike]:  # noqa: A002
 
 @composite("meshgrid", api=["meshgrid"])
 def meshgrid(*args: TensorLike, **kwargs) -> list[TensorLike]:
-    """Coordinate grids of 1-D tensors (``ij`` indexing): the i-th varies along dim i."""
+    """Coordinate grids of 1-D tensors: with ``indexing="ij"`` (the default) the i-th varies along
+    dim i; ``"xy"`` swaps the first two dims, as Paddle (and numpy) do."""
+    indexing = kwargs.pop("indexing", None) or "ij"
+    kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError(f"meshgrid() got unexpected keyword arguments {sorted(kwargs)}")
+    if indexing not in ("ij", "xy"):
+        raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = tuple(args[0])
+    if indexing == "xy" and len(args) >= 2:
+        out = meshgrid(args[1], args[0], *args[2:])
+        return [out[1], out[0], *out[2:]]
     for a in args:
         _need(a, (0, 1), "meshgrid")
     shape = [_dim(a, 0) if a.ndim else 1 for a in args]
@@ -326,19 +340,25 @@ def flip(x: TensorLike, axis: int | list[int], name: str | None = None) -> Tenso
 def roll(x: TensorLike, shifts: int | list[int], axis: int | list[int] | None = None,
          name: str | None = None) -> TensorLike:
     """``x`` shifted cyclically by ``shifts`` along ``axis`` (entries leaving one end come back at the
-    other); without ``axis`` the tensor is rolled flat and keeps its shape, as Paddle's roll."""
-    shifts = [shifts] if isinstance(shifts, int) else [int(s) for s in shifts]
+    other); without ``axis`` the tensor is rolled flat and keeps its shape, as Paddle's roll. ``shifts``
+    may be an int Tensor (one value per axis)."""
+    if isinstance(shifts, _rt.framework.Variable):  # known when the Program runs: one per axis
+        flat_shifts = reshape(shifts, [-1])
+        shifts = [getitem(flat_shifts, k) for k in range(flat_shifts.shape[0])] if flat_shifts.shape[0] > 0 \
+            else [flat_shifts]
+    else:
+        shifts = _int_list(shifts, "roll", "shifts")  # ints, lists and eager int Tensors, as Paddle takes
     if axis is None:
         if len(shifts) != 1:
             raise ValueError(f"roll: without axis, shifts must be one int, got {shifts}")
-        flat = roll(reshape(x, [-1]), shifts, 0)
+        flat = roll(reshape(x, [-1]), shifts if isinstance(shifts[0], int) else shifts[0], 0)
         return reshape(flat, [_dim(x, i) for i in range(x.ndim)])
     axes = _axes(axis, x.ndim, "roll")
     if len(axes) != len(shifts):
         raise ValueError(f"roll: shifts {shifts} and axis {list(axes)} must have the same length")
     for shift, a in zip(shifts, axes):
         n = x.shape[a]
-        if n < 0:  # a run-time size: gather at (i - shift) mod n
+        if n < 0 or not isinstance(shift, int):  # a run-time size or shift: gather at (i - shift) mod n
             size = _dim(x, a)
             x = gather(x, remainder(subtract(arange(size, dtype="int64"), shift), size), axis=a)
             continue

@@ -10,7 +10,7 @@ distinct singular/eigen values, qr a tall or square input. Only ``determinant`` 
 import numpy as np
 
 from ..dispatch import apply
-from ..registry import Meta, def_op
+from ..registry import GRAD_ONLY, Meta, def_op
 from .linalg_grad import (band, cholesky_grad, mT, matmul, neg, pinv_grad, qr_grad, svd_grad,
                           eigh_grad, unsq2)
 
@@ -273,10 +273,52 @@ def _pinv_kernel(x, rcond=1e-15, hermitian=False):
     return np.linalg.pinv(x, rcond=rcond, hermitian=bool(hermitian)).astype(x.dtype, copy=False)
 
 
+def _pinv_cut_grad_kernel(a, g, rcond=1e-15, hermitian=False):
+    """What pinv's gradient gains when rcond cuts nonzero singular values (zeros, and so the same bits,
+    when every cut one is 0): the constant-rank formula misses how dA turns the kept singular vectors
+    toward the cut ones. With the full SVD A = U S V^T, phi = 1/s kept and 0 cut, H = V^T G U and
+    D_ij = 1/(s_j^2 - s_i^2) for a kept/cut pair, the exact gradient is U M V^T with
+    M = -H o phi phi^T + D o (H o (phi_j s_i - phi_i s_j) + H^T o (phi_j s_j - phi_i s_i)); the extra
+    term is M's kept/cut part at the actual s minus the same at cut s = 0."""
+    m, n = a.shape[-2:]
+    u, s, vh = np.linalg.svd(a.astype(np.float64), full_matrices=True)
+    keep = s > rcond * (s.max(-1, keepdims=True) if s.shape[-1] else 0)
+    if not (s * ~keep).any():
+        return np.zeros(a.shape, a.dtype)
+    big = max(m, n)
+    pad = [(0, 0)] * (s.ndim - 1) + [(0, big - s.shape[-1])]
+    s, keep = np.pad(s, pad), np.pad(keep, pad)
+    phi = np.where(keep, 1 / np.where(keep, s, 1), 0)
+    h = np.zeros(a.shape[:-2] + (big, big))
+    h[..., :n, :m] = vh @ g @ u  # V^T G U
+    si, sj, fi, fj = s[..., :, None], s[..., None, :], phi[..., :, None], phi[..., None, :]
+    mixed = keep[..., :, None] != keep[..., None, :]
+
+    def part(si, sj):
+        d = np.where(mixed, 1 / np.where(mixed, sj ** 2 - si ** 2, 1), 0)
+        return d * (h * (fj * si - fi * sj) + np.swapaxes(h, -1, -2) * (fj * sj - fi * si))
+    s0 = np.where(keep, s, 0)
+    extra = part(si, sj) - part(s0[..., :, None], s0[..., None, :])
+    return (u @ extra[..., :m, :n] @ vh).astype(a.dtype)
+
+
+def_op("pinv_cut_grad", ["X", "OutGrad"], ["XGrad"], attrs={"rcond": 1e-15, "hermitian": False},
+       kernel=_pinv_cut_grad_kernel, infer=lambda x, g, **_: Meta(x.shape, x.dtype), no_onnx=GRAD_ONLY,
+       doc="The part of pinv's gradient from singular values rcond cuts (see _pinv_cut_grad_kernel).")
+
+
+def _pinv_grad(ctx):
+    g = pinv_grad(ctx.inputs[0], ctx.outputs[0], ctx.out_grads[0])
+    g = apply("add", g, apply("pinv_cut_grad", ctx.inputs[0], ctx.out_grads[0], **ctx.attrs))
+    if ctx.attrs.get("hermitian"):  # x is taken as symmetric: a symmetric gradient, as Paddle's
+        g = apply("scale", apply("add", g, mT(g)), scale=0.5)
+    return g
+
+
 def_op("pinv", ["X"], ["Out"], attrs={"rcond": 1e-15, "hermitian": False}, kernel=_pinv_kernel,
        methods=["pinv"], module=API,
        infer=lambda x, **_: Meta(tuple(x.shape[:-2]) + (x.shape[-1], x.shape[-2]), x.dtype), no_onnx=NO_ONNX,
-       grad=lambda ctx: [pinv_grad(ctx.inputs[0], ctx.outputs[0], ctx.out_grads[0])],
+       grad=lambda ctx: [_pinv_grad(ctx)],
        doc="The Moore-Penrose pseudo-inverse of each matrix of X (singular values below rcond * max cut).")
 
 

@@ -201,13 +201,18 @@ def _nan_sorted(x, axis):
     return _rt.sort(x, axis=axis), axis, count
 
 
+def _nan_sorted_indices(x, axis):
+    """The indices ``_nan_sorted`` sorts x's values by (the same stable order)."""
+    return _rt.argsort(_floating(x) if axis is not None else _rt.flatten(_floating(x)), axis=axis or 0)
+
+
 def _at(values, pos, axis):
     return _rt.take_along_axis(values, _rt.cast(pos, "int64"), axis=axis)
 
 
-def _finish(out, axis, keepdim, flat):
-    if keepdim and not flat:
-        return out
+def _finish(out, axis, keepdim, flat, ndim=0):
+    if keepdim:  # over all dims: each kept as 1, as Paddle
+        return _rt.reshape(out, [1] * ndim) if flat else out
     return _rt.reshape(out, []) if flat else _rt.squeeze(out, axis=[axis])
 
 
@@ -215,7 +220,8 @@ def _finish(out, axis, keepdim, flat):
 def nanmedian(x: TensorLike, axis: int | None = None, keepdim: bool = False, mode: str = "avg",
               name: str | None = None) -> TensorLike:
     """The median of the non-nan values over ``axis`` (nan where all are nan); ``mode="min"`` takes
-    the lower middle value of an even count."""
+    the lower middle value of an even count and, with an ``axis``, also returns its index (-1 where
+    all are nan), as Paddle."""
     if mode not in ("avg", "min"):
         raise ValueError(f"nanmedian: mode must be 'avg' or 'min', got {mode!r}")
     values, ax, count = _nan_sorted(x, axis)
@@ -226,16 +232,24 @@ def nanmedian(x: TensorLike, axis: int | None = None, keepdim: bool = False, mod
         hi = _at(values, _rt.floor_divide(count, _rt.full_like(count, 2)), ax)
         hi = _rt.where(_rt.equal(count, _rt.zeros_like(count)), out, hi)
         out = _rt.scale(_rt.add(out, hi), scale=0.5)
-    return _finish(out, ax, keepdim, axis is None)
+    out = _finish(out, ax, keepdim, axis is None, x.ndim)
+    if mode == "avg" or axis is None:
+        return out
+    index = _at(_nan_sorted_indices(x, ax), lo_pos, ax)
+    index = _rt.where(_rt.equal(count, _rt.zeros_like(count)), _rt.full_like(index, -1), index)
+    return out, _finish(index, ax, keepdim, False)
 
 
 @composite("nanquantile", api=["nanquantile"], methods=["nanquantile"])
 def nanquantile(x: TensorLike, q: float | list[float], axis: int | None = None, keepdim: bool = False,
                 interpolation: str = "linear", name: str | None = None) -> TensorLike:
-    """The ``q``-th quantile(s) of the non-nan values over ``axis`` (a list ``q`` adds a leading dim)."""
+    """The ``q``-th quantile(s) of the non-nan values over ``axis`` (a list ``q`` of two or
+    more adds a leading dim)."""
     if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
         raise ValueError(f"nanquantile: unknown interpolation {interpolation!r}")
     qs = [q] if isinstance(q, (int, float)) else list(q)
+    if not qs:
+        raise ValueError("nanquantile: q must not be empty")
     values, ax, count = _nan_sorted(x, axis)
     last = _rt.cast(_rt.maximum(_rt.subtract(count, _rt.ones_like(count)), _rt.zeros_like(count)), values.dtype)
     outs = []
@@ -255,8 +269,9 @@ def nanquantile(x: TensorLike, q: float | list[float], axis: int | None = None, 
             r = _rt.scale(_rt.add(lo, hi), scale=0.5)
         else:
             r = _rt.add(lo, _rt.multiply(_rt.subtract(pos, i), _rt.subtract(hi, lo)))
-        outs.append(_finish(r, ax, keepdim, axis is None))
-    return outs[0] if isinstance(q, (int, float)) else _rt.stack(outs, axis=0)
+        outs.append(_finish(r, ax, keepdim, axis is None, x.ndim))
+    # a one-element list of q gives no leading dim either, as Paddle
+    return outs[0] if len(outs) == 1 else _rt.stack(outs, axis=0)
 
 
 @composite("multigammaln", api=["multigammaln"], methods=["multigammaln"])

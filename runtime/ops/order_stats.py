@@ -14,6 +14,7 @@ from .logic import equal, isnan, where
 from .math import add, multiply, scale, subtract
 from .reduce import any as any_
 from .shape import flatten, gather, reshape, shape, squeeze, transpose, unsqueeze
+from .sort import on_scalar
 
 
 def _along(x, axis, start, stop):
@@ -39,9 +40,9 @@ def _pick(t, axis, i):
     return gather(t, reshape(cast(i, "int64"), [1]), axis)  # a 1-element index keeps the dim
 
 
-def _squeeze_or_keep(t, axis, keepdim, flat):
-    if keepdim:
-        return t
+def _squeeze_or_keep(t, axis, keepdim, flat, ndim=1):
+    if keepdim:  # over all dims (flat): each kept as 1, as Paddle
+        return reshape(t, [1] * ndim) if flat else t
     return squeeze(t, axis) if not flat else reshape(t, [])
 
 
@@ -67,7 +68,8 @@ def median(x: TensorLike, axis: int | None = None, keepdim: bool = False, mode: 
     values, indices, ax, n = _sorted_along(x, axis)
     known = isinstance(n, int)
     if known and n == 0 and mode == "avg":  # nan, as Paddle (and numpy)
-        shape_ = [] if flat else [1 if i == ax else d for i, d in enumerate(x.shape) if keepdim or i != ax]
+        shape_ = ([1] * x.ndim if keepdim else []) if flat else [1 if i == ax else d for i, d in enumerate(x.shape)
+                                                                 if keepdim or i != ax]
         return apply("fill_constant", shape=shape_, value=float("nan"), dtype=str(_floating(x).dtype))
     if known and n == 0:
         raise ValueError("median: x has no elements along the reduced dims")
@@ -77,7 +79,7 @@ def median(x: TensorLike, axis: int | None = None, keepdim: bool = False, mode: 
     hi_i = n // 2 if known else apply("floor_divide", n, two)
     lo = _pick(values, ax, lo_i)
     if mode == "min":
-        out = _squeeze_or_keep(_nan_to_last(lo, x, values, ax, n, flat), ax, keepdim, flat)
+        out = _squeeze_or_keep(_nan_to_last(lo, x, values, ax, n, flat), ax, keepdim, flat, x.ndim)
         if flat:
             return out
         index = _nan_to_last(_pick(indices, ax, lo_i), x, values, ax, n, flat, src=indices)
@@ -89,7 +91,7 @@ def median(x: TensorLike, axis: int | None = None, keepdim: bool = False, mode: 
         avg = scale(add(lo, _floating(_pick(values, ax, hi_i))), 0.5)
         lo = where(equal(lo_i, hi_i), lo, avg)
     lo = _nan_to_last(lo, x, values, ax, n, flat)
-    return _squeeze_or_keep(lo, ax, keepdim, flat)
+    return _squeeze_or_keep(lo, ax, keepdim, flat, x.ndim)
 
 
 def _positions(q, n, dtype):
@@ -108,12 +110,12 @@ def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, kee
              interpolation: str = "linear", name: str | None = None) -> TensorLike:
     """The ``q``-th quantile(s) over ``axis`` (all elements when None), interpolating linearly (or
     "lower"/"higher"/"nearest"/"midpoint") between the sorted values (a list ``axis``: over those dims
-    together); a list ``q`` adds a leading dim;
+    together); a list ``q`` of two or more adds a leading dim;
     a NaN in the reduced dim gives NaN."""
     if interpolation not in ("linear", "lower", "higher", "nearest", "midpoint"):
         raise ValueError(f"quantile: unknown interpolation {interpolation!r}")
     x = _floating(x)
-    keep_axes = None
+    keep_axes, ndim = None, x.ndim
     if isinstance(axis, (list, tuple)):  # Paddle: the dims moved last and flattened into one
         axes = sorted({a % x.ndim for a in axis if isinstance(a, int) and -x.ndim <= a < x.ndim})
         if len(axes) != len(axis):
@@ -123,6 +125,8 @@ def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, kee
         axis, keep_axes, keepdim = (len(rest) if axes else None), (axes if keepdim else None), False
     flat = axis is None
     qs = [q] if isinstance(q, (int, float)) else list(q)
+    if not qs:
+        raise ValueError("quantile: q must not be empty")
     values, _, ax, n = _sorted_along(x, axis)
     dtype = str(x.dtype)
     outs = []
@@ -142,11 +146,11 @@ def quantile(x: TensorLike, q: float | list[float], axis: int | None = None, kee
         else:  # Paddle's lerp: lo + w * (hi - lo)
             w = constant(frac, dtype) if isinstance(i, int) else frac
             r = add(lo, multiply(w, subtract(_pick(values, ax, j), lo)))
-        r = _squeeze_or_keep(_nan_to_last(r, x, values, ax, n, flat), ax, keepdim, flat)
+        r = _squeeze_or_keep(_nan_to_last(r, x, values, ax, n, flat), ax, keepdim, flat, ndim)
         for a in keep_axes or ():
             r = unsqueeze(r, a)
         outs.append(r)
-    if isinstance(q, (int, float)):
+    if len(outs) == 1:  # a one-element list of q gives no leading dim either, as Paddle
         return outs[0]
     return apply("stack", outs, axis=0)
 
@@ -157,6 +161,8 @@ def kthvalue(x: TensorLike, k: int, axis: int | None = None, keepdim: bool = Fal
     """``(values, indices)``: the ``k``-th smallest along ``axis`` (the last by default); of tied values
     the index is one of theirs (Paddle does not say which). A ``k`` beyond a dim of unknown size fails
     when the Program runs (the pick's index is out of range)."""
+    if len(x.shape) == 0:
+        return on_scalar(lambda v: kthvalue(v, k, -1), x, axis, "kthvalue", k)
     axis = -1 if axis is None else axis
     values, indices, ax, n = _sorted_along(x, axis)
     if isinstance(n, int) and not 1 <= k <= n:

@@ -3,10 +3,21 @@ differ in the last bits): shared by the eager kernels and the run-time linspace 
 import numpy as np
 
 
+def bounds_in(start, end, step, dtype):
+    """arange's bounds as Paddle reads them: each cast to an int dtype first (truncated toward zero,
+    so arange(0, 5.5, dtype="int64") has 5 elements, not numpy's 6); a zero step is refused."""
+    if np.dtype(dtype).kind in "iub":
+        start, end, step = int(start), int(end), int(step)
+    if step == 0:
+        raise ValueError(f"arange: step must not be 0 (got {step} in dtype {np.dtype(dtype).name})")
+    return start, end, step
+
+
 def arange_values(start, end, step, dtype):
     """np.arange's length; float values as Paddle's kernel makes them: start, then step added once per
     element in the dtype (arange(0, 1, 0.1)[7] is float32 0.70000005, not 0.7)."""
     dt = np.dtype(dtype)
+    start, end, step = bounds_in(start, end, step, dt)
     if dt.kind != "f":
         return np.arange(start, end, step).astype(dt)
     n = len(np.arange(start, end, step))

@@ -9,6 +9,7 @@ import builtins
 import numpy as np
 
 from ..dispatch import apply
+from ..dtypes import convert_dtype
 from ..registry import Meta, def_op
 from .common import cast
 from ..hints import Axis, DTypeLike, TensorLike
@@ -165,6 +166,10 @@ def _arg_pick(fn, x, axis, largest):
     (argmax([1, nan, 3]) is 2, numpy says 1), and a row with no such value gives index 0.  numpy's
     pick is Paddle's unless the value it picked is nan or not beyond that bound: only then are the
     entries that cannot win made -inf (+inf) and the pick redone."""
+    if x.ndim and x.shape[axis] == 0:
+        raise ValueError(f"{fn.__name__}: cannot pick from an empty dim (axis {axis} of shape {list(x.shape)})")
+    if x.ndim and x.size == 0:  # other dims empty: an empty result
+        return np.zeros(tuple(1 if i == axis % x.ndim else d for i, d in enumerate(x.shape)), np.int64)
     idx = fn(x, axis=axis, keepdims=True)
     if x.dtype.kind != "f":
         return idx
@@ -277,16 +282,24 @@ def any(x: TensorLike, axis: Axis | None = None, keepdim: bool = False,
     return apply("reduce_any", x, axis=_axis_attr(axis), keepdim=keepdim)
 
 
+def _index_dtype(dtype, what):
+    """argmax/argmin's ``dtype``: int32 or int64, as Paddle refuses any other."""
+    name = convert_dtype(dtype)
+    if name not in ("int32", "int64"):
+        raise ValueError(f"{what}: dtype must be int32 or int64, got {name}")
+    return name
+
+
 def argmax(x: TensorLike, axis: int | None = None, keepdim: bool = False, dtype: DTypeLike = "int64",
            name: str | None = None) -> TensorLike:
     """Index of the maximum along ``axis`` (of the flattened tensor when None), as ``dtype`` (int64)."""
-    return apply("arg_max", x, axis=None if axis is None else int(axis), keepdim=keepdim, dtype=str(dtype))
+    return apply("arg_max", x, axis=None if axis is None else int(axis), keepdim=keepdim, dtype=_index_dtype(dtype, "argmax"))
 
 
 def argmin(x: TensorLike, axis: int | None = None, keepdim: bool = False, dtype: DTypeLike = "int64",
            name: str | None = None) -> TensorLike:
     """Index of the minimum along ``axis`` (of the flattened tensor when None), as ``dtype`` (int64)."""
-    return apply("arg_min", x, axis=None if axis is None else int(axis), keepdim=keepdim, dtype=str(dtype))
+    return apply("arg_min", x, axis=None if axis is None else int(axis), keepdim=keepdim, dtype=_index_dtype(dtype, "argmin"))
 
 
 def cumsum(x: TensorLike, axis: int | None = None, dtype: DTypeLike | None = None,

@@ -16,8 +16,9 @@ _DATA = "data-dependent output size; not lowered"
 # -- unique ----------------------------------------------------------------------------------------
 def _unique_kernel(x, axis=None, dtype="int64"):
     flat = x.reshape(-1) if axis is None else x
+    # every NaN is its own value, as in Paddle (numpy's default folds them into one)
     out, index, inverse, counts = np.unique(flat, return_index=True, return_inverse=True, return_counts=True,
-                                            axis=axis)
+                                            axis=axis, equal_nan=False)
     return out, index.astype(dtype), inverse.reshape(-1).astype(dtype), counts.astype(dtype)
 
 

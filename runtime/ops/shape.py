@@ -223,8 +223,12 @@ def reshape(x: TensorLike, shape: ShapeLike, name: str | None = None) -> TensorL
 
 
 def transpose(x: TensorLike, perm: Sequence[int], name: str | None = None) -> TensorLike:
-    """``x`` with its dims permuted by ``perm``."""
-    return apply("transpose", x, perm=_int_list(perm, "transpose", "perm"))
+    """``x`` with its dims permuted by ``perm`` (negative entries count from the end, as Paddle's)."""
+    perm = _int_list(perm, "transpose", "perm")
+    n = len(x.shape)
+    if all(-n <= p < 0 for p in perm if p < 0):  # out-of-range entries are left for the op to refuse
+        perm = [p + n if p < 0 else p for p in perm]
+    return apply("transpose", x, perm=perm)
 
 
 def squeeze(x: TensorLike, axis: Axis | None = None, name: str | None = None) -> TensorLike:

@@ -80,10 +80,26 @@ def_op("put_along_axis_add", ["X", "Index", "Updates"], ["Out"], attrs={"axis": 
        doc="x with updates added at index along axis (repeated indices accumulate).")
 
 
+def on_scalar(fn, x, axis, what, k=1):
+    """``fn`` on a 0-d ``x`` as on a 1-element vector, its outputs made 0-d again (Paddle sorts a scalar
+    so: axis 0 or -1, k 1)."""
+    import runtime as _rt  # noqa: PLC0415  (runtime.framework loads after the op declarations)
+    if axis not in (None, 0, -1):
+        raise ValueError(f"{what}: axis {axis} is out of range for a 0-d tensor (0 or -1)")
+    if not isinstance(k, _rt.framework.Variable) and int(k) != 1:
+        raise ValueError(f"{what}: k={k} must be 1 for a 0-d tensor")
+    out = fn(_rt.reshape(x, [1]))
+    if isinstance(out, (tuple, list)):
+        return tuple(_rt.reshape(t, []) for t in out)
+    return _rt.reshape(out, [])
+
+
 def topk(x: TensorLike, k: int, axis: int | None = None, largest: bool = True, sorted: bool = True,
          name: str | None = None) -> tuple[TensorLike, TensorLike]:  # noqa: A002
     """``(values, indices)`` of the ``k`` largest (or smallest unless ``largest``) along ``axis`` (last by default)."""
     import runtime as _rt  # noqa: PLC0415  (runtime.framework loads after the op declarations)
+    if len(x.shape) == 0:
+        return on_scalar(lambda v: topk(v, k, -1, largest, sorted), x, axis, "topk", k)
     if isinstance(k, _rt.framework.Variable):
         # k known when the Program runs (SSD hard negatives: 3 * num_pos): the head of the order
         # top_k takes its first k from (the same stable order, so the same values and indices)
@@ -98,6 +114,8 @@ def topk(x: TensorLike, k: int, axis: int | None = None, largest: bool = True, s
 def sort(x: TensorLike, axis: int = -1, descending: bool = False, stable: bool = False,
          name: str | None = None) -> TensorLike:
     """``x`` sorted along ``axis``, ascending unless ``descending``; always stable (``stable`` is Paddle's flag)."""
+    if len(x.shape) == 0:
+        return on_scalar(lambda v: sort(v, -1, descending), x, axis, "sort")
     return apply("argsort", x, axis=int(axis), descending=bool(descending))[0]
 
 
@@ -105,6 +123,8 @@ def argsort(x: TensorLike, axis: int = -1, descending: bool = False, stable: boo
             name: str | None = None) -> TensorLike:
     """Indices that sort ``x`` along ``axis``, ascending unless ``descending``; equal values keep their order
     whatever ``stable`` says (Paddle's flag asks for that order, which is always given here)."""
+    if len(x.shape) == 0:
+        return on_scalar(lambda v: argsort(v, -1, descending), x, axis, "argsort")
     return apply("argsort", x, axis=int(axis), descending=bool(descending))[1]
 
 

@@ -59,6 +59,9 @@ def rows(case):
                     tol=1e-4),
         "eigh": case(spd, UPLO="L", ref=lambda x, UPLO: np.linalg.eigh(x), grad=False, tol=1e-4),
         "pinv": case(tall, ref=lambda x: np.linalg.pinv(x), tol=1e-4),
+        # nothing cut: no extra term (test_kernels_vs_paddle5 checks a cut against finite differences)
+        "pinv_cut_grad": case(tall, _f(2, 3, 4), rcond=1e-15, hermitian=False, grad=False,
+                              ref=lambda x, g, rcond, hermitian: np.zeros_like(x)),
         "matrix_rank": case(np.concatenate([sq, sq[:, :1]], 1), ref=lambda x: np.array([3, 3])),
         "matrix_exp": case(sq * 0.3, ref=lambda x: _expm(x), tol=1e-4),
         "lu": case(sq, grad_outs=[0], tol=1e-4),

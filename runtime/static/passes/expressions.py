@@ -22,8 +22,11 @@ def _getitem(block, op, ref, g, prefix):
     x, idx = op.inputs.get("X"), op.inputs.get("Index") or []
     if not x or len(x) != 1:
         return None
+    spec = op.attrs.get("spec", [])
+    if _two_steps(block, spec, idx):
+        return None
     parts = []
-    for k, item in enumerate(op.attrs.get("spec", [])):
+    for k, item in enumerate(spec):
         tag = item[0]
         if tag == "i" and type(item[1]) is int:
             parts.append(repr(item[1]))
@@ -40,6 +43,24 @@ def _getitem(block, op, ref, g, prefix):
         else:
             return None
     return f"{ref(x[0])}[({''.join(p + ', ' for p in parts)})]"
+
+
+def _two_steps(block, spec, idx):
+    """Whether the key mixes ints (or 0-d int tensors) with other tensor indices, which the kernel
+    applies in two numpy steps (indexing._keys); an unknown var counts as mixing."""
+    scalar = other = False
+    for item in spec:
+        if item[0] == "i":
+            scalar = True
+        elif item[0] == "t":
+            v = block._find_var(idx[item[1]]) if item[1] < len(idx) else None
+            if v is None:
+                return True
+            if len(v.shape) == 0 and str(v.dtype) != "bool":
+                scalar = True
+            else:
+                other = True
+    return scalar and other
 
 
 def _scalar_binary(block, op, scalar_ref):
