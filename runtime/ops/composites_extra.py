@@ -26,6 +26,12 @@ def _dim(x, axis):
     return d if d >= 0 else shape(x)[axis]
 
 
+def dims(x):
+    """``x``'s shape as expand/reshape/broadcast_to take it: known dims as ints, each unknown one as a
+    1-element int Tensor read when the Program runs (a -1 there would keep the input's own dim)."""
+    return [_dim(x, i) for i in range(len(x.shape))]
+
+
 def _band(x, diagonal, lower):
     if x.ndim < 2:
         raise ValueError(f"{'tril' if lower else 'triu'}: x must have rank >= 2, got shape {x.shape}")

@@ -167,7 +167,10 @@ def put_along_axis(arr: TensorLike, indices: TensorLike, values: float | TensorL
         values = getitem(values, tuple(slice(0, i) if v > i >= 0 else slice(None)
                                        for v, i in zip(values.shape, indices.shape)))
     if list(values.shape) != list(indices.shape):
-        values = apply("expand", values, shape=list(indices.shape))
+        # an unknown dim of the index (-1) is read from it when the Program runs: expand's -1 keeps
+        # a dim of values, and there is none where values has fewer dims
+        values = (apply("expand_as", values, indices) if -1 in indices.shape
+                  else apply("expand", values, shape=list(indices.shape)))
     if red == "add" and include_self:
         return put_along_axis_add(arr, indices, values, ax)
     if red == "assign":  # Paddle's assign ignores include_self

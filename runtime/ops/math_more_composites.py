@@ -11,6 +11,7 @@ import runtime as _rt
 from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import composite
+from .composites_extra import dims
 from .elementwise import _floating
 
 
@@ -176,9 +177,9 @@ def multiplex(inputs: list[TensorLike], index: TensorLike, name: str | None = No
     if not inputs:
         raise ValueError("multiplex: inputs is empty")
     stacked = _rt.stack(list(inputs), axis=0)
-    rest = list(inputs[0].shape[1:])
+    rest = dims(inputs[0])[1:]
     idx = _rt.reshape(_rt.cast(index, "int64"), [1, -1] + [1] * len(rest))
-    idx = _rt.expand(idx, [1, stacked.shape[1]] + rest)
+    idx = _rt.expand(idx, [1, -1] + rest)  # -1: the index's own rows
     return _rt.squeeze(_rt.take_along_axis(stacked, idx, axis=0), axis=[0])
 
 

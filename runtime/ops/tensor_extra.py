@@ -16,6 +16,7 @@ import runtime as _rt
 from ..hints import TensorLike
 from ..registry import composite
 from .common import constant
+from .composites_extra import dims
 from .indexing import set_value
 
 
@@ -264,14 +265,23 @@ def permute(input: TensorLike, *dims, **kwargs) -> TensorLike:  # noqa: A002
     return _rt.transpose(input, order)
 
 
+def _as_dim(d):
+    return _rt.to_tensor([d], "int64") if isinstance(d, int) else d
+
+
 @composite("take_along_dim", api=["take_along_dim"], methods=["take_along_dim"])
 def take_along_dim(arr: TensorLike, indices: TensorLike, axis: int, broadcast: bool = True) -> TensorLike:
     """``take_along_axis``, ``indices`` broadcast against ``arr`` outside ``axis`` when ``broadcast``."""
     if broadcast and list(indices.shape) != list(arr.shape):
         axis_ = axis % arr.ndim
-        idx = _rt.reshape(indices, [1] * (arr.ndim - indices.ndim) + list(indices.shape))
-        target = [idx.shape[i] if i == axis_ else max(arr.shape[i], idx.shape[i]) for i in range(arr.ndim)]
-        arr = _rt.expand(arr, [arr.shape[i] if i == axis_ else target[i] for i in range(arr.ndim)])
+        idx = _rt.reshape(indices, [1] * (arr.ndim - indices.ndim) + dims(indices))
+        a_dims, i_dims = dims(arr), dims(idx)
+        # broadcast dims are equal or 1, so the larger is the target; unknown ones compared at run time
+        target = [i_dims[i] if i == axis_ else
+                  max(a_dims[i], i_dims[i]) if isinstance(a_dims[i], int) and isinstance(i_dims[i], int) else
+                  _rt.maximum(_rt.cast(_as_dim(a_dims[i]), "int64"), _rt.cast(_as_dim(i_dims[i]), "int64"))
+                  for i in range(arr.ndim)]
+        arr = _rt.expand(arr, [a_dims[i] if i == axis_ else target[i] for i in range(arr.ndim)])
         indices = _rt.expand(idx, target)
     return _rt.take_along_axis(arr, indices, axis)
 
@@ -301,7 +311,7 @@ def index_put(x: TensorLike, indices: list[TensorLike], value: TensorLike, accum
             return set_value(x, tuple(indices), value)
     idx = _rt.broadcast_tensors([_rt.cast(i, "int64") for i in indices])
     points = _rt.stack(idx, axis=-1)
-    upd_shape = list(points.shape[:-1]) + list(x.shape[len(indices):])
+    upd_shape = dims(points)[:-1] + dims(x)[len(indices):]
     upd = _rt.broadcast_to(_rt.cast(value, x.dtype), upd_shape)
     return _rt.scatter_nd_add(x, points, upd)
 
@@ -310,10 +320,10 @@ def index_put(x: TensorLike, indices: list[TensorLike], value: TensorLike, accum
 def masked_scatter(x: TensorLike, mask: TensorLike, value: TensorLike, name: str | None = None) -> TensorLike:
     """``x`` with the positions where ``mask`` (broadcast to x) is True filled, in order, by the leading
     elements of ``value``."""
-    m = _rt.broadcast_to(mask, list(x.shape))
+    m = _rt.broadcast_to(mask, dims(x))
     order = _rt.subtract(_rt.cumsum(_rt.cast(_rt.flatten(m), "int64")), _rt.ones([1], "int64"))
     order = _rt.maximum(order, _rt.zeros_like(order))
-    picked = _rt.reshape(_rt.gather(_rt.flatten(value), order), list(x.shape))
+    picked = _rt.reshape(_rt.gather(_rt.flatten(value), order), dims(x))
     return _rt.where(m, picked, x)
 
 
