@@ -12,18 +12,13 @@ from ..ops.common import cast
 from ..ops.logic import where
 from ..ops.creation import full, full_like
 from ..ops.math import add, matmul, scale
-from ..ops.shape import concat, reshape, shape, transpose
+from ..ops.shape import concat, dims, reshape, transpose
 from . import functional as F
 from .container import LayerList
 from .layer import Layer
 from .layers_basic import Dropout, Linear
 from .layers_norm import LayerNorm
 from .param_attr import ParamAttr
-
-
-def _dims(x):
-    """The dims of ``x``: ints where known, 1-element int Tensors where known only at run time."""
-    return [d if d >= 0 else shape(x)[i] for i, d in enumerate(x.shape)]
 
 
 def _additive_mask(mask, like):
@@ -86,7 +81,7 @@ class MultiHeadAttention(Layer):
         self.out_proj = Linear(embed_dim, embed_dim, weight_attr, bias_attr)
 
     def _heads(self, x):
-        b, n = _dims(x)[:2]
+        b, n = dims(x)[:2]
         return transpose(reshape(x, [b, n, self.num_heads, self.head_dim]), [0, 2, 1, 3])
 
     def compute_kv(self, key, value):
@@ -99,7 +94,7 @@ class MultiHeadAttention(Layer):
         if type is MultiHeadAttention.StaticCache:
             return self.StaticCache(*self.compute_kv(key, value))
         if value is None:
-            empty = full([_dims(key)[0], self.num_heads, 0, self.head_dim], 0, key.dtype)
+            empty = full([dims(key)[0], self.num_heads, 0, self.head_dim], 0, key.dtype)
             return self.Cache(empty, empty)
         return self.Cache(key, value)
 
@@ -122,7 +117,7 @@ class MultiHeadAttention(Layer):
         weights = F.softmax(scores, axis=-1)
         if self.dropout:
             weights = F.dropout(weights, self.dropout, training=self.training, mode="upscale_in_train")
-        b, n = _dims(query)[:2]
+        b, n = dims(query)[:2]
         out = reshape(transpose(matmul(weights, v), [0, 2, 1, 3]), [b, n, self.embed_dim])
         outs = [self.out_proj(out)] + ([weights] if self.need_weights else []) + ([cache] if cache is not None else [])
         return outs[0] if len(outs) == 1 else tuple(outs)

@@ -4,7 +4,7 @@ from ..hints import TensorLike
 from ..registry import composite
 from .creation import full
 from .indexing import getitem
-from .shape import concat, shape
+from .shape import concat, dims
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 
 _MODES = ("constant", "reflect", "replicate", "circular")
@@ -49,9 +49,9 @@ def _take(x, axis, sl):
 
 def _border(x, axis, n, before, mode, value):
     if mode == "constant":
-        dims = [d if d >= 0 else shape(x)[i] for i, d in enumerate(x.shape)]
-        dims[axis] = n
-        return full(dims, value, dtype=x.dtype)
+        sizes = dims(x)
+        sizes[axis] = n
+        return full(sizes, value, dtype=x.dtype)
     if mode == "replicate":
         edge = _take(x, axis, slice(0, 1) if before else slice(-1, None))
         return concat([edge] * n, axis=axis)

@@ -17,19 +17,13 @@ from .math import add, divide, matmul, multiply, relu, scale, subtract
 from .reduce import max as max_
 from .reduce import mean
 from .reduce import sum as sum_
-from .shape import gather, reshape, shape, unsqueeze
+from .shape import dims, gather, reshape, shape, unsqueeze
 
 
 def _dim(x, axis):
     """A dim of ``x``: an int when known, else a 1-element int Tensor (run-time size)."""
     d = x.shape[axis]
     return d if d >= 0 else shape(x)[axis]
-
-
-def dims(x):
-    """``x``'s shape as expand/reshape/broadcast_to take it: known dims as ints, each unknown one as a
-    1-element int Tensor read when the Program runs (a -1 there would keep the input's own dim)."""
-    return [_dim(x, i) for i in range(len(x.shape))]
 
 
 def _band(x, diagonal, lower):
@@ -67,11 +61,7 @@ def logsumexp(x: TensorLike, axis: Axis | None = None, keepdim: bool = False,
     if axis is None:
         return reshape(out, [])
     axes = [axis] if isinstance(axis, int) else list(axis)
-    return reshape(out, [d for i, d in enumerate(_shape_list(out)) if i not in [a % x.ndim for a in axes]])
-
-
-def _shape_list(x):
-    return [d if d >= 0 else shape(x)[i] for i, d in enumerate(x.shape)]
+    return reshape(out, [d for i, d in enumerate(dims(out)) if i not in [a % x.ndim for a in axes]])
 
 
 def _count(x, axis):

@@ -11,7 +11,7 @@ import runtime as _rt
 from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import composite
-from .composites_extra import dims
+from .shape import dims
 from .elementwise import _floating
 
 

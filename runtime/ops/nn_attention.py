@@ -10,18 +10,14 @@ from .creation import full_like
 from .logic import where
 from .math import add, matmul
 from .math import scale as _scale  # the function's argument ``scale`` (Paddle's name) shadows the op
-from .shape import reshape, shape, squeeze, transpose, unsqueeze
-
-
-def _dims(x):
-    return [d if d >= 0 else shape(x)[i] for i, d in enumerate(x.shape)]
+from .shape import dims, reshape, squeeze, transpose, unsqueeze
 
 
 def _repeat_heads(x, repeats):
     """Each of the heads of ``x`` [b, s, h, d] ``repeats`` times in a row (grouped-query attention)."""
     if repeats == 1:
         return x
-    b, s, h, d = _dims(x)
+    b, s, h, d = dims(x)
     return reshape(expand(unsqueeze(x, 3), [b, s, h, repeats, d]), [b, s, h * repeats, d])
 
 

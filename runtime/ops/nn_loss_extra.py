@@ -19,7 +19,7 @@ from .nn_loss import _check_reduction
 from .reduce import max as max_
 from .reduce import mean
 from .reduce import sum as sum_
-from .shape import gather, reshape, shape, squeeze, unsqueeze
+from .shape import dims, gather, reshape, squeeze, unsqueeze
 from .sort import take_along_axis
 
 
@@ -79,16 +79,11 @@ def nll_loss(input: TensorLike, label: TensorLike, weight: TensorLike | None = N
     picked = squeeze(take_along_axis(input, unsqueeze(safe, 1), axis=1), 1)
     w = cast(keep, input.dtype)
     if weight is not None:  # no gradient to the class weights, as Paddle's nll_loss
-        w = multiply(w, reshape(gather(no_grad_target(weight), reshape(safe, [-1])), _dims(label)))
+        w = multiply(w, reshape(gather(no_grad_target(weight), reshape(safe, [-1])), dims(label)))
     loss = scale(multiply(picked, w), -1.0)
     if reduction == "mean":
         return divide(sum_(loss), sum_(w))
     return sum_(loss) if reduction == "sum" else loss
-
-
-def _dims(t):
-    """``t``'s dims: ints where known, 1-element int Tensors (run-time sizes) elsewhere."""
-    return [d if d >= 0 else shape(t)[i] for i, d in enumerate(t.shape)]
 
 
 @composite("kl_div", functional=["kl_div"], float16_in_float32=True)
@@ -110,7 +105,7 @@ def kl_div(input: TensorLike, label: TensorLike, reduction: str = "mean", log_ta
     if reduction == "batchmean":
         n = input.shape[0] if len(input.shape) else 1
         total = sum_(loss)
-        return total if n == 1 else divide(total, cast(_dims(input)[0], input.dtype) if n < 0 else float(n))
+        return total if n == 1 else divide(total, cast(dims(input)[0], input.dtype) if n < 0 else float(n))
     return _reduce(loss, reduction, "kl_div")
 
 

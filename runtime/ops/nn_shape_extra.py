@@ -20,13 +20,9 @@ from .logic import greater_than, not_equal, where
 from .math import add, matmul, multiply, scale, subtract
 from .reduce import max as max_
 from .reduce import sum as sum_
-from .shape import gather, reshape, shape, transpose, unsqueeze
+from .shape import dims, gather, reshape, transpose, unsqueeze
 
 _SPATIAL = {"NCHW": (2, 3), "NHWC": (1, 2)}
-
-
-def _dims(x):
-    return [d if d >= 0 else shape(x)[i] for i, d in enumerate(x.shape)]
 
 
 def _layout(data_format, what):
@@ -50,10 +46,10 @@ def pixel_unshuffle(x: TensorLike, downscale_factor: int, data_format: str = "NC
     if x.ndim != 4 or r <= 0:
         raise ValueError(f"pixel_unshuffle: x must be 4-D and downscale_factor positive, got {x.shape}, {r}")
     if data_format == "NCHW":
-        n, c, h, w = _dims(x)
+        n, c, h, w = dims(x)
         y = transpose(reshape(x, [n, c, h // r, r, w // r, r]), [0, 1, 3, 5, 2, 4])
         return reshape(y, [n, c * r * r, h // r, w // r])
-    n, h, w, c = _dims(x)
+    n, h, w, c = dims(x)
     y = transpose(reshape(x, [n, h // r, r, w // r, r, c]), [0, 1, 3, 5, 2, 4])
     return reshape(y, [n, h // r, w // r, c * r * r])
 
@@ -66,9 +62,9 @@ def channel_shuffle(x: TensorLike, groups: int, data_format: str = "NCHW", name:
         raise ValueError(f"channel_shuffle: x must be 4-D, got shape {x.shape}")
     g = int(groups)
     if data_format == "NCHW":
-        n, c, h, w = _dims(x)
+        n, c, h, w = dims(x)
         return reshape(transpose(reshape(x, [n, g, c // g, h, w]), [0, 2, 1, 3, 4]), [n, c, h, w])
-    n, h, w, c = _dims(x)
+    n, h, w, c = dims(x)
     return reshape(transpose(reshape(x, [n, h, w, g, c // g]), [0, 1, 2, 4, 3]), [n, h, w, c])
 
 
@@ -78,11 +74,11 @@ def maxout(x: TensorLike, groups: int, axis: int = 1, name: str | None = None) -
     if x.ndim != 4 or axis not in (1, -1, 3):
         raise ValueError(f"maxout: x must be 4-D and axis 1, -1 or 3, got shape {x.shape}, axis {axis}")
     axis = axis % 4
-    dims = _dims(x)
+    known = dims(x)
     c = x.shape[axis]
     if c >= 0 and c % groups:
         raise ValueError(f"maxout: the channels ({c}) must be divisible by groups ({groups})")
-    split = dims[:axis] + [dims[axis] // groups, groups] + dims[axis + 1:]
+    split = known[:axis] + [known[axis] // groups, groups] + known[axis + 1:]
     return max_(reshape(x, split), axis=axis + 1)
 
 
@@ -107,7 +103,7 @@ def diag_embed(input: TensorLike, offset: int = 0, dim1: int = -2, dim2: int = -
     if d1 == d2:
         raise ValueError(f"diag_embed: dim1 and dim2 must differ, got {dim1} and {dim2}")
     size, mask, pick = _eye_pick(n, int(offset))
-    lead = _dims(input)[:-1]
+    lead = dims(input)[:-1]
     full = reshape(gather(input, pick, axis=input.ndim - 1), lead + [size, size])
     out = where(mask, full, zeros_like(full))
     # the two new dims sit last; move them to dim1 and dim2 (dim1 takes the rows)
@@ -130,7 +126,7 @@ def inner(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     if x.shape[-1] >= 0 and y.shape[-1] >= 0 and x.shape[-1] != y.shape[-1]:
         raise ValueError(f"inner: the last dims of x {x.shape} and y {y.shape} must be equal")
     out = matmul(reshape(x, [-1, x.shape[-1]]), reshape(y, [-1, y.shape[-1]]), transpose_y=True)
-    return reshape(out, _dims(x)[:-1] + _dims(y)[:-1])
+    return reshape(out, dims(x)[:-1] + dims(y)[:-1])
 
 
 @composite("addmm", api=["addmm"], methods=["addmm"], float16_in_float32=True)

@@ -269,3 +269,9 @@ def index_add(x: TensorLike, index: TensorLike, axis: int, value: TensorLike, al
 def shape(input: TensorLike) -> TensorLike:  # noqa: A002  (Paddle's argument name)
     """The shape of ``input`` as a 1-D int64 Tensor (run-time sizes in a static Program)."""
     return apply("shape", input)
+
+
+def dims(x: TensorLike) -> list:
+    """``x``'s shape as expand/reshape/broadcast_to take it: known dims as ints, each unknown one as a
+    1-element int Tensor read when the Program runs (a -1 there would keep the input's own dim)."""
+    return [d if d >= 0 else shape(x)[i] for i, d in enumerate(x.shape)]

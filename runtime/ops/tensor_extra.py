@@ -16,7 +16,7 @@ import runtime as _rt
 from ..hints import TensorLike
 from ..registry import composite
 from .common import constant
-from .composites_extra import dims
+from .shape import dims
 from .indexing import set_value
 
 
