@@ -124,6 +124,8 @@ def _ln_check(xs, ss, bs_, begin):
     norm = list(xs[begin:])
     for name, p in (("scale", ss), ("bias", bs_)):
         if list(p) != norm and -1 not in p:  # the flat size only when needed (np.prod is ~2 µs a call)
+            if -1 in norm and (len(p) == 1 or (len(p) == len(norm) and all(n in (-1, d) for n, d in zip(norm, p)))):
+                continue  # x's dims known only when the Program runs: the kernel checks them then
             flat = [int(np.prod(norm))] if all(d >= 0 for d in norm) else None
             if flat is None or list(p) != flat:
                 raise ValueError(f"layer_norm: {name} must have the normalized shape {norm}, got {list(p)}")

@@ -52,3 +52,19 @@ def test_broadcasts_to_run_time_dims_match_eager(k):
         assert got.shape == want.shape
         np.testing.assert_array_equal(got.numpy(), want.numpy())
     assert len(sf.program_cache) == 1
+
+
+def test_layer_norm_over_a_last_dim_unknown_while_building():
+    import runtime.nn.functional as F
+
+    def norm(x, w):
+        return F.layer_norm(x, [3]), F.layer_norm(x, [3], weight=w, bias=w * 0.5)
+
+    sf = dy2st.to_static(norm, input_spec=[S([None, None], "float32"), S([3], "float32")])
+    w = rt.to_tensor(np.array([1.0, 2.0, -1.0], "float32"))
+    for n in (2, 5):
+        x = rt.to_tensor(np.random.default_rng(n).normal(size=(n, 3)).astype("float32"))
+        for got, want in zip(sf(x, w), norm(x, w)):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    with pytest.raises(ValueError, match=r"normalized shape \[4\], got \[3\]"):
+        sf(rt.to_tensor(np.ones((2, 4), "float32")), w)
