@@ -258,7 +258,9 @@ def _forward_and_grad(target, meta, seed, options, traced):
                 what = f"mode={mode} flag={flag} n={nv} x{list(xv.shape)}"
                 _close(got, want, f"forward {what}", "forward")
                 _close(got_state, want_state, f"layer state after forward {what}", "forward")
-                signatures.add((mode, flag, xv.shape))
+                # code naming `stop_gradient` keys its Programs on the arguments' flags too (as
+                # Paddle's InputSpec does): the first input needs a gradient, the others not
+                signatures.add((mode, flag, xv.shape) + ((with_grad,) if meta.get("flag_key") else ()))
                 if with_grad:
                     _compare_grads(got_grads, want_grads, f"gradient {what}", options.none_grads)
             new = traced[before:]
@@ -373,7 +375,8 @@ def _ort_session(path):
 def _onnx(target, mod, meta, seed, folder, options):
     prefix = _saved_prefix(folder, seed)
     try:
-        if not options.onnx_every or seed % options.onnx_every or not os.path.exists(prefix + ".pdmodel"):
+        if not options.onnx_every or seed % options.onnx_every or not os.path.exists(prefix + ".pdmodel") \
+                or not meta.get("onnx", True):
             return
         if _ORT.get("ort", True) is None:
             return
