@@ -48,10 +48,13 @@ def dicts(g, depth, scope, always):
     if form == 3:  # two items swapped
         return [f"{d} = {{'a': {t}, 'b': {u} * {g.c(0.5, 1.0)}}}", f"if {c}:", f"    {d}['a'], {d}['b'] = {d}['b'], {d}['a']",
                 f"{t} = {d}['a'] + {d}['b'] * {g.c(-0.3, 0.3)}"]
-    if form == 4:  # if / elif / else, a nested dict
+    if form == 4:  # if / elif / else, a nested dict written in place on both sides, or replaced on both
+        # (not written in place on one side and replaced on the other: eagerly the name then holds the
+        # old object or the new one, which one Program value cannot stand for; refused at the `if`)
         c2, _ = g.cond(scope)
-        return [f"{d} = {{'in': {{'v': {t}}}, 'n': 0}}", f"if {c}:", f"    {d}['in']['v'] = {e1}", f"    {d}['n'] = 1",
-                f"elif {c2}:", f"    {d}['in'] = {{'v': {e2}}}", f"    {d}['n'] = 2", "else:", f"    {d}['n'] = 3",
+        inner = ["{d}['in']['v'] = {e}", "{d}['in'] = {{'v': {e}}}"][r.randrange(2)]
+        return [f"{d} = {{'in': {{'v': {t}}}, 'n': 0}}", f"if {c}:", "    " + inner.format(d=d, e=e1), f"    {d}['n'] = 1",
+                f"elif {c2}:", "    " + inner.format(d=d, e=e2), f"    {d}['n'] = 2", "else:", f"    {d}['n'] = 3",
                 f"{t} = {d}['in']['v'] + {d}['n'] * {g.c(-0.2, 0.2)}"]
     i = g.fresh("i")  # written on both sides inside a loop
     loop = f"for {i} in range({'2' if g.helper else r.choice(['n', '3'])}):"

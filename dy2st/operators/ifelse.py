@@ -212,6 +212,19 @@ def _numbers_as_scalars(program, state, first, second):
                 state[key] = tuple(state[key][:i]) + (const,) + tuple(state[key][i + 1:])
 
 
+def _objects_note(a, b, snap):
+    """Why two containers alike in shape do not merge: one branch wrote into the one held before the
+    `if` (its items are carried as they are written), the other made a new one; eagerly the name then
+    holds one object or the other, which one Program value cannot stand for."""
+    if not (type(a) is type(b) and isinstance(a, (list, dict)) and snap is not None
+            and (snap.tracks(a) or snap.tracks(b))):
+        return ""
+    kind = type(a).__name__
+    return (f": one branch writes into the {kind} held before the `if`, the other makes a new {kind}, and "
+            f"eagerly the name holds one object or the other; write the items in both branches, or make a "
+            f"new {kind} in both")
+
+
 def _disagree(e, labels, returns):
     what = ", ".join("the function's return value (every `return` under a tensor-dependent "
                      "condition must return the same structure)" if lb in returns
@@ -304,7 +317,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             merged.append(UndefinedVar(labels[i]))
         else:
             message = (f"variable '{labels[i]}' is {_describe(a)} in one branch of a tensor-dependent "
-                       f"`if` and {_describe(b)} in the other")
+                       f"`if` and {_describe(b)} in the other{_objects_note(a, b, snap)}")
             if labels[i] in returns:  # the function's return value: Paddle's exception and wording
                 raise Dygraph2StaticException(_with_location(
                     f"Your if/else have different number of return value: {message}"))
