@@ -181,4 +181,15 @@ def no_grad_in_loop(g, depth, scope, always):
     return pre + [head] + _indent(first + body)
 
 
-FORMS = {"nested_loops": nested, "row_loops": rows, "loop_lists": lists, "loop_no_grad": no_grad_in_loop}
+def _bounded(form, depth_limit):
+    """``form`` where a loop fits (the base grammar nests at most 3 deep: each level of row loops
+    multiplies the run time by the batch size), else a plain update."""
+    def write(g, depth, scope, always):
+        if depth >= depth_limit:
+            return [_update(g, scope)]
+        return form(g, depth, scope, always)
+    return write
+
+
+FORMS = {"nested_loops": _bounded(nested, 2), "row_loops": _bounded(rows, 3), "loop_lists": _bounded(lists, 3),
+         "loop_no_grad": _bounded(no_grad_in_loop, 3)}
