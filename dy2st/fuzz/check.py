@@ -376,9 +376,7 @@ def _onnx(target, mod, meta, seed, folder, options):
     prefix = _saved_prefix(folder, seed)
     try:
         if not options.onnx_every or seed % options.onnx_every or not os.path.exists(prefix + ".pdmodel") \
-                or not meta.get("onnx", True):
-            return
-        if _ORT.get("ort", True) is None:
+                or not meta.get("onnx", True) or _ORT.get("ort", True) is None:
             return
         _set_mode(target, "eval")
         with warnings.catch_warnings():
@@ -392,11 +390,28 @@ def _onnx(target, mod, meta, seed, folder, options):
             want = _arrays(target.eager(rt.to_tensor(xv), rt.to_tensor(nv, dtype="int64"), True))
             target.restore(snap)
             got = session.run(None, {"x": xv, "n": np.array(nv, dtype="int64")})
-            _close([np.asarray(g) for g in got], want, f"ONNX in onnxruntime n={nv} x{list(xv.shape)}", "onnx")
+            try:
+                _close([np.asarray(g) for g in got], want, f"ONNX in onnxruntime n={nv} x{list(xv.shape)}", "onnx")
+            except _Mismatch:
+                if not _ill_conditioned(target, mod, xv, nv, want):
+                    raise
     finally:
         for suffix in (".pdmodel", ".pdiparams", ".pdiparams.info", ".onnx"):
             if os.path.exists(prefix + suffix):
                 os.unlink(prefix + suffix)
+
+
+def _ill_conditioned(target, mod, xv, nv, want):
+    """Whether float32 rounding alone moves a function program's result past the tolerance (eager float32
+    against float64): onnxruntime rounds otherwise (summation order, tanh), no defect in such a program."""
+    if target.layer is not None:
+        return False
+    wide = _arrays(mod.main(rt.to_tensor(xv.astype("float64")), rt.to_tensor(nv, dtype="int64"), True))
+    try:
+        _close([w.astype(v.dtype) for w, v in zip(wide, want)], want, "float64", "onnx")
+    except _Mismatch:
+        return True
+    return False
 
 
 _STAGES = {"fd": _fd, "save": _save, "onnx": _onnx}

@@ -149,8 +149,9 @@ def lists(g, depth, scope, always):
         init, after = f"{acc} = [{t}]", f"{t} = {acc}[-1] * {g.c(0.5, 1.0)} + rt.stack({acc}).sum(axis=0) * {g.c(-0.2, 0.2)}"
     else:  # written at an index the loop counter picks
         i = g.fresh("i")
-        pre, head, first = [], f"for {i} in range({'2' if g.helper else r.choice(['n', '4'])}):", []
-        _claim(g, always, not g.helper)
+        bound = "2" if g.helper else r.choice(["n", "4"])
+        pre, head, first = [], f"for {i} in range({bound}):", []
+        _claim(g, always, bound == "n")
         body = [f"{acc}[{i} % 3] = {acc}[{i} % 3] * {g.c(0.5, 1.0)} + {u} * {g.c(-0.3, 0.3)}"]
         init = f"{acc} = [{t} * {g.c(0.5, 1.0)}, {t} * {g.c(-1.0, -0.5)}, {u}]"
         after = f"{t} = {acc}[0] + {acc}[1] * {g.c(-0.5, 0.5)} + {acc}[2] * {g.c(-0.5, 0.5)}"
