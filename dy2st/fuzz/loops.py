@@ -122,12 +122,12 @@ def lists(g, depth, scope, always):
     r, t = g.r, g.tv()
     u = _other(g, t)
     pre, head, first, lv, tensor = loop_head(g, scope, ("rangen", "rangen", "row", "while", "range3"))
-    _claim(g, always, tensor)
     acc = g.fresh("acc")
     v, kind = lv
     # every item [B, 4] (a row broadcast): stack needs one shape, and a tensor `if` one per item
     item = f"{u} * {g.c(0.5, 1.0)} + {v} * {g.c(-0.3, 0.3)}"
     form = r.randrange(6)
+    _claim(g, always, tensor and form != 5)  # (form 5 has a loop of its own)
     if form == 0:  # appended, then stacked and read
         body = [f"{acc}.append({acc}[-1] * {g.c(0.5, 1.0)} + {item})"]
         after = r.choice([f"{t} = rt.stack({acc}).mean(axis=0)", f"{t} = {acc}[-1] + {acc}[0] * {g.c(-0.3, 0.3)}",
