@@ -1,5 +1,8 @@
 """`_jst.IfElse`: a symbolic condition -> a `cond` op with both branches traced; a Python (or
 eager) condition -> only the branch taken runs, decided at trace time."""
+import sys
+import threading
+
 import numpy as np
 
 import runtime as rt
@@ -16,6 +19,38 @@ from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.errors import Dygraph2StaticException
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
+
+
+_FRAMES = threading.local()
+
+
+def _aliased_rebinding(a, b, start, label, holder):
+    """Refuse a container that one branch rebinds to a new one and the other keeps (``start``, the one
+    held before the `if`) when another local name holds ``start`` too (`b = a`, `d = {'in': a}`):
+    eagerly a later write through ``label`` reaches that name on one path only, where the merged
+    value, a new container, would never reach it (a silently different result). ``holder``: the
+    object holding ``label`` (its own name when None)."""
+    if not isinstance(start, (list, dict)) or a is b or (a is not start and b is not start):
+        return
+    if not isinstance(b if a is start else a, (list, dict)):
+        return
+    frames = getattr(_FRAMES, "stack", ())
+    if not frames:
+        return
+    others = []
+    for name, v in frames[-1].f_locals.items():
+        if v is start and name != label:
+            others.append(name)
+        elif v is not holder and isinstance(v, (list, tuple, dict)) and any(
+                e is start for e in (v.values() if isinstance(v, dict) else v)):
+            others.append(f"an item of {name}")
+    if others:
+        kind = type(start).__name__
+        raise ValueError(_with_location(
+            f"'{label}' becomes a new {kind} in one branch of a tensor-dependent `if` and keeps its {kind} in "
+            f"the other, which {', '.join(others)} also holds: eagerly a later write through '{label}' reaches "
+            f"that {kind} on one path only, which one Program cannot follow; rebind '{label}' in both branches, "
+            f"or let the other name hold a copy ({kind}(...))"))
 
 
 def _tensorizable(v):
@@ -77,7 +112,12 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()
     pred = exact_value(pred)  # `if acc:` of a carried Python float: the truth of its float64 value
     pred = pred if pred.dtype == "bool" else rt.cast(pred, "bool")
     snap = tracked(writes, (true_fn, false_fn), args)
-    outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap, returns)
+    frames = getattr(_FRAMES, "stack", ())
+    _FRAMES.stack = (*frames, sys._getframe(1))  # the converted code's locals (``_aliased_rebinding``)
+    try:
+        outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap, returns)
+    finally:
+        _FRAMES.stack = frames
     if names is None or n == 1:
         return outs[0]
     return None if n == 0 else tuple(outs)
@@ -239,6 +279,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
     """The `cond` op of two traced branches, ``first`` deciding the outputs; ``(merged, carried,
     state)``, or None when ``first`` left a return value unset that ``second`` set."""
     labels = list(labels)
+    named = len(labels)
     carried = []
     if snap is not None:
         # What the first branch wrote, after what only the second did (in that order a build that
@@ -302,6 +343,11 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             elif int_kind(a, b):  # a Python int keeps true division; a path-dependent kind refuses it
                 merged.append(mark_int(kept[i], int_kind(a, b)))
             else:
+                if i < named:
+                    _aliased_rebinding(a, b, starts[i], labels[i], None)
+                elif i < named + len(carried):
+                    slot = carried[i - named]
+                    _aliased_rebinding(a, b, snap.original(slot), labels[i], snap.container(slot))
                 merged.append(TensorArray(kept[i]) if isinstance(a, TensorArray) else _same_python(a, b, kept[i]))
         elif a is b or (type(a) is type(b) and _plain(a) and a == b):
             merged.append(a)
