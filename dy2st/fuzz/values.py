@@ -35,7 +35,13 @@ def dicts(g, depth, scope, always):
     d = g.fresh("d")
     c, _ = g.cond(scope)
     e1, e2 = g.expr(scope), g.expr(scope)
-    form = r.randrange(6)
+    form = r.randrange(7)
+    if form == 6:  # the nested dict another name holds too, replaced on both sides, written after
+        # (replaced on one side only is refused at the `if`: a later write through d['in'] reaches
+        # `inner` on one path only, which one Program cannot follow)
+        return [f"{d}i = {{'v': {t}}}", f"{d} = {{'in': {d}i}}", f"if {c}:", f"    {d}['in'] = {{'v': {e1}}}", "else:",
+                f"    {d}['in'] = {{'v': {e2}}}", f"{d}['in']['v'] = {d}['in']['v'] * {g.c(0.5, 1.0)}",
+                f"{t} = {d}i['v'] * {g.c(0.5, 1.0)} + {d}['in']['v'] * {g.c(-0.5, 0.5)}"]
     if form == 0:  # a key added on each side
         return [f"{d} = {{'a': {t}}}", f"if {c}:", f"    {d}['b'] = {e1}", f"    {d}['a'] = {d}['a'] * {g.c(0.5, 1.0)}",
                 "else:", f"    {d}['b'] = {e2}", f"{t} = {d}['a'] + {d}['b'] * {g.c(-0.5, 0.5)}"]
