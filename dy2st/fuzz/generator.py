@@ -23,7 +23,8 @@ on both sides of a condition, items replaced under one, grown or rewritten in Py
 loops), ``no_grad`` (``with rt.no_grad():`` regions, their values mixed into differentiated ones),
 ``attr_writes`` (a buffer advanced by ``forward``: ``self.steps = self.steps + 1.0``), and
 ``attr_tensors`` (a detached tensor attribute ``self.last`` written in ``forward`` and read again,
-also on later calls).  ``generate(seed)`` without features gives the programs the test suite has
+also on later calls); ``idioms``/``calls`` and the forms of ``loops`` and ``values`` are described
+there.  ``generate(seed)`` without features gives the programs the test suite has
 always run (the same seeds give the same programs).
 
 Every ``return`` of a function returns the same structure (one tensor, or a pair).  Constants
