@@ -35,7 +35,7 @@ def _loops_holding(tree, kinds):
 @pytest.mark.parametrize("feature", NEW)
 def test_each_new_feature_writes_its_constructs(feature):
     # (nested loops make long programs: fewer of them)
-    text = "\n".join(fuzz.generate(s, {feature})[0] for s in range(12 if feature == "nested_loops" else 30))
+    text = "\n".join(fuzz.generate(s, {feature})[0] for s in range(12 if feature == "nested_loops" else 24))
     for needle in NEEDLES.get(feature, []):
         assert needle in text, needle
     tree = ast.parse(text)
@@ -52,8 +52,8 @@ def test_each_new_feature_writes_its_constructs(feature):
 
 
 # one program of each feature that exercises it, every stage on
-SEEDS = {"nested_loops": 6, "row_loops": 8, "loop_lists": 4, "loop_no_grad": 6, "dict_branches": 2,
-         "int_tensors": 4, "runtime_dims": 5, "inplace_branches": 7, "inner_grad": 7}
+SEEDS = {"nested_loops": 36, "row_loops": 16, "loop_lists": 26, "loop_no_grad": 37, "dict_branches": 5,
+         "int_tensors": 7, "runtime_dims": 1, "inplace_branches": 10, "inner_grad": 9}
 
 
 @pytest.mark.parametrize("feature", NEW)
