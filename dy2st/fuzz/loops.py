@@ -85,6 +85,7 @@ def nested(g, depth, scope, always):
 
 
 def rows(g, depth, scope, always):
+    """``row_loops``: a loop over the rows of a tensor (or of an expression or slice of one)."""
     r, t = g.r, g.tv()
     u = _other(g, t)
     row = g.fresh("row")
@@ -119,6 +120,7 @@ def rows(g, depth, scope, always):
 
 
 def lists(g, depth, scope, always):
+    """``loop_lists``: a list appended to, popped from or written at an index in a (tensor) loop."""
     r, t = g.r, g.tv()
     u = _other(g, t)
     pre, head, first, lv, tensor = loop_head(g, scope, ("rangen", "rangen", "row", "while", "range3"))
@@ -159,6 +161,7 @@ def lists(g, depth, scope, always):
 
 
 def no_grad_in_loop(g, depth, scope, always):
+    """``loop_no_grad``: a ``with rt.no_grad():`` region inside a loop body."""
     r, t = g.r, g.tv()
     g.no_grad = True
     pre, head, first, lv, tensor = loop_head(g, scope)

@@ -30,6 +30,7 @@ def _claim(g, always):
 
 
 def dicts(g, depth, scope, always):
+    """``dict_branches``: a dict written on both sides of a condition (or in a loop), then read."""
     r, t = g.r, g.tv()
     u = _other(g, t)
     d = g.fresh("d")
@@ -71,6 +72,7 @@ def dicts(g, depth, scope, always):
 
 
 def ints(g, depth, scope, always):
+    """``int_tensors``: int and bool tensor arithmetic, comparisons and casts, mixed back into floats."""
     r, t = g.r, g.tv()
     u = _other(g, t)
     q, m = g.fresh("q"), g.fresh("m")
@@ -117,6 +119,7 @@ def ints(g, depth, scope, always):
 
 
 def dims(g, depth, scope, always):
+    """``runtime_dims``: the batch dim read at run time, in reshapes, creations, loops and conditions."""
     r, t = g.r, g.tv()
     u = _other(g, t)
     b = g.fresh("b")
@@ -160,6 +163,7 @@ def _write(g, t, u, methods_only=False):
 
 
 def inplace(g, depth, scope, always):
+    """``inplace_branches``: in-place methods and item writes under conditions (on a copy of x)."""
     r, t = g.r, g.tv()
     u = _other(g, t)
     c, _ = g.cond(scope)
@@ -195,6 +199,7 @@ def inplace(g, depth, scope, always):
 
 
 def inner_grad(g, depth, scope, always):
+    """``inner_grad``: ``rt.grad`` of a detached copy inside the converted code, its result mixed in."""
     r, t = g.r, g.tv()
     u = _other(g, t)
     g.no_grad = True
