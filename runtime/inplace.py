@@ -122,10 +122,18 @@ def check_result(x, out, name):
     if out.dtype != x.dtype:
         raise TypeError(f"{name} would change the tensor's dtype from {x.dtype} to {out.dtype}; an in-place "
                         f"method keeps the dtype: cast first (x = x.astype('{out.dtype}'))")
-    if name not in RESHAPING and list(out.shape) != list(x.shape):
-        raise ValueError(f"{name} would change the tensor's shape from {list(x.shape)} to {list(out.shape)} "
-                         "(an in-place method does not broadcast the tensor it writes); use the out-of-place "
-                         f"method instead: y = x.{name[:-1]}(...)")
+    if name in RESHAPING or list(out.shape) == list(x.shape):
+        return
+    message = (f"{name} would change the tensor's shape from {list(x.shape)} to {list(out.shape)} (an in-place "
+               f"method does not broadcast the tensor it writes); use the out-of-place method instead: "
+               f"y = x.{name[:-1]}(...)")
+    if len(out.shape) == len(x.shape) and all(a == b or a < 0 or b < 0 for a, b in zip(x.shape, out.shape)):
+        # dims known only at run time (a saved model's batch dim, a reshape to [x.shape[0], -1]): equal
+        # where both are known, the rest checked when the Program runs, where eager checks it
+        import runtime as rt  # noqa: PLC0415  (the package this module is part of)
+        rt.static.nn.Assert(rt.all(rt.shape(out) == rt.shape(x)), message=message, error="ValueError")
+        return
+    raise ValueError(message)
 
 
 def _filled(x, value):

@@ -4,7 +4,10 @@
 compares forward values, gradients (eager and finite differences), the saved-and-loaded model
 and the ONNX export in onnxruntime (``check``), and cuts each failing program down to a minimal
 one (``shrink``).  The ``idioms`` and ``calls`` features (``idioms``) add constructs that other
-authors' programs hold and the base grammar never writes.  ``tests/dy2st/test_random_programs.py`` runs a few of the same programs.
+authors' programs hold and the base grammar never writes; ``loops`` (``nested_loops``, ``row_loops``,
+``loop_lists``, ``loop_no_grad``) and ``values`` (``dict_branches``, ``int_tensors``, ``runtime_dims``,
+``inplace_branches``, ``inner_grad``) add forms of those kinds, each behind its ``--features`` name.
+``tests/dy2st/test_random_programs.py`` runs a few of the same programs.
 """
 from .check import Failure, Options, check
 from .generator import DEFAULT_FEATURES, FEATURES, generate

@@ -258,14 +258,18 @@ def _forward_and_grad(target, meta, seed, options, traced):
                 what = f"mode={mode} flag={flag} n={nv} x{list(xv.shape)}"
                 _close(got, want, f"forward {what}", "forward")
                 _close(got_state, want_state, f"layer state after forward {what}", "forward")
-                signatures.add((mode, flag, xv.shape))
+                # code naming `stop_gradient` keys its Programs on the arguments' flags too (as
+                # Paddle's InputSpec does): the first input needs a gradient, the others not
+                signatures.add((mode, flag, xv.shape) + ((with_grad,) if meta.get("flag_key") else ()))
                 if with_grad:
                     _compare_grads(got_grads, want_grads, f"gradient {what}", options.none_grads)
             new = traced[before:]
             if meta["tensor_cf"] and new and not any(ops & {"cond", "while"} for ops in new):
                 raise _Mismatch("forward", f"flag={flag}: no cond/while op although a tensor condition is "
                                            "always traced")
-    if len(target.static.program_cache) != len(signatures):
+    # (keyed on the flags only when the traced code names `stop_gradient`: not where it sits after a
+    # return or under a Python condition the trace did not take)
+    if len(target.static.program_cache) not in {len(signatures), len({s[:3] for s in signatures})}:
         raise _Mismatch("forward", f"{len(target.static.program_cache)} Programs for {len(signatures)} "
                                    "signatures (retraced)")
 
@@ -373,9 +377,8 @@ def _ort_session(path):
 def _onnx(target, mod, meta, seed, folder, options):
     prefix = _saved_prefix(folder, seed)
     try:
-        if not options.onnx_every or seed % options.onnx_every or not os.path.exists(prefix + ".pdmodel"):
-            return
-        if _ORT.get("ort", True) is None:
+        if not options.onnx_every or seed % options.onnx_every or not os.path.exists(prefix + ".pdmodel") \
+                or not meta.get("onnx", True) or _ORT.get("ort", True) is None:
             return
         _set_mode(target, "eval")
         with warnings.catch_warnings():
@@ -389,11 +392,28 @@ def _onnx(target, mod, meta, seed, folder, options):
             want = _arrays(target.eager(rt.to_tensor(xv), rt.to_tensor(nv, dtype="int64"), True))
             target.restore(snap)
             got = session.run(None, {"x": xv, "n": np.array(nv, dtype="int64")})
-            _close([np.asarray(g) for g in got], want, f"ONNX in onnxruntime n={nv} x{list(xv.shape)}", "onnx")
+            try:
+                _close([np.asarray(g) for g in got], want, f"ONNX in onnxruntime n={nv} x{list(xv.shape)}", "onnx")
+            except _Mismatch:
+                if not _ill_conditioned(target, mod, xv, nv, want):
+                    raise
     finally:
         for suffix in (".pdmodel", ".pdiparams", ".pdiparams.info", ".onnx"):
             if os.path.exists(prefix + suffix):
                 os.unlink(prefix + suffix)
+
+
+def _ill_conditioned(target, mod, xv, nv, want):
+    """Whether float32 rounding alone moves a function program's result past the tolerance (eager float32
+    against float64): onnxruntime rounds otherwise (summation order, tanh), no defect in such a program."""
+    if target.layer is not None:
+        return False
+    wide = _arrays(mod.main(rt.to_tensor(xv.astype("float64")), rt.to_tensor(nv, dtype="int64"), True))
+    try:
+        _close([w.astype(v.dtype) for w, v in zip(wide, want)], want, "float64", "onnx")
+    except _Mismatch:
+        return True
+    return False
 
 
 _STAGES = {"fd": _fd, "save": _save, "onnx": _onnx}

@@ -23,7 +23,8 @@ on both sides of a condition, items replaced under one, grown or rewritten in Py
 loops), ``no_grad`` (``with rt.no_grad():`` regions, their values mixed into differentiated ones),
 ``attr_writes`` (a buffer advanced by ``forward``: ``self.steps = self.steps + 1.0``), and
 ``attr_tensors`` (a detached tensor attribute ``self.last`` written in ``forward`` and read again,
-also on later calls).  ``generate(seed)`` without features gives the programs the test suite has
+also on later calls); ``idioms``/``calls`` and the forms of ``loops`` and ``values`` are described
+there.  ``generate(seed)`` without features gives the programs the test suite has
 always run (the same seeds give the same programs).
 
 Every ``return`` of a function returns the same structure (one tensor, or a pair).  Constants
@@ -32,14 +33,17 @@ on an exact tie.
 """
 import random
 
-from . import idioms
+from . import idioms, loops, values
 
 # Features whose constructs pass on this tree; ``attr_tensors`` is known to fail today (a detached
 # tensor a converted forward writes into the Layer comes back with stop_gradient=False, so a later
 # call's backward refuses it as changed in place) and is only generated when asked for.
 DEFAULT_FEATURES = frozenset({"dtypes", "layer", "batchnorm", "containers", "no_grad", "attr_writes"})
-# ``idioms`` and ``calls`` (``dy2st.fuzz.idioms``): constructs of other authors' programs.
-FEATURES = DEFAULT_FEATURES | {"attr_tensors", "idioms", "calls"}
+# ``idioms`` and ``calls`` (``dy2st.fuzz.idioms``): constructs of other authors' programs; the
+# forms of ``dy2st.fuzz.loops`` and ``dy2st.fuzz.values`` (nested loops, lists and dicts written in
+# loops and branches, int tensors, run-time dims, in-place writes in branches, rt.grad inside).
+EXTRA = dict(loops.FORMS, **values.FORMS)
+FEATURES = DEFAULT_FEATURES | {"attr_tensors", "idioms", "calls"} | set(EXTRA)
 
 
 class _Gen:
@@ -159,10 +163,10 @@ class _Gen:
             choices += ["break", "continue"]
         if depth > 0:
             choices += ["return"]
-        extra = [k for k in ("dtypes", "containers", "no_grad", "attr_writes", "idioms", "calls") if k in self.features
-                 and (k != "attr_writes" or self.layer)]
-        # the idioms/calls forms are many: when asked for, they get a larger share of statements
-        if extra and r.random() < (0.4 if {"idioms", "calls"} & self.features else 0.25):
+        extra = [k for k in ("dtypes", "containers", "no_grad", "attr_writes", "idioms", "calls", *EXTRA)
+                 if k in self.features and (k != "attr_writes" or self.layer)]
+        # the idioms/calls/EXTRA forms are many: when asked for, they get a larger share of statements
+        if extra and r.random() < (0.4 if ({"idioms", "calls"} | set(EXTRA)) & self.features else 0.25):
             return self.feature_stmt(r.choice(extra), depth, scope, always)
         kind = r.choice(choices)
         t = self.tv()
@@ -257,6 +261,8 @@ class _Gen:
         r, t = self.r, self.tv()
         if kind in ("idioms", "calls"):
             return idioms.stmt(self, kind, depth, scope, always)
+        if kind in EXTRA:
+            return EXTRA[kind](self, depth, scope, always), False
         if kind == "dtypes":
             form = r.randrange(2 if self.helper else 3)  # the helper has no int64 argument
             if form == 0:  # a bool mask used as a float
@@ -326,7 +332,9 @@ def _indent(lines):
 def generate(seed, features=frozenset()):
     """(module source, meta) of program ``seed``; meta: ``tensor_cf`` (a tensor-dependent construct
     always traced), ``layer`` (the program is the Layer form), ``no_grad`` (it has a no_grad region),
-    ``attrs`` (the Layer attributes it writes besides buffers)."""
+    ``attrs`` (the Layer attributes it writes besides buffers), ``flag_key`` (it names ``stop_gradient``,
+    so its Programs are keyed on the arguments' flags too), ``onnx`` (whether to export it: the gradient
+    ops ``rt.grad`` puts in a Program have no ONNX mapping, and the exporter refuses them by name)."""
     features = frozenset(features)
     rng = random.Random(seed)
     if "no_grad" in features and seed % 2:
@@ -342,7 +350,9 @@ def generate(seed, features=frozenset()):
     if not layer:
         main = m.function("main", params, [f"y = x * {m.c(0.3, 0.8)} + {m.c()}"])
         src = "import runtime as rt\n\n\n" + prelude + "\n".join(helper) + "\n\n\n" + "\n".join(main) + "\n"
-        return src, {"tensor_cf": m.tensor_cf, "layer": False, "no_grad": h.no_grad or m.no_grad}
+        return src, {"tensor_cf": m.tensor_cf, "layer": False, "no_grad": h.no_grad or m.no_grad,
+                     "flag_key": "stop_gradient" in src,
+                     "onnx": "rt.grad(" not in src}
     forward = m.function("forward", "self, " + params, [f"y = x * {m.c(0.3, 0.8)} + {m.c()}"])
     init = ["class Net(rt.nn.Layer):", "    def __init__(self):", "        super().__init__()",
             "        self.fc = rt.nn.Linear(4, 4)", f"        self.drop = rt.nn.Dropout({m.c(0.1, 0.5)})",
@@ -350,4 +360,5 @@ def generate(seed, features=frozenset()):
             "        self.last = rt.zeros([1, 4])", ""]
     src = ("import runtime as rt\n\n\n" + prelude + "\n".join(helper) + "\n\n\n" + "\n".join(init) + "\n"
            + "\n".join(_indent(forward)) + "\n")
-    return src, {"tensor_cf": m.tensor_cf, "layer": True, "no_grad": h.no_grad or m.no_grad, "attrs": ("last",)}
+    return src, {"tensor_cf": m.tensor_cf, "layer": True, "no_grad": h.no_grad or m.no_grad, "attrs": ("last",),
+                 "flag_key": "stop_gradient" in src, "onnx": "rt.grad(" not in src}

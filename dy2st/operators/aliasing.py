@@ -161,9 +161,11 @@ def refuse_uncarried(paths, written):
         if id(var) not in named:
             raise TypeError(_with_location(
                 "an item or in-place write inside a tensor-dependent loop changes a tensor that the loop "
-                "body does not assign by name (a function it calls writes into its argument); eagerly the "
-                "tensor changes, the Program could not carry that out: return the new value from the "
-                "function and assign it (`y = bump(y)`)"))
+                "body does not assign by name (a function it calls writes into its argument, or an in-place "
+                "method called on a list or dict item: `acc[0].add_(v)`); eagerly the tensor changes, the "
+                "Program could not carry that out: return the new value from the function and assign it "
+                "(`y = bump(y)`), or write through a name the loop assigns (`y = acc[0]` before the loop, "
+                "`y.add_(v)` in it)"))
 
 
 def write_in_place(target, out, what="an item write"):

@@ -1,5 +1,8 @@
 """`_jst.IfElse`: a symbolic condition -> a `cond` op with both branches traced; a Python (or
 eager) condition -> only the branch taken runs, decided at trace time."""
+import sys
+import threading
+
 import numpy as np
 
 import runtime as rt
@@ -17,6 +20,38 @@ from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.errors import Dygraph2StaticException
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
+
+
+_FRAMES = threading.local()
+
+
+def _aliased_rebinding(a, b, start, label, holder):
+    """Refuse a container that one branch rebinds to a new one and the other keeps (``start``, the one
+    held before the `if`) when another local name holds ``start`` too (`b = a`, `d = {'in': a}`):
+    eagerly a later write through ``label`` reaches that name on one path only, where the merged
+    value, a new container, would never reach it (a silently different result). ``holder``: the
+    object holding ``label`` (its own name when None)."""
+    if not isinstance(start, (list, dict)) or a is b or (a is not start and b is not start):
+        return
+    if not isinstance(b if a is start else a, (list, dict)):
+        return
+    frames = getattr(_FRAMES, "stack", ())
+    if not frames:
+        return
+    others = []
+    for name, v in frames[-1].f_locals.items():
+        if v is start and name != label:
+            others.append(name)
+        elif v is not holder and isinstance(v, (list, tuple, dict)) and any(
+                e is start for e in (v.values() if isinstance(v, dict) else v)):
+            others.append(f"an item of {name}")
+    if others:
+        kind = type(start).__name__
+        raise ValueError(_with_location(
+            f"'{label}' becomes a new {kind} in one branch of a tensor-dependent `if` and keeps its {kind} in "
+            f"the other, which {', '.join(others)} also holds: eagerly a later write through '{label}' reaches "
+            f"that {kind} on one path only, which one Program cannot follow; rebind '{label}' in both branches, "
+            f"or let the other name hold a copy ({kind}(...))"))
 
 
 def _tensorizable(v):
@@ -78,7 +113,12 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()
     pred = exact_value(pred)  # `if acc:` of a carried Python float: the truth of its float64 value
     pred = pred if pred.dtype == "bool" else rt.cast(pred, "bool")
     snap = tracked(writes, (true_fn, false_fn), args)
-    outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap, returns)
+    frames = getattr(_FRAMES, "stack", ())
+    _FRAMES.stack = (*frames, sys._getframe(1))  # the converted code's locals (``_aliased_rebinding``)
+    try:
+        outs = _cond_writing(pred, true_fn, false_fn, args, labels, pack, snap, returns)
+    finally:
+        _FRAMES.stack = frames
     if names is None or n == 1:
         return outs[0]
     return None if n == 0 else tuple(outs)
@@ -217,6 +257,22 @@ def _numbers_as_scalars(program, state, first, second):
                 state[key] = tuple(state[key][:i]) + (const,) + tuple(state[key][i + 1:])
 
 
+_CHOSEN_VALUES = " (a value a tensor condition chooses must be a tensor in both, or the same Python value)"
+
+
+def _objects_note(a, b, snap):
+    """Why two containers alike in shape do not merge: one branch wrote into the one held before the
+    `if` (its items are carried as they are written), the other made a new one; eagerly the name then
+    holds one object or the other, which one Program value cannot stand for."""
+    if not (type(a) is type(b) and isinstance(a, (list, dict)) and snap is not None
+            and (snap.tracks(a) or snap.tracks(b))):
+        return ""
+    kind = type(a).__name__
+    return (f": one branch writes into the {kind} held before the `if`, the other makes a new {kind}, and "
+            f"eagerly the name holds one object or the other; write the items in both branches, or make a "
+            f"new {kind} in both")
+
+
 def _disagree(e, labels, returns):
     what = ", ".join("the function's return value (every `return` under a tensor-dependent "
                      "condition must return the same structure)" if lb in returns
@@ -231,6 +287,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
     """The `cond` op of two traced branches, ``first`` deciding the outputs; ``(merged, carried,
     state)``, or None when ``first`` left a return value unset that ``second`` set."""
     labels = list(labels)
+    named = len(labels)
     carried = []
     if snap is not None:
         # What the first branch wrote, after what only the second did (in that order a build that
@@ -296,6 +353,11 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             elif is_python_bool(a) and is_python_bool(b):  # a Python bool on both paths: `+` counts
                 merged.append(python_bool(kept[i]))
             else:
+                if i < named:
+                    _aliased_rebinding(a, b, starts[i], labels[i], None)
+                elif i < named + len(carried):
+                    slot = carried[i - named]
+                    _aliased_rebinding(a, b, snap.original(slot), labels[i], snap.container(slot))
                 merged.append(TensorArray(kept[i]) if isinstance(a, TensorArray) else _same_python(a, b, kept[i]))
         elif a is b or (type(a) is type(b) and _plain(a) and a == b):
             merged.append(a)
@@ -311,8 +373,8 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             merged.append(UndefinedVar(labels[i]))
         else:
             message = (f"variable '{labels[i]}' is {_describe(a)} in one branch of a tensor-dependent "
-                       f"`if` and {_describe(b)} in the other (a value a tensor condition chooses must be a "
-                       f"tensor in both, or the same Python value)")
+                       f"`if` and {_describe(b)} in the other"
+                       f"{_objects_note(a, b, snap) or _CHOSEN_VALUES}")
             if labels[i] in returns:  # the function's return value: Paddle's exception and wording
                 raise Dygraph2StaticException(_with_location(
                     f"Your if/else have different number of return value: {message}"))

@@ -3,7 +3,8 @@
 `lst.append(x)` / `x = lst.pop()` inside a loop -> `lst = _jst.Append(lst, x)` /
 `lst, x = _jst.Pop(lst)`, and `y[k] = v` anywhere -> `y = _jst.SetItem(y, k, v)`, and a
 statement calling an in-place Tensor method or function anywhere, `y.add_(v)` -> `y = _jst.Inplace(y, 'add_', v)`,
-`F.relu_(y)` -> `y = _jst.InplaceCall(F.relu_, y)` (`z = y.add_(v)` also binds `z` to `y` after it).
+`F.relu_(y)` -> `y = _jst.InplaceCall(F.relu_, y)` (`z = y.add_(v)` also binds `z` to `y` after it);
+on an item of a local container, `acc[0].scale_(c)` -> `_jst.Inplace(acc[0], 'scale_', c)`.
 
 Writing the name back makes it a visible write, so the branch and loop passes carry it. For
 a Python list or dict the helpers write in place and return the same object (aliasing
@@ -51,6 +52,13 @@ def _in_place_function(fn):
         return fn in IN_PLACE_FUNCTIONS
     except TypeError:  # unhashable
         return False
+
+
+def _item_of_local(node, local):
+    """Whether ``node`` is an item of a local name's item chain (`acc[0]`, `d['a'][1]`)."""
+    while isinstance(node, gast.Subscript):
+        node = node.value
+    return local(node)
 
 
 def _key_expr(node):
@@ -145,6 +153,18 @@ class ListAppendTransformer(transformer.Transformer):
             obj = call.func.value.id
             new = templates.replace("obj = _jst.Inplace(obj, method, args)", obj=obj,
                                     method=gast.Constant(value=call.func.attr, kind=None), args=list(call.args))
+        elif (isinstance(call.func, gast.Attribute) and call.func.attr in INPLACE_METHODS
+              and _item_of_local(call.func.value, self._local)):
+            # `acc[0].scale_(c)`: no name to rebind, but `_jst.Inplace` records the write into the
+            # item's tensor, which a branch carries out to every holder (aliasing.uncarried_writes)
+            # where the tensor method alone, called on a Variable from outside the branch, refused
+            out = templates.replace_as_expression("_jst.Inplace(obj, method, args)", obj=call.func.value,
+                                                  method=gast.Constant(value=call.func.attr, kind=None),
+                                                  args=list(call.args))
+            out.keywords = call.keywords
+            if target is None:
+                return [gast.Expr(value=out)]
+            return templates.replace("target = out", target=target, out=out)
         elif call.args and self._local(call.args[0]) and _in_place_function(resolve(call.func, self.ctx.namespace)):
             obj = call.args[0].id
             new = templates.replace("obj = _jst.InplaceCall(fn, args)", obj=obj, fn=call.func, args=list(call.args))
