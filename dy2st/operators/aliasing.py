@@ -140,7 +140,9 @@ def refuse_stale_reads(block, record):
         k = made.get(getattr(value, "name", None))
         if k is None:
             continue
-        if any(var.name in op.input_arg_names for op in ops[k + 1:]):
+        # a `shape` op may read the old value: an in-place write keeps the shape (the check of a
+        # write over run-time dims, inplace.check_result, is such a read)
+        if any(var.name in op.input_arg_names and op.type != "shape" for op in ops[k + 1:]):
             raise TypeError(_with_location(
                 "a tensor written in place inside a tensor-dependent `if` or loop is read again after the "
                 "write through another name (an alias, or the argument a helper function wrote into); "

@@ -40,3 +40,25 @@ def test_a_broadcast_in_place_is_refused_at_run_time_as_eagerly():
     for fn in (_added, sf):
         with pytest.raises(ValueError, match=r"add_ would change the tensor's shape"):
             fn(rt.ones([3, 1]), rt.ones([3, 4]))
+
+
+def _item_of_a_list_added_in_a_branch(x):  # seed 41155 of all new features, train mode
+    y = x * 0.39 - 0.64
+    b = len(y)
+    x = rt.reshape(rt.transpose(rt.reshape(x, [b, 2, 2]), [0, 2, 1]), [b, -1]) * 0.65
+    x, y = y, x * 0.77
+    acc = [y, x]
+    if y.max() > 0.2:
+        acc[0].add_(x * -0.4)
+    return y * 0.47, x - 0.51
+
+
+def test_the_run_time_shape_check_of_a_write_through_a_list_item_is_not_a_stale_read():
+    # the check reads the written tensor's shape after the write; the write keeps the shape, so that
+    # read is not the stale read of an alias the `if` refuses
+    sf = dy2st.to_static(_item_of_a_list_added_in_a_branch, input_spec=[InputSpec([None, 4], "float32", "x")])
+    for b, scale in ((3, 3.0), (5, 0.1)):
+        x = rt.to_tensor(np.random.default_rng(b).random((b, 4)).astype("float32") * scale)
+        for got, want in zip(sf(x), _item_of_a_list_added_in_a_branch(x)):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert len(sf.program_cache) == 1
