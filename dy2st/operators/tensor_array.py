@@ -40,11 +40,13 @@ class TensorArray:
     def _check_item(self, item, verb):
         """TypeError at the user's line unless ``item`` is a tensor of the items' dtype and shape:
         the stacked tensor has one dtype and item shape, so a cast or a broadcast would hand back
-        a different value from the one eager Python's list stores."""
+        a different value from the one eager Python's list stores. An item that passes is ``hold``-en:
+        every caller stores it in the list, and a later in-place write into it is refused."""
         refuse_python_float(item, verb)
         want = self.tensor
         if (rt.is_tensor(item) and item.dtype == want.dtype and item.ndim == want.ndim - 1
                 and all(a == b or a < 0 or b < 0 for a, b in zip(item.shape, want.shape[1:]))):
+            hold(item)
             return
         got = f"{item.dtype}{list(item.shape)}" if rt.is_tensor(item) else repr(item)
         raise TypeError(_with_location(
@@ -56,7 +58,6 @@ class TensorArray:
     def appended(self, item):
         """A new array with `item` added at the end."""
         self._check_item(item, "extends")
-        hold(item)
         return TensorArray(rt.concat([self._shaped_for(item), rt.unsqueeze(item, 0)], axis=0))
 
     def _shaped_for(self, item):
@@ -108,7 +109,6 @@ class TensorArray:
                                            "needs a list of items"))
         for item in items:
             self._check_item(item, "assigns into")
-        hold(*items)
         t = self.tensor
         head = t[:start] if start is not None else t[:0]
         tail = t[stop:] if stop is not None else t[:0]
@@ -124,7 +124,6 @@ class TensorArray:
         exactly as `list.insert` does, so the array's run-time length needs no check."""
         index = _check_insert_index(index)
         self._check_item(item, "inserts into")
-        hold(item)
         t, row = self._shaped_for(item), rt.unsqueeze(item, 0)
         return TensorArray(rt.concat([row, t] if index == 0 else [t[:index], row, t[index:]], axis=0))
 
@@ -186,7 +185,6 @@ class TensorArray:
                 return TensorArray(self.tensor)
             for item in other:
                 self._check_item(item, "joins")
-            hold(*other)
             other = rt.stack(other, axis=0)
         else:
             return NotImplemented
@@ -317,7 +315,6 @@ def ArrayWrite(x, i, array=None):
     The list_append pass writes the result back to the array's name."""
     if isinstance(array, TensorArray):
         array._check_item(x, "array_write writes into")
-        hold(x)
         return TensorArray(rt.tensor.array_write(x, i, array.tensor))
     out = rt.tensor.array_write(x, i, array)
     return TensorArray(out) if is_symbolic(out) else out

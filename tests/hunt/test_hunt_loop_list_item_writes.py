@@ -99,8 +99,18 @@ def _copies(x):
     return rt.stack(outs)
 
 
+def _item_replaced(x):
+    outs = [x * 0]
+    for row in x:
+        outs.append(x * row)
+    h = x * 2
+    outs[0] = h  # the list's item is h itself, eagerly
+    h.add_(rt.ones_like(h))
+    return rt.stack(outs)
+
+
 @pytest.mark.parametrize("fn", [_later_iteration, _after_append, _after_loop, _item_read, _nested_subscript,
-                                _stacked_at_start, _walked_after])
+                                _stacked_at_start, _walked_after, _item_replaced])
 def test_writes_into_items_of_a_stacked_list_are_refused(fn):
     with pytest.raises(TypeError, match="list built in a tensor-dependent loop holds") as info:
         dy2st.to_static(fn)(rt.to_tensor(np.array([1.0, -2.0, 3.0], "float32")))
