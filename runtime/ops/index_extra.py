@@ -14,7 +14,7 @@ from ..registry import GRAD_ONLY, Meta, def_op
 from .broadcast import expand
 from .common import as_tensor
 from .indexing import getitem
-from .shape import reshape, unsqueeze
+from .shape import dims, reshape, unsqueeze
 from .sort import put_along_axis_add
 from ..hints import TensorLike
 
@@ -138,13 +138,13 @@ def broadcast_along(x, like, ax):
     the Program runs: ``expand``'s own -1 would keep x's 1."""
     if x.ndim != like.ndim:
         return x
-    shape, grow = [], False
+    shape, grow, target = [], False, dims(like)
     for d, (a, i) in enumerate(zip(like.shape, x.shape)):
         if d == ax or a == i or i != 1:
             shape.append(-1)  # keep x's dim (a mismatch left is the op's own shape error)
             continue
         grow = True
-        shape.append(a if a >= 0 else getitem(apply("shape", like), slice(d, d + 1)))
+        shape.append(target[d])
     return expand(x, shape) if grow else x
 
 
@@ -167,10 +167,9 @@ def put_along_axis(arr: TensorLike, indices: TensorLike, values: float | TensorL
         values = getitem(values, tuple(slice(0, i) if v > i >= 0 else slice(None)
                                        for v, i in zip(values.shape, indices.shape)))
     if list(values.shape) != list(indices.shape):
-        # an unknown dim of the index (-1) is read from it when the Program runs: expand's -1 keeps
-        # a dim of values, and there is none where values has fewer dims
-        values = (apply("expand_as", values, indices) if -1 in indices.shape
-                  else apply("expand", values, shape=list(indices.shape)))
+        # an unknown dim of the index is read from it when the Program runs (expand's -1 would keep
+        # a dim of values, and there is none where values has fewer dims)
+        values = expand(values, dims(indices))
     if red == "add" and include_self:
         return put_along_axis_add(arr, indices, values, ax)
     if red == "assign":  # Paddle's assign ignores include_self
