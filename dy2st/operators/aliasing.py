@@ -30,7 +30,7 @@ from runtime.inplace import adopt
 from runtime.tensor import GRAD_ENABLED
 
 from dy2st.operators.common import _with_location
-from dy2st.operators.list_items import _ITEM_WRITE
+from dy2st.operators.list_items import _ITEM_WRITE, held_by_list
 from dy2st.operators.tensor_array import TensorArray
 
 _LOCAL = threading.local()
@@ -188,6 +188,23 @@ def refuse_list_item_write(later):
     holds (``tensor_array.held_by_list``), which eager code would see through the list; a write
     traced after the append is refused by ``runtime.inplace.adopt`` itself."""
     raise TypeError(_with_location(_ITEM_WRITE.replace("an in-place write", f"an in-place write{later}", 1)))
+
+
+def refuse_later_writes_into_list_items(traced, before, written, shadows):
+    """A tensor the loop body writes into in place that stays the same tensor into the next
+    iteration (``written``) and that a list built in the loop holds (appended in the body, or
+    stacked as the loop began), or a start tensor the first iteration writes into (``shadows``)
+    held so: eagerly the next iteration's write changes the list's item, the stacked list kept a
+    copy (a write traced after the append is refused where it is made, ``aliasing.write_in_place``)."""
+    if not traced:
+        return
+    _outs, record, starts = traced[0]
+    for i in written:
+        write = record.get(id(starts[i]))
+        if held_by_list(before[i], starts[i], write[1] if write else None):
+            refuse_list_item_write(" in a later iteration")
+    if any(held_by_list(before[i]) for i in shadows):
+        refuse_list_item_write(" in the loop")
 
 
 def _cut_argument(value):

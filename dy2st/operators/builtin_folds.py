@@ -16,6 +16,7 @@ import runtime as rt
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.operators.comparisons import Truth
 from dy2st.operators.ifelse import IfElse
+from dy2st.operators.list_items import mark_item
 from dy2st.operators.list_reductions import array_rows, fold_array
 from dy2st.operators.python_semantics import PythonFloat, PythonInt, exact_of, float_view, python_int
 from dy2st.operators.tensor_array import TensorArray
@@ -64,7 +65,7 @@ def _fold(builtin, better, args, kwargs):
         out = fold_array(builtin, better, args[0], kwargs)
         if out is not None:
             return out
-        args = (array_rows(args[0].tensor),)
+        args = ([mark_item(v, args[0].kind) for v in array_rows(args[0].tensor)],)
     items = _items(args)
     if kwargs or not items or not any(is_symbolic(v) for v in items):
         return builtin(items, **kwargs) if len(args) == 1 else builtin(*args, **kwargs)

@@ -16,6 +16,7 @@ from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_c
 from dy2st.operators.python_semantics import (float64_start, float_view, int_kind, is_python_bool, is_python_float,
                                               mark_int, python_bool)
 from dy2st.operators.side_effects import probing_now, tracked
+from dy2st.operators.list_items import merge_kinds
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.errors import Dygraph2StaticException
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -88,8 +89,13 @@ def _dummy_like(v):
     if rt.is_tensor(v):
         return rt.full([d if d >= 0 else 1 for d in v.shape], 0, v.dtype)
     if isinstance(v, TensorArray):
-        return TensorArray(rt.zeros([0] + [max(d, 1) for d in v.tensor.shape[1:]], v.tensor.dtype))
+        return TensorArray(rt.zeros([0] + [max(d, 1) for d in v.tensor.shape[1:]], v.tensor.dtype), v.kind)
     return type(v)(0)
+
+
+def _merged_kind(a, b):
+    """The item kind of a list built in a tensor loop that is ``a`` or ``b`` by the branch taken."""
+    return merge_kinds(a.kind, b.kind) if isinstance(b, TensorArray) else a.kind
 
 
 def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()):
@@ -358,7 +364,8 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
                 elif i < named + len(carried):
                     slot = carried[i - named]
                     _aliased_rebinding(a, b, snap.original(slot), labels[i], snap.container(slot))
-                merged.append(TensorArray(kept[i]) if isinstance(a, TensorArray) else _same_python(a, b, kept[i]))
+                merged.append(TensorArray(kept[i], _merged_kind(a, b)) if isinstance(a, TensorArray)
+                              else _same_python(a, b, kept[i]))
         elif a is b or (type(a) is type(b) and _plain(a) and a == b):
             merged.append(a)
         elif a is RETURN_NO_VALUE and _tensorizable(b):

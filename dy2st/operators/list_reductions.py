@@ -14,6 +14,7 @@ import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn.while_loop)
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import _length, _with_location
+from dy2st.operators.list_items import mark_item
 from dy2st.operators.tensor_array import TensorArray
 
 
@@ -53,9 +54,11 @@ def Sum(iterable, /, start=0):
     """``sum(iterable, start)``; a list built in a tensor loop is added item by item, from ``start``."""
     if not isinstance(iterable, TensorArray):
         return builtins.sum(iterable, start)
-    t = iterable.tensor
+    t, kind = iterable.tensor, iterable.kind
+    if kind == "bool":  # Python bools add as the ints 0 and 1 (bool tensors would `or`)
+        t, kind = rt.cast(t, "int64"), "int"
     if t.shape[0] >= 0:
-        return builtins.sum(array_rows(t), start)
+        return builtins.sum([mark_item(v, kind) for v in array_rows(t)], start)
     if type(start) in (int, float) and (type(start) is int or t.dtype in ("float16", "float32", "float64")):
         # eagerly `0 + a0` keeps the item's dtype; an empty list's 0 becomes zeros shaped like an item
         init = rt.full(_item_dims(t), start, t.dtype)
@@ -67,7 +70,8 @@ def Sum(iterable, /, start=0):
             f"sum() of a list built in a tensor-dependent loop ({t.dtype}{list(t.shape[1:])} items) from "
             f"start={got}: the sum is carried by a `while` op, so start must be a Python number or a tensor "
             "of the items' dtype and shape (rt.full_like(item, value))"))
-    return _fold_rows(t, init, lambda acc, v: acc + v, 0)
+    out = _fold_rows(t, init, lambda acc, v: acc + v, 0)
+    return mark_item(out, kind) if type(start) is int else out
 
 
 def _one_element(t):
@@ -91,8 +95,8 @@ def fold_array(builtin, better, array, kwargs):
             "eagerly it compares the items with `>`/`<`, which works only for one-element tensors; for "
             f"an elementwise {name}imum use rt.{name}(rt.stack(lst), axis=0)"))
     _not_empty(t, f"{name}()", "ValueError")
-    return _fold_rows(t, rt.tensor.array_read(t, rt.full([], 0, "int64")),
-                      lambda acc, v: rt.where(better(v, acc), v, acc), 1)
+    return mark_item(_fold_rows(t, rt.tensor.array_read(t, rt.full([], 0, "int64")),
+                                lambda acc, v: rt.where(better(v, acc), v, acc), 1), array.kind)
 
 
 def AddN(inputs, name=None):

@@ -12,6 +12,7 @@ from dy2st.operators.ifelse import _dummy_like, _tensorizable
 from dy2st.operators.python_semantics import (PythonFloat, PythonInt, float_view, is_python_bool, is_python_float,
                                               python_bool, python_float, python_int)
 from dy2st.operators.side_effects import probing
+from dy2st.operators.list_items import item_kind, merge_kinds
 from dy2st.operators.tensor_array import ProbeList, TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
@@ -61,6 +62,34 @@ class _Mixed(Exception):
     def __init__(self, positions):
         super().__init__(positions)
         self.positions = positions
+
+
+class _ArrayKinds(Exception):
+    """Lists built in the loop get items of another kind than they start with (a list of Python ints
+    gets an int tensor): build again with the merged item kinds (``kinds``: {flat position: kind})."""
+
+    def __init__(self, kinds):
+        super().__init__(kinds)
+        self.kinds = kinds
+
+
+def kinded(flat, loop_vars, kinds):
+    """``flat`` (a loop's block arguments or results) with the carried lists' stacked tensors as
+    TensorArrays of their item kind: their start's, or the merged one a retrace found (``kinds``)."""
+    return [TensorArray(v, kinds.get(k, start.kind)) if isinstance(start, TensorArray) and rt.is_tensor(v) else v
+            for k, (v, start) in enumerate(zip(flat, loop_vars))]
+
+
+def check_kinds(new, loop_vars, kinds):
+    """Raise _ArrayKinds when the body's lists (``new``, flat) hold items of a kind their start lacks."""
+    changed = {}
+    for k, (v, start) in enumerate(zip(new, loop_vars)):
+        if isinstance(v, TensorArray) and isinstance(start, TensorArray):
+            was = kinds.get(k, start.kind)
+            if merge_kinds(was, v.kind) != was:
+                changed[k] = merge_kinds(was, v.kind)
+    if changed:
+        raise _ArrayKinds(changed)
 
 
 class _Demote(Exception):
@@ -211,7 +240,7 @@ def _rebuild(spec, it):
     if spec == "none":
         return None
     v = next(it)
-    return TensorArray(v) if spec == "array" else v
+    return v if spec != "array" or isinstance(v, TensorArray) else TensorArray(v)
 
 
 def _conform(spec, value, start, name):
@@ -303,11 +332,12 @@ def _initialise_unknown_carries(body, prefix, values, carried, names):
             item = out[-1]
             # Dims known only at run time start as 1: an empty array takes the first item's
             # real dims when it is appended to (TensorArray.appended reshapes it).
-            values[i] = TensorArray(rt.zeros([0] + [d if d >= 0 else 1 for d in item.shape], item.dtype))
+            values[i] = TensorArray(rt.zeros([0] + [d if d >= 0 else 1 for d in item.shape], item.dtype),
+                                    item_kind(item))
         elif isinstance(values[i], list) and isinstance(out, TensorArray):
             # written at a tensor index (`rt.tensor.array_write(x, i, arr)`): an empty array of its items
             t = out.tensor
-            values[i] = TensorArray(rt.zeros([0] + [d if d >= 0 else 1 for d in t.shape[1:]], t.dtype))
+            values[i] = TensorArray(rt.zeros([0] + [d if d >= 0 else 1 for d in t.shape[1:]], t.dtype), out.kind)
         elif isinstance(values[i], UndefinedVar) and out is values[i]:
             kept.pop()
         elif values[i] is RETURN_NO_VALUE and out is None:

@@ -7,8 +7,9 @@ Program to learn their dtype and rank.
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, Program)
-from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_list_item_write, refuse_stale_reads,
-                                      refuse_uncarried, written_in_trace, written_outputs)
+from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_later_writes_into_list_items,
+                                      refuse_stale_reads, refuse_uncarried, written_in_trace,
+                                      written_outputs)
 from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (
     _as_bool_var,
@@ -28,7 +29,9 @@ from dy2st.operators.common import (
 )
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.loop_carries import (
+    _ArrayKinds,
     _carry_spec,
+    check_kinds,
     _conform,
     _Demote,
     demoted_floats,
@@ -41,6 +44,7 @@ from dy2st.operators.loop_carries import (
     _number_reshapes,
     CarriedList,
     IndexedByTensor,
+    kinded,
     _rebuild,
     _ListSpec,
     _Relist,
@@ -54,7 +58,7 @@ from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, f
                                               is_python_float, mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
-from dy2st.operators.list_items import held_by_list, list_stack
+from dy2st.operators.list_items import list_stack
 from dy2st.operators.tensor_array import TensorArray, refuse_grown_argument_lists
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from dy2st.tools import staging
@@ -155,7 +159,10 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     shadows = []  # carried tensors the body writes into, then rebinds: see _WrittenThenRebound
     demoted = set()  # Python-float carries the body makes genuine tensors: default float dtype
 
+    array_kinds = {}  # {flat position: item kind} of carried lists whose items change kind (_ArrayKinds)
+
     def layout():
+        array_kinds.clear()  # (positions move)
         specs, loop_vars, numbers = [], list(prefix), {}
         for i in carried:
             spec, flat = _carry_spec(values[i], names[i], as_array=i in arrays)
@@ -174,6 +181,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     mixed = set()  # carries that are a Python int or an int tensor depending on the trip count
 
     def rebuild(flat):
+        flat = kinded(flat, loop_vars, array_kinds)
         it = iter(flat[p:])
         full = list(values)
         for spec, i in zip(specs, carried):
@@ -234,6 +242,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                 raise _Relist(i) from None
             pos += size
         new.extend(_shadow_outputs(shadows, flat[len(flat) - 2 * len(shadows):], values, full, outs, record, carried))
+        check_kinds(new, loop_vars, array_kinds)
         new = [v.tensor if isinstance(v, TensorArray) else v for v in new]
         # a Python int the body makes a Python float (`n = n / 2`): eager code sums it in float64
         widen = {k: ("float64" if isinstance(v, PythonFloat) else v.dtype, None)
@@ -255,9 +264,10 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             results = rt.static.nn.while_loop(
                 cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])
             break
-        except _Mixed as m:
+        except (_Mixed, _ArrayKinds) as m:
             _drop_blocks(blocks)
-            mixed.update(m.positions)
+            mixed.update(getattr(m, "positions", ()))
+            array_kinds.update(getattr(m, "kinds", {}))
             continue
         except _Demote as d:
             _drop_blocks(blocks)
@@ -298,28 +308,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     # an item or in-place write into a carried Variable: the Variable its aliases hold gets the result
     written = written_outputs(traced, before)
     refuse_uncarried(traced, written)
-    _refuse_later_writes_into_list_items(traced, before, written, shadows)
+    refuse_later_writes_into_list_items(traced, before, written, shadows)
     results = list(results)
     for k, i in enumerate(shadows):  # the start tensor holds what the first iteration wrote into it
         rebind(values[i], results[len(results) - len(shadows) + k])
     return tuple(carry_writes(full, before, written))
-
-
-def _refuse_later_writes_into_list_items(traced, before, written, shadows):
-    """A tensor the loop body writes into in place that stays the same tensor into the next
-    iteration (``written``) and that a list built in the loop holds (appended in the body, or
-    stacked as the loop began), or a start tensor the first iteration writes into (``shadows``)
-    held so: eagerly the next iteration's write changes the list's item, the stacked list kept a
-    copy (a write traced after the append is refused where it is made, ``aliasing.write_in_place``)."""
-    if not traced:
-        return
-    _outs, record, starts = traced[0]
-    for i in written:
-        write = record.get(id(starts[i]))
-        if held_by_list(before[i], starts[i], write[1] if write else None):
-            refuse_list_item_write(" in a later iteration")
-    if any(held_by_list(before[i]) for i in shadows):
-        refuse_list_item_write(" in the loop")
 
 
 def _check_ran(cond_fn, start, first_assigned):

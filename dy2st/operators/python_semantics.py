@@ -12,10 +12,10 @@
 """
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
-from runtime.dispatch import apply
 from runtime.dtypes import DEFAULT_FLOAT, scalar_dtype
 
 from dy2st.operators.common import EXACT_ATTR, _with_location, exact_value, is_symbolic
+from dy2st.operators.python_int_overflow import INT_CHECKS, overflow_check
 
 
 def _is_python_int(x):
@@ -74,7 +74,7 @@ def _keeping(name, sample, mark_for):
     A Python float with a float64 value behind it (``float_view``) computes on that value."""
     base = getattr(rt.static.Variable, name)
 
-    check = _INT_CHECKS.get(name)
+    check = INT_CHECKS.get(name)
 
     def op(self, other):
         a, b = exact_of(self), exact_of(other)
@@ -91,32 +91,26 @@ def _keeping(name, sample, mark_for):
     return op
 
 
-# The PythonInt operators whose int64 result can wrap at 2**63 where Python's int grows, and the
-# name the `python_int_check` op computes the exact result by.
-_INT_CHECKS = {"__add__": "add", "__radd__": "add", "__sub__": "sub", "__rsub__": "rsub", "__mul__": "mul",
-               "__rmul__": "mul", "__neg__": "neg", "__abs__": "abs", "__pow__": "pow", "__rpow__": "rpow"}
+def _comparing(name, sample):
+    """The comparison ``name`` of a marked number: with a Python number (marked or not) a Python bool,
+    as eagerly (`flag = i > 2` then counts with `+`); with a tensor a bool tensor, the number taken as
+    a scalar of the tensor's dtype. An int meets a float as Python compares them: in float64."""
+    base = getattr(rt.static.Variable, name)
+
+    def op(self, other):
+        if not (type(other) in (bool, int, float) or isinstance(other, (PythonInt, PythonFloat, PythonBool))):
+            return base(_as_scalar_for(exact_of(self), other, sample), exact_of(other))
+        a, b = exact_of(self), exact_of(_as_python_int(other))
+        if a.dtype == "float64" or type(b) is float or (is_symbolic(b) and b.dtype == "float64"):
+            a = rt.cast(a, "float64") if a.dtype != "float64" else a
+            b = rt.cast(b, "float64") if is_symbolic(b) and b.dtype != "float64" else b
+        return python_bool(base(a, b))
+    op.__name__ = name
+    return op
 
 
-_SMALL = 1 << 32
-
-
-def overflow_check(kind, x, y, out):
-    """Append a run-time check that ``out`` (int64) is ``x kind y`` on Python's unbounded ints: an
-    OverflowError at the user's line where eager Python would have gone past 2**63 (the Program's
-    int64 would wrap silently). Python ints only: an int tensor wraps eagerly too."""
-    if not is_symbolic(out) or out.dtype != "int64":
-        return
-    if kind in ("add", "sub", "rsub") and any(type(v) is int and abs(v) < _SMALL for v in (x, y)):
-        # a counter (`i += 1`): a step below 2**32 reaches 2**63 only after 2**31 runs of the loop
-        # (or from a value already within 2**32 of it); not checked, as the check would cost more
-        # than the loop step itself
-        return
-    operands = [v if is_symbolic(v) else rt.full([], v, "int64") for v in (x, y)]
-    if kind == "rpow":  # other ** self
-        kind, operands = "pow", operands[::-1]
-    message = _with_location("a Python int computed in the Program went past int64 (2**63): eager Python's "
-                             "int grows, the Program's would wrap")
-    apply("python_int_check", *operands, out, op=kind, message=message)
+def _comparisons(sample):
+    return tuple(_comparing(n, sample) for n in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"))
 
 
 def _marked_unary(name, mark):
@@ -129,7 +123,7 @@ def _marked_unary(name, mark):
             return float_view(base(exact))
         out = base(self)
         if mark is python_int:
-            overflow_check(_INT_CHECKS[name], self, self, out)
+            overflow_check(INT_CHECKS[name], self, self, out)
         return mark(out)
     op.__name__ = name
     return op
@@ -205,6 +199,8 @@ class PythonInt(rt.static.Variable):
                                        "runs: round it with // and * instead"))
 
     __neg__, __abs__ = _marked_unary("__neg__", python_int), _marked_unary("__abs__", python_int)
+    __lt__, __le__, __gt__, __ge__, __eq__, __ne__ = _comparisons(0)
+    __hash__ = rt.static.Variable.__hash__
 
     def __pos__(self):
         return self
@@ -233,9 +229,6 @@ def _float_result(other):
     return python_float if python else None
 
 
-def _unmarked(other):
-    return None
-
 
 def _keeps_float(name):
     return _keeping(name, 0.0, _float_result)
@@ -259,9 +252,7 @@ class PythonFloat(rt.static.Variable):
     __neg__, __abs__ = _marked_unary("__neg__", python_float), _marked_unary("__abs__", python_float)
     # compared with a tensor (either side: a subclass's reflected method goes first) a Python float
     # is a scalar of its dtype; a float64 carry compared as float64 would flip `acc < x.sum()`
-    __lt__, __le__ = _keeping("__lt__", 0.0, _unmarked), _keeping("__le__", 0.0, _unmarked)
-    __gt__, __ge__ = _keeping("__gt__", 0.0, _unmarked), _keeping("__ge__", 0.0, _unmarked)
-    __eq__, __ne__ = _keeping("__eq__", 0.0, _unmarked), _keeping("__ne__", 0.0, _unmarked)
+    __lt__, __le__, __gt__, __ge__, __eq__, __ne__ = _comparisons(0.0)
     __hash__ = rt.static.Variable.__hash__
 
     def __pos__(self):
@@ -300,8 +291,9 @@ def _mixed(op):
     def refuse(self, *args):
         raise TypeError(_with_location(
             f"`{op}` on an int that is a Python int on some paths and an int tensor on others (one branch "
-            "of a tensor-dependent `if` assigns an int, the other an int tensor, or a tensor loop turns an int "
-            f"into a tensor): Python's `{op}` on the int and the tensor's on the tensor differ, so the result "
+            "of a tensor-dependent `if` assigns an int, the other an int tensor, a tensor loop turns an int "
+            f"into a tensor, or a list built in a tensor loop holds both): Python's `{op}` on the int and the "
+            "tensor's on the tensor differ, so the result "
             "would depend on the path the Program takes. Make both paths the same kind (rt.to_tensor(3) "
             "for the int, or int(t) for the tensor), or use `//`"))
     refuse.__name__ = op

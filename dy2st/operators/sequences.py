@@ -5,7 +5,7 @@ import runtime as rt
 from dy2st.operators.common import _py_items, _with_location, is_symbolic
 from dy2st.operators.python_semantics import python_int
 from dy2st.operators.shapes import Len
-from dy2st.operators.list_items import hold, is_list_stack, list_stack
+from dy2st.operators.list_items import hold, is_list_stack, list_stack, mark_item, stack_kind
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.tools import staging
 
@@ -19,6 +19,7 @@ class _TensorRows(_TensorSequence):
         self.x = x
         self.current = None  # the loop's current value of x, when its body writes into x (LiveRows)
         self.held = is_list_stack(x)  # the items of a list built in a tensor loop: eagerly its own tensors
+        self.kind = stack_kind(x)  # ... and the Python numbers they stand for (list_items.item_kind)
 
     def length(self):
         return Len(self.x)
@@ -27,7 +28,7 @@ class _TensorRows(_TensorSequence):
         row = (self.x if self.current is None else self.current)[k]
         if self.held:
             hold(row)  # a write into it would change the list's item eagerly (tensor_array.hold)
-        return row
+        return mark_item(row, self.kind)
 
 
 class _TensorRange(_TensorSequence):
@@ -188,7 +189,9 @@ def Zip(*xs):
 
 
 def _static_rows(x):
-    return hold(*[x[k] for k in range(x.shape[0])]) if is_list_stack(x) else [x[k] for k in range(x.shape[0])]
+    if not is_list_stack(x):
+        return [x[k] for k in range(x.shape[0])]
+    return [mark_item(v, stack_kind(x)) for v in hold(*[x[k] for k in range(x.shape[0])])]
 
 
 def Reversed(x):

@@ -228,8 +228,8 @@ def SetItem(target, key, value):
         # A list carried by a tensor loop is one stacked tensor: write its row.
         if isinstance(key, slice):
             return target.slice_assigned(key, value)
-        target._check_item(value, "replaces an item of")
-        return TensorArray(SetItem(target.tensor, key, value))
+        row = target._check_item(value, "replaces an item of")
+        return target._with(SetItem(target.tensor, key, row), [value])
     if not (is_symbolic(target) or (rt.is_tensor(target) and is_symbolic(value) and not target.stop_gradient)):
         # an eager tensor from outside (a buffer) written with a value of the Program: the runtime's
         # item write assigns the new value to the tensor's Variable, and the tensor takes it after

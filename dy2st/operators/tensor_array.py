@@ -5,15 +5,24 @@ import operator
 import runtime as rt
 
 from dy2st.operators.common import _length, _with_location, is_symbolic
-from dy2st.operators.list_items import refuse_python_float, hold
+from dy2st.operators.list_items import hold, kind_of, mark_item, merge_kinds, refuse_python_float
 
 
 class TensorArray:
     """A Python list of same-shaped tensors inside a tensor loop: one tensor, items stacked on
-    a dynamic first dim, so its rank is fixed and it can be a `while` carry."""
+    a dynamic first dim, so its rank is fixed and it can be a `while` carry. ``kind``: what its items
+    stand for (``list_items.item_kind``: Python ints or bools, or tensors)."""
 
-    def __init__(self, tensor):
+    def __init__(self, tensor, kind=None):
         self.tensor = tensor
+        self.kind = kind
+
+    def _empty_now(self):
+        return self.tensor.shape[0] == 0
+
+    def _with(self, tensor, items=()):
+        """A new array of ``tensor`` whose items are this one's and ``items``: the kind follows them."""
+        return TensorArray(tensor, kind_of(items, self.kind, self._empty_now()))
 
     @classmethod
     def from_list(cls, items, name):
@@ -26,6 +35,7 @@ class TensorArray:
                 "item (and drop it after), or build it with a Python loop"))
         for i in items:
             refuse_python_float(i, "stacks")
+        raw = items
         items = [i if rt.is_tensor(i) else rt.to_tensor(i) for i in items]
         first = items[0]
         if any(i.dtype != first.dtype or i.ndim != first.ndim
@@ -34,20 +44,24 @@ class TensorArray:
                 f"list '{name}' is carried by a tensor-dependent loop as one stacked tensor, but its items "
                 f"differ ({', '.join(f'{i.dtype}{list(i.shape)}' for i in items)}): keep separate names "
                 "for values of different shapes, or give the items one dtype and shape"))
+        kind = kind_of(raw, empty=True)
         hold(*items)
-        return cls(rt.stack(items, axis=0))
+        return cls(rt.stack(items, axis=0), kind)
 
     def _check_item(self, item, verb):
-        """TypeError at the user's line unless ``item`` is a tensor of the items' dtype and shape:
+        """``item`` as the tensor the list stores; TypeError at the user's line unless it is a tensor
+        of the items' dtype and shape (or a Python int / bool where the items are 0-d int64 / bool):
         the stacked tensor has one dtype and item shape, so a cast or a broadcast would hand back
         a different value from the one eager Python's list stores. An item that passes is ``hold``-en:
         every caller stores it in the list, and a later in-place write into it is refused."""
         refuse_python_float(item, verb)
         want = self.tensor
+        if type(item) in (bool, int) and want.ndim == 1 and want.dtype == ("bool" if type(item) is bool else "int64"):
+            return rt.full([], item, want.dtype)
         if (rt.is_tensor(item) and item.dtype == want.dtype and item.ndim == want.ndim - 1
                 and all(a == b or a < 0 or b < 0 for a, b in zip(item.shape, want.shape[1:]))):
             hold(item)
-            return
+            return item
         got = f"{item.dtype}{list(item.shape)}" if rt.is_tensor(item) else repr(item)
         raise TypeError(_with_location(
             f"{verb} a list built in a tensor-dependent loop (one stacked tensor of "
@@ -57,8 +71,8 @@ class TensorArray:
 
     def appended(self, item):
         """A new array with `item` added at the end."""
-        self._check_item(item, "extends")
-        return TensorArray(rt.concat([self._shaped_for(item), rt.unsqueeze(item, 0)], axis=0))
+        row = self._check_item(item, "extends")
+        return self._with(rt.concat([self._shaped_for(row), rt.unsqueeze(row, 0)], axis=0), [item])
 
     def _shaped_for(self, item):
         """The stacked tensor, reshaped to ``item``'s run-time dims where the item has unknown ones:
@@ -75,13 +89,14 @@ class TensorArray:
         if not (isinstance(index, int) and index == -1):
             raise ValueError(_with_location(
                 "a list built in a tensor-dependent loop can only pop() its last item"))
-        return TensorArray(self.tensor[:-1]), self.tensor[-1]
+        return TensorArray(self.tensor[:-1], self.kind), mark_item(self.tensor[-1], self.kind)
 
     # User code that calls the list methods itself after the loop (not rewritten to
     # `_jst.Append`/`_jst.Pop`) sees a Python list's behaviour: changed in place.
     def append(self, item):
         """`lst.append(item)`: in place, like a Python list."""
-        self.tensor = self.appended(item).tensor
+        new = self.appended(item)
+        self.tensor, self.kind = new.tensor, new.kind
 
     def pop(self, index=-1):
         """`lst.pop()`: removes and returns the last item, like a Python list."""
@@ -103,33 +118,35 @@ class TensorArray:
                 "tensor-dependent loop supports Python int bounds of one sign, without a step"))
         if start is not None and stop is not None and stop < start:
             stop = start  # `lst[2:1] = items` inserts at 2, as Python does
-        items = list(items.tensor) if isinstance(items, TensorArray) and items.tensor.shape[0] >= 0 else items
+        if isinstance(items, TensorArray) and items.tensor.shape[0] >= 0:
+            items = [mark_item(v, items.kind) for v in items.tensor]
         if not isinstance(items, (list, tuple)):
             raise TypeError(_with_location("slice assignment on a list built in a tensor-dependent loop "
                                            "needs a list of items"))
-        for item in items:
-            self._check_item(item, "assigns into")
+        rows = [self._check_item(item, "assigns into") for item in items]
         t = self.tensor
         head = t[:start] if start is not None else t[:0]
         tail = t[stop:] if stop is not None else t[:0]
-        parts = [head] + ([rt.stack(list(items), axis=0)] if items else []) + [tail]
-        return TensorArray(rt.concat(parts, axis=0))
+        parts = [head] + ([rt.stack(rows, axis=0)] if rows else []) + [tail]
+        return self._with(rt.concat(parts, axis=0), items)
 
     def extend(self, items):
         """`lst.extend(items)`: in place, like a Python list."""
-        self.tensor = (self + (items if isinstance(items, TensorArray) else list(items))).tensor
+        new = self + (items if isinstance(items, TensorArray) else list(items))
+        self.tensor, self.kind = new.tensor, new.kind
 
     def inserted(self, index, item):
         """A new array after `lst.insert(index, item)`. A slice clamps an index past either end
         exactly as `list.insert` does, so the array's run-time length needs no check."""
         index = _check_insert_index(index)
-        self._check_item(item, "inserts into")
-        t, row = self._shaped_for(item), rt.unsqueeze(item, 0)
-        return TensorArray(rt.concat([row, t] if index == 0 else [t[:index], row, t[index:]], axis=0))
+        row = self._check_item(item, "inserts into")
+        t, row = self._shaped_for(row), rt.unsqueeze(row, 0)
+        return self._with(rt.concat([row, t] if index == 0 else [t[:index], row, t[index:]], axis=0), [item])
 
     def insert(self, index, item):
         """`lst.insert(index, item)`: in place, like a Python list."""
-        self.tensor = self.inserted(index, item).tensor
+        new = self.inserted(index, item)
+        self.tensor, self.kind = new.tensor, new.kind
 
     def reverse(self):
         """`lst.reverse()`: in place."""
@@ -138,7 +155,7 @@ class TensorArray:
     def __reversed__(self):
         """`reversed(lst)` (a Viterbi backtrace): the items last to first, which a `for` walks as
         it walks the array (rows of one tensor)."""
-        return TensorArray(self.tensor[::-1])
+        return TensorArray(self.tensor[::-1], self.kind)
 
     def clear(self):
         """`lst.clear()`: in place; the items keep their dtype and shape for later appends."""
@@ -146,13 +163,13 @@ class TensorArray:
 
     def copy(self):
         """`lst.copy()`: a new list of the same items."""
-        return TensorArray(self.tensor)
+        return TensorArray(self.tensor, self.kind)
 
     def __mul__(self, n):
         """`lst * n`: the items repeated ``n`` (a Python int) times."""
         if not isinstance(n, int) or isinstance(n, bool):
             return NotImplemented
-        return TensorArray(rt.concat([self.tensor] * n, axis=0) if n > 0 else self.tensor[:0])
+        return TensorArray(rt.concat([self.tensor] * n, axis=0) if n > 0 else self.tensor[:0], self.kind)
 
     __rmul__ = __mul__
 
@@ -162,7 +179,7 @@ class TensorArray:
 
     def __getitem__(self, index):
         if isinstance(index, slice):  # a list slice is a list: `a[1:] + a[:1]` must not add elementwise
-            return TensorArray(self.tensor[index])
+            return TensorArray(self.tensor[index], self.kind)
         t = self.tensor
         if type(index) is int and t.shape[0] < 0:
             # eagerly `lst[k]` past either end is Python's IndexError: an `assert` op names the user's line
@@ -174,18 +191,20 @@ class TensorArray:
                    error="IndexError")
         item = t[index]
         hold(item)
-        return item
+        return mark_item(item, self.kind)
 
     def __add__(self, other):
         """`lst + other` (a list, or another list built in a tensor loop): the items of both."""
         if isinstance(other, TensorArray):
+            kind = other.kind if self._empty_now() else (
+                self.kind if other._empty_now() else merge_kinds(self.kind, other.kind))
             other = other.tensor
         elif isinstance(other, list):
             if not other:
-                return TensorArray(self.tensor)
-            for item in other:
-                self._check_item(item, "joins")
-            other = rt.stack(other, axis=0)
+                return TensorArray(self.tensor, self.kind)
+            rows = [self._check_item(item, "joins") for item in other]
+            kind = kind_of(other, self.kind, self._empty_now())
+            other = rt.stack(rows, axis=0)
         else:
             return NotImplemented
         if other.dtype != self.tensor.dtype or other.ndim != self.tensor.ndim:
@@ -193,7 +212,7 @@ class TensorArray:
                 f"`+` joins a list built in a tensor-dependent loop (items {self.tensor.dtype}"
                 f"{list(self.tensor.shape[1:])}) with items {other.dtype}{list(other.shape[1:])}: "
                 "the items of such a list must share one dtype and rank"))
-        return TensorArray(rt.concat([self.tensor, other], axis=0))
+        return TensorArray(rt.concat([self.tensor, other], axis=0), kind)
 
     def __radd__(self, other):
         if isinstance(other, list):
@@ -314,8 +333,8 @@ def ArrayWrite(x, i, array=None):
     tensor, as a tensor loop would carry it); a Python index writes the Python list as eagerly.
     The list_append pass writes the result back to the array's name."""
     if isinstance(array, TensorArray):
-        array._check_item(x, "array_write writes into")
-        return TensorArray(rt.tensor.array_write(x, i, array.tensor))
+        row = array._check_item(x, "array_write writes into")
+        return array._with(rt.tensor.array_write(row, i, array.tensor), [x])
     out = rt.tensor.array_write(x, i, array)
     return TensorArray(out) if is_symbolic(out) else out
 
