@@ -4,7 +4,6 @@ Gradients of the smooth unary functions go through small ``*_grad`` ops that
 read the forward output (``tanh_grad(out, g)``), so the backward pass is one
 kernel per op rather than a chain of arithmetic.
 """
-import math
 
 import numpy as np
 
@@ -14,7 +13,7 @@ from ..dtypes import FLOATS, float32
 from ..registry import GRAD_ONLY, def_op
 from .math import binary_function, int_zero_check, operands
 from .. import tensor as _tensor  # read at call time: Tensor is made after the op declarations
-from .gelu_erf import gelu_erf32
+from .gelu_kernels import gelu_grad_kernel, gelu_kernel
 from .common import cast, infer_broadcast, reduce_as, same_as, same_as_grad, stop_gradient
 from ..hints import Operand, TensorLike
 
@@ -45,43 +44,6 @@ def _sigmoid(x):
     np.exp(n, out=n)
     n += 1
     return np.reciprocal(n, out=n)
-
-
-_SQRT_2_PI = float(np.sqrt(2 / np.pi))  # a Python float keeps float32 inputs float32
-
-
-_ERF64 = np.frompyfunc(math.erf, 1, 1)
-
-
-def _erf(x):
-    """erf to ~1e-7 (Abramowitz & Stegun 7.1.26): numpy has no erf and scipy is not a dependency. That
-    is float32's precision; float64 takes math.erf per element (slower, but 1e-7 would be a silent loss)."""
-    if x.dtype == np.float64:
-        return _ERF64(x).astype(np.float64) if x.ndim else np.float64(math.erf(x))
-    s = np.sign(x)
-    a = np.abs(x)
-    t = 1 / (1 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return s * (1 - poly * np.exp(-a * a))
-
-
-def _gelu_kernel(x, approximate=False):
-    if approximate:
-        return 0.5 * x * (1 + np.tanh(_SQRT_2_PI * (x + 0.044715 * x ** 3)))
-    if x.dtype == np.float32:  # relu(x) - |x| Q: no cancellation in the negative tail (gelu_erf.py)
-        return gelu_erf32(x)
-    return (0.5 * x * (1 + _erf(x / np.sqrt(2).astype(x.dtype)))).astype(x.dtype)
-
-
-def _gelu_grad_kernel(x, g, approximate=False):
-    if approximate:
-        inner = _SQRT_2_PI * (x + 0.044715 * x ** 3)
-        t = np.tanh(inner)
-        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * _SQRT_2_PI * (1 + 3 * 0.044715 * x * x)
-        return (g * d).astype(g.dtype)
-    cdf = 0.5 * (1 + _erf(x / np.sqrt(2).astype(x.dtype)))
-    pdf = np.exp(-0.5 * x * x) / np.sqrt(2 * np.pi).astype(x.dtype)
-    return (g * (cdf + x * pdf)).astype(g.dtype)
 
 
 def _unary(type, kernel, grad=None, onnx=None, doc="", **names):
@@ -152,12 +114,12 @@ _helper("rsqrt_grad", lambda out, g: g * (-0.5) * out * out * out, "d rsqrt: -g 
         grad=second_order.rsqrt_grad_grad)
 _helper("tanh_grad", lambda out, g: g * (1 - out * out), "d tanh: g (1 - out^2)", grad=_tanh_grad_grad)
 _helper("sigmoid_grad", lambda out, g: g * out * (1 - out), "d sigmoid: g out (1 - out)", grad=_sigmoid_grad_grad)
-def_op("gelu", ["X"], ["Out"], attrs={"approximate": False}, kernel=_gelu_kernel, infer=same_as,
+def_op("gelu", ["X"], ["Out"], attrs={"approximate": False}, kernel=gelu_kernel, infer=same_as,
        grad=lambda ctx: [apply("gelu_grad", ctx.inputs[0], ctx.out_grads[0],
                                approximate=ctx.attrs["approximate"])],
        onnx="gelu", api=["gelu"], functional=["gelu"], activation=True,
        float16_in_float32=True)  # in float16 arithmetic 1 + erf cancels: gelu(-3.377) was 33% off
-def_op("gelu_grad", ["X", "OutGrad"], ["XGrad"], attrs={"approximate": False}, kernel=_gelu_grad_kernel,
+def_op("gelu_grad", ["X", "OutGrad"], ["XGrad"], attrs={"approximate": False}, kernel=gelu_grad_kernel,
        infer=same_as_grad, no_onnx=GRAD_ONLY, grad=second_order.gelu_grad_grad, float16_in_float32=True)
 
 

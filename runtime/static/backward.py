@@ -8,20 +8,19 @@ rules too (control_flow_grad.py) that build backward sub-blocks with
 ``backward_ops`` again.
 """
 import contextlib
-import itertools
 
 from ..dispatch import apply, to_variable
-from ..framework import Block, Variable, program_guard, static_mode_guard
+from ..framework import Variable, program_guard, static_mode_guard
 from ..registry import GRAD_ONLY, GradContext, get_op
 from ..grad_hooks import static_grad
 from ..tensor import Tensor, enable_grad
 from .blocks import is_float_var
 from .passes.fold import effective_attrs
 from .passes.effects import writes_persistable
+from .grad_names import NameIndex, rename_in_op, unique_grad_name
 from .grad_scope import grad_block, refuse_loop_history
 
 
-_chain = itertools.chain.from_iterable
 
 
 class _Requires:
@@ -42,104 +41,6 @@ def building(block):
     # Grad ops are never built as a `no_grad()` region (that would cut them with stop_gradient ops).
     with static_mode_guard(True), program_guard(program), program.block_guard(block), enable_grad():
         yield
-
-
-def _unique_grad_name(block, name):
-    base = f"{name}@GRAD"
-    prog, cand, k = block.program, base, 1
-    while prog._taken(cand):
-        cand, k = f"{base}@{k}", k + 1
-    return cand
-
-
-def _rename_in_op(op, old, new):
-    """Every mention of var ``old`` in ``op`` (slots, name attrs, ops of its sub-blocks) becomes ``new``."""
-    _rename_own(op, old, new)
-    for sub in op.sub_blocks():
-        for sop in sub.ops:
-            _rename_in_op(sop, old, new)
-
-
-class _NameIndex:
-    """Which names the ops of a backward pass's blocks mention, for renaming a grad var.
-
-    A grad op's sub-blocks hold the recomputed forward and its backward, nested as deep as the
-    user's branches and loops: walking them for every rename was most of what building a backward
-    cost.  Each op's own names and each block's names (its ops' and its sub-blocks', a superset
-    once renamed) are collected once per ``gradients`` call, shared by the nested passes, and a
-    rename enters only the blocks that mention the old name.  A block that got ops since it was
-    indexed is indexed again; the blocks nested in it are complete by then (a grad rule appends its
-    control-flow op after building the op's sub-blocks), so their entries stay exact.
-    """
-
-    stack = []
-
-    def __init__(self):
-        self.ops = {}     # id(op) -> (op, its own names, its sub-blocks)
-        self.blocks = {}  # id(block) -> (block, number of ops indexed, names mentioned at any depth)
-
-    def own(self, op):
-        got = self.ops.get(id(op))
-        if got is None:
-            names = set(_chain(op.inputs.values()))
-            names.update(_chain(op.outputs.values()))
-            subs = []
-            for v in op.attrs.values():
-                if isinstance(v, str):
-                    names.add(v)
-                elif isinstance(v, list):
-                    names.update(x for x in v if isinstance(x, str))
-                elif isinstance(v, Block):
-                    subs.append(v)
-            got = self.ops[id(op)] = (op, names, subs)
-        return got
-
-    def block(self, block):
-        got = self.blocks.get(id(block))
-        if got is None or got[1] != len(block.ops):
-            names = set()
-            for op in block.ops:
-                _, own, subs = self.own(op)
-                names |= own
-                for sub in subs:
-                    names |= self.block(sub)
-            got = self.blocks[id(block)] = (block, len(block.ops), names)
-        return got[2]
-
-    def mentions(self, op, name):
-        _, own, subs = self.own(op)
-        return name in own or any(name in self.block(sub) for sub in subs)
-
-    def rename(self, op, old, new):
-        """``_rename_in_op`` on ``op``, entering only the sub-blocks that mention ``old``."""
-        _, own, subs = self.own(op)
-        if old in own:
-            _rename_own(op, old, new)
-            own.add(new)
-        for sub in subs:
-            names = self.block(sub)
-            if old in names:
-                for sop in sub.ops:
-                    if self.mentions(sop, old):
-                        self.rename(sop, old, new)
-                names.add(new)
-
-
-def _rename_own(op, old, new):
-    """``_rename_in_op`` on ``op``'s slots and name attrs, not its sub-blocks."""
-    for slots in (op.inputs, op.outputs):
-        for names in slots.values():
-            if old in names:
-                for j, n in enumerate(names):
-                    if n == old:
-                        names[j] = new
-    for k, v in op.attrs.items():
-        if isinstance(v, str):
-            if v == old:
-                op.attrs[k] = new
-        elif isinstance(v, list):
-            if old in v:
-                op.attrs[k] = [new if x == old else x for x in v]
 
 
 def _no_rule(op):
@@ -225,7 +126,7 @@ class _Pass:
             g = static_grad(self.block, n, g)  # gradient; not in a loop body's or branch's own pass (only
             # its terms) for a var of an enclosing block: that block's pass runs them on the whole sum
         if g.name in self.block.vars and g.name not in self.forward_names and g.name not in self.named:
-            new = _unique_grad_name(self.block, n)
+            new = unique_grad_name(self.block, n)
             del self.block.vars[g.name]
             self._rename(g.name, new)
             g.name = new
@@ -235,9 +136,9 @@ class _Pass:
         return g
 
     def _rename(self, old, new):
-        """``_rename_in_op`` on the grad ops that mention ``old`` (``_NameIndex``: each op's and
+        """``rename_in_op`` on the grad ops that mention ``old`` (``NameIndex``: each op's and
         block's names collected once, sub-blocks entered only where the name occurs)."""
-        index, mentions = _NameIndex.stack[-1], self.mentions
+        index, mentions = NameIndex.stack[-1], self.mentions
         for op in self.block.ops[self.start:]:
             names = mentions.get(id(op))
             if names is None:  # the op's names and its sub-blocks', in one set: one look-up per rename
@@ -265,7 +166,7 @@ class _Pass:
     def run(self):
         _Requires.stack.append(self.req)
         # nested passes (a branch's or loop body's backward) share the outermost pass's index
-        _NameIndex.stack.append(_NameIndex.stack[-1] if _NameIndex.stack else _NameIndex())
+        NameIndex.stack.append(NameIndex.stack[-1] if NameIndex.stack else NameIndex())
         try:
             if self.all_ops is not None:
                 self._refuse_gradient_ops_without_rule()
@@ -275,7 +176,7 @@ class _Pass:
                 return {n: self.finalize(n) for n in self.wrt}
         finally:
             _Requires.stack.pop()
-            _NameIndex.stack.pop()
+            NameIndex.stack.pop()
 
     def _op_grad(self, op):
         opdef = get_op(op.type)
@@ -383,10 +284,10 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
 
 def _name_seed(block, seed, name):
     if seed.name in block.vars and not seed.name.endswith("@GRAD"):
-        new = _unique_grad_name(block, name)
+        new = unique_grad_name(block, name)
         del block.vars[seed.name]
         for op in block.ops:
-            _rename_in_op(op, seed.name, new)
+            rename_in_op(op, seed.name, new)
         seed.name = new
         block.vars[new] = seed
 

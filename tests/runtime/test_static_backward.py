@@ -290,7 +290,7 @@ def test_indexed_grad_renames_build_what_a_full_walk_builds(model, monkeypatch):
 
     def full_walk(self, old, new):
         for op in self.block.ops[self.start:]:
-            backward._rename_in_op(op, old, new)
+            backward.rename_in_op(op, old, new)
     monkeypatch.setattr(backward._Pass, "_rename", full_walk)
     assert str(build(model)[0]) == fast
     assert "@GRAD" in fast
