@@ -11,7 +11,8 @@ import numpy as np
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.nn: Assert, Print)
 from dy2st.operators.common import _bool_var, _with_location, is_symbolic, truth
-from dy2st.operators.python_semantics import PythonBool, PythonFloat, PythonInt, exact_of
+from dy2st.operators.python_bools import PythonBool
+from dy2st.operators.python_semantics import PythonFloat, PythonInt, exact_of
 from dy2st.operators.shapes import _SymbolicShape
 from dy2st.pyct.undefined import user_location
 from dy2st.tools import staging

@@ -11,7 +11,8 @@ from runtime.dispatch import apply
 from runtime.dtypes import DEFAULT_FLOAT
 
 from dy2st.operators.common import _with_location, is_symbolic
-from dy2st.operators.python_semantics import exact_of, float_view, python_bool, python_float, python_int
+from dy2st.operators.python_bools import python_bool
+from dy2st.operators.python_semantics import exact_of, float_view, python_float, python_int
 
 _PY = {"int": int, "float": float, "bool": bool}
 

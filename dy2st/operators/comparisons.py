@@ -8,7 +8,7 @@ import runtime as rt
 
 from dy2st.operators.common import _with_location, exact_value, is_symbolic
 from dy2st.operators.logical import And
-from dy2st.operators.python_semantics import PythonBool, python_bool
+from dy2st.operators.python_bools import PythonBool, python_bool
 
 _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge,
         "==": operator.eq, "!=": operator.ne, "is": operator.is_, "is not": operator.is_not,

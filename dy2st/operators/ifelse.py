@@ -13,8 +13,8 @@ from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, re
                                       written_outputs)
 from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_code, _with_location, exact_value,
                                     is_symbolic, truth)
-from dy2st.operators.python_semantics import (float64_start, float_view, int_kind, is_python_bool, is_python_float,
-                                              mark_int, python_bool)
+from dy2st.operators.python_bools import is_python_bool, python_bool
+from dy2st.operators.python_semantics import float64_start, float_view, int_kind, mark_int, python_numbers
 from dy2st.operators.side_effects import probing_now, tracked
 from dy2st.operators.list_items import merge_kinds
 from dy2st.operators.tensor_array import TensorArray
@@ -318,11 +318,12 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
         # A list whose items are tracked slots merges by identity, its items as slots.
         keep = [i for i, v in enumerate(state["first"]) if _tensorizable(v)
                 and not (snap is not None and snap.tracks(v))]
-        # a Python float on both paths (`acc += 0.1` under the `if`): merged in float64, the precision
-        # eager code keeps it in (the default float32 drifts from the eager sum), marked as a float
-        floats = {i for i in keep if is_python_float(state["first"][i]) and is_python_float(state["second"][i])}
+        # a Python float on both paths (`acc += 0.1` under the `if`), or on one and a Python int on the
+        # other (`r = 1 / n if n else 0`): merged in float64, the precision eager code keeps it in (the
+        # default float32 drifts from the eager sum), marked as a float
+        floats = {i for i in keep if python_numbers(orig["first"][i], orig["second"][i])}
         with program.block_guard(first.block), static_mode_guard(True):
-            firsts = [float64_start(state["first"][i]) if i in floats else _as_value(state["first"][i]) for i in keep]
+            firsts = [float64_start(orig["first"][i]) if i in floats else _as_value(state["first"][i]) for i in keep]
         t_leaves, t_tree = block_leaves(program, first.block, firsts, "cond true_fn output")
         values = []
         with program.block_guard(second.block), static_mode_guard(True):
@@ -334,7 +335,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
                     raise ValueError(_with_location(
                         f"variable '{labels[i]}' is {_describe(state['first'][i])} in one branch of a "
                         f"tensor-dependent `if` and {_describe(v)} in the other"))
-                values.append(float64_start(v) if i in floats else _as_value(v))
+                values.append(float64_start(orig["second"][i]) if i in floats else _as_value(v))
         f_leaves, f_tree = block_leaves(program, second.block, values, "cond false_fn output")
         results = cond_op(parent, pred, (first.block, t_leaves, t_tree), (second.block, f_leaves, f_tree))
     except ValueError as e:

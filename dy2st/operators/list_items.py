@@ -10,7 +10,8 @@ import runtime as rt
 from runtime.inplace import refuse_writes, write_refused
 
 from dy2st.operators.common import _with_location, exact_value, is_symbolic
-from dy2st.operators.python_semantics import MixedInt, PythonBool, PythonInt, mark_int, python_bool, python_int
+from dy2st.operators.python_bools import PythonBool, python_bool
+from dy2st.operators.python_semantics import MixedInt, PythonInt, mark_int, python_int
 
 _ITEM_WRITE = ("an in-place write changes a tensor that a list built in a tensor-dependent loop holds (it was "
                "appended to the list, or read out of it): eagerly the list's item is that same tensor and "

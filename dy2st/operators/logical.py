@@ -9,7 +9,7 @@ import numpy as np
 import runtime as rt
 from dy2st.operators.common import _as_bool_var, _bool_var, _with_location, is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
-from dy2st.operators.python_semantics import python_bool
+from dy2st.operators.python_bools import python_bool
 from dy2st.tools import staging
 
 

@@ -9,8 +9,9 @@ import runtime as rt
 from runtime.framework import Variable
 from dy2st.operators.common import _describe, _with_location, is_symbolic
 from dy2st.operators.ifelse import _dummy_like, _tensorizable
-from dy2st.operators.python_semantics import (PythonFloat, PythonInt, float_view, is_python_bool, is_python_float,
-                                              python_bool, python_float, python_int)
+from dy2st.operators.python_bools import is_python_bool, python_bool
+from dy2st.operators.python_semantics import (PythonFloat, PythonInt, float_view, is_python_float, python_float,
+                                              python_int)
 from dy2st.operators.side_effects import probing
 from dy2st.operators.list_items import item_kind, merge_kinds
 from dy2st.operators.tensor_array import ProbeList, TensorArray

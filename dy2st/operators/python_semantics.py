@@ -98,13 +98,13 @@ def _comparing(name, sample):
     base = getattr(rt.static.Variable, name)
 
     def op(self, other):
-        if not (type(other) in (bool, int, float) or isinstance(other, (PythonInt, PythonFloat, PythonBool))):
+        if not (type(other) in (bool, int, float) or isinstance(other, (PythonInt, PythonFloat, _bools.PythonBool))):
             return base(_as_scalar_for(exact_of(self), other, sample), exact_of(other))
-        a, b = exact_of(self), exact_of(_as_python_int(other))
+        a, b = exact_of(self), exact_of(_bools.as_python_int(other))
         if a.dtype == "float64" or type(b) is float or (is_symbolic(b) and b.dtype == "float64"):
             a = rt.cast(a, "float64") if a.dtype != "float64" else a
             b = rt.cast(b, "float64") if is_symbolic(b) and b.dtype != "float64" else b
-        return python_bool(base(a, b))
+        return _bools.python_bool(base(a, b))
     op.__name__ = name
     return op
 
@@ -149,7 +149,7 @@ def _int_result(other):
     """A Python int with ``other``: a Python float with a float, a Python int with an int, else a tensor."""
     if isinstance(other, (float, PythonFloat)):
         return python_float
-    return python_int if _is_python_int(other) or isinstance(other, PythonBool) else None
+    return python_int if _is_python_int(other) or _bools.is_python_bool(other) else None
 
 
 def _keeps_int(name):
@@ -164,6 +164,7 @@ class PythonInt(rt.static.Variable):
     python_number = 0
 
     def __truediv__(self, other):
+        other = _bools.as_python_int(other)  # a bool divides as the int it is
         if _is_python_int(other):  # Python's int / int: the float64 quotient (seen in the default float dtype)
             return float_view(rt.divide(rt.cast(self, "float64"), rt.cast(other, "float64")
                                         if is_symbolic(other) else rt.full([], float(other), "float64")))
@@ -172,7 +173,7 @@ class PythonInt(rt.static.Variable):
         return rt.static.Variable.__truediv__(_as_scalar_for(self, other), other)
 
     def __rtruediv__(self, other):
-        if type(other) in (int, float):
+        if type(other) in (bool, int, float):
             return float_view(rt.divide(rt.full([], float(other), "float64"), rt.cast(self, "float64")))
         return rt.static.Variable.__rtruediv__(_as_scalar_for(self, other), other)
 
@@ -185,6 +186,22 @@ class PythonInt(rt.static.Variable):
     __or__, __ror__ = _keeps_int("__or__"), _keeps_int("__ror__")
     __xor__, __rxor__ = _keeps_int("__xor__"), _keeps_int("__rxor__")
     __rpow__ = _keeps_int("__rpow__")
+
+    def __lshift__(self, other):  # Python's shifts of an int: exact multiples and floor quotients of 2**k
+        return self * (2 ** _shift_count(other))
+
+    def __rshift__(self, other):
+        return self // (2 ** _shift_count(other))
+
+    def __rlshift__(self, other):
+        if type(other) not in (bool, int):
+            return NotImplemented
+        return int(other) * (2 ** _shift_count(self))
+
+    def __rrshift__(self, other):
+        if type(other) not in (bool, int):
+            return NotImplemented
+        return int(other) // (2 ** _shift_count(self))
 
     def __divmod__(self, other):  # divmod(n, 3) of an unknown dim: Python's floor pair
         return self // other, self % other
@@ -214,6 +231,21 @@ class PythonInt(rt.static.Variable):
             overflow_check("pow", self, other, out)
         return python_int(out) if _is_python_int(other) else out
 
+
+
+def _shift_count(k):
+    """A Python int shift count (a bool counts as its int); ValueError for a negative one, as Python's."""
+    k = _bools.as_python_int(k)
+    if type(k) is int:
+        if k < 0:
+            raise ValueError(_with_location("negative shift count"))
+        return k
+    if isinstance(k, PythonInt):
+        from dy2st.operators.assert_print import Assert  # noqa: PLC0415  (assert_print imports operators)
+        Assert(rt.greater_equal(k, rt.full([], 0, "int64")), "negative shift count", error="ValueError")
+        return k
+    raise TypeError(_with_location(f"a shift of a Python int known only when the Program runs by "
+                                   f"{type(k).__name__}: shift by a Python int"))
 
 
 def python_float(v):
@@ -283,8 +315,19 @@ def is_python_float(value):
 
 def float64_start(value):
     """A Python float carry's start value: float64, the precision eager code sums it in (`acc += 0.1`
-    summed in float32 drifts from the eager sum); user code sees it as a ``float_view``."""
-    return rt.full([], value, "float64") if type(value) is float else rt.cast(exact_of(value), "float64")
+    summed in float32 drifts from the eager sum); user code sees it as a ``float_view``. (An int or
+    bool where a float is on the other path: its float value.)"""
+    if type(value) in (bool, int, float):
+        return rt.full([], float(value), "float64")
+    return rt.cast(exact_of(value), "float64")
+
+
+def python_numbers(a, b):
+    """Whether ``a`` and ``b`` (one value on two paths) are both Python numbers, one of them a float:
+    a Python float either way, as eager code holds it."""
+    kinds = (PythonInt, PythonFloat, _bools.PythonBool)
+    return ((is_python_float(a) or is_python_float(b))
+            and all(type(v) in (bool, int, float) or isinstance(v, kinds) for v in (a, b)))
 
 
 def _mixed(op):
@@ -326,71 +369,5 @@ class MixedInt(rt.static.Variable):
         return mark_int(rt.static.Variable.__neg__(self), "mixed")
 
 
-def python_bool(v):
-    """Mark a bool Variable as standing for a Python bool (returns it)."""
-    if type(v) is rt.static.Variable and v.dtype == "bool":
-        v.__class__ = PythonBool
-    return v
-
-
-def is_python_bool(value):
-    """Whether ``value`` is a Python bool (or a Variable standing for one)."""
-    return type(value) is bool or isinstance(value, PythonBool)
-
-
-def _as_python_int(v):
-    """A Python bool (or its stand-in) as the Python int arithmetic sees: True is 1."""
-    if isinstance(v, PythonBool):
-        return python_int(rt.cast(v, "int64"))
-    return int(v) if type(v) is bool else v
-
-
-def _bool_arith(name):
-    """``name`` on a Python bool: with a Python number, Python's int arithmetic (`True + True` is 2,
-    where bool tensors would add as `or`); with a genuine tensor, a scalar of its dtype, as eagerly."""
-    base = getattr(rt.static.Variable, name)
-
-    def op(self, other):
-        if type(other) in (bool, int, float) or isinstance(other, (PythonBool, PythonInt, PythonFloat)):
-            return getattr(_as_python_int(self), name)(_as_python_int(other))
-        return base(_as_scalar_for(self, other, False), other)
-    op.__name__ = name
-    return op
-
-
-def _bool_logic(name):
-    """``&``/``|``/``^`` of Python bools stay a Python bool."""
-    base = getattr(rt.static.Variable, name)
-
-    def op(self, other):
-        out = base(self, other)
-        return python_bool(out) if is_python_bool(other) else out
-    op.__name__ = name
-    return op
-
-
-class PythonBool(rt.static.Variable):
-    """A bool Variable that stands for a Python bool (`bool(t)`, `not t`, a flag a tensor loop or
-    `if` sets): arithmetic is Python's int arithmetic on it (`found + found` is 2, `~flag` is -2),
-    where a bool tensor's `+` is a logical or and its `~` a logical not."""
-
-    python_number = False
-    __add__, __radd__ = _bool_arith("__add__"), _bool_arith("__radd__")
-    __sub__, __rsub__ = _bool_arith("__sub__"), _bool_arith("__rsub__")
-    __mul__, __rmul__ = _bool_arith("__mul__"), _bool_arith("__rmul__")
-    __truediv__, __rtruediv__ = _bool_arith("__truediv__"), _bool_arith("__rtruediv__")
-    __floordiv__, __rfloordiv__ = _bool_arith("__floordiv__"), _bool_arith("__rfloordiv__")
-    __mod__, __rmod__ = _bool_arith("__mod__"), _bool_arith("__rmod__")
-    __pow__, __rpow__ = _bool_arith("__pow__"), _bool_arith("__rpow__")
-    __and__, __rand__ = _bool_logic("__and__"), _bool_logic("__rand__")
-    __or__, __ror__ = _bool_logic("__or__"), _bool_logic("__ror__")
-    __xor__, __rxor__ = _bool_logic("__xor__"), _bool_logic("__rxor__")
-    __hash__ = rt.static.Variable.__hash__
-
-    def __neg__(self):
-        return -_as_python_int(self)
-
-    def __invert__(self):
-        return ~_as_python_int(self)
-
-    __pos__ = __abs__ = _as_python_int
+# (last: python_bools reads this module's names as it loads; its names are read here at call time)
+from dy2st.operators import python_bools as _bools  # noqa: E402
