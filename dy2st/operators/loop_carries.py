@@ -10,8 +10,8 @@ from runtime.framework import Variable
 from dy2st.operators.common import _describe, _with_location, is_symbolic
 from dy2st.operators.ifelse import _dummy_like, _tensorizable
 from dy2st.operators.python_bools import is_python_bool, python_bool
-from dy2st.operators.python_semantics import (PythonFloat, PythonInt, float_view, is_python_float, python_float,
-                                              python_int)
+from dy2st.operators.python_semantics import (PythonFloat, PythonInt, exact_of, float_view, int_kind, is_python_float,
+                                              python_float, python_int)
 from dy2st.operators.side_effects import probing
 from dy2st.operators.list_items import item_kind, merge_kinds
 from dy2st.operators.tensor_array import ProbeList, TensorArray
@@ -113,10 +113,23 @@ def mark_number(value, v):
     return float_view(v) if rt.is_tensor(v) and v.dtype == "float64" else python_float(v)
 
 
-def demoted_floats(values, outs, carried, done):
-    """Carries that start as a Python float and that the body makes a genuine tensor."""
-    return {i for i in carried if i not in done and is_python_float(values[i]) and rt.is_tensor(outs[i])
-            and not isinstance(outs[i], (PythonFloat, PythonInt))}
+def number_changes(starts, outs, mixed, demoted):
+    """(mixed, demoted): keys of the carried leaves (``starts``: {key: start value}, key = (carry
+    index, *path)) that start as a Python int and that the body makes an int tensor, or back (or a
+    Python bool a plain bool tensor): which one they hold depends on the trip count; and those that
+    start as a Python float and that the body makes a genuine tensor."""
+    turned, demote = set(), set()
+    for key, start in starts.items():
+        out = leaf_at(outs[key[0]], key[1:])
+        if out is _MISSING:
+            continue
+        if key not in mixed and (int_kind(start, out) == "mixed" or (
+                type(start) is bool and rt.is_tensor(out) and not is_python_bool(out))):
+            turned.add(key)
+        if (key not in demoted and is_python_float(start) and rt.is_tensor(out)
+                and not isinstance(out, (PythonFloat, PythonInt))):
+            demote.add(key)
+    return turned, demote
 
 
 class _Widen(Exception):
@@ -192,38 +205,56 @@ class _Relist(Exception):
         self.index = index
 
 
-def _carry_spec(value, name, as_array=False):
-    """(spec, flat loop vars) of one carry: "leaf" (a tensor), "array" (a TensorArray) or a
-    tuple of specs (a tuple, or a non-empty list, flattened element by element).
+def _carry_spec(value, name, as_array=False, path=()):
+    """(spec, flat loop vars, leaves) of one carry: "leaf" (a tensor), "array" (a TensorArray) or a
+    tuple of specs (a tuple, or a non-empty list, flattened element by element). ``leaves`` has one
+    (path, start value) per flat loop var: where in ``value`` it sits (indices and keys) and what.
 
     A list starts carried item by item: a fixed-length list the body rebinds (RNN states,
     `hs = [f(h) for h in hs]`) keeps its items' own shapes and stays a list; one the body
     grows or shrinks raises _Relist from `_conform` and is built again ``as_array``. A None
     item (an RNN layer without a cell state: `[h, None]`) is "none": no loop var, stays None."""
     if value is None:
-        return "none", []
+        return "none", [], []
     if isinstance(value, dict):
-        specs, flat = [], []
+        specs, flat, leaves = [], [], []
         for k, e in value.items():
-            spec, f = _carry_spec(e, f"{name}[{k!r}]")
+            spec, f, lv = _carry_spec(e, f"{name}[{k!r}]", path=path + (k,))
             specs.append(spec)
             flat.extend(f)
+            leaves.extend(lv)
         spec = _DictSpec(specs)
         spec.keys = tuple(value)
-        return spec, flat
+        return spec, flat, leaves
     if isinstance(value, tuple) or (isinstance(value, list) and value and not as_array):
-        specs, flat = [], []
+        specs, flat, leaves = [], [], []
         for k, e in enumerate(value):
-            spec, f = _carry_spec(e, f"{name}[{k}]")
+            spec, f, lv = _carry_spec(e, f"{name}[{k}]", path=path + (k,))
             specs.append(spec)
             flat.extend(f)
+            leaves.extend(lv)
         if hasattr(value, "_fields"):
             spec = _NamedSpec(specs)
             spec.cls = type(value)
-            return spec, flat
-        return (_ListSpec(specs) if isinstance(value, list) else tuple(specs)), flat
+            return spec, flat, leaves
+        return (_ListSpec(specs) if isinstance(value, list) else tuple(specs)), flat, leaves
     v = _to_tensor(value, name)
-    return ("array" if isinstance(v, TensorArray) else "leaf"), [v]
+    return ("array" if isinstance(v, TensorArray) else "leaf"), [v], [(path, value)]
+
+
+_MISSING = object()
+
+
+def leaf_at(value, path):
+    """The item of ``value`` at ``path`` (indices and keys, as ``_carry_spec``'s leaves), or _MISSING."""
+    for step in path:
+        if isinstance(value, dict):
+            value = value.get(step, _MISSING)
+        elif isinstance(value, (list, tuple)) and isinstance(step, int) and -len(value) <= step < len(value):
+            value = value[step]
+        else:
+            return _MISSING
+    return value
 
 
 def _spec_size(spec):
@@ -274,6 +305,8 @@ def _conform(spec, value, start, name):
         return out
     if isinstance(value, list):
         value = TensorArray.from_list(value, name)
+    elif isinstance(value, PythonFloat):
+        value = exact_of(value)  # a float carry holds the float64 value behind the view
     elif not rt.is_tensor(value) and isinstance(value, (bool, int, float)):
         value = _number_like(value, start[0])
     return [value]

@@ -34,7 +34,7 @@ from dy2st.operators.loop_carries import (
     check_kinds,
     _conform,
     _Demote,
-    demoted_floats,
+    number_changes,
     _initialise_unknown_carries,
     _is_static_object,
     mark_number,
@@ -54,8 +54,7 @@ from dy2st.operators.loop_carries import (
     _widens,
 )
 from dy2st.operators.loop_closures import check_escaping_closures
-from dy2st.operators.python_bools import is_python_bool
-from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, int_kind, is_python_float,
+from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, is_python_float,
                                               mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
 from dy2st.operators.side_effects import MISSING, MoreSlots, build_with_slots, probing, tracked
@@ -159,18 +158,25 @@ def _symbolic_while(cond, body, values, names, prefix=()):
 
     shadows = []  # carried tensors the body writes into, then rebinds: see _WrittenThenRebound
     demoted = set()  # Python-float carries the body makes genuine tensors: default float dtype
+    # (keys of carried leaves: (carry index, *indices and keys into it), a number inside a tuple too)
 
     array_kinds = {}  # {flat position: item kind} of carried lists whose items change kind (_ArrayKinds)
 
+    starts = {}  # {flat position: (leaf key, start value)}
+
     def layout():
         array_kinds.clear()  # (positions move)
+        starts.clear()
         specs, loop_vars, numbers = [], list(prefix), {}
         for i in carried:
-            spec, flat = _carry_spec(values[i], names[i], as_array=i in arrays)
-            if is_python_float(values[i]) and i not in demoted:
-                flat = [float64_start(values[i])]
-            if isinstance(values[i], (bool, int, float)):
-                numbers[len(loop_vars)] = values[i]  # flat position -> the Python number it starts as
+            spec, flat, leaves = _carry_spec(values[i], names[i], as_array=i in arrays)
+            for k, (path, v) in enumerate(leaves):
+                pos, key = len(loop_vars) + k, (i,) + path
+                starts[pos] = (key, v)
+                if is_python_float(v) and key not in demoted:
+                    flat[k] = float64_start(v)
+                if isinstance(v, (bool, int, float)):
+                    numbers[pos] = v  # flat position -> the Python number it starts as
             specs.append(spec)
             loop_vars.extend(flat)
         for i in shadows:  # (first iteration?, the start tensor's value) after the regular carries
@@ -181,16 +187,19 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     p = len(prefix)
     mixed = set()  # carries that are a Python int or an int tensor depending on the trip count
 
+    def mark(pos, v):
+        key, start = starts.get(pos, (None, None))
+        if key in mixed or isinstance(start, MixedInt):  # int or int tensor by the trip count
+            return mark_int(v, "mixed")  # (a bool stays a plain bool Variable)
+        # still a Python number: `/` divides truly, a float is a scalar
+        return v if key is None or key in demoted else mark_number(start, v)
+
     def rebuild(flat):
-        flat = kinded(flat, loop_vars, array_kinds)
+        flat = [mark(pos, v) for pos, v in enumerate(kinded(flat, loop_vars, array_kinds))]
         it = iter(flat[p:])
         full = list(values)
         for spec, i in zip(specs, carried):
             full[i] = _rebuild(spec, it)
-            if i in mixed or isinstance(values[i], MixedInt):  # int or int tensor by the trip count
-                full[i] = mark_int(full[i], "mixed")  # (a bool stays a plain bool Variable)
-            elif i not in demoted:  # still a Python number: `/` divides truly, a float is a scalar
-                full[i] = mark_number(values[i], full[i])
         return list(flat[:p]), full
 
     def cond_fn(*flat):
@@ -228,12 +237,11 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             if outs[i] is full[i] and (isinstance(outs[i], dict) or (
                     isinstance(spec, _ListSpec) and len(outs[i]) == len(spec))):
                 raise _Unchanged(i)
-        turned = {i for i in carried if i not in mixed and (int_kind(values[i], outs[i]) == "mixed" or (  # or a
-            type(values[i]) is bool and rt.is_tensor(outs[i]) and not is_python_bool(outs[i])))}  # bool: plain
+        turned, demote = number_changes(dict(starts.values()), outs, mixed, demoted)
         if turned:  # a Python int the body makes an int tensor (or back): which one depends on the trip count
             raise _Mixed(turned)
-        if demoted_floats(values, outs, carried, demoted):
-            raise _Demote(demoted_floats(values, outs, carried, demoted))
+        if demote:
+            raise _Demote(demote)
         new, pos = list(new_hidden), p
         for spec, i in zip(specs, carried):
             size = _spec_size(spec)
