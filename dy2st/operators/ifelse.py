@@ -3,7 +3,6 @@ eager) condition -> only the branch taken runs, decided at trace time."""
 import sys
 import threading
 
-import numpy as np
 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.default_main_program)
@@ -16,6 +15,7 @@ from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_c
 from dy2st.operators.python_bools import is_python_bool, python_bool
 from dy2st.operators.python_semantics import float64_start, float_view, int_kind, mark_int, python_numbers
 from dy2st.operators.side_effects import probing_now, tracked
+from dy2st.operators.branch_numbers import float64_leaves, numbers_as_scalars, same_python
 from dy2st.operators.list_items import merge_kinds
 from dy2st.operators.tensor_array import TensorArray
 from dy2st.pyct.errors import Dygraph2StaticException
@@ -209,23 +209,6 @@ def _build_cond(pred, true_fn, false_fn, args, labels, pack, snap=None, returns=
     return built
 
 
-def _same_python(a, b, merged):
-    """``merged`` with the items both branches left as the same Python number put back: `return y,
-    index` with ``index`` 1 on either path gives the int 1, as eager code (and Paddle) does."""
-    if type(a) in (bool, int, float) and type(a) is type(b) and a == b:
-        return a
-    if a is b and rt.is_tensor(a) and not is_symbolic(a):
-        # the same eager tensor on both paths (a buffer, written by item in a branch): still that
-        # tensor, so later writes reach it too (the Program writes its value back after each run)
-        return a
-    if (isinstance(a, (list, tuple)) and type(a) is type(b) and isinstance(merged, (list, tuple))
-            and len(a) == len(b) == len(merged) and not hasattr(a, "_fields")):
-        return type(merged)(_same_python(x, y, m) for x, y, m in zip(a, b, merged))
-    if isinstance(a, dict) and isinstance(b, dict) and isinstance(merged, dict) and a.keys() == b.keys() == merged.keys():
-        return {k: _same_python(a[k], b[k], merged[k]) for k in merged}
-    return merged
-
-
 def _relist(program, state, first, second):
     """A list one branch made a tensor array (`rt.tensor.array_write` at a tensor index) and the
     other left a Python list: that list stacked too, in its own branch, so both merge as one."""
@@ -237,30 +220,6 @@ def _relist(program, state, first, second):
             with program.block_guard(branch.block), static_mode_guard(True):
                 array = TensorArray.from_list(items, "list")
             state[key] = tuple(state[key][:i]) + (array,) + tuple(state[key][i + 1:])
-
-
-def _scalar_like(v, other):
-    """``v`` (a Python int or float) as a constant of ``other``'s dtype, when ``other`` is a 0-d
-    tensor of a dtype ``v`` would not get by itself and the cast keeps ``v`` exactly; else None."""
-    if type(v) not in (int, float) or not rt.is_tensor(other) or list(other.shape) != []:
-        return None
-    dtype = str(other.dtype)
-    if dtype == ("int64" if type(v) is int else "float32") or not (dtype.startswith(("float", "int"))):
-        return None  # the default already agrees (or a bool/complex one: no number stands for it)
-    cast = np.asarray(v).astype(dtype)
-    return rt.full([], v, dtype) if cast.item() == v and np.isfinite(cast) else None
-
-
-def _numbers_as_scalars(program, state, first, second):
-    """`return index` (a Python int) on one path and `return y` (a float32 0-d tensor) on the other:
-    the number becomes a 0-d tensor of y's dtype in its branch, as Paddle's cond makes it, when that
-    holds it exactly (a float32 1.0 for 1); otherwise the dtypes disagree and the `if` is refused."""
-    for i, (a, b) in enumerate(zip(state["first"], state["second"])):
-        for key, branch, v, other in (("first", first, a, b), ("second", second, b, a)):
-            with program.block_guard(branch.block), static_mode_guard(True):
-                const = _scalar_like(v, other)
-            if const is not None:
-                state[key] = tuple(state[key][:i]) + (const,) + tuple(state[key][i + 1:])
 
 
 _CHOSEN_VALUES = " (a value a tensor condition chooses must be a tensor in both, or the same Python value)"
@@ -313,7 +272,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
             state[key] = tuple(state[key]) + tuple(t.writes.get(id(v), (v, v))[1] for v in extra)
     _relist(program, state, first, second)
     orig = dict(state)  # the merge below reads the Python numbers the branches gave
-    _numbers_as_scalars(program, state, first, second)
+    numbers_as_scalars(program, state, first, second)
     try:
         # A list whose items are tracked slots merges by identity, its items as slots.
         keep = [i for i, v in enumerate(state["first"]) if _tensorizable(v)
@@ -323,19 +282,22 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
         # default float32 drifts from the eager sum), marked as a float
         floats = {i for i in keep if python_numbers(orig["first"][i], orig["second"][i])}
         with program.block_guard(first.block), static_mode_guard(True):
-            firsts = [float64_start(orig["first"][i]) if i in floats else _as_value(state["first"][i]) for i in keep]
+            firsts = [float64_start(orig["first"][i]) if i in floats else
+                      float64_leaves(_as_value(state["first"][i]), orig["second"][i]) for i in keep]
         t_leaves, t_tree = block_leaves(program, first.block, firsts, "cond true_fn output")
         values = []
         with program.block_guard(second.block), static_mode_guard(True):
             for i in keep:
                 v = state["second"][i]
-                if isinstance(v, UndefinedVar):
-                    v = _dummy_like(state["first"][i])  # result is discarded (or guarded) below
-                elif not _tensorizable(v):
+                if isinstance(v, UndefinedVar):  # result is discarded (or guarded) below
+                    values.append(_as_value(_dummy_like(state["first"][i])))
+                    continue
+                if not _tensorizable(v):
                     raise ValueError(_with_location(
                         f"variable '{labels[i]}' is {_describe(state['first'][i])} in one branch of a "
                         f"tensor-dependent `if` and {_describe(v)} in the other"))
-                values.append(float64_start(orig["second"][i]) if i in floats else _as_value(v))
+                values.append(float64_start(orig["second"][i]) if i in floats else
+                              float64_leaves(_as_value(v), orig["first"][i]))
         f_leaves, f_tree = block_leaves(program, second.block, values, "cond false_fn output")
         results = cond_op(parent, pred, (first.block, t_leaves, t_tree), (second.block, f_leaves, f_tree))
     except ValueError as e:
@@ -350,7 +312,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
                 if b is not RETURN_NO_VALUE:
                     staging.record("undefined", None, labels[i])
                 # where no `return` ran yet the value is set again later, so a's own Python numbers stand
-                merged.append(_same_python(a, a, kept[i]) if b is RETURN_NO_VALUE else UndefinedVar(labels[i]))
+                merged.append(same_python(a, a, kept[i]) if b is RETURN_NO_VALUE else UndefinedVar(labels[i]))
             elif type(a) in (bool, int, float) and type(a) is type(b) and a == b:
                 merged.append(a)  # unchanged Python values stay Python
             elif i in floats:
@@ -366,7 +328,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
                     slot = carried[i - named]
                     _aliased_rebinding(a, b, snap.original(slot), labels[i], snap.container(slot))
                 merged.append(TensorArray(kept[i], _merged_kind(a, b)) if isinstance(a, TensorArray)
-                              else _same_python(a, b, kept[i]))
+                              else same_python(a, b, kept[i]))
         elif a is b or (type(a) is type(b) and _plain(a) and a == b):
             merged.append(a)
         elif a is RETURN_NO_VALUE and _tensorizable(b):

@@ -1,4 +1,4 @@
-"""Python numbers inside a tuple, dict or list that a tensor loop carries item by item (`st = (n, acc,
+"""Python numbers inside a tuple, dict or list that a tensor loop (or `if`) carries item by item (`st = (n, acc,
 seen)`): eagerly they stay Python numbers. They were carried as plain int64/bool/float32 tensors, so
 `st[0] / 3` was a float32 quotient, `st[2] + st[2]` of two bools a logical or, and a float summed in
 float32; they now keep Python's arithmetic and a float its double precision, as a number carried by
@@ -35,7 +35,16 @@ def _float_made_a_tensor(x):
     return x * st[0] + st[1] / 3
 
 
-@pytest.mark.parametrize("fn", [_tuple_state, _dict_state, _float_made_a_tensor])
+def _branch_state(x):
+    st = (0, 0.1, False)
+    if x.sum() > 3:
+        st = (st[0] + 2, st[1] * 3, True)
+    else:
+        st = (st[0] + 1, st[1] * 7, False)
+    return x * (st[0] / 3) + x * st[1] + (st[2] + st[2])
+
+
+@pytest.mark.parametrize("fn", [_tuple_state, _dict_state, _float_made_a_tensor, _branch_state])
 def test_numbers_in_carried_containers_match_eager(fn):
     check(fn, [(t(np.full([3], v), "float64"),) for v in (0.5, 2.0, 3.0, 12.0)])
 
