@@ -9,8 +9,9 @@ import runtime as rt
 from runtime.framework import Variable
 from dy2st.operators.common import _describe, _with_location, is_symbolic
 from dy2st.operators.ifelse import _dummy_like, _tensorizable
-from dy2st.operators.python_semantics import (PythonFloat, PythonInt, float_view, is_python_bool, is_python_float,
-                                              python_bool, python_float, python_int)
+from dy2st.operators.python_semantics import (MixedInt, PythonBool, PythonFloat, PythonInt, _is_python_int, exact_of,
+                                              float_view, is_python_bool, is_python_float, python_bool, python_float,
+                                              python_int)
 from dy2st.operators.side_effects import probing
 from dy2st.operators.tensor_array import ProbeList, TensorArray
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
@@ -56,7 +57,8 @@ def _number_reshapes(numbers, loop_vars, new):
 
 class _Mixed(Exception):
     """The body turns the Python ints at ``positions`` into int tensors (or back): build again
-    with them marked as path-dependent (see python_semantics.MixedInt)."""
+    with them marked as path-dependent (see python_semantics.MixedInt). ``positions`` maps each
+    to the dtype of the int tensor the body makes of a Python int (None: keep the start's)."""
 
     def __init__(self, positions):
         super().__init__(positions)
@@ -64,8 +66,8 @@ class _Mixed(Exception):
 
 
 class _Demote(Exception):
-    """The body turns the Python-float carries at ``positions`` into genuine tensors (`s = s + t`):
-    build again with them started in the default float dtype, as before."""
+    """The body turns the Python-number carries at ``positions`` ({position: dtype}) into genuine
+    float tensors (`s = s + t`): build again with them started as tensors of that dtype."""
 
     def __init__(self, positions):
         super().__init__(positions)
@@ -83,10 +85,33 @@ def mark_number(value, v):
     return float_view(v) if rt.is_tensor(v) and v.dtype == "float64" else python_float(v)
 
 
-def demoted_floats(values, outs, carried, done):
-    """Carries that start as a Python float and that the body makes a genuine tensor."""
-    return {i for i in carried if i not in done and is_python_float(values[i]) and rt.is_tensor(outs[i])
-            and not isinstance(outs[i], (PythonFloat, PythonInt))}
+def _genuine(v, kinds):
+    """Whether ``v`` is a tensor of a dtype kind in ``kinds`` that stands for no Python number."""
+    return (rt.is_tensor(v) and not isinstance(v, (PythonFloat, PythonInt, MixedInt, PythonBool))
+            and np.dtype(v.dtype.np).kind in kinds)
+
+
+def mixed_ints(values, outs, turned):
+    """{position: dtype} for the carries in ``turned``: the dtype of the int tensor the body makes
+    of a Python int (`s = 0` then `s = s + t` with an int32 or uint8 `t`: eager code holds `t`'s
+    dtype after the first iteration, and wraps as it does), else None."""
+    return {i: outs[i].dtype if _is_python_int(values[i]) and _genuine(outs[i], "iu") else None for i in turned}
+
+
+def demoted_numbers(values, outs, carried, done):
+    """{position: dtype} of the carries that start as a Python float or int and that the body makes
+    a genuine float tensor (`s = 0.0` then `s = s + t`): eager code holds `t`'s dtype (float16,
+    float64) after the first iteration, not the default float dtype or a Python float's."""
+    return {i: outs[i].dtype for i in carried if i not in done and _genuine(outs[i], "f")
+            and (is_python_float(values[i]) or _is_python_int(values[i]))}
+
+
+def number_start(value, dtype):
+    """The start of a carry that is the Python number ``value`` before the loop and a tensor of
+    ``dtype`` after its first iteration (the kind differs, not the value, if it never runs)."""
+    if isinstance(value, (bool, int, float)):
+        return rt.full([], value, dtype)
+    return rt.cast(exact_of(value), dtype)
 
 
 class _Widen(Exception):

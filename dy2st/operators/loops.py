@@ -31,11 +31,13 @@ from dy2st.operators.loop_carries import (
     _carry_spec,
     _conform,
     _Demote,
-    demoted_floats,
+    demoted_numbers,
     _initialise_unknown_carries,
     _is_static_object,
     mark_number,
     _Mixed,
+    mixed_ints,
+    number_start,
     _shadow_outputs,
     _WrittenThenRebound,
     _number_reshapes,
@@ -153,13 +155,15 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     arrays = set()  # carries of lists the body grows or shrinks: one stacked tensor array
 
     shadows = []  # carried tensors the body writes into, then rebinds: see _WrittenThenRebound
-    demoted = set()  # Python-float carries the body makes genuine tensors: default float dtype
+    demoted = {}  # Python-number carries the body makes genuine tensors: {position: that tensor's dtype}
 
     def layout():
         specs, loop_vars, numbers = [], list(prefix), {}
         for i in carried:
             spec, flat = _carry_spec(values[i], names[i], as_array=i in arrays)
-            if is_python_float(values[i]) and i not in demoted:
+            if i in demoted:
+                flat = [number_start(values[i], demoted[i])]
+            elif is_python_float(values[i]):
                 flat = [float64_start(values[i])]
             if isinstance(values[i], (bool, int, float)):
                 numbers[len(loop_vars)] = values[i]  # flat position -> the Python number it starts as
@@ -222,9 +226,9 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         turned = {i for i in carried if i not in mixed and (int_kind(values[i], outs[i]) == "mixed" or (  # or a
             type(values[i]) is bool and rt.is_tensor(outs[i]) and not is_python_bool(outs[i])))}  # bool: plain
         if turned:  # a Python int the body makes an int tensor (or back): which one depends on the trip count
-            raise _Mixed(turned)
-        if demoted_floats(values, outs, carried, demoted):
-            raise _Demote(demoted_floats(values, outs, carried, demoted))
+            raise _Mixed(mixed_ints(values, outs, turned))
+        if demoted_numbers(values, outs, carried, demoted):
+            raise _Demote(demoted_numbers(values, outs, carried, demoted))
         new, pos = list(new_hidden), p
         for spec, i in zip(specs, carried):
             size = _spec_size(spec)
@@ -258,6 +262,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         except _Mixed as m:
             _drop_blocks(blocks)
             mixed.update(m.positions)
+            demoted.update({i: dtype for i, dtype in m.positions.items() if dtype is not None})
+            specs, loop_vars, numbers = layout()
             continue
         except _Demote as d:
             _drop_blocks(blocks)
