@@ -85,17 +85,17 @@ def mark_number(value, v):
     return float_view(v) if rt.is_tensor(v) and v.dtype == "float64" else python_float(v)
 
 
-def _genuine(v, kinds):
+def _genuine(v, kinds, numbers=(PythonFloat, PythonInt, MixedInt, PythonBool)):
     """Whether ``v`` is a tensor of a dtype kind in ``kinds`` that stands for no Python number."""
-    return (rt.is_tensor(v) and not isinstance(v, (PythonFloat, PythonInt, MixedInt, PythonBool))
-            and np.dtype(v.dtype.np).kind in kinds)
+    return rt.is_tensor(v) and not isinstance(v, numbers) and np.dtype(v.dtype.np).kind in kinds
 
 
 def mixed_ints(values, outs, turned):
     """{position: dtype} for the carries in ``turned``: the dtype of the int tensor the body makes
     of a Python int (`s = 0` then `s = s + t` with an int32 or uint8 `t`: eager code holds `t`'s
     dtype after the first iteration, and wraps as it does), else None."""
-    return {i: outs[i].dtype if _is_python_int(values[i]) and _genuine(outs[i], "iu") else None for i in turned}
+    return {i: outs[i].dtype if _is_python_int(values[i]) and _genuine(outs[i], "iu", (PythonInt, PythonBool)) else None
+            for i in turned}  # (a MixedInt out: another carry's, `a, b = b, a + t`, in the int tensor's dtype)
 
 
 def demoted_numbers(values, outs, carried, done):

@@ -27,31 +27,13 @@ from dy2st.operators.common import (
     truth,
 )
 from dy2st.operators.ifelse import IfElse
-from dy2st.operators.loop_carries import (
-    _carry_spec,
-    _conform,
-    _Demote,
-    demoted_numbers,
-    _initialise_unknown_carries,
-    _is_static_object,
-    mark_number,
-    _Mixed,
-    mixed_ints,
-    number_start,
-    _shadow_outputs,
-    _WrittenThenRebound,
-    _number_reshapes,
-    CarriedList,
-    IndexedByTensor,
-    _rebuild,
-    _ListSpec,
-    _Relist,
-    _Unchanged,
-    _spec_size,
-    _Widen,
-    _widens,
-)
+from dy2st.operators.loop_carries import (_carry_spec, _conform, _Demote, demoted_numbers, _initialise_unknown_carries,
+                                          _is_static_object, mark_number, _Mixed, mixed_ints, number_start,
+                                          _shadow_outputs, _WrittenThenRebound, _number_reshapes, CarriedList,
+                                          IndexedByTensor, _rebuild, _ListSpec, _Relist, _Unchanged, _spec_size,
+                                          _Widen, _widens)
 from dy2st.operators.loop_closures import check_escaping_closures
+from dy2st.operators.loop_kinds import check_settled
 from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, int_kind, is_python_bool,
                                               is_python_float, mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
@@ -249,6 +231,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         return new
 
     blocks = _block_count()
+    moved = False  # a carry's kind or dtype changed in the body: see loop_kinds
     while True:
         if len(loop_vars) == p and values:
             # nothing carried (a body writing only into objects it was given): a thrown-away
@@ -259,15 +242,12 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             results = rt.static.nn.while_loop(
                 cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])
             break
-        except _Mixed as m:
+        except (_Mixed, _Demote) as m:  # a Python number the body makes a tensor: start it as one
             _drop_blocks(blocks)
-            mixed.update(m.positions)
+            moved = True
+            if isinstance(m, _Mixed):
+                mixed.update(m.positions)
             demoted.update({i: dtype for i, dtype in m.positions.items() if dtype is not None})
-            specs, loop_vars, numbers = layout()
-            continue
-        except _Demote as d:
-            _drop_blocks(blocks)
-            demoted.update(d.positions)
             specs, loop_vars, numbers = layout()
             continue
         except _WrittenThenRebound as w:
@@ -287,6 +267,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             # `s = s + i64` with an int32 `s`: eager code widens `s` on the first iteration;
             # the loop carries the wider dtype from the start (differs only if it never runs).
             _drop_blocks(blocks)
+            moved = True
             for k, (dtype, shape) in w.casts.items():
                 if shape is None:
                     loop_vars[k] = rt.cast(loop_vars[k], dtype)
@@ -301,6 +282,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     if first_assigned:
         _check_ran(cond_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars], first_assigned)
     hidden, full = rebuild(list(results))
+    if moved and all(spec == "leaf" for spec in specs):
+        check_settled(body, list(prefix), values, carried, names, full)
     # an item or in-place write into a carried Variable: the Variable its aliases hold gets the result
     written = written_outputs(traced, before)
     refuse_uncarried(traced, written)
