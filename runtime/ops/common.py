@@ -302,3 +302,14 @@ def float_of(v, dtype="float64"):
     v = exact_float(v)  # a Python float's float64 value, not its default-dtype stand-in
     value = cast(apply("reshape", stop_gradient(v), shape=[]), "float64")
     return value if dtype == "float64" else cast(value, dtype)
+
+
+def same_shape(a, b, message):
+    """Eager's check that ``a`` and ``b`` have one shape (ValueError ``message``) where dims may be known
+    only when the Program runs: equal where both are known now, the rest checked when it runs (the ops
+    would broadcast a 1 there where eager raises)."""
+    if len(a.shape) != len(b.shape) or any(x != y and x >= 0 and y >= 0 for x, y in zip(a.shape, b.shape)):
+        raise ValueError(message)
+    if min([*a.shape, *b.shape], default=0) < 0:
+        ok = apply("reduce_all", apply("equal", apply("shape", a), apply("shape", b)))
+        apply("assert", ok, [], error="ValueError", message=message)

@@ -10,7 +10,7 @@ from ..dispatch import apply
 from ..hints import ShapeLike, TensorLike
 from ..registry import Meta, composite, def_op
 from .broadcast import expand, expand_as
-from .common import broadcast_shape, constant
+from .common import broadcast_shape, constant, same_shape
 from .composites_extra import _dim
 from .indexing import getitem
 from .creation import arange, zeros_like
@@ -31,8 +31,7 @@ def _need(x, ndims, what):
 def dot(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     """Inner product of two 1-D tensors (a 0-d tensor), or row by row of two 2-D ones (shape [N])."""
     _need(x, (1, 2), "dot")
-    if x.ndim != y.ndim or any(a != b and a >= 0 and b >= 0 for a, b in zip(x.shape, y.shape)):
-        raise ValueError(f"dot: x and y must have the same shape, got {list(x.shape)} and {list(y.shape)}")
+    same_shape(x, y, f"dot: x and y must have the same shape, got {list(x.shape)} and {list(y.shape)}")
     return sum_(multiply(x, y), axis=-1)
 
 

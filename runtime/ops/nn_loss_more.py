@@ -7,7 +7,7 @@ import math
 
 from ..hints import TensorLike
 from ..registry import composite
-from .common import cast, stop_gradient
+from .common import cast, same_shape, stop_gradient
 from .creation import full_like, zeros_like
 from .elementwise import _floating, clip, exp, log, minimum, sqrt, square
 from .logic import equal, greater_than, where
@@ -62,8 +62,8 @@ def triplet_margin_loss(input: TensorLike, positive: TensorLike, negative: Tenso
     (``swap``: the smaller of d(input, negative) and d(positive, negative))."""
     if margin < 0:
         raise ValueError("triplet_margin_loss: the margin between positive and negative samples must be >= 0")
-    if not input.shape == positive.shape == negative.shape:
-        raise ValueError("triplet_margin_loss: input's shape must equal positive's and negative's")
+    for other in (positive, negative):
+        same_shape(input, other, "triplet_margin_loss: input's shape must equal positive's and negative's")
     pos = pairwise_distance(input, positive, p, epsilon)
     neg = pairwise_distance(input, negative, p, epsilon)
     if swap:
@@ -84,8 +84,7 @@ def multi_label_soft_margin_loss(input: TensorLike, label: TensorLike, weight: T
                                  reduction: str = "mean", name: str | None = None) -> TensorLike:
     """The per-class logistic loss ``-(y log sigmoid(x) + (1 - y) log sigmoid(-x))`` (times ``weight``),
     averaged over the classes (last axis), then reduced over the samples."""
-    if input.shape != label.shape:
-        raise ValueError(f"multi_label_soft_margin_loss: input and label shapes differ: {input.shape} != {label.shape}")
+    same_shape(input, label, f"multi_label_soft_margin_loss: input and label shapes differ: {input.shape} != {label.shape}")
     label = _same_dtype(label, input)
     loss = scale(add(multiply(label, log_sigmoid(input)),
                      multiply(scale(label, -1.0, 1.0), log_sigmoid(scale(input, -1.0)))), -1.0)
@@ -101,8 +100,7 @@ def poisson_nll_loss(input: TensorLike, label: TensorLike, log_input: bool = Tru
     ``input - label * log(input + epsilon)``; ``full`` adds Stirling's term where label > 1."""
     if epsilon <= 0:
         raise ValueError(f"poisson_nll_loss: epsilon must be positive, got {epsilon}")
-    if input.shape != label.shape:
-        raise ValueError(f"poisson_nll_loss: input and label shapes differ: {input.shape} != {label.shape}")
+    same_shape(input, label, f"poisson_nll_loss: input and label shapes differ: {input.shape} != {label.shape}")
     if log_input:
         loss = subtract(exp(input), multiply(label, input))
     else:

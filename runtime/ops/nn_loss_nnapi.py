@@ -9,7 +9,7 @@ import numpy as np
 from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import composite
-from .common import cast, constant
+from .common import cast, constant, same_shape
 from .composites_extra import _dim
 from .creation import full_like, ones, zeros_like
 from .elementwise import clip, exp, log, minimum
@@ -114,8 +114,8 @@ def triplet_margin_with_distance_loss(input: TensorLike, positive: TensorLike, n
     _check_reduction(reduction, "triplet_margin_with_distance_loss")
     if margin < 0:
         raise ValueError("The margin between positive samples and negative samples should be greater than 0.")
-    if not list(input.shape) == list(positive.shape) == list(negative.shape):
-        raise ValueError("input's shape must equal to positive's shape and negative's shape")
+    for other in (positive, negative):
+        same_shape(input, other, "input's shape must equal to positive's shape and negative's shape")
     dist = distance_function if distance_function is not None else (lambda a, b: pairwise_distance(a, b, 2.0))
     pos, neg = dist(input, positive), dist(input, negative)
     if swap:
