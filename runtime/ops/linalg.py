@@ -222,15 +222,17 @@ def broadcast_tensors(input: list[TensorLike], name: str | None = None) -> list[
     shape = ()
     for x in input:
         shape = broadcast_shape(shape, x.shape, "broadcast_tensors inputs")
-    # an unknown (-1) dim: the run-time size of an input that has it there (-1 in expand would keep a 1)
+    # an unknown (-1) dim: every input has a 1 or an unknown dim there (a known n would have made it n);
+    # the largest run-time size among the unknown ones (-1 in expand would keep a 1; the first input's
+    # size may be the 1 the others broadcast)
     dims = list(shape)
     for k, d in enumerate(shape):
         if d < 0:
-            for x in input:
-                j = k - len(shape) + x.ndim  # dims align from the right
-                if j >= 0 and x.shape[j] != 1:
-                    dims[k] = _dim(x, j)
-                    break
+            sizes = [_dim(x, k - len(shape) + x.ndim) for x in input  # dims align from the right
+                     if k - len(shape) + x.ndim >= 0 and x.shape[k - len(shape) + x.ndim] < 0]
+            dims[k] = sizes[0]
+            for size in sizes[1:]:
+                dims[k] = apply("maximum", dims[k], size)
     return [x if tuple(x.shape) == shape and -1 not in shape else expand(x, dims) for x in input]
 
 
