@@ -40,9 +40,10 @@ def cosine_embedding_loss(input1: TensorLike, input2: TensorLike, label: TensorL
     """``1 - cos(input1, input2)`` where ``label`` is 1, ``max(cos - margin, 0)`` where it is -1."""
     if label.ndim != 1:
         raise ValueError("cosine_embedding_loss: 1D target tensor expected, multi-target not supported")
-    if input1.shape != input2.shape or input1.ndim > 2:
-        raise ValueError(f"cosine_embedding_loss: inputs must be 1-D or 2-D of one shape, got {input1.shape} "
-                         f"and {input2.shape}")
+    message = f"cosine_embedding_loss: inputs must be 1-D or 2-D of one shape, got {input1.shape} and {input2.shape}"
+    if input1.ndim > 2:
+        raise ValueError(message)
+    same_shape(input1, input2, message)
     prod = sum_(multiply(input1, input2), axis=-1)
     mag1 = scale(sum_(square(input1), axis=-1), 1.0, 10e-12)
     mag2 = scale(sum_(square(input2), axis=-1), 1.0, 10e-12)
@@ -111,17 +112,26 @@ def poisson_nll_loss(input: TensorLike, label: TensorLike, log_input: bool = Tru
     return _reduce(loss, reduction, "poisson_nll_loss")
 
 
+def _fits(a, b):
+    """Whether shapes ``a`` and ``b`` may be equal: one rank, equal where both dims are known."""
+    return len(a) == len(b) and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
+
+
 @composite("gaussian_nll_loss", functional=["gaussian_nll_loss"], float16_in_float32=True)
 def gaussian_nll_loss(input: TensorLike, label: TensorLike, variance: TensorLike, full: bool = False,
                       epsilon: float = 1e-6, reduction: str = "mean", name: str | None = None) -> TensorLike:
     """Gaussian negative log-likelihood ``0.5 * (log(var) + (input - label) ** 2 / var)`` (``full``: plus
     ``0.5 * log(2 pi)``), the variance clamped at ``epsilon``. As in Paddle the clamp runs without
     gradient, so ``variance`` gets none."""
-    if variance.shape != input.shape:
-        if list(input.shape[:-1]) == list(variance.shape):
-            variance = unsqueeze(variance, -1)
-        elif not (list(input.shape[:-1]) == list(variance.shape[:-1]) and variance.shape[-1] == 1):
-            raise ValueError(f"gaussian_nll_loss: variance of shape {variance.shape} does not fit input {input.shape}")
+    message = f"gaussian_nll_loss: variance of shape {variance.shape} does not fit input {input.shape}"
+    if _fits(variance.shape, input.shape):
+        same_shape(variance, input, message)  # dims known only when the Program runs: checked then
+    elif _fits(input.shape[:-1], variance.shape) or (_fits(input.shape[:-1], variance.shape[:-1])
+                                                      and variance.shape[-1] == 1):
+        variance = variance if variance.ndim == input.ndim else unsqueeze(variance, -1)
+        same_shape(variance, input, message, dims=range(input.ndim - 1))
+    else:
+        raise ValueError(message)
     var = stop_gradient(clip(variance, min=float(epsilon)))
     loss = scale(add(log(var), divide(square(subtract(input, label)), var)), 0.5)
     if full:

@@ -52,9 +52,8 @@ def multi_margin_loss(input: TensorLike, label: TensorLike, p: int = 1, margin: 
     """Multi-class hinge loss: per row ``mean_i(w[y] * max(0, margin - x[y] + x[i]) ** p) - w[y] * margin ** p / C``
     (the i = y term taken out, as Paddle's)."""
     _check_reduction(reduction, "multi_margin_loss")
-    if input.shape[0] >= 0 and label.shape[0] >= 0 and input.shape[0] != label.shape[0]:
-        raise ValueError(f"multi_margin_loss: the label's shape[0] should be equal to input's shape[0], got "
-                         f"{label.shape[0]} and {input.shape[0]}")
+    same_shape(input, label, f"multi_margin_loss: the label's shape[0] should be equal to input's shape[0], got "
+                             f"{label.shape[0]} and {input.shape[0]}", dims=(0,))
     label = reshape(label, [-1, 1])
     picked = take_along_axis(input, cast(label, "int64"), axis=1)
     c = input.shape[1]
