@@ -131,7 +131,7 @@ def npair_loss(anchor: TensorLike, positive: TensorLike, labels: TensorLike, l2_
     """N-pair loss: soft-label cross entropy of ``anchor @ positive.T`` against the same-label matrix
     (rows normalised), plus ``l2_reg / 4`` times the mean squared norms of anchor and positive (Paddle's
     formula, step by step)."""
-    if anchor.size == 0 or positive.size == 0:
+    if 0 in anchor.shape or 0 in positive.shape:  # (a run-time dim's size is a Variable: only known dims decide)
         raise ValueError("The dims of anchor and positive should be greater than 0.")
     b = _dim(labels, 0)
     lab = reshape(labels, [b, 1])

@@ -61,3 +61,12 @@ def test_is_same_shape_is_refused_where_run_time_dims_decide_it():
         sf(rt.ones([1, 3]), rt.ones([4, 3]))
     sf = dy2st.to_static(fn, input_spec=[InputSpec([None, 3], "float32"), InputSpec([None, 2], "float32")])
     assert sf(rt.ones([1, 3]), rt.ones([4, 2])).numpy().tolist() == [[1.0, 1.0, 1.0]]  # decided: never equal
+
+
+def test_npair_loss_over_run_time_dims():  # its empty-input check read a run-time size as a Python bool
+    def fn(a, y):
+        return F.npair_loss(a, a * 0.5, y.astype("float32"))
+    sf = dy2st.to_static(fn, input_spec=[InputSpec([None, 3], "float32"), InputSpec([None], "int64")])
+    a = rt.to_tensor(np.random.RandomState(0).rand(3, 3).astype("float32"))
+    y = rt.to_tensor(np.array([0, 1, 0], "int64"))
+    np.testing.assert_allclose(sf(a, y).numpy(), fn(a, y).numpy(), rtol=1e-6)
