@@ -117,14 +117,29 @@ class InPlaceRefused(TypeError):
         self.result = result
 
 
-def check_result(x, out, name):
-    """The result of ``x.<name>(...)`` may replace x: same dtype, and same shape unless reshaping."""
+def _may_broadcast(xs, operands):
+    """Whether a tensor among ``operands`` may broadcast a dim of x (shape ``xs``) known only when the
+    Program runs (a 1 there, against the operand's -1 or n): ``x.add_(y)``, both [-1, 3], may be [1, 3] + [2, 3]."""
+    if all(d >= 0 for d in xs):
+        return False
+    for a in operands:
+        shape = list(getattr(a, "shape", None) or [])
+        if any(xs[-k] < 0 and shape[-k] != 1 for k in range(1, min(len(shape), len(xs)) + 1)):
+            return True
+    return False
+
+
+def check_result(x, out, name, operands=()):
+    """The result of ``x.<name>(*operands)`` may replace x: same dtype, and same shape unless reshaping."""
     if out.dtype != x.dtype:
         raise TypeError(f"{name} would change the tensor's dtype from {x.dtype} to {out.dtype}; an in-place "
                         f"method keeps the dtype: cast first (x = x.astype('{out.dtype}'))")
-    if name in RESHAPING or list(out.shape) == list(x.shape):
+    xs = list(x.shape)
+    same = list(out.shape) == xs
+    if name in RESHAPING or (same and not _may_broadcast(xs, operands)):
         return
-    message = (f"{name} would change the tensor's shape from {list(x.shape)} to {list(out.shape)} (an in-place "
+    change = "when the Program runs (its -1 dims)" if same else f"to {list(out.shape)}"
+    message = (f"{name} would change the tensor's shape from {xs} {change} (an in-place "
                f"method does not broadcast the tensor it writes); use the out-of-place method instead: "
                f"y = x.{name[:-1]}(...)")
     if len(out.shape) == len(x.shape) and all(a == b or a < 0 or b < 0 for a, b in zip(x.shape, out.shape)):
@@ -150,7 +165,7 @@ def result(x, name, *args, **kwargs):
         out = DRAWS[name](x, *args, **kwargs)
     else:
         out = getattr(x, ELEMENTWISE.get(name) or RESHAPING[name])(*args, **kwargs)
-    check_result(x, out, name)
+    check_result(x, out, name, [*args, *kwargs.values()])
     return out
 
 

@@ -146,6 +146,18 @@ def apply_(self, func):
     return self
 
 
+def is_same_shape(self, y):
+    """Whether ``self`` and ``y`` have one shape (a Python bool); dims known only when the Program runs
+    cannot decide it while it is built (the -1 placeholders would compare equal)."""
+    a, b = list(self.shape), list(y.shape)
+    if len(a) != len(b) or any(x != z and x >= 0 and z >= 0 for x, z in zip(a, b)):
+        return False
+    if min(a + b, default=0) < 0:
+        raise TypeError(f"is_same_shape of shapes {a} and {b}: their -1 dims are known only when the Program "
+                        "runs; compare x.shape == y.shape (decided then in converted code)")
+    return True
+
+
 def _repeat(self, *repeats):
     reps = list(repeats[0]) if len(repeats) == 1 and isinstance(repeats[0], (list, tuple)) else list(repeats)
     return _rt().tile(self, reps)
@@ -218,7 +230,7 @@ METHODS = {
     "strided_slice": lambda self, axes, starts, ends, strides, name=None: _rt().strided_slice(
         self, axes, starts, ends, strides),
     "increment": lambda self, value=1.0, name=None: _rt().increment(self, value),
-    "is_same_shape": lambda self, y: list(self.shape) == list(y.shape),
+    "is_same_shape": is_same_shape,
     "split_with_sizes": lambda self, split_sizes, dim=0: _rt().split(self, list(split_sizes), dim),
     "detach_": detach_, "fill_diagonal": fill_diagonal, "retain_grads": retain_grads,
     # Tensor forms of functions declared without a method

@@ -9,9 +9,9 @@ import runtime as rt
 from runtime.framework import Variable
 from dy2st.operators.common import _describe, _with_location, is_symbolic
 from dy2st.operators.ifelse import _dummy_like, _tensorizable
-from dy2st.operators.python_bools import is_python_bool, python_bool
-from dy2st.operators.python_semantics import (PythonFloat, PythonInt, exact_of, float_view, int_kind, is_python_float,
-                                              python_float, python_int)
+from dy2st.operators.python_bools import PythonBool, is_python_bool, python_bool
+from dy2st.operators.python_semantics import (MixedInt, PythonFloat, PythonInt, _is_python_int, exact_of, float_view,
+                                              int_kind, is_python_float, python_float, python_int)
 from dy2st.operators.side_effects import probing
 from dy2st.operators.list_items import item_kind, merge_kinds
 from dy2st.operators.tensor_array import ProbeList, TensorArray
@@ -58,7 +58,8 @@ def _number_reshapes(numbers, loop_vars, new):
 
 class _Mixed(Exception):
     """The body turns the Python ints at ``positions`` into int tensors (or back): build again
-    with them marked as path-dependent (see python_semantics.MixedInt)."""
+    with them marked as path-dependent (see python_semantics.MixedInt). ``positions`` maps each
+    to the dtype of the int tensor the body makes of a Python int (None: keep the start's)."""
 
     def __init__(self, positions):
         super().__init__(positions)
@@ -94,8 +95,8 @@ def check_kinds(new, loop_vars, kinds):
 
 
 class _Demote(Exception):
-    """The body turns the Python-float carries at ``positions`` into genuine tensors (`s = s + t`):
-    build again with them started in the default float dtype, as before."""
+    """The body turns the Python-number carries at ``positions`` ({position: dtype}) into genuine
+    float tensors (`s = s + t`): build again with them started as tensors of that dtype."""
 
     def __init__(self, positions):
         super().__init__(positions)
@@ -113,23 +114,43 @@ def mark_number(value, v):
     return float_view(v) if rt.is_tensor(v) and v.dtype == "float64" else python_float(v)
 
 
+def _genuine(v, kinds, numbers=(PythonFloat, PythonInt, MixedInt, PythonBool)):
+    """Whether ``v`` is a tensor of a dtype kind in ``kinds`` that stands for no Python number."""
+    return rt.is_tensor(v) and not isinstance(v, numbers) and np.dtype(v.dtype.np).kind in kinds
+
+
 def number_changes(starts, outs, mixed, demoted):
-    """(mixed, demoted): keys of the carried leaves (``starts``: {key: start value}, key = (carry
-    index, *path)) that start as a Python int and that the body makes an int tensor, or back (or a
-    Python bool a plain bool tensor): which one they hold depends on the trip count; and those that
-    start as a Python float and that the body makes a genuine tensor."""
-    turned, demote = set(), set()
+    """(turned, demote) for the carried leaves (``starts``: {key: start value}, key = (carry index,
+    *indices and keys into it), a number inside a tuple too):
+
+    - turned, {key: dtype or None}: leaves that start as a Python int and that the body makes an int
+      tensor, or back (or a Python bool a plain bool tensor): which one they hold depends on the trip
+      count. The dtype is that of the int tensor the body makes of a Python int (`s = 0` then
+      `s = s + t` with an int32 or uint8 `t`: eager code holds `t`'s dtype after the first
+      iteration, and wraps as it does), else None (a MixedInt out: another carry's, `a, b = b, a + t`).
+    - demote, {key: dtype}: leaves that start as a Python float or int and that the body makes a
+      genuine float tensor (`s = 0.0` then `s = s + t`): eager code holds `t`'s dtype (float16,
+      float64) after the first iteration, not the default float dtype or a Python float's.
+    """
+    turned, demote = {}, {}
     for key, start in starts.items():
         out = leaf_at(outs[key[0]], key[1:])
         if out is _MISSING:
             continue
         if key not in mixed and (int_kind(start, out) == "mixed" or (
                 type(start) is bool and rt.is_tensor(out) and not is_python_bool(out))):
-            turned.add(key)
-        if (key not in demoted and is_python_float(start) and rt.is_tensor(out)
-                and not isinstance(out, (PythonFloat, PythonInt))):
-            demote.add(key)
+            turned[key] = out.dtype if _is_python_int(start) and _genuine(out, "iu", (PythonInt, PythonBool)) else None
+        if key not in demoted and _genuine(out, "f") and (is_python_float(start) or _is_python_int(start)):
+            demote[key] = out.dtype
     return turned, demote
+
+
+def number_start(value, dtype):
+    """The start of a carry that is the Python number ``value`` before the loop and a tensor of
+    ``dtype`` after its first iteration (the kind differs, not the value, if it never runs)."""
+    if isinstance(value, (bool, int, float)):
+        return rt.full([], value, dtype)
+    return rt.cast(exact_of(value), dtype)
 
 
 class _Widen(Exception):

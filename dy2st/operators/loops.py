@@ -35,6 +35,7 @@ from dy2st.operators.loop_carries import (
     _conform,
     _Demote,
     number_changes,
+    number_start,
     _initialise_unknown_carries,
     _is_static_object,
     mark_number,
@@ -54,6 +55,7 @@ from dy2st.operators.loop_carries import (
     _widens,
 )
 from dy2st.operators.loop_closures import check_escaping_closures
+from dy2st.operators.loop_kinds import check_settled
 from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, is_python_float,
                                               mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
@@ -157,8 +159,9 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     arrays = set()  # carries of lists the body grows or shrinks: one stacked tensor array
 
     shadows = []  # carried tensors the body writes into, then rebinds: see _WrittenThenRebound
-    demoted = set()  # Python-float carries the body makes genuine tensors: default float dtype
-    # (keys of carried leaves: (carry index, *indices and keys into it), a number inside a tuple too)
+    # Python-number carries the body makes genuine tensors: {leaf key: that tensor's dtype} (keys of
+    # carried leaves: (carry index, *indices and keys into it), a number inside a tuple too)
+    demoted = {}
 
     array_kinds = {}  # {flat position: item kind} of carried lists whose items change kind (_ArrayKinds)
 
@@ -173,7 +176,9 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             for k, (path, v) in enumerate(leaves):
                 pos, key = len(loop_vars) + k, (i,) + path
                 starts[pos] = (key, v)
-                if is_python_float(v) and key not in demoted:
+                if key in demoted:
+                    flat[k] = number_start(v, demoted[key])
+                elif is_python_float(v):
                     flat[k] = float64_start(v)
                 if isinstance(v, (bool, int, float)):
                     numbers[pos] = v  # flat position -> the Python number it starts as
@@ -263,6 +268,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         return new
 
     blocks = _block_count()
+    moved = False  # a carry's kind or dtype changed in the body: see loop_kinds
     while True:
         if len(loop_vars) == p and values:
             # nothing carried (a body writing only into objects it was given): a thrown-away
@@ -273,15 +279,17 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             results = rt.static.nn.while_loop(
                 cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])
             break
-        except (_Mixed, _ArrayKinds) as m:
+        except (_Mixed, _Demote) as m:  # a Python number the body makes a tensor: start it as one
             _drop_blocks(blocks)
-            mixed.update(getattr(m, "positions", ()))
-            array_kinds.update(getattr(m, "kinds", {}))
-            continue
-        except _Demote as d:
-            _drop_blocks(blocks)
-            demoted.update(d.positions)
+            moved = True
+            if isinstance(m, _Mixed):
+                mixed.update(m.positions)
+            demoted.update({k: dtype for k, dtype in m.positions.items() if dtype is not None})
             specs, loop_vars, numbers = layout()
+            continue
+        except _ArrayKinds as m:
+            _drop_blocks(blocks)
+            array_kinds.update(m.kinds)
             continue
         except _WrittenThenRebound as w:
             _drop_blocks(blocks)
@@ -300,6 +308,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             # `s = s + i64` with an int32 `s`: eager code widens `s` on the first iteration;
             # the loop carries the wider dtype from the start (differs only if it never runs).
             _drop_blocks(blocks)
+            moved = True
             for k, (dtype, shape) in w.casts.items():
                 if shape is None:
                     loop_vars[k] = rt.cast(loop_vars[k], dtype)
@@ -314,6 +323,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
     if first_assigned:
         _check_ran(cond_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars], first_assigned)
     hidden, full = rebuild(list(results))
+    if moved and all(spec == "leaf" for spec in specs):
+        check_settled(body, list(prefix), values, carried, names, full)
     # an item or in-place write into a carried Variable: the Variable its aliases hold gets the result
     written = written_outputs(traced, before)
     refuse_uncarried(traced, written)

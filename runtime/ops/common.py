@@ -302,3 +302,18 @@ def float_of(v, dtype="float64"):
     v = exact_float(v)  # a Python float's float64 value, not its default-dtype stand-in
     value = cast(apply("reshape", stop_gradient(v), shape=[]), "float64")
     return value if dtype == "float64" else cast(value, dtype)
+
+
+def same_shape(a, b, message, dims=None):
+    """Eager's check that ``a`` and ``b`` have one shape (ValueError ``message``) -- or one size along each
+    axis of ``dims`` -- where dims may be known only when the Program runs: equal where both are known
+    now, the rest checked when it runs (the ops would broadcast a 1 there where eager raises)."""
+    pairs = list(zip(a.shape, b.shape)) if dims is None else [(a.shape[k], b.shape[k]) for k in dims]
+    if (dims is None and len(a.shape) != len(b.shape)) or any(x != y and x >= 0 and y >= 0 for x, y in pairs):
+        raise ValueError(message)
+    if any(x < 0 or y < 0 for x, y in pairs):
+        sa, sb = apply("shape", a), apply("shape", b)
+        if dims is not None:
+            sa, sb = (apply("gather", t, constant(np.asarray(list(dims), "int64"), "int64")) for t in (sa, sb))
+        ok = apply("reduce_all", apply("equal", sa, sb))
+        apply("assert", ok, [], error="ValueError", message=message)

@@ -1,5 +1,6 @@
 """``F.pad`` (Paddle's ``paddle.nn.functional.pad``) as a composite of slicing and ``concat``:
 its gradient, static form and ONNX export are those of the ops it is made of."""
+from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import composite
 from .creation import full
@@ -57,8 +58,9 @@ def _border(x, axis, n, before, mode, value):
         return concat([edge] * n, axis=axis)
     if mode == "circular":
         size = x.shape[axis]
-        if size >= 0 and n > size:  # wraps around more than once (Paddle's circular mode allows it)
-            x = concat([x] * -(-n // size), axis=axis)
+        if n > size:  # wraps around more than once (Paddle's circular mode allows it); a size known only
+            # when the Program runs may be as small as 1: n copies cover any size
+            x = concat([x] * (-(-n // size) if size >= 0 else n), axis=axis)
         return _take(x, axis, slice(-n, None) if before else slice(0, n))
     # reflect: the n entries next to the edge, mirrored (the edge itself is not repeated)
     return _take(x, axis, slice(n, 0, -1) if before else slice(-2, -n - 2, -1))
@@ -87,6 +89,10 @@ def pad(x: TensorLike, pad: list[int], mode: str = "constant", value: float = 0.
         if mode == "reflect" and max(before, after) >= x.shape[axis] >= 0:
             raise ValueError(f"pad: reflect padding {before, after} must be smaller than dim {axis} "
                              f"({x.shape[axis]})")
+        if mode == "reflect" and max(before, after) > 0 > x.shape[axis]:  # a size known only when it runs
+            ok = _rt.greater_than(_rt.shape(x)[axis], full([], max(before, after), dtype="int64"))
+            apply("assert", ok, [], error="ValueError", message=f"pad: reflect padding {before, after} must be "
+                  f"smaller than dim {axis} (of shape {list(x.shape)} when the Program runs)")
         parts = ([_border(x, axis, before, True, mode, value)] if before else []) + [x] + \
                 ([_border(x, axis, after, False, mode, value)] if after else [])
         if len(parts) > 1:

@@ -300,6 +300,10 @@ def _einsum_grad(ctx):
         if u != s:
             grads.append(_on_diagonal(gi, u, s, x, lhs + rhs, seen))
             continue
+        if kept == s and any(d < 0 and c in seen for c, d in zip(s, x.shape)):
+            # a dim known only when the Program runs may be a 1 the others broadcast: summed back then
+            grads.append(apply("reduce_as", gi, x))
+            continue
         ones = [k for k, c in enumerate(s) if x.shape[k] == 1 and c in seen]
         if ones:  # ``...`` dims x broadcast (size 1 against n): summed back
             gi = apply("reduce_sum", gi, axis=ones, keepdim=True)

@@ -10,7 +10,7 @@ from ..dispatch import apply
 from ..hints import ShapeLike, TensorLike
 from ..registry import Meta, composite, def_op
 from .broadcast import expand, expand_as
-from .common import broadcast_shape, constant
+from .common import broadcast_shape, constant, same_shape
 from .composites_extra import _dim
 from .indexing import getitem
 from .creation import arange, zeros_like
@@ -31,8 +31,7 @@ def _need(x, ndims, what):
 def dot(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     """Inner product of two 1-D tensors (a 0-d tensor), or row by row of two 2-D ones (shape [N])."""
     _need(x, (1, 2), "dot")
-    if x.ndim != y.ndim or any(a != b and a >= 0 and b >= 0 for a, b in zip(x.shape, y.shape)):
-        raise ValueError(f"dot: x and y must have the same shape, got {list(x.shape)} and {list(y.shape)}")
+    same_shape(x, y, f"dot: x and y must have the same shape, got {list(x.shape)} and {list(y.shape)}")
     return sum_(multiply(x, y), axis=-1)
 
 
@@ -223,15 +222,17 @@ def broadcast_tensors(input: list[TensorLike], name: str | None = None) -> list[
     shape = ()
     for x in input:
         shape = broadcast_shape(shape, x.shape, "broadcast_tensors inputs")
-    # an unknown (-1) dim: the run-time size of an input that has it there (-1 in expand would keep a 1)
+    # an unknown (-1) dim: every input has a 1 or an unknown dim there (a known n would have made it n);
+    # the largest run-time size among the unknown ones (-1 in expand would keep a 1; the first input's
+    # size may be the 1 the others broadcast)
     dims = list(shape)
     for k, d in enumerate(shape):
         if d < 0:
-            for x in input:
-                j = k - len(shape) + x.ndim  # dims align from the right
-                if j >= 0 and x.shape[j] != 1:
-                    dims[k] = _dim(x, j)
-                    break
+            sizes = [_dim(x, k - len(shape) + x.ndim) for x in input  # dims align from the right
+                     if k - len(shape) + x.ndim >= 0 and x.shape[k - len(shape) + x.ndim] < 0]
+            dims[k] = sizes[0]
+            for size in sizes[1:]:
+                dims[k] = apply("maximum", dims[k], size)
     return [x if tuple(x.shape) == shape and -1 not in shape else expand(x, dims) for x in input]
 
 

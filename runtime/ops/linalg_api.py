@@ -14,7 +14,7 @@ from .indexing import getitem
 from .linalg_grad import matmul, mT
 from .math import add, divide, multiply, subtract
 from .reduce import sum as sum_
-from .shape import reshape, squeeze, transpose, unsqueeze
+from .shape import reshape, shape, squeeze, transpose, unsqueeze
 
 
 def _need_matrix(x, what):
@@ -235,6 +235,28 @@ def _chain(mats, split, i, j):
     return matmul(_chain(mats, split, i, k), _chain(mats, split, k + 1, j))
 
 
+def _not_one(x, axis, what, given):
+    """``x.shape[axis] != 1``, which decides numpy's cov result (a one-row ``x`` is not transposed, and
+    gives a 0-D result); a dim known only when the Program runs is taken as not 1 and checked then."""
+    if x.shape[axis] >= 0:
+        return x.shape[axis] != 1
+    ok = apply("not_equal", shape(x)[axis], constant(1, "int64"))
+    apply("assert", ok, [], error="ValueError", message=(
+        f"cov: x of shape {given} has {what} when the Program runs, for which cov gives another shape "
+        "(numpy's rule) than a Program built with that dim unknown can: give the dim a known size"))
+    return True
+
+
+def _count(x, axis, minus=0):
+    """``float(x.shape[axis] - minus)``, the divisor eager code takes; a dim known only when the Program
+    runs is read then, in x's float dtype (the dtype the Python float gets as an operand)."""
+    n = x.shape[axis]
+    if n >= 0:
+        return float(n - minus)
+    n = shape(x)[axis]
+    return apply("cast", subtract(n, constant(minus, "int64")) if minus else n, dtype=str(x.dtype))
+
+
 @composite("cov", methods=["cov"], float16_in_float32=True)
 def cov(x: TensorLike, rowvar: bool = True, ddof: bool = True, fweights: TensorLike | None = None,
         aweights: TensorLike | None = None, name: str | None = None) -> TensorLike:
@@ -242,10 +264,10 @@ def cov(x: TensorLike, rowvar: bool = True, ddof: bool = True, fweights: TensorL
     ``x``, as ``numpy.cov`` (``ddof`` True divides by N - 1; frequency and analytic weights)."""
     if x.ndim > 2:
         raise ValueError(f"cov: x must be 1-D or 2-D, got shape {list(x.shape)}")
-    x = _floating(x)
+    x, given = _floating(x), list(x.shape)
     if x.ndim < 2:
         x = unsqueeze(x, 0)
-    if not rowvar and x.shape[0] != 1:
+    if not rowvar and _not_one(x, 0, "1 row (rowvar=False)", given):
         x = mT(x)
     w = None
     if fweights is not None:
@@ -254,10 +276,9 @@ def cov(x: TensorLike, rowvar: bool = True, ddof: bool = True, fweights: TensorL
         a = apply("cast", aweights, dtype=str(x.dtype))
         w = a if w is None else multiply(w, a)
     if w is None:
-        n = x.shape[1]
-        xc = subtract(x, divide(sum_(x, 1, keepdim=True), float(n)))
-        c = divide(matmul(xc, xc, False, True), float(n - (1 if ddof else 0)))
-        return reshape(c, []) if x.shape[0] == 1 else c
+        xc = subtract(x, divide(sum_(x, 1, keepdim=True), _count(x, 1)))
+        c = divide(matmul(xc, xc, False, True), _count(x, 1, 1 if ddof else 0))
+        return c if _not_one(x, 0, "1 variable", given) else reshape(c, [])
     w_sum = sum_(w)
     avg = divide(sum_(multiply(x, w), 1, keepdim=True), w_sum)
     if ddof and aweights is not None:
@@ -267,7 +288,7 @@ def cov(x: TensorLike, rowvar: bool = True, ddof: bool = True, fweights: TensorL
         fact = subtract(w_sum, 1.0) if ddof else w_sum
     xc = subtract(x, avg)
     c = divide(matmul(multiply(xc, w), xc, False, True), fact)
-    return reshape(c, []) if x.shape[0] == 1 else c
+    return c if _not_one(x, 0, "1 variable", given) else reshape(c, [])
 
 
 @composite("corrcoef", methods=["corrcoef"], float16_in_float32=True)

@@ -105,9 +105,15 @@ def allclose(x: TensorLike, y: TensorLike, rtol: float = 1e-05, atol: float = 1e
 @composite("equal_all", api=["equal_all"], methods=["equal_all"])
 def equal_all(x: TensorLike, y: TensorLike, name: str | None = None) -> TensorLike:
     """Whether ``x`` and ``y`` have the same shape and elements: a 0-d bool tensor."""
-    if list(x.shape) != list(y.shape):
+    if len(x.shape) != len(y.shape) or any(a != b and a >= 0 and b >= 0 for a, b in zip(x.shape, y.shape)):
         return constant(False, "bool")
-    return all_(equal(x, y))
+    if min([*x.shape, *y.shape], default=0) >= 0:
+        return all_(equal(x, y))
+    # dims known only when the Program runs: [-1] and [-1] may be [1] and [3] (equal would broadcast
+    # them) or [2] and [3] (equal would fail); so the shapes, then the common leading elements
+    n = apply("minimum", apply("numel", x), apply("numel", y))
+    head = [getitem(apply("reshape", t, shape=[-1]), slice(0, n)) for t in (x, y)]
+    return logical_and(all_(equal(apply("shape", x), apply("shape", y))), all_(equal(*head)))
 
 
 @composite("nan_to_num", api=["nan_to_num"], methods=["nan_to_num"])

@@ -5,6 +5,7 @@ ONNX export come from matmul/multiply/sum.
 """
 from ..hints import TensorLike
 from ..registry import composite
+from .common import same_shape
 from .math import add, matmul, multiply
 from .reduce import sum as sum_
 from .shape import reshape, transpose, unsqueeze
@@ -17,8 +18,7 @@ def _check(x1, x2, weight, bias):
         if str(t.dtype) not in ("float32", "float64"):
             raise TypeError(f"bilinear: {name} must be float32 or float64 (Paddle's kernels), got {t.dtype}")
     (n1, i1), (n2, i2), (o, w1, w2) = x1.shape, x2.shape, weight.shape
-    if n1 >= 0 and n2 >= 0 and n1 != n2:
-        raise ValueError(f"bilinear: x1 and x2 must have the same batch size, got {n1} and {n2}")
+    same_shape(x1, x2, f"bilinear: x1 and x2 must have the same batch size, got {n1} and {n2}", dims=(0,))
     if (i1, i2) != (w1, w2):
         raise ValueError(f"bilinear: weight of shape {list(weight.shape)} must be [out_features, {i1}, {i2}] for "
                          f"x1 [N, {i1}] and x2 [N, {i2}]")

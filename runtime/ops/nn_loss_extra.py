@@ -10,7 +10,7 @@ from ..dispatch import apply
 from ..dtypes import DEFAULT_FLOAT
 from ..hints import TensorLike
 from ..registry import composite
-from .common import as_tensor, cast, is_tensor, no_grad_target
+from .common import as_tensor, cast, is_tensor, no_grad_target, same_shape
 from .elementwise import _floating, clip, exp, log, maximum, pow, sigmoid, sqrt, square
 from .elementwise import abs as abs_
 from .logic import less_than, not_equal, where
@@ -36,8 +36,7 @@ def _reduce(loss, reduction, what):
 
 
 def _same_shape(a, b, what):
-    if len(a.shape) != len(b.shape) or any(x != y and x >= 0 and y >= 0 for x, y in zip(a.shape, b.shape)):
-        raise ValueError(f"{what}: input shape {list(a.shape)} and label shape {list(b.shape)} must be equal")
+    same_shape(a, b, f"{what}: input shape {list(a.shape)} and label shape {list(b.shape)} must be equal")
 
 
 @composite("l1_loss", functional=["l1_loss"], float16_in_float32=True)

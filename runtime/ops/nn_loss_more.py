@@ -7,7 +7,7 @@ import math
 
 from ..hints import TensorLike
 from ..registry import composite
-from .common import cast, stop_gradient
+from .common import cast, same_shape, stop_gradient
 from .creation import full_like, zeros_like
 from .elementwise import _floating, clip, exp, log, minimum, sqrt, square
 from .logic import equal, greater_than, where
@@ -40,9 +40,10 @@ def cosine_embedding_loss(input1: TensorLike, input2: TensorLike, label: TensorL
     """``1 - cos(input1, input2)`` where ``label`` is 1, ``max(cos - margin, 0)`` where it is -1."""
     if label.ndim != 1:
         raise ValueError("cosine_embedding_loss: 1D target tensor expected, multi-target not supported")
-    if input1.shape != input2.shape or input1.ndim > 2:
-        raise ValueError(f"cosine_embedding_loss: inputs must be 1-D or 2-D of one shape, got {input1.shape} "
-                         f"and {input2.shape}")
+    message = f"cosine_embedding_loss: inputs must be 1-D or 2-D of one shape, got {input1.shape} and {input2.shape}"
+    if input1.ndim > 2:
+        raise ValueError(message)
+    same_shape(input1, input2, message)
     prod = sum_(multiply(input1, input2), axis=-1)
     mag1 = scale(sum_(square(input1), axis=-1), 1.0, 10e-12)
     mag2 = scale(sum_(square(input2), axis=-1), 1.0, 10e-12)
@@ -62,8 +63,8 @@ def triplet_margin_loss(input: TensorLike, positive: TensorLike, negative: Tenso
     (``swap``: the smaller of d(input, negative) and d(positive, negative))."""
     if margin < 0:
         raise ValueError("triplet_margin_loss: the margin between positive and negative samples must be >= 0")
-    if not input.shape == positive.shape == negative.shape:
-        raise ValueError("triplet_margin_loss: input's shape must equal positive's and negative's")
+    for other in (positive, negative):
+        same_shape(input, other, "triplet_margin_loss: input's shape must equal positive's and negative's")
     pos = pairwise_distance(input, positive, p, epsilon)
     neg = pairwise_distance(input, negative, p, epsilon)
     if swap:
@@ -84,8 +85,7 @@ def multi_label_soft_margin_loss(input: TensorLike, label: TensorLike, weight: T
                                  reduction: str = "mean", name: str | None = None) -> TensorLike:
     """The per-class logistic loss ``-(y log sigmoid(x) + (1 - y) log sigmoid(-x))`` (times ``weight``),
     averaged over the classes (last axis), then reduced over the samples."""
-    if input.shape != label.shape:
-        raise ValueError(f"multi_label_soft_margin_loss: input and label shapes differ: {input.shape} != {label.shape}")
+    same_shape(input, label, f"multi_label_soft_margin_loss: input and label shapes differ: {input.shape} != {label.shape}")
     label = _same_dtype(label, input)
     loss = scale(add(multiply(label, log_sigmoid(input)),
                      multiply(scale(label, -1.0, 1.0), log_sigmoid(scale(input, -1.0)))), -1.0)
@@ -101,8 +101,7 @@ def poisson_nll_loss(input: TensorLike, label: TensorLike, log_input: bool = Tru
     ``input - label * log(input + epsilon)``; ``full`` adds Stirling's term where label > 1."""
     if epsilon <= 0:
         raise ValueError(f"poisson_nll_loss: epsilon must be positive, got {epsilon}")
-    if input.shape != label.shape:
-        raise ValueError(f"poisson_nll_loss: input and label shapes differ: {input.shape} != {label.shape}")
+    same_shape(input, label, f"poisson_nll_loss: input and label shapes differ: {input.shape} != {label.shape}")
     if log_input:
         loss = subtract(exp(input), multiply(label, input))
     else:
@@ -113,17 +112,26 @@ def poisson_nll_loss(input: TensorLike, label: TensorLike, log_input: bool = Tru
     return _reduce(loss, reduction, "poisson_nll_loss")
 
 
+def _fits(a, b):
+    """Whether shapes ``a`` and ``b`` may be equal: one rank, equal where both dims are known."""
+    return len(a) == len(b) and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
+
+
 @composite("gaussian_nll_loss", functional=["gaussian_nll_loss"], float16_in_float32=True)
 def gaussian_nll_loss(input: TensorLike, label: TensorLike, variance: TensorLike, full: bool = False,
                       epsilon: float = 1e-6, reduction: str = "mean", name: str | None = None) -> TensorLike:
     """Gaussian negative log-likelihood ``0.5 * (log(var) + (input - label) ** 2 / var)`` (``full``: plus
     ``0.5 * log(2 pi)``), the variance clamped at ``epsilon``. As in Paddle the clamp runs without
     gradient, so ``variance`` gets none."""
-    if variance.shape != input.shape:
-        if list(input.shape[:-1]) == list(variance.shape):
-            variance = unsqueeze(variance, -1)
-        elif not (list(input.shape[:-1]) == list(variance.shape[:-1]) and variance.shape[-1] == 1):
-            raise ValueError(f"gaussian_nll_loss: variance of shape {variance.shape} does not fit input {input.shape}")
+    message = f"gaussian_nll_loss: variance of shape {variance.shape} does not fit input {input.shape}"
+    if _fits(variance.shape, input.shape):
+        same_shape(variance, input, message)  # dims known only when the Program runs: checked then
+    elif _fits(input.shape[:-1], variance.shape) or (_fits(input.shape[:-1], variance.shape[:-1])
+                                                      and variance.shape[-1] == 1):
+        variance = variance if variance.ndim == input.ndim else unsqueeze(variance, -1)
+        same_shape(variance, input, message, dims=range(input.ndim - 1))
+    else:
+        raise ValueError(message)
     var = stop_gradient(clip(variance, min=float(epsilon)))
     loss = scale(add(log(var), divide(square(subtract(input, label)), var)), 0.5)
     if full:

@@ -9,7 +9,7 @@ import numpy as np
 from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import composite
-from .common import cast, constant
+from .common import cast, constant, same_shape
 from .composites_extra import _dim
 from .creation import full_like, ones, zeros_like
 from .elementwise import clip, exp, log, minimum
@@ -52,9 +52,8 @@ def multi_margin_loss(input: TensorLike, label: TensorLike, p: int = 1, margin: 
     """Multi-class hinge loss: per row ``mean_i(w[y] * max(0, margin - x[y] + x[i]) ** p) - w[y] * margin ** p / C``
     (the i = y term taken out, as Paddle's)."""
     _check_reduction(reduction, "multi_margin_loss")
-    if input.shape[0] >= 0 and label.shape[0] >= 0 and input.shape[0] != label.shape[0]:
-        raise ValueError(f"multi_margin_loss: the label's shape[0] should be equal to input's shape[0], got "
-                         f"{label.shape[0]} and {input.shape[0]}")
+    same_shape(input, label, f"multi_margin_loss: the label's shape[0] should be equal to input's shape[0], got "
+                             f"{label.shape[0]} and {input.shape[0]}", dims=(0,))
     label = reshape(label, [-1, 1])
     picked = take_along_axis(input, cast(label, "int64"), axis=1)
     c = input.shape[1]
@@ -114,8 +113,8 @@ def triplet_margin_with_distance_loss(input: TensorLike, positive: TensorLike, n
     _check_reduction(reduction, "triplet_margin_with_distance_loss")
     if margin < 0:
         raise ValueError("The margin between positive samples and negative samples should be greater than 0.")
-    if not list(input.shape) == list(positive.shape) == list(negative.shape):
-        raise ValueError("input's shape must equal to positive's shape and negative's shape")
+    for other in (positive, negative):
+        same_shape(input, other, "input's shape must equal to positive's shape and negative's shape")
     dist = distance_function if distance_function is not None else (lambda a, b: pairwise_distance(a, b, 2.0))
     pos, neg = dist(input, positive), dist(input, negative)
     if swap:
@@ -132,7 +131,7 @@ def npair_loss(anchor: TensorLike, positive: TensorLike, labels: TensorLike, l2_
     """N-pair loss: soft-label cross entropy of ``anchor @ positive.T`` against the same-label matrix
     (rows normalised), plus ``l2_reg / 4`` times the mean squared norms of anchor and positive (Paddle's
     formula, step by step)."""
-    if anchor.size == 0 or positive.size == 0:
+    if 0 in anchor.shape or 0 in positive.shape:  # (a run-time dim's size is a Variable: only known dims decide)
         raise ValueError("The dims of anchor and positive should be greater than 0.")
     b = _dim(labels, 0)
     lab = reshape(labels, [b, 1])
