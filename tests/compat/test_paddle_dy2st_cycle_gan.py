@@ -6,6 +6,7 @@ optimizers over parameter subsets of one converted model, and the discriminators
 methods (`to_static(model.discriminatorA)`, re-wrapped each step as Paddle's test does). Converted
 training equals eager bitwise."""
 import numpy as np
+import pytest
 
 import dy2st
 import runtime as rt
@@ -202,6 +203,7 @@ def _train(to_static, steps=2):
     return np.array(out), cg
 
 
+@pytest.mark.slow  # about 0.7 s: four generator passes and two discriminators traced
 def test_cycle_gan_trains_converted_as_eagerly():
     eager, eager_model = _train(False)
     static, static_model = _train(True)
