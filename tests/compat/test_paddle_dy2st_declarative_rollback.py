@@ -4,7 +4,8 @@ input names, `get_concrete_program` keyed by specs and Python values, programs c
 signature, a Layer re-decorated with another spec, buffers reassigned in `forward`, `rollback()` of a
 function, of a Layer's forward and of a method converted on the class, and a trained layer (with a
 PyLayer) saved with `input_spec=[x]` / `output_spec=[pred]` and run through
-`static.io.load_inference_model` and an Executor."""
+`static.io.load_inference_model` and an Executor; a cache entry unpacked as Paddle's
+(`_, (concrete_program, partial_layer) = cache.last()`, `cache.last()[-1]`)."""
 import numpy as np
 import pytest
 
@@ -257,3 +258,36 @@ def test_save_inference_model(tmp_path, cls):
     for feed, fetch in ((None, None), (None, [loss]), ([x], None)):
         dy2st.save(layer=layer, path=str(tmp_path / "all" / "model"), input_spec=feed, output_spec=fetch)
         np.testing.assert_allclose(_run_inference(str(tmp_path / "all"), [x_data]), want_loss.numpy(), rtol=1e-6)
+
+
+@to_static(full_graph=True)
+def switch_mode_function():
+    return True
+
+
+class SwitchModeNet(rt.nn.Layer):
+    def forward(self, x):
+        return x + 1
+
+    def foo(self):
+        return True
+
+
+def test_switch_mode_and_the_cache_entry_as_paddle_unpacks_it():
+    switch_mode_function.eval()
+    switch_mode_function()
+    assert switch_mode_function._training is False
+    _, partial_layer = switch_mode_function.program_cache.last()[-1]
+    assert partial_layer.training is False
+    switch_mode_function.train()
+    switch_mode_function()
+    key, (concrete, partial_layer) = switch_mode_function.program_cache.last()
+    assert partial_layer.training is True and concrete is switch_mode_function.program_cache.last()
+    assert switch_mode_function.program_cache[key] is concrete
+
+    net = to_static(SwitchModeNet())
+    with pytest.raises(RuntimeError):
+        net.forward.eval()
+    net.eval()
+    with pytest.raises(RuntimeError):
+        to_static(net.foo).train()
