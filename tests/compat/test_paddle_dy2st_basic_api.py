@@ -131,3 +131,24 @@ def test_scheduler_rate_in_arithmetic_follows_the_tensor_dtype():
                 np.testing.assert_array_equal(g.numpy(), w.numpy())
             np.testing.assert_allclose(float(got[2]), want[2], rtol=1e-7)
             sched.step()
+
+
+def trainable_from_items(x):
+    return rt.to_tensor([x[0], x[1]], dtype="float32", stop_gradient=False)
+
+
+def int_from_items(x):
+    return rt.to_tensor([x[0], x[1]], dtype="int64", stop_gradient=False)
+
+
+def test_to_tensor_of_traced_items_keeps_stop_gradient_false():
+    # Paddle's test_cpu_cuda_to_tensor builds tensors from lists of tensors; with stop_gradient=False
+    # eager gives a new trainable leaf. The converted call returned stop_gradient=True with no error.
+    x = rt.to_tensor([3, 5])
+    got = dy2st.to_static(int_from_items)(x)
+    assert got.stop_gradient is False and int_from_items(x).stop_gradient is False
+    np.testing.assert_array_equal(got.numpy(), [3, 5])
+    assert trainable_from_items(x).stop_gradient is False
+    with pytest.raises(TypeError, match="trainable tensor made inside the converted function") as info:
+        dy2st.to_static(trainable_from_items)(x)  # as for a constant list: its .grad has no tensor here
+    assert "return rt.to_tensor([x[0], x[1]]" in "".join(getattr(info.value, "__notes__", []))
