@@ -152,3 +152,15 @@ def test_to_tensor_of_traced_items_keeps_stop_gradient_false():
     with pytest.raises(TypeError, match="trainable tensor made inside the converted function") as info:
         dy2st.to_static(trainable_from_items)(x)  # as for a constant list: its .grad has no tensor here
     assert "return rt.to_tensor([x[0], x[1]]" in "".join(getattr(info.value, "__notes__", []))
+
+
+def assign_items(x):
+    return rt.assign([x[0], x[1]]), rt.assign((x[0], 2.5)), rt.assign([x[:1], x[1:]])
+
+
+def test_assign_of_a_list_holding_tensors():
+    # PaddlePaddle 3.3 eagerly: the items' values, float32 / float64 (numpy's, with a Python float) / [2, 1]
+    x = rt.to_tensor([3.0, 5.0])
+    want = assign_items(x)
+    assert [str(t.dtype) for t in want] == ["float32", "float64", "float32"] and want[2].shape == [2, 1]
+    same(want, dy2st.to_static(assign_items)(x))
