@@ -164,3 +164,15 @@ def test_assign_of_a_list_holding_tensors():
     want = assign_items(x)
     assert [str(t.dtype) for t in want] == ["float32", "float64", "float32"] and want[2].shape == [2, 1]
     same(want, dy2st.to_static(assign_items)(x))
+
+
+def assign_scalars(x):
+    return rt.assign(2.5) + x, rt.assign(3), rt.assign(True), rt.assign(np.float32(1.5))
+
+
+def test_assign_of_a_scalar_is_a_one_element_vector():
+    # Paddle's assign makes np.array([value]) of a scalar: shape [1] (this gave 0-d tensors)
+    x = rt.to_tensor([1.0, 2.0])
+    want = assign_scalars(x)
+    assert [t.shape for t in want] == [[2], [1], [1], [1]]
+    same(want, dy2st.to_static(assign_scalars)(x))
