@@ -74,8 +74,11 @@ def assign(x: Operand | list, output: TensorLike | None = None) -> TensorLike:
     """A copy of ``x`` (Tensor, ndarray, list or scalar) that keeps the tape; written into ``output`` if given."""
     if isinstance(x, TensorLike):
         out = apply("assign", x)
+    elif isinstance(x, (list, tuple)) and any(isinstance(v, TensorLike) for v in x):
+        out = _rt.to_tensor(x)  # the items' values (stacked while a Program is built), as Paddle's eager assign
     else:
-        arr = np.asarray(x)
+        # a Python or numpy scalar is a 1-element vector, as Paddle's assign makes it (np.array([x]))
+        arr = np.array([x]) if np.isscalar(x) and not isinstance(x, (str, bytes)) else np.asarray(x)
         if arr.dtype == np.float64 and not isinstance(x, np.ndarray):
             arr = arr.astype(DEFAULT_FLOAT[0].np)  # Python floats take the default float dtype, as in to_tensor
         out = as_tensor(arr)

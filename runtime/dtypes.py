@@ -9,7 +9,9 @@ _CANONICAL = {
     "float16": "float16", "float32": "float32", "float64": "float64",
     "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
     "uint8": "uint8", "bool": "bool",
-    "float": "float32", "int": "int64", "double": "float64", "half": "float16",
+    # numpy's (and so Paddle's) readings of the C names: "float" is float64, as np.dtype("float") is
+    "float": "float64", "int": "int64", "double": "float64", "half": "float16", "long": "int64",
+    "short": "int16",
 }
 
 FLOATS = ("float16", "float32", "float64")
@@ -63,7 +65,6 @@ def default_float():
 # infer rule, ``"float"``). numpy's dtype.name is slow and this sits on the eager hot path (x.dtype)
 # and on every Variable the static builder makes. A str key is a plain ``str`` only: a subclass
 # may compare differently, so it takes the full path.
-# (Two tables: numpy reads ``np.dtype("float") == "float"`` as float64, where runtime reads float32.)
 _NP_CACHE = {}
 _STR_CACHE = {}
 _STR_CACHE_MAX = 256
@@ -103,8 +104,8 @@ def _convert_dtype(dtype):
         return _DTYPES[name]
     if dtype is bool:
         return bool_
-    if dtype is float:
-        return float32
+    if dtype is float:  # np.dtype(float): Paddle's zeros(dtype=float) / astype(float) are float64
+        return float64
     if dtype is int:
         return int64
     try:

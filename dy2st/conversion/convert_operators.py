@@ -23,7 +23,7 @@ from dy2st.operators.logical import And, Not, Or
 from dy2st.operators.loops import For, While
 from dy2st.operators.flags import SetStopGradient, SetStopGradientItem
 from dy2st.operators.python_checks import IsInstance, TraceExcept, Type, refuse_clock, refuse_python_random
-from dy2st.operators.python_semantics import python_float
+from dy2st.operators.python_semantics import float_view
 from dy2st.operators.match import MatchClassSubject
 from dy2st.operators.outside_iterators import Next
 from dy2st.operators.sequences import Enumerate, Range, Reversed, Unpack, Zip
@@ -58,7 +58,8 @@ def Call(fn):
 
 
 def _python_float_of(fn):
-    return lambda *args, **kwargs: python_float(fn(*args, **kwargs))
+    # the float64 rate seen as a Python float is: `rt.to_tensor(lr)` is in the default float dtype
+    return lambda *args, **kwargs: float_view(fn(*args, **kwargs))
 
 
 def origin_of(generated_filename, generated_lineno):

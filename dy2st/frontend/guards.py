@@ -38,7 +38,8 @@ from . import decorators, memo_probes
 from .guard_check import CheckWriter
 from .guard_values import (_MISSING, absent_guards, attribute_containers, _attr_reader, _cell_reader, _holds_traced, class_guards, _contents_guards, _global_reader, _is_plain_object, _library, _slot_names, tensor_values,
                            _module_guards, _plain, _user_module, _ValueGuard)
-from .layer_guard import _LAYER_INTERNALS, _as_function, _code_names, _LayerGuard, _read_names, _written_names
+from .layer_guard import (_LAYER_INTERNALS, _as_function, _code_names, _LayerGuard, _read_names, _written_names,
+                          global_names)
 
 _calls = contextvars.ContextVar("dy2st_traced_calls", default=None)
 
@@ -208,7 +209,7 @@ def _namespace_guards(fn, seen_code, layers, out, depth=0):
     names = _code_names(code)
     namespace = fn.__globals__
     found = []
-    for name in sorted(names):
+    for name in sorted(global_names(code)):
         if name in namespace:
             found.append((f"global {name}", _global_reader(namespace, name), namespace[name],
                           ("global", namespace, name)))

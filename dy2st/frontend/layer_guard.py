@@ -104,6 +104,25 @@ def _disassembled_writes(code, out):
             _disassembled_writes(const, out)
 
 
+# Code object -> the global names it (and the functions nested in it) reads or writes (as _WRITTEN).
+_GLOBALS = weakref.WeakKeyDictionary()
+_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL", "STORE_NAME"})
+
+
+def global_names(code):
+    """The names ``code`` reaches as globals, not as attributes: ``co_names`` holds both, and a
+    module global that happens to share an attribute's name (a script's ``shape`` beside
+    ``x.shape``) is no global the function reads."""
+    names = _GLOBALS.get(code)
+    if names is None:
+        found = {i.argval for i in dis.get_instructions(code) if i.opname in _GLOBAL_OPS}
+        for const in code.co_consts:
+            if isinstance(const, types.CodeType):
+                found |= global_names(const)
+        _GLOBALS[code] = names = frozenset(found)
+    return names
+
+
 def _read_names(cls, start, written=None, dynamic=None):
     """Attribute names the methods in ``start`` (and the methods of ``cls`` they name) may read.
 

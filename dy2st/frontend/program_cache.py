@@ -45,6 +45,20 @@ class ConcreteProgram:
             self._partial = PartialProgram(self.main_program, self.inputs, self.outputs, self.backend, what)
         return self._partial
 
+    # Paddle's program cache hands out ``(key, (concrete_program, partial_layer))`` where this one
+    # hands out the ConcreteProgram: its tests unpack that (`_, (cp, _) = cache.last()`,
+    # `cache.last()[-1]`), so a ConcreteProgram reads as that pair too.
+    cache_key = None
+    training = None  # the mode it was traced in (tracing.py), shown as its partial layer's ``training``
+
+    def __iter__(self):
+        partial = self.partial_program
+        partial.training = self.training
+        return iter((self.cache_key, (self, partial)))
+
+    def __getitem__(self, index):
+        return tuple(self)[index]
+
     def guard_failure(self):
         """None while this Program may serve its signature, else what changed since it was traced."""
         return None if self.guards is None else self.guards.failure()
@@ -72,6 +86,7 @@ class ProgramCache:
 
     def __setitem__(self, key, value):
         entries = self._programs.setdefault(key, [])
+        value.cache_key = key
         entries.insert(0, value)
         del entries[PER_SIGNATURE:]
         self._last = value

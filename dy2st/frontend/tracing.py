@@ -77,6 +77,8 @@ class Tracing:
             self._fast_cache.clear()
             if key[0] != "spec":
                 key = (key[0], tuple(m + (sg,) for m, (*_, sg) in zip(key[1], metas)), key[2])
+        inst = self._instance
+        concrete.training = self._training and (inst is None or bool(getattr(inst, "training", True)))
         self.program_cache[key] = concrete
         self._warn_if_many(failed)
         return concrete

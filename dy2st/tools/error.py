@@ -58,6 +58,33 @@ def origin_in_traceback(tb):
     return found
 
 
+def _origins_in_traceback(tb):
+    """The user lines of a traceback's generated-code frames, outermost first."""
+    found = []
+    while tb is not None:
+        filename = tb.tb_frame.f_code.co_filename
+        if origin_info.is_generated(filename):
+            info = origin_info.origin_of(filename, tb.tb_lineno)
+            if info is not None:
+                found.append(_from_info(info))
+        tb = tb.tb_next
+    return found
+
+
+def callers_of(exc, origin):
+    """The user lines that called into the function of ``origin`` (the innermost line of ``exc``'s
+    traceback), outermost first: ``outer()`` calling ``inner()`` reads as Python's traceback does.
+    Lines of the same function (a tensor ``if`` whose branch failed) are left out."""
+    chain = _origins_in_traceback(exc.__traceback__)
+    if not chain or (chain[-1].filename, chain[-1].lineno) != (origin.filename, origin.lineno):
+        return []
+    callers = []
+    for here, inner in zip(chain, chain[1:]):
+        if (here.filename, here.function_name) != (inner.filename, inner.function_name):
+            callers.append(here)
+    return callers
+
+
 def innermost_origin(exc):
     """The innermost user line over ``exc`` and its explicit causes (``raise ... from e``).
 
@@ -107,13 +134,15 @@ def is_mapped(exc):
     return origin_of(exc) is not None
 
 
-def attach_origin(exc, origin, what):
+def attach_origin(exc, origin, what, callers=()):
     """``exc`` itself (never a rebuilt copy: type and attributes kept) pointing at the user's line
     ``origin`` (an Origin, kept as ``exc.user_origin``); the one way an error gets its place.
 
     The place is a PEP 678 note for every kind of error, so ``str(exc)`` stays the error's own
-    message and a traceback shows the user's file and line under it."""
-    return add_context(exc, f"  In user code, {what}:\n{format_location(origin)}", origin=origin)
+    message and a traceback shows the user's file and line under it, after the lines of the user
+    functions that called there (``callers``, outermost first, one source line each)."""
+    chain = "".join(format_location(c, context=0) + "\n" for c in callers)
+    return add_context(exc, f"  In user code, {what}:\n{chain}{format_location(origin)}", origin=origin)
 
 
 def to_user_error(exc, phase):
@@ -124,9 +153,11 @@ def to_user_error(exc, phase):
     origin = None
     if op is not None and getattr(op, "origin", None) is not None:
         origin = op.origin if isinstance(op.origin, UserOrigin) else Origin.parse(op.origin)
+    callers = ()
     if origin is None:
         origin = innermost_origin(exc)
+        callers = callers_of(exc, origin) if origin is not None else ()
     if origin is None:
         return exc
     what = f"{phase}, while running op '{op.type}'" if op is not None else phase
-    return attach_origin(exc, origin, what)
+    return attach_origin(exc, origin, what, callers)

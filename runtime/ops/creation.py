@@ -128,7 +128,10 @@ def to_tensor(data: object, dtype: DTypeLike | None = None, place: object = None
         out = _tensor.Tensor(np.array(out._value, copy=True), stop_gradient=stop_gradient)
         return out
     if _mode.static and _holds_tensor(data):  # its tensors (eager ones bound live) stacked, not baked in
-        return _stacked(data, dtype)
+        out = _stacked(data, dtype)
+        if not stop_gradient:  # a trainable leaf (detached from the items), as eagerly
+            out.stop_gradient = False
+        return out
     if dtype is None and isinstance(data, (list, tuple)):
         # one numpy conversion gives the dtype (numpy's own with a Tensor among the items, as in Paddle;
         # else Python data's rules) and the values (cast after: a Python float rounds once either way)

@@ -17,11 +17,11 @@ from runtime.static.passes.defuse import external_reads, op_reads, sub_block_def
 def test_builder_variable_equals_create_var():
     prog = Program()
     blk = prog.global_block()
-    a = blk.create_var(name="a", shape=(np.int64(2), 3), dtype="float", stop_gradient=False)
-    b = blk._create_built("b", (np.int64(2), 3), "float", False)
+    a = blk.create_var(name="a", shape=(np.int64(2), 3), dtype="half", stop_gradient=False)
+    b = blk._create_built("b", (np.int64(2), 3), "half", False)
     da, db = dict(vars(a)), dict(vars(b))
     assert da.pop("name") == "a" and db.pop("name") == "b"
-    assert da == db and type(b._shape[0]) is int and b.dtype is dtypes.float32
+    assert da == db and type(b._shape[0]) is int and b.dtype is dtypes.float16
     with pytest.raises(ValueError, match="already exists"):
         blk._create_built("a", (), "float32", True)
 
@@ -61,7 +61,10 @@ def test_dtype_spellings_convert_the_same_from_the_table():
     assert dtypes.convert_dtype(np.dtype("float")) is dtypes.float64  # numpy's reading of its own dtype
     with pytest.raises(TypeError):
         dtypes.convert_dtype("float31")
-    assert dtypes.float32 == np.float32 and dtypes.float32 == "float" and dtypes.float32 != dtypes.int64
+    assert dtypes.float32 == np.float32 and dtypes.float32 != "float" and dtypes.float32 != dtypes.int64
+    # numpy's and Paddle's readings: "float" and float are float64, "long" int64, "short" int16
+    assert dtypes.convert_dtype("float") is dtypes.convert_dtype(float) is dtypes.float64 == "float"
+    assert dtypes.convert_dtype("long") is dtypes.int64 and dtypes.convert_dtype("short") is dtypes.int16
 
 
 def _reads_reference(block, defined=(), extra_reads=()):
