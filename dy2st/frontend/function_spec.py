@@ -7,8 +7,6 @@ tensors of the same dtype and shape share one.
 """
 import ast
 import inspect
-import sys
-import warnings
 import textwrap
 
 import numpy as np
@@ -126,19 +124,8 @@ def spec_list(input_spec):
     return flat
 
 
-def _caller_level():
-    """The ``stacklevel`` of the user's call (the first frame outside dy2st and runtime)."""
-    level, frame = 2, sys._getframe(2)
-    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in ("dy2st", "runtime"):
-        level, frame = level + 1, frame.f_back
-    return level
-
-
 def check_against_spec(tensors, input_spec, fn_name):
-    """The shapes to trace ``tensors`` with (-1 for None dims), as Paddle's ``convert_to_input_spec``
-    picks them: a spec's shape where the tensor fits it, else (with a warning) the tensor's own shape.
-    The tensor's dtype is traced either way (a spec's dtype is a Paddle hint, not a cast). The Program
-    then computes what the call computes eagerly; only the spec's generality is lost for that call."""
+    """Validate tensors against ``input_spec``; return the shapes to trace with (-1 for None dims)."""
     specs = [s for s in spec_list(input_spec) if isinstance(s, InputSpec)]
     # Tensors beyond the declared specs (an optional argument given a Tensor) are described by
     # themselves, as Paddle does: their dtype and exact shape select the Program.
@@ -148,13 +135,12 @@ def check_against_spec(tensors, input_spec, fn_name):
         want = [(-1 if d is None else int(d)) for d in spec.shape]
         got = t.shape
         label = spec.name or f"argument {i}"
+        if t.dtype != spec.dtype:
+            raise ValueError(f"{fn_name}(): input '{label}' expects dtype {spec.dtype} (InputSpec shape {want}), "
+                             f"got dtype {t.dtype} with shape {got}")
         if len(got) != len(want) or any(w not in (-1, g) for w, g in zip(want, got)):
-            warnings.warn(f"{fn_name}(): input '{label}' does not fit its InputSpec (shape {want}, None/-1 = any "
-                          f"size): got shape {got}; this call is traced with its own shape", stacklevel=_caller_level())
-            want = list(got)
-        elif t.dtype != spec.dtype:
-            warnings.warn(f"{fn_name}(): input '{label}' has dtype {t.dtype}, its InputSpec says {spec.dtype}; "
-                          "this call is traced with the input's dtype", stacklevel=_caller_level())
+            raise ValueError(f"{fn_name}(): input '{label}' expects shape {want} (None/-1 = any size), "
+                             f"got shape {got}")
         shapes.append(want)
     return shapes
 
