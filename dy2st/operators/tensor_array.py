@@ -60,14 +60,15 @@ class TensorArray:
         self._check_item(item, "extends")
         return TensorArray(rt.concat([self._shaped_for(item), rt.unsqueeze(item, 0)], axis=0))
 
-    def _shaped_for(self, item):
+    def _shaped_for(self, item, stacked=False):
         """The stacked tensor, reshaped to ``item``'s run-time dims where the item has unknown ones:
         the array may still be the empty start whose unknown dims are placeholders (a no-op once
-        it holds items)."""
-        arr = self.tensor
-        if any(d < 0 for d in item.shape) and is_symbolic(item):
+        it holds items). ``stacked``: ``item`` is itself a stack of items (its first dim skipped)."""
+        arr, skip = self.tensor, int(stacked)
+        shape = item.shape[skip:]
+        if any(d < 0 for d in shape) and is_symbolic(item):
             dims = rt.shape(item)
-            arr = rt.reshape(arr, [-1] + [d if d >= 0 else dims[k] for k, d in enumerate(item.shape)])
+            arr = rt.reshape(arr, [-1] + [d if d >= 0 else dims[k + skip] for k, d in enumerate(shape)])
         return arr
 
     def popped(self, index=-1):
@@ -109,7 +110,7 @@ class TensorArray:
                                            "needs a list of items"))
         for item in items:
             self._check_item(item, "assigns into")
-        t = self.tensor
+        t = self._shaped_for(items[0]) if items else self.tensor
         head = t[:start] if start is not None else t[:0]
         tail = t[stop:] if stop is not None else t[:0]
         parts = [head] + ([rt.stack(list(items), axis=0)] if items else []) + [tail]
@@ -188,16 +189,25 @@ class TensorArray:
             other = rt.stack(other, axis=0)
         else:
             return NotImplemented
+        self._check_join(other)
+        # `lst += [item]` on the empty start: its unknown item dims are placeholders, as for append
+        return TensorArray(rt.concat([self._shaped_for(other, stacked=True), other], axis=0))
+
+    def _check_join(self, other):
+        """TypeError at the user's line unless the stacked ``other`` has the items' dtype and rank."""
         if other.dtype != self.tensor.dtype or other.ndim != self.tensor.ndim:
             raise TypeError(_with_location(
                 f"`+` joins a list built in a tensor-dependent loop (items {self.tensor.dtype}"
                 f"{list(self.tensor.shape[1:])}) with items {other.dtype}{list(other.shape[1:])}: "
                 "the items of such a list must share one dtype and rank"))
-        return TensorArray(rt.concat([self.tensor, other], axis=0))
 
     def __radd__(self, other):
         if isinstance(other, list):
-            return TensorArray.from_list(other, "list").__add__(self) if other else self
+            if not other:
+                return self
+            head = TensorArray.from_list(other, "list").tensor
+            self._check_join(head)
+            return TensorArray(rt.concat([head, self._shaped_for(head, stacked=True)], axis=0))
         return NotImplemented
 
     def __bool__(self):
@@ -282,7 +292,9 @@ def Stack(x, axis=0, **kwargs):
             return t
         perm = list(range(1, t.ndim))
         perm.insert(axis if axis >= 0 else t.ndim + axis, 0)
-        return rt.transpose(t, perm)
+        # a C-ordered copy, as eager's stack makes: a transposed view sums in another order, so a
+        # loss reduced from it (eagerly, after the Program) would differ from eager's in the last bit
+        return rt.assign(rt.transpose(t, perm))
     return rt.stack(items, axis=axis, **kwargs)
 
 
@@ -303,7 +315,8 @@ def Concat(x, axis=0, **kwargs):
             t = rt.transpose(t, list(range(1, axis + 1)) + [0] + list(range(axis + 1, t.ndim)))
         dims = rt.shape(t) if any(d < 0 for i, d in enumerate(t.shape) if i not in (axis, axis + 1)) else None
         shape = [d if d >= 0 or i in (axis, axis + 1) else dims[i] for i, d in enumerate(t.shape)]
-        return rt.reshape(t, shape[:axis] + [-1] + shape[axis + 2:])
+        out = rt.reshape(t, shape[:axis] + [-1] + shape[axis + 2:])
+        return rt.assign(out) if axis else out  # C-ordered as eager's concat (the reshape may keep a view)
     return rt.concat(items, axis=axis, **kwargs)
 
 
