@@ -1,6 +1,10 @@
 """Vision user code ported by changing imports: a Faster R-CNN box head on ``RoIAlign`` features
 (PaddleDetection's TwoFCHead over proposals), converted with ``None`` dims for the images, the
-number of boxes and the boxes per image, trained like eager and PaddlePaddle 3.3, saved and served."""
+number of boxes and the boxes per image, trained like eager and PaddlePaddle 3.3, saved and served;
+StyleGAN2's modulated convolution (PaddleGAN), whose grouped conv has one group per image of a
+``None`` batch dim."""
+import math
+
 import numpy as np
 import pytest
 
@@ -94,3 +98,121 @@ def test_roi_align_values_are_paddles_and_its_gradient_is_its_forwards():
     assert x.grad.shape == [2, 1, 4, 5]
     with pytest.raises(ValueError, match="boxes_num"):
         paddle.vision.ops.roi_align(x, boxes, paddle.to_tensor([1, 1], "int32"), output_size=2)
+
+
+class EqualLinear(nn.Layer):
+    def __init__(self, in_dim, out_dim, bias_init=0, lr_mul=1, activation=None):
+        super().__init__()
+        self.weight = self.create_parameter((in_dim, out_dim), default_initializer=nn.initializer.Normal())
+        self.bias = self.create_parameter((out_dim, ), default_initializer=nn.initializer.Constant(bias_init))
+        self.activation = activation
+        self.scale = (1 / math.sqrt(in_dim)) * lr_mul
+        self.lr_mul = lr_mul
+
+    def forward(self, input):
+        if self.activation:
+            out = F.linear(input, self.weight * self.scale)
+            return F.leaky_relu(out + self.bias * self.lr_mul, 0.2) * math.sqrt(2)
+        return F.linear(input, self.weight * self.scale, bias=self.bias * self.lr_mul)
+
+
+class ModulatedConv2D(nn.Layer):
+    def __init__(self, in_channel, out_channel, kernel_size, style_dim, demodulate=True):
+        super().__init__()
+        self.kernel_size, self.in_channel, self.out_channel = kernel_size, in_channel, out_channel
+        self.scale = 1 / math.sqrt(in_channel * kernel_size * kernel_size)
+        self.padding = kernel_size // 2
+        self.weight = self.create_parameter((1, out_channel, in_channel, kernel_size, kernel_size),
+                                            default_initializer=nn.initializer.Normal())
+        self.modulation = EqualLinear(style_dim, in_channel, bias_init=1)
+        self.demodulate = demodulate
+
+    def forward(self, input, style):
+        batch, in_channel, height, width = input.shape
+        style = self.modulation(style).reshape((batch, 1, in_channel, 1, 1))
+        weight = self.scale * self.weight * style
+        if self.demodulate:
+            demod = paddle.rsqrt((weight * weight).sum([2, 3, 4]) + 1e-8)
+            weight = weight * demod.reshape((batch, self.out_channel, 1, 1, 1))
+        weight = weight.reshape((batch * self.out_channel, in_channel, self.kernel_size, self.kernel_size))
+        input = input.reshape((1, batch * in_channel, height, width))
+        out = F.conv2d(input, weight, padding=self.padding, groups=batch)
+        _, _, height, width = out.shape
+        return out.reshape((batch, self.out_channel, height, width))
+
+
+class StyledConv(nn.Layer):
+    def __init__(self, in_channel, out_channel, kernel_size, style_dim):
+        super().__init__()
+        self.conv = ModulatedConv2D(in_channel, out_channel, kernel_size, style_dim)
+        self.noise_weight = self.create_parameter((1, ), default_initializer=nn.initializer.Constant(0.0))
+        self.bias = self.create_parameter((1, out_channel, 1, 1), default_initializer=nn.initializer.Constant(0.0))
+
+    def forward(self, input, style):
+        out = self.conv(input, style)
+        batch, _, height, width = out.shape
+        out = out + self.noise_weight * paddle.randn((batch, 1, height, width))
+        return F.leaky_relu(out + self.bias, 0.2) * math.sqrt(2)
+
+
+class MiniStyleGAN(nn.Layer):
+    def __init__(self, style_dim=6):
+        super().__init__()
+        self.style = EqualLinear(style_dim, style_dim, lr_mul=0.01, activation="fused_lrelu")
+        self.const = self.create_parameter((1, 4, 4, 4), default_initializer=nn.initializer.Normal())
+        self.conv1 = StyledConv(4, 4, 3, style_dim)
+        self.to_rgb = ModulatedConv2D(4, 3, 1, style_dim, demodulate=False)
+
+    def forward(self, z):
+        w = self.style(z * paddle.rsqrt(paddle.mean(z * z, 1, keepdim=True) + 1e-8))
+        out = self.const.tile((z.shape[0], 1, 1, 1))
+        out = F.interpolate(self.conv1(out, w), scale_factor=2, mode="bilinear")
+        return self.to_rgb(out, w)
+
+
+def test_stylegan_modulated_conv_grouped_by_a_none_batch_trains_like_eager(tmp_path):
+    # F.conv2d(groups=batch) with a None batch raised "static Variable used where Python needs an int"
+    runs = []
+    for convert in (False, True):
+        net = _seeded(MiniStyleGAN())
+        f = dy2st.to_static(net, input_spec=[InputSpec([None, 6])]) if convert else net
+        opt = paddle.optimizer.Adam(0.01, parameters=net.parameters())
+        rng, losses = np.random.default_rng(0), []
+        for b in (2, 3):
+            paddle.seed(b)  # the noise input
+            loss = f(paddle.to_tensor(rng.standard_normal((b, 6)).astype("float32"))).abs().mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            losses.append(float(loss))
+        runs.append((net, f, losses))
+    (eager, _, losses), (net, conv, closses) = runs
+    assert closses == losses
+    for k, v in eager.state_dict().items():
+        np.testing.assert_array_equal(net.state_dict()[k].numpy(), v.numpy(), err_msg=k)
+    assert len(conv.forward.program_cache) == 1
+    dy2st.save(conv, str(tmp_path / "stylegan"))
+    loaded = dy2st.load(str(tmp_path / "stylegan"))
+    z = paddle.to_tensor(np.random.default_rng(1).standard_normal((4, 6)).astype("float32"))
+    paddle.seed(5)
+    want = eager(z)
+    paddle.seed(5)
+    np.testing.assert_array_equal(loaded(z).numpy(), want.numpy())
+    assert want.shape == [4, 3, 8, 8]
+
+
+def _grouped(x, w):
+    return F.conv2d(x.reshape([1, -1, 4, 4]), w, groups=x.shape[0])
+
+
+def test_a_run_time_groups_that_does_not_fit_the_channels_raises_as_eagerly():
+    conv = dy2st.to_static(_grouped, input_spec=[InputSpec([None, 3, 4, 4]), InputSpec([None, None, 3, 3])])
+    rng = np.random.default_rng(0)
+    x = paddle.to_tensor(rng.standard_normal((2, 3, 4, 4)).astype("float32"))
+    w = paddle.to_tensor(rng.standard_normal((4, 3, 3, 3)).astype("float32"))
+    np.testing.assert_array_equal(conv(x, w).numpy(), _grouped(x, w).numpy())
+    bad = paddle.to_tensor(rng.standard_normal((4, 2, 3, 3)).astype("float32"))  # 6 channels, groups 2
+    with pytest.raises(ValueError, match="expects 4"):
+        _grouped(x, bad)
+    with pytest.raises(ValueError, match="groups must be the input's channels over the filter's"):
+        conv(x, bad)
