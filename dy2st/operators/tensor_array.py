@@ -287,15 +287,24 @@ def Stack(x, axis=0, **kwargs):
     ``x``, Paddle's argument name (``paddle.stack(x=[...], axis=1)``)."""
     items = x
     if isinstance(items, TensorArray):
+        # a C-ordered copy, as eager's stack makes: a write into the result must leave the list's
+        # items as they were, and a transposed or reversed view sums in another order (a loss reduced
+        # from it eagerly, after the Program, would differ from eager's in the last bit)
         t = items.tensor
         if axis in (0, -t.ndim):
-            return t
+            return rt.assign(t)
         perm = list(range(1, t.ndim))
         perm.insert(axis if axis >= 0 else t.ndim + axis, 0)
-        # a C-ordered copy, as eager's stack makes: a transposed view sums in another order, so a
-        # loss reduced from it (eagerly, after the Program) would differ from eager's in the last bit
         return rt.assign(rt.transpose(t, perm))
     return rt.stack(items, axis=axis, **kwargs)
+
+
+def List(*args):
+    """``list(x)``: a list built in a tensor loop (or ``reversed`` of one) copied as such a list;
+    anything else as Python's ``list``."""
+    if len(args) == 1 and isinstance(args[0], TensorArray):
+        return args[0].copy()
+    return list(*args)
 
 
 def Concat(x, axis=0, **kwargs):
@@ -315,8 +324,7 @@ def Concat(x, axis=0, **kwargs):
             t = rt.transpose(t, list(range(1, axis + 1)) + [0] + list(range(axis + 1, t.ndim)))
         dims = rt.shape(t) if any(d < 0 for i, d in enumerate(t.shape) if i not in (axis, axis + 1)) else None
         shape = [d if d >= 0 or i in (axis, axis + 1) else dims[i] for i, d in enumerate(t.shape)]
-        out = rt.reshape(t, shape[:axis] + [-1] + shape[axis + 2:])
-        return rt.assign(out) if axis else out  # C-ordered as eager's concat (the reshape may keep a view)
+        return rt.assign(rt.reshape(t, shape[:axis] + [-1] + shape[axis + 2:]))  # a copy, as in Stack
     return rt.concat(items, axis=axis, **kwargs)
 
 

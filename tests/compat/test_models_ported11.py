@@ -207,6 +207,31 @@ def test_lists_grown_by_plus_and_slices_in_a_tensor_loop_serve_any_batch():
             assert got.sum().item() == want.sum().item() and np.asarray(got).flags.c_contiguous
 
 
+def _backward_rnn_outputs(x, n):
+    """A hand-written backward RNN's idioms: the outputs collected last to first, then put in order."""
+    outs, h, i = [], x * 0.0, 0
+    while i < n:
+        h = paddle.tanh(h + x * (i + 1.3))
+        outs.append(h)
+        i += 1
+    ordered = paddle.stack(list(reversed(outs)), axis=0)
+    outs.reverse()
+    stacked = paddle.stack(outs)
+    stacked[0] = -1.0  # a write into the stacked copy leaves the list's items as they were
+    return ordered, stacked, outs[0]
+
+
+def test_list_of_reversed_loop_outputs_and_writes_into_their_stack_as_eagerly():
+    # list(reversed(outs)) raised TypeError; stack(outs) shared the list's memory, so the write into it
+    # changed outs[0] too (silently), and the reversed view summed in another order than eager's copy
+    x = paddle.to_tensor(np.random.default_rng(0).standard_normal((40, 37)).astype("float32"))
+    conv = dy2st.to_static(_backward_rnn_outputs, input_spec=[InputSpec([None, 37]), InputSpec([], "int64")])
+    want, got = _backward_rnn_outputs(x, paddle.to_tensor(7)), conv(x, paddle.to_tensor(7))
+    for w, g in zip(want, got):
+        np.testing.assert_array_equal(g.numpy(), w.numpy())
+        assert g.sum().item() == w.sum().item()
+    assert not np.all(got[2].numpy() == -1.0)
+
 class KeepsInput(nn.Layer):
     def forward(self, x):
         self.last = x  # (a decoder's `self.key = key`)
