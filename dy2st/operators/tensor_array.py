@@ -307,6 +307,14 @@ def List(*args):
     return list(*args)
 
 
+def Tuple(*args):
+    """``tuple(x)``: of a list built in a tensor loop, such a list (its length is known only when the
+    Program runs, which no Python tuple can hold); anything else as Python's ``tuple``."""
+    if len(args) == 1 and isinstance(args[0], TensorArray):
+        return args[0].copy()
+    return tuple(*args)
+
+
 def Concat(x, axis=0, **kwargs):
     """``rt.concat`` that also takes a list built in a tensor loop (a TensorArray): its items joined
     along ``axis``, the loop's item count folded into that dim of the items.  The list is ``x``,

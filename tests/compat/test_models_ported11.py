@@ -215,6 +215,7 @@ def _backward_rnn_outputs(x, n):
         outs.append(h)
         i += 1
     ordered = paddle.stack(list(reversed(outs)), axis=0)
+    ordered = ordered + paddle.stack(tuple(reversed(outs)), axis=1).transpose([1, 0, 2])
     outs.reverse()
     stacked = paddle.stack(outs)
     stacked[0] = -1.0  # a write into the stacked copy leaves the list's items as they were
@@ -222,7 +223,7 @@ def _backward_rnn_outputs(x, n):
 
 
 def test_list_of_reversed_loop_outputs_and_writes_into_their_stack_as_eagerly():
-    # list(reversed(outs)) raised TypeError; stack(outs) shared the list's memory, so the write into it
+    # list(reversed(outs)) and tuple(...) raised TypeError; stack(outs) shared the list's memory, so the write into it
     # changed outs[0] too (silently), and the reversed view summed in another order than eager's copy
     x = paddle.to_tensor(np.random.default_rng(0).standard_normal((40, 37)).astype("float32"))
     conv = dy2st.to_static(_backward_rnn_outputs, input_spec=[InputSpec([None, 37]), InputSpec([], "int64")])
