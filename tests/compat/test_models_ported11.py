@@ -312,3 +312,41 @@ def test_incubate_fused_causal_softmax_and_graph_send_recv_train_like_eager():
     x = paddle.to_tensor(rng.standard_normal((1, 1, 3, 3)).astype("float32"))
     w = paddle.incubate.softmax_mask_fuse_upper_triangle(x).numpy()[0, 0]
     assert np.all(np.triu(w, 1) == 0) and np.allclose(w.sum(-1), 1)
+
+
+class AttentionCell(nn.RNNCellBase):
+    def __init__(self, d=6):
+        super().__init__()
+        self.cell = nn.GRUCell(d * 2, d)
+
+    def forward(self, inputs, states, enc_out=None):
+        att = F.softmax(paddle.matmul(enc_out, states.unsqueeze(-1)).squeeze(-1), axis=-1)
+        ctx = paddle.matmul(att.unsqueeze(1), enc_out).squeeze(1)
+        return self.cell(paddle.concat([inputs, ctx], -1), states)
+
+
+class AttentionBeamSearch(nn.Layer):
+    """PaddleNLP's seq2seq with attention decoded by beam search: the encoder output, of a length known
+    at run time, tiled for the beams with tile_beam_merge_with_batch."""
+
+    def __init__(self, vocab=7, d=6, beam=3):
+        super().__init__()
+        self.emb, self.enc, self.out, self.beam = nn.Embedding(vocab, d), nn.GRU(d, d), nn.Linear(d, vocab), beam
+        self.decoder = nn.BeamSearchDecoder(AttentionCell(d), start_token=0, end_token=1, beam_size=beam,
+                                            embedding_fn=self.emb, output_fn=self.out)
+
+    def forward(self, src):
+        enc_out, h = self.enc(self.emb(src))
+        enc_out = nn.BeamSearchDecoder.tile_beam_merge_with_batch(enc_out, self.beam)
+        return nn.dynamic_decode(self.decoder, inits=h[-1], max_step_num=4, enc_out=enc_out)[0]
+
+
+def test_beam_search_over_a_tiled_encoder_output_of_any_length():
+    # tile_beam_merge_with_batch reshaped to [-1, -1, d] and failed for a None source length
+    net = _seeded(AttentionBeamSearch(), scale=0.5)
+    conv = dy2st.to_static(net, input_spec=[InputSpec([None, None], "int64")])
+    rng = np.random.default_rng(0)
+    for b, t in ((2, 5), (3, 3)):
+        src = paddle.to_tensor(rng.integers(2, 7, (b, t)))
+        np.testing.assert_array_equal(conv(src).numpy(), net(src).numpy())
+    assert len(conv.forward.program_cache) == 1
