@@ -1,8 +1,10 @@
 """User code ported by changing imports: a Tacotron2 decoder (PaddleSpeech) whose location-sensitive
 attention keeps its state on the layer and grows output lists with ``+=`` in a tensor ``while``,
 served by an inference loop that stops on the stop token; lists grown by ``+=``, ``[x] + lst`` and
-slice assignment over an unknown batch dim. Converted equals eager bitwise; expected numbers were
-recorded with PaddlePaddle 3.3."""
+slice assignment over an unknown batch dim, reversed and stacked; a GPT attention on
+``paddle.incubate``'s fused causal softmax, a PGL-style GCN on ``graph_send_recv``, and seq2seq
+attention decoded by beam search over a tiled encoder output. Converted equals eager bitwise;
+expected numbers were recorded with PaddlePaddle 3.3."""
 import numpy as np
 
 import dy2st
