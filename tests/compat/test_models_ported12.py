@@ -2,7 +2,7 @@
 (PaddleDetection's TwoFCHead over proposals), converted with ``None`` dims for the images, the
 number of boxes and the boxes per image, trained like eager and PaddlePaddle 3.3, saved and served;
 StyleGAN2's modulated convolution (PaddleGAN), whose grouped conv has one group per image of a
-``None`` batch dim."""
+``None`` batch dim; an SSD head's prior boxes and box decoding for images of any size."""
 import math
 
 import numpy as np
@@ -231,6 +231,24 @@ class SSDDecode(nn.Layer):
         return paddle.vision.ops.box_coder(self.priors, [0.1, 0.1, 0.2, 0.2], loc, "decode_center_size")
 
 
+class SSDHead(nn.Layer):
+    """SSD's head on one feature map: prior boxes of every cell (prior_box) and the predicted offsets
+    decoded against them (box_coder), for images of any size."""
+
+    def __init__(self):
+        super().__init__()
+        self.backbone = nn.Conv2D(3, 4, 3, stride=4, padding=1)
+        self.loc = nn.Conv2D(4, 4 * 4, 3, padding=1)  # 4 priors per cell
+
+    def forward(self, image):
+        feat = self.backbone(image)
+        boxes, variances = paddle.vision.ops.prior_box(feat, image, min_sizes=[4.0], max_sizes=[9.0],
+                                                       aspect_ratios=[2.0], flip=True, clip=True)
+        loc = self.loc(feat).transpose([0, 2, 3, 1]).reshape([0, -1, 4])
+        priors, var = boxes.reshape([-1, 4]), variances.reshape([-1, 4])
+        return paddle.vision.ops.box_coder(priors, var, loc, "decode_center_size")
+
+
 def test_box_coder_encodes_and_decodes_as_paddle_and_serves_any_number_of_boxes():
     # paddle.vision.ops.box_coder was missing
     prior = paddle.to_tensor([[1.0, 2.0, 5.0, 6.0], [0.5, 0.5, 3.0, 2.0]])
@@ -251,3 +269,24 @@ def test_box_coder_encodes_and_decodes_as_paddle_and_serves_any_number_of_boxes(
     for n in (3, 1):
         feat = paddle.to_tensor(rng.standard_normal((n, 4)).astype("float32"))
         np.testing.assert_array_equal(conv(feat).numpy(), net(feat).numpy())
+
+
+def test_ssd_head_with_prior_box_and_box_coder_serves_images_of_any_size(tmp_path):
+    # paddle.vision.ops.prior_box was missing
+    net = _seeded(SSDHead())
+    conv = dy2st.to_static(net, input_spec=[InputSpec([None, 3, None, None])])
+    rng = np.random.default_rng(0)
+    for b, h, w in ((2, 16, 16), (1, 12, 20)):
+        image = paddle.to_tensor(rng.standard_normal((b, 3, h, w)).astype("float32"))
+        want = net(image)
+        assert want.shape == [b, (h // 4) * (w // 4) * 4, 4]
+        np.testing.assert_array_equal(conv(image).numpy(), want.numpy())
+    assert len(conv.forward.program_cache) == 1
+    boxes, var = paddle.vision.ops.prior_box(paddle.ones([1, 2, 1, 2]), paddle.ones([1, 3, 10, 20]), min_sizes=[4.0],
+                                             aspect_ratios=[2.0], flip=True)
+    # PaddlePaddle 3.3
+    np.testing.assert_allclose(boxes.numpy()[0, 1], [[0.65, 0.3, 0.85, 0.7], [0.608579, 0.358579, 0.891421, 0.641421],
+                                                     [0.679289, 0.217157, 0.820711, 0.782843]], rtol=1e-5)
+    dy2st.save(conv, str(tmp_path / "ssd"))
+    image = paddle.to_tensor(rng.standard_normal((1, 3, 8, 24)).astype("float32"))
+    np.testing.assert_array_equal(dy2st.load(str(tmp_path / "ssd"))(image).numpy(), net(image).numpy())

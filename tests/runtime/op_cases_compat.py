@@ -79,6 +79,21 @@ def _roi_align(x, boxes, num, pooled_height, pooled_width, spatial_scale, sampli
     return out if g is None else dx
 
 
+def _prior_box(x, image, min_sizes, max_sizes, aspect_ratios, flip, **attrs):
+    """Paddle's loop: per cell, per min size, a prior per (expanded) aspect ratio, then the max size's."""
+    ratios = [1.0] + [r for a in aspect_ratios if a != 1.0 for r in ((a, 1 / a) if flip else (a,))]
+    (fh, fw), (ih, iw) = x.shape[2:], image.shape[2:]
+    boxes = []
+    for h in range(fh):
+        for w in range(fw):
+            cx, cy = (w + 0.5) * iw / fw, (h + 0.5) * ih / fh
+            for m, big in zip(min_sizes, max_sizes):
+                for half in [(m * r ** 0.5 / 2, m / r ** 0.5 / 2) for r in ratios] + [((m * big) ** 0.5 / 2,) * 2]:
+                    boxes.append([(cx - half[0]) / iw, (cy - half[1]) / ih, (cx + half[0]) / iw, (cy + half[1]) / ih])
+    b = np.array(boxes, np.float32).reshape(fh, fw, -1, 4)
+    return b, np.broadcast_to(np.float32([0.1, 0.1, 0.2, 0.2]), b.shape)
+
+
 # boxes of several sizes (one reaching past the map, one under a cell), two images of 2 and 1 boxes
 _ROIS = np.array([[0.5, 1.0, 4.3, 3.6], [1.2, 0.2, 1.7, 0.9], [-1.5, 0.4, 6.2, 5.3]], np.float32)
 _ROI_ATTRS = dict(pooled_height=2, pooled_width=3, spatial_scale=0.8, sampling_ratio=-1, aligned=True)
@@ -128,6 +143,8 @@ CASES_COMPAT = {
                       ref=_roi_align),
     "roi_align_grad": case(F(2, 2, 4, 5), _ROIS, np.array([2, 1], np.int32), F(3, 2, 2, 3), **_ROI_ATTRS,
                            ref=lambda x, b, n, g, **a: _roi_align(x, b, n, g=g, **a)),
+    "prior_box": case(F(1, 2, 3, 5), F(1, 3, 30, 44), min_sizes=(4.0,), max_sizes=(9.0,), aspect_ratios=(2.0,),
+                      flip=True, grad=False, ref=_prior_box),
     "nms": case(_BOXES, np.array([0.5, 0.9, 0.8, 0.1], np.float32), None, iou_threshold=0.5, shape_known=False,
                 ref=lambda b, s, c, iou_threshold: np.array([1, 2, 3])),
 }
