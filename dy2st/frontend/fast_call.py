@@ -191,11 +191,12 @@ def build(sf, concrete, n_args, reraise):
     lines("except Exception as exc:")
     lines("RERAISE(exc)", 2)
     feeds = {var.name: i for i, var in enumerate(concrete.inputs)}
-    for k, var in enumerate(concrete.outputs):  # eager `return x` hands back the caller's own Tensor
+    n_user = n_out - concrete.layer_writes.count  # `apply` dropped the layer writes (`self.key = key`)
+    for k, var in enumerate(concrete.outputs[:n_user]):  # eager `return x` hands back the caller's own Tensor
         if var.name in feeds and feeds[var.name] < n_args:
             lines(f"outs[{k}] = a{feeds[var.name]}")
     # name_outputs written out, for the user's outputs (`apply` drops the layer writes)
-    tagging, tag_names = name_outputs_source(concrete, range(n_out - concrete.layer_writes.count))
+    tagging, tag_names = name_outputs_source(concrete, range(n_user))
     for line in tagging:
         lines(line)
     w.names.update(tag_names)

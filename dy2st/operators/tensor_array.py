@@ -74,14 +74,15 @@ class TensorArray:
         row = self._check_item(item, "extends")
         return self._with(rt.concat([self._shaped_for(row), rt.unsqueeze(row, 0)], axis=0), [item])
 
-    def _shaped_for(self, item):
+    def _shaped_for(self, item, stacked=False):
         """The stacked tensor, reshaped to ``item``'s run-time dims where the item has unknown ones:
         the array may still be the empty start whose unknown dims are placeholders (a no-op once
-        it holds items)."""
-        arr = self.tensor
-        if any(d < 0 for d in item.shape) and is_symbolic(item):
+        it holds items). ``stacked``: ``item`` is itself a stack of items (its first dim skipped)."""
+        arr, skip = self.tensor, int(stacked)
+        shape = item.shape[skip:]
+        if any(d < 0 for d in shape) and is_symbolic(item):
             dims = rt.shape(item)
-            arr = rt.reshape(arr, [-1] + [d if d >= 0 else dims[k] for k, d in enumerate(item.shape)])
+            arr = rt.reshape(arr, [-1] + [d if d >= 0 else dims[k + skip] for k, d in enumerate(shape)])
         return arr
 
     def popped(self, index=-1):
@@ -124,7 +125,7 @@ class TensorArray:
             raise TypeError(_with_location("slice assignment on a list built in a tensor-dependent loop "
                                            "needs a list of items"))
         rows = [self._check_item(item, "assigns into") for item in items]
-        t = self.tensor
+        t = self._shaped_for(rows[0]) if rows else self.tensor
         head = t[:start] if start is not None else t[:0]
         tail = t[stop:] if stop is not None else t[:0]
         parts = [head] + ([rt.stack(rows, axis=0)] if rows else []) + [tail]
@@ -196,8 +197,7 @@ class TensorArray:
     def __add__(self, other):
         """`lst + other` (a list, or another list built in a tensor loop): the items of both."""
         if isinstance(other, TensorArray):
-            kind = other.kind if self._empty_now() else (
-                self.kind if other._empty_now() else merge_kinds(self.kind, other.kind))
+            kind = _joined_kind(self, other)
             other = other.tensor
         elif isinstance(other, list):
             if not other:
@@ -207,16 +207,26 @@ class TensorArray:
             other = rt.stack(rows, axis=0)
         else:
             return NotImplemented
+        self._check_join(other)
+        # `lst += [item]` on the empty start: its unknown item dims are placeholders, as for append
+        return TensorArray(rt.concat([self._shaped_for(other, stacked=True), other], axis=0), kind)
+
+    def _check_join(self, other):
+        """TypeError at the user's line unless the stacked ``other`` has the items' dtype and rank."""
         if other.dtype != self.tensor.dtype or other.ndim != self.tensor.ndim:
             raise TypeError(_with_location(
                 f"`+` joins a list built in a tensor-dependent loop (items {self.tensor.dtype}"
                 f"{list(self.tensor.shape[1:])}) with items {other.dtype}{list(other.shape[1:])}: "
                 "the items of such a list must share one dtype and rank"))
-        return TensorArray(rt.concat([self.tensor, other], axis=0), kind)
 
     def __radd__(self, other):
         if isinstance(other, list):
-            return TensorArray.from_list(other, "list").__add__(self) if other else self
+            if not other:
+                return self
+            head = TensorArray.from_list(other, "list")
+            self._check_join(head.tensor)
+            return TensorArray(rt.concat([head.tensor, self._shaped_for(head.tensor, stacked=True)], axis=0),
+                               _joined_kind(head, self))
         return NotImplemented
 
     def __bool__(self):
@@ -231,6 +241,11 @@ class TensorArray:
 
     def __repr__(self):
         return f"TensorArray({self.tensor!r})"
+
+
+def _joined_kind(a, b):
+    """The item kind of arrays ``a`` and ``b`` joined (an empty one adds no kind)."""
+    return b.kind if a._empty_now() else a.kind if b._empty_now() else merge_kinds(a.kind, b.kind)
 
 
 class ProbeList(list):
@@ -296,13 +311,32 @@ def Stack(x, axis=0, **kwargs):
     ``x``, Paddle's argument name (``paddle.stack(x=[...], axis=1)``)."""
     items = x
     if isinstance(items, TensorArray):
+        # a C-ordered copy, as eager's stack makes: a write into the result must leave the list's
+        # items as they were, and a transposed or reversed view sums in another order (a loss reduced
+        # from it eagerly, after the Program, would differ from eager's in the last bit)
         t = items.tensor
         if axis in (0, -t.ndim):
-            return t
+            return rt.assign(t)
         perm = list(range(1, t.ndim))
         perm.insert(axis if axis >= 0 else t.ndim + axis, 0)
-        return rt.transpose(t, perm)
+        return rt.assign(rt.transpose(t, perm))
     return rt.stack(items, axis=axis, **kwargs)
+
+
+def List(*args):
+    """``list(x)``: a list built in a tensor loop (or ``reversed`` of one) copied as such a list;
+    anything else as Python's ``list``."""
+    if len(args) == 1 and isinstance(args[0], TensorArray):
+        return args[0].copy()
+    return list(*args)
+
+
+def Tuple(*args):
+    """``tuple(x)``: of a list built in a tensor loop, such a list (its length is known only when the
+    Program runs, which no Python tuple can hold); anything else as Python's ``tuple``."""
+    if len(args) == 1 and isinstance(args[0], TensorArray):
+        return args[0].copy()
+    return tuple(*args)
 
 
 def Concat(x, axis=0, **kwargs):
@@ -322,45 +356,8 @@ def Concat(x, axis=0, **kwargs):
             t = rt.transpose(t, list(range(1, axis + 1)) + [0] + list(range(axis + 1, t.ndim)))
         dims = rt.shape(t) if any(d < 0 for i, d in enumerate(t.shape) if i not in (axis, axis + 1)) else None
         shape = [d if d >= 0 or i in (axis, axis + 1) else dims[i] for i, d in enumerate(t.shape)]
-        return rt.reshape(t, shape[:axis] + [-1] + shape[axis + 2:])
+        return rt.assign(rt.reshape(t, shape[:axis] + [-1] + shape[axis + 2:]))  # a copy, as in Stack
     return rt.concat(items, axis=axis, **kwargs)
-
-
-# -- Paddle's tensor-array functions (rt.tensor.array_write / array_read / array_length) ----------
-def ArrayWrite(x, i, array=None):
-    """``rt.tensor.array_write(x, i, array)``: a list built in a tensor loop gets the
-    ``array_write`` op; a Python list written at a run-time index becomes such a list (one stacked
-    tensor, as a tensor loop would carry it); a Python index writes the Python list as eagerly.
-    The list_append pass writes the result back to the array's name."""
-    if isinstance(array, TensorArray):
-        row = array._check_item(x, "array_write writes into")
-        return array._with(rt.tensor.array_write(row, i, array.tensor), [x])
-    out = rt.tensor.array_write(x, i, array)
-    return TensorArray(out) if is_symbolic(out) else out
-
-
-def ArrayWriteInto(x, i, array=None):
-    """``rt.tensor.array_write(x, i, obj.arr)`` into an array no local name holds: eagerly the
-    holder's list gets the item in place, so a write that would make a new stacked array (at a
-    tensor index, or into a list built in a tensor loop) is refused rather than lost."""
-    out = ArrayWrite(x, i, array)
-    if array is not None and out is not array:
-        raise TypeError(_with_location(
-            "rt.tensor.array_write at a run-time index writes into an array held by an attribute or a "
-            "global, which a Program cannot change in place: bind the array to a local name first "
-            "(arr = self.arr), write into that, and store it back if needed (self.arr = arr)"))
-    return out
-
-
-def ArrayRead(array, i):
-    """``rt.tensor.array_read(array, i)``, also of a list built in a tensor loop."""
-    return rt.tensor.array_read(array.tensor if isinstance(array, TensorArray) else array, i)
-
-
-def ArrayLength(array):
-    """``rt.tensor.array_length(array)``: an int64 [1] tensor for a list built in a tensor loop
-    (its length is known when the Program runs), ``len`` of a Python list."""
-    return rt.tensor.array_length(array.tensor if isinstance(array, TensorArray) else array)
 
 
 def refuse_grown_argument_lists(before, after, names, writes):

@@ -43,6 +43,16 @@ def _batch_size(x):
     return int(x.shape[0]) if int(x.shape[0]) >= 0 else rt.shape(x)[0]
 
 
+def _dims(x, start):
+    """``x``'s dims from ``start`` on, a dim known only when the Program runs (an encoder output's
+    length tiled for the beams) read at run time: a reshape takes one -1 only."""
+    dims = list(x.shape[start:])
+    if any(d < 0 for d in dims):
+        run = rt.shape(x)
+        dims = [run[start + i] if d < 0 else d for i, d in enumerate(dims)]
+    return dims
+
+
 class BeamSearchDecoder(Decoder):
     """Beam search over an RNN ``cell``: ``embedding_fn`` turns token ids into the cell's inputs and
     ``output_fn`` its outputs into logits; each step keeps the ``beam_size`` best continuations of each
@@ -76,13 +86,13 @@ class BeamSearchDecoder(Decoder):
         x = rt.unsqueeze(x, [1])
         times = [1] * len(x.shape)
         times[1] = beam_size
-        return rt.reshape(rt.tile(x, times), [-1] + list(x.shape[2:]))
+        return rt.reshape(rt.tile(x, times), [-1] + _dims(x, 2))
 
     def _split_batch_beams(self, x):
-        return rt.reshape(x, [-1, self.beam_size] + list(x.shape[1:]))
+        return rt.reshape(x, [-1, self.beam_size] + _dims(x, 1))
 
     def _merge_batch_beams(self, x):
-        return rt.reshape(x, [-1] + list(x.shape[2:]))
+        return rt.reshape(x, [-1] + _dims(x, 2))
 
     def _expand_to_beam_size(self, x):
         x = rt.unsqueeze(x, [1])

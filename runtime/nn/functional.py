@@ -109,11 +109,25 @@ def _conv(nd, x, weight, bias, stride, padding, dilation, groups, data_format):
                          "ignores the dilation there); pass explicit paddings for a dilated convolution")
     if last:
         x = _to_channels_first(x, nd)
+    groups = _run_time_groups(groups, x, weight, what)
     out = apply(what, x, weight, strides=_ntuple(stride, nd, "stride"), paddings=pads,
                 dilations=dilations, groups=int(groups), padding_algorithm=algo)
     if bias is not None:
         out = add(out, apply("reshape", bias, shape=[1, -1] + [1] * nd))
     return _to_channels_last(out, nd) if last else out
+
+
+def _run_time_groups(groups, x, weight, what):
+    """``groups``, or 0 for a static Variable (a tensor known when the Program runs: StyleGAN's modulated
+    conv groups by the batch, ``x.shape[0]`` under a ``None`` batch dim): the conv op then takes the input's
+    channels over the filter's, and an ``assert`` op raises eager's error when the two disagree."""
+    import runtime as rt  # noqa: PLC0415  (runtime.framework loads after this module)
+    if not isinstance(groups, rt.framework.Variable):
+        return groups
+    want = rt.floor_divide(rt.shape(x)[1], rt.shape(weight)[1])
+    rt.static.nn.Assert(rt.equal(rt.cast(groups, "int64"), want), error="ValueError",
+                        message=f"{what}: groups must be the input's channels over the filter's in_channels")
+    return 0
 
 
 def conv2d(x: TensorLike, weight: TensorLike, bias: TensorLike | None = None, stride: IntOrPair = 1,

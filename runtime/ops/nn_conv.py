@@ -93,12 +93,22 @@ def _scatter_windows(cols, shape, pads, k, s, d, out, dtype):
 
 
 # -- conv2d / conv3d ------------------------------------------------------------------
+def _groups(groups, xs, ws):
+    """``groups``, or for 0 (F.conv2d's ``groups`` a tensor known only when the Program runs: StyleGAN's
+    per-sample filters, one group per image) the input's channels over the filter's, which a valid
+    ``groups`` always equals; None while those dims are unknown."""
+    if groups:
+        return groups
+    return xs[1] // ws[1] if xs[1] >= 0 and ws[1] > 0 else None
+
+
 def _conv_geometry(xs, ws, strides, paddings, dilations, groups, padding_algorithm):
     """(explicit pads, output spatial sizes) of a convolution, checking the shapes."""
     what = f"conv{len(xs) - 2}d" if len(xs) in (4, 5) else "conv"
     _check_rank(what, "input", xs, len(ws))
     _check_rank(what, "filter", ws, len(xs))
     cin, cout = xs[1], ws[0]
+    groups = _groups(groups, xs, ws) or 1  # (unknown: the channel checks wait for the run)
     if groups < 1 or (cout >= 0 and cout % groups):
         raise ValueError(f"{what}: out_channels ({cout}) must be a positive multiple of groups ({groups})")
     if cin >= 0 and ws[1] >= 0 and cin != ws[1] * groups:
@@ -131,6 +141,7 @@ def _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm
 
 
 def _conv_kernel(x, w, strides, paddings, dilations, groups, padding_algorithm):
+    groups = _groups(groups, x.shape, w.shape)
     out, cols = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
     n, og, nd = x.shape[0], w.shape[0] // groups, x.ndim - 2
     if groups == 1:
@@ -148,6 +159,7 @@ def _conv_infer(x, w, strides, paddings, dilations, groups, padding_algorithm):
 
 
 def _conv_grad_input_kernel(g, w, x, strides, paddings, dilations, groups, padding_algorithm):
+    groups = _groups(groups, x.shape, w.shape)
     pads, out = _conv_geometry(x.shape, w.shape, strides, paddings, dilations, groups, padding_algorithm)
     n, cg, og, nd = x.shape[0], x.shape[1] // groups, w.shape[0] // groups, x.ndim - 2
     k = w.shape[2:]
@@ -166,6 +178,7 @@ def _conv_grad_input_kernel(g, w, x, strides, paddings, dilations, groups, paddi
 
 
 def _conv_grad_filter_kernel(x, g, w, strides, paddings, dilations, groups, padding_algorithm):
+    groups = _groups(groups, x.shape, w.shape)
     _, cols = _group_columns(x, w, strides, paddings, dilations, groups, padding_algorithm)
     og, nd = w.shape[0] // groups, x.ndim - 2
     if groups == 1:

@@ -18,6 +18,7 @@ from .creation import full
 from .elementwise import pow as pow_
 from .math import add, matmul
 from .reduce import argmax, mean
+from .reduce import max as _max
 from .shape import concat, gather, reshape, squeeze, transpose, unsqueeze
 from .sort import take_along_axis
 
@@ -95,6 +96,9 @@ def adaptive_max_pool1d(x: TensorLike, output_size: int, return_mask: bool = Fal
                         name: str | None = None) -> TensorLike | tuple[TensorLike, TensorLike]:
     """Max over Paddle's adaptive bins of an NCL input; with ``return_mask`` also each max's int32 index in L."""
     _rank(x, 3, "adaptive_max_pool1d", "NCL")
+    if x.shape[2] < 0 and not return_mask and output_size in (1, [1], (1,)):
+        # a global max over a length known only at run time (a text CNN's max over time), as the 2-D form's
+        return _max(x, axis=2, keepdim=True)
     out, mask = _adaptive_max(x, _sizes(output_size, x, 1, "adaptive_max_pool1d"))
     return (out, mask) if return_mask else out
 

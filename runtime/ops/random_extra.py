@@ -72,10 +72,16 @@ def multinomial(x: TensorLike, num_samples: int = 1, replacement: bool = False,
         raise ValueError(f"multinomial: x must be 1-D or 2-D, got shape {list(x.shape)}")
     x = _floating(x)
     n = x.shape[-1]
+    if n < 0:
+        raise ValueError("multinomial: the number of categories (x's last dim) must be known when the Program "
+                         "is built; give it in the input_spec")
     if not replacement and num_samples > n:
         raise ValueError(f"multinomial: cannot draw {num_samples} distinct samples from {n} categories "
                          "without replacement")
     lead = list(x.shape[:-1])
+    if any(d < 0 for d in lead):  # rows known when the Program runs (a None batch dim): read at run time
+        dims = _rt.shape(x)
+        lead = [dims[i] if d < 0 else d for i, d in enumerate(lead)]
     if replacement:
         cdf = _rt.cumsum(x, axis=-1)
         total = _rt.slice(cdf, [x.ndim - 1], [n - 1], [n])

@@ -221,14 +221,18 @@ def unfold(x: TensorLike, axis: int, size: int, step: int, name: str | None = No
     count = (n - size) // step + 1
     idx = (np.arange(count)[:, None] * step + np.arange(size)[None, :]).reshape(-1)
     got = _rt.gather(x, constant(idx, "int64"), axis=axis)
-    shape = list(x.shape[:axis]) + [count, size] + list(x.shape[axis + 1:])
+    dims = list(x.shape)
+    if any(d < 0 for d in dims):  # dims known when the Program runs (a None batch): read at run time
+        run = _rt.shape(x)
+        dims = [run[i] if d < 0 else d for i, d in enumerate(dims)]
+    shape = dims[:axis] + [count, size] + dims[axis + 1:]
     return _rt.moveaxis(_rt.reshape(got, shape), axis + 1, -1)
 
 
 @composite("view_as", api=["view_as"], methods=["view_as"])
 def view_as(x: TensorLike, other: TensorLike, name: str | None = None) -> TensorLike:
     """``x`` reshaped to ``other``'s shape."""
-    return _rt.reshape(x, list(other.shape))
+    return _rt.reshape(x, _rt.shape(other) if any(d < 0 for d in other.shape) else list(other.shape))
 
 
 @composite("ravel", api=["ravel"], methods=["ravel"])

@@ -1,4 +1,5 @@
-"""``rt.static.nn``: layers and control flow for hand-built Programs (fc, cond, while_loop, Assert, Print)."""
+"""``rt.static.nn``: layers and control flow for hand-built Programs (fc, cond, while_loop, case, switch_case,
+Assert, Print)."""
 import math
 
 import numpy as np
@@ -8,9 +9,10 @@ from ..framework import Variable, default_main_program, default_startup_program,
 from ..registry import activation_names, functional_functions
 from ..tensor import Tensor
 from .control_flow import cond, while_loop
+from .control_flow_case import case, switch_case
 from .control_flow_ops import _error_type, format_values
 
-__all__ = ["fc", "cond", "while_loop", "Assert", "Print"]
+__all__ = ["fc", "cond", "while_loop", "case", "switch_case", "Assert", "Print"]
 
 # fc(activation=name): the functional activations the op declarations mark (``activation=True``).
 _FUNCTIONS = functional_functions()

@@ -13,7 +13,7 @@ from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import Meta, def_op
 
-__all__ = ["nms", "yolo_box", "yolo_loss"]
+__all__ = ["nms", "yolo_box", "yolo_loss", "roi_align", "RoIAlign", "box_coder", "prior_box"]
 
 
 def _greedy_keep(boxes, threshold):
@@ -142,3 +142,6 @@ def yolo_box(x: TensorLike, img_size: TensorLike, anchors: list, class_num: int,
 
 
 from .yolo_loss import yolo_loss  # noqa: E402  (its own module: the target assignment and the loss)
+from .roi_align import RoIAlign, roi_align  # noqa: E402  (a two-stage detector's box features)
+from .box_coder import box_coder  # noqa: E402  (SSD / Faster R-CNN box offsets)
+from .prior_box import prior_box  # noqa: E402  (an SSD head's anchors)

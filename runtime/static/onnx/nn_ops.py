@@ -34,8 +34,14 @@ def _conv(ex, op):
                 pads += [total // 2, total - total // 2]
     if not extra:
         extra["pads"] = _onnx_pads(pads)
+    group = int(a.get("groups", 1))
+    if not group:  # F.conv2d's groups known at run time: the channels over the filter's, when both are known
+        if xs[1] < 0 or ws[1] <= 0:
+            raise NotImplementedError("ONNX export: a convolution whose groups are known only at run time "
+                                      "(a tensor over unknown channels); export with the batch dim fixed")
+        group = xs[1] // ws[1]
     ex.node("Conv", [ex.i("Input"), ex.i("Filter")], ex.o("Output"), strides=list(a["strides"]),
-            dilations=list(a["dilations"]), group=int(a.get("groups", 1)),
+            dilations=list(a["dilations"]), group=group,
             kernel_shape=[int(k) for k in ws[2:]], **extra)
 
 
