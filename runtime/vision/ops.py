@@ -1,4 +1,4 @@
-"""paddle.vision.ops: ``nms``, the non-maximum suppression detection heads end with, and ``yolo_box``,
+"""paddle.vision.ops: the RoI pooling functions and layers (runtime/vision/roi_ops.py), ``nms``, the non-maximum suppression detection heads end with, and ``yolo_box``,
 YOLOv3's decoding of a head into boxes and scores (Paddle's loop as array ops; equal to Paddle 3.3's to
 float32 rounding, numpy's and the C library's ``exp`` differing in the last bit).
 
@@ -13,7 +13,7 @@ from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import Meta, def_op
 
-__all__ = ["nms", "yolo_box", "yolo_loss"]
+__all__ = ["nms", "yolo_box", "yolo_loss", "roi_align", "roi_pool", "psroi_pool", "RoIAlign", "RoIPool", "PSRoIPool"]
 
 
 def _greedy_keep(boxes, threshold):
@@ -142,3 +142,4 @@ def yolo_box(x: TensorLike, img_size: TensorLike, anchors: list, class_num: int,
 
 
 from .yolo_loss import yolo_loss  # noqa: E402  (its own module: the target assignment and the loss)
+from .roi_ops import PSRoIPool, RoIAlign, RoIPool, psroi_pool, roi_align, roi_pool  # noqa: E402,F401

@@ -1,0 +1,29 @@
+"""Registry rows (see op_cases.py) for paddle.vision.ops' detection functions: RoI pooling, box coding,
+prior boxes, deformable convolution, matrix NMS. Their values are checked against Paddle 3.3 in
+tests/runtime/test_vision_detection_ops.py; these rows run the registry's four checks (kernel against
+infer, static against eager, gradients against finite differences)."""
+import numpy as np
+
+from op_cases import D, F, case
+
+_BOXES = np.array([[0.5, 1.2, 4.3, 3.1], [1, 0, 3, 2.5], [-0.7, 0.3, 5.6, 4.9]], np.float32)
+_NUM = np.array([1, 2], np.int32)
+_ROI = dict(pooled_height=2, pooled_width=2, spatial_scale=0.9)
+
+
+def _argmax():
+    """roi_pool's Argmax for D(2, 8, 5, 6) values and the boxes above."""
+    from runtime.vision.roi_ops import _roi_pool_kernel
+    return _roi_pool_kernel(D(2, 8, 5, 6), _BOXES, _NUM, **_ROI)[1]
+
+
+def rows():
+    cases = {
+        "roi_align": case(F(2, 8, 5, 6), _BOXES, _NUM, pooled_height=2, pooled_width=3, sampling_ratio=2, grad=[0]),
+        "roi_align_grad": case(F(2, 8, 5, 6), _BOXES, _NUM, F(3, 8, 2, 2), pooled_height=2, pooled_width=2),
+        "roi_pool": case(D(2, 8, 5, 6), _BOXES, _NUM, grad=[0], grad_outs=[0], **_ROI),
+        "roi_pool_grad": case(F(2, 8, 5, 6), _argmax(), F(3, 8, 2, 2)),
+        "psroi_pool": case(F(2, 8, 5, 6), _BOXES, _NUM, grad=[0], **_ROI),
+        "psroi_pool_grad": case(F(2, 8, 5, 6), _BOXES, _NUM, F(3, 2, 2, 2), **_ROI),
+    }
+    return cases, {}
