@@ -4,7 +4,7 @@ tests/runtime/test_vision_detection_ops.py; these rows run the registry's four c
 infer, static against eager, gradients against finite differences)."""
 import numpy as np
 
-from op_cases import D, F, case
+from op_cases import D, F, P, case
 
 _BOXES = np.array([[0.5, 1.2, 4.3, 3.1], [1, 0, 3, 2.5], [-0.7, 0.3, 5.6, 4.9]], np.float32)
 _NUM = np.array([1, 2], np.int32)
@@ -17,6 +17,21 @@ def _argmax():
     return _roi_pool_kernel(D(2, 8, 5, 6), _BOXES, _NUM, **_ROI)[1]
 
 
+def _encode(prior, var, target, code_type):
+    """box_coder's encoding with normalized boxes, from Paddle's formula."""
+    pw, ph = prior[:, 2] - prior[:, 0], prior[:, 3] - prior[:, 1]
+    pcx, pcy = prior[:, 0] + pw / 2, prior[:, 1] + ph / 2
+    t = target[:, None]
+    tw, th = t[..., 2] - t[..., 0], t[..., 3] - t[..., 1]
+    out = np.stack([((t[..., 2] + t[..., 0]) / 2 - pcx) / pw, ((t[..., 3] + t[..., 1]) / 2 - pcy) / ph,
+                    np.log(np.abs(tw / pw)), np.log(np.abs(th / ph))], -1)
+    return out / var
+
+
+_PRIORS = np.array([[0, 0, 2, 3], [1, 1, 4, 2], [2, 0, 5, 5]], np.float32)
+_TARGETS = np.array([[0.5, 0, 3, 2], [1, 2, 2, 6]], np.float32)
+
+
 def rows():
     cases = {
         "roi_align": case(F(2, 8, 5, 6), _BOXES, _NUM, pooled_height=2, pooled_width=3, sampling_ratio=2, grad=[0]),
@@ -25,5 +40,10 @@ def rows():
         "roi_pool_grad": case(F(2, 8, 5, 6), _argmax(), F(3, 8, 2, 2)),
         "psroi_pool": case(F(2, 8, 5, 6), _BOXES, _NUM, grad=[0], **_ROI),
         "psroi_pool_grad": case(F(2, 8, 5, 6), _BOXES, _NUM, F(3, 2, 2, 2), **_ROI),
+        "prior_box": case(F(1, 3, 3, 5), F(1, 3, 17, 23), min_sizes=(2.0, 4.0), max_sizes=(3.0, 6.0),
+                          aspect_ratios=(2.0,), flip=True, clip=True, grad=False),
     }
-    return cases, {}
+    composites = {
+        "box_coder": case(_PRIORS, P(3, 4), _TARGETS, code_type="encode_center_size", ref=_encode, grad=[0, 1, 2]),
+    }
+    return cases, composites

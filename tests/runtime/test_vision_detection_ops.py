@@ -70,3 +70,72 @@ def test_roi_pooling_converted_serves_any_number_of_boxes():
 
     two = (X, BOXES[:2], np.array([1, 1], "int32"))
     check(heads, (X, BOXES, BOXES_NUM), two, grad=True, ops=["roi_align", "roi_pool", "psroi_pool"])
+
+
+# -- box_coder, prior_box ------------------------------------------------------------------------------------
+def _corner_boxes(n, seed):
+    r = np.random.default_rng(seed)
+    a = r.uniform(0, 10, (n, 2))
+    return np.concatenate([a, a + r.uniform(1, 5, (n, 2))], 1).astype("float32")
+
+
+PRIOR, PRIOR4, TGT = _corner_boxes(3, 1), _corner_boxes(4, 2), _corner_boxes(4, 3)
+VAR = np.random.default_rng(4).uniform(0.1, 0.3, (3, 4)).astype("float32")
+DELTAS = (np.random.default_rng(5).standard_normal((4, 3, 4)) * 0.5).astype("float32")
+CODER = {"enc_var": (PRIOR, "var", TGT, "encode_center_size", True, 0),
+         "enc_list_pixel": (PRIOR, [0.1, 0.1, 0.2, 0.2], TGT, "encode_center_size", False, 0),
+         "dec_var_pixel": (PRIOR, "var", DELTAS, "decode_center_size", False, 0),
+         "dec_list_axis1": (PRIOR4, [0.1, 0.2, 0.3, 0.4], DELTAS, "decode_center_size", True, 1)}
+PRIORS = {"a": dict(min_sizes=[2.0, 4.0], max_sizes=[3.0, 6.0], aspect_ratios=[2.0, 3.0], flip=True, clip=True),
+          "b": dict(min_sizes=[2.5], aspect_ratios=[0.5, 2.0], steps=[4.0, 3.0], offset=0.3),
+          "c": dict(min_sizes=[2.0, 4.0], max_sizes=[3.0, 6.0], aspect_ratios=[2.0], flip=True,
+                    min_max_aspect_ratios_order=True, variance=[0.2, 0.3, 0.1, 0.4])}
+
+
+@pytest.mark.parametrize("key", sorted(CODER))
+def test_box_coder_matches_paddle(key):
+    p, v, t, code, norm, axis = CODER[key]
+    var = rt.to_tensor(VAR) if v == "var" else v
+    out = rt.vision.ops.box_coder(rt.to_tensor(p), var, rt.to_tensor(t), code, norm, axis)
+    # Paddle's steps in its order; exp and log may differ from Paddle's in the last place
+    np.testing.assert_allclose(out.numpy(), REF["coder_" + key], rtol=4e-7, atol=1e-6)
+
+
+@pytest.mark.parametrize("key", sorted(PRIORS))
+def test_prior_box_matches_paddle_bitwise(key):
+    boxes, var = rt.vision.ops.prior_box(rt.zeros([1, 3, 3, 5]), rt.zeros([1, 3, 17, 23]), **PRIORS[key])
+    np.testing.assert_array_equal(boxes.numpy(), REF["prior_" + key])
+    np.testing.assert_array_equal(var.numpy(), REF["prior_var_" + key])
+
+
+def test_box_coder_errors():
+    p, t = rt.to_tensor(PRIOR), rt.to_tensor(TGT)
+    with pytest.raises(TypeError, match="prior_box_var"):
+        rt.vision.ops.box_coder(p, None, t)
+    with pytest.raises(ValueError, match="code_type"):
+        rt.vision.ops.box_coder(p, [0.1] * 4, t, "encode")
+    with pytest.raises(ValueError, match=r"\[N, M, 4\]"):
+        rt.vision.ops.box_coder(p, [0.1] * 4, t, "decode_center_size")
+
+
+def test_ssd_head_converted_decodes_like_eager_for_any_feature_map_size():
+    import dy2st
+    from runtime.static import InputSpec
+
+    def head(feat, image, deltas):
+        boxes, var = rt.vision.ops.prior_box(feat, image, [2.0, 4.0], [3.0, 6.0], [2.0], flip=True, clip=True)
+        boxes, var = boxes.reshape([-1, 4]), var.reshape([-1, 4])
+        return rt.vision.ops.box_coder(boxes, var, deltas, "decode_center_size", axis=0), boxes
+
+    spec = [InputSpec([1, 3, None, None]), InputSpec([1, 3, None, None]), InputSpec([2, None, 4])]
+    sf = dy2st.to_static(head, input_spec=spec)
+    for h, w in ((2, 3), (3, 3)):
+        args = (np.zeros((1, 3, h, w), "float32"), np.zeros((1, 3, 8 * h, 8 * w), "float32"),
+                np.random.default_rng(h).standard_normal((2, h * w * 8, 4)).astype("float32") * 0.3)
+        for got, want in zip(sf(*map(rt.to_tensor, args)), head(*map(rt.to_tensor, args))):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert len(sf.program_cache) == 1
+    # box_coder's gradient, eager and converted, on its inputs
+    check(lambda p, v, t: rt.vision.ops.box_coder(p, v, t, "decode_center_size", False, 1),
+          (PRIOR4, VAR[:1].repeat(4, 0), DELTAS), grad=True)
+    check(lambda p, v, t: rt.vision.ops.box_coder(p, v, t), (PRIOR, VAR, TGT), grad=True, ops=["log"])
