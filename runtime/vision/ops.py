@@ -14,7 +14,7 @@ from ..hints import TensorLike
 from ..registry import Meta, def_op
 
 __all__ = ["nms", "yolo_box", "yolo_loss", "roi_align", "roi_pool", "psroi_pool", "RoIAlign", "RoIPool", "PSRoIPool", "box_coder",
-           "prior_box"]
+           "prior_box", "deform_conv2d", "DeformConv2D"]
 
 
 def _greedy_keep(boxes, threshold):
@@ -145,3 +145,4 @@ def yolo_box(x: TensorLike, img_size: TensorLike, anchors: list, class_num: int,
 from .yolo_loss import yolo_loss  # noqa: E402  (its own module: the target assignment and the loss)
 from .roi_ops import PSRoIPool, RoIAlign, RoIPool, psroi_pool, roi_align, roi_pool  # noqa: E402,F401
 from .box_ops import box_coder, prior_box  # noqa: E402,F401
+from .deform_conv import DeformConv2D, deform_conv2d  # noqa: E402,F401

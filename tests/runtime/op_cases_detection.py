@@ -28,6 +28,36 @@ def _encode(prior, var, target, code_type):
     return out / var
 
 
+def _bilinear(img, y, x):
+    """Paddle's deformable-conv sampling of img [H, W] at (y, x): 0 beyond (-1, size), corners outside 0."""
+    h, w = img.shape
+    if not (-1 < y < h and -1 < x < w):
+        return 0.0
+    y0, x0 = int(np.floor(y)), int(np.floor(x))
+    out = 0.0
+    for yi, wy in ((y0, 1 - (y - y0)), (y0 + 1, y - y0)):
+        for xi, wx in ((x0, 1 - (x - x0)), (x0 + 1, x - x0)):
+            if 0 <= yi < h and 0 <= xi < w:
+                out += wy * wx * img[yi, xi]
+    return out
+
+
+def _deform_conv(x, offset, weight, bias, mask, padding):
+    """deform_conv2d (stride 1, one group) one output at a time."""
+    n, c, h, w = x.shape
+    co, _, kh, kw = weight.shape
+    ho, wo = offset.shape[2:]
+    out = np.zeros((n, co, ho, wo))
+    for b, i, j in np.ndindex(n, ho, wo):
+        col = np.zeros((c, kh * kw))
+        for k in range(kh * kw):
+            y = i - padding + k // kw + offset[b, 2 * k, i, j]
+            xx = j - padding + k % kw + offset[b, 2 * k + 1, i, j]
+            col[:, k] = [_bilinear(x[b, ch], y, xx) * mask[b, k, i, j] for ch in range(c)]
+        out[b, :, i, j] = weight.reshape(co, -1) @ col.reshape(-1) + bias
+    return out
+
+
 _PRIORS = np.array([[0, 0, 2, 3], [1, 1, 4, 2], [2, 0, 5, 5]], np.float32)
 _TARGETS = np.array([[0.5, 0, 3, 2], [1, 2, 2, 6]], np.float32)
 
@@ -44,6 +74,10 @@ def rows():
                           aspect_ratios=(2.0,), flip=True, clip=True, grad=False),
     }
     composites = {
+        # offsets of +-1.5 reach outside the input; random values keep every sample off integer points
+        # (v1: the row passes tensors positionally; v2's mask is checked against Paddle in the test file)
+        "deform_conv2d": case(F(1, 2, 3, 4), F(1, 8, 3, 4) * 1.5, F(3, 2, 2, 2), F(3), padding=1, tol=1e-5,
+                              ref=lambda x, o, wt, b, padding: _deform_conv(x, o, wt, b, np.ones((1, 4, 3, 4)), padding)),
         "box_coder": case(_PRIORS, P(3, 4), _TARGETS, code_type="encode_center_size", ref=_encode, grad=[0, 1, 2]),
     }
     return cases, composites

@@ -139,3 +139,51 @@ def test_ssd_head_converted_decodes_like_eager_for_any_feature_map_size():
     check(lambda p, v, t: rt.vision.ops.box_coder(p, v, t, "decode_center_size", False, 1),
           (PRIOR4, VAR[:1].repeat(4, 0), DELTAS), grad=True)
     check(lambda p, v, t: rt.vision.ops.box_coder(p, v, t), (PRIOR, VAR, TGT), grad=True, ops=["log"])
+
+
+# -- deform_conv2d -------------------------------------------------------------------------------------------
+DCN = {"v2": (dict(), True, True, (3, 5)), "v1_strided": (dict(stride=2, padding=1), False, True, (3, 4)),
+       "v2_groups": (dict(padding=(1, 2), dilation=(2, 1), deformable_groups=2, groups=2), True, False, (3, 9))}
+
+
+def _dcn_inputs(i, kw, hw):
+    r = np.random.default_rng(10 + i)
+    dg, g = kw.get("deformable_groups", 1), kw.get("groups", 1)
+    args = [r.standard_normal((2, 4, 5, 6)), r.standard_normal((2, 12 * dg) + hw) * 1.5,
+            r.standard_normal((6, 4 // g, 3, 2)), r.standard_normal(6), r.uniform(0, 1, (2, 6 * dg) + hw),
+            r.standard_normal((2, 6) + hw)]
+    return [a.astype("float32") for a in args]
+
+
+@pytest.mark.parametrize("i,key", list(enumerate(DCN)))
+def test_deform_conv2d_matches_paddle_values_and_gradients(i, key):
+    kw, use_mask, use_bias, hw = DCN[key]
+    x, off, wt, b, mk, g = [rt.to_tensor(a, stop_gradient=False) for a in _dcn_inputs(i, kw, hw)]
+    out = rt.vision.ops.deform_conv2d(x, off, wt, b if use_bias else None, mask=mk if use_mask else None, **kw)
+    (out * g).sum().backward()
+    np.testing.assert_allclose(out.numpy(), REF["dcn_" + key], rtol=1e-6, atol=1e-6)
+    for name, t in (("x", x), ("offset", off), ("weight", wt), ("bias", b), ("mask", mk)):
+        want = REF[f"dcn_{key}_grad_{name}"] if f"dcn_{key}_grad_{name}" in REF else None
+        assert (t.grad is None) == (want is None), name
+        if want is not None:
+            np.testing.assert_allclose(t.grad.numpy(), want, rtol=1e-5, atol=3e-6, err_msg=name)
+
+
+def test_deform_conv2d_layer_converted_trains_like_eager():
+    from compat.helpers import train_same
+
+    class Net(rt.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.offsets = rt.nn.Conv2D(3, 2 * 9 + 9, 3, padding=1)
+            self.dcn = rt.vision.ops.DeformConv2D(3, 4, 3, padding=1)
+
+        def forward(self, x):
+            o = self.offsets(x)
+            return self.dcn(x, o[:, :18], rt.nn.functional.sigmoid(o[:, 18:])).mean()
+
+    rng = np.random.default_rng(0)
+    train_same(Net, [(rng.standard_normal((2, 3, 4, 5)).astype("float32"),) for _ in range(2)], lambda m, x: m(x))
+    assert rt.vision.ops.DeformConv2D(4, 6, (3, 2), groups=2).weight.shape == [6, 2, 3, 2]
+    with pytest.raises(ValueError, match="offset must have"):
+        rt.vision.ops.deform_conv2d(rt.ones([1, 2, 4, 4]), rt.ones([1, 4, 2, 2]), rt.ones([3, 2, 3, 3]))
