@@ -14,7 +14,8 @@ from ..hints import TensorLike
 from ..registry import Meta, def_op
 
 __all__ = ["nms", "yolo_box", "yolo_loss", "roi_align", "roi_pool", "psroi_pool", "RoIAlign", "RoIPool", "PSRoIPool", "box_coder",
-           "prior_box", "deform_conv2d", "DeformConv2D"]
+           "prior_box", "deform_conv2d", "DeformConv2D",
+           "matrix_nms"]
 
 
 def _greedy_keep(boxes, threshold):
@@ -146,3 +147,4 @@ from .yolo_loss import yolo_loss  # noqa: E402  (its own module: the target assi
 from .roi_ops import PSRoIPool, RoIAlign, RoIPool, psroi_pool, roi_align, roi_pool  # noqa: E402,F401
 from .box_ops import box_coder, prior_box  # noqa: E402,F401
 from .deform_conv import DeformConv2D, deform_conv2d  # noqa: E402,F401
+from .nms_ops import matrix_nms  # noqa: E402,F401

@@ -62,6 +62,9 @@ _PRIORS = np.array([[0, 0, 2, 3], [1, 1, 4, 2], [2, 0, 5, 5]], np.float32)
 _TARGETS = np.array([[0.5, 0, 3, 2], [1, 2, 2, 6]], np.float32)
 
 
+_MN_CORNERS = np.random.default_rng(0).uniform(0, 0.6, (2, 5, 2)).astype(np.float32)
+
+
 def rows():
     cases = {
         "roi_align": case(F(2, 8, 5, 6), _BOXES, _NUM, pooled_height=2, pooled_width=3, sampling_ratio=2, grad=[0]),
@@ -72,6 +75,9 @@ def rows():
         "psroi_pool_grad": case(F(2, 8, 5, 6), _BOXES, _NUM, F(3, 2, 2, 2), **_ROI),
         "prior_box": case(F(1, 3, 3, 5), F(1, 3, 17, 23), min_sizes=(2.0, 4.0), max_sizes=(3.0, 6.0),
                           aspect_ratios=(2.0,), flip=True, clip=True, grad=False),
+        # two images of 5 boxes, 3 classes: the kept rows depend on the data
+        "matrix_nms": case(np.concatenate([_MN_CORNERS, _MN_CORNERS + 0.3], -1), P(2, 3, 5) / 2, score_threshold=0.3,
+                           post_threshold=0.2, nms_top_k=4, keep_top_k=6, shape_known=False, grad=False),
     }
     composites = {
         # offsets of +-1.5 reach outside the input; random values keep every sample off integer points

@@ -187,3 +187,54 @@ def test_deform_conv2d_layer_converted_trains_like_eager():
     assert rt.vision.ops.DeformConv2D(4, 6, (3, 2), groups=2).weight.shape == [6, 2, 3, 2]
     with pytest.raises(ValueError, match="offset must have"):
         rt.vision.ops.deform_conv2d(rt.ones([1, 2, 4, 4]), rt.ones([1, 4, 2, 2]), rt.ones([3, 2, 3, 3]))
+
+
+# -- matrix_nms ----------------------------------------------------------------------------------------------
+MNMS = [dict(score_threshold=0.1, post_threshold=0.2, nms_top_k=6, keep_top_k=5),
+        dict(score_threshold=0.05, post_threshold=0.1, nms_top_k=-1, keep_top_k=-1, use_gaussian=True,
+             gaussian_sigma=3.0),
+        dict(score_threshold=0.2, post_threshold=0.0, nms_top_k=4, keep_top_k=20, background_label=-1,
+             normalized=False)]
+
+
+def _mnms_inputs(seed, scale):
+    r = np.random.default_rng(20 + seed)
+    a = r.uniform(0, 0.6, (2, 8, 2))
+    b = (np.concatenate([a, a + r.uniform(0.1, 0.4, (2, 8, 2))], -1) * scale).astype("float32")
+    return b, r.uniform(0, 1, (2, 3, 8)).astype("float32")
+
+
+@pytest.mark.parametrize("i", range(len(MNMS)))
+def test_matrix_nms_matches_paddle(i):
+    kw = MNMS[i]
+    b, s = _mnms_inputs(i, 1.0 if kw.get("normalized", True) else 20.0)
+    out, num, idx = rt.vision.ops.matrix_nms(rt.to_tensor(b), rt.to_tensor(s), return_index=True, **kw)
+    # the Gaussian decay's exp may differ from Paddle's in the last place
+    np.testing.assert_allclose(out.numpy(), REF[f"mnms_{i}_out"], rtol=2e-7, atol=0)
+    assert num.dtype == idx.dtype == rt.int32
+    np.testing.assert_array_equal(num.numpy(), REF[f"mnms_{i}_num"])
+    np.testing.assert_array_equal(idx.numpy(), REF[f"mnms_{i}_index"])
+
+
+def test_matrix_nms_converted_serves_any_number_of_detections():
+    import dy2st
+    from runtime.static import InputSpec
+
+    def post(boxes, scores):
+        out, num, _ = rt.vision.ops.matrix_nms(boxes, scores, 0.1, 0.2, 6, 5)
+        return out[:, 1] * 2.0, num
+
+    sf = dy2st.to_static(post, input_spec=[InputSpec([None, None, 4]), InputSpec([None, 3, None])])
+    kept = set()
+    for seed, (n, m) in enumerate(((2, 8), (1, 5), (3, 2))):
+        r = np.random.default_rng(seed)
+        a = r.uniform(0, 0.6, (n, m, 2))
+        args = [np.concatenate([a, a + r.uniform(0.1, 0.4, (n, m, 2))], -1).astype("float32"),
+                r.uniform(0, 1, (n, 3, m)).astype("float32")]
+        eager = post(*map(rt.to_tensor, args))
+        for got, want in zip(sf(*map(rt.to_tensor, args)), eager):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+        kept.add(int(eager[1].sum()))
+    assert len(kept) > 1 and len(sf.program_cache) == 1
+    assert rt.vision.ops.matrix_nms(rt.to_tensor(args[0]), rt.to_tensor(args[1]), 0.1, 0.2, 6, 5,
+                                    return_rois_num=False)[1:] == (None, None)
