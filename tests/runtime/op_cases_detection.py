@@ -78,6 +78,8 @@ def rows():
         # two images of 5 boxes, 3 classes: the kept rows depend on the data
         "matrix_nms": case(np.concatenate([_MN_CORNERS, _MN_CORNERS + 0.3], -1), P(2, 3, 5) / 2, score_threshold=0.3,
                            post_threshold=0.2, nms_top_k=4, keep_top_k=6, shape_known=False, grad=False),
+        "distribute_fpn_proposals": case(_BOXES * 60, _NUM, min_level=2, max_level=4, refer_level=3, refer_scale=100,
+                                         shape_known=False, grad=False),
     }
     composites = {
         # offsets of +-1.5 reach outside the input; random values keep every sample off integer points

@@ -238,3 +238,40 @@ def test_matrix_nms_converted_serves_any_number_of_detections():
     assert len(kept) > 1 and len(sf.program_cache) == 1
     assert rt.vision.ops.matrix_nms(rt.to_tensor(args[0]), rt.to_tensor(args[1]), 0.1, 0.2, 6, 5,
                                     return_rois_num=False)[1:] == (None, None)
+
+
+# -- distribute_fpn_proposals --------------------------------------------------------------------------------
+_r = np.random.default_rng(30)
+_a = _r.uniform(0, 300, (12, 2))
+FPN = np.concatenate([_a, _a + _r.uniform(1, 500, (12, 2))], 1).astype("float32")
+FPN[3, 2] = FPN[3, 0] - 1  # a degenerate box: area 0, the lowest level
+FPN_KW = {"default": dict(min_level=2, max_level=5, refer_level=4, refer_scale=224),
+          "offset": dict(min_level=3, max_level=4, refer_level=4, refer_scale=100, pixel_offset=True)}
+
+
+@pytest.mark.parametrize("key", sorted(FPN_KW))
+def test_distribute_fpn_proposals_matches_paddle(key):
+    multi, restore, nums = rt.vision.ops.distribute_fpn_proposals(rt.to_tensor(FPN), **FPN_KW[key],
+                                                                  rois_num=rt.to_tensor([5, 7], "int32"))
+    np.testing.assert_array_equal(np.concatenate([m.numpy() for m in multi]), REF[f"fpn_{key}_rois"])
+    np.testing.assert_array_equal(restore.numpy(), REF[f"fpn_{key}_restore"])
+    np.testing.assert_array_equal(np.stack([n.numpy() for n in nums]), REF[f"fpn_{key}_nums"])
+    assert restore.dtype == nums[0].dtype == rt.int32
+
+
+def test_distribute_fpn_proposals_converted_then_roi_align_per_level():
+    import dy2st
+    from runtime.static import InputSpec
+
+    def fpn_head(feats, rois, rois_num):
+        multi, restore, nums = rt.vision.ops.distribute_fpn_proposals(rois, 2, 3, 3, 100, rois_num=rois_num)
+        pooled = [rt.vision.ops.roi_align(f, r, n, 2, spatial_scale=1 / 64) for f, r, n in zip(feats, multi, nums)]
+        return rt.gather(rt.concat(pooled), restore[:, 0])
+
+    sf = dy2st.to_static(fpn_head, input_spec=[[InputSpec([2, 3, 8, 8]), InputSpec([2, 3, 4, 4])],
+                                               InputSpec([None, 4]), InputSpec([2], "int32")])
+    feats = [rt.to_tensor(np.random.default_rng(1).standard_normal((2, 3, s, s)).astype("float32")) for s in (8, 4)]
+    for rois, num in ((FPN[:7] / 2, [3, 4]), (FPN / 2, [5, 7])):
+        args = (feats, rt.to_tensor(rois), rt.to_tensor(num, "int32"))
+        np.testing.assert_array_equal(sf(*args).numpy(), fpn_head(*args).numpy())
+    assert len(sf.program_cache) == 1
