@@ -15,7 +15,7 @@ from ..registry import Meta, def_op
 
 __all__ = ["nms", "yolo_box", "yolo_loss", "roi_align", "roi_pool", "psroi_pool", "RoIAlign", "RoIPool", "PSRoIPool", "box_coder",
            "prior_box", "deform_conv2d", "DeformConv2D",
-           "matrix_nms", "distribute_fpn_proposals"]
+           "matrix_nms", "distribute_fpn_proposals", "generate_proposals"]
 
 
 def _greedy_keep(boxes, threshold):
@@ -149,3 +149,4 @@ from .box_ops import box_coder, prior_box  # noqa: E402,F401
 from .deform_conv import DeformConv2D, deform_conv2d  # noqa: E402,F401
 from .nms_ops import matrix_nms  # noqa: E402,F401
 from .fpn_ops import distribute_fpn_proposals  # noqa: E402,F401
+from .proposal_ops import generate_proposals  # noqa: E402,F401

@@ -65,6 +65,17 @@ _TARGETS = np.array([[0.5, 0, 3, 2], [1, 2, 2, 6]], np.float32)
 _MN_CORNERS = np.random.default_rng(0).uniform(0, 0.6, (2, 5, 2)).astype(np.float32)
 
 
+def _gp_inputs():
+    """generate_proposals' inputs: 2 images, 2 anchors on a 2 x 3 grid of stride 16."""
+    r = np.random.default_rng(1)
+    cy, cx = np.meshgrid(np.arange(2) * 16 + 8, np.arange(3) * 16 + 8, indexing="ij")
+    sz = np.array([16, 32])
+    an = np.stack([cx[..., None] - sz / 2, cy[..., None] - sz / 2, cx[..., None] + sz / 2, cy[..., None] + sz / 2],
+                  -1).astype(np.float32)
+    return (r.uniform(0, 1, (2, 2, 2, 3)).astype(np.float32), (r.standard_normal((2, 8, 2, 3)) * 0.3).astype(np.float32),
+            np.array([[32, 48], [30, 40]], np.float32), an, np.full(an.shape, 0.2, np.float32))
+
+
 def rows():
     cases = {
         "roi_align": case(F(2, 8, 5, 6), _BOXES, _NUM, pooled_height=2, pooled_width=3, sampling_ratio=2, grad=[0]),
@@ -80,6 +91,7 @@ def rows():
                            post_threshold=0.2, nms_top_k=4, keep_top_k=6, shape_known=False, grad=False),
         "distribute_fpn_proposals": case(_BOXES * 60, _NUM, min_level=2, max_level=4, refer_level=3, refer_scale=100,
                                          shape_known=False, grad=False),
+        "generate_proposals": case(*_gp_inputs(), pre_nms_top_n=10, post_nms_top_n=4, shape_known=False, grad=False),
     }
     composites = {
         # offsets of +-1.5 reach outside the input; random values keep every sample off integer points

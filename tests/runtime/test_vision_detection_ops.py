@@ -275,3 +275,50 @@ def test_distribute_fpn_proposals_converted_then_roi_align_per_level():
         args = (feats, rt.to_tensor(rois), rt.to_tensor(num, "int32"))
         np.testing.assert_array_equal(sf(*args).numpy(), fpn_head(*args).numpy())
     assert len(sf.program_cache) == 1
+
+
+# -- generate_proposals --------------------------------------------------------------------------------------
+def _gp_inputs(seed, n=2, a=3, h=4, w=5):
+    r = np.random.default_rng(40 + seed)
+    sc = r.uniform(0, 1, (n, a, h, w)).astype("float32")
+    dl = (r.standard_normal((n, 4 * a, h, w)) * 0.3).astype("float32")
+    cy, cx = np.meshgrid(np.arange(h) * 16 + 8, np.arange(w) * 16 + 8, indexing="ij")
+    sz = np.array([16, 32, 48])[:a]
+    an = np.stack([cx[..., None] - sz / 2, cy[..., None] - sz / 2, cx[..., None] + sz / 2, cy[..., None] + sz / 2],
+                  -1).astype("float32")
+    var = np.broadcast_to(np.array([0.1, 0.1, 0.2, 0.2], "float32"), an.shape).copy()
+    return sc, dl, np.array([[64, 80], [50, 70]][:n], "float32"), an, var
+
+
+GP = [dict(pre_nms_top_n=30, post_nms_top_n=10, nms_thresh=0.5, min_size=2.0),
+      dict(pre_nms_top_n=-1, post_nms_top_n=8, nms_thresh=0.6, min_size=0.1, eta=0.9, pixel_offset=True),
+      dict(pre_nms_top_n=5, post_nms_top_n=100, nms_thresh=0.7, min_size=200.0)]  # nothing kept: a zero box
+
+
+@pytest.mark.parametrize("i", range(len(GP)))
+def test_generate_proposals_matches_paddle(i):
+    rois, probs, num = rt.vision.ops.generate_proposals(*map(rt.to_tensor, _gp_inputs(i)), return_rois_num=True,
+                                                        **GP[i])
+    np.testing.assert_allclose(rois.numpy(), REF[f"gp_{i}_rois"], rtol=2e-7, atol=4e-6)  # exp: last place
+    np.testing.assert_array_equal(probs.numpy(), REF[f"gp_{i}_probs"])
+    np.testing.assert_array_equal(num.numpy(), REF[f"gp_{i}_num"])
+
+
+def test_rpn_head_converted_proposes_then_pools():
+    import dy2st
+    from runtime.static import InputSpec
+
+    def rpn(scores, deltas, im, anchors, var, feat):
+        rois, probs, num = rt.vision.ops.generate_proposals(scores, deltas, im, anchors, var, 20, 6,
+                                                            return_rois_num=True)
+        return rt.vision.ops.roi_align(feat, rois, num, 2, spatial_scale=1 / 16) * probs.reshape([-1, 1, 1, 1]), num
+
+    spec = [InputSpec([None, 3, 4, 5]), InputSpec([None, 12, 4, 5]), InputSpec([None, 2]), InputSpec([4, 5, 3, 4]),
+            InputSpec([4, 5, 3, 4]), InputSpec([None, 2, 4, 5])]
+    sf = dy2st.to_static(rpn, input_spec=spec)
+    for seed, n in ((0, 2), (5, 1)):
+        args = list(_gp_inputs(seed, n)) + [np.random.default_rng(seed).standard_normal((n, 2, 4, 5)).astype("float32")]
+        eager = rpn(*map(rt.to_tensor, args))
+        for got, want in zip(sf(*map(rt.to_tensor, args)), eager):
+            np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert len(sf.program_cache) == 1
