@@ -27,7 +27,7 @@ from .tensor_info import broadcast_shape, finfo, iinfo, is_floating_point, is_in
 from .autograd import grad  # noqa: E402
 from .device import (CPUPlace, get_default_dtype, get_device, is_compiled_with_cuda, set_default_dtype,  # noqa: E402
                      set_device)
-from . import amp, distributed, distribution, geometric, inference, io, linalg, metric, text, vision  # noqa: E402
+from . import amp, distributed, distribution, geometric, incubate, inference, io, linalg, metric, text, vision  # noqa: E402
 from .distributed import DataParallel  # noqa: E402
 from .static.formats import program_state as _program_state  # noqa: E402
 _program_state.register()  # rt.save/rt.load of a Program
