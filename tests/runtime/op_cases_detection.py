@@ -12,9 +12,9 @@ _ROI = dict(pooled_height=2, pooled_width=2, spatial_scale=0.9)
 
 
 def _argmax():
-    """roi_pool's Argmax for D(2, 8, 5, 6) values and the boxes above."""
+    """roi_pool's Argmax for D(2, 2, 5, 6) values and the boxes above."""
     from runtime.vision.roi_ops import _roi_pool_kernel
-    return _roi_pool_kernel(D(2, 8, 5, 6), _BOXES, _NUM, **_ROI)[1]
+    return _roi_pool_kernel(D(2, 2, 5, 6), _BOXES, _NUM, **_ROI)[1]
 
 
 def _encode(prior, var, target, code_type):
@@ -78,12 +78,13 @@ def _gp_inputs():
 
 def rows():
     cases = {
-        "roi_align": case(F(2, 8, 5, 6), _BOXES, _NUM, pooled_height=2, pooled_width=3, sampling_ratio=2, grad=[0]),
-        "roi_align_grad": case(F(2, 8, 5, 6), _BOXES, _NUM, F(3, 8, 2, 2), pooled_height=2, pooled_width=2),
-        "roi_pool": case(D(2, 8, 5, 6), _BOXES, _NUM, grad=[0], grad_outs=[0], **_ROI),
-        "roi_pool_grad": case(F(2, 8, 5, 6), _argmax(), F(3, 8, 2, 2)),
-        "psroi_pool": case(F(2, 8, 5, 6), _BOXES, _NUM, grad=[0], **_ROI),
-        "psroi_pool_grad": case(F(2, 8, 5, 6), _BOXES, _NUM, F(3, 2, 2, 2), **_ROI),
+        # (two channels, four for psroi_pool: the finite differences go over every input entry)
+        "roi_align": case(F(2, 2, 5, 6), _BOXES, _NUM, pooled_height=2, pooled_width=3, sampling_ratio=2, grad=[0]),
+        "roi_align_grad": case(F(2, 2, 5, 6), _BOXES, _NUM, F(3, 2, 2, 2), pooled_height=2, pooled_width=2),
+        "roi_pool": case(D(2, 2, 5, 6), _BOXES, _NUM, grad=[0], grad_outs=[0], **_ROI),
+        "roi_pool_grad": case(F(2, 2, 5, 6), _argmax(), F(3, 2, 2, 2)),
+        "psroi_pool": case(F(2, 4, 5, 6), _BOXES, _NUM, grad=[0], **_ROI),
+        "psroi_pool_grad": case(F(2, 4, 5, 6), _BOXES, _NUM, F(3, 1, 2, 2), **_ROI),
         "prior_box": case(F(1, 3, 3, 5), F(1, 3, 17, 23), min_sizes=(2.0, 4.0), max_sizes=(3.0, 6.0),
                           aspect_ratios=(2.0,), flip=True, clip=True, grad=False),
         # two images of 5 boxes, 3 classes: the kept rows depend on the data
