@@ -3,8 +3,8 @@ runtime has: the segment reductions and ``graph_send_recv`` of ``rt.geometric``,
 and ``identity_loss`` as compositions of registered ops (gradients and static form from those), and the
 ``LookAhead`` and ``ModelAverage`` optimizers (``rt.incubate.optimizer``).
 
-Not here: ``graph_khop_sampler``, ``graph_sample_neighbors`` and ``graph_reindex`` (random neighbour
-sampling, which runtime's geometric module does not have).
+Not here: ``graph_khop_sampler`` and ``graph_sample_neighbors`` (random neighbour sampling, which
+runtime's geometric module does not have).
 """
 from .. import geometric as _geometric
 from ..geometric import segment_max, segment_mean, segment_min, segment_sum
@@ -13,7 +13,7 @@ from . import optimizer
 from .optimizer import LookAhead, ModelAverage
 
 __all__ = ["LookAhead", "ModelAverage", "softmax_mask_fuse_upper_triangle", "softmax_mask_fuse", "graph_send_recv",
-           "segment_sum", "segment_mean", "segment_max", "segment_min", "identity_loss", "optimizer"]
+           "segment_sum", "segment_mean", "segment_max", "segment_min", "identity_loss", "graph_reindex", "optimizer"]
 
 _POOLS = ("sum", "mean", "max", "min")
 
@@ -41,6 +41,13 @@ def softmax_mask_fuse_upper_triangle(x: TensorLike) -> TensorLike:
     from ..nn.functional import softmax  # noqa: PLC0415
     keep = _rt.tril(_rt.ones_like(x)) > 0
     return softmax(_rt.where(keep, x, _rt.full_like(x, float("-inf"))), axis=-1)
+
+
+def graph_reindex(x: TensorLike, neighbors: TensorLike, count: TensorLike, value_buffer: TensorLike | None = None,
+                  index_buffer: TensorLike | None = None, flag_buffer_hashtable: bool = False,
+                  name: str | None = None):
+    """Paddle 2.x's name of ``geometric.reindex_graph``: ``(reindex_src, reindex_dst, out_nodes)``."""
+    return _geometric.reindex_graph(x, neighbors, count)
 
 
 _REDUCTIONS = {"sum": "sum", 0: "sum", "mean": "mean", 1: "mean", "none": "none", 2: "none"}

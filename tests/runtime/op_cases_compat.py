@@ -90,6 +90,11 @@ CASES_COMPAT = {
     "yolo_loss_targets": case(F(2, 14, 4, 4), np.array([[[0.3, 0.4, 0.2, 0.3], [0.7, 0.6, 0.5, 0.4]]] * 2, np.float32),
                               I(2, 2, 2), None, anchors=(10, 13, 16, 30, 33, 23), anchor_mask=(0, 1), class_num=2,
                               ignore_thresh=0.5, downsample_ratio=8, grad=False),
+    # geometric.reindex_graph (checked against Paddle 3.3 in tests/runtime/test_incubate.py)
+    "reindex_graph": case(np.array([0, 1, 2]), np.array([8, 9, 0, 4, 7, 6, 7]), np.array([2, 3, 2], np.int32),
+                          shape_known=False, ref=lambda x, nb, c: (np.array([3, 4, 0, 5, 6, 7, 6]),
+                                                                   np.array([0, 0, 1, 1, 1, 2, 2]),
+                                                                   np.array([0, 1, 2, 8, 9, 4, 7, 6]))),
     "nms": case(_BOXES, np.array([0.5, 0.9, 0.8, 0.1], np.float32), None, iou_threshold=0.5, shape_known=False,
                 ref=lambda b, s, c, iou_threshold: np.array([1, 2, 3])),
 }

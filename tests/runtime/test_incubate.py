@@ -102,3 +102,29 @@ def test_graph_and_segment_aliases_and_identity_loss():
     check(lambda v: rt.incubate.identity_loss(v * 2, "mean"), d, grad=True)
     with pytest.raises(ValueError, match="reduction"):
         rt.incubate.identity_loss(x, 3)
+
+
+def test_graph_reindex_matches_paddle_and_converts():
+    from runtime.static import InputSpec
+
+    # Paddle 3.3's outputs for these inputs (paddle.geometric.reindex_graph and incubate.graph_reindex)
+    src, dst, nodes = rt.incubate.graph_reindex(rt.to_tensor([0, 1, 2]), rt.to_tensor([8, 9, 0, 4, 7, 6, 7]),
+                                                rt.to_tensor([2, 3, 2], "int32"))
+    assert src.numpy().tolist() == [3, 4, 0, 5, 6, 7, 6] and dst.numpy().tolist() == [0, 0, 1, 1, 1, 2, 2]
+    assert nodes.numpy().tolist() == [0, 1, 2, 8, 9, 4, 7, 6] and nodes.dtype == rt.int64
+    got = rt.geometric.reindex_graph(rt.to_tensor([5, 3], "int32"), rt.to_tensor([3, 9, 5, 9], "int32"),
+                                     rt.to_tensor([1, 3], "int32"))
+    assert [t.numpy().tolist() for t in got] == [[1, 2, 0, 2], [0, 1, 1, 1], [5, 3, 9]] and got[0].dtype == rt.int32
+
+    def sample_then_pool(x, nb, cnt, feats):
+        s, d, n = rt.geometric.reindex_graph(x, nb, cnt)
+        return rt.geometric.send_u_recv(rt.gather(feats, n), s, d, "sum", out_size=x.shape[0]), n
+
+    sf = dy2st.to_static(sample_then_pool, input_spec=[InputSpec([None], "int64"), InputSpec([None], "int64"),
+                                                       InputSpec([None], "int32"), InputSpec([10, 2])])
+    feats = rt.to_tensor(np.arange(20, dtype="float32").reshape(10, 2))
+    for x, nb, cnt in (([0, 1, 2], [8, 9, 0, 4, 7, 6, 7], [2, 3, 2]), ([5, 3], [3, 9, 5, 9], [1, 3])):
+        args = (rt.to_tensor(x), rt.to_tensor(nb), rt.to_tensor(cnt, "int32"), feats)
+        for a, b in zip(sf(*args), sample_then_pool(*args)):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+    assert len(sf.program_cache) == 1
