@@ -113,7 +113,7 @@ def _roi_align_grad_kernel(x, boxes, boxes_num, out_grad, pooled_height=1, poole
     ids = _batch_ids(x, boxes, boxes_num, "roi_align")
     n, c, h, w = x.shape
     flat_idx, values = [], []
-    g = out_grad.reshape(boxes.shape[0], c, -1)
+    g = out_grad.reshape(boxes.shape[0], c, pooled_height * pooled_width)
     for r, b in enumerate(ids):
         idx, wgt, inv = _align_taps(boxes[r].astype(x.dtype), h, w, pooled_height, pooled_width, spatial_scale,
                                     sampling_ratio, aligned)

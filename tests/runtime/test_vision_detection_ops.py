@@ -57,6 +57,13 @@ def test_roi_layers_and_errors():
     assert rt.vision.ops.PSRoIPool((2, 2), 1.1)(x, b, n).shape == [3, 2, 2, 2]
     with pytest.raises(ValueError, match="boxes_num"):
         rt.vision.ops.roi_align(x, b, rt.to_tensor([1, 1], "int32"), 2)
+    t = rt.to_tensor(X, stop_gradient=False)  # no boxes at all: empty outputs, zero gradients
+    for fn in (rt.vision.ops.roi_align, rt.vision.ops.roi_pool, rt.vision.ops.psroi_pool):
+        out = fn(t, rt.zeros([0, 4]), rt.to_tensor([0, 0], "int32"), 2)
+        assert out.shape[0] == 0
+        out.sum().backward()
+        assert float(t.grad.abs().sum()) == 0.0
+        t.clear_grad()
     with pytest.raises(ValueError, match="divisible"):
         rt.vision.ops.psroi_pool(x, b, n, 3)
 
