@@ -6,7 +6,9 @@ clipped at exp(log(1000 / 16))), clipped to the image, the boxes smaller than ``
 dropped, and greedy NMS (threshold decaying by ``eta`` while above 0.5) keeps at most
 ``post_nms_top_n`` of them, best first; an image left with no box gets one all-zero box of score 0.
 How many boxes survive depends on the data: one op returns them all, with no gradient (Paddle gives
-none), and a Program built with it serves any number.
+none), and a Program built with it serves any number. Anchors of equal scores may be ranked otherwise
+than Paddle's unstable sorts rank them; with ``nms_thresh <= 0`` the boxes come best first (Paddle's
+order is then its partial sort's).
 """
 import math
 
