@@ -6,7 +6,6 @@ are Paddle's (to a unit or two in the last place: ``exp`` and ``log`` differ) an
 ``prior_box`` reads only the sizes of its two inputs: one op computes the boxes from them, so a
 converted SSD head serves feature maps of any size.
 """
-import math
 
 import numpy as np
 
@@ -89,13 +88,16 @@ def box_coder(prior_box: TensorLike, prior_box_var, target_box: TensorLike, code
 
 # -- prior_box -------------------------------------------------------------------------------------------
 def _expand_ratios(aspect_ratios, flip):
-    """Paddle's ExpandAspectRatios: 1 first, each new ratio (and its inverse with ``flip``) once."""
-    out = [1.0]
+    """Paddle's ExpandAspectRatios: 1 first, each new ratio (and its inverse with ``flip``) once; float32
+    values, as Paddle's attributes are."""
+    f = np.float32
+    out = [f(1.0)]
     for ar in aspect_ratios:
+        ar = f(ar)
         if all(abs(ar - o) >= 1e-6 for o in out):
             out.append(ar)
             if flip:
-                out.append(1.0 / ar)
+                out.append(f(1.0 / float(ar)))
     return out
 
 
@@ -106,37 +108,38 @@ def _num_priors(min_sizes, max_sizes, aspect_ratios, flip):
 def _prior_box_kernel(input, image, min_sizes=(), max_sizes=(), aspect_ratios=(1.0,),  # noqa: A002
                       variances=(0.1, 0.1, 0.2, 0.2), flip=False, clip=False, step_w=0.0, step_h=0.0, offset=0.5,
                       min_max_aspect_ratios_order=False):
-    f = np.float32
+    # the sizes in float32 (Paddle's attributes are float), the positions in the input's type
+    f32, f = np.float32, input.dtype.type if input.dtype.kind == "f" else np.float32
     fh, fw = input.shape[2], input.shape[3]
     ih, iw = image.shape[2], image.shape[3]
     if step_w == 0 or step_h == 0:
         sw, sh = f(iw) / f(fw), f(ih) / f(fh)
     else:
-        sw, sh = f(step_w), f(step_h)
+        sw, sh = f(f32(step_w)), f(f32(step_h))
     ratios = _expand_ratios(aspect_ratios, flip)
     sizes = []  # (half width, half height) of each prior of a cell, in Paddle's order
     for s, m in enumerate(min_sizes):
-        m = f(m)
-        by_ratio = [(m * f(math.sqrt(ar)) / f(2), m / f(math.sqrt(ar)) / f(2)) for ar in ratios]
+        m = f32(m)
+        by_ratio = [(m * np.sqrt(ar) / f32(2), m / np.sqrt(ar) / f32(2)) for ar in ratios]
         big = []
         if max_sizes:
-            side = f(np.sqrt(m * f(max_sizes[s]))) / f(2)
+            side = np.sqrt(m * f32(max_sizes[s])) / f32(2)
             big = [(side, side)]
         if min_max_aspect_ratios_order:
-            half = m / f(2)
+            half = m / f32(2)
             sizes += [(half, half)] + big + [wh for ar, wh in zip(ratios, by_ratio) if abs(ar - 1.0) >= 1e-6]
         else:
             sizes += by_ratio + big
     bw = np.array([s[0] for s in sizes], f)
     bh = np.array([s[1] for s in sizes], f)
-    cx = ((np.arange(fw, dtype=f) + f(offset)) * sw)[None, :, None]
-    cy = ((np.arange(fh, dtype=f) + f(offset)) * sh)[:, None, None]
+    cx = ((np.arange(fw, dtype=f) + f(f32(offset))) * sw)[None, :, None]
+    cy = ((np.arange(fh, dtype=f) + f(f32(offset))) * sh)[:, None, None]
     shape = (fh, fw, len(sizes))
     boxes = np.stack([np.broadcast_to((cx - bw) / f(iw), shape), np.broadcast_to((cy - bh) / f(ih), shape),
                       np.broadcast_to((cx + bw) / f(iw), shape), np.broadcast_to((cy + bh) / f(ih), shape)], -1)
     if clip:
         boxes = np.clip(boxes, f(0), f(1))
-    var = np.broadcast_to(np.asarray(variances, f), boxes.shape)
+    var = np.broadcast_to(np.asarray(variances, f32).astype(f), boxes.shape)
     return boxes.astype(input.dtype), np.ascontiguousarray(var).astype(input.dtype)
 
 

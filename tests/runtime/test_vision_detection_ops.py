@@ -96,7 +96,10 @@ CODER = {"enc_var": (PRIOR, "var", TGT, "encode_center_size", True, 0),
 PRIORS = {"a": dict(min_sizes=[2.0, 4.0], max_sizes=[3.0, 6.0], aspect_ratios=[2.0, 3.0], flip=True, clip=True),
           "b": dict(min_sizes=[2.5], aspect_ratios=[0.5, 2.0], steps=[4.0, 3.0], offset=0.3),
           "c": dict(min_sizes=[2.0, 4.0], max_sizes=[3.0, 6.0], aspect_ratios=[2.0], flip=True,
-                    min_max_aspect_ratios_order=True, variance=[0.2, 0.3, 0.1, 0.4])}
+                    min_max_aspect_ratios_order=True, variance=[0.2, 0.3, 0.1, 0.4]),
+          # float64 inputs: Paddle's sizes in float32 (its attributes), positions in float64
+          "d64": dict(min_sizes=[2.0, 4.0], max_sizes=[3.0, 6.1], aspect_ratios=[2.0, 0.7], flip=True, offset=0.3,
+                      min_max_aspect_ratios_order=True, clip=True, variance=[0.1, 0.3, 0.2, 0.7])}
 
 
 @pytest.mark.parametrize("key", sorted(CODER))
@@ -110,7 +113,8 @@ def test_box_coder_matches_paddle(key):
 
 @pytest.mark.parametrize("key", sorted(PRIORS))
 def test_prior_box_matches_paddle_bitwise(key):
-    boxes, var = rt.vision.ops.prior_box(rt.zeros([1, 3, 3, 5]), rt.zeros([1, 3, 17, 23]), **PRIORS[key])
+    dt = "float64" if key.endswith("64") else "float32"
+    boxes, var = rt.vision.ops.prior_box(rt.zeros([1, 3, 3, 5], dt), rt.zeros([1, 3, 17, 23], dt), **PRIORS[key])
     np.testing.assert_array_equal(boxes.numpy(), REF["prior_" + key])
     np.testing.assert_array_equal(var.numpy(), REF["prior_var_" + key])
 
