@@ -69,7 +69,8 @@ def _align_taps(box, h, w, ph, pw, scale, sampling_ratio, aligned):
     reading four corners (Paddle's order: low-low, low-high x, high y-low x, high-high)."""
     dt = box.dtype.type
     off = dt(0.5) if aligned else dt(0)
-    x0, y0, x1, y1 = (dt(box[k] * dt(scale)) - off for k in range(4))
+    scale = dt(np.float32(scale))  # Paddle's attribute is a float32
+    x0, y0, x1, y1 = (dt(box[k] * scale) - off for k in range(4))
     rw, rh = dt(x1 - x0), dt(y1 - y0)
     if not aligned:
         rw, rh = max(rw, dt(1)), max(rh, dt(1))
@@ -142,11 +143,12 @@ def_op("roi_align_grad", ["X", "Boxes", "BoxesNum", "OutGrad"], ["XGrad"], attrs
 
 
 # -- roi_pool --------------------------------------------------------------------------------------------
-def _pool_bins(start, end, pooled, size):
-    """Paddle's roi_pool bin edges along one axis: [pooled] starts and ends clipped to [0, size]."""
+def _pool_bins(start, end, pooled, size, dt):
+    """Paddle's roi_pool bin edges along one axis (in the input's float type ``dt``): [pooled] starts and
+    ends clipped to [0, size]."""
     length = max(end - start + 1, 1)
-    bin_size = np.float32(length) / np.float32(pooled)
-    k = np.arange(pooled, dtype=np.float32)
+    bin_size = dt(length) / dt(pooled)
+    k = np.arange(pooled, dtype=dt)
     lo = np.floor(k * bin_size).astype(np.int64) + start
     hi = np.ceil((k + 1) * bin_size).astype(np.int64) + start
     return np.clip(lo, 0, size), np.clip(hi, 0, size)
@@ -158,9 +160,10 @@ def _roi_pool_kernel(x, boxes, boxes_num=None, pooled_height=1, pooled_width=1, 
     out = np.zeros((boxes.shape[0], c, pooled_height, pooled_width), x.dtype)
     arg = np.full(out.shape, -1, np.int64)  # flat position in x of each bin's maximum (-1: an empty bin)
     for r, b in enumerate(ids):
-        x0, y0, x1, y1 = (int(v) for v in _round(boxes[r].astype(np.float32) * np.float32(spatial_scale)))
-        hs, he = _pool_bins(y0, y1, pooled_height, h)
-        ws, we = _pool_bins(x0, x1, pooled_width, w)
+        dt = x.dtype.type
+        x0, y0, x1, y1 = (int(v) for v in _round(boxes[r].astype(x.dtype) * dt(np.float32(spatial_scale))))
+        hs, he = _pool_bins(y0, y1, pooled_height, h, dt)
+        ws, we = _pool_bins(x0, x1, pooled_width, w, dt)
         for i in range(pooled_height):
             for j in range(pooled_width):
                 if he[i] <= hs[i] or we[j] <= ws[j]:
@@ -192,8 +195,10 @@ def_op("roi_pool_grad", ["X", "Argmax", "OutGrad"], ["XGrad"], kernel=_roi_pool_
 
 # -- psroi_pool ------------------------------------------------------------------------------------------
 def _ps_bins(box, ph, pw, scale, h, w):
-    """Paddle's psroi_pool bins of one box: row and column starts/ends, clipped to the input."""
-    f = np.float32
+    """Paddle's psroi_pool bins of one box (in the box's float type): row and column starts/ends, clipped
+    to the input."""
+    f = box.dtype.type
+    scale = f(np.float32(scale))  # Paddle's attribute is a float32
     x0, y0 = _round(box[0]) * f(scale), _round(box[1]) * f(scale)
     x1, y1 = (_round(box[2]) + f(1)) * f(scale), (_round(box[3]) + f(1)) * f(scale)
     rh, rw = max(f(y1 - y0), f(0.1)), max(f(x1 - x0), f(0.1))
@@ -220,7 +225,7 @@ def _psroi_pool_kernel(x, boxes, boxes_num=None, pooled_height=1, pooled_width=1
     xs = x.reshape(n, co, pooled_height, pooled_width, h, w)  # channel (k * ph + i) * pw + j feeds bin (i, j)
     out = np.zeros((boxes.shape[0], co, pooled_height, pooled_width), x.dtype)
     for r, b in enumerate(ids):
-        hs, he, ws, we = _ps_bins(boxes[r].astype(np.float32), pooled_height, pooled_width, spatial_scale, h, w)
+        hs, he, ws, we = _ps_bins(boxes[r].astype(x.dtype), pooled_height, pooled_width, spatial_scale, h, w)
         for i in range(pooled_height):
             for j in range(pooled_width):
                 area = (he[i] - hs[i]) * (we[j] - ws[j])
@@ -236,7 +241,7 @@ def _psroi_pool_grad_kernel(x, boxes, boxes_num, out_grad, pooled_height=1, pool
     co = _ps_channels(c, pooled_height, pooled_width)
     gx = np.zeros((n, co, pooled_height, pooled_width, h, w), np.float64)
     for r, b in enumerate(ids):
-        hs, he, ws, we = _ps_bins(boxes[r].astype(np.float32), pooled_height, pooled_width, spatial_scale, h, w)
+        hs, he, ws, we = _ps_bins(boxes[r].astype(x.dtype), pooled_height, pooled_width, spatial_scale, h, w)
         for i in range(pooled_height):
             for j in range(pooled_width):
                 area = (he[i] - hs[i]) * (we[j] - ws[j])
