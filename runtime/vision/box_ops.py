@@ -44,7 +44,7 @@ def _variances(prior_box_var, dt, lead):
     if isinstance(prior_box_var, (list, tuple)):
         if len(prior_box_var) != 4:
             raise ValueError(f"box_coder: prior_box_var as a list takes 4 variances, got {list(prior_box_var)}")
-        return [constant(float(v), dt) for v in prior_box_var]
+        return [constant(float(np.float32(v)), dt) for v in prior_box_var]  # Paddle: a float32 attribute
     return [_column(prior_box_var, k, lead) for k in range(4)]
 
 
