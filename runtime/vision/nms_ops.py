@@ -40,7 +40,8 @@ def _iou_matrix(b, normalized):
 def _decayed(boxes, scores, score_threshold, post_threshold, top_k, normalized, use_gaussian, sigma):
     """(box indices, decayed scores) one class keeps: Paddle's NMSMatrix."""
     dt = scores.dtype.type
-    cand = np.flatnonzero(scores > dt(score_threshold))
+    f32 = np.float32  # the thresholds and sigma are Paddle float32 attributes, also on float64 scores
+    cand = np.flatnonzero(scores > dt(f32(score_threshold)))
     if not len(cand):
         return cand, scores[cand]
     perm = cand[np.argsort(-scores[cand], kind="stable")]
@@ -49,7 +50,7 @@ def _decayed(boxes, scores, score_threshold, post_threshold, top_k, normalized, 
     iou = np.tril(_iou_matrix(boxes[perm], normalized), -1)  # iou[i, j]: rank i against a better rank j
     iou_max = iou.max(1)  # rank 0 has none: 0
     if use_gaussian:
-        decay = np.exp((iou_max[None, :] * iou_max[None, :] - iou * iou) * dt(sigma))
+        decay = np.exp((iou_max[None, :] * iou_max[None, :] - iou * iou) * dt(f32(sigma)))
     else:  # Paddle computes this one in double
         with np.errstate(divide="ignore", invalid="ignore"):
             decay = ((1.0 - iou.astype(np.float64)) / (1.0 - iou_max[None, :].astype(np.float64))).astype(dt)
@@ -58,7 +59,7 @@ def _decayed(boxes, scores, score_threshold, post_threshold, top_k, normalized, 
     min_decay = np.minimum(np.where(below, decay, dt(1)).min(1), dt(1)).astype(scores.dtype)
     ds = (min_decay * scores[perm]).astype(scores.dtype)
     ds[0] = scores[perm[0]]
-    keep = ds > dt(post_threshold)
+    keep = ds > dt(f32(post_threshold))
     return perm[keep], ds[keep]
 
 

@@ -45,7 +45,7 @@ def _greedy(boxes, threshold, eta, normalized):
         if all(iou[i, k] <= limit for k in kept):
             kept.append(i)
             if eta < 1 and limit > 0.5:
-                limit *= eta
+                limit *= limit.dtype.type(np.float32(eta))  # Paddle: a float32 attribute
     return np.array(kept, np.int64)
 
 
@@ -70,7 +70,7 @@ def _one_image(scores, deltas, im_hw, anchors, var, pre_nms_top_n, post_nms_top_
         return np.zeros((1, 4), scores.dtype), np.zeros((1, 1), scores.dtype)
     boxes, probs = boxes[keep], scores[order][keep]
     if nms_thresh > 0:
-        kept = _greedy(boxes, dt(nms_thresh), eta, not pixel_offset)
+        kept = _greedy(boxes, dt(np.float32(nms_thresh)), eta, not pixel_offset)
         if 0 < post_nms_top_n < len(kept):
             kept = kept[:post_nms_top_n]
         boxes, probs = boxes[kept], probs[kept]
