@@ -2,7 +2,8 @@
 from .version import __version__
 from . import dtypes
 from .dtypes import (DType, bool_ as bool, float16, float32, float64, int8, int16, int32, int64,  # noqa: A004
-                     uint8)
+                     uint8, bfloat16, complex64, complex128)
+from .dtypes import DType as dtype  # Paddle's ``paddle.dtype``: the class of every dtype, for isinstance
 from .tensor import Parameter, Tensor, enable_grad, is_grad_enabled, no_grad
 from .framework import disable_static, enable_static, in_dynamic_mode
 from . import ops

@@ -45,6 +45,37 @@ class DType(str):
         return np.dtype(str(self))
 
 
+class UnsupportedDType(DType):
+    """A Paddle dtype name runtime cannot hold (numpy has no such type, or it is complex): it exists so
+    that ported code can name and compare it (``x.dtype == paddle.bfloat16`` is False), and any use
+    that makes a value of it raises a TypeError naming the dtypes runtime supports."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        return isinstance(other, str) and str.__eq__(self, other.replace("paddle.", "").replace("rt.", ""))
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    __hash__ = str.__hash__
+
+    @property
+    def np(self):
+        raise unsupported(str(self))
+
+
+def unsupported(name):
+    """The TypeError for a dtype runtime cannot hold."""
+    why = "complex dtypes are out of scope" if name.startswith("complex") else "numpy has no such type"
+    return TypeError(f"dtype {name!r} is not supported by runtime ({why}); supported dtypes: "
+                     f"{', '.join(sorted(_DTYPES))}")
+
+
+# Paddle 2.x's names runtime knows but cannot hold
+bfloat16, complex64, complex128 = (UnsupportedDType(n) for n in ("bfloat16", "complex64", "complex128"))
+_UNSUPPORTED = {"bfloat16": bfloat16, "complex64": complex64, "complex128": complex128}
+
 _DTYPES = {name: DType(name) for name in set(_CANONICAL.values())}
 float16, float32, float64 = _DTYPES["float16"], _DTYPES["float32"], _DTYPES["float64"]
 int8, int16, int32, int64 = _DTYPES["int8"], _DTYPES["int16"], _DTYPES["int32"], _DTYPES["int64"]
@@ -83,6 +114,8 @@ def convert_dtype(dtype):
             _STR_CACHE[dtype] = result
         return result
     if isinstance(dtype, DType):
+        if isinstance(dtype, UnsupportedDType):
+            raise unsupported(str(dtype))
         return dtype
     try:
         hit = _NP_CACHE.get(dtype)
@@ -98,7 +131,10 @@ def convert_dtype(dtype):
 
 def _convert_dtype(dtype):
     if isinstance(dtype, str):
-        name = _CANONICAL.get(dtype.replace("paddle.", "").replace("rt.", ""))
+        plain = dtype.replace("paddle.", "").replace("rt.", "")
+        name = _CANONICAL.get(plain)
+        if name is None and plain in _UNSUPPORTED:
+            raise unsupported(plain)
         if name is None:
             raise TypeError(f"unknown dtype {dtype!r}; expected one of {sorted(_DTYPES)}")
         return _DTYPES[name]
@@ -112,6 +148,8 @@ def _convert_dtype(dtype):
         name = np.dtype(dtype).name
     except TypeError:
         raise TypeError(f"unknown dtype {dtype!r}; expected one of {sorted(_DTYPES)}") from None
+    if name in _UNSUPPORTED:
+        raise unsupported(name)
     if name not in _DTYPES:
         raise TypeError(f"dtype {name!r} is not supported; expected one of {sorted(_DTYPES)}")
     return _DTYPES[name]

@@ -4,12 +4,20 @@ backend come from those ops. A row no message reaches is 0 for every reduction, 
 
 ``segment_*`` reduce the rows of ``data`` by their (sorted) segment ids into ``max(id) + 1`` rows: a
 size the ids decide, read from them when a converted function runs.
+
+``reindex_graph`` renumbers sampled neighbourhoods: one op (no gradient; its node count depends on the
+data), so a converted function serves any graph.
 """
+import numpy as np
+
 import runtime as _rt
 
+from .dispatch import apply
 from .hints import TensorLike
+from .registry import Meta, def_op
 
-__all__ = ["send_u_recv", "send_ue_recv", "send_uv", "segment_sum", "segment_mean", "segment_max", "segment_min"]
+__all__ = ["send_u_recv", "send_ue_recv", "send_uv", "segment_sum", "segment_mean", "segment_max", "segment_min",
+           "reindex_graph"]
 
 _REDUCE = {"sum": "add", "mean": "mean", "max": "amax", "min": "amin"}
 _MESSAGE = {"add": _rt.add, "sub": _rt.subtract, "mul": _rt.multiply, "div": _rt.divide}
@@ -98,3 +106,35 @@ def segment_max(data: TensorLike, segment_ids: TensorLike, name: str | None = No
 def segment_min(data: TensorLike, segment_ids: TensorLike, name: str | None = None) -> TensorLike:
     """The smallest row entries of each segment (an empty segment is 0)."""
     return _segment(data, segment_ids, "min", "segment_min")
+
+
+# -- reindex_graph: sampled neighbourhoods renumbered from 0 ------------------------------------------
+def _reindex_kernel(x, neighbors, count):
+    counts = np.asarray(count).reshape(-1).astype(np.int64)
+    if counts.shape[0] != x.shape[0] or counts.sum() != neighbors.shape[0]:
+        raise ValueError(f"reindex_graph: count {counts.tolist()} must give the number of neighbors of each of "
+                         f"the {x.shape[0]} nodes of x, {neighbors.shape[0]} in all")
+    ids = {}
+    for v in x.tolist():  # x's nodes first, in order
+        ids.setdefault(v, len(ids))
+    for v in neighbors.tolist():  # then each new neighbor where it first appears
+        ids.setdefault(v, len(ids))
+    src = np.array([ids[v] for v in neighbors.tolist()], x.dtype)
+    dst = np.repeat(np.arange(x.shape[0]), counts).astype(x.dtype)
+    return src, dst, np.array(list(ids), x.dtype)
+
+
+def_op("reindex_graph", ["X", "Neighbors", "Count"], ["ReindexSrc", "ReindexDst", "OutNodes"],
+       kernel=_reindex_kernel,
+       infer=lambda x, nb, c: (Meta([nb.shape[0]], x.dtype), Meta([nb.shape[0]], x.dtype), Meta([-1], x.dtype)),
+       no_onnx="a data-dependent number of nodes; not lowered",
+       doc="Sampled neighbourhoods renumbered from 0: edges as (src, dst) indices and the nodes they index.")
+
+
+def reindex_graph(x: TensorLike, neighbors: TensorLike, count: TensorLike, value_buffer: TensorLike | None = None,
+                  index_buffer: TensorLike | None = None, name: str | None = None):
+    """``(reindex_src, reindex_dst, out_nodes)`` for the nodes ``x`` whose sampled ``neighbors`` come
+    ``count[i]`` per node: ``out_nodes`` holds ``x`` then each new neighbor in order of appearance,
+    ``reindex_src`` each neighbor's index there and ``reindex_dst`` its node's (the buffers, a GPU hash
+    table's, are not needed)."""
+    return tuple(apply("reindex_graph", x, neighbors, count))

@@ -24,7 +24,7 @@ from .transformer_decoder import Transformer, TransformerDecoder, TransformerDec
 from .layers_norm import BatchNorm, BatchNorm1D, BatchNorm2D, BatchNorm3D, LayerNorm, SyncBatchNorm
 from .loss import CrossEntropyLoss, MSELoss
 from .param_attr import ParamAttr
-from .parameter_list import ParameterList
+from .parameter_list import ParameterDict, ParameterList
 from .rnn import GRUCell, LSTMCell, RNNCellBase, SimpleRNNCell
 from .rnn_layers import GRU, LSTM, RNN, BiRNN, SimpleRNN
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
@@ -35,7 +35,7 @@ __all__ = ["functional", "initializer", "utils", "Layer", "Sequential", "LayerLi
            "LeakyReLU", "ELU", "Silu", "Swish", "LogSigmoid", "Mish", "Conv2D", "MaxPool2D",
            "AvgPool2D", "AdaptiveAvgPool2D", "BCEWithLogitsLoss", "MultiHeadAttention", "TransformerEncoderLayer",
            "TransformerEncoder", "TransformerDecoderLayer", "TransformerDecoder", "Transformer", "BatchNorm", "BatchNorm1D", "BatchNorm2D", "LayerNorm", "SyncBatchNorm", "CrossEntropyLoss", "MSELoss",
-           "ParamAttr", "ParameterList", "LSTMCell", "GRUCell", "RNNCellBase", "Parameter", "ClipGradByGlobalNorm",
+           "ParamAttr", "ParameterList", "ParameterDict", "LSTMCell", "GRUCell", "RNNCellBase", "Parameter", "ClipGradByGlobalNorm",
            "ClipGradByNorm", "ClipGradByValue", "SimpleRNNCell", "RNN", "BiRNN", "SimpleRNN", "LSTM", "GRU",
            "CELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "PReLU", "ReLU6", "SiLU",
            "Softshrink", "Softsign", "Tanhshrink", "ThresholdedReLU", "BCELoss", "CosineSimilarity", "KLDivLoss",

@@ -1,4 +1,4 @@
-"""More of Paddle's update rules: NAdam, RAdam, Adadelta, Rprop and Lamb, with Paddle's
+"""More of Paddle's update rules: NAdam, RAdam, Adadelta, Rprop, Lamb and ASGD, with Paddle's
 accumulators (names, shapes and initial values, so state dicts carry the same keys) and formulas.
 Scalars are taken in the parameter's dtype, as Paddle's kernels compute in it. A compiled training
 step runs them through the general update (``Optimizer._apply_grads``), the same code as eager."""
@@ -209,3 +209,38 @@ class Lamb(Optimizer):
         self._write(p, p._value - t(lr) * ratio * r)
         b1p *= b1
         b2p *= b2
+
+
+class ASGD(Optimizer):
+    """Averaged SGD (Paddle's ``optimizer.ASGD``): the step is the mean of the last ``batch_num``
+    gradients of each parameter (fewer during the first steps), kept as their running sum ``d`` and
+    the ring of them ``y``: ``d = d - y[m % batch_num] + g``, ``y[m % batch_num] = g``,
+    ``p -= lr / min(m + 1, batch_num) * d`` at the parameter's step ``m`` (from 0)."""
+
+    _accumulator_names = ("d", "y", "m")
+
+    def __init__(self, learning_rate: float | LRScheduler = 0.001, batch_num: int = 1,
+                 parameters: Iterable[Tensor] | Iterable[dict] | None = None,
+                 weight_decay: float | L2Decay | None = None, grad_clip: Callable | None = None,
+                 multi_precision: bool = False, name: str | None = None) -> None:
+        if batch_num is None or not batch_num > 0:
+            raise ValueError(f"ASGD: batch_num should be greater than 0, got {batch_num}")
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._n = int(batch_num)
+
+    def _acc_spec(self, acc):
+        return {"shape": (1,), "dtype": np.int64} if acc == "m" else {}
+
+    def _acc(self, name, p, init=0.0, shape=None, dtype=None):
+        if name == "y" and shape is None:  # set_state_dict's look-up: the ring's shape needs the parameter
+            shape = (self._n,) + p._value.shape
+        return super()._acc(name, p, init, shape, dtype)
+
+    def _update(self, p, g, lr, group):
+        t = g.dtype.type
+        d, ys, m = self._acc("d", p), self._acc("y", p), self._acc("m", p, shape=(1,), dtype=np.int64)
+        slot = int(m[0]) % self._n
+        m += 1
+        d[...] = d - ys[slot] + g  # Paddle's order: (d - y) + g
+        ys[slot] = g
+        self._write(p, p._value - t(lr) / t(min(int(m[0]), self._n)) * d)

@@ -143,11 +143,11 @@ class Optimizer:
         self._learning_rate = scheduler
 
     # -- the update ------------------------------------------------------------------
-    def _acc(self, name, p, init=0.0, shape=None):
+    def _acc(self, name, p, init=0.0, shape=None, dtype=None):
         table = self._accumulators[name]
         arr = table.get(p.name)
         if arr is None:
-            arr = np.full(p._value.shape if shape is None else shape, init, dtype=p._value.dtype)
+            arr = np.full(p._value.shape if shape is None else shape, init, dtype=dtype or p._value.dtype)
             table[p.name] = arr
         return arr
 
@@ -375,7 +375,8 @@ class Optimizer:
                 expected = self._acc(acc, p, **self._acc_spec(acc)).shape
                 if tuple(arr.shape) != tuple(expected):
                     raise ValueError(f"optimizer state '{key}' has shape {list(arr.shape)}, expected {list(expected)}")
-                self._accumulators[acc][p.name] = np.array(arr, dtype=p._value.dtype, copy=True)
+                dtype = self._acc_spec(acc).get("dtype") or p._value.dtype  # a counter may be int64 (ASGD's)
+                self._accumulators[acc][p.name] = np.array(arr, dtype=dtype, copy=True)
 
     set_dict = set_state_dict
 

@@ -1,6 +1,7 @@
 """``rt.vision``: Paddle's ``paddle.vision`` for ported code: the image backend switch, the MNIST
 datasets read from local files, a few transforms, the models of ``paddle.vision.models`` and
-``paddle.vision.ops`` (``nms``, ``yolo_box``, ``yolo_loss``, ``roi_align``, ``box_coder``, ``prior_box``).
+``paddle.vision.ops`` (``nms``, ``yolo_box``, the RoI poolings, ``box_coder``, ``prior_box``,
+``deform_conv2d``, ``matrix_nms``, ``distribute_fpn_proposals``, ``generate_proposals``).
 
 Datasets are never downloaded: the machine may have no network, and a file appearing from the
 network is not something a converter should do behind its user's back.  They are read from

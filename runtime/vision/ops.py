@@ -1,4 +1,4 @@
-"""paddle.vision.ops: ``nms``, the non-maximum suppression detection heads end with, and ``yolo_box``,
+"""paddle.vision.ops: the RoI pooling functions and layers (runtime/vision/roi_ops.py), ``nms``, the non-maximum suppression detection heads end with, and ``yolo_box``,
 YOLOv3's decoding of a head into boxes and scores (Paddle's loop as array ops; equal to Paddle 3.3's to
 float32 rounding, numpy's and the C library's ``exp`` differing in the last bit).
 
@@ -13,7 +13,9 @@ from ..dispatch import apply
 from ..hints import TensorLike
 from ..registry import Meta, def_op
 
-__all__ = ["nms", "yolo_box", "yolo_loss", "roi_align", "RoIAlign", "box_coder", "prior_box"]
+__all__ = ["nms", "yolo_box", "yolo_loss", "roi_align", "roi_pool", "psroi_pool", "RoIAlign", "RoIPool", "PSRoIPool", "box_coder",
+           "prior_box", "deform_conv2d", "DeformConv2D",
+           "matrix_nms", "distribute_fpn_proposals", "generate_proposals"]
 
 
 def _greedy_keep(boxes, threshold):
@@ -142,6 +144,9 @@ def yolo_box(x: TensorLike, img_size: TensorLike, anchors: list, class_num: int,
 
 
 from .yolo_loss import yolo_loss  # noqa: E402  (its own module: the target assignment and the loss)
-from .roi_align import RoIAlign, roi_align  # noqa: E402  (a two-stage detector's box features)
-from .box_coder import box_coder  # noqa: E402  (SSD / Faster R-CNN box offsets)
-from .prior_box import prior_box  # noqa: E402  (an SSD head's anchors)
+from .roi_ops import PSRoIPool, RoIAlign, RoIPool, psroi_pool, roi_align, roi_pool  # noqa: E402,F401
+from .box_ops import box_coder, prior_box  # noqa: E402,F401
+from .deform_conv import DeformConv2D, deform_conv2d  # noqa: E402,F401
+from .nms_ops import matrix_nms  # noqa: E402,F401
+from .fpn_ops import distribute_fpn_proposals  # noqa: E402,F401
+from .proposal_ops import generate_proposals  # noqa: E402,F401

@@ -385,6 +385,7 @@ SKIP = {
 # functions of runtime/ops/nn_pool_adaptive.py...; op_cases_tensorapi: Paddle 3's extra math, shape,
 # scatter and random functions.
 import op_cases_compat  # noqa: E402
+import op_cases_detection  # noqa: E402
 import op_cases_extra  # noqa: E402
 import op_cases_layers  # noqa: E402
 import op_cases_linalg  # noqa: E402
@@ -399,6 +400,7 @@ for _cases, _composites in ((op_cases_nn.CASES_NN, op_cases_nn.COMPOSITES_NN),
                             (op_cases_layers.CASES_LAYERS, op_cases_layers.COMPOSITES_LAYERS),
                             (op_cases_nnapi.CASES_NNAPI, op_cases_nnapi.COMPOSITES_NNAPI),
                             op_cases_tensorapi.rows(D, F, P, case),
-                            ({}, op_cases_tensorapi.more_composites(F, P, case))):
+                            ({}, op_cases_tensorapi.more_composites(F, P, case)),
+                            op_cases_detection.rows()):
     CASES.update(_cases)
     COMPOSITES.update(_composites)

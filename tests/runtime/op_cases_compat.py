@@ -50,53 +50,6 @@ def _viterbi(pot, trans, lengths, include_bos_eos_tag):
     return np.array(scores, pot.dtype), out
 
 
-def _roi_align(x, boxes, num, pooled_height, pooled_width, spatial_scale, sampling_ratio, aligned, g=None):
-    """Paddle's CPU loop: every bin the mean of its bilinear samples (``g``: the gradient kernel's
-    scatter of an output gradient back over the samples' cells)."""
-    image = np.repeat(np.arange(len(num)), num)
-    out = np.zeros((len(boxes), x.shape[1], pooled_height, pooled_width), x.dtype)
-    dx = np.zeros_like(x)
-    h, w = x.shape[2:]
-    for n, box in enumerate(boxes):
-        x0, y0, x1, y1 = box * spatial_scale - (0.5 if aligned else 0.0)
-        rw, rh = (x1 - x0, y1 - y0) if aligned else (max(x1 - x0, 1.0), max(y1 - y0, 1.0))
-        gh = sampling_ratio if sampling_ratio > 0 else int(np.ceil(rh / pooled_height))
-        gw = sampling_ratio if sampling_ratio > 0 else int(np.ceil(rw / pooled_width))
-        for ph, pw, iy, ix in np.ndindex(pooled_height, pooled_width, gh, gw):
-            y = y0 + ph * rh / pooled_height + (iy + 0.5) * rh / pooled_height / gh
-            xx = x0 + pw * rw / pooled_width + (ix + 0.5) * rw / pooled_width / gw
-            if y < -1 or y > h or xx < -1 or xx > w:
-                continue
-            y, xx = max(y, 0.0), max(xx, 0.0)
-            yl, xl = min(int(y), h - 1), min(int(xx), w - 1)
-            yh, xh = min(yl + 1, h - 1), min(xl + 1, w - 1)
-            ly, lx = (y - yl if yl < h - 1 else 0.0), (xx - xl if xl < w - 1 else 0.0)
-            for (r, c), wt in (((yl, xl), (1 - ly) * (1 - lx)), ((yl, xh), (1 - ly) * lx),
-                               ((yh, xl), ly * (1 - lx)), ((yh, xh), ly * lx)):
-                out[n, :, ph, pw] += wt * x[image[n], :, r, c] / (gh * gw)
-                if g is not None:
-                    dx[image[n], :, r, c] += wt * g[n, :, ph, pw] / (gh * gw)
-    return out if g is None else dx
-
-
-def _prior_box(x, image, min_sizes, max_sizes, aspect_ratios, flip, **attrs):
-    """Paddle's loop: per cell, per min size, a prior per (expanded) aspect ratio, then the max size's."""
-    ratios = [1.0] + [r for a in aspect_ratios if a != 1.0 for r in ((a, 1 / a) if flip else (a,))]
-    (fh, fw), (ih, iw) = x.shape[2:], image.shape[2:]
-    boxes = []
-    for h in range(fh):
-        for w in range(fw):
-            cx, cy = (w + 0.5) * iw / fw, (h + 0.5) * ih / fh
-            for m, big in zip(min_sizes, max_sizes):
-                for half in [(m * r ** 0.5 / 2, m / r ** 0.5 / 2) for r in ratios] + [((m * big) ** 0.5 / 2,) * 2]:
-                    boxes.append([(cx - half[0]) / iw, (cy - half[1]) / ih, (cx + half[0]) / iw, (cy + half[1]) / ih])
-    b = np.array(boxes, np.float32).reshape(fh, fw, -1, 4)
-    return b, np.broadcast_to(np.float32([0.1, 0.1, 0.2, 0.2]), b.shape)
-
-
-# boxes of several sizes (one reaching past the map, one under a cell), two images of 2 and 1 boxes
-_ROIS = np.array([[0.5, 1.0, 4.3, 3.6], [1.2, 0.2, 1.7, 0.9], [-1.5, 0.4, 6.2, 5.3]], np.float32)
-_ROI_ATTRS = dict(pooled_height=2, pooled_width=3, spatial_scale=0.8, sampling_ratio=-1, aligned=True)
 
 
 # three overlapping boxes (IoU of the first two 0.68) and a far one; scores put box 1 first
@@ -139,12 +92,11 @@ CASES_COMPAT = {
     "yolo_loss_targets": case(F(2, 14, 4, 4), np.array([[[0.3, 0.4, 0.2, 0.3], [0.7, 0.6, 0.5, 0.4]]] * 2, np.float32),
                               I(2, 2, 2), None, anchors=(10, 13, 16, 30, 33, 23), anchor_mask=(0, 1), class_num=2,
                               ignore_thresh=0.5, downsample_ratio=8, grad=False),
-    "roi_align": case(F(2, 2, 4, 5), _ROIS, np.array([2, 1], np.int32), grad=[0], tol=1e-5, **_ROI_ATTRS,
-                      ref=_roi_align),
-    "roi_align_grad": case(F(2, 2, 4, 5), _ROIS, np.array([2, 1], np.int32), F(3, 2, 2, 3), **_ROI_ATTRS,
-                           ref=lambda x, b, n, g, **a: _roi_align(x, b, n, g=g, **a)),
-    "prior_box": case(F(1, 2, 3, 5), F(1, 3, 30, 44), min_sizes=(4.0,), max_sizes=(9.0,), aspect_ratios=(2.0,),
-                      flip=True, grad=False, ref=_prior_box),
+    # geometric.reindex_graph (checked against Paddle 3.3 in tests/runtime/test_incubate.py)
+    "reindex_graph": case(np.array([0, 1, 2]), np.array([8, 9, 0, 4, 7, 6, 7]), np.array([2, 3, 2], np.int32),
+                          shape_known=False, ref=lambda x, nb, c: (np.array([3, 4, 0, 5, 6, 7, 6]),
+                                                                   np.array([0, 0, 1, 1, 1, 2, 2]),
+                                                                   np.array([0, 1, 2, 8, 9, 4, 7, 6]))),
     "nms": case(_BOXES, np.array([0.5, 0.9, 0.8, 0.1], np.float32), None, iou_threshold=0.5, shape_known=False,
                 ref=lambda b, s, c, iou_threshold: np.array([1, 2, 3])),
 }
