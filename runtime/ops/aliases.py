@@ -127,5 +127,8 @@ def crop(x: TensorLike, shape: list[int] | None = None, offsets: list[int] | Non
     """The ``shape`` box of ``x`` at ``offsets`` (zeros by default; ``-1`` in shape: to the end)."""
     shape = list(x.shape) if shape is None else list(shape)
     offsets = [0] * x.ndim if offsets is None else list(offsets)
-    ends = [x.shape[i] if s == -1 else o + s for i, (s, o) in enumerate(zip(shape, offsets))]
+    # -1: to the end of the dim, read when the Program runs where it is known only then (its -1
+    # placeholder as an end would drop the last entry)
+    ends = [(x.shape[i] if x.shape[i] >= 0 else _rt.shape(x)[i]) if s == -1 else o + s
+            for i, (s, o) in enumerate(zip(shape, offsets))]
     return _rt.slice(x, list(range(x.ndim)), offsets, ends)

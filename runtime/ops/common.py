@@ -143,7 +143,7 @@ def reduce_as(g, like):
     if g is None:
         return None
     if isinstance(g, _rt.framework.Variable) or isinstance(like, _rt.framework.Variable):
-        if list(g.shape) == list(like.shape) and -1 not in g.shape[:-1]:
+        if list(g.shape) == list(like.shape) and -1 not in g.shape:  # an unknown dim may be a broadcast 1
             return g
         return apply("reduce_as", g, like)
     if g._value.shape == like._value.shape:

@@ -324,10 +324,19 @@ def tensordot(x: TensorLike, y: TensorLike, axes: int | list = 2, name: str | No
         if x.shape[a] != y.shape[b] and x.shape[a] >= 0 and y.shape[b] >= 0:
             raise ValueError(f"tensordot: dim {a} of x ({x.shape[a]}) and dim {b} of y ({y.shape[b]}) must match")
     fx, fy = [i for i in range(x.ndim) if i not in ax], [i for i in range(y.ndim) if i not in ay]
-    k = int(np.prod([x.shape[a] for a in ax])) if ax else 1
+    # dims known only when the Program runs are read then (their -1 placeholders would multiply into k)
+    k = 1
+    for a, b in zip(ax, ay):
+        d = x.shape[a] if x.shape[a] >= 0 else y.shape[b]
+        if d >= 0:
+            k = k * d if isinstance(k, int) else multiply(k, d)
+        else:
+            k = shape(x)[a] if isinstance(k, int) and k == 1 else multiply(shape(x)[a], k)
     xm = reshape(transpose(x, fx + ax), [-1 if fx else 1, k])
     ym = reshape(transpose(y, ay + fy), [k, -1 if fy else 1])
-    return reshape(matmul(xm, ym), [x.shape[i] for i in fx] + [y.shape[i] for i in fy])
+    out = [x.shape[i] if x.shape[i] >= 0 else shape(x)[i] for i in fx] + \
+          [y.shape[i] if y.shape[i] >= 0 else shape(y)[i] for i in fy]
+    return reshape(matmul(xm, ym), out)
 
 
 @composite("householder_product", methods=["householder_product"])

@@ -58,13 +58,25 @@ def multi_margin_loss(input: TensorLike, label: TensorLike, p: int = 1, margin: 
     picked = take_along_axis(input, cast(label, "int64"), axis=1)
     c = input.shape[1]
     hinge = pow_(clip(add(scale(picked, -1.0, bias=float(margin)), input), min=0.0), float(p))
+    if c >= 0:
+        per_class = margin ** p / c
+    else:  # a class count known only when the Program runs: margin ** p / C in double, as eager's Python float
+        per_class = cast(divide(constant(float(margin ** p), "float64"), cast(_dim(input, 1), "float64")),
+                         str(hinge.dtype))
     if weight is None:
-        return _reduce(scale(mean(hinge, axis=1), 1.0, bias=-(margin ** p) / c), reduction)
-    if weight.shape[0] != c:
-        raise ValueError(f"multi_margin_loss: the weight's shape[0] should be equal to input's shape[1], got "
-                         f"{weight.shape[0]} and {c}")
+        if c >= 0:
+            return _reduce(scale(mean(hinge, axis=1), 1.0, bias=-per_class), reduction)
+        return _reduce(subtract(mean(hinge, axis=1), per_class), reduction)
+    message = (f"multi_margin_loss: the weight's shape[0] should be equal to input's shape[1], got "
+               f"{weight.shape[0]} and {c}")
+    if c >= 0 and weight.shape[0] != c:
+        raise ValueError(message)
+    if c < 0:
+        apply("assert", equal(_dim(input, 1), constant(weight.shape[0], "int64")), [], error="ValueError",
+              message=message)
     w = reshape(gather(weight, reshape(cast(label, "int64"), [-1]), axis=0), [-1, 1])
-    loss = subtract(mean(multiply(w, hinge), axis=1), squeeze(scale(w, margin ** p / c), -1))
+    scaled = scale(w, per_class) if c >= 0 else multiply(w, per_class)
+    loss = subtract(mean(multiply(w, hinge), axis=1), squeeze(scaled, -1))
     return _reduce(loss, reduction)
 
 

@@ -1,7 +1,8 @@
 """Broadcasting over dims unknown while the Program is built (InputSpec None), where the run-time
 size of the first input is the 1 the others broadcast: rt.broadcast_tensors took that input's size
 (outputs [1, 3] where eager gives [4, 3], no error), and einsum's gradient of a broadcast `...` dim
-failed ("gradient shape [4, 2, 3] does not match [1, 2, 3]"). Values and gradients now match eager."""
+failed ("gradient shape [4, 2, 3] does not match [1, 2, 3]"), as did the gradient of any broadcast
+of a run-time 1 in the last dim ([-1] vectors). Values and gradients now match eager."""
 import numpy as np
 
 import dy2st
@@ -40,3 +41,15 @@ def test_broadcast_tensors_takes_the_largest_run_time_dim():
 def test_einsum_gradient_sums_a_run_time_broadcast_dim():
     spec = [InputSpec([None, 2, 3], "float32"), InputSpec([None, 3, 2], "float32")]
     _compare(_einsum, spec, [((1, 2, 3), (4, 3, 2)), ((4, 2, 3), (1, 3, 2)), ((3, 2, 3), (3, 3, 2))])
+
+
+def _weighted(a, b):
+    return rt.maximum(a, b) * (a + 1) / (b + 2)
+
+
+def test_gradients_of_a_run_time_broadcast_in_the_last_dim_are_summed_back():
+    # reduce_as skipped shapes equal but for an unknown last dim ([-1] and [-1]): a [1] input got a
+    # [4] gradient ("internal error: gradient shape [4] does not match tensor shape [1]")
+    spec = [InputSpec([None], "float32")] * 2
+    _compare(_weighted, spec, [((1,), (4,)), ((4,), (1,)), ((3,), (3,))])
+    _compare(_weighted, [InputSpec([2, None], "float32")] * 2, [((2, 1), (2, 5)), ((2, 3), (2, 3))])
