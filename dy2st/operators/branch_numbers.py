@@ -10,7 +10,8 @@ from runtime.framework import static_mode_guard
 
 from dy2st.operators.common import is_symbolic
 from dy2st.operators.python_bools import is_python_bool, python_bool
-from dy2st.operators.python_semantics import float64_start, float_view, int_kind, mark_int, python_numbers
+from dy2st.operators.python_semantics import (MixedInt, PythonFloat, PythonInt, exact_of, float64_start, float_view,
+                                              int_kind, mark_int, python_numbers)
 
 
 def same_python(a, b, merged):
@@ -51,7 +52,14 @@ def float64_leaves(v, other):
 
 def _scalar_like(v, other):
     """``v`` (a Python int or float) as a constant of ``other``'s dtype, when ``other`` is a 0-d
-    tensor of a dtype ``v`` would not get by itself and the cast keeps ``v`` exactly; else None."""
+    tensor of a dtype ``v`` would not get by itself and the cast keeps ``v`` exactly; else None.
+    A Python number known only when the Program runs (a loop's `best = 0` carry, one path of `if x[i] >
+    best: best = x[i]`) is cast to that dtype: eagerly the name holds that tensor after the path that
+    sets it, and the loop then carries it as one (loops.py)."""
+    if (isinstance(v, (PythonInt, PythonFloat)) and rt.is_tensor(other) and list(other.shape) == []
+            and not isinstance(other, (PythonInt, PythonFloat, MixedInt)) and str(other.dtype).startswith(("float", "int"))
+            and other.dtype != v.dtype):
+        return rt.cast(exact_of(v), other.dtype)
     if type(v) not in (int, float) or not rt.is_tensor(other) or list(other.shape) != []:
         return None
     dtype = str(other.dtype)
