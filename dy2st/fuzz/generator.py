@@ -33,7 +33,7 @@ on an exact tie.
 """
 import random
 
-from . import idioms, loops, values
+from . import idioms, loops, ops, scopes, values
 
 # Features whose constructs pass on this tree; ``attr_tensors`` is known to fail today (a detached
 # tensor a converted forward writes into the Layer comes back with stop_gradient=False, so a later
@@ -41,8 +41,10 @@ from . import idioms, loops, values
 DEFAULT_FEATURES = frozenset({"dtypes", "layer", "batchnorm", "containers", "no_grad", "attr_writes"})
 # ``idioms`` and ``calls`` (``dy2st.fuzz.idioms``): constructs of other authors' programs; the
 # forms of ``dy2st.fuzz.loops`` and ``dy2st.fuzz.values`` (nested loops, lists and dicts written in
-# loops and branches, int tensors, run-time dims, in-place writes in branches, rt.grad inside).
-EXTRA = dict(loops.FORMS, **values.FORMS)
+# loops and branches, int tensors, run-time dims, in-place writes in branches, rt.grad inside), of
+# ``dy2st.fuzz.ops`` (tensor operations in branches and loops, steps and int-tensor indices) and of
+# ``dy2st.fuzz.scopes`` (nested functions and lambdas, nonlocal, globals, kept conditions, casts).
+EXTRA = dict(loops.FORMS, **values.FORMS, **ops.FORMS, **scopes.FORMS)
 FEATURES = DEFAULT_FEATURES | {"attr_tensors", "idioms", "calls"} | set(EXTRA)
 
 
@@ -346,7 +348,8 @@ def generate(seed, features=frozenset()):
     layer = "layer" in features and rng.random() < 0.5
     m = _Gen(rng, features=features, layer=layer)
     params = "x, n, flag=True" if features else "x, n, flag"
-    prelude = idioms.PRELUDE + "\n\n" if features & {"idioms", "calls"} else ""
+    prelude = (idioms.PRELUDE + "\n\n" if features & {"idioms", "calls"} else "") + \
+        (scopes.PRELUDE + "\n\n" if "closures" in features else "")
     if not layer:
         main = m.function("main", params, [f"y = x * {m.c(0.3, 0.8)} + {m.c()}"])
         src = "import runtime as rt\n\n\n" + prelude + "\n".join(helper) + "\n\n\n" + "\n".join(main) + "\n"
