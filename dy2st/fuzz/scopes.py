@@ -6,7 +6,7 @@
   constants and a module-level tensor read through ``global``; a function converted on its own
   (``dy2st.to_static``) called from the converted one;
 - ``rebinds``: a nested function rebinding the enclosing function's tensor through ``nonlocal``,
-  called in branches and loops (dy2st refuses a rebinding ``nonlocal`` at its line today);
+  called alone, on both sides of a condition and in a loop;
 - ``cond_values``: tensor conditions kept in names (``ok = a.mean() > c and b.sum() < d``) then
   tested, cast and combined; ``and``/``or`` chains of 0-d tensors whose value is a tensor;
   float64 casts (``astype``, ``rt.cast``) on both sides of a condition; arithmetic on

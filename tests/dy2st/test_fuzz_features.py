@@ -60,13 +60,11 @@ def test_each_new_feature_writes_its_constructs(feature):
 # one program of each feature that exercises it, every stage on
 SEEDS = {"nested_loops": 36, "row_loops": 16, "loop_lists": 26, "loop_no_grad": 37, "dict_branches": 5,
          "int_tensors": 7, "runtime_dims": 1, "inplace_branches": 10, "inner_grad": 9,
-         "tensor_ops": 14, "indexing": 20, "closures": 37, "cond_values": 37}
+         "tensor_ops": 14, "indexing": 20, "closures": 37, "cond_values": 37, "rebinds": 4}
 
 
 @pytest.mark.parametrize("feature", NEW)
 def test_a_program_of_each_new_feature_passes_every_stage(feature, tmp_path):
-    if feature not in SEEDS:
-        pytest.skip(f"{feature} is refused by design today (see its module)")
     seed = SEEDS[feature]
     src, meta = fuzz.generate(seed, {feature})
     assert fuzz.check(src, meta, seed, str(tmp_path), fuzz.Options()) is None
