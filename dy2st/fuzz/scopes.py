@@ -4,7 +4,8 @@
   at call time, after a rebinding too), hold tensor conditions and loops, are called in loops and
   branches; lambdas over tensors passed to a helper; module-level
   constants and a module-level tensor read through ``global``; a function converted on its own
-  (``dy2st.to_static``) called from the converted one;
+  (``dy2st.to_static``) called from the converted one, in a tensor loop too; lambdas made in a Python
+  loop (late binding, default values); ``map``, generator expressions, ``sorted`` with a key;
 - ``rebinds``: a nested function rebinding the enclosing function's tensor through ``nonlocal``,
   called alone, on both sides of a condition and in a loop;
 - ``cond_values``: tensor conditions kept in names (``ok = a.mean() > c and b.sum() < d``) then
@@ -46,7 +47,19 @@ def closures(g, depth, scope, always):
     r, t, c = g.r, g.tv(), g.c
     u = _other(g, t)
     f = g.fresh("f")
-    form = r.randrange(6)
+    form = r.randrange(9)
+    if form == 6:  # lambdas made in a Python loop: late binding (all see the last i) and a default's value
+        fs, i = g.fresh("fs"), g.fresh("i")
+        return [f"{fs} = []", f"for {i} in range(3):", f"    {fs}.append(lambda v: v * ({i} + {c(0.1, 0.5)}))",
+                f"    {fs}.append(lambda v, {i}={i}: v * {c(0.1, 0.3)} + {i} * {c(-0.2, 0.2)})",
+                f"{t} = {fs}[0]({t}) * {c(0.2, 0.4)} + {fs}[3]({u}) + sum(f({t}) for f in {fs}[4:]) * {c(0.1, 0.2)}"]
+    if form == 7:  # map, generator expressions and sorted over Python values
+        return [r.choice([f"{t} = sum(map(lambda v: v * {c(0.2, 0.4)}, [{t}, {u}, {t} * {u}]))",
+                          f"{t} = {t} + sum({u}[k] * {c(-0.3, 0.3)} for k in range(2)) + max(k * {c(0.1, 0.2)} for k in (1, 2))",
+                          f"{t} = rt.stack(sorted([{t}, {u}], key=lambda v: v.shape[-1])).mean(axis=0) * {c(0.5, 1.0)}"])]
+    if form == 8:  # a function converted on its own, called in a tensor loop
+        i = g.fresh("i")
+        return [f"for {i} in range({'2' if g.helper else 'n'}):", f"    {t} = compiled({t}, k={c(0.5, 1.0)}) * {c(0.5, 1.0)}"]
     if form == 0:  # closes over u, which is rebound before the call (late binding)
         return [f"def {f}(v):", f"    return v * {c(0.5, 1.0)} + {u} * {c(-0.5, 0.5)}",
                 f"{u} = {u} * {c(0.5, 1.0)}", f"{t} = {f}({t})"]
