@@ -107,23 +107,36 @@ def _rebinders(tree):
     return out
 
 
-def _called(stmt, rebinders, checker):
+def _called(stmt, rebinders):
     """The names the defs of ``rebinders`` that simple statement ``stmt`` calls rebind."""
     found = set()
-    for n in walk(stmt):
-        if isinstance(n, (gast.Lambda, gast.FunctionDef)):
-            return set()  # (a call inside a lambda runs later, wherever the lambda is called)
-        if isinstance(n, (gast.IfExp, gast.BoolOp)):
-            # a tensor condition makes its parts functions, whose rebinding nothing carries out
-            parts = [n.body, n.orelse] if isinstance(n, gast.IfExp) else n.values[1:]
-            for c in (c for p in parts for c in walk(p)):
-                if isinstance(c, gast.Call) and isinstance(c.func, gast.Name) and c.func.id in rebinders:
-                    checker.error(c, f"`{c.func.id}()` rebinds {', '.join(sorted(rebinders[c.func.id]))} through "
-                                  "`nonlocal`: dy2st converts such a call in a statement of its own, not in "
-                                  "a part of `a if cond else b`, `and` or `or`", errors.Dy2StSyntaxError)
+    for n in walk(stmt):  # (a call of one in a lambda is refused: ``_only_called``)
         if isinstance(n, gast.Call) and isinstance(n.func, gast.Name) and n.func.id in rebinders:
             found |= rebinders[n.func.id]
     return found
+
+
+def _only_called(tree, rebinders, checker):
+    """Refuse a def of ``rebinders`` named other than as the callee of a call outside lambdas (passed
+    on, aliased, called in a lambda): the rebinding would happen where no `name = name` follows."""
+    called = {id(n.func) for n in walk(tree) if isinstance(n, gast.Call)}
+    in_lambdas = {id(c) for n in walk(tree) if isinstance(n, gast.Lambda) for c in walk(n.body)}
+    # the parts a tensor condition makes functions, whose rebinding nothing carries out: those of
+    # `a if c else b`, `and`/`or` after the first, a while loop's test
+    hidden = [p for n in walk(tree) if isinstance(n, (gast.IfExp, gast.BoolOp, gast.While))
+              for p in ([n.body, n.orelse] if isinstance(n, gast.IfExp) else n.values[1:] if isinstance(n, gast.BoolOp)
+                        else [n.test])]
+    for c in (c for p in hidden for c in walk(p)):
+        if isinstance(c, gast.Call) and isinstance(c.func, gast.Name) and c.func.id in rebinders:
+            checker.error(c, f"`{c.func.id}()` rebinds {', '.join(sorted(rebinders[c.func.id]))} through "
+                          "`nonlocal`: dy2st converts such a call in a statement of its own, not in a part of "
+                          "`a if cond else b`, `and`, `or` or a while loop's test", errors.Dy2StSyntaxError)
+    for n in walk(tree):
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load) and n.id in rebinders \
+                and (id(n) not in called or id(n) in in_lambdas):
+            checker.error(n, f"`{n.id}` rebinds {', '.join(sorted(rebinders[n.id]))} through `nonlocal`: dy2st "
+                          f"converts it called by name in a statement (`{n.id}(...)`), not passed on, aliased or "
+                          "called in a lambda", errors.Dy2StSyntaxError)
 
 
 def _carry_rebinds(fn, rebinders, checker):
@@ -146,8 +159,15 @@ def _carry_rebinds(fn, rebinders, checker):
                     setattr(s, field, block(getattr(s, field)))
             for h in getattr(s, "handlers", ()) or ():
                 h.body = block(h.body)
-            if isinstance(s, (gast.Expr, gast.Assign, gast.AugAssign, gast.AnnAssign)):
-                for name in sorted(_called(s, rebinders, checker) & own):
+            if isinstance(s, (gast.Expr, gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return)):
+                names = _called(s, rebinders)
+                if names - own:  # rebinds a name of a function around this one, behind its back
+                    checker.error(s, f"this call rebinds {', '.join(sorted(names - own))} through `nonlocal`, which "
+                                  f"`{fn.name}` neither binds nor declares: dy2st converts such a call in the function "
+                                  f"that binds the name, or in one declaring it `nonlocal` too", errors.Dy2StSyntaxError)
+                if isinstance(s, gast.Return):
+                    continue
+                for name in sorted(names & own):
                     out.append(gast.copy_location(gast.Assign(targets=[gast.Name(name, gast.Store(), None, None)],
                                                               value=gast.Name(name, gast.Load(), None, None),
                                                               type_comment=None), s))
@@ -165,8 +185,11 @@ def transform(node, ctx):
     """Check ``node`` for unsupported syntax; returns it unchanged."""
     checker = UnsupportedChecker(ctx)
     node = checker.visit(node)
-    if isinstance(node, gast.FunctionDef):
+    # (a def converted code made is generated code already rewritten so: its branch functions
+    # declare `nonlocal` names of their own, ``ifelse.in_cells``)
+    if isinstance(node, gast.FunctionDef) and not getattr(ctx, "made_in_trace", False):
         rebinders = _rebinders(node)
         if rebinders:
+            _only_called(node, rebinders, checker)
             _carry_rebinds(node, rebinders, checker)
     return node

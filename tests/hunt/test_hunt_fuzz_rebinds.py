@@ -3,8 +3,10 @@ its tensors through ``nonlocal`` (an accumulator) was refused at the declaration
 the declared names outlive the def (live at its end, defined from its start), and a statement calling
 such a def is followed by ``name = name``, so a tensor branch or loop around the call carries the new
 value out through the closure cell.  Still refused at the user's line: such a call inside a part of
-``a if cond else b`` (whose parts a tensor condition makes functions), and a ``nonlocal`` rebinding a
-name of a function outside the converted one (its value would be one trace's)."""
+``a if cond else b``, ``and``/``or`` or a while test (parts a tensor condition makes functions), such
+a def passed on, aliased or called in a lambda, called from a def that does not bind or declare the
+name, and a ``nonlocal`` rebinding a name of a function outside the converted one (its value would be
+one trace's)."""
 import numpy as np
 import pytest
 
@@ -54,6 +56,43 @@ def _in_ternary(x):
         return acc
     y = f(x) if x.sum() > 0 else x
     return y + acc
+
+
+def _passed_on(x):
+    acc = x * 0.0
+
+    def f(v):
+        nonlocal acc
+        acc = acc + v
+        return v
+    g = f
+    if x.mean() > 0:
+        g(x)
+    return acc
+
+
+def _from_a_sibling(x):
+    acc = x * 0.0
+
+    def f(v):
+        nonlocal acc
+        acc = acc + v
+
+    def g(v):
+        if v.mean() > 0:
+            f(v)
+        return v
+    g(x)
+    return acc
+
+
+@pytest.mark.parametrize("fn, line, match", [(_passed_on, "g = f", "not passed on, aliased"),
+                                             (_from_a_sibling, "f(v)", "`g` neither binds nor declares")])
+def test_a_rebinding_call_the_converter_cannot_follow_is_refused_at_its_line(fn, line, match):
+    # (these failed with errors naming generated variables, or a trainable-tensor message)
+    with pytest.raises(Dy2StSyntaxError, match=match) as info:
+        dy2st.to_static(fn)(rt.to_tensor(np.ones((2, 4), "float32")))
+    assert line in str(info.value)
 
 
 @pytest.mark.parametrize("fn", [_in_branch, _in_loops])
