@@ -28,8 +28,10 @@ def _save(target, mod, meta, seed, folder, options):
     _set_mode(target, "eval")
     prefix = _saved_prefix(folder, seed)
     dy2st.save(target.layer if target.layer is not None else target.static, prefix, input_spec=SPECS)
-    loaded = dy2st.load(prefix)
     for xv, nv in _inputs(seed + 1, 2):
+        # loaded afresh for each input as the eager Layer is restored after each call: a forward that
+        # writes a buffer in place (`self.ema.add_(v)`) changes the loaded model's state too
+        loaded = dy2st.load(prefix)
         n = rt.to_tensor(nv, dtype="int64")
         snap = target.snapshot()
         want = _arrays(target.eager(rt.to_tensor(xv), n, True))

@@ -1,6 +1,7 @@
 """Grammar feature ``sublayers`` (with ``layer``): sub-layers held in ``LayerList``, ``Sequential`` and
 ``LayerDict`` containers, iterated and indexed in ``forward``, called in tensor branches and loops,
-each ``Block`` holding a tensor condition of its own in its ``forward``.
+each ``Block`` holding a tensor condition of its own in its ``forward``; a buffer written in place
+(``self.ema.add_(...)``) in tensor loops and branches.
 
 In the function form (no Layer to hold them) a statement of this feature is a plain update.
 """
@@ -20,7 +21,8 @@ PRELUDE = '''class Block(rt.nn.Layer):
 
 INIT = ["        self.blocks = rt.nn.LayerList([Block(0.5), Block(0.75)])",
         "        self.seq = rt.nn.Sequential(rt.nn.Linear(4, 4), rt.nn.Tanh())",
-        "        self.heads = rt.nn.LayerDict({'a': rt.nn.Linear(4, 4), 'b': Block(1.25)})"]
+        "        self.heads = rt.nn.LayerDict({'a': rt.nn.Linear(4, 4), 'b': Block(1.25)})",
+        "        self.register_buffer('ema', rt.zeros([4]))"]
 
 
 def _other(g, t):
@@ -34,7 +36,13 @@ def sublayers(g, depth, scope, always):
     if not g.layer:
         return [f"{t} = {g.expr(scope)}"]
     blk, i = g.fresh("blk"), g.fresh("i")
-    form = r.randrange(7)
+    form = r.randrange(8)
+    if form == 7:  # a buffer written in place (detached statistics), in a tensor loop or branch
+        cond, _ = g.cond(scope)
+        head = r.choice([f"for {i} in range(n):", f"if {cond}:", f"for {blk} in {u}:"])
+        write = r.choice([f"self.ema.add_({t}.mean(axis=0).detach() * {c(0.1, 0.3)})", f"self.ema.scale_({c(0.5, 0.9)})",
+                          f"self.ema = self.ema * {c(0.5, 0.9)} + {t}.max(axis=0).detach() * {c(0.1, 0.3)}"])
+        return [head, f"    {write}", f"{t} = {t} + self.ema * {c(-0.3, 0.3)}"]
     if form == 0:  # every block in turn
         return [f"for {blk} in self.blocks:", f"    {t} = {blk}({t}) * {c(0.5, 1.0)} + {u} * {c(-0.3, 0.3)}"]
     if form == 1:  # blocks under a tensor condition, enumerate's counter mixed in
