@@ -37,12 +37,17 @@ def sublayers(g, depth, scope, always):
         return [f"{t} = {g.expr(scope)}"]
     blk, i = g.fresh("blk"), g.fresh("i")
     form = r.randrange(8)
+    if form == 7 and (depth or scope["in_loop"]):
+        form = 0  # (see below)
     if form == 7:  # a buffer written in place (detached statistics), in a tensor loop or branch
         cond, _ = g.cond(scope)
         head = r.choice([f"for {i} in range(n):", f"if {cond}:", f"for {blk} in {u}:"])
         write = r.choice([f"self.ema.add_({t}.mean(axis=0).detach() * {c(0.1, 0.3)})", f"self.ema.scale_({c(0.5, 0.9)})",
-                          f"self.ema = self.ema * {c(0.5, 0.9)} + {t}.max(axis=0).detach() * {c(0.1, 0.3)}"])
-        return [head, f"    {write}", f"{t} = {t} + self.ema * {c(-0.3, 0.3)}"]
+                          f"self.ema.multiply_(rt.tanh({t}.max(axis=0)).detach() * 0.25 + 1.0)"])
+        # Only at the top of forward, read back through a copy: a branch or loop whose results need a
+        # gradient and that reads the buffer (to write it, too), then a write into it in place, is
+        # refused by design (that branch's backward would read the new value, eager code the old one)
+        return [head, f"    {write}", f"{t} = {t} + self.ema.clone() * {c(-0.3, 0.3)}"]
     if form == 0:  # every block in turn
         return [f"for {blk} in self.blocks:", f"    {t} = {blk}({t}) * {c(0.5, 1.0)} + {u} * {c(-0.3, 0.3)}"]
     if form == 1:  # blocks under a tensor condition, enumerate's counter mixed in
