@@ -147,6 +147,18 @@ def _carry_rebinds(fn, rebinders, checker):
     own = block_writes(fn.body) | {a.id for a in fn.args.args + fn.args.posonlyargs + fn.args.kwonlyargs}
     own |= {x for s in fn.body if isinstance(s, gast.Nonlocal) for x in s.names}
 
+    def rebind(names, at):
+        return [gast.copy_location(gast.Assign(targets=[gast.Name(name, gast.Store(), None, None)],
+                                               value=gast.Name(name, gast.Load(), None, None), type_comment=None), at)
+                for name in sorted(names)]
+
+    def checked(names, s):
+        if names - own:  # rebinds a name of a function around this one, behind its back
+            checker.error(s, f"this call rebinds {', '.join(sorted(names - own))} through `nonlocal`, which "
+                          f"`{fn.name}` neither binds nor declares: dy2st converts such a call in the function "
+                          f"that binds the name, or in one declaring it `nonlocal` too", errors.Dy2StSyntaxError)
+        return names & own
+
     def block(stmts):
         out = []
         for s in stmts:
@@ -160,17 +172,18 @@ def _carry_rebinds(fn, rebinders, checker):
             for h in getattr(s, "handlers", ()) or ():
                 h.body = block(h.body)
             if isinstance(s, (gast.Expr, gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Return)):
-                names = _called(s, rebinders)
-                if names - own:  # rebinds a name of a function around this one, behind its back
-                    checker.error(s, f"this call rebinds {', '.join(sorted(names - own))} through `nonlocal`, which "
-                                  f"`{fn.name}` neither binds nor declares: dy2st converts such a call in the function "
-                                  f"that binds the name, or in one declaring it `nonlocal` too", errors.Dy2StSyntaxError)
-                if isinstance(s, gast.Return):
-                    continue
-                for name in sorted(names & own):
-                    out.append(gast.copy_location(gast.Assign(targets=[gast.Name(name, gast.Store(), None, None)],
-                                                              value=gast.Name(name, gast.Load(), None, None),
-                                                              type_comment=None), s))
+                names = checked(_called(s, rebinders), s)
+                if not isinstance(s, gast.Return):
+                    out += rebind(names, s)
+            elif isinstance(s, (gast.If, gast.For, gast.With)):
+                # a call in the header (`if f(row) > 1:`) runs before either block: each block starts
+                # with `name = name`, so the branch or loop counts the name as written
+                header = [s.test] if isinstance(s, gast.If) else [s.iter] if isinstance(s, gast.For) else s.items
+                names = checked(set().union(*(_called(h, rebinders) for h in header)), s)
+                if names:
+                    s.body = rebind(names, s) + s.body
+                    if isinstance(s, gast.If):
+                        s.orelse = rebind(names, s) + s.orelse
         return out
     fn.body = block(fn.body)
 

@@ -47,6 +47,19 @@ def _in_loops(x, n):
     return x * 0.5 + acc
 
 
+def _in_a_test(x):
+    acc = x[0] * 0.0
+
+    def f(v):
+        nonlocal acc
+        acc = acc + v
+        return acc.sum()
+    for row in x:  # (the call in the `if` test, before either block: failed naming a generated variable)
+        if f(row) > 1.0:
+            return acc * 0.5 + x
+    return acc * 2.0 + x
+
+
 def _in_ternary(x):
     acc = x * 0.0
 
@@ -95,7 +108,7 @@ def test_a_rebinding_call_the_converter_cannot_follow_is_refused_at_its_line(fn,
     assert line in str(info.value)
 
 
-@pytest.mark.parametrize("fn", [_in_branch, _in_loops])
+@pytest.mark.parametrize("fn", [_in_branch, _in_loops, _in_a_test])
 def test_a_nonlocal_accumulator_in_branches_and_loops_matches_eager(fn):
     rng = np.random.default_rng(0)
     static = dy2st.to_static(fn)
