@@ -128,8 +128,11 @@ def rebinds(g, depth, scope, always):
     cond, _ = g.cond(scope)
     lines = [f"{acc} = {t} * 0.0", f"def {f}(v):", f"    nonlocal {acc}", f"    {acc} = {acc} + v * {c(0.3, 0.6)}",
              f"    return {acc}", f"{f}({u})"]
-    form = r.randrange(3)
-    if form == 0:
+    form = r.randrange(4)
+    if form == 3:  # called in the test of an `if` inside a loop over rows
+        row = g.fresh("row")
+        lines += [f"for {row} in {u}:", f"    if {f}({row}).mean() > {c(-0.5, 0.5)}:", f"        {t} = {t} * {c(0.5, 1.0)}"]
+    elif form == 0:
         lines += [f"if {cond}:", f"    {f}({t})"]
     elif form == 1:
         lines += [f"if {cond}:", f"    {t} = {t} + {f}({t}) * {c(-0.3, 0.3)}", "else:", f"    {f}({u} * {c()})"]
