@@ -245,6 +245,8 @@ def _transform(fn, snapshots, helpers):
     node = _as_function_def(parsed.node, namer)
     ctx = transformer.Context(original.__qualname__, parsed.filename, namer, _namespace(original),
                               original.__code__.co_freevars)
+    # a def that converted code made (a nested def run by a trace): its closure cells are the trace's
+    ctx.made_in_trace = original.__code__.co_filename.startswith("<dy2st generated")
     passes = [("original", codegen.to_source(node, verify=False)[0])] if snapshots else None
 
     def snapshot(name, tree):

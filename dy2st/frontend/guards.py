@@ -291,6 +291,7 @@ def build(function, instance, arguments, calls, program):
         fn = _ran_function(fn, layer)  # a sub-layer's forward reads globals too (a flag, a config module)
         if fn is not None and not _library(fn):
             _namespace_guards(fn, seen_code, roots, value_guards)
+    value_guards = _without_trace_cells(value_guards, function, calls)
     read_ids = set()
     for t in getattr(calls, "value_reads", ()):  # `t.tolist()`, `np.asarray(t)`: constants in the Program
         if id(t) not in read_ids:
@@ -313,6 +314,27 @@ def build(function, instance, arguments, calls, program):
     guards = Guards(layer_guards, value_guards, bound, grad_guards(program))
     guards.reads_stop_gradient = _names_flag(seen_code | _layer_code(calls, called))
     return guards
+
+
+def _generated(fn):
+    code = getattr(fn, "__code__", None)
+    return code is not None and code.co_filename.startswith("<dy2st generated")
+
+
+def _without_trace_cells(value_guards, function, calls):
+    """``value_guards`` less those on the closure cells of the trace's own frames: a function the
+    converted code defines (a nested `def` or lambda, in a loop body too) closes over cells that the
+    next call makes afresh, so what they held when traced says nothing about it; guarded, a cell the
+    trace rebound (a def run again in a loop) failed at every call and retraced."""
+    fns = [_python_function(obj)[0] for obj in calls]
+    generated = {id(c) for fn in fns if _generated(fn) for c in fn.__closure__ or ()}
+    if not generated:
+        return value_guards
+    # the cells from outside the trace: the traced function's own closure (its converted copy
+    # shares it) and those of the user functions it called
+    outside = {id(c) for fn in [decorators.unwrap(function)] + fns if fn is not None and not _generated(fn)
+               for c in getattr(fn, "__closure__", None) or ()}
+    return [g for g in value_guards if g.where[0] != "cell" or id(g.where[1]) not in generated or id(g.where[1]) in outside]
 
 
 def _layer_code(calls, called):

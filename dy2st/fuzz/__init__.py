@@ -6,7 +6,8 @@ and the ONNX export in onnxruntime (``check``), and cuts each failing program do
 one (``shrink``).  The ``idioms`` and ``calls`` features (``idioms``) add constructs that other
 authors' programs hold and the base grammar never writes; ``loops`` (``nested_loops``, ``row_loops``,
 ``loop_lists``, ``loop_no_grad``) and ``values`` (``dict_branches``, ``int_tensors``, ``runtime_dims``,
-``inplace_branches``, ``inner_grad``) add forms of those kinds, each behind its ``--features`` name.
+``inplace_branches``, ``inner_grad``), ``ops`` (``tensor_ops``, ``indexing``) and ``scopes``
+(``closures``, ``rebinds``, ``cond_values``) and ``layers`` (``sublayers``) add forms of those kinds, each behind its ``--features`` name.
 ``tests/dy2st/test_random_programs.py`` runs a few of the same programs.
 """
 from .check import Failure, Options, check

@@ -17,23 +17,27 @@ needs real source), then for each ``flag`` value compares, in order, each a *sta
   against eager, at two batch sizes;
 - ``onnx``: on every ``onnx_every``-th program (onnxruntime installed), the exported saved model.
 
+The ``save`` and ``onnx`` stages are in ``dy2st.fuzz.export``, what the stages share (inputs,
+comparison) in ``dy2st.fuzz.compare``.
+
 Returns None when everything agrees, else ``Failure(stage, kind, message)``; ``kind`` (the
 exception type or ``mismatch``) is what the shrinker keeps constant while it cuts the program.
 """
 import collections
 import contextlib
 import importlib.util
-import inspect
 import itertools
 import os
 import sys
-import warnings
 
 import numpy as np
 
 import dy2st
 import runtime as rt
-from runtime.static import InputSpec, passes
+from runtime.static import passes
+
+from .compare import _Mismatch, _arrays, _close, _inputs, _loss, _set_mode
+from .export import _onnx, _save, preload  # noqa: F401  (preload: for the command line)
 
 Failure = collections.namedtuple("Failure", ["stage", "kind", "message"])
 _ids = itertools.count()
@@ -46,12 +50,6 @@ class Options:
     def __init__(self, inputs=2, fd_every=1, save_every=1, onnx_every=1, train_mode=False, none_grads=False):
         self.inputs, self.fd_every, self.save_every, self.onnx_every = inputs, fd_every, save_every, onnx_every
         self.train_mode, self.none_grads = train_mode, none_grads
-
-
-class _Mismatch(Exception):
-    def __init__(self, stage, message):
-        super().__init__(message)
-        self.stage = stage
 
 
 def load_module(src, folder):
@@ -70,34 +68,6 @@ def load_module(src, folder):
     return mod, path
 
 
-def _arrays(out):
-    outs = out if isinstance(out, (tuple, list)) else (out,)
-    return [np.asarray(o.numpy()) for o in outs]
-
-
-def _loss(out):
-    outs = out if isinstance(out, (tuple, list)) else (out,)
-    total = outs[0].sum()
-    for o in outs[1:]:
-        total = total + o.sum()
-    return total
-
-
-def _close(got, want, what, stage, rtol=1e-4, atol=1e-5):
-    if len(got) != len(want):
-        raise _Mismatch(stage, f"{what}: {len(got)} outputs, eager gives {len(want)}")
-    for i, (g, w) in enumerate(zip(got, want)):
-        if g is None or w is None:
-            if g is not w:
-                raise _Mismatch(stage, f"{what}: value {i} is {g!r} statically, {w!r} eagerly")
-            continue
-        g, w = np.asarray(g), np.asarray(w)
-        if g.shape != w.shape or g.dtype != w.dtype or not np.allclose(g, w, rtol=rtol, atol=atol):
-            raise _Mismatch(stage, f"{what}: value {i} differs: static {g.dtype}{list(g.shape)} "
-                                   f"{np.round(g, 5).tolist()} vs eager {w.dtype}{list(w.shape)} "
-                                   f"{np.round(w, 5).tolist()}"[:600])
-
-
 @contextlib.contextmanager
 def _recording_traces():
     """[set of op types] of every Program traced inside, taken before the pass pipeline (whose
@@ -112,13 +82,6 @@ def _recording_traces():
         yield traced
     finally:
         passes.run_pipeline = run
-
-
-def _inputs(seed, count, batch=None):
-    """(x, n) pairs; x's batch dim alternates 3/5 unless given (a saved model serves both)."""
-    rng = np.random.default_rng(seed)
-    return [((rng.standard_normal((batch or 3 + 2 * (k % 2), 4)) * (0.5 + k * 0.4)).astype("float32"),
-             int(rng.integers(0, 5))) for k in range(count)]
 
 
 def _state_value(v):
@@ -202,11 +165,6 @@ def _modes(target, options):
     if target.layer is None:
         return [None]
     return ["eval", "train"] if options.train_mode else ["eval"]
-
-
-def _set_mode(target, mode):
-    if target.layer is not None:
-        target.layer.train() if mode == "train" else target.layer.eval()
 
 
 def _run(target, fn, xv, n, flag, seed, with_grad, none_grads, inference=False):
@@ -315,105 +273,6 @@ def _fd(target, mod, meta, seed, folder, options):
         if abs(fd - got) > 2e-3 * scale:
             raise _Mismatch("fd", f"finite differences n={nv} direction {d}: static gradient gives {got:.6f}, "
                                   f"eager float64 differences {fd:.6f}")
-
-
-SPECS = [InputSpec([None, 4], "float32", "x"), InputSpec([], "int64", "n")]
-
-
-def _saved_prefix(folder, seed):
-    return os.path.join(folder, f"model_{os.getpid()}_{seed}")
-
-
-def _save(target, mod, meta, seed, folder, options):
-    if not options.save_every or seed % options.save_every:
-        return
-    if inspect.signature(target.eager).parameters["flag"].default is inspect.Parameter.empty:
-        return  # the plain grammar's main(x, n, flag): a saved model takes tensors only (SPECS)
-    _set_mode(target, "eval")
-    prefix = _saved_prefix(folder, seed)
-    dy2st.save(target.layer if target.layer is not None else target.static, prefix, input_spec=SPECS)
-    loaded = dy2st.load(prefix)
-    for xv, nv in _inputs(seed + 1, 2):
-        n = rt.to_tensor(nv, dtype="int64")
-        snap = target.snapshot()
-        want = _arrays(target.eager(rt.to_tensor(xv), n, True))
-        target.restore(snap)
-        _close(_arrays(loaded(rt.to_tensor(xv), n)), want, f"saved and loaded model n={nv} x{list(xv.shape)}",
-               "save")
-
-
-_ORT = {}
-
-
-def preload():
-    """Import onnxruntime and the ONNX exporter now, when installed: a parent calling this before it
-    forks its workers spares every worker (replaced every 500 programs) importing them again."""
-    if "ort" not in _ORT:
-        try:
-            import onnxruntime  # optional: the check is skipped without it
-        except ImportError:
-            onnxruntime = None
-        _ORT["ort"] = onnxruntime
-    try:
-        import runtime.static.onnx.export  # noqa: F401  (needs the onnx package)
-    except ImportError:
-        pass
-
-
-def _ort_session(path):
-    """An onnxruntime session, or None when onnxruntime is not installed; one thread and no graph
-    rewrites: the fuzzer's graphs are tiny, so building the session is what costs."""
-    preload()
-    ort = _ORT["ort"]
-    if ort is None:
-        return None
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = so.inter_op_num_threads = 1
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    so.log_severity_level = 3  # no warnings about initializers an untaken branch left unused
-    return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
-
-
-def _onnx(target, mod, meta, seed, folder, options):
-    prefix = _saved_prefix(folder, seed)
-    try:
-        if not options.onnx_every or seed % options.onnx_every or not os.path.exists(prefix + ".pdmodel") \
-                or not meta.get("onnx", True) or _ORT.get("ort", True) is None:
-            return
-        _set_mode(target, "eval")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            dy2st.export_onnx(prefix, prefix + ".onnx")
-        session = _ort_session(prefix + ".onnx")
-        if session is None:
-            return
-        for xv, nv in _inputs(seed + 2, 2):
-            snap = target.snapshot()
-            want = _arrays(target.eager(rt.to_tensor(xv), rt.to_tensor(nv, dtype="int64"), True))
-            target.restore(snap)
-            got = session.run(None, {"x": xv, "n": np.array(nv, dtype="int64")})
-            try:
-                _close([np.asarray(g) for g in got], want, f"ONNX in onnxruntime n={nv} x{list(xv.shape)}", "onnx")
-            except _Mismatch:
-                if not _ill_conditioned(target, mod, xv, nv, want):
-                    raise
-    finally:
-        for suffix in (".pdmodel", ".pdiparams", ".pdiparams.info", ".onnx"):
-            if os.path.exists(prefix + suffix):
-                os.unlink(prefix + suffix)
-
-
-def _ill_conditioned(target, mod, xv, nv, want):
-    """Whether float32 rounding alone moves a function program's result past the tolerance (eager float32
-    against float64): onnxruntime rounds otherwise (summation order, tanh), no defect in such a program."""
-    if target.layer is not None:
-        return False
-    wide = _arrays(mod.main(rt.to_tensor(xv.astype("float64")), rt.to_tensor(nv, dtype="int64"), True))
-    try:
-        _close([w.astype(v.dtype) for w, v in zip(wide, want)], want, "float64", "onnx")
-    except _Mismatch:
-        return True
-    return False
 
 
 _STAGES = {"fd": _fd, "save": _save, "onnx": _onnx}

@@ -33,7 +33,7 @@ on an exact tie.
 """
 import random
 
-from . import idioms, loops, values
+from . import idioms, layers, loops, ops, scopes, values
 
 # Features whose constructs pass on this tree; ``attr_tensors`` is known to fail today (a detached
 # tensor a converted forward writes into the Layer comes back with stop_gradient=False, so a later
@@ -41,8 +41,11 @@ from . import idioms, loops, values
 DEFAULT_FEATURES = frozenset({"dtypes", "layer", "batchnorm", "containers", "no_grad", "attr_writes"})
 # ``idioms`` and ``calls`` (``dy2st.fuzz.idioms``): constructs of other authors' programs; the
 # forms of ``dy2st.fuzz.loops`` and ``dy2st.fuzz.values`` (nested loops, lists and dicts written in
-# loops and branches, int tensors, run-time dims, in-place writes in branches, rt.grad inside).
-EXTRA = dict(loops.FORMS, **values.FORMS)
+# loops and branches, int tensors, run-time dims, in-place writes in branches, rt.grad inside), of
+# ``dy2st.fuzz.ops`` (tensor operations in branches and loops, steps and int-tensor indices) and of
+# ``dy2st.fuzz.scopes`` (nested functions and lambdas, nonlocal, globals, kept conditions, casts)
+# and of ``dy2st.fuzz.layers`` (sub-layers in LayerList/Sequential/LayerDict, in branches and loops).
+EXTRA = dict(loops.FORMS, **values.FORMS, **ops.FORMS, **scopes.FORMS, **layers.FORMS)
 FEATURES = DEFAULT_FEATURES | {"attr_tensors", "idioms", "calls"} | set(EXTRA)
 
 
@@ -346,7 +349,8 @@ def generate(seed, features=frozenset()):
     layer = "layer" in features and rng.random() < 0.5
     m = _Gen(rng, features=features, layer=layer)
     params = "x, n, flag=True" if features else "x, n, flag"
-    prelude = idioms.PRELUDE + "\n\n" if features & {"idioms", "calls"} else ""
+    prelude = (idioms.PRELUDE + "\n\n" if features & {"idioms", "calls"} else "") + \
+        (scopes.PRELUDE + "\n\n" if "closures" in features else "")
     if not layer:
         main = m.function("main", params, [f"y = x * {m.c(0.3, 0.8)} + {m.c()}"])
         src = "import runtime as rt\n\n\n" + prelude + "\n".join(helper) + "\n\n\n" + "\n".join(main) + "\n"
@@ -357,7 +361,9 @@ def generate(seed, features=frozenset()):
     init = ["class Net(rt.nn.Layer):", "    def __init__(self):", "        super().__init__()",
             "        self.fc = rt.nn.Linear(4, 4)", f"        self.drop = rt.nn.Dropout({m.c(0.1, 0.5)})",
             "        self.bn = rt.nn.BatchNorm1D(4)", "        self.register_buffer('steps', rt.zeros([1]))",
-            "        self.last = rt.zeros([1, 4])", ""]
+            "        self.last = rt.zeros([1, 4])"] + (layers.INIT if "sublayers" in features else []) + [""]
+    if "sublayers" in features:
+        prelude += layers.PRELUDE + "\n\n"
     src = ("import runtime as rt\n\n\n" + prelude + "\n".join(helper) + "\n\n\n" + "\n".join(init) + "\n"
            + "\n".join(_indent(forward)) + "\n")
     return src, {"tensor_cf": m.tensor_cf, "layer": True, "no_grad": h.no_grad or m.no_grad, "attrs": ("last",),

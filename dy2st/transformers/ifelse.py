@@ -81,7 +81,9 @@ def in_cells(fn, cells):
     for p in fn.args.args:
         if p.id in names:
             renamed[p.id] = p.id = f"{p.id}__arg"
-    prologue = [gast.Nonlocal(names=names)] + [
+    decl = gast.Nonlocal(names=names)
+    decl.dy2st_cells = True  # not the user's: see activity.declared_names
+    prologue = [decl] + [
         gast.Assign(targets=[templates.name(n, gast.Store())], value=templates.name(a), type_comment=None)
         for n, a in renamed.items()]
     fn.body = prologue + fn.body

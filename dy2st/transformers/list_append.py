@@ -4,7 +4,8 @@
 `lst, x = _jst.Pop(lst)`, and `y[k] = v` anywhere -> `y = _jst.SetItem(y, k, v)`, and a
 statement calling an in-place Tensor method or function anywhere, `y.add_(v)` -> `y = _jst.Inplace(y, 'add_', v)`,
 `F.relu_(y)` -> `y = _jst.InplaceCall(F.relu_, y)` (`z = y.add_(v)` also binds `z` to `y` after it);
-on an item of a local container, `acc[0].scale_(c)` -> `_jst.Inplace(acc[0], 'scale_', c)`.
+on an item of a local container or an attribute of a local object, `acc[0].scale_(c)` ->
+`_jst.Inplace(acc[0], 'scale_', c)`, `self.ema.add_(v)` -> `_jst.Inplace(self.ema, 'add_', v)`.
 
 Writing the name back makes it a visible write, so the branch and loop passes carry it. For
 a Python list or dict the helpers write in place and return the same object (aliasing
@@ -55,8 +56,9 @@ def _in_place_function(fn):
 
 
 def _item_of_local(node, local):
-    """Whether ``node`` is an item of a local name's item chain (`acc[0]`, `d['a'][1]`)."""
-    while isinstance(node, gast.Subscript):
+    """Whether ``node`` is an item or attribute of a local name's chain (`acc[0]`, `d['a'][1]`,
+    `self.ema`, `box.v[0]`)."""
+    while isinstance(node, (gast.Subscript, gast.Attribute)):
         node = node.value
     return local(node)
 
@@ -155,9 +157,10 @@ class ListAppendTransformer(transformer.Transformer):
                                     method=gast.Constant(value=call.func.attr, kind=None), args=list(call.args))
         elif (isinstance(call.func, gast.Attribute) and call.func.attr in INPLACE_METHODS
               and _item_of_local(call.func.value, self._local)):
-            # `acc[0].scale_(c)`: no name to rebind, but `_jst.Inplace` records the write into the
-            # item's tensor, which a branch carries out to every holder (aliasing.uncarried_writes)
-            # where the tensor method alone, called on a Variable from outside the branch, refused
+            # `acc[0].scale_(c)`, `self.ema.add_(v)`: no name to rebind, but `_jst.Inplace` records the
+            # write into the item's (attribute's) tensor, which a branch or loop carries out to every
+            # holder (aliasing.uncarried_writes) where the tensor method alone, called on a Variable
+            # from outside the branch or loop, refused
             out = templates.replace_as_expression("_jst.Inplace(obj, method, args)", obj=call.func.value,
                                                   method=gast.Constant(value=call.func.attr, kind=None),
                                                   args=list(call.args))

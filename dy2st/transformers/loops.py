@@ -27,6 +27,7 @@ import gast
 from dy2st.pyct import anno, templates
 from dy2st.pyct.nodes import statements
 from dy2st.pyct.static_analysis import block_writes, reads, writes
+from dy2st.pyct.static_analysis.activity import declared_names
 from dy2st.transformers.ifelse import (FunctionScopeTransformer, args_tuple, branch_function, call_statement,
                                        in_cells, undefined_inits)
 from dy2st.transformers.object_writes import writes_dict, writes_into_objects
@@ -133,7 +134,8 @@ def _bind_cells(tree):
         if cells:
             params = {a.id for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
             params |= {a.id for a in (fn.args.vararg, fn.args.kwarg) if a is not None}
-            fn.body = undefined_inits(sorted(cells - params)) + fn.body
+            # (not a name it declares nonlocal or global: bound outside, the declaration first)
+            fn.body = undefined_inits(sorted(cells - params - declared_names(fn))) + fn.body
 
 
 def transform(node, ctx, object_writes=None):

@@ -353,7 +353,10 @@ def _set_value_tensor_slices(x, key, v):
     Variables reach here, eager bounds are ints): the key read from x's flat positions (a ``slice``
     op takes those bounds) says where, and the value broadcast there is scattered into the flat x.
     The positions are distinct, so the scatter overwrites as the item write does, gradients included."""
-    shape = _rt.shape(x)
+    # x's shape as a list where at most one dim is unknown (the known dims stay known after the
+    # reshapes, as an item write keeps them: `rt.unbind(y, axis=1)` after it needs dim 1), else read
+    dims = list(x.shape)
+    shape = [d if d >= 0 else -1 for d in dims] if sum(d < 0 for d in dims) <= 1 else _rt.shape(x)
     positions = _rt.reshape(_rt.arange(0, _rt.numel(x), dtype="int64"), shape)
     where = getitem(positions, key)
     v = _rt.broadcast_to(v, _rt.shape(where))

@@ -159,8 +159,6 @@ def closure_in_branch(x):
     return z
 
 
-@pytest.mark.xfail(strict=True, raises=Dy2StSyntaxError, reason="`nonlocal a` then `a = ...` in a nested function: "
-                   "Dy2StSyntaxError asking to return the new value instead")
 def test_closure_assigning_a_nonlocal():
     check(closure_nonlocal, (X,), grad=True)
 

@@ -45,7 +45,9 @@ def test_reading_a_global_is_fine():
     assert transform_function(reads_global).fn(2) == COUNTER + 2
 
 
-def test_nonlocal_rebinding_is_rejected():
+def test_nonlocal_rebinding_a_name_outside_the_function_is_rejected():
+    # (`add` made before any trace: its `total` would keep the value of one trace; a def inside the
+    # converted function rebinding that function's name converts, tests/hunt/test_hunt_fuzz_rebinds.py)
     def outer():
         total = 0
 
@@ -56,6 +58,21 @@ def test_nonlocal_rebinding_is_rejected():
         return add
 
     with pytest.raises(Dy2StSyntaxError, match="nonlocal total"):
+        transform_function(outer())
+
+
+def test_a_declaration_inside_a_block_that_rebinds_is_rejected():
+    def outer(x):
+        total = x
+
+        def add(v):
+            if v > 0:
+                nonlocal total
+            total = total + v
+        add(x)
+        return total
+
+    with pytest.raises(Dy2StSyntaxError, match="declare it first"):
         transform_function(outer)
 
 

@@ -6,9 +6,13 @@ import ast
 import pytest
 
 from dy2st import fuzz
-from dy2st.fuzz import loops, values
+from dy2st.fuzz import layers, loops, ops, scopes, values
 
-NEW = sorted(set(loops.FORMS) | set(values.FORMS))
+NEW = sorted(set(loops.FORMS) | set(values.FORMS) | set(ops.FORMS) | set(scopes.FORMS) | set(layers.FORMS))
+
+
+def _features(feature):
+    return {feature, "layer"} if feature == "sublayers" else {feature}  # (sub-layers live in the Layer form)
 
 NEEDLES = {
     "row_loops": ["enumerate(", "[::-1]:", "rt.tanh("],
@@ -18,6 +22,14 @@ NEEDLES = {
     "runtime_dims": [".shape[0]", "len(", "rt.shape(", "rt.arange(", "rt.full([", "rt.expand("],
     "inplace_branches": [".clip_(", "[0].", ".tanh_()", ".multiply_(", "] = "],
     "inner_grad": ["rt.grad(", "create_graph=True", "grad_outputs=", "rt.enable_grad()"],
+    "tensor_ops": ["rt.where(", "masked_fill(", "rt.topk(", "rt.sort(", "take_along_axis(", "rt.gather(",
+                   "rt.index_select(", "rt.scatter(", "rt.split(", "rt.chunk(", "rt.unbind(", "rt.flip(", "rt.roll("],
+    "indexing": ["[::-1]", "1::2]", "[::2] = ", "::2] += ", "rt.argmax(", "[:, None, :]", "[..., ", "n % 2::2]"],
+    "closures": ["    def f", "lambda v", "apply(", "SCALE", "compiled("],
+    "rebinds": ["nonlocal acc"],
+    "sublayers": ["in self.blocks:", "enumerate(self.blocks)", "self.seq(", "self.heads['a'](", ".items():",
+                  "self.blocks[-1](", "% 2]("],
+    "cond_values": [") and (", " or not ", "astype('float64')", ".shape[0] * ", ".shape[1] // "],
 }
 
 
@@ -35,7 +47,7 @@ def _loops_holding(tree, kinds):
 @pytest.mark.parametrize("feature", NEW)
 def test_each_new_feature_writes_its_constructs(feature):
     # (nested loops make long programs: fewer of them)
-    text = "\n".join(fuzz.generate(s, {feature})[0] for s in range(12 if feature == "nested_loops" else 24))
+    text = "\n".join(fuzz.generate(s, _features(feature))[0] for s in range(12 if feature == "nested_loops" else 24))
     for needle in NEEDLES.get(feature, []):
         assert needle in text, needle
     tree = ast.parse(text)
@@ -53,11 +65,12 @@ def test_each_new_feature_writes_its_constructs(feature):
 
 # one program of each feature that exercises it, every stage on
 SEEDS = {"nested_loops": 36, "row_loops": 16, "loop_lists": 26, "loop_no_grad": 37, "dict_branches": 5,
-         "int_tensors": 7, "runtime_dims": 1, "inplace_branches": 10, "inner_grad": 9}
+         "int_tensors": 7, "runtime_dims": 1, "inplace_branches": 10, "inner_grad": 9,
+         "tensor_ops": 14, "indexing": 20, "closures": 37, "cond_values": 37, "rebinds": 27, "sublayers": 1}
 
 
 @pytest.mark.parametrize("feature", NEW)
 def test_a_program_of_each_new_feature_passes_every_stage(feature, tmp_path):
     seed = SEEDS[feature]
-    src, meta = fuzz.generate(seed, {feature})
+    src, meta = fuzz.generate(seed, _features(feature))
     assert fuzz.check(src, meta, seed, str(tmp_path), fuzz.Options()) is None

@@ -21,12 +21,27 @@ def _params(fn):
     return set(names)
 
 
+def declared_names(fn):
+    """The names ``fn``'s own statements declare ``global`` or ``nonlocal`` (the converter refuses a
+    declaration inside a block): they outlive the function, bound outside it."""
+    # (not the `nonlocal` a generated branch or loop function declares to bind the closure cells of
+    # the function around it, ``ifelse.in_cells``: there a name lives no longer than it does there)
+    return {name for s in fn.body if isinstance(s, (gast.Nonlocal, gast.Global)) and not getattr(s, "dy2st_cells", False)
+            for name in s.names}
+
+
 def free_reads(fn):
-    """Names a nested function or lambda reads from its enclosing scope."""
+    """Names a nested function or lambda reads from its enclosing scope (with the names it declares
+    ``nonlocal``, which it may rebind there)."""
     body = fn.body if isinstance(fn.body, list) else [fn.body]
     local = _params(fn) if not isinstance(fn, gast.ClassDef) else set()
     local |= block_writes(body)
     inner = block_reads(body)
+    if isinstance(fn, gast.FunctionDef):  # `nonlocal k` (and `global k`): k is not the function's own
+        declared = declared_names(fn)
+        if declared:
+            local -= declared
+            inner |= {name for s in body if isinstance(s, gast.Nonlocal) for name in s.names} & declared
     defaults = set()
     if not isinstance(fn, gast.ClassDef):
         for d in fn.args.defaults + [d for d in fn.args.kw_defaults if d is not None]:

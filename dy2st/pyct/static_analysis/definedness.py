@@ -7,6 +7,7 @@ those names count as bound. A name only some paths bind, and not live, is never 
 import gast
 
 from dy2st.pyct import anno
+from dy2st.pyct.static_analysis.activity import declared_names
 from dy2st.pyct.static_analysis.liveness import Memo
 
 
@@ -77,4 +78,5 @@ def annotate_defined(fn_node, memo=None):
 
     ``memo``: the liveness ``Memo`` of the same unchanged tree, whose writes are reused.
     """
-    _block(fn_node.body, set(_params(fn_node)), memo or Memo())
+    # (a name declared global or nonlocal is bound outside: defined from the start)
+    _block(fn_node.body, set(_params(fn_node)) | declared_names(fn_node), memo or Memo())

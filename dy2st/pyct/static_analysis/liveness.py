@@ -11,7 +11,7 @@ import gast
 from dy2st.pyct.nodes import statements
 
 from dy2st.pyct import anno
-from dy2st.pyct.static_analysis.activity import reads, writes
+from dy2st.pyct.static_analysis.activity import declared_names, reads, writes
 
 _LOOP_LIMIT = 50
 
@@ -26,6 +26,8 @@ class Memo:
         # and that stay as they were while it asks (what the if pass generates).
         self._known = known_reads
         self._known_writes = known_writes
+        # live when the function ends: the names it declares global or nonlocal (read outside)
+        self.exit_live = frozenset()
 
     def reads(self, node):
         """``activity.reads(node)``, remembered."""
@@ -114,7 +116,7 @@ def _stmt(s, out, annotate, m):
     cls = type(s)  # gast node types have no subclasses: the type decides
     if cls not in _COMPOUND:
         if cls is gast.Return or cls is gast.Raise:
-            return m.reads(s)
+            return m.reads(s) | m.exit_live
         # Simple statements (and nested defs, which read their captured names).
         return (out - m.writes(s)) | m.reads(s)
     if cls is gast.If:
@@ -185,7 +187,9 @@ def annotate_liveness(fn_node, memo=None):
 
     ``memo``: a ``Memo`` to reuse (e.g. by ``annotate_defined`` on the same unchanged tree).
     """
-    live_in(fn_node.body, frozenset(), annotate=True, memo=memo)
+    memo = memo or Memo()
+    memo.exit_live = frozenset(declared_names(fn_node)) if isinstance(fn_node, gast.FunctionDef) else frozenset()
+    live_in(fn_node.body, memo.exit_live, annotate=True, memo=memo)
 
 
 def add_closure_cells(fn_node, cells):

@@ -34,6 +34,7 @@ from . import nn_ops  # noqa: F401  (adds the nn ops' entries to OPS)
 from ...files import write_atomic
 from .ops import OPS, onnx_dtype
 from .opset import MIN_OPSET, adapt as adapt_opset
+from ..passes.effects import persistables_written
 from ..passes.prune import prune
 
 DEFAULT_OPSET = 17
@@ -154,10 +155,12 @@ class Exporter:
         """Lower every op of ``block`` to ONNX nodes; ops with no outputs are left out."""
         for op in block.ops:
             outs = op.outputs.get("Out")
-            if not (op.output_arg_names if outs is None else outs):
+            if not (op.output_arg_names if outs is None else outs) and not (
+                    op.sub_blocks() and any(persistables_written(sub) for sub in op.sub_blocks())):
                 # An op producing nothing (a `cond` whose branches only ended a loop body with
                 # `continue`, an assert, a print) has no effect an ONNX graph could observe, and an
-                # If with no outputs is not a valid ONNX node: leave it out.
+                # If with no outputs is not a valid ONNX node: leave it out (not one writing a buffer,
+                # whose new value the lowering makes an output).
                 continue
             fn = OPS.get(op.type)
             if fn is None:

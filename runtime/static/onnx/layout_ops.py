@@ -106,6 +106,16 @@ def _split_nodes(ex, op, x, axis, n_out):
     if op.attrs.get("num") or op.type == "unstack":
         extra = {"num_outputs": n_out} if ex.opset >= 18 else {}
         return ex.node("Split", [x], [ex.fresh("split") for _ in range(n_out)], axis=axis, **extra)
+    sections = list(op.attrs.get("sections") or [])
+    if len(sections) == n_out and sum(1 for d in sections if d < 0) == 1:
+        # sections [3, -1] of a dim known only at run time: the pieces before the -1 start at
+        # their offset, those after it at theirs from the end, the -1 piece between
+        j = next(k for k, d in enumerate(sections) if d < 0)
+        before, after = sections[:j], sections[j + 1:]
+        starts = [sum(before[:k]) for k in range(j)] + [sum(before)] + [-sum(after[k:]) for k in range(len(after))]
+        ends = starts[1:j + 1] + [-sum(after) if after else INT64_MAX] + \
+            [-sum(after[k + 1:]) if after[k + 1:] else INT64_MAX for k in range(len(after))]
+        return [ex.node("Slice", [x, ints(ex, [a]), ints(ex, [b]), ints(ex, [axis])]) for a, b in zip(starts, ends)]
     raise NotImplementedError(f"ONNX export: split of an unknown-size dim into sections {op.attrs.get('sections')}")
 
 

@@ -20,6 +20,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from ...registry import get_op
+from ..passes.effects import persistables_written
 from . import extra_ops, index_ops, layout_ops, nn_ops  # noqa: F401  (their lowerings join LOWERINGS)
 from .lowering import (
     _int_pow,
@@ -211,18 +212,29 @@ def _side_effect(ex, op):
 
 
 # -- control flow -------------------------------------------------------------------------------
+def _state_written(op, subs):
+    """(name, onnx elem type) of the persistable state (a buffer) the sub-blocks of ``op`` write, which
+    the op lists no output for: in ONNX, where an initializer cannot change, threaded through the
+    If/Loop as values of their own, so what reads it after sees the write (as the Program's run does)."""
+    names = set()
+    for sub in subs:
+        names |= persistables_written(sub)
+    return [(n, onnx_dtype(op.block._find_var(n).dtype)) for n in sorted(names)]
+
+
 @lowering("cond")
 def _cond(ex, op):
     a = op.attrs
     outs = op.outputs.get("Out", [])
     elems = [onnx_dtype(op.block.var(n).dtype) for n in outs]
+    state = _state_written(op, [a["true_block"], a["false_block"]])
     pred = ex.i("Cond")
     if ex.var("Cond").ndim:  # If wants a single-element condition
         pred = ex.node("Reshape", [pred, ints(ex, [])])
-    then_g = ex.subgraph(a["true_block"], f"then_{a['true_block'].idx}", [], list(zip(a["true_outs"], elems)))
-    else_g = ex.subgraph(a["false_block"], f"else_{a['false_block'].idx}", [], list(zip(a["false_outs"], elems)))
-    ex.node("If", [pred], [ex.define(n) for n in outs] or [ex.fresh("if")], then_branch=then_g,
-            else_branch=else_g)
+    then_g = ex.subgraph(a["true_block"], f"then_{a['true_block'].idx}", [], list(zip(a["true_outs"], elems)) + state)
+    else_g = ex.subgraph(a["false_block"], f"else_{a['false_block'].idx}", [], list(zip(a["false_outs"], elems)) + state)
+    ex.node("If", [pred], [ex.define(n) for n in outs] + [ex.define(n) for n, _ in state] or [ex.fresh("if")],
+            then_branch=then_g, else_branch=else_g)
 
 
 @lowering("while")
@@ -234,11 +246,13 @@ def _while(ex, op):
     pred = ex.i("Condition")
     if ex.var("Condition").ndim:
         pred = ex.node("Reshape", [pred, ints(ex, [])])
+    state = _state_written(op, [sub])
+    carries = carries + [ex.lookup(n) for n, _ in state]
     body_in = [(None, TensorProto.INT64, []), (None, TensorProto.BOOL, [])]
-    body_in += [(n, e, None) for n, e in zip(a["carry_in"], elems)]
-    body_out = [(a["cond_out"], TensorProto.BOOL)] + list(zip(a["carry_out"], elems))
+    body_in += [(n, e, None) for n, e in zip(a["carry_in"], elems)] + [(n, e, None) for n, e in state]
+    body_out = [(a["cond_out"], TensorProto.BOOL)] + list(zip(a["carry_out"], elems)) + state
     body = ex.subgraph(sub, f"loop_{sub.idx}", body_in, body_out)
-    outs = [ex.define(n) for n in op.outputs.get("Out", [])]
+    outs = [ex.define(n) for n in op.outputs.get("Out", [])] + [ex.define(n) for n, _ in state]
     ex.node("Loop", ["", pred] + carries, outs, body=body)
 
 

@@ -12,7 +12,7 @@ One backward walk serves the executor (ops to compile), dead-code elimination,
 is ``{'x', 'w'}``.
 """
 from .defuse import op_reads
-from .effects import is_persistable, must_keep
+from .effects import is_persistable, must_keep, persistables_written
 
 
 def analyze(block, ops, output_names, keep=must_keep, stop=(), nested=False):
@@ -28,12 +28,22 @@ def analyze(block, ops, output_names, keep=must_keep, stop=(), nested=False):
     kept = []
     for op in reversed(ops):
         outs = op.output_arg_names
-        if not needed.isdisjoint(outs) or (keep is not None and keep(block, op)):
+        if not needed.isdisjoint(outs) or (keep is not None and keep(block, op)) or \
+                (nested and _writes_needed_state(op, needed)):
             kept.append(op)
             needed.difference_update(outs)
             needed.update(n for n in (op_reads(op) if nested else op.input_arg_names) if n not in stop)
     kept.reverse()
     return kept, needed
+
+
+def _writes_needed_state(op, needed):
+    """Whether a branch or loop op's sub-blocks write persistable state an op after it reads (a
+    buffer's `ema.add_(v)` in a loop body: the op lists no such output, and ``prune`` without this
+    dropped the loop from a saved model, whose read then saw the value from before it). The state
+    stays needed from before too: the loop may run zero times."""
+    subs = op.sub_blocks()
+    return bool(subs) and any(not needed.isdisjoint(persistables_written(sub)) for sub in subs)
 
 
 def live_ops(block, ops, output_names, keep=must_keep):
