@@ -33,7 +33,7 @@ on an exact tie.
 """
 import random
 
-from . import idioms, layers, loops, ops, scopes, values
+from . import idioms, layers, loops, numbers, ops, scopes, values
 
 # Features whose constructs pass on this tree; ``attr_tensors`` is known to fail today (a detached
 # tensor a converted forward writes into the Layer comes back with stop_gradient=False, so a later
@@ -45,7 +45,7 @@ DEFAULT_FEATURES = frozenset({"dtypes", "layer", "batchnorm", "containers", "no_
 # ``dy2st.fuzz.ops`` (tensor operations in branches and loops, steps and int-tensor indices) and of
 # ``dy2st.fuzz.scopes`` (nested functions and lambdas, nonlocal, globals, kept conditions, casts)
 # and of ``dy2st.fuzz.layers`` (sub-layers in LayerList/Sequential/LayerDict, in branches and loops).
-EXTRA = dict(loops.FORMS, **values.FORMS, **ops.FORMS, **scopes.FORMS, **layers.FORMS)
+EXTRA = dict(loops.FORMS, **values.FORMS, **ops.FORMS, **scopes.FORMS, **layers.FORMS, **numbers.FORMS)
 FEATURES = DEFAULT_FEATURES | {"attr_tensors", "idioms", "calls"} | set(EXTRA)
 
 

@@ -6,9 +6,10 @@ import ast
 import pytest
 
 from dy2st import fuzz
-from dy2st.fuzz import layers, loops, ops, scopes, values
+from dy2st.fuzz import layers, loops, numbers, ops, scopes, values
 
-NEW = sorted(set(loops.FORMS) | set(values.FORMS) | set(ops.FORMS) | set(scopes.FORMS) | set(layers.FORMS))
+NEW = sorted(set(loops.FORMS) | set(values.FORMS) | set(ops.FORMS) | set(scopes.FORMS) | set(layers.FORMS)
+             | set(numbers.FORMS))
 
 
 def _features(feature):
@@ -30,6 +31,7 @@ NEEDLES = {
     "sublayers": ["in self.blocks:", "enumerate(self.blocks)", "self.seq(", "self.heads['a'](", ".items():",
                   "self.blocks[-1](", "% 2]("],
     "cond_values": [") and (", " or not ", "astype('float64')", ".shape[0] * ", ".shape[1] // "],
+    "numbers": [".append(", "sum(", ".pop()", "] > 1)", "'seen': True", " = 0\n", " >> 1", " << 1"],
 }
 
 
@@ -66,7 +68,8 @@ def test_each_new_feature_writes_its_constructs(feature):
 # one program of each feature that exercises it, every stage on
 SEEDS = {"nested_loops": 36, "row_loops": 16, "loop_lists": 26, "loop_no_grad": 37, "dict_branches": 5,
          "int_tensors": 7, "runtime_dims": 1, "inplace_branches": 10, "inner_grad": 9,
-         "tensor_ops": 14, "indexing": 20, "closures": 37, "cond_values": 37, "rebinds": 27, "sublayers": 1}
+         "tensor_ops": 14, "indexing": 20, "closures": 37, "cond_values": 37, "rebinds": 27, "sublayers": 1,
+         "numbers": 2}
 
 
 @pytest.mark.parametrize("feature", NEW)
