@@ -13,7 +13,8 @@ tensor of another dtype or rank there than in the loop is refused at the user's 
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Program, program_guard, data)
 from dy2st.operators.common import _with_location, is_symbolic
-from dy2st.operators.loop_carries import _to_tensor, mark_number
+from dy2st.operators.loop_carries import _to_tensor
+from dy2st.operators.loop_numbers import mark_number
 from dy2st.operators.python_bools import PythonBool
 from dy2st.operators.python_semantics import PythonFloat, PythonInt, float64_start, is_python_float
 from dy2st.operators.side_effects import probing

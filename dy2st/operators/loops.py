@@ -28,32 +28,11 @@ from dy2st.operators.common import (
     truth,
 )
 from dy2st.operators.ifelse import IfElse
-from dy2st.operators.loop_carries import (
-    _ArrayKinds,
-    _carry_spec,
-    check_kinds,
-    _conform,
-    _Demote,
-    number_changes,
-    number_start,
-    _initialise_unknown_carries,
-    _is_static_object,
-    mark_number,
-    _Mixed,
-    _shadow_outputs,
-    _WrittenThenRebound,
-    _number_reshapes,
-    CarriedList,
-    IndexedByTensor,
-    kinded,
-    _rebuild,
-    _ListSpec,
-    _Relist,
-    _Unchanged,
-    _spec_size,
-    _Widen,
-    _widens,
-)
+from dy2st.operators.loop_carries import (CarriedList, IndexedByTensor, _carry_spec, _conform, _initialise_unknown_carries,
+                                          _is_static_object, _ListSpec, _rebuild, _Relist, _shadow_outputs, _spec_size,
+                                          _Unchanged, _WrittenThenRebound)
+from dy2st.operators.loop_numbers import (_ArrayKinds, _Demote, _Mixed, _number_reshapes, _Widen, _widens, check_kinds,
+                                          kinded, mark_number, number_changes, number_start)
 from dy2st.operators.loop_closures import check_escaping_closures
 from dy2st.operators.loop_kinds import check_settled
 from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, is_python_float,
