@@ -248,8 +248,9 @@ def _save_function(sf, layer, path, input_spec, configs):
     metadata = {"output_structure": encode_structure(skeleton),
                 "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}
     metadata.update(train_mode_entries(sf, specs, instance, program, _bound_names(program), encode_structure))
+    buffers = writes.buffer_writes(concrete.outputs, program) if writes is not None else []
     save_inference_model(path, inputs, outputs, program=program,
-                         structured_names=_structured_names(instance, program), metadata=metadata)
+                         structured_names=_structured_names(instance, program), metadata=metadata, writes=buffers)
 
 
 def model_prefix(path):

@@ -83,6 +83,22 @@ class LayerWrites:
         self._snap.write(keep)
         self.count = sum(u[3] for u in self._updates)
 
+    def buffer_writes(self, outputs, program):
+        """[(output var name, buffer var name)]: the run's extra outputs (``outputs``, the Program's) that
+        ``apply`` writes into a tensor the Program reads (`self.steps = self.steps + 1`), as the var of
+        that tensor: what a saved model must write itself, having no converted function around it."""
+        if not self.count:
+            return []
+        names = {id(t): n for n, t in program.bound_tensors.items()}
+        pos, pairs = len(outputs) - self.count, []
+        for _slot, in_place, _skeleton, size in self._updates:
+            out = outputs[pos]
+            if (in_place is not None and id(in_place) in names and list(in_place.shape) == list(out.shape)
+                    and in_place.dtype == out.dtype):
+                pairs.append((out.name, names[id(in_place)]))
+            pos += size
+        return pairs
+
     def abandon(self):
         """Undo the writes the trace made into the layer (the trace failed)."""
         if self._snap is not None:

@@ -135,7 +135,7 @@ def _value_of(name, params, program, executor):
 
 
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor=None, program=None, params=None,
-                         structured_names=None, metadata=None):
+                         structured_names=None, metadata=None, writes=()):
     """Write ``path_prefix.pdmodel``, ``.pdiparams`` and ``.pdiparams.info`` (each atomically).
 
     The Program is pruned to what ``fetch_vars`` need from ``feed_vars``.  Values of
@@ -143,10 +143,14 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor=None, prog
     program's bound eager tensors, else the executor's scope.  ``structured_names``
     maps var names to the user-facing names (``layer.state_dict()`` keys): one, or a list of them
     (a tensor shared under several names; the others are written as the entry's ``aliases``).
+    ``writes``: (var name, persistable var name) pairs the saved Program assigns at its end (a buffer
+    the model's forward rebinds, `self.steps = self.steps + 1`, updated by the loaded model too).
     """
     program = program if program is not None else default_main_program()
     feeds, fetches = _names(feed_vars, "feed_vars"), _names(fetch_vars, "fetch_vars")
-    pruned = prune(program, feeds, fetches)
+    pruned = prune(program, feeds, fetches + [src for src, _ in writes])
+    for src, dst in writes:
+        pruned.global_block().append_op("assign", inputs={"X": [src]}, outputs={"Out": [dst]})
     # An inference model records no gradient needs: which values need one is decided again by
     # whoever fine-tunes it (the loaded model's training step), from its parameters.
     for block in pruned.blocks:
