@@ -31,6 +31,7 @@ checked on every call too.  Writing a layer's ``training`` or ``forward`` straig
 A key read with ``[]`` where the snapshot has the key: a missing key raises, and the callers
 treat a raising check as a failed one (the slow path then says what changed).
 """
+import runtime as rt
 from runtime.nn.layer import STATE_VERSION, HookList, Layer, StateTable
 from .guard_values import _SIMPLE, _plain
 
@@ -108,6 +109,9 @@ class CheckWriter:
         tests = [f"type(g_d[{n!r}]) is {self.obj(type(d[n]))}" for n in (_SUBS, _PARAMS, _BUFS) + _HOOKS]
         for name in (_SUBS, _PARAMS, _BUFS):
             tests += self.table(f"g_d[{name!r}]", dict(d[name]))
+        for name in (_PARAMS, _BUFS):  # their dtypes: `layer.astype(...)` casts them in place
+            tests += [f"g_d[{name!r}][{key!r}].dtype == {self.obj(t.dtype)}"
+                      for key, t in d[name].items() if rt.is_tensor(t)]
         tests.append(f"g_d['training'] is {self.obj(d['training'])}" if "training" in d else
                      "'training' not in g_d")
         tests.append("'forward' not in g_d" if "forward" not in d else

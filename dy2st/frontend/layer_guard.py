@@ -150,11 +150,16 @@ def _read_names(cls, start, written=None, dynamic=None):
     return out
 
 
+def _dtypes(table):
+    return tuple(t.dtype if rt.is_tensor(t) else None for t in table.values())
+
+
 def _layer_state(d):
-    """The layer's structure and mode a trace depends on, as a tuple compared on each call."""
+    """The layer's structure and mode a trace depends on, as a tuple compared on each call (with the
+    dtypes of its parameters and buffers: `layer.astype("float64")` casts them in place)."""
     return (tuple(map(id, d[_SUBS].values())), tuple(map(id, d[_PARAMS].values())),
             tuple(map(id, d[_BUFS].values())), d.get("training"), id(d.get("forward")),
-            tuple(map(id, d[_PRE])), tuple(map(id, d[_POST])))
+            tuple(map(id, d[_PRE])), tuple(map(id, d[_POST])), _dtypes(d[_PARAMS]), _dtypes(d[_BUFS]))
 
 
 def _attr_holds(now, old, plain, contents=None):
@@ -222,6 +227,8 @@ class _LayerGuard:
                 k = changed[0]
                 how = "added" if k not in old else "removed" if k not in now else "replaced"
                 return f"{what} {self.path}.{k} was {how}"
+        if (_dtypes(d[_PARAMS]), _dtypes(d[_BUFS])) != self.state[7:]:
+            return f"the dtype of a parameter or buffer of {self.path} changed (Layer.to / astype)"
         if d.get("training") != self.state[3]:
             return f"{self.path}.training changed ({self.state[3]} -> {d.get('training')})"
         if d.get("forward") is not fwd:

@@ -14,6 +14,7 @@ from ..dtypes import DEFAULT_FLOAT, convert_dtype
 from ..tensor import Parameter, Tensor, TensorLike
 from .initializer import Constant, XavierUniform, global_initializer
 from .layer_state import STATE_VERSION, HookList, StateTable, state_changed  # noqa: F401  (public here too)
+from .layer_casts import LayerCasts  # to / astype / float / float16, inherited
 from .layer_state_dict import LayerStateDict  # state_dict / set_state_dict, inherited
 from .param_attr import ParamAttr
 from ..hints import DTypeLike
@@ -59,7 +60,7 @@ def _snake(name):
     return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
-class Layer(LayerStateDict):
+class Layer(LayerStateDict, LayerCasts):
     """Base class of models and layers (Paddle ``nn.Layer``): owns parameters, buffers and sublayers set as attributes.
 
     Subclasses define ``forward``; calling the layer runs the forward pre-hooks, ``forward``, then post-hooks.
