@@ -69,6 +69,8 @@ class _Pass:
         self.named = set()
         self.start = len(block.ops)
         self.mentions = {}  # id(grad op) -> names it and its sub-blocks mention (kept current by _rename)
+        self.by_name = {}  # name -> the grad ops that mention it (from self.start to self.indexed)
+        self.indexed = self.start
         self.no_grad = set(no_grad)
         self.req = self._requires(wrt)
         self.wrt = wrt
@@ -137,16 +139,25 @@ class _Pass:
 
     def _rename(self, old, new):
         """``rename_in_op`` on the grad ops that mention ``old`` (``NameIndex``: each op's and
-        block's names collected once, sub-blocks entered only where the name occurs)."""
-        index, mentions = NameIndex.stack[-1], self.mentions
-        for op in self.block.ops[self.start:]:
+        block's names collected once, sub-blocks entered only where the name occurs). The grad ops
+        appended since the last rename are indexed by name first, so a rename visits only the ops
+        that mention the name (walking every grad op on each rename made a backward quadratic)."""
+        index, mentions, by_name, ops = NameIndex.stack[-1], self.mentions, self.by_name, self.block.ops
+        if len(ops) < self.indexed:  # (ops only get appended while a pass runs; start over if not)
+            by_name.clear()
+            self.indexed = self.start
+        for op in ops[self.indexed:]:
             names = mentions.get(id(op))
-            if names is None:  # the op's names and its sub-blocks', in one set: one look-up per rename
+            if names is None:  # the op's names and its sub-blocks', in one set
                 _, own, subs = index.own(op)
                 names = mentions[id(op)] = own.union(*map(index.block, subs))
-            if old in names:
-                index.rename(op, old, new)
-                names.add(new)
+            for n in names:
+                by_name.setdefault(n, []).append(op)
+        self.indexed = len(ops)
+        for op in by_name.pop(old, ()):
+            index.rename(op, old, new)
+            mentions[id(op)].add(new)
+            by_name.setdefault(new, []).append(op)
 
     def _structured(self, opdef, slots, names_of, fn, flat_single):
         """Per-slot values (a list for a variadic slot); a lone variadic output slot is flattened."""
