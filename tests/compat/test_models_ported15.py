@@ -1,9 +1,12 @@
 """More user code ported by changing imports: PaddleRec's ESMM over a DCN-v2 cross network (a sparse
 embedding, ``paddle.slice``), BYOL's two views with an EMA target updated by ``set_value`` under
 ``no_grad`` inside ``forward``, a pointer-generator decoder adding its copy distribution with
-``put_along_axis(reduce="add")`` over an extended vocabulary, and a DETR-style head matching boxes by
-``cdist`` + ``topk``. Trained under ``to_static`` they equal eager bitwise and serve any batch (and
-length) from one Program, saved and loaded."""
+``put_along_axis(reduce="add")`` over an extended vocabulary, a DETR-style head matching boxes by
+``cdist`` + ``topk``, and MobileViT's unfolding into patches and folding back (a resize when the map
+does not divide into patches). Trained under ``to_static`` they equal eager bitwise and serve any
+batch (and length) from one Program, saved and loaded."""
+import math
+
 import numpy as np
 import pytest
 
@@ -180,6 +183,73 @@ def test_detr_style_cdist_topk_matching_trains_like_eager(tmp_path):
     batches = [(rng.standard_normal((b, n, 6)).astype("float32"), rng.random((b, 2, 4)).astype("float32"))
                for b, n in ((2, 5), (3, 4))]
     _same_training(DETRHead, [InputSpec([None, None, 6]), InputSpec([None, 2, 4])], batches, lambda o, b: o, tmp_path)
+
+
+class MobileViTBlock(nn.Layer):
+    def __init__(self, c=4, d=8, ph=2, pw=2):
+        super().__init__()
+        self.ph, self.pw = ph, pw
+        self.local = nn.Sequential(nn.Conv2D(c, c, 3, padding=1), nn.BatchNorm2D(c), nn.Silu(), nn.Conv2D(c, d, 1))
+        self.attn = nn.TransformerEncoderLayer(d, 2, 16, dropout=0.0)
+        self.proj = nn.Conv2D(d, c, 1)
+        self.fusion = nn.Conv2D(2 * c, c, 3, padding=1)
+
+    def unfolding(self, feature_map):
+        patch_w, patch_h = self.pw, self.ph
+        patch_area = patch_w * patch_h
+        batch_size, in_channels, orig_h, orig_w = feature_map.shape
+        new_h = int(math.ceil(orig_h / self.ph) * self.ph)
+        new_w = int(math.ceil(orig_w / self.pw) * self.pw)
+        interpolate = False
+        if new_w != orig_w or new_h != orig_h:
+            feature_map = F.interpolate(feature_map, size=(new_h, new_w), mode="bilinear", align_corners=False)
+            interpolate = True
+        num_patch_w, num_patch_h = new_w // patch_w, new_h // patch_h
+        num_patches = num_patch_h * num_patch_w
+        reshaped_fm = feature_map.reshape([batch_size * in_channels * num_patch_h, patch_h, num_patch_w, patch_w])
+        transposed_fm = reshaped_fm.transpose([0, 2, 1, 3])
+        reshaped_fm = transposed_fm.reshape([batch_size, in_channels, num_patches, patch_area])
+        transposed_fm = reshaped_fm.transpose([0, 3, 2, 1])
+        patches = transposed_fm.reshape([batch_size * patch_area, num_patches, -1])
+        info_dict = {"orig_size": (orig_h, orig_w), "batch_size": batch_size, "interpolate": interpolate,
+                     "total_patches": num_patches, "num_patches_w": num_patch_w, "num_patches_h": num_patch_h}
+        return patches, info_dict
+
+    def folding(self, patches, info_dict):
+        patches = patches.reshape([info_dict["batch_size"], self.pw * self.ph, info_dict["total_patches"], -1])
+        batch_size, pixels, num_patches, channels = patches.shape
+        num_patch_h, num_patch_w = info_dict["num_patches_h"], info_dict["num_patches_w"]
+        patches = patches.transpose([0, 3, 2, 1])
+        feature_map = patches.reshape([batch_size * channels * num_patch_h, num_patch_w, self.ph, self.pw])
+        feature_map = feature_map.transpose([0, 2, 1, 3])
+        feature_map = feature_map.reshape([batch_size, channels, num_patch_h * self.ph, num_patch_w * self.pw])
+        if info_dict["interpolate"]:
+            feature_map = F.interpolate(feature_map, size=info_dict["orig_size"], mode="bilinear", align_corners=False)
+        return feature_map
+
+    def forward(self, x):
+        res = x
+        fm = self.local(x)
+        patches, info = self.unfolding(fm)
+        patches = self.attn(patches)
+        fm = self.proj(self.folding(patches, info))
+        return self.fusion(paddle.concat([res, fm], 1))
+
+class MViT(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.b = MobileViTBlock()
+        self.head = nn.Linear(4, 3)
+    def forward(self, x):
+        return self.head(self.b(x).mean([2, 3]))
+
+
+@pytest.mark.parametrize("hw", [4, 5])
+def test_mobilevit_unfold_attend_fold_trains_like_eager_for_any_batch(tmp_path, hw):
+    rng = np.random.default_rng(hw)
+    _same_training(MViT, [InputSpec([None, 4, hw, hw])],
+                   [(rng.standard_normal((b, 4, hw, hw)).astype("float32"),) for b in (2, 3)],
+                   lambda o, b: (o ** 2).mean(), tmp_path)
 
 
 def _decode(h, w):
