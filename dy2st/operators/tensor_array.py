@@ -82,8 +82,24 @@ class TensorArray:
         shape = item.shape[skip:]
         if any(d < 0 for d in shape) and is_symbolic(item):
             dims = rt.shape(item)
+            self._same_item_dims(arr, dims[skip:])
             arr = rt.reshape(arr, [-1] + [d if d >= 0 else dims[k + skip] for k, d in enumerate(shape)])
         return arr
+
+    @staticmethod
+    def _same_item_dims(arr, dims):
+        """Checked when the Program runs: the array is the empty start, or its items have the run-time
+        dims ``dims`` of the new item -- else the reshape would silently regroup the items' elements
+        (segments of a run-time length whose last one is shorter)."""
+        have = rt.shape(arr)
+        if have.shape[0] != dims.shape[0] + 1:
+            return
+        from dy2st.operators.assert_print import Assert  # noqa: PLC0415  (assert_print imports this module's users)
+        ok = rt.logical_or(rt.equal(have[0], 0), rt.all(rt.equal(have[1:], dims)))
+        Assert(ok, "a list built in a tensor-dependent loop is one stacked tensor, but an item appended to it "
+                   "has other run-time dims than the items before it (eager Python would store it as it is): "
+                   "give every item one shape (pad the last one), or concat as you go "
+                   "(out = paddle.concat([out, item], axis))", error="ValueError")
 
     def popped(self, index=-1):
         """(the array without its item at `index`, that item); only the last item can go."""

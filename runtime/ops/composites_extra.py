@@ -31,7 +31,9 @@ def _band(x, diagonal, lower):
         raise ValueError(f"{'tril' if lower else 'triu'}: x must have rank >= 2, got shape {x.shape}")
     rows = unsqueeze(arange(0, _dim(x, -2), dtype="int64"), -1)
     cols = unsqueeze(arange(0, _dim(x, -1), dtype="int64"), 0)
-    shifted = add(rows, int(diagonal))
+    # A diagonal computed from run-time sizes (``1 + klen - qlen`` under a None dim) stays a tensor.
+    diag = int(diagonal) if isinstance(diagonal, (int, float, np.number)) else reshape(cast(diagonal, "int64"), [])
+    shifted = add(rows, diag)
     keep = greater_equal(shifted, cols) if lower else less_equal(shifted, cols)
     return where(keep, x, zeros_like(x))
 
