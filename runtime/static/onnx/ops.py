@@ -154,7 +154,17 @@ def _reduce(ex, op):
                  "reduce_amax": "ReduceMax", "reduce_amin": "ReduceMin"}[op.type]
     x, want = ex.i("X"), ex.var("Out", outputs=True).dtype
     x = ex.cast(x, ex.var("X").dtype, want)  # sum of bools/ints: the kernel's output dtype
-    reduce(ex, onnx_type, x, op.attrs.get("axis"), op.attrs.get("keepdim", False), ex.o("Out"))
+    axis, keep = op.attrs.get("axis"), op.attrs.get("keepdim", False)
+    if onnx_type in ("ReduceSum", "ReduceMean", "ReduceProd") or "float" not in str(want):
+        reduce(ex, onnx_type, x, axis, keep, ex.o("Out"))
+        return
+    # onnxruntime's ReduceMax/ReduceMin skip NaN; the kernels (numpy's max/min) return NaN for
+    # a slice holding one: put NaN back where any element of the slice is NaN.
+    r = reduce(ex, onnx_type, x, axis, keep)
+    has_nan = reduce(ex, "ReduceMax", ex.node("Cast", [ex.node("IsNaN", [x])], to=TensorProto.INT32),
+                     axis, keep)
+    nan = ex.cast(ex.const(np.float32("nan")), "float32", want)
+    ex.node("Where", [ex.node("Cast", [has_nan], to=TensorProto.BOOL), nan, r], ex.o("Out"))
 
 
 @lowering("reduce_bool")
