@@ -38,3 +38,20 @@ def test_nan_reductions_exported(tmp_path, opset):
                       opset_version=opset)
     sess = ort.InferenceSession(str(tmp_path / "m.onnx"), providers=["CPUExecutionProvider"])
     _check(sess.run(None, {sess.get_inputs()[0].name: X}))
+
+
+def _picks(x):
+    return (rt.argmax(x, axis=1), rt.argmin(x, axis=0), rt.argmax(x), rt.argmin(x, axis=1, keepdim=True),
+            rt.argmax(x.astype("float64"), axis=0), rt.argmin(x.astype("float16"), axis=1))
+
+
+def test_argmax_argmin_skip_nan_on_onnxruntime():
+    """Paddle's argmax/argmin never pick nan (nor a value not beyond the dtype's lowest/highest):
+    argmin([nan, 5]) is 1, and a row of nan and -inf gives 0; onnxruntime's ArgMax/ArgMin picked nan."""
+    lo = np.finfo("float32").min
+    sf = dy2st.to_static(_picks, backend="onnxruntime")
+    for x in (X, np.array([[np.nan, np.nan, 3], [-np.inf, lo, -np.inf]], "float32"),
+              np.array([[np.inf, np.nan, np.inf], [np.nan, np.nan, np.nan]], "float32")):
+        for got, want in zip(sf(rt.to_tensor(x)), _picks(rt.to_tensor(x))):
+            assert got.numpy().dtype == want.numpy().dtype
+            np.testing.assert_array_equal(got.numpy(), want.numpy())

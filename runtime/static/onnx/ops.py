@@ -180,6 +180,15 @@ def _arg(ex, op):
     x, axis, keep = ex.i("X"), op.attrs.get("axis"), int(bool(op.attrs.get("keepdim")))
     if axis is None:  # over the flattened tensor
         x, axis, keep = ex.node("Reshape", [x, ints(ex, [-1])]), 0, 0
+    dtype = str(ex.var("X").dtype)
+    if dtype in ("float16", "float32", "float64"):
+        # The kernel (Paddle's) keeps the first value strictly beyond the dtype's lowest (highest)
+        # finite value, so nan never wins; onnxruntime's may pick a nan: make the entries that
+        # cannot win -inf (+inf) first, as the kernel does.
+        info, largest = np.finfo(dtype), op.type == "arg_max"
+        bound = ex.const(info.min if largest else info.max, dtype)
+        beyond = ex.node("Greater" if largest else "Less", [x, bound])
+        x = ex.node("Where", [beyond, x, ex.const(-np.inf if largest else np.inf, dtype)])
     r = ex.node("ArgMax" if op.type == "arg_max" else "ArgMin", [x], axis=int(axis), keepdims=keep)
     ex.node("Cast", [r], ex.o("Out"), to=onnx_dtype(op.attrs.get("dtype", "int64")))
 
