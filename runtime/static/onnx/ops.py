@@ -46,16 +46,42 @@ def _isfinite(ex, op):
 @lowering("floor_div_mod")
 def _floor_div_mod(ex, op):
     x, y, dt = ex.i("X"), ex.i("Y"), ex.var("X").dtype
-    if dt.startswith("float"):  # numpy: floor(x / y), x - floor(x / y) * y
-        q = ex.node("Floor", [ex.node("Div", [x, y])])
-        out = q if op.type == "floor_divide" else ex.node("Sub", [x, ex.node("Mul", [q, y])])
-        ex.node("Identity", [out], ex.o("Out"))
+    if dt.startswith("float"):
+        _float_divmod(ex, op.type, x, y, dt)
         return
     mod = ex.node("Mod", [x, y], fmod=0)  # integer Mod with fmod=0 has the divisor's sign, like numpy
     if op.type == "remainder":
         ex.node("Identity", [mod], ex.o("Out"))
     else:
         ex.node("Div", [ex.node("Sub", [x, mod]), y], ex.o("Out"))
+
+
+def _float_divmod(ex, op_type, x, y, dt):
+    """numpy's float divmod (npy_divmod), which the kernels are: fmod (exact), + y (and the quotient
+    - 1) when it is nonzero with the other sign than y, a zero takes y's sign; the quotient
+    (x - mod) / y rounded to the nearest integer, a zero with the sign of x / y; y == 0 gives
+    x / y. x - floor(x / y) * y rounds twice (float32 results off in the last digits), and gives
+    nan for x % inf and -0 for -1 // inf (numpy: inf, -1). onnxruntime 1.32 still returns +0 where
+    numpy has -0 (the values compare equal)."""
+    zero = ex.const(0.0, dt)
+    neg_zero = ex.const(-0.0, dt)
+    m = ex.node("Mod", [x, y], fmod=1)
+    y_neg, m_zero = ex.node("Less", [y, zero]), ex.node("Equal", [m, zero])
+    adj = ex.node("And", [ex.node("Not", [m_zero]), ex.node("Xor", [ex.node("Less", [m, zero]), y_neg])])
+    if op_type == "remainder":
+        fixed = ex.node("Where", [adj, ex.node("Add", [m, y]), m])
+        ex.node("Where", [m_zero, ex.node("Where", [y_neg, neg_zero, zero]), fixed], ex.o("Out"))
+        return
+    one = ex.const(1.0, dt)
+    div = ex.node("Div", [ex.node("Sub", [x, m]), y])
+    div = ex.node("Where", [adj, ex.node("Sub", [div, one]), div])
+    fl = ex.node("Floor", [div])
+    up = ex.node("Greater", [ex.node("Sub", [div, fl]), ex.const(0.5, dt)])
+    fl = ex.node("Where", [up, ex.node("Add", [fl, one]), fl])
+    q = ex.node("Div", [x, y])
+    q_neg = ex.node("Or", [ex.node("Less", [q, zero]), ex.node("Less", [ex.node("Div", [one, q]), zero])])
+    fl = ex.node("Where", [ex.node("Equal", [div, zero]), ex.node("Where", [q_neg, neg_zero, zero]), fl])
+    ex.node("Where", [ex.node("Equal", [y, zero]), q, fl], ex.o("Out"))
 
 
 @lowering("scale")
