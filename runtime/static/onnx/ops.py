@@ -47,16 +47,42 @@ def _isfinite(ex, op):
 @lowering("floor_div_mod")
 def _floor_div_mod(ex, op):
     x, y, dt = ex.i("X"), ex.i("Y"), ex.var("X").dtype
-    if dt.startswith("float"):  # numpy: floor(x / y), x - floor(x / y) * y
-        q = ex.node("Floor", [ex.node("Div", [x, y])])
-        out = q if op.type == "floor_divide" else ex.node("Sub", [x, ex.node("Mul", [q, y])])
-        ex.node("Identity", [out], ex.o("Out"))
+    if dt.startswith("float"):
+        _float_divmod(ex, op.type, x, y, dt)
         return
     mod = ex.node("Mod", [x, y], fmod=0)  # integer Mod with fmod=0 has the divisor's sign, like numpy
     if op.type == "remainder":
         ex.node("Identity", [mod], ex.o("Out"))
     else:
         ex.node("Div", [ex.node("Sub", [x, mod]), y], ex.o("Out"))
+
+
+def _float_divmod(ex, op_type, x, y, dt):
+    """numpy's float divmod (npy_divmod), which the kernels are: fmod (exact), + y (and the quotient
+    - 1) when it is nonzero with the other sign than y, a zero takes y's sign; the quotient
+    (x - mod) / y rounded to the nearest integer, a zero with the sign of x / y; y == 0 gives
+    x / y. x - floor(x / y) * y rounds twice (float32 results off in the last digits), and gives
+    nan for x % inf and -0 for -1 // inf (numpy: inf, -1). onnxruntime 1.32 still returns +0 where
+    numpy has -0 (the values compare equal)."""
+    zero = ex.const(0.0, dt)
+    neg_zero = ex.const(-0.0, dt)
+    m = ex.node("Mod", [x, y], fmod=1)
+    y_neg, m_zero = ex.node("Less", [y, zero]), ex.node("Equal", [m, zero])
+    adj = ex.node("And", [ex.node("Not", [m_zero]), ex.node("Xor", [ex.node("Less", [m, zero]), y_neg])])
+    if op_type == "remainder":
+        fixed = ex.node("Where", [adj, ex.node("Add", [m, y]), m])
+        ex.node("Where", [m_zero, ex.node("Where", [y_neg, neg_zero, zero]), fixed], ex.o("Out"))
+        return
+    one = ex.const(1.0, dt)
+    div = ex.node("Div", [ex.node("Sub", [x, m]), y])
+    div = ex.node("Where", [adj, ex.node("Sub", [div, one]), div])
+    fl = ex.node("Floor", [div])
+    up = ex.node("Greater", [ex.node("Sub", [div, fl]), ex.const(0.5, dt)])
+    fl = ex.node("Where", [up, ex.node("Add", [fl, one]), fl])
+    q = ex.node("Div", [x, y])
+    q_neg = ex.node("Or", [ex.node("Less", [q, zero]), ex.node("Less", [ex.node("Div", [one, q]), zero])])
+    fl = ex.node("Where", [ex.node("Equal", [div, zero]), ex.node("Where", [q_neg, neg_zero, zero]), fl])
+    ex.node("Where", [ex.node("Equal", [y, zero]), q, fl], ex.o("Out"))
 
 
 @lowering("scale")
@@ -155,7 +181,17 @@ def _reduce(ex, op):
                  "reduce_amax": "ReduceMax", "reduce_amin": "ReduceMin"}[op.type]
     x, want = ex.i("X"), ex.var("Out", outputs=True).dtype
     x = ex.cast(x, ex.var("X").dtype, want)  # sum of bools/ints: the kernel's output dtype
-    reduce(ex, onnx_type, x, op.attrs.get("axis"), op.attrs.get("keepdim", False), ex.o("Out"))
+    axis, keep = op.attrs.get("axis"), op.attrs.get("keepdim", False)
+    if onnx_type in ("ReduceSum", "ReduceMean", "ReduceProd") or "float" not in str(want):
+        reduce(ex, onnx_type, x, axis, keep, ex.o("Out"))
+        return
+    # onnxruntime's ReduceMax/ReduceMin skip NaN; the kernels (numpy's max/min) return NaN for
+    # a slice holding one: put NaN back where any element of the slice is NaN.
+    r = reduce(ex, onnx_type, x, axis, keep)
+    has_nan = reduce(ex, "ReduceMax", ex.node("Cast", [ex.node("IsNaN", [x])], to=TensorProto.INT32),
+                     axis, keep)
+    nan = ex.cast(ex.const(np.float32("nan")), "float32", want)
+    ex.node("Where", [ex.node("Cast", [has_nan], to=TensorProto.BOOL), nan, r], ex.o("Out"))
 
 
 @lowering("reduce_bool")
@@ -171,6 +207,15 @@ def _arg(ex, op):
     x, axis, keep = ex.i("X"), op.attrs.get("axis"), int(bool(op.attrs.get("keepdim")))
     if axis is None:  # over the flattened tensor
         x, axis, keep = ex.node("Reshape", [x, ints(ex, [-1])]), 0, 0
+    dtype = str(ex.var("X").dtype)
+    if dtype in ("float16", "float32", "float64"):
+        # The kernel (Paddle's) keeps the first value strictly beyond the dtype's lowest (highest)
+        # finite value, so nan never wins; onnxruntime's may pick a nan: make the entries that
+        # cannot win -inf (+inf) first, as the kernel does.
+        info, largest = np.finfo(dtype), op.type == "arg_max"
+        bound = ex.const(info.min if largest else info.max, dtype)
+        beyond = ex.node("Greater" if largest else "Less", [x, bound])
+        x = ex.node("Where", [beyond, x, ex.const(-np.inf if largest else np.inf, dtype)])
     r = ex.node("ArgMax" if op.type == "arg_max" else "ArgMin", [x], axis=int(axis), keepdims=keep)
     ex.node("Cast", [r], ex.o("Out"), to=onnx_dtype(op.attrs.get("dtype", "int64")))
 
