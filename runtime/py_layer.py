@@ -11,6 +11,7 @@ import numpy as np
 from . import framework
 from .dispatch import apply as apply_op
 from .framework import Variable
+from .ops.common import stop_gradient
 from .ops.creation import zeros_like
 from .registry import Meta, def_op
 from .tensor import Node, Tensor, TensorLike, _flat_inputs, _grad_mode, no_grad
@@ -126,7 +127,10 @@ def _apply_static(cls, inputs, args, kwargs):
     if not inputs:
         return result
     got = apply_op("py_layer", inputs, outs, layer=_StaticLayer(cls, ctx))
-    return _with_outputs(result, list(got), TensorLike)
+    # As eagerly, outputs marked non-differentiable get no gradient path (a Program cuts one with a
+    # stop_gradient op): their users' gradients must not reach the inputs, not even as zeros.
+    got = [stop_gradient(g) if id(o) in ctx._non_diff else g for o, g in zip(outs, got)]
+    return _with_outputs(result, got, TensorLike)
 
 
 def _py_layer_grad(gctx):

@@ -58,6 +58,16 @@ class TensorLike:
         when it is there, so gradients keep flowing through it)."""
         return self
 
+    def cuda(self, device_id=None, blocking=True):
+        """Paddle's ``x.cuda()`` on a build without a GPU: warns about the arguments it would ignore (as
+        Paddle's converted code does), then raises Paddle's ValueError, eagerly and converted alike."""
+        import warnings
+        if device_id is not None:
+            warnings.warn("device_id is not supported, and it will be ignored.", stacklevel=2)
+        if blocking is not True:
+            warnings.warn("blocking is not supported, and it will be ignored.", stacklevel=2)
+        raise ValueError("No available device found.")
+
     @property
     def place(self):
         """``CPUPlace()``, the one place a tensor lives."""
