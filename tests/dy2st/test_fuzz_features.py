@@ -72,7 +72,11 @@ SEEDS = {"nested_loops": 36, "row_loops": 16, "loop_lists": 26, "loop_no_grad": 
          "numbers": 2}
 
 
-@pytest.mark.parametrize("feature", NEW)
+# (three in the default suite; the others, about 0.3 s each, with -m slow)
+_QUICK = {"numbers", "loop_lists", "runtime_dims"}
+
+
+@pytest.mark.parametrize("feature", [f if f in _QUICK else pytest.param(f, marks=pytest.mark.slow) for f in NEW])
 def test_a_program_of_each_new_feature_passes_every_stage(feature, tmp_path):
     seed = SEEDS[feature]
     src, meta = fuzz.generate(seed, _features(feature))
