@@ -31,12 +31,7 @@ class LayerCasts:
             if np_dtype.kind != "f":
                 raise TypeError(f"Layer.to(dtype=...) casts floating-point parameters: a float dtype is needed, "
                                 f"got {dtype!r}")
-            for layer in self.sublayers(include_self=True):
-                for p in layer._parameters.values():
-                    _cast(p, np_dtype)
-                for b in layer._buffers.values():
-                    _cast(b, np_dtype)
-            state_changed()
+            self._cast_but(np_dtype, None)
         return self
 
     def astype(self, dtype=None):
