@@ -68,7 +68,6 @@ class _Pass:
         self.forward_names = set(block.vars)
         self.named = set()
         self.start = len(block.ops)
-        self.mentions = {}  # id(grad op) -> names it and its sub-blocks mention (kept current by _rename)
         self.by_name = {}  # name -> the grad ops that mention it (from self.start to self.indexed)
         self.indexed = self.start
         self.no_grad = set(no_grad)
@@ -142,21 +141,17 @@ class _Pass:
         block's names collected once, sub-blocks entered only where the name occurs). The grad ops
         appended since the last rename are indexed by name first, so a rename visits only the ops
         that mention the name (walking every grad op on each rename made a backward quadratic)."""
-        index, mentions, by_name, ops = NameIndex.stack[-1], self.mentions, self.by_name, self.block.ops
+        index, by_name, ops = NameIndex.stack[-1], self.by_name, self.block.ops
         if len(ops) < self.indexed:  # (ops only get appended while a pass runs; start over if not)
             by_name.clear()
             self.indexed = self.start
-        for op in ops[self.indexed:]:
-            names = mentions.get(id(op))
-            if names is None:  # the op's names and its sub-blocks', in one set
-                _, own, subs = index.own(op)
-                names = mentions[id(op)] = own.union(*map(index.block, subs))
-            for n in names:
+        for op in ops[self.indexed:]:  # the op's names and its sub-blocks' (NameIndex keeps them current)
+            _, own, subs = index.own(op)
+            for n in own.union(*map(index.block, subs)):
                 by_name.setdefault(n, []).append(op)
         self.indexed = len(ops)
         for op in by_name.pop(old, ()):
             index.rename(op, old, new)
-            mentions[id(op)].add(new)
             by_name.setdefault(new, []).append(op)
 
     def _structured(self, opdef, slots, names_of, fn, flat_single):
