@@ -14,42 +14,7 @@ import runtime as paddle
 import runtime.nn.functional as F
 from runtime import nn
 from runtime.static import InputSpec
-
-
-def _seeded(net, seed=0, scale=0.3):
-    rng = np.random.default_rng(seed)
-    sd = net.state_dict()
-    net.set_state_dict({k: paddle.to_tensor((rng.standard_normal(sd[k].shape) * scale).astype("float32"))
-                        if "float" in str(sd[k].dtype) and "variance" not in k else sd[k] for k in sorted(sd)})
-    return net
-
-
-def _same_training(cls, specs, batches, loss_fn, tmp_path):
-    runs = []
-    for convert in (False, True):
-        net = _seeded(cls())
-        f = dy2st.to_static(net, input_spec=specs) if convert else net
-        opt = paddle.optimizer.Adam(0.01, parameters=net.parameters())
-        losses = []
-        for b in batches:
-            loss = loss_fn(f(*[paddle.to_tensor(v) for v in b]), b)
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            losses.append(float(loss))
-        runs.append((net, f, losses))
-    (eager, _, losses), (net, conv, closses) = runs
-    assert closses == losses
-    for k, v in eager.state_dict().items():
-        np.testing.assert_array_equal(net.state_dict()[k].numpy(), v.numpy(), err_msg=k)
-    assert len(conv.forward.program_cache) == 1
-    eager.eval()
-    dy2st.save(conv, str(tmp_path / "m"))
-    x = [paddle.to_tensor(v) for v in batches[0]]
-    want, got = eager(*x), dy2st.load(str(tmp_path / "m"))(*x)
-    for w, g in zip(*[r if isinstance(r, (list, tuple)) else [r] for r in (want, got)]):
-        np.testing.assert_array_equal(g.numpy(), w.numpy())
-    return losses
+from tests.compat.port_checks import same_training as _same_training
 
 
 class LeViTAttention(nn.Layer):
