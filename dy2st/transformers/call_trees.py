@@ -5,7 +5,10 @@ What is left alone, to keep the output readable and the calls fast: builtins (`r
 globals/closure show to be a class or to come from `runtime`, numpy or the standard library,
 and method calls whose name is a Tensor/list/dict/str method (`x.sum()`, `out.append(y)`) on
 anything but `self` (a method's `self.relu(x)` is the user's own method: it is wrapped; so is
-`Helper.add(x)` or `Helper().add(x)` when the user's class `Helper` defines `add`).
+`Helper.add(x)` or `Helper().add(x)` when the user's class `Helper` defines `add`).  When a user
+class the function can see (a global or closure value) defines a method of such a name, every
+call of that name on an object the pass cannot pin down is wrapped: `Helper.make().scale(x)` may
+be the user's `scale`, and `_jst.Call` tells at run time (a Tensor's `scale` runs as it is).
 Everything else (user functions, `self.layer(x)`, `self.helper(x)`, functions passed in as
 arguments) is wrapped; `_jst.Call` decides at run time.
 
@@ -116,6 +119,18 @@ def resolve(node, namespace):
     return _UNKNOWN
 
 
+def user_method_names(namespace):
+    """Names of Tensor/container methods (``PLAIN_METHODS``) that a user class in ``namespace``
+    defines too: a call of such a name on an unknown object may be the user's own method."""
+    names = set()
+    for value in namespace.values():
+        if _is_user_class(value):
+            for klass in value.__mro__:
+                if _is_user_class(klass):
+                    names.update(n for n in vars(klass) if n in PLAIN_METHODS)
+    return names
+
+
 def _class_attribute(cls, name):
     """The function ``cls.name`` stands for, read without running descriptors; else a sentinel.
     A user class's method named like a Tensor method (`add`, `sum`) is then known to be user code."""
@@ -164,6 +179,8 @@ class CallTreeTransformer(transformer.Transformer):
         # Locals bound to a new instance of a user class (`h = Helper(3)`): their methods are
         # user code even when named like a Tensor method (`h.scale(x)`).
         self.user_objects = set()
+        # Tensor-method names a visible user class also defines (see the module docstring).
+        self.user_methods = user_method_names(ctx.namespace)
 
     def visit_FunctionDef(self, node):
         if self.self_name is None and node.args.args:
@@ -195,11 +212,11 @@ class CallTreeTransformer(transformer.Transformer):
         if isinstance(root, gast.Name) and root.id in self.local_names:
             if isinstance(func, gast.Attribute) and root is func.value and root.id in self.user_objects:
                 return False
-            return isinstance(func, gast.Attribute) and func.attr in PLAIN_METHODS
+            return isinstance(func, gast.Attribute) and func.attr in PLAIN_METHODS and func.attr not in self.user_methods
         target = resolve(func, self.ctx.namespace)
         if target is not _UNKNOWN:
             return _is_library(target)
-        return isinstance(func, gast.Attribute) and func.attr in PLAIN_METHODS
+        return isinstance(func, gast.Attribute) and func.attr in PLAIN_METHODS and func.attr not in self.user_methods
 
     def visit_Call(self, node):
         self.generic_visit(node)
