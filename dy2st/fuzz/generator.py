@@ -50,7 +50,7 @@ FEATURES = DEFAULT_FEATURES | {"attr_tensors", "idioms", "calls"} | set(EXTRA)
 
 
 class _Gen:
-    def __init__(self, rng, helper=False, features=frozenset(), layer=False):
+    def __init__(self, rng, helper=False, features=frozenset(), layer=False, shapes=None):
         self.r = rng
         self.helper = helper
         self.features = features
@@ -62,6 +62,10 @@ class _Gen:
         self.tensor_cf = False     # a tensor-dependent construct that is always traced
         self.py_jump = False       # a Python-conditioned jump seen: later constructs may be skipped
         self.no_grad = False       # a `with rt.no_grad():` region written
+        # shared by the module's functions (tensors pass between them): ``loose`` once a form wrote a
+        # reshape whose column count is a tensor in the saved model (unknown when the Program is
+        # built), ``unbind`` once a form split a tensor's columns into as many outputs as it has
+        self.shapes = {"loose": False, "unbind": False} if shapes is None else shapes
 
     # -- small pieces --------------------------------------------------------------
     def c(self, lo=-1.0, hi=1.0):
@@ -141,6 +145,22 @@ class _Gen:
             return self.r.choice([f"{self.tvars[1]} * {self.c()} + {self.tvars[0]}",
                                   f"{self.tv()}", f"rt.tanh({self.tv()}) + {self.c()}"])
         return f"{self.tvars[1]} * {self.c()}, {self.tvars[0]} + {self.c()}"
+
+    def loose_columns(self):
+        """Called by a form about to write a reshape whose column count is a tensor when saved with an
+        unknown batch dim: True when it must give its result 4 known columns again (``.reshape([-1,
+        4])``), as an ``rt.unbind(.., axis=1)`` written elsewhere needs them to know its output count
+        when the Program is built (refused there otherwise, rightly)."""
+        if self.shapes["unbind"]:
+            return True
+        self.shapes["loose"] = True
+        return False
+
+    def unbinding(self):
+        """Called by a form about to unbind columns: True when it must reshape to 4 columns first
+        (a reshape leaving them unknown in the saved model is written elsewhere)."""
+        self.shapes["unbind"] = True
+        return self.shapes["loose"]
 
     # -- statements ----------------------------------------------------------------
     def block(self, depth, scope, always, min_len=1):
@@ -344,10 +364,11 @@ def generate(seed, features=frozenset()):
         # half the programs without: finite differences see through a no_grad region, so only
         # programs without one get that check
         features = features - {"no_grad"}
-    h = _Gen(rng, helper=True, features=features)
+    shapes = {"loose": False, "unbind": False}
+    h = _Gen(rng, helper=True, features=features, shapes=shapes)
     helper = h.function("helper", "a", [f"b = a * {h.c(0.3, 0.8)} + {h.c()}"])
     layer = "layer" in features and rng.random() < 0.5
-    m = _Gen(rng, features=features, layer=layer)
+    m = _Gen(rng, features=features, layer=layer, shapes=shapes)
     params = "x, n, flag=True" if features else "x, n, flag"
     prelude = (idioms.PRELUDE + "\n\n" if features & {"idioms", "calls"} else "") + \
         (scopes.PRELUDE + "\n\n" if "closures" in features else "")
