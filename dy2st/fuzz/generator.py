@@ -33,7 +33,7 @@ on an exact tie.
 """
 import random
 
-from . import idioms, layers, loops, numbers, ops, scopes, values
+from . import flows, idioms, layers, loops, numbers, ops, scopes, signatures, values
 
 # Features whose constructs pass on this tree; ``attr_tensors`` is known to fail today (a detached
 # tensor a converted forward writes into the Layer comes back with stop_gradient=False, so a later
@@ -44,8 +44,12 @@ DEFAULT_FEATURES = frozenset({"dtypes", "layer", "batchnorm", "containers", "no_
 # loops and branches, int tensors, run-time dims, in-place writes in branches, rt.grad inside), of
 # ``dy2st.fuzz.ops`` (tensor operations in branches and loops, steps and int-tensor indices) and of
 # ``dy2st.fuzz.scopes`` (nested functions and lambdas, nonlocal, globals, kept conditions, casts)
-# and of ``dy2st.fuzz.layers`` (sub-layers in LayerList/Sequential/LayerDict, in branches and loops).
-EXTRA = dict(loops.FORMS, **values.FORMS, **ops.FORMS, **scopes.FORMS, **layers.FORMS, **numbers.FORMS)
+# and of ``dy2st.fuzz.layers`` (sub-layers in LayerList/Sequential/LayerDict, in branches and loops),
+# ``dy2st.fuzz.numbers`` (Python numbers tensor loops carry), ``dy2st.fuzz.flows`` (loop ``else``,
+# returns two loops deep, augmented writes in loops, print/assert in tensor code) and
+# ``dy2st.fuzz.signatures`` (``*args``/``**kwargs`` calls, comprehensions, Python logic on dims).
+EXTRA = dict(loops.FORMS, **values.FORMS, **ops.FORMS, **scopes.FORMS, **layers.FORMS, **numbers.FORMS,
+             **flows.FORMS, **signatures.FORMS)
 FEATURES = DEFAULT_FEATURES | {"attr_tensors", "idioms", "calls"} | set(EXTRA)
 
 
@@ -64,8 +68,8 @@ class _Gen:
         self.no_grad = False       # a `with rt.no_grad():` region written
         # shared by the module's functions (tensors pass between them): ``loose`` once a form wrote a
         # reshape whose column count is a tensor in the saved model (unknown when the Program is
-        # built), ``unbind`` once a form split a tensor's columns into as many outputs as it has
-        self.shapes = {"loose": False, "unbind": False} if shapes is None else shapes
+        # built), ``columns`` once a form needed that count (see ``needs_columns``)
+        self.shapes = {"loose": False, "columns": False} if shapes is None else shapes
 
     # -- small pieces --------------------------------------------------------------
     def c(self, lo=-1.0, hi=1.0):
@@ -150,16 +154,17 @@ class _Gen:
         """Called by a form about to write a reshape whose column count is a tensor when saved with an
         unknown batch dim: True when it must give its result 4 known columns again (``.reshape([-1,
         4])``), as an ``rt.unbind(.., axis=1)`` written elsewhere needs them to know its output count
-        when the Program is built (refused there otherwise, rightly)."""
-        if self.shapes["unbind"]:
+        when the Program is built (refused there otherwise, rightly; see ``needs_columns``)."""
+        if self.shapes["columns"]:
             return True
         self.shapes["loose"] = True
         return False
 
-    def unbinding(self):
-        """Called by a form about to unbind columns: True when it must reshape to 4 columns first
-        (a reshape leaving them unknown in the saved model is written elsewhere)."""
-        self.shapes["unbind"] = True
+    def needs_columns(self):
+        """Called by a form about to split columns into as many values as there are (an unbind, a
+        comprehension over them) or to read their count as a Python int: True when it must reshape
+        to 4 columns first (a reshape leaving them unknown in the saved model is written elsewhere)."""
+        self.shapes["columns"] = True
         return self.shapes["loose"]
 
     # -- statements ----------------------------------------------------------------
@@ -364,14 +369,16 @@ def generate(seed, features=frozenset()):
         # half the programs without: finite differences see through a no_grad region, so only
         # programs without one get that check
         features = features - {"no_grad"}
-    shapes = {"loose": False, "unbind": False}
+    shapes = {"loose": False, "columns": False}
     h = _Gen(rng, helper=True, features=features, shapes=shapes)
     helper = h.function("helper", "a", [f"b = a * {h.c(0.3, 0.8)} + {h.c()}"])
     layer = "layer" in features and rng.random() < 0.5
     m = _Gen(rng, features=features, layer=layer, shapes=shapes)
     params = "x, n, flag=True" if features else "x, n, flag"
     prelude = (idioms.PRELUDE + "\n\n" if features & {"idioms", "calls"} else "") + \
-        (scopes.PRELUDE + "\n\n" if "closures" in features else "")
+        (flows.PRELUDE + "\n\n" if "aug_targets" in features and not features & {"idioms", "calls"} else "") + \
+        (scopes.PRELUDE + "\n\n" if "closures" in features else "") + \
+        (signatures.PRELUDE + "\n\n" if "varargs" in features else "")
     if not layer:
         main = m.function("main", params, [f"y = x * {m.c(0.3, 0.8)} + {m.c()}"])
         src = "import runtime as rt\n\n\n" + prelude + "\n".join(helper) + "\n\n\n" + "\n".join(main) + "\n"

@@ -55,7 +55,7 @@ def _op(g, t, u):
 
 def _unbind(g, t, k):
     # (as many outputs as columns: on 4 known columns again where another form leaves them unknown)
-    src = f"{t}.reshape([-1, 4])" if g.unbinding() else t
+    src = f"{t}.reshape([-1, 4])" if g.needs_columns() else t
     return [f"{k} = rt.unbind({src}, axis=1)",
             f"{t} = rt.stack([{k}[{g.r.randrange(4)}], {k}[1], {k}[2] * {g.c(0.5, 1.0)}, {k}[3]], axis=1)"]
 
