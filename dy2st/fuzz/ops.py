@@ -102,7 +102,9 @@ def indexing(g, depth, scope, always):
         lambda: [f"{k} = rt.argmin({u}[:3, 0])", f"{t} = {t} * 1.0", f"{t}[{k}] = {t}[{k}] * {c(0.5, 1.0)} + {c()}"],
         lambda: [f"{k} = rt.argsort({u}[:, 0])", f"{t} = {t}[{k}] * {c(0.5, 1.0)} + {u} * {c(-0.3, 0.3)}"],
         lambda: [f"{k} = rt.argsort({u}.sum(axis=0))", f"{t} = {t}[:, {k}] * {c(0.5, 1.0)}"],
-        lambda: [f"{t} = ({t}[:, None, :] * {u}[None, ...]).sum(axis=1) * {c(0.1, 0.3)}"],
+        # (a mean of products with tanh: repeated in loops, a sum of raw products squares the values
+        # up to inf and NaN, seed 201025 of every feature)
+        lambda: [f"{t} = ({t}[:, None, :] * rt.tanh({u})[None, ...]).mean(axis=1) * {c(0.5, 1.0)}"],
         lambda: [f"{t} = {t}[..., ::-1] * {c(0.5, 1.0)} + {t}[..., 0:1] * {c(-0.3, 0.3)}"],
         lambda: [f"{t} = {t} * 1.0", f"{t}[{start}::2] = {u}[{start}::2] * {c(0.5, 1.0)}"],
         lambda: [f"{t} = {t} + {u}[{start}::2].sum(axis=0) * {c(-0.3, 0.3)}"],
