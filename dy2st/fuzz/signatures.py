@@ -12,7 +12,9 @@
 - ``shape_logic``: Python logic on ``y.shape[i]`` (a tensor in the saved model, the batch dim
   unknown): unpacking ``b, d = y.shape``, ``min``/``max``/``%``/``//`` of dims, dims in slices,
   reshapes, loop bounds, lists and conditions, ``y.shape == x.shape`` and tuples or lists of dims
-  compared (``tuple(y.shape) == tuple(x.shape)``, ``(b, d) != (3, 4)``).
+  compared (``tuple(y.shape) == tuple(x.shape)``, ``(b, d) != (3, 4)``), ``divmod``/``float``/
+  ``int``/``max``/``sum`` of dims, a batch of one returned early, stepped ranges and ``while``
+  conditions bounded by a dim.
 
 Every form keeps ``x``/``y`` float32 [B, 4].  Comprehensions iterate over what the saved model knows
 the length of (columns, ranges of known dims): iterating over the rows of a tensor whose batch dim
@@ -145,7 +147,22 @@ def shape_logic(g, depth, scope, always):
     u = _other(g, t)
     b, d = g.fresh("b"), g.fresh("d")
     lines = [f"{t} = {t}.reshape([-1, 4])"] if g.needs_columns() else []  # (a known column count: see there)
-    form = r.randrange(7)
+    form = r.randrange(10)
+    if form == 7:  # a batch of one returned as it is (never here: B is 3 or 5), halves of the rows
+        h = g.fresh("h")
+        return lines + [f"if {t}.shape[0] == 1:", f"    return {g.ret_expr()}", f"{h} = {t}.shape[0] // 2",
+                        f"{t} = {t} + {t}[:{h}].sum(axis=0) * {c(-0.3, 0.3)} + {t}[{h}:].mean(axis=0) * {c(-0.3, 0.3)}"]
+    if form == 8:  # dims through Python's number functions
+        q = g.fresh("q")
+        return lines + [f"{q}, {b} = divmod({t}.shape[0], 2)",
+                        f"{t} = {t} * (float({t}.shape[0]) * {c(0.05, 0.2)} + int({u}.shape[0] / 2) * {c(-0.1, 0.1)}) "
+                        f"+ ({q} + {b} + max({u}.shape) * {c(-0.05, 0.05)} + sum({t}.shape) * {c(-0.05, 0.05)})"]
+    if form == 9:  # a stepped range and a while bounded by a dim
+        i, k = g.fresh("i"), g.fresh("k")
+        _claim(g, always)
+        return lines + [f"for {i} in range({r.choice([0, 1])}, {t}.shape[0], 2):", f"    {t} = {t} + {u}[{i}] * {c(-0.3, 0.3)}",
+                        f"{k} = 0", f"while {k} < {u}.shape[0] and {g.tensor_atom(scope)}:",
+                        f"    {t} = {t} * {c(0.7, 1.0)} + {u}[{k}] * {c(-0.3, 0.3)}", f"    {k} += 2"]
     if form == 0:  # unpacked, halves of the columns
         return lines + [f"{b}, {d} = {t}.shape", f"{t} = rt.concat([{t}[:, :{d} // 2] * {c(0.5, 1.5)}, {t}[:, {d} // 2:]], axis=1)",
                         f"{t} = {t}.reshape([{b}, 2, {d} // 2]).sum(axis=1).tile([1, 2]) * {c(0.3, 0.6)}"]

@@ -22,7 +22,7 @@ NEEDLES = {
     "varargs": ["combine(*[", "looped(", "**{", "pick(", "early(", "steps=n"],
     "comprehensions": [".T]", "rt.unbind(", "enumerate(", "zip(", "sum(", "max([", "rt.split("],
     "shape_logic": [".shape\n", "min(", "max(1, ", "% 2 == 1", ".shape == ", "range(y.shape[0] // 2)", "tuple(", "list(",
-                    ") != ("],
+                    ") != (", "divmod(", "float(", "== 1:", ".shape[0], 2):"],
 }
 
 
