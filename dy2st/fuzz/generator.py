@@ -33,7 +33,7 @@ on an exact tie.
 """
 import random
 
-from . import idioms, layers, loops, numbers, ops, scopes, values
+from . import flows, idioms, layers, loops, numbers, ops, scopes, signatures, values
 
 # Features whose constructs pass on this tree; ``attr_tensors`` is known to fail today (a detached
 # tensor a converted forward writes into the Layer comes back with stop_gradient=False, so a later
@@ -44,13 +44,17 @@ DEFAULT_FEATURES = frozenset({"dtypes", "layer", "batchnorm", "containers", "no_
 # loops and branches, int tensors, run-time dims, in-place writes in branches, rt.grad inside), of
 # ``dy2st.fuzz.ops`` (tensor operations in branches and loops, steps and int-tensor indices) and of
 # ``dy2st.fuzz.scopes`` (nested functions and lambdas, nonlocal, globals, kept conditions, casts)
-# and of ``dy2st.fuzz.layers`` (sub-layers in LayerList/Sequential/LayerDict, in branches and loops).
-EXTRA = dict(loops.FORMS, **values.FORMS, **ops.FORMS, **scopes.FORMS, **layers.FORMS, **numbers.FORMS)
+# and of ``dy2st.fuzz.layers`` (sub-layers in LayerList/Sequential/LayerDict, in branches and loops),
+# ``dy2st.fuzz.numbers`` (Python numbers tensor loops carry), ``dy2st.fuzz.flows`` (loop ``else``,
+# returns two loops deep, augmented writes in loops, print/assert in tensor code) and
+# ``dy2st.fuzz.signatures`` (``*args``/``**kwargs`` calls, comprehensions, Python logic on dims).
+EXTRA = dict(loops.FORMS, **values.FORMS, **ops.FORMS, **scopes.FORMS, **layers.FORMS, **numbers.FORMS,
+             **flows.FORMS, **signatures.FORMS)
 FEATURES = DEFAULT_FEATURES | {"attr_tensors", "idioms", "calls"} | set(EXTRA)
 
 
 class _Gen:
-    def __init__(self, rng, helper=False, features=frozenset(), layer=False):
+    def __init__(self, rng, helper=False, features=frozenset(), layer=False, shapes=None):
         self.r = rng
         self.helper = helper
         self.features = features
@@ -62,6 +66,10 @@ class _Gen:
         self.tensor_cf = False     # a tensor-dependent construct that is always traced
         self.py_jump = False       # a Python-conditioned jump seen: later constructs may be skipped
         self.no_grad = False       # a `with rt.no_grad():` region written
+        # shared by the module's functions (tensors pass between them): ``loose`` once a form wrote a
+        # reshape whose column count is a tensor in the saved model (unknown when the Program is
+        # built), ``columns`` once a form needed that count (see ``needs_columns``)
+        self.shapes = {"loose": False, "columns": False} if shapes is None else shapes
 
     # -- small pieces --------------------------------------------------------------
     def c(self, lo=-1.0, hi=1.0):
@@ -141,6 +149,23 @@ class _Gen:
             return self.r.choice([f"{self.tvars[1]} * {self.c()} + {self.tvars[0]}",
                                   f"{self.tv()}", f"rt.tanh({self.tv()}) + {self.c()}"])
         return f"{self.tvars[1]} * {self.c()}, {self.tvars[0]} + {self.c()}"
+
+    def loose_columns(self):
+        """Called by a form about to write a reshape whose column count is a tensor when saved with an
+        unknown batch dim: True when it must give its result 4 known columns again (``.reshape([-1,
+        4])``), as an ``rt.unbind(.., axis=1)`` written elsewhere needs them to know its output count
+        when the Program is built (refused there otherwise, rightly; see ``needs_columns``)."""
+        if self.shapes["columns"]:
+            return True
+        self.shapes["loose"] = True
+        return False
+
+    def needs_columns(self):
+        """Called by a form about to split columns into as many values as there are (an unbind, a
+        comprehension over them) or to read their count as a Python int: True when it must reshape
+        to 4 columns first (a reshape leaving them unknown in the saved model is written elsewhere)."""
+        self.shapes["columns"] = True
+        return self.shapes["loose"]
 
     # -- statements ----------------------------------------------------------------
     def block(self, depth, scope, always, min_len=1):
@@ -344,13 +369,16 @@ def generate(seed, features=frozenset()):
         # half the programs without: finite differences see through a no_grad region, so only
         # programs without one get that check
         features = features - {"no_grad"}
-    h = _Gen(rng, helper=True, features=features)
+    shapes = {"loose": False, "columns": False}
+    h = _Gen(rng, helper=True, features=features, shapes=shapes)
     helper = h.function("helper", "a", [f"b = a * {h.c(0.3, 0.8)} + {h.c()}"])
     layer = "layer" in features and rng.random() < 0.5
-    m = _Gen(rng, features=features, layer=layer)
+    m = _Gen(rng, features=features, layer=layer, shapes=shapes)
     params = "x, n, flag=True" if features else "x, n, flag"
     prelude = (idioms.PRELUDE + "\n\n" if features & {"idioms", "calls"} else "") + \
-        (scopes.PRELUDE + "\n\n" if "closures" in features else "")
+        (flows.PRELUDE + "\n\n" if "aug_targets" in features and not features & {"idioms", "calls"} else "") + \
+        (scopes.PRELUDE + "\n\n" if "closures" in features else "") + \
+        (signatures.PRELUDE + "\n\n" if "varargs" in features else "")
     if not layer:
         main = m.function("main", params, [f"y = x * {m.c(0.3, 0.8)} + {m.c()}"])
         src = "import runtime as rt\n\n\n" + prelude + "\n".join(helper) + "\n\n\n" + "\n".join(main) + "\n"

@@ -44,13 +44,20 @@ def _op(g, t, u):
         lambda: [f"{k}a, {k}b = rt.split({t}, {r.choice(['2', '[1, 3]', '[3, -1]'])}, axis=1)",
                  f"{t} = rt.concat([{k}b * {c(0.5, 1.0)}, {k}a], axis=1)"],
         lambda: [f"{k} = rt.chunk({u}, 2, axis=1)", f"{t} = {t} + rt.concat([{k}[1], {k}[0] * {c(-0.5, 0.5)}], axis=1)"],
-        lambda: [f"{k} = rt.unbind({t}, axis=1)", f"{t} = rt.stack([{k}[{r.randrange(4)}], {k}[1], {k}[2] * {c(0.5, 1.0)}, {k}[3]], axis=1)"],
+        lambda: _unbind(g, t, k),
         lambda: [f"{t} = rt.flip({t}, [{r.choice(['0', '1', '0, 1'])}]) * {c(0.5, 1.0)} + {u} * {c(-0.3, 0.3)}"],
         lambda: [f"{t} = rt.roll({t}, {r.choice([1, -1, 2])}, axis={r.choice([0, 1])}) * {c(0.5, 1.0)}"],
         lambda: [f"{t} = rt.maximum({t}, {u} * {c(0.5, 1.0)}) + rt.minimum({t}, {c()}) * {c(-0.3, 0.3)}"],
         lambda: [f"{t} = rt.stack([{t}, {u}], axis=0).max(axis=0) * {c(0.5, 1.0)}"],
     ]
     return r.choice(forms)()
+
+
+def _unbind(g, t, k):
+    # (as many outputs as columns: on 4 known columns again where another form leaves them unknown)
+    src = f"{t}.reshape([-1, 4])" if g.needs_columns() else t
+    return [f"{k} = rt.unbind({src}, axis=1)",
+            f"{t} = rt.stack([{k}[{g.r.randrange(4)}], {k}[1], {k}[2] * {g.c(0.5, 1.0)}, {k}[3]], axis=1)"]
 
 
 def _scatter(g, t, u):
@@ -95,7 +102,9 @@ def indexing(g, depth, scope, always):
         lambda: [f"{k} = rt.argmin({u}[:3, 0])", f"{t} = {t} * 1.0", f"{t}[{k}] = {t}[{k}] * {c(0.5, 1.0)} + {c()}"],
         lambda: [f"{k} = rt.argsort({u}[:, 0])", f"{t} = {t}[{k}] * {c(0.5, 1.0)} + {u} * {c(-0.3, 0.3)}"],
         lambda: [f"{k} = rt.argsort({u}.sum(axis=0))", f"{t} = {t}[:, {k}] * {c(0.5, 1.0)}"],
-        lambda: [f"{t} = ({t}[:, None, :] * {u}[None, ...]).sum(axis=1) * {c(0.1, 0.3)}"],
+        # (a mean of products with tanh: repeated in loops, a sum of raw products squares the values
+        # up to inf and NaN, seed 201025 of every feature)
+        lambda: [f"{t} = ({t}[:, None, :] * rt.tanh({u})[None, ...]).mean(axis=1) * {c(0.5, 1.0)}"],
         lambda: [f"{t} = {t}[..., ::-1] * {c(0.5, 1.0)} + {t}[..., 0:1] * {c(-0.3, 0.3)}"],
         lambda: [f"{t} = {t} * 1.0", f"{t}[{start}::2] = {u}[{start}::2] * {c(0.5, 1.0)}"],
         lambda: [f"{t} = {t} + {u}[{start}::2].sum(axis=0) * {c(-0.3, 0.3)}"],

@@ -111,9 +111,14 @@ def cond_values(g, depth, scope, always):
         return [f"if {cond}:", f"    {w} = {t}.astype('float64') * {c(0.5, 1.0)}", "else:",
                 f"    {w} = rt.cast({u}, 'float64') + {c()}", f"{t} = {w}.astype({t}.dtype) + {t} * {c(0.1, 0.4)}"]
     if form == 4:  # shape arithmetic in reshapes
-        return [r.choice([f"{t} = {t}.reshape([{t}.shape[0] * 2, {t}.shape[1] // 2]).reshape([-1, {t}.shape[-1]]) * {c(0.5, 1.0)}",
-                          f"{t} = {t}.reshape([-1, {t}.shape[0] * {t}.shape[1] // {t}.shape[0]]) + {c()}",
-                          f"{t} = {t} + rt.zeros([{t}.shape[0], {t}.shape[1]]) + {t}.shape[0] % 2 * {c(-0.3, 0.3)}"])]
+        loose = f"{t}.reshape([-1, {t}.shape[0] * {t}.shape[1] // {t}.shape[0]])"
+        forms = [f"{t} = {t}.reshape([{t}.shape[0] * 2, {t}.shape[1] // 2]).reshape([-1, {t}.shape[-1]]) * {c(0.5, 1.0)}",
+                 f"{t} = {loose} + {c()}",
+                 f"{t} = {t} + rt.zeros([{t}.shape[0], {t}.shape[1]]) + {t}.shape[0] % 2 * {c(-0.3, 0.3)}"]
+        line = r.choice(forms)
+        if line is forms[1] and g.loose_columns():  # (columns a tensor in the saved model: see there)
+            line = line.replace(loose, f"{loose}.reshape([-1, 4])")
+        return [line]
     # the shape in a creation and a condition
     return [f"{ok} = {t}.shape[0] * {t}.shape[1]", f"if {ok} > {r.choice([12, 16])}:",
             f"    {t} = {t} + rt.ones([{t}.shape[0], 4]) * {c(-0.5, 0.5)}", "else:", f"    {t} = {t} * {c(0.5, 1.0)}"]

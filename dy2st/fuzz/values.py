@@ -148,7 +148,9 @@ def dims(g, depth, scope, always):
                           f"{t} = {t} + {u}[:{dim} // 2 + 1].sum(axis=0) * {g.c(-0.3, 0.3)}"])]
     if form == 7:  # the dim in a condition (Python when known, a tensor in the saved model)
         return [f"if {dim} > {r.choice([3, 4])}:", f"    {t} = {t} * {g.c(0.5, 1.0)}", "else:", f"    {t} = {t} + {g.c()}"]
-    return [f"{b} = {dim}", f"{t} = rt.reshape(rt.transpose(rt.reshape({t}, [{b}, 2, 2]), [0, 2, 1]), [{b}, -1]) * {g.c(0.5, 1.0)}"]
+    # (the columns' -1 is unknown in the saved model, b being a tensor there: see loose_columns)
+    cols = "4" if g.loose_columns() else "-1"
+    return [f"{b} = {dim}", f"{t} = rt.reshape(rt.transpose(rt.reshape({t}, [{b}, 2, 2]), [0, 2, 1]), [{b}, {cols}]) * {g.c(0.5, 1.0)}"]
 
 
 _INPLACE = ["{t}.add_({u} * {c})", "{t}.subtract_({u}.mean() * {c})", "{t}.scale_({p})", "{t}.clip_({lo}, {hi})",

@@ -28,11 +28,42 @@ def Compare(first, *links):
                 if by_value is not None:
                     left[0] = right
                     return by_value
-            out = _OPS[symbol](left[0], right)
+            out = _sequence_equal(left[0], right, symbol) if symbol in ("==", "!=") else None
+            if out is None:
+                out = _OPS[symbol](left[0], right)
             left[0] = right
             return out
         return run
     return And(*[link(symbol, thunk) for symbol, thunk in links])
+
+
+def _sequence_equal(a, b, symbol):
+    """`a == b` (or `!=`) of two tuples or two lists holding a traced value (a dim known only when the
+    Program runs, `(b, d) == (3, 4)`): Python's item-by-item answer, as a Python bool when the items
+    it can compare decide it (a length or a known item differs), else a bool the Program computes
+    (every traced pair equal). None: not such a comparison (Python's own ``==`` then)."""
+    if not (type(a) is type(b) and type(a) in (tuple, list)) or not any(map(is_symbolic, (*a, *b))):
+        return None
+    if len(a) != len(b):
+        return symbol == "!="
+    pending = []
+    for p, q in zip(a, b):
+        if p is q:  # Python's sequence comparison takes an item as equal to itself
+            continue
+        if is_symbolic(p) or is_symbolic(q):
+            inner = _sequence_equal(p, q, "==")
+            pending.append(inner if inner is not None else rt.equal(p, q) if is_symbolic(p) else rt.equal(q, p))
+        elif p != q:
+            return symbol == "!="
+    pending = [p for p in pending if p is not True]
+    if any(p is False for p in pending):
+        return symbol == "!="
+    if not pending:
+        return symbol == "=="
+    out = pending[0]
+    for p in pending[1:]:
+        out = rt.logical_and(out, p)
+    return python_bool(out if symbol == "==" else rt.logical_not(out))
 
 
 def _python_bool_identity(a, b, symbol):

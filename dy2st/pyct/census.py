@@ -8,7 +8,7 @@ on the parsed tree, from the walk the pipeline makes anyway (for the namer and t
     census.types        # the node types present
     census.names        # every identifier (what ``naming.names_in`` finds)
     census.attributes   # every ``x.attr`` attribute name
-    census.chained      # whether a comparison has two or more operators
+    census.chained      # whether a comparison has two or more operators (or is one ``_jst.Compare`` takes)
     census.stores_into  # whether an attribute or item is assigned or deleted (`o.a = v`, `del d[k]`)
     census.functions    # how many ``def``s (the function itself included)
 
@@ -23,6 +23,21 @@ def bool_identity(node):
     """Whether the comparison ``node`` is `a is True` / `a is not False` (either side a bool literal)."""
     return (len(node.ops) == 1 and type(node.ops[0]) in (gast.Is, gast.IsNot)
             and any(type(v) is gast.Constant and type(v.value) is bool for v in (node.left, node.comparators[0])))
+
+
+def sequence_equality(node):
+    """Whether the comparison ``node`` is ``==``/``!=`` with a tuple or list display or a ``tuple(...)``/
+    ``list(...)`` call on one side (`(b, d) == (3, 4)`, `tuple(x.shape) == tuple(y.shape)`): Python
+    compares such sequences item by item and asks each item's result for its truth, which a dim known
+    only when the Program runs cannot answer."""
+    def sequence(v):  # (the calls pass, before the comparisons one, makes `tuple(a)` `_jst.Tuple(a)`)
+        if type(v) in (gast.Tuple, gast.List):
+            return True
+        f = v.func if type(v) is gast.Call else None
+        return (type(f) is gast.Name and f.id in ("tuple", "list")) or (
+            type(f) is gast.Attribute and f.attr in ("Tuple", "List") and type(f.value) is gast.Name and f.value.id == "_jst")
+    return (len(node.ops) == 1 and type(node.ops[0]) in (gast.Eq, gast.NotEq)
+            and (sequence(node.left) or sequence(node.comparators[0])))
 
 
 class Census:
@@ -45,7 +60,7 @@ class Census:
             elif cls is subscript:
                 stores_into = stores_into or type(node.ctx) is not load
             elif cls is compare:
-                chained = chained or len(node.ops) > 1 or bool_identity(node)
+                chained = chained or len(node.ops) > 1 or bool_identity(node) or sequence_equality(node)
             elif cls is function_def:
                 names.add(node.name)
                 functions += 1

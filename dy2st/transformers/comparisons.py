@@ -9,12 +9,14 @@ comparison operators are passed by name:
 
 A single comparison (`a < b`) is left alone: it is already one op or one Python value, except
 `a is True` (`is`/`is not` with a bool literal), which `_jst.Compare` checks: a traced bool may
-stand for a Python bool, which is `True`, where the Variable itself never is.
+stand for a Python bool, which is `True`, where the Variable itself never is; and `==`/`!=` of a
+tuple or list (`(b, d) == (3, 4)`, `tuple(x.shape) == tuple(y.shape)`), whose items may be dims known
+only when the Program runs: `_jst.Compare` compares those items as tensors.
 """
 import gast
 
 from dy2st.pyct import templates, transformer
-from dy2st.pyct.census import bool_identity
+from dy2st.pyct.census import bool_identity, sequence_equality
 
 _SYMBOLS = {gast.Lt: "<", gast.LtE: "<=", gast.Gt: ">", gast.GtE: ">=", gast.Eq: "==", gast.NotEq: "!=",
             gast.Is: "is", gast.IsNot: "is not", gast.In: "in", gast.NotIn: "not in"}
@@ -25,7 +27,7 @@ class ChainedComparisonTransformer(transformer.Transformer):
 
     def visit_Compare(self, node):
         self.generic_visit(node)
-        if len(node.ops) < 2 and not bool_identity(node):
+        if len(node.ops) < 2 and not bool_identity(node) and not sequence_equality(node):
             return node
         links = [templates.replace_as_expression("(op, lambda: value)",
                                                  op=gast.Constant(value=_SYMBOLS[type(op)], kind=None),
@@ -35,7 +37,8 @@ class ChainedComparisonTransformer(transformer.Transformer):
 
 
 def needed(census):
-    """Whether a comparison has two or more operators, or is `a is True`. The passes before this one
+    """Whether a comparison has two or more operators, is `a is True` or `==`/`!=` of a tuple or list
+    display or call. The passes before this one
     make only single comparisons (the match pass's `==`, `is` and `is not` tests)."""
     return census.chained
 

@@ -1,10 +1,12 @@
 """The fuzzer as a tool: its grammar features, its checks catching a real difference, the shrinker,
 and the command line."""
+import re
 import textwrap
 
 import pytest
 
 from dy2st import fuzz
+from dy2st.fuzz import flows, signatures
 from dy2st.fuzz.__main__ import main as fuzz_main
 from dy2st.fuzz.shrink import bounded, shrink
 
@@ -61,6 +63,25 @@ def test_an_unconditional_jump_under_a_trace_time_condition_ends_the_always_trac
     assert "if flag or" in src and not meta["tensor_cf"]
     options = fuzz.Options(fd_every=0, save_every=0, onnx_every=0)
     assert fuzz.check(src, meta, 40290, str(tmp_path), options) is None
+
+
+# (the seeds below were found with these)
+EVERY_FEATURE_BEFORE_FLOWS = fuzz.FEATURES - set(flows.FORMS) - set(signatures.FORMS)
+
+
+def test_an_unbind_of_columns_a_saved_model_leaves_unknown_is_not_written(tmp_path):
+    # seed 101598 of every feature: `b.reshape([-1, b.shape[0] * b.shape[1] // b.shape[0]])` (columns a
+    # tensor with a None batch dim) then `rt.unbind(b, axis=1)`, whose output count the converter
+    # rightly cannot know when it builds the saved Program: the grammar restores 4 columns first
+    src, meta = fuzz.generate(101598, EVERY_FEATURE_BEFORE_FLOWS)
+    assert ".shape[1] // b.shape[0]])" in src and "rt.unbind(b.reshape([-1, 4]), axis=1)" in src
+    options = fuzz.Options(fd_every=0, save_every=1, onnx_every=0)
+    assert fuzz.check(src, meta, 101598, str(tmp_path), options) is None
+    # in either order: a reshape written after an unbind gives 4 known columns back itself
+    for seed in range(101200, 101600):
+        src = fuzz.generate(seed, EVERY_FEATURE_BEFORE_FLOWS)[0]
+        loose = re.search(r"\.shape\[1\] // \w\.shape\[0\]\]\) \+|\[0, 2, 1\]\), \[b\d+, -1\]\)", src)
+        assert not (loose and re.search(r"rt\.unbind\(\w, axis=1\)", src)), seed
 
 
 STALE = textwrap.dedent('''
