@@ -121,6 +121,8 @@ def test_grad_reads_no_values_is_declared_with_the_ops():
     assert sorted(t for t, d in OPS.items() if d.grad_reads_no_values) == [
         "add", "cast", "concat", "expand", "flatten", "getitem", "neg", "reduce_mean", "reduce_sum", "reshape",
         "scale", "slice", "squeeze", "stack", "subtract", "transpose", "unsqueeze"]
+    # the run-time checks a saved model keeps (passes.prune); the int64 overflow guard is not one (README)
+    assert sorted(t for t, d in OPS.items() if d.check) == ["assert"]
 
 
 def test_names_resolve_and_composites_are_not_op_types():
