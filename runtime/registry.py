@@ -88,6 +88,13 @@ class OpDef:
     random: bool = False
     # Prints, raises or writes outside its outputs: never dropped, never folded.
     side_effect: bool = False
+    # The gradient rule reads only the shapes and dtypes of the inputs, never their values: a later
+    # in-place write into an input (same shape and dtype) leaves the gradient as eager's, so a Program
+    # may write a parameter or buffer after such an op read it (runtime/ops/common.py assign_to).
+    grad_reads_no_values: bool = False
+    # A run-time check (`assert`): raises on bad values and writes nothing. A saved inference model
+    # keeps it (passes.prune), so a loaded model refuses what the converted function refuses.
+    check: bool = False
     # "Tanh": one ONNX node reading the input slots in order and writing the output slots;
     # "gelu": the function registered with @lowering("gelu") (runtime/static/onnx/ops.py and its siblings).
     onnx: Optional[str] = None

@@ -21,6 +21,9 @@ from .translated_layer import TranslatedLayer
 
 __all__ = ["export", "export_onnx", "DEFAULT_OPSET", "MIN_OPSET"]
 
+# The warning about run-time checks ONNX leaves out names the caller of dy2st.onnx.export (counted
+# from the exporter's frame: export, its user_errors entry, the caller).
+_USER = 4
 DEFAULT_OPSET = 17  # the same as runtime.static.onnx.export.DEFAULT_OPSET (a test keeps them equal)
 MIN_OPSET = 11
 
@@ -78,17 +81,20 @@ def export(layer, path, input_spec=None, opset_version=None, output_spec=None, *
             raise ValueError("output_spec selects outputs while tracing; a saved model is exported with the "
                              "outputs it was saved with (give output_spec to dy2st.save)")
         m = read_inference_model(model_prefix(layer))
-        return exporter.export_onnx(m.program, m.feed_names, m.fetch_names, path=out, params=m.params, opset=opset)
+        return exporter.export_onnx(m.program, m.feed_names, m.fetch_names, path=out, params=m.params, opset=opset,
+                                    stacklevel=_USER)
     if isinstance(layer, TranslatedLayer):
         if output_spec is not None:
             raise ValueError("output_spec selects outputs while tracing; a loaded model is exported with the "
                              "outputs it was saved with")
-        return exporter.export_onnx(layer.program, layer.feed_names, layer.fetch_names, path=out, opset=opset)
+        return exporter.export_onnx(layer.program, layer.feed_names, layer.fetch_names, path=out, opset=opset,
+                                    stacklevel=_USER)
     with tempfile.TemporaryDirectory(prefix="dy2st-onnx-") as tmp:
         prefix = os.path.join(tmp, "model")
         save.__wrapped__(layer, prefix, input_spec=input_spec, output_spec=output_spec)  # errors mapped here, once
         m = read_inference_model(prefix)
-    return exporter.export_onnx(m.program, m.feed_names, m.fetch_names, path=out, params=m.params, opset=opset)
+    return exporter.export_onnx(m.program, m.feed_names, m.fetch_names, path=out, params=m.params, opset=opset,
+                                    stacklevel=_USER)
 
 
 export_onnx = export

@@ -227,7 +227,8 @@ def _save_function(sf, layer, path, input_spec, configs):
     if instance is not None:
         instance.eval()
     try:
-        concrete, specs = _concrete(sf, specs, from_tensors)
+        with sf.traced_aside():  # saving leaves the function's program_cache as the calls left it
+            concrete, specs = _concrete(sf, specs, from_tensors)
     finally:
         for sub, training in modes:  # each sub-layer's own mode, not just the top one's
             sub.training = training
@@ -247,7 +248,8 @@ def _save_function(sf, layer, path, input_spec, configs):
     inputs = kept_inputs(concrete.inputs, given, names_after_prune) if pruning else concrete.inputs
     metadata = {"output_structure": encode_structure(skeleton),
                 "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}
-    metadata.update(train_mode_entries(sf, specs, instance, program, _bound_names(program), encode_structure))
+    with sf.traced_aside():
+        metadata.update(train_mode_entries(sf, specs, instance, program, _bound_names(program), encode_structure))
     buffers = writes.buffer_writes(concrete.outputs, program) if writes is not None else []
     save_inference_model(path, inputs, outputs, program=program,
                          structured_names=_structured_names(instance, program), metadata=metadata, writes=buffers)

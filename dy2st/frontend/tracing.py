@@ -6,6 +6,7 @@ per-call run of a cached Program and its generated fast call): this is the cache
 code that runs once per Program. ``StaticFunction`` inherits it (``Tracing``), so no call goes
 through an extra layer.
 """
+import contextlib
 import warnings
 
 import runtime as rt
@@ -36,7 +37,7 @@ from .function_spec import (
 from .guard_values import _item_reader, _ValueGuard
 from .guards import build as build_guards
 from .guards import recording as recording_calls
-from .program_cache import ConcreteProgram
+from .program_cache import ConcreteProgram, ProgramCache
 
 # Programs one StaticFunction may trace before it warns that the cache keeps missing (Paddle: 10).
 _MANY_PROGRAMS = 10
@@ -44,6 +45,21 @@ _MANY_PROGRAMS = 10
 
 class Tracing:
     """The cache-miss side of ``StaticFunction``: key a call, look its Program up, trace one if none."""
+
+    @contextlib.contextmanager
+    def traced_aside(self):
+        """Programs looked up or built inside the block (``dy2st.save``'s traces, in eval and in train
+        mode) come from a cache of their own, kept for the next save: ``program_cache`` (its ``len()``
+        and last Program) and ``get_traced_count()`` stay as the calls left them."""
+        with self._lock:  # (an RLock: the traces inside take it again)
+            calls, count = self.program_cache, self._traced_count
+            aside = self.__dict__.get("_aside_cache") or ProgramCache()
+            self.program_cache = aside
+            try:
+                yield
+            finally:
+                self._aside_cache = aside
+                self.program_cache, self._traced_count = calls, count
 
     def _concrete_for_call(self, args, kwargs):
         key, skeleton, metas, tensors = self._call_signature(args, kwargs)

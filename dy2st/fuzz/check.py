@@ -109,13 +109,18 @@ class _Target:
     def params(self):
         return [] if self.layer is None else [p for p in self.layer.parameters() if not p.stop_gradient]
 
+    def written(self):
+        """The tensors a call may write: buffers, and parameters that take no gradient (BatchNorm's
+        running statistics)."""
+        return [p for p in self.layer.parameters() if p.stop_gradient] + self.layer.buffers()
+
     def snapshot(self):
         """What a call may change: buffer values and the generated program's plain attributes."""
         if self.layer is None:
             return None
         tables = [(sub, dict(sub.named_buffers(include_sublayers=False)))
                   for sub in self.layer.sublayers(include_self=True)]
-        bufs = [(b, np.array(b.numpy())) for b in self.layer.buffers()]
+        bufs = [(b, np.array(b.numpy())) for b in self.written()]
         return tables, bufs, {a: getattr(self.layer, a) for a in self.attrs}
 
     def restore(self, snap):
@@ -134,7 +139,7 @@ class _Target:
         """The comparable state after a call: buffer values and attribute values."""
         if self.layer is None:
             return []
-        return [np.array(b.numpy()) for b in self.layer.buffers()] + \
+        return [np.array(b.numpy()) for b in self.written()] + \
                [_state_value(getattr(self.layer, a)) for a in self.attrs]
 
 

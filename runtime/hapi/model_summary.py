@@ -11,7 +11,6 @@ from collections import OrderedDict
 import numpy as np
 
 from ..nn import Layer, LayerList, Sequential
-from ..nn.layers_norm import _BatchNormBase
 from ..ops.common import cast
 from ..ops.creation import rand, randn
 from ..static import InputSpec
@@ -21,15 +20,10 @@ __all__ = ["summary", "flops"]
 
 
 def _paddle_parameters(layer, sublayers=False):
-    """A layer's parameters as Paddle counts them: a batch norm's running mean and variance are
-    (non-trainable) parameters in Paddle, buffers here."""
+    """A layer's own parameters (with its sub-layers' when ``sublayers``), the running statistics of a
+    batch norm among them, as Paddle counts them."""
     layers = layer.sublayers(include_self=True) if sublayers else [layer]
-    out = []
-    for m in layers:
-        out += [v for v in m._parameters.values() if v is not None]
-        if isinstance(m, _BatchNormBase):
-            out += [m._buffers[k] for k in ("_mean", "_variance") if m._buffers.get(k) is not None]
-    return out
+    return [v for m in layers for v in m._parameters.values() if v is not None]
 
 
 def _numel(t):

@@ -123,10 +123,12 @@ class ModelAverage(Optimizer):
         """Put the averaged values into the parameters for the ``with`` block; ``need_restore``: put the
         trained values back when it ends."""
         for p in self._parameter_list:
-            self._acc("restore", p)[...] = p._value
-            total = self._acc("sum_1", p) + self._acc("sum_2", p) + self._acc("sum_3", p)
             count = (self._acc("num_accumulates", p, **self._acc_spec("num_accumulates"))
                      + self._acc("old_num_accumulates", p, **self._acc_spec("old_num_accumulates")))
+            if not count.any():  # never accumulated (BatchNorm's statistics, a frozen one): 0 / 0 in Paddle
+                continue
+            self._acc("restore", p)[...] = p._value
+            total = self._acc("sum_1", p) + self._acc("sum_2", p) + self._acc("sum_3", p)
             self._write(p, total.astype(np.float32) / count.astype(np.float32))
             bump_version(p)
         weights_changed()
@@ -138,8 +140,11 @@ class ModelAverage(Optimizer):
 
     def restore(self, executor=None):
         """Put back the values ``apply()`` replaced."""
+        saved = self._accumulators["restore"]
         for p in self._parameter_list:
-            self._write(p, self._acc("restore", p))
+            if p.name not in saved:  # apply() left it as it was
+                continue
+            self._write(p, saved[p.name])
             bump_version(p)
         weights_changed()
 

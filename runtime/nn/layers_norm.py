@@ -1,14 +1,14 @@
-"""Normalisation layers.  BatchNorm keeps running mean/variance as persistable buffers.
+"""Normalisation layers.  BatchNorm keeps its running mean/variance as parameters that take no
+gradient (``trainable=False``), as Paddle 2.x/3.x does: they are in ``parameters()`` and
+``named_parameters()`` under ``_mean``/``_variance``, and optimizers skip them.
 
 The running statistics are updated through ``assign_to`` (inside
 ``F.batch_norm``), so a converted (static) forward writes them back too; and
 ``self.training`` is read at call time, so ``train()``/``eval()`` switch the
 behaviour of the next call.
 """
-import numpy as np
 
 from ..dtypes import DEFAULT_FLOAT
-from ..tensor import Tensor
 from . import functional as F
 from .initializer import Constant
 from .layer import Layer
@@ -23,7 +23,8 @@ class _BatchNormBase(Layer):
     def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
                  data_format: str = "NCHW", use_global_stats: bool | None = None, name: str | None = None,
-                 dtype: DTypeLike | None = None) -> None:
+                 dtype: DTypeLike | None = None, moving_mean_name: str | None = None,
+                 moving_variance_name: str | None = None) -> None:
         # parameters and statistics of the default float dtype (float32 under a float16 default, as in
         # Paddle), unless the legacy BatchNorm's ``dtype``
         if dtype is None:
@@ -35,8 +36,13 @@ class _BatchNormBase(Layer):
         self.weight = self.create_parameter([num_features], attr=weight_attr, dtype=self._dtype,
                                             default_initializer=Constant(1.0))
         self.bias = self.create_parameter([num_features], attr=bias_attr, dtype=self._dtype, is_bias=True)
-        self.register_buffer("_mean", Tensor(np.zeros(num_features, dtype=self._dtype.np)))
-        self.register_buffer("_variance", Tensor(np.ones(num_features, dtype=self._dtype.np)))
+        if name is not None:
+            moving_mean_name, moving_variance_name = name + "_mean", name + "_variance"
+        # Paddle's: parameters that take no gradient (stop_gradient), named after the weight (w_1, w_2)
+        self._mean = self.create_parameter([num_features], dtype=self._dtype, attr=ParamAttr(
+            name=moving_mean_name, initializer=Constant(0.0), trainable=False))
+        self._variance = self.create_parameter([num_features], dtype=self._dtype, attr=ParamAttr(
+            name=moving_variance_name, initializer=Constant(1.0), trainable=False))
 
     def forward(self, x):
         if len(x.shape) not in self._expected_ranks:
@@ -58,7 +64,7 @@ class BatchNorm1D(_BatchNormBase):
     def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
                  data_format: str = "NCL", use_global_stats: bool | None = None, name: str | None = None) -> None:
-        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats)
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats, name)
 
 
 class BatchNorm2D(_BatchNormBase):
@@ -75,7 +81,7 @@ class BatchNorm3D(_BatchNormBase):
     def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
                  data_format: str = "NCDHW", use_global_stats: bool | None = None, name: str | None = None) -> None:
-        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats)
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, use_global_stats, name)
 
 
 class SyncBatchNorm(_BatchNormBase):
@@ -85,7 +91,7 @@ class SyncBatchNorm(_BatchNormBase):
     def __init__(self, num_features: int, momentum: float = 0.9, epsilon: float = 1e-05,
                  weight_attr: ParamAttr | bool | None = None, bias_attr: ParamAttr | bool | None = None,
                  data_format: str = "NCHW", name: str | None = None) -> None:
-        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format)
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format, name=name)
 
     @classmethod
     def convert_sync_batchnorm(cls, layer: Layer) -> Layer:
@@ -115,13 +121,13 @@ class BatchNorm(_BatchNormBase):
                  name: str | None = None) -> None:
         # Paddle's parameter order (a positional call binds the same); in_place only lets Paddle's
         # activation reuse the output's memory, the values are the same
-        # the *_name arguments only name Paddle's statistics variables; there is nothing to name here
+        # moving_*_name name the statistics parameters, as Paddle's
         # trainable_statistics: batch statistics in eval mode too; use_global_stats=True overrides it
         if trainable_statistics and not use_global_stats:
             raise NotImplementedError("BatchNorm(trainable_statistics=True) is not supported (except with "
                                       "use_global_stats=True, which it does not change)")
         super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout, use_global_stats,
-                         dtype=dtype)
+                         dtype=dtype, moving_mean_name=moving_mean_name, moving_variance_name=moving_variance_name)
         # Paddle's legacy layer applies the activation op named by `act` to its output
         self._act = act
         if act is not None and not callable(getattr(F, _ACT_NAMES.get(act, act), None)):

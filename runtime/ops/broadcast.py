@@ -63,7 +63,7 @@ def _tile_grad_kernel(x, g, repeat_times=()):
 def_op("expand", ["X", "ShapeTensor*"], ["Out"], attrs={"shape": []}, kernel=_expand_kernel,
        infer=lambda x, st=None, shape=(): Meta(_expand_shape(x.shape, shape), x.dtype),
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]), no_grads(ctx.inputs, 1)],
-       onnx="expand", api=["expand", "broadcast_to"], methods=["expand", "broadcast_to"],
+       onnx="expand", api=["expand", "broadcast_to"], methods=["expand", "broadcast_to"], grad_reads_no_values=True,
        doc="Broadcast X to shape; -1 keeps the input dim, None dims are the values of ShapeTensor.")
 def_op("tile", ["X", "RepeatTensor*"], ["Out"], attrs={"repeat_times": []}, kernel=_tile_kernel,
        infer=lambda x, rt_=None, repeat_times=(): Meta(_tile_shape(x.shape, repeat_times), x.dtype),

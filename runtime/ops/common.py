@@ -197,7 +197,7 @@ def_op("cast", ["X"], ["Out"], attrs={"dtype": "float32"}, alias=_same_dtype_ali
        infer=lambda x, dtype, **_: Meta(x.shape, dtype),
        grad=lambda ctx: [cast(ctx.out_grads[0], ctx.inputs[0].dtype)
                          if ctx.inputs[0].dtype in ("float16", "float32", "float64") else None],
-       onnx="cast", api=["cast"], methods=["astype=cast", "cast"])
+       onnx="cast", api=["cast"], methods=["astype=cast", "cast"], grad_reads_no_values=True)
 
 
 def _fill_constant_kernel(shape_tensors=None, shape=(), value=0.0, dtype="float32"):
@@ -218,20 +218,13 @@ def_op("assign_value", [], ["Out"], attrs={"shape": [], "dtype": "float32", "val
        doc="A constant tensor given by its values.")
 
 
-# ops whose backward reads only the shapes and dtypes of their inputs, never the values: a later in-place
-# write into an input (which keeps its shape and dtype) leaves their gradients as eager's
-_GRAD_READS_NO_VALUES = frozenset({"add", "subtract", "scale", "neg", "cast", "reshape", "flatten", "squeeze",
-                                   "unsqueeze", "transpose", "expand", "concat", "stack", "getitem", "slice",
-                                   "reduce_sum", "reduce_mean"})
-
-
 def _refuse_write_after_grad_use(dvar, what):
     """A write into a parameter or buffer after an op of this Program read it for a gradient.
 
     Eager keeps what the earlier op saw (its gradient uses the old value); the Program's backward
     reads the variable itself, so it would use the new value: a silently different gradient.
-    A copy (`assign`, i.e. w.clone()) is exempt, as are ops whose gradient reads only shapes
-    (``_GRAD_READS_NO_VALUES``: `self.acc.add_(x.mean())` after `self.acc + x`).
+    A copy (`assign`, i.e. w.clone()) is exempt, as are ops declared ``grad_reads_no_values``, whose
+    gradient reads only shapes and dtypes (`self.acc.add_(x.mean())` after `self.acc + x`).
     """
     program = dvar.block.program
     if program.__dict__.get("_train_backward"):  # a training step: its backward already ran, with the old values
@@ -243,7 +236,8 @@ def _refuse_write_after_grad_use(dvar, what):
         for n in op.input_arg_names:
             cut[n] = cut[n] and op.type == "stop_gradient"
     for op in ops:
-        if op.type in ("stop_gradient", "assign") or op.type in _GRAD_READS_NO_VALUES or dvar.name not in op.input_arg_names:
+        if (op.type in ("stop_gradient", "assign") or dvar.name not in op.input_arg_names
+                or get_op(op.type).grad_reads_no_values):
             continue
         blk = op.block
         outs = [(n, blk.vars.get(n, blk.program.global_block().vars.get(n))) for n in op.output_arg_names]

@@ -97,7 +97,8 @@ _unary("abs", np.abs, _abs_grad, "Abs")
 _unary("sign", np.sign, _ZERO_GRAD, "Sign")
 _unary("square", np.square,
        lambda ctx: [apply("multiply", ctx.out_grads[0], apply("scale", ctx.inputs[0], scale=2.0))], "square")
-_unary("neg", np.negative, lambda ctx: [apply("scale", ctx.out_grads[0], scale=-1.0)], "Neg")
+_unary("neg", np.negative, lambda ctx: [apply("scale", ctx.out_grads[0], scale=-1.0)], "Neg",
+       grad_reads_no_values=True)
 _unary("sin", np.sin, lambda ctx: [apply("multiply", ctx.out_grads[0], apply("cos", ctx.inputs[0]))], "Sin",
        float16_in_float32=True)
 _unary("cos", np.cos, lambda ctx: [apply("multiply", ctx.out_grads[0],

@@ -217,7 +217,7 @@ def _no_index_grads(idx):
 def_op("getitem", ["X", "Index*"], ["Out"], attrs={"spec": []}, kernel=_getitem_kernel, infer=_getitem_infer,
        grad=lambda ctx: [apply("getitem_grad", ctx.inputs[0], ctx.out_grads[0], ctx.inputs[1], **ctx.attrs),
                          _no_index_grads(ctx.inputs[1])],
-       onnx="getitem", doc="x[key]; spec encodes the key, Index* holds tensor indices.")
+       onnx="getitem", grad_reads_no_values=True, doc="x[key]; spec encodes the key, Index* holds tensor indices.")
 def_op("getitem_grad", ["X", "OutGrad", "Index*"], ["XGrad"], attrs={"spec": []}, kernel=_getitem_grad_kernel,
        infer=lambda x, g, idx, spec=(): Meta(x.shape, g.dtype),
        grad=lambda ctx: [None, apply("getitem", ctx.out_grads[0], ctx.inputs[2], **ctx.attrs),
@@ -298,7 +298,7 @@ def_op("slice", ["X", "Bounds*"], ["Out"], attrs={"slices": []},
        # Bounds is absent when every bound is an int (always so eagerly): *inputs[1:] passes it on only if given
        grad=lambda ctx: [apply("slice_grad", ctx.inputs[0], ctx.out_grads[0], *ctx.inputs[1:], **ctx.attrs),
                          no_grads(ctx.inputs, 1)],
-       onnx="slice", api=["slice", "strided_slice"], module="runtime.ops.slicing",
+       onnx="slice", api=["slice", "strided_slice"], module="runtime.ops.slicing", grad_reads_no_values=True,
        doc="Basic slicing; slices are [axis, start, stop, step], a bound [\"t\", k] is Bounds[k] at run time.")
 def_op("slice_grad", ["X", "OutGrad", "Bounds*"], ["XGrad"], attrs={"slices": []}, kernel=_slice_grad_kernel,
        infer=lambda x, g, bounds=None, slices=(): Meta(x.shape, g.dtype),

@@ -49,7 +49,7 @@ def _concat_grad_kernel(g, xs, axis=0):
 
 def_op("concat", ["X*"], ["Out"], attrs={"axis": 0}, kernel=_concat_kernel, infer=_concat_infer,
        grad=lambda ctx: [apply("concat_grad", ctx.out_grads[0], ctx.inputs[0], axis=ctx.attrs["axis"])],
-       onnx="concat", api=["concat"])
+       onnx="concat", api=["concat"], grad_reads_no_values=True)
 # Differentiable so second derivatives (rt.grad(create_graph=True), e.g. a PINN's u_xx of a net
 # fed concat([x, t])) pass through concat; X only supplies the piece shapes.
 def_op("concat_grad", ["OutGrad", "X*"], ["XGrad*"], attrs={"axis": 0}, kernel=_concat_grad_kernel,
@@ -82,7 +82,7 @@ def _unstack_infer(x, axis=0, num=1):
 
 def_op("stack", ["X*"], ["Out"], attrs={"axis": 0}, kernel=_stack_kernel, infer=_stack_infer,
        grad=lambda ctx: [apply("unstack", ctx.out_grads[0], axis=ctx.attrs["axis"], num=len(ctx.inputs[0]))],
-       onnx="stack", api=["stack"])
+       onnx="stack", api=["stack"], grad_reads_no_values=True)
 def_op("unstack", ["X"], ["Out*"], attrs={"axis": 0, "num": 1},
        kernel=lambda x, axis=0, num=1: [np.take(x, i, axis=axis) for i in range(x.shape[axis])],
        infer=_unstack_infer,

@@ -94,11 +94,12 @@ def _ufunc_fast(ufunc, floats_only=False):
 def_op("add", ["X", "Y"], ["Out"], kernel=broadcasting(np.add, "add"), infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
                          reduce_as(ctx.out_grads[0], ctx.inputs[1])],
-       onnx="Add", api=["add"], methods=["add"], fast=_ufunc_fast(np.add))
+       onnx="Add", api=["add"], methods=["add"], fast=_ufunc_fast(np.add), grad_reads_no_values=True)
 def_op("subtract", ["X", "Y"], ["Out"], kernel=broadcasting(np.subtract, "subtract"), infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(ctx.out_grads[0], ctx.inputs[0]),
                          reduce_as(apply("scale", ctx.out_grads[0], scale=-1.0), ctx.inputs[1])],
-       onnx="Sub", api=["subtract"], methods=["subtract"], fast=_ufunc_fast(np.subtract))
+       onnx="Sub", api=["subtract"], methods=["subtract"], fast=_ufunc_fast(np.subtract),
+       grad_reads_no_values=True)
 def_op("multiply", ["X", "Y"], ["Out"], kernel=broadcasting(np.multiply, "multiply"), infer=infer_broadcast,
        grad=lambda ctx: [reduce_as(apply("multiply", ctx.out_grads[0], ctx.inputs[1]), ctx.inputs[0]),
                          reduce_as(apply("multiply", ctx.out_grads[0], ctx.inputs[0]), ctx.inputs[1])],
@@ -143,7 +144,7 @@ def_op("scale", ["X"], ["Out"], attrs={"scale": 1.0, "bias": 0.0},
        if bias else x * np.asarray(scale, x.dtype),
        infer=same_as,
        grad=lambda ctx: [apply("scale", ctx.out_grads[0], scale=ctx.attrs["scale"])],
-       onnx="scale", api=["scale"], methods=["scale"], float16_in_float32=True)  # x * s + b: one rounding
+       onnx="scale", api=["scale"], methods=["scale"], float16_in_float32=True, grad_reads_no_values=True)  # x * s + b: one rounding
 
 
 def _matmul_kernel(x, y, transpose_x=False, transpose_y=False):

@@ -140,9 +140,11 @@ def _prod_grad(ctx):
 
 _REDUCE_ATTRS = {"axis": None, "keepdim": False}
 def_op("reduce_sum", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_sum_kernel, infer=_infer_reduce(_sum_dtype),
-       grad=_sum_grad, onnx="reduce", api=["sum"], methods=["sum"], float16_in_float32=True)
+       grad=_sum_grad, onnx="reduce", api=["sum"], methods=["sum"], float16_in_float32=True,
+       grad_reads_no_values=True)
 def_op("reduce_mean", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_mean_kernel, infer=_infer_reduce(_keep),
-       grad=_mean_grad, onnx="reduce", api=["mean"], methods=["mean"], float16_in_float32=True)
+       grad=_mean_grad, onnx="reduce", api=["mean"], methods=["mean"], float16_in_float32=True,
+       grad_reads_no_values=True)
 def_op("reduce_max", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_max_kernel, infer=_infer_reduce(_keep),
        grad=_extreme_grad, onnx="reduce", api=["max"], methods=["max"])
 def_op("reduce_min", ["X"], ["Out"], attrs=_REDUCE_ATTRS, kernel=_min_kernel, infer=_infer_reduce(_keep),

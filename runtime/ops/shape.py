@@ -86,7 +86,7 @@ def _reshape_kernel(x, shape_tensors=None, shape=()):
 def_op("reshape", ["X", "ShapeTensor*"], ["Out"], attrs={"shape": []}, kernel=_reshape_kernel,
        infer=lambda x, st=None, shape=(): Meta(_resolve_shape(x.shape, shape), x.dtype),
        grad=lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0]), no_grads(ctx.inputs, 1)],
-       onnx="reshape", api=["reshape"], methods=["reshape"],
+       onnx="reshape", api=["reshape"], methods=["reshape"], grad_reads_no_values=True,
        doc="Reshape; 0 copies the input dim at that position, one -1 is inferred; None dims are "
            "the values of ShapeTensor (in order).")
 def_op("reshape_as", ["X", "Target"], ["Out"], kernel=lambda x, t: x.reshape(t.shape),
@@ -112,7 +112,7 @@ def _transpose_kernel(x, perm=()):
 def_op("transpose", ["X"], ["Out"], attrs={"perm": []}, kernel=_transpose_kernel, infer=_transpose_infer,
        grad=lambda ctx: [apply("transpose", ctx.out_grads[0],
                                perm=[int(i) for i in np.argsort(ctx.attrs["perm"])])],
-       onnx="transpose", api=["transpose"], methods=["transpose"])
+       onnx="transpose", api=["transpose"], methods=["transpose"], grad_reads_no_values=True)
 
 
 def _squeeze_axes(shape, axis):
@@ -153,16 +153,17 @@ def _flatten_shape(shape, start_axis, stop_axis):
 
 _reshape_back = lambda ctx: [apply("reshape_as", ctx.out_grads[0], ctx.inputs[0])]  # noqa: E731
 def_op("squeeze", ["X"], ["Out"], attrs={"axis": []}, kernel=_squeeze_kernel, infer=_squeeze_infer,
-       grad=_reshape_back, onnx="squeeze", api=["squeeze"], methods=["squeeze"],
+       grad=_reshape_back, onnx="squeeze", api=["squeeze"], methods=["squeeze"], grad_reads_no_values=True,
        doc="Drop size-1 dims (all of them, or those in axis that are 1).")
 def_op("unsqueeze", ["X"], ["Out"], attrs={"axis": []},
        kernel=lambda x, axis=(): x.reshape(_unsqueeze_shape(x.shape, axis)),
        infer=lambda x, axis=(): Meta(_unsqueeze_shape(x.shape, axis), x.dtype), grad=_reshape_back,
-       onnx="unsqueeze", api=["unsqueeze"], methods=["unsqueeze"])
+       onnx="unsqueeze", api=["unsqueeze"], methods=["unsqueeze"], grad_reads_no_values=True)
 def_op("flatten", ["X"], ["Out"], attrs={"start_axis": 0, "stop_axis": -1},
        kernel=lambda x, start_axis=0, stop_axis=-1: x.reshape(_flatten_shape(x.shape, start_axis, stop_axis)),
        infer=lambda x, start_axis=0, stop_axis=-1: Meta(_flatten_shape(x.shape, start_axis, stop_axis), x.dtype),
-       grad=_reshape_back, onnx="flatten", api=["flatten"], functional=["flatten"], methods=["flatten"])
+       grad=_reshape_back, onnx="flatten", api=["flatten"], functional=["flatten"], methods=["flatten"],
+       grad_reads_no_values=True)
 
 
 # -- concat / stack / split: in ``join_split.py``, imported here so the ops register in this order --

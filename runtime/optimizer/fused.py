@@ -69,6 +69,11 @@ class FlatGroup:
                 return False
         return True
 
+    def holds(self, params):
+        """Whether ``params`` are this group's parameters, in order (a parameter frozen or unfrozen since
+        changes the list a step updates)."""
+        return len(params) == len(self.params) and all(map(is_, params, self.params))
+
     def gather(self, grads):
         """The gradients (in parameter order) as one flat array of the parameters' dtype, or None when
         one has another shape than its parameter."""

@@ -38,6 +38,16 @@ def _decay_coeff(weight_decay):
     raise TypeError(f"weight_decay must be a float, L2Decay or L1Decay, got {type(weight_decay).__name__}")
 
 
+def trained(params):
+    """The parameters a step updates: those that take a gradient. Paddle's step skips a parameter with
+    ``stop_gradient`` (a frozen one, BatchNorm's running statistics) as if it were not in the group:
+    no update, no decay, no accumulators. ``params`` itself when none is skipped."""
+    for p in params:
+        if p.stop_gradient:
+            return [p for p in params if not p.stop_gradient]
+    return params
+
+
 def _user_level():
     """The ``stacklevel`` of the first caller outside this package (the user's ``opt.step()`` line)."""
     level, frame = 2, sys._getframe(2)
@@ -156,7 +166,7 @@ class Optimizer:
         flat = self._flat.get(index, False)
         if flat is None:
             return None
-        if flat is False or not flat.current():
+        if flat is False or not flat.current() or not flat.holds(params):
             if not fusable(params):
                 self._flat[index] = None
                 return None
@@ -213,7 +223,7 @@ class Optimizer:
 
     def _apply_group(self, index, group, grads, base_lr):
         """The update of one parameter group (its options set on self by ``_apply_grads``)."""
-        params = group["params"]
+        params = trained(group["params"])
         if grads is None:
             pairs = [(p, p.grad._value) for p in params
                      if p.grad is not None and not p.stop_gradient]

@@ -27,6 +27,7 @@ import numpy as np
 
 from ..static.backends.base import _EPOCH
 from .algorithms import SGD, Adam
+from .optimizer import trained
 
 _REBUILDS = 4  # a state the key keeps refusing stays on the general update after this many writes
 _NO_ATTRS = {}  # the per-parameter attrs of a tensor without ``optimize_attr`` (read only)
@@ -110,10 +111,11 @@ def _write(opt, grad_params, out_params, owned, fallback):
             # a decay of its own given after this was written: the general walk adds it
             s.miss(f"{plist}[{k}] is not {pname} or {pname}.grad is not None"
                    f" or getattr({pname}, 'regularizer', None) is not None")
+            if p.stop_gradient:  # the general walk skips it (optimizer.trained): BatchNorm's statistics
+                s.miss(f"not {pname}.stop_gradient")
+                continue
             gk = index.get(id(p))
             if gk is not None:
-                if p.stop_gradient:
-                    return None
                 s.miss(f"{pname}.stop_gradient")
             members.append((pname, p, gk))
         plan.append((gname, group, members))
@@ -180,7 +182,7 @@ def _adam(s, opt, plan, owned):
     for gi, (gname, group, members) in enumerate(plan):
         if any(gk is None for _, _, gk in members):
             return False  # a parameter without a gradient: the general walk goes per parameter
-        flat = opt._flat_group(gi, group["params"])
+        flat = opt._flat_group(gi, trained(group["params"]))
         if flat is None or not flat.current() or not all(flat.uniform(n) for n in opt._flat_scalars):
             return False
         fname = s.ref(flat, "F")

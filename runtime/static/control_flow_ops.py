@@ -233,7 +233,7 @@ def _error_type(name):
 
 
 def_op("assert", ["Cond", "Data*"], [], attrs={"message": "", "summarize": 20, "error": ""},
-       kernel=_assert_kernel, infer=lambda cond, data, **_: (), side_effect=True, onnx="side_effect",
+       kernel=_assert_kernel, infer=lambda cond, data, **_: (), side_effect=True, check=True, onnx="side_effect",
        doc="Raise AssertionError(message) (or the built-in exception named by `error`) at run time when Cond is False.")
 
 
@@ -265,6 +265,8 @@ def _int_overflow_fast(block, op):
     return check
 
 
+# Not a saved ``check``: a saved model served by onnxruntime would lose its backend to every `b * t`
+# of two dims (the guard is against passing 2**63, which array dims do not reach); README says so.
 def_op("python_int_check", ["X", "Y", "Out"], [], attrs={"op": "add", "message": ""},
        kernel=_int_overflow_kernel, infer=lambda x, y, out, **_: (), side_effect=True, onnx="side_effect",
        fast=_int_overflow_fast,

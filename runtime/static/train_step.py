@@ -145,7 +145,10 @@ def _check_not_stale(block, loss):
 
 
 def _param_vars(block, opt):
-    found = _handle_params(block, opt._parameter_list)
+    # The parameters the update writes: not those that take no gradient (BatchNorm's running statistics,
+    # frozen ones), which the step skips; the op would write back the arrays they had before the run.
+    # (Every bound parameter's stop_gradient is a guard of the Program.)
+    found = _handle_params(block, [p for p in opt._parameter_list if not p.stop_gradient])
     return [p for p, _ in found], [name for _, name in found]
 
 

@@ -153,9 +153,7 @@ def test_local_auto_cast_blocks(cls, outer):
         np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
-@pytest.mark.xfail(strict=True, reason="BatchNorm's running statistics are buffers here; Paddle creates them "
-                                       "as parameters with trainable=False, so its parameters() lists four")
 def test_batch_norm_statistics_are_parameters_as_in_paddle():
     bn = rt.nn.BatchNorm2D(4)
-    assert list(bn.state_dict()) == ["weight", "bias", "_mean", "_variance"]  # the same keys either way
+    assert list(bn.state_dict()) == ["weight", "bias", "_mean", "_variance"]
     assert (len(bn.parameters()), len(bn.buffers())) == (4, 0)  # PaddlePaddle 3.3

@@ -19,6 +19,11 @@ def _pair(cls):
     return eager, static, dy2st.to_static(static)
 
 
+def _state(layer):
+    """What a forward writes: the buffers, and the parameters that take no gradient (BatchNorm's statistics)."""
+    return [p for p in layer.parameters() if p.stop_gradient] + layer.buffers()
+
+
 def _call(layer, fn, xv, args, backward):
     x = rt.to_tensor(xv, stop_gradient=not backward)
     for p in layer.parameters():
@@ -34,7 +39,7 @@ def _call(layer, fn, xv, args, backward):
         total.backward()
         got.append(x.grad.numpy())
         got += [None if p.grad is None else p.grad.numpy() for p in layer.parameters()]
-    return got + [b.numpy().copy() for b in layer.buffers()]
+    return got + [b.numpy().copy() for b in _state(layer)]
 
 
 def _assert_like_eager(cls, inputs, backward=(False, True)):
@@ -51,7 +56,7 @@ def _assert_like_eager(cls, inputs, backward=(False, True)):
                 else:
                     np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
     # the statistics moved: a test that never updates them proves nothing
-    assert any(np.abs(b.numpy()).sum() > 0 and not np.allclose(b.numpy(), 1.0) for b in static.buffers())
+    assert any(np.abs(b.numpy()).sum() > 0 and not np.allclose(b.numpy(), 1.0) for b in _state(static))
 
 
 def _xs(seed, count, shift=0.0):

@@ -2,6 +2,7 @@
 Program is validated at load and compiled on the first train() call; exporting a just-loaded
 prefix reuses its validation yet writes the same ONNX model."""
 import json
+import logging
 
 import numpy as np
 import pytest
@@ -85,13 +86,16 @@ def test_mode_free_library_models_trace_the_same_program_in_train_mode(name):
         assert not _same_ops(*programs)
 
 
-def test_mode_free_model_is_saved_with_one_trace_and_fine_tunes(tmp_path):
+def test_mode_free_model_is_saved_with_one_trace_and_fine_tunes(tmp_path, caplog):
     rt.seed(0)
     layer = _LIBRARY_MODELS["mlp"]()
     sf = dy2st.to_static(layer).forward
     prefix = str(tmp_path / "m")
-    dy2st.save(layer, prefix, input_spec=[dy2st.InputSpec([None, 3], "float32")])
-    assert len(sf.program_cache) == 1  # the eval-mode trace only
+    with caplog.at_level(logging.INFO, logger="dy2st"):
+        dy2st.save(layer, prefix, input_spec=[dy2st.InputSpec([None, 3], "float32")])
+    built = [r for r in caplog.records if r.getMessage().startswith("building a Program")]
+    assert len(built) == 1 and "training=False" in built[0].getMessage()  # the eval-mode trace only
+    assert len(sf.program_cache) == 0  # (into save's own cache)
     loaded = dy2st.load(prefix).train()
     x = rt.to_tensor(np.random.RandomState(1).randn(4, 3).astype("float32"))
     layer.train()

@@ -67,3 +67,30 @@ def test_clone_read_and_writes_before_the_use_stay_eager_exact(how):
         for u, v in zip(a, b):
             np.testing.assert_array_equal(u, v)
     assert len(static.forward.program_cache) == 1
+
+
+class _Accumulate(rt.nn.Layer):
+    """`x + self.acc` then `self.acc.add_(...)`: add's gradient reads no values (its declaration says
+    so), so the write after the use keeps gradients eager's and is allowed."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("acc", rt.ones([1]))
+
+    def forward(self, x):
+        y = (x + self.acc) * x
+        self.acc.add_(x.mean().reshape([1]))
+        return y
+
+
+def test_write_after_a_shape_only_gradient_use_stays_eager_exact():
+    eager, static = _Accumulate(), dy2st.to_static(_Accumulate())
+    for k in (1.0, 2.0, -3.0):
+        got, want = [], []
+        for net, out in ((eager, want), (static, got)):
+            x = rt.to_tensor(np.array([[1.0, -2.0]], "float32") * k, stop_gradient=False)
+            y = net(x)
+            y.sum().backward()
+            out += [y.numpy(), x.grad.numpy(), net.acc.numpy()]
+        for u, v in zip(want, got):
+            np.testing.assert_array_equal(u, v)

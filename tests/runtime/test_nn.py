@@ -36,6 +36,9 @@ def _check_layer_grads(layer, x_np, tol=1e-5):
         return float(np.sum(layer(_t(x_np)).numpy() * w))
     np.testing.assert_allclose(x.grad.numpy(), _numeric_grad(f, x_np), rtol=1e-4, atol=tol)
     for name, p in layer.named_parameters():
+        if p.stop_gradient:  # BatchNorm's running statistics: parameters that take no gradient
+            assert p.grad is None, name
+            continue
         num = _numeric_grad(f, p._value)
         np.testing.assert_allclose(p.grad.numpy(), num, rtol=1e-4, atol=tol, err_msg=name)
 
@@ -61,9 +64,10 @@ class _Net(nn.Layer):
 def test_parameters_registered_with_structured_and_unique_names():
     net = _Net()
     names = [n for n, _ in net.named_parameters()]
-    assert names == ["scale", "fc.weight", "fc.bias", "bn.weight", "bn.bias", "blocks.0.weight", "blocks.0.bias",
-                     "blocks.1.weight", "blocks.1.bias"]
-    assert len(net.parameters()) == 9
+    # BatchNorm's running statistics are parameters that take no gradient, as in Paddle
+    assert names == ["scale", "fc.weight", "fc.bias", "bn.weight", "bn.bias", "bn._mean", "bn._variance",
+                     "blocks.0.weight", "blocks.0.bias", "blocks.1.weight", "blocks.1.bias"]
+    assert len(net.parameters()) == 11
     assert net.fc.weight.shape == [4, 3] and net.fc.bias.shape == [3]
     unique = [p.name for p in net.parameters()]
     assert len(set(unique)) == len(unique)

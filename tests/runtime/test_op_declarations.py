@@ -114,6 +114,17 @@ def test_flags():
     assert all(not d.pure for d in OPS.values() if d.random or d.side_effect)
 
 
+def test_grad_reads_no_values_is_declared_with_the_ops():
+    """The ops whose gradient reads only shapes and dtypes say so in their declaration (a later in-place
+    write into their input may follow them in a converted function); the others read values."""
+    assert registry.get_op("add").grad_reads_no_values and not registry.get_op("multiply").grad_reads_no_values
+    assert sorted(t for t, d in OPS.items() if d.grad_reads_no_values) == [
+        "add", "cast", "concat", "expand", "flatten", "getitem", "neg", "reduce_mean", "reduce_sum", "reshape",
+        "scale", "slice", "squeeze", "stack", "subtract", "transpose", "unsqueeze"]
+    # the run-time checks a saved model keeps (passes.prune); the int64 overflow guard is not one (README)
+    assert sorted(t for t, d in OPS.items() if d.check) == ["assert"]
+
+
 def test_names_resolve_and_composites_are_not_op_types():
     for name in all_composites():
         assert name not in OPS

@@ -35,7 +35,8 @@ SESSION_OPTIONS = {"intra_op_num_threads": None, "inter_op_num_threads": None}
 
 _VALUE = attrgetter("_value")
 _SIDE_EFFECTS = {"print": "print (a side effect onnxruntime cannot perform)",
-                 "assert": "assert (a run-time check onnxruntime cannot raise)"}
+                 "assert": "assert (a run-time check onnxruntime cannot raise)",
+                 "python_int_check": "a Python int overflow check (a run-time check onnxruntime cannot raise)"}
 
 
 def _walk_ops(program):

@@ -10,7 +10,9 @@ An inference model is three files next to ``path_prefix``:
 - ``.pdiparams``: an ``np.savez`` archive, one array per persistable var (read with
   ``allow_pickle=False``: object arrays and pickles are rejected before anything runs);
 - ``.pdiparams.info``: JSON list of ``{name, structured_name, dtype, shape, trainable, stop_gradient}``
-  (plus ``aliases``, the other state_dict keys of a tensor shared under several names).
+  (plus ``aliases``, the other state_dict keys of a tensor shared under several names, and
+  ``parameter``: a Parameter that takes no gradient, BatchNorm's running statistics, which the
+  loaded model lists among its parameters as Paddle's does; older files lack it).
 
 The three files are written by ``runtime.files.write_set_atomic``: temp files first, the
 previous complete set kept as hidden hard links (``.<name>.previous.pdmodel`` ...) while the new
@@ -167,6 +169,8 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor=None, prog
         entry = {"name": v.name, "structured_name": names[0],
                  "dtype": str(convert_dtype(arr.dtype)), "shape": list(arr.shape),
                  "trainable": bool(v.trainable), "stop_gradient": bool(v.stop_gradient)}
+        if not v.trainable and isinstance(program.bound_tensors.get(v.name), Parameter):
+            entry["parameter"] = True
         if len(names) > 1:  # the other names of a tensor the layer lists under several
             entry["aliases"] = names[1:]
         info.append(entry)
@@ -213,6 +217,8 @@ def _check_info(info, params, path):
     for i, entry in enumerate(info):
         for k, t in fields.items():
             need_field(entry, k, t, f"{path}, entry #{i}")
+        if not isinstance(entry.get("parameter", False), bool):
+            raise ProgramFormatError(f"{path}, entry #{i}: 'parameter' must be true or false")
         aliases = entry.get("aliases", [])
         if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
             raise ProgramFormatError(f"{path}, entry #{i}: 'aliases' must be a list of strings")
@@ -347,8 +353,8 @@ def bind_params(program, params, info):
     tensors = {}
     for name, arr in params.items():
         entry = by_name.get(name, {})
-        if entry.get("trainable"):
-            t = Parameter(arr, name=name, trainable=True)
+        if entry.get("trainable") or entry.get("parameter"):
+            t = Parameter(arr, name=name, trainable=bool(entry.get("trainable")))
         else:
             t = Tensor(arr, stop_gradient=entry.get("stop_gradient", True), name=name)
             t.persistable = True

@@ -21,6 +21,7 @@ renamed on redefinition through a per-graph environment (Program name -> ONNX
 name) chained to the enclosing graph's.
 """
 import os
+import warnings
 
 import numpy as np
 
@@ -31,6 +32,7 @@ except ImportError as _e:  # keep the message actionable: the extra installs bot
     raise ImportError(f"ONNX export needs the onnx package: pip install onnx onnxruntime, or from the project folder: pip install '.[onnx]' ({_e})") from None
 
 from . import nn_ops  # noqa: F401  (adds the nn ops' entries to OPS)
+from ...registry import get_op
 from ...files import write_atomic
 from .ops import OPS, onnx_dtype
 from .opset import MIN_OPSET, adapt as adapt_opset
@@ -219,10 +221,30 @@ def _param_value(name, var, params, program):
     return arr.astype(str(var.dtype), copy=False)
 
 
-def build_model(program, feed_names, fetch_names, params=None, opset=DEFAULT_OPSET, graph_name="dy2st"):
-    """The ``onnx.ModelProto`` of ``program`` from ``feed_names`` to ``fetch_names`` (checked)."""
+def _checks_left_out(program):
+    """One line per run-time check (``assert``) of ``program``, any block: ONNX has no op that raises."""
+    out = []
+    for block in program.blocks:
+        for op in block.ops:
+            if get_op(op.type).check:
+                out.append(op.attrs.get("message") or f"'{op.type}' built at {getattr(op, 'origin', None) or '?'}")
+    return out
+
+
+def build_model(program, feed_names, fetch_names, params=None, opset=DEFAULT_OPSET, graph_name="dy2st",
+                stacklevel=2):
+    """The ``onnx.ModelProto`` of ``program`` from ``feed_names`` to ``fetch_names`` (checked).
+
+    The Program's run-time checks (``assert``) have no ONNX form: they are left out of the graph with a
+    UserWarning listing them (``stacklevel`` as ``warnings.warn``'s, counted from the caller)."""
     feeds, fetches = list(feed_names), list(fetch_names)
     pruned = prune(program, feeds, fetches)
+    checks = _checks_left_out(pruned)
+    if checks:
+        shown = "; ".join(checks[:5]) + (f"; and {len(checks) - 5} more" if len(checks) > 5 else "")
+        warnings.warn(f"ONNX export: ONNX has no operator that raises, so the {len(checks)} run-time check(s) of "
+                      f"the Program are not in the exported graph (the ONNX model computes a value where the "
+                      f"converted function or the saved model raises): {shown}", UserWarning, stacklevel=stacklevel)
     gb = pruned.global_block()
     ex = Exporter(pruned, opset)
     inputs = []
@@ -250,15 +272,16 @@ def build_model(program, feed_names, fetch_names, params=None, opset=DEFAULT_OPS
     return model
 
 
-def export_onnx(program, feed_names, fetch_names, path=None, params=None, opset=DEFAULT_OPSET):
+def export_onnx(program, feed_names, fetch_names, path=None, params=None, opset=DEFAULT_OPSET, stacklevel=2):
     """Convert an inference Program to an ``onnx.ModelProto``; with ``path``, also write it (atomically).
 
     ``params``: {name: array or Tensor} for persistable vars not bound to the Program.
-    Raises ``NotImplementedError`` for an op type with no ONNX mapping.
+    Raises ``NotImplementedError`` for an op type with no ONNX mapping; warns (UserWarning, at
+    ``stacklevel``) that the Program's run-time checks are left out.
     """
     if opset < MIN_OPSET:
         raise ValueError(f"ONNX export supports opset {MIN_OPSET} and later, got {opset}")
-    model = build_model(program, feed_names, fetch_names, params=params, opset=opset)
+    model = build_model(program, feed_names, fetch_names, params=params, opset=opset, stacklevel=stacklevel + 1)
     if path is not None:
         write_atomic(os.fspath(path), model.SerializeToString())
     return model

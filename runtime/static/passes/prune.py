@@ -10,12 +10,18 @@ gradients or update parameters after their last forward read) fall away::
     w = sgd(Param=w, Grad=w@GRAD)
 
 A cond/while is kept whole with everything its sub-blocks read from outside;
-sub-blocks no kept op reaches are dropped and the rest renumbered.  A cond's
+sub-blocks no kept op reaches are dropped and the rest renumbered.  The run-time
+checks of the global block (ops declared ``check``: ``assert``) stay too, with the
+pure ops they need, when the feeds and parameters can compute them: a saved model
+refuses the inputs the converted function refuses (a check that reads an input not
+fed, or needs an op with effects the fetches do not need, is left out).  A cond's
 'RngState' output (the generator state only a gradient's replay reads) is dropped
 when no kept op reads it, so an inference Program is the plain one.
 """
+from ...registry import get_op
 from ..program_tools import clone
 from .defuse import op_reads
+from .effects import is_persistable, must_keep
 from .liveness import analyze
 
 
@@ -64,16 +70,39 @@ def _drop_unread_rng_state(program):
                 del op.outputs["RngState"]
 
 
-def prune(program, feed_names, fetch_names):
+def _with_checks(gb, kept, feeds):
+    """``kept`` plus the global block's checks that can run from ``feeds`` and the parameters, each
+    with the ops it needs that are not kept already, provided those are pure (no effect, no draw,
+    no persistable write: keeping the check must not change what the model computes or writes)."""
+    keep = {id(op) for op in kept}
+    ops = gb.ops
+    for i, op in enumerate(ops):
+        if id(op) in keep or not get_op(op.type).check:
+            continue
+        need, given = analyze(gb, ops[:i], op_reads(op), keep=None, stop=feeds, nested=True)
+        if any(not is_persistable(gb, n) for n in given):
+            continue  # reads an input the model is not fed (input_names_after_prune)
+        extra = [o for o in need if id(o) not in keep]
+        if any(must_keep(gb, o) for o in extra):
+            continue
+        keep.add(id(op))
+        keep.update(id(o) for o in extra)
+    return [op for op in ops if id(op) in keep]
+
+
+def prune(program, feed_names, fetch_names, checks=True):
     """A new Program with only the global-block ops the fetches need, given the feeds.
 
     Feed vars become data vars of the result; bound eager tensors the result
-    still reads stay bound (shared, not copied).
+    still reads stay bound (shared, not copied).  ``checks``: keep the run-time
+    checks the feeds can compute (see the module docstring).
     """
     feeds, fetches = list(feed_names), list(fetch_names)
     gb = program.global_block()
     kept, needed = analyze(gb, gb.ops, fetches, keep=None, stop=feeds, nested=True)
     _check(gb, feeds, fetches, needed)
+    if checks:
+        kept = _with_checks(gb, kept, feeds)
     new = clone(program)
     keep_idx = {id(op) for op in kept}
     new_gb = new.global_block()
