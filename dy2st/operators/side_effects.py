@@ -13,6 +13,7 @@ Layers, followed through dict/list/object values a few levels deep (a Layer keep
 parameters, sublayers and buffers in the dicts `rt.nn.Layer.STATE_TABLES` names).
 """
 import contextlib
+import operator
 import types
 
 import runtime as rt
@@ -215,6 +216,20 @@ class Snapshot:
         """`res['a']`, `self.n`: how the user's code names a slot."""
         label, attrs = self.labels[slot[0]]
         return f"{label}.{slot[1]}" if attrs else f"{label}[{slot[1]!r}]"
+
+
+_AUG_OPERATORS = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "@=": operator.imatmul,
+                  "/=": operator.itruediv, "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow,
+                  "<<=": operator.ilshift, ">>=": operator.irshift, "|=": operator.ior, "^=": operator.ixor,
+                  "&=": operator.iand}
+
+
+def AugItem(item, op, value):
+    """The new item of `target[key] op= value`, written as `_jst.SetItem(target, key, _jst.AugItem(
+    target[key], op, value))`: Python's in-place operator on the item (a list item's `+=` extends
+    that very list, seen through its other names; a numpy row's `+=` keeps its dtype), which falls
+    back to the plain operator where the item has none (tensors)."""
+    return _AUG_OPERATORS[op](item, value)
 
 
 def SetItem(target, key, value):
