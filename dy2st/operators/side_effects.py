@@ -87,21 +87,33 @@ def tracked(writes, fns=(), args=()):
     the body functions `fns` capture from the enclosing function and the `args` they get are
     followed too, so writes made by functions the body calls (`self.update(x)`) follow the
     branch taken as well."""
-    roots = dict(writes or {})
+    roots = list((writes or {}).items())
+    seen = set()
     for fn in fns:
         code = getattr(fn, "__code__", None)
         if code is None:
             continue
-        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
-            try:
-                roots.setdefault(name, cell.cell_contents)
-            except ValueError:  # an empty cell: a name not bound yet
-                pass
-        for name, value in zip(code.co_varnames[:code.co_argcount], args):
-            roots.setdefault(name, value)
-    if not any(_contents(v) is not None for v in roots.values()):
+        _closure_roots(fn, roots, seen, 0)
+        roots += zip(code.co_varnames[:code.co_argcount], args)
+    if not any(_contents(v) is not None for _, v in roots):
         return None
-    return Snapshot(roots.items()) or None
+    return Snapshot(roots) or None
+
+
+def _closure_roots(fn, roots, seen, depth):
+    """Add what ``fn`` captures to ``roots``, and what the functions it captures capture in turn
+    (`y = f(x) if c else x`, `g = lambda v: f(v)`: the ternary's or `g`'s closure holds only `f`,
+    whose own closure holds the list `f` writes into)."""
+    seen.add(id(fn))
+    for name, cell in zip(fn.__code__.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            value = cell.cell_contents
+        except ValueError:  # an empty cell: a name not bound yet
+            continue
+        roots.append((name, value))
+        inner = value.__func__ if isinstance(value, types.MethodType) else value
+        if isinstance(inner, types.FunctionType) and id(inner) not in seen and depth < _DEPTH:
+            _closure_roots(inner, roots, seen, depth + 1)
 
 
 def _contents(obj):
