@@ -13,6 +13,7 @@ Layers, followed through dict/list/object values a few levels deep (a Layer keep
 parameters, sublayers and buffers in the dicts `rt.nn.Layer.STATE_TABLES` names).
 """
 import contextlib
+import functools
 import operator
 import types
 
@@ -101,19 +102,48 @@ def tracked(writes, fns=(), args=()):
 
 
 def _closure_roots(fn, roots, seen, depth):
-    """Add what ``fn`` captures to ``roots``, and what the functions it captures capture in turn
-    (`y = f(x) if c else x`, `g = lambda v: f(v)`: the ternary's or `g`'s closure holds only `f`,
-    whose own closure holds the list `f` writes into)."""
+    """Add what ``fn`` captures, and the globals of the user's it names, to ``roots``, and what
+    the functions among them reach in turn (`y = f(x) if c else x`, `g = lambda v: f(v)`: the
+    ternary's or `g`'s closure holds only `f`, whose own cells hold the list `f` writes into;
+    `C.bump(x)` of a global object writes `C.n`)."""
+    from dy2st.conversion.convert_call import _is_library  # (convert_call imports this module)
     seen.add(id(fn))
-    for name, cell in zip(fn.__code__.co_freevars, getattr(fn, "__closure__", None) or ()):
+    code = fn.__code__
+    reached = []
+    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
         try:
-            value = cell.cell_contents
+            reached.append((name, cell.cell_contents))
         except ValueError:  # an empty cell: a name not bound yet
             continue
-        roots.append((name, value))
+    roots += reached
+    space = getattr(fn, "__globals__", None) or {}
+    for name in code.co_names:
+        value = space.get(name, MISSING)
+        if value is not MISSING and _users(value, _is_library):
+            reached.append((name, value))
+            roots.append((name, value))
+    for name, value in reached:
+        if isinstance(value, functools.partial):
+            roots += [(name, v) for v in (*value.args, *value.keywords.values())]
+            value = value.func
         inner = value.__func__ if isinstance(value, types.MethodType) else value
-        if isinstance(inner, types.FunctionType) and id(inner) not in seen and depth < _DEPTH:
-            _closure_roots(inner, roots, seen, depth + 1)
+        if not isinstance(inner, types.FunctionType) or id(inner) in seen or depth >= _DEPTH or _is_library(inner):
+            continue
+        if inner is not value:
+            roots.append((name, value.__self__))
+        _closure_roots(inner, roots, seen, depth + 1)
+
+
+def _users(value, _is_library):
+    """Whether a global is the user's own: a list or dict, or a function or object of the user's code
+    (not a module, class, library object or tensor)."""
+    if type(value) in (list, dict):
+        return True
+    if isinstance(value, (types.ModuleType, type)) or rt.is_tensor(value):
+        return False
+    if isinstance(value, (types.FunctionType, types.MethodType)):
+        return not _is_library(getattr(value, "__func__", value))
+    return not _is_library(type(value))
 
 
 def _contents(obj):

@@ -1,7 +1,9 @@
-"""A nested function reached only through another closure (a ternary's branch calling `f(x)`, a
-`lambda v: f(v)` called in a tensor `if`) writes into its captured objects as the branch taken
-does: both branches are traced, so without following `f`'s own cells a Python counter it bumps
-counted both traces."""
+"""A function reached only through another closure (a ternary's branch calling `f(x)`, a
+`lambda v: f(v)` called in a tensor `if`, a bound method or `functools.partial` held in a local),
+or a method of a global object, writes into its objects as the branch taken does: both branches
+are traced, so without following what `f` reaches a Python counter it bumps counted both traces."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -44,6 +46,45 @@ def _one_key_per_branch(x):
     return y, rt.to_tensor(len(seen))
 
 
+class _Counter:
+    def __init__(self):
+        self.n = 0
+
+    def bump(self, v):
+        self.n += 1
+        return v * 2
+
+
+COUNTER = _Counter()
+
+
+def _bound_method_in_ternary(x):
+    c = _Counter()
+    f = c.bump
+    y = f(x) if x.sum() > 0 else f(-x)
+    return y * c.n
+
+
+def _global_object_in_branches(x):
+    COUNTER.n = 0
+    if x.sum() > 0:
+        y = COUNTER.bump(x)
+    else:
+        y = COUNTER.bump(-x) - 1
+    return y * COUNTER.n
+
+
+def _partial_in_ternary(x):
+    calls = [0]
+
+    def f(v, k):
+        calls[0] += k
+        return v * 2
+    g = functools.partial(f, k=1)
+    y = g(x) if x.sum() > 0 else g(-x)
+    return y * calls[0]
+
+
 X = np.array([1.0, -2.0, 3.0], "float32")
 
 
@@ -59,3 +100,8 @@ def test_counter_bumped_through_lambda_counts_once():
 def test_key_set_in_one_ternary_branch_is_refused():
     with pytest.raises(ValueError, match=r"seen\['neg'\] is set in only one branch"):
         dy2st.to_static(_one_key_per_branch)(t(X))
+
+
+def test_bound_method_partial_and_global_object_count_once():
+    for fn in (_bound_method_in_ternary, _global_object_in_branches, _partial_in_ternary):
+        check(fn, [(t(X),), (t(-X),)], grad=True)
