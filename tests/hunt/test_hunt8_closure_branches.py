@@ -85,6 +85,23 @@ def _partial_in_ternary(x):
     return y * calls[0]
 
 
+STATE = {"s": 0}
+
+
+def _bump_state(v):
+    STATE["s"] = STATE["s"] + 1
+    return v + 1
+
+
+def _global_counters_in_tensor_loops(x, n):
+    COUNTER.n = 0
+    STATE["s"] = 0
+    y = x
+    for i in range(n):
+        y = _bump_state(COUNTER.bump(y))
+    return y * COUNTER.n + STATE["s"]
+
+
 X = np.array([1.0, -2.0, 3.0], "float32")
 
 
@@ -105,3 +122,7 @@ def test_key_set_in_one_ternary_branch_is_refused():
 def test_bound_method_partial_and_global_object_count_once():
     for fn in (_bound_method_in_ternary, _global_object_in_branches, _partial_in_ternary):
         check(fn, [(t(X),), (t(-X),)], grad=True)
+
+
+def test_global_counters_bumped_in_tensor_loop_count_every_iteration():
+    check(_global_counters_in_tensor_loops, [(t(X), t(0, "int64")), (t(X), t(3, "int64"))], grad=True)
