@@ -88,7 +88,17 @@ def _while_writing(snap, cond, body, values, names, prefix=()):
 
     def cond_w(*flat):
         hidden, vals = flat[:len(prefix)], put(flat[len(prefix):])
-        return cond(*hidden, *vals)
+        before = snap.changed()
+        out = cond(*hidden, *vals)
+        after = snap.changed()
+        written = [s for s in after if s not in before or after[s] is not before[s]]
+        if written:
+            # the op's condition block has no outputs: what it writes would happen once, at trace time
+            raise TypeError(_with_location(
+                f"the condition of a tensor-dependent `while` writes into {snap.describe(written[0])}: "
+                "eagerly that write happens before every iteration, but the condition is traced once; "
+                "make the write in the loop body (or before the loop)"))
+        return out
 
     def body_w(*flat):
         hidden, vals = flat[:len(prefix)], put(flat[len(prefix):])

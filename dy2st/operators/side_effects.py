@@ -13,6 +13,8 @@ Layers, followed through dict/list/object values a few levels deep (a Layer keep
 parameters, sublayers and buffers in the dicts `rt.nn.Layer.STATE_TABLES` names).
 """
 import contextlib
+import functools
+import operator
 import types
 
 import runtime as rt
@@ -86,21 +88,62 @@ def tracked(writes, fns=(), args=()):
     the body functions `fns` capture from the enclosing function and the `args` they get are
     followed too, so writes made by functions the body calls (`self.update(x)`) follow the
     branch taken as well."""
-    roots = dict(writes or {})
+    roots = list((writes or {}).items())
+    seen = set()
     for fn in fns:
         code = getattr(fn, "__code__", None)
         if code is None:
             continue
-        for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
-            try:
-                roots.setdefault(name, cell.cell_contents)
-            except ValueError:  # an empty cell: a name not bound yet
-                pass
-        for name, value in zip(code.co_varnames[:code.co_argcount], args):
-            roots.setdefault(name, value)
-    if not any(_contents(v) is not None for v in roots.values()):
+        _closure_roots(fn, roots, seen, 0)
+        roots += zip(code.co_varnames[:code.co_argcount], args)
+    if not any(_contents(v) is not None for _, v in roots):
         return None
-    return Snapshot(roots.items()) or None
+    return Snapshot(roots) or None
+
+
+def _closure_roots(fn, roots, seen, depth):
+    """Add what ``fn`` captures, and the globals of the user's it names, to ``roots``, and what
+    the functions among them reach in turn (`y = f(x) if c else x`, `g = lambda v: f(v)`: the
+    ternary's or `g`'s closure holds only `f`, whose own cells hold the list `f` writes into;
+    `C.bump(x)` of a global object writes `C.n`)."""
+    from dy2st.conversion.convert_call import _is_library  # (convert_call imports this module)
+    seen.add(id(fn))
+    code = fn.__code__
+    reached = []
+    for name, cell in zip(code.co_freevars, getattr(fn, "__closure__", None) or ()):
+        try:
+            reached.append((name, cell.cell_contents))
+        except ValueError:  # an empty cell: a name not bound yet
+            continue
+    roots += reached
+    space = getattr(fn, "__globals__", None) or {}
+    for name in code.co_names:
+        value = space.get(name, MISSING)
+        if value is not MISSING and _users(value, _is_library):
+            reached.append((name, value))
+            roots.append((name, value))
+    for name, value in reached:
+        if isinstance(value, functools.partial):
+            roots += [(name, v) for v in (*value.args, *value.keywords.values())]
+            value = value.func
+        inner = value.__func__ if isinstance(value, types.MethodType) else value
+        if not isinstance(inner, types.FunctionType) or id(inner) in seen or depth >= _DEPTH or _is_library(inner):
+            continue
+        if inner is not value:
+            roots.append((name, value.__self__))
+        _closure_roots(inner, roots, seen, depth + 1)
+
+
+def _users(value, _is_library):
+    """Whether a global is the user's own: a list or dict, or a function or object of the user's code
+    (not a module, class, library object or tensor)."""
+    if type(value) in (list, dict):
+        return True
+    if isinstance(value, (types.ModuleType, type)) or rt.is_tensor(value):
+        return False
+    if isinstance(value, (types.FunctionType, types.MethodType)):
+        return not _is_library(getattr(value, "__func__", value))
+    return not _is_library(type(value))
 
 
 def _contents(obj):
@@ -215,6 +258,20 @@ class Snapshot:
         """`res['a']`, `self.n`: how the user's code names a slot."""
         label, attrs = self.labels[slot[0]]
         return f"{label}.{slot[1]}" if attrs else f"{label}[{slot[1]!r}]"
+
+
+_AUG_OPERATORS = {"+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "@=": operator.imatmul,
+                  "/=": operator.itruediv, "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow,
+                  "<<=": operator.ilshift, ">>=": operator.irshift, "|=": operator.ior, "^=": operator.ixor,
+                  "&=": operator.iand}
+
+
+def AugItem(item, op, value):
+    """The new item of `target[key] op= value`, written as `_jst.SetItem(target, key, _jst.AugItem(
+    target[key], op, value))`: Python's in-place operator on the item (a list item's `+=` extends
+    that very list, seen through its other names; a numpy row's `+=` keeps its dtype), which falls
+    back to the plain operator where the item has none (tensors)."""
+    return _AUG_OPERATORS[op](item, value)
 
 
 def SetItem(target, key, value):

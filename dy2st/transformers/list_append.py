@@ -1,7 +1,8 @@
 """Writes into a local list or tensor become visible assignments of its name.
 
 `lst.append(x)` / `x = lst.pop()` inside a loop -> `lst = _jst.Append(lst, x)` /
-`lst, x = _jst.Pop(lst)`, and `y[k] = v` anywhere -> `y = _jst.SetItem(y, k, v)`, and a
+`lst, x = _jst.Pop(lst)`, and `y[k] = v` anywhere -> `y = _jst.SetItem(y, k, v)` (`y[k] += v` ->
+`y = _jst.SetItem(y, k, _jst.AugItem(y[k], '+=', v))`, a key with side effects bound to a name first), and a
 statement calling an in-place Tensor method or function anywhere, `y.add_(v)` -> `y = _jst.Inplace(y, 'add_', v)`,
 `F.relu_(y)` -> `y = _jst.InplaceCall(F.relu_, y)` (`z = y.add_(v)` also binds `z` to `y` after it);
 on an item of a local container or an attribute of a local object, `acc[0].scale_(c)` ->
@@ -72,6 +73,17 @@ def _key_expr(node):
     if isinstance(node, gast.Tuple):
         return gast.Tuple(elts=[_key_expr(e) for e in node.elts], ctx=gast.Load())
     return node
+
+
+_AUG_SYMBOLS = {gast.Add: "+=", gast.Sub: "-=", gast.Mult: "*=", gast.MatMult: "@=", gast.Div: "/=",
+                gast.FloorDiv: "//=", gast.Mod: "%=", gast.Pow: "**=", gast.LShift: "<<=", gast.RShift: ">>=",
+                gast.BitOr: "|=", gast.BitXor: "^=", gast.BitAnd: "&="}
+_EFFECTS = (gast.Call, gast.NamedExpr, gast.Await, gast.Yield, gast.YieldFrom)
+
+
+def _may_have_effects(node):
+    """Whether evaluating ``node`` twice could differ from once: it calls something or binds a name."""
+    return any(isinstance(n, _EFFECTS) for n in gast.walk(node))
 
 
 class ListAppendTransformer(transformer.Transformer):
@@ -178,6 +190,14 @@ class ListAppendTransformer(transformer.Transformer):
             new += templates.replace("target = obj", target=target, obj=obj)
         return new
 
+    def _bound(self, expr, base):
+        """`base_<n> = expr` as this pass writes it (in a loop, `k = lst.pop()` is `_jst.Pop`), and
+        a read of the new name: a key with side effects is evaluated once, in Python's order."""
+        name = self.ctx.namer.new(base)
+        stmt = self.visit_Assign(templates.replace("name = expr", name=name, expr=expr)[0])
+        return (stmt if isinstance(stmt, list) else [stmt]), gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                                                         type_comment=None)
+
     def visit_Assign(self, node):
         value = node.value
         if len(node.targets) != 1:
@@ -192,8 +212,14 @@ class ListAppendTransformer(transformer.Transformer):
                                     target=target.id, args=list(value.args))
             return origin_info.copy_origin(node, new)
         if isinstance(target, gast.Subscript) and self._local(target.value):
-            new = templates.replace("obj = _jst.SetItem(obj, key, value)", obj=target.value.id,
-                                    key=_key_expr(target.slice), value=value)
+            new, key = [], _key_expr(target.slice)
+            if _may_have_effects(target.slice):
+                # Python evaluates the value before the key (`y[ks.pop()] = f()`)
+                new, value = self._bound(value, "value")
+                more, key = self._bound(key, "key")
+                new += more
+            new += templates.replace("obj = _jst.SetItem(obj, key, value)", obj=target.value.id,
+                                     key=key, value=value)
             return origin_info.copy_origin(node, new)
         new = self._in_place(value, target) if isinstance(target, gast.Name) else None
         if new is not None:
@@ -203,11 +229,20 @@ class ListAppendTransformer(transformer.Transformer):
     def visit_AugAssign(self, node):
         target = node.target
         if isinstance(target, gast.Subscript) and self._local(target.value):
+            # Python evaluates the key once (`y[idx.pop()] += v` pops one item): a key that may
+            # have side effects is bound to a fresh name first, which both the read and the write use.
+            new, key = [], _key_expr(copy.deepcopy(target.slice))
             read = copy.deepcopy(target)
             read.ctx = gast.Load()
-            value = gast.BinOp(left=read, op=node.op, right=node.value)
-            new = templates.replace("obj = _jst.SetItem(obj, key, value)", obj=target.value.id,
-                                    key=_key_expr(copy.deepcopy(target.slice)), value=value)
+            if _may_have_effects(target.slice):
+                new, key = self._bound(key, "key")
+                read.slice = copy.deepcopy(key)
+            # `_jst.AugItem` applies Python's in-place operator to the item (a list item's `+=`
+            # extends that list, seen through its other names), its plain one where it has none (tensors).
+            new += templates.replace("obj = _jst.SetItem(obj, key, _jst.AugItem(read, op, value))",
+                                     obj=target.value.id, key=key, read=read,
+                                     op=gast.Constant(value=_AUG_SYMBOLS[type(node.op)], kind=None),
+                                     value=node.value)
             return origin_info.copy_origin(node, new)
         return node
 

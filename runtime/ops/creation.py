@@ -17,7 +17,7 @@ from .. import tensor as _tensor  # read at call time: Tensor is made after the 
 import runtime as _rt  # runtime.framework (Variable) loads after the op declarations: read at call time
 from ..tensor import TensorLike
 from .common import cast, constant, float_of, stop_gradient as _detach
-from .range_values import arange_values as _arange_values, bounds_in as _bounds_in, linspace_tables as _linspace_tables, linspace_values as _linspace_values
+from .range_values import arange_len as _arange_len, arange_values as _arange_values, linspace_tables as _linspace_tables, linspace_values as _linspace_values
 from .shape import expand, reshape
 from .shape_args import fill_dims, python_int, split_shape, static_dims, tensor_input
 from ..hints import DTypeLike, ShapeLike
@@ -35,15 +35,8 @@ def_op("fill_any_like", ["X"], ["Out"], attrs={"value": 0.0, "dtype": None}, ker
 # start/end/step are declared floats so that a saved model's check takes both kinds (arange(0, 1, 0.1)).
 def_op("arange", [], ["Out"], attrs={"start": 0.0, "end": 1.0, "step": 1.0, "dtype": "int64"},
        kernel=lambda start=0, end=1, step=1, dtype="int64": _arange_values(start, end, step, dtype),
-       infer=lambda start=0, end=1, step=1, dtype="int64": Meta((_arange_len(*_bounds_in(start, end, step, dtype)),),
-                                                                dtype),
+       infer=lambda start=0, end=1, step=1, dtype="int64": Meta((_arange_len(start, end, step, dtype),), dtype),
        onnx="fold", api=["arange"])
-
-
-def _arange_len(start, end, step):
-    if step == 0:
-        raise ValueError("arange: step must not be 0")
-    return max(0, int(np.ceil((end - start) / step)))
 
 
 def _range_kernel(start, end, step, dtype="int64"):

@@ -13,14 +13,30 @@ def bounds_in(start, end, step, dtype):
     return start, end, step
 
 
-def arange_values(start, end, step, dtype):
-    """np.arange's length; float values as Paddle's kernel makes them: start, then step added once per
-    element in the dtype (arange(0, 1, 0.1)[7] is float32 0.70000005, not 0.7)."""
+def arange_len(start, end, step, dtype):
+    """How many values arange makes, as Paddle's kernel counts them: ``ceil((end - start) / step)``
+    in the dtype's own arithmetic, the bounds cast to it first (float32 arange(0.0, 0.1f, 0.1) has
+    one value: 0.1f / 0.1f is 1, where numpy's double division of those bounds gives two)."""
     dt = np.dtype(dtype)
     start, end, step = bounds_in(start, end, step, dt)
     if dt.kind != "f":
+        return len(range(start, end, step))
+    t = dt.type
+    with np.errstate(all="ignore"):
+        q = (t(end) - t(start)) / t(step)
+    if not np.isfinite(q):
+        raise ValueError(f"arange: cannot count the values from {start} to {end} by {step}")
+    return max(0, int(np.ceil(q)))
+
+
+def arange_values(start, end, step, dtype):
+    """``arange_len`` values; float values as Paddle's kernel makes them: start, then step added once
+    per element in the dtype (arange(0, 1, 0.1)[7] is float32 0.70000005, not 0.7)."""
+    dt = np.dtype(dtype)
+    n = arange_len(start, end, step, dt)
+    start, end, step = bounds_in(start, end, step, dt)
+    if dt.kind != "f":
         return np.arange(start, end, step).astype(dt)
-    n = len(np.arange(start, end, step))
     if n == 0:
         return np.zeros(0, dt)
     return np.add.accumulate(np.concatenate([np.asarray([start], dt), np.full(n - 1, step, dt)]))
