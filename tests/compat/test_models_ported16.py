@@ -308,13 +308,13 @@ def _asr_batch(rng, b, t, lab=2):
     lens = rng.integers(t - 4, t + 1, b)
     lens[0] = t  # the batch is padded to its longest utterance
     x = rng.standard_normal((b, t, 12)).astype("float32") * (np.arange(t)[None, :, None] < lens[:, None, None])
-    return x, lens.astype("int64"), rng.integers(1, 5, (b, lab)), np.full(b, lab, "int64")
+    return x, lens.astype("int64"), rng.integers(1, 5, (b, lab)).astype("int32"), np.full(b, lab, "int64")
 
 
 def test_conformer_ctc_with_length_masks_trains_like_eager_for_any_batch_and_length(tmp_path):
     rng = np.random.default_rng(4)
     batches = [_asr_batch(rng, 2, 17), _asr_batch(rng, 3, 21), _asr_batch(rng, 2, 15)]
-    specs = [InputSpec([None, None, 12]), InputSpec([None], "int64"), InputSpec([None, 2], "int64"),
+    specs = [InputSpec([None, None, 12]), InputSpec([None], "int64"), InputSpec([None, 2], "int32"),
              InputSpec([None], "int64")]
     _same_training(ConformerCTC, specs, batches, lambda o, b: o[0], tmp_path)
 
@@ -375,7 +375,7 @@ class Wav2Vec2Classifier(nn.Layer):
         hidden_states = self.projector(hidden_states)
         padding_mask = self._get_feature_vector_attention_mask(hidden_states.shape[1], attention_mask)
         hidden_states[~padding_mask] = 0.0
-        pooled_output = hidden_states.sum(axis=1) / padding_mask.sum(axis=1).reshape([-1, 1])
+        pooled_output = hidden_states.sum(axis=1) / padding_mask.sum(axis=1).reshape([-1, 1]).astype("float32")
         return self.classifier(pooled_output)
 
 

@@ -263,13 +263,13 @@ def _speech(rng, b, t):
     lens = rng.integers(t // 2, t + 1, b)
     lens[0] = t
     return (rng.standard_normal((b, t, 6)).astype("float32"), lens.astype("int64"),
-            rng.integers(1, 5, (b, 2)).astype("int64"), np.full(b, 2, "int64"))
+            rng.integers(1, 5, (b, 2)).astype("int32"), np.full(b, 2, "int64"))
 
 
 def test_ctc_model_trains_like_eager_and_its_greedy_search_decodes_as_paddlespeech(tmp_path):
     rng = np.random.default_rng(4)
     batches = [_speech(rng, 2, 9), _speech(rng, 3, 7), _speech(rng, 2, 11)]
-    specs = [InputSpec([None, None, 6]), InputSpec([None], "int64"), InputSpec([None, 2], "int64"),
+    specs = [InputSpec([None, None, 6]), InputSpec([None], "int64"), InputSpec([None, 2], "int32"),
              InputSpec([None], "int64")]
     _same_training(CTCModel, specs, batches, lambda o, b: o, tmp_path)
     net = seeded(CTCModel(), seed=5, scale=1.0).eval()
