@@ -7,6 +7,7 @@ dropped in a ``while`` over time) and PABEE's patience-based early exit over a s
 ``break`` at inference). Trained under ``to_static`` they equal eager bitwise and serve any batch (and
 length) from one Program, saved and loaded."""
 import numpy as np
+import pytest
 
 import dy2st
 import runtime as paddle
@@ -285,6 +286,45 @@ def test_ctc_model_trains_like_eager_and_its_greedy_search_decodes_as_paddlespee
             assert list(hyp[:m]) == _remove_duplicates_and_blank(list(row[:length])) and (hyp[m:] == -1).all()
     assert len(f.forward.program_cache) == 1
 
+
+class DeepSpeech2(nn.Layer):
+    """PaddleSpeech's DeepSpeech2: Conv2dSubsampling4Pure, RNN layers over the subsampled lengths
+    (``sequence_length``), a CTC head."""
+
+    def __init__(self, feat_size=12, dict_size=5, rnn_size=6, use_gru=True, direction="forward"):
+        super().__init__()
+        self.conv = nn.Sequential(nn.Conv2D(1, 4, 3, 2), nn.ReLU(), nn.Conv2D(4, 4, 3, 2), nn.ReLU())
+        i_size = ((feat_size - 1) // 2 - 1) // 2 * 4
+        size = rnn_size * (2 if direction == "bidirect" else 1)
+        self.rnn, self.layernorm_list = nn.LayerList(), nn.LayerList()
+        for i in range(2):
+            cls = nn.GRU if use_gru else nn.LSTM
+            self.rnn.append(cls(input_size=i_size if i == 0 else size, hidden_size=rnn_size, num_layers=1,
+                                direction=direction))
+            self.layernorm_list.append(nn.LayerNorm(size))
+        self.ctc_lo = nn.Linear(size, dict_size)
+
+    def forward(self, audio, audio_len, text, text_len):
+        x = self.conv(audio.unsqueeze(1))
+        b, c, t, f = x.shape
+        x = x.transpose([0, 2, 1, 3]).reshape([b, -1, c * f])
+        x_lens = ((audio_len - 1) // 2 - 1) // 2
+        for i in range(len(self.rnn)):
+            x, final_state = self.rnn[i](x, None, x_lens)
+            x = self.layernorm_list[i](x)
+        logits = self.ctc_lo(x).transpose([1, 0, 2])
+        loss = F.ctc_loss(F.log_softmax(logits, axis=-1), text, x_lens, text_len, blank=0, reduction="sum")
+        return loss / b
+
+
+@pytest.mark.parametrize("use_gru, direction", [(True, "forward"), (False, "bidirect")])
+def test_deepspeech2_rnns_over_subsampled_lengths_train_like_eager(tmp_path, use_gru, direction):
+    rng = np.random.default_rng(7)
+    batches = [_speech(rng, 2, 17), _speech(rng, 3, 21)]
+    batches = [(np.concatenate([x, x], -1), lens, y, n) for x, lens, y, n in batches]  # 12 features
+    specs = [InputSpec([None, None, 12]), InputSpec([None], "int64"), InputSpec([None, 2], "int32"),
+             InputSpec([None], "int64")]
+    _same_training(lambda: DeepSpeech2(use_gru=use_gru, direction=direction), specs, batches, lambda o, b: o, tmp_path)
 
 class PABEE(nn.Layer):
     """ALBERT/BERT with patience-based early exit: one classifier per layer, all trained; at inference
