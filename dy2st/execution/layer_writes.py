@@ -83,6 +83,12 @@ class LayerWrites:
         self._snap.write(keep)
         self.count = sum(u[3] for u in self._updates)
 
+    def rebound(self):
+        """{(id of the container, key)} of the slots whose new tensor every run hands back (`self.last = y`, a
+        forward pre-hook's `setattr(layer, "weight", g * v / norm(v))`): state the Program keeps, not an input
+        whose change means a retrace."""
+        return frozenset(u[0] for u in self._updates)
+
     def buffer_writes(self, outputs, program):
         """[(output var name, buffer var name)]: the run's extra outputs (``outputs``, the Program's) that
         ``apply`` writes into a tensor the Program reads (`self.steps = self.steps + 1`), as the var of

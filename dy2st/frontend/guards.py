@@ -191,13 +191,13 @@ class Guards:
         return lines
 
 
-def _walk_layers(path, layer, seen, out, called, live):
+def _walk_layers(path, layer, seen, out, called, live, rebound=frozenset()):
     if id(layer) in seen:
         return
     seen.add(id(layer))
-    out.append(_LayerGuard(path, layer, called.get(id(layer), ()), live))
+    out.append(_LayerGuard(path, layer, called.get(id(layer), ()), live, rebound))
     for name, sub in layer.named_children():
-        _walk_layers(f"{path}.{name}", sub, seen, out, called, live)
+        _walk_layers(f"{path}.{name}", sub, seen, out, called, live, rebound)
 
 
 def _namespace_guards(fn, seen_code, layers, out, depth=0):
@@ -303,7 +303,7 @@ def build(function, instance, arguments, calls, program):
     while roots:  # layers kept in plain lists, dicts or objects are guarded as layers too
         start, found = len(layer_guards), []
         for path, layer in roots:
-            _walk_layers(path, layer, seen, layer_guards, called, live)
+            _walk_layers(path, layer, seen, layer_guards, called, live, getattr(calls, "rebound", frozenset()))
         for g in layer_guards[start:]:
             class_guards(g.cls, g.read, value_guards, classes)  # `self.SCALE` set in the class body
             for name, plain in zip(g.names, g.plain):

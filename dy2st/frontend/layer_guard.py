@@ -174,7 +174,7 @@ class _LayerGuard:
     __slots__ = ("path", "cls", "dict", "names", "plain", "state", "pinned", "read", "written", "arrays", "held",
                  "absent")
 
-    def __init__(self, path, layer, called=(), live=frozenset()):
+    def __init__(self, path, layer, called=(), live=frozenset(), rebound=frozenset()):
         self.path, self.cls = path, type(layer)
         self.dict = d = layer.__dict__
         start = [_as_function(getattr(type(layer), "forward", None))] + list(called)
@@ -186,6 +186,9 @@ class _LayerGuard:
         self.written = written = set()
         dynamic = set()
         self.read = read = _read_names(type(layer), start, written, dynamic)
+        # and what the trace wrote by other means (``rebound``: slots the Program hands a new tensor after
+        # every run, e.g. weight_norm's pre-hook ``setattr(layer, self.name, ...)``, no STORE_ATTR to find)
+        written.update(n for n in d if (id(d), n) in rebound)
         self.names = tuple(sorted(n for n in read if n in d and not isinstance(d[n], types.ModuleType)
                                   and not inspect.isclass(d[n])
                                   and (_plain(d[n]) or n not in written or id(d[n]) in live)))

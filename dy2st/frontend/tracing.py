@@ -178,6 +178,7 @@ class Tracing:
             written.finish(main, out_vars)  # its final value an output (an extra one if not returned)
             boxes.finish(main, out_vars, self.dygraph_function)  # `cache["k"] = v`: v an output too
             writes.finish(out_vars, main)  # what forward wrote into the layer: extra outputs
+            calls.rebound = writes.rebound()  # the layer guards leave those slots to the Program
             calls.before += [_ValueGuard(label, _item_reader(c, key), old, ("item", c, key))
                              for c, key, old, label in writes.python_changes]
             trace_checks.check_foreign(main, out_vars, self.dygraph_function)

@@ -8,11 +8,16 @@ dtype and shape (with `cond`) pick the first of equal items, as Python; `any`/`a
 `logical_or`/`logical_and` (a bool tensor, where Python gives a bool). Anything else is left to
 a TypeError at the user's line (eagerly the result is one of the items, a Python number or a tensor
 as the comparison goes, which no Program value can be).
+
+`_jst.CastFold`: ``int(min(t, n))`` / ``float(max(t, n))``. The cast makes the item's kind moot, so a
+tensor against a Python number picks as eagerly: the items compare as they do eagerly (the tensor's
+comparison op), then the picked item's cast is the result (`where` between the two casts).
 """
 import builtins
 import math
 
 import runtime as rt
+from dy2st.operators.casts import AsDtype, _live
 from dy2st.operators.common import _with_location, is_symbolic
 from dy2st.operators.comparisons import Truth
 from dy2st.operators.ifelse import IfElse
@@ -105,6 +110,24 @@ def Max(*args, **kwargs):
 def Min(*args, **kwargs):
     """``min(...)``: see the module docstring."""
     return _fold(builtins.min, lambda b, a: b < a, args, kwargs)
+
+
+def CastFold(builtin, kind, *items):
+    """``int(min(a, b))`` / ``float(max(a, b))``: see the module docstring."""
+    better = (lambda b, a: b > a) if builtin is builtins.max else (lambda b, a: b < a)
+    items = [_live(v) for v in items]
+    if not any(is_symbolic(v) for v in items):
+        return AsDtype(builtin(*items), kind)
+    out = _pick(items, better)
+    if out is not None or len(items) != 2 or not all(type(v) in (int, float) or _one_element(v) for v in items):
+        return AsDtype(_fold(builtin, better, items, {}), kind)
+    a, b = items
+    took_b = rt.reshape(Truth(better(b, a)), [])  # Python's fold: a later item wins only if strictly better
+    ca, cb = AsDtype(a, kind), AsDtype(b, kind)
+    dtype = "int64" if kind == "int" else "float64"  # a Python int / float holds either item's cast
+    ca, cb = (rt.cast(v, dtype) if is_symbolic(v) else rt.full([], v, dtype) for v in (ca, cb))
+    out = rt.where(took_b, cb, ca)
+    return python_int(out) if kind == "int" else float_view(out)
 
 
 def _truths(iterable, builtin, combine):

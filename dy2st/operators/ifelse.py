@@ -7,6 +7,7 @@ import threading
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static.default_main_program)
 from runtime.framework import static_mode_guard
+from runtime.tensor import Parameter
 from runtime.static.control_flow import block_leaves, cond_op, cond_pred, trace_block
 from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads, uncarried_writes,
                                       written_outputs)
@@ -15,6 +16,7 @@ from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_c
 from dy2st.operators.python_bools import is_python_bool, python_bool
 from dy2st.operators.python_semantics import float64_start, float_view, int_kind, mark_int, python_numbers
 from dy2st.operators.side_effects import probing_now, tracked
+from dy2st.operators.casts import _live
 from dy2st.operators.branch_numbers import float64_leaves, numbers_as_scalars, same_python
 from dy2st.operators.list_items import merge_kinds
 from dy2st.operators.tensor_array import TensorArray
@@ -98,6 +100,15 @@ def _merged_kind(a, b):
     return merge_kinds(a.kind, b.kind) if isinstance(b, TensorArray) else a.kind
 
 
+def _trained(pred):
+    """A trainable parameter as the condition (PP-YOLOE's RepVGG block: `if self.alpha:`). Every optimizer
+    step changes it, so a branch chosen while tracing would be guarded by its value and traced again after
+    every step; read when the Program runs instead, as a `cond` op (other eager tensors, flags and
+    buffers that seldom change, keep the branch their value picks, guarded)."""
+    return (isinstance(pred, Parameter) and not pred.stop_gradient and not rt.in_dynamic_mode()
+            and all(d == 1 for d in pred.shape))
+
+
 def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()):
     """Run one branch (Python/eager pred) or build a `cond` op (symbolic pred).
 
@@ -107,6 +118,8 @@ def IfElse(pred, true_fn, false_fn, args=(), names=None, writes=None, returns=()
     merged values are written back into the same objects.
     returns: those of ``names`` that hold the function's return value (early returns).
     """
+    if _trained(pred):
+        pred = _live(pred)
     if not is_symbolic(pred):
         taken = bool(truth(pred))
         staging.record("if", None, f"condition is {staging.describe(pred)}: decided at trace time")

@@ -125,6 +125,11 @@ class CastTransformer(transformer.Transformer):
                 and node.func.id in _CASTS and len(node.args) == 1 and not node.keywords
                 and self._resolve(node.func) is getattr(builtins, node.func.id))
 
+    def _is_min_max(self, node):
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in ("min", "max")
+                and len(node.args) >= 2 and not node.keywords and not any(isinstance(a, gast.Starred) for a in node.args)
+                and self._resolve(node.func) is getattr(builtins, node.func.id))
+
     @staticmethod
     def _text(node):
         return templates.replace_as_expression("_jst.PyText(x)", x=node)
@@ -158,6 +163,11 @@ class CastTransformer(transformer.Transformer):
             # values of each call); inside a `raise`/`assert` message it is only read if that fails
             return templates.replace_as_expression("_jst.PyValue(fn, x)", fn=node.func.id, x=node.args[0])
         if self._is_cast(node):
+            if node.func.id != "bool" and id(node) not in self.needs_python and self._is_min_max(node.args[0]):
+                inner = node.args[0]  # int(min(t, n)): which item is picked decides no kind (see builtin_folds)
+                new = gast.Call(func=templates.replace_as_expression("_jst.CastFold"),
+                                args=[inner.func, gast.Constant(value=node.func.id, kind=None)] + inner.args, keywords=[])
+                return gast.copy_location(new, node)
             if id(node) in self.needs_python:
                 return templates.replace_as_expression("_jst.PyValue(fn, x)", fn=node.func.id, x=node.args[0])
             return templates.replace_as_expression(

@@ -86,7 +86,12 @@ def _run_cell(cell, x, states, mask, reverse):
 
 
 def _while_cell(cell, x, states, mask, reverse, steps):
-    """The time loop as one ``while`` op: carries the step, the states and the outputs so far."""
+    """The time loop as one ``while`` op: carries the step, the states and the outputs so far.
+
+    Where the step's output is one of its new states (a GRU's ``h``) it is written into the outputs in
+    the *next* iteration, as the last op reading that state: eagerly the stack of the outputs reads each
+    after every later step did, so the gradient reaching it sums the stack's part first, then the later
+    steps' parts, and only a write after those reads sums the same terms in that order (bitwise)."""
     leaves, spec = pytree.flatten(states)
     # [0, batch, hidden] zeros to grow from (the batch may be unknown).
     width = getattr(cell, "proj_size", 0) or getattr(cell, "hidden_size", None)
@@ -94,18 +99,28 @@ def _while_cell(cell, x, states, mask, reverse, steps):
         width = cell(x[0], states)[0].shape[-1]
     acc = add(full_like(x[0:0, :, :1], 0.0), zeros([1, 1, width], dtype=x.dtype))
     start = add(steps, -1) if reverse else full([], 0, dtype="int64")
+    late = []  # the index of the state leaf that is the output, found while tracing the body
 
     def cond(t, acc, *leaves):
         return greater_equal(t, full([], 0, dtype="int64")) if reverse else less_than(t, steps)
 
-    def body(t, acc, *leaves):
-        y, new = _masked(cell, x[t], pytree.unflatten(spec, leaves), None if mask is None else mask[t])
+    def body(t, acc, *old):
+        y, new = _masked(cell, x[t], pytree.unflatten(spec, old), None if mask is None else mask[t])
+        new = pytree.flatten(new)[0]
+        same = [i for i, leaf in enumerate(new) if leaf is y and old[i].shape == y.shape]
+        if same:  # the previous step's output (the first iteration writes the initial state, cut off below)
+            late.append(same[0])
+            y = old[same[0]]
         y = unsqueeze(y, [0])
         acc = concat([y, acc] if reverse else [acc, y], axis=0)
-        return [add(t, -1 if reverse else 1), acc] + pytree.flatten(new)[0]
+        return [add(t, -1 if reverse else 1), acc] + new
 
     out = while_loop(cond, body, [start, acc] + leaves)
-    return out[1], pytree.unflatten(spec, out[2:])
+    acc = out[1]
+    if late:
+        last = unsqueeze(out[2 + late[0]], [0])
+        acc = concat([last, acc[:-1]] if reverse else [acc[1:], last], axis=0)
+    return acc, pytree.unflatten(spec, out[2:])
 
 
 class RNN(Layer):

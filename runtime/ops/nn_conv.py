@@ -48,14 +48,16 @@ def _out_len(size, k, s, p0, p1, d=1, ceil=False):
     return (-(-num // s) if ceil else num // s) + 1
 
 
-def _resolve_pads(hw, ksize, strides, dilations, paddings, algorithm):
-    """Explicit before/after pads per spatial dim (SAME needs known spatial dims)."""
+def _resolve_pads(hw, ksize, strides, dilations, paddings, algorithm, run_time=False):
+    """Explicit before/after pads per spatial dim. SAME with a stride above 1 needs the dim's size, unless
+    ``run_time``: the op keeps its padding_algorithm and resolves the pads when the kernel sees the input,
+    and an unknown size gives an unknown (-1) output whatever pads stand in for it here."""
     if algorithm == "VALID":
         return [0] * (2 * len(hw))
     if algorithm == "SAME":
         pads = []
         for size, k, s, d in zip(hw, ksize, strides, dilations):
-            if size < 0 and s != 1:
+            if size < 0 and s != 1 and not run_time:
                 raise ValueError("padding='SAME' with a stride above 1 needs known spatial dims, got -1")
             # with stride 1 the output keeps the size and the pads, d * (k - 1) in all, do not depend on it
             out = -(-size // s)
@@ -114,7 +116,7 @@ def _conv_geometry(xs, ws, strides, paddings, dilations, groups, padding_algorit
     if cin >= 0 and ws[1] >= 0 and cin != ws[1] * groups:
         raise ValueError(f"{what}: input has {cin} channels but the filter of shape {list(ws)} with "
                          f"groups={groups} expects {ws[1] * groups}")
-    pads = _resolve_pads(xs[2:], ws[2:], strides, dilations, paddings, padding_algorithm)
+    pads = _resolve_pads(xs[2:], ws[2:], strides, dilations, paddings, padding_algorithm, run_time=True)
     out = tuple(_out_len(xs[2 + i], ws[2 + i], strides[i], pads[2 * i], pads[2 * i + 1], dilations[i])
                 for i in range(len(xs) - 2))
     if 0 in out:

@@ -133,3 +133,25 @@ def test_a_float_dim_is_an_error_at_the_users_line():
     msg, note = str(e.value), notes(e.value)
     assert "zeros: shape[0] must be an int or a 1-element int Tensor, got a float32 Tensor" in msg
     assert "test_runtime_dims.py" in note and "h = rt.zeros([x.shape[0] * 1.5, 3])" in note
+
+
+def test_a_same_padded_strided_conv_over_run_time_sizes_pads_as_eager():
+    # PaddleSeg's ConvBNReLU (padding="same") with stride 2 refused an unknown height/width while
+    # the Program was built; the conv op resolves SAME's pads when it sees the input
+    rt.seed(0)
+    eager, conv = rt.nn.Conv2D(2, 3, 3, stride=2, padding="same"), rt.nn.Conv2D(2, 3, 3, stride=2, padding="same")
+    conv.set_state_dict(eager.state_dict())
+    f = dy2st.to_static(conv, input_spec=[InputSpec([None, 2, None, None])])
+    for h, w in ((7, 10), (8, 5), (1, 2)):
+        data = _rng.standard_normal((2, 2, h, w)).astype("float32")
+        outs = []
+        for model in (eager, f):
+            x = rt.to_tensor(data, stop_gradient=False)
+            y = model(x)
+            (y * y).sum().backward()
+            outs.append((y.numpy(), x.grad.numpy(), model.weight.grad.numpy()))
+            model.clear_gradients()
+        assert outs[0][0].shape == (2, 3, -(-h // 2), -(-w // 2))
+        for a, b in zip(*outs):
+            np.testing.assert_array_equal(b, a)
+    assert len(f.forward.program_cache) == 1
