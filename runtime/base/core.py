@@ -2,11 +2,11 @@
 This runtime is numpy on the CPU: no CUDA, ROCm, XPU or oneDNN (mkldnn) build."""
 import types
 
-from ..device import CPUPlace, is_compiled_with_cuda
+from ..device import CPUPlace, is_compiled_with_cinn, is_compiled_with_cuda
 from ..tensor import Tensor
 
 __all__ = ["CPUPlace", "eager", "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
-           "is_compiled_with_mkldnn", "is_compiled_with_custom_device"]
+           "is_compiled_with_mkldnn", "is_compiled_with_custom_device", "is_compiled_with_cinn", "is_run_with_cinn"]
 
 
 def is_compiled_with_rocm():
@@ -26,6 +26,11 @@ def is_compiled_with_mkldnn():
 
 def is_compiled_with_custom_device(device_type):
     """False for every custom device type."""
+    return False
+
+
+def is_run_with_cinn():
+    """False: no Program has run through CINN (``build_cinn_pass`` changes no result here)."""
     return False
 
 
