@@ -1,12 +1,15 @@
 """``paddle.base.core``: the build queries code asks before choosing a device or a kernel library.
-This runtime is numpy on the CPU: no CUDA, ROCm, XPU or oneDNN (mkldnn) build."""
+This runtime is numpy on the CPU: no CUDA, ROCm, XPU, oneDNN (mkldnn) or CINN build. Also the legacy
+inference names (``AnalysisConfig``, ``create_paddle_predictor``): ``paddle.inference``'s."""
 import types
 
 from ..device import CPUPlace, is_compiled_with_cinn, is_compiled_with_cuda
+from ..inference import Config as AnalysisConfig, create_predictor as create_paddle_predictor
 from ..tensor import Tensor
 
-__all__ = ["CPUPlace", "eager", "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
-           "is_compiled_with_mkldnn", "is_compiled_with_custom_device", "is_compiled_with_cinn", "is_run_with_cinn"]
+__all__ = ["AnalysisConfig", "CPUPlace", "create_paddle_predictor", "eager", "is_compiled_with_cuda",
+           "is_compiled_with_rocm", "is_compiled_with_xpu", "is_compiled_with_mkldnn", "is_compiled_with_custom_device",
+           "is_compiled_with_cinn", "is_run_with_cinn"]
 
 
 def is_compiled_with_rocm():
