@@ -1,4 +1,4 @@
-"""Paddle's test_resnet, rewritten and shrunk (one bottleneck block per stage, channels divided by
+"""Paddle's test_resnet and test_build_strategy, rewritten and shrunk (one bottleneck block per stage, channels divided by
 16, 32x32 images): the ResNet of `ConvBNLayer`s with the legacy `nn.BatchNorm(act=...)`, blocks
 added with `add_sublayer` and kept in a Python list the converted `forward` loops over, a
 `Uniform` initialised head and softmax; trained from an `io.Dataset` of tensors through a
@@ -7,7 +7,10 @@ losses summed as tensors (`total_loss += avg_loss`), `optimizer.minimize` and `c
 Converted training equals eager bitwise; the converted model saved with `paddle.jit.save`, the
 eager one's `state_dict` loaded into a fresh model under `enable_to_static(False)`, the inference
 model read by `static.load_inference_model` and run by an Executor, `paddle.jit.load`, and the
-legacy `AnalysisConfig` predictor of Paddle's predictor_utils all predict the same."""
+legacy `AnalysisConfig` predictor of Paddle's predictor_utils all predict the same. With a
+`BuildStrategy` asking for Paddle's fusion passes (`fuse_elewise_add_act_ops`, `fuse_bn_act_ops`,
+`fuse_bn_add_act_ops`, `enable_addto`) and `FLAGS_max_inplace_grad_add` set, the numbers do not
+change; a build strategy that is not one is a TypeError."""
 import math
 import os
 
@@ -178,7 +181,7 @@ def paths(tmp_path):
             "dygraph": os.path.join(tmp_path, "resnet.dygraph")}
 
 
-def do_train(to_static, paths, depth, steps):
+def do_train(to_static, paths, depth, steps, build_strategy=None):
     dy2st.enable_to_static(to_static)
     try:
         np.random.seed(SEED)
@@ -186,7 +189,7 @@ def do_train(to_static, paths, depth, steps):
         rt.framework.random._manual_program_seed(SEED)
         dataset = TransedFlowerDataSet(batch_size * (steps + 1))
         data_loader = rt.io.DataLoader(dataset, batch_size=batch_size, drop_last=True)
-        resnet = dy2st.to_static(ResNet(depth=depth))
+        resnet = dy2st.to_static(ResNet(depth=depth), build_strategy=build_strategy)
         optimizer = optimizer_setting(parameter_list=resnet.parameters())
         total_loss, total_acc1, total_acc5, total_sample = 0.0, 0.0, 0.0, 0
         losses = []
@@ -247,8 +250,8 @@ def predict_dygraph_jit(data, paths):
     return resnet(rt.to_tensor(data)).numpy()
 
 
-def _check(paths, depth, steps):
-    static_loss, static_steps, static_params = do_train(True, paths, depth, steps)
+def _check(paths, depth, steps, build_strategy=None):
+    static_loss, static_steps, static_params = do_train(True, paths, depth, steps, build_strategy)
     dygraph_loss, dygraph_steps, dygraph_params = do_train(False, paths, depth, steps)
     np.testing.assert_array_equal(static_loss, dygraph_loss)
     for a, b in zip(dygraph_steps, static_steps):
@@ -274,3 +277,24 @@ def test_resnet_trains_saves_and_predicts_as_eagerly(paths):
 @pytest.mark.slow
 def test_resnet50_depth_ten_steps(paths):
     _check(paths, depth=None, steps=10)
+
+
+def test_resnet_with_fusion_passes_asked_for(paths):
+    build_strategy = rt.static.BuildStrategy()
+    build_strategy.fuse_elewise_add_act_ops = True
+    build_strategy.fuse_bn_act_ops = True
+    build_strategy.fuse_bn_add_act_ops = True
+    build_strategy.enable_addto = True
+    rt.set_flags({"FLAGS_max_inplace_grad_add": 8})
+    try:
+        _check(paths, depth=[1, 1, 1, 1], steps=1, build_strategy=build_strategy)
+    finally:
+        rt.set_flags({"FLAGS_max_inplace_grad_add": 0})
+
+
+def test_build_strategy_of_another_type_is_a_type_error():
+    def foo(x):
+        return x + 1
+
+    with pytest.raises(TypeError, match="build_strategy"):
+        dy2st.to_static(foo, build_strategy="x")
