@@ -37,5 +37,44 @@ def is_run_with_cinn():
     return False
 
 
+# Paddle's "prim" switches decompose ops into primitive ones for a compiler (CINN). Programs here
+# keep their ops and run on numpy, so the switches are recorded (Paddle's tests read them back)
+# and change no result, as ``BuildStrategy``'s fusion options do.
+_PRIM = {"forward": False, "backward": False}
+_SKIP_COMP_OPS = set()
+
+
+def _set_prim_forward_enabled(flag):
+    _PRIM["forward"] = bool(flag)
+
+
+def _set_prim_backward_enabled(flag):
+    _PRIM["backward"] = bool(flag)
+
+
+def _set_prim_all_enabled(flag):
+    _PRIM["forward"] = _PRIM["backward"] = bool(flag)
+
+
+def _is_fwd_prim_enabled():
+    return _PRIM["forward"]
+
+
+def _is_bwd_prim_enabled():
+    return _PRIM["backward"]
+
+
+def _is_all_prim_enabled():
+    return _PRIM["forward"] and _PRIM["backward"]
+
+
+def _add_skip_comp_ops(op_type):
+    _SKIP_COMP_OPS.add(op_type)
+
+
+def _remove_skip_comp_ops(op_type):
+    _SKIP_COMP_OPS.discard(op_type)
+
+
 # ``base.core.eager.Tensor``: the eager Tensor class under the path Paddle's code type-checks against
 eager = types.SimpleNamespace(Tensor=Tensor)

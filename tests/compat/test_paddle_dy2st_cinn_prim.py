@@ -4,7 +4,8 @@ inside `forward`, `gelu` both ways, `layer_norm` over `x.shape[1:]` with its wei
 inputs, `paddle.tensor.mean` then `mean(out, -1, True)` of a 0-d value) trained with SGD,
 converted with ``build_strategy.build_cinn_pass`` (or ``backend="CINN"``) and eagerly: outputs and
 input gradients are bitwise equal at every step. There is no CINN build here
-(``is_compiled_with_cinn()``/``is_run_with_cinn()`` say False) and no prim decomposition, so where
+(``is_compiled_with_cinn()``/``is_run_with_cinn()`` say False) and no prim decomposition (the
+``core._set_prim_*_enabled`` switches are recorded and change nothing), so where
 Paddle checks that `softmax` was split into small ops, this checks what the Programs hold:
 ``get_concrete_program`` gives Paddle's ``(concrete_program, partial_program_layer)`` pair, whose
 ``train_program`` has the forward ops and their gradients."""
@@ -82,7 +83,10 @@ def _train(make, data, convert, steps=4, loss_args=()):
     rt.seed(2022)
     net = make()
     sgd = rt.optimizer.SGD(learning_rate=0.1, parameters=net.parameters())
+    core._set_prim_all_enabled(convert is not None)  # recorded; the ops stay whole here
+    core._add_skip_comp_ops("sqrt")
     if convert is not None:
+        assert core._is_all_prim_enabled() and core._is_fwd_prim_enabled()
         net = convert(net)
     xs = [rt.to_tensor(d) for d in data]
     xs[0].stop_gradient = False
@@ -99,7 +103,11 @@ def _train(make, data, convert, steps=4, loss_args=()):
 
 def _same_training(make, data, convert=_cinn, **kw):
     _, _, dy_outs, dy_grad, dy_params = _train(make, data, None, **kw)
-    net, xs, st_outs, st_grad, st_params = _train(make, data, convert, **kw)
+    try:
+        net, xs, st_outs, st_grad, st_params = _train(make, data, convert, **kw)
+    finally:
+        core._set_prim_all_enabled(False)
+        core._remove_skip_comp_ops("sqrt")
     for a, b in zip(dy_outs, st_outs):
         assert a.dtype == b.dtype and a.shape == b.shape
         np.testing.assert_array_equal(b, a)
