@@ -1,6 +1,7 @@
 """Scenarios of Paddle's smaller dygraph-to-static test files, rewritten: test_dataclass_as_input (a
 dataclass argument holding a Tensor, here also under a tensor `if` and with its attributes
-written in branches and loops), test_contiguous, test_get_device, test_circular_reference,
+written in branches and loops; one made anew in a tensor `if` or loop is refused at the user's line
+with what converts instead), test_contiguous, test_get_device, test_circular_reference,
 test_load_transformer (a module-level Tensor and an object's Tensor read by `forward`, a `no_grad`
 function returning `paddle.shape`, `F.linear` called with keywords over a list kept on the layer),
 test_name_load_jst_transformer (an item write into the argument before a call), test_fetch_feed
@@ -93,6 +94,33 @@ def test_dataclass_attributes_written_in_branches_and_a_loop(v):
     a.h.sum().backward()
     b.h.sum().backward()
     np.testing.assert_array_equal(x2.grad.numpy(), x1.grad.numpy())
+
+
+def dataclass_made_in_branches(x):
+    if x.mean() > 0:
+        st = State(x * 2, 1)
+    else:
+        st = State(x - 1, 1)
+    return st
+
+
+def dataclass_made_in_a_loop(x):
+    st = State(x * 1.0)
+    i = 0
+    while i < x.shape[0] and x.sum() > i:
+        st = State(st.h + x)
+        i += 1
+    return st
+
+
+@pytest.mark.parametrize("fn, line", [(dataclass_made_in_branches, "if x.mean() > 0:"),
+                                      (dataclass_made_in_a_loop, "while i < x.shape[0] and x.sum() > i:")])
+def test_a_dataclass_made_anew_under_tensor_control_flow_is_refused_with_what_converts(fn, line):
+    x = rt.to_tensor([1.0, 2.0])
+    assert isinstance(fn(x), State)  # eagerly fine; Paddle's converted code refuses it too
+    with pytest.raises(ValueError, match="dataclass instance is not carried") as err:
+        dy2st.to_static(fn)(x)
+    assert line in str(err.value) and "test_paddle_dy2st_small_files.py" in str(err.value)
 
 
 def func_contiguous():
