@@ -7,7 +7,8 @@ function returning `paddle.shape`, `F.linear` called with keywords over a list k
 test_name_load_jst_transformer (an item write into the argument before a call), test_fetch_feed
 (a function defined inside `forward` calling a sub-layer; constant-initialised Linear weights;
 `enable_to_static` switched under `base.dygraph.guard`), test_amp_case (a float64 slice cast
-under `auto_cast(level='O2')`) and test_pir_selectedrows (a converted function whose Python loop
+under `auto_cast(level='O2')`), test_cast_pass (float32 + float16 is float32, as `x + y.cast('float32')`)
+and test_pir_selectedrows (a converted function whose Python loop
 calls a model with an embedding and collects `loss.numpy()`). Converted equals eager in values,
 dtypes and gradients. Paddle's static `get_device()` gives None; here converted code gives
 eager's -1 (the CPU)."""
@@ -390,3 +391,19 @@ def test_python_loop_calling_a_model_collects_its_losses():
     for a, b in zip(losses_of_repeated_calls(net, rt.to_tensor(np.arange(64) % 128)), st):
         np.testing.assert_array_equal(np.asarray(b.numpy()), a)
     assert len(sf.program_cache) == 2  # a Layer argument is part of the key: one Program per model
+
+
+def add(x, y):
+    return x + y
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_float32_plus_a_lower_precision_tensor(dtype):
+    static_fn = dy2st.to_static(add)
+    for seed in (0, 1):
+        rt.seed(seed)
+        x = rt.randn([20, 20])
+        y = rt.randn([20, 20], dtype=dtype)
+        out = static_fn(x, y)
+        assert out.dtype == add(x, y).dtype == "float32"
+        np.testing.assert_array_equal(out.numpy(), x.numpy() + y.cast("float32").numpy())
