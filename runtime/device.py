@@ -1,7 +1,7 @@
 """Devices: runtime computes with numpy on the CPU, so "cpu" is the one device (Paddle's set_device/get_device);
 and the default float dtype (set_default_dtype/get_default_dtype, kept in ``dtypes.DEFAULT_FLOAT``)."""
 
-__all__ = ["CPUPlace", "set_device", "get_device", "is_compiled_with_cuda", "set_default_dtype", "get_default_dtype"]
+__all__ = ["CPUPlace", "set_device", "get_device", "is_compiled_with_cuda", "is_compiled_with_cinn", "set_default_dtype", "get_default_dtype"]
 
 
 class CPUPlace:
@@ -56,6 +56,11 @@ def get_device():
 
 def is_compiled_with_cuda():
     """False: there is no GPU support."""
+    return False
+
+
+def is_compiled_with_cinn():
+    """False: Programs run on the numpy executor, not through the CINN compiler."""
     return False
 
 

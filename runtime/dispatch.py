@@ -134,7 +134,8 @@ def to_variable(x, block=None):
     for name, t in bound.items():
         if t is x:
             return gblock.vars[name]
-    name = x.name if x.name and not gblock.has_var(x.name) else program.unique_name("eager_const")
+    given = x._name  # a name given (or read), not one generated here
+    name = given if given and not gblock.has_var(given) else program.unique_name("eager_const")
     var = gblock.create_var(name=name, shape=x.shape, dtype=x.dtype, persistable=True,
                             stop_gradient=x.stop_gradient)
     var.trainable = bool(getattr(x, "trainable", False))

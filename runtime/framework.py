@@ -247,6 +247,9 @@ def __getattr__(name):
     if name in _PADDLE_FRAMEWORK:
         import runtime
         return getattr(runtime, name)
+    if name == "core":  # paddle.framework.core is paddle.base.core
+        from .base import core
+        return core
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -193,6 +193,16 @@ class Predictor:
             return [_RtTensor(np.asarray(v)) for v in outs]
         return None
 
+    # The legacy AnalysisPredictor's names (``base.core.create_paddle_predictor``), which Paddle's own
+    # dygraph-to-static tests still serve saved models with
+    get_input_tensor = get_input_handle
+    get_output_tensor = get_output_handle
+
+    def zero_copy_run(self) -> bool:
+        """Runs the model on the input handles' data (``run()``); True when it ran."""
+        self.run()
+        return True
+
     def clone(self) -> "Predictor":
         """Another predictor on the same loaded Program and parameters, with its own handles."""
         return Predictor(self._config, (self._program, self._feeds, self._fetch))

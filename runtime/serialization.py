@@ -90,8 +90,8 @@ class _Encoder:
     def leaf(self, obj, path):
         if isinstance(obj, Tensor):
             node = {"t": "tensor", "ref": self._array(obj.numpy()), "stop_gradient": bool(obj.stop_gradient)}
-            if obj.name is not None:
-                node["name"] = obj.name
+            if obj._name is not None:  # a name given or read, not one made for the file
+                node["name"] = obj._name
             return node
         if isinstance(obj, np.ndarray):
             return {"t": "ndarray", "ref": self._array(obj)}

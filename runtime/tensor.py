@@ -112,13 +112,13 @@ from .tape import (BACKWARD_FAST_PATHS, Node, _accumulate, _flat_inputs, _node_g
 from .tensor_methods import TensorMethods  # noqa: E402
 
 
-_tensor_ids = itertools.count()
+_tensor_ids = itertools.count()  # the N of the names ``Tensor.name`` generates
 
 
 class Tensor(TensorMethods):
     """An eager, numpy-backed tensor."""
 
-    __slots__ = ("_value", "stop_gradient", "_grad", "_node", "name", "persistable", "trainable",
+    __slots__ = ("_value", "stop_gradient", "_grad", "_node", "_name", "persistable", "trainable",
                  "_version", "_origin", "__weakref__")
 
     def __init__(self, value, stop_gradient=True, name=None):
@@ -129,7 +129,7 @@ class Tensor(TensorMethods):
         self.stop_gradient = stop_gradient
         self._grad = None
         self._node = None
-        self.name = name
+        self._name = name
         self.persistable = False
         self.trainable = False
         self._version = 0  # bumped by every in-place write (see Node.saved)
@@ -144,7 +144,7 @@ class Tensor(TensorMethods):
         t.stop_gradient = node is None
         t._grad = None
         t._node = node
-        t.name = None
+        t._name = None
         t.persistable = False
         t.trainable = False
         t._version = 0
@@ -166,7 +166,7 @@ class Tensor(TensorMethods):
         ``name`` becomes a Tensor over the array expression ``value``.  The line reads the globals
         ``NEW`` (``object.__new__``) and ``T`` (``Tensor``); the fields are ``_wrap``'s, in its order."""
         return (f"{name} = NEW(T); {name}._value = {value}; {name}.stop_gradient = True; {name}._grad = None; "
-                f"{name}._node = None; {name}.name = None; {name}.persistable = False; {name}.trainable = False; "
+                f"{name}._node = None; {name}._name = None; {name}.persistable = False; {name}.trainable = False; "
                 f"{name}._version = 0; {name}._origin = None")
 
     def __getstate__(self):
@@ -177,6 +177,19 @@ class Tensor(TensorMethods):
         return state
 
     # -- plain properties -------------------------------------------------
+    @property
+    def name(self):
+        """The name given (a parameter's, a buffer's), else ``generated_tensor_N``, made when first read:
+        as in Paddle, every eager tensor has one (``input_names_after_prune=[img.name]`` names it)."""
+        name = self._name
+        if name is None:
+            name = self._name = f"generated_tensor_{next(_tensor_ids)}"
+        return name
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
     @property
     def grad(self):
         """The accumulated gradient (a Tensor), or None before any backward reached this tensor.

@@ -116,10 +116,10 @@ def _concrete(sf, specs, from_tensors):
         general = [_any_batch(s) for s in specs]
         if general != specs:
             try:
-                return sf.get_concrete_program(*general), general
+                return sf._get_concrete(tuple(general), {}), general
             except Exception:  # noqa: BLE001 (the exact shapes are traced next, and raise what fails)
                 pass
-    return sf.get_concrete_program(*specs), specs
+    return sf._get_concrete(tuple(specs), {}), specs
 
 
 def _spec(s):

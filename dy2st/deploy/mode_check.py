@@ -89,7 +89,7 @@ def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_s
     modes = [(sub, sub.training) for sub in instance.sublayers(include_self=True)]
     try:
         instance.train()
-        concrete = sf.get_concrete_program(*specs)
+        concrete = sf._get_concrete(tuple(specs), {})
     except Exception:  # the train-mode trace is an addition: saving must not fail because of it
         return {}
     finally:

@@ -61,6 +61,24 @@ class PartialProgram:
                 self._infer = _NumpyRunner(self.program, *self._names)
         return self._infer
 
+    # Paddle's partial program layer names its Programs; code written against it reads their ops
+    @property
+    def forward_program(self):
+        """The traced Program (forward only), as inference runs it."""
+        return self.program
+
+    infer_program = forward_program
+
+    @property
+    def train_program(self):
+        """The Program training runs: a clone with the backward ops of every float input and
+        trainable parameter appended (the forward alone when no output takes a gradient)."""
+        mask = tuple(v.dtype in _FLOATS for v in self.inputs)
+        train = self._train.get(mask)
+        if train is None:
+            train = self._train[mask] = _TrainStep(self, mask)
+        return train.program
+
     # -- which eager tensors can receive gradients --------------------------------
     def _trainable_bound(self):
         return [(name, t) for name, t in self.program.bound_tensors.items()
@@ -135,7 +153,7 @@ class _TrainStep:
     """
 
     def __init__(self, pp, mask):
-        prog = pp.program.clone()
+        prog = self.program = pp.program.clone()
         block = prog.global_block()
         n_fwd = len(block.ops)
         outs = [block.var(v.name) for v in pp.outputs]

@@ -21,13 +21,17 @@ def to_static(function: Callable | rt.nn.Layer | None = None, input_spec: Sequen
 
     Usable as ``@to_static``, ``@to_static(input_spec=[...])``, ``to_static(obj.method)``
     (keeps ``obj`` as ``self``) or ``to_static(layer)`` (returns the layer, its
-    ``forward`` converted).  ``backend`` is "numpy" (the default) or "onnxruntime".
+    ``forward`` converted).  ``backend`` is "numpy" (the default) or "onnxruntime" (Paddle's "CINN" is ``build_cinn_pass``).
     ``build_strategy`` (Paddle's graph fusion options) must be a ``rt.static.BuildStrategy``; it
     changes no result (``build_cinn_pass=True`` lets an unconvertible function run eagerly, as
     ``full_graph=False``).  ``property=True`` (Paddle's, for a method returning Python values such as
     a model's strides or labels) leaves the method a plain Python one: ``dy2st.save`` saves no
     Program for it.  Unknown keyword arguments raise TypeError.
     """
+    if backend == "CINN":
+        # Paddle's spelling of ``build_strategy.build_cinn_pass = True``: the same results on
+        # the numpy executor, with the eager fallback for what cannot be converted
+        backend, full_graph = None, False
     if backend is not None:
         check_backend(backend)
     if build_strategy is not None and not isinstance(build_strategy, rt.static.BuildStrategy):

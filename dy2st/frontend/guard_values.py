@@ -181,16 +181,24 @@ def _slot_names(value):
         vars(k).get("__slots__"), str) else (vars(k)["__slots__"],)))
 
 
+def _stdlib_code(obj):
+    """True for a class or function of the standard library (``logging.Logger.warning``)."""
+    return (getattr(obj, "__module__", None) or "").split(".")[0] in sys.stdlib_module_names
+
+
 def _member_reads(cls, read, depth=0):
     """The names the methods and properties of ``cls`` that ``read`` names read in turn
-    (`cfg.get_scale()`, `cfg.doubled` read `self.scale`)."""
+    (`cfg.get_scale()`, `cfg.doubled` read `self.scale`). Not inside the standard library's methods:
+    `logger.warning(...)` reads the logger's level cache, which its first call fills, so guarding
+    it traced every function that logs a second time; the attributes the user's code names on such
+    an object (`args.lr` of an `argparse.Namespace`) are still guarded."""
     out = set()
-    if _library(cls) or depth > 2:
+    if _library(cls) or _stdlib_code(cls) or depth > 2:
         return out
     for name in read:
         member = inspect.getattr_static(cls, name, None)
         fn = getattr(getattr(member, "fget", member), "__func__", getattr(member, "fget", member))
-        if isinstance(fn, types.FunctionType) and not _library(fn):
+        if isinstance(fn, types.FunctionType) and not _library(fn) and not _stdlib_code(fn):
             todo = [fn.__code__]
             while todo:
                 code = todo.pop()

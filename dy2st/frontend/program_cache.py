@@ -59,6 +59,13 @@ class ConcreteProgram:
     def __getitem__(self, index):
         return tuple(self)[index]
 
+    def as_pair(self):
+        """This Program as ``get_concrete_program`` hands it out (the same view at every call)."""
+        pair = self.__dict__.get("_pair")
+        if pair is None:
+            pair = self._pair = ConcreteProgramPair(self)
+        return pair
+
     def guard_failure(self):
         """None while this Program may serve its signature, else what changed since it was traced."""
         return None if self.guards is None else self.guards.failure()
@@ -66,6 +73,39 @@ class ConcreteProgram:
     def __repr__(self):
         return (f"<ConcreteProgram inputs={[v.name for v in self.inputs]} "
                 f"outputs={[v.name for v in self.outputs]}>")
+
+
+class ConcreteProgramPair:
+    """What ``get_concrete_program`` returns: Paddle's ``(concrete_program, partial_program_layer)``
+    pair (``cp, partial = f.get_concrete_program(x)``, ``f.get_concrete_program(x)[1]``), whose
+    attributes are the ConcreteProgram's (``.main_program``, ``.inputs``...). Unpacked as the
+    cache entry instead, it would give Paddle code the cache key where it expects the Program."""
+
+    __slots__ = ("concrete",)
+
+    def __init__(self, concrete):
+        object.__setattr__(self, "concrete", concrete)
+
+    def __getattr__(self, name):
+        return getattr(self.concrete, name)
+
+    def __setattr__(self, name, value):
+        setattr(self.concrete, name, value)
+
+    def __iter__(self):
+        concrete = self.concrete
+        partial = concrete.partial_program
+        partial.training = concrete.training
+        return iter((concrete, partial))
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, index):
+        return tuple(self)[index]
+
+    def __repr__(self):
+        return repr(self.concrete)
 
 
 class ProgramCache:

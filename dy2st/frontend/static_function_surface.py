@@ -10,7 +10,7 @@ which holds the binding, the modes and the per-call path.
 from runtime.framework import Program
 
 from ..tools import staging
-from .program_cache import ConcreteProgram
+from .program_cache import ConcreteProgram, ConcreteProgramPair
 
 
 class StaticFunctionSurface:
@@ -55,8 +55,12 @@ class StaticFunctionSurface:
         report = staging.format_report(self.dygraph_function, decisions, self._qualname())
         return report + "\n" + staging.guard_report(self.program_cache, key, fresh, self._last_retrace)
 
-    def get_concrete_program(self, *args, **kwargs) -> ConcreteProgram:
-        """The ConcreteProgram for these arguments (InputSpecs allowed, mixed with Python values)."""
+    def get_concrete_program(self, *args, **kwargs) -> ConcreteProgramPair:
+        """The ConcreteProgram for these arguments (InputSpecs allowed, mixed with Python values),
+        read through as Paddle's ``(concrete_program, partial_program_layer)`` pair."""
+        return self._get_concrete(args, kwargs).as_pair()
+
+    def _get_concrete(self, args, kwargs) -> ConcreteProgram:
         given = self._specs_given(args, kwargs)
         if given is not None:
             return self._concrete_from_specs(*given)

@@ -10,6 +10,11 @@ silently too coarse:
 `value_key` adds the float's repr, or the object's attribute values (numbers, strings, tuples,
 lists and dicts of them, nested plain objects a few levels deep; anything else, and containers
 of more than 64 items, by identity).
+
+Optimizers and learning-rate schedulers are not plain objects: a converted training step reads
+their state (rate, step count, moments) when the Program runs, as it does for a global one. Keyed
+by their values, an optimizer passed as an argument changed its key at every `opt.step()` and was
+traced again at every call.
 """
 import types
 
@@ -18,8 +23,8 @@ import runtime as rt
 _SIMPLE = (bool, int, complex, str, bytes, type(None))
 _DEPTH = 3
 _MAX_ITEMS = 64  # larger containers are keyed by identity and length: a key is built on every call
-_NOT_PLAIN = (rt.nn.Layer, types.FunctionType, types.MethodType, types.BuiltinFunctionType, type,
-              types.ModuleType)
+_NOT_PLAIN = (rt.nn.Layer, rt.optimizer.Optimizer, rt.optimizer.lr.LRScheduler, types.FunctionType,
+              types.MethodType, types.BuiltinFunctionType, type, types.ModuleType)
 
 
 def _plain(obj):

@@ -4,6 +4,7 @@ Also the calling convention of branch/loop functions (`_pack`/`_unpack`), the us
 error messages, and the wrapper that lets an error raised by user code inside a branch or loop
 body pass the operators' own explanations unchanged.
 """
+import dataclasses
 import types
 
 import runtime as rt
@@ -102,6 +103,15 @@ def _describe(v):
         # its repr names the converted code's nested functions (true_fn_0.<locals>...), not the user's
         return f"function {v.__name__}"
     return f"{type(v).__name__} {v!r}"
+
+
+def _dataclass_note(*values):
+    """What converts when a tensor `if` or loop makes a dataclass instance anew (only tensors,
+    numbers and lists, tuples, namedtuples and dicts of them are carried), else ""."""
+    if any(dataclasses.is_dataclass(v) and not isinstance(v, type) for v in values):
+        return ("; a dataclass instance is not carried through tensor-dependent control flow (nor in "
+                "Paddle): make it once and assign its fields there (`st.h = ...`), or use a namedtuple or a dict")
+    return ""
 
 
 class _InBranch(Exception):

@@ -11,7 +11,7 @@ from runtime.tensor import Parameter
 from runtime.static.control_flow import block_leaves, cond_op, cond_pred, trace_block
 from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_stale_reads, uncarried_writes,
                                       written_outputs)
-from dy2st.operators.common import (_describe, _InBranch, _pack, _plain, _user_code, _with_location, exact_value,
+from dy2st.operators.common import (_dataclass_note, _describe, _InBranch, _pack, _plain, _user_code, _with_location, exact_value,
                                     is_symbolic, truth)
 from dy2st.operators.python_bools import is_python_bool, python_bool
 from dy2st.operators.python_semantics import float64_start, float_view, int_kind, mark_int, python_numbers
@@ -308,7 +308,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
                 if not _tensorizable(v):
                     raise ValueError(_with_location(
                         f"variable '{labels[i]}' is {_describe(state['first'][i])} in one branch of a "
-                        f"tensor-dependent `if` and {_describe(v)} in the other"))
+                        f"tensor-dependent `if` and {_describe(v)} in the other{_dataclass_note(state['first'][i], v)}"))
                 values.append(float64_start(orig["second"][i]) if i in floats else
                               float64_leaves(_as_value(v), orig["first"][i]))
         f_leaves, f_tree = block_leaves(program, second.block, values, "cond false_fn output")
@@ -357,7 +357,7 @@ def _assemble(program, parent, pred, first, second, labels, snap, returns):
         else:
             message = (f"variable '{labels[i]}' is {_describe(a)} in one branch of a tensor-dependent "
                        f"`if` and {_describe(b)} in the other"
-                       f"{_objects_note(a, b, snap) or _CHOSEN_VALUES}")
+                       f"{_objects_note(a, b, snap) or _CHOSEN_VALUES}{_dataclass_note(a, b)}")
             if labels[i] in returns:  # the function's return value: Paddle's exception and wording
                 raise Dygraph2StaticException(_with_location(
                     f"Your if/else have different number of return value: {message}"))

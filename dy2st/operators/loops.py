@@ -15,6 +15,7 @@ from dy2st.operators.common import (
     _as_bool_var,
     exact_value,
     _block_count,
+    _dataclass_note,
     _describe,
     _drop_blocks,
     _InBranch,
@@ -224,7 +225,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             if i not in carried and v is not values[i] and not (_plain(v) and v == values[i]):
                 raise ValueError(_with_location(
                     f"variable '{names[i]}' holds {_describe(values[i])} and a tensor-dependent "
-                    f"loop changes it to {_describe(v)}; only tensors and numbers can change in such a loop"))
+                    f"loop changes it to {_describe(v)}; only tensors and numbers can change in such a loop"
+                    f"{_dataclass_note(values[i], v)}"))
         for spec, i in zip(specs, carried):
             # A list or dict the body writes into without rebinding it: those writes are slots
             # of the loop's snapshot, written back into the caller's object (aliases see them)

@@ -1,12 +1,15 @@
 """``paddle.base.core``: the build queries code asks before choosing a device or a kernel library.
-This runtime is numpy on the CPU: no CUDA, ROCm, XPU or oneDNN (mkldnn) build."""
+This runtime is numpy on the CPU: no CUDA, ROCm, XPU, oneDNN (mkldnn) or CINN build. Also the legacy
+inference names (``AnalysisConfig``, ``create_paddle_predictor``): ``paddle.inference``'s."""
 import types
 
-from ..device import CPUPlace, is_compiled_with_cuda
+from ..device import CPUPlace, is_compiled_with_cinn, is_compiled_with_cuda
+from ..inference import Config as AnalysisConfig, create_predictor as create_paddle_predictor
 from ..tensor import Tensor
 
-__all__ = ["CPUPlace", "eager", "is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
-           "is_compiled_with_mkldnn", "is_compiled_with_custom_device"]
+__all__ = ["AnalysisConfig", "CPUPlace", "create_paddle_predictor", "eager", "is_compiled_with_cuda",
+           "is_compiled_with_rocm", "is_compiled_with_xpu", "is_compiled_with_mkldnn", "is_compiled_with_custom_device",
+           "is_compiled_with_cinn", "is_run_with_cinn"]
 
 
 def is_compiled_with_rocm():
@@ -27,6 +30,50 @@ def is_compiled_with_mkldnn():
 def is_compiled_with_custom_device(device_type):
     """False for every custom device type."""
     return False
+
+
+def is_run_with_cinn():
+    """False: no Program has run through CINN (``build_cinn_pass`` changes no result here)."""
+    return False
+
+
+# Paddle's "prim" switches decompose ops into primitive ones for a compiler (CINN). Programs here
+# keep their ops and run on numpy, so the switches are recorded (Paddle's tests read them back)
+# and change no result, as ``BuildStrategy``'s fusion options do.
+_PRIM = {"forward": False, "backward": False}
+_SKIP_COMP_OPS = set()
+
+
+def _set_prim_forward_enabled(flag):
+    _PRIM["forward"] = bool(flag)
+
+
+def _set_prim_backward_enabled(flag):
+    _PRIM["backward"] = bool(flag)
+
+
+def _set_prim_all_enabled(flag):
+    _PRIM["forward"] = _PRIM["backward"] = bool(flag)
+
+
+def _is_fwd_prim_enabled():
+    return _PRIM["forward"]
+
+
+def _is_bwd_prim_enabled():
+    return _PRIM["backward"]
+
+
+def _is_all_prim_enabled():
+    return _PRIM["forward"] and _PRIM["backward"]
+
+
+def _add_skip_comp_ops(op_type):
+    _SKIP_COMP_OPS.add(op_type)
+
+
+def _remove_skip_comp_ops(op_type):
+    _SKIP_COMP_OPS.discard(op_type)
 
 
 # ``base.core.eager.Tensor``: the eager Tensor class under the path Paddle's code type-checks against

@@ -206,7 +206,7 @@ class Layer(LayerStateDict, LayerCasts):
         self._ensure_init()
         self._unregister(name)
         if tensor is not None:
-            if tensor.name is None:
+            if tensor._name is None:  # given no name: the buffer's (not a generated one)
                 tensor.name = f"{self._full_name}.{name}"
             tensor.persistable = persistable
         self._buffers[name] = tensor

@@ -33,7 +33,7 @@ def _in_place(name, x, *args, **kwargs):
                                  f"write x = F.{base}(x) instead", out)
         return x
     if not x.stop_gradient and x._node is None:
-        raise ValueError(f"Leaf Var{f' ({x.name})' if x.name else ''} that doesn't stop gradient can't use inplace strategy "
+        raise ValueError(f"Leaf Var{f' ({x._name})' if x._name else ''} that doesn't stop gradient can't use inplace strategy "
                          f"(F.{name}); use the out-of-place F.{base}")
     from ..tape import write_back  # noqa: PLC0415
 

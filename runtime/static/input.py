@@ -70,7 +70,9 @@ class InputSpec:
     def from_tensor(cls, tensor: Tensor | np.ndarray, name: str | None = None) -> "InputSpec":
         """The InputSpec of a Tensor (or numpy array): its shape, dtype and name."""
         if isinstance(tensor, Tensor):
-            return cls(tensor.shape, tensor.dtype, name if name is not None else tensor.name)
+            # the tensor's name if it has one (given, or read as ``tensor.name``); else None, and a
+            # converted function names the input after its argument
+            return cls(tensor.shape, tensor.dtype, name if name is not None else tensor._name)
         if isinstance(tensor, np.ndarray):
             return cls.from_numpy(tensor, name)
         raise TypeError(f"InputSpec.from_tensor expects a Tensor, got {type(tensor).__name__}")

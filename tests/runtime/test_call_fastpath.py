@@ -92,7 +92,7 @@ def test_cache_hit_outputs_are_plain_tensors_equal_to_eager():
         second = static(x)  # the generated call
     assert static.forward._hit is not None
     for out in (first, second):
-        assert type(out) is rt.Tensor and out.stop_gradient and out.grad is None and out.name is None
+        assert type(out) is rt.Tensor and out.stop_gradient and out.grad is None and out._name is None
         np.testing.assert_array_equal(out.numpy(), want)
     assert first.numpy() is not second.numpy()  # each call returns a fresh array
 
