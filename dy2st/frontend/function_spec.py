@@ -17,6 +17,7 @@ from runtime.dispatch import to_variable
 from runtime.framework import Variable
 from runtime.static import InputSpec
 
+from ..operators.python_semantics import PythonFloat, exact_of
 from ..operators.tensor_array import TensorArray
 from ..pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 from ..tools.error import UserOrigin, attach_origin
@@ -278,6 +279,10 @@ def flatten_outputs(obj, out_vars, fn=None):
             index.append(len(out_vars) - 1)
             continue
         var = leaf if isinstance(leaf, Variable) else to_variable(leaf)
+        if isinstance(var, PythonFloat):
+            # a Python float eagerly (`float(t) * 2`, a float carried through a tensor loop): its float64
+            # value, the double eager returns, not the default-dtype view user code computes with
+            var = exact_of(var)
         if var.block.idx != 0:
             raise _escaped(var, fn)
         # returned twice: one Tensor at both places, as eager returns one object

@@ -94,6 +94,16 @@ class FlatGroup:
         return self.acc[name][0]
 
 
+def trained(params):
+    """The parameters a step updates: those that take a gradient. Paddle's step skips a parameter with
+    ``stop_gradient`` (a frozen one, BatchNorm's running statistics) as if it were not in the group:
+    no update, no decay, no accumulators. ``params`` itself when none is skipped."""
+    for p in params:
+        if p.stop_gradient:
+            return [p for p in params if not p.stop_gradient]
+    return params
+
+
 def follows_group(p):
     """Whether ``p`` takes its group's update as it is: no learning rate and no decay of its own
     (``ParamAttr(learning_rate=..., regularizer=...)``), which the flat update would not apply."""

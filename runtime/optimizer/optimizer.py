@@ -22,7 +22,7 @@ from ..static.backends import weights_changed
 from ..tensor import Tensor, bump_version
 from ..trace_state import _mode, converting
 from ..regularizer import L1Decay, L2Decay
-from .fused import FlatGroup, fusable
+from .fused import FlatGroup, fusable, trained
 from .lr import LRScheduler
 from collections.abc import Callable, Iterable
 
@@ -36,16 +36,6 @@ def _decay_coeff(weight_decay):
     if isinstance(weight_decay, (int, float)):
         return float(weight_decay)
     raise TypeError(f"weight_decay must be a float, L2Decay or L1Decay, got {type(weight_decay).__name__}")
-
-
-def trained(params):
-    """The parameters a step updates: those that take a gradient. Paddle's step skips a parameter with
-    ``stop_gradient`` (a frozen one, BatchNorm's running statistics) as if it were not in the group:
-    no update, no decay, no accumulators. ``params`` itself when none is skipped."""
-    for p in params:
-        if p.stop_gradient:
-            return [p for p in params if not p.stop_gradient]
-    return params
 
 
 def _user_level():

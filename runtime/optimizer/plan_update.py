@@ -27,7 +27,7 @@ import numpy as np
 
 from ..static.backends.base import _EPOCH
 from .algorithms import SGD, Adam
-from .optimizer import trained
+from .fused import trained
 
 _REBUILDS = 4  # a state the key keeps refusing stays on the general update after this many writes
 _NO_ATTRS = {}  # the per-parameter attrs of a tensor without ``optimize_attr`` (read only)
@@ -111,7 +111,7 @@ def _write(opt, grad_params, out_params, owned, fallback):
             # a decay of its own given after this was written: the general walk adds it
             s.miss(f"{plist}[{k}] is not {pname} or {pname}.grad is not None"
                    f" or getattr({pname}, 'regularizer', None) is not None")
-            if p.stop_gradient:  # the general walk skips it (optimizer.trained): BatchNorm's statistics
+            if p.stop_gradient:  # the general walk skips it (fused.trained): BatchNorm's statistics
                 s.miss(f"not {pname}.stop_gradient")
                 continue
             gk = index.get(id(p))

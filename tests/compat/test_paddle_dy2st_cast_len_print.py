@@ -1,6 +1,6 @@
 """Scenarios of Paddle's test_cast, test_len, test_assert and test_print, rewritten. `bool`/`int`/
 `float` of a one-element tensor give its value (a 0-d tensor of the cast's kind where the Program
-computes it) and of a larger one raise eager's TypeError at the user's line (Paddle casts
+computes it: int64, bool, float64) and of a larger one raise eager's TypeError at the user's line (Paddle casts
 elementwise instead); `len` of a tensor and of a tensor array; `assert` on tensors and Python
 values fails exactly when eager does; `print` writes what eager writes."""
 import contextlib
@@ -39,8 +39,8 @@ def chained(x):
 
 CASTS = [(to_bool, np.array([2.0], "float32"), "bool", True), (to_bool, np.array([0.0], "float32"), "bool", False),
          (to_int, np.array([6.7], "float32"), "int64", 6), (to_int, np.array([-6.7], "float32"), "int64", -6),
-         (to_float, np.array([True]), "float32", 1.0), (chained, np.array([6.7], "float32"), "float32", 1.0),
-         (chained, np.array([0.4], "float32"), "float32", 0.0)]
+         (to_float, np.array([True]), "float64", 1.0), (chained, np.array([6.7], "float32"), "float64", 1.0),
+         (chained, np.array([0.4], "float32"), "float64", 0.0)]  # a returned Python float: float64, its double
 
 
 @pytest.mark.parametrize("fn,x,dtype,value", CASTS)
