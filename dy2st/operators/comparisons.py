@@ -18,21 +18,29 @@ _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge
 def Compare(first, *links):
     """`first op1 b op2 c ...` with each link given as (op symbol, thunk of its right operand);
     every operand is evaluated once, in order, and only while the chain is still undecided."""
-    left = [first]
+    left = _Left(first)
 
     def link(symbol, thunk):
         def run():
             right = thunk()
             if symbol in ("is", "is not"):
-                by_value = _python_bool_identity(left[0], right, symbol)
+                by_value = _python_bool_identity(left.value, right, symbol)
                 if by_value is not None:
-                    left[0] = right
+                    left.value = right
                     return by_value
-            out = _OPS[symbol](left[0], right)
-            left[0] = right
+            out = _OPS[symbol](left.value, right)
+            left.value = right
             return out
         return run
     return And(*[link(symbol, thunk) for symbol, thunk in links])
+
+
+class _Left:
+    """The left operand of the next link (not a list: `_jst.And` watches the user's objects the
+    links reach for writes, and this one is the chain's own)."""
+
+    def __init__(self, value):
+        self.value = value
 
 
 def _python_bool_identity(a, b, symbol):
