@@ -28,6 +28,7 @@ def Compare(first, *links):
                 if by_value is not None:
                     left.value = right
                     return by_value
+                _refuse_traced_identity(left.value, right, symbol)
             out = _OPS[symbol](left.value, right)
             left.value = right
             return out
@@ -41,6 +42,17 @@ class _Left:
 
     def __init__(self, value):
         self.value = value
+
+
+def _refuse_traced_identity(a, b, symbol):
+    """`a is b` of two different traced tensors: eagerly they may be one tensor (a name an `if` or
+    loop rebinds to another, one tensor given for two arguments), which the Variables cannot tell."""
+    if a is not b and is_symbolic(a) and is_symbolic(b):
+        raise TypeError(_with_location(
+            f"`{symbol}` between two traced tensors ('{a.name}' and '{b.name}'): eagerly they may be the "
+            "same tensor (a name a tensor-dependent `if` or loop rebinds, one tensor given for two "
+            "arguments), which is only known when the function runs; keep a Python flag of which one "
+            "you hold, or compare values (rt.equal_all)"))
 
 
 def _python_bool_identity(a, b, symbol):

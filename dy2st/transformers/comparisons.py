@@ -9,7 +9,9 @@ comparison operators are passed by name:
 
 A single comparison (`a < b`) is left alone: it is already one op or one Python value, except
 `a is True` (`is`/`is not` with a bool literal), which `_jst.Compare` checks: a traced bool may
-stand for a Python bool, which is `True`, where the Variable itself never is.
+stand for a Python bool, which is `True`, where the Variable itself never is; and `a is b` with
+no literal side, which `_jst.Compare` refuses for two different traced tensors (eagerly they may
+be one tensor).
 """
 import gast
 
