@@ -18,20 +18,21 @@ _OPS = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge
 def Compare(first, *links):
     """`first op1 b op2 c ...` with each link given as (op symbol, thunk of its right operand);
     every operand is evaluated once, in order, and only while the chain is still undecided."""
-    left = [first]
+    left = _Left(first)
 
     def link(symbol, thunk):
         def run():
             right = thunk()
             if symbol in ("is", "is not"):
-                by_value = _python_bool_identity(left[0], right, symbol)
+                by_value = _python_bool_identity(left.value, right, symbol)
                 if by_value is not None:
-                    left[0] = right
+                    left.value = right
                     return by_value
-            out = _sequence_equal(left[0], right, symbol) if symbol in ("==", "!=") else None
+                _refuse_traced_identity(left.value, right, symbol)
+            out = _sequence_equal(left.value, right, symbol) if symbol in ("==", "!=") else None
             if out is None:
-                out = _OPS[symbol](left[0], right)
-            left[0] = right
+                out = _OPS[symbol](left.value, right)
+            left.value = right
             return out
         return run
     return And(*[link(symbol, thunk) for symbol, thunk in links])
@@ -64,6 +65,25 @@ def _sequence_equal(a, b, symbol):
     for p in pending[1:]:
         out = rt.logical_and(out, p)
     return python_bool(out if symbol == "==" else rt.logical_not(out))
+
+
+class _Left:
+    """The left operand of the next link (not a list: `_jst.And` watches the user's objects the
+    links reach for writes, and this one is the chain's own)."""
+
+    def __init__(self, value):
+        self.value = value
+
+
+def _refuse_traced_identity(a, b, symbol):
+    """`a is b` of two different traced tensors: eagerly they may be one tensor (a name an `if` or
+    loop rebinds to another, one tensor given for two arguments), which the Variables cannot tell."""
+    if a is not b and is_symbolic(a) and is_symbolic(b):
+        raise TypeError(_with_location(
+            f"`{symbol}` between two traced tensors ('{a.name}' and '{b.name}'): eagerly they may be the "
+            "same tensor (a name a tensor-dependent `if` or loop rebinds, one tensor given for two "
+            "arguments), which is only known when the function runs; keep a Python flag of which one "
+            "you hold, or compare values (rt.equal_all)"))
 
 
 def _python_bool_identity(a, b, symbol):

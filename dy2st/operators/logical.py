@@ -10,6 +10,7 @@ import runtime as rt
 from dy2st.operators.common import _as_bool_var, _bool_var, _with_location, is_symbolic, truth
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.python_bools import python_bool
+from dy2st.operators.side_effects import tracked
 from dy2st.tools import staging
 
 
@@ -28,7 +29,10 @@ def _chain(kind, thunks, stops, combine):
         if is_symbolic(value):
             _check_truth(kind, value)
             staging.record(kind, f"logical_{kind} op", f"operand {i} is {staging.describe(value)}")
+            snap = tracked(None, thunks[i:])
             rest = _chain(kind, thunks[i:], stops, combine)
+            if snap is not None and snap.changed():
+                _refuse_writes(kind, value, snap)
             if (rt.is_tensor(rest) and rest.dtype != "bool") or not (rt.is_tensor(rest) or isinstance(rest, bool)):
                 _refuse_operand(kind, value, rest)
             if rt.is_tensor(rest) and _several(rest):
@@ -76,6 +80,18 @@ def _check_truth(kind, value):
             f"element, got shape {list(value.shape)}, as eagerly; use "
             f"{'rt.logical_not(x)' if kind == 'not' else f'rt.logical_{kind}(a, b)'} for an "
             "elementwise result, or rt.all / rt.any to reduce it first"))
+
+
+def _refuse_writes(kind, value, snap):
+    """The operands after a traced bool wrote into an object: eagerly they run only when that bool
+    lets them (`flag and check(x)` calls `check` only when `flag` is true), while the logical op
+    evaluates them at trace time, always."""
+    slot = next(iter(snap.changed()))
+    snap.restore()
+    raise TypeError(_with_location(
+        f"`{kind}` after {staging.describe(value)} evaluates code that writes into {snap.describe(slot)}: "
+        f"eagerly it runs only when the first operand {'is true' if kind == 'and' else 'is false'}, but a "
+        "logical op evaluates every operand; make that call in an `if` on the first operand instead"))
 
 
 def _refuse_operand(kind, value, rest):

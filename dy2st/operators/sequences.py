@@ -3,7 +3,8 @@ a `while` op walks by index (`_Tensor*`); Python arguments -> the builtins `rang
 `zip` / `reversed`."""
 import runtime as rt
 from dy2st.operators.common import _py_items, _with_location, is_symbolic
-from dy2st.operators.python_semantics import python_int
+from dy2st.operators.python_bools import is_python_bool
+from dy2st.operators.python_semantics import is_python_float, python_int
 from dy2st.operators.shapes import Len
 from dy2st.operators.list_items import hold, is_list_stack, list_stack, mark_item, stack_kind
 from dy2st.operators.tensor_array import TensorArray
@@ -153,9 +154,20 @@ def _rows(x):
 def Range(*args):
     """``range(*args)``; with a symbolic bound, a sequence a ``while`` op walks."""
     if any(is_symbolic(a) for a in args):
+        for a in args:
+            _check_index(a)
         start, stop, step = (0, args[0], 1) if len(args) == 1 else (tuple(args) + (1,))[:3]
         return _TensorRange(start, stop, step)
-    return range(*[int(a) if rt.is_tensor(a) else a for a in args])
+    return range(*args)  # an eager tensor bound through its `__index__`, as eagerly (a float one raises)
+
+
+def _check_index(a):
+    """Raise as eager `range()` does for a bound that is no integer: a float or bool tensor (its
+    `__index__` refuses it), a Python float read off a tensor (`range(float(t))`)."""
+    if is_python_float(a):
+        raise TypeError(_with_location("range(): 'float' object cannot be interpreted as an integer"))
+    if is_symbolic(a) and not is_python_bool(a) and a.dtype not in ("int8", "int16", "int32", "int64", "uint8"):
+        raise TypeError(_with_location(f"range(): only integer tensors can be used as an index, got {a.dtype}"))
 
 
 def Enumerate(x, start=0):

@@ -20,9 +20,15 @@ import gast
 
 
 def bool_identity(node):
-    """Whether the comparison ``node`` is `a is True` / `a is not False` (either side a bool literal)."""
-    return (len(node.ops) == 1 and type(node.ops[0]) in (gast.Is, gast.IsNot)
-            and any(type(v) is gast.Constant and type(v.value) is bool for v in (node.left, node.comparators[0])))
+    """Whether the comparison ``node`` is an identity test `_jst.Compare` must decide: `a is True` /
+    `a is not False` (either side a bool literal), or `a is b` of two values that may be traced
+    tensors (no side a literal such as None)."""
+    if len(node.ops) != 1 or type(node.ops[0]) not in (gast.Is, gast.IsNot):
+        return False
+    sides = (node.left, node.comparators[0])
+    if any(type(v) is gast.Constant and type(v.value) is bool for v in sides):
+        return True
+    return not any(type(v) is gast.Constant for v in sides)
 
 
 def sequence_equality(node):

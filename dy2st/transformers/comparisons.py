@@ -9,9 +9,10 @@ comparison operators are passed by name:
 
 A single comparison (`a < b`) is left alone: it is already one op or one Python value, except
 `a is True` (`is`/`is not` with a bool literal), which `_jst.Compare` checks: a traced bool may
-stand for a Python bool, which is `True`, where the Variable itself never is; and `==`/`!=` of a
-tuple or list (`(b, d) == (3, 4)`, `tuple(x.shape) == tuple(y.shape)`), whose items may be dims known
-only when the Program runs: `_jst.Compare` compares those items as tensors.
+stand for a Python bool, which is `True`, where the Variable itself never is; `a is b` with
+no literal side, which `_jst.Compare` refuses for two different traced tensors (eagerly they may
+be one tensor); and `==`/`!=` of a tuple or list (`(b, d) == (3, 4)`, `tuple(x.shape) == tuple(y.shape)`),
+whose items may be dims known only when the Program runs: `_jst.Compare` compares those items as tensors.
 """
 import gast
 

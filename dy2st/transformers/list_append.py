@@ -198,10 +198,38 @@ class ListAppendTransformer(transformer.Transformer):
         return (stmt if isinstance(stmt, list) else [stmt]), gast.Name(id=name, ctx=gast.Load(), annotation=None,
                                                                          type_comment=None)
 
+    def _item_targets(self, targets):
+        """Whether assignment ``targets`` hold an item of a local name inside a tuple or a chain."""
+        return any(isinstance(n, gast.Subscript) and self._local(n.value)
+                   for t in targets for n in gast.walk(t) if not isinstance(n, gast.Starred))
+
+    def _split(self, node):
+        """`y[0], y[1] = a, b` / `y[0] = z[0] = v` as Python runs them: the value (unpacked into
+        fresh names), then each target assigned in order, each one as this pass writes it."""
+        def name(n, ctx):
+            return gast.Name(id=n, ctx=ctx, annotation=None, type_comment=None)
+        if len(node.targets) > 1:
+            held = [self.ctx.namer.new("value")]
+            new = [gast.Assign(targets=[name(held[0], gast.Store())], value=node.value, type_comment=None)]
+            pairs = [(t, held[0]) for t in node.targets]
+        else:
+            held = [self.ctx.namer.new("item") for _ in node.targets[0].elts]
+            unpack = gast.Tuple(elts=[name(n, gast.Store()) for n in held], ctx=gast.Store())
+            new = [gast.Assign(targets=[unpack], value=node.value, type_comment=None)]
+            pairs = list(zip(node.targets[0].elts, held))
+        for target, n in pairs:
+            one = self.visit_Assign(gast.Assign(targets=[target], value=name(n, gast.Load()), type_comment=None))
+            new += one if isinstance(one, list) else [one]
+        return origin_info.copy_origin(node, new)
+
     def visit_Assign(self, node):
         value = node.value
-        if len(node.targets) != 1:
-            return node
+        if len(node.targets) != 1 or isinstance(node.targets[0], (gast.Tuple, gast.List)):
+            plain = len(node.targets) == 1 and any(isinstance(e, gast.Starred) for e in node.targets[0].elts)
+            if not plain and self._item_targets(node.targets):
+                return self._split(node)
+            if len(node.targets) != 1:
+                return node
         target = node.targets[0]
         new = self._array_write(value, target)
         if new is not None:

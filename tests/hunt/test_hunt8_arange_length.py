@@ -3,6 +3,7 @@ arithmetic with the bounds cast to it first, eagerly and in a Program with tenso
 the converted code divided the float32 bounds in double (and eager Python floats in double), so
 `rt.arange(0.0, t, 0.1)` with t = float32 0.1 had one value converted and two eagerly (Paddle: one)."""
 import numpy as np
+import pytest
 
 import dy2st
 import runtime as rt
@@ -46,3 +47,14 @@ def test_tensor_bounds_converted_and_eager_agree_with_paddle_counts():
             np.testing.assert_array_equal(out.numpy(), np.asarray(want, "float32"))
     check(_tensor_end, [(t(0.1),), (t(0.2),), (t(0.9),), (t(1.0),)])
     check(_loop_over_arange, [(t(0.1),), (t(0.4),), (t(0.7),)], grad=True)
+
+
+def test_onnxruntime_backend_counts_and_accumulates_as_the_kernel():
+    pytest.importorskip("onnxruntime")
+    sf = dy2st.to_static(_tensor_bounds, backend="onnxruntime")
+    for start, end, step, _ in CASES + [(0.1, 1.1, 0.1, None), (1.5, 0.9, -0.05, None), (0.0, 1.0, 1 / 3, None)]:
+        args = (t(start), t(np.float32(end)), t(step))
+        eager = _tensor_bounds(*args)
+        out = sf(*args)
+        assert out.shape == eager.shape
+        np.testing.assert_array_equal(out.numpy(), eager.numpy())

@@ -246,9 +246,19 @@ def _fill_like(ex, op):
 @lowering("range")
 def _range(ex, op):
     dt = op.attrs.get("dtype", "int64")
-    args = [ex.node("Cast", [ex.node("Reshape", [ex.i(s), ints(ex, [])])], to=onnx_dtype(dt))
-            for s in ("Start", "End", "Step")]
-    ex.node("Range", args, ex.o("Out"))
+    start, end, step = [ex.node("Cast", [ex.node("Reshape", [ex.i(s), ints(ex, [])])], to=onnx_dtype(dt))
+                        for s in ("Start", "End", "Step")]
+    if np.dtype(dt).kind != "f":
+        ex.node("Range", [start, end, step], ex.o("Out"))
+        return
+    # The kernel's float values (range_values.arange_values): ceil((end - start) / step) of them counted
+    # in the dtype (onnxruntime's Range counts in double: one more for float32 arange(0.8, -2.4f, -0.1)),
+    # start then step added once per value (CumSum adds in order)
+    count = ex.node("Ceil", [ex.node("Div", [ex.node("Sub", [end, start]), step])])
+    n = ex.node("Cast", [ex.node("Relu", [count])], to=TensorProto.INT64)  # none when the step points away
+    index = ex.node("Range", [ints(ex, 0), n, ints(ex, 1)])
+    items = ex.node("Where", [ex.node("Equal", [index, ints(ex, 0)]), start, step])
+    ex.node("CumSum", [items, ints(ex, 0)], ex.o("Out"))
 
 
 @lowering("side_effect")
