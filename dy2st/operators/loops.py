@@ -11,23 +11,9 @@ from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, re
                                       refuse_stale_reads, refuse_uncarried, written_in_trace,
                                       written_outputs)
 from dy2st.operators.assert_print import Assert
-from dy2st.operators.common import (
-    _as_bool_var,
-    exact_value,
-    _block_count,
-    _dataclass_note,
-    _describe,
-    _drop_blocks,
-    _InBranch,
-    _pack,
-    _plain,
-    _py_items,
-    _unpack,
-    _user_code,
-    _with_location,
-    is_symbolic,
-    truth,
-)
+from dy2st.operators.common import (_as_bool_var, _block_count, _dataclass_note, _describe, _drop_blocks, _InBranch,
+                                    _pack, _plain, _py_items, _unpack, _user_code, _with_location, exact_value,
+                                    is_symbolic, truth)
 from dy2st.operators.ifelse import IfElse
 from dy2st.operators.loop_carries import (CarriedList, IndexedByTensor, _carry_spec, _conform, _initialise_unknown_carries,
                                           _is_static_object, _ListSpec, _rebuild, _Relist, _shadow_outputs, _spec_size,
