@@ -34,6 +34,7 @@ from dy2st.transformers import (
     loops,
     match_statements,
     return_statements,
+    slot_lists,
     unsupported,
 )
 
@@ -73,6 +74,12 @@ def _pipeline(node, ctx, snapshot, census):
     if _needed(exceptions.needed, census):
         node = exceptions.transform(node, ctx)
     snapshot("exceptions", node)
+    # A list grown in a loop through a local container's item (`feats['k'].append(v)`) -> a local
+    # around the loop, before the jump passes (a loop holding a `return` is left alone) and the
+    # list pass (which makes a local's growth a visible write).
+    if _needed(slot_lists.needed, census):
+        node = slot_lists.transform(node, ctx)
+    snapshot("slot_lists", node)
     # Jumps first: once branches and loops become functions, a `return`/`break` inside them
     # would leave the wrong function. `return` before `break`: a return inside a loop
     # becomes a `break` that the next pass turns into a flag.
@@ -118,7 +125,7 @@ def _pipeline(node, ctx, snapshot, census):
 
 
 # The snapshots `passes` holds, in pipeline order (the first is the parsed original).
-PASS_NAMES = ("original", "attributes", "match_statements", "exceptions", "return_statements", "break_statements", "list_append",
+PASS_NAMES = ("original", "attributes", "match_statements", "exceptions", "slot_lists", "return_statements", "break_statements", "list_append",
               "condition_truth", "assert_print", "len_shape", "casts", "call_trees", "comparisons",
               "logical_expressions", "ifelse", "loops")
 

@@ -265,8 +265,8 @@ def list_in_a_dict_read_then_appended():
 
 
 @pytest.mark.xfail(strict=True, raises=IndexError,
-                   reason="a list held in a dict (feats['key']) that a tensor loop appends to is not "
-                          "carried as a tensor array (only a local list is): the item read before "
-                          "the first append finds the list empty while the body is traced")
+                   reason="the list (feats['key'], carried as a local around the tensor loop) is empty "
+                          "when the loop starts and the body reads item [-2] before appending: the items' "
+                          "dtype and shape cannot be learnt from it (an IndexError saying so at the line)")
 def test_list_in_a_dict_grown_by_a_tensor_loop():
     both(list_in_a_dict_read_then_appended)
