@@ -254,6 +254,12 @@ def _symbolic_while(cond, body, values, names, prefix=(), restore=None):
 
     blocks = _block_count()
     moved = False  # a carry's kind or dtype changed in the body: see loop_kinds
+
+    def discard():  # a try to build again: its sub-blocks dropped, the objects it wrote into put back
+        _drop_blocks(blocks)
+        if restore is not None:
+            restore()
+
     while True:
         if len(loop_vars) == p and values:
             # nothing carried (a body writing only into objects it was given): a thrown-away
@@ -265,9 +271,7 @@ def _symbolic_while(cond, body, values, names, prefix=(), restore=None):
                 cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])
             break
         except (_Mixed, _Demote) as m:  # a Python number the body makes a tensor: start it as one
-            _drop_blocks(blocks)
-            if restore is not None:
-                restore()
+            discard()
             moved = True
             if isinstance(m, _Mixed):
                 mixed.update(m.positions)
@@ -275,22 +279,16 @@ def _symbolic_while(cond, body, values, names, prefix=(), restore=None):
             specs, loop_vars, numbers = layout()
             continue
         except _ArrayKinds as m:
-            _drop_blocks(blocks)
-            if restore is not None:
-                restore()
+            discard()
             array_kinds.update(m.kinds)
             continue
         except _WrittenThenRebound as w:
-            _drop_blocks(blocks)
-            if restore is not None:
-                restore()
+            discard()
             shadows.extend(w.indices)
             specs, loop_vars, numbers = layout()
             continue
         except (_Relist, _Unchanged) as r:
-            _drop_blocks(blocks)
-            if restore is not None:
-                restore()
+            discard()
             if isinstance(r, _Relist):
                 arrays.add(r.index)
             else:
@@ -300,9 +298,7 @@ def _symbolic_while(cond, body, values, names, prefix=(), restore=None):
         except _Widen as w:
             # `s = s + i64` with an int32 `s`: eager code widens `s` on the first iteration;
             # the loop carries the wider dtype from the start (differs only if it never runs).
-            _drop_blocks(blocks)
-            if restore is not None:
-                restore()
+            discard()
             moved = True
             for k, (dtype, shape) in w.casts.items():
                 if shape is None:
