@@ -36,6 +36,7 @@ from . import callbacks  # noqa: E402  (paddle.callbacks, importable as a module
 from .flags import get_flags, set_flags  # noqa: E402  (paddle.set_flags: recorded, no effect here)
 from .printing import set_printoptions  # noqa: E402
 from . import base  # noqa: E402  (paddle.base: the legacy fluid names dygraph code imports)
+from . import fluid  # noqa: E402  (paddle.fluid: Paddle 2.x's name for it, reached as an attribute)
 from .io.batch_reader import batch  # noqa: E402  (paddle.batch, the reader decorator)
 
 # -- Paddle 3 names without an op of their own: in-place functions, grad-mode switches, shape helpers ----

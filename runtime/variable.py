@@ -162,6 +162,15 @@ class Variable(TensorMethods):
         raise TypeError(f"static Variable '{self.name}'.item(): a Python number exists only when the Program "
                         "runs; keep the value a tensor (e.g. compare `x.sum() > 0` in the if)")
 
+    @property
+    def is_leaf(self):
+        """Always raises AttributeError (Paddle's static values have no ``is_leaf`` either): eagerly it
+        says whether a recorded op made the tensor, and whether the caller's argument had one is not
+        part of the Program."""
+        raise AttributeError(f"static Variable '{self.name}' has no is_leaf: whether a recorded op made a tensor "
+                             "is eager autograd state; read it outside the converted function (or test "
+                             "`x.stop_gradient`, which converted code follows)")
+
     def tolist(self):
         """Always raises TypeError, as ``numpy()`` does."""
         raise TypeError(f"static Variable '{self.name}'.tolist(): its values exist only when the Program runs")

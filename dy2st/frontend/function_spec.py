@@ -355,6 +355,37 @@ def with_defaults(fn, bound, args, kwargs):
     return tuple(ba.args), dict(ba.kwargs)
 
 
+def keywords_in_order(fn, bound, args, kwargs):
+    """``(args, kwargs)`` of a call with the keywords that name positional parameters moved into
+    ``args``, in the parameter order (defaults filled in between), as Paddle's
+    ``unified_args_and_kwargs`` does: the Program's inputs follow the signature however the call
+    spells them. (Built from ``f(ids=a, mask=b)``, its inputs came in the keywords' sorted order, and
+    ``dy2st.save`` without an input_spec gave each input another one's shape and dtype.) Defaults
+    are filled in only up to the last parameter a keyword names, so ``f(a, b)`` and ``f(b=b, a=a)``
+    share a Program. Unchanged when the call does not bind: calling the function raises Python's
+    TypeError then."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())[1 if bound else 0:]
+    except (TypeError, ValueError):
+        return args, kwargs
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in params):
+        return args, kwargs
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    rest = positional[len(args):]
+    named = [i for i, p in enumerate(rest) if p.name in kwargs]
+    if not named or any(p.kind is p.POSITIONAL_ONLY for p in rest[:named[-1] + 1]):
+        return args, kwargs
+    out, left = list(args), dict(kwargs)
+    for p in rest[:named[-1] + 1]:
+        if p.name in left:
+            out.append(left.pop(p.name))
+        elif p.default is not p.empty:
+            out.append(p.default)
+        else:
+            return args, kwargs  # a required argument is missing: the call raises as eagerly
+    return tuple(out), left
+
+
 def spec_signature(args, kwargs, mode):
     """(cache key, argument skeleton, feed metas) of InputSpecs mixed with Python arguments."""
     skeleton, spec_objs = specs_to_placeholders((tuple(args), kwargs))

@@ -41,7 +41,7 @@ from ..tools.error import is_mapped, show_internals, to_user_error
 from . import config, decorators, fast_call
 from .argument_writes import check_outside_changes, returned_inputs
 from .fast_call import MISS
-from .function_spec import check_spec_count, unflatten
+from .function_spec import check_spec_count, keywords_in_order, unflatten
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
 from .static_function_surface import StaticFunctionSurface
 from .tracing import Tracing
@@ -265,6 +265,9 @@ class StaticFunction(Tracing, StaticFunctionSurface):
         if not rt.in_dynamic_mode():
             # Called while another Program is being built: inline the converted code.
             return self.converted.fn(*self._args_with_self(args), **kwargs)
+        if kwargs:
+            args, kwargs = keywords_in_order(decorators.unwrap(self.dygraph_function), self._instance is not None,
+                                             args, kwargs)
         fast = self._fast_key(args, kwargs)
         if fast is not None:
             call = self._fast_cache.get(fast)

@@ -107,15 +107,17 @@ def _while_writing(snap, cond, body, values, names, prefix=()):
             with rt.static.program_guard(rt.static.Program()), probing():  # trace finds the slots
                 body_w()
         labels = list(names) + [snap.describe(s) for s in slots]
-        return _symbolic_while(cond_w, body_w, start, labels, prefix)
+        return _symbolic_while(cond_w, body_w, start, labels, prefix, restore=snap.restore)
 
     full = build_with_slots(snap, slots, build)
     snap.write(dict(zip(slots, full[n:])))
     return full[:n]
 
 
-def _symbolic_while(cond, body, values, names, prefix=()):
+def _symbolic_while(cond, body, values, names, prefix=(), restore=None):
     """Build a `while` op. `prefix`: hidden carries (e.g. a for loop's counter) before `values`.
+    `restore`: puts back the objects a discarded trace of the body wrote into, before the carries
+    are laid out again from `values` (a dict in a carried list would start as that trace's value).
 
     Python numbers become 0-d tensors; tuples (a function's `return a, b` value) are carried
     element by element. Values that are not numbers or tensors (None, strings, modules...)
@@ -127,6 +129,8 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                and not _is_static_object(v)]
     before = values
     values, carried = _initialise_unknown_carries(body, prefix, values, carried, names)
+    if restore is not None:  # that scratch trace of the body wrote into the objects too
+        restore()
     # Names that get their first value inside the loop: eager code reading them after a loop
     # that ran zero times raises UnboundLocalError; the Program must not hand back the zero
     # placeholder they start from (checked after the loop is built, see _check_ran).
@@ -246,6 +250,12 @@ def _symbolic_while(cond, body, values, names, prefix=()):
 
     blocks = _block_count()
     moved = False  # a carry's kind or dtype changed in the body: see loop_kinds
+
+    def discard():  # a try to build again: its sub-blocks dropped, the objects it wrote into put back
+        _drop_blocks(blocks)
+        if restore is not None:
+            restore()
+
     while True:
         if len(loop_vars) == p and values:
             # nothing carried (a body writing only into objects it was given): a thrown-away
@@ -257,7 +267,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
                 cond_fn, body_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars])
             break
         except (_Mixed, _Demote) as m:  # a Python number the body makes a tensor: start it as one
-            _drop_blocks(blocks)
+            discard()
             moved = True
             if isinstance(m, _Mixed):
                 mixed.update(m.positions)
@@ -265,16 +275,16 @@ def _symbolic_while(cond, body, values, names, prefix=()):
             specs, loop_vars, numbers = layout()
             continue
         except _ArrayKinds as m:
-            _drop_blocks(blocks)
+            discard()
             array_kinds.update(m.kinds)
             continue
         except _WrittenThenRebound as w:
-            _drop_blocks(blocks)
+            discard()
             shadows.extend(w.indices)
             specs, loop_vars, numbers = layout()
             continue
         except (_Relist, _Unchanged) as r:
-            _drop_blocks(blocks)
+            discard()
             if isinstance(r, _Relist):
                 arrays.add(r.index)
             else:
@@ -284,7 +294,7 @@ def _symbolic_while(cond, body, values, names, prefix=()):
         except _Widen as w:
             # `s = s + i64` with an int32 `s`: eager code widens `s` on the first iteration;
             # the loop carries the wider dtype from the start (differs only if it never runs).
-            _drop_blocks(blocks)
+            discard()
             moved = True
             for k, (dtype, shape) in w.casts.items():
                 if shape is None:

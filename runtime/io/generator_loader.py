@@ -68,6 +68,10 @@ class GeneratorLoader:
     def __call__(self):
         return iter(self)
 
+    def _reset(self):
+        """Paddle's reset of a loader left in the middle of its batches (its reading thread stopped,
+        as training scripts call before a ``break``): here every iteration starts afresh anyway."""
+
     def __iter__(self):
         if self._batches is None:
             raise RuntimeError("DataLoader.from_generator: set a generator first (set_sample_generator, "

@@ -1,5 +1,5 @@
-"""Paddle's test_resnet, test_resnet_amp and test_build_strategy, rewritten and shrunk (one bottleneck block per stage, channels divided by
-16, 32x32 images): the ResNet of `ConvBNLayer`s with the legacy `nn.BatchNorm(act=...)`, blocks
+"""Paddle's test_resnet and test_build_strategy, rewritten and shrunk (one bottleneck block per
+stage, channels divided by 16, 32x32 images): the ResNet of `ConvBNLayer`s with the legacy `nn.BatchNorm(act=...)`, blocks
 added with `add_sublayer` and kept in a Python list the converted `forward` loops over, a
 `Uniform` initialised head and softmax; trained from an `io.Dataset` of tensors through a
 `DataLoader(drop_last=True)` with Momentum and L2 decay, `paddle.metric.accuracy` top-1/top-5, the
@@ -10,10 +10,8 @@ model read by `static.load_inference_model` and run by an Executor, `paddle.jit.
 legacy `AnalysisConfig` predictor of Paddle's predictor_utils all predict the same. With a
 `BuildStrategy` asking for Paddle's fusion passes (`fuse_elewise_add_act_ops`, `fuse_bn_act_ops`,
 `fuse_bn_add_act_ops`, `enable_addto`) and `FLAGS_max_inplace_grad_add` set, the numbers do not
-change; a build strategy that is not one is a TypeError. Trained under `amp.auto_cast` with a
-`GradScaler` (the loss the mean of the prediction, `cross_entropy(reduction='none',
-use_softmax=False)` computed beside it), with Paddle's prim backward switched on for the converted
-run or not, the converted losses equal eager's (float32 on a CPU build, as Paddle's)."""
+change; a build strategy that is not one is a TypeError. (test_resnet_amp and test_resnet_v2 are in
+test_paddle_dy2st_resnet_variants.py.)"""
 import math
 import os
 
@@ -302,52 +300,3 @@ def test_build_strategy_of_another_type_is_a_type_error():
     with pytest.raises(TypeError, match="build_strategy"):
         dy2st.to_static(foo, build_strategy="x")
 
-
-def train_amp(to_static, depth, steps):
-    dy2st.enable_to_static(to_static)
-    try:
-        np.random.seed(SEED)
-        rt.seed(SEED)
-        rt.framework.random._manual_program_seed(SEED)
-        resnet = dy2st.to_static(ResNet(depth=depth))
-        optimizer = optimizer_setting(parameter_list=resnet.parameters())
-        scaler = rt.amp.GradScaler(init_loss_scaling=1024)
-        total_loss, losses = 0.0, []
-        for batch_id in range(100):
-            img = rt.to_tensor(np.random.random([batch_size, 3, IMAGE, IMAGE]).astype("float32"))
-            label = rt.to_tensor(np.random.randint(0, 100, [batch_size, 1], dtype="int64"))
-            img.stop_gradient = True
-            label.stop_gradient = True
-            with rt.amp.auto_cast():
-                pred = resnet(img)
-                loss = rt.nn.functional.cross_entropy(input=pred, label=label, reduction="none", use_softmax=False)
-            avg_loss = rt.mean(x=pred)
-            acc_top1 = rt.static.accuracy(input=pred, label=label, k=1)
-            acc_top5 = rt.static.accuracy(input=pred, label=label, k=5)
-            scaled = scaler.scale(avg_loss)
-            scaled.backward()
-            scaler.minimize(optimizer, scaled)
-            resnet.clear_gradients()
-            total_loss += avg_loss
-            losses.append((loss.numpy(), acc_top1.numpy(), acc_top5.numpy()))
-            if batch_id == steps:
-                break
-        return total_loss.numpy(), losses
-    finally:
-        dy2st.enable_to_static(True)
-
-
-@pytest.mark.parametrize("composite", [False, True])
-def test_resnet_amp(composite):
-    core._set_prim_backward_enabled(composite)
-    try:
-        assert core._is_bwd_prim_enabled() is composite
-        static_loss, static_steps = train_amp(True, [1, 1, 1, 1], 1)
-    finally:
-        core._set_prim_backward_enabled(False)
-    dygraph_loss, dygraph_steps = train_amp(False, [1, 1, 1, 1], 1)
-    assert static_loss.dtype == dygraph_loss.dtype == np.float32
-    np.testing.assert_array_equal(static_loss, dygraph_loss)
-    for a, b in zip(dygraph_steps, static_steps):
-        for x, y in zip(a, b):
-            np.testing.assert_array_equal(y, x)
