@@ -285,14 +285,6 @@ class ProbeList(list):
                 "Start it with one item (and skip it in the reads), or append before reading")) from None
 
 
-def Append(lst, item):
-    """`lst.append(item)`, written back: the same Python list, or a new TensorArray."""
-    if isinstance(lst, TensorArray):
-        return lst.appended(item)
-    lst.append(item)
-    return lst
-
-
 def _check_insert_index(index):
     """``index`` as a Python int; TypeError at the user's line for a tensor, known only at run time."""
     if not is_symbolic(index):
@@ -304,22 +296,6 @@ def _check_insert_index(index):
             "lst.insert(i, v) in a loop needs a Python int index i (a list built in a tensor-dependent loop "
             "is one stacked tensor, cut at i when the loop is built); append instead and reorder after "
             "the loop (reversed(lst), rt.flip(rt.stack(lst), 0))"))
-
-
-def Insert(lst, index, item):
-    """`lst.insert(index, item)` in a loop, written back: the same Python list, or a new TensorArray."""
-    if isinstance(lst, TensorArray):
-        return lst.inserted(index, item)
-    lst.insert(_check_insert_index(index), item)
-    return lst
-
-
-def Pop(lst, *index):
-    """`item = lst.pop(*index)`, written back as `lst, item = _jst.Pop(lst, *index)`."""
-    if isinstance(lst, TensorArray):
-        return lst.popped(*index)
-    item = lst.pop(*index)
-    return lst, item
 
 
 def Stack(x, axis=0, **kwargs):

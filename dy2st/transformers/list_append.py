@@ -36,6 +36,7 @@ from runtime.ops.nn_activation_inplace import FUNCTIONS as _ACTIVATIONS
 import runtime.ops.tensor_array
 from dy2st.pyct import origin_info, templates, transformer
 from dy2st.transformers.call_trees import resolve
+from dy2st.transformers.list_aliases import shared_lists
 from dy2st.transformers.object_writes import function_locals
 
 IN_PLACE_FUNCTIONS = frozenset(_TOP_LEVEL.values()) | _ACTIVATIONS
@@ -93,6 +94,7 @@ class ListAppendTransformer(transformer.Transformer):
         super().__init__(ctx)
         self.loop_depth = 0
         self.local_names = set()
+        self.shared = {}
 
     def _loop(self, node):
         self.loop_depth += 1
@@ -107,9 +109,25 @@ class ListAppendTransformer(transformer.Transformer):
     def visit_FunctionDef(self, node):
         saved, self.loop_depth = self.loop_depth, 0  # a nested def's body is not in the loop
         saved_names, self.local_names = self.local_names, function_locals(node)
+        saved_shared, self.shared = self.shared, {}
+        grown = {n.func.value.id for n in gast.walk(node)
+                 if _method_call(n, "append", (1,)) or _method_call(n, "insert", (2,)) or _method_call(n, "pop", (0, 1))}
+        grown &= self.local_names
+        if grown:  # lists a tensor loop may grow that something else may hold too (list_aliases)
+            self.shared = shared_lists(node, self.ctx.namespace, self.ctx.namer, grown)
         node.body = self.visit_block(node.body)
-        self.loop_depth, self.local_names = saved, saved_names
+        self.loop_depth, self.local_names, self.shared = saved, saved_names, saved_shared
         return node
+
+    def _growth(self, template, name, **parts):
+        """The statements of a list's growth (`template`), told how the list may be shared if it may."""
+        new = templates.replace(template, lst=name, **parts)
+        why = self.shared.get(name)
+        if why is not None:
+            call = new[0].value
+            call = call.value if type(call) is gast.Subscript else call
+            call.keywords.append(gast.keyword(arg="shared", value=gast.Constant(value=why, kind=None)))
+        return new
 
     def _local(self, name_node):
         return isinstance(name_node, gast.Name) and name_node.id in self.local_names
@@ -142,15 +160,13 @@ class ListAppendTransformer(transformer.Transformer):
         if new is not None:
             return origin_info.copy_origin(node, new)
         if self.loop_depth and _method_call(call, "append", (1,)) and self._local(call.func.value):
-            new = templates.replace("lst = _jst.Append(lst, item)", lst=call.func.value.id,
-                                    item=call.args[0])
+            new = self._growth("lst = _jst.Append(lst, item)", call.func.value.id, item=call.args[0])
             return origin_info.copy_origin(node, new)
         if self.loop_depth and _method_call(call, "insert", (2,)) and self._local(call.func.value):
-            new = templates.replace("lst = _jst.Insert(lst, args)", lst=call.func.value.id, args=list(call.args))
+            new = self._growth("lst = _jst.Insert(lst, args)", call.func.value.id, args=list(call.args))
             return origin_info.copy_origin(node, new)
         if self.loop_depth and _method_call(call, "pop", (0, 1)) and self._local(call.func.value):
-            new = templates.replace("lst = _jst.Pop(lst, args)[0]", lst=call.func.value.id,
-                                    args=list(call.args))
+            new = self._growth("lst = _jst.Pop(lst, args)[0]", call.func.value.id, args=list(call.args))
             return origin_info.copy_origin(node, new)
         new = self._in_place(call)
         if new is not None:
@@ -236,8 +252,8 @@ class ListAppendTransformer(transformer.Transformer):
             return origin_info.copy_origin(node, new)
         if (self.loop_depth and isinstance(target, gast.Name) and _method_call(value, "pop", (0, 1))
                 and self._local(value.func.value)):
-            new = templates.replace("lst, target = _jst.Pop(lst, args)", lst=value.func.value.id,
-                                    target=target.id, args=list(value.args))
+            new = self._growth("lst, target = _jst.Pop(lst, args)", value.func.value.id, target=target.id,
+                               args=list(value.args))
             return origin_info.copy_origin(node, new)
         if isinstance(target, gast.Subscript) and self._local(target.value):
             new, key = [], _key_expr(target.slice)

@@ -24,7 +24,8 @@ holds no `return`, `yield` or `await` (the store after it must run when it ends)
 """
 import gast
 
-from dy2st.pyct import origin_info, templates, transformer
+from dy2st.pyct import anno, origin_info, templates, transformer
+from dy2st.transformers.list_aliases import FRESH_SLOT, SLOT_OF, fresh_list
 from dy2st.transformers.object_writes import function_locals
 
 _GROWS = ("append", "insert", "pop")
@@ -115,6 +116,48 @@ def _safe(loop, root, keys, parents):
     return True
 
 
+def _made_here(fn, loop, root, keys, namespace):
+    """Whether the list at ``root[keys]`` is one only the container holds: ``root`` is bound once in
+    ``fn``, to displays that make that list (`feats = {'key': []}`), and outside ``loop`` the function
+    takes it out of the container only to use it (`feats['key'][0]`, `len(feats['key'])`), never to
+    keep it (`lst = feats['key']`); the container itself only in a `return`."""
+    made = None
+    parents = _parents(fn)
+    inside = {id(n) for n in gast.walk(loop)}
+    for node in gast.walk(fn):
+        if type(node) is not gast.Name or node.id != root or id(node) in inside:
+            continue
+        parent = parents.get(id(node))
+        if type(node.ctx) is gast.Store:
+            if made is not None or type(parent) is not gast.Assign or len(parent.targets) != 1:
+                return False
+            made = parent.value
+            continue
+        top, used = node, ()
+        while (type(parents.get(id(top))) is gast.Subscript and parents[id(top)].value is top
+               and len(used) < len(keys) and _key(parents[id(top)].slice) is not _NO_KEY):
+            top = parents[id(top)]
+            used += (_key(top.slice),)
+        if used == keys:
+            if type(top.ctx) is not gast.Load or not fresh_list(parents, top, namespace):
+                return False
+        elif keys[:len(used)] == used and not (not used and type(parent) is gast.Return):
+            return False
+    for k in keys:  # the displays down to the list
+        if type(made) is gast.Dict:
+            made = next((v for key, v in zip(made.keys, made.values) if _key(key) == k), None) if key_ok(made) else None
+        elif type(made) in (gast.List, gast.Tuple) and type(k) is int and -len(made.elts) <= k < len(made.elts):
+            made = made.elts[k]
+        else:
+            return False
+    return made is not None and type(made) in (gast.List, gast.ListComp)
+
+
+def key_ok(display):
+    """Whether every key of a dict display is a constant (no `**other`, no computed key that could repeat one)."""
+    return all(k is not None and _key(k) is not _NO_KEY for k in display.keys)
+
+
 def _name_for(root, keys, namer):
     words = [root] + [str(k) if type(k) is int else "".join(c if c.isalnum() else "_" for c in k) for k in keys]
     return namer.new("_".join(words).replace("-", "m"))
@@ -139,14 +182,16 @@ class SlotListTransformer(transformer.Transformer):
     def __init__(self, ctx):
         super().__init__(ctx)
         self.bound = set()
+        self.fn = None
 
     def visit_FunctionDef(self, node):
-        saved = self.bound
+        saved, saved_fn = self.bound, self.fn
+        self.fn = node
         params = {a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs}
         params.update(a.id for a in (node.args.vararg, node.args.kwarg) if a is not None)
         self.bound = function_locals(node) - params
         self.generic_visit(node)
-        self.bound = saved
+        self.bound, self.fn = saved, saved_fn
         return node
 
     def _loop(self, node):
@@ -156,14 +201,20 @@ class SlotListTransformer(transformer.Transformer):
         for root, keys in grown:
             if not _safe(node, root, keys, parents):
                 continue
+            made_here = _made_here(self.fn, node, root, keys, self.ctx.namespace)
             name = _name_for(root, keys, self.ctx.namer)
             item = templates.replace_as_expression("root", root=root)
             for k in keys:
                 item = gast.Subscript(value=item, slice=gast.Constant(value=k, kind=None), ctx=gast.Load())
             node = _Replace(root, keys, name).visit(node)
-            before += templates.replace("name = item", name=name, item=item)
+            read = templates.replace("name = item", name=name, item=item)
             store = templates.replace("item = name", name=name, item=item)
             store[0].targets[0].ctx = gast.Store()
+            for stmt in (read[0], store[0]):  # for list_aliases: whether the list is only the container's
+                anno.setanno(stmt, SLOT_OF, root + "".join(f"[{k!r}]" for k in keys))
+                if made_here:
+                    anno.setanno(stmt, FRESH_SLOT, True)
+            before += read
             after += store
             parents = _parents(node)
         self.generic_visit(node)  # loops inside, for what only they grow
