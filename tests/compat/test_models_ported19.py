@@ -301,3 +301,103 @@ def test_stargan_critic_gradient_penalty_trains_like_eager(tmp_path):
     batches = [(_faces(rng, n)[0], _faces(rng, n)[0], rng.random((n, 1, 1, 1)).astype("float32")) for n in (2, 3)]
     _same_training(StarGANCritic, [InputSpec([None, 3, 8, 8])] * 2 + [InputSpec([None, 1, 1, 1])], batches,
                    lambda o, b: o, tmp_path)
+
+
+class UIE(nn.Layer):
+    """PaddleNLP's UIE: an ERNIE encoder (word, position and token-type embeddings, padding mask) with
+    start and end pointers; at inference the spans are paired as its ``get_span`` does (each end takes
+    the last start since the previous end), by a loop over the run-time sequence length."""
+
+    def __init__(self, vocab=20, d=8, pad_token_id=0, threshold=0.5):
+        super().__init__()
+        self.pad_token_id, self.threshold = pad_token_id, threshold
+        self.word_embeddings = nn.Embedding(vocab, d, padding_idx=pad_token_id)
+        self.position_embeddings = nn.Embedding(32, d)
+        self.token_type_embeddings = nn.Embedding(2, d)
+        self.layer_norm = nn.LayerNorm(d)
+        self.encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(d, 2, 16, dropout=0.0), 1)
+        self.linear_start, self.linear_end = nn.Linear(d, 1), nn.Linear(d, 1)
+        self.sigmoid = nn.Sigmoid()
+
+    def forward(self, input_ids, token_type_ids):
+        attention_mask = paddle.unsqueeze((input_ids == self.pad_token_id).astype("float32") * -1e4, axis=[1, 2])
+        position_ids = paddle.cumsum(paddle.ones_like(input_ids), axis=-1) - 1
+        emb = self.layer_norm(self.word_embeddings(input_ids) + self.position_embeddings(position_ids)
+                              + self.token_type_embeddings(token_type_ids))
+        sequence_output = self.encoder(emb, attention_mask)
+        start_prob = self.sigmoid(paddle.squeeze(self.linear_start(sequence_output), -1))
+        end_prob = self.sigmoid(paddle.squeeze(self.linear_end(sequence_output), -1))
+        if self.training:
+            return start_prob, end_prob
+        return start_prob, end_prob, self.get_span(start_prob, end_prob, token_type_ids == 1)
+
+    def get_span(self, start_prob, end_prob, in_text):
+        starts, ends = (start_prob > self.threshold) & in_text, (end_prob > self.threshold) & in_text
+        cur = paddle.full([starts.shape[0]], -1, "int64")
+        span_start = []  # per position: the start paired with the end there, or -1
+        for t in range(starts.shape[1]):
+            cur = paddle.where(starts[:, t], paddle.full_like(cur, t), cur)
+            paired = ends[:, t] & (cur >= 0)
+            span_start.append(paddle.where(paired, cur, paddle.full_like(cur, -1)))
+            cur = paddle.where(ends[:, t], paddle.full_like(cur, -1), cur)
+        return paddle.stack(span_start, axis=1)
+
+
+def get_span(start_ids, end_ids):
+    """PaddleNLP's two-pointer pairing of sorted start and end positions."""
+    start_ids, end_ids = sorted(start_ids), sorted(end_ids)
+    start_pointer, end_pointer, couple_dict = 0, 0, {}
+    while start_pointer < len(start_ids) and end_pointer < len(end_ids):
+        if start_ids[start_pointer] == end_ids[end_pointer]:
+            couple_dict[end_ids[end_pointer]] = start_ids[start_pointer]
+            start_pointer += 1
+            end_pointer += 1
+            continue
+        if start_ids[start_pointer] < end_ids[end_pointer]:
+            couple_dict[end_ids[end_pointer]] = start_ids[start_pointer]
+            start_pointer += 1
+            continue
+        end_pointer += 1
+    return {(couple_dict[end], end) for end in couple_dict}
+
+
+def _prompts(rng, b, n):
+    ids = rng.integers(1, 20, (b, n))
+    ids[1:, n - 1 - rng.integers(0, 2):] = 0  # padded rows
+    types = (np.arange(n) >= 2).astype("int64")[None].repeat(b, 0)  # a two-token prompt, then the text
+    return ids.astype("int64"), types
+
+
+def _sharpened(net, k=30.0):
+    # pointers that tell positions apart (random weights give nearly equal probabilities everywhere):
+    # steeper, and centred on a calibration batch
+    x = [paddle.to_tensor(v) for v in _prompts(np.random.default_rng(0), 4, 8)]
+    for lin in (net.linear_start, net.linear_end):
+        lin.weight.set_value(lin.weight.numpy() * np.float32(k))
+        lin.bias.set_value(np.zeros(1, "float32"))
+    for lin, prob in zip((net.linear_start, net.linear_end), net(*x)[:2]):
+        lin.bias.set_value(np.array([-np.median(np.log(prob.numpy() / (1 - prob.numpy())))], "float32"))
+    return net
+
+
+def test_uie_pointers_train_like_eager_and_pair_spans_like_get_span(tmp_path):
+    rng = np.random.default_rng(7)
+    specs = [InputSpec([None, None], "int64")] * 2
+    labels = lambda b, k: paddle.to_tensor((b[0] % 4 == k).astype("float32"))  # noqa: E731
+    loss = lambda o, b: F.binary_cross_entropy(o[0], labels(b, 1)) + F.binary_cross_entropy(o[1], labels(b, 2))  # noqa: E731
+    _same_training(UIE, specs, [_prompts(rng, b, n) for b, n in ((2, 6), (3, 5))], loss, tmp_path)
+    net = _sharpened(seeded(UIE(), seed=8, scale=1.0).eval())
+    f = dy2st.to_static(_sharpened(seeded(UIE(), seed=8, scale=1.0).eval()), input_spec=specs)
+    found = 0
+    for b, n in ((2, 9), (3, 7), (1, 12)):
+        x = [paddle.to_tensor(v) for v in _prompts(rng, b, n)]
+        want, got = net(*x), f(*x)
+        for w, g in zip(want, got):
+            np.testing.assert_array_equal(g.numpy(), w.numpy())
+        for sp, ep, tt, row in zip(want[0].numpy(), want[1].numpy(), x[1].numpy(), got[2].numpy()):
+            text = tt == 1
+            spans = get_span(np.nonzero((sp > 0.5) & text)[0].tolist(), np.nonzero((ep > 0.5) & text)[0].tolist())
+            assert {(int(s), e) for e, s in enumerate(row) if s >= 0} == spans
+            found += len(spans)
+    assert found > 2
+    assert len(f.forward.program_cache) == 1
