@@ -221,3 +221,88 @@ def test_transducer_trains_like_eager_and_its_greedy_search_matches_eager(tmp_pa
             lengths.add(want.shape[0])
         assert len(f.forward.program_cache) == 1
     assert len(lengths) > 2 and 0 in lengths
+
+
+class LearnableAffineBlock(nn.Layer):
+    def __init__(self, scale_value=1.0, bias_value=0.0):
+        super().__init__()
+        self.scale = self.create_parameter(shape=[1], default_initializer=nn.initializer.Constant(value=scale_value))
+        self.bias = self.create_parameter(shape=[1], default_initializer=nn.initializer.Constant(value=bias_value))
+
+    def forward(self, x):
+        return self.scale * x + self.bias
+
+
+class HGConvBNAct(nn.Layer):
+    def __init__(self, in_channels, out_channels, kernel_size=3, stride=1, groups=1, use_act=True, use_lab=True):
+        super().__init__()
+        self.use_act, self.use_lab = use_act, use_lab
+        self.conv = nn.Conv2D(in_channels, out_channels, kernel_size, stride, padding=(kernel_size - 1) // 2,
+                              groups=groups, bias_attr=False)
+        self.bn = nn.BatchNorm2D(out_channels)
+        if self.use_act:
+            self.act = nn.ReLU()
+            if self.use_lab:
+                self.lab = LearnableAffineBlock()
+
+    def forward(self, x):
+        x = self.bn(self.conv(x))
+        if self.use_act:
+            x = self.act(x)
+            if self.use_lab:
+                x = self.lab(x)
+        return x
+
+
+class HGV2Block(nn.Layer):
+    """PaddleClas's PP-HGNetV2 block: light (1x1 then depthwise) convs chained, every output concatenated
+    and squeezed back, with an identity shortcut when shapes allow."""
+
+    def __init__(self, in_channels=4, mid_channels=4, out_channels=4, layer_num=3, identity=True):
+        super().__init__()
+        self.identity = identity
+        self.layers = nn.LayerList()
+        for i in range(layer_num):
+            self.layers.append(nn.Sequential(
+                HGConvBNAct(in_channels if i == 0 else mid_channels, mid_channels, 1, use_act=False),
+                HGConvBNAct(mid_channels, mid_channels, 3, groups=mid_channels)))
+        total = in_channels + layer_num * mid_channels
+        self.aggregation_squeeze_conv = HGConvBNAct(total, out_channels // 2, 1)
+        self.aggregation_excitation_conv = HGConvBNAct(out_channels // 2, out_channels, 1)
+
+    def forward(self, x):
+        identity = x
+        output = [x]
+        for layer in self.layers:
+            x = layer(x)
+            output.append(x)
+        x = paddle.concat(output, axis=1)
+        x = self.aggregation_excitation_conv(self.aggregation_squeeze_conv(x))
+        if self.identity:
+            x += identity
+        return x
+
+
+class HGNetV2Tiny(nn.Layer):
+    def __init__(self, classes=3):
+        super().__init__()
+        self.stem = HGConvBNAct(3, 4, 3, stride=2)
+        self.pool = nn.MaxPool2D(kernel_size=2, stride=2, ceil_mode=True)  # odd sizes keep their last row
+        self.stage = nn.Sequential(HGV2Block(), HGV2Block())
+        self.avg_pool = nn.AdaptiveAvgPool2D(1)
+        self.last_conv = nn.Conv2D(4, 8, 1, bias_attr=False)
+        self.act, self.lab = nn.ReLU(), LearnableAffineBlock()
+        self.fc = nn.Linear(8, classes)
+
+    def forward(self, x):
+        x = self.stage(self.pool(self.stem(x)))
+        x = self.lab(self.act(self.last_conv(self.avg_pool(x))))
+        return self.fc(paddle.flatten(x, start_axis=1, stop_axis=-1))
+
+
+def test_pp_hgnetv2_blocks_train_like_eager_for_any_image_size(tmp_path):
+    rng = np.random.default_rng(5)
+    batches = [(rng.standard_normal((n, 3, hw, hw)).astype("float32"),) for n, hw in ((2, 10), (3, 7), (1, 12))]
+    label = lambda b: paddle.to_tensor((b[0].mean((1, 2, 3)) > 0).astype("int64"))  # noqa: E731
+    _same_training(HGNetV2Tiny, [InputSpec([None, 3, None, None])], batches,
+                   lambda o, b: F.cross_entropy(o, label(b)), tmp_path)
