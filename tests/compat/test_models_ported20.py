@@ -1,8 +1,9 @@
 """More user code ported by changing imports: an anchor-free detection head whose inference keeps boxes
 by a greedy non-maximum suppression written with tensors (a loop over a run-time number of candidates per
 image, a tensor ``if`` per candidate, an early exit at ``keep_top_k``, checked against
-``paddle.vision.ops.nms``), and PaddleSpeech's transducer greedy search (a tensor ``while`` emitting
-symbols inside a loop over frames). Trained under ``to_static`` they equal eager bitwise and serve any
+``paddle.vision.ops.nms``), WeNet / PaddleSpeech's transducer greedy search (a tensor ``while`` emitting
+symbols inside a loop over frames), PaddleClas's PP-HGNetV2 blocks and PaddleOCR's SVTR (local and global
+mixing, a CTC head). Trained under ``to_static`` they equal eager bitwise and serve any
 batch from one Program, saved and loaded."""
 import numpy as np
 
@@ -306,3 +307,83 @@ def test_pp_hgnetv2_blocks_train_like_eager_for_any_image_size(tmp_path):
     label = lambda b: paddle.to_tensor((b[0].mean((1, 2, 3)) > 0).astype("int64"))  # noqa: E731
     _same_training(HGNetV2Tiny, [InputSpec([None, 3, None, None])], batches,
                    lambda o, b: F.cross_entropy(o, label(b)), tmp_path)
+
+
+class SVTRAttention(nn.Layer):
+    """PaddleOCR's SVTR mixer: global attention, or local attention masked to a window (the mask built
+    eagerly in ``__init__`` by item writes into a tensor)."""
+
+    def __init__(self, dim, num_heads=2, mixer="Global", HW=None, local_k=(3, 3)):
+        super().__init__()
+        self.num_heads, self.C, self.mixer = num_heads, dim, mixer
+        self.scale = (dim // num_heads) ** -0.5
+        self.qkv = nn.Linear(dim, dim * 3, bias_attr=False)
+        self.proj = nn.Linear(dim, dim)
+        if mixer == "Local" and HW is not None:
+            H, W = HW
+            hk, wk = local_k
+            mask = paddle.ones([H * W, H + hk - 1, W + wk - 1], dtype="float32")
+            for h in range(0, H):
+                for w in range(0, W):
+                    mask[h * W + w, h:h + hk, w:w + wk] = 0.0
+            mask_paddle = mask[:, hk // 2:H + hk // 2, wk // 2:W + wk // 2].flatten(1)
+            mask_inf = paddle.full([H * W, H * W], "-inf", dtype="float32")
+            mask = paddle.where(mask_paddle < 1, mask_paddle, mask_inf)
+            self.mask = mask.unsqueeze([0, 1])
+
+    def forward(self, x):
+        qkv = self.qkv(x).reshape((0, -1, 3, self.num_heads, self.C // self.num_heads)).transpose((2, 0, 3, 1, 4))
+        q, k, v = qkv[0] * self.scale, qkv[1], qkv[2]
+        attn = q.matmul(k.transpose((0, 1, 3, 2)))
+        if self.mixer == "Local":
+            attn += self.mask
+        attn = nn.functional.softmax(attn, axis=-1)
+        return self.proj((attn.matmul(v)).transpose((0, 2, 1, 3)).reshape((0, -1, self.C)))
+
+
+class SVTRBlock(nn.Layer):
+    def __init__(self, dim, mixer, HW):
+        super().__init__()
+        self.norm1, self.norm2 = nn.LayerNorm(dim, epsilon=1e-6), nn.LayerNorm(dim, epsilon=1e-6)
+        self.mixer = SVTRAttention(dim, mixer=mixer, HW=HW)
+        self.mlp = nn.Sequential(nn.Linear(dim, 2 * dim), nn.GELU(), nn.Linear(2 * dim, dim))
+
+    def forward(self, x):
+        x = self.norm1(x + self.mixer(x))
+        return self.norm2(x + self.mlp(x))
+
+
+class SVTRTiny(nn.Layer):
+    """Patch embedding (two stride-2 convs), local then global mixing blocks, the last stage pooled to
+    ``out_char_num`` columns with hardswish, and a CTC head."""
+
+    def __init__(self, dim=8, img_size=(8, 32), out_char_num=6, classes=5):
+        super().__init__()
+        self.HW = (img_size[0] // 4, img_size[1] // 4)
+        self.patch_embed = nn.Sequential(nn.Conv2D(3, dim // 2, 3, 2, 1), nn.BatchNorm2D(dim // 2), nn.GELU(),
+                                         nn.Conv2D(dim // 2, dim, 3, 2, 1), nn.BatchNorm2D(dim), nn.GELU())
+        self.blocks = nn.LayerList([SVTRBlock(dim, m, self.HW) for m in ("Local", "Global")])
+        self.avg_pool = nn.AdaptiveAvgPool2D([1, out_char_num])
+        self.last_conv = nn.Conv2D(dim, 12, 1, bias_attr=False)
+        self.head = nn.Linear(12, classes)
+
+    def forward(self, x, labels, label_lengths):
+        x = self.patch_embed(x).flatten(2).transpose([0, 2, 1])
+        for blk in self.blocks:
+            x = blk(x)
+        x = x.transpose([0, 2, 1]).reshape([0, -1, self.HW[0], self.HW[1]])
+        x = F.hardswish(self.last_conv(self.avg_pool(x)))
+        logits = self.head(x.squeeze(2).transpose([0, 2, 1]))  # [B, T, classes]
+        if not self.training:
+            return F.softmax(logits, axis=2).argmax(-1)  # CTCLabelDecode's best path, before its collapse
+        log_probs = F.log_softmax(logits, -1).transpose([1, 0, 2])
+        t = paddle.full([logits.shape[0]], logits.shape[1], "int64")
+        return F.ctc_loss(log_probs, labels, t, label_lengths, blank=0, reduction="mean")
+
+
+def test_svtr_local_and_global_mixing_trains_like_eager(tmp_path):
+    rng = np.random.default_rng(6)
+    batches = [(rng.standard_normal((n, 3, 8, 32)).astype("float32"), rng.integers(1, 5, (n, 3)).astype("int32"),
+                rng.integers(1, 4, n).astype("int64")) for n in (2, 3)]
+    _same_training(SVTRTiny, [InputSpec([None, 3, 8, 32]), InputSpec([None, 3], "int32"), InputSpec([None], "int64")],
+                   batches, lambda o, b: o, tmp_path)
