@@ -2,7 +2,7 @@
 fallback over a run-time number of clips), a sparse top-k mixture of experts with a load-balancing loss
 (experts that no token chose are skipped by a tensor ``if``), PaddleRec's MMoE and PaddleTS's N-BEATS
 (generic, trend and seasonality stacks, with an early exit once the backcast residual is small at
-inference). Trained under ``to_static`` they equal eager bitwise and serve any batch from one Program,
+inference), and PGL's GraphSAGE (mean aggregation by ``send_u_recv`` over any graph). Trained under ``to_static`` they equal eager bitwise and serve any batch from one Program,
 saved and loaded."""
 import numpy as np
 
@@ -329,3 +329,40 @@ def test_tensor_break_in_a_for_over_a_layer_list_whose_body_reads_self():
     for v in (0.1, 1.0, 3.0, -2.0):
         x = paddle.to_tensor(np.full((2, 3), v, "float32"))
         np.testing.assert_array_equal(f(x).numpy(), net(x).numpy())
+
+
+class GraphSageConv(nn.Layer):
+    """PGL's GraphSAGE layer: neighbours averaged by ``send_u_recv`` (a node with no in-edge gets
+    zeros), self and neighbour projections added, L2-normalised."""
+
+    def __init__(self, input_size, hidden_size, activation=None):
+        super().__init__()
+        self.self_linear = nn.Linear(input_size, hidden_size)
+        self.neigh_linear = nn.Linear(input_size, hidden_size)
+        self.activation = activation
+
+    def forward(self, edges, feature):
+        neigh_feature = paddle.geometric.send_u_recv(feature, edges[:, 0], edges[:, 1], reduce_op="mean")
+        output = self.self_linear(feature) + self.neigh_linear(neigh_feature)
+        if self.activation is not None:
+            output = self.activation(output)
+        return F.normalize(output, axis=1)
+
+
+class GraphSage(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.LayerList([GraphSageConv(5, 6, F.relu), GraphSageConv(6, 3)])
+
+    def forward(self, edges, feature):
+        for conv in self.convs:
+            feature = conv(edges, feature)
+        return feature
+
+
+def test_graphsage_mean_aggregation_trains_like_eager_for_any_graph(tmp_path):
+    rng = np.random.default_rng(5)
+    graph = lambda n, e: (rng.integers(0, n, (e, 2)).astype("int64"), rng.standard_normal((n, 5)).astype("float32"))  # noqa: E731
+    _same_training(GraphSage, [InputSpec([None, 2], "int64"), InputSpec([None, 5])],
+                   [graph(6, 4), graph(4, 9), graph(7, 3)],
+                   lambda o, b: F.cross_entropy(o, paddle.to_tensor(np.arange(len(b[1])) % 3)), tmp_path)
