@@ -2,8 +2,8 @@
 fallback over a run-time number of clips), a sparse top-k mixture of experts with a load-balancing loss
 (experts that no token chose are skipped by a tensor ``if``), PaddleRec's MMoE and PaddleTS's N-BEATS
 (generic, trend and seasonality stacks, with an early exit once the backcast residual is small at
-inference), and PGL's GraphSAGE (mean aggregation by ``send_u_recv`` over any graph). Trained under ``to_static`` they equal eager bitwise and serve any batch from one Program,
-saved and loaded."""
+inference), and PGL's GraphSAGE (mean aggregation by ``send_u_recv`` over any graph). Trained under
+``to_static`` they equal eager bitwise and serve any batch from one Program, saved and loaded."""
 import numpy as np
 
 import dy2st
