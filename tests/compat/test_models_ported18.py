@@ -96,6 +96,15 @@ def test_tsm_temporal_shift_and_its_reshape_fallback_train_like_eager(tmp_path):
     np.testing.assert_allclose(losses[True], losses[False], rtol=1e-5)  # the op and the fallback agree
 
 
+
+def test_temporal_shift_with_run_time_height_and_width_equals_eager():
+    f = dy2st.to_static(lambda x: F.temporal_shift(x, 2, 0.25), input_spec=[InputSpec([None, 8, None, None])])
+    rng = np.random.default_rng(1)
+    for n, h, w in ((4, 3, 5), (2, 1, 1), (6, 4, 2)):
+        x = paddle.to_tensor(rng.standard_normal((n, 8, h, w)).astype("float32"))
+        np.testing.assert_array_equal(f(x).numpy(), F.temporal_shift(x, 2, 0.25).numpy())
+
+
 class ExpertFFN(nn.Layer):
     def __init__(self, d, hidden):
         super().__init__()
