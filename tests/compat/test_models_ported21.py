@@ -1,8 +1,9 @@
-"""A Switch Transformer layer ported by changing imports: top-1 routing with an expert capacity computed
+"""A Switch Transformer layer and a deep-equilibrium fixed-point layer (iterated by a tensor ``while``
+until it converges) ported by changing imports. The Switch layer: top-1 routing with an expert capacity computed
 from the run-time token count (each token's place in its expert's queue by a ``cumsum`` of one-hots;
 tokens past the capacity dropped and passed through), experts run on their tokens only (a tensor
 ``if`` skips an empty one, ``scatter`` writes the results back) and the load-balancing loss. Trained
-under ``to_static`` it equals eager bitwise and serves any batch from one Program, saved and loaded."""
+under ``to_static`` they equal eager bitwise and serves any batch from one Program, saved and loaded."""
 import numpy as np
 
 import dy2st
@@ -76,4 +77,52 @@ def test_switch_ffn_with_capacity_trains_like_eager_and_drops_as_eager(tmp_path)
         f.clear_gradients()
         dropped.add(int(want[2]))
     assert 0 in dropped and len(dropped) > 1  # some batches overflow an expert
+    assert len(f.forward.program_cache) == 1
+
+
+class DEQFixedPoint(nn.Layer):
+    """A deep-equilibrium style layer: ``z = tanh(W z + U x)`` iterated until the update is below ``tol``
+    (a tensor ``while`` whose trip count depends on the input), gradients through every iteration."""
+
+    def __init__(self, d=6, classes=3, tol=1e-3, max_iter=30):
+        super().__init__()
+        self.tol, self.max_iter = tol, max_iter
+        self.W = nn.Linear(d, d, bias_attr=False)
+        self.U = nn.Linear(4, d)
+        self.head = nn.Linear(d, classes)
+
+    def forward(self, x):
+        ux = self.U(x)
+        z = paddle.zeros_like(ux)
+        diff = paddle.to_tensor(1.0)
+        i = 0
+        while diff > self.tol and i < self.max_iter:
+            z_new = paddle.tanh(self.W(z) + ux)
+            diff = paddle.norm(z_new - z) / (paddle.norm(z_new) + 1e-8)
+            z = z_new
+            i += 1
+        return self.head(z), i
+
+
+def test_deq_fixed_point_iterates_as_eagerly_and_trains_through_the_loop(tmp_path):
+    rng = np.random.default_rng(2)
+    batches = [(rng.standard_normal((n, 4)).astype("float32"),) for n in (3, 2, 5)]
+    _same_training(DEQFixedPoint, [InputSpec([None, 4])], batches,
+                   lambda o, b: F.cross_entropy(o[0], paddle.to_tensor((b[0][:, 0] > 0).astype("int64"))), tmp_path)
+    net = seeded(DEQFixedPoint(), seed=3)
+    f = dy2st.to_static(seeded(DEQFixedPoint(), seed=3), input_spec=[InputSpec([None, 4])])
+    iterations = set()
+    for n, s in ((2, 0.1), (3, 3.0), (1, 1.0)):
+        x = paddle.to_tensor((rng.standard_normal((n, 4)) * s).astype("float32"))
+        (want, want_i), (got, got_i) = net(x), f(x)
+        np.testing.assert_array_equal(got.numpy(), want.numpy())
+        assert int(got_i) == want_i
+        iterations.add(want_i)
+        want.sum().backward()
+        got.sum().backward()
+        for (k, p), q in zip(net.named_parameters(), f.parameters()):
+            np.testing.assert_array_equal(q.grad.numpy(), p.grad.numpy(), err_msg=k)
+        net.clear_gradients()
+        f.clear_gradients()
+    assert len(iterations) > 1
     assert len(f.forward.program_cache) == 1
