@@ -1,9 +1,10 @@
-"""A Switch Transformer layer and a deep-equilibrium fixed-point layer (iterated by a tensor ``while``
-until it converges) ported by changing imports. The Switch layer: top-1 routing with an expert capacity computed
-from the run-time token count (each token's place in its expert's queue by a ``cumsum`` of one-hots;
-tokens past the capacity dropped and passed through), experts run on their tokens only (a tensor
-``if`` skips an empty one, ``scatter`` writes the results back) and the load-balancing loss. Trained
-under ``to_static`` they equal eager bitwise and serves any batch from one Program, saved and loaded."""
+"""A Switch Transformer layer and a deep-equilibrium fixed-point layer ported by changing imports. The
+Switch layer: top-1 routing with an expert capacity computed from the run-time token count (each
+token's place in its expert's queue by a ``cumsum`` of one-hots; tokens past the capacity dropped and
+passed through), experts run on their tokens only (a tensor ``if`` skips an empty one, ``scatter``
+writes the results back) and the load-balancing loss. The fixed-point layer iterates a tensor ``while``
+until it converges. Trained under ``to_static`` they equal eager bitwise and serve any batch from one
+Program, saved and loaded."""
 import numpy as np
 
 import dy2st
