@@ -160,6 +160,15 @@ def _contents(obj):
     return d if isinstance(d, dict) else None
 
 
+def _unchanged(c, saved):
+    """Whether container ``c`` holds exactly ``saved`` (same keys in the same order, same objects)."""
+    if len(c) != len(saved):
+        return False
+    if isinstance(c, dict):
+        return all(k is j and c[k] is saved[j] for k, j in zip(c, saved))
+    return all(a is b for a, b in zip(c, saved))
+
+
 class Snapshot:
     """The contents of some containers at one moment; `changed()`, `restore()`, `write()`."""
 
@@ -225,6 +234,10 @@ class Snapshot:
     def restore(self):
         """Put every watched container back as it was when the snapshot was taken."""
         for c, saved in self._saved.values():
+            if _unchanged(c, saved):
+                # left alone: the user's code may be iterating it (`for layer in self.layers:` over a
+                # LayerList's OrderedDict), and rewriting even equal contents breaks that iteration
+                continue
             if isinstance(c, dict):
                 c.clear()
                 c.update(saved)

@@ -3,7 +3,7 @@ converted code: they also take a list built in a tensor loop (``tensor_array.Ten
 import runtime as rt
 
 from dy2st.operators.common import _with_location, is_symbolic
-from dy2st.operators.tensor_array import TensorArray
+from dy2st.operators.tensor_array import Stack, TensorArray
 
 
 def ArrayWrite(x, i, array=None):
@@ -40,3 +40,11 @@ def ArrayLength(array):
     """``rt.tensor.array_length(array)``: an int64 [1] tensor for a list built in a tensor loop
     (its length is known when the Program runs), ``len`` of a Python list."""
     return rt.tensor.array_length(array.tensor if isinstance(array, TensorArray) else array)
+
+
+def ToTensor(data, dtype=None, place=None, stop_gradient=True):
+    """``rt.to_tensor(data)``: of a list built in a tensor loop, its items stacked (eagerly the list of
+    Python ints or 0-d tensors becomes one tensor the same way), cast to ``dtype``; else ``rt.to_tensor``."""
+    if isinstance(data, TensorArray):
+        data = Stack(data)
+    return rt.to_tensor(data, dtype=dtype, place=place, stop_gradient=stop_gradient)

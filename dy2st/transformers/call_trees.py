@@ -166,7 +166,9 @@ _LIST_CONSUMERS = {"runtime.stack": "_jst.Stack", "runtime.concat": "_jst.Concat
                    "builtins.list": "_jst.List", "builtins.tuple": "_jst.Tuple",
                    # Paddle's tensor arrays: also a list built in a tensor loop (see list_append)
                    "runtime.array_write": "_jst.ArrayWrite", "runtime.array_read": "_jst.ArrayRead",
-                   "runtime.array_length": "_jst.ArrayLength"}
+                   "runtime.array_length": "_jst.ArrayLength",
+                   # `paddle.to_tensor(counts)` of Python ints appended in a tensor loop
+                   "runtime.to_tensor": "_jst.ToTensor"}
 
 
 class CallTreeTransformer(transformer.Transformer):
@@ -235,6 +237,8 @@ class CallTreeTransformer(transformer.Transformer):
             return node
         helper = _LIST_CONSUMERS.get((getattr(target, "__module__", "") or "").split(".")[0] + "."
                                      + getattr(target, "__name__", ""))
+        if helper == "_jst.ToTensor" and target is not rt.to_tensor:
+            helper = None  # another `to_tensor` (vision.transforms'): an ordinary call
         if helper is not None:
             node.func = templates.replace_as_expression(helper)
             return node

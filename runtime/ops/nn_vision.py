@@ -286,9 +286,9 @@ def temporal_shift(x: TensorLike, seg_num: int, shift_ratio: float = 0.25, name:
     previous frame's values, the next as many the next frame's, zeros past either end; the rest stay."""
     _nchw(data_format, "temporal_shift")
     _rank(x, 4, "temporal_shift")
-    _known(x, (1, 2, 3), "temporal_shift")
+    _known(x, (1,), "temporal_shift")  # the channel split is fixed; H and W (as in a video net) may be run-time
     t = int(seg_num)
-    c, h, w = x.shape[1:]
+    c, h, w = x.shape[1], _dim(x, 2), _dim(x, 3)
     c1, c2 = int(c * shift_ratio), int(c * 2 * shift_ratio)
     v = reshape(x, [-1, t, c, h, w])
     zero = full([_dim(v, 0), 1, c, h, w], 0.0, dtype=x.dtype)
