@@ -29,14 +29,14 @@ from dy2st.operators.outside_iterators import Next
 from dy2st.operators.sequences import Enumerate, Range, Reversed, Unpack, Zip
 from dy2st.operators.shapes import Len, Shape, Size
 from dy2st.operators.side_effects import AugItem, Inplace, InplaceCall, SetItem
-from dy2st.operators.list_writes import Append, Insert, Pop
+from dy2st.operators.list_writes import Append, Extend, Insert, Pop
 from dy2st.operators.tensor_array import Concat, List, Stack, TensorArray, Tuple
 from dy2st.operators.tensor_array_api import ArrayLength, ArrayRead, ArrayWrite, ArrayWriteInto, ToTensor
 from dy2st.pyct import origin_info
 from dy2st.pyct.undefined import RETURN_NO_VALUE, UndefinedVar
 
 __all__ = ["UndefinedVar", "RETURN_NO_VALUE", "Call", "And", "Or", "Not", "IfElse", "While",
-           "For", "Range", "Enumerate", "Zip", "Reversed", "Assert", "FString", "PercentFormat", "StrFormat", "Print", "Len", "Shape", "Size", "Append",
+           "For", "Range", "Enumerate", "Zip", "Reversed", "Assert", "FString", "PercentFormat", "StrFormat", "Print", "Len", "Shape", "Size", "Append", "Extend",
            "Pop", "SetItem", "AugItem", "Inplace", "InplaceCall", "Unpack", "AsDtype", "Numpy", "Item", "PyText", "PyValue", "Stack", "Concat", "List", "Tuple",
            "TensorArray", "RaiseIf", "IsInstance", "SetStopGradient", "SetStopGradientItem", "TraceExcept",
            "Compare", "Truth", "Type", "Max", "Min", "CastFold", "Any", "All", "Sum", "AddN", "Insert", "ArrayWrite", "ArrayWriteInto", "ArrayRead",

@@ -45,3 +45,19 @@ def Pop(lst, *index, shared=None):
         return lst.popped(*index)
     item = lst.pop(*index)
     return lst, item
+
+
+def Extend(lst, items, shared=None):
+    """`lst.extend(items)` in a loop, written back: the same Python list, or a new TensorArray (the
+    items of a list or tuple, or of another list built in a tensor loop, joined as `lst + items`)."""
+    _refuse_shared(lst, shared)
+    if isinstance(lst, TensorArray):
+        if isinstance(items, tuple):
+            items = list(items)
+        if not isinstance(items, (list, TensorArray)):
+            raise TypeError(_with_location(
+                f"lst.extend(v) on a list built in a tensor-dependent loop takes a list or tuple of tensors, "
+                f"got {type(items).__name__}: write lst.extend(list(...)) with the items, or append them"))
+        return lst + items
+    lst.extend(items)
+    return lst

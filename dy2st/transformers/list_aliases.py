@@ -82,7 +82,7 @@ def shared_lists(fn_node, namespace, namer, names):
     for node in gast.walk(fn_node):
         if type(node) in (gast.For, gast.While):
             for n in gast.walk(node):
-                if type(n) is gast.Call and type(n.func) is gast.Attribute and n.func.attr in ("append", "insert", "pop") \
+                if type(n) is gast.Call and type(n.func) is gast.Attribute and n.func.attr in ("append", "extend", "insert", "pop") \
                         and type(n.func.value) is gast.Name and n.func.value.id in names:
                     loops.setdefault(n.func.value.id, []).append(node)
 
@@ -109,7 +109,8 @@ def shared_lists(fn_node, namespace, namer, names):
             continue  # an argument list grown in a tensor loop has its own refusal (refuse_grown_argument_lists)
         if type(node.ctx) is gast.Store:
             if type(parent) in (gast.Assign, gast.AnnAssign) and (
-                    _fresh(parent.value) or anno.getanno(parent, FRESH_SLOT, False)):
+                    (_fresh(parent.value) and getattr(parent, "targets", [node]) == [node])  # not `a = b = []`
+                    or anno.getanno(parent, FRESH_SLOT, False)):
                 continue
             if type(parent) is gast.Tuple and type(parents.get(id(parent))) is gast.Assign:
                 assign = parents[id(parent)]

@@ -1,6 +1,6 @@
 """Writes into a local list or tensor become visible assignments of its name.
 
-`lst.append(x)` / `x = lst.pop()` inside a loop -> `lst = _jst.Append(lst, x)` /
+`lst.append(x)` / `lst.extend(xs)` / `x = lst.pop()` inside a loop -> `lst = _jst.Append(lst, x)` / `lst = _jst.Extend(lst, xs)` /
 `lst, x = _jst.Pop(lst)`, and `y[k] = v` anywhere -> `y = _jst.SetItem(y, k, v)` (`y[k] += v` ->
 `y = _jst.SetItem(y, k, _jst.AugItem(y[k], '+=', v))`, a key with side effects bound to a name first), and a
 statement calling an in-place Tensor method or function anywhere, `y.add_(v)` -> `y = _jst.Inplace(y, 'add_', v)`,
@@ -111,7 +111,8 @@ class ListAppendTransformer(transformer.Transformer):
         saved_names, self.local_names = self.local_names, function_locals(node)
         saved_shared, self.shared = self.shared, {}
         grown = {n.func.value.id for n in gast.walk(node)
-                 if _method_call(n, "append", (1,)) or _method_call(n, "insert", (2,)) or _method_call(n, "pop", (0, 1))}
+                 if _method_call(n, "append", (1,)) or _method_call(n, "extend", (1,))
+                 or _method_call(n, "insert", (2,)) or _method_call(n, "pop", (0, 1))}
         grown &= self.local_names
         if grown:  # lists a tensor loop may grow that something else may hold too (list_aliases)
             self.shared = shared_lists(node, self.ctx.namespace, self.ctx.namer, grown)
@@ -161,6 +162,9 @@ class ListAppendTransformer(transformer.Transformer):
             return origin_info.copy_origin(node, new)
         if self.loop_depth and _method_call(call, "append", (1,)) and self._local(call.func.value):
             new = self._growth("lst = _jst.Append(lst, item)", call.func.value.id, item=call.args[0])
+            return origin_info.copy_origin(node, new)
+        if self.loop_depth and _method_call(call, "extend", (1,)) and self._local(call.func.value):
+            new = self._growth("lst = _jst.Extend(lst, items)", call.func.value.id, items=call.args[0])
             return origin_info.copy_origin(node, new)
         if self.loop_depth and _method_call(call, "insert", (2,)) and self._local(call.func.value):
             new = self._growth("lst = _jst.Insert(lst, args)", call.func.value.id, args=list(call.args))

@@ -28,14 +28,14 @@ from dy2st.pyct import anno, origin_info, templates, transformer
 from dy2st.transformers.list_aliases import FRESH_SLOT, SLOT_OF, fresh_list
 from dy2st.transformers.object_writes import function_locals
 
-_GROWS = ("append", "insert", "pop")
+_GROWS = ("append", "extend", "insert", "pop")
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
            gast.GeneratorExp, gast.ClassDef)
 _EXITS = (gast.Return, gast.Yield, gast.YieldFrom, gast.Await)
 
 
 def needed(census):
-    """Whether the function may grow a list in a loop (an `append`/`insert`/`pop` attribute and a loop)."""
+    """Whether the function may grow a list in a loop (an `append`/`extend`/`insert`/`pop` attribute and a loop)."""
     return not census.attributes.isdisjoint(_GROWS) and census.has(gast.For, gast.While)
 
 

@@ -91,3 +91,30 @@ def test_what_the_pass_leaves_alone_is_refused_at_the_users_line(fn, extra):
     with pytest.raises(ValueError, match="is added inside a tensor-dependent loop") as info:
         dy2st.to_static(fn)(rt.to_tensor(X), rt.to_tensor(2), *extra)
     assert "test_slot_lists.py" in str(info.value)
+
+
+def extended(x, n):
+    a = []
+    feats = {"k": []}
+    for i in range(n):
+        a.extend([x * i, x + i])
+        feats["k"].extend((x * 2,))
+    return rt.stack(a).sum(0), len(a), rt.stack(feats["k"]).sum(0)
+
+
+def test_extend_grows_a_local_list_and_a_container_item_in_a_tensor_loop():
+    sf = check(extended, (X[0], rt.to_tensor(1)), (X[0], rt.to_tensor(4)), grad=True, programs=1, ops=["while"])
+    assert "a = _jst.Extend(a, [x * i, x + i])" in sf.code
+
+
+def extended_by_a_tensor(x, n):
+    a = []
+    for _ in range(n):
+        a.extend(x)
+    return len(a)
+
+
+def test_extend_by_a_tensor_in_a_tensor_loop_is_refused_at_the_users_line():
+    with pytest.raises(TypeError, match="takes a list or tuple of tensors") as info:
+        dy2st.to_static(extended_by_a_tensor)(rt.to_tensor(X), rt.to_tensor(2))
+    assert "a.extend(x)" in str(info.value)

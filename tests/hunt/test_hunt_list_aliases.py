@@ -105,3 +105,16 @@ def test_lists_only_one_name_holds_grow_in_a_tensor_loop(fn):
         e, s = fn(X, rt.to_tensor(n)), sf(X, rt.to_tensor(n))
         assert int(s[0]) == e[0] and float(s[1]) == float(e[1])
     assert len(sf.program_cache) == 1
+
+
+def two_names_one_list(x, n):
+    a = b = []
+    for i in range(n):
+        a.append(x * i)
+    return len(b)
+
+
+def test_two_names_bound_to_one_new_list_are_refused_too():
+    assert dy2st.to_static(two_names_one_list)(X, 3) == 3
+    with pytest.raises(TypeError, match="also held elsewhere"):
+        dy2st.to_static(two_names_one_list)(X, rt.to_tensor(3))
