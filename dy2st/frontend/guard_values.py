@@ -189,9 +189,8 @@ def _stdlib_code(obj):
 def _member_reads(cls, read, depth=0):
     """The names the methods and properties of ``cls`` that ``read`` names read in turn
     (`cfg.get_scale()`, `cfg.doubled` read `self.scale`). Not inside the standard library's methods:
-    `logger.warning(...)` reads the logger's level cache, which its first call fills, so guarding
-    it traced every function that logs a second time; the attributes the user's code names on such
-    an object (`args.lr` of an `argparse.Namespace`) are still guarded."""
+    `logger.warning(...)` reads the logger's level cache, which its first call fills (guarding it traced
+    every function that logs twice); what user code names on such objects (`args.lr`) stays guarded."""
     out = set()
     if _library(cls) or _stdlib_code(cls) or depth > 2:
         return out

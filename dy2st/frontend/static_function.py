@@ -41,7 +41,8 @@ from ..tools.error import is_mapped, show_internals, to_user_error
 from . import config, decorators, fast_call
 from .argument_writes import check_outside_changes, returned_inputs
 from .fast_call import MISS
-from .function_spec import check_spec_count, keywords_in_order, unflatten
+from .call_binding import check_spec_count, keywords_in_order
+from .function_spec import unflatten
 from .program_cache import ConcreteProgram, ProgramCache  # noqa: F401  (ConcreteProgram re-exported)
 from .static_function_surface import StaticFunctionSurface
 from .tracing import Tracing

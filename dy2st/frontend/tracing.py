@@ -32,8 +32,8 @@ from .function_spec import (
     skeleton_values,
     spec_signature,
     unflatten,
-    with_defaults,
 )
+from .call_binding import with_defaults
 from .guard_values import _item_reader, _ValueGuard
 from .guards import build as build_guards
 from .guards import recording as recording_calls
