@@ -4,7 +4,8 @@
   ``**kwargs``, each holding tensor control flow (a loop over ``args`` with a tensor ``if``, a
   ``while`` on a tensor, a loop of a tensor count, returns from nested tensor loops), called with
   unpacked lists, tuples and dicts, keywords, defaults, the int64 argument as a count, in branches
-  and loops;
+  and loops; nested functions and lambdas taking ``*args``/``**kwargs``, a returned pair unpacked
+  into another call;
 - ``comprehensions``: list, dict and generator comprehensions inside the converted code over
   Python ranges, over the columns of a tensor (``y.T``, ``rt.unbind``, ``rt.split``, ``zip``), with
   Python filters, tensor ternaries in their items, nested, fed to ``sum``/``max``/``any``/
@@ -83,7 +84,19 @@ def varargs(g, depth, scope, always):
              f"looped({t})", f"pick({t}, **{{'k': {r.randint(1, 3)}, 'mode': '{r.choice(['sum', 'max'])}'}})",
              f"pick({u}, mode='{r.choice(['sum', 'max'])}')", f"early({t})", f"early({u}, limit={c(0.5, 1.5)})"]
     call, other = r.choice(calls), r.choice(calls)
-    form = r.randrange(3)
+    form = r.randrange(5)
+    if form == 3:  # a nested function taking *args and **kwargs, called in a (tensor) loop and unpacked
+        f, i = g.fresh("f"), g.fresh("i")
+        return [f"def {f}(*vs, k={c(0.5, 1.0)}, **kw):", "    out = vs[0] * k", "    for v in vs[1:]:",
+                "        if v.mean() > out.mean():", f"            out = out + v * kw.get('w', {c(0.1, 0.3)})",
+                "    return out", f"for {i} in range({'2' if g.helper else r.choice(['n', '2'])}):",
+                f"    {t} = {f}({t}, {u}, {t} * {c(0.5, 1.0)}, k={c(0.5, 1.0)}, w={c(0.1, 0.3)})",
+                f"{t} = {t} * {c(0.5, 0.9)} + {f}(*[{u}, {t}]) * {c(0.1, 0.4)} + (lambda *a: sum(a))({t}, {u}) * {c(0.1, 0.2)}"]
+    if form == 4:  # a call's pair unpacked into another call, keyword-only count
+        f = g.fresh("f")
+        return [f"def {f}(a, *, times):", "    for j in range(times):", f"        a = a * {c(0.7, 1.0)} + {c(-0.2, 0.2)}",
+                "    if a.mean() > 0.0007:", "        return a, a * 0.5", "    return a * 0.5, a",
+                f"{t} = combine(*{f}({t}, times={steps}), scale={c(0.5, 1.0)})"]
     if form == 0:
         return [f"{t} = {call} * {c(0.5, 1.0)} + {t} * {c(0.1, 0.4)}"]
     if form == 1:  # a different call on each side of a condition
