@@ -15,7 +15,8 @@
   reshapes, loop bounds, lists and conditions, ``y.shape == x.shape`` and tuples or lists of dims
   compared (``tuple(y.shape) == tuple(x.shape)``, ``(b, d) != (3, 4)``), ``divmod``/``float``/
   ``int``/``max``/``sum`` of dims, a batch of one returned early, stepped ranges and ``while``
-  conditions bounded by a dim.
+  conditions bounded by a dim, a Python int a dim's condition picks used as a reshape's dim, a loop
+  bound and a slice step.
 
 Every form keeps ``x``/``y`` float32 [B, 4].  Comprehensions iterate over what the saved model knows
 the length of (columns, ranges of known dims): iterating over the rows of a tensor whose batch dim
@@ -160,7 +161,13 @@ def shape_logic(g, depth, scope, always):
     u = _other(g, t)
     b, d = g.fresh("b"), g.fresh("d")
     lines = [f"{t} = {t}.reshape([-1, 4])"] if g.needs_columns() else []  # (a known column count: see there)
-    form = r.randrange(10)
+    form = r.randrange(11)
+    if form == 10:  # a Python int a dim's condition picks, then a reshape's dim, a loop bound, a step
+        k, i = g.fresh("k"), g.fresh("i")
+        return lines + [f"{k} = {r.choice([1, 2])} if {t}.shape[0] > 4 else {r.choice([2, 4])}",
+                        f"{t} = {t}.reshape([-1, {k}, 4 // {k}]).sum(axis=-1).repeat_interleave(4 // {k}, axis=1) * {c(0.2, 0.5)}"
+                        if r.random() < 0.5 else f"{t} = {t} + {u}[::{k}].sum(axis=0) * {c(-0.3, 0.3)}",
+                        f"for {i} in range({k}):", f"    {t} = {t} * {c(0.7, 1.0)} + {i} * {c(-0.1, 0.1)}"]
     if form == 7:  # a batch of one returned as it is (never here: B is 3 or 5), halves of the rows
         h = g.fresh("h")
         return lines + [f"if {t}.shape[0] == 1:", f"    return {g.ret_expr()}", f"{h} = {t}.shape[0] // 2",

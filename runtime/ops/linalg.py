@@ -270,7 +270,9 @@ def repeat_interleave(x: TensorLike, repeats: int | TensorLike, axis: int | None
     if axis is None:
         x, axis = reshape(x, [-1]), 0
     axis %= max(x.ndim, 1)
-    if isinstance(repeats, int):
+    # (a Variable a converted function holds for a Python int, ``Variable.python_number``: a
+    # `4 // k` of a `k` a run-time dim decides is an int eagerly, one count for every slice)
+    if isinstance(repeats, int) or type(getattr(repeats, "python_number", None)) is int:
         e = unsqueeze(x, axis + 1)
         shape = [_dim(x, i) for i in range(x.ndim)]
         tiled = expand(e, shape[:axis + 1] + [repeats] + shape[axis + 1:])
