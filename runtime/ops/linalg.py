@@ -18,6 +18,7 @@ from .elementwise import remainder
 from .logic import logical_or, where
 from .math import matmul, multiply, subtract
 from .reduce import sum as sum_
+from .shape_args import python_int
 from .shape import _int_list, concat, gather, reshape, transpose, unsqueeze
 
 
@@ -325,6 +326,8 @@ def triu_indices(row: int, col: int | None = None, offset: int = 0, dtype: str =
 def _axes(axis, ndim, what):
     axes = [axis] if isinstance(axis, int) else list(axis)
     for a in axes:
+        if isinstance(a, _rt.framework.Variable):  # (not "out of range": it is not known yet)
+            python_int(a, what, "axis")
         if not isinstance(a, int) or not -ndim <= a < max(ndim, 1):
             raise ValueError(f"{what}: axis {a!r} is out of range for a tensor of rank {ndim}")
     return [a % max(ndim, 1) for a in axes]

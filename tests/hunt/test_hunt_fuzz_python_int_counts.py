@@ -2,12 +2,15 @@
 ``k = 1 if y.shape[0] > 4 else 2`` (a Python int eagerly) refused in a model saved with an unknown
 batch dim, "the length of repeats (1) must be the size of dim 1 of x (2)": ``k`` is a Variable
 there, which repeat_interleave took for a tensor of per-slice counts.  A Variable standing for a
-Python int (``Variable.python_number``) is now one count for every slice, as the int is eagerly."""
+Python int (``Variable.python_number``) is now one count for every slice, as the int is eagerly.
+And ``rt.flip`` on an axis such an int gives, which no Program can know when it is built, is refused
+as that (it said the axis was out of range)."""
 import numpy as np
 import pytest
 
 import dy2st
 import runtime as rt
+from error_helpers import notes
 from runtime.static import InputSpec
 
 
@@ -39,3 +42,18 @@ def test_a_tensor_of_counts_still_gives_one_count_per_slice():
     np.testing.assert_array_equal(got, np.repeat(x.numpy(), [1, 0, 2], axis=0))
     with pytest.raises(ValueError, match="length of repeats"):
         rt.repeat_interleave(x, rt.to_tensor(2), axis=0)  # a 0-d tensor is not an int (Paddle refuses it too)
+
+
+def _flipped_on_an_axis_a_dim_picks(x):
+    k = 1 if x.shape[0] > 4 else 0
+    return rt.flip(x, [k])
+
+
+def test_an_axis_known_only_when_the_program_runs_is_refused_as_such_at_the_line(tmp_path):
+    # (it said "flip: axis var cond_out_0 : int64[] is out of range for a tensor of rank 2")
+    xv = np.ones((3, 4), "float32")
+    np.testing.assert_array_equal(dy2st.to_static(_flipped_on_an_axis_a_dim_picks)(rt.to_tensor(xv)).numpy(), xv)
+    with pytest.raises(TypeError, match="flip: axis must be a Python int when building a static Program") as e:
+        dy2st.save(dy2st.to_static(_flipped_on_an_axis_a_dim_picks), str(tmp_path / "m"),
+                   input_spec=[InputSpec([None, 4], "float32", "x")])
+    assert "return rt.flip(x, [k])" in notes(e.value)
