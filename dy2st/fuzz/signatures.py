@@ -164,10 +164,13 @@ def shape_logic(g, depth, scope, always):
     form = r.randrange(11)
     if form == 10:  # a Python int a dim's condition picks, then a reshape's dim, a loop bound, a step
         k, i = g.fresh("k"), g.fresh("i")
-        return lines + [f"{k} = {r.choice([1, 2])} if {t}.shape[0] > 4 else {r.choice([2, 4])}",
-                        f"{t} = {t}.reshape([-1, {k}, 4 // {k}]).sum(axis=-1).repeat_interleave(4 // {k}, axis=1) * {c(0.2, 0.5)}"
-                        if r.random() < 0.5 else f"{t} = {t} + {u}[::{k}].sum(axis=0) * {c(-0.3, 0.3)}",
-                        f"for {i} in range({k}):", f"    {t} = {t} * {c(0.7, 1.0)} + {i} * {c(-0.1, 0.1)}"]
+        pick = f"{k} = {r.choice([1, 2])} if {t}.shape[0] > 4 else {r.choice([2, 4])}"
+        if r.random() < 0.5:  # (4 columns again, known only when it runs in the saved model: see loose_columns)
+            back = ".reshape([-1, 4])" if g.loose_columns() else ""
+            use = f"{t} = {t}.reshape([-1, {k}, 4 // {k}]).sum(axis=-1).repeat_interleave(4 // {k}, axis=1){back} * {c(0.2, 0.5)}"
+        else:
+            use = f"{t} = {t} + {u}[::{k}].sum(axis=0) * {c(-0.3, 0.3)}"
+        return lines + [pick, use, f"for {i} in range({k}):", f"    {t} = {t} * {c(0.7, 1.0)} + {i} * {c(-0.1, 0.1)}"]
     if form == 7:  # a batch of one returned as it is (never here: B is 3 or 5), halves of the rows
         h = g.fresh("h")
         return lines + [f"if {t}.shape[0] == 1:", f"    return {g.ret_expr()}", f"{h} = {t}.shape[0] // 2",
