@@ -57,3 +57,17 @@ def test_an_axis_known_only_when_the_program_runs_is_refused_as_such_at_the_line
         dy2st.save(dy2st.to_static(_flipped_on_an_axis_a_dim_picks), str(tmp_path / "m"),
                    input_spec=[InputSpec([None, 4], "float32", "x")])
     assert "return rt.flip(x, [k])" in notes(e.value)
+
+
+def _rows_by_comprehension(x):
+    return rt.stack([x[j] * 0.5 for j in range(x.shape[0])])
+
+
+def test_a_comprehension_over_a_range_of_a_run_time_dim_is_refused_naming_the_way_out(tmp_path):
+    # (a `for` statement over the same range is a loop op; a comprehension must know its length)
+    xv = np.ones((3, 4), "float32")
+    np.testing.assert_array_equal(dy2st.to_static(_rows_by_comprehension)(rt.to_tensor(xv)).numpy(), xv * 0.5)
+    with pytest.raises(TypeError, match=r"range\(\) outside a `for` statement: a comprehension.*loop with a `for`") as e:
+        dy2st.save(dy2st.to_static(_rows_by_comprehension), str(tmp_path / "m"),
+                   input_spec=[InputSpec([None, 4], "float32", "x")])
+    assert "for j in range(x.shape[0])" in notes(e.value)
