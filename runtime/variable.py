@@ -114,8 +114,9 @@ class Variable(TensorMethods):
         # Python asks for a real int (a list index, `np.ones(n)`, `range` outside converted code):
         # say why there is none instead of "'Variable' object cannot be interpreted as an integer"
         raise TypeError(f"static Variable '{self.name}' is used where Python needs an int (a list index, a "
-                        "numpy or Python call); its value exists only when the Program runs: keep it a "
-                        "tensor (index a tensor, use the runtime's functions)")
+                        "numpy or Python call, range() outside a `for` statement: a comprehension); its "
+                        "value exists only when the Program runs: keep it a tensor (index a tensor, use the "
+                        "runtime's functions, loop with a `for` statement, a loop op under dy2st.to_static)")
 
     def __float__(self):
         # `math.sqrt(v)`, `float(v)` outside converted code: without this Python falls back to

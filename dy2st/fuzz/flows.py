@@ -6,7 +6,8 @@
   a block of the base grammar in the ``else``;
 - ``deep_returns``: early ``return`` two loops deep: a tensor ``while`` inside ``for i in
   range(n)``, a row loop inside a tensor loop, a ``return`` in an inner loop's ``else``, the 0-d
-  items of a row, with work after the inner loop that a return skips;
+  items of a row, in a ``with rt.no_grad():`` region of an inner ``while ... else``, with work after
+  the inner loop that a return skips;
 - ``aug_targets``: augmented assignment to subscripts and attributes inside loops: list items at a
   (tensor) counter's index (``acc[i % 3] += ...``), dict items under row conditions
   (``d['a'] += row``), rows of a copy (``y[i % 2] += ...``), an object's attribute
@@ -98,7 +99,15 @@ def deep_returns(g, depth, scope, always):
     _claim(g, always)
     pre, head, first, lv = _tensor_loop(g, scope)
     outer = dict(scope, in_loop=True, loopvars=scope["loopvars"] + [lv])
-    form = r.randrange(4)
+    form = r.randrange(5)
+    if form == 4:  # a return inside a no_grad region, a while loop's else around it
+        g.no_grad = True
+        k = g.fresh("k")
+        inner = dict(outer, loopvars=outer["loopvars"] + [(k, "counter")])
+        body = first + [f"{k} = 0", f"while {g.tensor_atom(outer)} and {k} < {r.randint(1, 3)}:", f"    {k} += 1",
+                        "    with rt.no_grad():", f"        {_update(g, inner)}", f"        if {g.tensor_atom(inner)}:",
+                        f"            return {g.ret_expr()}", "else:", f"    {_update(g, outer)}"]
+        return pre + [head] + _indent(body)
     if form == 3:  # the 0-d items of a row, in a row loop
         row, v = g.fresh("row"), g.fresh("v")
         body = first + [f"for {row} in {g.tv()}:", f"    for {v} in {row}:", f"        if {v} > {g.c(1.0, 2.5)}:",

@@ -4,7 +4,8 @@
   ``**kwargs``, each holding tensor control flow (a loop over ``args`` with a tensor ``if``, a
   ``while`` on a tensor, a loop of a tensor count, returns from nested tensor loops), called with
   unpacked lists, tuples and dicts, keywords, defaults, the int64 argument as a count, in branches
-  and loops;
+  and loops; nested functions and lambdas taking ``*args``/``**kwargs``, a returned pair unpacked
+  into another call;
 - ``comprehensions``: list, dict and generator comprehensions inside the converted code over
   Python ranges, over the columns of a tensor (``y.T``, ``rt.unbind``, ``rt.split``, ``zip``), with
   Python filters, tensor ternaries in their items, nested, fed to ``sum``/``max``/``any``/
@@ -14,7 +15,8 @@
   reshapes, loop bounds, lists and conditions, ``y.shape == x.shape`` and tuples or lists of dims
   compared (``tuple(y.shape) == tuple(x.shape)``, ``(b, d) != (3, 4)``), ``divmod``/``float``/
   ``int``/``max``/``sum`` of dims, a batch of one returned early, stepped ranges and ``while``
-  conditions bounded by a dim.
+  conditions bounded by a dim, a Python int a dim's condition picks used as a reshape's dim, a loop
+  bound and a slice step.
 
 Every form keeps ``x``/``y`` float32 [B, 4].  Comprehensions iterate over what the saved model knows
 the length of (columns, ranges of known dims): iterating over the rows of a tensor whose batch dim
@@ -83,7 +85,19 @@ def varargs(g, depth, scope, always):
              f"looped({t})", f"pick({t}, **{{'k': {r.randint(1, 3)}, 'mode': '{r.choice(['sum', 'max'])}'}})",
              f"pick({u}, mode='{r.choice(['sum', 'max'])}')", f"early({t})", f"early({u}, limit={c(0.5, 1.5)})"]
     call, other = r.choice(calls), r.choice(calls)
-    form = r.randrange(3)
+    form = r.randrange(5)
+    if form == 3:  # a nested function taking *args and **kwargs, called in a (tensor) loop and unpacked
+        f, i = g.fresh("f"), g.fresh("i")
+        return [f"def {f}(*vs, k={c(0.5, 1.0)}, **kw):", "    out = vs[0] * k", "    for v in vs[1:]:",
+                "        if v.mean() > out.mean():", f"            out = out + v * kw.get('w', {c(0.1, 0.3)})",
+                "    return out", f"for {i} in range({'2' if g.helper else r.choice(['n', '2'])}):",
+                f"    {t} = {f}({t}, {u}, {t} * {c(0.5, 1.0)}, k={c(0.5, 1.0)}, w={c(0.1, 0.3)})",
+                f"{t} = {t} * {c(0.5, 0.9)} + {f}(*[{u}, {t}]) * {c(0.1, 0.4)} + (lambda *a: sum(a))({t}, {u}) * {c(0.1, 0.2)}"]
+    if form == 4:  # a call's pair unpacked into another call, keyword-only count
+        f = g.fresh("f")
+        return [f"def {f}(a, *, times):", "    for j in range(times):", f"        a = a * {c(0.7, 1.0)} + {c(-0.2, 0.2)}",
+                "    if a.mean() > 0.0007:", "        return a, a * 0.5", "    return a * 0.5, a",
+                f"{t} = combine(*{f}({t}, times={steps}), scale={c(0.5, 1.0)})"]
     if form == 0:
         return [f"{t} = {call} * {c(0.5, 1.0)} + {t} * {c(0.1, 0.4)}"]
     if form == 1:  # a different call on each side of a condition
@@ -147,7 +161,16 @@ def shape_logic(g, depth, scope, always):
     u = _other(g, t)
     b, d = g.fresh("b"), g.fresh("d")
     lines = [f"{t} = {t}.reshape([-1, 4])"] if g.needs_columns() else []  # (a known column count: see there)
-    form = r.randrange(10)
+    form = r.randrange(11)
+    if form == 10:  # a Python int a dim's condition picks, then a reshape's dim, a loop bound, a step
+        k, i = g.fresh("k"), g.fresh("i")
+        pick = f"{k} = {r.choice([1, 2])} if {t}.shape[0] > 4 else {r.choice([2, 4])}"
+        if r.random() < 0.5:  # (4 columns again, known only when it runs in the saved model: see loose_columns)
+            back = ".reshape([-1, 4])" if g.loose_columns() else ""
+            use = f"{t} = {t}.reshape([-1, {k}, 4 // {k}]).sum(axis=-1).repeat_interleave(4 // {k}, axis=1){back} * {c(0.2, 0.5)}"
+        else:
+            use = f"{t} = {t} + {u}[::{k}].sum(axis=0) * {c(-0.3, 0.3)}"
+        return lines + [pick, use, f"for {i} in range({k}):", f"    {t} = {t} * {c(0.7, 1.0)} + {i} * {c(-0.1, 0.1)}"]
     if form == 7:  # a batch of one returned as it is (never here: B is 3 or 5), halves of the rows
         h = g.fresh("h")
         return lines + [f"if {t}.shape[0] == 1:", f"    return {g.ret_expr()}", f"{h} = {t}.shape[0] // 2",

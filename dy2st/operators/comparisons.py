@@ -45,6 +45,8 @@ def _sequence_equal(a, b, symbol):
     (every traced pair equal). None: not such a comparison (Python's own ``==`` then)."""
     if not (type(a) is type(b) and type(a) in (tuple, list)) or not any(map(is_symbolic, (*a, *b))):
         return None
+    if any(is_symbolic(v) and v.ndim != 0 for v in (*a, *b)):
+        return None  # (a whole tensor's `==` has no one truth: Python's error, as eagerly)
     if len(a) != len(b):
         return symbol == "!="
     pending = []

@@ -18,6 +18,7 @@ from .elementwise import remainder
 from .logic import logical_or, where
 from .math import matmul, multiply, subtract
 from .reduce import sum as sum_
+from .shape_args import python_int
 from .shape import _int_list, concat, gather, reshape, transpose, unsqueeze
 
 
@@ -270,7 +271,9 @@ def repeat_interleave(x: TensorLike, repeats: int | TensorLike, axis: int | None
     if axis is None:
         x, axis = reshape(x, [-1]), 0
     axis %= max(x.ndim, 1)
-    if isinstance(repeats, int):
+    # (a Variable a converted function holds for a Python int, ``Variable.python_number``: a
+    # `4 // k` of a `k` a run-time dim decides is an int eagerly, one count for every slice)
+    if isinstance(repeats, int) or type(getattr(repeats, "python_number", None)) is int:
         e = unsqueeze(x, axis + 1)
         shape = [_dim(x, i) for i in range(x.ndim)]
         tiled = expand(e, shape[:axis + 1] + [repeats] + shape[axis + 1:])
@@ -323,6 +326,8 @@ def triu_indices(row: int, col: int | None = None, offset: int = 0, dtype: str =
 def _axes(axis, ndim, what):
     axes = [axis] if isinstance(axis, int) else list(axis)
     for a in axes:
+        if isinstance(a, _rt.framework.Variable):  # (not "out of range": it is not known yet)
+            python_int(a, what, "axis")
         if not isinstance(a, int) or not -ndim <= a < max(ndim, 1):
             raise ValueError(f"{what}: axis {a!r} is out of range for a tensor of rank {ndim}")
     return [a % max(ndim, 1) for a in axes]

@@ -78,7 +78,7 @@ def test_an_unbind_of_columns_a_saved_model_leaves_unknown_is_not_written(tmp_pa
     options = fuzz.Options(fd_every=0, save_every=1, onnx_every=0)
     assert fuzz.check(src, meta, 101598, str(tmp_path), options) is None
     # in either order: a reshape written after an unbind gives 4 known columns back itself
-    for seed in range(101200, 101600):
+    for seed in range(101500, 101600):
         src = fuzz.generate(seed, EVERY_FEATURE_BEFORE_FLOWS)[0]
         loose = re.search(r"\.shape\[1\] // \w\.shape\[0\]\]\) \+|\[0, 2, 1\]\), \[b\d+, -1\]\)", src)
         assert not (loose and re.search(r"rt\.unbind\(\w, axis=1\)", src)), seed

@@ -56,3 +56,18 @@ def test_with_known_dims_the_comparison_stays_python():
         np.testing.assert_array_equal(sf(rt.to_tensor(xv)).numpy(), _unpacked(rt.to_tensor(xv)).numpy())
     ops = {op.type for block in sf.concrete_program.main_program.blocks for op in block.ops}
     assert "cond" not in ops and "equal" not in ops
+
+
+def _lists_of_whole_tensors(x):
+    y = x * 2.0
+    if [x] == [y]:  # eagerly: the truth of a [B, 4] bool tensor, ambiguous
+        return y
+    return x
+
+
+def test_lists_of_whole_tensors_compared_stay_refused_as_eagerly():
+    x = rt.to_tensor(np.ones((3, 4), "float32"))
+    with pytest.raises(Exception) as eager:
+        _lists_of_whole_tensors(x)
+    with pytest.raises(type(eager.value)):
+        dy2st.to_static(_lists_of_whole_tensors)(x)
