@@ -18,6 +18,8 @@
 Every form keeps ``x``/``y`` float32 [B, 4]; every ``return`` returns the function's one structure.
 """
 
+from dy2st.fuzz.grammar import other as _other, claim as _claim
+
 # (``aug_targets`` writes an object's attribute: the ``idioms`` prelude has the same class)
 PRELUDE = '''class Box:
     def __init__(self, v):
@@ -27,15 +29,6 @@ PRELUDE = '''class Box:
 
 def _indent(lines, k=1):
     return ["    " * k + ln for ln in lines]
-
-
-def _other(g, t):
-    return g.tvars[1] if t == g.tvars[0] else g.tvars[0]
-
-
-def _claim(g, always):
-    if always and not g.py_jump:
-        g.tensor_cf = True
 
 
 def _tensor_loop(g, scope, rows_of=None):

@@ -24,6 +24,8 @@ the grammar can use them, and writes no Python value whose type a tensor conditi
 one side, float on the other; a list growing on one side), which has no one-Program form.
 """
 
+from dy2st.fuzz.grammar import other as _other
+
 PRELUDE = '''class Box:
     def __init__(self, v):
         self.v = v
@@ -67,10 +69,6 @@ def stmt(g, kind, depth, scope, always):
     if depth < 3 and g.budget > 0:
         forms += [_range_step, _loop_else, _chained_if, _try_finally, _no_grad_block, _shape_loop, _while_true]
     return g.r.choice(forms)(g, depth, scope, always), False
-
-
-def _other(g, t):
-    return g.tvars[1] if t == g.tvars[0] else g.tvars[0]
 
 
 def _unpack(g, depth, scope, always):

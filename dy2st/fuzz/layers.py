@@ -6,6 +6,8 @@ each ``Block`` holding a tensor condition of its own in its ``forward``; a buffe
 In the function form (no Layer to hold them) a statement of this feature is a plain update.
 """
 
+from dy2st.fuzz.grammar import other as _other
+
 PRELUDE = '''class Block(rt.nn.Layer):
     def __init__(self, k):
         super().__init__()
@@ -23,10 +25,6 @@ INIT = ["        self.blocks = rt.nn.LayerList([Block(0.5), Block(0.75)])",
         "        self.seq = rt.nn.Sequential(rt.nn.Linear(4, 4), rt.nn.Tanh())",
         "        self.heads = rt.nn.LayerDict({'a': rt.nn.Linear(4, 4), 'b': Block(1.25)})",
         "        self.register_buffer('ema', rt.zeros([4]))"]
-
-
-def _other(g, t):
-    return g.tvars[1] if t == g.tvars[0] else g.tvars[0]
 
 
 def sublayers(g, depth, scope, always):

@@ -15,13 +15,11 @@ The ``nested_loops`` and ``loop_no_grad`` forms hold blocks of the base grammar,
 everything else asked for.
 """
 
+from dy2st.fuzz.grammar import other as _other
+
 
 def _indent(lines):
     return ["    " + ln for ln in lines]
-
-
-def _other(g, t):
-    return g.tvars[1] if t == g.tvars[0] else g.tvars[0]
 
 
 def _claim(g, always, tensor):

@@ -14,14 +14,7 @@ below 3) so the rest of the grammar can use them.  The operands come from random
 scaled by constants with odd offsets, so sorts and top-k meet no ties.
 """
 
-
-def _other(g, t):
-    return g.tvars[1] if t == g.tvars[0] else g.tvars[0]
-
-
-def _claim(g, always):
-    if always and not g.py_jump:
-        g.tensor_cf = True
+from dy2st.fuzz.grammar import other as _other, claim as _claim
 
 
 def _op(g, t, u):

@@ -16,6 +16,8 @@
 Every form keeps ``x``/``y`` float32 [B, 4].
 """
 
+from dy2st.fuzz.grammar import other as _other
+
 PRELUDE = '''import dy2st
 
 SCALE = 0.7507
@@ -32,10 +34,6 @@ def compiled(a, k=0.5):
 def apply(f, a):
     return f(a) * SCALE
 '''
-
-
-def _other(g, t):
-    return g.tvars[1] if t == g.tvars[0] else g.tvars[0]
 
 
 def _ind(lines):

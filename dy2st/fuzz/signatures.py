@@ -23,6 +23,8 @@ the length of (columns, ranges of known dims): iterating over the rows of a tens
 is unknown in Python is refused at its line by design (a plain ``for`` statement makes a loop op).
 """
 
+from dy2st.fuzz.grammar import other as _other, claim as _claim
+
 PRELUDE = '''def combine(*args, scale=0.5, **kw):
     total = args[0] * scale
     for a in args[1:]:
@@ -62,15 +64,6 @@ def early(a, limit=1.0007):
                 return a * 0.5
     return a
 '''
-
-
-def _other(g, t):
-    return g.tvars[1] if t == g.tvars[0] else g.tvars[0]
-
-
-def _claim(g, always):
-    if always and not g.py_jump:
-        g.tensor_cf = True
 
 
 def varargs(g, depth, scope, always):

@@ -19,14 +19,7 @@ A detached copy's gradient is a constant to the outer backward, which finite dif
 whole program do not see: ``inner_grad`` programs count as ``no_grad`` ones (no ``fd`` stage).
 """
 
-
-def _other(g, t):
-    return g.tvars[1] if t == g.tvars[0] else g.tvars[0]
-
-
-def _claim(g, always):
-    if always and not g.py_jump:
-        g.tensor_cf = True
+from dy2st.fuzz.grammar import other as _other, claim as _claim
 
 
 def dicts(g, depth, scope, always):
