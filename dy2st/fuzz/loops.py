@@ -6,8 +6,9 @@
 - ``row_loops``: ``for row in y`` over the rows of a tensor: rows summed into an accumulator, rows as
   conditions, rows of an expression (``for row in rt.tanh(y) * c``) or of a slice, rows written back
   into a copy through ``enumerate``'s counter, and the 0-d elements of a row (``for v in row``);
-- ``loop_lists``: lists appended to, popped from (``pop()`` and ``pop(0)``) and written at an index
-  (``acc[-1] = ...``, ``acc[i % 3] = ...`` with a tensor counter) inside tensor loops, read after;
+- ``loop_lists``: lists appended to, extended, popped from (``pop()`` and ``pop(0)``) and written at an
+  index (``acc[-1] = ...``, ``acc[i % 3] = ...`` with a tensor counter) inside tensor loops, and lists
+  held in a dict grown through their key (``acc['k'].append(...)``), read after;
 - ``loop_no_grad``: ``with rt.no_grad():`` inside a loop body (a value without gradient mixed in, a
   loop-carried value rebound there, a jump inside it, statistics summed over rows).
 
@@ -126,7 +127,7 @@ def lists(g, depth, scope, always):
     v, kind = lv
     # every item [B, 4] (a row broadcast): stack needs one shape, and a tensor `if` one per item
     item = f"{u} * {g.c(0.5, 1.0)} + {v} * {g.c(-0.3, 0.3)}"
-    form = r.randrange(6)
+    form = r.randrange(8)
     _claim(g, always, tensor and form != 5)  # (form 5 has a loop of its own)
     if form == 0:  # appended, then stacked and read
         body = [f"{acc}.append({acc}[-1] * {g.c(0.5, 1.0)} + {item})"]
@@ -147,6 +148,15 @@ def lists(g, depth, scope, always):
         c, _ = g.cond(dict(scope, loopvars=scope["loopvars"] + [lv]))
         body = [f"if {c}:", f"    {acc}.append({item})", "else:", f"    {acc}.append({acc}[-1] * {g.c(0.5, 1.0)})"]
         init, after = f"{acc} = [{t}]", f"{t} = {acc}[-1] * {g.c(0.5, 1.0)} + rt.stack({acc}).sum(axis=0) * {g.c(-0.2, 0.2)}"
+    elif form == 6:  # a list held in a dict, grown through its key (carried as a local around the loop)
+        body = [f"{acc}['k'].append({acc}['k'][-1] * {acc}['w'] + {item})"]
+        if r.random() < 0.5:
+            body.append(f"{acc}['k'].extend([{acc}['k'][-1] * {g.c(0.5, 1.0)}])")
+        init = f"{acc} = {{'k': [{t}], 'w': {g.c(0.5, 1.0)}}}"
+        after = f"{t} = rt.stack({acc}['k']).mean(axis=0) + len({acc}['k']) * {g.c(-0.1, 0.1)}"
+    elif form == 7:  # extended by two items a step
+        body = [f"{acc}.extend([{item}, {acc}[-1] * {g.c(0.5, 1.0)}])"]
+        init, after = f"{acc} = [{t}]", f"{t} = {acc}[-1] + rt.stack({acc}).sum(axis=0) * {g.c(-0.2, 0.2)}"
     else:  # written at an index the loop counter picks
         i = g.fresh("i")
         bound = "2" if g.helper else r.choice(["n", "4"])

@@ -17,7 +17,7 @@ def _features(feature):
 
 NEEDLES = {
     "row_loops": ["enumerate(", "[::-1]:", "rt.tanh("],
-    "loop_lists": [".pop(0)", ".pop()", "% 3] = ", "rt.stack("],
+    "loop_lists": [".pop(0)", ".pop()", "% 3] = ", "rt.stack(", "['k'].append(", "['k'].extend(", ".extend(["],
     "dict_branches": [".update(", "['in']['v'] = ", "['a'], ", "] += "],
     "int_tensors": ["rt.bitwise_xor(", " // -", "astype('int64')", "~", "rt.logical_and(", "(n & 1)", ".any()"],
     "runtime_dims": [".shape[0]", "len(", "rt.shape(", "rt.arange(", "rt.full([", "rt.expand("],
