@@ -96,7 +96,8 @@ def shared_lists(fn_node, namespace, namer, names):
             return
         slot = anno.getanno(parents.get(id(node)), SLOT_OF, None)
         if slot is not None:
-            why = f"{slot} may also be held by something else: a list the container did not make itself, or one taken out of it"
+            why = (f"{slot} may also be held by something else: a list the container did not make itself, one taken "
+                   "out of it, or a container a nested function reads")
         else:
             why = f"{why}, line {getattr(node, 'lineno', '?')}"
         shared.setdefault(name, why)

@@ -120,13 +120,19 @@ def _made_here(fn, loop, root, keys, namespace):
     """Whether the list at ``root[keys]`` is one only the container holds: ``root`` is bound once in
     ``fn``, to displays that make that list (`feats = {'key': []}`), and outside ``loop`` the function
     takes it out of the container only to use it (`feats['key'][0]`, `len(feats['key'])`), never to
-    keep it (`lst = feats['key']`); the container itself only in a `return`."""
+    keep it (`lst = feats['key']`); the container itself only in a `return`, and in no nested function
+    (called in the loop, it would read the list the container held before)."""
     made = None
     parents = _parents(fn)
     inside = {id(n) for n in gast.walk(loop)}
     for node in gast.walk(fn):
         if type(node) is not gast.Name or node.id != root or id(node) in inside:
             continue
+        scope = parents.get(id(node))
+        while scope is not None and scope is not fn:
+            if type(scope) in _SCOPES:
+                return False  # a nested function reads the container: it would see the old list
+            scope = parents.get(id(scope))
         parent = parents.get(id(node))
         if type(node.ctx) is gast.Store:
             if made is not None or type(parent) is not gast.Assign or len(parent.targets) != 1:

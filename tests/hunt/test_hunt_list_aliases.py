@@ -118,3 +118,21 @@ def test_two_names_bound_to_one_new_list_are_refused_too():
     assert dy2st.to_static(two_names_one_list)(X, 3) == 3
     with pytest.raises(TypeError, match="also held elsewhere"):
         dy2st.to_static(two_names_one_list)(X, rt.to_tensor(3))
+
+
+def closure_reads_the_container(x, n):
+    feats = {"k": []}
+
+    def count():
+        return len(feats["k"])
+    c = 0
+    for i in range(n):
+        feats["k"].append(x * i)
+        c = c + count()  # eagerly 1 + 2 + 3: the closure sees the list grow
+    return c
+
+
+def test_a_container_a_nested_function_reads_keeps_its_list_refused_in_a_tensor_loop():
+    assert closure_reads_the_container(X, 3) == 6 and dy2st.to_static(closure_reads_the_container)(X, 3) == 6
+    with pytest.raises(TypeError, match="also held elsewhere"):
+        dy2st.to_static(closure_reads_the_container)(X, rt.to_tensor(3))
