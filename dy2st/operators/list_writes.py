@@ -17,7 +17,9 @@ def _refuse_shared(lst, shared):
             f"a list grown in a tensor-dependent loop is also held elsewhere ({shared}): in the loop the "
             "list becomes one stacked tensor under this name, and what else holds it would keep the "
             "items it had before the loop (eagerly it sees every one). Grow a new list only this name "
-            "holds (`out = []` before the loop) and store or extend it after the loop"))
+            "holds (`out = []` before the loop) and store or extend it after the loop; a list held in a container "
+            "grows there only when the container made it (`d = {'k': []}`), nothing takes it out to keep, and no "
+            "nested function reads the container"))
 
 
 def Append(lst, item, shared=None):

@@ -66,7 +66,7 @@ def fresh_list(parents, node, namespace):
         return True
     if type(parent) is gast.For and parent.iter is node:
         return True
-    return type(parent) is gast.Call and node in parent.args and _reader(parent, namespace)
+    return type(parent) is gast.Call and node in parent.args and (_reader(parent, namespace) or not _keeps(parent))
 
 
 def shared_lists(fn_node, namespace, namer, names):
@@ -96,8 +96,7 @@ def shared_lists(fn_node, namespace, namer, names):
             return
         slot = anno.getanno(parents.get(id(node)), SLOT_OF, None)
         if slot is not None:
-            why = (f"{slot} may also be held by something else: a list the container did not make itself, one taken "
-                   "out of it, or a container a nested function reads")
+            why = f"{slot}, read from a container that may share it"
         else:
             why = f"{why}, line {getattr(node, 'lineno', '?')}"
         shared.setdefault(name, why)

@@ -31,6 +31,28 @@ def first_positive(x):
     return 0
 
 
+def collect_rows(x, n):
+    feats = {"rows": [], "scale": 2.0}
+    for i in range(n):
+        feats["rows"].append(x * i * feats["scale"])
+    return feats
+
+
+# a list the dict made, grown through its key: read into a local around the loop (slot_lists)
+EXPECTED_COLLECT_ROWS = """\
+def collect_rows(x, n):
+    feats = {'rows': [], 'scale': 2.0}
+    feats_rows_0 = feats['rows']
+
+    def loop_body_0(i, feats_rows_0):
+        feats_rows_0 = _jst.Append(feats_rows_0, x * i * feats['scale'])
+        return feats_rows_0
+    feats_rows_0 = _jst.For(_jst.Range(n), loop_body_0, (feats_rows_0,), ('feats_rows_0',), writes={'feats_rows_0': feats_rows_0})
+    feats = _jst.SetItem(feats, 'rows', feats_rows_0)
+    return feats
+"""
+
+
 EXPECTED_IF_ELSE = """\
 def if_else(x):
 
@@ -117,6 +139,7 @@ def first_positive(x):
     (if_else, EXPECTED_IF_ELSE),
     (while_break, EXPECTED_WHILE_BREAK),
     (first_positive, EXPECTED_FIRST_POSITIVE),
+    (collect_rows, EXPECTED_COLLECT_ROWS),
 ])
 def test_generated_source(fn, expected):
     source = transform_function(fn).source
