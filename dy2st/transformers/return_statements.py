@@ -105,10 +105,18 @@ def _endless(stmt):
     return not transformer.contains(stmt.body, gast.Break, stop=loops)
 
 
+def _else_returns(stmt):
+    """A `for`/`while` whose `else` always returns and that no `break` of its own leaves: the loop
+    either returns from its body or ends normally and runs the `else`."""
+    loops = (gast.For, gast.While, gast.FunctionDef, gast.Lambda, gast.ClassDef)
+    return (isinstance(stmt, _LOOPS) and stmt.orelse and _always_returns(stmt.orelse)
+            and not transformer.contains(stmt.body, gast.Break, stop=loops))
+
+
 def _always_returns(stmts):
     """Whether every path through ``stmts`` ends in a `return` (or never leaves an endless loop)."""
     for s in stmts:
-        if isinstance(s, gast.Return) or _endless(s):
+        if isinstance(s, gast.Return) or _endless(s) or _else_returns(s):
             return True
         if isinstance(s, gast.If) and _always_returns(s.body) and _always_returns(s.orelse):
             return True

@@ -122,3 +122,34 @@ def test_returns_of_different_structure_under_a_tensor_condition_is_a_clear_erro
     msg = str(info.value)
     assert "return value" in msg and "same structure" in msg
     assert "return x, x" in msg and "test_regressions.py" in msg
+
+
+def _for_else_returns_on_every_path(x, n):
+    for i in range(n):
+        if x.sum() > i:
+            return x + i
+        else:
+            return x - i
+    else:
+        return x * 3
+
+
+def _while_else_returns(x, n):
+    i = 0
+    while i < n:
+        if x.sum() > i:
+            return x + i
+        i += 1
+    else:
+        return x * 3
+
+
+def test_a_loop_whose_else_returns_needs_no_implicit_return_none():
+    # the for/while ends normally (no break of its own) or returns from its body: the function cannot
+    # fall off its end, so no `return None` path was to be merged with the tensor returns
+    x = rt.to_tensor(np.ones([2], "float32"))
+    for fn in (_for_else_returns_on_every_path, _while_else_returns):
+        sf = dy2st.to_static(fn)
+        for n in (0, 1, 3):
+            np.testing.assert_array_equal(sf(x, rt.to_tensor(n)).numpy(), fn(x, rt.to_tensor(n)).numpy())
+        assert len(sf.program_cache) == 1
