@@ -10,7 +10,6 @@ import runtime.static  # noqa: F401  (rt.static: nn.while_loop, program_guard, P
 from dy2st.operators.aliasing import (carry_writes, rebind, recording_writes, refuse_later_writes_into_list_items,
                                       refuse_stale_reads, refuse_uncarried, written_in_trace,
                                       written_outputs)
-from dy2st.operators.assert_print import Assert
 from dy2st.operators.common import (_as_bool_var, _block_count, _dataclass_note, _describe, _drop_blocks, _InBranch,
                                     _pack, _plain, _py_items, _unpack, _user_code, _with_location, exact_value,
                                     is_symbolic, truth)
@@ -22,6 +21,7 @@ from dy2st.operators.loop_numbers import (_ArrayKinds, _Demote, _Mixed, _number_
                                           kinded, mark_number, number_changes, number_start)
 from dy2st.operators.loop_closures import check_escaping_closures
 from dy2st.operators.loop_kinds import check_settled
+from dy2st.operators.loop_peel import PeelFirst, check_ran, first_iteration, peeled_for
 from dy2st.operators.python_semantics import (MixedInt, PythonFloat, exact_of, float64_start, is_python_float,
                                               mark_int)
 from dy2st.operators.sequences import LiveRows, ReadLive, _describe_sequence, _TensorRows, _TensorSequence
@@ -48,7 +48,13 @@ def While(cond, body, args, names, writes=None):
                            + (f" (after {iterations} Python iterations)" if iterations else ""))
             def loop_body(*vals):
                 return (), _pack(body(*vals), n)
-            done = _while_writing(tracked(writes, (cond, body), values), cond, loop_body, values, names)
+            try:
+                done = _while_writing(tracked(writes, (cond, body), values), cond, loop_body, values, names)
+            except PeelFirst as first:  # its first iteration before the while op (loop_peel)
+                after = first_iteration(c, first.name, lambda: _pack(body(*values), n))  # noqa: B023  (called at once)
+                if after is None:
+                    return _unpack(values, n)
+                done = _while_writing(tracked(writes, (cond, body), after), cond, loop_body, after, names)
             return _unpack(refuse_grown_argument_lists(values, done, names, writes), n)
         if not truth(c):
             staging.record("while", None, f"condition is {staging.describe(c)}: "
@@ -133,7 +139,7 @@ def _symbolic_while(cond, body, values, names, prefix=(), restore=None):
         restore()
     # Names that get their first value inside the loop: eager code reading them after a loop
     # that ran zero times raises UnboundLocalError; the Program must not hand back the zero
-    # placeholder they start from (checked after the loop is built, see _check_ran).
+    # placeholder they start from (checked after the loop is built, see loop_peel.check_ran).
     first_assigned = [names[i] for i in carried
                       if isinstance(before[i], UndefinedVar) and before[i] is not RETURN_NO_VALUE]
     arrays = set()  # carries of lists the body grows or shrinks: one stacked tensor array
@@ -213,7 +219,7 @@ def _symbolic_while(cond, body, values, names, prefix=(), restore=None):
         traced[:] = [(outs, record, full)]
         for i, v in enumerate(outs):
             if i not in carried and v is not values[i] and not (_plain(v) and v == values[i]):
-                raise ValueError(_with_location(
+                raise (PeelFirst if values[i] is None else ValueError)(*((names[i],) if values[i] is None else ()), _with_location(
                     f"variable '{names[i]}' holds {_describe(values[i])} and a tensor-dependent "
                     f"loop changes it to {_describe(v)}; only tensors and numbers can change in such a loop"
                     f"{_dataclass_note(values[i], v)}"))
@@ -304,11 +310,14 @@ def _symbolic_while(cond, body, values, names, prefix=(), restore=None):
             continue
         except _InBranch as wrapped:
             raise wrapped.error.with_traceback(wrapped.error.__traceback__) from None
+        except PeelFirst:  # a None start the body gives a value: the caller peels (loop_peel)
+            discard()
+            raise
         except ValueError as e:
             raise ValueError(_with_location(
                 f"the tensor-dependent loop changes the dtype or rank of one of {', '.join(names)}: {e}")) from e
     if first_assigned:
-        _check_ran(cond_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars], first_assigned)
+        check_ran(cond_fn, [v.tensor if isinstance(v, TensorArray) else v for v in loop_vars], first_assigned)
     hidden, full = rebuild(list(results))
     if moved and all(spec == "leaf" for spec in specs):
         check_settled(body, list(prefix), values, carried, names, full)
@@ -322,20 +331,6 @@ def _symbolic_while(cond, body, values, names, prefix=(), restore=None):
     return tuple(carry_writes(full, before, written))
 
 
-def _check_ran(cond_fn, start, first_assigned):
-    """An `assert` op: the loop's condition held for its start values (it ran at least once),
-    else reading the names it alone assigns is Python's UnboundLocalError."""
-    what = ", ".join(f"'{n}'" for n in first_assigned)
-    message = (f"UnboundLocalError: {what} is assigned only inside a tensor-dependent loop that ran zero "
-               "times, so it has no value after it (give it a value before the loop)")
-    ran = cond_fn(*start)
-    if not is_symbolic(ran):
-        if not truth(ran):
-            raise UnboundLocalError(_with_location(message))
-        return
-    Assert(ran, message)
-
-
 def For(iterable, body, args, names, extra_test=None, writes=None):
     """`for` over Python iterables (run now, per item) or tensors/tensor ranges (a `while` op)."""
     n = len(names)
@@ -344,7 +339,10 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
     if isinstance(iterable, _TensorSequence) or is_symbolic(iterable):
         seq = iterable if isinstance(iterable, _TensorSequence) else _TensorRows(iterable)
         staging.record("for", "while op", f"iterates over {_describe_sequence(seq)}")
-        done = _symbolic_for(seq, body, tuple(args), names, extra_test, writes)
+        try:
+            done = _symbolic_for(seq, body, tuple(args), names, extra_test, writes)
+        except PeelFirst as first:  # its first iteration before the while op (loop_peel)
+            done = peeled_for(_symbolic_for, seq, body, tuple(args), names, extra_test, writes, first.name)
         return _unpack(refuse_grown_argument_lists(tuple(args), done, names, writes), n)
     values = tuple(args)
     staging.record("for", None, f"iterates over a Python {type(iterable).__name__}: unrolled at trace time")
@@ -366,14 +364,14 @@ def For(iterable, body, args, names, extra_test=None, writes=None):
     return _unpack(values, n)
 
 
-def _symbolic_for(seq, body, values, names, extra_test, writes=None):
+def _symbolic_for(seq, body, values, names, extra_test, writes=None, start=0):
     n = len(names)
     length = seq.length()
-    if type(length) is int and length <= 0:
+    if type(length) is int and length <= start:
         # rows of a tensor whose first dim is a known 0: the body never runs (and cannot be traced:
         # there is no row to index), as eagerly; the shape is part of the Program's cache key
         return values
-    counter = rt.full([], 0, "int64")
+    counter = rt.full([], start, "int64")
 
     def cond(k, *vals):
         more = rt.less_than(k, length if is_symbolic(length) else rt.full([], length, "int64"))
