@@ -5,7 +5,8 @@
   inner loop and after it;
 - ``row_loops``: ``for row in y`` over the rows of a tensor: rows summed into an accumulator, rows as
   conditions, rows of an expression (``for row in rt.tanh(y) * c``) or of a slice, rows written back
-  into a copy through ``enumerate``'s counter, and the 0-d elements of a row (``for v in row``);
+  into a copy through ``enumerate``'s counter, the 0-d elements of a row (``for v in row``), and a
+  value that is None until the first row (``prev = None`` before the loop);
 - ``loop_lists``: lists appended to, extended, popped from (``pop()`` and ``pop(0)``) and written at an
   index (``acc[-1] = ...``, ``acc[i % 3] = ...`` with a tensor counter) inside tensor loops, and lists
   held in a dict grown through their key (``acc['k'].append(...)``), read after;
@@ -91,8 +92,15 @@ def rows(g, depth, scope, always):
     src = r.choice([u, t, f"rt.tanh({u}) * {g.c(0.5, 1.0)}", f"{u}[1:]", f"{u}[::-1]", f"{u}[:, 1:] * 1.0"])
     full = not src.startswith(f"{u}[:, 1:]")
     _claim(g, always, True)
-    form = r.randrange(5)
+    form = r.randrange(6)
     acc = g.fresh("acc")
+    if form == 5:  # a value that is None until the first row (its first iteration runs before the loop)
+        prev = g.fresh("prev")
+        src = r.choice([u, t, f"rt.tanh({u}) * {g.c(0.5, 1.0)}"])  # (at least one row)
+        return [f"{acc} = {t}[0] * 0.0", f"{prev} = None", f"for {row} in {src}:", f"    if {prev} is not None:",
+                f"        {acc} = {acc} + {row} * {prev} * {g.c(-0.5, 0.5)}",
+                f"    {prev} = {row} if {prev} is None else {prev} * {g.c(0.3, 0.7)} + {row} * {g.c(0.3, 0.7)}",
+                f"{t} = {t} + {acc} * {g.c(-0.5, 0.5)} + {prev} * {g.c(-0.3, 0.3)}"]
     if form == 0:  # summed into a running value, under a row condition
         use = row if full else f"{row}.sum()"
         return [f"{acc} = {t}[0] * 0.0", f"for {row} in {src}:", f"    {acc} = {acc} * {g.c(0.5, 1.0)} + {use} * {g.c(-0.5, 0.5)}",

@@ -16,7 +16,7 @@ def _features(feature):
     return {feature, "layer"} if feature == "sublayers" else {feature}  # (sub-layers live in the Layer form)
 
 NEEDLES = {
-    "row_loops": ["enumerate(", "[::-1]:", "rt.tanh("],
+    "row_loops": ["enumerate(", "[::-1]:", "rt.tanh(", " = None\n", " is not None:"],
     "loop_lists": [".pop(0)", ".pop()", "% 3] = ", "rt.stack(", "['k'].append(", "['k'].extend(", ".extend(["],
     "dict_branches": [".update(", "['in']['v'] = ", "['a'], ", "] += "],
     "int_tensors": ["rt.bitwise_xor(", " // -", "astype('int64')", "~", "rt.logical_and(", "(n & 1)", ".any()"],
