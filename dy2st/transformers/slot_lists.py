@@ -151,7 +151,8 @@ def _made_here(fn, loop, root, keys, namespace):
             return False
     for k in keys:  # the displays down to the list
         if type(made) is gast.Dict:
-            made = next((v for key, v in zip(made.keys, made.values) if _key(key) == k), None) if key_ok(made) else None
+            made = next((v for key, v in reversed(list(zip(made.keys, made.values))) if _key(key) == k), None) \
+                if _constant_keys(made) else None  # (a repeated key: Python keeps the last)
         elif type(made) in (gast.List, gast.Tuple) and type(k) is int and -len(made.elts) <= k < len(made.elts):
             made = made.elts[k]
         else:
@@ -159,7 +160,7 @@ def _made_here(fn, loop, root, keys, namespace):
     return made is not None and type(made) in (gast.List, gast.ListComp)
 
 
-def key_ok(display):
+def _constant_keys(display):
     """Whether every key of a dict display is a constant (no `**other`, no computed key that could repeat one)."""
     return all(k is not None and _key(k) is not _NO_KEY for k in display.keys)
 
