@@ -155,6 +155,12 @@ def note_ran(block_idx):
         record.into.add(block_idx)
 
 
+# How a converter marks a value read when its Program runs that eager code sees as a Python number
+# (a scheduler's ``last_lr``, ``last_epoch``): {"float": mark, "int": mark}, filled by the converter
+# (which knows how such values meet tensors); unmarked values when none is registered.
+PYTHON_NUMBER_VIEWS = {}
+
+
 def converting():
     """Whether a converter is tracing a function into a Program in this thread (static mode with
     an origin provider), as opposed to hand-built static code (``enable_static()``): Python state
