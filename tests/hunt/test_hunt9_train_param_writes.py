@@ -2,7 +2,8 @@
 under ``no_grad``, a weight constraint): the Program stores such writes into the eager tensor only
 at its end, and the update, which acts on the eager tensor, must still start from the written
 value, as ``opt.step()`` does eagerly.  Before, the write was lost: the update began from the
-value the parameter had before the call and its result overwrote the write."""
+value the parameter had before the call and its result overwrote the write (also for a write
+between ``backward()`` and ``opt.step()``)."""
 import numpy as np
 import pytest
 
@@ -24,10 +25,13 @@ def _run(convert, opt_name, write):
         with rt.no_grad():
             if write == "add_":
                 net.weight.add_(rt.ones_like(net.weight) * 0.01)
-            else:
+            elif write == "set_value":
                 net.bias.set_value(net.bias * 0.5)
         loss = (net(x) ** 2).sum()
         loss.backward()
+        if write == "between":  # after the backward, before the step: the step reads the new value
+            with rt.no_grad():
+                net.weight.set_value(net.weight * 0.5)
         opt.step()
         opt.clear_grad()
         return loss
@@ -37,7 +41,7 @@ def _run(convert, opt_name, write):
 
 
 @pytest.mark.parametrize("opt_name", ["SGD", "Adam", "Momentum"])
-@pytest.mark.parametrize("write", ["add_", "set_value"])
+@pytest.mark.parametrize("write", ["add_", "set_value", "between"])
 def test_update_starts_from_the_written_parameter(opt_name, write):
     want = _run(False, opt_name, write)
     got = _run(True, opt_name, write)
