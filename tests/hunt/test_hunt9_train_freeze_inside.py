@@ -8,6 +8,7 @@ import pytest
 
 import dy2st
 import runtime as rt
+from error_helpers import line_of, notes
 
 _X = [np.array([[1.0, 2.0, 3.0]], "float32"), np.array([[-0.5, 0.25, 2.0]], "float32")]
 
@@ -76,3 +77,28 @@ def test_freezing_between_calls_follows_eager():
         results.append((losses, net.weight.numpy(), net.bias.numpy()))
     for a, b in zip(*results):
         np.testing.assert_array_equal(b, a)
+
+
+FLAG_WRITES = {
+    "trainable": lambda p: setattr(p, "trainable", False),
+    "requires_grad": lambda p: setattr(p, "requires_grad", False),
+    "requires_grad_": lambda p: p.requires_grad_(False),
+}
+
+
+@pytest.mark.parametrize("how", list(FLAG_WRITES))
+def test_trainable_and_requires_grad_inside_the_step_are_errors_at_the_line(how):
+    # the same flag through Paddle's other spellings: each froze the parameter from the first call on
+    net, opt = _model()
+
+    def step(x):
+        loss = (net(x) ** 2).sum()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        FLAG_WRITES[how](net.bias)
+        return loss
+    with pytest.raises(TypeError, match="on an eager tensor") as info:
+        dy2st.to_static(step)(rt.to_tensor(_X[0]))
+    assert f"line {line_of(step, 'FLAG_WRITES[how]')}" in notes(info.value)
+    assert not net.bias.stop_gradient
