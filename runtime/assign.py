@@ -44,9 +44,10 @@ def _rebind(var, new, what):
     inputs (loop-carried placeholders) are named by the builder that made them, so for those the
     new Variable is returned as it is, which is right for the usual ``i = rt.increment(i)``.
     """
-    from .inplace import write_refused  # noqa: PLC0415  (inplace is built on the tensor classes)
+    from .inplace import refuse_grad_write, write_refused  # noqa: PLC0415  (inplace is built on the tensor classes)
     if write_refused(var) is not None:  # a converter's copy of its value would miss the write
         raise TypeError(write_refused(var))
+    refuse_grad_write(var)
     block = _rt.framework.current_block()
     if var.block is not block:
         raise TypeError(f"{what} writes in place into a value from an enclosing block ('{var.name}'), which a "

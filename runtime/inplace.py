@@ -81,6 +81,15 @@ def write_refused(t):
     return got[1] if got is not None else None
 
 
+def refuse_grad_write(t):
+    """Refuse an in-place write into ``t``, the value of a ``.grad`` read in a Program being built
+    (``record_grad_read``): it is a copy, so the write would not reach the ``.grad`` the update reads."""
+    if getattr(t, "__dict__", {}).get("grad_of") is not None:
+        raise NotImplementedError("an in-place write into a tensor's .grad inside a converted function: the "
+                                  "Program reads a copy of .grad; scale the loss before backward(), or use the "
+                                  "optimizer's grad_clip")
+
+
 def adopt(target, out, inputs=False):
     """Make the Variable ``target`` name ``out``'s value (and ``out`` the old one); True when done.
 
@@ -92,10 +101,7 @@ def adopt(target, out, inputs=False):
     why = write_refused(target)
     if why is not None:
         raise TypeError(why)
-    if getattr(target, "__dict__", {}).get("grad_of") is not None:
-        raise NotImplementedError("an in-place write into a tensor's .grad inside a converted function: the "
-                                  "Program reads a copy of .grad; scale the loss before backward(), or use the "
-                                  "optimizer's grad_clip")
+    refuse_grad_write(target)
     block = getattr(out, "block", None)
     if (block is None or getattr(target, "block", None) is not block or type(target) is not type(out)
             or target.persistable or (target.is_data and not inputs)

@@ -1,5 +1,6 @@
 """``Parameter``: a trainable, persistable tensor owned by a Layer (``runtime.tensor`` re-exports it)."""
 from .tensor import Tensor
+from .trace_state import refuse_flag_change
 
 
 class Parameter(Tensor):
@@ -34,6 +35,7 @@ class Parameter(Tensor):
 
     @trainable.setter
     def trainable(self, value):
+        refuse_flag_change(self, not value, f"trainable = {bool(value)}")
         self.stop_gradient = not value
 
     def __repr__(self):

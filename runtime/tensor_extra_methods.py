@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from . import dtypes
+from .trace_state import refuse_flag_change
 
 
 def _rt():
@@ -56,12 +57,19 @@ def _get_requires_grad(self):
 
 
 def _set_requires_grad(self, value):
-    self.stop_gradient = not bool(value)
+    _set_flag(self, not bool(value), f"requires_grad = {bool(value)}")
+
+
+def _set_flag(self, stop_gradient, how):
+    from .tensor import Tensor  # noqa: PLC0415  (these methods join the Tensor class)
+    if isinstance(self, Tensor):  # a Program value's flag is the converter's (flags.SetStopGradient)
+        refuse_flag_change(self, stop_gradient, how)
+    self.stop_gradient = stop_gradient
 
 
 def requires_grad_(self, requires_grad=True):
     """Set whether this tensor needs a gradient (``stop_gradient = not requires_grad``); returns it."""
-    self.stop_gradient = not bool(requires_grad)
+    _set_flag(self, not bool(requires_grad), f"requires_grad_({bool(requires_grad)})")
     return self
 
 

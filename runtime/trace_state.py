@@ -155,6 +155,12 @@ def note_ran(block_idx):
         record.into.add(block_idx)
 
 
+# How a converter marks a value read when its Program runs that eager code sees as a Python number
+# (a scheduler's ``last_lr``, ``last_epoch``): {"float": mark, "int": mark}, filled by the converter
+# (which knows how such values meet tensors); unmarked values when none is registered.
+PYTHON_NUMBER_VIEWS = {}
+
+
 def converting():
     """Whether a converter is tracing a function into a Program in this thread (static mode with
     an origin provider), as opposed to hand-built static code (``enable_static()``): Python state
@@ -184,3 +190,15 @@ def recording_value_reads():
         yield reads
     finally:
         _VALUE_READS.reset(token)
+
+
+def refuse_flag_change(t, stop_gradient, how):
+    """Refuse ``how`` (``p.trainable = False``, ``p.requires_grad_()``) changing the ``stop_gradient`` of
+    the eager Tensor ``t`` while a function is converted: it would change once, while the Program is
+    built, so the Program's gradients and update would follow the new flag from its first call on, also
+    before the line that sets it.  (The converter handles ``t.stop_gradient = ...`` itself.)"""
+    if converting() and bool(stop_gradient) != t.stop_gradient:
+        raise TypeError(f"`{how}` on an eager tensor (a parameter, or a tensor made outside) inside a converted "
+                        "function: the Program would apply the new flag from its first call on, also to the "
+                        "backward and optimizer step before this line; freeze or unfreeze it outside the "
+                        "converted function (between calls)")

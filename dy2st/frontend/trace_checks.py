@@ -76,6 +76,11 @@ def check(program, feeds, out_vars):
             "every call makes a new leaf whose .grad backward() fills, which a Program value has no "
             "tensor for. Make it outside the function (an argument, or a parameter: "
             "self.create_parameter) and pass it in")
+        if op.type in ("train_update", "optimizer_step"):  # the parameter the step updated, returned
+            exc = TypeError(
+                "the converted training step returns a parameter its opt.step() updated: eagerly that is the "
+                "parameter itself, which a Program's output cannot be; read the parameter after the call, or "
+                "return a copy (p.detach(), p.numpy())")
         if get_op(op.type).no_onnx == GRAD_ONLY:  # rt.grad(create_graph=True) through while_grad...
             exc = NotImplementedError(
                 "grad(create_graph=True): the gradient cannot be differentiated again because it goes "

@@ -4,6 +4,7 @@ A cut is a `stop_gradient` op; the object the names hold takes the cut value ove
 can, so every name of the tensor sees the flag as eagerly, and an argument's flag also reaches the
 caller's tensor after each run (``frontend/static_function._write_flags``).
 """
+import runtime as rt
 from runtime.inplace import adopt
 
 from dy2st.operators.aliasing import rebind
@@ -56,6 +57,15 @@ def SetStopGradient(x, flag):
                     "call cannot follow; set it before the `if` or loop (or on a copy: `y = x * 1`)"))
             program.__dict__.setdefault("_argument_flags", {})[argument] = bool(flag)
         return x
+    if isinstance(x, rt.Tensor) and not rt.in_dynamic_mode() and bool(flag) != x.stop_gradient:
+        # The flag of an eager tensor (a parameter) would change once, while the Program is built:
+        # the Program's gradients and its update follow the flag the trace ended with, at every call,
+        # where eagerly the code before this line still sees the old flag on each call.
+        raise TypeError(_with_location(
+            f"`stop_gradient = {bool(flag)}` on an eager tensor (a parameter, or a tensor made outside) inside "
+            "a converted function: the Program would apply the new flag from its first call on, also to the "
+            "backward and optimizer step before this line; freeze or unfreeze it outside the converted "
+            "function (between calls)"))
     x.stop_gradient = flag
     return x
 

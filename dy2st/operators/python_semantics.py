@@ -13,6 +13,7 @@
 import runtime as rt
 import runtime.static  # noqa: F401  (rt.static: Variable)
 from runtime.dtypes import DEFAULT_FLOAT, scalar_dtype
+from runtime.trace_state import PYTHON_NUMBER_VIEWS
 
 from dy2st.operators.common import EXACT_ATTR, _with_location, exact_value, is_symbolic
 from dy2st.operators.python_int_overflow import INT_CHECKS, overflow_check
@@ -371,3 +372,7 @@ class MixedInt(rt.static.Variable):
 
 # (last: python_bools reads this module's names as it loads; its names are read here at call time)
 from dy2st.operators import python_bools as _bools  # noqa: E402
+
+# Values runtime reads when a Program runs that eager code sees as Python numbers (a scheduler's
+# ``last_lr``/``last_epoch``) meet tensors and numbers as those do.
+PYTHON_NUMBER_VIEWS.update(float=float_view, int=python_int)

@@ -259,10 +259,11 @@ def assign_to(src, dst, what=None):
     if _mode.static or isinstance(src, _rt.framework.Variable) or isinstance(dst, _rt.framework.Variable):
         dvar = to_variable(dst)
         svar = to_variable(src)
-        from ..inplace import write_refused  # noqa: PLC0415  (inplace builds on the ops)
+        from ..inplace import refuse_grad_write, write_refused  # noqa: PLC0415  (inplace builds on the ops)
         why = write_refused(dst) or write_refused(dvar)  # a converter's copy of its value would miss the write
         if why is not None:
             raise TypeError(why)
+        refuse_grad_write(dvar)
         if getattr(dvar, "is_data", False) and not dvar.persistable:
             # a fed input (running statistics given to a converted function as arguments)
             from ..inplace import adopt_input  # noqa: PLC0415  (inplace builds on the ops)

@@ -56,8 +56,24 @@ def accumulate_grads_kernel(grads, params=None):
         _accumulate(p, g)
 
 
+def sync_params(tensors, values):
+    """Give each eager parameter the value the Program holds for it at this op.  A Program stores the
+    parameters it writes (``assign``, ``add_`` under ``no_grad``) back into the eager tensors only at
+    its end, but the update rule reads and writes the eager tensors now: it must start from the value
+    eager code would see at this point, not the one from before the call."""
+    for p, v in zip(tensors, values):
+        cur = p._value
+        if v is cur:
+            continue
+        if cur.shape == v.shape and cur.dtype == v.dtype and cur.flags.writeable:
+            np.copyto(cur, v)  # in place: a flat group's view stays its view
+        else:
+            p._value = np.array(v, copy=True)
+
+
 def optimizer_step_kernel(params, optimizer=None):
     """Run the optimizer's eager update; return the parameters' (possibly re-laid-out) arrays."""
+    sync_params(optimizer.params, params)
     optimizer.obj._eager_step()
     return [p._value for p in optimizer.params]
 
@@ -81,6 +97,7 @@ def train_update_kernel(grads, params, optimizer=None, grad_params=None, owned=f
     which the rule may overwrite, as it may a cast copy.
     """
     opt = optimizer.obj
+    sync_params(optimizer.params, params)
     if opt._grads_empty():
         by_param, spare = {}, set()
         for k, (p, g) in enumerate(zip(grad_params.params, grads)):

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..tensor import Tensor, bump_version, enable_grad, no_grad
 from ..static.backends import weights_changed
+from ..trace_state import converting
 from .optimizer import Optimizer
 
 __all__ = ["LBFGS"]
@@ -161,6 +162,11 @@ class LBFGS(Optimizer):
     def step(self, closure) -> Tensor:
         """Run the iterations of one LBFGS step; ``closure()`` re-evaluates the model (clear the gradients,
         compute the loss, ``backward()``) and returns the loss. Returns the closure's first loss."""
+        if converting():  # its iterations and line search branch on loss values, in Python
+            raise NotImplementedError(
+                "LBFGS.step(closure) inside a converted function: its iterations and line search decide on "
+                "the loss and gradient values in Python, which a Program being built does not have; call "
+                "opt.step(closure) outside the converted function (the closure may call converted functions)")
         with no_grad():
             return self._step(closure)
 

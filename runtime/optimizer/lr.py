@@ -6,13 +6,20 @@ optimizer reads ``scheduler()`` at every ``step()``.
 import math
 from collections.abc import Callable, Sequence
 
-from ..trace_state import converting
+from ..trace_state import PYTHON_NUMBER_VIEWS, converting
 
 
 class LRScheduler:
     """Base of learning-rate schedules: pass one as an optimizer's ``learning_rate`` and call ``step()`` per epoch
     (or step); calling the scheduler returns the current rate. Paddle: ``optimizer.lr.LRScheduler``.
     """
+
+    def __new__(cls, *args, **kwargs):
+        self = super().__new__(cls)
+        # A scheduler made while a function is converted lives in that trace only: its reads and writes
+        # are the trace's own (its rate is read when the Program runs, see __call__).
+        self.__dict__["_made_converting"] = converting()
+        return self
 
     def __init__(self, learning_rate: float = 0.1, last_epoch: int = -1, verbose: bool = False) -> None:
         if not isinstance(learning_rate, (int, float)):
@@ -30,7 +37,34 @@ class LRScheduler:
         return self.last_lr
 
     def _current(self):
-        return self.last_lr
+        return self._last_lr
+
+    # ``last_lr`` and ``last_epoch`` read while a function is converted: the values when the Program
+    # runs (a ``scheduler.step()`` in it, or between calls, changes them), not the ones at tracing,
+    # which the Program would hold as constants.
+    @property
+    def last_lr(self):
+        """The rate of the current epoch (a Python float; in a converted function, read when it runs)."""
+        if converting() and not self._made_converting:
+            return _run_time_number(self, "_last_lr", "float")
+        return self._last_lr
+
+    @last_lr.setter
+    def last_lr(self, value):
+        _refuse_converting_write(self, "last_lr")
+        self._last_lr = value
+
+    @property
+    def last_epoch(self):
+        """The current epoch (a Python int; in a converted function, read when it runs)."""
+        if converting() and not self._made_converting:
+            return _run_time_number(self, "_last_epoch", "int")
+        return self._last_epoch
+
+    @last_epoch.setter
+    def last_epoch(self, value):
+        _refuse_converting_write(self, "last_epoch")
+        self._last_epoch = value
 
     def step(self, epoch=None):
         """Advance to the next epoch (or to ``epoch``) and recompute the rate.
@@ -70,6 +104,25 @@ class LRScheduler:
         self.last_lr = float(state_dict["last_lr"])
 
     set_dict = set_state_dict
+
+
+def _run_time_number(scheduler, attr, kind):
+    """``scheduler.<attr>`` as a value of the Program being built, read when it runs (a float64 [],
+    cast to int64 for ``last_epoch``), marked as the Python number it is eagerly."""
+    from ..static.train_step import record_lr_read  # noqa: PLC0415  (static imports optimizers' users)
+    from ..ops.common import cast  # noqa: PLC0415
+    value = record_lr_read(lambda: getattr(scheduler, attr), f"{attr[1:]} of {type(scheduler).__name__}")
+    if kind == "int":
+        value = cast(value, "int64")
+    mark = PYTHON_NUMBER_VIEWS.get(kind)
+    return mark(value) if mark is not None else value
+
+
+def _refuse_converting_write(scheduler, attr):
+    if converting() and not scheduler._made_converting:
+        raise TypeError(f"`{type(scheduler).__name__}.{attr} = ...` in a converted function would set it once, "
+                        "while the Program is built, not at every call: use scheduler.step(), or set it outside "
+                        "the converted function")
 
 
 class StepDecay(LRScheduler):

@@ -28,6 +28,7 @@ import numpy as np
 from ..static.backends.base import _EPOCH
 from .algorithms import SGD, Adam
 from .fused import trained
+from ..ops.train_ops import sync_params
 
 _REBUILDS = 4  # a state the key keeps refusing stays on the general update after this many writes
 _NO_ATTRS = {}  # the per-parameter attrs of a tensor without ``optimize_attr`` (read only)
@@ -48,6 +49,7 @@ def plan_kernel(opt, grad_params, optimizer_handle, owned, general):
         return general(grads, params)
 
     def train_update(grads, params):
+        sync_params(optimizer_handle.params, params)
         fn = state["fn"]
         if fn is None:
             if state["builds"] >= _REBUILDS:
