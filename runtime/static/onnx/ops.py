@@ -29,6 +29,7 @@ from .lowering import (
     lowering,
     onnx_dtype,
     reduce,
+    reduce_mean,
     softmax,
 )
 
@@ -182,7 +183,10 @@ def _reduce(ex, op):
     x, want = ex.i("X"), ex.var("Out", outputs=True).dtype
     x = ex.cast(x, ex.var("X").dtype, want)  # sum of bools/ints: the kernel's output dtype
     axis, keep = op.attrs.get("axis"), op.attrs.get("keepdim", False)
-    if onnx_type in ("ReduceSum", "ReduceMean", "ReduceProd") or "float" not in str(want):
+    if onnx_type == "ReduceMean":
+        reduce_mean(ex, x, want, axis, keep, ex.o("Out"))
+        return
+    if onnx_type in ("ReduceSum", "ReduceProd") or "float" not in str(want):
         reduce(ex, onnx_type, x, axis, keep, ex.o("Out"))
         return
     # onnxruntime's ReduceMax/ReduceMin skip NaN; the kernels (numpy's max/min) return NaN for
