@@ -367,7 +367,7 @@ def roll(x: TensorLike, shifts: int | list[int], axis: int | list[int] | None = 
         if n < 0 or not isinstance(shift, int):  # a run-time size or shift: gather at (i - shift) mod n
             size = _dim(x, a)
             # mod max(n, 1): an empty axis (a batch of 0) has no index to wrap, and mod 0 would raise
-            index = remainder(subtract(arange(size, dtype="int64"), shift), maximum(size, 1))
+            index = remainder(subtract(arange(size, dtype="int64"), shift), max(size, 1) if n >= 0 else maximum(size, 1))
             x = gather(x, index, axis=a)
             continue
         k = shift % n if n else 0
