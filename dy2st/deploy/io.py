@@ -167,8 +167,9 @@ class UnsupportedConfigError(TypeError, ValueError):
 
 
 # Paddle's `configs` keywords of paddle.jit.save that mean nothing here but are harmless.
+# (skip_prune_program: the saved Program is always pruned to the outputs, which computes the same.)
 _SAVE_CONFIGS = frozenset({"output_spec", "with_hook", "combine_params", "clip_extra", "skip_forward",
-                           "input_names_after_prune"})
+                           "input_names_after_prune", "skip_prune_program"})
 
 
 @user_errors("dy2st.save")
