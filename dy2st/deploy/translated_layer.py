@@ -317,14 +317,14 @@ class TranslatedLayer(rt.nn.Layer):
             outs = [o.detach() for o in outs]  # as `forward` runs it eagerly: inference, under no_grad
         return self._results(outs, structure)
 
-    def train(self):
+    def train(self) -> "TranslatedLayer":
         """train() for the model and its saved methods (one Layer in the original)."""
         super().train()
         for method in self.__dict__.get("_methods", {}).values():
             method.train()
         return self
 
-    def eval(self):
+    def eval(self) -> "TranslatedLayer":
         """eval() for the model and its saved methods."""
         super().eval()
         for method in self.__dict__.get("_methods", {}).values():
