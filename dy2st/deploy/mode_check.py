@@ -14,6 +14,8 @@ tree is made only of runtime's own layer classes whose code never looks at a `tr
 (an MLP of Linear/ReLU/LayerNorm: one trace, ``train_differs: False``).  User classes are
 traced again: their code may read `self.training` in ways no cheap check can rule out.
 """
+import warnings
+
 import runtime as rt
 from runtime.static.formats.program_format import deserialize_program, serialize_program
 from .output_spec import dicts_as_sequence
@@ -90,8 +92,13 @@ def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_s
     try:
         instance.train()
         concrete = sf._get_concrete(tuple(specs), {})
-    except Exception:  # the train-mode trace is an addition: saving must not fail because of it
-        return {}
+    except Exception as exc:  # noqa: BLE001 (the train-mode trace is an addition: saving must not fail
+        # because of it; but the train-mode Program is unknown, so the loaded model must not run the
+        # eval-mode one in train() as if it were the same)
+        reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        warnings.warn(f"dy2st.save: the Layer's forward could not be traced in train mode ({reason}); the saved "
+                      "model runs in eval() only: train() on the loaded model raises", stacklevel=5)
+        return {"train_differs": True, "train_error": reason}
     finally:
         for sub, training in modes:
             sub.training = training
@@ -139,6 +146,11 @@ def train_program_of(metadata, tensors):
 
 def check_mode(layer):
     """Raise in `forward` of a loaded model in train() whose train-mode Program was not stored."""
+    if layer.training and layer._metadata.get("train_error") and layer._train is None:
+        raise RuntimeError(
+            "this loaded model was saved from a Layer whose forward could not be traced in train mode "
+            f"({layer._metadata['train_error']}): the saved Program computes eval-mode outputs, which may "
+            "silently differ from the original Layer's in train mode; call .eval() on the loaded model")
     if layer.training and layer._metadata.get("train_differs") and layer._train is None:
         raise RuntimeError(
             "this loaded model was saved from a Layer whose forward differs in train mode (e.g. dropout or "
