@@ -18,6 +18,7 @@ import warnings
 
 import runtime as rt
 from runtime.static.formats.program_format import deserialize_program, serialize_program
+from ..frontend.function_spec import OutputStructure
 from .output_spec import dicts_as_sequence
 
 
@@ -82,8 +83,10 @@ def mode_free(sf, instance):
     return True
 
 
-def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_structure):
-    """Metadata entries describing the train-mode Program of `instance` (see the module docstring)."""
+def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_structure, chosen=None):
+    """Metadata entries describing the train-mode Program of `instance` (see the module docstring).
+    ``chosen``: ``(positions, count)`` when ``output_spec`` kept only the outputs at ``positions`` of
+    the ``count`` the eval-mode trace returned; the train-mode Program then returns those alone."""
     if instance is None:
         return {}
     if mode_free(sf, instance):  # the train-mode trace would give the same Program: not traced
@@ -110,9 +113,15 @@ def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_s
     persistable = {v.name for b in program.blocks for v in b.vars.values() if v.persistable}
     if (writes is not None and writes.count) or written or getattr(concrete, "written_containers", None) or not persistable <= set(saved_params):
         return {"train_differs": True}
+    fetch, structure = concrete.outputs, dicts_as_sequence(concrete.out_skeleton, warn=False)
+    if chosen is not None:  # output_spec: the same outputs as the eval-mode model returns, in its order
+        positions, count = chosen
+        if len(fetch) != count:  # another structure in train mode: which outputs match is unknown
+            return {"train_differs": True}
+        fetch, structure = [fetch[k] for k in positions], OutputStructure.of_outputs(len(positions))
     return {"train_differs": True, "train_program": serialize_program(program),
-            "train_feed": [v.name for v in concrete.inputs], "train_fetch": [v.name for v in concrete.outputs],
-            "train_output_structure": encode_structure(dicts_as_sequence(concrete.out_skeleton, warn=False))}
+            "train_feed": [v.name for v in concrete.inputs], "train_fetch": [v.name for v in fetch],
+            "train_output_structure": encode_structure(structure)}
 
 
 class TrainProgramError(ValueError):
