@@ -1,0 +1,50 @@
+"""`x.squeeze(0)` on a run-time (None) batch dim drops it only when it is 1 (Paddle's squeeze keeps a
+dim of another size): the converted function and the saved model on numpy do, but the ONNX lowering
+made a Squeeze node, which fails for a batch of 2 ("Dimension of input 0 must be 1"), so the
+onnxruntime backend and the exported model failed where the numpy executor answered."""
+import numpy as np
+import pytest
+
+import dy2st
+import runtime as rt
+from dy2st import InputSpec
+
+ort = pytest.importorskip("onnxruntime")
+
+
+def squeezed(x):
+    return x.squeeze(0) * 2.0, rt.squeeze(x, [0, 2]) + 1.0
+
+
+SPEC = [InputSpec([None, 3, None], "float32", "x")]
+
+
+def _cases():
+    rng = np.random.default_rng(0)
+    return [rng.normal(size=shape).astype("float32") for shape in ((1, 3, 1), (2, 3, 1), (1, 3, 4), (2, 3, 2))]
+
+
+def _check(outs, x):
+    wants = squeezed(rt.to_tensor(x))
+    assert len(outs) == len(wants)
+    for got, want in zip(outs, wants):
+        np.testing.assert_allclose(np.asarray(got), want.numpy(), rtol=1e-6)
+        assert np.asarray(got).shape == tuple(want.shape)
+
+
+@pytest.mark.parametrize("opset", [11, 17])
+def test_exported_squeeze_of_runtime_dims(tmp_path, opset):
+    path = str(tmp_path / "sq")
+    dy2st.onnx.export(dy2st.to_static(squeezed), path, input_spec=SPEC, opset_version=opset)
+    session = ort.InferenceSession(path + ".onnx")
+    for x in _cases():
+        _check(session.run(None, {"x": x}), x)
+
+
+def test_the_onnxruntime_backend_squeezes_as_numpy(tmp_path):
+    path = str(tmp_path / "sq")
+    dy2st.save(dy2st.to_static(squeezed), path, input_spec=SPEC)
+    for backend in ("numpy", "onnxruntime"):
+        loaded = dy2st.load(path, backend=backend)
+        for x in _cases():
+            _check([t.numpy() for t in loaded(rt.to_tensor(x))], x)
