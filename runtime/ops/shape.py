@@ -236,9 +236,26 @@ def squeeze(x: TensorLike, axis: Axis | None = None, name: str | None = None) ->
     """``x`` without the size-1 dims listed in ``axis`` (every size-1 dim when None)."""
     axes = [] if axis is None else _int_list(axis, "squeeze")
     out = apply("squeeze", x, axis=axes)
-    if axes and isinstance(x, _rt.framework.Variable):
-        _check_squeezed(x, axes, out)
+    if isinstance(x, _rt.framework.Variable):
+        if axes:
+            _check_squeezed(x, axes, out)
+        else:
+            _check_kept(x, out)
     return out
+
+
+def _check_kept(x, out):
+    """``squeeze()`` of every size-1 dim keeps a dim of unknown size (None) in the Program, whose rank is
+    fixed when it is built; eager drops it when it is 1, so the Program checks that it is not 1."""
+    unknown = [i for i, d in enumerate(x.shape) if d < 0]
+    if not unknown:
+        return
+    dims = apply("gather", apply("shape", x), _rt.to_tensor(np.asarray(unknown, "int64")))
+    ok = apply("reduce_all", apply("not_equal", dims, _rt.to_tensor(np.ones(len(unknown), "int64"))))
+    apply("assert", ok, [], error="ValueError", message=(
+        f"squeeze(): dim(s) {unknown} of the input have a size unknown when the Program is built (None in "
+        f"the InputSpec), kept (the result has shape {list(out.shape)}); at run time one is 1, which eager "
+        "would drop: name the dims to squeeze with squeeze(axis=...)"))
 
 
 def _check_squeezed(x, axes, out):
