@@ -25,11 +25,11 @@ def _leaves(specs):
 
 def prunes_inputs(declared, given, names_after_prune):
     """Whether the saved model feeds only some of the declared inputs."""
-    if given is None:
+    if names_after_prune is not None:  # with or without specs given to save (the traced ones are pruned)
+        return True
+    if given is None or declared is None:  # without names, only fewer given specs than declared drop some
         return False
-    if declared is None:  # the given specs trace the Program: only the names can drop some of its inputs
-        return names_after_prune is not None
-    return names_after_prune is not None or len(_leaves(given)) < len(_leaves(declared))
+    return len(_leaves(given)) < len(_leaves(declared))
 
 
 def check_fits(declared, given):

@@ -167,8 +167,9 @@ class UnsupportedConfigError(TypeError, ValueError):
 
 
 # Paddle's `configs` keywords of paddle.jit.save that mean nothing here but are harmless.
+# (skip_prune_program: the saved Program is always pruned to the outputs, which computes the same.)
 _SAVE_CONFIGS = frozenset({"output_spec", "with_hook", "combine_params", "clip_extra", "skip_forward",
-                           "input_names_after_prune"})
+                           "input_names_after_prune", "skip_prune_program"})
 
 
 @user_errors("dy2st.save")
@@ -243,13 +244,17 @@ def _save_function(sf, layer, path, input_spec, configs):
     boxes = getattr(concrete, "written_containers", None)  # a tensor written into a list/dict argument: same
     extra = sum(w.count for w in (writes, written, boxes) if w is not None)
     outputs = concrete.outputs[:len(concrete.outputs) - extra]
-    outputs, skeleton = select_outputs(configs.get("output_spec"), outputs, concrete.out_skeleton, sf, concrete)
+    selected, skeleton = select_outputs(configs.get("output_spec"), outputs, concrete.out_skeleton, sf, concrete)
+    chosen = None if selected is outputs else (
+        [next(k for k, v in enumerate(outputs) if v is s) for s in selected], len(outputs))
+    outputs = selected
     skeleton = dicts_as_sequence(skeleton)
     inputs = kept_inputs(concrete.inputs, given, names_after_prune) if pruning else concrete.inputs
     metadata = {"output_structure": encode_structure(skeleton),
                 "function": getattr(sf, "__name__", "forward"), "traced_in": "eval"}
     with sf.traced_aside():
-        metadata.update(train_mode_entries(sf, specs, instance, program, _bound_names(program), encode_structure))
+        metadata.update(train_mode_entries(sf, specs, instance, program, _bound_names(program), encode_structure,
+                                           chosen))
     buffers = writes.buffer_writes(concrete.outputs, program) if writes is not None else []
     save_inference_model(path, inputs, outputs, program=program,
                          structured_names=_structured_names(instance, program), metadata=metadata, writes=buffers)

@@ -14,8 +14,11 @@ tree is made only of runtime's own layer classes whose code never looks at a `tr
 (an MLP of Linear/ReLU/LayerNorm: one trace, ``train_differs: False``).  User classes are
 traced again: their code may read `self.training` in ways no cheap check can rule out.
 """
+import warnings
+
 import runtime as rt
 from runtime.static.formats.program_format import deserialize_program, serialize_program
+from ..frontend.function_spec import OutputStructure
 from .output_spec import dicts_as_sequence
 
 
@@ -80,8 +83,10 @@ def mode_free(sf, instance):
     return True
 
 
-def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_structure):
-    """Metadata entries describing the train-mode Program of `instance` (see the module docstring)."""
+def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_structure, chosen=None):
+    """Metadata entries describing the train-mode Program of `instance` (see the module docstring).
+    ``chosen``: ``(positions, count)`` when ``output_spec`` kept only the outputs at ``positions`` of
+    the ``count`` the eval-mode trace returned; the train-mode Program then returns those alone."""
     if instance is None:
         return {}
     if mode_free(sf, instance):  # the train-mode trace would give the same Program: not traced
@@ -90,8 +95,13 @@ def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_s
     try:
         instance.train()
         concrete = sf._get_concrete(tuple(specs), {})
-    except Exception:  # the train-mode trace is an addition: saving must not fail because of it
-        return {}
+    except Exception as exc:  # noqa: BLE001 (the train-mode trace is an addition: saving must not fail
+        # because of it; but the train-mode Program is unknown, so the loaded model must not run the
+        # eval-mode one in train() as if it were the same)
+        reason = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:300]
+        warnings.warn(f"dy2st.save: the Layer's forward could not be traced in train mode ({reason}); the saved "
+                      "model runs in eval() only: train() on the loaded model raises", stacklevel=5)
+        return {"train_differs": True, "train_error": reason}
     finally:
         for sub, training in modes:
             sub.training = training
@@ -103,9 +113,15 @@ def train_mode_entries(sf, specs, instance, eval_program, saved_params, encode_s
     persistable = {v.name for b in program.blocks for v in b.vars.values() if v.persistable}
     if (writes is not None and writes.count) or written or getattr(concrete, "written_containers", None) or not persistable <= set(saved_params):
         return {"train_differs": True}
+    fetch, structure = concrete.outputs, dicts_as_sequence(concrete.out_skeleton, warn=False)
+    if chosen is not None:  # output_spec: the same outputs as the eval-mode model returns, in its order
+        positions, count = chosen
+        if len(fetch) != count:  # another structure in train mode: which outputs match is unknown
+            return {"train_differs": True}
+        fetch, structure = [fetch[k] for k in positions], OutputStructure.of_outputs(len(positions))
     return {"train_differs": True, "train_program": serialize_program(program),
-            "train_feed": [v.name for v in concrete.inputs], "train_fetch": [v.name for v in concrete.outputs],
-            "train_output_structure": encode_structure(dicts_as_sequence(concrete.out_skeleton, warn=False))}
+            "train_feed": [v.name for v in concrete.inputs], "train_fetch": [v.name for v in fetch],
+            "train_output_structure": encode_structure(structure)}
 
 
 class TrainProgramError(ValueError):
@@ -139,6 +155,11 @@ def train_program_of(metadata, tensors):
 
 def check_mode(layer):
     """Raise in `forward` of a loaded model in train() whose train-mode Program was not stored."""
+    if layer.training and layer._metadata.get("train_error") and layer._train is None:
+        raise RuntimeError(
+            "this loaded model was saved from a Layer whose forward could not be traced in train mode "
+            f"({layer._metadata['train_error']}): the saved Program computes eval-mode outputs, which may "
+            "silently differ from the original Layer's in train mode; call .eval() on the loaded model")
     if layer.training and layer._metadata.get("train_differs") and layer._train is None:
         raise RuntimeError(
             "this loaded model was saved from a Layer whose forward differs in train mode (e.g. dropout or "

@@ -121,10 +121,31 @@ class _TrainMode:
         return self._partial
 
 
+def _share_layer_tensors(owner, program, info, tensors):
+    """Bind a saved method's Program to the tensors of the loaded model ``owner`` that stand for the
+    same Layer attribute (its state_dict key), as the original methods share one Layer: a buffer
+    one method writes is what another reads, and fine-tuning ``owner.parameters()`` moves every
+    method.  A Layer tensor only this method reads is registered on ``owner`` too; tensors that
+    belong to no Layer (``structured_name`` is the var name) stay the method's own."""
+    state = owner.state_dict()
+    for entry in info:
+        name, key = entry["name"], entry["structured_name"]
+        if name not in tensors or key == name:
+            continue
+        mine, theirs = tensors[name], state.get(key)
+        if theirs is None:
+            owner._register(key, mine)
+            for alias in entry.get("aliases", []):
+                owner._register(alias, mine)
+        elif theirs.shape == mine.shape and theirs.dtype == mine.dtype:
+            program.bound_tensors[name] = theirs
+            tensors[name] = theirs
+
+
 class TranslatedLayer(rt.nn.Layer):
     """A Layer running a loaded Program; ``eval()`` for inference, ``train()`` + ``parameters()`` to fine-tune."""
 
-    def __init__(self, model: InferenceModel, backend: str = "numpy") -> None:
+    def __init__(self, model: InferenceModel, backend: str = "numpy", owner: "TranslatedLayer | None" = None) -> None:
         super().__init__()
         program = model.program
         program.__class__ = LoadedProgram
@@ -133,7 +154,10 @@ class TranslatedLayer(rt.nn.Layer):
         self._fetch_names = list(model.fetch_names)
         self._metadata = dict(model.metadata)
         self._structured = {e["name"]: [e["structured_name"]] + e.get("aliases", []) for e in model.info}
+        self._methods = {}
         tensors = bind_params(program, model.params, model.info)
+        if owner is not None:
+            _share_layer_tensors(owner, program, model.info, tensors)
         for t in tensors.values():
             # Paddle's loaded-name suffix: two loads of one model (or a load next to the Layer it was
             # saved from) hold tensors of distinct names, so optimizer state keyed by name stays apart.
@@ -173,7 +197,9 @@ class TranslatedLayer(rt.nn.Layer):
             layer = cls(model, backend=backend)
             for name in method_files(path):  # Paddle's other converted methods, saved as `path.NAME`
                 if not hasattr(layer, name):
-                    object.__setattr__(layer, name, cls(read_inference_model(f"{os.fspath(path)}.{name}"), backend))
+                    method = cls(read_inference_model(f"{os.fspath(path)}.{name}"), backend, owner=layer)
+                    object.__setattr__(layer, name, method)
+                    layer._methods[name] = method
             return layer
         except TrainProgramError as e:  # the stored train-mode Program is part of the .pdmodel file
             raise ProgramFormatError(f"{os.fspath(path)}.pdmodel: metadata 'train_program': {e}") from None
@@ -291,7 +317,23 @@ class TranslatedLayer(rt.nn.Layer):
             outs = [o.detach() for o in outs]  # as `forward` runs it eagerly: inference, under no_grad
         return self._results(outs, structure)
 
+    def train(self) -> "TranslatedLayer":
+        """train() for the model and its saved methods (one Layer in the original)."""
+        super().train()
+        for method in self.__dict__.get("_methods", {}).values():
+            method.train()
+        return self
+
+    def eval(self) -> "TranslatedLayer":
+        """eval() for the model and its saved methods."""
+        super().eval()
+        for method in self.__dict__.get("_methods", {}).values():
+            method.eval()
+        return self
+
     def _save(self, path):
-        """Write this layer (with its current parameter values) back to files."""
+        """Write this layer (with its current parameter values) back to files, its methods next to it."""
         save_inference_model(path, self._feed_names, self._fetch_names, program=self._program,
                              structured_names=self._structured, metadata=self._metadata)
+        for name, method in self._methods.items():
+            method._save(f"{os.fspath(path)}.{name}")

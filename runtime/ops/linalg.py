@@ -14,7 +14,7 @@ from .common import broadcast_shape, constant, same_shape
 from .composites_extra import _dim
 from .indexing import getitem
 from .creation import arange, zeros_like
-from .elementwise import remainder
+from .elementwise import maximum, remainder
 from .logic import logical_or, where
 from .math import matmul, multiply, subtract
 from .reduce import sum as sum_
@@ -366,7 +366,9 @@ def roll(x: TensorLike, shifts: int | list[int], axis: int | list[int] | None = 
         n = x.shape[a]
         if n < 0 or not isinstance(shift, int):  # a run-time size or shift: gather at (i - shift) mod n
             size = _dim(x, a)
-            x = gather(x, remainder(subtract(arange(size, dtype="int64"), shift), size), axis=a)
+            # mod max(n, 1): an empty axis (a batch of 0) has no index to wrap, and mod 0 would raise
+            index = remainder(subtract(arange(size, dtype="int64"), shift), max(size, 1) if n >= 0 else maximum(size, 1))
+            x = gather(x, index, axis=a)
             continue
         k = shift % n if n else 0
         if k:

@@ -234,7 +234,45 @@ def transpose(x: TensorLike, perm: Sequence[int], name: str | None = None) -> Te
 
 def squeeze(x: TensorLike, axis: Axis | None = None, name: str | None = None) -> TensorLike:
     """``x`` without the size-1 dims listed in ``axis`` (every size-1 dim when None)."""
-    return apply("squeeze", x, axis=[] if axis is None else _int_list(axis, "squeeze"))
+    axes = [] if axis is None else _int_list(axis, "squeeze")
+    out = apply("squeeze", x, axis=axes)
+    if isinstance(x, _rt.framework.Variable):
+        if axes:
+            _check_squeezed(x, axes, out)
+        else:
+            _check_kept(x, out)
+    return out
+
+
+def _check_kept(x, out):
+    """``squeeze()`` of every size-1 dim keeps a dim of unknown size (None) in the Program, whose rank is
+    fixed when it is built; eager drops it when it is 1, so the Program checks that it is not 1."""
+    unknown = [i for i, d in enumerate(x.shape) if d < 0]
+    if not unknown:
+        return
+    dims = apply("gather", apply("shape", x), _rt.to_tensor(np.asarray(unknown, "int64")))
+    ok = apply("reduce_all", apply("not_equal", dims, _rt.to_tensor(np.ones(len(unknown), "int64"))))
+    apply("assert", ok, [], error="ValueError", message=(
+        f"squeeze(): dim(s) {unknown} of the input have a size unknown when the Program is built (None in "
+        f"the InputSpec), kept (the result has shape {list(out.shape)}); at run time one is 1, which eager "
+        "would drop: name the dims to squeeze with squeeze(axis=...)"))
+
+
+def _check_squeezed(x, axes, out):
+    """A named dim of unknown size (None) is taken as 1 while the Program is built (Paddle's rule:
+    the result's rank is fixed then); eager keeps a dim of another size, so the Program checks that
+    it is 1 when it runs rather than go on with a shape (``out.shape[0]``, ``len(out.shape)``) that
+    is not the value's."""
+    rank = len(x.shape)
+    unknown = sorted({a % rank for a in axes if -rank <= a < rank and x.shape[a % rank] < 0})
+    if not unknown:
+        return
+    dims = apply("gather", apply("shape", x), _rt.to_tensor(np.asarray(unknown, "int64")))
+    ok = apply("reduce_all", apply("equal", dims, _rt.to_tensor(np.ones(len(unknown), "int64"))))
+    apply("assert", ok, [], error="ValueError", message=(
+        f"squeeze(axis={list(axes)}): dim(s) {unknown} of the input have a size unknown when the Program is "
+        f"built (None in the InputSpec), taken as 1 (the result has shape {list(out.shape)}); at run time "
+        "one is not 1, which eager would keep: squeeze only a dim that is 1, or give it a fixed size"))
 
 
 def unsqueeze(x: TensorLike, axis: Axis, name: str | None = None) -> TensorLike:

@@ -245,6 +245,12 @@ def build_model(program, feed_names, fetch_names, params=None, opset=DEFAULT_OPS
         warnings.warn(f"ONNX export: ONNX has no operator that raises, so the {len(checks)} run-time check(s) of "
                       f"the Program are not in the exported graph (the ONNX model computes a value where the "
                       f"converted function or the saved model raises): {shown}", UserWarning, stacklevel=stacklevel)
+    written = sorted(persistables_written(program.global_block()))
+    if written:
+        warnings.warn(f"ONNX export: ONNX models hold no state, so the Program's writes to {', '.join(written[:5])}"
+                      f"{' and more' if len(written) > 5 else ''} (buffers the function updates) are not kept: every "
+                      "run of the exported graph reads their values at export time, where the converted function "
+                      "and the saved model see each call's update", UserWarning, stacklevel=stacklevel)
     gb = pruned.global_block()
     ex = Exporter(pruned, opset)
     inputs = []

@@ -53,6 +53,16 @@ def _squeeze(ex, op):
     shape, axis = ex.var("X").shape, op.attrs.get("axis") or []
     if axis:
         axes = sorted({_norm(a, len(shape)) for a in axis if shape[_norm(a, len(shape))] in (1, -1)})
+        if any(shape[a] < 0 for a in axes):
+            # a run-time dim is dropped only when it is 1 when the graph runs (the kernel, as Paddle's
+            # squeeze, keeps a dim of another size; ONNX Squeeze fails on one): reshape to the run-time
+            # shape without the named dims that are 1 (allowzero: an empty batch's 0 is a size)
+            dims = ex.node("Shape", [ex.i("X")])
+            named = ex.const(np.isin(np.arange(len(shape)), axes))
+            drop = ex.node("And", [named, ex.node("Equal", [dims, ex.const(np.int64(1))])])
+            kept = ex.node("Compress", [dims, ex.node("Not", [drop])], axis=0)
+            ex.node("Reshape", [ex.i("X"), kept], ex.o("Out"), **({"allowzero": 1} if ex.opset >= 14 else {}))
+            return
     elif any(d < 0 for d in shape):  # which dims are 1 is known at run time only: Squeeze decides then
         ex.node("Squeeze", [ex.i("X")], ex.o("Out"))
         return

@@ -137,6 +137,16 @@ def reduce(ex, onnx_type, x, axes, keepdims, out=None):
     return ex.node(onnx_type, [x], out, axes=axes, keepdims=int(keepdims))
 
 
+def reduce_mean(ex, x, dtype, axes, keepdims, out=None):
+    """ReduceMean as the kernels (numpy's mean) compute it: onnxruntime gives 0 for the mean of an
+    empty float tensor (an empty batch), the kernels NaN (0 / 0); put NaN in when ``x`` is empty."""
+    if "float" not in str(dtype):
+        return reduce(ex, "ReduceMean", x, axes, keepdims, out)
+    r = reduce(ex, "ReduceMean", x, axes, keepdims)
+    empty = ex.node("Equal", [ex.node("Size", [x]), ex.const(np.int64(0))])
+    return ex.node("Where", [empty, ex.const(np.array(np.nan, str(dtype))), r], out)
+
+
 
 
 def _naming_the_op(fn):

@@ -6,9 +6,9 @@ inference semantics are mapped: batch_norm and dropout in training mode raise
 ``NotImplementedError`` (export the model traced in ``eval()`` mode).
 """
 import numpy as np
-from onnx import numpy_helper
+from onnx import TensorProto, numpy_helper
 
-from .lowering import ints, lowering, onnx_dtype, reduce, softmax
+from .lowering import ints, lowering, onnx_dtype, reduce, reduce_mean, softmax
 
 
 def _onnx_pads(p):  # runtime [before, after] per spatial dim -> ONNX [every before, every after]
@@ -167,8 +167,10 @@ def _mse_loss(ex, op):
     reduction = op.attrs.get("reduction", "mean")
     if reduction == "none":
         ex.node("Identity", [sq], ex.o("Loss"))
+    elif reduction == "mean":
+        reduce_mean(ex, sq, ex.var("X").dtype, None, False, ex.o("Loss"))
     else:
-        reduce(ex, "ReduceMean" if reduction == "mean" else "ReduceSum", sq, None, False, ex.o("Loss"))
+        reduce(ex, "ReduceSum", sq, None, False, ex.o("Loss"))
 
 
 @lowering("cross_entropy")
@@ -186,8 +188,10 @@ def _cross_entropy(ex, op):
         loss = ex.node("Neg", [reduce(ex, "ReduceSum", ex.node("Mul", [logp, label]), [axis], True)])
         if reduction == "none":
             ex.node("Identity", [loss], ex.o("Loss"))
+        elif reduction == "mean":
+            _mean_over(ex, reduce(ex, "ReduceSum", loss, None, False), ex.node("Size", [loss]), xv.dtype, ex.o("Loss"))
         else:
-            reduce(ex, "ReduceMean" if reduction == "mean" else "ReduceSum", loss, None, False, ex.o("Loss"))
+            reduce(ex, "ReduceSum", loss, None, False, ex.o("Loss"))
         return
     if rank < 2:
         raise NotImplementedError("ONNX export: cross_entropy of 1-D logits (NegativeLogLikelihoodLoss wants a "
@@ -201,14 +205,23 @@ def _cross_entropy(ex, op):
     if perm != list(range(rank)):
         logp = ex.node("Transpose", [logp], perm=perm)
     ignore = int(a.get("ignore_index", -100))
-    # Paddle's mean over every label (ignored ones too) when ignore_index < 0: the sum / the label count
-    red = "sum" if reduction == "mean" and ignore < 0 else reduction
+    # Paddle's mean: over every label (ignored ones too) when ignore_index < 0, else over the kept ones
+    red = "sum" if reduction == "mean" else reduction
     loss = _nll(ex, logp, label, red, ignore, xv.dtype)
     if red != reduction:
-        loss = ex.node("Div", [loss, ex.node("Cast", [ex.node("Size", [label])], to=onnx_dtype(xv.dtype))])
+        count = ex.node("Size", [label]) if ignore < 0 else reduce(ex, "ReduceSum", ex.node("Cast", [
+            ex.node("Not", [ex.node("Equal", [label, ex.const(np.int64(ignore))])])], to=TensorProto.INT64), None, False)
+        loss = _mean_over(ex, loss, count, xv.dtype)
     if reduction == "none" and keep:
         loss = ex.node("Unsqueeze", [loss, ints(ex, [axis])])
     ex.node("Identity", [loss], ex.o("Loss"))
+
+
+def _mean_over(ex, total, count, dtype, out=None):
+    """``total / max(count, 1)``: the kernels' loss mean, 0 (not NaN) for an empty batch or when every
+    label is ignored."""
+    count = ex.node("Cast", [count], to=onnx_dtype(dtype))  # (Max takes integers from opset 12 only)
+    return ex.node("Div", [total, ex.node("Max", [count, ex.const(1, dtype)])], out)
 
 
 def _nll(ex, logp, label, reduction, ignore, dtype):

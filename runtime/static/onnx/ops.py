@@ -29,6 +29,7 @@ from .lowering import (
     lowering,
     onnx_dtype,
     reduce,
+    reduce_mean,
     softmax,
 )
 
@@ -182,7 +183,10 @@ def _reduce(ex, op):
     x, want = ex.i("X"), ex.var("Out", outputs=True).dtype
     x = ex.cast(x, ex.var("X").dtype, want)  # sum of bools/ints: the kernel's output dtype
     axis, keep = op.attrs.get("axis"), op.attrs.get("keepdim", False)
-    if onnx_type in ("ReduceSum", "ReduceMean", "ReduceProd") or "float" not in str(want):
+    if onnx_type == "ReduceMean":
+        reduce_mean(ex, x, want, axis, keep, ex.o("Out"))
+        return
+    if onnx_type in ("ReduceSum", "ReduceProd") or "float" not in str(want):
         reduce(ex, onnx_type, x, axis, keep, ex.o("Out"))
         return
     # onnxruntime's ReduceMax/ReduceMin skip NaN; the kernels (numpy's max/min) return NaN for
@@ -196,10 +200,14 @@ def _reduce(ex, op):
 
 @lowering("reduce_bool")
 def _reduce_bool(ex, op):
-    x = ex.node("Cast", [ex.i("X")], to=TensorProto.INT32)
-    r = reduce(ex, "ReduceMin" if op.type == "reduce_all" else "ReduceMax", x, op.attrs.get("axis"),
-               op.attrs.get("keepdim", False))
-    ex.node("Cast", [r], ex.o("Out"), to=TensorProto.BOOL)
+    # counts, not ReduceMax/ReduceMin: onnxruntime's max of an empty slice is the lowest int (any()
+    # of an empty batch came out True); all() is "no False", any() "some True", as numpy's
+    x = ex.cast(ex.i("X"), ex.var("X").dtype, "bool")
+    x = x if op.type == "reduce_any" else ex.node("Not", [x])
+    count = reduce(ex, "ReduceSum", ex.node("Cast", [x], to=TensorProto.INT32), op.attrs.get("axis"),
+                   op.attrs.get("keepdim", False))
+    found = ex.node("Greater", [count, ex.const(np.int32(0))])
+    ex.node("Identity" if op.type == "reduce_any" else "Not", [found], ex.o("Out"))
 
 
 @lowering("arg")
