@@ -75,7 +75,8 @@ def closures(g, depth, scope, always):
         return [f"if {cond}:", f"    {t} = compiled({t}) + {u} * {c(-0.3, 0.3)}", "else:",
                 f"    {t} = compiled({u}, k={c(0.5, 1.5)})"]
     # a nested function calling another nested one, both reading the enclosing tensors
-    return [f"def {f}a(v):", f"    return v * {t}.mean() * {c(0.1, 0.5)}", f"def {f}(v):", f"    return {f}a(v) + {f}a({u})",
+    return [f"def {f}a(v):", f"    return v * rt.tanh({t}.mean()) * {c(0.1, 0.5)}",  # (tanh: no blow-up in loops)
+            f"def {f}(v):", f"    return {f}a(v) + {f}a({u})",
             f"{t} = {t} * {c(0.5, 1.0)} + {f}({u})"]
 
 
