@@ -96,6 +96,11 @@ def children(node):
     return out
 
 
+def parents(tree):
+    """{id(node): its parent} for every node below ``tree``."""
+    return {id(child): node for node in walk(tree) for child in children(node)}
+
+
 class FastTranslator:
     """Mixin for gast's ast<->gast translators: the visitor of each node type and the fields it
     copies looked up once per type, not by name and ``hasattr`` for every node.

@@ -20,7 +20,11 @@ import gast
 
 import runtime as rt
 from dy2st.pyct import anno, naming
+from dy2st.pyct.nodes import parents as parents_of, walk
 from dy2st.transformers.call_trees import resolve
+
+# the list methods that grow or shrink a list in place (what the list pass writes back in loops)
+GROWS = ("append", "extend", "insert", "pop")
 
 # set by the slot_lists pass on `feats_key_0 = feats['key']` (and the store back) when the container
 # made that list itself and nothing else takes it; SLOT_OF: the item it reads, for the message
@@ -72,17 +76,15 @@ def fresh_list(parents, node, namespace):
 def shared_lists(fn_node, namespace, namer, names):
     """{name: how it may be shared} for the ``names`` (locals the function grows in loops)."""
     shared = {}
-    parents = {}
-    for node in gast.walk(fn_node):
-        for child in gast.iter_child_nodes(node):
-            parents[id(child)] = node
+    parents = parents_of(fn_node)
+    nodes = walk(fn_node)
 
     # the loops growing each name: a list kept after all of them holds what they grew
     loops = {}
-    for node in gast.walk(fn_node):
+    for node in nodes:
         if type(node) in (gast.For, gast.While):
-            for n in gast.walk(node):
-                if type(n) is gast.Call and type(n.func) is gast.Attribute and n.func.attr in ("append", "extend", "insert", "pop") \
+            for n in walk(node):
+                if type(n) is gast.Call and type(n.func) is gast.Attribute and n.func.attr in GROWS \
                         and type(n.func.value) is gast.Name and n.func.value.id in names:
                     loops.setdefault(n.func.value.id, []).append(node)
 
@@ -101,7 +103,7 @@ def shared_lists(fn_node, namespace, namer, names):
             why = f"{why}, line {getattr(node, 'lineno', '?')}"
         shared.setdefault(name, why)
 
-    for node in gast.walk(fn_node):
+    for node in nodes:
         if type(node) is not gast.Name or node.id not in names:
             continue
         parent = parents.get(id(node))
@@ -121,12 +123,7 @@ def shared_lists(fn_node, namespace, namer, names):
                 continue  # `a += [v]` extends the same list
             note(node.id, node, f"'{node.id}' is bound to a list made elsewhere")
         elif type(node.ctx) is gast.Load:
-            if type(parent) in _USING_PARENTS:
-                if type(parent) is not gast.Attribute or parent.value is node:
-                    continue
-            if type(parent) is gast.Call and node in parent.args and (_reader(parent, namespace) or not _keeps(parent)):
-                continue
-            if type(parent) is gast.For and parent.iter is node:
+            if fresh_list(parents, node, namespace):
                 continue
             if type(parent) is gast.Tuple and type(parents.get(id(parent))) is gast.Return:
                 continue

@@ -25,10 +25,10 @@ holds no `return`, `yield` or `await` (the store after it must run when it ends)
 import gast
 
 from dy2st.pyct import anno, origin_info, templates, transformer
-from dy2st.transformers.list_aliases import FRESH_SLOT, SLOT_OF, fresh_list
+from dy2st.pyct.nodes import parents as parents_of, walk
+from dy2st.transformers.list_aliases import GROWS, FRESH_SLOT, SLOT_OF, fresh_list
 from dy2st.transformers.object_writes import function_locals
 
-_GROWS = ("append", "extend", "insert", "pop")
 _SCOPES = (gast.FunctionDef, gast.AsyncFunctionDef, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp,
            gast.GeneratorExp, gast.ClassDef)
 _EXITS = (gast.Return, gast.Yield, gast.YieldFrom, gast.Await)
@@ -36,7 +36,7 @@ _EXITS = (gast.Return, gast.Yield, gast.YieldFrom, gast.Await)
 
 def needed(census):
     """Whether the function may grow a list in a loop (an `append`/`extend`/`insert`/`pop` attribute and a loop)."""
-    return not census.attributes.isdisjoint(_GROWS) and census.has(gast.For, gast.While)
+    return not census.attributes.isdisjoint(GROWS) and census.has(gast.For, gast.While)
 
 
 _NO_KEY = object()
@@ -69,9 +69,9 @@ def _chain(node):
 def _grown_items(loop):
     """The chains `loop` grows in place (`d['k'].append(v)` as a statement, `x = d['k'].pop()`)."""
     grown = set()
-    for node in gast.walk(loop):
+    for node in walk(loop):
         call = node.value if type(node) in (gast.Expr, gast.Assign) else None
-        if (type(call) is gast.Call and type(call.func) is gast.Attribute and call.func.attr in _GROWS
+        if (type(call) is gast.Call and type(call.func) is gast.Attribute and call.func.attr in GROWS
                 and not call.keywords):
             chain = _chain(call.func.value)
             if chain is not None:
@@ -79,71 +79,66 @@ def _grown_items(loop):
     return grown
 
 
-def _parents(loop):
-    """{id(child): parent} over the loop's tree."""
-    parents = {}
-    for node in gast.walk(loop):
-        for child in gast.iter_child_nodes(node):
-            parents[id(child)] = node
-    return parents
+def _keys_below(node, parents, limit):
+    """(the outermost item, its constant keys) of the chain of constant-key subscripts that ``node``
+    (a name) is the root of, up to ``limit`` keys or a computed key: `d['a'][i]` -> (`d['a']`, ('a',))."""
+    top, used = node, ()
+    while (type(parents.get(id(top))) is gast.Subscript and parents[id(top)].value is top
+           and len(used) < limit and _key(parents[id(top)].slice) is not _NO_KEY):
+        top = parents[id(top)]
+        used += (_key(top.slice),)
+    return top, used
+
+
+def _in_nested_scope(node, parents, stop):
+    """Whether ``node`` sits in a function, lambda, comprehension or class nested below ``stop``."""
+    scope = parents.get(id(node))
+    while scope is not None and scope is not stop:
+        if type(scope) in _SCOPES:
+            return True
+        scope = parents.get(id(scope))
+    return False
 
 
 def _safe(loop, root, keys, parents):
     """Whether every use of ``root`` in ``loop`` is a constant-key item that neither holds the grown
     item ``keys`` (a prefix of it) nor writes it, outside nested scopes (see the module docstring)."""
-    for node in gast.walk(loop):
+    for node in walk(loop):
         if type(node) in _EXITS:
             return False
         if type(node) is not gast.Name or node.id != root:
             continue
-        if type(node.ctx) is not gast.Load:
+        if type(node.ctx) is not gast.Load or _in_nested_scope(node, parents, loop):
             return False
-        top, used = node, ()  # the constant keys read below the name, up to a computed one
-        while (type(parents.get(id(top))) is gast.Subscript and parents[id(top)].value is top
-               and len(used) < len(keys) and _key(parents[id(top)].slice) is not _NO_KEY):
-            top = parents[id(top)]
-            used += (_key(top.slice),)
+        top, used = _keys_below(node, parents, len(keys))
         if used == keys:
             if type(top.ctx) is not gast.Load:
                 return False  # `d['k'] = []` / `del d['k']` in the loop: another list from then on
         elif keys[:len(used)] == used:
             return False  # `d`, `d[name]` or `d['a']` holding the grown `d['a']['k']` is read another way
-        scope = parents.get(id(node))
-        while scope is not None and scope is not loop:
-            if type(scope) in _SCOPES:
-                return False
-            scope = parents.get(id(scope))
     return True
 
 
-def _made_here(fn, loop, root, keys, namespace):
+def _made_here(fn, fn_parents, loop, root, keys, namespace):
     """Whether the list at ``root[keys]`` is one only the container holds: ``root`` is bound once in
     ``fn``, to displays that make that list (`feats = {'key': []}`), and outside ``loop`` the function
     takes it out of the container only to use it (`feats['key'][0]`, `len(feats['key'])`), never to
     keep it (`lst = feats['key']`); the container itself only in a `return`, and in no nested function
     (called in the loop, it would read the list the container held before)."""
     made = None
-    parents = _parents(fn)
-    inside = {id(n) for n in gast.walk(loop)}
-    for node in gast.walk(fn):
-        if type(node) is not gast.Name or node.id != root or id(node) in inside:
+    parents = fn_parents
+    for node in walk(fn, prune={id(loop)}):
+        if type(node) is not gast.Name or node.id != root:
             continue
-        scope = parents.get(id(node))
-        while scope is not None and scope is not fn:
-            if type(scope) in _SCOPES:
-                return False  # a nested function reads the container: it would see the old list
-            scope = parents.get(id(scope))
+        if _in_nested_scope(node, parents, fn):
+            return False  # a nested function reads the container: it would see the old list
         parent = parents.get(id(node))
         if type(node.ctx) is gast.Store:
             if made is not None or type(parent) is not gast.Assign or len(parent.targets) != 1:
                 return False
             made = parent.value
             continue
-        top, used = node, ()
-        while (type(parents.get(id(top))) is gast.Subscript and parents[id(top)].value is top
-               and len(used) < len(keys) and _key(parents[id(top)].slice) is not _NO_KEY):
-            top = parents[id(top)]
-            used += (_key(top.slice),)
+        top, used = _keys_below(node, parents, len(keys))
         if used == keys:
             if type(top.ctx) is not gast.Load or not fresh_list(parents, top, namespace):
                 return False
@@ -204,11 +199,12 @@ class SlotListTransformer(transformer.Transformer):
     def _loop(self, node):
         before, after = [], []
         grown = sorted(c for c in _grown_items(node) if c[0] in self.bound)
-        parents = _parents(node) if grown else None
+        # (the function's parents, taken once: a hoist changes only the loop, which _made_here skips)
+        parents, fn_parents = (parents_of(node), parents_of(self.fn)) if grown else (None, None)
         for root, keys in grown:
             if not _safe(node, root, keys, parents):
                 continue
-            made_here = _made_here(self.fn, node, root, keys, self.ctx.namespace)
+            made_here = _made_here(self.fn, fn_parents, node, root, keys, self.ctx.namespace)
             name = _name_for(root, keys, self.ctx.namer)
             item = templates.replace_as_expression("root", root=root)
             for k in keys:
@@ -223,7 +219,7 @@ class SlotListTransformer(transformer.Transformer):
                     anno.setanno(stmt, FRESH_SLOT, True)
             before += read
             after += store
-            parents = _parents(node)
+            parents = parents_of(node)
         self.generic_visit(node)  # loops inside, for what only they grow
         if not before:
             return node
