@@ -248,14 +248,19 @@ def _check_kept(x, out):
     """``squeeze()`` of every size-1 dim keeps a dim of unknown size (None) in the Program, whose rank is
     fixed when it is built; eager drops it when it is 1, so the Program checks that it is not 1."""
     unknown = [i for i, d in enumerate(x.shape) if d < 0]
-    if not unknown:
-        return
-    dims = apply("gather", apply("shape", x), _rt.to_tensor(np.asarray(unknown, "int64")))
-    ok = apply("reduce_all", apply("not_equal", dims, _rt.to_tensor(np.ones(len(unknown), "int64"))))
-    apply("assert", ok, [], error="ValueError", message=(
-        f"squeeze(): dim(s) {unknown} of the input have a size unknown when the Program is built (None in "
-        f"the InputSpec), kept (the result has shape {list(out.shape)}); at run time one is 1, which eager "
-        "would drop: name the dims to squeeze with squeeze(axis=...)"))
+    if unknown:
+        _assert_dims(x, unknown, "not_equal", (
+            f"squeeze(): dim(s) {unknown} of the input have a size unknown when the Program is built (None in "
+            f"the InputSpec), kept (the result has shape {list(out.shape)}); at run time one is 1, which eager "
+            "would drop: name the dims to squeeze with squeeze(axis=...)"))
+
+
+def _assert_dims(x, dims, compare, message):
+    """An `assert` op: every dim of ``dims`` of ``x`` is 1 (``compare`` "equal") or is not (``"not_equal"``)
+    when the Program runs, else ValueError with ``message``."""
+    sizes = apply("gather", apply("shape", x), _rt.to_tensor(np.asarray(dims, "int64")))
+    ok = apply("reduce_all", apply(compare, sizes, _rt.to_tensor(np.ones(len(dims), "int64"))))
+    apply("assert", ok, [], error="ValueError", message=message)
 
 
 def _check_squeezed(x, axes, out):
@@ -265,14 +270,11 @@ def _check_squeezed(x, axes, out):
     is not the value's."""
     rank = len(x.shape)
     unknown = sorted({a % rank for a in axes if -rank <= a < rank and x.shape[a % rank] < 0})
-    if not unknown:
-        return
-    dims = apply("gather", apply("shape", x), _rt.to_tensor(np.asarray(unknown, "int64")))
-    ok = apply("reduce_all", apply("equal", dims, _rt.to_tensor(np.ones(len(unknown), "int64"))))
-    apply("assert", ok, [], error="ValueError", message=(
-        f"squeeze(axis={list(axes)}): dim(s) {unknown} of the input have a size unknown when the Program is "
-        f"built (None in the InputSpec), taken as 1 (the result has shape {list(out.shape)}); at run time "
-        "one is not 1, which eager would keep: squeeze only a dim that is 1, or give it a fixed size"))
+    if unknown:
+        _assert_dims(x, unknown, "equal", (
+            f"squeeze(axis={list(axes)}): dim(s) {unknown} of the input have a size unknown when the Program is "
+            f"built (None in the InputSpec), taken as 1 (the result has shape {list(out.shape)}); at run time "
+            "one is not 1, which eager would keep: squeeze only a dim that is 1, or give it a fixed size"))
 
 
 def unsqueeze(x: TensorLike, axis: Axis, name: str | None = None) -> TensorLike:
