@@ -219,10 +219,11 @@ def _symbolic_while(cond, body, values, names, prefix=(), restore=None):
         traced[:] = [(outs, record, full)]
         for i, v in enumerate(outs):
             if i not in carried and v is not values[i] and not (_plain(v) and v == values[i]):
-                raise (PeelFirst if values[i] is None else ValueError)(*((names[i],) if values[i] is None else ()), _with_location(
+                message = _with_location(
                     f"variable '{names[i]}' holds {_describe(values[i])} and a tensor-dependent "
                     f"loop changes it to {_describe(v)}; only tensors and numbers can change in such a loop"
-                    f"{_dataclass_note(values[i], v)}"))
+                    f"{_dataclass_note(values[i], v)}")
+                raise PeelFirst(names[i], message) if values[i] is None else ValueError(message)
         for spec, i in zip(specs, carried):
             # A list or dict the body writes into without rebinding it: those writes are slots
             # of the loop's snapshot, written back into the caller's object (aliases see them)
